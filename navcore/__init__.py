@@ -1,0 +1,27 @@
+"""navcore: grids, navmeshes and road networks behind one plugin API.
+
+Plugin authors import the markers from here::
+
+    import navcore
+
+    @navcore.hookimpl
+    def navcore_graph_types():
+        return {"ring": build_ring}
+"""
+from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeError,
+                     PluginError, QueryError, SceneError, UnknownGraphError,
+                     UnknownGraphTypeError, UpdateError)
+from .graph import NavGraph
+from .plugins import PluginRegistry, hookimpl, hookspec
+from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
+from .world import World
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "World", "NavGraph", "PathRequest", "PathResult", "PathStatus", "Update",
+    "FrameStats", "PluginRegistry", "hookimpl", "hookspec",
+    "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
+    "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",
+    "SceneError", "QueryError", "UpdateError",
+]

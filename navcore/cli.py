@@ -1,0 +1,45 @@
+"""The ``navcore`` command line: one entry point, one subcommand per job.
+
+    navcore plugins          list plugins, their source, hooks and graph types
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .errors import NavError
+
+
+def _cmd_plugins(args) -> int:
+    from .world import World
+    world = World(autoload=not args.builtin_only)
+    for info in world.plugins.info():
+        print(f"{info.name}  [{info.source}]  {info.origin}")
+        print(f"    graph types: {', '.join(info.graph_types) or '-'}")
+        print(f"    hooks: {', '.join(h.removeprefix('navcore_') for h in info.hooks) or '-'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plugins", help="list plugins, where they came from, "
+                                       "their hooks and graph types")
+    p.add_argument("--builtin-only", action="store_true",
+                   help="ignore third-party entry points")
+    p.set_defaults(func=_cmd_plugins)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except NavError as exc:
+        print(f"navcore: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

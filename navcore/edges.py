@@ -1,0 +1,76 @@
+"""Validation of user edge arrays, shared by every edge-list entry point."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import CapacityError, GraphError
+
+#: node ids are int32; this is the most nodes a graph can have
+MAX_NODES = np.iinfo(np.int32).max
+
+
+def validate_edges(src, dst, cost=None, num_nodes=None):
+    """Return ``(src int64, dst int64, cost float64, num_nodes)`` or raise.
+
+    Raises ``GraphError`` naming the first offending edge for mismatched
+    lengths, non-integer or negative ids, ids beyond ``num_nodes``, NaN or
+    negative costs; ``CapacityError`` beyond the int32 node-id limit.
+    """
+    src = _int_array("src", src)
+    dst = _int_array("dst", dst)
+    if src.shape != dst.shape:
+        raise GraphError(f"src has {src.size} entries but dst has {dst.size}")
+    m = src.size
+    if cost is None:
+        cost = np.ones(m, dtype=np.float64)
+    else:
+        try:
+            cost = np.ascontiguousarray(cost, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise GraphError(f"cost must be numbers: {exc}") from None
+        if cost.size != m:
+            raise GraphError(f"cost has {cost.size} entries but there are {m} edges")
+        bad = np.flatnonzero(np.isnan(cost) | (cost < 0))
+        if bad.size:
+            e = int(bad[0])
+            raise GraphError(f"edge {e} ({src[e]} -> {dst[e]}) has cost {cost[e]}; "
+                             f"costs must be >= 0 (inf closes an edge)")
+    for name, a in (("src", src), ("dst", dst)):
+        if m and a.min() < 0:
+            e = int(np.argmin(a))
+            raise GraphError(f"edge {e} has negative {name} node id {a[e]}")
+    top = int(max(src.max(), dst.max())) + 1 if m else 0
+    if num_nodes is None:
+        num_nodes = top
+    else:
+        if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)):
+            raise GraphError(f"num_nodes must be an integer, got {num_nodes!r}")
+        num_nodes = int(num_nodes)
+        if num_nodes < 0:
+            raise GraphError(f"num_nodes must be >= 0, got {num_nodes}")
+        if top > num_nodes:
+            a = src if src.max() >= num_nodes else dst
+            e = int(np.argmax(a >= num_nodes))
+            raise GraphError(f"edge {e} ({src[e]} -> {dst[e]}) names a node beyond "
+                             f"num_nodes={num_nodes}")
+    if num_nodes > MAX_NODES:
+        raise CapacityError(f"{num_nodes} nodes exceed the int32 node-id limit "
+                            f"of {MAX_NODES}")
+    return src, dst, cost, num_nodes
+
+
+def _int_array(name, a):
+    arr = np.asarray(a)
+    if arr.dtype == np.bool_ or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        if arr.size and np.issubdtype(arr.dtype, np.floating) and \
+                np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise GraphError(f"{name} must be an array of integer node ids, "
+                             f"got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise GraphError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size and (arr.max() > MAX_NODES):
+        raise CapacityError(f"{name} holds node id {int(arr.max())}, beyond the int32 "
+                            f"node-id limit of {MAX_NODES}")
+    return arr.astype(np.int64, copy=False)

@@ -1,0 +1,70 @@
+"""Every error navcore raises on bad input is a :class:`NavError`.
+
+Subclasses also derive from the matching builtin (``ValueError``,
+``TypeError``) so code that already catches those keeps working. An error
+that comes from a file carries ``path``, ``line`` and ``column`` and prints
+them as ``path:line:column: message``, the way compilers do.
+"""
+from __future__ import annotations
+
+
+class NavError(Exception):
+    """Root of every navcore error."""
+
+    def __init__(self, message: str, *, path=None, line=None, column=None):
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.column = column
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        return where + self.message
+
+
+class PluginError(NavError):
+    """A plugin failed to import, implements an unknown hook, or conflicts."""
+
+
+class UnknownGraphTypeError(NavError, ValueError):
+    """``add_graph`` was given a ``type`` no plugin provides."""
+
+
+class GraphError(NavError, ValueError):
+    """Graph parameters are invalid (mismatched arrays, bad costs, ...)."""
+
+
+class UnknownGraphError(NavError, LookupError):
+    """A graph id that the world does not hold."""
+
+
+class NodeError(NavError, ValueError):
+    """A node id or point that is malformed or out of range."""
+
+
+class CapacityError(NavError, OverflowError):
+    """A size exceeds what the storage can index (int32 node ids...)."""
+
+
+class MapFormatError(NavError, ValueError):
+    """A map file is malformed; ``path`` and ``line`` say where."""
+
+
+class SceneError(NavError, ValueError):
+    """A scene file is invalid; ``path``, ``line`` and ``column`` say where."""
+
+
+class QueryError(NavError, ValueError):
+    """A query cannot be answered as asked (unknown algorithm, ...)."""
+
+
+class UpdateError(NavError, ValueError):
+    """An update is malformed or does not apply to the graph."""

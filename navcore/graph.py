@@ -1,0 +1,204 @@
+"""``NavGraph``: the one shape every backend produces.
+
+A NavGraph has ``num_nodes`` integer nodes with optional positions
+(float64, ``(N, 2)`` or ``(N, 3)``), a walkable mask, and a CSR view of its
+topology with float64 edge costs (``inf`` means the edge is closed). Every
+generic plugin (search, components, simplification) works on that view,
+so every backend must be able to hand it out; backends with faster
+structures (the grid's implicit neighbours) subclass NavGraph and add them.
+
+Scratch memory for searches lives with the graph, one set per thread
+(Detour's model): ``graph.scratch(key, factory)`` returns this thread's
+set, so a query allocates nothing but its result.
+"""
+from __future__ import annotations
+
+import numbers
+import threading
+
+import numpy as np
+
+from .errors import GraphError, NodeError
+
+HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
+
+
+class NavGraph:
+    """A navigable graph: nodes, walkable mask, CSR topology, geometry.
+
+    Build one from edges with :meth:`from_edges`, or through
+    ``World.add_graph`` with a ``type:`` a plugin provides.
+
+    >>> import numpy as np, navcore
+    >>> g = navcore.NavGraph.from_edges([0, 1], [1, 2], [1.0, 2.5])
+    >>> g.num_nodes, g.csr.num_edges
+    (3, 2)
+    """
+
+    #: the ``type:`` name that built this graph (set by ``World.add_graph``)
+    kind = "graph"
+
+    def __init__(self, storage, *, positions=None, walkable=None,
+                 heuristic=None, directed=True):
+        self._csr = storage
+        self.num_nodes = int(storage.num_nodes) if storage is not None else 0
+        self.positions = _check_positions(positions, self.num_nodes)
+        if walkable is None:
+            walkable = np.ones(self.num_nodes, dtype=np.bool_)
+        else:
+            walkable = np.ascontiguousarray(walkable, dtype=np.bool_)
+            if walkable.shape != (self.num_nodes,):
+                raise GraphError(f"walkable mask has shape {walkable.shape}, "
+                                 f"expected ({self.num_nodes},)")
+        self.walkable = walkable
+        if heuristic is None:
+            heuristic = "euclidean" if self.positions is not None else "zero"
+        if heuristic not in HEURISTICS:
+            raise GraphError(f"unknown heuristic {heuristic!r}; choose one of "
+                             f"{', '.join(HEURISTICS)}")
+        if heuristic != "zero" and self.positions is None:
+            raise GraphError(f"heuristic {heuristic!r} needs node positions")
+        self.heuristic = heuristic
+        self.directed = bool(directed)
+        self.graph_id = None
+        #: bumped by the backend every time an update batch changes the graph
+        self.version = 0
+        #: per-plugin state attached to this graph, keyed by plugin name
+        self.extensions: dict = {}
+        #: held while a batch of updates is applied (queries take it too)
+        self.lock = threading.RLock()
+        self._tls = threading.local()
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_edges(cls, src, dst, cost=None, num_nodes=None, positions=None,
+                   directed=True, *, heuristic=None, walkable=None, world=None,
+                   sort=True, dedup=True):
+        """Build a graph from edge arrays; nodes are ``0..num_nodes-1``.
+
+        ``cost`` defaults to 1 per edge; ``inf`` marks a closed edge.
+        ``directed=False`` adds every edge in both directions. Repeated
+        ``(src, dst)`` pairs keep the first edge (``dedup``). Storage is
+        built through the ``navcore_storage_build`` hook of ``world``'s
+        plugins (the default plugin set when ``world`` is None).
+        """
+        from .edges import validate_edges
+        src, dst, cost, num_nodes = validate_edges(src, dst, cost, num_nodes)
+        if not directed:
+            src, dst, cost = (np.column_stack((src, dst)).ravel(),
+                              np.column_stack((dst, src)).ravel(),
+                              np.repeat(cost, 2))
+        hook = _storage_hook(world)
+        storage = hook(src=src, dst=dst, data={"cost": cost}, num_nodes=num_nodes,
+                       options={"sort": bool(sort), "dedup": bool(dedup)})
+        if storage is None:
+            from .errors import PluginError
+            raise PluginError("no plugin answered navcore_storage_build; "
+                              "is the csr plugin registered?")
+        return cls(storage, positions=positions, walkable=walkable,
+                   heuristic=heuristic, directed=directed)
+
+    # -- topology -----------------------------------------------------------
+    @property
+    def csr(self):
+        """The CSR view (``offsets``, ``targets``, ``cost``, ...)."""
+        return self._csr
+
+    def set_csr(self, storage) -> None:
+        """Replace the CSR view (backends call this when topology changes)."""
+        self._csr = storage
+
+    # -- nodes and points ---------------------------------------------------
+    def node_of(self, where) -> int:
+        """Resolve a node id or a point to a node id.
+
+        Integers are node ids and must be in range (``NodeError``
+        otherwise). Anything else is a point handed to :meth:`locate`,
+        which returns ``-1`` for a point outside the graph.
+        """
+        if isinstance(where, numbers.Integral) and not isinstance(where, bool):
+            node = int(where)
+            if not 0 <= node < self.num_nodes:
+                raise NodeError(f"node id {node} is out of range for a graph of "
+                                f"{self.num_nodes} nodes (0..{self.num_nodes - 1})")
+            return node
+        return self.locate(where)
+
+    def locate(self, point) -> int:
+        """Map a point to the nearest node (``-1`` if there is none).
+
+        The base class answers with the nearest node by position; backends
+        with a spatial structure (grid cells, navmesh triangles) override it.
+        """
+        if self.positions is None:
+            raise NodeError(f"{self.kind} graph {self.graph_id!r} has no node "
+                            f"positions, so nodes are given as integer ids, "
+                            f"not {point!r}")
+        p = _as_point(point, self.positions.shape[1])
+        if self.num_nodes == 0:
+            return -1
+        d = ((self.positions - p) ** 2).sum(axis=1)
+        return int(np.argmin(d))
+
+    def points_of(self, nodes) -> np.ndarray:
+        """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry."""
+        if self.positions is None:
+            return np.full((len(nodes), 2), np.nan)
+        return self.positions[nodes, :2]
+
+    # -- per-thread scratch -------------------------------------------------
+    def scratch(self, key, factory):
+        """This thread's scratch set ``key``, created by ``factory(graph)``."""
+        store = self._tls.__dict__
+        s = store.get(key)
+        if s is None:
+            s = store[key] = factory(self)
+        return s
+
+    def __repr__(self) -> str:
+        edges = self._csr.num_edges if self._csr is not None else "?"
+        return (f"<{type(self).__name__} {self.graph_id!r} type={self.kind} "
+                f"nodes={self.num_nodes} edges={edges}>")
+
+
+def _storage_hook(world):
+    if world is not None:
+        return world.plugins.hook.navcore_storage_build
+    from .plugins import PluginRegistry
+    global _DEFAULT_PLUGINS
+    if _DEFAULT_PLUGINS is None:
+        _DEFAULT_PLUGINS = PluginRegistry(autoload=False)
+    return _DEFAULT_PLUGINS.hook.navcore_storage_build
+
+
+_DEFAULT_PLUGINS = None
+
+
+def _check_positions(positions, n):
+    if positions is None:
+        return None
+    try:
+        pos = np.ascontiguousarray(positions, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GraphError(f"positions must be numbers: {exc}") from None
+    if pos.ndim != 2 or pos.shape[0] != n or pos.shape[1] not in (2, 3):
+        raise GraphError(f"positions has shape {pos.shape}, expected ({n}, 2) or ({n}, 3)")
+    if not np.isfinite(pos).all():
+        bad = int(np.argwhere(~np.isfinite(pos))[0][0])
+        raise GraphError(f"positions of node {bad} are not finite: {pos[bad].tolist()}")
+    return pos
+
+
+def _as_point(point, dims):
+    try:
+        p = np.asarray(point, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise NodeError(f"expected a node id or a point of {dims} numbers, "
+                        f"got {point!r}") from None
+    if p.shape != (dims,) and not (dims == 3 and p.shape == (2,)):
+        raise NodeError(f"expected a node id or a point of {dims} numbers, got {point!r}")
+    if not np.isfinite(p).all():
+        raise NodeError(f"point {point!r} is not finite")
+    if p.shape[0] < dims:
+        p = np.append(p, 0.0)
+    return p

@@ -1,0 +1,215 @@
+"""The plugin contract: every hook navcore calls, and when.
+
+This file is the plugin author's manual. A plugin is any object (module,
+class instance) whose functions are marked with ``navcore.hookimpl`` and
+named after one of the hooks below; register it at run time with
+``world.plugins.register(obj)`` or ship it as an entry point in the
+``navcore`` group::
+
+    [project.entry-points.navcore]
+    hexgrid = "my_package.navcore_plugin"
+
+Rules that hold for every hook:
+
+* Hooks are called at coarse points only (a graph built, a batch of updates
+  applied, a query, a frame), never per node or per edge. Per-node work
+  belongs in vectorised numpy or numba kernels inside the implementation.
+* An implementation may accept any subset of a hook's arguments, by name.
+* ``firstresult`` hooks stop at the first implementation that returns
+  something other than ``None``; return ``None`` to pass the call on.
+  Mark specialised implementations ``tryfirst=True`` and generic fallbacks
+  ``trylast=True`` (the csr plugin's generic search is ``trylast``).
+* An implementation that rejects its input raises a ``navcore.NavError``
+  subclass and leaves the graph unchanged.
+
+Graph ids are whatever hashable the user chose (usually a string); a
+``graph`` argument is the ``navcore.NavGraph`` that id names.
+"""
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("navcore")
+
+
+# -- graph -----------------------------------------------------------------
+
+@hookspec
+def navcore_graph_types():
+    """Announce the graph ``type:`` names this plugin can build.
+
+    Return a dict mapping a type name to a builder
+    ``build(world, graph_id, **params) -> NavGraph``. The builder validates
+    its parameters and raises ``GraphError`` (or ``MapFormatError`` for
+    files) on bad input. Called when a plugin is registered (to detect two
+    plugins claiming one name, which is a ``PluginError`` naming both) and
+    when ``World.add_graph`` resolves a type. Not firstresult: every
+    plugin's dict is collected.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_storage_build(src, dst, data, num_nodes, options):
+    """Build the adjacency storage for an edge list.
+
+    ``src`` and ``dst`` are int arrays of equal length (already validated:
+    ids in ``0..num_nodes-1``); ``data`` is a dict of per-edge arrays of the
+    same length (``"cost"`` among them, float64); ``options`` is a dict with
+    ``sort`` (sort each node's neighbours by id), ``dedup`` (drop repeated
+    ``(src, dst)`` pairs, the first edge wins). Return an object with the
+    CSR interface of ``navcore_csr.CSR`` (``offsets``, ``targets``,
+    ``data``, ``cost``, ``num_nodes``, ``num_edges``, ``neighbors(u)``,
+    ``reverse()``). Firstresult: the csr plugin answers unless another
+    storage plugin answers first. Called once per graph build.
+    """
+
+
+@hookspec
+def navcore_graph_built(world, graph_id, graph):
+    """A graph was built and added to ``world`` under ``graph_id``.
+
+    Observers attach per-graph state here (the hierarchy plugin builds its
+    components, the csr plugin prepares heuristic scales) in
+    ``graph.extensions[plugin_name]``. Called once per ``add_graph``, after
+    the builder returned and before ``add_graph`` returns. No return value.
+    """
+
+
+@hookspec
+def navcore_graph_removed(world, graph_id, graph):
+    """``graph_id`` was removed from ``world``; drop per-graph state.
+
+    Called once per ``World.remove_graph``. No return value.
+    """
+
+
+# -- query -----------------------------------------------------------------
+
+@hookspec
+def navcore_algorithms(world, graph):
+    """List the ``algorithm=`` names this plugin can answer for ``graph``.
+
+    Return a list of strings (empty or ``None`` when the plugin does not
+    handle this graph). Used to validate ``find_path(..., algorithm=...)``
+    and to name the choices in the error. Not firstresult: names from all
+    plugins are merged. Called per query only when the algorithm is not
+    ``"auto"`` and is unknown to the cache, and by ``navcore plugins``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_find_path(world, graph, request):
+    """Answer a single path query, or return ``None`` to pass it on.
+
+    ``request`` is a ``navcore.PathRequest`` whose ``start_node`` and
+    ``goal_node`` are already resolved, in range and walkable.
+    Return a ``navcore.PathResult``. Specialised planners (grid JPS, road
+    contraction hierarchies, the hierarchy plugin's O(1) unreachable check)
+    are ``tryfirst`` or default; the csr plugin's generic A*/Dijkstra is
+    ``trylast`` and answers for every graph. Called once per query, on the
+    thread that runs the query; implementations must use per-thread scratch
+    (``graph.scratch``) and must not mutate the graph.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_postprocess_path(world, graph, request, result):
+    """Improve a found path (string pulling, smoothing), or return ``None``.
+
+    Called once per query whose ``result`` is ``found``, after
+    ``navcore_find_path``. Return a new ``PathResult`` to replace it.
+    Firstresult: the first plugin that returns a result wins.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_reachable(world, graph, a, b):
+    """Return whether node ``b`` can be reached from node ``a``, or ``None``.
+
+    ``a`` and ``b`` are resolved node ids in range. The hierarchy plugin
+    answers in O(1) from its area ids; the csr plugin answers last with a
+    search. Firstresult. Called once per ``World.reachable`` call.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_distance_matrix(world, graph, sources, targets):
+    """Return the ``(len(sources), len(targets))`` float64 matrix of
+    shortest path costs (``inf`` where unreachable), or ``None``.
+
+    ``sources`` and ``targets`` are validated int32 node id arrays.
+    Firstresult: road graphs answer with contraction-hierarchy buckets, the
+    csr plugin answers last with one Dijkstra per source (or per target on
+    the reversed graph when targets are fewer). Called once per
+    ``World.distance_matrix`` call.
+    """
+
+
+# -- update ----------------------------------------------------------------
+
+@hookspec(firstresult=True)
+def navcore_make_update(world, graph, params):
+    """Validate ``World.update(graph_id, **params)`` and normalise it.
+
+    Return a ``navcore.Update`` (kind and normalised parameters), or
+    ``None`` when this plugin does not handle ``graph``. Raise
+    ``UpdateError`` naming the offending parameter when ``params`` is
+    malformed, so the caller hears about it at once and nothing is queued.
+    Called once per ``World.update`` call, on the caller's thread.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_apply_updates(world, graph, batch):
+    """Apply a batch of queued updates to ``graph``; return the dirty nodes.
+
+    ``batch`` is a list of ``navcore.Update`` in the order they were queued
+    (later writes win where they overlap). The backend that owns ``graph``
+    applies them as vectorised array work, keeps its CSR view consistent,
+    bumps ``graph.version`` and returns a sorted int32 array of the node ids
+    whose walkability or incident edges changed. Either the whole batch is
+    applied or, on error, nothing is. Firstresult. Called by ``World.tick``
+    once per graph that has queued updates, before any query of that frame.
+    """
+
+
+@hookspec
+def navcore_graph_updated(world, graph_id, graph, dirty):
+    """React to an applied batch: ``dirty`` is the int32 array of changed
+    nodes returned by ``navcore_apply_updates``.
+
+    The hierarchy plugin rebuilds the hierarchical nodes that contain dirty
+    nodes, caches are invalidated, the scheduler marks paths through dirty
+    nodes stale. Called once per updated graph per tick. No return value.
+    """
+
+
+@hookspec
+def navcore_components_changed(world, graph_id, changed_areas):
+    """Connectivity of ``graph_id`` changed: ``changed_areas`` is an int32
+    array of the area ids that appeared or disappeared.
+
+    Fired by the component tracker (the hierarchy plugin) after an update
+    that split or merged areas; not fired when areas stayed the same.
+    No return value.
+    """
+
+
+# -- frame -----------------------------------------------------------------
+
+@hookspec
+def navcore_frame_start(world, frame):
+    """``World.tick`` begins frame number ``frame`` (counting from 1).
+
+    Called before queued updates are applied. No return value.
+    """
+
+
+@hookspec
+def navcore_frame_end(world, frame, stats):
+    """``World.tick`` finished frame ``frame``; ``stats`` is the
+    ``navcore.FrameStats`` of the frame (updates applied, dirty nodes,
+    requests served, time per phase). Called once per tick, after every
+    other hook of the frame, on the thread that called ``tick``. No return
+    value.
+    """

@@ -1,0 +1,252 @@
+"""The plugin manager: built-ins, entry points and run-time plugins.
+
+Built-in plugins are found through the same ``navcore`` entry-point group
+that third-party plugins use (they are declared in navcore's own
+pyproject.toml). ``NAVCORE_DISABLE_PLUGIN_AUTOLOAD=1`` loads the built-ins
+only. Every registration is validated the same way: a function named
+``navcore_*`` that is not a known hook, a hook implementation with
+arguments the hook does not have, or a graph type already claimed by
+another plugin is a ``PluginError`` naming the plugin, and the plugin is
+left unregistered.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.metadata
+import os
+from dataclasses import dataclass
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError
+
+PROJECT = "navcore"
+hookimpl = pluggy.HookimplMarker(PROJECT)
+hookspec = hookspecs.hookspec
+
+#: Module names of the built-in plugins, used when navcore runs from a
+#: source tree that was not installed (no entry points to read).
+BUILTIN_MODULES = (
+    "navcore_csr.plugin",
+    "navcore_grid.plugin",
+    "navcore_hierarchy.plugin",
+    "navcore_scheduler.plugin",
+    "navcore_navmesh.plugin",
+    "navcore_roads.plugin",
+)
+AUTOLOAD_ENV = "NAVCORE_DISABLE_PLUGIN_AUTOLOAD"
+
+BUILTIN = "built-in"
+ENTRY_POINT = "entry point"
+RUN_TIME = "run time"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """One registered plugin, as ``navcore plugins`` prints it."""
+
+    name: str
+    source: str          # built-in / entry point / run time
+    origin: str          # module path or distribution that provided it
+    hooks: tuple
+    graph_types: tuple
+
+
+def _hook_names() -> set:
+    return {n for n in dir(hookspecs) if n.startswith("navcore_")}
+
+
+class PluginRegistry:
+    """Owns one ``pluggy.PluginManager("navcore")``; ``world.plugins``."""
+
+    def __init__(self, autoload: bool | None = None):
+        self._pm = pluggy.PluginManager(PROJECT)
+        self._pm.add_hookspecs(hookspecs)
+        self._sources: dict[str, tuple[str, str]] = {}
+        self.version = 0          # bumped on every (un)registration
+        self._types_cache = None  # (version, {type: (builder, plugin)})
+        if autoload is None:
+            autoload = os.environ.get(AUTOLOAD_ENV, "") not in ("1", "true", "yes")
+        self._load_entry_points(include_third_party=autoload)
+
+    # -- public -------------------------------------------------------------
+    @property
+    def hook(self):
+        """The pluggy hook relay: ``plugins.hook.navcore_find_path(...)``."""
+        return self._pm.hook
+
+    @property
+    def manager(self) -> pluggy.PluginManager:
+        return self._pm
+
+    def register(self, plugin, name: str | None = None) -> str:
+        """Register ``plugin`` at run time; return the name it got."""
+        return self._register(plugin, name, RUN_TIME, _origin_of(plugin))
+
+    def unregister(self, name_or_plugin) -> None:
+        if isinstance(name_or_plugin, str):
+            plugin = self._pm.get_plugin(name_or_plugin)
+            if plugin is None:
+                raise PluginError(f"no plugin named {name_or_plugin!r} is registered; "
+                                  f"registered: {', '.join(self.names())}")
+        else:
+            plugin = name_or_plugin
+        name = self._pm.get_name(plugin)
+        self._pm.unregister(plugin)
+        self._sources.pop(name, None)
+        self.version += 1
+
+    def add_hookspecs(self, module_or_class) -> None:
+        """Add hooks of your own (functions marked ``navcore.hookspec``)."""
+        self._pm.add_hookspecs(module_or_class)
+        self.version += 1
+
+    def names(self) -> list:
+        return [n for n, _ in self._pm.list_name_plugin()]
+
+    def get(self, name: str):
+        return self._pm.get_plugin(name)
+
+    def info(self) -> list:
+        """Every registered plugin with its source, hooks and graph types."""
+        types = self.graph_types()
+        out = []
+        for name, plugin in self._pm.list_name_plugin():
+            source, origin = self._sources.get(name, (RUN_TIME, _origin_of(plugin)))
+            hooks = tuple(sorted(
+                h for h in _hook_names() | set(self._extra_hook_names())
+                if any(impl.plugin is plugin
+                       for impl in getattr(self._pm.hook, h).get_hookimpls())))
+            gtypes = tuple(sorted(t for t, (_, owner) in types.items() if owner == name))
+            out.append(PluginInfo(name, source, origin, hooks, gtypes))
+        return out
+
+    def graph_types(self) -> dict:
+        """``{type_name: (builder, plugin_name)}`` over all plugins."""
+        if self._types_cache is not None and self._types_cache[0] == self.version:
+            return self._types_cache[1]
+        types: dict = {}
+        for impl in self._pm.hook.navcore_graph_types.get_hookimpls():
+            for tname, builder in _call_graph_types(impl).items():
+                types[tname] = (builder, impl.plugin_name)
+        self._types_cache = (self.version, types)
+        return types
+
+    # -- internals ------------------------------------------------------------
+    def _extra_hook_names(self):
+        return [n for n in dir(self._pm.hook) if n.startswith("navcore_")
+                and n not in _hook_names()]
+
+    def _register(self, plugin, name, source, origin) -> str:
+        self._add_own_hookspecs(plugin, name)
+        known = _hook_names() | set(self._extra_hook_names())
+        label = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+        for attr in dir(plugin):
+            if attr.startswith("navcore_") and attr not in known \
+                    and callable(getattr(plugin, attr, None)) \
+                    and not hasattr(getattr(plugin, attr), "navcore_spec"):
+                hint = difflib.get_close_matches(attr, sorted(known), n=1)
+                raise PluginError(
+                    f"plugin {label!r} implements unknown hook {attr!r}"
+                    + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                    + "; the hooks are listed in navcore/hookspecs.py")
+        existing = self.graph_types()
+        try:
+            registered = self._pm.register(plugin, name=name)
+        except ValueError as exc:  # duplicate name or plugin object
+            raise PluginError(f"plugin {label!r} cannot be registered: {exc}") from None
+        except pluggy.PluginValidationError as exc:
+            self._drop(plugin)
+            detail = " ".join(str(exc).split())
+            raise PluginError(f"plugin {label!r} is invalid: {detail}") from None
+        name = registered or self._pm.get_name(plugin)
+        try:
+            self._pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self._drop(plugin)
+            detail = " ".join(str(exc).split())
+            raise PluginError(f"plugin {name!r} implements a hook navcore does not "
+                              f"have: {detail}") from None
+        impls = [i for i in self._pm.hook.navcore_graph_types.get_hookimpls()
+                 if i.plugin is plugin]
+        for impl in impls:
+            try:
+                mine = _call_graph_types(impl)
+            except PluginError:
+                self._drop(plugin)
+                raise
+            for tname in mine:
+                if tname in existing:
+                    self._drop(plugin)
+                    raise PluginError(
+                        f"graph type {tname!r} is provided by both plugin "
+                        f"{existing[tname][1]!r} and plugin {name!r}")
+        self._sources[name] = (source, origin)
+        self.version += 1
+        return name
+
+    def _add_own_hookspecs(self, plugin, name):
+        if any(hasattr(getattr(plugin, a, None), "navcore_spec") for a in dir(plugin)):
+            self._pm.add_hookspecs(plugin)
+
+    def _drop(self, plugin):
+        if self._pm.is_registered(plugin):
+            self._pm.unregister(plugin)
+
+    def _load_entry_points(self, include_third_party: bool) -> None:
+        eps = list(importlib.metadata.entry_points(group=PROJECT))
+        builtin_eps = [ep for ep in eps if _dist_name(ep) == PROJECT]
+        others = [ep for ep in eps if _dist_name(ep) != PROJECT]
+        if builtin_eps:
+            for ep in sorted(builtin_eps, key=lambda e: e.name):
+                self._load_one(ep.name, lambda ep=ep: ep.load(), BUILTIN, ep.value)
+        else:  # running from an uninstalled source tree
+            for mod in BUILTIN_MODULES:
+                short = mod.split(".")[0].removeprefix("navcore_")
+                try:
+                    importlib.import_module(mod.split(".")[0])
+                except ModuleNotFoundError:
+                    continue  # that built-in is not part of this tree yet
+                self._load_one(short, lambda m=mod: importlib.import_module(m),
+                               BUILTIN, mod)
+        if include_third_party:
+            for ep in sorted(others, key=lambda e: e.name):
+                self._load_one(ep.name, lambda ep=ep: ep.load(), ENTRY_POINT,
+                               f"{ep.value} ({_dist_name(ep)})")
+
+    def _load_one(self, name, load, source, origin):
+        if self._pm.get_plugin(name) is not None:
+            return
+        try:
+            plugin = load()
+        except Exception as exc:  # any import-time failure of a plugin
+            raise PluginError(f"plugin {name!r} ({origin}) failed to load: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        self._register(plugin, name, source, origin)
+
+
+def _call_graph_types(impl) -> dict:
+    try:
+        result = impl.function()
+    except Exception as exc:
+        raise PluginError(f"plugin {impl.plugin_name!r}: navcore_graph_types() "
+                          f"raised {type(exc).__name__}: {exc}") from exc
+    if result is None:
+        return {}
+    if not isinstance(result, dict) or not all(
+            isinstance(k, str) and callable(v) for k, v in result.items()):
+        raise PluginError(f"plugin {impl.plugin_name!r}: navcore_graph_types() must "
+                          f"return a dict of type name -> builder, got {result!r}")
+    return result
+
+
+def _dist_name(ep) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return None if dist is None else dist.metadata["Name"]
+
+
+def _origin_of(plugin) -> str:
+    mod = getattr(plugin, "__file__", None) or getattr(type(plugin), "__module__", "?")
+    return str(mod)

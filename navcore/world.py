@@ -1,0 +1,274 @@
+"""``World``: the graphs of a game, the plugins that serve them, the frame.
+
+Queries are synchronous and dispatch through hooks; updates are queued by
+``World.update`` and applied together by the next ``World.tick`` so no
+query ever sees half a batch.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from .errors import (GraphError, NodeError, QueryError, UnknownGraphError,
+                     UnknownGraphTypeError, UpdateError)
+from .graph import NavGraph
+from .plugins import PluginRegistry
+from .types import FrameStats, PathRequest, PathResult, PathStatus
+
+_INVALID_START = PathResult.failed(PathStatus.INVALID_START)
+_INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+
+
+class World:
+    """Owns the plugin manager, the graphs by id, queued updates and frames.
+
+    >>> import navcore
+    >>> world = navcore.World()
+    >>> _ = world.add_graph("ring", type="csr", src=[0, 1, 2], dst=[1, 2, 0],
+    ...                     cost=[1.0, 1.0, 1.0], directed=False)
+    >>> r = world.find_path("ring", 0, 2)
+    >>> r.status.value, r.nodes.tolist(), r.cost
+    ('found', [0, 2], 1.0)
+    """
+
+    def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
+                 workers: int = 0, seed: int | None = None):
+        self.plugins = PluginRegistry(autoload=autoload)
+        for p in plugins:
+            self.plugins.register(p)
+        self.graphs: dict = {}
+        self.frame = 0
+        self.frame_budget_ms = float(frame_budget_ms)
+        self.workers = int(workers)
+        self.seed = seed
+        self._pending: dict = defaultdict(list)   # graph_id -> [Update]
+        self._seq = 0
+        self._algo_cache: dict = {}
+        self.last_stats: FrameStats | None = None
+
+    # -- graphs -------------------------------------------------------------
+    def graph_types(self) -> dict:
+        """``{type_name: plugin_name}`` for every graph type on offer."""
+        return {t: owner for t, (_, owner) in self.plugins.graph_types().items()}
+
+    def add_graph(self, graph_id, type: str, **params) -> NavGraph:
+        """Build a graph of ``type`` from ``params`` and add it as ``graph_id``."""
+        if graph_id in self.graphs:
+            raise GraphError(f"graph id {graph_id!r} is already in use; "
+                             f"remove_graph it first")
+        try:
+            hash(graph_id)
+        except TypeError:
+            raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
+        types = self.plugins.graph_types()
+        if type not in types:
+            offered = ", ".join(f"{t} ({owner})" for t, (_, owner) in sorted(types.items()))
+            raise UnknownGraphTypeError(
+                f"unknown graph type {type!r}; known types: {offered or 'none'}")
+        builder, owner = types[type]
+        _check_params(builder, type, owner, params)
+        graph = builder(self, graph_id, **params)
+        if not isinstance(graph, NavGraph):
+            raise GraphError(f"the builder of graph type {type!r} returned "
+                             f"{graph!r}, not a NavGraph")
+        graph.kind = type
+        graph.graph_id = graph_id
+        self.graphs[graph_id] = graph
+        try:
+            self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id, graph=graph)
+        except BaseException:
+            del self.graphs[graph_id]
+            raise
+        return graph
+
+    def remove_graph(self, graph_id) -> None:
+        graph = self.graph(graph_id)
+        del self.graphs[graph_id]
+        self._pending.pop(graph_id, None)
+        self.plugins.hook.navcore_graph_removed(world=self, graph_id=graph_id, graph=graph)
+
+    def graph(self, graph_id) -> NavGraph:
+        try:
+            return self.graphs[graph_id]
+        except (KeyError, TypeError):
+            known = ", ".join(repr(g) for g in self.graphs) or "none"
+            raise UnknownGraphError(f"no graph {graph_id!r} in this world; "
+                                    f"graphs: {known}") from None
+
+    # -- queries ------------------------------------------------------------
+    def algorithms(self, graph_id) -> list:
+        """The ``algorithm=`` names that some plugin answers for this graph."""
+        graph = self.graph(graph_id)
+        return sorted(self._algorithms(graph))
+
+    def find_path(self, graph_id, start, goal, algorithm: str = "auto",
+                  **options) -> PathResult:
+        """Shortest path from ``start`` to ``goal`` (node ids or points).
+
+        Returns a ``PathResult``; a start or goal outside the graph or not
+        walkable gives ``invalid_start`` / ``invalid_goal``, no path gives
+        ``unreachable``. Malformed input raises a ``NavError``.
+        """
+        graph = self.graph(graph_id)
+        if algorithm != "auto" and algorithm not in self._algorithms(graph):
+            raise QueryError(f"unknown algorithm {algorithm!r} for {graph.kind} graph "
+                             f"{graph_id!r}; choose one of: auto, "
+                             f"{', '.join(sorted(self._algorithms(graph)))}")
+        s = graph.node_of(start)
+        t = graph.node_of(goal)
+        if s < 0 or not graph.walkable[s]:
+            return _INVALID_START
+        if t < 0 or not graph.walkable[t]:
+            return _INVALID_GOAL
+        request = PathRequest(graph_id, start, goal, algorithm, s, t, options)
+        return self.solve(graph, request)
+
+    def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
+        """Run an already resolved request through the query hooks."""
+        hook = self.plugins.hook
+        result = hook.navcore_find_path(world=self, graph=graph, request=request)
+        if result is None:
+            raise QueryError(f"no plugin answered find_path on {graph.kind} graph "
+                             f"{request.graph_id!r} with algorithm "
+                             f"{request.algorithm!r}")
+        if result.status is PathStatus.FOUND and self._has_postprocess():
+            better = hook.navcore_postprocess_path(world=self, graph=graph,
+                                                   request=request, result=result)
+            if better is not None:
+                result = better
+        return result
+
+    def reachable(self, graph_id, a, b) -> bool:
+        """Whether ``b`` can be reached from ``a`` (False if either is blocked)."""
+        graph = self.graph(graph_id)
+        s, t = graph.node_of(a), graph.node_of(b)
+        if s < 0 or t < 0 or not graph.walkable[s] or not graph.walkable[t]:
+            return False
+        answer = self.plugins.hook.navcore_reachable(world=self, graph=graph, a=s, b=t)
+        if answer is None:
+            raise QueryError(f"no plugin answered reachable on graph {graph_id!r}")
+        return bool(answer)
+
+    def distance_matrix(self, graph_id, sources, targets) -> np.ndarray:
+        """Float64 matrix of shortest costs, ``inf`` where unreachable."""
+        graph = self.graph(graph_id)
+        src = self._nodes(graph, sources, "sources")
+        dst = self._nodes(graph, targets, "targets")
+        out = self.plugins.hook.navcore_distance_matrix(world=self, graph=graph,
+                                                        sources=src, targets=dst)
+        if out is None:
+            raise QueryError(f"no plugin answered distance_matrix on graph {graph_id!r}")
+        return out
+
+    def locate(self, graph_id, point) -> int:
+        """The node at or nearest to ``point`` (``-1`` outside the graph)."""
+        return self.graph(graph_id).locate(point)
+
+    # -- updates and frames -------------------------------------------------
+    def update(self, graph_id, **params) -> None:
+        """Queue a change to a graph; the next ``tick`` applies it.
+
+        What ``params`` may say depends on the backend (for grids:
+        ``rect=``/``cells=``/``mask=`` with ``walkable=`` or ``cost=``).
+        Malformed updates raise ``UpdateError`` now and queue nothing.
+        """
+        graph = self.graph(graph_id)
+        upd = self.plugins.hook.navcore_make_update(world=self, graph=graph,
+                                                    params=dict(params))
+        if upd is None:
+            raise UpdateError(f"{graph.kind} graph {graph_id!r} does not accept "
+                              f"updates {sorted(params)}")
+        self._seq += 1
+        self._pending[graph_id].append(
+            type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
+
+    def pending_updates(self, graph_id=None) -> int:
+        if graph_id is None:
+            return sum(len(v) for v in self._pending.values())
+        return len(self._pending.get(graph_id, ()))
+
+    def tick(self, dt: float = 0.0) -> FrameStats:
+        """Run one frame: apply queued updates as one batch per graph, let
+        observers react, and report what was done."""
+        t0 = time.perf_counter()
+        self.frame += 1
+        hook = self.plugins.hook
+        stats = FrameStats(frame=self.frame, dt=float(dt))
+        hook.navcore_frame_start(world=self, frame=self.frame)
+        applied = []
+        if self._pending:
+            pending, self._pending = self._pending, defaultdict(list)
+            for graph_id, batch in pending.items():
+                graph = self.graphs.get(graph_id)
+                if graph is None or not batch:
+                    continue
+                dirty = hook.navcore_apply_updates(world=self, graph=graph, batch=batch)
+                if dirty is None:
+                    raise UpdateError(f"no plugin applied the updates of {graph.kind} "
+                                      f"graph {graph_id!r}")
+                stats.updates_applied += len(batch)
+                stats.dirty_nodes += len(dirty)
+                applied.append((graph_id, graph, dirty))
+        t1 = time.perf_counter()
+        for graph_id, graph, dirty in applied:
+            hook.navcore_graph_updated(world=self, graph_id=graph_id, graph=graph,
+                                       dirty=dirty)
+        t2 = time.perf_counter()
+        stats.time_updates_ms = (t1 - t0) * 1e3
+        stats.time_observers_ms = (t2 - t1) * 1e3
+        stats.time_total_ms = (time.perf_counter() - t0) * 1e3
+        hook.navcore_frame_end(world=self, frame=self.frame, stats=stats)
+        self.last_stats = stats
+        return stats
+
+    # -- internals ------------------------------------------------------------
+    def _algorithms(self, graph) -> set:
+        key = (type(graph), graph.kind, id(graph), graph.version, self.plugins.version)
+        names = self._algo_cache.get(key)
+        if names is None:
+            names = set()
+            for lst in self.plugins.hook.navcore_algorithms(world=self, graph=graph):
+                names.update(lst or ())
+            self._algo_cache = {key: names} if len(self._algo_cache) > 64 else \
+                {**self._algo_cache, key: names}
+        return names
+
+    def _has_postprocess(self) -> bool:
+        key = ("post", self.plugins.version)
+        has = self._algo_cache.get(key)
+        if has is None:
+            has = bool(self.plugins.hook.navcore_postprocess_path.get_hookimpls())
+            self._algo_cache[key] = has
+        return has
+
+    def _nodes(self, graph, items, what) -> np.ndarray:
+        arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
+        if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
+                bad = arr[(arr < 0) | (arr >= graph.num_nodes)][0]
+                raise NodeError(f"{what} holds node id {int(bad)}, out of range for a "
+                                f"graph of {graph.num_nodes} nodes")
+            return arr.astype(np.int32)
+        try:
+            return np.array([graph.node_of(p) for p in items], dtype=np.int32)
+        except TypeError:
+            raise NodeError(f"{what} must be a sequence of node ids or points, "
+                            f"got {items!r}") from None
+
+
+def _check_params(builder, type_name, owner, params) -> None:
+    """Name unknown or missing builder parameters instead of a TypeError."""
+    try:
+        sig = inspect.signature(builder)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(None, None, **params)
+    except TypeError as exc:
+        accepted = [p.name for p in list(sig.parameters.values())[2:]
+                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        raise GraphError(f"graph type {type_name!r} (plugin {owner!r}): {exc}; "
+                         f"parameters: {', '.join(accepted)}") from None

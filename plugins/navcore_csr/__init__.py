@@ -1,0 +1,14 @@
+"""navcore_csr: CSR storage and the generic kernels every backend shares.
+
+Public functions validate their input; the ``@njit`` kernels in the
+private modules compute. Other plugins may call anything exported here
+(storage is shared vocabulary), never the private modules.
+"""
+from .search import (SearchScratch, astar, bfs, check_node, dijkstra, dijkstra_all,
+                     distance_matrix, heuristic_scale, reachable, reachable_counts,
+                     scratch_for)
+from .storage import CSR, ReverseCSR, build_csr
+
+__all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
+           "dijkstra_all", "distance_matrix", "reachable", "reachable_counts",
+           "heuristic_scale", "SearchScratch", "scratch_for", "check_node"]

@@ -1,0 +1,338 @@
+"""numba search kernels over CSR arrays (private; see ``search.py``).
+
+Seed 002's rule everywhere: node state lives in one int32 ``stamp`` array
+per scratch set. ``stamp[v] == 2*gen`` means open (in the heap),
+``2*gen + 1`` closed, anything lower unseen; a new query bumps ``gen`` and
+clears nothing. The heap is an indexed binary heap (decrease-key) on
+preallocated arrays, written inline (PERF-NOTES: helper calls per
+neighbour cost 4-13x).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+INF = np.inf
+H_ZERO, H_EUCLIDEAN, H_MANHATTAN, H_OCTILE = 0, 1, 2, 3
+_SQRT2_M1 = math.sqrt(2.0) - 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heuristic(pos, v, gx, gy, gz, kind, scale):
+    if kind == H_ZERO:
+        return 0.0
+    dx = abs(pos[v, 0] - gx)
+    dy = abs(pos[v, 1] - gy)
+    dz = abs(pos[v, 2] - gz) if pos.shape[1] > 2 else 0.0
+    if kind == H_EUCLIDEAN:
+        return scale * math.sqrt(dx * dx + dy * dy + dz * dz)
+    if kind == H_MANHATTAN:
+        return scale * (dx + dy + dz)
+    lo = min(dx, dy)
+    return scale * (max(dx, dy) + _SQRT2_M1 * lo + dz)
+
+
+@njit(cache=True, nogil=True)
+def _astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
+           g, parent, stamp, hnode, hkey, hpos, gen):
+    """A* (Dijkstra when ``hkind == H_ZERO``) from ``start`` to ``goal``.
+
+    Returns ``(cost, expanded)``; ``cost`` is inf when unreachable. The path
+    is left in ``parent``. The heuristic must be consistent (the wrapper
+    scales it by the least cost per unit distance), so closed nodes are
+    never reopened.
+    """
+    open_mark = 2 * gen
+    closed_mark = open_mark + 1
+    gx = gy = gz = 0.0
+    if hkind != H_ZERO:
+        gx = pos[goal, 0]
+        gy = pos[goal, 1]
+        gz = pos[goal, 2] if pos.shape[1] > 2 else 0.0
+    g[start] = 0.0
+    parent[start] = -1
+    stamp[start] = open_mark
+    hnode[0] = start
+    hkey[0] = _heuristic(pos, start, gx, gy, gz, hkind, hscale)
+    hpos[start] = 0
+    size = 1
+    expanded = 0
+    while size > 0:
+        u = hnode[0]
+        size -= 1
+        if size > 0:  # move the last leaf to the root and sift it down
+            last = hnode[size]
+            lk = hkey[size]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= size:
+                    break
+                if c + 1 < size and hkey[c + 1] < hkey[c]:
+                    c += 1
+                if hkey[c] >= lk:
+                    break
+                hnode[i] = hnode[c]
+                hkey[i] = hkey[c]
+                hpos[hnode[i]] = i
+                i = c
+            hnode[i] = last
+            hkey[i] = lk
+            hpos[last] = i
+        stamp[u] = closed_mark
+        expanded += 1
+        if u == goal:
+            return g[u], expanded
+        gu = g[u]
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            sv = stamp[v]
+            if sv == closed_mark:
+                continue
+            w = cost[e]
+            if not w < INF or not walkable[v]:
+                continue
+            ng = gu + w
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+                key = ng + (hkey[i] - g[v])  # same h, new g
+            else:
+                stamp[v] = open_mark
+                key = ng + _heuristic(pos, v, gx, gy, gz, hkind, hscale)
+                i = size
+                size += 1
+            g[v] = ng
+            parent[v] = u
+            while i > 0:  # sift up
+                p = (i - 1) >> 1
+                if hkey[p] <= key:
+                    break
+                hnode[i] = hnode[p]
+                hkey[i] = hkey[p]
+                hpos[hnode[i]] = i
+                i = p
+            hnode[i] = v
+            hkey[i] = key
+            hpos[v] = i
+    return INF, expanded
+
+
+@njit(cache=True, nogil=True)
+def _sssp(offsets, targets, cost, walkable, source, goals, out,
+          g, parent, stamp, mark, hnode, hkey, hpos, gen):
+    """Dijkstra from ``source``; ``out[j]`` gets the distance to ``goals[j]``.
+
+    Stops once every goal is settled. With ``goals`` empty it settles every
+    reachable node (one-to-all; ``g`` and ``stamp`` hold the answer).
+    Returns the number of nodes closed.
+    """
+    open_mark = 2 * gen
+    closed_mark = open_mark + 1
+    remaining = 0
+    for j in range(goals.shape[0]):
+        t = goals[j]
+        if mark[t] != gen:
+            mark[t] = gen
+            remaining += 1
+    all_nodes = goals.shape[0] == 0
+    g[source] = 0.0
+    parent[source] = -1
+    stamp[source] = open_mark
+    hnode[0] = source
+    hkey[0] = 0.0
+    hpos[source] = 0
+    size = 1
+    expanded = 0
+    while size > 0:
+        u = hnode[0]
+        size -= 1
+        if size > 0:
+            last = hnode[size]
+            lk = hkey[size]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= size:
+                    break
+                if c + 1 < size and hkey[c + 1] < hkey[c]:
+                    c += 1
+                if hkey[c] >= lk:
+                    break
+                hnode[i] = hnode[c]
+                hkey[i] = hkey[c]
+                hpos[hnode[i]] = i
+                i = c
+            hnode[i] = last
+            hkey[i] = lk
+            hpos[last] = i
+        stamp[u] = closed_mark
+        expanded += 1
+        if not all_nodes and mark[u] == gen:
+            remaining -= 1
+            if remaining == 0:
+                break
+        gu = g[u]
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            sv = stamp[v]
+            if sv == closed_mark:
+                continue
+            w = cost[e]
+            if not w < INF or not walkable[v]:
+                continue
+            ng = gu + w
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+            else:
+                stamp[v] = open_mark
+                i = size
+                size += 1
+            g[v] = ng
+            parent[v] = u
+            while i > 0:
+                p = (i - 1) >> 1
+                if hkey[p] <= ng:
+                    break
+                hnode[i] = hnode[p]
+                hkey[i] = hkey[p]
+                hpos[hnode[i]] = i
+                i = p
+            hnode[i] = v
+            hkey[i] = ng
+            hpos[v] = i
+    for j in range(goals.shape[0]):
+        t = goals[j]
+        out[j] = g[t] if stamp[t] == closed_mark else INF
+    return expanded
+
+
+@njit(cache=True, nogil=True)
+def _bfs(offsets, targets, cost, walkable, start, goal, parent, stamp, queue, gen):
+    """Breadth-first search over usable edges (finite cost, walkable head).
+
+    Returns ``(hops, expanded)``; ``hops`` is -1 when ``goal`` is not
+    reached. ``goal == -1`` visits the whole component (``stamp == 2*gen``
+    marks it). ``parent`` holds the fewest-edges tree.
+    """
+    seen = 2 * gen
+    stamp[start] = seen
+    parent[start] = -1
+    queue[0] = start
+    head = 0
+    tail = 1
+    depth_end = 1
+    depth = 0
+    while head < tail:
+        if head == depth_end:
+            depth += 1
+            depth_end = tail
+        u = queue[head]
+        head += 1
+        if u == goal:
+            return depth, head
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            if stamp[v] == seen or not cost[e] < INF or not walkable[v]:
+                continue
+            stamp[v] = seen
+            parent[v] = u
+            queue[tail] = v
+            tail += 1
+    return -1, head
+
+
+@njit(cache=True, nogil=True)
+def _trace(parent, goal):
+    """The path ending at ``goal`` following ``parent`` links, start first."""
+    k = 0
+    v = goal
+    while v != -1:
+        k += 1
+        v = parent[v]
+    out = np.empty(k, dtype=np.int32)
+    v = goal
+    for i in range(k - 1, -1, -1):
+        out[i] = v
+        v = parent[v]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _walk_cost(offsets, targets, cost, nodes):
+    """Cost of walking ``nodes`` (the cheapest edge between each pair)."""
+    total = 0.0
+    for i in range(nodes.shape[0] - 1):
+        u = nodes[i]
+        v = nodes[i + 1]
+        best = INF
+        for e in range(offsets[u], offsets[u + 1]):
+            if targets[e] == v and cost[e] < best:
+                best = cost[e]
+        total += best
+    return total
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _reach_counts(offsets, targets, cost, walkable, nchunks, out):
+    """``out[s]`` = number of nodes reachable from ``s`` (itself included).
+
+    Seed 002's example done the data-oriented way: the nodes are split into
+    ``nchunks`` ranges run in parallel; each range owns one stamp array and
+    one stack for all its searches, and a search bumps the stamp instead of
+    clearing a visited set.
+    """
+    n = offsets.shape[0] - 1
+    for c in prange(nchunks):
+        lo = c * n // nchunks
+        hi = (c + 1) * n // nchunks
+        stamp = np.zeros(n, dtype=np.int32)
+        stack = np.empty(n, dtype=np.int32)
+        gen = 0
+        for s in range(lo, hi):
+            if not walkable[s]:
+                out[s] = 0
+                continue
+            gen += 1
+            stamp[s] = gen
+            stack[0] = s
+            top = 1
+            count = 0
+            while top > 0:
+                top -= 1
+                u = stack[top]
+                count += 1
+                for e in range(offsets[u], offsets[u + 1]):
+                    v = targets[e]
+                    if stamp[v] != gen and cost[e] < INF and walkable[v]:
+                        stamp[v] = gen
+                        stack[top] = v
+                        top += 1
+            out[s] = count
+
+
+@njit(cache=True, nogil=True)
+def _min_cost_per_distance(offsets, targets, cost, pos, kind):
+    """Least ``cost / distance`` over usable edges: the factor that makes a
+    distance heuristic admissible and consistent on this graph (0 when an
+    edge moves without costing, inf when no edge moves at all)."""
+    n = offsets.shape[0] - 1
+    best = INF
+    for u in range(n):
+        for e in range(offsets[u], offsets[u + 1]):
+            w = cost[e]
+            if not w < INF:
+                continue
+            v = targets[e]
+            d = _heuristic(pos, u, pos[v, 0], pos[v, 1],
+                           pos[v, 2] if pos.shape[1] > 2 else 0.0, kind, 1.0)
+            if d > 0.0:
+                r = w / d
+                if r < best:
+                    best = r
+    return best

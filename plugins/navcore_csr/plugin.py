@@ -1,0 +1,71 @@
+"""The csr plugin's hooks: CSR storage, the ``csr`` graph type, generic
+search (``trylast``: specialised planners answer first), reachability,
+distance matrices and generic updates."""
+from __future__ import annotations
+
+import navcore
+from navcore.graph import NavGraph
+
+from . import search, updates
+from .storage import _build_validated
+
+ALGORITHMS = ("astar", "dijkstra", "bfs")
+
+
+def build_csr_graph(world, graph_id, *, src, dst, cost=None, num_nodes=None,
+                    positions=None, directed=True, heuristic=None, walkable=None):
+    """Builder of ``type: csr``: any graph described as edge arrays."""
+    return NavGraph.from_edges(src, dst, cost, num_nodes=num_nodes, positions=positions,
+                               directed=directed, heuristic=heuristic,
+                               walkable=walkable, world=world)
+
+
+@navcore.hookimpl
+def navcore_graph_types():
+    return {"csr": build_csr_graph}
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_storage_build(src, dst, data, num_nodes, options):
+    return _build_validated(src, dst, data, num_nodes,
+                            options.get("sort", True), options.get("dedup", True))
+
+
+@navcore.hookimpl
+def navcore_algorithms(graph):
+    return list(ALGORITHMS) if graph.csr is not None else []
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_find_path(graph, request):
+    algo = request.algorithm
+    s, t = request.start_node, request.goal_node
+    if algo == "auto" or algo == "astar":
+        h = request.options.get("heuristic", graph.heuristic)
+        return search.astar(graph, s, t, heuristic=h,
+                            algorithm="astar" if h != "zero" else "dijkstra")
+    if algo == "dijkstra":
+        return search._run_astar(graph, s, t, "zero", "dijkstra")
+    if algo == "bfs":
+        return search.bfs(graph, s, t)
+    return None
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_reachable(graph, a, b):
+    return search.reachable(graph, a, b)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_distance_matrix(graph, sources, targets):
+    return search.distance_matrix(graph, sources, targets)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_make_update(graph, params):
+    return updates.make_update(graph, params)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_apply_updates(graph, batch):
+    return updates.apply_updates(graph, batch)

@@ -1,0 +1,262 @@
+"""Generic searches over any NavGraph's CSR view (public, validating).
+
+Each function checks its input and raises ``navcore.NodeError`` or
+``QueryError``; the numba kernels in ``_search.py`` do the work on this
+thread's scratch set, so a query allocates only its result.
+
+>>> import navcore
+>>> from navcore_csr import dijkstra, reachable_counts
+>>> g = navcore.NavGraph.from_edges([0, 1, 0], [1, 2, 2], [1.0, 1.0, 5.0])
+>>> r = dijkstra(g, 0, 2)
+>>> r.nodes.tolist(), r.cost
+([0, 1, 2], 2.0)
+>>> reachable_counts(g).tolist()
+[3, 2, 1]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore.errors import NodeError, QueryError
+from navcore.types import PathResult, PathStatus
+
+from . import _search as K
+
+_HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
+          "manhattan": K.H_MANHATTAN, "octile": K.H_OCTILE}
+_NO_POSITIONS = np.zeros((1, 2))
+_INT32_MAX = np.iinfo(np.int32).max
+_SCRATCH_KEY = "navcore_csr.search"
+_EXT = "navcore_csr"
+_ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
+
+
+class SearchScratch:
+    """One thread's search memory for one graph (seed 002's stamp trick).
+
+    ``stamp`` and ``mark`` are only ever compared with the current
+    generation, so starting a query costs one increment; they are wiped
+    only when the generation would overflow int32.
+    """
+
+    __slots__ = ("g", "parent", "stamp", "mark", "hnode", "hkey", "hpos", "gen")
+
+    def __init__(self, n: int):
+        n = max(int(n), 1)
+        self.g = np.empty(n, dtype=np.float64)
+        self.parent = np.empty(n, dtype=np.int32)
+        self.stamp = np.zeros(n, dtype=np.int32)
+        self.mark = np.zeros(n, dtype=np.int32)
+        self.hnode = np.empty(n, dtype=np.int32)
+        self.hkey = np.empty(n, dtype=np.float64)
+        self.hpos = np.empty(n, dtype=np.int32)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= _INT32_MAX:   # wrap-around: wipe once
+            self.stamp[:] = 0
+            self.mark[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+def scratch_for(graph) -> SearchScratch:
+    """This thread's scratch set for ``graph``."""
+    return graph.scratch(_SCRATCH_KEY, lambda g: SearchScratch(g.num_nodes))
+
+
+def heuristic_scale(graph, heuristic: str) -> float:
+    """Least edge cost per unit of ``heuristic`` distance on ``graph``.
+
+    Multiplying the distance by it gives a consistent heuristic, so A* on
+    any graph with positions is exact whatever its costs. Cached per cost
+    version.
+    """
+    csr = graph.csr
+    key = (heuristic, graph.version, csr.cost_version, id(csr))
+    cache = graph.extensions.setdefault(_EXT, {})
+    if cache.get("hscale_key") != key:
+        scale = K._min_cost_per_distance(csr.offsets, csr.targets, csr.cost,
+                                         graph.positions, _HKIND[heuristic])
+        scale = 0.0 if not np.isfinite(scale) else scale * _ROUNDING_MARGIN
+        cache["hscale_key"] = key
+        cache["hscale"] = scale
+    return cache["hscale"]
+
+
+def check_node(graph, node, role: str = "node") -> int:
+    """``node`` as an int in range, or ``NodeError`` naming ``role``."""
+    if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
+        node = int(node)
+        if 0 <= node < graph.num_nodes:
+            return node
+        raise NodeError(f"{role} node {node} is out of range for a graph of "
+                        f"{graph.num_nodes} nodes")
+    raise NodeError(f"{role} must be an integer node id, got {node!r}")
+
+
+def _endpoints(graph, start, goal):
+    s = check_node(graph, start, "start")
+    t = check_node(graph, goal, "goal")
+    if not graph.walkable[s]:
+        return s, t, PathResult.failed(PathStatus.INVALID_START)
+    if not graph.walkable[t]:
+        return s, t, PathResult.failed(PathStatus.INVALID_GOAL)
+    return s, t, None
+
+
+def astar(graph, start, goal, *, heuristic: str | None = None,
+          algorithm: str = "astar") -> PathResult:
+    """Optimal A* from ``start`` to ``goal`` (node ids) over ``graph.csr``.
+
+    ``heuristic`` defaults to the graph's; it is scaled by
+    :func:`heuristic_scale` so the result is exact for any costs.
+    """
+    s, t, bad = _endpoints(graph, start, goal)
+    if bad is not None:
+        return bad
+    heuristic = graph.heuristic if heuristic is None else heuristic
+    if heuristic not in _HKIND:
+        raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(_HKIND)}")
+    if heuristic != "zero" and graph.positions is None:
+        raise QueryError(f"heuristic {heuristic!r} needs node positions")
+    return _run_astar(graph, s, t, heuristic, algorithm)
+
+
+def _run_astar(graph, s, t, heuristic, algorithm):
+    csr = graph.csr
+    if heuristic == "zero":
+        hkind, scale, pos = K.H_ZERO, 0.0, _NO_POSITIONS
+    else:
+        hkind, scale, pos = _HKIND[heuristic], heuristic_scale(graph, heuristic), graph.positions
+        if scale == 0.0:
+            hkind = K.H_ZERO
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    cost, expanded = K._astar(csr.offsets, csr.targets, csr.cost, graph.walkable, pos,
+                              hkind, scale, s, t, sc.g, sc.parent, sc.stamp,
+                              sc.hnode, sc.hkey, sc.hpos, gen)
+    if not cost < np.inf:
+        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
+    nodes = K._trace(sc.parent, t)
+    return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded,
+                      algorithm)
+
+
+def dijkstra(graph, start, goal) -> PathResult:
+    """Single-pair Dijkstra with early exit at ``goal``."""
+    s, t, bad = _endpoints(graph, start, goal)
+    if bad is not None:
+        return bad
+    return _run_astar(graph, s, t, "zero", "dijkstra")
+
+
+def bfs(graph, start, goal) -> PathResult:
+    """Path with the fewest edges; ``cost`` is that path's summed cost."""
+    s, t, bad = _endpoints(graph, start, goal)
+    if bad is not None:
+        return bad
+    csr = graph.csr
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    hops, expanded = K._bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
+                            sc.parent, sc.stamp, sc.hnode, gen)
+    if hops < 0:
+        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="bfs")
+    nodes = K._trace(sc.parent, t)
+    cost = K._walk_cost(csr.offsets, csr.targets, csr.cost, nodes)
+    return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded, "bfs")
+
+
+def dijkstra_all(graph, source):
+    """Distances (float64, inf if unreachable) and parents (int32, -1 for
+    the source and unreached nodes) from ``source`` to every node."""
+    s = check_node(graph, source, "source")
+    n = graph.num_nodes
+    dist = np.full(n, np.inf)
+    parent = np.full(n, -1, dtype=np.int32)
+    if not graph.walkable[s]:
+        return dist, parent
+    csr = graph.csr
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    K._sssp(csr.offsets, csr.targets, csr.cost, graph.walkable, s,
+            np.empty(0, np.int32), np.empty(0), sc.g, sc.parent, sc.stamp, sc.mark,
+            sc.hnode, sc.hkey, sc.hpos, gen)
+    settled = sc.stamp == 2 * gen + 1
+    dist[settled] = sc.g[settled]
+    parent[settled] = sc.parent[settled]
+    return dist, parent
+
+
+def distance_matrix(graph, sources, targets) -> np.ndarray:
+    """``(len(sources), len(targets))`` shortest costs, inf if unreachable.
+
+    One early-exit Dijkstra per source, or per target over the reversed
+    graph when there are fewer targets (seed 003's rule).
+    """
+    src = _node_array(graph, sources, "sources")
+    dst = _node_array(graph, targets, "targets")
+    out = np.full((src.size, dst.size), np.inf)
+    if src.size == 0 or dst.size == 0:
+        return out
+    csr = graph.csr
+    backward = graph.directed and dst.size < src.size
+    if backward:
+        rev = csr.reverse()
+        offsets, heads, cost = rev.offsets, rev.targets, rev.cost
+        rows, cols, res = dst, src, out.T.copy()
+    else:
+        offsets, heads, cost = csr.offsets, csr.targets, csr.cost
+        rows, cols, res = src, dst, out
+    walk = graph.walkable
+    sc = scratch_for(graph)
+    for i in range(rows.size):   # one kernel call per row, not per node
+        r = rows[i]
+        if not walk[r]:
+            continue
+        gen = sc.next_gen()
+        K._sssp(offsets, heads, cost, walk, r, cols, res[i], sc.g, sc.parent, sc.stamp,
+                sc.mark, sc.hnode, sc.hkey, sc.hpos, gen)
+    res[:, ~walk[cols]] = np.inf
+    return res.T.copy() if backward else res
+
+
+def reachable(graph, a, b) -> bool:
+    """Whether ``b`` can be reached from ``a`` along usable edges (BFS)."""
+    s = check_node(graph, a, "a")
+    t = check_node(graph, b, "b")
+    if not (graph.walkable[s] and graph.walkable[t]):
+        return False
+    csr = graph.csr
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    hops, _ = K._bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
+                     sc.parent, sc.stamp, sc.hnode, gen)
+    return hops >= 0
+
+
+def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
+    """For every node, how many nodes it can reach (itself included; 0 for
+    blocked nodes). Parallel over nodes; no per-node allocation."""
+    csr = graph.csr
+    out = np.zeros(graph.num_nodes, dtype=np.int64)
+    if graph.num_nodes == 0:
+        return out
+    import numba
+    threads = threads or numba.get_num_threads()
+    nchunks = max(1, min(graph.num_nodes, 4 * threads))
+    K._reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
+    return out
+
+
+def _node_array(graph, nodes, what) -> np.ndarray:
+    arr = np.asarray(nodes)
+    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        raise NodeError(f"{what} must be a 1-d array of integer node ids")
+    if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
+        bad = int(arr[(arr < 0) | (arr >= graph.num_nodes)][0])
+        raise NodeError(f"{what} holds node id {bad}, out of range for a graph of "
+                        f"{graph.num_nodes} nodes")
+    return arr.astype(np.int32)

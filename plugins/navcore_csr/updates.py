@@ -1,0 +1,101 @@
+"""Generic updates for any NavGraph: node walkability and edge costs.
+
+Backends with their own update vocabulary (grids: rectangles, masks)
+answer ``navcore_make_update`` first; this covers the csr type and any
+third-party graph that keeps the base NavGraph arrays.
+
+    world.update("g", nodes=[3, 4], walkable=False)
+    world.update("g", edges=[(0, 1), (1, 2)], cost=7.5)   # inf closes
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore.errors import UpdateError
+from navcore.types import Update
+
+_KEYS = {"nodes", "walkable", "edges", "cost"}
+
+
+def make_update(graph, params) -> Update:
+    unknown = set(params) - _KEYS
+    if unknown:
+        raise UpdateError(f"unknown update parameter(s) {sorted(unknown)} for "
+                          f"{graph.kind} graph {graph.graph_id!r}; expected "
+                          f"nodes=..., walkable=... or edges=..., cost=...")
+    if "nodes" in params:
+        if "walkable" not in params or set(params) != {"nodes", "walkable"}:
+            raise UpdateError("a node update takes exactly nodes=[...] and walkable=bool")
+        nodes = _ids(graph, params["nodes"], "nodes")
+        walkable = params["walkable"]
+        if not isinstance(walkable, (bool, np.bool_)):
+            raise UpdateError(f"walkable must be True or False, got {walkable!r}")
+        return Update(graph.graph_id, "walkable", {"nodes": nodes, "walkable": bool(walkable)})
+    if "edges" in params:
+        if set(params) != {"edges", "cost"}:
+            raise UpdateError("an edge update takes exactly edges=[(u, v), ...] and cost=")
+        pairs = np.asarray(params["edges"])
+        if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
+                pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
+            raise UpdateError(f"edges must be a list of (u, v) node-id pairs, "
+                              f"got {params['edges']!r}")
+        u = _ids(graph, pairs[:, 0], "edges")
+        v = _ids(graph, pairs[:, 1], "edges")
+        cost = np.broadcast_to(np.asarray(params["cost"], dtype=np.float64), u.shape).copy() \
+            if _numeric(params["cost"]) else None
+        if cost is None or np.isnan(cost).any() or (cost < 0).any():
+            raise UpdateError(f"cost must be numbers >= 0 (inf closes an edge), "
+                              f"got {params['cost']!r}")
+        if not graph.directed:
+            u, v, cost = np.concatenate([u, v]), np.concatenate([v, u]), np.tile(cost, 2)
+        pos = graph.csr.edge_positions(u, v)
+        if (pos < 0).any():
+            i = int(np.argmax(pos < 0))
+            raise UpdateError(f"graph {graph.graph_id!r} has no edge {int(u[i])} -> {int(v[i])}")
+        return Update(graph.graph_id, "cost", {"positions": pos, "cost": cost,
+                                               "nodes": np.unique(np.concatenate([u, v]))})
+    raise UpdateError("an update needs nodes=... with walkable=, or edges=... with cost=")
+
+
+def apply_updates(graph, batch) -> np.ndarray:
+    """Apply validated updates in order (later writes win); dirty nodes out."""
+    dirty = []
+    walkable = graph.walkable.copy()
+    cost_pos, cost_val = [], []
+    for upd in batch:
+        p = upd.params
+        if upd.kind == "walkable":
+            walkable[p["nodes"]] = p["walkable"]
+        elif upd.kind == "cost":
+            cost_pos.append(p["positions"])
+            cost_val.append(p["cost"])
+            dirty.append(p["nodes"])
+        else:
+            raise UpdateError(f"update kind {upd.kind!r} is not a generic update")
+    changed = np.flatnonzero(walkable != graph.walkable)
+    dirty.append(changed)
+    graph.walkable[changed] = walkable[changed]
+    if cost_pos:   # sequential writes: numpy fancy assignment keeps the last
+        graph.csr.set_cost(np.concatenate(cost_pos), np.concatenate(cost_val))
+    graph.version += 1
+    return np.unique(np.concatenate(dirty)).astype(np.int32)
+
+
+def _numeric(x) -> bool:
+    try:
+        np.asarray(x, dtype=np.float64)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _ids(graph, nodes, what) -> np.ndarray:
+    arr = np.asarray(nodes).reshape(-1)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise UpdateError(f"{what} must be integer node ids, got {nodes!r}")
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
+        bad = int(arr[(arr < 0) | (arr >= graph.num_nodes)][0])
+        raise UpdateError(f"{what}: node {bad} is out of range for graph "
+                          f"{graph.graph_id!r} of {graph.num_nodes} nodes")
+    return arr

@@ -1,0 +1,85 @@
+"""Naive reference implementations: the independent truth tests compare to.
+
+Deliberately simple Python (dicts, heapq), written from the definitions,
+sharing no code with navcore.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+
+
+def adjacency(src, dst, cost, num_nodes, directed=True):
+    """Adjacency dict with "first edge of a (u, v) pair wins" semantics."""
+    adj = {u: {} for u in range(num_nodes)}
+    pairs = []
+    for u, v, c in zip(src, dst, cost):
+        pairs.append((int(u), int(v), float(c)))
+        if not directed:
+            pairs.append((int(v), int(u), float(c)))
+    for u, v, c in pairs:
+        if v not in adj[u]:
+            adj[u][v] = c
+    return adj
+
+
+def dijkstra(adj, start, goal=None, walkable=None):
+    """Distances from start (dict); only walkable nodes are entered."""
+    ok = (lambda v: True) if walkable is None else (lambda v: bool(walkable[v]))
+    dist = {start: 0.0}
+    done = set()
+    heap = [(0.0, start)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        if u == goal:
+            break
+        for v, c in adj[u].items():
+            if math.isinf(c) or not ok(v):
+                continue
+            nd = d + c
+            if nd < dist.get(v, math.inf):
+                dist[v] = nd
+                heapq.heappush(heap, (nd, v))
+    return {u: dist[u] for u in done}
+
+
+def path_cost(adj, nodes):
+    return sum(adj[u][v] for u, v in zip(nodes[:-1], nodes[1:]))
+
+
+def bfs_hops(adj, start, goal, walkable=None):
+    ok = (lambda v: True) if walkable is None else (lambda v: bool(walkable[v]))
+    seen = {start: 0}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for v, c in adj[u].items():
+                if v not in seen and not math.isinf(c) and ok(v):
+                    seen[v] = seen[u] + 1
+                    nxt.append(v)
+        frontier = nxt
+    return seen.get(goal, -1)
+
+
+def reach_count_sets(adj, walkable=None):
+    """Seed 002's allocating version: one Python set per node."""
+    n = len(adj)
+    out = []
+    for s in range(n):
+        if walkable is not None and not walkable[s]:
+            out.append(0)
+            continue
+        seen = {s}
+        stack = [s]
+        while stack:
+            u = stack.pop()
+            for v, c in adj[u].items():
+                if v not in seen and not math.isinf(c) and (walkable is None or walkable[v]):
+                    seen.add(v)
+                    stack.append(v)
+        out.append(len(seen))
+    return out

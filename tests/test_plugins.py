@@ -1,0 +1,167 @@
+"""Plugin manager: built-ins via entry points, run-time and third-party
+plugins, and every way a plugin can be wrong."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import navcore
+from navcore.plugins import BUILTIN, ENTRY_POINT, RUN_TIME
+
+HEXGRID = Path(__file__).resolve().parent.parent / "examples" / "navcore_hexgrid"
+
+
+def test_builtins_come_from_the_navcore_entry_point_group(world):
+    info = {i.name: i for i in world.plugins.info()}
+    assert info["csr"].source == BUILTIN
+    assert "csr" in info["csr"].graph_types
+    assert "navcore_find_path" in info["csr"].hooks
+
+
+class Ring:
+    """A tiny run-time plugin: type 'ring' of n nodes."""
+
+    @navcore.hookimpl
+    def navcore_graph_types(self):
+        def build(world, graph_id, n=6):
+            return navcore.NavGraph.from_edges(range(n), [(i + 1) % n for i in range(n)],
+                                               world=world, directed=False)
+        return {"ring": build}
+
+
+def test_run_time_plugin_provides_a_type_queried_by_generic_kernels(world):
+    name = world.plugins.register(Ring())
+    assert world.plugins.info()[-1].source == RUN_TIME
+    world.add_graph("r", type="ring", n=8)
+    r = world.find_path("r", 0, 6)
+    assert r.nodes.tolist() == [0, 7, 6] and r.cost == 2.0
+    world.plugins.unregister(name)
+    with pytest.raises(navcore.UnknownGraphTypeError):
+        world.add_graph("r2", type="ring")
+
+
+def test_unknown_type_lists_known_types_and_their_plugins(world):
+    with pytest.raises(navcore.UnknownGraphTypeError, match=r"'hex'.*csr \(csr\)"):
+        world.add_graph("g", type="hex")
+    assert world.graphs == {}
+
+
+def test_two_plugins_claiming_one_type_is_an_error_naming_both(world):
+    world.plugins.register(Ring(), name="ring-a")
+    with pytest.raises(navcore.PluginError, match="'ring'.*'ring-a'.*'ring-b'"):
+        world.plugins.register(Ring(), name="ring-b")
+    assert "ring-b" not in world.plugins.names()
+
+
+class Typo:
+    @navcore.hookimpl
+    def navcore_find_pth(self, graph, request):
+        return None
+
+
+class Unmarked:
+    def navcore_frame_strat(self, world, frame):
+        pass
+
+
+class BadArgs:
+    @navcore.hookimpl
+    def navcore_find_path(self, graph, request, banana):
+        return None
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("plugin, message", [
+    (Typo(), r"unknown hook 'navcore_find_pth' \(did you mean 'navcore_find_path'\?\)"),
+    (Unmarked(), r"unknown hook 'navcore_frame_strat'"),
+    (BadArgs(), r"invalid.*banana"),
+])
+def test_invalid_plugins_are_rejected_by_name_and_leave_the_world_as_it_was(
+        world, plugin, message):
+    before = world.plugins.names()
+    with pytest.raises(navcore.PluginError, match=message):
+        world.plugins.register(plugin, name="bad")
+    assert world.plugins.names() == before
+    world.add_graph("g", type="csr", src=[0], dst=[1])
+    assert world.find_path("g", 0, 1).found
+
+
+def test_plugin_can_add_its_own_hooks(world):
+    class Extension:
+        @navcore.hookspec
+        def navcore_ext_ping(self, x):
+            """A hook a plugin adds for its own plugins."""
+
+    class Listener:
+        @navcore.hookimpl
+        def navcore_ext_ping(self, x):
+            return x * 2
+
+    world.plugins.register(Extension())
+    world.plugins.register(Listener())
+    assert world.plugins.hook.navcore_ext_ping(x=21) == [42]
+
+
+def _fake_distribution(tmp_path, name, module_source, module_name):
+    """A real entry point: a module plus a .dist-info that importlib.metadata reads."""
+    (tmp_path / f"{module_name}.py").write_text(textwrap.dedent(module_source))
+    info = tmp_path / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[navcore]\n{name} = {module_name}\n")
+    return tmp_path
+
+
+def _run(code, path, env_extra=None):
+    import os
+    env = dict(os.environ, PYTHONPATH=str(path), **(env_extra or {}))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_entry_point_plugin_is_loaded_and_can_be_disabled(tmp_path):
+    path = _fake_distribution(tmp_path, "hexgrid", HEXGRID.joinpath(
+        "navcore_hexgrid.py").read_text(), "navcore_hexgrid")
+    code = """
+        import navcore
+        w = navcore.World()
+        info = {i.name: i for i in w.plugins.info()}
+        print(info["hexgrid"].source, info["hexgrid"].graph_types)
+        w.add_graph("h", type="hexgrid", width=5, height=5, blocked=[(1, 1)])
+        r = w.find_path("h", (0, 0), (2, 2))
+        print(r.status.value, r.cost)
+    """
+    out = _run(code, path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == f"{ENTRY_POINT} ('hexgrid',)"
+    assert out.stdout.split("\n")[1] == "found 4.0"
+    off = _run("import navcore; print(navcore.World().plugins.names())", path,
+               {"NAVCORE_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert off.returncode == 0 and "hexgrid" not in off.stdout and "csr" in off.stdout
+
+
+def test_plugin_that_fails_to_import_is_a_plugin_error_naming_it(tmp_path):
+    path = _fake_distribution(tmp_path, "broken", "import does_not_exist_anywhere\n",
+                              "navcore_broken")
+    out = _run("""
+        import navcore
+        try:
+            navcore.World()
+        except navcore.PluginError as e:
+            print("PluginError:", e)
+    """, path)
+    assert "PluginError: plugin 'broken' (navcore_broken (broken)) failed to load: " \
+           "ModuleNotFoundError" in out.stdout, out.stderr
+
+
+def test_cli_lists_plugins_with_source_hooks_and_types(tmp_path):
+    path = _fake_distribution(tmp_path, "hexgrid", HEXGRID.joinpath(
+        "navcore_hexgrid.py").read_text(), "navcore_hexgrid")
+    out = _run("from navcore.cli import main; main(['plugins'])", path)
+    assert out.returncode == 0, out.stderr
+    assert "csr  [built-in]" in out.stdout
+    assert "hexgrid  [entry point]  navcore_hexgrid (hexgrid)" in out.stdout
+    assert "graph types: hexgrid" in out.stdout
+    assert "hooks: algorithms, apply_updates" in out.stdout
