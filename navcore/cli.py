@@ -1,6 +1,9 @@
 """The ``navcore`` command line: one entry point, one subcommand per job.
 
     navcore plugins          list plugins, their source, hooks and graph types
+    navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
+
+Plugins add subcommands through the ``navcore_add_commands`` hook.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ def _cmd_plugins(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(plugins=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("plugins", help="list plugins, where they came from, "
@@ -28,17 +31,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--builtin-only", action="store_true",
                    help="ignore third-party entry points")
     p.set_defaults(func=_cmd_plugins)
+    if plugins is None:
+        from .plugins import PluginRegistry
+        plugins = PluginRegistry()
+    plugins.hook.navcore_add_commands(subparsers=sub)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return args.func(args)
     except NavError as exc:
         print(f"navcore: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:       # output piped into head & co.
+        return 0
 
 
 if __name__ == "__main__":

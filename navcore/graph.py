@@ -39,10 +39,12 @@ class NavGraph:
     kind = "graph"
 
     def __init__(self, storage, *, positions=None, walkable=None,
-                 heuristic=None, directed=True):
+                 heuristic=None, directed=True, num_nodes=None):
         self._csr = storage
-        self.num_nodes = int(storage.num_nodes) if storage is not None else 0
-        self.positions = _check_positions(positions, self.num_nodes)
+        if num_nodes is None:
+            num_nodes = storage.num_nodes
+        self.num_nodes = int(num_nodes)
+        self._positions = _check_positions(positions, self.num_nodes)
         if walkable is None:
             walkable = np.ones(self.num_nodes, dtype=np.bool_)
         else:
@@ -52,11 +54,11 @@ class NavGraph:
                                  f"expected ({self.num_nodes},)")
         self.walkable = walkable
         if heuristic is None:
-            heuristic = "euclidean" if self.positions is not None else "zero"
+            heuristic = "euclidean" if self._positions is not None else "zero"
         if heuristic not in HEURISTICS:
             raise GraphError(f"unknown heuristic {heuristic!r}; choose one of "
                              f"{', '.join(HEURISTICS)}")
-        if heuristic != "zero" and self.positions is None:
+        if heuristic != "zero" and not self._has_positions():
             raise GraphError(f"heuristic {heuristic!r} needs node positions")
         self.heuristic = heuristic
         self.directed = bool(directed)
@@ -99,6 +101,15 @@ class NavGraph:
                    heuristic=heuristic, directed=directed)
 
     # -- topology -----------------------------------------------------------
+    @property
+    def positions(self):
+        """Node positions, float64 ``(N, 2)`` or ``(N, 3)``, or None."""
+        return self._positions
+
+    def _has_positions(self) -> bool:
+        """Whether ``positions`` can be given (subclasses may make them lazily)."""
+        return self._positions is not None
+
     @property
     def csr(self):
         """The CSR view (``offsets``, ``targets``, ``cost``, ...)."""

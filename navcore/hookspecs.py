@@ -195,6 +195,20 @@ def navcore_components_changed(world, graph_id, changed_areas):
     """
 
 
+# -- command line ----------------------------------------------------------
+
+@hookspec
+def navcore_add_commands(subparsers):
+    """Add subcommands to the ``navcore`` command line.
+
+    ``subparsers`` is the ``argparse`` subparsers object of the ``navcore``
+    parser: call ``subparsers.add_parser(name, help=...)``, add arguments,
+    and ``set_defaults(func=handler)`` where ``handler(args) -> int`` is the
+    exit status. Called once when the command line is built (the grid plugin
+    adds ``navcore scen`` this way). No return value.
+    """
+
+
 # -- frame -----------------------------------------------------------------
 
 @hookspec

@@ -1,0 +1,9 @@
+"""navcore_grid: grid maps (MovingAI files, ASCII rows, numpy arrays) with
+implicit-neighbour A* and jump point search as numba kernels."""
+from .graph import GridGraph
+from .mapfile import Scenario, parse_map, parse_rows, read_map, read_scen, tolerance
+from .scen import run_scenarios
+from .search import grid_astar, grid_jps, jps_applies
+
+__all__ = ["GridGraph", "parse_map", "parse_rows", "read_map", "read_scen", "Scenario",
+           "tolerance", "run_scenarios", "grid_astar", "grid_jps", "jps_applies"]

@@ -1,0 +1,378 @@
+"""numba kernels over the implicit grid (private; see ``search.py``).
+
+Cells are addressed in a padded layout: a one-cell blocked border around the
+map, so ``p = (y + 1) * Wp + (x + 1)`` with ``Wp = width + 2`` and no kernel
+ever checks bounds. In each scratch ``stamp`` array a blocked cell holds the
+permanent sentinel ``BLOCKED`` (above every ``2*gen + 1``), so one load and
+one comparison reject closed and blocked neighbours alike (PERF-NOTES #2).
+
+Directions are numbered 0..7: E, W, S, N, SE, SW, NE, NW (straight first,
+so the diagonal corner test can use the straight results).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BLOCKED = np.iinfo(np.int32).max
+INF = np.inf
+
+
+@njit(cache=True, nogil=True)
+def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
+                corner_cut, ha, hb, hscale, start, goal, g, parent, hnode, hkey,
+                hpos, gen):
+    """A* on the implicit grid. A move costs ``lens[k]`` times the mean of
+    the two cells' costs (just ``lens[k]`` when ``uniform``). The heuristic
+    ``hscale * (ha * max(dx, dy) + hb * min(dx, dy))`` is consistent for the
+    move set the wrapper describes. Returns ``(cost, expanded)``."""
+    open_mark = 2 * gen
+    closed_mark = open_mark + 1
+    gx = goal % Wp
+    gy = goal // Wp
+    g[start] = 0.0
+    parent[start] = -1
+    stamp[start] = open_mark
+    sx = abs(start % Wp - gx)
+    sy = abs(start // Wp - gy)
+    hnode[0] = start
+    hkey[0] = hscale * (ha * max(sx, sy) + hb * min(sx, sy))
+    hpos[start] = 0
+    size = 1
+    expanded = 0
+    while size > 0:
+        u = hnode[0]
+        size -= 1
+        if size > 0:
+            last = hnode[size]
+            lk = hkey[size]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= size:
+                    break
+                if c + 1 < size and hkey[c + 1] < hkey[c]:
+                    c += 1
+                if hkey[c] >= lk:
+                    break
+                hnode[i] = hnode[c]
+                hkey[i] = hkey[c]
+                hpos[hnode[i]] = i
+                i = c
+            hnode[i] = last
+            hkey[i] = lk
+            hpos[last] = i
+        stamp[u] = closed_mark
+        expanded += 1
+        if u == goal:
+            return g[u], expanded
+        ux = u % Wp
+        uy = u // Wp
+        gu = g[u]
+        cu = pcost[u]
+        free_bits = 0
+        for k in range(ndirs):
+            if k >= 4 and not corner_cut and (free_bits & need[k]) != need[k]:
+                continue
+            v = u + off[k]
+            sv = stamp[v]
+            if sv == BLOCKED:
+                continue
+            if k < 4:
+                free_bits |= 1 << k
+            if sv == closed_mark:
+                continue
+            if uniform:
+                ng = gu + lens[k]
+            else:
+                ng = gu + lens[k] * 0.5 * (cu + pcost[v])
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+            else:
+                stamp[v] = open_mark
+                i = size
+                size += 1
+            hx = abs(ux + dxs[k] - gx)
+            hy = abs(uy + dys[k] - gy)
+            key = ng + hscale * (ha * max(hx, hy) + hb * min(hx, hy))
+            g[v] = ng
+            parent[v] = u
+            while i > 0:
+                p = (i - 1) >> 1
+                if hkey[p] <= key:
+                    break
+                hnode[i] = hnode[p]
+                hkey[i] = hkey[p]
+                hpos[hnode[i]] = i
+                i = p
+            hnode[i] = v
+            hkey[i] = key
+            hpos[v] = i
+    return INF, expanded
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _jump_straight(free, p, step, side, goal):
+    """Walk from ``p`` by ``step`` until blocked (-1), the goal, or a cell
+    with a forced neighbour: a free side cell whose cell behind is blocked
+    (it cannot be reached diagonally without cutting a corner)."""
+    while True:
+        p += step
+        if not free[p]:
+            return -1
+        if p == goal:
+            return p
+        if (free[p + side] and not free[p - step + side]) or \
+                (free[p - side] and not free[p - step - side]):
+            return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _jump_diag(free, p, sx, sy, Wp, goal):
+    """Walk diagonally (``sx`` = +-1, ``sy`` = +-Wp) while both corner cells
+    are free; stop where a straight jump from the cell finds something."""
+    while True:
+        if not (free[p + sx] and free[p + sy]):
+            return -1
+        p += sx + sy
+        if not free[p]:
+            return -1
+        if p == goal:
+            return p
+        if _jump_straight(free, p, sx, Wp, goal) >= 0 or \
+                _jump_straight(free, p, sy, 1, goal) >= 0:
+            return p
+
+
+@njit(cache=True, nogil=True)
+def _grid_jps(free, stamp, Wp, diag, start, goal, g, parent, hnode, hkey, hpos, gen):
+    """Jump point search for uniform 8-connected grids without corner
+    cutting (Harabor & Grastien's rules for that move model) and
+    ``1 <= diag <= 2``. Nodes on the open list are jump points only;
+    ``parent`` links jump points. Returns ``(cost, expanded)``."""
+    open_mark = 2 * gen
+    closed_mark = open_mark + 1
+    hb = diag - 1.0
+    gx = goal % Wp
+    gy = goal // Wp
+    # direction k -> (dx, dy); and (dy + 1) * 3 + (dx + 1) -> k
+    kdx = (1, -1, 0, 0, 1, -1, 1, -1)
+    kdy = (0, 0, 1, -1, 1, 1, -1, -1)
+    dir_of = (7, 3, 6, 1, -1, 0, 5, 2, 4)
+    g[start] = 0.0
+    parent[start] = -1
+    stamp[start] = open_mark
+    hnode[0] = start
+    hkey[0] = 0.0
+    hpos[start] = 0
+    size = 1
+    expanded = 0
+    while size > 0:
+        u = hnode[0]
+        size -= 1
+        if size > 0:
+            last = hnode[size]
+            lk = hkey[size]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= size:
+                    break
+                if c + 1 < size and hkey[c + 1] < hkey[c]:
+                    c += 1
+                if hkey[c] >= lk:
+                    break
+                hnode[i] = hnode[c]
+                hkey[i] = hkey[c]
+                hpos[hnode[i]] = i
+                i = c
+            hnode[i] = last
+            hkey[i] = lk
+            hpos[last] = i
+        stamp[u] = closed_mark
+        expanded += 1
+        if u == goal:
+            return g[u], expanded
+        ux = u % Wp
+        uy = u // Wp
+        gu = g[u]
+        pu = parent[u]
+        if pu < 0:
+            dirs = 0xFF
+        else:
+            dx = np.sign(ux - pu % Wp)
+            dy = np.sign(uy - pu // Wp)
+            if dx != 0 and dy != 0:     # diagonal: both straights and on
+                dirs = (1 << dir_of[4 + dx]) | (1 << dir_of[(dy + 1) * 3 + 1]) \
+                    | (1 << dir_of[(dy + 1) * 3 + dx + 1])
+            elif dx != 0:               # horizontal: on, both sides, both fronts
+                dirs = (1 << dir_of[4 + dx]) | (1 << 2) | (1 << 3) \
+                    | (1 << dir_of[6 + dx + 1]) | (1 << dir_of[dx + 1])
+            else:                       # vertical
+                dirs = (1 << dir_of[(dy + 1) * 3 + 1]) | 1 | 2 \
+                    | (1 << dir_of[(dy + 1) * 3 + 2]) | (1 << dir_of[(dy + 1) * 3])
+        for k in range(8):
+            if not (dirs >> k) & 1:
+                continue
+            if k < 4:
+                step = kdx[k] + kdy[k] * Wp
+                j = _jump_straight(free, u, step, Wp if kdx[k] != 0 else 1, goal)
+            else:
+                j = _jump_diag(free, u, kdx[k], kdy[k] * Wp, Wp, goal)
+            if j < 0:
+                continue
+            sj = stamp[j]
+            if sj == closed_mark:
+                continue
+            jx = j % Wp
+            jy = j // Wp
+            n = max(abs(jx - ux), abs(jy - uy))
+            ng = gu + (n * diag if k >= 4 else n * 1.0)
+            if sj == open_mark:
+                if ng >= g[j]:
+                    continue
+                i = hpos[j]
+            else:
+                stamp[j] = open_mark
+                i = size
+                size += 1
+            hx = abs(jx - gx)
+            hy = abs(jy - gy)
+            key = ng + max(hx, hy) + hb * min(hx, hy)
+            g[j] = ng
+            parent[j] = u
+            while i > 0:
+                p = (i - 1) >> 1
+                if hkey[p] <= key:
+                    break
+                hnode[i] = hnode[p]
+                hkey[i] = hkey[p]
+                hpos[hnode[i]] = i
+                i = p
+            hnode[i] = j
+            hkey[i] = key
+            hpos[j] = i
+    return INF, expanded
+
+
+@njit(cache=True, nogil=True)
+def _trace_cells(parent, goal, Wp, W):
+    """Cell ids (``y * W + x``) of the path ending at padded ``goal``,
+    filling in the straight or diagonal runs between linked cells, and the
+    cell centres as float64 ``(k, 2)``."""
+    n = 1
+    v = goal
+    while parent[v] != -1:
+        p = parent[v]
+        n += max(abs(v % Wp - p % Wp), abs(v // Wp - p // Wp))
+        v = p
+    nodes = np.empty(n, dtype=np.int32)
+    points = np.empty((n, 2), dtype=np.float64)
+    i = n - 1
+    v = goal
+    nodes[i] = (v // Wp - 1) * W + v % Wp - 1
+    points[i, 0] = v % Wp - 0.5
+    points[i, 1] = v // Wp - 0.5
+    while parent[v] != -1:
+        p = parent[v]
+        sx = np.sign(p % Wp - v % Wp)
+        sy = np.sign(p // Wp - v // Wp)
+        c = v
+        while c != p:
+            c += sx + sy * Wp
+            i -= 1
+            nodes[i] = (c // Wp - 1) * W + c % Wp - 1
+            points[i, 0] = c % Wp - 0.5       # padded x - 1 + 0.5
+            points[i, 1] = c // Wp - 0.5
+        v = p
+    return nodes, points
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut):
+    """Cost of the move from padded cell ``pu`` in direction ``k`` (inf if
+    the move is not allowed). Shared by the CSR view and its refresh."""
+    kdx = (1, -1, 0, 0, 1, -1, 1, -1)
+    kdy = (0, 0, 1, -1, 1, 1, -1, -1)
+    pv = pu + kdx[k] + kdy[k] * Wp
+    if not (free[pu] and free[pv]):
+        return INF
+    if k < 4:
+        return 0.5 * (pcost[pu] + pcost[pv])
+    if connectivity == 4:
+        return INF
+    if not corner_cut and not (free[pu + kdx[k]] and free[pu + kdy[k] * Wp]):
+        return INF
+    return diag * 0.5 * (pcost[pu] + pcost[pv])
+
+
+@njit(cache=True, nogil=True)
+def _grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
+    """CSR arrays of the grid: every in-bounds neighbour pair is an edge
+    (sorted by target id), its cost inf when the move is not allowed, so
+    updates only rewrite costs and never the topology."""
+    Wp = W + 2
+    # neighbour order by target id: NW, N, NE, W, E, SW, S, SE
+    order = (7, 3, 6, 1, 0, 5, 2, 4)
+    kdx = (1, -1, 0, 0, 1, -1, 1, -1)
+    kdy = (0, 0, 1, -1, 1, 1, -1, -1)
+    n = W * H
+    offsets = np.empty(n + 1, dtype=np.int64)
+    e = 0
+    for y in range(H):
+        for x in range(W):
+            offsets[y * W + x] = e
+            for j in range(8):
+                k = order[j]
+                if connectivity == 4 and k >= 4:
+                    continue
+                nx = x + kdx[k]
+                ny = y + kdy[k]
+                if 0 <= nx < W and 0 <= ny < H:
+                    e += 1
+    offsets[n] = e
+    targets = np.empty(e, dtype=np.int32)
+    cost = np.empty(e, dtype=np.float64)
+    e = 0
+    for y in range(H):
+        for x in range(W):
+            pu = (y + 1) * Wp + x + 1
+            for j in range(8):
+                k = order[j]
+                if connectivity == 4 and k >= 4:
+                    continue
+                nx = x + kdx[k]
+                ny = y + kdy[k]
+                if 0 <= nx < W and 0 <= ny < H:
+                    targets[e] = ny * W + nx
+                    cost[e] = _move_cost(free, pcost, pu, k, Wp, diag, connectivity,
+                                         corner_cut)
+                    e += 1
+    return offsets, targets, cost
+
+
+@njit(cache=True, nogil=True)
+def _refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity,
+                       corner_cut, nodes):
+    """Recompute the out-edge costs of ``nodes`` after an update."""
+    Wp = W + 2
+    for i in range(nodes.shape[0]):
+        u = nodes[i]
+        ux = u % W
+        uy = u // W
+        pu = (uy + 1) * Wp + ux + 1
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            dx = v % W - ux
+            dy = v // W - uy
+            if dy == 0:
+                k = 0 if dx > 0 else 1
+            elif dx == 0:
+                k = 2 if dy > 0 else 3
+            elif dy > 0:
+                k = 4 if dx > 0 else 5
+            else:
+                k = 6 if dx > 0 else 7
+            cost[e] = _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut)

@@ -1,0 +1,168 @@
+"""``GridGraph``: a NavGraph whose neighbours are implicit.
+
+Coordinates follow MovingAI: ``(x, y)`` with ``(0, 0)`` the top-left cell
+and ``x`` the column; a cell's node id is ``y * width + x``; a cell spans
+``[x, x + 1) x [y, y + 1)`` so its centre is ``(x + 0.5, y + 0.5)``.
+
+Movement rule: 4- or 8-connected; a straight move costs 1 and a diagonal
+``diagonal_cost`` (sqrt 2 by default), each times the mean of the two
+cells' costs; without ``corner_cutting`` a diagonal needs both orthogonal
+cells free (the MovingAI rule).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import threading
+
+import numpy as np
+
+from navcore.errors import GraphError, NodeError
+from navcore.graph import NavGraph
+
+from . import _kernels as K
+
+
+class GridGraph(NavGraph):
+    """A grid map. Build with ``world.add_graph(id, type="grid", ...)``.
+
+    >>> import navcore
+    >>> w = navcore.World()
+    >>> g = w.add_graph("g", type="grid", rows=["..#", "...", "#.."])
+    >>> g.width, g.height, g.node_id(2, 1)
+    (3, 3, 5)
+    >>> w.find_path("g", (0, 0), (2, 2)).nodes.tolist()
+    [0, 4, 8]
+    """
+
+    def __init__(self, walkable, cost=None, *, connectivity=8,
+                 diagonal_cost=math.sqrt(2.0), corner_cutting=False):
+        walkable = np.asarray(walkable, dtype=bool)
+        if walkable.ndim != 2 or walkable.size == 0:
+            raise GraphError(f"a grid needs a non-empty 2-d array, got shape {walkable.shape}")
+        if connectivity not in (4, 8):
+            raise GraphError(f"connectivity must be 4 or 8, got {connectivity!r}")
+        if not isinstance(diagonal_cost, numbers.Real) or isinstance(diagonal_cost, bool) \
+                or not (0 < diagonal_cost < math.inf):
+            raise GraphError(f"diagonal_cost must be a positive number, got {diagonal_cost!r}")
+        self.height, self.width = walkable.shape
+        self.connectivity = int(connectivity)
+        self.diagonal_cost = float(diagonal_cost)
+        self.corner_cutting = bool(corner_cutting)
+        H, W = self.height, self.width
+        self._Wp = W + 2
+        self._free = np.zeros((H + 2, W + 2), dtype=np.bool_)
+        self._free[1:-1, 1:-1] = walkable
+        self._free = self._free.ravel()
+        self._pcost = np.ones((H + 2) * (W + 2), dtype=np.float64)
+        if cost is not None:
+            self._pcost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
+        self._cost_stats_valid = False
+        self._scratches = []
+        self._scratch_lock = threading.Lock()
+        super().__init__(None, walkable=walkable.ravel(), directed=False, num_nodes=H * W,
+                         heuristic="octile" if connectivity == 8 else "manhattan")
+        self._dirs = _direction_tables(self._Wp, self.diagonal_cost)
+
+    # -- geometry -------------------------------------------------------------
+    @property
+    def shape(self):
+        return (self.height, self.width)
+
+    @property
+    def cost(self) -> np.ndarray:
+        """Per-cell traversal costs, a read-only ``(height, width)`` view."""
+        v = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
+        v.flags.writeable = False
+        return v
+
+    @property
+    def walkable_grid(self) -> np.ndarray:
+        """The walkable mask as ``(height, width)`` (a view)."""
+        return self.walkable.reshape(self.height, self.width)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """Cell centres, float64 ``(N, 2)``, made on first use."""
+        if self._positions is None:
+            ys, xs = np.divmod(np.arange(self.num_nodes), self.width)
+            self._positions = np.column_stack([xs + 0.5, ys + 0.5])
+        return self._positions
+
+    def _has_positions(self) -> bool:
+        return True
+
+    def node_id(self, x, y) -> int:
+        return int(y) * self.width + int(x)
+
+    def cell_of(self, node) -> tuple:
+        y, x = divmod(int(node), self.width)
+        return (x, y)
+
+    def node_of(self, where) -> int:
+        if isinstance(where, numbers.Integral) and not isinstance(where, bool):
+            return super().node_of(where)
+        return self.locate(where)
+
+    def locate(self, point) -> int:
+        """The cell containing ``point`` = ``(x, y)``; -1 outside the grid."""
+        try:
+            px, py = point
+            x = math.floor(px)
+            y = math.floor(py)
+        except (TypeError, ValueError, OverflowError):
+            raise NodeError(f"a grid point is (x, y) or a node id, got {point!r}") from None
+        if isinstance(px, bool) or isinstance(py, bool):
+            raise NodeError(f"a grid point is (x, y) or a node id, got {point!r}")
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return y * self.width + x
+        return -1
+
+    def points_of(self, nodes) -> np.ndarray:
+        nodes = np.asarray(nodes)
+        ys, xs = np.divmod(nodes, self.width)
+        return np.column_stack([xs + 0.5, ys + 0.5]).astype(np.float64)
+
+    # -- CSR view -------------------------------------------------------------
+    @property
+    def csr(self):
+        """Explicit CSR view (built on first use; updates keep it current)."""
+        if self._csr is None:
+            from navcore_csr import CSR
+            offsets, targets, cost = K._grid_csr(self._free, self._pcost, self.width,
+                                                 self.height, self.diagonal_cost,
+                                                 self.connectivity, self.corner_cutting)
+            self._csr = CSR(offsets, targets, {"cost": cost}, self.num_nodes, True, True)
+        return self._csr
+
+    @property
+    def csr_built(self) -> bool:
+        return self._csr is not None
+
+    # -- cost statistics --------------------------------------------------------
+    def _cost_stats(self):
+        if not self._cost_stats_valid:
+            inner = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
+            self._uniform = bool((inner == 1.0).all())
+            self._min_cost = float(inner.min())
+            self._cost_stats_valid = True
+        return self._uniform, self._min_cost
+
+    @property
+    def uniform(self) -> bool:
+        """Every cell costs 1 (JPS applies)."""
+        return self._cost_stats()[0]
+
+    def __repr__(self) -> str:
+        return (f"<GridGraph {self.graph_id!r} {self.width}x{self.height} "
+                f"{self.connectivity}-connected corner_cutting={self.corner_cutting}>")
+
+
+def _direction_tables(Wp, diag):
+    dxs = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
+    dys = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
+    off = dxs + dys * Wp
+    # bits of the straight moves a diagonal needs (E=0, W=1, S=2, N=3)
+    need = np.array([0, 0, 0, 0, 1 | 4, 2 | 4, 1 | 8, 2 | 8], dtype=np.int64)
+    lens = np.array([1.0] * 4 + [diag] * 4)
+    return off, dxs, dys, need, lens

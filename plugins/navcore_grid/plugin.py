@@ -1,0 +1,94 @@
+"""The grid plugin's hooks: ``type: grid``, implicit A* and JPS, grid
+updates, and the ``navcore scen`` command."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import navcore
+from navcore.errors import GraphError
+
+from . import scen, search, updates
+from .graph import GridGraph
+from .mapfile import parse_rows, read_map
+
+ALGORITHMS = ("astar", "dijkstra", "jps")
+
+
+def build_grid(world, graph_id, *, map=None, rows=None, array=None, connectivity=8,
+               diagonal_cost=math.sqrt(2.0), corner_cutting=False):
+    """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
+    ``rows=`` or an ``array=`` (bool walkable, or float per-cell cost with
+    inf for blocked). Exactly one source."""
+    given = [k for k, v in (("map", map), ("rows", rows), ("array", array)) if v is not None]
+    if len(given) != 1:
+        raise GraphError(f"a grid needs exactly one of map=, rows=, array=; got "
+                         f"{', '.join(given) or 'none'}")
+    cost = None
+    if map is not None:
+        walkable = read_map(map)
+    elif rows is not None:
+        walkable = parse_rows(rows)
+    else:
+        arr = np.asarray(array)
+        if arr.ndim != 2 or arr.size == 0:
+            raise GraphError(f"array must be a non-empty 2-d array, got shape {arr.shape}")
+        if arr.dtype == np.bool_:
+            walkable = arr
+        elif np.issubdtype(arr.dtype, np.number):
+            arr = arr.astype(np.float64)
+            if np.isnan(arr).any() or (arr < 0).any():
+                raise GraphError("array costs must be >= 0 (inf blocks a cell); found "
+                                 f"{arr[np.isnan(arr) | (arr < 0)][0]}")
+            walkable = np.isfinite(arr)
+            cost = np.where(walkable, arr, 1.0)
+        else:
+            raise GraphError(f"array must be bool (walkable) or numeric (cost), got "
+                             f"dtype {arr.dtype}")
+    return GridGraph(walkable, cost, connectivity=connectivity,
+                     diagonal_cost=diagonal_cost, corner_cutting=corner_cutting)
+
+
+@navcore.hookimpl
+def navcore_graph_types():
+    return {"grid": build_grid}
+
+
+@navcore.hookimpl
+def navcore_algorithms(graph):
+    return list(ALGORITHMS) if isinstance(graph, GridGraph) else []
+
+
+@navcore.hookimpl
+def navcore_find_path(graph, request):
+    if not isinstance(graph, GridGraph):
+        return None
+    algo = request.algorithm
+    s, t = request.start_node, request.goal_node
+    if algo == "auto":
+        if search.jps_applies(graph):
+            return search.grid_jps(graph, s, t)
+        return search.grid_astar(graph, s, t)
+    if algo == "jps":
+        return search.grid_jps(graph, s, t)
+    if algo == "astar":
+        return search.grid_astar(graph, s, t)
+    if algo == "dijkstra":
+        return search.grid_astar(graph, s, t, heuristic=False, algorithm="dijkstra")
+    return None
+
+
+@navcore.hookimpl
+def navcore_make_update(graph, params):
+    return updates.make_update(graph, params) if isinstance(graph, GridGraph) else None
+
+
+@navcore.hookimpl
+def navcore_apply_updates(graph, batch):
+    return updates.apply_updates(graph, batch) if isinstance(graph, GridGraph) else None
+
+
+@navcore.hookimpl
+def navcore_add_commands(subparsers):
+    scen.add_command(subparsers)

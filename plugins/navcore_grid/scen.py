@@ -1,0 +1,102 @@
+"""MovingAI scenario runner: ``navcore scen FILE.map.scen``.
+
+Solves every query of a scenario file through ``World.find_path`` and
+compares each cost with the file's optimal length (1e-6 relative for files
+with 8 decimals, the printed precision for older ones).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from navcore.errors import MapFormatError
+
+from .mapfile import read_scen, tolerance
+
+
+def find_map(scen_path: Path, map_name: str, maps_dir=None) -> Path:
+    """The map file a scenario names: next to the scenario or in ``maps_dir``."""
+    base = Path(map_name).name
+    candidates = [scen_path.parent / base, scen_path.parent / map_name]
+    if maps_dir is not None:
+        candidates[:0] = [Path(maps_dir) / base, Path(maps_dir) / map_name]
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise MapFormatError(f"map {map_name!r} not found next to the scenario file"
+                         + (f" or in {maps_dir}" if maps_dir else "")
+                         + " (use --maps DIR)", path=scen_path)
+
+
+def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=None):
+    """Solve a scenario file; return a dict report (see ``navcore scen``)."""
+    import navcore
+    scen_path = Path(scen_file)
+    scen = read_scen(scen_path)
+    world = world or navcore.World()
+    n = len(scen) if limit is None else min(limit, len(scen))
+    costs = np.full(n, np.inf)
+    times = np.empty(n)
+    graphs = {}
+    for i in range(n):
+        name = scen.maps[i]
+        if name not in graphs:
+            path = find_map(scen_path, name, maps_dir)
+            gid = f"scen:{path}"
+            if gid not in world.graphs:
+                g = world.add_graph(gid, type="grid", map=str(path))
+                if (g.width, g.height) != tuple(scen.size[i]):
+                    raise MapFormatError(f"map {path} is {g.width} x {g.height} but the "
+                                         f"scenario says {tuple(scen.size[i])}",
+                                         path=scen_path, line=int(scen.line[i]))
+            graphs[name] = gid
+        s, t = tuple(scen.start[i]), tuple(scen.goal[i])
+        t0 = time.perf_counter()
+        r = world.find_path(graphs[name], s, t, algorithm=algorithm)
+        times[i] = time.perf_counter() - t0
+        costs[i] = r.cost
+    tol = tolerance(scen.optimal[:n], scen.decimals[:n])
+    bad = np.flatnonzero(~(np.abs(costs - scen.optimal[:n]) <= tol))
+    return {
+        "scenario": str(scen_path),
+        "algorithm": algorithm,
+        "queries": int(n),
+        "mismatches": int(bad.size),
+        "mismatch_examples": [
+            {"line": int(scen.line[i]), "start": scen.start[i].tolist(),
+             "goal": scen.goal[i].tolist(), "optimal": float(scen.optimal[i]),
+             "found": float(costs[i])} for i in bad[:10]],
+        "mean_ms": float(times.mean() * 1e3) if n else 0.0,
+        "median_ms": float(statistics.median(times) * 1e3) if n else 0.0,
+        "total_s": float(times.sum()),
+    }
+
+
+def add_command(subparsers) -> None:
+    p = subparsers.add_parser("scen", help="solve a MovingAI scenario file and check "
+                                           "every cost against its optimal length")
+    p.add_argument("scen", help="the .scen file")
+    p.add_argument("--maps", help="folder holding the maps (default: next to the file)")
+    p.add_argument("--algorithm", default="auto",
+                   choices=["auto", "astar", "jps", "dijkstra"])
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
+    p.add_argument("--limit", type=int, help="solve only the first N queries")
+    p.set_defaults(func=_cmd_scen)
+
+
+def _cmd_scen(args) -> int:
+    report = run_scenarios(args.scen, args.maps, args.algorithm, limit=args.limit)
+    print(f"{report['scenario']}: {report['queries']} queries, algorithm "
+          f"{report['algorithm']}, {report['mismatches']} mismatches; "
+          f"mean {report['mean_ms']:.3f} ms, median {report['median_ms']:.3f} ms "
+          f"per query")
+    for m in report["mismatch_examples"]:
+        print(f"  line {m['line']}: {m['start']} -> {m['goal']}: optimal "
+              f"{m['optimal']}, found {m['found']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return 1 if report["mismatches"] else 0

@@ -1,0 +1,138 @@
+"""Grid path search: validating wrappers around the implicit-grid kernels.
+
+>>> from navcore_grid import GridGraph, grid_astar, grid_jps, parse_rows
+>>> g = GridGraph(parse_rows(["....", ".##.", "...."]))
+>>> a, j = grid_astar(g, 0, 11), grid_jps(g, 0, 11)
+>>> round(a.cost, 4), a.cost == j.cost, j.nodes.tolist()
+(3.8284, True, [0, 1, 2, 7, 11])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore.errors import QueryError
+from navcore.types import PathResult, PathStatus
+
+from . import _kernels as K
+from .graph import GridGraph
+
+_INT32_MAX = np.iinfo(np.int32).max
+_SCRATCH_KEY = "navcore_grid.search"
+
+
+class GridScratch:
+    """One thread's search memory for one grid, in padded cell layout.
+
+    ``stamp`` holds ``BLOCKED`` for blocked and border cells permanently;
+    updates of the grid rewrite those entries in every registered scratch
+    set (``sync_blocked``), so a query never has to look at the mask.
+    """
+
+    __slots__ = ("stamp", "g", "parent", "hnode", "hkey", "hpos", "gen", "__weakref__")
+
+    def __init__(self, graph: GridGraph):
+        n = graph._free.size
+        self.stamp = np.where(graph._free, 0, K.BLOCKED).astype(np.int32)
+        self.g = np.empty(n, dtype=np.float64)
+        self.parent = np.empty(n, dtype=np.int32)
+        self.hnode = np.empty(n, dtype=np.int32)
+        self.hkey = np.empty(n, dtype=np.float64)
+        self.hpos = np.empty(n, dtype=np.int32)
+        self.gen = 0
+
+    def next_gen(self, graph) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= K.BLOCKED:           # wrap-around: wipe once
+            self.stamp[:] = np.where(graph._free, 0, K.BLOCKED)
+            self.gen = 1
+        return self.gen
+
+
+def _make_scratch(graph):
+    s = GridScratch(graph)
+    with graph._scratch_lock:
+        graph._scratches.append(s)
+    return s
+
+
+def scratch_for(graph) -> GridScratch:
+    return graph.scratch(_SCRATCH_KEY, _make_scratch)
+
+
+def sync_blocked(graph, padded_cells) -> None:
+    """Write the blocked sentinel (or 0) of ``padded_cells`` into every
+    scratch set of ``graph``; called by updates, with no query running."""
+    vals = np.where(graph._free[padded_cells], 0, K.BLOCKED).astype(np.int32)
+    with graph._scratch_lock:
+        for s in graph._scratches:
+            s.stamp[padded_cells] = vals
+
+
+def jps_applies(graph: GridGraph) -> bool:
+    """JPS is exact here: uniform costs, 8-connected, no corner cutting and
+    1 <= diagonal_cost <= 2 (its pruning rules assume that move model)."""
+    return (graph.connectivity == 8 and not graph.corner_cutting
+            and 1.0 <= graph.diagonal_cost <= 2.0 and graph.uniform)
+
+
+def _padded(graph, node):
+    y, x = divmod(node, graph.width)
+    return (y + 1) * graph._Wp + x + 1
+
+
+def _heuristic_coefficients(graph):
+    """``(a, b)`` with h = a * max(dx, dy) + b * min(dx, dy): a lower bound
+    on the unit-cost distance under the graph's move model."""
+    d = graph.diagonal_cost
+    if graph.connectivity == 4 or d >= 2.0:
+        return 1.0, 1.0            # manhattan
+    if d >= 1.0:
+        return 1.0, d - 1.0        # octile
+    return d, 0.0                  # cheap diagonals: d * chebyshev
+
+
+def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
+               algorithm="astar") -> PathResult:
+    """A* (Dijkstra with ``heuristic=False``) between node ids on a grid.
+
+    Exact for any per-cell costs: the octile heuristic is scaled by the
+    cheapest cell cost. Callers pass walkable, in-range node ids (``World``
+    checks them).
+    """
+    uniform, cmin = graph._cost_stats()
+    ha, hb = _heuristic_coefficients(graph)
+    hscale = cmin if heuristic else 0.0
+    off, dxs, dys, need, lens = graph._dirs
+    sc = scratch_for(graph)
+    gen = sc.next_gen(graph)
+    s, t = _padded(graph, start), _padded(graph, goal)
+    cost, expanded = K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
+                                   graph.connectivity, off, dxs, dys, need, lens,
+                                   graph.corner_cutting, ha, hb, hscale, s, t,
+                                   sc.g, sc.parent, sc.hnode, sc.hkey, sc.hpos, gen)
+    return _result(graph, sc, t, cost, expanded, algorithm)
+
+
+def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
+    """Jump point search between node ids; same cost as A*, far fewer
+    expansions on open maps. ``QueryError`` where JPS does not apply."""
+    if not jps_applies(graph):
+        raise QueryError(f"jps needs a uniform-cost, 8-connected grid without corner "
+                         f"cutting and 1 <= diagonal_cost <= 2; graph "
+                         f"{graph.graph_id!r} has connectivity={graph.connectivity}, "
+                         f"corner_cutting={graph.corner_cutting}, diagonal_cost="
+                         f"{graph.diagonal_cost:g}, uniform costs={graph.uniform}; "
+                         f"use algorithm='astar'")
+    sc = scratch_for(graph)
+    gen = sc.next_gen(graph)
+    s, t = _padded(graph, start), _padded(graph, goal)
+    cost, expanded = K._grid_jps(graph._free, sc.stamp, graph._Wp, graph.diagonal_cost,
+                                 s, t, sc.g, sc.parent, sc.hnode, sc.hkey, sc.hpos, gen)
+    return _result(graph, sc, t, cost, expanded, "jps")
+
+
+def _result(graph, sc, t, cost, expanded, algorithm):
+    if not cost < np.inf:
+        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
+    nodes, points = K._trace_cells(sc.parent, t, graph._Wp, graph.width)
+    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)

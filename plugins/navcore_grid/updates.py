@@ -1,0 +1,172 @@
+"""Grid updates: rectangles, cell lists and masks; walkability or cost.
+
+    world.update("g", rect=(x, y, w, h), walkable=False)
+    world.update("g", cells=[(3, 4), (5, 6)], walkable=True)
+    world.update("g", mask=bool_array_h_by_w, cost=2.5)
+    world.update("g", rect=(0, 0, 4, 4), cost=array_4_by_4)
+
+``walkable=`` toggles cells and keeps their cost. ``cost=`` writes the
+cost (a scalar or one value per selected cell) and makes the cell walkable
+where it is finite, blocked where it is ``inf``. A batch is applied with
+"last write wins" per cell, as vectorised array work proportional to the
+cells it touches, and reports as dirty the changed cells plus their eight
+neighbours (whose moves into or past them changed).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore.errors import UpdateError
+from navcore.types import Update
+
+from . import _kernels as K
+from .search import sync_blocked
+
+_REGION_KEYS = ("rect", "cells", "mask")
+_VALUE_KEYS = ("walkable", "cost")
+
+
+def make_update(graph, params) -> Update:
+    gid = graph.graph_id
+    unknown = set(params) - set(_REGION_KEYS) - set(_VALUE_KEYS)
+    if unknown:
+        raise UpdateError(f"unknown grid update parameter(s) {sorted(unknown)} for graph "
+                          f"{gid!r}; use one of rect=/cells=/mask= with walkable= or cost=")
+    regions = [k for k in _REGION_KEYS if k in params]
+    values = [k for k in _VALUE_KEYS if k in params]
+    if len(regions) != 1 or len(values) != 1:
+        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask= and "
+                          f"exactly one of walkable=, cost=; got {sorted(params)}")
+    idx, shape = _region(graph, regions[0], params[regions[0]])
+    if values[0] == "walkable":
+        w = params["walkable"]
+        if not isinstance(w, (bool, np.bool_)):
+            raise UpdateError(f"walkable must be True or False, got {w!r}")
+        return Update(gid, "walkable", {"idx": idx, "walkable": bool(w)})
+    cost = params["cost"]
+    if regions[0] == "mask" and np.shape(cost) == (graph.height, graph.width):
+        cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
+    cost = _cost_values(cost, idx, shape)
+    return Update(gid, "cost", {"idx": idx, "cost": cost})
+
+
+def _region(graph, key, value):
+    W, H = graph.width, graph.height
+    if key == "rect":
+        try:
+            x, y, w, h = (int(v) for v in value)
+            if any(isinstance(v, bool) or int(v) != v for v in value):
+                raise TypeError
+        except (TypeError, ValueError):
+            raise UpdateError(f"rect must be (x, y, width, height) integers, got {value!r}") \
+                from None
+        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > W or y + h > H:
+            raise UpdateError(f"rect {value!r} does not lie inside the {W} x {H} grid "
+                              f"(x in 0..{W - 1}, y in 0..{H - 1}, positive size)")
+        ys, xs = np.mgrid[y:y + h, x:x + w]
+        return (ys * W + xs).ravel(), (h, w)
+    if key == "cells":
+        arr = np.asarray(value)
+        if arr.size == 0:
+            return np.empty(0, np.int64), (0,)
+        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+            raise UpdateError(f"cells must be a list of (x, y) integer pairs, got {value!r}")
+        xs, ys = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
+        out = (xs < 0) | (xs >= W) | (ys < 0) | (ys >= H)
+        if out.any():
+            i = int(np.argmax(out))
+            raise UpdateError(f"cell ({xs[i]}, {ys[i]}) is outside the {W} x {H} grid")
+        return ys * W + xs, (len(xs),)
+    mask = np.asarray(value)
+    if mask.dtype != np.bool_ or mask.shape != (H, W):
+        raise UpdateError(f"mask must be a bool array of shape ({H}, {W}), got "
+                          f"{mask.dtype} {mask.shape}")
+    idx = np.flatnonzero(mask.ravel())
+    return idx, (idx.size,)
+
+
+def _cost_values(cost, idx, shape):
+    try:
+        arr = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UpdateError(f"cost must be a number or an array of numbers, got {cost!r}") \
+            from None
+    if arr.ndim == 0:
+        arr = np.full(idx.size, float(arr))
+    elif arr.shape == shape or arr.size == idx.size:
+        arr = arr.reshape(-1).copy()
+    else:
+        raise UpdateError(f"cost has shape {arr.shape}, expected a scalar or shape {shape}")
+    if np.isnan(arr).any() or (arr < 0).any():
+        raise UpdateError("cell costs must be >= 0 (inf blocks the cell), got "
+                          f"{arr[np.isnan(arr) | (arr < 0)][0]}")
+    return arr
+
+
+def _last_wins(idx, val):
+    """Per index, the value of its last occurrence."""
+    rev_idx = idx[::-1]
+    uniq, first = np.unique(rev_idx, return_index=True)
+    return uniq, val[::-1][first]
+
+
+def apply_updates(graph, batch) -> np.ndarray:
+    """Apply a batch (later updates win per cell); return the dirty nodes."""
+    w_idx, w_val, c_idx, c_val = [], [], [], []
+    for upd in batch:
+        p = upd.params
+        if upd.kind == "walkable":
+            w_idx.append(p["idx"])
+            w_val.append(np.full(p["idx"].size, p["walkable"]))
+        elif upd.kind == "cost":
+            finite = np.isfinite(p["cost"])
+            w_idx.append(p["idx"])
+            w_val.append(finite)
+            c_idx.append(p["idx"][finite])
+            c_val.append(p["cost"][finite])
+        else:
+            raise UpdateError(f"update kind {upd.kind!r} does not apply to grids")
+    W, Wp = graph.width, graph._Wp
+    changed = []
+    if w_idx:
+        idx, val = _last_wins(np.concatenate(w_idx), np.concatenate(w_val))
+        flip = idx[graph.walkable[idx] != val]
+        if flip.size:
+            newv = ~graph.walkable[flip]
+            graph.walkable[flip] = newv
+            pad = (flip // W + 1) * Wp + flip % W + 1
+            graph._free[pad] = newv
+            sync_blocked(graph, pad)
+            changed.append(flip)
+    if c_idx:
+        idx, val = _last_wins(np.concatenate(c_idx), np.concatenate(c_val))
+        pad = (idx // W + 1) * Wp + idx % W + 1
+        diff = graph._pcost[pad] != val
+        if diff.any():
+            graph._pcost[pad[diff]] = val[diff]
+            graph._cost_stats_valid = False
+            changed.append(idx[diff])
+    if not changed:
+        graph.version += 1
+        return np.empty(0, dtype=np.int32)
+    dirty = _with_neighbours(graph, np.unique(np.concatenate(changed)))
+    if graph.csr_built:
+        csr = graph.csr
+        K._refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph._free,
+                             graph._pcost, W, graph.diagonal_cost, graph.connectivity,
+                             graph.corner_cutting, dirty.astype(np.int64))
+        csr.cost_version += 1
+    graph.version += 1
+    return dirty
+
+
+def _with_neighbours(graph, cells):
+    W, H = graph.width, graph.height
+    ys, xs = np.divmod(cells, W)
+    out = []
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            nx, ny = xs + dx, ys + dy
+            ok = (nx >= 0) & (nx < W) & (ny >= 0) & (ny < H)
+            out.append(ny[ok] * W + nx[ok])
+    return np.unique(np.concatenate(out)).astype(np.int32)
