@@ -123,3 +123,12 @@ def test_view_accessors_validate_nodes():
     with pytest.raises(navcore.GraphError, match="no edge data 'w'"):
         csr.edge_data(0, "w")
     assert csr.edge_positions([0, 1], [1, 0]).tolist() == [0, -1]
+
+
+def test_unsorted_dedup_of_a_high_degree_row_keeps_first_edges_in_order():
+    rng = np.random.default_rng(2)
+    dst = rng.integers(0, 300, 20000)               # one node, many repeats
+    csr = build_csr(np.zeros(dst.size, dtype=int), dst, {"id": np.arange(dst.size)},
+                    300, sort=False, dedup=True)
+    _, first = np.unique(dst, return_index=True)
+    assert csr.edge_data(0, "id").tolist() == sorted(first.tolist())

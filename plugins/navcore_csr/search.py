@@ -239,16 +239,36 @@ def reachable(graph, a, b) -> bool:
 
 def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     """For every node, how many nodes it can reach (itself included; 0 for
-    blocked nodes). Parallel over nodes; no per-node allocation."""
-    csr = graph.csr
-    out = np.zeros(graph.num_nodes, dtype=np.int64)
-    if graph.num_nodes == 0:
-        return out
+    blocked nodes). Parallel over nodes on ``threads`` numba threads
+    (default: numba's setting); no per-node allocation.
+
+    Each parallel chunk owns one stamp array and one stack for all of its
+    searches, so chunks are few: one per thread, and a single chunk for
+    graphs too small to repay zeroing a second pair of arrays.
+    """
     import numba
-    threads = threads or numba.get_num_threads()
-    nchunks = max(1, min(graph.num_nodes, 4 * threads))
-    K._reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
+    csr = graph.csr
+    n = graph.num_nodes
+    out = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return out
+    available = numba.config.NUMBA_NUM_THREADS
+    threads = numba.get_num_threads() if threads is None else int(threads)
+    if not 1 <= threads <= available:
+        raise QueryError(f"threads must be between 1 and {available}, got {threads}")
+    nchunks = 1 if n < _PARALLEL_MIN_NODES else threads
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        K._reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
+    finally:
+        numba.set_num_threads(previous)
     return out
+
+
+#: below this many nodes one chunk beats splitting (measured: 20k nodes ran
+#: 2.1 ms on one chunk, 5.9 ms on two)
+_PARALLEL_MIN_NODES = 50_000
 
 
 def _node_array(graph, nodes, what) -> np.ndarray:

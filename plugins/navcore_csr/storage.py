@@ -16,7 +16,7 @@ import numpy as np
 from navcore.edges import MAX_NODES, validate_edges
 from navcore.errors import CapacityError, GraphError
 
-from ._build import _csr_order, _find_edges, _gather_targets, _row_ids
+from ._build import _csr_order, _find_edges, _row_ids
 
 
 class CSR:
@@ -112,9 +112,10 @@ class ReverseCSR:
         self.forward = forward
         heads = forward.targets.astype(np.int64)
         tails = _row_ids(forward.offsets)
-        offsets, perm = _csr_order(heads, tails, forward.num_nodes, True, False)
+        offsets, perm, sources, _ = _csr_order(heads, tails, forward.cost,
+                                               forward.num_nodes, True, False, True)
         self.offsets = offsets
-        self.targets = _gather_targets(tails, perm)
+        self.targets = sources
         self.edge_ids = perm
         self._cost = None
         self._cost_version = -1
@@ -167,8 +168,11 @@ def _build_validated(src, dst, data, num_nodes, sort, dedup) -> CSR:
         raise CapacityError(f"{num_nodes} nodes exceed the int32 limit {MAX_NODES}")
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
-    offsets, perm = _csr_order(src, dst, num_nodes, bool(sort), bool(dedup))
-    targets = _gather_targets(dst, perm)
-    out = {name: np.ascontiguousarray(np.asarray(arr)[perm]) for name, arr in data.items()}
-    out["cost"] = out["cost"].astype(np.float64, copy=False)
+    cost = np.ascontiguousarray(data["cost"], dtype=np.float64)
+    extra = {k: v for k, v in data.items() if k != "cost"}
+    offsets, perm, targets, cost = _csr_order(src, dst, cost, num_nodes, bool(sort),
+                                              bool(dedup), bool(extra))
+    out = {"cost": cost}
+    for name, arr in extra.items():   # other edge data follows the permutation
+        out[name] = np.ascontiguousarray(np.asarray(arr)[perm])
     return CSR(offsets, targets, out, num_nodes, sort, dedup)
