@@ -83,3 +83,60 @@ def reach_count_sets(adj, walkable=None):
                     stack.append(v)
         out.append(len(seen))
     return out
+
+
+def grid_dijkstra(walkable, cost=None, start=(0, 0), connectivity=8,
+                  diagonal_cost=math.sqrt(2), corner_cutting=False):
+    """Distances from ``start`` = (x, y) on a grid, by the documented rule:
+    a move costs its length (1 or diagonal_cost) times the mean of the two
+    cells' costs; without corner cutting a diagonal needs both orthogonal
+    cells walkable. Returns {(x, y): distance}."""
+    H, W = len(walkable), len(walkable[0])
+    c = (lambda x, y: 1.0) if cost is None else (lambda x, y: float(cost[y][x]))
+    moves = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+    if connectivity == 8:
+        moves += [(1, 1), (-1, 1), (1, -1), (-1, -1)]
+
+    def free(x, y):
+        return 0 <= x < W and 0 <= y < H and bool(walkable[y][x])
+
+    dist = {start: 0.0}
+    done = set()
+    heap = [(0.0, start)]
+    while heap:
+        d, (x, y) = heapq.heappop(heap)
+        if (x, y) in done:
+            continue
+        done.add((x, y))
+        for dx, dy in moves:
+            nx, ny = x + dx, y + dy
+            if not free(nx, ny):
+                continue
+            diagonal = dx != 0 and dy != 0
+            if diagonal and not corner_cutting and not (free(x + dx, y) and free(x, y + dy)):
+                continue
+            length = diagonal_cost if diagonal else 1.0
+            nd = d + length * 0.5 * (c(x, y) + c(nx, ny))
+            if nd < dist.get((nx, ny), math.inf):
+                dist[(nx, ny)] = nd
+                heapq.heappush(heap, (nd, (nx, ny)))
+    return {k: dist[k] for k in done}
+
+
+def is_valid_grid_walk(walkable, cells, connectivity=8, corner_cutting=False):
+    """Every step moves to a walkable neighbour under the movement rule."""
+    H, W = len(walkable), len(walkable[0])
+
+    def free(x, y):
+        return 0 <= x < W and 0 <= y < H and bool(walkable[y][x])
+
+    for (x, y), (nx, ny) in zip(cells[:-1], cells[1:]):
+        dx, dy = nx - x, ny - y
+        if max(abs(dx), abs(dy)) != 1 or not free(nx, ny):
+            return False
+        if dx and dy:
+            if connectivity == 4:
+                return False
+            if not corner_cutting and not (free(x + dx, y) and free(x, y + dy)):
+                return False
+    return all(free(x, y) for x, y in cells)

@@ -1,0 +1,731 @@
+"""navcore's grid plugin against its peers, in one run, as ratios.
+
+    .venv/bin/python bench/grid.py            # full run (about 5-8 minutes)
+    .venv/bin/python bench/grid.py --quick    # one small map + a 256 random grid, smoke run
+
+Peers (install with ``pip install tcod pathfinding pyastar2d networkx``):
+
+* rule "octile, no corner cutting" (straight move 1, diagonal sqrt 2, a
+  diagonal needs both orthogonal cells free; navcore's default and the
+  MovingAI rule): navcore A* and navcore JPS vs
+
+  - python-tcod: ``tcod.path.CustomGraph`` with one ``add_edge`` per
+    direction, integer costs 2378 (straight) and 3363 (diagonal; 3363/2378
+    is sqrt 2 to 4e-8), ``condition=`` arrays that forbid corner cutting,
+    ``set_heuristic`` for A*; one ``tcod.path.Pathfinder`` per map and per
+    query ``clear()``, ``add_root(start)``, ``path_to(goal)``;
+  - networkx ``astar_path`` on the explicit graph with the octile
+    heuristic (graph built once per map, not timed per query);
+  - ``pathfinding`` (pure Python) ``AStarFinder`` with
+    ``DiagonalMovement.only_when_no_obstacle`` (its ``find_path`` resets
+    the whole grid on every call; that is part of its query time).
+
+  The two pure-Python peers run on a subset of the pairs (``slow_pairs``,
+  spread over the list) and one round; their ratios use navcore's times on
+  the same subset.
+* rule "every move costs 1, corners may be cut": navcore with
+  ``diagonal_cost=1, corner_cutting=True`` and ``algorithm="astar"`` vs
+  ``pyastar2d.astar_path(weights, start_rc, goal_rc, allow_diagonal=True)``
+  (float32 weights, inf for walls, (row, col) order).
+
+Maps: MovingAI brc202d (Dragon Age), maze512-1-0, random512-40-0,
+Berlin_0_256, Boston_0_512 with pairs spread over their ``.scen`` files
+(sorted by length bucket, so short to long), and a seeded 1024x1024 grid
+with 25% random obstacles and random connected pairs (connectivity checked
+with navcore). Every cost is checked: navcore A* = JPS = the scenario's
+optimal length = networkx = pathfinding; tcod up to its integer
+approximation; pyastar2d's move count = navcore's cost under its rule;
+every returned path is checked move by move against the rule.
+
+Also: fixed cost of a query between two adjacent free cells on the 1024
+grid (navcore through ``World.find_path`` and each peer), memory per cell
+and build times.
+
+``ratio`` is always navcore time / peer time: below 1 navcore is faster.
+Results: ``bench/results/grid.json`` (``grid-quick.json`` for ``--quick``).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (fmt_bytes, fmt_ratio, fmt_s, interleaved, log, machine, median,  # noqa: E402
+                     now, print_table, ratio, timed, versions, write_json)
+
+SEED = 20261124
+DATA = Path(os.environ.get("NAVCORE_MOVINGAI", "/work/shared/data/movingai"))
+
+#: the random grid comes first: the RSS growth of the peers' builds is
+#: measured on it, before other maps have left freed memory to reuse.
+FULL = dict(maps=["random1024-25", "brc202d", "Boston_0_512", "Berlin_0_256",
+                  "maze512-1-0", "random512-40-0"],
+            random_side=1024, random_density=0.25,
+            pairs=50, rounds=5, slow_pairs=10, slow_rounds=1,
+            fixed_pairs=16, fixed_rounds=7,
+            fixed_calls={"navcore": 2000, "tcod": 10, "pyastar2d": 20, "networkx": 500,
+                         "pathfinding": 2})
+QUICK = dict(maps=["random256-25", "Berlin_0_256"],
+             random_side=256, random_density=0.25,
+             pairs=8, rounds=2, slow_pairs=3, slow_rounds=1,
+             fixed_pairs=8, fixed_rounds=3,
+             fixed_calls={"navcore": 500, "tcod": 5, "pyastar2d": 20, "networkx": 200,
+                          "pathfinding": 2})
+
+#: tcod integer costs: 3363 / 2378 = 1.41421362... (sqrt 2 = 1.41421356...)
+TCOD_STRAIGHT, TCOD_DIAG = 2378, 3363
+SQRT2 = math.sqrt(2.0)
+OCT, CUT = "octile, no corner cutting", "moves cost 1, corners cut"
+
+JPS_GOAL_MAPS = ("brc202d", "Berlin_0_256", "Boston_0_512")
+GOALS = {
+    "jps_speedup": ("JPS >= 5x faster than navcore A* on brc202d, Berlin, Boston", 5.0),
+    "tcod": ("navcore A* <= 0.4x python-tcod (octile, no corner cutting)", 0.4),
+    "pyastar2d": ("navcore <= 1.0x pyastar2d (moves cost 1, corners cut)", 1.0),
+    "pathfinding": ("navcore >= 200x faster than pathfinding (ratio <= 0.005)", 1 / 200),
+    "fixed": ("adjacent-cell query through World.find_path < 10 us (1024 grid)", 10e-6),
+}
+
+
+def goal_le(key, value):
+    """'met' / 'MISSED' for a goal of the form value <= limit."""
+    if value is None:
+        return "-"
+    _, limit = GOALS[key]
+    return "met" if value <= limit else f"MISSED ({value / limit:.2f}x the limit)"
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+# ---------------------------------------------------------------------------
+# maps and pairs
+# ---------------------------------------------------------------------------
+def load_map(name, cfg, rng):
+    """``(walkable (H, W) bool, map path or None, pairs [((sx, sy), (gx, gy))],
+    optimal lengths or None, decimals or None)``."""
+    import navcore
+    from navcore_grid import read_map, read_scen
+
+    if name.startswith("random") and name.endswith("-25") and "512" not in name:
+        side = cfg["random_side"]
+        walk = rng.random((side, side)) >= cfg["random_density"]
+        w = navcore.World()
+        w.add_graph("m", type="grid", array=walk)
+        free = np.flatnonzero(walk.ravel())
+        pairs = []
+        tries = 0
+        while len(pairs) < cfg["pairs"]:
+            tries += 1
+            s, t = (int(v) for v in rng.choice(free, 2, replace=False))
+            r = w.find_path("m", s, t, algorithm="jps")
+            if r.found:
+                pairs.append(((s % side, s // side), (t % side, t // side)))
+        log(f"{name}: {len(pairs)} connected pairs from {tries} draws")
+        return walk, None, pairs, None, None
+    path = DATA / f"{name}.map"
+    walk = read_map(path)
+    sc = read_scen(DATA / f"{name}.map.scen")
+    idx = np.unique(np.linspace(0, len(sc) - 1, cfg["pairs"]).round().astype(int))
+    pairs = [(tuple(int(v) for v in sc.start[i]), tuple(int(v) for v in sc.goal[i]))
+             for i in idx]
+    return walk, path, pairs, sc.optimal[idx], sc.decimals[idx]
+
+
+def spread(n, k):
+    """``k`` indices spread over ``range(n)``."""
+    return sorted(set(np.linspace(0, n - 1, min(k, n)).round().astype(int).tolist()))
+
+
+# ---------------------------------------------------------------------------
+# path checks
+# ---------------------------------------------------------------------------
+def check_path(walk, xy, corner_cutting):
+    """``(straight moves, diagonal moves, problem or None)`` of a path given
+    as an (n, 2) array of (x, y), checked move by move."""
+    xy = np.asarray(xy, dtype=np.int64).reshape(-1, 2)
+    H, W = walk.shape
+    x, y = xy[:, 0], xy[:, 1]
+    if ((x < 0) | (x >= W) | (y < 0) | (y >= H)).any():
+        return 0, 0, "cell outside the grid"
+    if not walk[y, x].all():
+        return 0, 0, "blocked cell on the path"
+    d = np.diff(xy, axis=0)
+    ax, ay = np.abs(d[:, 0]), np.abs(d[:, 1])
+    if ((ax > 1) | (ay > 1) | ((ax == 0) & (ay == 0))).any():
+        return 0, 0, "a move is not to a neighbour"
+    diag = (ax == 1) & (ay == 1)
+    if not corner_cutting and diag.any():
+        px, py = x[:-1][diag], y[:-1][diag]
+        if not (walk[py, px + d[diag, 0]] & walk[py + d[diag, 1], px]).all():
+            return 0, 0, "a diagonal cuts a corner"
+    nd = int(diag.sum())
+    return int(len(d) - nd), nd, None
+
+
+def cells_xy(nodes, W):
+    nodes = np.asarray(nodes, dtype=np.int64)
+    return np.column_stack([nodes % W, nodes // W])
+
+
+# ---------------------------------------------------------------------------
+# peers
+# ---------------------------------------------------------------------------
+def build_tcod(walk):
+    import tcod.path
+
+    H, W = walk.shape
+    pad = np.zeros((H + 2, W + 2), dtype=bool)
+    pad[1:-1, 1:-1] = walk
+    cost = walk.astype(np.int8)
+    graph = tcod.path.CustomGraph((H, W))
+    arrays = [cost]
+    for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        graph.add_edge((dy, dx), TCOD_STRAIGHT, cost=cost)
+    for dy, dx in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        # from (y, x): both (y + dy, x) and (y, x + dx) must be free
+        cond = (pad[1 + dy:H + 1 + dy, 1:W + 1] & pad[1:H + 1, 1 + dx:W + 1 + dx]).astype(np.int8)
+        arrays.append(cond)
+        graph.add_edge((dy, dx), TCOD_DIAG, cost=cost, condition=cond)
+    graph.set_heuristic(cardinal=TCOD_STRAIGHT, diagonal=TCOD_DIAG)
+    pf = tcod.path.Pathfinder(graph)
+    return {"graph": graph, "pf": pf, "arrays": arrays}
+
+
+def build_networkx(walk):
+    import networkx as nx
+
+    H, W = walk.shape
+    idx = np.arange(H * W, dtype=np.int64).reshape(H, W)
+    us, vs, ws = [], [], []
+    # straight: E and S; diagonal: SE and SW, each only without corner cutting
+    for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        y0, y1 = 0, H - dy
+        x0, x1 = max(0, -dx), W - max(0, dx)
+        a = walk[y0:y1, x0:x1] & walk[y0 + dy:y1 + dy, x0 + dx:x1 + dx]
+        if dx and dy:
+            a &= walk[y0 + dy:y1 + dy, x0:x1] & walk[y0:y1, x0 + dx:x1 + dx]
+        us.append(idx[y0:y1, x0:x1][a])
+        vs.append(idx[y0 + dy:y1 + dy, x0 + dx:x1 + dx][a])
+        ws.append(np.full(int(a.sum()), SQRT2 if (dx and dy) else 1.0))
+    g = nx.Graph()
+    g.add_nodes_from(np.flatnonzero(walk.ravel()).tolist())
+    g.add_weighted_edges_from(zip(np.concatenate(us).tolist(), np.concatenate(vs).tolist(),
+                                  np.concatenate(ws).tolist()))
+    return g
+
+
+def build_pathfinding(walk):
+    from pathfinding.core.grid import Grid
+
+    return Grid(matrix=walk.astype(np.int8))
+
+
+# ---------------------------------------------------------------------------
+# one map
+# ---------------------------------------------------------------------------
+def bench_map(name, cfg, rng, fixed_cost=False):
+    import networkx as nx
+    import pyastar2d
+    from pathfinding.core.diagonal_movement import DiagonalMovement
+    from pathfinding.finder.a_star import AStarFinder
+
+    import navcore
+    from navcore_grid import tolerance
+    from navcore_grid.search import scratch_for
+
+    walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
+    H, W = walk.shape
+    cells = H * W
+    log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
+
+    # -- builds ----------------------------------------------------------------
+    builds = {}
+    holder = {}
+
+    def nav_build():
+        w = navcore.World()
+        if map_path is not None:
+            w.add_graph("oct", type="grid", map=str(map_path))
+        else:
+            w.add_graph("oct", type="grid", array=walk)
+        w.add_graph("cut", type="grid", array=walk, diagonal_cost=1.0, corner_cutting=True)
+        holder["world"] = w
+        return w
+
+    def tcod_build():
+        holder["tcod"] = build_tcod(walk)
+        return holder["tcod"]
+
+    nav_build()
+    bt = interleaved({"navcore (2 graphs)": nav_build, "tcod": tcod_build}, 3)
+    builds.update({k: median(v) for k, v in bt.items()})
+    world, tc = holder["world"], holder["tcod"]
+    g_oct = world.graph("oct")
+    if not np.array_equal(g_oct.walkable_grid, walk):
+        print(f"!! {name}: navcore's map differs from the walkable mask")
+    pf = tc["pf"]
+    weights = np.where(walk, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+
+    gc.collect()
+    rss0 = rss_bytes()
+    builds["networkx"], gx = timed(build_networkx, walk)
+    gc.collect()
+    rss_nx = rss_bytes() - rss0
+    rss0 = rss_bytes()
+    builds["pathfinding"], pgrid = timed(build_pathfinding, walk)
+    gc.collect()
+    rss_pf = rss_bytes() - rss0
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
+
+    # -- one callable per library: (s, t) -> (cost, path as (x, y) array) -----
+    def q_nav(algo, gid="oct"):
+        def q(s, t):
+            r = world.find_path(gid, s, t, algorithm=algo)
+            return r.cost, r.nodes, r.expanded
+        return q
+
+    def q_tcod(s, t):
+        pf.clear()
+        pf.add_root((s[1], s[0]))
+        p = pf.path_to((t[1], t[0]))
+        return int(pf.distance[t[1], t[0]]), p, None
+
+    def q_pyastar(s, t):
+        p = pyastar2d.astar_path(weights, (s[1], s[0]), (t[1], t[0]), allow_diagonal=True)
+        return None, p, None
+
+    def octile(u, v):
+        uy, ux = divmod(u, W)
+        vy, vx = divmod(v, W)
+        dx, dy = abs(ux - vx), abs(uy - vy)
+        return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
+
+    def q_nx(s, t):
+        p = nx.astar_path(gx, s[1] * W + s[0], t[1] * W + t[0], heuristic=octile,
+                          weight="weight")
+        return None, p, None
+
+    def q_pf(s, t):
+        path, _runs = finder.find_path(pgrid.node(*s), pgrid.node(*t), pgrid)
+        return None, path, None
+
+    libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
+            "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
+            "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
+    slow = {"networkx", "pathfinding"}
+    slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
+
+    # first queries on the fresh graph: does a query build the CSR view?
+    # (the csr plugin's ``navcore_algorithms`` hook reads ``graph.csr``, and
+    # ``World.find_path`` asks that hook whenever ``algorithm`` is not "auto")
+    (ws, wt) = pairs[0]
+    t_auto1, _ = timed(world.find_path, "oct", ws, wt)
+    csr_after_auto = g_oct.csr_built
+    t_astar1, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
+    csr_after_astar = g_oct.csr_built
+    t_astar2, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
+    first_queries = {"auto_first_s": t_auto1, "csr_built_after_auto": csr_after_auto,
+                     "astar_first_s": t_astar1, "csr_built_after_astar": csr_after_astar,
+                     "astar_second_s": t_astar2}
+    if csr_after_astar and not csr_after_auto:
+        print(f"!! {name}: the first find_path(algorithm='astar') built the CSR view "
+              f"({fmt_bytes(g_oct.csr.nbytes)}, first query {fmt_s(t_astar1)}, second "
+              f"{fmt_s(t_astar2)}); algorithm='auto' did not")
+
+    # warm-up: JIT / cache load, scratch allocation, first touch
+    for k, f in libs.items():
+        if k not in slow:
+            f(ws, wt)
+
+    names = list(libs)
+    n = len(pairs)
+    times = {k: [[] for _ in pairs] for k in names}
+    out = {k: [None] * n for k in names}
+    for r in range(cfg["rounds"]):
+        log(f"{name}: round {r + 1}/{cfg['rounds']}")
+        for i, (s, t) in enumerate(pairs):
+            k = (r * n + i) % len(names)
+            for lib in names[k:] + names[:k]:
+                if lib in slow and (i not in slow_idx or r >= cfg["slow_rounds"]):
+                    continue
+                dt, res = timed(libs[lib], s, t)
+                times[lib][i].append(dt)
+                if out[lib][i] is None:
+                    out[lib][i] = res
+            gc.collect()
+
+    # -- correctness -------------------------------------------------------------
+    problems = []
+
+    def bad(lib, i, msg):
+        problems.append({"lib": lib, "pair": pairs[i], "problem": msg})
+        print(f"!! {name}: {lib} pair {pairs[i]}: {msg}")
+
+    costs = {k: [None] * n for k in names}
+    tcod_rel = []
+    nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": []}
+    for i in range(n):
+        for lib in names:
+            res = out[lib][i]
+            if res is None:
+                continue
+            raw, path, exp = res
+            if exp is not None:
+                nav_exp[lib].append(exp)
+            if lib.startswith("navcore"):
+                xy = cells_xy(path, W)
+            elif lib == "tcod":
+                xy = np.asarray(path)[:, ::-1]
+            elif lib == "pyastar2d":
+                xy = None if path is None else np.asarray(path)[:, ::-1]
+            elif lib == "networkx":
+                xy = cells_xy(path, W)
+            else:
+                xy = np.array([(nd.x, nd.y) for nd in path], dtype=np.int64).reshape(-1, 2)
+            if xy is None or len(xy) == 0:
+                bad(lib, i, "no path")
+                continue
+            if tuple(xy[0]) != pairs[i][0] or tuple(xy[-1]) != pairs[i][1]:
+                bad(lib, i, f"path runs {tuple(xy[0])} -> {tuple(xy[-1])}")
+            cut = lib in ("navcore astar (cut)", "pyastar2d")
+            st, dg, why = check_path(walk, xy, corner_cutting=cut)
+            if why:
+                bad(lib, i, why)
+                continue
+            c = float(st + dg) if cut else st + SQRT2 * dg
+            if lib.startswith("navcore") and not math.isclose(c, raw, rel_tol=1e-9,
+                                                              abs_tol=1e-9):
+                bad(lib, i, f"reported cost {raw!r} but its path costs {c!r}")
+            if lib == "tcod" and raw != TCOD_STRAIGHT * st + TCOD_DIAG * dg:
+                bad(lib, i, f"distance {raw} is not its path's integer cost")
+            costs[lib][i] = c
+        ref = costs["navcore astar"][i]
+        if ref is None:
+            continue
+        for lib in ("navcore jps", "networkx", "pathfinding"):
+            c = costs[lib][i]
+            if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
+                bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
+        c = costs["tcod"][i]
+        if c is not None:
+            rel = abs(c - ref) / max(ref, 1.0)
+            tcod_rel.append(rel)
+            if rel > 1e-6:     # 3363/2378 is sqrt 2 to 4e-8 relative
+                bad("tcod", i, f"cost {c!r} != navcore astar {ref!r} (rel {rel:.2e})")
+        if optimal is not None:
+            tol = float(tolerance(optimal[i], decimals[i]))
+            if not abs(ref - optimal[i]) <= tol:
+                bad("navcore astar", i, f"cost {ref!r} != scenario optimal {optimal[i]!r}")
+        rc, pc = costs["navcore astar (cut)"][i], costs["pyastar2d"][i]
+        if rc is not None and pc is not None and rc != pc:
+            bad("pyastar2d", i, f"{int(pc)} moves != navcore (cut) {rc:g}")
+
+    # -- summary -------------------------------------------------------------------
+    per_pair = {k: [median(ts) for ts in times[k]] for k in names}
+
+    def med_ratio(a, b, idx=None):
+        idx = range(n) if idx is None else idx
+        rs = [ratio(per_pair[a][i], per_pair[b][i]) for i in idx]
+        return median([x for x in rs if x is not None])
+
+    def med_time(k, idx=None):
+        idx = range(n) if idx is None else idx
+        return median([per_pair[k][i] for i in idx])
+
+    lengths = [costs["navcore astar"][i] or 0.0 for i in range(n)]
+    longest = sorted(range(n), key=lambda i: lengths[i])[-10:]
+    sub = sorted(slow_idx)
+    summary = {
+        "median_query_s": {k: med_time(k) for k in names if k not in slow},
+        "median_query_s_subset": {k: med_time(k, sub) for k in names},
+        "jps_speedup": med_ratio("navcore astar", "navcore jps"),
+        "jps_speedup_longest10": med_ratio("navcore astar", "navcore jps", longest),
+        "astar_vs_tcod": med_ratio("navcore astar", "tcod"),
+        "jps_vs_tcod": med_ratio("navcore jps", "tcod"),
+        "cut_vs_pyastar2d": med_ratio("navcore astar (cut)", "pyastar2d"),
+        "astar_vs_networkx": med_ratio("navcore astar", "networkx", sub),
+        "jps_vs_networkx": med_ratio("navcore jps", "networkx", sub),
+        "astar_vs_pathfinding": med_ratio("navcore astar", "pathfinding", sub),
+        "jps_vs_pathfinding": med_ratio("navcore jps", "pathfinding", sub),
+        "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
+        "median_path_cost": median(lengths),
+        "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
+    }
+
+    # -- memory --------------------------------------------------------------------
+    sc = scratch_for(g_oct)
+    base = g_oct._free.nbytes + g_oct._pcost.nbytes + g_oct.walkable.nbytes
+    scratch = sum(getattr(sc, a).nbytes for a in ("stamp", "g", "parent", "hnode",
+                                                  "hkey", "hpos"))
+    # a fresh graph for the CSR view's build time (the queries built the other's)
+    g_fresh = navcore.World().add_graph("fresh", type="grid", array=walk)
+    t_csr, csr = timed(lambda: g_fresh.csr)
+    del g_fresh
+    memory = {
+        "cells": cells, "navcore_grid_bytes": base, "navcore_scratch_bytes": scratch,
+        "navcore_csr_bytes": csr.nbytes, "navcore_csr_build_s": t_csr,
+        "navcore_csr_edges": int(csr.num_edges),
+        "tcod_bytes": int(sum(a.nbytes for a in tc["arrays"]) + pf.distance.nbytes
+                          + pf.traversal.nbytes),
+        "pyastar2d_bytes": int(weights.nbytes),
+        "networkx_rss_growth": rss_nx, "pathfinding_rss_growth": rss_pf,
+    }
+    memory["per_cell"] = {
+        "navcore grid": base / cells, "navcore grid + scratch": (base + scratch) / cells,
+        "navcore grid + scratch + csr": (base + scratch + csr.nbytes) / cells,
+        "tcod (cost, conditions, distance, traversal)": memory["tcod_bytes"] / cells,
+        "pyastar2d (float32 weights; +4 per call: it copies them)": weights.nbytes / cells,
+        "networkx (RSS growth at build)": rss_nx / cells,
+        "pathfinding (RSS growth at build)": rss_pf / cells,
+    }
+    del csr
+
+    fixed = bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng) \
+        if fixed_cost else None
+    del gx, pgrid, libs
+    gc.collect()
+    return {
+        "map": name, "width": W, "height": H, "free_cells": int(walk.sum()),
+        "pairs": pairs, "slow_subset": sub, "longest10": longest,
+        "scenario_optimal": optimal, "rounds": cfg["rounds"],
+        "slow_rounds": cfg["slow_rounds"], "builds_s": builds,
+        "per_pair_s": per_pair, "costs": costs, "summary": summary, "memory": memory,
+        "problems": problems, "fixed_cost": fixed, "first_queries": first_queries,
+    }
+
+
+# ---------------------------------------------------------------------------
+# fixed cost: a query between two adjacent free cells
+# ---------------------------------------------------------------------------
+def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
+    from navcore_grid import grid_astar, grid_jps
+
+    H, W = walk.shape
+    ok = np.flatnonzero((walk[:, :-1] & walk[:, 1:]).ravel())
+    picks = rng.choice(ok, cfg["fixed_pairs"], replace=False)
+    pairs = [((int(p % (W - 1)), int(p // (W - 1))), (int(p % (W - 1)) + 1, int(p // (W - 1))))
+             for p in picks]
+    ids = [(s[1] * W + s[0], t[1] * W + t[0]) for s, t in pairs]
+    g = world.graph("oct")
+    calls = cfg["fixed_calls"]
+    m = len(pairs)
+
+    def batch(fn, k, use_ids=False):
+        src = ids if use_ids else pairs
+
+        def run():
+            for j in range(k):
+                s, t = src[j % m]
+                fn(s, t)
+        return run
+
+    def nav(algo, gid="oct"):
+        return lambda s, t: world.find_path(gid, s, t, algorithm=algo)
+
+    cases = {
+        "navcore find_path auto, (x, y)": (nav("auto"), calls["navcore"], False),
+        "navcore find_path astar, (x, y)": (nav("astar"), calls["navcore"], False),
+        "navcore find_path jps, (x, y)": (nav("jps"), calls["navcore"], False),
+        "navcore find_path auto, node ids": (nav("auto"), calls["navcore"], True),
+        "navcore find_path astar (cut), (x, y)": (nav("astar", "cut"), calls["navcore"], False),
+        "navcore grid_astar (no World)": (lambda s, t: grid_astar(g, s, t), calls["navcore"],
+                                          True),
+        "navcore grid_jps (no World)": (lambda s, t: grid_jps(g, s, t), calls["navcore"], True),
+        "tcod clear+add_root+path_to": (q_tcod, calls["tcod"], False),
+        "pyastar2d astar_path": (q_pyastar, calls["pyastar2d"], False),
+        "networkx astar_path": (q_nx, calls["networkx"], False),
+        "pathfinding find_path": (q_pf, calls["pathfinding"], False),
+    }
+    for fn, _, use_ids in cases.values():          # warm-up
+        s, t = (ids if use_ids else pairs)[0]
+        fn(s, t)
+    log(f"fixed cost: {len(cases)} cases x {cfg['fixed_rounds']} rounds")
+    raw = interleaved({k: batch(fn, c, u) for k, (fn, c, u) in cases.items()},
+                      cfg["fixed_rounds"])
+    per_call = {k: median(v) / cases[k][1] for k, v in raw.items()}
+    return {"pairs": pairs, "calls_per_batch": {k: v[1] for k, v in cases.items()},
+            "batch_times_s": raw, "per_call_s": per_call}
+
+
+# ---------------------------------------------------------------------------
+# tables
+# ---------------------------------------------------------------------------
+def rows_jps(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        e = s["mean_expanded"]
+        sp = s["jps_speedup"]
+        goal = "-"
+        if res["map"] in JPS_GOAL_MAPS:
+            goal = "met" if sp is not None and sp >= 5.0 else \
+                f"MISSED ({sp:.1f}x < 5x)"
+        rows.append([res["map"], OCT, len(res["pairs"]), fmt_s(q["navcore astar"]),
+                     fmt_s(q["navcore jps"]), f"{sp:.1f}x", f"{s['jps_speedup_longest10']:.1f}x",
+                     f"{e['navcore astar']:.0f} / {e['navcore jps']:.0f}", goal])
+    return rows
+
+
+def rows_tcod(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        rows.append([res["map"], OCT, fmt_s(q["navcore astar"]), fmt_s(q["navcore jps"]),
+                     fmt_s(q["tcod"]), fmt_ratio(s["astar_vs_tcod"]),
+                     fmt_ratio(s["jps_vs_tcod"]), goal_le("tcod", s["astar_vs_tcod"])])
+    return rows
+
+
+def rows_pure(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s_subset"]
+        a, j = s["astar_vs_pathfinding"], s["jps_vs_pathfinding"]
+        rows.append([res["map"], OCT, len(res["slow_subset"]), fmt_s(q["navcore astar"]),
+                     fmt_s(q["navcore jps"]), fmt_s(q["networkx"]), fmt_s(q["pathfinding"]),
+                     fmt_ratio(s["astar_vs_networkx"]), fmt_ratio(a), fmt_ratio(j),
+                     f"A* {goal_le('pathfinding', a)}; JPS {goal_le('pathfinding', j)}"])
+    return rows
+
+
+def rows_cut(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        rows.append([res["map"], CUT, fmt_s(q["navcore astar (cut)"]), fmt_s(q["pyastar2d"]),
+                     fmt_ratio(s["cut_vs_pyastar2d"]),
+                     goal_le("pyastar2d", s["cut_vs_pyastar2d"])])
+    return rows
+
+
+def rows_fixed(fixed, side):
+    pc = fixed["per_call_s"]
+    nav = pc["navcore find_path auto, (x, y)"]
+    navcut = pc["navcore find_path astar (cut), (x, y)"]
+    rows = []
+    for k, v in pc.items():
+        rule = CUT if "(cut)" in k or k.startswith("pyastar2d") else OCT
+        if k.startswith("navcore"):
+            goal = goal_le("fixed", v) if k.startswith("navcore find_path") else "-"
+            rows.append([k, rule, fmt_s(v), "", "", goal])
+        else:
+            ref = navcut if k.startswith("pyastar2d") else nav
+            rows.append([k, rule, fmt_s(v), fmt_ratio(ratio(ref, v)),
+                         "navcore astar (cut)" if k.startswith("pyastar2d") else "navcore auto",
+                         "-"])
+    return rows
+
+
+def rows_memory(results):
+    rows = []
+    for n, res in enumerate(results):
+        m = res["memory"]
+        pc = m["per_cell"]
+        # RSS growth is only meaningful on the first map: later builds reuse
+        # memory that earlier maps freed (the JSON keeps every figure)
+        nx_rss = f"{pc['networkx (RSS growth at build)']:.0f}" if n == 0 else "-"
+        pf_rss = f"{pc['pathfinding (RSS growth at build)']:.0f}" if n == 0 else "-"
+        rows.append([res["map"], f"{res['width']}x{res['height']}",
+                     f"{pc['navcore grid']:.1f}", f"{pc['navcore grid + scratch']:.1f}",
+                     f"{pc['navcore grid + scratch + csr']:.1f}",
+                     f"{pc['tcod (cost, conditions, distance, traversal)']:.1f}",
+                     nx_rss, pf_rss,
+                     fmt_s(m["navcore_csr_build_s"])])
+    return rows
+
+
+def rows_builds(results):
+    rows = []
+    for res in results:
+        b = res["builds_s"]
+        rows.append([res["map"], fmt_s(b["navcore (2 graphs)"]), fmt_s(b["tcod"]),
+                     fmt_s(b["networkx"]), fmt_s(b["pathfinding"])])
+    return rows
+
+
+# ---------------------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small maps/pairs (smoke run)")
+    ap.add_argument("--maps", help="comma-separated map names (default: all of the mode)")
+    ap.add_argument("--rounds", type=int, help="timing rounds (default 5, quick 2)")
+    args = ap.parse_args(argv)
+    cfg = dict(QUICK if args.quick else FULL)
+    if args.rounds:
+        cfg["rounds"] = args.rounds
+    if args.maps:
+        cfg["maps"] = [m.strip() for m in args.maps.split(",") if m.strip()]
+
+    import navcore  # noqa: F401  (fails early if the venv is wrong)
+
+    t_start = now()
+    rng = np.random.default_rng(SEED)
+    results = {"machine": machine(), "config": cfg, "quick": args.quick,
+               "versions": versions("navcore", "numba", "numpy", "tcod", "pathfinding",
+                                    "pyastar2d", "networkx"),
+               "ratio": "navcore time / peer time (below 1: navcore faster)",
+               "goals": {k: v[0] for k, v in GOALS.items()}, "maps": []}
+    fixed_map = next((m for m in cfg["maps"] if m.startswith("random") and "512" not in m),
+                     None)
+    for name in cfg["maps"]:
+        res = bench_map(name, cfg, rng, fixed_cost=(name == fixed_map))
+        results["maps"].append(res)
+        if res["fixed_cost"] is not None:
+            results["fixed_cost"] = dict(res["fixed_cost"], map=name)
+    results["total_s"] = now() - t_start
+    maps = results["maps"]
+
+    v = results["versions"]
+    print(f"\nnavcore grid benchmark ({'quick' if args.quick else 'full'}); "
+          f"{results['machine']['cpus']} cpus; python {v['python']}, numba {v['numba']}, "
+          f"numpy {v['numpy']}, tcod {v['tcod']}, pathfinding {v['pathfinding']}, "
+          f"pyastar2d {v['pyastar2d']}, networkx {v['networkx']}")
+    print("ratio = navcore time / peer time (below 1: navcore faster); medians of "
+          "per-query ratios")
+    print_table(f"navcore JPS vs navcore A* ({cfg['rounds']} rounds)",
+                ["map", "rule", "pairs", "A*", "JPS", "speedup", "speedup, longest 10",
+                 "mean expanded A* / JPS", "goal >= 5x"], rows_jps(maps))
+    print_table("navcore vs python-tcod (CustomGraph + conditions, Pathfinder)",
+                ["map", "rule", "navcore A*", "navcore JPS", "tcod", "A* ratio", "JPS ratio",
+                 "goal <= 0.4x (A*)"], rows_tcod(maps))
+    print_table(f"navcore vs pure Python ({cfg['slow_rounds']} round on a pair subset)",
+                ["map", "rule", "pairs", "navcore A*", "navcore JPS", "networkx astar_path",
+                 "pathfinding", "A*/networkx", "A*/pathfinding", "JPS/pathfinding",
+                 "goal <= 0.005x"], rows_pure(maps))
+    print_table("navcore vs pyastar2d",
+                ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
+                rows_cut(maps))
+    if results.get("fixed_cost"):
+        fx = results["fixed_cost"]
+        print_table(f"Fixed cost: adjacent free cells on {fx['map']}, per call",
+                    ["query", "rule", "per call", "ratio navcore/peer", "navcore side",
+                     "goal < 10 us"], rows_fixed(fx, None))
+    print_table("Memory, bytes per cell",
+                ["map", "size", "navcore grid", "+ scratch", "+ CSR view", "tcod arrays",
+                 "networkx (RSS, first map)", "pathfinding (RSS, first map)",
+                 "CSR view build"], rows_memory(maps))
+    print_table("Build times (not in query times)",
+                ["map", "navcore World + 2 grids", "tcod graph+Pathfinder", "networkx graph",
+                 "pathfinding Grid"], rows_builds(maps))
+    nprob = sum(len(r["problems"]) for r in maps)
+    print(f"\ncorrectness: {nprob} problem(s)"
+          + ("" if not nprob else " (see the '!!' lines and 'problems' in the JSON)"))
+    path = write_json("grid-quick" if args.quick else "grid", results)
+    print(f"\nwrote {path} ({results['total_s']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""MovingAI map parsing: good files load, bad ones name file and line."""
+import numpy as np
+import pytest
+
+import navcore
+from navcore_grid import parse_map, parse_rows, read_map, read_scen
+
+GOOD = "type octile\nheight 2\nwidth 3\nmap\n.@G\nTS.\n"
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("text", [GOOD, GOOD.replace("\n", "\r\n"), GOOD.rstrip("\n"),
+                                  GOOD + "\n\n"])
+def test_crlf_missing_final_newline_and_trailing_blank_lines_load(text):
+    walk = parse_map(text)
+    assert walk.tolist() == [[True, False, True], [False, True, True]]
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("text, line, message", [
+    ("tipe octile\nheight 2\nwidth 3\nmap\n...\n...\n", 1, "expected 'type octile'"),
+    ("type octile\nheight x\nwidth 3\nmap\n...\n...\n", 2, "expected 'height N'"),
+    ("type octile\nheight 2\nwidth 3\nmop\n...\n...\n", 4, "expected 'map'"),
+    ("type octile\nheight 2\nwidth 3\nmap\n...\n....\n", 6, "row has 4 characters"),
+    ("type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n", 6, "unknown map character 'x'"),
+    ("type octile\nheight 3\nwidth 3\nmap\n...\n...\n", 7, "file is truncated"),
+    ("type octile\nheight 1\nwidth 3\nmap\n...\n...\n", 6, "more map rows"),
+    ("type octile\nheight 99999\nwidth 99999\nmap\n...\n", 2, "exceeds the int32"),
+    ("type octile\nheight 2\n", 3, "file ends in the header"),
+    ("type octile\nheight 0\nwidth 3\nmap\n", 2, "height must be positive"),
+])
+def test_malformed_maps_give_the_line(tmp_path, text, line, message):
+    path = tmp_path / "bad.map"
+    path.write_text(text)
+    with pytest.raises(navcore.MapFormatError, match=message) as info:
+        read_map(path)
+    assert info.value.line == line
+    assert str(info.value).startswith(f"{path}:{line}")
+
+
+@pytest.mark.nojit
+def test_bad_character_reports_the_column_and_world_is_unchanged(tmp_path):
+    path = tmp_path / "bad.map"
+    path.write_text("type octile\nheight 1\nwidth 4\nmap\n..?.\n")
+    w = navcore.World(autoload=False)
+    with pytest.raises(navcore.MapFormatError) as info:
+        w.add_graph("m", type="grid", map=str(path))
+    assert (info.value.line, info.value.column) == (5, 3)
+    assert w.graphs == {}
+    with pytest.raises(navcore.MapFormatError, match="map file not found"):
+        w.add_graph("m", type="grid", map=str(tmp_path / "nope.map"))
+
+
+@pytest.mark.nojit
+def test_inline_rows_and_arrays():
+    assert parse_rows(["#. ", "@GS"]).tolist() == [[False, True, True], [False, True, True]]
+    with pytest.raises(navcore.MapFormatError, match="row has 2 characters") as info:
+        parse_rows(["...", ".."])
+    assert info.value.line == 2
+    w = navcore.World(autoload=False)
+    g = w.add_graph("c", type="grid", array=np.array([[1.0, np.inf], [2.0, 0.5]]))
+    assert g.walkable.tolist() == [True, False, True, True]
+    assert g.cost.tolist() == [[1.0, 1.0], [2.0, 0.5]]
+    for bad, message in [(dict(), "exactly one of map=, rows=, array="),
+                         (dict(rows=["."], array=np.ones((1, 1), bool)), "got rows, array"),
+                         (dict(array=np.array([[-1.0]])), "costs must be >= 0"),
+                         (dict(array=np.array([["a"]])), "must be bool"),
+                         (dict(rows=["."], connectivity=6), "connectivity must be 4 or 8"),
+                         (dict(rows=["."], diagonal_cost=0), "diagonal_cost must be")]:
+        with pytest.raises(navcore.GraphError, match=message):
+            w.add_graph("x", type="grid", **bad)
+    assert list(w.graphs) == ["c"]
+
+
+@pytest.mark.nojit
+def test_scenario_parsing(tmp_path):
+    path = tmp_path / "a.map.scen"
+    path.write_text("version 1\n0\tmaps/a.map\t3\t2\t0\t0\t2\t1\t2.41421356\n"
+                    "1\ta.map\t3\t2\t2\t1\t0\t0\t2.41421\n")
+    scen = read_scen(path)
+    assert len(scen) == 2 and scen.start.tolist() == [[0, 0], [2, 1]]
+    assert scen.decimals.tolist() == [8, 5] and scen.line.tolist() == [2, 3]
+    path.write_text("version 1\n0\ta.map\t3\t2\t0\t0\n")
+    with pytest.raises(navcore.MapFormatError, match="expected 9 fields") as info:
+        read_scen(path)
+    assert info.value.line == 2
