@@ -167,3 +167,22 @@ def test_reachable_and_matrix_hooks_can_be_answered_by_a_plugin(world):
     world.plugins.register(Oracle())
     assert world.reachable("g", 2, 0)
     assert world.distance_matrix("g", [0, 1, 2], [0]).tolist() == [[0.0]] * 3
+
+
+@exercises("navcore_add_commands")
+def test_plugins_add_cli_subcommands(capsys):
+    from navcore.cli import build_parser
+
+    class Hello:
+        @navcore.hookimpl
+        def navcore_add_commands(self, subparsers):
+            p = subparsers.add_parser("hello", help="say hello")
+            p.add_argument("name")
+            p.set_defaults(func=lambda args: print(f"hello {args.name}") or 0)
+
+    registry = navcore.PluginRegistry(autoload=False)
+    registry.register(Hello())
+    args = build_parser(registry).parse_args(["hello", "grid"])
+    assert args.func(args) == 0
+    assert capsys.readouterr().out == "hello grid\n"
+    assert "scen" in build_parser(registry)._subparsers._group_actions[0].choices

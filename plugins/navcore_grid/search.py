@@ -4,7 +4,7 @@
 >>> g = GridGraph(parse_rows(["....", ".##.", "...."]))
 >>> a, j = grid_astar(g, 0, 11), grid_jps(g, 0, 11)
 >>> round(a.cost, 4), a.cost == j.cost, j.nodes.tolist()
-(3.8284, True, [0, 1, 2, 7, 11])
+(5.0, True, [0, 1, 2, 3, 7, 11])
 """
 from __future__ import annotations
 
