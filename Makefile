@@ -30,6 +30,7 @@ test-nojit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/csr.py
+	$(BIN)/python bench/grid.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

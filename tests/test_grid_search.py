@@ -185,3 +185,11 @@ def test_generic_csr_search_on_the_grid_view_agrees():
         expect = truth.get(g.cell_of(node), math.inf)
         assert dist[node] == pytest.approx(expect, rel=1e-12) or (
             math.isinf(expect) and math.isinf(dist[node]))
+
+
+@pytest.mark.nojit
+def test_grid_queries_never_build_the_csr_view():
+    world = _world_grid(np.ones((50, 50), dtype=bool))
+    for algorithm in ("auto", "astar", "jps", "dijkstra"):
+        assert world.find_path("g", (0, 0), (49, 49), algorithm=algorithm).found
+    assert not world.graph("g").csr_built

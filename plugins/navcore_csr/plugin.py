@@ -32,8 +32,10 @@ def navcore_storage_build(src, dst, data, num_nodes, options):
 
 
 @navcore.hookimpl
-def navcore_algorithms(graph):
-    return list(ALGORITHMS) if graph.csr is not None else []
+def navcore_algorithms():
+    # Every NavGraph can hand out a CSR view, so these always apply. Do not
+    # touch graph.csr here: on a grid that would build the whole view.
+    return list(ALGORITHMS)
 
 
 @navcore.hookimpl(trylast=True)

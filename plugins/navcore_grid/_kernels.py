@@ -117,16 +117,22 @@ def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
 def _jump_straight(free, p, step, side, goal):
     """Walk from ``p`` by ``step`` until blocked (-1), the goal, or a cell
     with a forced neighbour: a free side cell whose cell behind is blocked
-    (it cannot be reached diagonally without cutting a corner)."""
+    (it cannot be reached diagonally without cutting a corner). The side
+    cells of one step are the behind cells of the next: 3 loads a step."""
+    up = free[p + side]          # side cells of the previous cell: the
+    down = free[p - side]        # "behind" cells of the next one
     while True:
         p += step
         if not free[p]:
             return -1
         if p == goal:
             return p
-        if (free[p + side] and not free[p - step + side]) or \
-                (free[p - side] and not free[p - step - side]):
+        nup = free[p + side]
+        ndown = free[p - side]
+        if (nup and not up) or (ndown and not down):
             return p
+        up = nup
+        down = ndown
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -207,12 +213,19 @@ def _grid_jps(free, stamp, Wp, diag, start, goal, g, parent, hnode, hkey, hpos, 
             if dx != 0 and dy != 0:     # diagonal: both straights and on
                 dirs = (1 << dir_of[4 + dx]) | (1 << dir_of[(dy + 1) * 3 + 1]) \
                     | (1 << dir_of[(dy + 1) * 3 + dx + 1])
-            elif dx != 0:               # horizontal: on, both sides, both fronts
-                dirs = (1 << dir_of[4 + dx]) | (1 << 2) | (1 << 3) \
-                    | (1 << dir_of[6 + dx + 1]) | (1 << dir_of[dx + 1])
-            else:                       # vertical
-                dirs = (1 << dir_of[(dy + 1) * 3 + 1]) | 1 | 2 \
-                    | (1 << dir_of[(dy + 1) * 3 + 2]) | (1 << dir_of[(dy + 1) * 3])
+            elif dx != 0:   # horizontal: on, plus each side whose behind is blocked
+                dirs = 1 << dir_of[4 + dx]
+                if free[u + Wp] and not free[u - dx + Wp]:       # forced south
+                    dirs |= (1 << 2) | (1 << dir_of[6 + dx + 1])
+                if free[u - Wp] and not free[u - dx - Wp]:       # forced north
+                    dirs |= (1 << 3) | (1 << dir_of[dx + 1])
+            else:           # vertical, the same with east and west
+                dirs = 1 << dir_of[(dy + 1) * 3 + 1]
+                back = u - dy * Wp
+                if free[u + 1] and not free[back + 1]:           # forced east
+                    dirs |= 1 | (1 << dir_of[(dy + 1) * 3 + 2])
+                if free[u - 1] and not free[back - 1]:           # forced west
+                    dirs |= 2 | (1 << dir_of[(dy + 1) * 3])
         for k in range(8):
             if not (dirs >> k) & 1:
                 continue
