@@ -33,6 +33,31 @@ def main() -> None:
     print("distance matrix from [0, 3] to [2, 5]:")
     print(world.distance_matrix("town", [0, 3], [2, 5]))
 
+    # A grid map: (x, y) cells, (0, 0) top-left, MovingAI's movement rule.
+    rows = ["..........",
+            ".####.###.",
+            ".#......#.",
+            ".#.#.##.#.",
+            "...#..#...",
+            ".###..###."]
+    world.add_graph("dungeon", type="grid", rows=rows)
+    path = world.find_path("dungeon", (0, 0), (4, 5))       # auto: jump point search
+    print(f"\ndungeon (0,0) -> (4,5): {path.status}, cost {path.cost:.3f}, "
+          f"{path.algorithm}, {path.expanded} jump points expanded")
+    _draw(rows, path, world.graph("dungeon").width)
+    world.update("dungeon", cells=[(4, 3)], walkable=False)      # close the door
+    world.tick(1 / 60)
+    print(f"after closing the door at (4,3): "
+          f"{world.find_path('dungeon', (0, 0), (4, 5)).status}")
+
+
+def _draw(rows, path, width):
+    grid = [list(r) for r in rows]
+    for node in path.nodes:
+        y, x = divmod(int(node), width)
+        grid[y][x] = "*"
+    print("\n".join("".join(r) for r in grid))
+
 
 if __name__ == "__main__":
     main()

@@ -13,6 +13,9 @@ def test_quickstart_runs():
     assert out.returncode == 0, out.stderr
     assert "0 -> 5: found, cost 280 m, via [0, 1, 4, 5]" in out.stdout
     assert "after closing 1-2: cost 360 m" in out.stdout
+    assert "dungeon (0,0) -> (4,5): found, cost 11.000, jps" in out.stdout
+    assert ".#.#*##.#." in out.stdout                      # the path through the door
+    assert "after closing the door at (4,3): unreachable" in out.stdout
 
 
 def test_readme_python_example(capsys):
