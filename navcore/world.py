@@ -46,7 +46,8 @@ class World:
         self.seed = seed
         self._pending: dict = defaultdict(list)   # graph_id -> [Update]
         self._seq = 0
-        self._algo_cache: dict = {}
+        self._algo_cache: dict = {}   # (graph, plugins.version) -> names
+        self._post_cache = (-1, False)  # (plugins.version, any postprocessor)
         self.last_stats: FrameStats | None = None
 
     # -- graphs -------------------------------------------------------------
@@ -88,6 +89,7 @@ class World:
         graph = self.graph(graph_id)
         del self.graphs[graph_id]
         self._pending.pop(graph_id, None)
+        self._algo_cache.clear()        # ids of removed graphs may be reused
         self.plugins.hook.navcore_graph_removed(world=self, graph_id=graph_id, graph=graph)
 
     def graph(self, graph_id) -> NavGraph:
@@ -226,22 +228,22 @@ class World:
 
     # -- internals ------------------------------------------------------------
     def _algorithms(self, graph) -> set:
-        key = (type(graph), graph.kind, id(graph), graph.version, self.plugins.version)
+        key = (id(graph), graph.kind, self.plugins.version)
         names = self._algo_cache.get(key)
         if names is None:
             names = set()
             for lst in self.plugins.hook.navcore_algorithms(world=self, graph=graph):
                 names.update(lst or ())
-            self._algo_cache = {key: names} if len(self._algo_cache) > 64 else \
-                {**self._algo_cache, key: names}
+            if len(self._algo_cache) > 256:   # plugins or graphs changed a lot
+                self._algo_cache.clear()
+            self._algo_cache[key] = names
         return names
 
     def _has_postprocess(self) -> bool:
-        key = ("post", self.plugins.version)
-        has = self._algo_cache.get(key)
-        if has is None:
+        version, has = self._post_cache
+        if version != self.plugins.version:
             has = bool(self.plugins.hook.navcore_postprocess_path.get_hookimpls())
-            self._algo_cache[key] = has
+            self._post_cache = (self.plugins.version, has)
         return has
 
     def _nodes(self, graph, items, what) -> np.ndarray:
