@@ -464,8 +464,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     # -- memory --------------------------------------------------------------------
     sc = scratch_for(g_oct)
     base = g_oct._free.nbytes + g_oct._pcost.nbytes + g_oct.walkable.nbytes
-    scratch = sum(getattr(sc, a).nbytes for a in ("stamp", "g", "parent", "hnode",
-                                                  "hkey", "hpos"))
+    scratch = sc.nbytes
     # a fresh graph for the CSR view's build time (the queries built the other's)
     g_fresh = navcore.World().add_graph("fresh", type="grid", array=walk)
     t_csr, csr = timed(lambda: g_fresh.csr)

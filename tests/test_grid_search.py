@@ -193,3 +193,24 @@ def test_grid_queries_never_build_the_csr_view():
     for algorithm in ("auto", "astar", "jps", "dijkstra"):
         assert world.find_path("g", (0, 0), (49, 49), algorithm=algorithm).found
     assert not world.graph("g").csr_built
+
+
+@pytest.mark.nojit
+def test_astar_grows_its_open_list_pool_and_stays_exact():
+    # A pool of 2 entries runs out on the first expansion; the wrapper must
+    # rerun with a larger one and still return the optimal path.
+    from navcore_grid.search import scratch_for
+
+    rng = np.random.default_rng(5)
+    walk = rng.random((20, 24)) >= 0.25
+    walk[0, 0] = walk[19, 23] = True
+    cost = rng.choice([1.0, 2.5], size=walk.shape)
+    world = _world_grid(walk, cost)
+    g = world.graph("g")
+    sc = scratch_for(g)
+    enode, ekey, enext, head, fbits, ibits = sc.pool()
+    sc._pool = (enode[:2], ekey[:2], enext[:2], head, fbits, ibits)
+    for goal in [(23, 19), (5, 7), (12, 3)]:
+        if walk[goal[1], goal[0]]:
+            _check(world, walk, cost, (0, 0), goal, "astar")
+    assert sc.pool()[0].size > 2

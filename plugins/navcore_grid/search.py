@@ -26,19 +26,20 @@ class GridScratch:
     ``stamp`` holds ``BLOCKED`` for blocked and border cells permanently;
     updates of the grid rewrite those entries in every registered scratch
     set (``sync_blocked``), so a query never has to look at the mask.
+    The open lists (A*'s radix-heap entry pool, JPS's indexed heap) are
+    allocated on first use; the pool grows when a query runs out of it.
     """
 
-    __slots__ = ("stamp", "g", "parent", "hnode", "hkey", "hpos", "gen", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_heap", "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph._free.size
         self.stamp = np.where(graph._free, 0, K.BLOCKED).astype(np.int32)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
-        self.hnode = np.empty(n, dtype=np.int32)
-        self.hkey = np.empty(n, dtype=np.float64)
-        self.hpos = np.empty(n, dtype=np.int32)
         self.gen = 0
+        self._pool = None
+        self._heap = None
 
     def next_gen(self, graph) -> int:
         self.gen += 1
@@ -46,6 +47,32 @@ class GridScratch:
             self.stamp[:] = np.where(graph._free, 0, K.BLOCKED)
             self.gen = 1
         return self.gen
+
+    def pool(self, grow=False):
+        """``(enode, ekey, enext, head, fbits, ibits)`` for ``_grid_astar``.
+        One entry per cell covers almost every query (live entries are the
+        open nodes plus a few stale ones); ``grow`` doubles it."""
+        if self._pool is None or grow:
+            n = self.stamp.size if self._pool is None else 2 * self._pool[0].size
+            fbits = np.zeros(1, dtype=np.float64)
+            self._pool = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int64),
+                          np.empty(n, dtype=np.int32), np.empty(65, dtype=np.int32),
+                          fbits, fbits.view(np.int64))
+        return self._pool
+
+    def heap(self):
+        """``(hnode, hkey, hpos)`` for ``_grid_jps``."""
+        if self._heap is None:
+            n = self.stamp.size
+            self._heap = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
+                          np.empty(n, dtype=np.int32))
+        return self._heap
+
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.stamp, self.g, self.parent]
+        arrays += list(self._pool or ()) + list(self._heap or ())
+        return sum(a.nbytes for a in arrays)
 
 
 def _make_scratch(graph):
@@ -104,13 +131,17 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     hscale = cmin if heuristic else 0.0
     off, dxs, dys, need, lens = graph._dirs
     sc = scratch_for(graph)
-    gen = sc.next_gen(graph)
     s, t = _padded(graph, start), _padded(graph, goal)
-    cost, expanded = K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
-                                   graph.connectivity, off, dxs, dys, need, lens,
-                                   graph.corner_cutting, ha, hb, hscale, s, t,
-                                   sc.g, sc.parent, sc.hnode, sc.hkey, sc.hpos, gen)
-    return _result(graph, sc, t, cost, expanded, algorithm)
+    grow = False
+    while True:
+        gen = sc.next_gen(graph)
+        cost, expanded = K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
+                                       graph.connectivity, off, dxs, dys, need, lens,
+                                       graph.corner_cutting, ha, hb, hscale, s, t,
+                                       sc.g, sc.parent, *sc.pool(grow), gen)
+        if cost >= 0.0:
+            return _result(graph, sc, t, cost, expanded, algorithm)
+        grow = True          # the entry pool ran out: rerun with twice the room
 
 
 def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
@@ -127,7 +158,7 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
     gen = sc.next_gen(graph)
     s, t = _padded(graph, start), _padded(graph, goal)
     cost, expanded = K._grid_jps(graph._free, sc.stamp, graph._Wp, graph.diagonal_cost,
-                                 s, t, sc.g, sc.parent, sc.hnode, sc.hkey, sc.hpos, gen)
+                                 s, t, sc.g, sc.parent, *sc.heap(), gen)
     return _result(graph, sc, t, cost, expanded, "jps")
 
 
