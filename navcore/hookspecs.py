@@ -133,6 +133,43 @@ def navcore_reachable(world, graph, a, b):
 
 
 @hookspec(firstresult=True)
+def navcore_reachable_many(world, graph, a, b):
+    """Return a bool array: ``out[i]`` is whether ``b[i]`` can be reached
+    from ``a[i]``, or ``None`` to pass the call on.
+
+    ``a`` and ``b`` are int32 arrays of equal length, ids in range (``-1``
+    stands for a point outside the graph and is never reachable).
+    The hierarchy plugin answers with one vectorised area comparison; when
+    no plugin answers, ``World.reachable_many`` asks ``navcore_reachable``
+    pair by pair. Firstresult. Called once per ``World.reachable_many``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_areas(world, graph, nodes):
+    """Return the int32 area (connected component) id of each node in the
+    int32 array ``nodes``, or of every node when ``nodes`` is ``None``;
+    ``-1`` for blocked nodes. Or ``None`` to pass the call on.
+
+    Nodes share an id exactly when they are connected (for directed
+    graphs: weakly connected). Firstresult; the hierarchy plugin answers.
+    Called once per ``World.area`` / ``World.areas`` call.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_nearest_reachable(world, graph, point, start):
+    """Return the id of the walkable node closest to ``point`` that node
+    ``start`` can reach (``-1`` when there is none), or ``None``.
+
+    This is how an agent picks its end node when the clicked point lies
+    in a wall or on an island. ``start`` is a resolved, in-range node id.
+    Firstresult; the hierarchy plugin answers. Called once per
+    ``World.nearest_reachable`` call.
+    """
+
+
+@hookspec(firstresult=True)
 def navcore_distance_matrix(world, graph, sources, targets):
     """Return the ``(len(sources), len(targets))`` float64 matrix of
     shortest path costs (``inf`` where unreachable), or ``None``.
@@ -186,12 +223,13 @@ def navcore_graph_updated(world, graph_id, graph, dirty):
 
 @hookspec
 def navcore_components_changed(world, graph_id, changed_areas):
-    """Connectivity of ``graph_id`` changed: ``changed_areas`` is an int32
-    array of the area ids that appeared or disappeared.
+    """Connectivity of ``graph_id`` changed: ``changed_areas`` is a sorted
+    int32 array of the area ids that split, merged, appeared or vanished.
 
-    Fired by the component tracker (the hierarchy plugin) after an update
-    that split or merged areas; not fired when areas stayed the same.
-    No return value.
+    Fired by the component tracker (the hierarchy plugin) from its
+    ``navcore_graph_updated`` implementation, after an update that changed
+    the partition into areas; not fired when every area kept its id and
+    only gained or lost nodes at its edge. No return value.
     """
 
 

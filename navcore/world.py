@@ -154,6 +154,49 @@ class World:
             raise QueryError(f"no plugin answered reachable on graph {graph_id!r}")
         return bool(answer)
 
+    def reachable_many(self, graph_id, a, b) -> np.ndarray:
+        """Vectorised ``reachable``: a bool array, one entry per pair
+        ``(a[i], b[i])`` (node id arrays, or sequences of points)."""
+        graph = self.graph(graph_id)
+        src = self._nodes(graph, a, "a", allow_outside=True)
+        dst = self._nodes(graph, b, "b", allow_outside=True)
+        if src.shape != dst.shape:
+            raise QueryError(f"reachable_many needs as many a as b, got "
+                             f"{src.size} and {dst.size}")
+        out = self.plugins.hook.navcore_reachable_many(world=self, graph=graph, a=src, b=dst)
+        if out is None:
+            out = np.array([self.reachable(graph_id, int(s), int(t)) if s >= 0 and t >= 0
+                            else False for s, t in zip(src, dst)], dtype=bool)
+        return out
+
+    def area(self, graph_id, node_or_point) -> int:
+        """Area (connected component) id of a node or point; ``-1`` when it
+        is blocked or outside the graph."""
+        graph = self.graph(graph_id)
+        s = graph.node_of(node_or_point)
+        if s < 0:
+            return -1
+        return int(self._areas(graph, np.array([s], dtype=np.int32))[0])
+
+    def areas(self, graph_id) -> np.ndarray:
+        """int32 area id of every node (``-1`` for blocked nodes)."""
+        graph = self.graph(graph_id)
+        return self._areas(graph, None)
+
+    def nearest_reachable(self, graph_id, point, from_) -> int:
+        """The walkable node closest to ``point`` that ``from_`` (a node or
+        point) can reach; ``-1`` when ``from_`` is blocked or outside."""
+        graph = self.graph(graph_id)
+        s = graph.node_of(from_)
+        if s < 0 or not graph.walkable[s]:
+            return -1
+        node = self.plugins.hook.navcore_nearest_reachable(world=self, graph=graph,
+                                                           point=point, start=s)
+        if node is None:
+            raise QueryError(f"no plugin answered nearest_reachable on graph "
+                             f"{graph_id!r} (is the hierarchy plugin loaded?)")
+        return int(node)
+
     def distance_matrix(self, graph_id, sources, targets) -> np.ndarray:
         """Float64 matrix of shortest costs, ``inf`` where unreachable."""
         graph = self.graph(graph_id)
@@ -246,7 +289,16 @@ class World:
             self._post_cache = (self.plugins.version, has)
         return has
 
-    def _nodes(self, graph, items, what) -> np.ndarray:
+    def _areas(self, graph, nodes):
+        out = self.plugins.hook.navcore_areas(world=self, graph=graph, nodes=nodes)
+        if out is None:
+            raise QueryError(f"no plugin answered areas on graph {graph.graph_id!r} "
+                             f"(is the hierarchy plugin loaded?)")
+        return out
+
+    def _nodes(self, graph, items, what, allow_outside=False) -> np.ndarray:
+        """Validated int32 node ids from ids or points; a point outside the
+        graph is ``-1`` when ``allow_outside``, else a ``NodeError``."""
         arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
         if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
             if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
@@ -255,10 +307,15 @@ class World:
                                 f"graph of {graph.num_nodes} nodes")
             return arr.astype(np.int32)
         try:
-            return np.array([graph.node_of(p) for p in items], dtype=np.int32)
+            out = np.array([graph.node_of(p) for p in items], dtype=np.int32)
         except TypeError:
             raise NodeError(f"{what} must be a sequence of node ids or points, "
                             f"got {items!r}") from None
+        if not allow_outside and (out < 0).any():
+            i = int(np.flatnonzero(out < 0)[0])
+            raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
+                            f"{graph.graph_id!r}")
+        return out
 
 
 def _check_params(builder, type_name, owner, params) -> None:
