@@ -164,6 +164,7 @@ def test_hierarchical_nodes_do_not_fragment_under_many_updates():
     n_fresh = hierarchy_of(fresh).num_hierarchical_nodes
     assert h.num_hierarchical_nodes <= 1.5 * n_fresh, (h.num_hierarchical_nodes, n_fresh)
     assert h.builds == 1 and h.updates > 250        # never rebuilt from scratch
+    assert 0 < h.local_updates < h.updates          # both ways of settling ran
     assert same_partition(world.areas("g"), grid_labels(g.walkable_grid, {}),
                           g.walkable_grid)
 

@@ -36,20 +36,23 @@ C_AHWM = 4       # area ids below this have been used
 C_ANFREE = 5     # entries on the free-area stack
 C_STAMP = 6      # for hmark
 C_NLIVE = 7      # live hierarchical nodes
-N_COUNTERS = 8
+C_NBUILT = 8     # hierarchical nodes built by the current update
+N_COUNTERS = 9
 
 
 @njit(cache=True, nogil=True)
 def _remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
             hnode_of, children, hsize, hgen, harea, ccount, hmark, counters,
-            removed, seeds, prev_area):
+            removed, bnd, seeds, prev_area):
     """Remove every hierarchical node holding a dirty node, plus the small
     nodes next to those (so fragments merge instead of piling up). Their
     members and the newly walkable dirty nodes become ``seeds``; each
-    seed's area before the update goes to ``prev_area``. ``dirty`` holds
-    no duplicates. Returns ``(n_removed, n_seeds)``."""
-    counters[C_STAMP] += 1
-    st = counters[C_STAMP]
+    seed's area before the update goes to ``prev_area``; the surviving
+    nodes next to removed ones go to ``bnd`` (the boundary). ``dirty``
+    holds no duplicates. Returns ``(n_removed, n_boundary, n_seeds)``."""
+    counters[C_STAMP] += 2
+    st = counters[C_STAMP] - 1        # marks removed nodes
+    sb = st + 1                       # marks boundary nodes
     nrem = 0
     ns = 0
     for d in dirty:
@@ -64,24 +67,31 @@ def _remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
             removed[nrem] = h
             nrem += 1
     nfirst = nrem
-    for i in range(nfirst):
+    nb = 0
+    i = 0
+    while i < nrem:
+        # first-level nodes pull in small neighbours; those only see boundary
         h = removed[i]
+        pull = i < nfirst
         base = h * MAX_CHILDREN
         for j in range(hsize[h]):
             u = children[base + j]
-            for e in range(offsets[u], offsets[u + 1]):
-                hv = hnode_of[targets[e]]
-                if hv >= 0 and hmark[hv] != st and hsize[hv] < MIN_CHILDREN:
-                    hmark[hv] = st
-                    removed[nrem] = hv
-                    nrem += 1
-            if directed:
-                for r in range(roff[u], roff[u + 1]):
-                    hv = hnode_of[rsrc[r]]
-                    if hv >= 0 and hmark[hv] != st and hsize[hv] < MIN_CHILDREN:
+            for k in range(2 if directed else 1):
+                lo = offsets[u] if k == 0 else roff[u]
+                hi = offsets[u + 1] if k == 0 else roff[u + 1]
+                for e in range(lo, hi):
+                    hv = hnode_of[targets[e]] if k == 0 else hnode_of[rsrc[e]]
+                    if hv < 0 or hmark[hv] == st or hmark[hv] == sb:
+                        continue
+                    if pull and hsize[hv] < MIN_CHILDREN:
                         hmark[hv] = st
                         removed[nrem] = hv
                         nrem += 1
+                    else:
+                        hmark[hv] = sb
+                        bnd[nb] = hv
+                        nb += 1
+        i += 1
     for i in range(nrem):
         h = removed[i]
         base = h * MAX_CHILDREN
@@ -97,13 +107,13 @@ def _remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
         counters[C_CGARBAGE] += ccount[h]
         ccount[h] = 0
         counters[C_NLIVE] -= 1
-    return nrem, ns
+    return nrem, nb, ns
 
 
 @njit(cache=True, nogil=True)
 def _group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rsrc,
-           reid, hnode_of, children, hsize, hgen, hprev, hmixed, cstart, ccount, cnode,
-           cgen, hfree, hmark, counters, prev_area):
+           reid, hnode_of, children, hsize, hgen, harea, hprev, hmixed, cstart, ccount,
+           cnode, cgen, hfree, hmark, counters, prev_area, built):
     """Group the unassigned walkable ``seeds[first:ns]`` into new
     hierarchical nodes of at most ``MAX_CHILDREN`` by BFS (the member block
     doubles as the queue) and record each new node's connections.
@@ -163,7 +173,10 @@ def _group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, r
         else:
             counters[C_HWM] += 1
         counters[C_NLIVE] += 1
+        built[counters[C_NBUILT]] = h
+        counters[C_NBUILT] += 1
         hsize[h] = cnt
+        harea[h] = -1                  # set by the flood
         # connections, and the smallest area the members had before
         counters[C_STAMP] += 1
         st = counters[C_STAMP]
@@ -207,6 +220,142 @@ def _find(uf, x):
         uf[x] = uf[uf[x]]            # path halving
         x = uf[x]
     return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _note(x, changed, n, anote, st):
+    """Append area ``x`` to ``changed`` once per update (stamp ``st``)."""
+    if anote[x] != st:
+        anote[x] = st
+        changed[n] = x
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixed,
+                 cstart, ccount, cnode, cgen, hmark, counters, uf, rid, acount,
+                 anew, aclaim, anote, afree, changed):
+    """Settle an update by looking only at the new nodes and the boundary
+    (surviving nodes next to removed or new ones), when no area split.
+
+    Why that suffices: connections between surviving nodes did not change,
+    and a surviving node reaches the boundary of its area along surviving
+    nodes. So the pieces the new and boundary nodes form tell everything
+    except a split (one old area in two local pieces may still be joined
+    far away): then this returns -1, having changed only scratch, and the
+    caller floods the whole hierarchical graph (``_flood``). Otherwise each
+    piece takes the smallest old area id in it (areas in one piece merge:
+    their nodes are relabelled in one pass over the ids), a piece without
+    one gets a new id, an old area with no node left in any piece vanished.
+    Returns the number of changed area ids written to ``changed``."""
+    nbuilt = counters[C_NBUILT]
+    counters[C_STAMP] += 1
+    st = counters[C_STAMP]
+    for i in range(nb):
+        hmark[bnd[i]] = st
+        uf[bnd[i]] = bnd[i]
+        rid[bnd[i]] = -1
+    for i in range(nbuilt):
+        hmark[built[i]] = st
+        uf[built[i]] = built[i]
+        rid[built[i]] = -1
+    # surviving nodes next to new ones belong to the boundary too (a new
+    # node may join areas that lost nothing)
+    for i in range(nbuilt):
+        h = built[i]
+        for c in range(cstart[h], cstart[h] + ccount[h]):
+            o = cnode[c]
+            if hmark[o] != st and hsize[o] > 0 and hgen[o] == cgen[c]:
+                hmark[o] = st
+                uf[o] = o
+                rid[o] = -1
+                bnd[nb] = o
+                nb += 1
+    for k in range(2):
+        for i in range(nb if k == 0 else nbuilt):
+            h = bnd[i] if k == 0 else built[i]
+            for c in range(cstart[h], cstart[h] + ccount[h]):
+                o = cnode[c]
+                if hmark[o] == st and hsize[o] > 0 and hgen[o] == cgen[c]:
+                    a = _find(uf, h)
+                    b = _find(uf, o)
+                    if a != b:
+                        uf[b] = a
+    # old areas per piece: each must lie in one piece (else: maybe a split)
+    for k in range(2):
+        for i in range(nb if k == 0 else nbuilt):
+            h = bnd[i] if k == 0 else built[i]
+            x = harea[h] if k == 0 else hprev[h]
+            if x < 0:
+                continue
+            r = _find(uf, h)
+            if aclaim[x] != st:
+                aclaim[x] = st
+                anew[x] = r
+            elif anew[x] != r:
+                return -1
+            if rid[r] < 0 or x < rid[r]:
+                rid[r] = x
+    # from here on nothing fails
+    counters[C_STAMP] += 1
+    sc = counters[C_STAMP]            # anote: "already in changed"
+    nch = 0
+    for i in range(nrem):
+        acount[harea[removed[i]]] -= 1
+    merged = False
+    for k in range(2):
+        for i in range(nb if k == 0 else nbuilt):
+            h = bnd[i] if k == 0 else built[i]
+            x = harea[h] if k == 0 else hprev[h]
+            if x >= 0 and rid[anew[x]] != x:
+                merged = True
+    if merged:                        # relabel merged areas everywhere
+        for h in range(counters[C_HWM]):
+            x = harea[h]              # -1 on new nodes: labelled below
+            if hsize[h] == 0 or x < 0:
+                continue
+            if aclaim[x] == st and rid[anew[x]] != x:
+                y = rid[anew[x]]
+                nch = _note(x, changed, nch, anote, sc)
+                nch = _note(y, changed, nch, anote, sc)
+                harea[h] = y
+                hprev[h] = y
+                acount[x] -= 1
+                acount[y] += 1
+    for i in range(nbuilt):
+        h = built[i]
+        r = _find(uf, h)
+        x = rid[r]
+        if x < 0:                     # a new area
+            if counters[C_ANFREE] > 0:
+                counters[C_ANFREE] -= 1
+                x = afree[counters[C_ANFREE]]
+            else:
+                x = counters[C_AHWM]
+                counters[C_AHWM] += 1
+            acount[x] = 0
+            rid[r] = x
+            nch = _note(x, changed, nch, anote, sc)
+        elif hmixed[h] or (hprev[h] >= 0 and hprev[h] != x):
+            nch = _note(x, changed, nch, anote, sc)
+            if hprev[h] >= 0:
+                nch = _note(hprev[h], changed, nch, anote, sc)
+        harea[h] = x
+        hprev[h] = x
+        hmixed[h] = False
+        acount[x] += 1
+    # old areas left without nodes vanished (merged-away ones included)
+    for i in range(nrem):
+        x = harea[removed[i]]
+        if acount[x] == 0:
+            nch = _note(x, changed, nch, anote, sc)
+    for i in range(nch):
+        x = changed[i]
+        if acount[x] == 0:
+            afree[counters[C_ANFREE]] = x
+            counters[C_ANFREE] += 1
+    return nch
 
 
 @njit(cache=True, nogil=True)

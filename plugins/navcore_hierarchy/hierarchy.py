@@ -57,6 +57,7 @@ class Hierarchy:
         self._alloc_connections(max(64, 8 * (n // 128 + 16)))
         self.builds = 0            # full recalculations so far
         self.updates = 0           # incremental updates so far
+        self.local_updates = 0     # of which settled without a global flood
         self.recalculate()
 
     # -- storage --------------------------------------------------------------
@@ -72,13 +73,15 @@ class Hierarchy:
         for name, dtype in (("hsize", np.int32), ("hgen", np.int32), ("harea", np.int32),
                             ("hprev", np.int32), ("cstart", np.int64), ("ccount", np.int32),
                             ("hmark", np.int64), ("hfree", np.int32), ("removed", np.int32),
-                            ("uf", np.int32), ("rid", np.int32), ("hmixed", np.bool_)):
+                            ("uf", np.int32), ("rid", np.int32), ("hmixed", np.bool_),
+                            ("bnd", np.int32), ("built", np.int32)):
             grow(name, dtype, hcap)
         grow("children", np.int32, hcap * K.MAX_CHILDREN)
         acap = 2 * hcap + 2      # old and new area ids can coexist in one update
         for name in ("acount", "anew", "afree", "changed"):
             grow(name, np.int32, acap)
         grow("aclaim", np.int64, acap)
+        grow("anote", np.int64, acap)
         self.hcap = hcap
 
     def _alloc_connections(self, ccap):
@@ -134,7 +137,7 @@ class Hierarchy:
         walk = np.flatnonzero(self.graph.walkable).astype(np.int32)
         self.seeds[:walk.size] = walk
         offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
-        changed = self._regroup(walk.size, 0, offsets, targets, cost, roff, rsrc, reid)
+        changed = self._regroup(walk.size, 0, 0, offsets, targets, cost, roff, rsrc, reid)
         self.builds += 1
         return changed
 
@@ -149,26 +152,38 @@ class Hierarchy:
             raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
                             f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
         offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
-        nrem, ns = K._remove(dirty, self.graph.walkable, offsets, targets,
-                                     self.directed, roff, rsrc, self.hnode_of,
-                                     self.children, self.hsize, self.hgen, self.harea,
-                                     self.ccount, self.hmark, self.counters, self.removed,
-                                     self.seeds, self.prev_area)
-        changed = self._regroup(ns, nrem, offsets, targets, cost, roff, rsrc, reid)
+        nrem, nb, ns = K._remove(dirty, self.graph.walkable, offsets, targets,
+                                 self.directed, roff, rsrc, self.hnode_of, self.children,
+                                 self.hsize, self.hgen, self.harea, self.ccount,
+                                 self.hmark, self.counters, self.removed, self.bnd,
+                                 self.seeds, self.prev_area)
+        changed = self._regroup(ns, nrem, nb, offsets, targets, cost, roff, rsrc, reid)
         self.updates += 1
         return changed
 
-    def _regroup(self, ns, nrem, offsets, targets, cost, roff, rsrc, reid):
+    def _regroup(self, ns, nrem, nb, offsets, targets, cost, roff, rsrc, reid):
+        self.counters[K.C_NBUILT] = 0
         i = 0
         while True:
             i, need = K._group(self.seeds, i, ns, self.graph.walkable, offsets, targets,
                                cost, self.directed, roff, rsrc, reid, self.hnode_of,
-                               self.children, self.hsize, self.hgen, self.hprev, self.hmixed,
-                               self.cstart, self.ccount, self.cnode, self.cgen, self.hfree,
-                               self.hmark, self.counters, self.prev_area)
+                               self.children, self.hsize, self.hgen, self.harea, self.hprev,
+                               self.hmixed, self.cstart, self.ccount, self.cnode, self.cgen, self.hfree,
+                               self.hmark, self.counters, self.prev_area, self.built)
             if i >= ns:
                 break
             self._make_room(need)
+        nch = -1
+        if self.builds:
+            nch = K._flood_local(self.removed, nrem, self.bnd, nb, self.built, self.hsize,
+                                 self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
+                                 self.ccount, self.cnode, self.cgen, self.hmark,
+                                 self.counters, self.uf, self.rid, self.acount, self.anew,
+                                 self.aclaim, self.anote, self.afree, self.changed)
+        if nch >= 0:
+            self.local_updates += 1
+            K._release(self.removed, nrem, self.hsize, self.hfree, self.counters)
+            return np.sort(self.changed[:nch])
         nch = K._flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed,
                        self.cstart,
                        self.ccount, self.cnode, self.cgen, self.counters, self.uf,
