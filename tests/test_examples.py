@@ -24,3 +24,13 @@ def test_readme_python_example(capsys):
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["found 2.0 [0 1 3]", "[0 2 3]"]
+
+
+def test_readme_areas_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\n\nworld = navcore.World\(\)\n"
+                      r"world.add_graph\(\"dungeon\".*?)```", text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["True", "False", "unreachable", "0 1",
+                     "[ 0  0  0  0 -1  1  1  1  1]", "[ True False]", "3"]

@@ -10,6 +10,7 @@ from navcore.types import PathResult, PathStatus
 from .hierarchy import Hierarchy
 
 _KEY = "navcore_hierarchy"
+_UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 
 
 def hierarchy_of(graph) -> Hierarchy:
@@ -44,10 +45,12 @@ def navcore_graph_updated(world, graph_id, graph, dirty):
 
 @navcore.hookimpl(tryfirst=True)
 def navcore_find_path(graph, request):
-    # different areas: no path exists, answer without searching
-    h = hierarchy_of(graph)
-    if h.area(request.start_node) != h.area(request.goal_node):
-        return PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
+    # different areas: no path exists, answer without searching. On every
+    # query's path, so two array loads and no method calls.
+    h = graph.extensions.get(_KEY) or hierarchy_of(graph)
+    hn, ha = h.hnode_of, h.harea
+    if ha[hn[request.start_node]] != ha[hn[request.goal_node]]:
+        return _UNREACHABLE
     return None
 
 
