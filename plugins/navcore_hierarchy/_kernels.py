@@ -223,6 +223,20 @@ def _find(uf, x):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _new_area(counters, afree, acount, anew):
+    """An unused area id: a freed one, else the next never used."""
+    if counters[C_ANFREE] > 0:
+        counters[C_ANFREE] -= 1
+        x = afree[counters[C_ANFREE]]
+    else:
+        x = counters[C_AHWM]
+        counters[C_AHWM] += 1
+    acount[x] = 0
+    anew[x] = 0
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _note(x, changed, n, anote, st):
     """Append area ``x`` to ``changed`` once per update (stamp ``st``)."""
     if anote[x] != st:
@@ -328,13 +342,7 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
         r = _find(uf, h)
         x = rid[r]
         if x < 0:                     # a new area
-            if counters[C_ANFREE] > 0:
-                counters[C_ANFREE] -= 1
-                x = afree[counters[C_ANFREE]]
-            else:
-                x = counters[C_AHWM]
-                counters[C_AHWM] += 1
-            acount[x] = 0
+            x = _new_area(counters, afree, acount, anew)
             rid[r] = x
             nch = _note(x, changed, nch, anote, sc)
         elif hmixed[h] or (hprev[h] >= 0 and hprev[h] != x):
@@ -407,14 +415,7 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
         if x != big and aclaim[x] != st:
             aclaim[x] = st
         else:
-            if counters[C_ANFREE] > 0:
-                counters[C_ANFREE] -= 1
-                x = afree[counters[C_ANFREE]]
-            else:
-                x = counters[C_AHWM]
-                counters[C_AHWM] += 1
-                anew[x] = 0
-                acount[x] = 0
+            x = _new_area(counters, afree, acount, anew)
             aclaim[x] = st
             changed[nchanged] = x      # a new area (split off or appeared)
             nchanged += 1
