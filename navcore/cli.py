@@ -2,6 +2,7 @@
 
     navcore plugins          list plugins, their source, hooks and graph types
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
+    navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
 
 Plugins add subcommands through the ``navcore_add_commands`` hook.
 """

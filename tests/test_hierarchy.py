@@ -301,3 +301,26 @@ def test_world_without_the_hierarchy_plugin_still_answers_reachable():
     assert world.reachable_many("g", [0, 0], [2, 3]).tolist() == [True, False]
     with pytest.raises(navcore.QueryError, match="hierarchy plugin"):
         world.areas("g")
+
+
+def test_areas_command_reports_a_door_closing_and_opening(tmp_path, capsys):
+    import json
+    from navcore.cli import main
+
+    door = tmp_path / "door.map"
+    door.write_text("type octile\nheight 3\nwidth 9\nmap\n"
+                    + "\n".join(["....@....", ".........", "....@...."]) + "\n")
+    out_json = tmp_path / "areas.json"
+    assert main(["areas", str(door), "--block", "4,1,1,1", "--open", "4,1,1,1",
+                 "--json", str(out_json)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "25 walkable cells, 1 areas (largest 25 cells)" in lines[0]
+    assert lines[1].startswith("block 4,1,1,1: 2 areas (largest 12), changed ids [0, 1]")
+    assert lines[2].startswith("open 4,1,1,1: 1 areas (largest 25), changed ids [0, 1]")
+    report = json.loads(out_json.read_text())
+    assert [c["areas"] for c in report["changes"]] == [2, 1]
+    with pytest.raises(SystemExit):                       # argparse: exit status 2
+        main(["areas", str(door), "--block", "4,1"])
+    assert "expected X,Y,W,H" in capsys.readouterr().err
+    assert main(["areas", str(tmp_path / "missing.map")]) == 2
+    assert "not found" in capsys.readouterr().err

@@ -84,3 +84,9 @@ def navcore_areas(graph, nodes):
 @navcore.hookimpl
 def navcore_nearest_reachable(graph, point, start):
     return hierarchy_of(graph).nearest_reachable(point, start)
+
+
+@navcore.hookimpl
+def navcore_add_commands(subparsers):
+    from . import cli
+    cli.add_command(subparsers)
