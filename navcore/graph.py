@@ -48,7 +48,7 @@ class NavGraph:
         if walkable is None:
             walkable = np.ones(self.num_nodes, dtype=np.bool_)
         else:
-            walkable = np.ascontiguousarray(walkable, dtype=np.bool_)
+            walkable = np.array(walkable, dtype=np.bool_)   # ours: updates write it
             if walkable.shape != (self.num_nodes,):
                 raise GraphError(f"walkable mask has shape {walkable.shape}, "
                                  f"expected ({self.num_nodes},)")

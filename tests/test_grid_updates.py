@@ -120,3 +120,19 @@ def test_dirty_nodes_are_changed_cells_and_their_neighbours():
     w.update("g", cells=[(0, 0), (4, 3)], walkable=False)
     w.tick()
     assert seen == [sorted([0, 1, 5, 6, 13, 14, 18, 19])]
+
+
+@pytest.mark.nojit
+def test_graphs_never_share_or_write_the_callers_arrays():
+    walk = np.ones((4, 5), dtype=bool)
+    world = navcore.World(autoload=False)
+    world.add_graph("a", type="grid", array=walk)
+    world.add_graph("b", type="grid", array=walk)
+    mask = np.ones(3, dtype=bool)
+    world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2], walkable=mask)
+    world.update("a", cells=[(1, 1)], walkable=False)
+    world.update("c", nodes=[1], walkable=False)
+    world.tick()
+    assert walk.all() and mask.all()
+    assert world.graph("b").walkable_grid.all()
+    assert not world.graph("a").walkable_grid[1, 1]

@@ -37,7 +37,8 @@ class GridGraph(NavGraph):
 
     def __init__(self, walkable, cost=None, *, connectivity=8,
                  diagonal_cost=math.sqrt(2.0), corner_cutting=False):
-        walkable = np.asarray(walkable, dtype=bool)
+        # a copy: updates must never write into the caller's array
+        walkable = np.array(walkable, dtype=bool)
         if walkable.ndim != 2 or walkable.size == 0:
             raise GraphError(f"a grid needs a non-empty 2-d array, got shape {walkable.shape}")
         if connectivity not in (4, 8):
