@@ -233,6 +233,29 @@ def navcore_components_changed(world, graph_id, changed_areas):
     """
 
 
+@hookspec
+def navcore_frame_work(world, deadline, stats):
+    """Do the frame's budgeted work: serve queued path requests until
+    ``time.perf_counter()`` reaches ``deadline``, adding to ``stats``
+    (``requests_served``, ``requests_waiting``).
+
+    Called once per ``World.tick``, after the updates were applied and
+    ``navcore_graph_updated`` ran, before ``navcore_frame_end``. The
+    scheduler plugin serves path requests here, oldest first. No return
+    value.
+    """
+
+
+@hookspec
+def navcore_world_created(world):
+    """Attach per-world services: the scheduler plugin sets
+    ``world.scheduler`` here.
+
+    Called once at the end of ``World.__init__``, after the plugins given to
+    the constructor and the entry points are registered. No return value.
+    """
+
+
 # -- command line ----------------------------------------------------------
 
 @hookspec

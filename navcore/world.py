@@ -49,6 +49,9 @@ class World:
         self._algo_cache: dict = {}   # (graph, plugins.version) -> names
         self._post_cache = (-1, False)  # (plugins.version, any postprocessor)
         self.last_stats: FrameStats | None = None
+        #: set by the scheduler plugin (``navcore_world_created``)
+        self.scheduler = None
+        self.plugins.hook.navcore_world_created(world=self)
 
     # -- graphs -------------------------------------------------------------
     def graph_types(self) -> dict:
@@ -230,15 +233,33 @@ class World:
         self._pending[graph_id].append(
             type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
 
+    def request_path(self, graph_id, start, goal, *, algorithm: str = "auto",
+                     callback=None, repath: bool = False):
+        """Queue a path request; the next ticks serve it within their budget.
+
+        Returns a handle (``done``, ``result()``, ``cancel()``, awaitable).
+        ``callback(handle)`` runs on the thread that calls ``tick`` when a
+        result is ready. With ``repath=True`` the path is planned again
+        whenever an update touches it or the graph's areas change.
+        """
+        if self.scheduler is None:
+            raise QueryError("request_path needs the scheduler plugin "
+                             "(navcore_scheduler), which is not loaded")
+        return self.scheduler.request_path(graph_id, start, goal, algorithm=algorithm,
+                                           callback=callback, repath=repath)
+
     def pending_updates(self, graph_id=None) -> int:
         if graph_id is None:
             return sum(len(v) for v in self._pending.values())
         return len(self._pending.get(graph_id, ()))
 
-    def tick(self, dt: float = 0.0) -> FrameStats:
+    def tick(self, dt: float = 0.0, budget_ms: float | None = None) -> FrameStats:
         """Run one frame: apply queued updates as one batch per graph, let
-        observers react, and report what was done."""
+        observers react, serve path requests until the budget
+        (``budget_ms``, default ``frame_budget_ms``) is spent, and report
+        what was done."""
         t0 = time.perf_counter()
+        budget = self.frame_budget_ms if budget_ms is None else float(budget_ms)
         self.frame += 1
         hook = self.plugins.hook
         stats = FrameStats(frame=self.frame, dt=float(dt))
@@ -262,8 +283,11 @@ class World:
             hook.navcore_graph_updated(world=self, graph_id=graph_id, graph=graph,
                                        dirty=dirty)
         t2 = time.perf_counter()
+        hook.navcore_frame_work(world=self, deadline=t0 + budget / 1e3, stats=stats)
+        t3 = time.perf_counter()
         stats.time_updates_ms = (t1 - t0) * 1e3
         stats.time_observers_ms = (t2 - t1) * 1e3
+        stats.time_requests_ms = (t3 - t2) * 1e3
         stats.time_total_ms = (time.perf_counter() - t0) * 1e3
         hook.navcore_frame_end(world=self, frame=self.frame, stats=stats)
         self.last_stats = stats

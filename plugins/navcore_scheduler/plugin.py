@@ -1,0 +1,47 @@
+"""The scheduler plugin's hooks: a ``Scheduler`` per world, path requests
+served in the frame's work phase, re-planning after updates."""
+from __future__ import annotations
+
+import navcore
+
+from .scheduler import Scheduler
+
+
+@navcore.hookimpl
+def navcore_world_created(world):
+    world.scheduler = Scheduler(world)
+
+
+def _requests(world):
+    s = getattr(world, "scheduler", None)
+    return s.requests if isinstance(s, Scheduler) else None
+
+
+@navcore.hookimpl
+def navcore_frame_work(world, deadline, stats):
+    q = _requests(world)
+    if q is None:
+        return
+    stats.requests_served += q.serve(deadline)
+    stats.requests_waiting = q.waiting
+
+
+@navcore.hookimpl
+def navcore_graph_updated(world, graph_id, graph, dirty):
+    q = _requests(world)
+    if q is not None:
+        q.graph_updated(graph_id, graph, dirty)
+
+
+@navcore.hookimpl
+def navcore_components_changed(world, graph_id):
+    q = _requests(world)
+    if q is not None:
+        q.areas_changed(graph_id)
+
+
+@navcore.hookimpl
+def navcore_graph_removed(world, graph_id):
+    q = _requests(world)
+    if q is not None:
+        q.graph_removed(graph_id)

@@ -1,0 +1,298 @@
+"""The frame scheduler: budgeted path requests, batched updates, re-planning,
+jobs, determinism across worker counts, and no torn state under threads."""
+import asyncio
+import time
+
+import numpy as np
+import pytest
+
+import navcore
+from navcore import PathStatus
+from navcore_scheduler import JobScheduler
+
+import reference
+from test_hierarchy import same_partition
+from test_hooks import exercises
+
+DUNGEON = ["....#....",
+           ".........",
+           "....#...."]
+
+
+def _random_grid(seed, shape=(60, 80), density=0.25):
+    rng = np.random.default_rng(seed)
+    return rng.random(shape) >= density, rng
+
+
+@pytest.mark.nojit
+@exercises("navcore_world_created", "navcore_frame_work")
+def test_requests_are_served_by_tick_oldest_first():
+    world = navcore.World(frame_budget_ms=1000.0)    # the first query loads kernels
+    assert world.scheduler is not None and world.scheduler.workers == 0
+    world.add_graph("d", type="grid", rows=DUNGEON)
+    order = []
+    handles = [world.request_path("d", (0, 0), (8, y % 3), callback=lambda h: order.append(h.seq))
+               for y in range(5)]
+    assert not any(h.done for h in handles)
+    with pytest.raises(navcore.QueryError, match="call world.tick"):
+        handles[0].result()
+    stats = world.tick(0.016)
+    assert stats.requests_served == 5 and stats.requests_waiting == 0
+    assert order == [h.seq for h in handles]
+    assert all(h.result().found for h in handles)
+    assert handles[0].result().cost == world.find_path("d", (0, 0), (8, 0)).cost
+
+
+@pytest.mark.nojit
+def test_bad_requests_say_what_is_wrong_and_queue_nothing():
+    world = navcore.World(frame_budget_ms=1000.0)
+    world.add_graph("d", type="grid", rows=DUNGEON)
+    with pytest.raises(navcore.UnknownGraphError):
+        world.request_path("nope", (0, 0), (1, 1))
+    with pytest.raises(navcore.QueryError, match="callback must be callable"):
+        world.request_path("d", (0, 0), (1, 1), callback=5)
+    assert world.scheduler.requests.waiting == 0
+    wall = world.request_path("d", (0, 0), (4, 0))
+    out = world.request_path("d", 0, 10_000)
+    world.tick()
+    assert wall.result().status == PathStatus.INVALID_GOAL
+    with pytest.raises(navcore.NodeError, match="out of range"):
+        out.result()
+    cancelled = world.request_path("d", (0, 0), (8, 0))
+    cancelled.cancel()
+    assert world.tick().requests_served == 0 and not cancelled.done
+    world.scheduler = None                    # as if the plugin were not loaded
+    with pytest.raises(navcore.QueryError, match="needs the scheduler plugin"):
+        world.request_path("d", (0, 0), (8, 0))
+
+
+def test_budget_is_respected_and_every_request_completes_in_fifo_order():
+    walk, rng = _random_grid(1, (200, 200), 0.2)
+    world = navcore.World(frame_budget_ms=2.0)
+    world.add_graph("g", type="grid", array=walk)
+    free = np.argwhere(walk)
+    pairs = [tuple(map(tuple, free[rng.integers(len(free), size=2)][:, ::-1].tolist()))
+             for _ in range(2000)]
+    # the longest single query, measured directly (warm)
+    slowest = 0.0
+    for s, t in pairs[:200]:
+        t0 = time.perf_counter()
+        world.find_path("g", s, t)
+        slowest = max(slowest, time.perf_counter() - t0)
+    order = []
+    for s, t in pairs:
+        world.request_path("g", s, t, callback=lambda h: order.append(h.seq))
+    ticks = []
+    while world.scheduler.requests.waiting:
+        stats = world.tick()
+        ticks.append(stats)
+        assert stats.requests_served >= 1
+    assert len(ticks) > 1                                   # the budget split the work
+    assert order == sorted(order) and len(order) == 2000    # FIFO, nothing lost
+    # within budget plus one query (plus scheduling noise of this shared machine)
+    limit = 2.0 + 1e3 * 2 * slowest + 1.0
+    assert max(t.time_total_ms for t in ticks) <= limit, (max(t.time_total_ms for t in ticks), limit)
+    # a tick's own budget overrides the world's
+    for s, t in pairs[:50]:
+        world.request_path("g", s, t)
+    assert world.tick(budget_ms=1000.0).requests_served == 50
+
+
+def test_ten_thousand_cell_updates_apply_as_one_batch():
+    walk, rng = _random_grid(2, (100, 120), 0.2)
+    calls = []
+
+    class CountBatches:
+        @navcore.hookimpl(hookwrapper=True)
+        def navcore_apply_updates(self, batch):
+            calls.append(len(batch))
+            yield
+
+    batched = navcore.World(plugins=[CountBatches()])
+    single = navcore.World()
+    for w in (batched, single):
+        w.add_graph("g", type="grid", array=walk)
+    cells = rng.integers(0, [120, 100], size=(10_000, 2))
+    values = rng.random(10_000) < 0.5
+    for (x, y), v in zip(cells.tolist(), values.tolist()):
+        batched.update("g", cells=[(x, y)], walkable=v)
+    stats = batched.tick()
+    assert calls == [10_000] and stats.updates_applied == 10_000
+    for i, ((x, y), v) in enumerate(zip(cells.tolist(), values.tolist())):
+        single.update("g", cells=[(x, y)], walkable=v)
+        if i % 500 == 499:
+            single.tick()
+    single.tick()
+    a, b = batched.graph("g"), single.graph("g")
+    np.testing.assert_array_equal(a.walkable_grid, b.walkable_grid)
+    # area ids depend on history; the partition must not
+    assert same_partition(batched.areas("g"), single.areas("g"), a.walkable_grid)
+
+
+@pytest.mark.nojit
+def test_door_closing_replans_and_reopening_restores_the_path():
+    world = navcore.World(frame_budget_ms=1000.0)
+    world.add_graph("d", type="grid", rows=DUNGEON)
+    seen = []
+    h = world.request_path("d", (0, 0), (8, 0), repath=True,
+                           callback=lambda h: seen.append(h.result().status.value))
+    world.tick()
+    first = h.result()
+    assert first.found and world.graph("d").node_id(4, 1) in first.nodes
+    world.update("d", cells=[(4, 1)], walkable=False)
+    world.tick()
+    assert h.result().status == PathStatus.UNREACHABLE and h.repaths == 1
+    world.update("d", cells=[(4, 1)], walkable=True)
+    world.tick()
+    assert h.result().found and h.result().cost == first.cost and h.repaths == 2
+    assert seen == ["found", "unreachable", "found"]
+    # an update away from the path (no path cell among the dirty cell and
+    # its neighbours) does not re-plan; one on it does
+    g = world.graph("d")
+    on_path = {g.cell_of(n) for n in h.result().nodes}
+    far = next((x, 2) for x in range(9) if (x, 2) != (4, 2) and not any(
+        (x + dx, 2 + dy) in on_path for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
+    world.update("d", cells=[far], walkable=False)
+    world.tick()
+    assert h.repaths == 2
+    world.update("d", cells=[(2, 1)], walkable=False)
+    world.tick()
+    assert h.repaths == 3 and h.result().found and h.result().cost > first.cost
+    h.cancel()
+    world.update("d", cells=[(2, 1)], walkable=True)
+    world.tick()
+    assert h.repaths == 3
+
+
+def _script(workers):
+    """A small game: agents' requests and moving walls; returns every result.
+    The budget does not bind, so every request is served in the frame it was
+    made in (with a binding time budget, which frame serves a request
+    depends on the machine's speed, and the grid differs between frames)."""
+    walk, rng = _random_grid(5, (80, 100), 0.2)
+    world = navcore.World(workers=workers, frame_budget_ms=10_000.0)
+    world.add_graph("g", type="grid", array=walk)
+    free = np.argwhere(walk)
+    handles = []
+    for frame in range(30):
+        for _ in range(40):
+            (sy, sx), (gy, gx) = free[rng.integers(len(free), size=2)]
+            handles.append(world.request_path("g", (int(sx), int(sy)), (int(gx), int(gy)),
+                                              repath=bool(rng.random() < 0.3)))
+        x, y = (int(v) for v in rng.integers(0, [96, 76]))
+        world.update("g", rect=(x, y, 4, 4), walkable=bool(frame % 2))
+        world.tick()
+        assert world.scheduler.requests.waiting == 0
+    final = [(h.seq, h.repaths, h.result().status.value, h.result().cost,
+              h.result().nodes.tolist()) for h in handles]
+    world.scheduler.close()
+    return final, world.graph("g").walkable_grid.copy()
+
+
+def test_workers_zero_and_two_give_identical_results():
+    a, grid_a = _script(0)
+    b, grid_b = _script(2)
+    np.testing.assert_array_equal(grid_a, grid_b)
+    assert a == b
+    assert sum(x[1] for x in a) > 0            # some requests were planned again
+
+
+def test_queries_on_workers_never_see_a_torn_grid():
+    walk, rng = _random_grid(9, (60, 60), 0.15)
+    world = navcore.World(workers=2, frame_budget_ms=3.0)
+    world.add_graph("g", type="grid", array=walk)
+    grids = {}
+    results = []
+    free = np.argwhere(walk)
+
+    def record(h):
+        results.append((world.frame, h.start, h.goal, h.result()))
+
+    handles = []
+    for frame in range(40):
+        for _ in range(30):
+            (sy, sx), (gy, gx) = free[rng.integers(len(free), size=2)]
+            handles.append(world.request_path("g", (int(sx), int(sy)), (int(gx), int(gy)),
+                                              callback=record))
+        x, y = (int(v) for v in rng.integers(0, 56, size=2))
+        world.update("g", rect=(x, y, 5, 3), walkable=bool(rng.random() < 0.5))
+        world.tick()
+        grids[world.frame] = world.graph("g").walkable_grid.copy()
+    while world.scheduler.requests.waiting:
+        world.tick()
+        grids[world.frame] = world.graph("g").walkable_grid.copy()
+    assert all(h.done for h in handles) and len(results) == len(handles)   # none lost
+    g = world.graph("g")
+    # the state each result must match: a fresh graph of that frame's grid,
+    # searched with Dijkstra (the served queries used JPS)
+    replay = {}
+    for frame, s, t, r in results:
+        if frame not in replay:
+            replay[frame] = navcore.World(autoload=False)
+            replay[frame].add_graph("g", type="grid", array=grids[frame])
+        truth = replay[frame].find_path("g", s, t, algorithm="dijkstra")
+        assert r.status == truth.status
+        if r.found:
+            cells = [g.cell_of(n) for n in r.nodes]
+            assert reference.is_valid_grid_walk(grids[frame], cells, 8, False)
+            assert r.cost == pytest.approx(truth.cost, rel=1e-12)
+    world.scheduler.close()
+
+
+def test_handles_can_be_awaited_from_an_asyncio_game_loop():
+    world = navcore.World()
+    world.add_graph("d", type="grid", rows=DUNGEON)
+
+    async def game():
+        h = world.request_path("d", (0, 0), (8, 2))
+
+        async def loop():
+            while not h.done:
+                world.tick()
+                await asyncio.sleep(0)
+
+        ticker = asyncio.ensure_future(loop())
+        result = await h
+        await ticker
+        return result
+
+    assert asyncio.run(game()).found
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("workers", [0, 2])
+def test_jobs_run_after_their_dependencies(workers):
+    jobs = JobScheduler(workers)
+    log = []
+
+    def step(name, delay=0.0):
+        time.sleep(delay)
+        log.append(name)
+        return name
+
+    a = jobs.schedule(step, "a", 0.05)
+    b = jobs.schedule(step, "b", 0.01)
+    c = jobs.schedule(step, "c", depends_on=[a, b])
+    d = jobs.schedule(lambda x: x * 2, 21, depends_on=[c])
+    assert c.complete(timeout=5) == "c" and d.complete(timeout=5) == 42
+    assert log.index("c") > max(log.index("a"), log.index("b"))
+    failing = jobs.schedule(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing.complete(timeout=5)
+    with pytest.raises(navcore.NavError, match="JobHandle"):
+        jobs.schedule(step, "x", depends_on=["a"])
+    with pytest.raises(navcore.NavError, match="workers must be"):
+        JobScheduler(-1)
+    jobs.close()
+
+
+def test_world_scheduler_schedules_jobs():
+    world = navcore.World(workers=2)
+    world.add_graph("d", type="grid", rows=DUNGEON)
+    a = world.scheduler.schedule(world.find_path, "d", (0, 0), (8, 0))
+    b = world.scheduler.schedule(world.find_path, "d", (8, 0), (0, 2))
+    total = world.scheduler.schedule(lambda: a.complete().cost + b.complete().cost,
+                                     depends_on=[a, b])
+    expect = world.find_path("d", (0, 0), (8, 0)).cost + world.find_path("d", (8, 0), (0, 2)).cost
+    assert total.complete(timeout=5) == pytest.approx(expect)
+    world.scheduler.close()
