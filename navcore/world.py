@@ -267,11 +267,9 @@ class World:
         applied = []
         if self._pending:
             pending, self._pending = self._pending, defaultdict(list)
-            for graph_id, batch in pending.items():
-                graph = self.graphs.get(graph_id)
-                if graph is None or not batch:
-                    continue
-                dirty = hook.navcore_apply_updates(world=self, graph=graph, batch=batch)
+            work = [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
+                    if batch and gid in self.graphs]
+            for (graph_id, graph, batch), dirty in zip(work, self._apply_all(work)):
                 if dirty is None:
                     raise UpdateError(f"no plugin applied the updates of {graph.kind} "
                                       f"graph {graph_id!r}")
@@ -294,6 +292,19 @@ class World:
         return stats
 
     # -- internals ------------------------------------------------------------
+    def _apply_all(self, work) -> list:
+        """Dirty nodes per ``(graph_id, graph, batch)``. Graphs are
+        independent, so with a scheduler that has workers each graph's batch
+        is a job of its own; observers still run afterwards, in order, on
+        this thread."""
+        apply = self.plugins.hook.navcore_apply_updates
+        sched = self.scheduler
+        if sched is None or not getattr(sched, "workers", 0) or len(work) < 2:
+            return [apply(world=self, graph=g, batch=b) for _, g, b in work]
+        jobs = [sched.schedule(lambda g=g, b=b: apply(world=self, graph=g, batch=b))
+                for _, g, b in work]
+        return [job.complete() for job in jobs]
+
     def _algorithms(self, graph) -> set:
         key = (id(graph), graph.kind, self.plugins.version)
         names = self._algo_cache.get(key)

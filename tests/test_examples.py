@@ -34,3 +34,12 @@ def test_readme_areas_example(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["True", "False", "unreachable", "0 1",
                      "[ 0  0  0  0 -1  1  1  1  1]", "[ True False]", "3"]
+
+
+def test_readme_frames_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\n\nworld = navcore.World\(workers=2.*?)```",
+                      text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["guard: found", "guard: unreachable", "guard: found", "2 1"]

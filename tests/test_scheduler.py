@@ -296,3 +296,33 @@ def test_world_scheduler_schedules_jobs():
     expect = world.find_path("d", (0, 0), (8, 0)).cost + world.find_path("d", (8, 0), (0, 2)).cost
     assert total.complete(timeout=5) == pytest.approx(expect)
     world.scheduler.close()
+
+
+def test_updates_of_several_graphs_run_as_parallel_jobs_with_the_same_outcome():
+    walk, rng = _random_grid(4, (50, 50), 0.2)
+    rects = [tuple(int(v) for v in rng.integers(0, 45, size=2)) + (5, 5) for _ in range(20)]
+    out = []
+    for workers in (0, 2):
+        world = navcore.World(workers=workers)
+        for k in range(3):
+            world.add_graph(k, type="grid", array=walk)
+        threads = set()
+
+        class Where:
+            @navcore.hookimpl(hookwrapper=True)
+            def navcore_apply_updates(self):
+                import threading
+                threads.add(threading.current_thread().name)
+                yield
+
+        world.plugins.register(Where())
+        for i, r in enumerate(rects):
+            world.update(i % 3, rect=r, walkable=bool(i % 2))
+        stats = world.tick()
+        assert stats.updates_applied == 20
+        out.append([world.graph(k).walkable_grid.copy() for k in range(3)]
+                   + [world.areas(k) for k in range(3)])
+        assert all(t.startswith("navcore-worker") for t in threads) == bool(workers)
+        world.scheduler.close()
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)

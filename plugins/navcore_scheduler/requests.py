@@ -11,9 +11,12 @@ on the thread that calls ``tick``, in request order, so ``workers=0`` and
 ``workers=N`` give identical results.
 
 A request made with ``repath=True`` stays active after it is served: when
-an update touches a node of its path, or changes the graph's areas (a door
-that reopens), it is queued again, and its result is replaced when the
-new search is done (``unreachable`` if the goal was cut off).
+an update touches a node of its path (or its start or goal, if one was not
+walkable), it is queued again, and its result is replaced when the new
+search is done (``unreachable`` if the goal was cut off). An unreachable
+one is queued again when the graph's areas change (a door that reopens;
+this needs the hierarchy plugin). A path that merely became longer than a
+new shortcut is not re-planned: only updates that touch it count.
 """
 from __future__ import annotations
 
@@ -182,21 +185,36 @@ class RequestQueue:
 
     # -- invalidation -----------------------------------------------------------
     def graph_updated(self, graph_id, graph, dirty) -> None:
-        """Queue again the active requests whose path crosses a dirty node
-        (or that found no path: the update may have opened one)."""
+        """Queue again the active requests whose path crosses a dirty node,
+        or whose start or goal was not walkable and is dirty now. One
+        vectorised lookup over all active paths, not one per request."""
         active = self._active.get(graph_id)
         if not active or len(dirty) == 0:
             return
         mask = np.zeros(graph.num_nodes, dtype=bool)
         mask[dirty] = True
-        for h in list(active.values()):
+        handles = list(active.values())
+        paths = []
+        for h in handles:
             r = h._result
-            if r.status is not PathStatus.FOUND or mask[r.nodes].any():
-                self._enqueue(h)
+            if r.status is PathStatus.FOUND:
+                paths.append(r.nodes)
+            elif r.status is not PathStatus.UNREACHABLE:   # invalid start or goal
+                ends = [graph.node_of(h.start), graph.node_of(h.goal)]
+                if any(0 <= n and mask[n] for n in ends):
+                    self._enqueue(h)
+        found = [h for h in handles if h._result.status is PathStatus.FOUND]
+        if found:
+            owner = np.repeat(np.arange(len(found)), [len(p) for p in paths])
+            for i in np.unique(owner[mask[np.concatenate(paths)]]):
+                self._enqueue(found[i])
 
     def areas_changed(self, graph_id) -> None:
+        """Areas merged or split: a request that found no path may have one
+        now (a door reopened). Found paths are checked by ``graph_updated``."""
         for h in list(self._active.get(graph_id, {}).values()):
-            self._enqueue(h)
+            if h._result.status is PathStatus.UNREACHABLE:
+                self._enqueue(h)
 
     def graph_removed(self, graph_id) -> None:
         self._active.pop(graph_id, None)
