@@ -240,7 +240,8 @@ class World:
         Returns a handle (``done``, ``result()``, ``cancel()``, awaitable).
         ``callback(handle)`` runs on the thread that calls ``tick`` when a
         result is ready. With ``repath=True`` the path is planned again
-        whenever an update touches it or the graph's areas change.
+        whenever an update touches it, and a request without a path is
+        tried again when the graph's areas change (a door reopening).
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "

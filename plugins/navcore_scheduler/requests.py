@@ -193,17 +193,16 @@ class RequestQueue:
             return
         mask = np.zeros(graph.num_nodes, dtype=bool)
         mask[dirty] = True
-        handles = list(active.values())
-        paths = []
-        for h in handles:
+        found, paths = [], []
+        for h in list(active.values()):
             r = h._result
             if r.status is PathStatus.FOUND:
+                found.append(h)
                 paths.append(r.nodes)
             elif r.status is not PathStatus.UNREACHABLE:   # invalid start or goal
                 ends = [graph.node_of(h.start), graph.node_of(h.goal)]
                 if any(0 <= n and mask[n] for n in ends):
                     self._enqueue(h)
-        found = [h for h in handles if h._result.status is PathStatus.FOUND]
         if found:
             owner = np.repeat(np.arange(len(found)), [len(p) for p in paths])
             for i in np.unique(owner[mask[np.concatenate(paths)]]):
