@@ -2,8 +2,10 @@
 implicit-neighbour A* and jump point search as numba kernels."""
 from .graph import GridGraph
 from .mapfile import Scenario, parse_map, parse_rows, read_map, read_scen, tolerance
+from .maze import maze_cells, maze_edges
 from .scen import run_scenarios
 from .search import grid_astar, grid_jps, jps_applies
 
 __all__ = ["GridGraph", "parse_map", "parse_rows", "read_map", "read_scen", "Scenario",
-           "tolerance", "run_scenarios", "grid_astar", "grid_jps", "jps_applies"]
+           "tolerance", "run_scenarios", "grid_astar", "grid_jps", "jps_applies",
+           "maze_cells", "maze_edges"]

@@ -12,21 +12,37 @@ from navcore.errors import GraphError
 from . import scen, search, updates
 from .graph import GridGraph
 from .mapfile import parse_rows, read_map
+from .maze import maze_cells
 
 ALGORITHMS = ("astar", "dijkstra", "jps")
+#: ``generate=`` names for ``type: grid``: (width, height, seed) -> walkable
+GENERATORS = {"maze": maze_cells}
 
 
-def build_grid(world, graph_id, *, map=None, rows=None, array=None, connectivity=8,
+def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=None,
+               width=None, height=None, seed=None, connectivity=8,
                diagonal_cost=math.sqrt(2.0), corner_cutting=False):
     """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
-    ``rows=`` or an ``array=`` (bool walkable, or float per-cell cost with
-    inf for blocked). Exactly one source."""
-    given = [k for k, v in (("map", map), ("rows", rows), ("array", array)) if v is not None]
+    ``rows=``, an ``array=`` (bool walkable, or float per-cell cost with
+    inf for blocked) or ``generate="maze"`` (a seeded spanning-tree maze of
+    ``width`` x ``height`` rooms, drawn ``2*width+1`` cells wide). Exactly
+    one source."""
+    given = [k for k, v in (("map", map), ("rows", rows), ("array", array),
+                            ("generate", generate)) if v is not None]
     if len(given) != 1:
-        raise GraphError(f"a grid needs exactly one of map=, rows=, array=; got "
-                         f"{', '.join(given) or 'none'}")
+        raise GraphError(f"a grid needs exactly one of map=, rows=, array=, generate=; "
+                         f"got {', '.join(given) or 'none'}")
+    if generate is None and (width, height, seed) != (None, None, None):
+        raise GraphError("width=, height= and seed= go with generate=\"maze\"")
     cost = None
-    if map is not None:
+    if generate is not None:
+        if generate not in GENERATORS:
+            raise GraphError(f"unknown generator {generate!r}; choose one of "
+                             f"{', '.join(sorted(GENERATORS))}")
+        if width is None or height is None:
+            raise GraphError(f"generate={generate!r} needs width= and height= (in rooms)")
+        walkable = GENERATORS[generate](width, height, seed)
+    elif map is not None:
         walkable = read_map(map)
     elif rows is not None:
         walkable = parse_rows(rows)
