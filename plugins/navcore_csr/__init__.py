@@ -7,8 +7,10 @@ private modules compute. Other plugins may call anything exported here
 from .search import (SearchScratch, astar, bfs, check_node, dijkstra, dijkstra_all,
                      distance_matrix, heuristic_scale, reachable, reachable_counts,
                      scratch_for)
+from .simplification import SimplifiedGraph, simplified_path, simplified_view, simplify
 from .storage import CSR, ReverseCSR, build_csr
 
 __all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
            "dijkstra_all", "distance_matrix", "reachable", "reachable_counts",
-           "heuristic_scale", "SearchScratch", "scratch_for", "check_node"]
+           "heuristic_scale", "SearchScratch", "scratch_for", "check_node",
+           "simplify", "simplified_path", "simplified_view", "SimplifiedGraph"]

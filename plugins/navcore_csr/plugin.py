@@ -6,10 +6,10 @@ from __future__ import annotations
 import navcore
 from navcore.graph import NavGraph
 
-from . import search, updates
+from . import search, simplification, updates
 from .storage import _build_validated
 
-ALGORITHMS = ("astar", "dijkstra", "bfs")
+ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified")
 
 
 def build_csr_graph(world, graph_id, *, src, dst, cost=None, num_nodes=None,
@@ -50,7 +50,22 @@ def navcore_find_path(graph, request):
         return search._run_astar(graph, s, t, "zero", "dijkstra")
     if algo == "bfs":
         return search.bfs(graph, s, t)
+    if algo == "simplified":
+        return simplification.simplified_path(graph, s, t)
     return None
+
+
+@navcore.hookimpl(specname="navcore_find_path", tryfirst=True)
+def find_path_on_simplified_view(graph, request):
+    """``auto`` uses a simplified view the user built, while it is current
+    (it beats the backend's own search on corridor-rich graphs: that is
+    why one builds it). A stale view is left alone; ``simplified`` rebuilds."""
+    if request.algorithm != "auto":
+        return None
+    view = simplification.simplified_view(graph)
+    if view is None:
+        return None
+    return view.find_path(request.start_node, request.goal_node)
 
 
 @navcore.hookimpl(trylast=True)
