@@ -13,6 +13,9 @@ from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeEr
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry, hookimpl, hookspec
+from .scene import Scene, read_scene
+from .scene_events import EventKind
+from .sim import Simulation
 from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
 from .world import World
 
@@ -21,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "World", "NavGraph", "PathRequest", "PathResult", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec",
+    "Simulation", "Scene", "read_scene", "EventKind",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",
     "SceneError", "QueryError", "UpdateError",

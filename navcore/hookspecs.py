@@ -270,6 +270,26 @@ def navcore_add_commands(subparsers):
     """
 
 
+# -- scenes ----------------------------------------------------------------
+
+@hookspec
+def navcore_scene_event_kinds():
+    """Announce event kinds that scene files may schedule by name, as
+    ``{at: N, <name>: value}`` in their ``events``.
+
+    Return a dict mapping a name to an event kind: an object with
+    ``validate(value, graph, sim) -> payload``, which checks the YAML value
+    before the scene runs and raises a ``NavError`` (reported at the
+    value's file, line and column), and ``apply(sim, graph_id, payload)``,
+    which carries it out at frame N through the ``navcore.Simulation`` API.
+    ``navcore.scene_events`` documents the contract and the built-in kinds
+    (block, unblock, open, close, cost, goal). Called once each time a
+    ``navcore.Simulation`` is built from a scene (``navcore run``,
+    ``validate``, ``render``). Not firstresult: every plugin's dict is
+    collected; a name claimed twice is a ``PluginError``.
+    """
+
+
 # -- frame -----------------------------------------------------------------
 
 @hookspec

@@ -1,0 +1,353 @@
+"""Scene files: YAML that describes graphs, agents and timed events.
+
+``read_scene(path)`` checks the file's shape (keys, types, required
+fields, references between entries, map files) and returns a ``Scene``;
+``navcore.Simulation(scene)`` then builds the graphs through the plugin
+registry and checks what needs them (graph types and parameters, points
+inside the map and not in a wall, event values) before anything runs.
+Every mistake is a ``SceneError`` printed as ``path:line:column: message``.
+
+A scene, in brief (the README has a complete example)::
+
+    settings: {dt: 0.05, frames: 600, frame_budget_ms: 2.0, seed: 1, workers: 0}
+    graphs:
+      - id: keep                   # any graph type a plugin provides
+        type: grid
+        map: keep.map              # files are relative to the scene file
+        doors: {gate: [10, 4, 1, 2], vault: {rect: [3, 9, 2, 1], open: false}}
+    agents:
+      - {id: guard, start: [2, 2], waypoints: [[20, 2], [20, 12]], loop: true,
+         speed: 4, repath: true}
+    crowds:                         # many agents drawn from rectangles
+      - {id: troop, count: 200, from: [0, 0, 10, 40], to: [90, 0, 10, 40]}
+    obstacles:                      # rectangles that move and block cells
+      - {id: cart, rect: [30, 5, 3, 2], velocity: [2, 0]}
+    events:                         # at frame N
+      - {at: 100, close: gate}
+      - {at: 150, block: [5, 5, 2, 2]}
+      - {at: 200, goal: {agent: guard, to: [3, 3]}}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import yamlmarks as Y
+from .errors import SceneError
+from .yamlmarks import Entry, MarkedList, Where
+
+SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",
+            "obstacles", "events")
+#: graph parameters that name files: resolved relative to the scene file
+FILE_PARAMS = ("map",)
+FILE_SUFFIX = "_file"
+
+
+@dataclass
+class Settings:
+    dt: float = 0.05               # simulated seconds per frame
+    frames: int = 600              # frames ``navcore run`` plays
+    frame_budget_ms: float = 2.0   # path-request budget of each tick
+    seed: int = 0                  # crowds draw their cells from this
+    workers: int = 0               # search threads (0: the ticking thread)
+
+
+@dataclass
+class Door:
+    name: str
+    rect: tuple
+    open: bool
+    where: Where
+
+
+@dataclass
+class GraphSpec:
+    id: str
+    type: str
+    params: dict                   # builder parameters, file paths resolved
+    doors: dict                    # name -> Door
+    where: Where
+    entry: Entry                   # for the position of each parameter
+
+
+@dataclass
+class AgentSpec:
+    id: str
+    graph: str
+    start: tuple
+    goals: list                    # one goal, or the waypoints in order
+    loop: bool
+    speed: float
+    repath: bool
+    where: Where
+    start_where: Where
+    goal_wheres: list
+
+
+@dataclass
+class CrowdSpec:
+    id: str
+    graph: str
+    count: int
+    start_rect: tuple
+    goal_rect: tuple
+    speed: object                  # a number or (low, high)
+    repath: bool
+    seed: int | None
+    where: Where
+    start_where: Where
+    goal_where: Where
+
+
+@dataclass
+class ObstacleSpec:
+    id: str
+    graph: str
+    rect: tuple
+    velocity: tuple                # cells per second; bounces off the map's edges
+    where: Where
+    rect_where: Where
+
+
+@dataclass
+class EventSpec:
+    """One timed event; ``entry`` keeps its raw mapping because the event
+    kind (a built-in or a plugin's) is resolved when the scene is built."""
+
+    at: int
+    graph: str | None
+    entry: Entry
+    index: int
+    where: Where
+
+
+@dataclass
+class Scene:
+    path: Path
+    name: str
+    description: str
+    settings: Settings
+    graphs: list
+    agents: list = field(default_factory=list)
+    crowds: list = field(default_factory=list)
+    obstacles: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def graph_spec(self, graph_id) -> GraphSpec:
+        return next(g for g in self.graphs if g.id == graph_id)
+
+
+def read_scene(path) -> Scene:
+    """Read and check a scene file; ``SceneError`` on the first mistake."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError("scene file not found", path=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SceneError(f"cannot read scene file: {exc}", path=path) from None
+    return parse_scene(text, path)
+
+
+def parse_scene(text: str, path) -> Scene:
+    """``read_scene`` for text already in memory (``path`` names it in
+    errors and anchors relative file names)."""
+    path = Path(path)
+    data = Y.loads(text, str(path))
+    if data is None:
+        raise SceneError("the scene file is empty; it needs at least 'graphs'", path=path)
+    top = Entry(data, "the scene", Where(str(path), 1, 1))
+    name = top.take("name", Y.text, default=path.stem)
+    description = top.take("description", Y.text, default="")
+    settings = _settings(top)
+    graphs = _graphs(top, path.parent)
+    ids = [g.id for g in graphs]
+    agents = [_agent(e, i, ids) for i, e in enumerate(_list(top, "agents"))]
+    crowds = [_crowd(e, i, ids) for i, e in enumerate(_list(top, "crowds"))]
+    _unique_ids(agents + crowds, "agent or crowd")
+    obstacles = [_obstacle(e, i, ids) for i, e in enumerate(_list(top, "obstacles"))]
+    _unique_ids(obstacles, "obstacle")
+    events = [_event(e, i, ids) for i, e in enumerate(_list(top, "events"))]
+    events.sort(key=lambda ev: ev.at)       # stable: same frame keeps file order
+    top.finish()
+    return Scene(path, name, description, settings, graphs, agents, crowds, obstacles,
+                 events)
+
+
+# -- sections -------------------------------------------------------------------
+
+def _list(top: Entry, key: str) -> list:
+    """The ``(entry value, where)`` pairs of a list section (empty if absent)."""
+    value = top.take(key, default=None)
+    if value is None:
+        return []
+    if not isinstance(value, MarkedList):
+        raise top.where(key).error(f"'{key}' must be a list (lines starting with '- '), "
+                                   f"got {Y.describe(value)}")
+    return list(zip(value, value.item_at))
+
+
+def _settings(top: Entry) -> Settings:
+    if "settings" not in top:
+        top.take("settings", default=None)
+        return Settings()
+    e = Entry(top.take("settings"), "settings", top.where("settings"))
+    s = Settings(dt=e.take("dt", Y.positive_number, Settings.dt),
+                 frames=e.take("frames", Y.count, Settings.frames),
+                 frame_budget_ms=e.take("frame_budget_ms", Y.positive_number,
+                                        Settings.frame_budget_ms),
+                 seed=e.take("seed", Y.natural, Settings.seed),
+                 workers=e.take("workers", Y.natural, Settings.workers))
+    e.finish()
+    return s
+
+
+def _graphs(top: Entry, folder: Path) -> list:
+    items = _list(top, "graphs")
+    if not items:
+        raise top.where("graphs").error("the scene needs 'graphs': a list with at "
+                                        "least one graph")
+    out = []
+    for i, (value, at) in enumerate(items):
+        e = Entry(value, f"graph #{i + 1}", at)
+        gid = e.take("id", Y.name)
+        e.what = f"graph {gid!r}"
+        gtype = e.take("type", Y.text)
+        doors = _doors(e)
+        params = {}
+        for key in e.rest():
+            if not isinstance(key, str):
+                raise e.key_where(key).error(f"graph parameter names are words, got {key!r}")
+            params[key] = e.map[key]
+            if key in FILE_PARAMS or key.endswith(FILE_SUFFIX):
+                params[key] = _scene_file(params[key], e.where(key), f"'{key}' of {e.what}",
+                                          folder)
+        out.append(GraphSpec(gid, gtype, params, doors, e.at, e))
+    _unique_ids(out, "graph")
+    return out
+
+
+def _doors(e: Entry) -> dict:
+    value = e.take("doors", default=None)
+    if value is None:
+        return {}
+    doors = Entry(value, f"'doors' of {e.what}", e.where("doors"))
+    out = {}
+    for name in doors.rest():
+        what = f"door {name!r} of {e.what}"
+        raw, at = doors.map[name], doors.where(name)
+        if isinstance(raw, list):           # shorthand: a rectangle, open at the start
+            out[name] = Door(str(name), Y.rect(raw, at, what), True, at)
+            continue
+        d = Entry(raw, what, at)
+        out[name] = Door(str(name), d.take("rect", Y.rect), d.take("open", Y.boolean, True),
+                         at)
+        d.finish()
+    return out
+
+
+def _scene_file(value, where: Where, label: str, folder: Path) -> str:
+    """A file named relative to the scene; it must exist inside the
+    scene's folder (a scene must not read files it does not ship with)."""
+    Y.text(value, where, label)
+    if Path(value).is_absolute():
+        raise where.error(f"{label}: {value!r} is an absolute path; name files "
+                          f"relative to the scene file")
+    root = folder.resolve()
+    full = (folder / value).resolve()
+    if not full.is_relative_to(root):
+        raise where.error(f"{label}: {value!r} lies outside the scene's folder")
+    if not full.is_file():
+        raise where.error(f"{label}: file {value!r} does not exist next to the scene")
+    return str(full)
+
+
+def _graph_ref(e: Entry, ids: list) -> str:
+    """The entry's ``graph``: required when the scene has several."""
+    if "graph" not in e:
+        if len(ids) == 1:
+            e.take("graph", default=None)
+            return ids[0]
+        raise e.at.error(f"{e.what} needs 'graph': the scene has {len(ids)} graphs "
+                         f"({', '.join(ids)})")
+    gid = e.take("graph", Y.name)
+    if gid not in ids:
+        raise e.where("graph").error(Y.unknown(gid, "graph", e.what, ids))
+    return gid
+
+
+def _agent(item, i: int, ids: list) -> AgentSpec:
+    value, at = item
+    e = Entry(value, f"agent #{i + 1}", at)
+    aid = e.take("id", Y.name)
+    e.what = f"agent {aid!r}"
+    graph = _graph_ref(e, ids)
+    start = e.take("start", Y.point)
+    has_goal, has_waypoints = "goal" in e, "waypoints" in e
+    if has_goal == has_waypoints:
+        raise (e.key_where("waypoints") if has_goal else e.at).error(
+            f"{e.what} needs either 'goal' or 'waypoints'" +
+            (", not both" if has_goal else ""))
+    if has_goal:
+        goals, wheres = [e.take("goal", Y.point)], [e.where("goal")]
+    else:
+        goals = e.take("waypoints", Y.points)
+        wheres = e.map["waypoints"].item_at
+    loop = e.take("loop", Y.boolean, False)
+    if loop and has_goal:
+        raise e.key_where("loop").error(f"'loop' of {e.what} needs 'waypoints' to loop over")
+    spec = AgentSpec(aid, graph, start, goals, loop, e.take("speed", Y.positive_number, 4.0),
+                     e.take("repath", Y.boolean, True), e.at, e.where("start"), wheres)
+    e.finish()
+    return spec
+
+
+def _crowd(item, i: int, ids: list) -> CrowdSpec:
+    value, at = item
+    e = Entry(value, f"crowd #{i + 1}", at)
+    cid = e.take("id", Y.name)
+    e.what = f"crowd {cid!r}"
+    spec = CrowdSpec(cid, _graph_ref(e, ids), e.take("count", Y.count),
+                     e.take("from", Y.rect), e.take("to", Y.rect),
+                     e.take("speed", Y.number_or_range, 4.0), e.take("repath", Y.boolean, True),
+                     e.take("seed", Y.natural, None), e.at, e.where("from"), e.where("to"))
+    if spec.count > 100_000:
+        raise e.where("count").error(f"'count' of {e.what} is {spec.count}; a crowd holds "
+                                     f"at most 100000 agents")
+    e.finish()
+    return spec
+
+
+def _obstacle(item, i: int, ids: list) -> ObstacleSpec:
+    value, at = item
+    e = Entry(value, f"obstacle #{i + 1}", at)
+    oid = e.take("id", Y.name)
+    e.what = f"obstacle {oid!r}"
+    spec = ObstacleSpec(oid, _graph_ref(e, ids), e.take("rect", Y.rect),
+                        e.take("velocity", Y.vector, (0.0, 0.0)), e.at, e.where("rect"))
+    e.finish()
+    return spec
+
+
+def _event(item, i: int, ids: list) -> EventSpec:
+    value, at = item
+    e = Entry(value, f"event #{i + 1}", at)
+    frame = e.take("at", Y.natural)
+    e.what = f"event #{i + 1} (at frame {frame})"
+    graph = None
+    if "graph" in e or len(ids) == 1:
+        graph = _graph_ref(e, ids)
+    return EventSpec(frame, graph, e, i, e.at)
+
+
+def _unique_ids(specs, what: str) -> None:
+    seen = {}
+    for s in specs:
+        if s.id in seen:
+            raise s.where.error(f"{what} id {s.id!r} is used twice (first at line "
+                                f"{seen[s.id].line})")
+        seen[s.id] = s.where

@@ -1,0 +1,181 @@
+"""Event kinds: what a scene's ``{at: N, <kind>: value}`` can do.
+
+An event kind is an object with
+
+* ``validate(value, graph, sim) -> payload``: check the YAML ``value``
+  before the scene runs (``graph`` is the built ``NavGraph`` the event
+  names, or ``None`` when the kind has ``uses_graph = False``; ``sim`` is
+  the ``navcore.Simulation`` being built: ``sim.scene``, ``sim.world``,
+  ``sim.check_point``). Raise a ``navcore.NavError`` whose message says
+  what is wrong; it is reported at the value's file, line and column.
+* ``apply(sim, graph_id, payload)``: carry it out at frame N through the
+  ``navcore.Simulation`` API (``sim.world``, ``sim.set_walkable``,
+  ``sim.set_cost``, ``sim.set_door``, ``sim.set_goal``).
+* ``describe(payload) -> str`` (optional): a few words for the summary.
+
+The built-in kinds below are plain instances of such classes; plugins add
+more with the ``navcore_scene_event_kinds`` hook.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+from . import yamlmarks as Y
+from .errors import PluginError, SceneError
+from .yamlmarks import NOWHERE, Entry, MarkedList, MarkedMap, Where
+
+
+class EventKind:
+    """Base class for event kinds (subclassing it is optional)."""
+
+    uses_graph = True
+
+    def validate(self, value, graph, sim):
+        return value
+
+    def apply(self, sim, graph_id, payload) -> None:
+        raise NotImplementedError
+
+    def describe(self, payload) -> str:
+        return str(payload)
+
+
+def grid_size(graph):
+    """``(width, height)`` when ``graph`` is made of cells ``y*width+x``
+    (a grid), else ``None``: rectangles only mean something on grids."""
+    w, h = getattr(graph, "width", None), getattr(graph, "height", None)
+    if isinstance(w, numbers.Integral) and isinstance(h, numbers.Integral) \
+            and w * h == graph.num_nodes:
+        return int(w), int(h)
+    return None
+
+
+def check_rect(graph, rect, what: str, where: Where = NOWHERE) -> tuple:
+    """``rect`` lies inside the grid ``graph`` (else ``SceneError`` at ``where``)."""
+    size = grid_size(graph)
+    if size is None:
+        raise where.error(f"{what} needs a grid, but graph {graph.graph_id!r} is of "
+                          f"type {graph.kind!r}")
+    x, y, w, h = rect
+    if x + w > size[0] or y + h > size[1]:
+        raise where.error(f"{what} {list(rect)} does not fit in graph {graph.graph_id!r} "
+                          f"({size[0]} x {size[1]} cells)")
+    return rect
+
+
+def _value_where(value) -> Where:
+    return value.at if isinstance(value, (MarkedMap, MarkedList)) else NOWHERE
+
+
+class _Rect(EventKind):
+    """``block: [x, y, w, h]`` / ``unblock: [...]``: walls appear or vanish."""
+
+    def __init__(self, walkable: bool):
+        self.walkable = walkable
+        self.word = "unblock" if walkable else "block"
+
+    def validate(self, value, graph, sim):
+        r = Y.rect(value, _value_where(value), f"'{self.word}'")
+        return check_rect(graph, r, f"'{self.word}'", _value_where(value))
+
+    def apply(self, sim, graph_id, payload):
+        sim.set_walkable(graph_id, payload, self.walkable)
+
+    def describe(self, payload):
+        return f"{self.word} {list(payload)}"
+
+
+class _Door(EventKind):
+    """``open: NAME`` / ``close: NAME``: a door of the graph's ``doors``."""
+
+    def __init__(self, opens: bool):
+        self.opens = opens
+        self.word = "open" if opens else "close"
+
+    def validate(self, value, graph, sim):
+        Y.name(value, NOWHERE, f"'{self.word}'")
+        doors = sim.scene.graph_spec(graph.graph_id).doors
+        if str(value) not in doors:
+            raise SceneError(Y.unknown(value, "door", f"graph {graph.graph_id!r}", doors)
+                             if doors else f"graph {graph.graph_id!r} has no doors; "
+                                           f"declare them under its 'doors'")
+        return str(value)
+
+    def apply(self, sim, graph_id, payload):
+        sim.set_door(graph_id, payload, self.opens)
+
+    def describe(self, payload):
+        return f"{self.word} {payload}"
+
+
+class _Cost(EventKind):
+    """``cost: {rect: [x, y, w, h], value: 3.0}``: mud, roads, ``.inf`` walls."""
+
+    def validate(self, value, graph, sim):
+        e = Entry(value, "'cost'", _value_where(value))
+        r = check_rect(graph, e.take("rect", Y.rect), "'rect' of 'cost'", e.where("rect"))
+        v = e.take("value")
+        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not 0 < v:
+            raise e.where("value").error(f"'value' of 'cost' must be a number > 0 "
+                                         f"(.inf blocks), got {Y.describe(v)}")
+        e.finish()
+        return (r, float(v))
+
+    def apply(self, sim, graph_id, payload):
+        sim.set_cost(graph_id, *payload)
+
+    def describe(self, payload):
+        r, v = payload
+        return f"cost {list(r)} = {'inf' if math.isinf(v) else f'{v:g}'}"
+
+
+class _Goal(EventKind):
+    """``goal: {agent: ID, to: [x, y]}``: an agent (or a whole crowd) is
+    sent somewhere else."""
+
+    uses_graph = False
+
+    def validate(self, value, graph, sim):
+        e = Entry(value, "'goal'", _value_where(value))
+        who = e.take("agent", Y.name)
+        specs = {s.id: s for s in sim.scene.agents + sim.scene.crowds}
+        if who not in specs:
+            raise e.where("agent").error(Y.unknown(who, "agent or crowd", "'goal'", specs))
+        to = e.take("to", Y.point)
+        sim.check_point(specs[who].graph, to, "'to' of 'goal'", e.where("to"))
+        e.finish()
+        return (who, to)
+
+    def apply(self, sim, graph_id, payload):
+        sim.set_goal(*payload)
+
+    def describe(self, payload):
+        return f"goal of {payload[0]} -> {list(payload[1])}"
+
+
+BUILTIN_KINDS = {"block": _Rect(False), "unblock": _Rect(True), "open": _Door(True),
+                 "close": _Door(False), "cost": _Cost(), "goal": _Goal()}
+
+
+def event_kinds(world) -> dict:
+    """The built-in kinds and those of ``world``'s plugins
+    (``navcore_scene_event_kinds``); a name claimed twice is a PluginError."""
+    kinds = dict(BUILTIN_KINDS)
+    owner = {k: "navcore" for k in kinds}
+    for impl in world.plugins.hook.navcore_scene_event_kinds.get_hookimpls():
+        offered = impl.function() or {}
+        if not isinstance(offered, dict):
+            raise PluginError(f"plugin {impl.plugin_name!r}: navcore_scene_event_kinds() "
+                              f"must return a dict of name -> event kind, got {offered!r}")
+        for name, kind in offered.items():
+            if not isinstance(name, str) or not callable(getattr(kind, "apply", None)) \
+                    or not callable(getattr(kind, "validate", None)):
+                raise PluginError(f"plugin {impl.plugin_name!r}: event kind {name!r} needs "
+                                  f"validate(value, graph, sim) and "
+                                  f"apply(sim, graph_id, payload) methods")
+            if name in kinds:
+                raise PluginError(f"scene event kind {name!r} is provided by both "
+                                  f"{owner[name]!r} and plugin {impl.plugin_name!r}")
+            kinds[name], owner[name] = kind, impl.plugin_name
+    return kinds

@@ -1,0 +1,376 @@
+"""``Simulation``: a scene played through ``World.tick``, headless.
+
+Building a ``Simulation`` builds the scene's graphs through the plugin
+registry and checks everything that needs them (graph types and their
+parameters, doors and rectangles inside the map, starts and goals inside
+the map and not in a wall, every event's value) before anything runs; a
+mistake is a ``SceneError`` at its file position and leaves the world as
+it was. Then each frame: the events of that frame change the graphs'
+cells, obstacles move, ``world.tick`` applies the changes and serves path
+requests within the budget, agents take their results and walk.
+
+>>> import navcore
+>>> sim = navcore.Simulation.from_text('''
+... graphs: [{id: hall, type: grid, rows: ["......", "......"]}]
+... agents: [{id: a, start: [0, 0], goal: [5, 1], speed: 10}]
+... ''')
+>>> summary = sim.run(frames=30)
+>>> summary["agents"]["arrived"], round(summary["path_length"]["total"], 3)
+(1, 5.414)
+"""
+from __future__ import annotations
+
+import inspect
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import scene_events
+from . import yamlmarks as Y
+from .agents import Agents
+from .errors import NavError, QueryError, SceneError
+from .layers import GridLayers, Obstacles
+from .scene import Scene, parse_scene, read_scene
+from .scene_events import check_rect, grid_size
+from .summary import summarize
+
+
+class Simulation:
+    """A scene's graphs, agents, obstacles and events in a ``World``.
+
+    ``world`` defaults to a new ``navcore.World`` with the scene's
+    settings; a world you pass keeps its plugins (custom graph types and
+    event kinds) and gets the scene's graphs added.
+    """
+
+    def __init__(self, scene: Scene, world=None):
+        from .world import World
+        self.scene = scene
+        s = scene.settings
+        self._own_world = world is None
+        self.world = world if world is not None else World(
+            frame_budget_ms=s.frame_budget_ms, workers=s.workers, seed=s.seed)
+        self.frame = 0
+        self.layers: dict = {}
+        added = []
+        try:
+            self.kinds = scene_events.event_kinds(self.world)
+            for spec in scene.graphs:
+                self._build_graph(spec)
+                added.append(spec.id)
+            self._check_doors()
+            self._check_obstacles()
+            rows = self._check_agents()
+            self.events = [self._resolve_event(ev) for ev in scene.events]
+        except BaseException:
+            for gid in added:                  # leave the world as it was
+                self.world.remove_graph(gid)
+            if self._own_world:
+                self.close()
+            raise
+        # checked: from here on nothing can fail on the scene's account
+        self.obstacles = Obstacles(scene.obstacles, self.layers)
+        self.agents = self._start_agents(rows)
+        for spec in scene.graphs:
+            for door in spec.doors.values():
+                if not door.open:
+                    self.set_door(spec.id, door.name, False)
+        self.log: list = []           # one record per event carried out
+        self.frame_ms: list = []      # world.tick time of each frame
+        self.step_ms: list = []       # the whole frame: events, obstacles, tick, agents
+        self.served = 0
+        self.waiting_max = 0
+
+    @classmethod
+    def from_file(cls, path, world=None) -> "Simulation":
+        return cls(read_scene(path), world)
+
+    @classmethod
+    def from_text(cls, text: str, path="<scene>.yaml", world=None) -> "Simulation":
+        return cls(parse_scene(text, Path(path)), world)
+
+    def close(self) -> None:
+        """Stop the worker threads of a world this simulation created."""
+        if self._own_world and self.world.scheduler is not None:
+            self.world.scheduler.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- building and checking ------------------------------------------------
+    def _build_graph(self, spec) -> None:
+        types = self.world.plugins.graph_types()
+        if spec.type not in types:
+            raise spec.entry.where("type").error(
+                Y.unknown(spec.type, "graph type", spec.entry.what, types, listed=True))
+        builder = types[spec.type][0]
+        accepted = _keywords(builder)
+        if accepted is not None:
+            for key in spec.params:
+                if key not in accepted:
+                    raise spec.entry.key_where(key).error(Y.unknown(
+                        key, f"{spec.type!r} parameter", spec.entry.what,
+                        accepted + ["id", "type", "doors"]))
+        try:
+            graph = self.world.add_graph(spec.id, type=spec.type, **spec.params)
+        except NavError as exc:
+            raise spec.where.error(f"{spec.entry.what}: {self._relative(exc)}") from None
+        except (TypeError, ValueError, KeyError, IndexError) as exc:   # a sloppy builder
+            raise spec.where.error(f"{spec.entry.what}: the {spec.type!r} builder "
+                                   f"failed: {type(exc).__name__}: {exc}") from None
+        size = grid_size(graph)
+        if size is not None:
+            self.layers[spec.id] = GridLayers(self.world, spec.id, *size)
+
+    def _relative(self, exc: NavError) -> str:
+        """The error's text with a file inside the scene's folder named
+        relative to it (as the scene names it)."""
+        if exc.path is None:
+            return str(exc)
+        try:
+            rel = Path(exc.path).resolve().relative_to(self.scene.folder.resolve())
+        except ValueError:
+            return str(exc)
+        return str(type(exc)(exc.message, path=rel, line=exc.line, column=exc.column))
+
+    def _check_doors(self) -> None:
+        for spec in self.scene.graphs:
+            graph = self.world.graph(spec.id)
+            for door in spec.doors.values():
+                check_rect(graph, door.rect, f"door {door.name!r}", door.where)
+
+    def _check_obstacles(self) -> None:
+        for ob in self.scene.obstacles:
+            graph = self.world.graph(ob.graph)
+            check_rect(graph, ob.rect, f"'rect' of obstacle {ob.id!r}", ob.rect_where)
+
+    def check_point(self, graph_id, point, what: str, where) -> int:
+        """The node of ``point`` in graph ``graph_id``; ``SceneError`` at
+        ``where`` when it lies outside the graph or in a wall of the map."""
+        graph = self.world.graph(graph_id)
+        try:
+            node = graph.node_of(tuple(point))
+        except NavError as exc:
+            raise where.error(f"{what}: {exc.message}") from None
+        size = grid_size(graph)
+        if node < 0:
+            extent = f" ({size[0]} x {size[1]} cells)" if size else ""
+            raise where.error(f"{what} {list(point)} is outside graph "
+                              f"{graph_id!r}{extent}")
+        if not graph.walkable[node]:
+            raise where.error(f"{what} {list(point)} is in a wall of graph {graph_id!r}")
+        return node
+
+    def _start_walls(self, graph_id):
+        """The walkable mask at frame 1: the map with its closed doors shut."""
+        walkable = self.world.graph(graph_id).walkable
+        lay = self.layers.get(graph_id)
+        closed = [d for d in self.scene.graph_spec(graph_id).doors.values() if not d.open]
+        if lay is None or not closed:
+            return walkable
+        walkable = walkable.copy()
+        for d in closed:
+            walkable[lay.rect_nodes(d.rect)] = False
+        return walkable
+
+    def _check_start(self, a) -> None:
+        """An agent's start is in the map, not in a wall, not in a door
+        that is closed when the scene begins."""
+        node = self.check_point(a.graph, a.start, f"start of agent {a.id!r}", a.start_where)
+        lay = self.layers.get(a.graph)
+        for d in self.scene.graph_spec(a.graph).doors.values():
+            if lay is not None and not d.open and node in lay.rect_nodes(d.rect):
+                raise a.start_where.error(f"start of agent {a.id!r} {list(a.start)} is in "
+                                          f"door {d.name!r}, which is closed at the start")
+
+    def _check_agents(self) -> list:
+        """Check agents and crowds; one row of starting data per agent."""
+        rows = []
+        for a in self.scene.agents:
+            self._check_start(a)
+            for g, at in zip(a.goals, a.goal_wheres):
+                self.check_point(a.graph, g, f"goal of agent {a.id!r}", at)
+            rows.append((a.id, a.graph, self._centre(a.graph, a.start), a.goals, a.loop,
+                         a.speed, a.repath))
+        for c in self.scene.crowds:
+            rows.extend(self._crowd_rows(c))
+        return rows
+
+    def _centre(self, graph_id, point):
+        """Agents start at the centre of their node (a grid cell's centre)."""
+        graph = self.world.graph(graph_id)
+        return tuple(graph.points_of(np.array([graph.node_of(tuple(point))]))[0, :2])
+
+    def _crowd_rows(self, c) -> list:
+        graph = self.world.graph(c.graph)
+        lay = self.layers.get(c.graph)
+        if lay is None:
+            raise c.where.error(f"crowd {c.id!r} draws its cells from rectangles, which "
+                                f"needs a grid; graph {c.graph!r} is of type {graph.kind!r}")
+        seed = self.scene.settings.seed if c.seed is None else c.seed
+        rng = np.random.default_rng([seed, len(c.id), *c.id.encode()])
+        walls = self._start_walls(c.graph)
+        cells = []
+        for rect, where, word in ((c.start_rect, c.start_where, "from"),
+                                  (c.goal_rect, c.goal_where, "to")):
+            check_rect(graph, rect, f"'{word}' of crowd {c.id!r}", where)
+            free = lay.rect_nodes(rect)
+            free = free[walls[free]] if word == "from" else free[graph.walkable[free]]
+            if free.size == 0:
+                raise where.error(f"'{word}' of crowd {c.id!r} {list(rect)} holds no "
+                                  f"walkable cell")
+            cells.append(rng.choice(free, size=c.count))
+        speed = c.speed if not isinstance(c.speed, tuple) else rng.uniform(*c.speed, c.count)
+        speeds = np.broadcast_to(np.asarray(speed, dtype=np.float64), (c.count,))
+        starts = graph.points_of(cells[0])
+        goals = graph.points_of(cells[1])
+        return [(f"{c.id}-{k}", c.graph, tuple(starts[k]), [tuple(goals[k])], False,
+                 float(speeds[k]), c.repath) for k in range(c.count)]
+
+    def _start_agents(self, rows) -> Agents:
+        cols = list(zip(*rows)) if rows else [[]] * 7
+        agents = Agents(self.world, *cols)
+        self.crowds = {c.id: [agents.index[f"{c.id}-{k}"] for k in range(c.count)]
+                       for c in self.scene.crowds}
+        return agents
+
+    def _resolve_event(self, ev):
+        """``(frame, kind name, kind, graph id, payload)`` of one event."""
+        e = ev.entry
+        kinds = [k for k in e.rest() if k in self.kinds]
+        others = [k for k in e.rest() if k not in self.kinds]
+        if others:
+            raise e.key_where(others[0]).error(Y.unknown(
+                others[0], "key", e.what, ["at", "graph", *self.kinds]))
+        if not kinds:
+            raise ev.where.error(f"{e.what} says nothing to do; add one of: "
+                                 f"{', '.join(sorted(self.kinds))}")
+        if len(kinds) > 1:
+            raise e.key_where(kinds[1]).error(
+                f"{e.what} has two kinds, {kinds[0]!r} and {kinds[1]!r}; write one event "
+                f"per change")
+        name = kinds[0]
+        kind = self.kinds[name]
+        graph = None
+        if getattr(kind, "uses_graph", True):
+            if ev.graph is None:
+                raise ev.where.error(f"{e.what} needs 'graph': the scene has "
+                                     f"{len(self.scene.graphs)} graphs")
+            graph = self.world.graph(ev.graph)
+        value, where = e.map[name], e.where(name)
+        try:
+            payload = kind.validate(value, graph, self)
+        except SceneError as exc:
+            if exc.line:                          # the kind knew the exact position
+                raise
+            raise where.error(f"{name!r} of {e.what}: {exc.message}") from None
+        except NavError as exc:
+            raise where.error(f"{name!r} of {e.what}: {exc.message}") from None
+        return (max(ev.at, 1), name, kind, ev.graph, payload)
+
+    # -- what event kinds may call ------------------------------------------
+    def _layer(self, graph_id) -> GridLayers:
+        lay = self.layers.get(graph_id)
+        if lay is None:
+            raise QueryError(f"graph {graph_id!r} is not a grid; cells cannot be set")
+        return lay
+
+    def set_walkable(self, graph_id, rect, walkable: bool) -> None:
+        """Make the cells of ``rect`` walls or floor (obstacles on them
+        keep them blocked until they leave)."""
+        self._layer(graph_id).set_static(rect, bool(walkable))
+
+    def set_cost(self, graph_id, rect, value: float) -> None:
+        """Cost of the cells of ``rect`` (``inf`` blocks them)."""
+        self._layer(graph_id).set_cost(rect, value)
+
+    def set_door(self, graph_id, name: str, open: bool) -> None:
+        """Open or close a door declared under the graph's ``doors``."""
+        door = self.scene.graph_spec(graph_id).doors[name]
+        self.set_walkable(graph_id, door.rect, open)
+
+    def set_goal(self, agent_or_crowd: str, point) -> None:
+        """Send an agent (or every agent of a crowd) to ``point``."""
+        members = self.crowds.get(agent_or_crowd, [self.agents.index.get(agent_or_crowd)])
+        if None in members:
+            raise QueryError(f"no agent or crowd {agent_or_crowd!r} in this scene")
+        for i in members:
+            self.agents.set_goal(i, tuple(point))
+
+    # -- running --------------------------------------------------------------
+    def step(self):
+        """Play one frame; returns the ``FrameStats`` of its ``world.tick``."""
+        t0 = time.perf_counter()
+        self.frame += 1
+        due = [ev for ev in self.events if ev[0] == self.frame]
+        before = {ev[3]: self.count_areas(ev[3]) for ev in due if ev[3] is not None}
+        for _, name, kind, graph_id, payload in due:
+            kind.apply(self, graph_id, payload)
+        self.obstacles.step(self.scene.settings.dt)
+        for lay in self.layers.values():
+            lay.flush()
+        self.agents.retry(self.frame)
+        stats = self.world.tick(self.scene.settings.dt,
+                                budget_ms=self.scene.settings.frame_budget_ms)
+        self.agents.take_results()
+        self.agents.move(self.scene.settings.dt)
+        for _, name, kind, graph_id, payload in due:
+            describe = getattr(kind, "describe", None)
+            self.log.append({"frame": self.frame, "kind": name, "graph": graph_id,
+                             "what": describe(payload) if describe else name,
+                             "areas_before": before.get(graph_id),
+                             "areas_after": self.count_areas(graph_id)})
+        self.frame_ms.append(stats.time_total_ms)
+        self.served += stats.requests_served
+        self.waiting_max = max(self.waiting_max, stats.requests_waiting)
+        self.step_ms.append((time.perf_counter() - t0) * 1e3)
+        return stats
+
+    def run(self, frames: int | None = None, progress: bool = False, on_frame=None) -> dict:
+        """Play ``frames`` frames (the scene's ``settings.frames`` by
+        default) and return the summary (``navcore.summary``).
+        ``on_frame(sim)`` runs after each frame (pictures, logging)."""
+        frames = self.scene.settings.frames if frames is None else int(frames)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=frames, unit="frame", leave=False, desc=self.scene.name)
+        t0 = time.perf_counter()
+        try:
+            for _ in range(frames):
+                self.step()
+                if on_frame is not None:
+                    on_frame(self)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        return summarize(self, time.perf_counter() - t0)
+
+    def count_areas(self, graph_id):
+        """Number of connected areas of ``graph_id`` now (``None`` without
+        a plugin that answers areas)."""
+        if graph_id is None:
+            return None
+        try:
+            areas = self.world.areas(graph_id)
+        except QueryError:
+            return None
+        return int(np.unique(areas[areas >= 0]).size)
+
+
+def _keywords(builder):
+    """Parameter names a builder accepts after ``(world, graph_id)``, or
+    ``None`` when it takes ``**kwargs`` (anything goes, it checks itself)."""
+    try:
+        params = list(inspect.signature(builder).parameters.values())[2:]
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]

@@ -1,0 +1,84 @@
+"""What a simulation run did: a JSON-ready dict and the text ``navcore run`` prints."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _percentiles(values) -> dict:
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return {"p50": 0.0, "p99": 0.0, "max": 0.0}
+    p50, p99 = np.percentile(v, [50, 99])
+    return {"p50": float(p50), "p99": float(p99), "max": float(v.max())}
+
+
+def summarize(sim, wall_s: float) -> dict:
+    """The summary of ``sim`` after its frames so far (``wall_s``: the
+    run's wall-clock seconds)."""
+    a = sim.agents
+    s = sim.scene.settings
+    budget = s.frame_budget_ms
+    frame_ms = np.asarray(sim.frame_ms, dtype=np.float64)
+    ids = [g.id for g in sim.scene.graphs]
+    return {
+        "scene": sim.scene.name,
+        "file": str(sim.scene.path),
+        "frames": sim.frame,
+        "dt": s.dt,
+        "simulated_s": sim.frame * s.dt,
+        "wall_s": wall_s,
+        "agents": {"total": len(a.ids), **a.counts()},
+        "path_length": {"total": float(a.travelled.sum()),
+                        "mean": float(a.travelled.mean()) if a.ids else 0.0},
+        "legs_completed": int(a.legs_done.sum()),
+        "repaths": int(a.repaths.sum()),
+        "unreachable": int(a.unreachable.sum()),
+        "requests": {"served": sim.served, "waiting_max": sim.waiting_max},
+        "areas_now": {str(g): sim.count_areas(g) for g in ids},
+        "events": list(sim.log),
+        "frame_ms": {"budget": budget, **_percentiles(frame_ms),
+                     "over_budget": int((frame_ms > budget).sum())},
+        "step_ms": _percentiles(sim.step_ms),
+        "per_agent": [{"id": aid, "state": _state(a, i), "travelled": float(a.travelled[i]),
+                       "legs": int(a.legs_done[i]), "repaths": int(a.repaths[i])}
+                      for i, aid in enumerate(a.ids)],
+    }
+
+
+def _state(agents, i) -> str:
+    from .agents import STATE_NAMES
+    return STATE_NAMES[agents.state[i]]
+
+
+def format_summary(s: dict) -> str:
+    """The summary as a few lines of text."""
+    ag = s["agents"]
+    lines = [
+        f"{s['file']}: {s['scene']}: {s['frames']} frames of {s['dt']:g} s "
+        f"({s['simulated_s']:.1f} s simulated) in {s['wall_s']:.2f} s",
+        f"agents: {ag['arrived']}/{ag['total']} arrived, {ag['moving']} moving, "
+        f"{ag['waiting'] + ag['retry']} waiting for a path, {ag['stuck']} stuck"
+        + (f" ({ag['patrolling']} patrol in loops)" if ag["patrolling"] else ""),
+        f"path length travelled: mean {s['path_length']['mean']:.1f}, total "
+        f"{s['path_length']['total']:.1f}; {s['legs_completed']} legs completed; "
+        f"{s['repaths']} repaths; {s['unreachable']} unreachable results; "
+        f"{s['requests']['served']} requests served (at most "
+        f"{s['requests']['waiting_max']} waiting)",
+    ]
+    if s["events"]:
+        lines.append("events:")
+        for ev in s["events"]:
+            areas = ""
+            if ev["areas_after"] is not None:
+                areas = f"  areas {ev['areas_before']} -> {ev['areas_after']}"
+            graph = f" [{ev['graph']}]" if ev["graph"] is not None else ""
+            lines.append(f"  frame {ev['frame']:>5}  {ev['what']}{graph}{areas}")
+    lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
+    f = s["frame_ms"]
+    lines.append(f"frame time (world.tick): p50 {f['p50']:.3f} ms, p99 {f['p99']:.3f} ms, "
+                 f"max {f['max']:.3f} ms; budget {f['budget']:g} ms: {f['over_budget']} of "
+                 f"{s['frames']} frames over")
+    st = s["step_ms"]
+    lines.append(f"whole frame (events, obstacles, tick, agents): p50 {st['p50']:.3f} ms, "
+                 f"p99 {st['p99']:.3f} ms")
+    return "\n".join(lines)

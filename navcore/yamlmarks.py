@@ -1,0 +1,286 @@
+"""YAML that remembers where everything was written.
+
+Scene files are read with a ``yaml.SafeLoader`` subclass (no Python tags,
+no code) whose mappings and sequences keep the file position of each key
+and value, so a mistake found long after parsing (a start cell inside a
+wall) can still be reported as ``scene.yaml:12:14: ...``. Lines and
+columns are 1-based, as compilers print them.
+
+>>> data = loads("agent:\\n  id: g1\\n  speed: fast\\n", "s.yaml")
+>>> entry = Entry(data["agent"], "agent 'g1'", data.value_at["agent"])
+>>> entry.take("speed", positive_number)
+Traceback (most recent call last):
+...
+navcore.errors.SceneError: s.yaml:3:10: 'speed' of agent 'g1' must be a positive number, got 'fast'
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from typing import NamedTuple
+
+import yaml
+
+from .errors import SceneError
+
+
+class Where(NamedTuple):
+    """A position in a scene file (1-based line and column)."""
+
+    path: str
+    line: int
+    column: int
+
+    def error(self, message: str) -> SceneError:
+        return SceneError(message, path=self.path, line=self.line, column=self.column)
+
+
+#: where an error is raised when the checker does not know the position; the
+#: caller reports it at the position of the value it handed over instead
+NOWHERE = Where("", 0, 0)
+
+
+class MarkedMap(dict):
+    """A YAML mapping: a dict plus ``at`` (where it starts), ``key_at`` and
+    ``value_at`` (where each key and its value were written)."""
+
+    at: Where
+    key_at: dict
+    value_at: dict
+
+
+class MarkedList(list):
+    """A YAML sequence: a list plus ``at`` and ``item_at`` (one per item)."""
+
+    at: Where
+    item_at: list
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose mappings and sequences are Marked*."""
+
+    path = "<scene>"
+
+    def where(self, node) -> Where:
+        m = node.start_mark
+        return Where(self.path, m.line + 1, m.column + 1)
+
+
+def _construct_map(loader: _Loader, node) -> MarkedMap:
+    loader.flatten_mapping(node)          # YAML merge keys (<<) as SafeLoader does
+    out = MarkedMap()
+    out.at, out.key_at, out.value_at = loader.where(node), {}, {}
+    for knode, vnode in node.value:
+        key = loader.construct_object(knode, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise loader.where(knode).error("a mapping key must be a plain value, "
+                                            "not a list or mapping") from None
+        if key in out:
+            first = out.key_at[key]
+            raise loader.where(knode).error(f"duplicate key {key!r} (first written at "
+                                            f"line {first.line})")
+        out[key] = loader.construct_object(vnode, deep=True)
+        out.key_at[key] = loader.where(knode)
+        out.value_at[key] = loader.where(vnode)
+    return out
+
+
+def _construct_list(loader: _Loader, node) -> MarkedList:
+    out = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
+    out.at = loader.where(node)
+    out.item_at = [loader.where(child) for child in node.value]
+    return out
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _construct_list)
+
+
+def loads(text: str, path: str = "<scene>"):
+    """Parse one YAML document with positions; a syntax error, an unsafe
+    tag or a duplicate key is a ``SceneError`` at its position."""
+    loader = _Loader(text)
+    loader.path = str(path)
+    try:
+        return loader.get_single_data()
+    except SceneError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            raise SceneError(f"invalid YAML: {problem}", path=path) from None
+        raise SceneError(f"invalid YAML: {problem}", path=path, line=mark.line + 1,
+                         column=mark.column + 1) from None
+    except yaml.YAMLError as exc:
+        raise SceneError(f"invalid YAML: {exc}", path=path) from None
+    finally:
+        loader.dispose()
+
+
+# -- reading one mapping ------------------------------------------------------
+
+_MISSING = object()
+
+
+class Entry:
+    """One mapping of a scene being read: ``take`` each key it may have
+    (checked and normalised), then ``finish`` reports any key nobody took,
+    with a did-you-mean."""
+
+    def __init__(self, mapping, what: str, where: Where):
+        if not isinstance(mapping, MarkedMap):
+            raise where.error(f"{what} must be a mapping (key: value lines), "
+                              f"got {describe(mapping)}")
+        self.map = mapping
+        self.what = what
+        self.at = mapping.at
+        self._taken: list = []
+
+    def __contains__(self, key) -> bool:
+        return key in self.map
+
+    def where(self, key) -> Where:
+        """Where the value of ``key`` was written (the mapping if absent)."""
+        return self.map.value_at.get(key, self.at)
+
+    def key_where(self, key) -> Where:
+        return self.map.key_at.get(key, self.at)
+
+    def take(self, key: str, check=None, default=_MISSING):
+        """The value of ``key`` passed through ``check(value, where, label)``;
+        ``default`` when absent (a missing key without default is an error)."""
+        self._taken.append(key)
+        if key not in self.map:
+            if default is _MISSING:
+                raise self.at.error(f"{self.what} needs '{key}'")
+            return default
+        value = self.map[key]
+        if check is None:
+            return value
+        return check(value, self.where(key), f"'{key}' of {self.what}")
+
+    def rest(self) -> list:
+        """Keys not taken so far, in file order."""
+        return [k for k in self.map if k not in self._taken]
+
+    def finish(self, extra=()) -> None:
+        """Every key must have been taken; ``extra`` names more keys to
+        suggest (e.g. the parameters a builder accepts)."""
+        for key in self.rest():
+            raise self.key_where(key).error(
+                unknown(key, "key", self.what, list(self._taken) + list(extra)))
+
+
+def unknown(name, what: str, place: str, choices, listed: bool = False) -> str:
+    """``unknown <what> 'x' in <place>; did you mean 'y'?`` (or the list
+    of choices when none is close; ``listed``: the list in any case)."""
+    choices = sorted(set(str(c) for c in choices))
+    close = difflib.get_close_matches(str(name), choices, n=1, cutoff=0.6)
+    head = f"unknown {what} {name!r}" + (f" in {place}" if place else "")
+    if close:
+        return f"{head}; did you mean {close[0]!r}?" + (
+            f" (available: {', '.join(choices)})" if listed else "")
+    return f"{head}; expected one of: {', '.join(choices) or 'none'}"
+
+
+def describe(value) -> str:
+    """How a YAML value reads in an error message."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        flat = "[" + ", ".join(describe(v) if not isinstance(v, str) else repr(v)
+                               for v in value) + "]"
+        return flat if len(flat) <= 40 else f"a list of {len(value)}"
+    return repr(value)
+
+
+# -- value checks: (value, where, label) -> normalised value -------------------
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def text(v, where, label) -> str:
+    if not isinstance(v, str) or not v:
+        raise where.error(f"{label} must be a non-empty string, got {describe(v)}")
+    return v
+
+
+def name(v, where, label) -> str:
+    """An id: a string, or an integer written without quotes."""
+    if _is_int(v):
+        return str(v)
+    return text(v, where, label)
+
+
+def boolean(v, where, label) -> bool:
+    if not isinstance(v, bool):
+        raise where.error(f"{label} must be true or false, got {describe(v)}")
+    return v
+
+
+def positive_number(v, where, label) -> float:
+    if not _is_number(v) or not 0 < v < math.inf:
+        raise where.error(f"{label} must be a positive number, got {describe(v)}")
+    return float(v)
+
+
+def count(v, where, label) -> int:
+    if not _is_int(v) or v < 1:
+        raise where.error(f"{label} must be a whole number >= 1, got {describe(v)}")
+    return int(v)
+
+
+def natural(v, where, label) -> int:
+    if not _is_int(v) or v < 0:
+        raise where.error(f"{label} must be a whole number >= 0, got {describe(v)}")
+    return int(v)
+
+
+def point(v, where, label) -> tuple:
+    if not isinstance(v, list) or len(v) != 2 or not all(_is_number(c) and math.isfinite(c)
+                                                         for c in v):
+        raise where.error(f"{label} must be a point [x, y] of two numbers, got {describe(v)}")
+    return (v[0], v[1])
+
+
+def vector(v, where, label) -> tuple:
+    x, y = point(v, where, label)
+    return (float(x), float(y))
+
+
+def rect(v, where, label) -> tuple:
+    if not isinstance(v, list) or len(v) != 4 or not all(_is_int(c) for c in v) \
+            or v[0] < 0 or v[1] < 0 or v[2] < 1 or v[3] < 1:
+        raise where.error(f"{label} must be a rectangle [x, y, width, height] of whole "
+                          f"numbers (x, y >= 0, width, height >= 1), got {describe(v)}")
+    return tuple(int(c) for c in v)
+
+
+def points(v, where, label) -> list:
+    if not isinstance(v, MarkedList) or not v:
+        raise where.error(f"{label} must be a non-empty list of points [x, y], "
+                          f"got {describe(v)}")
+    return [point(p, at, f"{label} #{i + 1}") for i, (p, at) in enumerate(zip(v, v.item_at))]
+
+
+def number_or_range(v, where, label):
+    """A positive number, or ``[low, high]`` to draw from (crowds)."""
+    if isinstance(v, list):
+        lo, hi = vector(v, where, label)
+        if not 0 < lo <= hi:
+            raise where.error(f"{label} as [low, high] needs 0 < low <= high, got {describe(v)}")
+        return (lo, hi)
+    return positive_number(v, where, label)

@@ -1,0 +1,228 @@
+"""Scene files are checked before anything runs, and every mistake is a
+SceneError at its file, line and column that leaves the world unchanged.
+
+Each file in scenes_broken/ starts with ``# expect: LINE:COLUMN: message``
+(``{types}`` stands for the graph types on offer); the positions were
+counted by hand in the files.
+"""
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import navcore
+from navcore.scene import parse_scene, read_scene
+from test_hooks import exercises
+
+BROKEN = Path(__file__).parent / "scenes_broken"
+BROKEN_FILES = sorted(BROKEN.glob("*.yaml"))
+
+
+def _expected(path: Path, world) -> str:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name} must start with '# expect: '"
+    message = first.removeprefix("# expect: ")
+    message = message.replace("{types}", ", ".join(sorted(world.graph_types())))
+    return f"{path}:{message}" if message[0].isdigit() else f"{path}: {message}"
+
+
+@pytest.mark.nojit
+def test_there_is_a_broken_scene_per_kind_of_mistake():
+    assert len(BROKEN_FILES) >= 40
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("path", BROKEN_FILES, ids=[p.stem for p in BROKEN_FILES])
+def test_broken_scene_is_reported_at_its_position(path, world):
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_file(path, world=world)
+    assert str(info.value) == _expected(path, world)
+    assert info.value.path == str(path)
+    # nothing of the scene stays behind in the world
+    assert world.graphs == {}
+    assert world.pending_updates() == 0
+    assert world.scheduler.requests.waiting == 0
+
+
+@pytest.mark.nojit
+def test_a_later_mistake_removes_the_graphs_already_built(world):
+    world.add_graph("mine", type="grid", rows=["..."])
+    text = ("graphs:\n"
+            "  - {id: a, type: grid, rows: ['...']}\n"
+            "  - {id: b, type: grid, rows: ['...']}\n"
+            "agents:\n"
+            "  - {id: x, graph: b, start: [9, 0], goal: [0, 0]}\n")
+    with pytest.raises(navcore.SceneError, match=r"s.yaml:5:30: start of agent 'x' "
+                                                 r"\[9, 0\] is outside graph 'b'"):
+        navcore.Simulation.from_text(text, "s.yaml", world=world)
+    assert list(world.graphs) == ["mine"]
+
+
+@pytest.mark.nojit
+def test_a_scene_whose_id_is_taken_in_the_world_says_so(world):
+    world.add_graph("hall", type="grid", rows=["..."])
+    with pytest.raises(navcore.SceneError, match=r"s.yaml:1:10: graph 'hall': graph id "
+                                                 r"'hall' is already in use"):
+        navcore.Simulation.from_text("graphs: [{id: hall, type: grid, rows: ['...']}]",
+                                     "s.yaml", world=world)
+    assert list(world.graphs) == ["hall"]
+
+
+@pytest.mark.nojit
+def test_missing_scene_file(tmp_path):
+    with pytest.raises(navcore.SceneError, match="scene file not found"):
+        read_scene(tmp_path / "nope.yaml")
+
+
+@pytest.mark.nojit
+def test_unknown_key_without_a_close_match_lists_the_keys():
+    text = "graphs: [{id: a, type: grid, rows: ['..']}]\nsettings: {zzz: 1}\n"
+    with pytest.raises(navcore.SceneError) as info:
+        parse_scene(text, "s.yaml")
+    assert str(info.value) == ("s.yaml:2:12: unknown key 'zzz' in settings; expected one "
+                               "of: dt, frame_budget_ms, frames, seed, workers")
+
+
+@pytest.mark.nojit
+def test_a_good_scene_reads_into_specs(tmp_path):
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "r.map").write_text("type octile\nheight 1\nwidth 3\nmap\n...\n")
+    path = tmp_path / "s.yaml"
+    path.write_text("settings: {dt: 0.1, frames: 5, seed: 2}\n"
+                    "graphs:\n"
+                    "  - {id: r, type: grid, map: maps/r.map, doors: {d: [1, 0, 1, 1]}}\n"
+                    "agents:\n"
+                    "  - {id: 7, start: [0, 0], waypoints: [[2, 0], [0, 0]], loop: true}\n"
+                    "events:\n"
+                    "  - {at: 4, close: d}\n"
+                    "  - {at: 2, open: d}\n")
+    scene = read_scene(path)
+    assert (scene.settings.dt, scene.settings.frames, scene.settings.seed) == (0.1, 5, 2)
+    g = scene.graphs[0]
+    assert g.params == {"map": str((tmp_path / "maps" / "r.map").resolve())}
+    assert g.doors["d"].rect == (1, 0, 1, 1) and g.doors["d"].open
+    a = scene.agents[0]
+    assert (a.id, a.graph, a.goals, a.loop, a.speed, a.repath) == \
+        ("7", "r", [(2, 0), (0, 0)], True, 4.0, True)
+    assert [e.at for e in scene.events] == [2, 4]     # in frame order
+
+
+# -- a plugin that adds a graph type and an event kind ---------------------------
+
+class Ring:
+    """``type: ring``: ``n`` nodes on a circle, neighbours joined; the
+    event ``sever: [a, b]`` closes the edge between two nodes."""
+
+    @navcore.hookimpl
+    def navcore_graph_types(self):
+        def build_ring(world, graph_id, n=6, radius=10.0):
+            angle = 2 * math.pi * np.arange(n) / n
+            pos = np.column_stack((radius * np.cos(angle), radius * np.sin(angle)))
+            src = np.arange(n)
+            dst = (src + 1) % n
+            cost = np.linalg.norm(pos[src] - pos[dst], axis=1)
+            return navcore.NavGraph.from_edges(src, dst, cost, positions=pos,
+                                               directed=False, world=world)
+        return {"ring": build_ring}
+
+    @navcore.hookimpl
+    def navcore_scene_event_kinds(self):
+        return {"sever": Sever()}
+
+
+class Sever(navcore.EventKind):
+    def validate(self, value, graph, sim):
+        if not isinstance(value, list) or len(value) != 2:
+            raise navcore.SceneError(f"expected [a, b], got {value!r}")
+        for node in value:
+            if not isinstance(node, int) or not 0 <= node < graph.num_nodes:
+                raise navcore.SceneError(f"node {node!r} is not on the ring "
+                                         f"(0..{graph.num_nodes - 1})")
+        return tuple(value)
+
+    def apply(self, sim, graph_id, payload):
+        sim.world.update(graph_id, edges=[payload], cost=math.inf)
+
+    def describe(self, payload):
+        return f"sever {payload[0]}-{payload[1]}"
+
+
+RING_SCENE = """\
+settings: {dt: 0.1, frames: 80}
+graphs:
+  - {id: loop, type: ring, n: 6, radius: 10}
+agents:
+  - {id: courier, start: [10, 0], goal: [-5, 8.66], speed: 10, repath: true}
+events:
+  - {at: 5, sever: [1, 2]}
+"""
+
+
+@pytest.mark.nojit
+@exercises("navcore_scene_event_kinds")
+def test_a_plugin_adds_a_graph_type_and_an_event_kind_a_scene_uses():
+    world = navcore.World(autoload=False, plugins=[Ring()])
+    with navcore.Simulation.from_text(RING_SCENE, "ring.yaml", world=world) as sim:
+        summary = sim.run()
+    # Chords of a 6-ring of radius 10 are 10 long. The courier heads for
+    # node 2 by 0-1-2, has gone 4 units when 1-2 is severed at frame 5,
+    # walks back to node 0 (4) and goes round 0-5-4-3-2 (40).
+    assert summary["agents"]["arrived"] == 1
+    assert summary["path_length"]["total"] == pytest.approx(48.0)
+    assert summary["repaths"] == 1
+    assert summary["events"][0]["what"] == "sever 1-2"
+    assert summary["events"][0]["areas_before"] == summary["events"][0]["areas_after"] == 1
+
+
+@pytest.mark.nojit
+def test_a_plugin_event_kind_error_is_reported_at_the_value():
+    world = navcore.World(autoload=False, plugins=[Ring()])
+    text = RING_SCENE.replace("sever: [1, 2]", "sever: [1, 9]")
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text(text, "ring.yaml", world=world)
+    assert str(info.value) == ("ring.yaml:7:20: 'sever' of event #1 (at frame 5): "
+                               "node 9 is not on the ring (0..5)")
+    assert world.graphs == {}
+
+
+@pytest.mark.nojit
+def test_plugin_graph_type_parameters_get_a_did_you_mean():
+    world = navcore.World(autoload=False, plugins=[Ring()])
+    text = RING_SCENE.replace("radius: 10", "raduis: 10")
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text(text, "ring.yaml", world=world)
+    assert str(info.value) == ("ring.yaml:3:34: unknown 'ring' parameter 'raduis' in "
+                               "graph 'loop'; did you mean 'radius'?")
+
+
+@pytest.mark.nojit
+def test_rect_events_need_a_grid():
+    world = navcore.World(autoload=False, plugins=[Ring()])
+    text = RING_SCENE.replace("sever: [1, 2]", "block: [0, 0, 1, 1]")
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text(text, "ring.yaml", world=world)
+    assert str(info.value) == ("ring.yaml:7:20: 'block' needs a grid, but graph 'loop' "
+                               "is of type 'ring'")
+
+
+@pytest.mark.nojit
+def test_an_event_kind_claimed_twice_is_a_plugin_error():
+    class Clash:
+        @navcore.hookimpl
+        def navcore_scene_event_kinds(self):
+            return {"block": Sever()}
+
+    world = navcore.World(autoload=False, plugins=[Clash()])
+    with pytest.raises(navcore.PluginError, match="event kind 'block' is provided by both "
+                                                  "'navcore' and plugin"):
+        navcore.Simulation.from_text(RING_SCENE, "ring.yaml", world=world)
+
+
+@pytest.mark.nojit
+def test_an_unknown_graph_type_far_from_any_lists_the_types(world):
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text("graphs: [{id: a, type: navmesh3d}]", "s.yaml", world)
+    types = ", ".join(sorted(world.graph_types()))
+    assert str(info.value) == (f"s.yaml:1:24: unknown graph type 'navmesh3d' in graph 'a'; "
+                               f"expected one of: {types}")
