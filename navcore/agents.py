@@ -98,8 +98,7 @@ class Agents:
                     self._request(i)
                     return
                 k = int(on_path[0])
-            self._set_poly(i, np.vstack((self.pos[i:i + 1], r.points[k:, :2])))
-            self.state[i] = MOVING
+            self.follow(i, np.vstack((self.pos[i:i + 1], r.points[k:, :2])))
             return
         if r.status is PathStatus.UNREACHABLE:
             self.unreachable[i] += 1
@@ -115,6 +114,12 @@ class Agents:
         else:
             self.state[i] = STUCK
             h.cancel()
+
+    def follow(self, i: int, points) -> None:
+        """Agent ``i`` walks the polyline ``points`` (``(k, 2)``, from where
+        it stands) from its start; the leg ends at its last point."""
+        self._set_poly(i, np.asarray(points, dtype=np.float64).reshape(-1, 2))
+        self.state[i] = MOVING
 
     def retry(self, frame: int) -> None:
         self.frame = frame

@@ -330,15 +330,18 @@ class Simulation:
         self.step_ms.append((time.perf_counter() - t0) * 1e3)
         return stats
 
-    def run(self, frames: int | None = None, progress: bool = False, on_frame=None) -> dict:
+    def run(self, frames: int | None = None, progress: bool | None = False,
+            on_frame=None) -> dict:
         """Play ``frames`` frames (the scene's ``settings.frames`` by
         default) and return the summary (``navcore.summary``).
-        ``on_frame(sim)`` runs after each frame (pictures, logging)."""
+        ``progress``: a progress bar on stderr (``None``: only on a
+        terminal). ``on_frame(sim)`` runs after each frame (pictures)."""
         frames = self.scene.settings.frames if frames is None else int(frames)
         bar = None
-        if progress:
+        if progress is not False:
             from tqdm import tqdm
-            bar = tqdm(total=frames, unit="frame", leave=False, desc=self.scene.name)
+            bar = tqdm(total=frames, unit="frame", leave=False, desc=self.scene.name,
+                       disable=None if progress is None else False)
         t0 = time.perf_counter()
         try:
             for _ in range(frames):

@@ -1,0 +1,239 @@
+"""Scenes run through world.tick: agents walk their paths at their speed,
+events and obstacles change the graphs, agents repath. Expected distances
+and frame counts are worked out by hand in the comments."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import navcore
+from navcore.agents import MOVING, Agents
+from navcore.cli import main
+
+
+def _sim(text, **kw):
+    return navcore.Simulation.from_text(text, "s.yaml", world=navcore.World(autoload=False))
+
+
+@pytest.mark.nojit
+def test_door_closes_guard_waits_door_opens_guard_arrives():
+    sim = _sim("""
+settings: {dt: 0.1}
+graphs:
+  - id: keep
+    type: grid
+    rows: ["....#....", ".........", "....#...."]
+    doors: {gate: [4, 1, 1, 1]}
+agents:
+  - {id: guard, start: [0, 1], goal: [8, 1], speed: 1, repath: true}
+events:
+  - {at: 2, close: gate}
+  - {at: 50, open: gate}
+""")
+    for _ in range(30):
+        sim.step()
+    # frame 1: served, walks 0.1; frame 2: the gate closes, the path is
+    # re-planned (unreachable) and the guard stands still
+    assert sim.agents.pos[0] == pytest.approx([0.6, 1.5])
+    summary = sim.run(170)
+    # frame 50: areas merge, the request is re-planned; 0.1 back to the
+    # centre of (0, 1), then 8 cells: arrives at frame 50 + 80
+    assert summary["agents"]["arrived"] == 1
+    assert summary["path_length"]["total"] == pytest.approx(8.2)
+    assert summary["repaths"] == 2          # the close and the open
+    assert summary["unreachable"] == 2      # the re-plan and the fresh request from (0.6, 1.5)
+    assert [(e["frame"], e["what"], e["areas_before"], e["areas_after"])
+            for e in summary["events"]] == [(2, "close gate", 1, 2), (50, "open gate", 2, 1)]
+    assert sim.agents.pos[0] == pytest.approx([8.5, 1.5])
+
+
+@pytest.mark.nojit
+def test_waypoints_loop_one_leg_per_ten_frames():
+    sim = _sim("""
+settings: {dt: 0.1}
+graphs: [{id: hall, type: grid, rows: ["......"]}]
+agents:
+  - {id: p, start: [0, 0], waypoints: [[5, 0], [0, 0]], loop: true, speed: 5}
+""")
+    summary = sim.run(100)
+    # each leg: served in one tick, then 10 frames of 0.5 cells = 5 cells,
+    # the next request is served in the following tick
+    assert summary["legs_completed"] == 10
+    assert summary["path_length"]["total"] == pytest.approx(50.0)
+    assert summary["agents"]["patrolling"] == 1 and summary["agents"]["arrived"] == 0
+
+
+@pytest.mark.nojit
+def test_goal_event_sends_the_agent_back():
+    sim = _sim("""
+settings: {dt: 0.5}
+graphs: [{id: hall, type: grid, rows: [".........."]}]
+agents: [{id: a, start: [0, 0], goal: [9, 0], speed: 1}]
+events: [{at: 5, goal: {agent: a, to: [0, 0]}}]
+""")
+    summary = sim.run(20)
+    # 4 frames of 0.5 out, then 2 cells back
+    assert summary["agents"]["arrived"] == 1
+    assert summary["path_length"]["total"] == pytest.approx(4.0)
+    assert sim.agents.pos[0] == pytest.approx([0.5, 0.5])
+    assert summary["events"][0]["what"] == "goal of a -> [0, 0]"
+
+
+@pytest.mark.nojit
+def test_cost_event_makes_agents_walk_around_mud():
+    sim = _sim("""
+graphs: [{id: field, type: grid, rows: [".......", ".......", "......."]}]
+agents: [{id: a, start: [0, 1], goal: [6, 1], speed: 10}]
+events: [{at: 0, cost: {rect: [1, 1, 5, 1], value: 10}}]
+""")
+    summary = sim.run(40)
+    # around the mud: a diagonal, 4 straight cells, a diagonal
+    assert summary["agents"]["arrived"] == 1
+    assert summary["path_length"]["total"] == pytest.approx(4 + 2 * math.sqrt(2))
+    assert summary["events"][0]["what"] == "cost [1, 1, 5, 1] = 10"
+
+
+@pytest.mark.nojit
+def test_obstacle_bounces_and_leaves_a_closed_door_closed():
+    sim = _sim("""
+settings: {dt: 0.1}
+graphs:
+  - {id: hall, type: grid, rows: ["......"], doors: {d: {rect: [3, 0, 1, 1], open: false}}}
+obstacles: [{id: cart, rect: [0, 0, 1, 1], velocity: [10, 0]}]
+""")
+    graph = sim.world.graph("hall")
+    # one cell per frame, reflected at x = 5 and x = 0
+    for x in [1, 2, 3, 4, 5, 4, 3, 2, 1, 0, 1, 2]:
+        sim.step()
+        expected = np.ones(6, dtype=bool)
+        expected[[3, x]] = False
+        assert graph.walkable.tolist() == expected.tolist()
+
+
+@pytest.mark.nojit
+def test_crowd_cells_come_from_their_rectangles_and_the_seed():
+    text = """
+settings: {seed: 4}
+graphs: [{id: f, type: grid, rows: ["#.........", "..........", ".........."]}]
+crowds: [{id: c, count: 30, from: [0, 0, 3, 3], to: [7, 0, 3, 3], speed: [1, 2]}]
+"""
+    a, b = _sim(text), _sim(text)
+    assert np.array_equal(a.agents.pos, b.agents.pos)
+    x, y = a.agents.pos[:, 0], a.agents.pos[:, 1]
+    assert ((x > 0) & (x < 3) & (y > 0) & (y < 3)).all()
+    assert not ((x == 0.5) & (y == 0.5)).any()          # never in the wall
+    assert ((a.agents.speed >= 1) & (a.agents.speed <= 2)).all()
+    assert [g[0][0] >= 7 for g in a.agents.goals] == [True] * 30
+    c = _sim(text.replace("seed: 4", "seed: 5"))
+    assert not np.array_equal(a.agents.pos, c.agents.pos)
+
+
+@pytest.mark.nojit
+def test_agents_move_along_polylines_like_a_naive_walker():
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="grid", rows=["." * 50] * 50)
+    rng = np.random.default_rng(0)
+    n = 40
+    polys = []
+    for i in range(n):
+        k = int(rng.integers(1, 8))
+        p = rng.uniform(0, 50, size=(k, 2))
+        if k > 2:
+            p[1] = p[0]                      # a segment of length 0
+        polys.append(p)
+    speeds = rng.uniform(0.5, 6, n)
+    agents = Agents(world, [f"a{i}" for i in range(n)], ["g"] * n,
+                    [tuple(p[0]) for p in polys], [[(1, 1)]] * n, [False] * n,
+                    speeds, [False] * n)
+    for i, p in enumerate(polys):
+        agents.follow(i, p)
+    dt = 0.25
+    for frame in range(1, 16):
+        agents.move(dt)
+        for i, p in enumerate(polys):
+            assert agents.pos[i] == pytest.approx(_walk(p, speeds[i] * dt * frame)), (i, frame)
+    length = [np.linalg.norm(np.diff(p, axis=0), axis=1).sum() for p in polys]
+    assert agents.travelled == pytest.approx(np.minimum(length, speeds * dt * 15))
+    arrived = np.array(length) <= speeds * dt * 15
+    assert ((agents.state != MOVING) == arrived).all()
+
+
+def _walk(poly, distance):
+    """Where a walker is after ``distance`` along ``poly``, one segment at a time."""
+    for a, b in zip(poly[:-1], poly[1:]):
+        seg = float(np.hypot(*(b - a)))
+        if distance <= seg:
+            return a + (b - a) * (distance / seg if seg else 0.0)
+        distance -= seg
+    return poly[-1]
+
+
+@pytest.mark.nojit
+def test_frame_times_are_reported_against_the_budget():
+    sim = _sim("""
+settings: {frame_budget_ms: 1.5}
+graphs: [{id: hall, type: grid, rows: ["......"]}]
+agents: [{id: a, start: [0, 0], goal: [5, 0]}]
+""")
+    summary = sim.run(7)
+    f = summary["frame_ms"]
+    assert summary["frames"] == 7 and len(sim.frame_ms) == 7
+    assert f["budget"] == 1.5
+    assert f["p50"] == pytest.approx(np.percentile(sim.frame_ms, 50))
+    assert f["over_budget"] == sum(t > 1.5 for t in sim.frame_ms)
+    assert f["max"] == max(sim.frame_ms)
+
+
+# -- command line ------------------------------------------------------------------
+
+SMALL = """\
+name: small
+settings: {dt: 0.1, frames: 50}
+graphs: [{id: hall, type: grid, rows: ["......", "......"]}]
+agents: [{id: a, start: [0, 0], goal: [5, 1], speed: 10}]
+events: [{at: 3, block: [2, 0, 1, 1]}]
+"""
+
+
+@pytest.mark.nojit
+def test_navcore_run_prints_a_summary_and_writes_json(tmp_path, capsys):
+    scene = tmp_path / "small.yaml"
+    scene.write_text(SMALL)
+    out = tmp_path / "out" / "small.json"
+    assert main(["run", str(scene), "--frames", "20", "--json", str(out),
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert f"{scene}: small: 20 frames of 0.1 s (2.0 s simulated)" in text
+    assert "agents: 1/1 arrived" in text
+    assert "frame     3  block [2, 0, 1, 1] [hall]  areas 1 -> 1" in text
+    assert "budget 2 ms" in text
+    data = json.loads(out.read_text())
+    assert data["frames"] == 20 and data["agents"]["arrived"] == 1
+    assert data["per_agent"][0]["id"] == "a"
+
+
+@pytest.mark.nojit
+def test_navcore_validate_and_run_exit_2_on_a_broken_scene(tmp_path, capsys):
+    good = tmp_path / "good.yaml"
+    good.write_text(SMALL)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SMALL.replace("speed: 10", "sped: 10"))
+    assert main(["validate", str(good)]) == 0
+    assert capsys.readouterr().out == (
+        f"{good}: ok: 'small': 1 graph (grid 6x2), 1 agent, 0 moving obstacles, 1 events, "
+        f"50 frames of 0.1 s, budget 2 ms\n")
+    assert main(["validate", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"navcore: error: {bad}:4:47: unknown key 'sped' in agent 'a'; "
+                   f"did you mean 'speed'?\n")
+    assert main(["run", str(bad)]) == 2
+    assert "unknown key 'sped'" in capsys.readouterr().err
+
+
+@pytest.mark.nojit
+def test_progress_bar_counts_the_frames(capsys):
+    sim = _sim(SMALL)
+    sim.run(12, progress=True)
+    err = capsys.readouterr().err
+    assert "small:" in err and "0/12 [" in err      # redrawn at most every 0.1 s
