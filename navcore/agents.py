@@ -3,26 +3,34 @@
 Every agent's current polyline lives in one flat array of points with a
 running arc length, so one frame's movement for all agents is a handful of
 vectorised operations (advance the distance, ``searchsorted`` the segment,
-interpolate) whatever the number of agents. Python runs per agent only
+interpolate) whatever the number of agents. A new polyline is appended at
+the end of the array (the arc length keeps rising, so one search still
+finds every agent's segment); the array is compacted only when it is
+full, to twice what is live, so placing paths costs amortised O(points
+placed), not O(all paths) per frame. Python runs per agent only
 when something happens to it: a path result arrives (scheduler callback)
 or it reaches the end of a leg.
 
 A result that the scheduler re-planned (``repath=True``, an update touched
 the path) goes from where the request started, not from where the agent
-is now: the agent keeps following it from its current cell when that cell
-is on the new path, and asks again from where it stands otherwise.
+is now: the agent follows it from its current cell when that cell is on
+the new path, and otherwise asks again from where it stands, walking on
+along its old path until the answer comes.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .errors import NavError
+from .scene_events import grid_size
 from .types import PathStatus
 
 WAITING, MOVING, ARRIVED, STUCK, RETRY = range(5)
 STATE_NAMES = ("waiting", "moving", "arrived", "stuck", "retry")
-#: frames an agent whose cell is blocked (an obstacle on it) waits before asking again
+#: frames an agent buried in a wall waits before asking again
 RETRY_FRAMES = 10
+#: how far (cells) an agent whose cell was blocked looks for a free one to start from
+STEP_OUT = 3
 
 
 class Agents:
@@ -51,27 +59,52 @@ class Agents:
         self.frame = 0
         self._fresh: list = []                          # (agent, handle) from callbacks
         self._polys = [self.pos[i:i + 1].copy() for i in range(n)]
-        self._dirty = True
+        self._new: dict = {}                            # agent -> polyline to place
+        self._rebuild()
         for i in range(n):
             self._request(i)
 
     # -- requests and results -------------------------------------------------
-    def _request(self, i: int) -> None:
-        """Ask for a path from where agent ``i`` stands to its leg's goal."""
+    def _request(self, i: int, keep_walking: bool = False) -> None:
+        """Ask for a path from where agent ``i`` stands to its leg's goal;
+        with ``keep_walking`` a moving agent goes on along its polyline
+        until the answer comes instead of stopping."""
         old = self.handles[i]
         if old is not None:
             old.cancel()        # its re-plans would be for a leg we left
         goal = self.goals[i][self.leg[i]]
         self.handles[i] = self.world.request_path(
-            self.graph_ids[i], tuple(self.pos[i]), goal, repath=self.repath[i],
+            self.graph_ids[i], self._free_point(i), goal, repath=self.repath[i],
             callback=lambda h, i=i: self._fresh.append((i, h)))
-        self.state[i] = WAITING
-        self._set_poly(i, self.pos[i:i + 1].copy())
+        if not (keep_walking and self.state[i] == MOVING):
+            self.state[i] = WAITING
+            self._set_poly(i, self.pos[i:i + 1].copy())
+
+    def _free_point(self, i: int) -> tuple:
+        """Where agent ``i``'s search starts: where it stands, or, when an
+        update blocked its cell (a wall dropped on it), the centre of the
+        nearest walkable grid cell at most ``STEP_OUT`` cells away."""
+        here = tuple(self.pos[i])
+        graph = self.world.graph(self.graph_ids[i])
+        node = graph.node_of(here)
+        size = grid_size(graph)
+        if node < 0 or graph.walkable[node] or size is None:
+            return here
+        w, h = size
+        x, y = node % w, node // w
+        x0, y0 = max(0, x - STEP_OUT), max(0, y - STEP_OUT)
+        window = graph.walkable.reshape(h, w)[y0:y + STEP_OUT + 1, x0:x + STEP_OUT + 1]
+        ys, xs = np.nonzero(window)
+        if xs.size == 0:
+            return here                      # buried: the request says invalid_start
+        cx, cy = xs + x0 + 0.5, ys + y0 + 0.5
+        k = int(np.argmin((cx - here[0]) ** 2 + (cy - here[1]) ** 2))
+        return (float(cx[k]), float(cy[k]))
 
     def _set_poly(self, i: int, poly: np.ndarray) -> None:
         self._polys[i] = poly
+        self._new[i] = poly
         self.s[i] = 0.0
-        self._dirty = True
 
     def take_results(self) -> None:
         """Act on the results published during the last tick."""
@@ -86,26 +119,27 @@ class Agents:
         except NavError:                      # e.g. a point the graph cannot place
             self.state[i] = STUCK
             return
-        replanned = h.repaths > 0
+        replanned = h.repaths > 0             # planned again from where the request began
         if replanned:
             self.repaths[i] += 1
         if r.status is PathStatus.FOUND:
-            k = 0
-            if replanned:     # planned from where the request began: find ourselves on it
-                here = self.world.graph(self.graph_ids[i]).node_of(tuple(self.pos[i]))
-                on_path = np.flatnonzero(r.nodes == here)
-                if on_path.size == 0:
-                    self._request(i)
-                    return
+            here = self.world.graph(self.graph_ids[i]).node_of(tuple(self.pos[i]))
+            on_path = np.flatnonzero(r.nodes == here)
+            if on_path.size:                  # go on from our own cell
                 k = int(on_path[0])
+            elif not replanned:               # from where we asked, a few steps back
+                k = 0
+            else:
+                self._request(i, keep_walking=True)
+                return
             self.follow(i, np.vstack((self.pos[i:i + 1], r.points[k:, :2])))
             return
         if r.status is PathStatus.UNREACHABLE:
             self.unreachable[i] += 1
         if replanned:                         # the old leg start may be what is blocked
-            self._request(i)
+            self._request(i, keep_walking=True)
         elif r.status is PathStatus.INVALID_START:
-            self.state[i] = RETRY             # standing on a blocked cell: wait, ask again
+            self.state[i] = RETRY             # buried in a wall: wait, ask again
             self.retry_at[i] = self.frame + RETRY_FRAMES
             self._set_poly(i, self.pos[i:i + 1].copy())
         elif self.repath[i]:
@@ -134,34 +168,63 @@ class Agents:
         self._request(i)
 
     # -- movement -------------------------------------------------------------
-    def _flatten(self) -> None:
-        """One array of all polylines and their running arc length; rebuilt
-        only in frames where some agent got a new polyline."""
-        polys = self._polys
+    def _rebuild(self, spare: int = 0) -> None:
+        """Pack every agent's polyline into a new array with room to grow."""
+        self._new.clear()
+        n = len(self._polys)
+        used = sum(len(p) for p in self._polys)
+        self._points = np.empty((2 * (used + spare) + 1024, 2))
+        self._arc = np.empty(len(self._points))
+        self._off = np.zeros(n, dtype=np.int64)
+        self._last = np.zeros(n, dtype=np.int64)
+        self._base = np.zeros(n)
+        self._total = np.zeros(n)
+        self._used = 0
+        self._place(list(range(n)), self._polys)
+
+    def _place(self, agents, polys) -> None:
+        """Append ``polys`` after what is used and point ``agents`` at them."""
+        if not agents:
+            return
         lens = np.fromiter((len(p) for p in polys), dtype=np.int64, count=len(polys))
-        self._points = np.concatenate(polys)
-        self._off = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
-        self._last = self._off + lens - 1
-        step = np.linalg.norm(np.diff(self._points, axis=0), axis=1)
-        step[self._off[1:] - 1] = 0.0          # no segment between two agents' polylines
-        self._arc = np.concatenate(([0.0], np.cumsum(step)))
-        self._base = self._arc[self._off]
-        self._total = self._arc[self._last] - self._base
-        self._dirty = False
+        start, end = self._used, self._used + int(lens.sum())
+        pts = np.concatenate(polys)
+        off = start + np.concatenate(([0], np.cumsum(lens)[:-1]))
+        step = np.hypot(*np.diff(pts, axis=0).T)
+        step[off[1:] - start - 1] = 0.0      # no segment from one polyline to the next
+        first = self._arc[start - 1] if start else 0.0
+        self._points[start:end] = pts
+        self._arc[start:end] = first + np.concatenate(([0.0], np.cumsum(step)))
+        idx = np.asarray(agents, dtype=np.int64)
+        self._off[idx] = off
+        self._last[idx] = off + lens - 1
+        self._base[idx] = self._arc[off]
+        self._total[idx] = self._arc[off + lens - 1] - self._base[idx]
+        self._used = end
+
+    def _place_new(self) -> None:
+        if not self._new:
+            return
+        agents, polys = list(self._new), list(self._new.values())
+        self._new.clear()
+        need = sum(len(p) for p in polys)
+        if self._used + need > len(self._points):
+            self._rebuild(need)              # compact: drop polylines no agent follows
+        else:
+            self._place(agents, polys)
 
     def move(self, dt: float) -> None:
         """Advance every moving agent by ``speed * dt`` along its polyline;
         agents at the end of a leg start the next one."""
         if not self.ids:
             return
-        if self._dirty:
-            self._flatten()
+        self._place_new()
         moving = self.state == MOVING
         s = np.minimum(self.s + np.where(moving, self.speed * dt, 0.0), self._total)
         self.travelled += s - self.s
         self.s = s
         q = self._base + s
-        lo = np.clip(np.searchsorted(self._arc, q, side="right") - 1, self._off, self._last)
+        lo = np.clip(np.searchsorted(self._arc[:self._used], q, side="right") - 1, self._off, self._last)
         hi = np.minimum(lo + 1, self._last)
         seg = self._arc[hi] - self._arc[lo]
         t = np.divide(q - self._arc[lo], seg, out=np.zeros_like(q), where=seg > 0)
@@ -194,8 +257,7 @@ class Agents:
 
     def remaining_paths(self) -> list:
         """Each agent's polyline from where it is to its leg's goal."""
-        if self._dirty and self.ids:
-            self._flatten()
+        self._place_new()
         out = []
         for i, p in enumerate(self._polys):   # for pictures, not per frame
             arc = self._arc[self._off[i]:self._last[i] + 1] - self._base[i]

@@ -37,11 +37,18 @@ class GridLayers:
         self._touched.append(idx)
 
     def set_cost(self, rect, value: float) -> None:
-        """Queue the cost now (a grid makes finite-cost cells walkable and
-        ``inf`` cells blocked); ``flush`` re-blocks covered cells after it."""
+        """The cost of every cell of ``rect``; ``inf`` makes them walls, a
+        finite cost leaves walls walls (mud does not dissolve rocks).
+
+        Queued now: a grid update with ``cost=`` also makes every cell
+        walkable where the cost is finite, so ``flush`` blocks the walls
+        and covered cells again in the same batch (the last write wins).
+        """
         idx = self.rect_nodes(rect)
         self.world.update(self.graph_id, rect=tuple(rect), cost=float(value))
-        self.static[idx] = self.current[idx] = np.isfinite(value)
+        self.current[idx] = np.isfinite(value)
+        if not np.isfinite(value):
+            self.static[idx] = False
         self._touched.append(idx)
 
     def cover(self, rect, amount: int) -> None:

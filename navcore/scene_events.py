@@ -110,7 +110,8 @@ class _Door(EventKind):
 
 
 class _Cost(EventKind):
-    """``cost: {rect: [x, y, w, h], value: 3.0}``: mud, roads, ``.inf`` walls."""
+    """``cost: {rect: [x, y, w, h], value: 3.0}``: mud, roads, ``.inf`` walls
+    (a finite cost leaves the walls in ``rect`` walls)."""
 
     def validate(self, value, graph, sim):
         e = Entry(value, "'cost'", _value_where(value))

@@ -33,16 +33,17 @@ events:
 """)
     for _ in range(30):
         sim.step()
-    # frame 1: served, walks 0.1; frame 2: the gate closes, the path is
-    # re-planned (unreachable) and the guard stands still
-    assert sim.agents.pos[0] == pytest.approx([0.6, 1.5])
+    # frame 1: served, walks 0.1; frame 2: the gate closes, the re-plan is
+    # unreachable, the guard asks again from where it is and walks on
+    # meanwhile (0.1); frame 3: that answer is unreachable too: it waits
+    assert sim.agents.pos[0] == pytest.approx([0.7, 1.5])
     summary = sim.run(170)
-    # frame 50: areas merge, the request is re-planned; 0.1 back to the
-    # centre of (0, 1), then 8 cells: arrives at frame 50 + 80
+    # frame 50: areas merge, the request is re-planned; 0.2 back to the
+    # centre of (0, 1), then 8 cells
     assert summary["agents"]["arrived"] == 1
-    assert summary["path_length"]["total"] == pytest.approx(8.2)
+    assert summary["path_length"]["total"] == pytest.approx(8.4)
     assert summary["repaths"] == 2          # the close and the open
-    assert summary["unreachable"] == 2      # the re-plan and the fresh request from (0.6, 1.5)
+    assert summary["unreachable"] == 2      # the re-plan and the fresh request from (0.7, 1.5)
     assert [(e["frame"], e["what"], e["areas_before"], e["areas_after"])
             for e in summary["events"]] == [(2, "close gate", 1, 2), (50, "open gate", 2, 1)]
     assert sim.agents.pos[0] == pytest.approx([8.5, 1.5])
@@ -129,34 +130,47 @@ crowds: [{id: c, count: 30, from: [0, 0, 3, 3], to: [7, 0, 3, 3], speed: [1, 2]}
     assert not np.array_equal(a.agents.pos, c.agents.pos)
 
 
+def _polyline(rng):
+    k = int(rng.integers(1, 8))
+    p = rng.uniform(0, 50, size=(k, 2))
+    if k > 2:
+        p[1] = p[0]                          # a segment of length 0
+    return p
+
+
 @pytest.mark.nojit
 def test_agents_move_along_polylines_like_a_naive_walker():
     world = navcore.World(autoload=False)
     world.add_graph("g", type="grid", rows=["." * 50] * 50)
     rng = np.random.default_rng(0)
     n = 40
-    polys = []
-    for i in range(n):
-        k = int(rng.integers(1, 8))
-        p = rng.uniform(0, 50, size=(k, 2))
-        if k > 2:
-            p[1] = p[0]                      # a segment of length 0
-        polys.append(p)
+    polys = [_polyline(rng) for _ in range(n)]
     speeds = rng.uniform(0.5, 6, n)
     agents = Agents(world, [f"a{i}" for i in range(n)], ["g"] * n,
                     [tuple(p[0]) for p in polys], [[(1, 1)]] * n, [False] * n,
                     speeds, [False] * n)
-    for i, p in enumerate(polys):
-        agents.follow(i, p)
+    since = np.zeros(n, dtype=int)          # frame each agent got its polyline
+    travelled = np.zeros(n)
     dt = 0.25
-    for frame in range(1, 16):
+    for frame in range(1, 61):
+        if frame == 1 or frame % 7 == 0:     # new polylines for some agents, now and then
+            for i in (range(n) if frame == 1 else rng.choice(n, 15, replace=False)):
+                if frame > 1:
+                    travelled[i] += _length_walked(polys[i], speeds[i] * dt * (frame - 1 - since[i]))
+                    polys[i] = np.vstack((agents.pos[i], _polyline(rng)))
+                agents.follow(i, polys[i])
+                since[i] = frame - 1
         agents.move(dt)
         for i, p in enumerate(polys):
-            assert agents.pos[i] == pytest.approx(_walk(p, speeds[i] * dt * frame)), (i, frame)
-    length = [np.linalg.norm(np.diff(p, axis=0), axis=1).sum() for p in polys]
-    assert agents.travelled == pytest.approx(np.minimum(length, speeds * dt * 15))
-    arrived = np.array(length) <= speeds * dt * 15
-    assert ((agents.state != MOVING) == arrived).all()
+            expect = _walk(p, speeds[i] * dt * (frame - since[i]))
+            assert agents.pos[i] == pytest.approx(expect), (i, frame)
+    for i, p in enumerate(polys):
+        travelled[i] += _length_walked(p, speeds[i] * dt * (60 - since[i]))
+    assert agents.travelled == pytest.approx(travelled)
+
+
+def _length_walked(poly, distance):
+    return min(distance, np.linalg.norm(np.diff(poly, axis=0), axis=1).sum())
 
 
 def _walk(poly, distance):
@@ -237,3 +251,44 @@ def test_progress_bar_counts_the_frames(capsys):
     sim.run(12, progress=True)
     err = capsys.readouterr().err
     assert "small:" in err and "0/12 [" in err      # redrawn at most every 0.1 s
+
+
+@pytest.mark.nojit
+def test_an_agent_buried_by_a_wall_steps_out_and_goes_on():
+    sim = _sim("""
+settings: {dt: 0.1}
+graphs: [{id: hall, type: grid, rows: ["....", "...."]}]
+agents: [{id: a, start: [0, 0], goal: [3, 0], speed: 10}]
+events: [{at: 1, block: [0, 0, 1, 1]}]
+""")
+    sim.run(10)
+    # frame 1: the wall lands before the request is served: invalid start;
+    # the agent waits RETRY_FRAMES (10) frames on the spot
+    assert sim.agents.counts()["retry"] == 1
+    assert sim.agents.pos[0] == pytest.approx([0.5, 0.5])
+    summary = sim.run(10)
+    # frame 11: it asks again from the nearest free cell, (1, 0), and walks
+    # there and on to (3, 0): 3 cells at 1 cell per frame
+    assert summary["agents"]["arrived"] == 1
+    assert summary["path_length"]["total"] == pytest.approx(3.0)
+    assert sim.agents.pos[0] == pytest.approx([3.5, 0.5])
+
+
+@pytest.mark.nojit
+def test_mud_leaves_walls_walls_and_an_infinite_cost_makes_walls():
+    sim = _sim("""
+graphs: [{id: f, type: grid, rows: ["..#..", "....."]}]
+events:
+  - {at: 1, cost: {rect: [1, 0, 3, 2], value: 2.5}}
+  - {at: 2, cost: {rect: [0, 1, 1, 1], value: .inf}}
+  - {at: 3, unblock: [2, 0, 1, 1]}
+""")
+    g = sim.world.graph("f")
+    sim.step()
+    assert g.walkable.reshape(2, 5).tolist() == [[True, True, False, True, True]] + [[True] * 5]
+    assert g.cost.tolist() == [[1, 2.5, 2.5, 2.5, 1], [1, 2.5, 2.5, 2.5, 1]]
+    sim.step()
+    assert g.walkable.reshape(2, 5)[1].tolist() == [False, True, True, True, True]
+    sim.step()     # the rock is cleared: mud under it
+    assert g.walkable.reshape(2, 5)[0].tolist() == [True] * 5
+    assert g.cost[0, 2] == 2.5
