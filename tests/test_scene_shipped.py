@@ -1,0 +1,86 @@
+"""The scenes in scenes/ validate, run, and do what their comments say.
+Area counts are worked out from each map's layout by hand."""
+from pathlib import Path
+
+import pytest
+
+import navcore
+from navcore.cli import main
+
+SCENES = Path(__file__).resolve().parent.parent / "scenes"
+SHIPPED = sorted(SCENES.glob("*.yaml"))
+
+
+def test_at_least_three_scenes_ship():
+    assert {p.stem for p in SHIPPED} >= {"dungeon", "maze", "battlefield"}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_every_shipped_scene_validates_and_runs(path, capsys):
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"{path}: ok: ")
+    with navcore.Simulation.from_file(path) as sim:
+        summary = sim.run(40)
+    assert summary["frames"] == 40
+    assert summary["requests"]["served"] > 0
+    assert summary["agents"]["stuck"] == 0
+    assert summary["path_length"]["total"] > 0      # somebody walked
+
+
+def _areas(summary):
+    return [(e["frame"], e["what"], e["areas_before"], e["areas_after"])
+            for e in summary["events"]]
+
+
+def test_dungeon_doors_split_and_merge_areas():
+    with navcore.Simulation.from_file(SCENES / "dungeon.yaml") as sim:
+        summary = sim.run()
+    # Rooms: armory A, hall H, chapel C / barracks B, crypt Cr, vault V;
+    # the vault's two doors start closed, so V is an area of its own.
+    assert _areas(summary) == [
+        (100, "close armory_hall", 2, 2),          # A still reached through B
+        (250, "close armory_barracks", 2, 3),      # A cut off
+        (400, "open crypt_vault", 3, 2),           # V joins
+        (550, "open armory_hall", 2, 1),           # A joins
+        (700, "close hall_crypt", 1, 3),           # {A,H,C}, {B}, {Cr,V}
+        (700, "close barracks_crypt", 1, 3),
+        (800, "block [17, 9, 15, 1]", 3, 4),       # the hall's south end, cut off
+        (900, "cost [33, 16, 15, 14] = 4", 4, 4),
+        (950, "goal of captain -> [8, 8]", 4, 4),
+        (1000, "unblock [17, 9, 15, 1]", 4, 3),
+        (1050, "open hall_crypt", 3, 1),
+        (1050, "open barracks_crypt", 3, 1),
+        (1100, "open chapel_vault", 1, 1),
+    ]
+    by_id = {a["id"]: a for a in summary["per_agent"]}
+    assert by_id["thief"]["state"] == "arrived"      # out of the vault once it opened
+    assert by_id["armory_guard"]["repaths"] > 0      # its door closed under it
+    assert all(by_id[f"rat-{k}"]["state"] == "arrived" for k in range(16))
+
+
+def test_maze_cave_ins_split_it_and_every_crowd_agent_gets_through():
+    with navcore.Simulation.from_file(SCENES / "maze.yaml") as sim:
+        summary = sim.run()
+    # a perfect maze is a tree: each blocked corridor cell (not a dead end)
+    # splits it in two, and clearing it joins them again
+    assert [(f, b, a) for f, _, b, a in _areas(summary)] == \
+        [(100, 1, 2), (250, 2, 3), (350, 3, 2), (500, 2, 1)]
+    crowd = [a for a in summary["per_agent"] if a["id"] != "explorer"]
+    assert len(crowd) == 300 and all(a["state"] == "arrived" for a in crowd)
+    assert summary["unreachable"] > 0                # some waited at a cave-in
+
+
+def test_battlefield_has_500_agents_moving_obstacles_and_a_2ms_budget():
+    scene = navcore.read_scene(SCENES / "battlefield.yaml")
+    assert sum(c.count for c in scene.crowds) + len(scene.agents) >= 500
+    assert len(scene.obstacles) >= 10
+    assert scene.settings.frame_budget_ms == 2.0
+
+
+@pytest.mark.slow
+def test_battlefield_full_run():
+    with navcore.Simulation.from_file(SCENES / "battlefield.yaml") as sim:
+        summary = sim.run()
+    assert summary["agents"]["stuck"] == 0
+    assert summary["agents"]["arrived"] >= 500
+    assert [(b, a) for _, _, b, a in _areas(summary)] == [(1, 1)] * 3   # rivers have 3 bridges
