@@ -3,6 +3,7 @@
     navcore plugins          list plugins, their source, hooks and graph types
     navcore run SCENE        play a scene file headless and summarise it
     navcore validate SCENE   check scene files without running them
+    navcore render SCENE -o OUT.png   draw a scene (areas, agents, paths; --gif)
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
     navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
 

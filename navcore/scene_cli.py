@@ -1,5 +1,5 @@
 """``navcore run``, ``navcore validate`` and ``navcore render``: scenes
-from the command line. An invalid scene exits with status 2 and its
+from the command line (pictures with Pillow, in ``navcore.render``). An invalid scene exits with status 2 and its
 ``path:line:column: message`` on stderr."""
 from __future__ import annotations
 
@@ -19,13 +19,34 @@ def add_commands(sub) -> None:
     p.add_argument("--frames", type=int, metavar="N",
                    help="frames to play (default: the scene's settings.frames)")
     p.add_argument("--json", metavar="OUT", help="also write the summary as JSON to OUT")
+    _picture_options(p, "--render", "write a picture of the last frame to OUT.png")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it shows only on a terminal anyway)")
     p.set_defaults(func=_cmd_run)
 
+    p = sub.add_parser("render", help="draw a scene: areas in colours, walls, agents "
+                                      "and their paths")
+    p.add_argument("scene", help="a scene file (YAML)")
+    _picture_options(p, "-o", "the picture to write (PNG)", required=True)
+    p.add_argument("--frames", type=int, metavar="N",
+                   help="frames to play before drawing (default: 1, so agents have "
+                        "paths; with --gif: the scene's settings.frames)")
+    p.set_defaults(func=_cmd_render)
+
     p = sub.add_parser("validate", help="check scene files without running them")
     p.add_argument("scenes", nargs="+", metavar="SCENE")
     p.set_defaults(func=_cmd_validate)
+
+
+def _picture_options(p, flag, help_text, required=False) -> None:
+    p.add_argument(flag, dest="png", metavar="OUT.png", required=required, help=help_text)
+    p.add_argument("--gif", metavar="OUT.gif", help="animate the run (every k-th frame, "
+                                                    "about 100 pictures)")
+    p.add_argument("--borders", action="store_true",
+                   help="draw the borders of the hierarchy's nodes")
+    p.add_argument("--graph", metavar="ID", help="the grid to draw (default: the first)")
+    p.add_argument("--scale", type=int, metavar="PX",
+                   help="pixels per cell (default: about 1024 pixels wide)")
 
 
 def _frames(value):
@@ -37,11 +58,49 @@ def _frames(value):
 def _cmd_run(args) -> int:
     frames = _frames(args.frames)
     with Simulation.from_file(args.scene) as sim:
-        summary = sim.run(frames, progress=None if not args.no_progress else False)
+        gif = _recorder(sim, args, frames)
+        summary = sim.run(frames, progress=None if not args.no_progress else False,
+                          on_frame=gif)
+        _pictures(sim, args, gif)
     print(format_summary(summary))
     if args.json:
         _write(args.json, json.dumps(summary, indent=2))
     return 0
+
+
+def _cmd_render(args) -> int:
+    frames = _frames(args.frames)
+    if frames is None:
+        frames = None if args.gif else 1
+    with Simulation.from_file(args.scene) as sim:
+        gif = _recorder(sim, args, frames)
+        sim.run(frames, on_frame=gif)
+        _pictures(sim, args, gif)
+    print(f"{args.png}: {sim.scene.name} after {sim.frame} frames"
+          + (f"; {args.gif}: {len(gif.frames)} pictures" if gif else ""))
+    return 0
+
+
+def _recorder(sim, args, frames):
+    """A GIF recorder when ``--gif`` asks for one (checked before running)."""
+    from .render import GifRecorder, pick_graph
+    if args.png or args.gif:
+        pick_graph(sim, args.graph)          # a scene without grids fails now, not later
+    if not args.gif:
+        return None
+    total = sim.scene.settings.frames if frames is None else frames
+    return GifRecorder(sim, every=max(1, total // 100), graph_id=args.graph,
+                       scale=args.scale, borders=args.borders)
+
+
+def _pictures(sim, args, gif) -> None:
+    from .render import draw, save
+    if args.png:
+        Path(args.png).parent.mkdir(parents=True, exist_ok=True)
+        save(draw(sim, args.graph, args.scale, args.borders), args.png)
+    if gif is not None:
+        Path(args.gif).parent.mkdir(parents=True, exist_ok=True)
+        gif.save(args.gif)
 
 
 def _cmd_validate(args) -> int:

@@ -51,6 +51,8 @@ def test_dungeon_doors_split_and_merge_areas():
         (1050, "open hall_crypt", 3, 1),
         (1050, "open barracks_crypt", 3, 1),
         (1100, "open chapel_vault", 1, 1),
+        (1150, "close chapel_vault", 1, 2),        # V sealed again
+        (1150, "close crypt_vault", 1, 2),
     ]
     by_id = {a["id"]: a for a in summary["per_agent"]}
     assert by_id["thief"]["state"] == "arrived"      # out of the vault once it opened

@@ -206,6 +206,11 @@ class Hierarchy:
         s = self.hsize[:self.counters[K.C_HWM]]
         return s[s > 0].copy()
 
+    def hierarchical_nodes(self) -> np.ndarray:
+        """The hierarchical node id of every node (int32, -1 for blocked
+        nodes), as a copy: for pictures and tools, not for queries."""
+        return self.hnode_of.copy()
+
     def areas(self, nodes=None) -> np.ndarray:
         """Area id per node (all nodes, or the int array ``nodes``), -1 for
         blocked nodes."""
