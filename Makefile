@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The default scene, played headless; its last frame drawn to out/dungeon.png
+# (README shows a copy, docs/dungeon.png) and the run animated to out/dungeon.gif.
 demo: $(STAMP)
-	$(BIN)/python examples/quickstart.py
+	$(BIN)/navcore run scenes/dungeon.yaml --render out/dungeon.png --gif out/dungeon.gif --borders
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"

@@ -1,6 +1,6 @@
 """navcore quickstart: build a graph, find paths, change it, tick.
 
-Run with ``make demo`` (or ``python examples/quickstart.py``).
+Run with ``.venv/bin/python examples/quickstart.py`` (``make demo`` plays a scene).
 """
 import numpy as np
 

@@ -43,3 +43,33 @@ def test_readme_frames_example(capsys):
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["guard: found", "guard: unreachable", "guard: found", "2 1"]
+
+
+def test_readme_game_loop_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\n\nworld = navcore.World\(frame_budget_ms=2.0\)"
+                      r".*?)```", text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    # 4 diagonals and 5 straight moves round the wall: 5 + 4 * sqrt(2)
+    assert lines == ["1 1 found 10.657", "[0.5, 2.5] [9.5, 2.5] 10", "unreachable 1",
+                     "found 2 True"]
+
+
+def test_readme_scene_example(tmp_path, capsys):
+    import navcore
+    from navcore.cli import main
+
+    text = (ROOT / "README.md").read_text()
+    scene = tmp_path / "keep.yaml"
+    scene.write_text(re.search(r"```yaml\n(name: keep\n.*?)```", text, re.S).group(1))
+    assert main(["validate", str(scene)]) == 0
+    with navcore.Simulation.from_file(scene) as sim:
+        summary = sim.run()
+    # the wall at x = 11 has one gap, the gate: closing it splits the keep
+    assert [(e["frame"], e["areas_before"], e["areas_after"]) for e in summary["events"]] \
+        == [(60, 1, 2), (120, 2, 2), (160, 2, 1), (200, 1, 1), (300, 1, 1)]
+    states = {a["id"]: a["state"] for a in summary["per_agent"]}
+    assert states["scout"] == "arrived" and sim.agents.pos[1].tolist() == [0.5, 0.5]
+    assert all(states[f"peasant-{k}"] == "arrived" for k in range(20))
+    assert summary["agents"]["total"] == 22
