@@ -60,6 +60,25 @@ def corridor_graph(rng, directed):
     return src, dst, cost, n, walkable
 
 
+def tree_graph(rng, directed):
+    """A small maze (spanning tree) with random costs, a few extra edges
+    making cycles, and for directed graphs some one-way edges: deep
+    enough for several levels of simplification."""
+    w, h = (int(x) for x in rng.integers(2, 13, 2))
+    src, dst = maze_edges(w, h, seed=int(rng.integers(0, 2**31)))
+    n = w * h
+    extra = int(rng.integers(0, 4))
+    src = np.concatenate([src, rng.integers(0, n, extra)])
+    dst = np.concatenate([dst, rng.integers(0, n, extra)])
+    cost = rng.uniform(0.5, 5.0, src.size)
+    if directed:   # both directions, then drop one side of some edges
+        back = rng.random(src.size) > 0.2
+        src, dst = np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]])
+        cost = np.concatenate([cost, rng.uniform(0.5, 5.0, int(back.sum()))])
+    walkable = rng.random(n) > (0.05 if rng.random() < 0.3 else 0.0)
+    return src, dst, cost, n, walkable
+
+
 def check_answer(world, adj, walkable, s, t, truth_cache):
     r = world.find_path("g", int(s), int(t), algorithm="simplified")
     if not walkable[s]:
@@ -87,26 +106,29 @@ def check_answer(world, adj, walkable, s, t, truth_cache):
 
 
 @pytest.mark.nojit
+@pytest.mark.parametrize("levels", [1, 3])
+@pytest.mark.parametrize("make", [corridor_graph, tree_graph])
 @pytest.mark.parametrize("directed", [False, True])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_random_corridor_graphs_match_dijkstra(directed, seed):
+def test_random_graphs_match_dijkstra(directed, make, levels, seed):
     rng = np.random.default_rng(seed)
-    src, dst, cost, n, walkable = corridor_graph(rng, directed)
+    src, dst, cost, n, walkable = make(rng, directed)
     world = navcore.World(autoload=False)
     world.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
                     directed=directed, walkable=walkable)
     adj = adjacency(src, dst, cost, n, directed)
-    view = simplify(world.graph("g"))
-    assert view.num_nodes <= n
+    view = simplify(world.graph("g"), levels=levels)
+    assert len(view.levels) == levels and view.num_nodes <= n
     pairs = rng.integers(0, n, size=(40, 2)).tolist()
     # pairs inside one chain, both ways, and with a chain end
+    lv = view.levels[0]
     for c in range(min(view.num_chains, 6)):
-        lo, hi = view.chain_off[c], view.chain_off[c + 1]
-        members = view.chain_nodes[lo:hi]
+        lo, hi = lv.chain_off[c], lv.chain_off[c + 1]
+        members = lv.chain_nodes[lo:hi]
         a, b = rng.choice(members, 2)
-        pairs += [[a, b], [b, a], [a, view.chain_a[c]], [view.chain_a[c], b]]
-        if view.chain_b[c] >= 0:
-            pairs += [[a, view.chain_b[c]], [view.chain_b[c], a]]
+        pairs += [[a, b], [b, a], [a, lv.chain_a[c]], [lv.chain_a[c], b]]
+        if lv.chain_b[c] >= 0:
+            pairs += [[a, lv.chain_b[c]], [lv.chain_b[c], a]]
     cache = {}
     for s, t in pairs:
         check_answer(world, adj, walkable, s, t, cache)
@@ -123,13 +145,15 @@ def maze_world(rooms, seed, costs=True):
     return world, adjacency(src, dst, cost, rooms * rooms, directed=False)
 
 
-@pytest.mark.parametrize("rooms,seed", [(8, 1), (40, 2)])
-def test_mazes_match_dijkstra(rooms, seed):
+@pytest.mark.parametrize("rooms,seed,levels", [(8, 1, 1), (40, 2, None), (40, 2, 4)])
+def test_mazes_match_dijkstra(rooms, seed, levels):
     world, adj = maze_world(rooms, seed)
     n = rooms * rooms
-    view = simplify(world.graph("g"))
+    view = simplify(world.graph("g"), levels=levels)
     # a spanning tree keeps only its junctions: every chain to a leaf folds
-    assert view.num_nodes < n / 2
+    assert view.levels[0].num_nodes < n / 2
+    if levels is None:   # 1600 rooms: level 1 keeps ~430, level 2 ~100
+        assert len(view.levels) == 2
     walkable = np.ones(n, bool)
     rng = np.random.default_rng(seed)
     cache = {}
@@ -156,9 +180,10 @@ def test_chain_cases_by_hand():
     world.add_graph("g", type="csr", src=[0, 1, 2, 3, 2, 5], dst=[1, 2, 3, 4, 5, 6],
                     cost=[1, 2, 3, 4, 5, 6], directed=False)
     view = simplify(world.graph("g"))
+    assert len(view.levels) == 1
     # 0 and 4 are leaves at the ends of chains that start at the junction,
     # so everything but 2 folds into dead-end chains
-    assert view.kept.tolist() == [2]
+    assert view.top_nodes.tolist() == [2]
     assert view.num_edges == 0
     cases = {(0, 4): ([0, 1, 2, 3, 4], 10), (4, 0): ([4, 3, 2, 1, 0], 10),
              (1, 0): ([1, 0], 1), (0, 1): ([0, 1], 1), (6, 1): ([6, 5, 2, 1], 13),
@@ -179,8 +204,8 @@ def test_one_way_ring_and_directed_chains():
     world.add_graph("g", type="csr", src=src, dst=dst, cost=cost, directed=True)
     adj = adjacency(src, dst, cost, 9)
     walkable = np.ones(9, bool)
-    view = simplify(world.graph("g"))
-    assert set(view.kept.tolist()) == {0, 6}
+    view = simplify(world.graph("g"), levels=1)
+    assert set(view.top_nodes.tolist()) == {0, 6}
     cache = {}
     for s in range(9):
         for t in range(9):
@@ -249,3 +274,5 @@ def test_bad_input_and_blocked_endpoints():
         view.find_path(0, -1)
     with pytest.raises(navcore.NodeError, match="start"):
         view.find_path("a", 1)
+    with pytest.raises(navcore.QueryError, match="levels"):
+        simplify(world.graph("g"), levels=0)

@@ -203,7 +203,7 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
     Stops when the least key reaches the best total so far, which starts at
     ``bound`` (a route inside one chain). Returns ``(best, target index or
     -1 if nothing beat the bound, expanded)``; the root of the path has
-    ``pnode == -1 - source index``. The heuristic is consistent on the
+    ``pnode == -1 - source index``; ``pedge`` is scratch the search fills. The heuristic is consistent on the
     small graph because a chain edge costs at least the scaled distance
     between its ends.
     """
@@ -305,38 +305,64 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
 
 
 @njit(cache=True, nogil=True)
-def _expand(pnode, pedge, end, kept, edge_chain, edge_rev, chain_off, chain_nodes):
-    """Original nodes from the search root to ``end`` (simplified id):
-    kept nodes with every chain edge's interior spliced in. Returns
-    ``(nodes, root source index)``."""
+def _trace(pnode, end):
+    """Small-graph nodes from the search root to ``end`` and the root's
+    source index."""
     count = 1
     v = end
     while pnode[v] >= 0:
-        c = edge_chain[pedge[v]]
-        if c >= 0:
-            count += chain_off[c + 1] - chain_off[c]
         count += 1
         v = pnode[v]
-    root = -1 - pnode[v]
     out = np.empty(count, dtype=np.int32)
-    i = count - 1
     v = end
-    out[i] = kept[v]
-    while pnode[v] >= 0:
-        e = pedge[v]
+    for i in range(count - 1, -1, -1):
+        out[i] = v
+        if i > 0:
+            v = pnode[v]
+    return out, -1 - pnode[v]
+
+
+@njit(cache=True, nogil=True)
+def _expand_walk(path, kept, offsets, targets, cost, edge_chain, edge_rev,
+                 chain_off, chain_nodes):
+    """``path`` (small-graph ids) as the nodes of the graph below: each step
+    takes the cheapest small edge between the two nodes (the one an
+    optimal search used, or one that costs the same) and splices its chain
+    in."""
+    m = path.shape[0]
+    best_e = np.empty(max(m - 1, 0), dtype=np.int64)
+    count = m
+    for i in range(m - 1):
+        u = path[i]
+        v = path[i + 1]
+        best = INF
+        be = -1
+        for e in range(offsets[u], offsets[u + 1]):
+            if targets[e] == v and cost[e] < best:
+                best = cost[e]
+                be = e
+        best_e[i] = be
+        c = edge_chain[be]
+        if c >= 0:
+            count += chain_off[c + 1] - chain_off[c]
+    out = np.empty(count, dtype=np.int32)
+    k = 0
+    for i in range(m):
+        out[k] = kept[path[i]]
+        k += 1
+        if i == m - 1:
+            break
+        e = best_e[i]
         c = edge_chain[e]
         if c >= 0:
             lo = chain_off[c]
             hi = chain_off[c + 1]
-            if edge_rev[e]:     # walked from chain end b back to a
-                for j in range(lo, hi):
-                    i -= 1
-                    out[i] = chain_nodes[j]
-            else:
+            if edge_rev[e]:
                 for j in range(hi - 1, lo - 1, -1):
-                    i -= 1
-                    out[i] = chain_nodes[j]
-        v = pnode[v]
-        i -= 1
-        out[i] = kept[v]
-    return out, root
+                    out[k] = chain_nodes[j]
+                    k += 1
+            else:
+                for j in range(lo, hi):
+                    out[k] = chain_nodes[j]
+                    k += 1
+    return out

@@ -26,6 +26,8 @@ it stale (:attr:`SimplifiedGraph.current`), and :func:`simplify` or an
 >>> s = simplify(g)
 >>> s.num_nodes, s.num_edges, s.num_chains          # 0 and 4 kept, one chain
 (2, 2, 1)
+>>> len(s.levels)             # too small for a second level to pay
+1
 >>> r = world.find_path("line", 1, 3, algorithm="simplified")
 >>> r.nodes.tolist(), r.cost
 ([1, 2, 3], 5.0)
@@ -37,6 +39,7 @@ import time
 
 import numpy as np
 
+from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
@@ -45,45 +48,40 @@ from .search import _HKIND, _NO_POSITIONS, SearchScratch, check_node, heuristic_
 from .storage import build_csr
 
 _EXT_KEY = "navcore_csr.simplified"
-_NO_NODE = np.full(2, -1, dtype=np.int32)
-_NO_COST = np.full(2, np.inf)
+#: automatic levels stop below this many nodes (a search there is cheap)...
+AUTO_MIN_NODES = 256
+#: ...or when a level would keep more than this fraction of the one below
+AUTO_MAX_FRACTION = 0.6
 
 
-class SimplifiedGraph:
-    """The corridor-contracted view of one graph at one version.
+class Level:
+    """One round of contraction: a graph below (CSR arrays, node ids of
+    that graph) and the small graph above it.
 
-    ``kept`` (int32) lists the original ids of the small graph's nodes and
+    ``kept`` (int32) lists the ids below of the small graph's nodes and
     ``csr`` is its CSR (edge data ``chain``: the chain an edge stands for,
-    -1 for an original edge; ``rev``: walked from the chain's end ``b`` to
-    ``a``). Chain ``c`` holds ``chain_nodes[chain_off[c]:chain_off[c+1]]``
-    from end ``chain_a[c]`` to end ``chain_b[c]`` (-1 for a dead end).
+    -1 for an edge copied from below; ``rev``: walked from the chain's end
+    ``b`` to ``a``). Chain ``c`` holds ``chain_nodes[chain_off[c]:chain_off[c+1]]``
+    in order from end ``chain_a[c]`` to end ``chain_b[c]`` (-1: a dead end).
     """
 
-    def __init__(self, graph):
-        t0 = time.perf_counter()
-        self.graph = graph
-        self.key = _version_key(graph)
-        csr = graph.csr
-        rev = csr.reverse()
-        n = graph.num_nodes
+    def __init__(self, offsets, targets, cost, reverse, walkable):
+        n = offsets.shape[0] - 1
+        roff, rsrc, reid = reverse
         kind = np.empty(n, dtype=np.int8)
         nb1 = np.empty(n, dtype=np.int32)
         nb2 = np.empty(n, dtype=np.int32)
-        K._classify(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets,
-                    rev.edge_ids, graph.walkable, kind, nb1, nb2)
+        K._classify(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1, nb2)
         self.node_chain = np.full(n, -1, dtype=np.int32)
         self.node_pos = np.full(n, -1, dtype=np.int32)
         chain_off = np.empty(n + 1, dtype=np.int64)
         nodes = np.empty(n, dtype=np.int32)
-        fwd = np.empty(n)
-        bwd = np.empty(n)
+        fwd, bwd, fend, bend = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         ca = np.empty(n, dtype=np.int32)
         cb = np.empty(n, dtype=np.int32)
-        fend = np.empty(n)
-        bend = np.empty(n)
-        nc, fill = K._chains(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets,
-                             rev.edge_ids, graph.walkable, kind, nb1, nb2, self.node_chain,
-                             self.node_pos, chain_off, nodes, fwd, bwd, ca, cb, fend, bend)
+        nc, fill = K._chains(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1,
+                             nb2, self.node_chain, self.node_pos, chain_off, nodes, fwd, bwd,
+                             ca, cb, fend, bend)
         self.chain_off = chain_off[:nc + 1].copy()
         self.chain_nodes = nodes[:fill].copy()
         self.chain_fwd = fwd[:fill].copy()   # cost from the previous chain node (or a)
@@ -96,54 +94,172 @@ class SimplifiedGraph:
         self.kept = np.flatnonzero(kept_mask).astype(np.int32)
         self.kept_index = np.full(n, -1, dtype=np.int32)
         self.kept_index[self.kept] = np.arange(self.kept.size, dtype=np.int32)
-        self.csr = self._small_csr(csr, kept_mask)
-        pos = graph.positions if graph.heuristic != "zero" else None
-        self.positions = None if pos is None else np.ascontiguousarray(pos[self.kept])
-        self.build_seconds = time.perf_counter() - t0
-        self._tls = threading.local()
+        self.csr = self._small_csr(offsets, targets, cost, kept_mask)
+        self.below_nodes = n
+        self.below_edges = int(targets.shape[0])
 
-    def _small_csr(self, csr, kept_mask):
-        rows = _row_ids(csr.offsets)
-        heads = csr.targets
-        direct = (kept_mask[rows] & kept_mask[heads] & (rows != heads)
-                  & np.isfinite(csr.cost))
-        off = self.chain_off
-        lengths = np.diff(off)
-        firsts = off[:-1]
-        # sums per chain: np.add.reduceat needs non-empty segments, and every
-        # chain has at least one node
-        fsum = np.add.reduceat(self.chain_fwd, firsts) if lengths.size else np.empty(0)
-        bsum = np.add.reduceat(self.chain_bwd, firsts) if lengths.size else np.empty(0)
-        ends = self.chain_b >= 0
-        loop = self.chain_a == self.chain_b
-        # forward: fwd edges a->first..->last, then last->b
+    def _small_csr(self, offsets, targets, cost, kept_mask):
+        rows = _row_ids(offsets)
+        direct = kept_mask[rows] & kept_mask[targets] & (rows != targets) & np.isfinite(cost)
+        firsts = self.chain_off[:-1]
+        # every chain has at least one node, so reduceat's segments are not empty
+        fsum = np.add.reduceat(self.chain_fwd, firsts) if firsts.size else np.empty(0)
+        bsum = np.add.reduceat(self.chain_bwd, firsts) if firsts.size else np.empty(0)
         f_total = fsum + self.chain_fend
         b_total = bsum + self.chain_bend
-        fmask = ends & ~loop & np.isfinite(f_total)
-        bmask = ends & ~loop & np.isfinite(b_total)
+        both_ends = (self.chain_b >= 0) & (self.chain_a != self.chain_b)
+        fmask = both_ends & np.isfinite(f_total)
+        bmask = both_ends & np.isfinite(b_total)
         ki = self.kept_index
         cid = np.arange(self.chain_a.size, dtype=np.int32)
+        nd, nf, nb = int(direct.sum()), int(fmask.sum()), int(bmask.sum())
         src = np.concatenate([ki[rows[direct]], ki[self.chain_a[fmask]], ki[self.chain_b[bmask]]])
-        dst = np.concatenate([ki[heads[direct]], ki[self.chain_b[fmask]], ki[self.chain_a[bmask]]])
-        cost = np.concatenate([csr.cost[direct], f_total[fmask], b_total[bmask]])
-        chain = np.concatenate([np.full(int(direct.sum()), -1, np.int32), cid[fmask], cid[bmask]])
-        rev = np.concatenate([np.zeros(int(direct.sum()) + int(fmask.sum()), np.bool_),
-                              np.ones(int(bmask.sum()), np.bool_)])
+        dst = np.concatenate([ki[targets[direct]], ki[self.chain_b[fmask]],
+                              ki[self.chain_a[bmask]]])
+        cost = np.concatenate([cost[direct], f_total[fmask], b_total[bmask]])
+        chain = np.concatenate([np.full(nd, -1, np.int32), cid[fmask], cid[bmask]])
+        rev = np.concatenate([np.zeros(nd + nf, np.bool_), np.ones(nb, np.bool_)])
         return build_csr(src, dst, {"cost": cost, "chain": chain, "rev": rev},
                          num_nodes=self.kept.size, sort=True, dedup=False)
 
-    # -- facts ------------------------------------------------------------------
     @property
     def num_nodes(self) -> int:
         return int(self.kept.size)
 
     @property
+    def nbytes(self) -> int:
+        arrays = (self.node_chain, self.node_pos, self.chain_off, self.chain_nodes,
+                  self.chain_fwd, self.chain_bwd, self.chain_a, self.chain_b,
+                  self.chain_fend, self.chain_bend, self.kept, self.kept_index)
+        return int(sum(a.nbytes for a in arrays) + self.csr.nbytes)
+
+    # -- query helpers (ids below unless said otherwise) ------------------------
+    def lift(self, ends, outward):
+        """Map end records ``(node below, cost, parent, walk)`` to the small
+        graph: a kept node goes up as itself, a chain node to the chain ends
+        it can reach (``outward``: from the node; else: to it), with the
+        partial cost and the walk between in ids below. Duplicates keep
+        the cheapest."""
+        out = {}
+        for idx, (x, c, _, _) in enumerate(ends):
+            i = int(self.kept_index[x])
+            if i >= 0:
+                cand = [(i, c, np.array([x], np.int32))]
+            else:
+                cand = self._chain_exits(x, c, outward)
+            for node, cost, walk in cand:
+                if cost < out.get(node, (None, np.inf))[1]:
+                    out[node] = (node, cost, idx, walk)
+        return list(out.values())
+
+    def _chain_exits(self, x, c0, outward):
+        ch = self.node_chain[x]
+        p = int(self.node_pos[x])
+        lo, hi = int(self.chain_off[ch]), int(self.chain_off[ch + 1])
+        nodes = self.chain_nodes
+        a, b = int(self.chain_a[ch]), int(self.chain_b[ch])
+        if outward:   # x -> a walks back over positions p..0
+            to_a = K._sum_range(self.chain_bwd, lo, lo + p + 1)
+            to_b = K._sum_range(self.chain_fwd, lo + p + 1, hi) + self.chain_fend[ch]
+            walk_a = np.append(nodes[lo:lo + p + 1][::-1], a)
+            walk_b = np.append(nodes[lo + p:hi], b)
+        else:
+            to_a = K._sum_range(self.chain_fwd, lo, lo + p + 1)
+            to_b = K._sum_range(self.chain_bwd, lo + p + 1, hi) + self.chain_bend[ch]
+            walk_a = np.insert(nodes[lo:lo + p + 1], 0, a)
+            walk_b = np.insert(nodes[lo + p:hi][::-1], 0, b)
+        out = []
+        if to_a < np.inf:
+            out.append((int(self.kept_index[a]), c0 + to_a, walk_a.astype(np.int32)))
+        if b >= 0 and to_b < np.inf:
+            out.append((int(self.kept_index[b]), c0 + to_b, walk_b.astype(np.int32)))
+        return out
+
+    def inside(self, x, y) -> float:
+        """Cost from ``x`` to ``y`` staying inside their common chain (0 when
+        they are one node: start and goal met on the way up)."""
+        if x == y:
+            return 0.0
+        ch = self.node_chain[x]
+        if ch < 0 or ch != self.node_chain[y]:
+            return np.inf
+        lo = self.chain_off[ch]
+        p, q = self.node_pos[x], self.node_pos[y]
+        if p < q:
+            return K._sum_range(self.chain_fwd, lo + p + 1, lo + q + 1)
+        return K._sum_range(self.chain_bwd, lo + q + 1, lo + p + 1)
+
+    def chain_slice(self, x, y):
+        if x == y:
+            return np.array([x], np.int32)
+        lo = self.chain_off[self.node_chain[x]]
+        p, q = self.node_pos[x], self.node_pos[y]
+        if p < q:
+            return self.chain_nodes[lo + p:lo + q + 1].copy()
+        return self.chain_nodes[lo + q:lo + p + 1][::-1].copy()
+
+    def expand(self, path):
+        """Small-graph ``path`` as ids below."""
+        c = self.csr
+        return K._expand_walk(path, self.kept, c.offsets, c.targets, c.cost,
+                              c.data["chain"], c.data["rev"], self.chain_off,
+                              self.chain_nodes)
+
+
+class SimplifiedGraph:
+    """The corridor-contracted view of one graph at one version, in one or
+    more levels (each level contracts the small graph of the one below).
+
+    ``levels[0]`` works on the graph's own node ids; ``top`` is the small
+    graph searched; ``top_nodes`` gives its nodes' original ids.
+    """
+
+    def __init__(self, graph, levels=None):
+        if levels is not None and (not isinstance(levels, (int, np.integer))
+                                   or isinstance(levels, bool) or levels < 1):
+            raise QueryError(f"levels must be a positive integer or None (automatic), "
+                             f"got {levels!r}")
+        t0 = time.perf_counter()
+        self.requested_levels = levels
+        self.graph = graph
+        self.key = _version_key(graph)
+        csr = graph.csr
+        rev = csr.reverse()
+        self.levels = [Level(csr.offsets, csr.targets, csr.cost,
+                             (rev.offsets, rev.targets, rev.edge_ids), graph.walkable)]
+        top_nodes = self.levels[0].kept
+        while levels is None or len(self.levels) < levels:
+            below = self.levels[-1]
+            if levels is None and below.num_nodes < AUTO_MIN_NODES:
+                break
+            c = below.csr
+            r = c.reverse()
+            nxt = Level(c.offsets, c.targets, c.cost, (r.offsets, r.targets, r.edge_ids),
+                        np.ones(below.num_nodes, np.bool_))
+            if levels is None and nxt.num_nodes > AUTO_MAX_FRACTION * below.num_nodes:
+                break   # another level would not shrink the search enough to pay
+            self.levels.append(nxt)
+            top_nodes = top_nodes[nxt.kept]
+        self.top = self.levels[-1]
+        self.top_nodes = top_nodes
+        pos = graph.positions if graph.heuristic != "zero" else None
+        self.positions = None if pos is None else np.ascontiguousarray(pos[top_nodes])
+        self.build_seconds = time.perf_counter() - t0
+        self._tls = threading.local()
+
+    # -- facts ------------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        """Nodes of the graph that is searched (the top level)."""
+        return self.top.num_nodes
+
+    @property
     def num_edges(self) -> int:
-        return self.csr.num_edges
+        return self.top.csr.num_edges
 
     @property
     def num_chains(self) -> int:
-        return int(self.chain_a.size)
+        return int(self.levels[0].chain_a.size)
 
     @property
     def current(self) -> bool:
@@ -152,19 +268,17 @@ class SimplifiedGraph:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.node_chain, self.node_pos, self.chain_off, self.chain_nodes,
-                  self.chain_fwd, self.chain_bwd, self.chain_a, self.chain_b,
-                  self.chain_fend, self.chain_bend, self.kept, self.kept_index)
         extra = 0 if self.positions is None else self.positions.nbytes
-        return int(sum(a.nbytes for a in arrays) + self.csr.nbytes + extra)
+        return int(sum(lv.nbytes for lv in self.levels) + self.top_nodes.nbytes + extra)
 
     def stats(self) -> dict:
-        """Sizes before and after, and the build time."""
-        orig = self.graph.csr
-        return {"nodes": self.graph.num_nodes, "edges": orig.num_edges,
+        """Sizes per level and the build time."""
+        return {"nodes": self.graph.num_nodes, "edges": self.graph.csr.num_edges,
+                "levels": [{"nodes": lv.num_nodes, "edges": lv.csr.num_edges,
+                            "chains": int(lv.chain_a.size),
+                            "dead_ends": int((lv.chain_b < 0).sum())}
+                           for lv in self.levels],
                 "kept_nodes": self.num_nodes, "edges_after": self.num_edges,
-                "chains": self.num_chains,
-                "dead_ends": int((self.chain_b < 0).sum()),
                 "build_ms": self.build_seconds * 1e3}
 
     # -- queries ----------------------------------------------------------------
@@ -180,9 +294,22 @@ class SimplifiedGraph:
         if s == t:
             return PathResult(PathStatus.FOUND, np.array([s], np.int32),
                               graph.points_of([s]), 0.0, 0, "simplified")
-        src, src_cost = self._exits(s, outward=True)
-        dst, dst_cost = self._exits(t, outward=False)
-        direct = self._inside_chain(s, t)
+        # climb: the start and goal as entry points of every level, and the
+        # cheapest route that stays inside one chain on the way
+        starts, goals = [[(s, 0.0, -1, None)]], [[(t, 0.0, -1, None)]]
+        best, direct = np.inf, None
+        for j, lv in enumerate(self.levels):
+            for a, (x, cx, _, _) in enumerate(starts[j]):
+                for b, (y, cy, _, _) in enumerate(goals[j]):
+                    d = cx + lv.inside(x, y) + cy
+                    if d < best:
+                        best, direct = d, (j, a, b)
+            starts.append(lv.lift(starts[j], outward=True))
+            goals.append(lv.lift(goals[j], outward=False))
+        src = np.array([e[0] for e in starts[-1]] or [-1], np.int32)
+        src_cost = np.array([e[1] for e in starts[-1]] or [np.inf])
+        dst = np.array([e[0] for e in goals[-1]] or [-1], np.int32)
+        dst_cost = np.array([e[1] for e in goals[-1]] or [np.inf])
         if self.positions is None:
             hkind, scale, pos, gx, gy, gz = 0, 0.0, _NO_POSITIONS, 0.0, 0.0, 0.0
         else:
@@ -194,77 +321,32 @@ class SimplifiedGraph:
             gx, gy, gz = p[0], p[1], (p[2] if p.shape[0] > 2 else 0.0)
         sc = self._scratch()
         gen = sc.next_gen()
-        c = self.csr
-        best, k, expanded = K._search(c.offsets, c.targets, c.cost, pos, hkind, scale,
-                                      gx, gy, gz, src, src_cost, dst, dst_cost, direct,
-                                      sc.g, sc.parent, sc.mark, sc.stamp, sc.hnode, sc.hkey,
-                                      sc.hpos, gen)
-        if not best < np.inf:
+        c = self.top.csr
+        total, k, expanded = K._search(c.offsets, c.targets, c.cost, pos, hkind, scale,
+                                       gx, gy, gz, src, src_cost, dst, dst_cost, best,
+                                       sc.g, sc.parent, sc.mark, sc.stamp, sc.hnode,
+                                       sc.hkey, sc.hpos, gen)
+        if not total < np.inf:
             return PathResult(PathStatus.UNREACHABLE, expanded=expanded,
                               algorithm="simplified")
-        if k < 0:
-            nodes = self._chain_slice(s, t)
-        else:
-            middle, root = K._expand(sc.parent, sc.mark, dst[k], self.kept,
-                                     c.data["chain"], c.data["rev"], self.chain_off,
-                                     self.chain_nodes)
-            nodes = np.concatenate([self._partial(s, root, leaving=True), middle,
-                                    self._partial(t, k, leaving=False)])
-        return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), float(best),
+        if k >= 0:   # through the top graph
+            path, a = K._trace(sc.parent, dst[k])
+            level, b = len(self.levels), k
+        else:        # inside a chain of level j + 1, in ids of level j
+            j, a, b = direct
+            path = self.levels[j].chain_slice(starts[j][a][0], goals[j][b][0])
+            level = j
+        # descend: expand the path one level down and add the walks that led
+        # from the start and goal to its ends
+        while level > 0:
+            level -= 1
+            _, _, pa, walk_a = starts[level + 1][a]
+            _, _, pb, walk_b = goals[level + 1][b]
+            path = np.concatenate([walk_a[:-1], self.levels[level].expand(path),
+                                   walk_b[1:]])
+            a, b = pa, pb
+        return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
-
-    def _exits(self, v, outward):
-        """Small-graph nodes next to ``v`` and the cost between: to them when
-        ``outward`` (v is the start), from them otherwise. Index 0 is the
-        chain's end a, 1 its end b."""
-        i = self.kept_index[v]
-        if i >= 0:
-            return np.array([i, -1], np.int32), np.array([0.0, np.inf])
-        c = self.node_chain[v]
-        p = self.node_pos[v]
-        lo, hi = self.chain_off[c], self.chain_off[c + 1]
-        a, b = self.chain_a[c], self.chain_b[c]
-        if outward:   # v -> a walks the back edges of positions p..0
-            to_a = K._sum_range(self.chain_bwd, lo, lo + p + 1)
-            to_b = K._sum_range(self.chain_fwd, lo + p + 1, hi) + self.chain_fend[c]
-        else:
-            to_a = K._sum_range(self.chain_fwd, lo, lo + p + 1)
-            to_b = K._sum_range(self.chain_bwd, lo + p + 1, hi) + self.chain_bend[c]
-        nodes = np.array([self.kept_index[a], self.kept_index[b] if b >= 0 else -1], np.int32)
-        costs = np.array([to_a, to_b if b >= 0 else np.inf])
-        return nodes, costs
-
-    def _inside_chain(self, s, t) -> float:
-        """Cost of the route from ``s`` to ``t`` that stays in their chain."""
-        c = self.node_chain[s]
-        if c < 0 or c != self.node_chain[t]:
-            return np.inf
-        lo = self.chain_off[c]
-        p, q = self.node_pos[s], self.node_pos[t]
-        if p < q:
-            return K._sum_range(self.chain_fwd, lo + p + 1, lo + q + 1)
-        return K._sum_range(self.chain_bwd, lo + q + 1, lo + p + 1)
-
-    def _chain_slice(self, s, t):
-        lo = self.chain_off[self.node_chain[s]]
-        p, q = self.node_pos[s], self.node_pos[t]
-        if p < q:
-            return self.chain_nodes[lo + p:lo + q + 1].copy()
-        return self.chain_nodes[lo + q:lo + p + 1][::-1].copy()
-
-    def _partial(self, v, side, leaving):
-        """The chain nodes between ``v`` and its chain's end ``side`` (0: a,
-        1: b), ``v`` included, the end excluded; in walking order."""
-        if self.kept_index[v] >= 0:
-            return np.empty(0, np.int32)
-        c = self.node_chain[v]
-        lo, hi = self.chain_off[c], self.chain_off[c + 1]
-        p = self.node_pos[v]
-        seg = self.chain_nodes[lo:lo + p + 1] if side == 0 else self.chain_nodes[lo + p:hi]
-        # walking order: leaving towards a is p..0, arriving from a is 0..p
-        if (side == 0) == leaving:
-            seg = seg[::-1]
-        return seg
 
     def _scratch(self) -> SearchScratch:
         sc = getattr(self._tls, "scratch", None)
@@ -275,7 +357,8 @@ class SimplifiedGraph:
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
         return (f"<SimplifiedGraph of {self.graph.graph_id!r}: {self.num_nodes} of "
-                f"{self.graph.num_nodes} nodes, {self.num_edges} edges, {state}>")
+                f"{self.graph.num_nodes} nodes in {len(self.levels)} level(s), "
+                f"{self.num_edges} edges, {state}>")
 
 
 def _version_key(graph):
@@ -290,17 +373,30 @@ def simplified_view(graph):
     return view if view is not None and view.current else None
 
 
-def simplify(graph) -> SimplifiedGraph:
+def simplify(graph, levels=None) -> SimplifiedGraph:
     """The simplified view of ``graph`` (a ``NavGraph``), built now if it is
-    missing or stale, and kept with the graph for later queries."""
+    missing, stale or has other ``levels``, and kept with the graph for
+    later queries.
+
+    ``levels=None`` contracts again while a level still shrinks the graph
+    to at most ``AUTO_MAX_FRACTION`` of the one below and has at least
+    ``AUTO_MIN_NODES`` nodes (on spanning-tree mazes each level keeps about
+    a quarter; see BENCHMARKS.md); an integer builds exactly that many.
+    """
     with graph.lock:
         view = graph.extensions.get(_EXT_KEY)
-        if view is None or not view.current:
-            view = SimplifiedGraph(graph)
+        if view is None or not view.current or view.requested_levels != levels:
+            view = SimplifiedGraph(graph, levels)
             graph.extensions[_EXT_KEY] = view
         return view
 
 
 def simplified_path(graph, start, goal) -> PathResult:
-    """``find_path`` on the simplified view (built or rebuilt if needed)."""
-    return simplify(graph).find_path(start, goal)
+    """``find_path`` on the simplified view: the current one whatever its
+    levels; rebuilt with the same ``levels`` setting when stale; built
+    with automatic levels when there is none."""
+    view = simplified_view(graph)
+    if view is None:
+        old = graph.extensions.get(_EXT_KEY)
+        view = simplify(graph, None if old is None else old.requested_levels)
+    return view.find_path(start, goal)
