@@ -123,11 +123,15 @@ def describe_scene(sim) -> str:
         graph = sim.world.graph(g.id)
         size = f" {graph.width}x{graph.height}" if g.id in sim.layers else ""
         graphs.append(f"{g.type}{size}")
-    n = len(sim.agents.ids)
-    return (f"{sc.name!r}: {len(sc.graphs)} graph{'s' * (len(sc.graphs) != 1)} "
-            f"({', '.join(graphs)}), {n} agent{'s' * (n != 1)}, {len(sc.obstacles)} "
-            f"moving obstacles, {len(sc.events)} events, {sc.settings.frames} frames "
+    return (f"{sc.name!r}: {_count(len(sc.graphs), 'graph')} ({', '.join(graphs)}), "
+            f"{_count(len(sim.agents.ids), 'agent')}, "
+            f"{_count(len(sc.obstacles), 'moving obstacle')}, "
+            f"{_count(len(sc.events), 'event')}, {sc.settings.frames} frames "
             f"of {sc.settings.dt:g} s, budget {sc.settings.frame_budget_ms:g} ms")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _write(path, text) -> None:

@@ -76,6 +76,9 @@ class Simulation:
             for door in spec.doors.values():
                 if not door.open:
                     self.set_door(spec.id, door.name, False)
+        self._due: dict = {}          # frame -> its events, in file order
+        for ev in self.events:
+            self._due.setdefault(ev[0], []).append(ev)
         self.log: list = []           # one record per event carried out
         self.frame_ms: list = []      # world.tick time of each frame
         self.step_ms: list = []       # the whole frame: events, obstacles, tick, agents
@@ -306,7 +309,7 @@ class Simulation:
         """Play one frame; returns the ``FrameStats`` of its ``world.tick``."""
         t0 = time.perf_counter()
         self.frame += 1
-        due = [ev for ev in self.events if ev[0] == self.frame]
+        due = self._due.get(self.frame, ())
         before = {ev[3]: self.count_areas(ev[3]) for ev in due if ev[3] is not None}
         for _, name, kind, graph_id, payload in due:
             kind.apply(self, graph_id, payload)

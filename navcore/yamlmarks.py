@@ -279,8 +279,9 @@ def points(v, where, label) -> list:
 def number_or_range(v, where, label):
     """A positive number, or ``[low, high]`` to draw from (crowds)."""
     if isinstance(v, list):
-        lo, hi = vector(v, where, label)
-        if not 0 < lo <= hi:
-            raise where.error(f"{label} as [low, high] needs 0 < low <= high, got {describe(v)}")
-        return (lo, hi)
+        if len(v) != 2 or not all(_is_number(c) and math.isfinite(c) for c in v) \
+                or not 0 < v[0] <= v[1]:
+            raise where.error(f"{label} must be a positive number or [low, high] with "
+                              f"0 < low <= high, got {describe(v)}")
+        return (float(v[0]), float(v[1]))
     return positive_number(v, where, label)

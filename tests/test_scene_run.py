@@ -235,7 +235,7 @@ def test_navcore_validate_and_run_exit_2_on_a_broken_scene(tmp_path, capsys):
     bad.write_text(SMALL.replace("speed: 10", "sped: 10"))
     assert main(["validate", str(good)]) == 0
     assert capsys.readouterr().out == (
-        f"{good}: ok: 'small': 1 graph (grid 6x2), 1 agent, 0 moving obstacles, 1 events, "
+        f"{good}: ok: 'small': 1 graph (grid 6x2), 1 agent, 0 moving obstacles, 1 event, "
         f"50 frames of 0.1 s, budget 2 ms\n")
     assert main(["validate", str(good), str(bad)]) == 2
     err = capsys.readouterr().err
