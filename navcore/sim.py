@@ -55,6 +55,9 @@ class Simulation:
         self.layers: dict = {}
         added = []
         try:
+            if self.world.scheduler is None:
+                raise SceneError("scenes need the scheduler plugin (navcore_scheduler) "
+                                 "to serve their agents' path requests", path=scene.path)
             self.kinds = scene_events.event_kinds(self.world)
             for spec in scene.graphs:
                 self._build_graph(spec)

@@ -226,3 +226,12 @@ def test_an_unknown_graph_type_far_from_any_lists_the_types(world):
     types = ", ".join(sorted(world.graph_types()))
     assert str(info.value) == (f"s.yaml:1:24: unknown graph type 'navmesh3d' in graph 'a'; "
                                f"expected one of: {types}")
+
+
+@pytest.mark.nojit
+def test_a_world_without_a_scheduler_is_refused_before_building(world):
+    world.scheduler = None             # as if navcore_scheduler were not loaded
+    with pytest.raises(navcore.SceneError, match="^s.yaml: scenes need the scheduler plugin"):
+        navcore.Simulation.from_text("graphs: [{id: a, type: grid, rows: ['..']}]",
+                                     "s.yaml", world=world)
+    assert world.graphs == {}
