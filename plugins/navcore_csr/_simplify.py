@@ -366,3 +366,34 @@ def _expand_walk(path, kept, offsets, targets, cost, edge_chain, edge_rev,
                     out[k] = chain_nodes[j]
                     k += 1
     return out
+
+
+@njit(cache=True, nogil=True)
+def _exits(node_chain, node_pos, chain_off, chain_fwd, chain_bwd, chain_a, chain_b,
+           chain_fend, chain_bend, kept_index, x, outward):
+    """Small-graph ids of the two ends of chain node ``x``'s chain and the
+    cost from ``x`` to each (``outward``) or from each to ``x``; an end
+    that is missing (dead end) or cannot be reached is ``-1`` / inf."""
+    c = node_chain[x]
+    p = node_pos[x]
+    lo = chain_off[c]
+    hi = chain_off[c + 1]
+    to_a = 0.0
+    to_b = 0.0
+    if outward:   # x -> a walks back over positions p..0
+        for i in range(lo, lo + p + 1):
+            to_a += chain_bwd[i]
+        for i in range(lo + p + 1, hi):
+            to_b += chain_fwd[i]
+        to_b += chain_fend[c]
+    else:
+        for i in range(lo, lo + p + 1):
+            to_a += chain_fwd[i]
+        for i in range(lo + p + 1, hi):
+            to_b += chain_bwd[i]
+        to_b += chain_bend[c]
+    na = kept_index[chain_a[c]] if to_a < INF else -1
+    nb = -1
+    if chain_b[c] >= 0 and to_b < INF:
+        nb = kept_index[chain_b[c]]
+    return na, to_a, nb, to_b

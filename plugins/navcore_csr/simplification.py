@@ -135,45 +135,49 @@ class Level:
 
     # -- query helpers (ids below unless said otherwise) ------------------------
     def lift(self, ends, outward):
-        """Map end records ``(node below, cost, parent, walk)`` to the small
-        graph: a kept node goes up as itself, a chain node to the chain ends
-        it can reach (``outward``: from the node; else: to it), with the
-        partial cost and the walk between in ids below. Duplicates keep
-        the cheapest."""
-        out = {}
-        for idx, (x, c, _, _) in enumerate(ends):
-            i = int(self.kept_index[x])
+        """Map entry points ``(node below, cost, parent, x, side)`` to the
+        small graph: a kept node goes up as itself (side -1), a chain node
+        to the ends of its chain it can reach (side 0: end a, 1: end b),
+        ``outward`` from the node or else to it, adding the partial cost.
+        A node reached twice keeps the cheaper entry."""
+        out = []
+        for idx, e in enumerate(ends):
+            x, c = e[0], e[1]
+            i = self.kept_index[x]
             if i >= 0:
-                cand = [(i, c, np.array([x], np.int32))]
+                cand = ((int(i), c, -1),)
             else:
-                cand = self._chain_exits(x, c, outward)
-            for node, cost, walk in cand:
-                if cost < out.get(node, (None, np.inf))[1]:
-                    out[node] = (node, cost, idx, walk)
-        return list(out.values())
+                na, ca, nb, cb = K._exits(self.node_chain, self.node_pos, self.chain_off,
+                                          self.chain_fwd, self.chain_bwd, self.chain_a,
+                                          self.chain_b, self.chain_fend, self.chain_bend,
+                                          self.kept_index, x, outward)
+                cand = ((na, c + ca, 0), (nb, c + cb, 1))
+            for node, cost, side in cand:
+                if node < 0:
+                    continue
+                for k, old in enumerate(out):
+                    if old[0] == node:
+                        if cost < old[1]:
+                            out[k] = (node, cost, idx, x, side)
+                        break
+                else:
+                    out.append((node, cost, idx, x, side))
+        return out
 
-    def _chain_exits(self, x, c0, outward):
+    def walk(self, x, side, outward):
+        """Ids below from ``x`` to its chain end ``side`` (``outward``) or
+        from that end to ``x``; just ``[x]`` for a kept node (side -1)."""
+        if side < 0:
+            return np.array([x], np.int32)
         ch = self.node_chain[x]
         p = int(self.node_pos[x])
         lo, hi = int(self.chain_off[ch]), int(self.chain_off[ch + 1])
-        nodes = self.chain_nodes
-        a, b = int(self.chain_a[ch]), int(self.chain_b[ch])
-        if outward:   # x -> a walks back over positions p..0
-            to_a = K._sum_range(self.chain_bwd, lo, lo + p + 1)
-            to_b = K._sum_range(self.chain_fwd, lo + p + 1, hi) + self.chain_fend[ch]
-            walk_a = np.append(nodes[lo:lo + p + 1][::-1], a)
-            walk_b = np.append(nodes[lo + p:hi], b)
+        if side == 0:
+            seg = np.concatenate([[self.chain_a[ch]], self.chain_nodes[lo:lo + p + 1]])
         else:
-            to_a = K._sum_range(self.chain_fwd, lo, lo + p + 1)
-            to_b = K._sum_range(self.chain_bwd, lo + p + 1, hi) + self.chain_bend[ch]
-            walk_a = np.insert(nodes[lo:lo + p + 1], 0, a)
-            walk_b = np.insert(nodes[lo + p:hi][::-1], 0, b)
-        out = []
-        if to_a < np.inf:
-            out.append((int(self.kept_index[a]), c0 + to_a, walk_a.astype(np.int32)))
-        if b >= 0 and to_b < np.inf:
-            out.append((int(self.kept_index[b]), c0 + to_b, walk_b.astype(np.int32)))
-        return out
+            seg = np.concatenate([self.chain_nodes[lo + p:hi], [self.chain_b[ch]]])[::-1]
+        # seg now runs from the end to x
+        return (seg[::-1] if outward else seg).astype(np.int32)
 
     def inside(self, x, y) -> float:
         """Cost from ``x`` to ``y`` staying inside their common chain (0 when
@@ -296,11 +300,11 @@ class SimplifiedGraph:
                               graph.points_of([s]), 0.0, 0, "simplified")
         # climb: the start and goal as entry points of every level, and the
         # cheapest route that stays inside one chain on the way
-        starts, goals = [[(s, 0.0, -1, None)]], [[(t, 0.0, -1, None)]]
+        starts, goals = [[(s, 0.0, -1, -1, -1)]], [[(t, 0.0, -1, -1, -1)]]
         best, direct = np.inf, None
         for j, lv in enumerate(self.levels):
-            for a, (x, cx, _, _) in enumerate(starts[j]):
-                for b, (y, cy, _, _) in enumerate(goals[j]):
+            for a, (x, cx, *_) in enumerate(starts[j]):
+                for b, (y, cy, *_) in enumerate(goals[j]):
                     d = cx + lv.inside(x, y) + cy
                     if d < best:
                         best, direct = d, (j, a, b)
@@ -340,10 +344,11 @@ class SimplifiedGraph:
         # from the start and goal to its ends
         while level > 0:
             level -= 1
-            _, _, pa, walk_a = starts[level + 1][a]
-            _, _, pb, walk_b = goals[level + 1][b]
-            path = np.concatenate([walk_a[:-1], self.levels[level].expand(path),
-                                   walk_b[1:]])
+            lv = self.levels[level]
+            _, _, pa, xa, side_a = starts[level + 1][a]
+            _, _, pb, xb, side_b = goals[level + 1][b]
+            path = np.concatenate([lv.walk(xa, side_a, True)[:-1], lv.expand(path),
+                                   lv.walk(xb, side_b, False)[1:]])
             a, b = pa, pb
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
