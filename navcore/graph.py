@@ -155,7 +155,8 @@ class NavGraph:
         """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry."""
         if self.positions is None:
             return np.full((len(nodes), 2), np.nan)
-        return self.positions[nodes, :2]
+        pts = self.positions.take(nodes, axis=0)   # take: 2-3x faster than [nodes]
+        return pts if pts.shape[1] == 2 else np.ascontiguousarray(pts[:, :2])
 
     # -- per-thread scratch -------------------------------------------------
     def scratch(self, key, factory):

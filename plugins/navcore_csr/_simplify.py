@@ -185,14 +185,6 @@ def _chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, n
 
 
 @njit(cache=True, nogil=True)
-def _sum_range(values, lo, hi):
-    total = 0.0
-    for i in range(lo, hi):
-        total += values[i]
-    return total
-
-
-@njit(cache=True, nogil=True)
 def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             src, src_cost, dst, dst_cost, bound, g, pnode, pedge, stamp,
             hnode, hkey, hpos, gen):
@@ -304,96 +296,311 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
     return best, best_k, expanded
 
 
-@njit(cache=True, nogil=True)
-def _trace(pnode, end):
-    """Small-graph nodes from the search root to ``end`` and the root's
-    source index."""
-    count = 1
-    v = end
-    while pnode[v] >= 0:
-        count += 1
-        v = pnode[v]
-    out = np.empty(count, dtype=np.int32)
-    v = end
-    for i in range(count - 1, -1, -1):
-        out[i] = v
-        if i > 0:
-            v = pnode[v]
-    return out, -1 - pnode[v]
+# -- the query: every level in one call ----------------------------------------
+# The levels are packed level after level into one array per field (see
+# ``simplification.Packed``): ``base[j]`` holds where level j starts in the
+# per-node, per-chain and per-kept-node arrays. Chain ids and small-graph
+# rows are global (``chain_off`` and ``offsets`` run on across levels), node
+# values stay in the ids of their own level. One call instead of a Python
+# loop over levels keeps a short query at a few microseconds.
+NODE_BASE, CHAIN_BASE, KEPT_BASE = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, lo, hi, node, c, parent, x, side):
+    """Add entry ``node`` at cost ``c`` to the list ``[lo, hi)``, or lower
+    the cost of the entry it already has; returns the new ``hi``."""
+    for i in range(lo, hi):
+        if ent_node[i] == node:
+            if c < ent_cost[i]:
+                ent_cost[i] = c
+                ent_parent[i] = parent
+                ent_x[i] = x
+                ent_side[i] = side
+            return hi
+    ent_node[hi] = node
+    ent_cost[hi] = c
+    ent_parent[hi] = parent
+    ent_x[hi] = x
+    ent_side[hi] = side
+    return hi + 1
 
 
 @njit(cache=True, nogil=True)
-def _expand_walk(path, kept, offsets, targets, cost, edge_chain, edge_rev,
-                 chain_off, chain_nodes):
-    """``path`` (small-graph ids) as the nodes of the graph below: each step
-    takes the cheapest small edge between the two nodes (the one an
-    optimal search used, or one that costs the same) and splices its chain
-    in."""
-    m = path.shape[0]
-    best_e = np.empty(max(m - 1, 0), dtype=np.int64)
-    count = m
-    for i in range(m - 1):
-        u = path[i]
-        v = path[i + 1]
-        best = INF
-        be = -1
-        for e in range(offsets[u], offsets[u + 1]):
-            if targets[e] == v and cost[e] < best:
-                best = cost[e]
-                be = e
-        best_e[i] = be
-        c = edge_chain[be]
-        if c >= 0:
-            count += chain_off[c + 1] - chain_off[c]
-    out = np.empty(count, dtype=np.int32)
-    k = 0
-    for i in range(m):
-        out[k] = kept[path[i]]
-        k += 1
-        if i == m - 1:
-            break
-        e = best_e[i]
-        c = edge_chain[e]
-        if c >= 0:
-            lo = chain_off[c]
-            hi = chain_off[c + 1]
-            if edge_rev[e]:
-                for j in range(hi - 1, lo - 1, -1):
-                    out[k] = chain_nodes[j]
-                    k += 1
-            else:
-                for j in range(lo, hi):
-                    out[k] = chain_nodes[j]
-                    k += 1
+def _lift(j, lo, hi, outward, base, node_chain, node_pos, kept_index, chain_off,
+          chain_fwd, chain_bwd, chain_a, chain_b, chain_fend, chain_bend,
+          ent_node, ent_cost, ent_parent, ent_x, ent_side):
+    """Entries ``[lo, hi)`` of graph ``j`` as entries of graph ``j + 1``,
+    written from ``hi`` on: a kept node goes up as itself (side -1), a
+    chain node to the chain ends it can reach (side 0: end a, 1: end b),
+    ``outward`` from the node or else towards it, with the partial cost.
+    Returns the end of the new list."""
+    nb = base[j, NODE_BASE]
+    out = hi
+    for i in range(lo, hi):
+        x = ent_node[i]
+        c0 = ent_cost[i]
+        k = kept_index[nb + x]
+        if k >= 0:
+            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+                         k, c0, i, x, -1)
+            continue
+        ch = node_chain[nb + x]
+        if ch < 0:
+            continue
+        gc = base[j, CHAIN_BASE] + ch
+        first = chain_off[gc]
+        last = chain_off[gc + 1]
+        p = first + node_pos[nb + x]
+        to_a = 0.0
+        to_b = 0.0
+        if outward:   # x -> a walks back over positions p..first
+            for q in range(first, p + 1):
+                to_a += chain_bwd[q]
+            for q in range(p + 1, last):
+                to_b += chain_fwd[q]
+            to_b += chain_fend[gc]
+        else:
+            for q in range(first, p + 1):
+                to_a += chain_fwd[q]
+            for q in range(p + 1, last):
+                to_b += chain_bwd[q]
+            to_b += chain_bend[gc]
+        if to_a < INF:
+            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+                         kept_index[nb + chain_a[gc]], c0 + to_a, i, x, 0)
+        if chain_b[gc] >= 0 and to_b < INF:
+            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+                         kept_index[nb + chain_b[gc]], c0 + to_b, i, x, 1)
     return out
 
 
-@njit(cache=True, nogil=True)
-def _exits(node_chain, node_pos, chain_off, chain_fwd, chain_bwd, chain_a, chain_b,
-           chain_fend, chain_bend, kept_index, x, outward):
-    """Small-graph ids of the two ends of chain node ``x``'s chain and the
-    cost from ``x`` to each (``outward``) or from each to ``x``; an end
-    that is missing (dead end) or cannot be reached is ``-1`` / inf."""
-    c = node_chain[x]
-    p = node_pos[x]
-    lo = chain_off[c]
-    hi = chain_off[c + 1]
-    to_a = 0.0
-    to_b = 0.0
-    if outward:   # x -> a walks back over positions p..0
-        for i in range(lo, lo + p + 1):
-            to_a += chain_bwd[i]
-        for i in range(lo + p + 1, hi):
-            to_b += chain_fwd[i]
-        to_b += chain_fend[c]
+@njit(cache=True, nogil=True, inline="always")
+def _inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, chain_bwd):
+    """Cost from ``x`` to ``y`` (graph ``j``) without leaving their common
+    chain; 0 when they are one node, inf when they share no chain."""
+    if x == y:
+        return 0.0
+    nb = base[j, NODE_BASE]
+    ch = node_chain[nb + x]
+    if ch < 0 or ch != node_chain[nb + y]:
+        return INF
+    first = chain_off[base[j, CHAIN_BASE] + ch]
+    p = first + node_pos[nb + x]
+    q = first + node_pos[nb + y]
+    total = 0.0
+    if p < q:
+        for i in range(p + 1, q + 1):
+            total += chain_fwd[i]
     else:
-        for i in range(lo, lo + p + 1):
-            to_a += chain_fwd[i]
-        for i in range(lo + p + 1, hi):
-            to_b += chain_bwd[i]
-        to_b += chain_bend[c]
-    na = kept_index[chain_a[c]] if to_a < INF else -1
-    nb = -1
-    if chain_b[c] >= 0 and to_b < INF:
-        nb = kept_index[chain_b[c]]
-    return na, to_a, nb, to_b
+        for i in range(q + 1, p + 1):
+            total += chain_bwd[i]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain_nodes,
+              out, k):
+    """Write the chain nodes between entry ``x`` (graph ``j``) and its chain
+    end ``side`` into ``out[k:]``, leaving out the end itself: from ``x``
+    towards the end for the start, from the end to ``x`` for the goal.
+    Nothing for a kept node (side -1, ``x`` is then the path's own end).
+    Returns the new end, -1 if ``out`` is too short."""
+    if side < 0:
+        return k
+    nb = base[j, NODE_BASE]
+    gc = base[j, CHAIN_BASE] + node_chain[nb + x]
+    first = chain_off[gc]
+    last = chain_off[gc + 1]
+    p = first + node_pos[nb + x]
+    lo, hi = (first, p + 1) if side == 0 else (p, last)
+    if k + hi - lo > out.shape[0]:
+        return -1
+    # the start walks away from x: towards a is downwards, towards b upwards;
+    # the goal side walks the same stretch the other way
+    down = (side == 0) != goal_side
+    if down:
+        for i in range(hi - 1, lo - 1, -1):
+            out[k] = chain_nodes[i]
+            k += 1
+    else:
+        for i in range(lo, hi):
+            out[k] = chain_nodes[i]
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev,
+            chain_off, chain_nodes, out, k):
+    """Write ``path[:m]`` (graph ``j + 1``) into ``out[k:]`` as nodes of
+    graph ``j``: each step takes the cheapest small edge between its two
+    nodes (the one the search used, or one as cheap) and splices in its
+    chain. Returns the new end, -1 if ``out`` is too short."""
+    kb = base[j, KEPT_BASE]
+    cb = base[j, CHAIN_BASE]
+    for i in range(m):
+        u = path[i]
+        if k >= out.shape[0]:
+            return -1
+        out[k] = kept[kb + u]
+        k += 1
+        if i == m - 1:
+            break
+        v = path[i + 1]
+        best = INF
+        be = -1
+        for e in range(offsets[kb + u], offsets[kb + u + 1]):
+            if targets[e] == v and cost[e] < best:
+                best = cost[e]
+                be = e
+        c = edge_chain[be]
+        if c >= 0:
+            lo = chain_off[cb + c]
+            hi = chain_off[cb + c + 1]
+            if k + hi - lo > out.shape[0]:
+                return -1
+            if edge_rev[be]:
+                for q in range(hi - 1, lo - 1, -1):
+                    out[k] = chain_nodes[q]
+                    k += 1
+            else:
+                for q in range(lo, hi):
+                    out[k] = chain_nodes[q]
+                    k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends,
+           chain_end_cost, kept, offsets, targets, cost, edge_chain, edge_rev,
+           pos, gpos, hkind, hscale, ent_i32, ent_cost, ent_off, search_f64, search_i32,
+           gen, bufs):
+    """Optimal path from ``s`` to ``t`` (walkable nodes of graph 0, s != t).
+
+    Climb: the start and goal become entry lists of every level (side 0 of
+    the entry scratch holds the start's, side 1 the goal's;
+    ``ent_off[side, j]`` is where level j's list begins), noting on the way
+    the cheapest route that stays inside one chain. Search: A* on the top
+    graph between the two top lists, bounded by that route. Descend: expand
+    the winning path level by level, adding the walks from the start and
+    goal to the chain ends they entered through.
+
+    Fields of one dtype and length come as rows of one array (fewer
+    arguments make the call cheaper): ``node_i32`` = node_chain, node_pos,
+    kept_index; ``chain_steps`` = fwd, bwd; ``chain_ends`` = a, b;
+    ``chain_end_cost`` = fend, bend; ``ent_i32`` = node, parent, x, side;
+    ``search_f64`` = g, key; ``search_i32`` = parent, edge, stamp, heap
+    node, heap position; ``bufs`` two path buffers as long as graph 0.
+
+    Returns ``(cost, expanded, nodes)``; ``nodes`` is empty when ``t``
+    cannot be reached.
+    """
+    node_chain, node_pos, kept_index = node_i32[0], node_i32[1], node_i32[2]
+    chain_fwd, chain_bwd = chain_steps[0], chain_steps[1]
+    chain_a, chain_b = chain_ends[0], chain_ends[1]
+    chain_fend, chain_bend = chain_end_cost[0], chain_end_cost[1]
+    ent_node, ent_parent, ent_x, ent_side = ent_i32[0], ent_i32[1], ent_i32[2], ent_i32[3]
+    g, hkey = search_f64[0], search_f64[1]
+    pnode, pedge, stamp = search_i32[0], search_i32[1], search_i32[2]
+    hnode, hpos = search_i32[3], search_i32[4]
+    buf_a, buf_b = bufs[0], bufs[1]
+    gx = gy = gz = 0.0
+    if hkind != 0:   # without positions gpos is a placeholder
+        gx = gpos[t, 0]
+        gy = gpos[t, 1]
+        gz = gpos[t, 2] if gpos.shape[1] > 2 else 0.0
+    levels = base.shape[0] - 1
+    cap = ent_node.shape[0] // 2
+    ent_node[0] = s
+    ent_node[cap] = t
+    for d in range(2):
+        ent_cost[d * cap] = 0.0
+        ent_parent[d * cap] = -1
+        ent_x[d * cap] = -1
+        ent_side[d * cap] = -1
+        ent_off[d, 0] = d * cap
+        ent_off[d, 1] = d * cap + 1
+    best = INF
+    best_j = -1
+    best_a = -1
+    best_b = -1
+    for j in range(levels):
+        for a in range(ent_off[0, j], ent_off[0, j + 1]):
+            for b in range(ent_off[1, j], ent_off[1, j + 1]):
+                d = ent_cost[a] + ent_cost[b] + _inside(
+                    j, ent_node[a], ent_node[b], True, base, node_chain, node_pos,
+                    chain_off, chain_fwd, chain_bwd)
+                if d < best:
+                    best, best_j, best_a, best_b = d, j, a, b
+        for d in range(2):
+            ent_off[d, j + 2] = _lift(j, ent_off[d, j], ent_off[d, j + 1], d == 0, base,
+                                      node_chain, node_pos, kept_index, chain_off,
+                                      chain_fwd, chain_bwd, chain_a, chain_b, chain_fend,
+                                      chain_bend, ent_node, ent_cost, ent_parent, ent_x,
+                                      ent_side)
+    # A* on the top graph (rows from base[levels - 1, KEPT_BASE] on)
+    top = base[levels - 1, KEPT_BASE]
+    slo, shi = ent_off[0, levels], ent_off[0, levels + 1]
+    tlo, thi = ent_off[1, levels], ent_off[1, levels + 1]
+    total, best_k, expanded = _search(
+        offsets[top:], targets, cost, pos, hkind, hscale, gx, gy, gz,
+        ent_node[slo:shi], ent_cost[slo:shi], ent_node[tlo:thi], ent_cost[tlo:thi], best,
+        g, pnode, pedge, stamp, hnode, hkey, hpos, gen)
+    if not total < INF:
+        return total, expanded, np.empty(0, dtype=np.int32)
+    if best_k >= 0:   # the route runs through the top graph: trace it
+        m = 1
+        v = ent_node[tlo + best_k]
+        while pnode[v] >= 0:
+            m += 1
+            v = pnode[v]
+        v = ent_node[tlo + best_k]
+        for i in range(m - 1, -1, -1):
+            buf_a[i] = v
+            if i > 0:
+                v = pnode[v]
+        a = slo - 1 - pnode[v]
+        b = tlo + best_k
+        level = levels
+    else:             # inside one chain of graph best_j
+        level = best_j
+        a, b = best_a, best_b
+        x, y = ent_node[a], ent_node[b]
+        m = 0
+        if x == y:
+            buf_a[0] = x
+            m = 1
+        else:
+            nb = base[level, NODE_BASE]
+            first = chain_off[base[level, CHAIN_BASE] + node_chain[nb + x]]
+            p = first + node_pos[nb + x]
+            q = first + node_pos[nb + y]
+            step = 1 if p < q else -1
+            for i in range(p, q + step, step):
+                buf_a[m] = chain_nodes[i]
+                m += 1
+    cur, nxt = buf_a, buf_b
+    while level > 0:
+        j = level - 1
+        # the buffers hold as many nodes as graph 0: an optimal path is
+        # simple (ties go to the route found first), so they never fill
+        k = _walk_out(j, ent_x[a], ent_side[a], False, base, node_chain, node_pos,
+                      chain_off, chain_nodes, nxt, 0)
+        if k >= 0:
+            k = _expand(j, cur, m, base, kept, offsets, targets, cost, edge_chain,
+                        edge_rev, chain_off, chain_nodes, nxt, k)
+        if k >= 0:
+            k = _walk_out(j, ent_x[b], ent_side[b], True, base, node_chain, node_pos,
+                          chain_off, chain_nodes, nxt, k)
+        if k < 0:
+            raise ValueError("simplified path longer than the graph")
+        m = k
+        a = ent_parent[a]
+        b = ent_parent[b]
+        cur, nxt = nxt, cur
+        level = j
+    out = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        out[i] = cur[i]
+    return total, expanded, out

@@ -44,7 +44,7 @@ from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
 from ._build import _row_ids
-from .search import _HKIND, _NO_POSITIONS, SearchScratch, check_node, heuristic_scale
+from .search import _HKIND, _INT32_MAX, _NO_POSITIONS, check_node, heuristic_scale
 from .storage import build_csr
 
 _EXT_KEY = "navcore_csr.simplified"
@@ -133,81 +133,106 @@ class Level:
                   self.chain_fend, self.chain_bend, self.kept, self.kept_index)
         return int(sum(a.nbytes for a in arrays) + self.csr.nbytes)
 
-    # -- query helpers (ids below unless said otherwise) ------------------------
-    def lift(self, ends, outward):
-        """Map entry points ``(node below, cost, parent, x, side)`` to the
-        small graph: a kept node goes up as itself (side -1), a chain node
-        to the ends of its chain it can reach (side 0: end a, 1: end b),
-        ``outward`` from the node or else to it, adding the partial cost.
-        A node reached twice keeps the cheaper entry."""
-        out = []
-        for idx, e in enumerate(ends):
-            x, c = e[0], e[1]
-            i = self.kept_index[x]
-            if i >= 0:
-                cand = ((int(i), c, -1),)
-            else:
-                na, ca, nb, cb = K._exits(self.node_chain, self.node_pos, self.chain_off,
-                                          self.chain_fwd, self.chain_bwd, self.chain_a,
-                                          self.chain_b, self.chain_fend, self.chain_bend,
-                                          self.kept_index, x, outward)
-                cand = ((na, c + ca, 0), (nb, c + cb, 1))
-            for node, cost, side in cand:
-                if node < 0:
-                    continue
-                for k, old in enumerate(out):
-                    if old[0] == node:
-                        if cost < old[1]:
-                            out[k] = (node, cost, idx, x, side)
-                        break
-                else:
-                    out.append((node, cost, idx, x, side))
-        return out
 
-    def walk(self, x, side, outward):
-        """Ids below from ``x`` to its chain end ``side`` (``outward``) or
-        from that end to ``x``; just ``[x]`` for a kept node (side -1)."""
-        if side < 0:
-            return np.array([x], np.int32)
-        ch = self.node_chain[x]
-        p = int(self.node_pos[x])
-        lo, hi = int(self.chain_off[ch]), int(self.chain_off[ch + 1])
-        if side == 0:
-            seg = np.concatenate([[self.chain_a[ch]], self.chain_nodes[lo:lo + p + 1]])
-        else:
-            seg = np.concatenate([self.chain_nodes[lo + p:hi], [self.chain_b[ch]]])[::-1]
-        # seg now runs from the end to x
-        return (seg[::-1] if outward else seg).astype(np.int32)
+class Packed:
+    """Every level's arrays laid end to end so that one kernel call can
+    climb and descend all levels (see ``_simplify._query``).
 
-    def inside(self, x, y) -> float:
-        """Cost from ``x`` to ``y`` staying inside their common chain (0 when
-        they are one node: start and goal met on the way up)."""
-        if x == y:
-            return 0.0
-        ch = self.node_chain[x]
-        if ch < 0 or ch != self.node_chain[y]:
-            return np.inf
-        lo = self.chain_off[ch]
-        p, q = self.node_pos[x], self.node_pos[y]
-        if p < q:
-            return K._sum_range(self.chain_fwd, lo + p + 1, lo + q + 1)
-        return K._sum_range(self.chain_bwd, lo + q + 1, lo + p + 1)
+    ``base[j]`` is where level j starts in the per-node, per-chain and
+    per-kept-node arrays; chain ids, ``chain_off`` and the small graphs'
+    ``offsets`` are made global, node values stay in their level's ids.
+    Fields of one dtype and length are rows of one array. After packing,
+    each level's arrays are views into these, so memory is not doubled.
+    """
 
-    def chain_slice(self, x, y):
-        if x == y:
-            return np.array([x], np.int32)
-        lo = self.chain_off[self.node_chain[x]]
-        p, q = self.node_pos[x], self.node_pos[y]
-        if p < q:
-            return self.chain_nodes[lo + p:lo + q + 1].copy()
-        return self.chain_nodes[lo + q:lo + p + 1][::-1].copy()
+    def __init__(self, levels):
+        L = len(levels)
+        self.base = np.zeros((L + 1, 3), dtype=np.int64)
+        for j, lv in enumerate(levels):
+            self.base[j + 1] = self.base[j] + (lv.below_nodes, lv.chain_a.size, lv.num_nodes)
+        self.node_i32 = self._rows(levels, ("node_chain", "node_pos", "kept_index"))
+        self.chain_ends = self._rows(levels, ("chain_a", "chain_b"))
+        self.chain_end_cost = self._rows(levels, ("chain_fend", "chain_bend"))
+        self.chain_steps = self._rows(levels, ("chain_fwd", "chain_bwd"))
+        self.chain_nodes = self._rows(levels, ("chain_nodes",))[0]
+        self.kept = self._rows(levels, ("kept",))[0]
+        # global positions: level j's chain nodes and small-graph edges
+        # follow those of the levels before it
+        node_base = np.cumsum([0] + [lv.chain_nodes.size for lv in levels])
+        edge_base = np.cumsum([0] + [lv.csr.num_edges for lv in levels])
+        self.chain_off = np.concatenate(
+            [lv.chain_off[:-1] + node_base[j] for j, lv in enumerate(levels)]
+            + [[node_base[-1]]]).astype(np.int64)
+        self.offsets = np.concatenate(
+            [lv.csr.offsets[:-1] + edge_base[j] for j, lv in enumerate(levels)]
+            + [[edge_base[-1]]]).astype(np.int64)
+        self.targets = np.concatenate([lv.csr.targets for lv in levels]).astype(np.int32)
+        self.cost = np.concatenate([lv.csr.cost for lv in levels]).astype(np.float64)
+        self.edge_chain = np.concatenate([lv.csr.data["chain"] for lv in levels]).astype(np.int32)
+        self.edge_rev = np.concatenate([lv.csr.data["rev"] for lv in levels]).astype(np.bool_)
+        for j, lv in enumerate(levels):   # the levels' small graphs share these
+            e0, e1 = edge_base[j], edge_base[j + 1]
+            lv.csr.targets = self.targets[e0:e1]
+            lv.csr.data = {"cost": self.cost[e0:e1], "chain": self.edge_chain[e0:e1],
+                           "rev": self.edge_rev[e0:e1]}
+        # entry lists: level j holds at most min(2^j, nodes of graph j) of
+        # them (each entry lifts to at most two, duplicates merge)
+        sizes = [levels[0].below_nodes] + [lv.num_nodes for lv in levels]
+        self.entry_capacity = int(sum(min(2 ** j, max(n, 1)) for j, n in enumerate(sizes)))
 
-    def expand(self, path):
-        """Small-graph ``path`` as ids below."""
-        c = self.csr
-        return K._expand_walk(path, self.kept, c.offsets, c.targets, c.cost,
-                              c.data["chain"], c.data["rev"], self.chain_off,
-                              self.chain_nodes)
+    @staticmethod
+    def _rows(levels, names):
+        """One row per field, the levels end to end; the levels' own
+        attributes become views of their stretch."""
+        rows = np.stack([np.concatenate([getattr(lv, n) for lv in levels]) for n in names])
+        at = 0
+        for lv in levels:
+            size = getattr(lv, names[0]).size
+            for r, n in enumerate(names):
+                setattr(lv, n, rows[r, at:at + size])
+            at += size
+        return rows
+
+    def kernel_args(self):
+        """The graph half of ``_query``'s arguments, in order."""
+        return (self.base, self.node_i32, self.chain_off, self.chain_nodes,
+                self.chain_steps, self.chain_ends, self.chain_end_cost, self.kept,
+                self.offsets, self.targets, self.cost, self.edge_chain, self.edge_rev)
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(a.nbytes for a in vars(self).values() if isinstance(a, np.ndarray)))
+
+
+class QueryScratch:
+    """One thread's memory for simplified queries: the top graph's search
+    arrays (generation-stamped, seed 002), the entry lists and two path
+    buffers, laid out as ``_query`` takes them."""
+
+    __slots__ = ("ent_i32", "ent_cost", "ent_off", "search_f64", "search_i32", "bufs",
+                 "gen")
+
+    def __init__(self, top_nodes, entry_capacity, levels, graph_nodes):
+        n = max(int(top_nodes), 1)
+        self.ent_i32 = np.empty((4, 2 * entry_capacity), dtype=np.int32)
+        self.ent_cost = np.empty(2 * entry_capacity, dtype=np.float64)
+        self.ent_off = np.empty((2, levels + 2), dtype=np.int64)
+        self.search_f64 = np.empty((2, n), dtype=np.float64)
+        self.search_i32 = np.zeros((5, n), dtype=np.int32)   # row 2: stamps
+        self.bufs = np.empty((2, max(int(graph_nodes), 1)), dtype=np.int32)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= _INT32_MAX:   # wrap-around: wipe the stamps once
+            self.search_i32[2] = 0
+            self.gen = 1
+        return self.gen
+
+    def kernel_args(self, gen):
+        """The scratch half of ``_query``'s arguments, in order."""
+        return (self.ent_i32, self.ent_cost, self.ent_off, self.search_f64,
+                self.search_i32, gen, self.bufs)
 
 
 class SimplifiedGraph:
@@ -246,8 +271,17 @@ class SimplifiedGraph:
             top_nodes = top_nodes[nxt.kept]
         self.top = self.levels[-1]
         self.top_nodes = top_nodes
+        self.packed = Packed(self.levels)
         pos = graph.positions if graph.heuristic != "zero" else None
         self.positions = None if pos is None else np.ascontiguousarray(pos[top_nodes])
+        # the heuristic is fixed while the view is current, so work it out once
+        if self.positions is None:
+            hkind, scale, pos, gpos = 0, 0.0, _NO_POSITIONS, _NO_POSITIONS
+        else:
+            scale = heuristic_scale(graph, graph.heuristic)
+            hkind = _HKIND[graph.heuristic] if scale > 0 else 0
+            pos, gpos = self.positions, graph.positions
+        self._graph_args = (*self.packed.kernel_args(), pos, gpos, hkind, scale)
         self.build_seconds = time.perf_counter() - t0
         self._tls = threading.local()
 
@@ -273,7 +307,8 @@ class SimplifiedGraph:
     @property
     def nbytes(self) -> int:
         extra = 0 if self.positions is None else self.positions.nbytes
-        return int(sum(lv.nbytes for lv in self.levels) + self.top_nodes.nbytes + extra)
+        own = sum(lv.csr.offsets.nbytes for lv in self.levels)   # the rest is packed
+        return int(self.packed.nbytes + own + self.top_nodes.nbytes + extra)
 
     def stats(self) -> dict:
         """Sizes per level and the build time."""
@@ -298,67 +333,21 @@ class SimplifiedGraph:
         if s == t:
             return PathResult(PathStatus.FOUND, np.array([s], np.int32),
                               graph.points_of([s]), 0.0, 0, "simplified")
-        # climb: the start and goal as entry points of every level, and the
-        # cheapest route that stays inside one chain on the way
-        starts, goals = [[(s, 0.0, -1, -1, -1)]], [[(t, 0.0, -1, -1, -1)]]
-        best, direct = np.inf, None
-        for j, lv in enumerate(self.levels):
-            for a, (x, cx, *_) in enumerate(starts[j]):
-                for b, (y, cy, *_) in enumerate(goals[j]):
-                    d = cx + lv.inside(x, y) + cy
-                    if d < best:
-                        best, direct = d, (j, a, b)
-            starts.append(lv.lift(starts[j], outward=True))
-            goals.append(lv.lift(goals[j], outward=False))
-        src = np.array([e[0] for e in starts[-1]] or [-1], np.int32)
-        src_cost = np.array([e[1] for e in starts[-1]] or [np.inf])
-        dst = np.array([e[0] for e in goals[-1]] or [-1], np.int32)
-        dst_cost = np.array([e[1] for e in goals[-1]] or [np.inf])
-        if self.positions is None:
-            hkind, scale, pos, gx, gy, gz = 0, 0.0, _NO_POSITIONS, 0.0, 0.0, 0.0
-        else:
-            h = graph.heuristic
-            scale = heuristic_scale(graph, h)
-            hkind = _HKIND[h] if scale > 0 else 0
-            pos = self.positions
-            p = graph.positions[t]
-            gx, gy, gz = p[0], p[1], (p[2] if p.shape[0] > 2 else 0.0)
         sc = self._scratch()
-        gen = sc.next_gen()
-        c = self.top.csr
-        total, k, expanded = K._search(c.offsets, c.targets, c.cost, pos, hkind, scale,
-                                       gx, gy, gz, src, src_cost, dst, dst_cost, best,
-                                       sc.g, sc.parent, sc.mark, sc.stamp, sc.hnode,
-                                       sc.hkey, sc.hpos, gen)
-        if not total < np.inf:
+        total, expanded, path = K._query(s, t, *self._graph_args,
+                                         *sc.kernel_args(sc.next_gen()))
+        if path.size == 0:
             return PathResult(PathStatus.UNREACHABLE, expanded=expanded,
                               algorithm="simplified")
-        if k >= 0:   # through the top graph
-            path, a = K._trace(sc.parent, dst[k])
-            level, b = len(self.levels), k
-        else:        # inside a chain of level j + 1, in ids of level j
-            j, a, b = direct
-            path = self.levels[j].chain_slice(starts[j][a][0], goals[j][b][0])
-            level = j
-        # descend: expand the path one level down and add the walks that led
-        # from the start and goal to its ends
-        while level > 0:
-            level -= 1
-            lv = self.levels[level]
-            _, _, pa, xa, side_a = starts[level + 1][a]
-            _, _, pb, xb, side_b = goals[level + 1][b]
-            path = np.concatenate([lv.walk(xa, side_a, True)[:-1], lv.expand(path),
-                                   lv.walk(xb, side_b, False)[1:]])
-            a, b = pa, pb
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
 
-    def _scratch(self) -> SearchScratch:
+    def _scratch(self) -> QueryScratch:
         sc = getattr(self._tls, "scratch", None)
         if sc is None:
-            sc = self._tls.scratch = SearchScratch(self.num_nodes)
+            sc = self._tls.scratch = QueryScratch(self.num_nodes, self.packed.entry_capacity,
+                                                  len(self.levels), self.graph.num_nodes)
         return sc
-
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
         return (f"<SimplifiedGraph of {self.graph.graph_id!r}: {self.num_nodes} of "
