@@ -11,11 +11,11 @@ placed), not O(all paths) per frame. Python runs per agent only
 when something happens to it: a path result arrives (scheduler callback)
 or it reaches the end of a leg.
 
-A result that the scheduler re-planned (``repath=True``, an update touched
-the path) goes from where the request started, not from where the agent
-is now: the agent follows it from its current cell when that cell is on
-the new path, and otherwise asks again from where it stands, walking on
-along its old path until the answer comes.
+A result that the scheduler re-planned (``repath=True``, an update broke
+the path or made it dearer) starts where the agent stood when the search
+ran (``replan_from``), so the agent follows it from its current cell; if
+it has left that cell since, it asks again from where it stands, walking
+on along its old path until the answer comes.
 """
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ class Agents:
         goal = self.goals[i][self.leg[i]]
         self.handles[i] = self.world.request_path(
             self.graph_ids[i], self._free_point(i), goal, repath=self.repath[i],
-            callback=lambda h, i=i: self._fresh.append((i, h)))
+            callback=lambda h, i=i: self._fresh.append((i, h)),
+            replan_from=lambda h, i=i: self._free_point(i))
         if not (keep_walking and self.state[i] == MOVING):
             self.state[i] = WAITING
             self._set_poly(i, self.pos[i:i + 1].copy())
@@ -119,7 +120,7 @@ class Agents:
         except NavError:                      # e.g. a point the graph cannot place
             self.state[i] = STUCK
             return
-        replanned = h.repaths > 0             # planned again from where the request began
+        replanned = h.repaths > 0             # planned again from where the agent stood
         if replanned:
             self.repaths[i] += 1
         if r.status is PathStatus.FOUND:

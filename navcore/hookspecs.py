@@ -123,6 +123,24 @@ def navcore_postprocess_path(world, graph, request, result):
 
 
 @hookspec(firstresult=True)
+def navcore_path_costs(world, graph, nodes, starts):
+    """Cost of walking each of several paths on ``graph`` as it is now.
+
+    ``nodes`` (int32) holds the paths one after another: path ``i`` is
+    ``nodes[starts[i]:starts[i + 1]]`` (``starts`` int64, one entry more
+    than there are paths). Return a float64 array with one cost per path:
+    the sum of its moves' current costs, ``inf`` when a node is blocked or
+    a move is no longer possible (an edge closed, a diagonal that would now
+    cut a corner); a one-node path costs 0 when its node is walkable.
+    Called by ``World.path_costs`` and by the scheduler after each applied
+    batch, for the paths the batch came near, so that only paths that got
+    dearer or broken are planned again. Firstresult: backends with implicit
+    moves (grids) answer for their graphs; the csr plugin answers for any
+    graph from its CSR view (``trylast``).
+    """
+
+
+@hookspec(firstresult=True)
 def navcore_reachable(world, graph, a, b):
     """Return whether node ``b`` can be reached from node ``a``, or ``None``.
 
@@ -267,6 +285,21 @@ def navcore_add_commands(subparsers):
     and ``set_defaults(func=handler)`` where ``handler(args) -> int`` is the
     exit status. Called once when the command line is built (the grid plugin
     adds ``navcore scen`` this way). No return value.
+    """
+
+
+@hookspec
+def navcore_warm_up(world, graph):
+    """Load the kernels this plugin will run on ``graph`` now.
+
+    A numba kernel's first call in a process loads it from the cache (a
+    few milliseconds; a compile without the cache), and a game would feel
+    that as a hitch in whichever frame first needs the kernel. Run each
+    kernel once on tiny or empty input, or as an operation that changes
+    nothing (re-grouping one node, an empty refresh). Must not change any
+    answer a query would give. Called by ``World.warm_up()`` once per
+    graph, which ``navcore.Simulation`` calls before its first frame. Not
+    firstresult; no return value.
     """
 
 

@@ -73,6 +73,7 @@ class Simulation:
                 self.close()
             raise
         # checked: from here on nothing can fail on the scene's account
+        self.warm_up_s = self.world.warm_up()     # no kernel loads inside a frame
         self.obstacles = Obstacles(scene.obstacles, self.layers)
         self.agents = self._start_agents(rows)
         for spec in scene.graphs:
@@ -84,6 +85,8 @@ class Simulation:
             self._due.setdefault(ev[0], []).append(ev)
         self.log: list = []           # one record per event carried out
         self.frame_ms: list = []      # world.tick time of each frame
+        self.update_ms: list = []     # of which applying updates and observers reacting
+        self.request_ms: list = []    # of which serving path requests
         self.step_ms: list = []       # the whole frame: events, obstacles, tick, agents
         self.served = 0
         self.waiting_max = 0
@@ -331,6 +334,8 @@ class Simulation:
                              "areas_before": before.get(graph_id),
                              "areas_after": self.count_areas(graph_id)})
         self.frame_ms.append(stats.time_total_ms)
+        self.update_ms.append(stats.time_updates_ms + stats.time_observers_ms)
+        self.request_ms.append(stats.time_requests_ms)
         self.served += stats.requests_served
         self.waiting_max = max(self.waiting_max, stats.requests_waiting)
         self.step_ms.append((time.perf_counter() - t0) * 1e3)

@@ -37,7 +37,10 @@ def summarize(sim, wall_s: float) -> dict:
         "areas_now": {str(g): sim.count_areas(g) for g in ids},
         "events": list(sim.log),
         "frame_ms": {"budget": budget, **_percentiles(frame_ms),
-                     "over_budget": int((frame_ms > budget).sum())},
+                     "over_budget": int((frame_ms > budget).sum()),
+                     "updates": _percentiles(sim.update_ms),
+                     "requests": _percentiles(sim.request_ms)},
+        "warm_up_ms": sim.warm_up_s * 1e3,
         "step_ms": _percentiles(sim.step_ms),
         "per_agent": [{"id": aid, "state": _state(a, i), "travelled": float(a.travelled[i]),
                        "legs": int(a.legs_done[i]), "repaths": int(a.repaths[i])}
@@ -78,6 +81,10 @@ def format_summary(s: dict) -> str:
     lines.append(f"frame time (world.tick): p50 {f['p50']:.3f} ms, p99 {f['p99']:.3f} ms, "
                  f"max {f['max']:.3f} ms; budget {f['budget']:g} ms: {f['over_budget']} of "
                  f"{s['frames']} frames over")
+    u, r = f["updates"], f["requests"]
+    lines.append(f"  of which updates and areas: p50 {u['p50']:.3f} ms, p99 {u['p99']:.3f} ms; "
+                 f"path requests: p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms "
+                 f"(kernels loaded before frame 1 in {s['warm_up_ms']:.0f} ms)")
     st = s["step_ms"]
     lines.append(f"whole frame (events, obstacles, tick, agents): p50 {st['p50']:.3f} ms, "
                  f"p99 {st['p99']:.3f} ms")

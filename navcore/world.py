@@ -146,6 +146,44 @@ class World:
                 result = better
         return result
 
+    def warm_up(self, graph_id=None) -> float:
+        """Load the kernels the plugins will run on ``graph_id`` (every
+        graph by default) now, so no frame pays for it later; call it
+        after loading a level. Returns the seconds it took."""
+        t0 = time.perf_counter()
+        graphs = self.graphs if graph_id is None else {graph_id: self.graph(graph_id)}
+        for graph in list(graphs.values()):
+            self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+        return time.perf_counter() - t0
+
+    def path_costs(self, graph_id, paths) -> np.ndarray:
+        """What each path in ``paths`` (sequences of node ids, e.g. earlier
+        ``PathResult.nodes``) costs to walk on the graph as it is now:
+        float64, ``inf`` where a node is blocked or a move is gone.
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="grid", rows=["...", "..."])
+        >>> p = w.find_path("g", (0, 0), (2, 0)).nodes
+        >>> w.update("g", cells=[(1, 0)], walkable=False); _ = w.tick()
+        >>> w.path_costs("g", [p, [0, 3]]).tolist()
+        [inf, 1.0]
+        """
+        graph = self.graph(graph_id)
+        arrays = [self._nodes(graph, p, f"paths[{i}]") for i, p in enumerate(paths)]
+        starts = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum([a.size for a in arrays], out=starts[1:])
+        nodes = np.concatenate(arrays) if arrays else np.empty(0, np.int32)
+        return self._path_costs(graph, nodes.astype(np.int32), starts)
+
+    def _path_costs(self, graph, nodes, starts) -> np.ndarray:
+        out = self.plugins.hook.navcore_path_costs(world=self, graph=graph, nodes=nodes,
+                                                   starts=starts)
+        if out is None:
+            raise QueryError(f"no plugin answered path_costs on {graph.kind} graph "
+                             f"{graph.graph_id!r}")
+        return out
+
     def reachable(self, graph_id, a, b) -> bool:
         """Whether ``b`` can be reached from ``a`` (False if either is blocked)."""
         graph = self.graph(graph_id)
@@ -234,20 +272,25 @@ class World:
             type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
 
     def request_path(self, graph_id, start, goal, *, algorithm: str = "auto",
-                     callback=None, repath: bool = False):
+                     callback=None, repath: bool = False, replan_from=None):
         """Queue a path request; the next ticks serve it within their budget.
 
         Returns a handle (``done``, ``result()``, ``cancel()``, awaitable).
         ``callback(handle)`` runs on the thread that calls ``tick`` when a
         result is ready. With ``repath=True`` the path is planned again
-        whenever an update touches it, and a request without a path is
-        tried again when the graph's areas change (a door reopening).
+        whenever an update breaks it or makes it dearer, and a request
+        without a path is tried again when the graph's areas change (a door
+        reopening). A re-plan starts where the first search did, or at
+        ``replan_from(handle)`` when given (say, where the unit stands
+        now); it is called while ``tick`` serves the request, on the
+        thread that searches.
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "
                              "(navcore_scheduler), which is not loaded")
         return self.scheduler.request_path(graph_id, start, goal, algorithm=algorithm,
-                                           callback=callback, repath=repath)
+                                           callback=callback, repath=repath,
+                                           replan_from=replan_from)
 
     def pending_updates(self, graph_id=None) -> int:
         if graph_id is None:

@@ -189,3 +189,52 @@ def test_plugins_add_cli_subcommands(capsys):
     assert args.func(args) == 0
     assert capsys.readouterr().out == "hello grid\n"
     assert "scen" in build_parser(registry)._subparsers._group_actions[0].choices
+
+
+@exercises("navcore_path_costs")
+def test_path_costs_hook_answers_for_backends_and_can_be_replaced(world):
+    world.add_graph("g", type="csr", src=[0, 1, 0], dst=[1, 2, 2], cost=[1.0, 2.0, 5.0])
+    world.add_graph("m", type="grid", rows=["...", "..."])
+    # the csr plugin answers from the CSR view, the grid from its move rule
+    assert world.path_costs("g", [[0, 1, 2], [0, 2], [2, 0], [1]]).tolist() == \
+        [3.0, 5.0, np.inf, 0.0]
+    assert world.path_costs("m", [[0, 4], [0, 2], [3, 4, 5]]).tolist() == \
+        pytest.approx([2 ** 0.5, np.inf, 2.0])
+    world.update("m", cells=[(1, 0)], walkable=False)
+    world.tick()
+    assert world.path_costs("m", [[0, 4], [3, 4]]).tolist() == [np.inf, 1.0]  # no corner cut
+
+    class Toll:
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_path_costs(self, graph, nodes, starts):
+            return np.diff(starts) * 10.0 if graph.graph_id == "g" else None
+
+    world.plugins.register(Toll())
+    assert world.path_costs("g", [[0, 1, 2], [0, 2]]).tolist() == [30.0, 20.0]
+    with pytest.raises(navcore.NodeError, match=r"paths\[1\]"):
+        world.path_costs("g", [[0], [0, 7]])
+
+
+@exercises("navcore_warm_up")
+def test_warm_up_reaches_every_graph_and_changes_no_answer(world):
+    seen = []
+
+    class Spy:
+        @navcore.hookimpl
+        def navcore_warm_up(self, graph):
+            seen.append(graph.graph_id)
+
+    world.plugins.register(Spy())
+    world.add_graph("m", type="grid", rows=["....#....", "....#....", "........."])
+    world.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], positions=[[0, 0], [1, 0], [2, 0]])
+    before = (world.areas("m").tolist(), world.find_path("m", (0, 0), (8, 0)).cost,
+              world.find_path("g", 0, 2).nodes.tolist())
+    assert world.warm_up() >= 0.0
+    assert sorted(seen) == ["g", "m"]
+    after = (world.areas("m").tolist(), world.find_path("m", (0, 0), (8, 0)).cost,
+             world.find_path("g", 0, 2).nodes.tolist())
+    assert after == before
+    world.warm_up("m")
+    assert seen[-1] == "m"
+    with pytest.raises(navcore.UnknownGraphError):
+        world.warm_up("nope")

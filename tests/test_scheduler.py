@@ -164,6 +164,74 @@ def test_door_closing_replans_and_reopening_restores_the_path():
     assert h.repaths == 3
 
 
+@pytest.mark.nojit
+def test_only_paths_an_update_breaks_or_makes_dearer_are_planned_again():
+    world = navcore.World(frame_budget_ms=1000.0)
+    world.add_graph("r", type="grid", rows=["......."] * 5)
+    g = world.graph("r")
+    straight = world.request_path("r", (0, 2), (6, 2), repath=True)
+    diagonal = world.request_path("r", (0, 0), (2, 2), repath=True, algorithm="astar")
+    world.tick()
+    assert straight.result().cost == 6.0
+    assert diagonal.result().nodes.tolist() == [g.node_id(0, 0), g.node_id(1, 1),
+                                                g.node_id(2, 2)]
+
+    def step(**update):
+        before = {h: h.result().nodes for h in (straight, diagonal)}
+        world.update("r", **update)
+        world.tick()
+        now = world.path_costs("r", list(before.values()))
+        # the truth: re-planned exactly when the old path got dearer or broke
+        for h, cost_now in zip(before, now):
+            assert (h.repaths > counts[h]) == (cost_now > old_cost[h] + 1e-12), update
+            counts[h] = h.repaths
+            old_cost[h] = h.result().cost
+
+    counts = {straight: 0, diagonal: 0}
+    old_cost = {straight: 6.0, diagonal: 2 * 2 ** 0.5}
+    step(cells=[(3, 1)], walkable=False)      # next to the straight path: no change
+    assert straight.repaths == 0 and diagonal.repaths == 0
+    step(cells=[(1, 0)], walkable=False)      # the diagonal now cuts a corner
+    assert diagonal.repaths == 1 and straight.repaths == 0
+    step(cells=[(4, 2)], walkable=False)      # across the straight path
+    assert straight.repaths == 1 and straight.result().cost > 6.0
+    step(rect=(4, 4, 1, 1), cost=9.0)         # mud where no path runs
+    step(cells=[(4, 2)], walkable=True)       # a shortcut opens: paths stay as they are
+    assert straight.repaths == 1
+    x, y = g.cell_of(int(straight.result().nodes[1]))
+    step(rect=(x, y, 1, 1), cost=3.0)         # mud on the path: dearer, planned again
+    assert straight.repaths == 2
+
+
+@pytest.mark.nojit
+def test_replan_from_moves_the_start_of_each_re_plan():
+    world = navcore.World(frame_budget_ms=1000.0)
+    world.add_graph("r", type="grid", rows=["......."] * 3)
+    here = [(0, 1)]
+    h = world.request_path("r", (0, 1), (6, 1), repath=True,
+                           replan_from=lambda handle: here[0])
+    world.tick()
+    assert h.result().nodes[0] == 7
+    here[0] = (3, 1)                          # the unit walked on
+    world.update("r", cells=[(5, 1)], walkable=False)
+    world.tick()
+    assert h.repaths == 1 and h.start == (3, 1)
+    assert h.result().nodes[0] == world.graph("r").node_id(3, 1)
+    with pytest.raises(navcore.QueryError, match="replan_from must be callable"):
+        world.request_path("r", (0, 1), (6, 1), replan_from=3)
+
+
+@pytest.mark.nojit
+def test_a_spent_budget_still_serves_a_request_every_other_tick():
+    world = navcore.World(frame_budget_ms=1000.0)
+    world.add_graph("d", type="grid", rows=DUNGEON)
+    for _ in range(4):
+        world.request_path("d", (0, 0), (8, 0))
+    served = [world.tick(budget_ms=0.0).requests_served for _ in range(8)]
+    assert served == [1, 0, 1, 0, 1, 0, 1, 0]
+    assert world.scheduler.requests.waiting == 0
+
+
 def _script(workers):
     """A small game: agents' requests and moving walls; returns every result.
     The budget does not bind, so every request is served in the frame it was

@@ -282,6 +282,31 @@ def _walk_cost(offsets, targets, cost, nodes):
     return total
 
 
+@njit(cache=True, nogil=True)
+def _path_costs(offsets, targets, cost, walkable, nodes, starts, out):
+    """``out[i]``: cost of walking path ``i`` (``nodes[starts[i]:starts[i+1]]``)
+    over the cheapest edge between each pair; inf when a node is blocked
+    or a pair has no usable edge."""
+    for i in range(starts.shape[0] - 1):
+        total = 0.0
+        for j in range(starts[i], starts[i + 1]):
+            u = nodes[j]
+            if not walkable[u]:
+                total = INF
+                break
+            if j + 1 == starts[i + 1]:
+                break
+            v = nodes[j + 1]
+            best = INF
+            for e in range(offsets[u], offsets[u + 1]):
+                if targets[e] == v and cost[e] < best:
+                    best = cost[e]
+            total += best
+            if not total < INF:
+                break
+        out[i] = total
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _reach_counts(offsets, targets, cost, walkable, nchunks, out):
     """``out[s]`` = number of nodes reachable from ``s`` (itself included).

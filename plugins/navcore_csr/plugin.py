@@ -68,6 +68,16 @@ def find_path_on_simplified_view(graph, request):
     return view.find_path(request.start_node, request.goal_node)
 
 
+@navcore.hookimpl
+def navcore_warm_up(graph):
+    search.warm_up(graph)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_path_costs(graph, nodes, starts):
+    return search.path_costs(graph, nodes, starts)
+
+
 @navcore.hookimpl(trylast=True)
 def navcore_reachable(graph, a, b):
     return search.reachable(graph, a, b)

@@ -280,3 +280,34 @@ def _node_array(graph, nodes, what) -> np.ndarray:
         raise NodeError(f"{what} holds node id {bad}, out of range for a graph of "
                         f"{graph.num_nodes} nodes")
     return arr.astype(np.int32)
+
+
+def path_costs(graph, nodes, starts) -> np.ndarray:
+    """Cost of each path on ``graph`` now, from its CSR view (path ``i``
+    is ``nodes[starts[i]:starts[i+1]]``; inf where a node is blocked or a
+    move has no usable edge). Node ids must be in range (``World`` checks)."""
+    csr = graph.csr
+    out = np.empty(max(len(starts) - 1, 0), dtype=np.float64)
+    K._path_costs(csr.offsets, csr.targets, csr.cost, graph.walkable,
+                  np.ascontiguousarray(nodes, dtype=np.int32),
+                  np.ascontiguousarray(starts, dtype=np.int64), out)
+    return out
+
+
+def warm_up(graph) -> None:
+    """Run the generic kernels once on a node of ``graph`` and its first
+    neighbour (queries only). A graph whose backend answers queries with
+    its own kernels (a grid) is left alone unless its CSR view exists."""
+    if not getattr(graph, "csr_built", True):
+        return
+    csr = graph.csr
+    walk = np.flatnonzero(graph.walkable[:4096])
+    for s in walk[:64]:
+        nb = csr.targets[csr.offsets[s]:csr.offsets[s + 1]]
+        if nb.size:
+            t = int(nb[0])
+            dijkstra(graph, int(s), t)
+            if graph.positions is not None and graph.heuristic != "zero":
+                astar(graph, int(s), t)
+            path_costs(graph, np.array([s, t], np.int32), np.array([0, 2], np.int64))
+            return

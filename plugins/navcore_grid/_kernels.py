@@ -373,6 +373,54 @@ def _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut):
 
 
 @njit(cache=True, nogil=True)
+def _path_costs(free, pcost, W, diag, connectivity, corner_cut, nodes, starts, out):
+    """``out[i]``: cost of walking path ``i`` (cell ids
+    ``nodes[starts[i]:starts[i+1]]``) under the grid's move rule now; inf
+    when a cell is blocked or two consecutive cells are no longer one
+    allowed move apart. One division per cell: the move's direction
+    comes from the difference of padded indices (no wrap-around is
+    possible across the blocked border columns)."""
+    Wp = W + 2
+    for i in range(starts.shape[0] - 1):
+        total = 0.0
+        prev = -1
+        for j in range(starts[i], starts[i + 1]):
+            u = nodes[j]
+            y = u // W
+            pu = (y + 1) * Wp + (u - y * W) + 1
+            if not free[pu]:
+                total = INF
+                break
+            if prev >= 0:
+                d = pu - prev
+                if d == 1:
+                    k = 0
+                elif d == -1:
+                    k = 1
+                elif d == Wp:
+                    k = 2
+                elif d == -Wp:
+                    k = 3
+                elif d == Wp + 1:
+                    k = 4
+                elif d == Wp - 1:
+                    k = 5
+                elif d == 1 - Wp:
+                    k = 6
+                elif d == -1 - Wp:
+                    k = 7
+                else:
+                    total = INF
+                    break
+                total += _move_cost(free, pcost, prev, k, Wp, diag, connectivity,
+                                    corner_cut)
+                if not total < INF:
+                    break
+            prev = pu
+        out[i] = total
+
+
+@njit(cache=True, nogil=True)
 def _grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
     """CSR arrays of the grid: every in-bounds neighbour pair is an edge
     (sorted by target id), its cost inf when the move is not allowed, so

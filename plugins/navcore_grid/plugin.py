@@ -96,6 +96,18 @@ def navcore_find_path(graph, request):
 
 
 @navcore.hookimpl
+def navcore_path_costs(graph, nodes, starts):
+    return search.grid_path_costs(graph, nodes, starts) if isinstance(graph, GridGraph) \
+        else None
+
+
+@navcore.hookimpl
+def navcore_warm_up(graph):
+    if isinstance(graph, GridGraph):
+        search.warm_up(graph)
+
+
+@navcore.hookimpl
 def navcore_make_update(graph, params):
     return updates.make_update(graph, params) if isinstance(graph, GridGraph) else None
 

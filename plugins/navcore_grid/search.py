@@ -167,3 +167,41 @@ def _result(graph, sc, t, cost, expanded, algorithm):
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
     nodes, points = K._trace_cells(sc.parent, t, graph._Wp, graph.width)
     return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)
+
+
+def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
+    """Cost of each path (cell ids ``nodes[starts[i]:starts[i+1]]``) under
+    the grid's move rule now; inf where it is broken. No CSR view needed."""
+    out = np.empty(max(len(starts) - 1, 0), dtype=np.float64)
+    K._path_costs(graph._free, graph._pcost, graph.width, graph.diagonal_cost,
+                  graph.connectivity, graph.corner_cutting,
+                  np.ascontiguousarray(nodes, dtype=np.int32),
+                  np.ascontiguousarray(starts, dtype=np.int64), out)
+    return out
+
+
+def warm_up(graph: GridGraph) -> None:
+    """Run each search kernel once between two neighbouring walkable cells
+    of ``graph`` (a query, nothing changes), and an empty CSR refresh."""
+    free = np.flatnonzero(graph.walkable)
+    W = graph.width
+    pair = None
+    for s in free[:4096]:
+        for t in (s + 1, s + W):
+            if t < graph.num_nodes and graph.walkable[t] and (t != s + 1 or t % W):
+                pair = (int(s), int(t))
+                break
+        if pair:
+            break
+    if pair is None:
+        return
+    grid_astar(graph, *pair)
+    grid_astar(graph, *pair, heuristic=False)
+    if jps_applies(graph):
+        grid_jps(graph, *pair)
+    grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
+    if graph.csr_built:
+        csr = graph.csr
+        K._refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph._free, graph._pcost,
+                             W, graph.diagonal_cost, graph.connectivity,
+                             graph.corner_cutting, np.empty(0, np.int64))

@@ -192,6 +192,21 @@ class Hierarchy:
         K._release(self.removed, nrem, self.hsize, self.hfree, self.counters)
         return np.sort(self.changed[:nch])
 
+    def warm_up(self) -> None:
+        """Run the update kernels once without changing anything: regroup
+        the hierarchical node of one walkable node, flood the small graph
+        globally (ids stay), compact the connection lists."""
+        walk = np.flatnonzero(self.graph.walkable[:4096])
+        if walk.size:
+            self.update(walk[:1])
+        K._flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
+                 self.ccount, self.cnode, self.cgen, self.counters, self.uf, self.rid,
+                 self.acount, self.anew, self.aclaim, self.afree, self.changed)
+        K._compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
+                   self._cnode2, self._cgen2, self.counters)
+        self.cnode, self._cnode2 = self._cnode2, self.cnode
+        self.cgen, self._cgen2 = self._cgen2, self.cgen
+
     # -- queries --------------------------------------------------------------
     @property
     def num_hierarchical_nodes(self) -> int:

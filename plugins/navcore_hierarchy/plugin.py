@@ -28,6 +28,11 @@ def navcore_graph_built(graph):
 
 
 @navcore.hookimpl
+def navcore_warm_up(graph):
+    hierarchy_of(graph).warm_up()
+
+
+@navcore.hookimpl
 def navcore_graph_removed(graph):
     graph.extensions.pop(_KEY, None)
 

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import navcore
 
+from . import active
 from .scheduler import Scheduler
 
 
 @navcore.hookimpl
 def navcore_world_created(world):
     world.scheduler = Scheduler(world)
+
+
+@navcore.hookimpl
+def navcore_warm_up():
+    active.warm_up()
 
 
 def _requests(world):

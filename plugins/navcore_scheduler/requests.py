@@ -1,19 +1,25 @@
 """Path requests served by ``World.tick`` within the frame budget.
 
 ``world.request_path`` queues a request and returns a ``PathHandle`` at
-once. Each tick serves queued requests oldest first until the frame budget
-is spent (``World.frame_budget_ms``, or ``tick(dt, budget_ms=...)``,
-counted from the start of the tick, so applying updates spends it too);
-the rest wait for the next tick, so none starves. At least one request is
-served per tick even when the updates used up the budget. Searches run on the worker
+once. Each tick serves queued requests oldest first within the frame budget
+(``World.frame_budget_ms``, or ``tick(dt, budget_ms=...)``, counted from
+the start of the tick, so applying updates spends it too); the rest wait
+for the next tick. A search cannot be stopped midway, so one is started
+only when a search on that graph is expected to end before the deadline
+(a running mean plus three mean deviations of recent ones), leaving time
+to publish the results. When the budget is gone before requests get
+their turn, one is served anyway if the previous tick served none, so at
+least every other tick serves one and none starves. Searches run on the worker
 pool when the world has workers; results are published and callbacks run
 on the thread that calls ``tick``, in request order, so ``workers=0`` and
 ``workers=N`` give identical results.
 
 A request made with ``repath=True`` stays active after it is served: when
-an update touches a node of its path (or its start or goal, if one was not
-walkable), it is queued again, and its result is replaced when the new
-search is done (``unreachable`` if the goal was cut off). An unreachable
+an update breaks its path or makes it dearer (a wall across it, a corner
+it may no longer cut, a higher cost; asked through ``navcore_path_costs``
+for the paths the update came near), or touches its start or goal when
+one was not walkable, it is queued again, and its result is replaced when
+the new search is done (``unreachable`` if the goal was cut off). An unreachable
 one is queued again when the graph's areas change (a door that reopens;
 this needs the hierarchy plugin). A path that merely became longer than a
 new shortcut is not re-planned: only updates that touch it count.
@@ -30,6 +36,10 @@ import numpy as np
 from navcore.errors import QueryError
 from navcore.types import PathStatus
 
+from .active import ActivePaths
+
+_NO_ESTIMATE = (0.0, 0.0)
+
 
 class PathHandle:
     """What ``World.request_path`` returns.
@@ -38,15 +48,19 @@ class PathHandle:
     ``PathResult`` (``QueryError`` before the first one); ``cancel()``
     withdraws the request (and its future re-plans); ``await handle``
     waits for the first result inside an asyncio loop that calls ``tick``.
-    ``repaths`` counts the times the request was planned again.
+    ``repaths`` counts the times the request was planned again;
+    ``start`` is where the latest search began (``replan_from`` moves it).
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
-                 "seq", "repaths", "_result", "_error", "_queued", "_cancelled",
+                 "replan_from", "seq", "repaths", "_in_queue", "_result", "_error", "_queued", "_cancelled",
                  "_served", "_waiters", "_queue")
 
-    def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath):
+    def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
+                 replan_from=None):
         self._queue = queue
+        self._in_queue = False          # in the pending deque (not yet popped)
+        self.replan_from = replan_from
         self.seq = seq
         self.graph_id = graph_id
         self.start = start
@@ -80,8 +94,9 @@ class PathHandle:
         return self._result
 
     def cancel(self) -> None:
-        self._cancelled = True
-        self._queue._forget(self)
+        if not self._cancelled:
+            self._cancelled = True
+            self._queue._forget(self)
 
     def __await__(self):
         if not self.done:
@@ -104,33 +119,50 @@ class RequestQueue:
         self.world = world
         self.jobs = jobs
         self._pending = deque()          # handles, oldest first
-        self._active = {}                # graph_id -> {seq: handle} (repath=True)
+        self._active = {}                # graph_id -> {seq: handle}: repath=True, no path
+        self._paths = {}                 # graph_id -> ActivePaths: repath=True, found
         self._lock = threading.Lock()
         self._seq = 0
+        self._estimates = {}             # graph_id -> (mean, variance) of search seconds
+        self._publish_cost = 0.0         # seconds to publish one result (running mean)
+        self._served_last = 0            # requests the last serving tick served
+        self._cancelled_queued = 0       # cancelled handles still in _pending
 
     # -- requests -------------------------------------------------------------
-    def request(self, graph_id, start, goal, algorithm, callback, repath) -> PathHandle:
+    def request(self, graph_id, start, goal, algorithm, callback, repath,
+                replan_from=None) -> PathHandle:
         self.world.graph(graph_id)        # unknown graph: fail now, queue nothing
         if callback is not None and not callable(callback):
             raise QueryError(f"callback must be callable, got {callback!r}")
+        if replan_from is not None and not callable(replan_from):
+            raise QueryError(f"replan_from must be callable, got {replan_from!r}")
         self._seq += 1
-        h = PathHandle(self, self._seq, graph_id, start, goal, algorithm, callback, repath)
+        h = PathHandle(self, self._seq, graph_id, start, goal, algorithm, callback, repath,
+                       replan_from)
         self._enqueue(h)
         return h
 
     def _enqueue(self, h) -> None:
         if not h._queued and not h._cancelled:
-            h._queued = True
+            h._queued = h._in_queue = True
             self._pending.append(h)
 
     def _forget(self, h) -> None:
+        if h._in_queue:
+            self._cancelled_queued += 1      # still in the queue, skipped when popped
         active = self._active.get(h.graph_id)
         if active is not None:
             active.pop(h.seq, None)
+        self._drop_path(h)
+
+    def _drop_path(self, h) -> None:
+        index = self._paths.get(h.graph_id)
+        if index is not None:
+            index.drop(h)
 
     @property
     def waiting(self) -> int:
-        return sum(1 for h in self._pending if not h._cancelled)
+        return len(self._pending) - self._cancelled_queued
 
     # -- serving ----------------------------------------------------------------
     def serve(self, deadline: float) -> int:
@@ -142,30 +174,58 @@ class RequestQueue:
         find_path = self.world.find_path
         pending, lock = self._pending, self._lock
 
-        free_pass = [True]    # one request per tick even past the deadline,
-                              # so updates that eat the budget cannot starve requests
+        # one request goes even past the deadline when the last tick served
+        # none, so updates that eat the budget cannot starve requests
+        free_pass = [self._served_last == 0]
+        clock = time.perf_counter
+        estimates = self._estimates
+        publish = self._publish_cost
 
         def drain():
             while True:
-                late = time.perf_counter() >= deadline
                 with lock:
-                    if not pending or (late and not free_pass[0]):
+                    while pending and pending[0]._cancelled:
+                        gone = pending.popleft()
+                        gone._queued = gone._in_queue = False
+                        self._cancelled_queued -= 1
+                    if not pending:
+                        return
+                    h = pending[0]
+                    # start a search only if one like it is expected to end
+                    # before the deadline (a search cannot be stopped
+                    # midway), leaving time to publish every result
+                    mean, dev = estimates.get(h.graph_id, _NO_ESTIMATE)
+                    need = mean + 3.0 * dev + (len(served) + 1) * publish
+                    if clock() + need > deadline and not free_pass[0]:
                         return
                     free_pass[0] = False
-                    h = pending.popleft()
-                if h._cancelled:
-                    continue
+                    pending.popleft()._in_queue = False
+                t0 = clock()
                 try:
+                    if h._served and h.replan_from is not None:
+                        h.start = h.replan_from(h)
                     r, e = find_path(h.graph_id, h.start, h.goal, algorithm=h.algorithm), None
                 except Exception as exc:         # bad start/goal etc.: the handle says so
                     r, e = None, exc
+                took = clock() - t0
                 with lock:
                     served.append((h.seq, h, r, e))
+                    mean, dev = estimates.get(h.graph_id, (took, 0.5 * took))
+                    # running mean and mean absolute deviation (EWMA, 1/16);
+                    # a sample far out (a GC pause, the OS taking the core)
+                    # counts as 4 deviations, so one cannot stall serving
+                    d = min(took - mean, 4.0 * dev + 1e-5)
+                    estimates[h.graph_id] = (mean + d / 16.0, dev + (abs(d) - dev) / 16.0)
 
         self.jobs.run_on_workers(drain)
         served.sort(key=lambda item: item[0])    # publish in request order
+        t0 = clock()
         for _, h, r, e in served:
             self._publish(h, r, e)
+        if served:        # what publishing (callbacks included) costs per result
+            per = (clock() - t0) / len(served)
+            self._publish_cost += (per - self._publish_cost) / 8.0
+        self._served_last = len(served)
         return len(served)
 
     def _publish(self, h, result, error) -> None:
@@ -175,7 +235,16 @@ class RequestQueue:
         h._served += 1
         h._result, h._error = result, error
         if h.repath and error is None and not h._cancelled:
-            self._active.setdefault(h.graph_id, {})[h.seq] = h
+            if result.status is PathStatus.FOUND:
+                self._active.get(h.graph_id, {}).pop(h.seq, None)
+                index = self._paths.get(h.graph_id)
+                if index is None:
+                    index = self._paths[h.graph_id] = ActivePaths()
+                index.put(h, result.nodes, result.cost,
+                          self.world.graph(h.graph_id).num_nodes)
+            else:
+                self._drop_path(h)
+                self._active.setdefault(h.graph_id, {})[h.seq] = h
         for fut in h._waiters:
             if not fut.done():
                 fut.get_loop().call_soon_threadsafe(_set_result, fut)
@@ -185,28 +254,34 @@ class RequestQueue:
 
     # -- invalidation -----------------------------------------------------------
     def graph_updated(self, graph_id, graph, dirty) -> None:
-        """Queue again the active requests whose path crosses a dirty node,
-        or whose start or goal was not walkable and is dirty now. One
-        vectorised lookup over all active paths, not one per request."""
-        active = self._active.get(graph_id)
-        if not active or len(dirty) == 0:
+        """Queue again the active requests whose path crosses a dirty node
+        and now costs more (or is broken), or whose start or goal was not
+        walkable and is dirty now: numpy work over the flat index of
+        active paths and one ``navcore_path_costs`` call, no loop over
+        requests."""
+        active = self._active.get(graph_id) or {}
+        index = self._paths.get(graph_id)
+        if len(dirty) == 0 or (not active and not index):
             return
         mask = np.zeros(graph.num_nodes, dtype=bool)
         mask[dirty] = True
-        found, paths = [], []
-        for h in list(active.values()):
+        for h in list(active.values()):         # few: requests without a path
             r = h._result
-            if r.status is PathStatus.FOUND:
-                found.append(h)
-                paths.append(r.nodes)
-            elif r.status is not PathStatus.UNREACHABLE:   # invalid start or goal
+            if r.status is not PathStatus.FOUND and r.status is not PathStatus.UNREACHABLE:
                 ends = [graph.node_of(h.start), graph.node_of(h.goal)]
                 if any(0 <= n and mask[n] for n in ends):
                     self._enqueue(h)
-        if found:
-            owner = np.repeat(np.arange(len(found)), [len(p) for p in paths])
-            for i in np.unique(owner[mask[np.concatenate(paths)]]):
-                self._enqueue(found[i])
+        if not index:
+            return
+        handles, (nodes, starts), before = index.near(dirty, mask)
+        if not handles:
+            return
+        # of the paths the batch came near, plan again those it broke or
+        # made dearer (a wall across them, a corner they may no longer
+        # cut, mud); one that merely runs past a change keeps its result
+        now = self.world._path_costs(graph, nodes, starts)
+        for i in np.flatnonzero(~(now <= before + 1e-9 * np.maximum(1.0, before))):
+            self._enqueue(handles[i])
 
     def areas_changed(self, graph_id) -> None:
         """Areas merged or split: a request that found no path may have one
@@ -217,6 +292,7 @@ class RequestQueue:
 
     def graph_removed(self, graph_id) -> None:
         self._active.pop(graph_id, None)
+        self._paths.pop(graph_id, None)
 
 
 def _set_result(fut):

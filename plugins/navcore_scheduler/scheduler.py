@@ -26,8 +26,9 @@ class Scheduler:
         return self.jobs.schedule(fn, *args, depends_on=depends_on)
 
     def request_path(self, graph_id, start, goal, *, algorithm="auto", callback=None,
-                     repath=False) -> PathHandle:
-        return self.requests.request(graph_id, start, goal, algorithm, callback, repath)
+                     repath=False, replan_from=None) -> PathHandle:
+        return self.requests.request(graph_id, start, goal, algorithm, callback, repath,
+                                     replan_from)
 
     def close(self) -> None:
         self.jobs.close()
