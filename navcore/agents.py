@@ -58,6 +58,10 @@ class Agents:
         self.s = np.zeros(n, dtype=np.float64)         # distance along own polyline
         self.frame = 0
         self._fresh: list = []                          # (agent, handle) from callbacks
+        by_graph: dict = {}
+        for i, g in enumerate(self.graph_ids):
+            by_graph.setdefault(g, []).append(i)
+        self._by_graph = {g: np.array(m, dtype=np.int64) for g, m in by_graph.items()}
         self._polys = [self.pos[i:i + 1].copy() for i in range(n)]
         self._new: dict = {}                            # agent -> polyline to place
         self._rebuild()
@@ -135,8 +139,8 @@ class Agents:
                 return
             self.follow(i, np.vstack((self.pos[i:i + 1], r.points[k:, :2])))
             return
-        if r.status is PathStatus.UNREACHABLE:
-            self.unreachable[i] += 1
+        if r.status is PathStatus.UNREACHABLE or r.status is PathStatus.INVALID_GOAL:
+            self.unreachable[i] += 1          # no path, or the goal is walled in
         if replanned:                         # the old leg start may be what is blocked
             self._request(i, keep_walking=True)
         elif r.status is PathStatus.INVALID_START:
@@ -222,8 +226,6 @@ class Agents:
         self._place_new()
         moving = self.state == MOVING
         s = np.minimum(self.s + np.where(moving, self.speed * dt, 0.0), self._total)
-        self.travelled += s - self.s
-        self.s = s
         q = self._base + s
         lo = np.clip(np.searchsorted(self._arc[:self._used], q, side="right") - 1, self._off, self._last)
         hi = np.minimum(lo + 1, self._last)
@@ -231,9 +233,37 @@ class Agents:
         t = np.divide(q - self._arc[lo], seg, out=np.zeros_like(q), where=seg > 0)
         t = np.clip(t, 0.0, 1.0)[:, None]
         at = self._points[lo] + t * (self._points[hi] - self._points[lo])
+        # nobody walks into a wall that appeared on its path: it waits at
+        # the edge for the re-plan (repath) or is stuck (no repath)
+        held = moving & self._into_walls(at)
+        if held.any():
+            s = np.where(held, self.s, s)
+            at[held] = self.pos[held]
+            for i in np.flatnonzero(held):
+                if not self.repath[i]:
+                    self.state[i] = STUCK
+                    self.handles[i].cancel()
+        self.travelled += s - self.s
+        self.s = s
         self.pos[moving] = at[moving]
-        for i in np.flatnonzero(moving & (s >= self._total)):
+        for i in np.flatnonzero(moving & ~held & (s >= self._total)):
             self._leg_done(int(i))
+
+    def _into_walls(self, at) -> np.ndarray:
+        """Which agents' positions ``at`` lie in a blocked grid cell (a
+        vectorised lookup per grid graph)."""
+        out = np.zeros(len(self.ids), dtype=bool)
+        for gid, members in self._by_graph.items():
+            graph = self.world.graph(gid)
+            size = grid_size(graph)
+            if size is None:
+                continue
+            w, h = size
+            xy = np.floor(at[members]).astype(np.int64)
+            inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+            cell = np.where(inside, xy[:, 1] * w + xy[:, 0], 0)
+            out[members] = inside & ~graph.walkable[cell]
+        return out
 
     def _leg_done(self, i: int) -> None:
         self.legs_done[i] += 1

@@ -21,6 +21,7 @@ class GridLayers:
         self.graph_id = graph_id
         self.width, self.height = width, height
         walkable = world.graph(graph_id).walkable
+        self.drawn = walkable.copy()           # the map as it was built
         self.static = walkable.copy()          # the map as events left it
         self.current = walkable.copy()         # the graph after the queued updates
         self.covered = np.zeros(walkable.size, dtype=np.int16)   # obstacles per cell
@@ -34,6 +35,12 @@ class GridLayers:
     def set_static(self, rect, walkable: bool) -> None:
         idx = self.rect_nodes(rect)
         self.static[idx] = walkable
+        self._touched.append(idx)
+
+    def restore(self, rect) -> None:
+        """The cells of ``rect`` as the map drew them (an opened door)."""
+        idx = self.rect_nodes(rect)
+        self.static[idx] = self.drawn[idx]
         self._touched.append(idx)
 
     def set_cost(self, rect, value: float) -> None:

@@ -153,6 +153,12 @@ class PluginRegistry:
                     + (f" (did you mean {hint[0]!r}?)" if hint else "")
                     + "; the hooks are listed in navcore/hookspecs.py")
         existing = self.graph_types()
+        if name is None and not hasattr(plugin, "__name__"):
+            # an instance: named after its class (pluggy would use id()), so
+            # messages say which plugin it is
+            name, k = label, 2
+            while self._pm.has_plugin(name) or self._pm.is_blocked(name):
+                name, k = f"{label}#{k}", k + 1
         try:
             registered = self._pm.register(plugin, name=name)
         except ValueError as exc:  # duplicate name or plugin object

@@ -49,6 +49,25 @@ def default_scale(width: int, height: int) -> int:
     return max(1, min(16, TARGET_PX // max(width, height)))
 
 
+#: the longest side of a picture, in pixels
+MAX_SIDE = 16384
+
+
+def check_scale(width: int, height: int, scale) -> int:
+    """``scale`` (pixels per cell; ``None``: about 1024 pixels wide) as an
+    int, or ``NavError`` when it is below 1 or makes a side longer than
+    ``MAX_SIDE`` pixels."""
+    scale = default_scale(width, height) if scale is None else int(scale)
+    if scale < 1:
+        raise NavError(f"scale must be >= 1, got {scale}")
+    if max(width, height) * scale > MAX_SIDE:
+        raise NavError(f"scale {scale} makes a {width * scale} x {height * scale} pixel "
+                       f"picture; at most {MAX_SIDE} pixels a side, so scale <= "
+                       f"{max(1, MAX_SIDE // max(width, height))} for this "
+                       f"{width} x {height} map")
+    return scale
+
+
 def cell_colours(sim, graph_id, borders: bool = False, scale: int = 1) -> np.ndarray:
     """``(height*scale, width*scale, 3)`` uint8: areas, walls, obstacles,
     and hierarchical node borders drawn along the cell edges."""
@@ -101,9 +120,7 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     from PIL import Image, ImageDraw
     graph_id = pick_graph(sim, graph_id)
     lay = sim.layers[graph_id]
-    scale = default_scale(lay.width, lay.height) if scale is None else int(scale)
-    if scale < 1:
-        raise NavError(f"scale must be >= 1, got {scale}")
+    scale = check_scale(lay.width, lay.height, scale)
     base = Image.fromarray(cell_colours(sim, graph_id, borders, scale), "RGB")
     agents = sim.agents
     mine = [i for i, g in enumerate(agents.graph_ids) if g == graph_id]

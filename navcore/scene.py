@@ -41,6 +41,9 @@ SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",
 #: graph parameters that name files: resolved relative to the scene file
 FILE_PARAMS = ("map",)
 FILE_SUFFIX = "_file"
+#: a run of more frames than this is a mistake (it is over 5 days at 60 fps)
+MAX_FRAMES = 30_000_000
+MAX_WORKERS = 256
 
 
 @dataclass
@@ -145,11 +148,18 @@ def read_scene(path) -> Scene:
     """Read and check a scene file; ``SceneError`` on the first mistake."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise SceneError("scene file not found", path=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SceneError(f"cannot read scene file: {exc}", path=path) from None
+    except OSError as exc:
+        raise SceneError(f"cannot read scene file: {exc.strerror or exc}", path=path) \
+            from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = Y.position(data, exc.start)
+        raise SceneError(f"the scene file is not UTF-8 text (byte 0x{data[exc.start]:02x})",
+                         path=path, line=line, column=column) from None
     return parse_scene(text, path)
 
 
@@ -159,7 +169,8 @@ def parse_scene(text: str, path) -> Scene:
     path = Path(path)
     data = Y.loads(text, str(path))
     if data is None:
-        raise SceneError("the scene file is empty; it needs at least 'graphs'", path=path)
+        raise SceneError("the scene file is empty; it needs at least 'graphs'", path=path,
+                         line=1, column=1)
     top = Entry(data, "the scene", Where(str(path), 1, 1))
     name = top.take("name", Y.text, default=path.stem)
     description = top.take("description", Y.text, default="")
@@ -169,9 +180,10 @@ def parse_scene(text: str, path) -> Scene:
     agents = [_agent(e, i, ids) for i, e in enumerate(_list(top, "agents"))]
     crowds = [_crowd(e, i, ids) for i, e in enumerate(_list(top, "crowds"))]
     _unique_ids(agents + crowds, "agent or crowd")
+    _no_crowd_member_ids(agents, crowds)
     obstacles = [_obstacle(e, i, ids) for i, e in enumerate(_list(top, "obstacles"))]
     _unique_ids(obstacles, "obstacle")
-    events = [_event(e, i, ids) for i, e in enumerate(_list(top, "events"))]
+    events = [_event(e, i, ids, settings.frames) for i, e in enumerate(_list(top, "events"))]
     events.sort(key=lambda ev: ev.at)       # stable: same frame keeps file order
     top.finish()
     return Scene(path, name, description, settings, graphs, agents, crowds, obstacles,
@@ -202,6 +214,12 @@ def _settings(top: Entry) -> Settings:
                                         Settings.frame_budget_ms),
                  seed=e.take("seed", Y.natural, Settings.seed),
                  workers=e.take("workers", Y.natural, Settings.workers))
+    if s.frames > MAX_FRAMES:
+        raise e.where("frames").error(f"'frames' of settings is {s.frames}; a scene plays "
+                                      f"at most {MAX_FRAMES} frames")
+    if s.workers > MAX_WORKERS:
+        raise e.where("workers").error(f"'workers' of settings is {s.workers}; at most "
+                                       f"{MAX_WORKERS} search threads")
     e.finish()
     return s
 
@@ -237,15 +255,17 @@ def _doors(e: Entry) -> dict:
         return {}
     doors = Entry(value, f"'doors' of {e.what}", e.where("doors"))
     out = {}
-    for name in doors.rest():
+    for key in doors.rest():
+        name = Y.name(key, doors.key_where(key), f"a door name of {e.what}")
+        if name in out:                     # 1 and '1' are one name
+            raise doors.key_where(key).error(f"door {name!r} of {e.what} is declared twice")
         what = f"door {name!r} of {e.what}"
-        raw, at = doors.map[name], doors.where(name)
+        raw, at = doors.map[key], doors.where(key)
         if isinstance(raw, list):           # shorthand: a rectangle, open at the start
-            out[name] = Door(str(name), Y.rect(raw, at, what), True, at)
+            out[name] = Door(name, Y.rect(raw, at, what), True, at)
             continue
         d = Entry(raw, what, at)
-        out[name] = Door(str(name), d.take("rect", Y.rect), d.take("open", Y.boolean, True),
-                         at)
+        out[name] = Door(name, d.take("rect", Y.rect), d.take("open", Y.boolean, True), at)
         d.finish()
     return out
 
@@ -286,16 +306,16 @@ def _agent(item, i: int, ids: list) -> AgentSpec:
     aid = e.take("id", Y.name)
     e.what = f"agent {aid!r}"
     graph = _graph_ref(e, ids)
-    start = e.take("start", Y.point)
+    start = e.take("start", Y.place)
     has_goal, has_waypoints = "goal" in e, "waypoints" in e
     if has_goal == has_waypoints:
         raise (e.key_where("waypoints") if has_goal else e.at).error(
             f"{e.what} needs either 'goal' or 'waypoints'" +
             (", not both" if has_goal else ""))
     if has_goal:
-        goals, wheres = [e.take("goal", Y.point)], [e.where("goal")]
+        goals, wheres = [e.take("goal", Y.place)], [e.where("goal")]
     else:
-        goals = e.take("waypoints", Y.points)
+        goals = e.take("waypoints", Y.places)
         wheres = e.map["waypoints"].item_at
     loop = e.take("loop", Y.boolean, False)
     if loop and has_goal:
@@ -333,15 +353,31 @@ def _obstacle(item, i: int, ids: list) -> ObstacleSpec:
     return spec
 
 
-def _event(item, i: int, ids: list) -> EventSpec:
+def _event(item, i: int, ids: list, frames: int) -> EventSpec:
     value, at = item
     e = Entry(value, f"event #{i + 1}", at)
-    frame = e.take("at", Y.natural)
+    frame = e.take("at", Y.natural)     # 0: at the start, i.e. in frame 1
+    if frame > frames:
+        raise e.where("at").error(f"event #{i + 1} at frame {frame} would never happen: "
+                                  f"the scene plays {frames} frames (settings.frames)")
     e.what = f"event #{i + 1} (at frame {frame})"
     graph = None
     if "graph" in e or len(ids) == 1:
         graph = _graph_ref(e, ids)
     return EventSpec(frame, graph, e, i, e.at)
+
+
+def _no_crowd_member_ids(agents, crowds) -> None:
+    """A crowd ``c`` of ``n`` names its agents ``c-0`` .. ``c-(n-1)``: an
+    agent may not take one of those ids."""
+    for a in agents:
+        for c in crowds:
+            head, dash, k = a.id.rpartition("-")
+            if dash and head == c.id and k.isdigit() and int(k) < c.count \
+                    and str(int(k)) == k:
+                raise a.where.error(f"agent id {a.id!r} is the name of a member of crowd "
+                                    f"{c.id!r} (its agents are {c.id}-0 .. "
+                                    f"{c.id}-{c.count - 1})")
 
 
 def _unique_ids(specs, what: str) -> None:

@@ -3,11 +3,14 @@ from the command line (pictures with Pillow, in ``navcore.render``). An invalid 
 ``path:line:column: message`` on stderr."""
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
-from .errors import NavError
+from .errors import NavError, PluginError
+from .scene import MAX_FRAMES
 from .sim import Simulation
 from .summary import format_summary
 
@@ -22,6 +25,7 @@ def add_commands(sub) -> None:
     _picture_options(p, "--render", "write a picture of the last frame to OUT.png")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it shows only on a terminal anyway)")
+    _plugin_option(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("render", help="draw a scene: areas in colours, walls, agents "
@@ -31,11 +35,19 @@ def add_commands(sub) -> None:
     p.add_argument("--frames", type=int, metavar="N",
                    help="frames to play before drawing (default: 1, so agents have "
                         "paths; with --gif: the scene's settings.frames)")
+    _plugin_option(p)
     p.set_defaults(func=_cmd_render)
 
     p = sub.add_parser("validate", help="check scene files without running them")
     p.add_argument("scenes", nargs="+", metavar="SCENE")
+    _plugin_option(p)
     p.set_defaults(func=_cmd_validate)
+
+
+def _plugin_option(p) -> None:
+    p.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="also load the plugin in this importable module (graph types "
+                        "and event kinds the scene uses); repeat for several")
 
 
 def _picture_options(p, flag, help_text, required=False) -> None:
@@ -50,42 +62,90 @@ def _picture_options(p, flag, help_text, required=False) -> None:
 
 
 def _frames(value):
-    if value is not None and value < 0:
-        raise NavError(f"--frames must be >= 0, got {value}")
+    if value is not None and not 0 <= value <= MAX_FRAMES:
+        raise NavError(f"--frames must be between 0 and {MAX_FRAMES}, got {value}")
     return value
+
+
+def _simulation(args) -> Simulation:
+    """The scene of ``args`` with the ``--plugin`` modules loaded."""
+    modules = []
+    for name in getattr(args, "plugin", None) or ():
+        try:
+            modules.append(importlib.import_module(name))
+        except Exception as exc:
+            raise PluginError(f"--plugin {name}: cannot import it: "
+                              f"{type(exc).__name__}: {exc}") from None
+    return Simulation.from_file(args.scene, plugins=modules)
+
+
+def _play(sim, frames, progress, on_frame):
+    """Run; on Ctrl-C stop and summarise what was played so far."""
+    try:
+        return sim.run(frames, progress=progress, on_frame=on_frame), False
+    except KeyboardInterrupt:
+        from .summary import summarize
+        return summarize(sim, sim.wall_s), True
 
 
 def _cmd_run(args) -> int:
     frames = _frames(args.frames)
-    with Simulation.from_file(args.scene) as sim:
+    with _simulation(args) as sim:
+        outputs = _check_outputs(args)        # before the run, not after it
         gif = _recorder(sim, args, frames)
-        summary = sim.run(frames, progress=None if not args.no_progress else False,
-                          on_frame=gif)
-        _pictures(sim, args, gif)
-    print(format_summary(summary))
-    if args.json:
-        _write(args.json, json.dumps(summary, indent=2))
-    return 0
+        summary, stopped = _play(sim, frames, None if not args.no_progress else False, gif)
+        print(format_summary(summary))
+        if stopped:
+            print(f"interrupted after {sim.frame} frames", file=sys.stderr)
+        if args.json:
+            _write(outputs["json"], json.dumps(summary, indent=2))
+        _pictures(sim, args, gif, outputs)
+    return 130 if stopped else 0
 
 
 def _cmd_render(args) -> int:
     frames = _frames(args.frames)
     if frames is None:
         frames = None if args.gif else 1
-    with Simulation.from_file(args.scene) as sim:
+    with _simulation(args) as sim:
+        outputs = _check_outputs(args)
         gif = _recorder(sim, args, frames)
-        sim.run(frames, on_frame=gif)
-        _pictures(sim, args, gif)
+        _, stopped = _play(sim, frames, None, gif)
+        _pictures(sim, args, gif, outputs)
     print(f"{args.png}: {sim.scene.name} after {sim.frame} frames"
           + (f"; {args.gif}: {len(gif.frames)} pictures" if gif else ""))
-    return 0
+    return 130 if stopped else 0
+
+
+def _check_outputs(args) -> dict:
+    """Every output file's folder exists (made if need be) and can be
+    written, and the path is not a folder: checked before a long run."""
+    out = {}
+    for key, path in (("json", getattr(args, "json", None)), ("png", args.png),
+                      ("gif", args.gif)):
+        if not path:
+            continue
+        p = Path(path)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NavError(f"cannot write {path}: folder {str(p.parent)!r}: "
+                           f"{exc.strerror or exc}") from None
+        if p.is_dir():
+            raise NavError(f"cannot write {path}: it is a folder")
+        if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+            raise NavError(f"cannot write {path}: permission denied")
+        out[key] = p
+    return out
 
 
 def _recorder(sim, args, frames):
     """A GIF recorder when ``--gif`` asks for one (checked before running)."""
-    from .render import GifRecorder, pick_graph
+    from .render import GifRecorder, check_scale, pick_graph
     if args.png or args.gif:
-        pick_graph(sim, args.graph)          # a scene without grids fails now, not later
+        gid = pick_graph(sim, args.graph)    # a scene without grids fails now, not later
+        lay = sim.layers[gid]
+        check_scale(lay.width, lay.height, args.scale)
     if not args.gif:
         return None
     total = sim.scene.settings.frames if frames is None else frames
@@ -93,21 +153,23 @@ def _recorder(sim, args, frames):
                        scale=args.scale, borders=args.borders)
 
 
-def _pictures(sim, args, gif) -> None:
+def _pictures(sim, args, gif, outputs) -> None:
     from .render import draw, save
-    if args.png:
-        Path(args.png).parent.mkdir(parents=True, exist_ok=True)
-        save(draw(sim, args.graph, args.scale, args.borders), args.png)
-    if gif is not None:
-        Path(args.gif).parent.mkdir(parents=True, exist_ok=True)
-        gif.save(args.gif)
+    try:
+        if args.png:
+            save(draw(sim, args.graph, args.scale, args.borders), outputs["png"])
+        if gif is not None:
+            gif.save(outputs["gif"])
+    except OSError as exc:
+        raise NavError(f"cannot write a picture: {exc.strerror or exc}") from None
 
 
 def _cmd_validate(args) -> int:
     status = 0
     for path in args.scenes:
+        args.scene = path
         try:
-            with Simulation.from_file(path) as sim:
+            with _simulation(args) as sim:
                 print(f"{path}: ok: {describe_scene(sim)}")
         except NavError as exc:
             print(f"navcore: error: {exc}", file=sys.stderr)

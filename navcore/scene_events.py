@@ -159,9 +159,10 @@ BUILTIN_KINDS = {"block": _Rect(False), "unblock": _Rect(True), "open": _Door(Tr
                  "close": _Door(False), "cost": _Cost(), "goal": _Goal()}
 
 
-def event_kinds(world) -> dict:
+def event_kinds(world, owners: bool = False):
     """The built-in kinds and those of ``world``'s plugins
-    (``navcore_scene_event_kinds``); a name claimed twice is a PluginError."""
+    (``navcore_scene_event_kinds``); a name claimed twice is a PluginError.
+    With ``owners``, also ``{name: plugin name}``."""
     kinds = dict(BUILTIN_KINDS)
     owner = {k: "navcore" for k in kinds}
     for impl in world.plugins.hook.navcore_scene_event_kinds.get_hookimpls():
@@ -179,4 +180,4 @@ def event_kinds(world) -> dict:
                 raise PluginError(f"scene event kind {name!r} is provided by both "
                                   f"{owner[name]!r} and plugin {impl.plugin_name!r}")
             kinds[name], owner[name] = kind, impl.plugin_name
-    return kinds
+    return (kinds, owner) if owners else kinds

@@ -21,6 +21,7 @@ requests within the budget, agents take their results and walk.
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from pathlib import Path
 
@@ -40,17 +41,19 @@ class Simulation:
     """A scene's graphs, agents, obstacles and events in a ``World``.
 
     ``world`` defaults to a new ``navcore.World`` with the scene's
-    settings; a world you pass keeps its plugins (custom graph types and
-    event kinds) and gets the scene's graphs added.
+    settings and the extra ``plugins`` (modules or objects with hook
+    implementations); a world you pass keeps its plugins (custom graph
+    types and event kinds) and gets the scene's graphs added.
     """
 
-    def __init__(self, scene: Scene, world=None):
+    def __init__(self, scene: Scene, world=None, plugins=()):
         from .world import World
         self.scene = scene
         s = scene.settings
         self._own_world = world is None
         self.world = world if world is not None else World(
-            frame_budget_ms=s.frame_budget_ms, workers=s.workers, seed=s.seed)
+            plugins=plugins, frame_budget_ms=s.frame_budget_ms, workers=s.workers,
+            seed=s.seed)
         self.frame = 0
         self.layers: dict = {}
         added = []
@@ -58,7 +61,8 @@ class Simulation:
             if self.world.scheduler is None:
                 raise SceneError("scenes need the scheduler plugin (navcore_scheduler) "
                                  "to serve their agents' path requests", path=scene.path)
-            self.kinds = scene_events.event_kinds(self.world)
+            self.kinds, self.kind_owners = scene_events.event_kinds(self.world,
+                                                                    owners=True)
             for spec in scene.graphs:
                 self._build_graph(spec)
                 added.append(spec.id)
@@ -90,10 +94,13 @@ class Simulation:
         self.step_ms: list = []       # the whole frame: events, obstacles, tick, agents
         self.served = 0
         self.waiting_max = 0
+        self.wall_s = 0.0             # seconds spent in run() so far
 
     @classmethod
-    def from_file(cls, path, world=None) -> "Simulation":
-        return cls(read_scene(path), world)
+    def from_file(cls, path, world=None, plugins=()) -> "Simulation":
+        """The scene in file ``path``; ``plugins`` are registered in the
+        world it makes (when no ``world`` is given)."""
+        return cls(read_scene(path), world, plugins)
 
     @classmethod
     def from_text(cls, text: str, path="<scene>.yaml", world=None) -> "Simulation":
@@ -116,7 +123,7 @@ class Simulation:
         if spec.type not in types:
             raise spec.entry.where("type").error(
                 Y.unknown(spec.type, "graph type", spec.entry.what, types, listed=True))
-        builder = types[spec.type][0]
+        builder, owner = types[spec.type]
         accepted = _keywords(builder)
         if accepted is not None:
             for key in spec.params:
@@ -127,13 +134,25 @@ class Simulation:
         try:
             graph = self.world.add_graph(spec.id, type=spec.type, **spec.params)
         except NavError as exc:
-            raise spec.where.error(f"{spec.entry.what}: {self._relative(exc)}") from None
-        except (TypeError, ValueError, KeyError, IndexError) as exc:   # a sloppy builder
-            raise spec.where.error(f"{spec.entry.what}: the {spec.type!r} builder "
-                                   f"failed: {type(exc).__name__}: {exc}") from None
+            message = self._relative(exc)
+            raise self._param_where(spec, exc.message).error(
+                f"{spec.entry.what}: {message}") from None
+        except Exception as exc:              # a plugin's builder that did not check
+            raise spec.where.error(f"{spec.entry.what}: the {spec.type!r} builder of "
+                                   f"plugin {owner!r} failed: {type(exc).__name__}: "
+                                   f"{exc}") from None
         size = grid_size(graph)
         if size is not None:
             self.layers[spec.id] = GridLayers(self.world, spec.id, *size)
+
+    @staticmethod
+    def _param_where(spec, message: str):
+        """Where the parameter a builder's error names was written (the
+        first one the message mentions), else the graph's mapping."""
+        for key in spec.params:
+            if re.search(rf"(?<![\w-]){re.escape(str(key))}(?![\w-])", message):
+                return spec.entry.where(key)
+        return spec.where
 
     def _relative(self, exc: NavError) -> str:
         """The error's text with a file inside the scene's folder named
@@ -158,20 +177,27 @@ class Simulation:
             check_rect(graph, ob.rect, f"'rect' of obstacle {ob.id!r}", ob.rect_where)
 
     def check_point(self, graph_id, point, what: str, where) -> int:
-        """The node of ``point`` in graph ``graph_id``; ``SceneError`` at
-        ``where`` when it lies outside the graph or in a wall of the map."""
+        """The node of ``point`` (``[x, y]`` or a node id) in graph
+        ``graph_id``; ``SceneError`` at ``where`` when it lies outside the
+        graph or in a wall of the map, or when the graph has no node
+        positions for agents to walk between. On graphs other than grids a
+        point stands for the nearest node."""
         graph = self.world.graph(graph_id)
+        shown = point if isinstance(point, int) else list(point)
+        if not graph._has_positions():
+            raise where.error(f"{what}: agents walk between node positions, and "
+                              f"{graph.kind} graph {graph_id!r} has none (give it "
+                              f"'positions')")
         try:
-            node = graph.node_of(tuple(point))
+            node = graph.node_of(_query(point))
         except NavError as exc:
             raise where.error(f"{what}: {exc.message}") from None
         size = grid_size(graph)
         if node < 0:
             extent = f" ({size[0]} x {size[1]} cells)" if size else ""
-            raise where.error(f"{what} {list(point)} is outside graph "
-                              f"{graph_id!r}{extent}")
+            raise where.error(f"{what} {shown} is outside graph {graph_id!r}{extent}")
         if not graph.walkable[node]:
-            raise where.error(f"{what} {list(point)} is in a wall of graph {graph_id!r}")
+            raise where.error(f"{what} {shown} is in a wall of graph {graph_id!r}")
         return node
 
     def _start_walls(self, graph_id):
@@ -212,7 +238,7 @@ class Simulation:
     def _centre(self, graph_id, point):
         """Agents start at the centre of their node (a grid cell's centre)."""
         graph = self.world.graph(graph_id)
-        return tuple(graph.points_of(np.array([graph.node_of(tuple(point))]))[0, :2])
+        return tuple(graph.points_of(np.array([graph.node_of(_query(point))]))[0, :2])
 
     def _crowd_rows(self, c) -> list:
         graph = self.world.graph(c.graph)
@@ -279,7 +305,11 @@ class Simulation:
             raise where.error(f"{name!r} of {e.what}: {exc.message}") from None
         except NavError as exc:
             raise where.error(f"{name!r} of {e.what}: {exc.message}") from None
-        return (max(ev.at, 1), name, kind, ev.graph, payload)
+        except Exception as exc:                  # a plugin's kind that did not check
+            raise where.error(f"{name!r} of {e.what}: event kind {name!r} of plugin "
+                              f"{self.kind_owners.get(name, '?')!r} failed: "
+                              f"{type(exc).__name__}: {exc}") from None
+        return (max(ev.at, 1), name, kind, ev.graph, payload)   # at: 0 is frame 1
 
     # -- what event kinds may call ------------------------------------------
     def _layer(self, graph_id) -> GridLayers:
@@ -298,9 +328,15 @@ class Simulation:
         self._layer(graph_id).set_cost(rect, value)
 
     def set_door(self, graph_id, name: str, open: bool) -> None:
-        """Open or close a door declared under the graph's ``doors``."""
+        """Open or close a door declared under the graph's ``doors``. An
+        open door is the map as drawn under it (a door drawn wider than
+        its passage leaves the walls beside it walls); a closed one is
+        wall."""
         door = self.scene.graph_spec(graph_id).doors[name]
-        self.set_walkable(graph_id, door.rect, open)
+        if open:
+            self._layer(graph_id).restore(door.rect)
+        else:
+            self.set_walkable(graph_id, door.rect, False)
 
     def set_goal(self, agent_or_crowd: str, point) -> None:
         """Send an agent (or every agent of a crowd) to ``point``."""
@@ -308,7 +344,7 @@ class Simulation:
         if None in members:
             raise QueryError(f"no agent or crowd {agent_or_crowd!r} in this scene")
         for i in members:
-            self.agents.set_goal(i, tuple(point))
+            self.agents.set_goal(i, _query(point))
 
     # -- running --------------------------------------------------------------
     def step(self):
@@ -318,7 +354,14 @@ class Simulation:
         due = self._due.get(self.frame, ())
         before = {ev[3]: self.count_areas(ev[3]) for ev in due if ev[3] is not None}
         for _, name, kind, graph_id, payload in due:
-            kind.apply(self, graph_id, payload)
+            try:
+                kind.apply(self, graph_id, payload)
+            except NavError:
+                raise
+            except Exception as exc:              # a plugin's kind failing mid-run
+                raise NavError(f"frame {self.frame}: event kind {name!r} of plugin "
+                               f"{self.kind_owners.get(name, '?')!r} failed: "
+                               f"{type(exc).__name__}: {exc}") from exc
         self.obstacles.step(self.scene.settings.dt)
         for lay in self.layers.values():
             lay.flush()
@@ -362,9 +405,10 @@ class Simulation:
                 if bar is not None:
                     bar.update(1)
         finally:
+            self.wall_s += time.perf_counter() - t0
             if bar is not None:
                 bar.close()
-        return summarize(self, time.perf_counter() - t0)
+        return summarize(self, self.wall_s)
 
     def count_areas(self, graph_id):
         """Number of connected areas of ``graph_id`` now (``None`` without
@@ -388,3 +432,8 @@ def _keywords(builder):
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return None
     return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _query(place):
+    """A scene place as ``find_path`` takes it: a node id or an ``(x, y)``."""
+    return place if isinstance(place, int) else tuple(place)

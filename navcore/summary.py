@@ -70,12 +70,18 @@ def format_summary(s: dict) -> str:
     ]
     if s["events"]:
         lines.append("events:")
+        # areas are counted before and after a frame's events on a graph,
+        # so events that share a frame and graph are listed on one line
+        groups: dict = {}
         for ev in s["events"]:
+            groups.setdefault((ev["frame"], ev["graph"]), []).append(ev)
+        for (frame, graph_id), evs in groups.items():
             areas = ""
-            if ev["areas_after"] is not None:
-                areas = f"  areas {ev['areas_before']} -> {ev['areas_after']}"
-            graph = f" [{ev['graph']}]" if ev["graph"] is not None else ""
-            lines.append(f"  frame {ev['frame']:>5}  {ev['what']}{graph}{areas}")
+            if evs[-1]["areas_after"] is not None:
+                areas = f"  areas {evs[0]['areas_before']} -> {evs[-1]['areas_after']}"
+            graph = f" [{graph_id}]" if graph_id is not None else ""
+            what = "; ".join(ev["what"] for ev in evs)
+            lines.append(f"  frame {frame:>5}  {what}{graph}{areas}")
     lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
     f = s["frame_ms"]
     lines.append(f"frame time (world.tick): p50 {f['p50']:.3f} ms, p99 {f['p99']:.3f} ms, "

@@ -68,20 +68,25 @@ class _Loader(yaml.SafeLoader):
 
 
 def _construct_map(loader: _Loader, node) -> MarkedMap:
-    loader.flatten_mapping(node)          # YAML merge keys (<<) as SafeLoader does
+    own = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
+    loader.flatten_mapping(node)          # YAML merge keys (<<) as SafeLoader does:
+    merged = len(node.value) - own        # merged pairs come first, own keys override
     out = MarkedMap()
     out.at, out.key_at, out.value_at = loader.where(node), {}, {}
-    for knode, vnode in node.value:
+    mine = set()
+    for i, (knode, vnode) in enumerate(node.value):
         key = loader.construct_object(knode, deep=True)
         try:
             hash(key)
         except TypeError:
             raise loader.where(knode).error("a mapping key must be a plain value, "
                                             "not a list or mapping") from None
-        if key in out:
+        if key in mine:                   # written twice in this mapping itself
             first = out.key_at[key]
             raise loader.where(knode).error(f"duplicate key {key!r} (first written at "
                                             f"line {first.line})")
+        if i >= merged:
+            mine.add(key)
         out[key] = loader.construct_object(vnode, deep=True)
         out.key_at[key] = loader.where(knode)
         out.value_at[key] = loader.where(vnode)
@@ -101,13 +106,20 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_list)
 
 def loads(text: str, path: str = "<scene>"):
     """Parse one YAML document with positions; a syntax error, an unsafe
-    tag or a duplicate key is a ``SceneError`` at its position."""
-    loader = _Loader(text)
-    loader.path = str(path)
+    tag, a character YAML forbids or a duplicate key is a ``SceneError``
+    at its position."""
+    loader = None
     try:
+        loader = _Loader(text)            # the reader checks characters here
+        loader.path = str(path)
         return loader.get_single_data()
     except SceneError:
         raise
+    except yaml.reader.ReaderError as exc:   # a control character, a NUL
+        line, column = position(text, exc.position)
+        ch = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        raise SceneError(f"invalid YAML: character {ch!r} is not allowed "
+                         f"in a YAML file", path=path, line=line, column=column) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -118,7 +130,15 @@ def loads(text: str, path: str = "<scene>"):
     except yaml.YAMLError as exc:
         raise SceneError(f"invalid YAML: {exc}", path=path) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def position(text, offset: int) -> tuple:
+    """1-based ``(line, column)`` of ``offset`` in ``text`` (str or bytes)."""
+    nl = "\n" if isinstance(text, str) else b"\n"
+    line = text.count(nl, 0, offset) + 1
+    return line, offset - (text.rfind(nl, 0, offset) + 1) + 1
 
 
 # -- reading one mapping ------------------------------------------------------
@@ -231,9 +251,22 @@ def boolean(v, where, label) -> bool:
     return v
 
 
+def _hint(v) -> str:
+    """YAML 1.1 reads ``1e9`` as text: say how to write it as a number."""
+    if isinstance(v, str):
+        try:
+            x = float(v)
+        except ValueError:
+            return ""
+        return f" (YAML reads {v!r} as text; write it as {x:.1e})"
+    if isinstance(v, list):
+        return next((h for h in map(_hint, v) if h), "")
+    return ""
+
+
 def positive_number(v, where, label) -> float:
     if not _is_number(v) or not 0 < v < math.inf:
-        raise where.error(f"{label} must be a positive number, got {describe(v)}")
+        raise where.error(f"{label} must be a positive number, got {describe(v)}{_hint(v)}")
     return float(v)
 
 
@@ -252,8 +285,29 @@ def natural(v, where, label) -> int:
 def point(v, where, label) -> tuple:
     if not isinstance(v, list) or len(v) != 2 or not all(_is_number(c) and math.isfinite(c)
                                                          for c in v):
-        raise where.error(f"{label} must be a point [x, y] of two numbers, got {describe(v)}")
+        raise where.error(f"{label} must be a point [x, y] of two numbers, got "
+                          f"{describe(v)}{_hint(v)}")
     return (v[0], v[1])
+
+
+def place(v, where, label):
+    """Where an agent stands or goes: a point ``[x, y]``, or a node id (a
+    whole number) on graphs without coordinates."""
+    if _is_int(v):
+        if v < 0:
+            raise where.error(f"{label} must be a point [x, y] or a node id >= 0, got {v}")
+        return int(v)
+    if isinstance(v, list):
+        return point(v, where, label)
+    raise where.error(f"{label} must be a point [x, y] or a node id, got "
+                      f"{describe(v)}{_hint(v)}")
+
+
+def places(v, where, label) -> list:
+    if not isinstance(v, MarkedList) or not v:
+        raise where.error(f"{label} must be a non-empty list of points [x, y] (or node "
+                          f"ids), got {describe(v)}")
+    return [place(p, at, f"{label} #{i + 1}") for i, (p, at) in enumerate(zip(v, v.item_at))]
 
 
 def vector(v, where, label) -> tuple:

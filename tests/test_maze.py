@@ -56,3 +56,11 @@ def test_bad_maze_parameters(params, msg):
     with pytest.raises(navcore.GraphError, match=msg):
         world.add_graph("m", type="grid", **params)
     assert "m" not in world.graphs
+
+
+@pytest.mark.nojit
+def test_a_maze_too_large_to_build_is_refused_at_once():
+    import navcore
+    with pytest.raises(navcore.GraphError, match="too large: at most 16777216 rooms"):
+        navcore.World(autoload=False).add_graph(
+            "m", type="grid", generate="maze", width=16384, height=16384)

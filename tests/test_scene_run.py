@@ -292,3 +292,102 @@ events:
     sim.step()     # the rock is cleared: mud under it
     assert g.walkable.reshape(2, 5)[0].tolist() == [True] * 5
     assert g.cost[0, 2] == 2.5
+
+
+@pytest.mark.nojit
+def test_an_opened_door_leaves_the_walls_it_was_drawn_over():
+    sim = _sim("""
+settings: {frames: 10}
+graphs:
+  - {id: a, type: grid, rows: ["...#...", "...#..."], doors: {wide: [2, 0, 3, 1]}}
+events:
+  - {at: 2, close: wide}
+  - {at: 4, open: wide}
+""")
+    s = sim.run()
+    assert [e["areas_after"] for e in s["events"]] == [2, 2]   # (3, 0) stays a wall
+    assert not sim.world.graph("a").walkable[3] and sim.world.graph("a").walkable[2]
+
+
+@pytest.mark.nojit
+def test_an_agent_that_does_not_repath_stops_at_a_wall_instead_of_walking_through():
+    sim = _sim("""
+settings: {dt: 0.1, frames: 120}
+graphs:
+  - {id: k, type: grid, rows: ["....#....", ".........", "....#...."], doors: {gate: [4, 1, 1, 1]}}
+agents:
+  - {id: ghost, start: [0, 1], goal: [8, 1], speed: 2, repath: false}
+events:
+  - {at: 5, close: gate}
+""")
+    s = sim.run()
+    assert s["agents"]["stuck"] == 1 and s["agents"]["arrived"] == 0
+    assert sim.agents.pos[0][0] < 4.0                 # held before the closed door
+
+
+@pytest.mark.nojit
+def test_agents_on_a_graph_with_positions_take_node_ids():
+    sim = _sim("""
+settings: {dt: 0.1, frames: 40}
+graphs:
+  - {id: town, type: csr, src: [0, 1, 2], dst: [1, 2, 3], cost: [1, 1, 1],
+     positions: [[0, 0], [1, 0], [2, 0], [3, 0]], directed: false}
+agents:
+  - {id: bus, start: 0, goal: 3, speed: 2}
+""")
+    s = sim.run()
+    assert s["agents"]["arrived"] == 1 and s["path_length"]["total"] == pytest.approx(3.0)
+
+
+@pytest.mark.nojit
+def test_run_checks_its_output_paths_before_playing(tmp_path, capsys):
+    scene = tmp_path / "s.yaml"
+    scene.write_text("settings: {frames: 3}\ngraphs: [{id: a, type: grid, rows: ['....']}]\n")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["run", str(scene), "--json", str(blocker / "out.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["run", str(scene), "--render", str(tmp_path)]) == 2
+    assert "it is a folder" in capsys.readouterr().err
+    assert main(["render", str(scene), "-o", str(tmp_path / "x.png"), "--scale", "9999"]) == 2
+    assert "at most 16384 pixels a side" in capsys.readouterr().err
+
+
+@pytest.mark.nojit
+def test_ctrl_c_prints_what_was_played_and_exits_130(tmp_path, capsys, monkeypatch):
+    scene = tmp_path / "s.yaml"
+    scene.write_text("settings: {frames: 50}\ngraphs: [{id: a, type: grid, rows: ['....']}]\n")
+    real = navcore.Simulation.step
+
+    def step(self):
+        if self.frame == 7:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(navcore.Simulation, "step", step)
+    assert main(["run", str(scene), "--no-progress"]) == 130
+    out = capsys.readouterr()
+    assert ": 7 frames of" in out.out and "interrupted after 7 frames" in out.err
+
+
+@pytest.mark.nojit
+def test_plugin_option_loads_a_module_for_the_scene(tmp_path, capsys, monkeypatch):
+    (tmp_path / "ringplug.py").write_text(
+        "import numpy as np, navcore\n"
+        "@navcore.hookimpl\n"
+        "def navcore_graph_types():\n"
+        "    def build(world, graph_id, n=5):\n"
+        "        pos = np.column_stack((np.arange(n), np.zeros(n)))\n"
+        "        return navcore.NavGraph.from_edges(range(n - 1), range(1, n), positions=pos,\n"
+        "                                           directed=False, world=world)\n"
+        "    return {'line': build}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    scene = tmp_path / "s.yaml"
+    scene.write_text("settings: {frames: 30, dt: 0.1}\ngraphs: [{id: l, type: line}]\n"
+                     "agents: [{id: x, start: 0, goal: 4, speed: 4}]\n")
+    assert main(["validate", str(scene)]) == 2
+    assert "unknown graph type 'line'" in capsys.readouterr().err
+    assert main(["run", str(scene), "--plugin", "ringplug", "--no-progress"]) == 0
+    assert "agents: 1/1 arrived" in capsys.readouterr().out
+    assert main(["run", str(scene), "--plugin", "no_such_module_x"]) == 2
+    assert "--plugin no_such_module_x: cannot import it" in capsys.readouterr().err

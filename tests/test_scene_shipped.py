@@ -68,7 +68,7 @@ def test_maze_cave_ins_split_it_and_every_crowd_agent_gets_through():
     assert [(f, b, a) for f, _, b, a in _areas(summary)] == \
         [(100, 1, 2), (250, 2, 3), (350, 3, 2), (500, 2, 1)]
     crowd = [a for a in summary["per_agent"] if a["id"] != "explorer"]
-    assert len(crowd) == 300 and all(a["state"] == "arrived" for a in crowd)
+    assert len(crowd) == 400 and all(a["state"] == "arrived" for a in crowd)
     assert summary["unreachable"] > 0                # some waited at a cave-in
 
 

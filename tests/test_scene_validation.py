@@ -235,3 +235,74 @@ def test_a_world_without_a_scheduler_is_refused_before_building(world):
         navcore.Simulation.from_text("graphs: [{id: a, type: grid, rows: ['..']}]",
                                      "s.yaml", world=world)
     assert world.graphs == {}
+
+
+@pytest.mark.nojit
+def test_plugins_that_fail_with_bare_exceptions_are_reported_with_their_name():
+    class Sloppy:
+        @navcore.hookimpl
+        def navcore_graph_types(self):
+            def build(world, graph_id, n=3):
+                return None.num_nodes          # AttributeError
+            return {"sloppy": build}
+
+        @navcore.hookimpl
+        def navcore_scene_event_kinds(self):
+            class Boom(navcore.EventKind):
+                def validate(self, value, graph, sim):
+                    return len(value)              # TypeError on an int
+
+                def apply(self, sim, graph_id, payload):
+                    raise RuntimeError("apply failed")
+            return {"boom": Boom()}
+
+    world = navcore.World(autoload=False, plugins=[Sloppy(), Ring()])
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text("graphs: [{id: s, type: sloppy}]", "s.yaml", world=world)
+    assert str(info.value).startswith("s.yaml:1:10: graph 's': the 'sloppy' builder of plugin "
+                                      "'Sloppy' failed: AttributeError")
+    assert "AttributeError" in str(info.value)
+    text = RING_SCENE.replace("sever: [1, 2]", "boom: 5")
+    with pytest.raises(navcore.SceneError, match=r"ring.yaml:7:19: 'boom' of event #1 \(at "
+                                                 r"frame 5\): event kind 'boom' of plugin .* "
+                                                 r"failed: TypeError"):
+        navcore.Simulation.from_text(text, "ring.yaml", world=world)
+    assert world.graphs == {}
+    with navcore.Simulation.from_text(RING_SCENE.replace("sever: [1, 2]", "boom: [1]"),
+                                      "ring.yaml", world=world) as sim:
+        with pytest.raises(navcore.NavError, match="frame 5: event kind 'boom' of plugin "
+                                                   ".* failed: RuntimeError: apply failed"):
+            sim.run()
+
+
+@pytest.mark.nojit
+def test_a_file_that_is_not_utf8_is_reported_at_its_byte(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("graphs:\n  - {id: caf\xe9, type: grid}\n".encode("latin-1"))
+    with pytest.raises(navcore.SceneError) as info:
+        read_scene(path)
+    assert str(info.value) == f"{path}:2:13: the scene file is not UTF-8 text (byte 0xe9)"
+
+
+@pytest.mark.nojit
+def test_yaml_merge_keys_can_be_overridden_but_keys_not_repeated():
+    text = ("base: &cart {rect: [1, 0, 1, 1], velocity: [1, 0]}\n"
+            "graphs: [{id: a, type: grid, rows: ['......', '......']}]\n"
+            "obstacles:\n"
+            "  - {<<: *cart, id: c1}\n"
+            "  - {<<: *cart, id: c2, velocity: [0, 1]}\n")
+    from navcore import yamlmarks
+    data = yamlmarks.loads(text, "m.yaml")
+    assert data["obstacles"][1]["velocity"] == [0, 1]
+    assert data["obstacles"][0]["velocity"] == [1, 0]
+    with pytest.raises(navcore.SceneError, match=r"m.yaml:1:12: duplicate key 'id'"):
+        yamlmarks.loads("a: {id: 1, id: 2}", "m.yaml")
+
+
+@pytest.mark.nojit
+def test_door_names_may_be_numbers(world):
+    text = ("settings: {frames: 5}\n"
+            "graphs: [{id: a, type: grid, rows: ['...#...'], doors: {7: [3, 0, 1, 1]}}]\n"
+            "events: [{at: 2, close: 7}]\n")
+    with navcore.Simulation.from_text(text, "d.yaml", world=world) as sim:
+        assert sim.run()["events"][0]["what"] == "close 7"

@@ -23,8 +23,11 @@ from numba import njit
 
 from navcore.errors import GraphError
 
-#: a maze larger than this many cells per side is almost certainly a typo
+#: a maze larger than this many rooms per side is almost certainly a typo
 MAX_SIDE = 16384
+#: ...and so is one of more rooms than this (4096 x 4096 rooms: a grid of
+#: 67 M cells, several GB with its search memory, areas and CSR view)
+MAX_ROOMS = 4096 * 4096
 
 
 @njit(cache=True, nogil=True)
@@ -66,6 +69,9 @@ def _check(width, height, seed):
         if not isinstance(v, numbers.Integral) or isinstance(v, bool) \
                 or not 1 <= v <= MAX_SIDE:
             raise GraphError(f"maze {name} must be an integer in 1..{MAX_SIDE}, got {v!r}")
+    if width * height > MAX_ROOMS:
+        raise GraphError(f"a maze of {width} x {height} rooms is too large: at most "
+                         f"{MAX_ROOMS} rooms (4096 x 4096)")
     if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool)
                              or seed < 0):
         raise GraphError(f"maze seed must be a non-negative integer, got {seed!r}")
