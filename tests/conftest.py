@@ -12,7 +12,8 @@ SHARED = ROOT.parent / "shared"
 MOVINGAI = SHARED / "data" / "movingai"
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 
-settings.register_profile("default", deadline=None, max_examples=60,
+settings.register_profile("default", deadline=None,
+                          max_examples=int(os.environ.get("NAVCORE_EXAMPLES", "60")),
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("nojit", deadline=None, max_examples=10,
                           suppress_health_check=[HealthCheck.too_slow])

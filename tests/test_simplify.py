@@ -79,8 +79,8 @@ def tree_graph(rng, directed):
     return src, dst, cost, n, walkable
 
 
-def check_answer(world, adj, walkable, s, t, truth_cache):
-    r = world.find_path("g", int(s), int(t), algorithm="simplified")
+def check_answer(world, adj, walkable, s, t, truth_cache, gid="g"):
+    r = world.find_path(gid, int(s), int(t), algorithm="simplified")
     if not walkable[s]:
         assert r.status.value == "invalid_start"
         return r
@@ -243,20 +243,30 @@ def test_grid_maze_auto_uses_current_view_and_update_marks_it_stale():
     assert view.num_nodes < 0.25 * int(g.walkable.sum())
     assert world.find_path("m", start, goal).algorithm == "simplified"
 
-    # wall off the goal's corridor: the view is stale, auto ignores it
+    # wall off the goal's corridor: the view is patched in place (closing
+    # what was open at build), auto still uses it and finds no way
     x, y = goal
-    world.update("m", cells=[(x - 1, y), (x, y - 1)], walkable=False)
+    door = [c for c in ((x - 1, y), (x, y - 1)) if g.walkable[g.node_id(*c)]]
+    world.update("m", cells=door, walkable=False)
+    world.tick()
+    assert view.current and simplified_view(g) is view and view.patches == 1
+    after = world.find_path("m", start, goal)
+    assert after.status.value == "unreachable"
+    world.update("m", cells=door, walkable=True)
+    world.tick()
+    r = world.find_path("m", start, goal)
+    assert r.algorithm == "simplified" and r.cost == pytest.approx(truth.cost)
+    # a wall the maze was built with opens: new, so the view goes stale and
+    # auto leaves it alone until simplified (or simplify) rebuilds it
+    world.update("m", cells=[(2, 1)] if not g.walkable[g.node_id(2, 1)] else [(1, 2)],
+                 walkable=True)
     world.tick()
     assert not view.current and simplified_view(g) is None
-    after = world.find_path("m", start, goal)
-    assert after.algorithm != "simplified" and after.status.value == "unreachable"
-    r = world.find_path("m", start, goal, algorithm="simplified")   # rebuilds
-    assert r.status.value == "unreachable"
+    assert world.find_path("m", start, goal).algorithm != "simplified"
+    r = world.find_path("m", start, goal, algorithm="simplified")     # rebuilds
     assert simplified_view(g) is not view
-    world.update("m", cells=[(x - 1, y), (x, y - 1)], walkable=True)
-    world.tick()
-    r = world.find_path("m", start, goal, algorithm="simplified")
-    assert r.cost == pytest.approx(truth.cost)
+    assert r.cost == pytest.approx(world.find_path("m", start, goal,
+                                                   algorithm="dijkstra").cost)
 
 
 @pytest.mark.nojit
@@ -276,3 +286,116 @@ def test_bad_input_and_blocked_endpoints():
         view.find_path("a", 1)
     with pytest.raises(navcore.QueryError, match="levels"):
         simplify(world.graph("g"), levels=0)
+
+
+def _updates_then_compare(world, gid, rng, steps, make_update, truth_of, nodes_of):
+    """Apply ``steps`` random updates; after each, a current view must give
+    the reference answer on random pairs (a patched view) and a stale one
+    must not be used by ``auto``."""
+    g = world.graph(gid)
+    view = simplify(g)
+    patched = stale = 0
+    for _ in range(steps):
+        world.update(gid, **make_update(rng))
+        world.tick()
+        if simplified_view(g) is None:       # something new opened: stale
+            stale += 1
+            view = simplify(g)                # rebuild, as a user would
+            continue
+        patched += 1
+        adj, walkable = truth_of()
+        cache = {}
+        for s, t in rng.choice(nodes_of(), size=(12, 2)):
+            check_answer(world, adj, walkable, int(s), int(t), cache, gid=gid)
+    return patched, stale
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("directed", [False, True])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_updates_that_only_close_or_reopen_are_patched_in_place(directed, seed):
+    rng = np.random.default_rng(seed)
+    src, dst, cost, n, walkable = tree_graph(rng, directed)
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
+                    directed=directed, walkable=walkable)
+    ever = np.flatnonzero(walkable)
+    g = world.graph("g")
+    build_cost = g.csr.cost.copy()        # after the build's first-edge-wins dedup
+    rows = np.repeat(np.arange(n), np.diff(g.csr.offsets))
+
+    def make_update(rng):
+        nodes = rng.choice(ever, size=int(rng.integers(1, 4)))
+        if rng.random() < 0.7:
+            return {"nodes": nodes, "walkable": bool(rng.random() < 0.5)}
+        k = int(rng.integers(0, build_cost.size))   # at least its build cost
+        return {"edges": [(int(rows[k]), int(g.csr.targets[k]))],
+                "cost": float(build_cost[k] * rng.choice([1.0, 2.5, np.inf]))}
+
+    def truth_of():
+        g = world.graph("g")
+        return adjacency(src, dst, g.csr.cost[_edge_positions(g, src, dst)], n, directed), \
+            g.walkable.copy()
+
+    patched, stale = _updates_then_compare(world, "g", rng, 12, make_update, truth_of,
+                                           lambda: np.arange(n))
+    assert stale == 0 and patched == 12       # nothing opened that the build had not seen
+
+
+def _edge_positions(g, src, dst):
+    from navcore_csr._build import _find_edges
+    return _find_edges(g.csr.offsets, g.csr.targets, np.asarray(src, np.int64),
+                       np.asarray(dst, np.int64))
+
+
+@pytest.mark.nojit
+def test_a_door_in_a_grid_maze_is_patched_and_a_new_opening_makes_the_view_stale():
+    world = navcore.World()
+    g = world.add_graph("m", type="grid", generate="maze", width=12, height=12, seed=3,
+                        connectivity=4)
+    view = simplify(g)
+    free = np.flatnonzero(g.walkable)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        cells = [tuple(map(int, divmod(int(c), g.width)[::-1]))
+                 for c in rng.choice(free, size=2)]
+        world.update("m", cells=cells, walkable=bool(rng.random() < 0.5))
+        world.tick()
+        assert simplified_view(g) is view and view.current
+        truth = [world.find_path("m", int(s), int(t), algorithm="dijkstra")
+                 for s, t in rng.choice(free, size=(10, 2))]
+        for r0 in truth:
+            if r0.found:
+                r = world.find_path("m", int(r0.nodes[0]), int(r0.nodes[-1]))
+                assert r.algorithm == "simplified" and r.cost == pytest.approx(r0.cost)
+    assert view.patches == 20
+    wall = int(np.flatnonzero(~g.walkable)[g.width + 1])   # a wall inside the maze
+    world.update("m", cells=[(wall % g.width, wall // g.width)], walkable=True)
+    world.tick()
+    assert not view.current and simplified_view(g) is None
+
+
+@pytest.mark.nojit
+@given(seed=st.integers(0, 2**32 - 1))
+def test_any_update_leaves_answers_exact_patched_or_rebuilt(seed):
+    rng = np.random.default_rng(seed)
+    directed = bool(rng.random() < 0.5)
+    src, dst, cost, n, walkable = corridor_graph(rng, directed)
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
+                    directed=directed, walkable=walkable)
+    g = world.graph("g")
+    rows = np.repeat(np.arange(n), np.diff(g.csr.offsets))
+
+    def make_update(rng):
+        if rng.random() < 0.5 or g.csr.num_edges == 0:
+            return {"nodes": rng.integers(0, n, int(rng.integers(1, 3))),
+                    "walkable": bool(rng.random() < 0.6)}
+        k = int(rng.integers(0, g.csr.num_edges))      # any cost, cheaper too
+        return {"edges": [(int(rows[k]), int(g.csr.targets[k]))],
+                "cost": float(rng.choice([0.3, 1.0, 4.0, np.inf]))}
+
+    def truth_of():
+        return adjacency(rows, g.csr.targets, g.csr.cost, n, True), g.walkable.copy()
+
+    _updates_then_compare(world, "g", rng, 10, make_update, truth_of, lambda: np.arange(n))

@@ -264,6 +264,8 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
                 best = gu + dst_cost[k]
                 best_k = k
         for e in range(offsets[u], offsets[u + 1]):
+            if not cost[e] < INF:     # a chain or edge an update closed
+                continue
             v = targets[e]
             sv = stamp[v]
             if sv == closed_mark:
@@ -604,3 +606,148 @@ def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends
     for i in range(m):
         out[i] = cur[i]
     return total, expanded, out
+
+
+# -- patching a view in place after an update --------------------------------
+# Every cost the view holds sits in a slot: a chain step (``chain_steps``
+# row 0: previous -> node, row 1: node -> previous), a chain end
+# (``chain_end_cost`` row 0: last -> b, row 1: b -> last) or a direct small
+# edge. Each slot also keeps its cost at build time. An update whose edges
+# all cost at least what they cost at build (walls closing, doors shutting
+# and opening again, mud laid and cleared) can be written into the slots:
+# the structure stays right, and the heuristic, scaled to the build's least
+# cost, stays admissible. Anything cheaper than at build (an edge the build
+# never saw becoming usable) needs a rebuild.
+
+@njit(cache=True, nogil=True)
+def _incident_pairs(dirty, offsets, targets, roffsets, rsources):
+    """``(us, vs)``: every out-edge and in-edge of the ``dirty`` nodes."""
+    n = 0
+    for i in range(dirty.shape[0]):
+        d = dirty[i]
+        n += offsets[d + 1] - offsets[d] + roffsets[d + 1] - roffsets[d]
+    us = np.empty(n, dtype=np.int64)
+    vs = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(dirty.shape[0]):
+        d = dirty[i]
+        for e in range(offsets[d], offsets[d + 1]):
+            us[k] = d
+            vs[k] = targets[e]
+            k += 1
+        for e in range(roffsets[d], roffsets[d + 1]):
+            us[k] = rsources[e]
+            vs[k] = d
+            k += 1
+    return us, vs
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set(cur, build, row, idx, c):
+    """Write ``c`` into slot ``cur[row, idx]``; False if it is cheaper
+    than at build (the view cannot be patched)."""
+    if c < build[row, idx]:
+        return False
+    cur[row, idx] = c
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _patch_level(j, us, vs, offsets_b, targets_b, cost_b, walkable, use_walk, base,
+                 node_i32, chain_off, chain_nodes, chain_steps, steps_build, chain_ends,
+                 end_cost, end_build, offsets, targets, cost, edge_chain, cost_build,
+                 chain_fedge, chain_bedge, chain_stamp, gen, out_u, out_v):
+    """Bring level ``j``'s slots for the edges ``us[i] -> vs[i]`` of the
+    graph below (``offsets_b``...; walkable nodes only when ``use_walk``)
+    up to date, then the small-graph edges of the chains touched. Returns
+    the number of small edges whose cost changed (their ends, in ids of
+    graph ``j + 1``, in ``out_u``/``out_v``: the next level's pairs), or
+    -1 when an edge is cheaper than at build."""
+    nb = base[j, NODE_BASE]
+    cb = base[j, CHAIN_BASE]
+    kb = base[j, KEPT_BASE]
+    node_chain, node_pos, kept_index = node_i32[0], node_i32[1], node_i32[2]
+    touched = np.empty(2 * us.shape[0] + 1, dtype=np.int64)
+    nt = 0
+    nout = 0
+    for i in range(us.shape[0]):
+        u = us[i]
+        v = vs[i]
+        if u == v:
+            continue
+        c = INF
+        if not use_walk or (walkable[u] and walkable[v]):
+            for e in range(offsets_b[u], offsets_b[u + 1]):
+                if targets_b[e] == v and cost_b[e] < c:
+                    c = cost_b[e]
+        found = False
+        for side in range(2):          # slots through u's chain, then v's
+            x = u if side == 0 else v
+            y = v if side == 0 else u
+            ch = node_chain[nb + x]
+            if ch < 0:
+                continue
+            g = cb + ch
+            first = chain_off[g]
+            last = chain_off[g + 1]
+            p = first + node_pos[nb + x]
+            nxt = chain_nodes[p + 1] if p + 1 < last else chain_ends[1, g]
+            prv = chain_nodes[p - 1] if p > first else chain_ends[0, g]
+            hit = False
+            # u -> v runs forward along the chain (row 0) when v follows u
+            # or u precedes v, backward (row 1) otherwise
+            if y == nxt:
+                hit = True
+                if p + 1 < last:
+                    ok = _set(chain_steps, steps_build, side, p + 1, c)
+                else:
+                    ok = _set(end_cost, end_build, side, g, c)
+                if not ok:
+                    return -1
+            if y == prv:
+                hit = True
+                if not _set(chain_steps, steps_build, 1 if side == 0 else 0, p, c):
+                    return -1
+            if hit:
+                found = True
+                if chain_stamp[g] != gen:
+                    chain_stamp[g] = gen
+                    touched[nt] = g
+                    nt += 1
+        ku = kept_index[nb + u]
+        kv = kept_index[nb + v]
+        if ku >= 0 and kv >= 0:
+            for e in range(offsets[kb + ku], offsets[kb + ku + 1]):
+                if targets[e] == kv and edge_chain[e] < 0:
+                    found = True
+                    if c < cost_build[e]:
+                        return -1
+                    if cost[e] != c:
+                        cost[e] = c
+                        out_u[nout] = ku
+                        out_v[nout] = kv
+                        nout += 1
+        if not found and c < INF:       # an edge the build never saw
+            return -1
+    for t in range(nt):
+        g = touched[t]
+        f = end_cost[0, g]
+        b = end_cost[1, g]
+        for q in range(chain_off[g], chain_off[g + 1]):
+            f += chain_steps[0, q]
+            b += chain_steps[1, q]
+        a_k = kept_index[nb + chain_ends[0, g]]
+        b_k = kept_index[nb + chain_ends[1, g]] if chain_ends[1, g] >= 0 else -1
+        e = chain_fedge[g]
+        if e >= 0 and cost[e] != f:
+            cost[e] = f
+            out_u[nout] = a_k
+            out_v[nout] = b_k
+            nout += 1
+        e = chain_bedge[g]
+        if e >= 0 and cost[e] != b:
+            cost[e] = b
+            out_u[nout] = b_k
+            out_v[nout] = a_k
+            nout += 1
+    return nout

@@ -69,8 +69,14 @@ def find_path_on_simplified_view(graph, request):
 
 
 @navcore.hookimpl
+def navcore_graph_updated(graph, dirty):
+    simplification.on_update(graph, dirty)
+
+
+@navcore.hookimpl
 def navcore_warm_up(graph):
     search.warm_up(graph)
+    simplification.warm_up(graph)
 
 
 @navcore.hookimpl(trylast=True)

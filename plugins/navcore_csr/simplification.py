@@ -14,9 +14,17 @@ stays inside one chain when start and goal share it, and runs A* on the
 small graph. The path is expanded back into the original nodes, so the
 result is the same optimal cost as a search on the original graph.
 
-The simplified graph describes the graph as it was built: an update marks
-it stale (:attr:`SimplifiedGraph.current`), and :func:`simplify` or an
-``algorithm="simplified"`` query rebuilds it.
+Updates: after each applied batch the view is patched in place
+(:meth:`SimplifiedGraph.patch`, level by level, touching only the chains
+and small edges of the dirty nodes) when no edge became cheaper than it
+was at build time: walls and closed doors that come and go, costs that
+rise and fall back. That keeps it exact: the chains are still paths of the
+graph with their costs, and the heuristic, scaled to the build's cheapest
+edge, stays admissible. Anything new (a wall the build never saw opening,
+a cost below its build value) marks the view stale
+(:attr:`SimplifiedGraph.current` is False): ``algorithm="auto"`` then
+leaves it alone, and :func:`simplify` or an ``algorithm="simplified"``
+query rebuilds it. Build on the most open version of a map.
 
 >>> import navcore
 >>> from navcore_csr import simplify
@@ -101,6 +109,14 @@ class Level:
     def _small_csr(self, offsets, targets, cost, kept_mask):
         rows = _row_ids(offsets)
         direct = kept_mask[rows] & kept_mask[targets] & (rows != targets) & np.isfinite(cost)
+        # one direct edge per pair of kept nodes, the cheapest (a patch
+        # after an update writes the pair's least cost into it)
+        d_src, d_dst, d_cost = rows[direct], targets[direct], cost[direct]
+        order = np.lexsort((d_cost, d_dst, d_src))
+        d_src, d_dst, d_cost = d_src[order], d_dst[order], d_cost[order]
+        first = np.ones(d_src.size, dtype=np.bool_)
+        first[1:] = (d_src[1:] != d_src[:-1]) | (d_dst[1:] != d_dst[:-1])
+        d_src, d_dst, d_cost = d_src[first], d_dst[first], d_cost[first]
         firsts = self.chain_off[:-1]
         # every chain has at least one node, so reduceat's segments are not empty
         fsum = np.add.reduceat(self.chain_fwd, firsts) if firsts.size else np.empty(0)
@@ -112,11 +128,10 @@ class Level:
         bmask = both_ends & np.isfinite(b_total)
         ki = self.kept_index
         cid = np.arange(self.chain_a.size, dtype=np.int32)
-        nd, nf, nb = int(direct.sum()), int(fmask.sum()), int(bmask.sum())
-        src = np.concatenate([ki[rows[direct]], ki[self.chain_a[fmask]], ki[self.chain_b[bmask]]])
-        dst = np.concatenate([ki[targets[direct]], ki[self.chain_b[fmask]],
-                              ki[self.chain_a[bmask]]])
-        cost = np.concatenate([cost[direct], f_total[fmask], b_total[bmask]])
+        nd, nf, nb = int(d_src.size), int(fmask.sum()), int(bmask.sum())
+        src = np.concatenate([ki[d_src], ki[self.chain_a[fmask]], ki[self.chain_b[bmask]]])
+        dst = np.concatenate([ki[d_dst], ki[self.chain_b[fmask]], ki[self.chain_a[bmask]]])
+        cost = np.concatenate([d_cost, f_total[fmask], b_total[bmask]])
         chain = np.concatenate([np.full(nd, -1, np.int32), cid[fmask], cid[bmask]])
         rev = np.concatenate([np.zeros(nd + nf, np.bool_), np.ones(nb, np.bool_)])
         return build_csr(src, dst, {"cost": cost, "chain": chain, "rev": rev},
@@ -175,6 +190,24 @@ class Packed:
             lv.csr.targets = self.targets[e0:e1]
             lv.csr.data = {"cost": self.cost[e0:e1], "chain": self.edge_chain[e0:e1],
                            "rev": self.edge_rev[e0:e1]}
+        # costs at build, and which small edge stands for each chain, for
+        # patching in place (see _simplify._patch_level)
+        self.steps_build = self.chain_steps.copy()
+        self.end_build = self.chain_end_cost.copy()
+        self.cost_build = self.cost.copy()
+        nchains = int(self.base[L, 1])
+        self.chain_fedge = np.full(nchains, -1, dtype=np.int64)
+        self.chain_bedge = np.full(nchains, -1, dtype=np.int64)
+        for j in range(L):
+            e = np.arange(edge_base[j], edge_base[j + 1])
+            ch = self.edge_chain[e]
+            on = ch >= 0
+            g = self.base[j, 1] + ch[on]
+            rev = self.edge_rev[e][on]
+            self.chain_fedge[g[~rev]] = e[on][~rev]
+            self.chain_bedge[g[rev]] = e[on][rev]
+        self.chain_stamp = np.zeros(nchains, dtype=np.int32)
+        self.stamp_gen = 0
         # entry lists: level j holds at most min(2^j, nodes of graph j) of
         # them (each entry lifts to at most two, duplicates merge)
         sizes = [levels[0].below_nodes] + [lv.num_nodes for lv in levels]
@@ -283,6 +316,7 @@ class SimplifiedGraph:
             pos, gpos = self.positions, graph.positions
         self._graph_args = (*self.packed.kernel_args(), pos, gpos, hkind, scale)
         self.build_seconds = time.perf_counter() - t0
+        self.patches = 0               # updates written in place since the build
         self._tls = threading.local()
 
     # -- facts ------------------------------------------------------------------
@@ -342,6 +376,51 @@ class SimplifiedGraph:
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
 
+    def patch(self, dirty) -> bool:
+        """Bring the view up to date with the batch that made ``dirty`` (the
+        nodes ``navcore_apply_updates`` reported) without rebuilding it:
+        exact when no edge became cheaper than it was at build time (walls
+        and closed doors come and go, costs rise and fall back). Returns
+        False, leaving the view stale, when it cannot: it was not current
+        before this batch, or something new opened up."""
+        graph = self.graph
+        csr = graph.csr
+        if self.key[0] != graph.version - 1 or self.key[1] != id(csr):
+            return False
+        P = self.packed
+        rev = csr.reverse()
+        dirty = np.ascontiguousarray(dirty, dtype=np.int64)
+        us, vs = K._incident_pairs(dirty, csr.offsets, csr.targets, rev.offsets,
+                                   rev.targets)
+        ones = np.ones(1, dtype=np.bool_)
+        for j in range(len(self.levels)):
+            if j == 0:
+                below = (csr.offsets, csr.targets, csr.cost, graph.walkable, True)
+            else:
+                k0 = P.base[j - 1, 2]
+                below = (P.offsets[k0:k0 + self.levels[j].below_nodes + 1], P.targets,
+                         P.cost, ones, False)
+            P.stamp_gen += 1
+            if P.stamp_gen >= np.iinfo(np.int32).max:
+                P.chain_stamp[:] = 0
+                P.stamp_gen = 1
+            cap = 5 * us.size + 1
+            out_u = np.empty(cap, dtype=np.int64)
+            out_v = np.empty(cap, dtype=np.int64)
+            n = K._patch_level(j, us, vs, *below, P.base, P.node_i32, P.chain_off,
+                               P.chain_nodes, P.chain_steps, P.steps_build, P.chain_ends,
+                               P.chain_end_cost, P.end_build, P.offsets, P.targets, P.cost,
+                               P.edge_chain, P.cost_build, P.chain_fedge, P.chain_bedge,
+                               P.chain_stamp, P.stamp_gen, out_u, out_v)
+            if n < 0:
+                return False
+            us, vs = out_u[:n], out_v[:n]
+            if n == 0:
+                break
+        self.key = _version_key(graph)
+        self.patches += 1
+        return True
+
     def _scratch(self) -> QueryScratch:
         sc = getattr(self._tls, "scratch", None)
         if sc is None:
@@ -394,3 +473,34 @@ def simplified_path(graph, start, goal) -> PathResult:
         old = graph.extensions.get(_EXT_KEY)
         view = simplify(graph, None if old is None else old.requested_levels)
     return view.find_path(start, goal)
+
+
+def on_update(graph, dirty) -> None:
+    """After a batch: patch the graph's simplified view in place when that
+    is exact; otherwise it stays stale until ``simplify`` or an
+    ``algorithm="simplified"`` query rebuilds it."""
+    view = graph.extensions.get(_EXT_KEY)
+    if view is not None:
+        with graph.lock:
+            view.patch(dirty)
+
+
+def warm_up(graph) -> None:
+    """Load the query and patch kernels of the graph's view, if it has one
+    (a query between two nodes of the top graph and an empty patch)."""
+    view = graph.extensions.get(_EXT_KEY)
+    if view is None or not view.current or view.top_nodes.size < 2:
+        return
+    a, b = (int(x) for x in view.top_nodes[:2])
+    view.find_path(a, b)
+    P = view.packed
+    empty = np.empty(0, dtype=np.int64)
+    K._patch_level(0, empty, empty, graph.csr.offsets, graph.csr.targets, graph.csr.cost,
+                   graph.walkable, True, P.base, P.node_i32, P.chain_off, P.chain_nodes,
+                   P.chain_steps, P.steps_build, P.chain_ends, P.chain_end_cost,
+                   P.end_build, P.offsets, P.targets, P.cost, P.edge_chain, P.cost_build,
+                   P.chain_fedge, P.chain_bedge, P.chain_stamp, P.stamp_gen,
+                   np.empty(1, np.int64), np.empty(1, np.int64))
+    csr = graph.csr
+    K._incident_pairs(empty, csr.offsets, csr.targets, csr.reverse().offsets,
+                      csr.reverse().targets)
