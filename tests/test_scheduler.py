@@ -86,7 +86,8 @@ def test_budget_is_respected_and_every_request_completes_in_fifo_order():
     while world.scheduler.requests.waiting:
         stats = world.tick()
         ticks.append(stats)
-        assert stats.requests_served >= 1
+        # no two ticks in a row serve nothing (the starvation guard)
+        assert stats.requests_served >= 1 or ticks[-2:-1][0].requests_served >= 1
     assert len(ticks) > 1                                   # the budget split the work
     assert order == sorted(order) and len(order) == 2000    # FIFO, nothing lost
     # within budget plus one query (plus scheduling noise of this shared machine)

@@ -6,8 +6,8 @@ once. Each tick serves queued requests oldest first within the frame budget
 the start of the tick, so applying updates spends it too); the rest wait
 for the next tick. A search cannot be stopped midway, so one is started
 only when a search on that graph is expected to end before the deadline
-(a running mean plus three mean deviations of recent ones), leaving time
-to publish the results. When the budget is gone before requests get
+(the 90th percentile of its last 64), leaving time to publish the
+results. When the budget is gone before requests get
 their turn, one is served anyway if the previous tick served none, so at
 least every other tick serves one and none starves. Searches run on the worker
 pool when the world has workers; results are published and callbacks run
@@ -38,7 +38,12 @@ from navcore.types import PathStatus
 
 from .active import ActivePaths
 
-_NO_ESTIMATE = (0.0, 0.0)
+_RECENT = 64      # searches per graph the time estimate looks at
+
+
+def _p90(values) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, (9 * len(v)) // 10)] if v else 0.0
 
 
 class PathHandle:
@@ -123,7 +128,7 @@ class RequestQueue:
         self._paths = {}                 # graph_id -> ActivePaths: repath=True, found
         self._lock = threading.Lock()
         self._seq = 0
-        self._estimates = {}             # graph_id -> (mean, variance) of search seconds
+        self._durations = {}             # graph_id -> seconds of its recent searches
         self._publish_cost = 0.0         # seconds to publish one result (running mean)
         self._served_last = 0            # requests the last serving tick served
         self._cancelled_queued = 0       # cancelled handles still in _pending
@@ -178,7 +183,11 @@ class RequestQueue:
         # none, so updates that eat the budget cannot starve requests
         free_pass = [self._served_last == 0]
         clock = time.perf_counter
-        estimates = self._estimates
+        durations = self._durations
+        # what a search on each graph is expected to take: the 90th
+        # percentile of its last searches (a GC pause or the OS taking the
+        # core now and then does not move it)
+        estimates = {gid: _p90(d) for gid, d in durations.items()}
         publish = self._publish_cost
 
         def drain():
@@ -194,8 +203,7 @@ class RequestQueue:
                     # start a search only if one like it is expected to end
                     # before the deadline (a search cannot be stopped
                     # midway), leaving time to publish every result
-                    mean, dev = estimates.get(h.graph_id, _NO_ESTIMATE)
-                    need = mean + 3.0 * dev + (len(served) + 1) * publish
+                    need = estimates.get(h.graph_id, 0.0) + (len(served) + 1) * publish
                     if clock() + need > deadline and not free_pass[0]:
                         return
                     free_pass[0] = False
@@ -210,12 +218,10 @@ class RequestQueue:
                 took = clock() - t0
                 with lock:
                     served.append((h.seq, h, r, e))
-                    mean, dev = estimates.get(h.graph_id, (took, 0.5 * took))
-                    # running mean and mean absolute deviation (EWMA, 1/16);
-                    # a sample far out (a GC pause, the OS taking the core)
-                    # counts as 4 deviations, so one cannot stall serving
-                    d = min(took - mean, 4.0 * dev + 1e-5)
-                    estimates[h.graph_id] = (mean + d / 16.0, dev + (abs(d) - dev) / 16.0)
+                    recent = durations.get(h.graph_id)
+                    if recent is None:
+                        recent = durations[h.graph_id] = deque(maxlen=_RECENT)
+                    recent.append(took)
 
         self.jobs.run_on_workers(drain)
         served.sort(key=lambda item: item[0])    # publish in request order
