@@ -21,7 +21,10 @@ are the room coordinates, A* uses the Manhattan heuristic):
   the grid backend's own A* against the simplified view of that grid;
 * recursion: 1 to 5 levels (each contracts the small graph of the one
   below), the nodes left to search and the query time on the same pairs,
-  and the automatic choice of ``simplify(graph)``.
+  and the automatic choice of ``simplify(graph)``;
+* updates: on the grid form, corridor cells closed and opened again one
+  tick each; the view is patched in place (``SimplifiedGraph.patch``
+  timed alone) against a rebuild.
 
 Results: ``bench/results/simplify.json``.
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,8 +42,8 @@ from _common import (fmt_ratio, fmt_s, log, machine, median, print_table,  # noq
                      ratio, timed, versions, write_json)
 
 SEED = 20261123
-FULL = dict(sizes=[32, 64, 128, 256, 512, 1024], pairs=200, rounds=3)
-QUICK = dict(sizes=[32, 64, 128], pairs=60, rounds=3)
+FULL = dict(sizes=[32, 64, 128, 256, 512, 1024], pairs=200, rounds=3, toggles=40)
+QUICK = dict(sizes=[32, 64, 128], pairs=60, rounds=3, toggles=10)
 #: networkx takes seconds per query on the large mazes: fewer pairs there
 NX_PAIRS = {256: 60, 512: 20, 1024: 8}
 
@@ -134,6 +138,30 @@ def bench_size(rooms, cfg, rng):
     for x, y in zip(a_ga, a_gs):
         assert abs(x.cost - y.cost) < 1e-9 * max(1.0, x.cost)
 
+    # updates: a corridor cell closed and opened again, patched in place
+    # (SimplifiedGraph.patch, timed alone) against a rebuild of the view
+    patch_s = []
+    real_patch = SimplifiedGraph.patch
+
+    def timed_patch(self, dirty):
+        t0 = time.perf_counter()
+        ok = real_patch(self, dirty)
+        patch_s.append(time.perf_counter() - t0)
+        return ok
+
+    SimplifiedGraph.patch = timed_patch
+    try:
+        free = np.flatnonzero(gg.walkable)
+        for c in rng.choice(free, size=cfg["toggles"]):
+            cell = (int(c % gg.width), int(c // gg.width))
+            for walkable in (False, True):
+                world.update("grid", cells=[cell], walkable=walkable)
+                world.tick()
+    finally:
+        SimplifiedGraph.patch = real_patch
+    assert simplify(gg) is gview and gview.current, "a close/reopen must patch"
+    rebuild_s = median([timed(SimplifiedGraph, gg)[0] for _ in range(3)])
+
     # levels one by one: size, and the query time on the same pairs
     per_level = []
     for count in range(1, 6):
@@ -165,6 +193,8 @@ def bench_size(rooms, cfg, rng):
         "grid_cells": int(walk.size), "grid_kept": gview.num_nodes,
         "grid_astar_s": float(np.median(t_ga)), "grid_simplified_s": float(np.median(t_gs)),
         "ratio_vs_grid_astar": float(np.median(t_gs / t_ga)),
+        "grid_levels": len(gview.levels), "patch_s": median(patch_s),
+        "patches": gview.patches, "rebuild_s": rebuild_s,
         "per_level": per_level,
         "expanded_astar": int(np.median([r.expanded for r in a_orig])),
         "expanded_simplified": int(np.median([r.expanded for r in a_simp])),
@@ -207,6 +237,12 @@ def main(argv=None):
                 [[f"{r['rooms']}x{r['rooms']}", r["grid_cells"], r["grid_kept"],
                   fmt_s(r["grid_astar_s"]), fmt_s(r["grid_simplified_s"]),
                   fmt_ratio(r["ratio_vs_grid_astar"])] for r in rows])
+    print_table("Updates on the grid form: a corridor cell closed and opened again",
+                ["rooms", "levels", "patched in place", "patch (median)", "rebuild",
+                 "patch / rebuild"],
+                [[f"{r['rooms']}x{r['rooms']}", r["grid_levels"], r["patches"],
+                  fmt_s(r["patch_s"]), fmt_s(r["rebuild_s"]),
+                  fmt_ratio(r["patch_s"] / r["rebuild_s"])] for r in rows])
     print_table("Recursive simplification: k levels, same pairs (ratio to one level)",
                 ["rooms", "levels", "nodes searched", "edges", "query", "vs 1 level",
                  "vs A*"],

@@ -73,3 +73,12 @@ def test_readme_scene_example(tmp_path, capsys):
     assert states["scout"] == "arrived" and sim.agents.pos[1].tolist() == [0.5, 0.5]
     assert all(states[f"peasant-{k}"] == "arrived" for k in range(20))
     assert summary["agents"]["total"] == 22
+
+
+def test_readme_corridors_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\nfrom navcore_csr import simplify\n.*?)```",
+                      text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["2 240 8191", "simplified True", "unreachable True"]
