@@ -127,7 +127,8 @@ class NavGraph:
         otherwise). Anything else is a point handed to :meth:`locate`,
         which returns ``-1`` for a point outside the graph.
         """
-        if isinstance(where, numbers.Integral) and not isinstance(where, bool):
+        if type(where) is int or (isinstance(where, numbers.Integral)
+                                  and not isinstance(where, bool)):
             node = int(where)
             if not 0 <= node < self.num_nodes:
                 raise NodeError(f"node id {node} is out of range for a graph of "

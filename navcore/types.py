@@ -67,7 +67,8 @@ class PathResult:
 
     def __init__(self, status, nodes=_EMPTY_NODES, points=_EMPTY_POINTS,
                  cost=float("inf"), expanded=0, algorithm=""):
-        self.status = PathStatus(status)
+        # on every query: skip the Enum lookup when given a member already
+        self.status = status if type(status) is PathStatus else PathStatus(status)
         self.nodes = nodes
         self.points = points
         self.cost = float(cost)

@@ -18,6 +18,7 @@ from .graph import NavGraph
 from .plugins import PluginRegistry
 from .types import FrameStats, PathRequest, PathResult, PathStatus
 
+_FIND_PATH_ARGS = ("world", "graph", "request")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
 
@@ -133,15 +134,15 @@ class World:
 
     def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
         """Run an already resolved request through the query hooks."""
-        hook = self.plugins.hook
-        result = hook.navcore_find_path(world=self, graph=graph, request=request)
+        result = self.plugins.first_result("navcore_find_path", _FIND_PATH_ARGS)(
+            self, graph, request)
         if result is None:
             raise QueryError(f"no plugin answered find_path on {graph.kind} graph "
                              f"{request.graph_id!r} with algorithm "
                              f"{request.algorithm!r}")
         if result.status is PathStatus.FOUND and self._has_postprocess():
-            better = hook.navcore_postprocess_path(world=self, graph=graph,
-                                                   request=request, result=result)
+            better = self.plugins.hook.navcore_postprocess_path(
+                world=self, graph=graph, request=request, result=result)
             if better is not None:
                 result = better
         return result

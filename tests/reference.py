@@ -140,3 +140,31 @@ def is_valid_grid_walk(walkable, cells, connectivity=8, corner_cutting=False):
             if not corner_cutting and not (free(x + dx, y) and free(x, y + dy)):
                 return False
     return all(free(x, y) for x, y in cells)
+
+
+def grid_distances_scipy(walk, source, diag=2 ** 0.5):
+    """Distances from cell ``source`` = (x, y) to every cell of a bool grid
+    under the default rule (8-connected, no corner cutting), by scipy's
+    Dijkstra over edges built here with numpy: an independent truth for
+    grids too large for ``grid_dijkstra``. Returns a (H, W) float array."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import dijkstra as sp_dijkstra
+    walk = np.asarray(walk, dtype=bool)
+    H, W = walk.shape
+    ids = np.arange(H * W).reshape(H, W)
+    src, dst, cost = [], [], []
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        ys, xs = np.mgrid[max(0, -dy):H - max(0, dy), 0:W - dx]
+        ok = walk[ys, xs] & walk[ys + dy, xs + dx]
+        if dx and dy:                        # both orthogonal cells free
+            ok &= walk[ys, xs + dx] & walk[ys + dy, xs]
+        a, b = ids[ys, xs][ok], ids[ys + dy, xs + dx][ok]
+        c = diag if dx and dy else 1.0
+        src += [a, b]
+        dst += [b, a]
+        cost += [np.full(a.size, c)] * 2
+    m = coo_matrix((np.concatenate(cost), (np.concatenate(src), np.concatenate(dst))),
+                   shape=(H * W, H * W)).tocsr()
+    x, y = source
+    return sp_dijkstra(m, indices=y * W + x).reshape(H, W)

@@ -217,3 +217,32 @@ def test_astar_grows_its_open_list_pool_and_stays_exact():
         if walk[goal[1], goal[0]]:
             _check(world, walk, cost, (0, 0), goal, "astar")
     assert sc.pool()[0].size > 2
+
+
+@pytest.mark.parametrize("density", [0.0, 0.02, 0.1])
+def test_jps_block_scans_on_large_open_grids_match_scipy(density):
+    """Open grids wider than several 64-cell words: JPS's word-at-a-time
+    scans cross word borders, meet the goal mid-word and stop at walls and
+    forced neighbours anywhere in a word."""
+    rng = np.random.default_rng(int(density * 100) + 3)
+    walk = rng.random((150, 333)) >= density
+    walk[70, 5:320] = False                  # a long wall with a gap
+    walk[70, 200] = True
+    world = _world_grid(walk)
+    free = np.argwhere(walk)
+    for _ in range(6):
+        sy, sx = free[rng.integers(len(free))]
+        dist = reference.grid_distances_scipy(walk, (int(sx), int(sy)))
+        for gy, gx in free[rng.integers(len(free), size=8)]:
+            j = world.find_path("g", (int(sx), int(sy)), (int(gx), int(gy)), algorithm="jps")
+            if np.isfinite(dist[gy, gx]):
+                assert j.cost == pytest.approx(dist[gy, gx], rel=1e-12)
+                assert reference.is_valid_grid_walk(walk, _cells(world.graph("g"), j.nodes))
+            else:
+                assert j.status == PathStatus.UNREACHABLE
+        # goals in the start's own row and column, near and far
+        for gx, gy in ((int(sx) + 70, int(sy)), (int(sx) - 65, int(sy)),
+                       (int(sx), int(sy) + 66), (int(sx), int(sy) - 3)):
+            if 0 <= gx < walk.shape[1] and 0 <= gy < walk.shape[0] and walk[gy, gx]:
+                j = world.find_path("g", (int(sx), int(sy)), (gx, gy), algorithm="jps")
+                assert j.cost == pytest.approx(dist[gy, gx], rel=1e-12)

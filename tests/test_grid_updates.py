@@ -136,3 +136,30 @@ def test_graphs_never_share_or_write_the_callers_arrays():
     assert walk.all() and mask.all()
     assert world.graph("b").walkable_grid.all()
     assert not world.graph("a").walkable_grid[1, 1]
+
+
+@given(st.integers(0, 2**31))
+def test_jps_bit_lines_follow_updates(seed):
+    from navcore_grid._jps import pack_lines
+    rng = np.random.default_rng(seed)
+    H, W = 12, 140                           # lines longer than two words
+    w = navcore.World(autoload=False)
+    g = w.add_graph("g", type="grid", array=rng.random((H, W)) > 0.1)
+    w.find_path("g", (0, 0), (W - 1, H - 1), algorithm="auto")   # bit lines exist now
+    for _ in range(5):
+        x, y = int(rng.integers(0, W - 3)), int(rng.integers(0, H - 3))
+        w.update("g", rect=(x, y, 3, 3), walkable=bool(rng.random() < 0.5))
+        w.tick()
+    free2d = g._free.reshape(H + 2, W + 2)
+    rows, cols = g.bit_lines
+    np.testing.assert_array_equal(rows, pack_lines(free2d))
+    np.testing.assert_array_equal(cols, pack_lines(free2d.T))
+    free = np.argwhere(g.walkable_grid)
+    sy, sx = free[0]
+    truth = reference.grid_dijkstra(g.walkable_grid, None, (int(sx), int(sy)))
+    for gy, gx in free[rng.integers(len(free), size=6)]:
+        r = w.find_path("g", (int(sx), int(sy)), (int(gx), int(gy)), algorithm="jps")
+        if (gx, gy) in truth:
+            assert r.cost == pytest.approx(truth[(gx, gy)], rel=1e-12)
+        else:
+            assert r.status == PathStatus.UNREACHABLE

@@ -124,3 +124,52 @@ def test_directed_matrix_uses_reverse_search_for_few_targets(world):
     forward = np.array([[world.find_path("d", int(s), int(t)).cost for t in few]
                         for s in many])
     np.testing.assert_allclose(world.distance_matrix("d", many, few), forward)
+
+
+WARM_SCRIPT = r"""
+import sys, numpy as np, navcore, numba
+from numba.core.registry import CPUDispatcher
+
+def loaded():
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith(("navcore", "navcore_")):
+            for attr, obj in vars(mod).items():
+                if isinstance(obj, CPUDispatcher):
+                    out[f"{name}.{attr}"] = len(obj.overloads)
+    return out
+
+world = navcore.World(frame_budget_ms=50.0)
+rows = ["........#.........", "........#.........", "..................",
+        "........#........."]
+world.add_graph("g", type="grid", rows=rows)
+world.add_graph("c", type="csr", src=[0, 1, 2], dst=[1, 2, 3], positions=np.eye(4, 2),
+                directed=False)
+world.warm_up()
+before = loaded()
+h = world.request_path("g", (0, 0), (17, 0), repath=True)
+world.tick()
+world.find_path("g", (0, 0), (17, 3), algorithm="astar")
+world.find_path("c", 0, 3)
+world.update("g", cells=[(8, 2)], walkable=False)       # splits the map: areas, re-plan
+world.tick()
+world.update("g", cells=[(8, 2)], walkable=True)
+world.update("g", rect=(0, 0, 2, 2), cost=3.0)
+world.tick()
+world.path_costs("g", [h.result().nodes])
+new = {k: v for k, v in loaded().items() if v != before.get(k, 0)}
+print(sorted(new))
+world.scheduler.close()
+"""
+
+
+def test_warm_up_loads_every_kernel_a_game_frame_needs(tmp_path):
+    """After ``world.warm_up()`` a frame's usual work (requests, re-plans,
+    updates that split areas, costs) calls no kernel for the first time, so
+    no frame waits for a numba cache load. In a fresh process."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", WARM_SCRIPT], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"kernels first called after warm_up: {out.stdout}"

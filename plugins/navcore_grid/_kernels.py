@@ -9,10 +9,10 @@ one comparison reject closed and blocked neighbours alike (PERF-NOTES #2).
 Directions are numbered 0..7: E, W, S, N, SE, SW, NE, NW (straight first,
 so the diagonal corner test can use the straight results).
 
-A* keeps its open list in a radix heap (see ``_grid_astar``). JPS keeps an
-indexed binary heap whose pop and sift-up are written out in the kernel on
-purpose: a shared ``inline="always"`` heap was measured 10-15% slower
-(brc202d and maze512-4-0, 2026-11-23).
+A* keeps its open list in a radix heap (see ``_grid_astar``); its pop and
+push are written out in the kernel on purpose: a shared ``inline="always"``
+heap was measured 10-15% slower (brc202d and maze512-4-0, 2026-11-23).
+Jump point search lives in ``_jps.py``.
 """
 from __future__ import annotations
 
@@ -164,163 +164,6 @@ def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
     return INF, expanded
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _jump_straight(free, p, step, side, goal):
-    """Walk from ``p`` by ``step`` until blocked (-1), the goal, or a cell
-    with a forced neighbour: a free side cell whose cell behind is blocked
-    (it cannot be reached diagonally without cutting a corner). The side
-    cells of one step are the behind cells of the next: 3 loads a step."""
-    up = free[p + side]          # side cells of the previous cell: the
-    down = free[p - side]        # "behind" cells of the next one
-    while True:
-        p += step
-        if not free[p]:
-            return -1
-        if p == goal:
-            return p
-        nup = free[p + side]
-        ndown = free[p - side]
-        if (nup and not up) or (ndown and not down):
-            return p
-        up = nup
-        down = ndown
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _jump_diag(free, p, sx, sy, Wp, goal):
-    """Walk diagonally (``sx`` = +-1, ``sy`` = +-Wp) while both corner cells
-    are free; stop where a straight jump from the cell finds something."""
-    while True:
-        if not (free[p + sx] and free[p + sy]):
-            return -1
-        p += sx + sy
-        if not free[p]:
-            return -1
-        if p == goal:
-            return p
-        if _jump_straight(free, p, sx, Wp, goal) >= 0 or \
-                _jump_straight(free, p, sy, 1, goal) >= 0:
-            return p
-
-
-@njit(cache=True, nogil=True)
-def _grid_jps(free, stamp, Wp, diag, start, goal, g, parent, hnode, hkey, hpos, gen):
-    """Jump point search for uniform 8-connected grids without corner
-    cutting (Harabor & Grastien's rules for that move model) and
-    ``1 <= diag <= 2``. Nodes on the open list are jump points only;
-    ``parent`` links jump points. Returns ``(cost, expanded)``."""
-    open_mark = 2 * gen
-    closed_mark = open_mark + 1
-    hb = diag - 1.0
-    gx = goal % Wp
-    gy = goal // Wp
-    # direction k -> (dx, dy); and (dy + 1) * 3 + (dx + 1) -> k
-    kdx = (1, -1, 0, 0, 1, -1, 1, -1)
-    kdy = (0, 0, 1, -1, 1, 1, -1, -1)
-    dir_of = (7, 3, 6, 1, -1, 0, 5, 2, 4)
-    g[start] = 0.0
-    parent[start] = -1
-    stamp[start] = open_mark
-    hnode[0] = start
-    hkey[0] = 0.0
-    hpos[start] = 0
-    size = 1
-    expanded = 0
-    while size > 0:
-        u = hnode[0]
-        size -= 1
-        if size > 0:
-            last = hnode[size]
-            lk = hkey[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and hkey[c + 1] < hkey[c]:
-                    c += 1
-                if hkey[c] >= lk:
-                    break
-                hnode[i] = hnode[c]
-                hkey[i] = hkey[c]
-                hpos[hnode[i]] = i
-                i = c
-            hnode[i] = last
-            hkey[i] = lk
-            hpos[last] = i
-        stamp[u] = closed_mark
-        expanded += 1
-        if u == goal:
-            return g[u], expanded
-        ux = u % Wp
-        uy = u // Wp
-        gu = g[u]
-        pu = parent[u]
-        if pu < 0:
-            dirs = 0xFF
-        else:
-            dx = np.sign(ux - pu % Wp)
-            dy = np.sign(uy - pu // Wp)
-            if dx != 0 and dy != 0:     # diagonal: both straights and on
-                dirs = (1 << dir_of[4 + dx]) | (1 << dir_of[(dy + 1) * 3 + 1]) \
-                    | (1 << dir_of[(dy + 1) * 3 + dx + 1])
-            elif dx != 0:   # horizontal: on, plus each side whose behind is blocked
-                dirs = 1 << dir_of[4 + dx]
-                if free[u + Wp] and not free[u - dx + Wp]:       # forced south
-                    dirs |= (1 << 2) | (1 << dir_of[6 + dx + 1])
-                if free[u - Wp] and not free[u - dx - Wp]:       # forced north
-                    dirs |= (1 << 3) | (1 << dir_of[dx + 1])
-            else:           # vertical, the same with east and west
-                dirs = 1 << dir_of[(dy + 1) * 3 + 1]
-                back = u - dy * Wp
-                if free[u + 1] and not free[back + 1]:           # forced east
-                    dirs |= 1 | (1 << dir_of[(dy + 1) * 3 + 2])
-                if free[u - 1] and not free[back - 1]:           # forced west
-                    dirs |= 2 | (1 << dir_of[(dy + 1) * 3])
-        for k in range(8):
-            if not (dirs >> k) & 1:
-                continue
-            if k < 4:
-                step = kdx[k] + kdy[k] * Wp
-                j = _jump_straight(free, u, step, Wp if kdx[k] != 0 else 1, goal)
-            else:
-                j = _jump_diag(free, u, kdx[k], kdy[k] * Wp, Wp, goal)
-            if j < 0:
-                continue
-            sj = stamp[j]
-            if sj == closed_mark:
-                continue
-            jx = j % Wp
-            jy = j // Wp
-            n = max(abs(jx - ux), abs(jy - uy))
-            ng = gu + (n * diag if k >= 4 else n * 1.0)
-            if sj == open_mark:
-                if ng >= g[j]:
-                    continue
-                i = hpos[j]
-            else:
-                stamp[j] = open_mark
-                i = size
-                size += 1
-            hx = abs(jx - gx)
-            hy = abs(jy - gy)
-            key = ng + max(hx, hy) + hb * min(hx, hy)
-            g[j] = ng
-            parent[j] = u
-            while i > 0:
-                p = (i - 1) >> 1
-                if hkey[p] <= key:
-                    break
-                hnode[i] = hnode[p]
-                hkey[i] = hkey[p]
-                hpos[hnode[i]] = i
-                i = p
-            hnode[i] = j
-            hkey[i] = key
-            hpos[j] = i
-    return INF, expanded
-
-
 @njit(cache=True, nogil=True)
 def _trace_cells(parent, goal, Wp, W):
     """Cell ids (``y * W + x``) of the path ending at padded ``goal``,
@@ -352,6 +195,25 @@ def _trace_cells(parent, goal, Wp, W):
             points[i, 1] = c // Wp - 0.5
         v = p
     return nodes, points
+
+
+@njit(cache=True, nogil=True)
+def _astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
+                corner_cut, ha, hb, hscale, start, goal, g, parent,
+                enode, ekey, enext, head, fbits, ibits, gen):
+    """``_grid_astar`` and ``_trace_cells`` in one call (a query pays one
+    dispatch): ``(cost, expanded, nodes, points)`` for cell ids ``start``,
+    ``goal`` (``y * W + x``); empty arrays when unreachable, cost -1 when
+    the entry pool ran out (the wrapper grows it and asks again)."""
+    s = (start // W + 1) * Wp + start % W + 1
+    t = (goal // W + 1) * Wp + goal % W + 1
+    cost, expanded = _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need,
+                                 lens, corner_cut, ha, hb, hscale, s, t, g, parent,
+                                 enode, ekey, enext, head, fbits, ibits, gen)
+    if not (0.0 <= cost < INF):
+        return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
+    nodes, points = _trace_cells(parent, t, Wp, W)
+    return cost, expanded, nodes, points
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -20,6 +20,7 @@ import numpy as np
 from navcore.errors import GraphError, NodeError
 from navcore.graph import NavGraph
 
+from . import _jps
 from . import _kernels as K
 
 
@@ -59,6 +60,7 @@ class GridGraph(NavGraph):
         if cost is not None:
             self._pcost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
         self._cost_stats_valid = False
+        self._bits = None
         self._scratches = []
         self._scratch_lock = threading.Lock()
         super().__init__(None, walkable=walkable.ravel(), directed=False, num_nodes=H * W,
@@ -101,6 +103,10 @@ class GridGraph(NavGraph):
         return (x, y)
 
     def node_of(self, where) -> int:
+        if type(where) is tuple and len(where) == 2:      # the common cases, fast
+            return self.locate(where)
+        if type(where) is int:
+            return super().node_of(where)
         if isinstance(where, numbers.Integral) and not isinstance(where, bool):
             return super().node_of(where)
         return self.locate(where)
@@ -140,14 +146,35 @@ class GridGraph(NavGraph):
     def csr_built(self) -> bool:
         return self._csr is not None
 
+    # -- bit lines for jump point search ---------------------------------------
+    @property
+    def bit_lines(self):
+        """``(rowbits, colbits)``: the padded walkable mask as bits, one
+        line of uint64 words per row and per column (built on first use;
+        updates keep them current). About 0.25 bytes per cell."""
+        if self._bits is None:
+            free2d = self._free.reshape(self.height + 2, self._Wp)
+            self._bits = (_jps.pack_lines(free2d), _jps.pack_lines(free2d.T))
+        return self._bits
+
+    def _sync_bits(self, padded_cells) -> None:
+        """Copy the walkability of ``padded_cells`` into the bit lines."""
+        if self._bits is not None:
+            _jps._set_bits(self._bits[0], self._bits[1], self._Wp,
+                           np.ascontiguousarray(padded_cells, dtype=np.int64), self._free)
+
     # -- cost statistics --------------------------------------------------------
     def _cost_stats(self):
+        """``(uniform, least cell cost, jps applies)``, worked out again
+        only after a cost update (queries ask on every call)."""
         if not self._cost_stats_valid:
             inner = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
-            self._uniform = bool((inner == 1.0).all())
-            self._min_cost = float(inner.min())
+            uniform = bool((inner == 1.0).all())
+            jps = (self.connectivity == 8 and not self.corner_cutting
+                   and 1.0 <= self.diagonal_cost <= 2.0 and uniform)
+            self._stats = (uniform, float(inner.min()), jps)
             self._cost_stats_valid = True
-        return self._uniform, self._min_cost
+        return self._stats
 
     @property
     def uniform(self) -> bool:

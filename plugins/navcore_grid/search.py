@@ -13,6 +13,7 @@ import numpy as np
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
+from . import _jps
 from . import _kernels as K
 from .graph import GridGraph
 
@@ -30,13 +31,14 @@ class GridScratch:
     allocated on first use; the pool grows when a query runs out of it.
     """
 
-    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_heap", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "via", "gen", "_pool", "_heap", "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph._free.size
         self.stamp = np.where(graph._free, 0, K.BLOCKED).astype(np.int32)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
+        self.via = None            # JPS's turn cells, made on first use
         self.gen = 0
         self._pool = None
         self._heap = None
@@ -61,17 +63,19 @@ class GridScratch:
         return self._pool
 
     def heap(self):
-        """``(hnode, hkey, hpos)`` for ``_grid_jps``."""
+        """``(hnode, hkey, hpos)`` for ``_jps``."""
         if self._heap is None:
             n = self.stamp.size
             self._heap = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
                           np.empty(n, dtype=np.int32))
+            self.via = np.empty(n, dtype=np.int32)
         return self._heap
 
     @property
     def nbytes(self) -> int:
         arrays = [self.stamp, self.g, self.parent]
         arrays += list(self._pool or ()) + list(self._heap or ())
+        arrays += [self.via] if self.via is not None else []
         return sum(a.nbytes for a in arrays)
 
 
@@ -98,13 +102,7 @@ def sync_blocked(graph, padded_cells) -> None:
 def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
     1 <= diagonal_cost <= 2 (its pruning rules assume that move model)."""
-    return (graph.connectivity == 8 and not graph.corner_cutting
-            and 1.0 <= graph.diagonal_cost <= 2.0 and graph.uniform)
-
-
-def _padded(graph, node):
-    y, x = divmod(node, graph.width)
-    return (y + 1) * graph._Wp + x + 1
+    return graph._cost_stats()[2]
 
 
 def _heuristic_coefficients(graph):
@@ -126,22 +124,23 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     cheapest cell cost. Callers pass walkable, in-range node ids (``World``
     checks them).
     """
-    uniform, cmin = graph._cost_stats()
+    uniform, cmin, _ = graph._cost_stats()
     ha, hb = _heuristic_coefficients(graph)
     hscale = cmin if heuristic else 0.0
     off, dxs, dys, need, lens = graph._dirs
     sc = scratch_for(graph)
-    s, t = _padded(graph, start), _padded(graph, goal)
     grow = False
     while True:
-        gen = sc.next_gen(graph)
-        cost, expanded = K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
-                                       graph.connectivity, off, dxs, dys, need, lens,
-                                       graph.corner_cutting, ha, hb, hscale, s, t,
-                                       sc.g, sc.parent, *sc.pool(grow), gen)
+        cost, expanded, nodes, points = K._astar_path(
+            sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
+            off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale, start, goal,
+            sc.g, sc.parent, *sc.pool(grow), sc.next_gen(graph))
         if cost >= 0.0:
-            return _result(graph, sc, t, cost, expanded, algorithm)
+            break
         grow = True          # the entry pool ran out: rerun with twice the room
+    if not cost < np.inf:
+        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
+    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)
 
 
 def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
@@ -155,18 +154,15 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
                          f"{graph.diagonal_cost:g}, uniform costs={graph.uniform}; "
                          f"use algorithm='astar'")
     sc = scratch_for(graph)
-    gen = sc.next_gen(graph)
-    s, t = _padded(graph, start), _padded(graph, goal)
-    cost, expanded = K._grid_jps(graph._free, sc.stamp, graph._Wp, graph.diagonal_cost,
-                                 s, t, sc.g, sc.parent, *sc.heap(), gen)
-    return _result(graph, sc, t, cost, expanded, "jps")
-
-
-def _result(graph, sc, t, cost, expanded, algorithm):
+    hnode, hkey, hpos = sc.heap()
+    rowbits, colbits = graph.bit_lines
+    cost, expanded, nodes, points = _jps._jps_path(
+        graph._free, rowbits, colbits, sc.stamp, graph._Wp, graph.width,
+        graph.diagonal_cost, start, goal, sc.g, sc.parent, sc.via, hnode, hkey, hpos,
+        sc.next_gen(graph))
     if not cost < np.inf:
-        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
-    nodes, points = K._trace_cells(sc.parent, t, graph._Wp, graph.width)
-    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)
+        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
+    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, "jps")
 
 
 def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
@@ -199,6 +195,7 @@ def warm_up(graph: GridGraph) -> None:
     grid_astar(graph, *pair, heuristic=False)
     if jps_applies(graph):
         grid_jps(graph, *pair)
+        graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
     if graph.csr_built:
         csr = graph.csr

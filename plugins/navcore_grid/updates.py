@@ -136,6 +136,7 @@ def apply_updates(graph, batch) -> np.ndarray:
             graph.walkable[flip] = newv
             pad = (flip // W + 1) * Wp + flip % W + 1
             graph._free[pad] = newv
+            graph._sync_bits(pad)
             sync_blocked(graph, pad)
             changed.append(flip)
     if c_idx:
