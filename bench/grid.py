@@ -269,6 +269,15 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     bt = interleaved({"navcore (2 graphs)": nav_build, "tcod": tcod_build}, 3)
     builds.update({k: median(v) for k, v in bt.items()})
     world, tc = holder["world"], holder["tcod"]
+    # a third graph of the same map with a simplified view (opt-in in a
+    # game: simplify(graph) once; auto then uses it), for corridor maps
+    from navcore_csr import simplify
+    if map_path is not None:
+        world.add_graph("simp", type="grid", map=str(map_path))
+    else:
+        world.add_graph("simp", type="grid", array=walk)
+    builds["simplify (view of one grid)"], view = timed(simplify, world.graph("simp"))
+    simp_nodes, simp_pays = view.num_nodes, view.pays
     g_oct = world.graph("oct")
     if not np.array_equal(g_oct.walkable_grid, walk):
         print(f"!! {name}: navcore's map differs from the walkable mask")
@@ -319,7 +328,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         return None, path, None
 
     libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
-            "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
+            "navcore simplified": q_nav("simplified", "simp"), "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
             "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
     slow = {"networkx", "pathfinding"}
     slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
@@ -372,7 +381,8 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 
     costs = {k: [None] * n for k in names}
     tcod_rel = []
-    nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": []}
+    nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": [],
+               "navcore simplified": []}
     for i in range(n):
         for lib in names:
             res = out[lib][i]
@@ -411,7 +421,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         ref = costs["navcore astar"][i]
         if ref is None:
             continue
-        for lib in ("navcore jps", "networkx", "pathfinding"):
+        for lib in ("navcore jps", "navcore simplified", "networkx", "pathfinding"):
             c = costs[lib][i]
             if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
                 bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
@@ -456,6 +466,10 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         "jps_vs_networkx": med_ratio("navcore jps", "networkx", sub),
         "astar_vs_pathfinding": med_ratio("navcore astar", "pathfinding", sub),
         "jps_vs_pathfinding": med_ratio("navcore jps", "pathfinding", sub),
+        "simplified_vs_pathfinding": med_ratio("navcore simplified", "pathfinding", sub),
+        "simplified_vs_astar": med_ratio("navcore simplified", "navcore astar"),
+        "simplified_vs_jps": med_ratio("navcore simplified", "navcore jps"),
+        "simplified_nodes": simp_nodes, "simplified_used_by_auto": simp_pays,
         "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
         "median_path_cost": median(lengths),
         "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
@@ -599,6 +613,22 @@ def rows_pure(results):
     return rows
 
 
+def rows_simplified(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        qs = s["median_query_s_subset"]
+        r = s["simplified_vs_pathfinding"]
+        rows.append([res["map"], OCT, f"{s['simplified_nodes']} / {res['free_cells']}",
+                     "yes" if s["simplified_used_by_auto"] else "no (JPS)",
+                     fmt_s(res["builds_s"]["simplify (view of one grid)"]),
+                     fmt_s(q["navcore simplified"]), fmt_ratio(s["simplified_vs_astar"]),
+                     fmt_ratio(s["simplified_vs_jps"]), fmt_s(qs["pathfinding"]),
+                     fmt_ratio(r), goal_le("pathfinding", r)])
+    return rows
+
+
 def rows_cut(results):
     rows = []
     for res in results:
@@ -704,6 +734,12 @@ def main(argv=None):
                 ["map", "rule", "pairs", "navcore A*", "navcore JPS", "networkx astar_path",
                  "pathfinding", "A*/networkx", "A*/pathfinding", "JPS/pathfinding",
                  "goal <= 0.005x"], rows_pure(maps))
+    print_table("navcore with a simplified view (opt-in: simplify(graph) once; "
+                "algorithm='simplified')",
+                ["map", "rule", "nodes searched / free cells", "auto uses it", "simplify",
+                 "query",
+                 "vs A*", "vs JPS", "pathfinding", "ratio", "goal <= 0.005x"],
+                rows_simplified(maps))
     print_table("navcore vs pyastar2d",
                 ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
                 rows_cut(maps))

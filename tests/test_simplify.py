@@ -399,3 +399,14 @@ def test_any_update_leaves_answers_exact_patched_or_rebuilt(seed):
         return adjacency(rows, g.csr.targets, g.csr.cost, n, True), g.walkable.copy()
 
     _updates_then_compare(world, "g", rng, 10, make_update, truth_of, lambda: np.arange(n))
+
+
+@pytest.mark.nojit
+def test_auto_leaves_a_view_alone_that_keeps_most_nodes():
+    world = navcore.World()
+    g = world.add_graph("open", type="grid", rows=["........"] * 6)
+    view = simplify(g)
+    assert view.current and not view.pays       # an open room: nothing to contract
+    assert world.find_path("open", (0, 0), (7, 5)).algorithm == "jps"
+    assert world.find_path("open", (0, 0), (7, 5), algorithm="simplified").algorithm == \
+        "simplified"

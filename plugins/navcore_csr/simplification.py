@@ -60,6 +60,11 @@ _EXT_KEY = "navcore_csr.simplified"
 AUTO_MIN_NODES = 256
 #: ...or when a level would keep more than this fraction of the one below
 AUTO_MAX_FRACTION = 0.6
+#: ``algorithm="auto"`` takes a current view only when its top graph has at
+#: most this fraction of the graph's walkable nodes: on open maps a view
+#: keeps nearly all of them (Berlin_0_256: 99.6%) and the backend's own
+#: search (grid JPS) is many times faster than A* over the view
+AUTO_USE_FRACTION = 0.25
 
 
 class Level:
@@ -304,6 +309,7 @@ class SimplifiedGraph:
             top_nodes = top_nodes[nxt.kept]
         self.top = self.levels[-1]
         self.top_nodes = top_nodes
+        self._walkable_count = int(np.count_nonzero(graph.walkable))
         self.packed = Packed(self.levels)
         pos = graph.positions if graph.heuristic != "zero" else None
         self.positions = None if pos is None else np.ascontiguousarray(pos[top_nodes])
@@ -332,6 +338,12 @@ class SimplifiedGraph:
     @property
     def num_chains(self) -> int:
         return int(self.levels[0].chain_a.size)
+
+    @property
+    def pays(self) -> bool:
+        """Whether ``algorithm="auto"`` should search this view: its top
+        graph keeps at most ``AUTO_USE_FRACTION`` of the walkable nodes."""
+        return self.num_nodes <= AUTO_USE_FRACTION * self._walkable_count
 
     @property
     def current(self) -> bool:
@@ -441,7 +453,7 @@ def _version_key(graph):
 
 def simplified_view(graph):
     """The graph's simplified view if one was built and is current, else None
-    (never builds; ``algorithm="auto"`` asks this)."""
+    (never builds)."""
     view = graph.extensions.get(_EXT_KEY)
     return view if view is not None and view.current else None
 
