@@ -171,7 +171,8 @@ class GridGraph(NavGraph):
             inner = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
             uniform = bool((inner == 1.0).all())
             jps = (self.connectivity == 8 and not self.corner_cutting
-                   and 1.0 <= self.diagonal_cost <= 2.0 and uniform)
+                   and 1.0 <= self.diagonal_cost <= 2.0 and uniform
+                   and self._free.size < 2 ** 29)
             self._stats = (uniform, float(inner.min()), jps)
             self._cost_stats_valid = True
         return self._stats

@@ -31,14 +31,13 @@ class GridScratch:
     allocated on first use; the pool grows when a query runs out of it.
     """
 
-    __slots__ = ("stamp", "g", "parent", "via", "gen", "_pool", "_heap", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_heap", "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph._free.size
         self.stamp = np.where(graph._free, 0, K.BLOCKED).astype(np.int32)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
-        self.via = None            # JPS's turn cells, made on first use
         self.gen = 0
         self._pool = None
         self._heap = None
@@ -68,14 +67,12 @@ class GridScratch:
             n = self.stamp.size
             self._heap = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
                           np.empty(n, dtype=np.int32))
-            self.via = np.empty(n, dtype=np.int32)
         return self._heap
 
     @property
     def nbytes(self) -> int:
         arrays = [self.stamp, self.g, self.parent]
         arrays += list(self._pool or ()) + list(self._heap or ())
-        arrays += [self.via] if self.via is not None else []
         return sum(a.nbytes for a in arrays)
 
 
@@ -101,7 +98,8 @@ def sync_blocked(graph, padded_cells) -> None:
 
 def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
-    1 <= diagonal_cost <= 2 (its pruning rules assume that move model)."""
+    1 <= diagonal_cost <= 2 (its pruning rules assume that move model),
+    and fewer than 2^29 cells (two bits of its parent links hold turns)."""
     return graph._cost_stats()[2]
 
 
@@ -158,7 +156,7 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
     rowbits, colbits = graph.bit_lines
     cost, expanded, nodes, points = _jps._jps_path(
         graph._free, rowbits, colbits, sc.stamp, graph._Wp, graph.width,
-        graph.diagonal_cost, start, goal, sc.g, sc.parent, sc.via, hnode, hkey, hpos,
+        graph.diagonal_cost, start, goal, sc.g, sc.parent, hnode, hkey, hpos,
         sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
