@@ -290,14 +290,18 @@ def _origin_of(plugin) -> str:
 
 
 def _adapter(fn, argnames, params):
-    """``fn`` called with the subset of ``params`` it asks for."""
+    """``fn`` called with the subset of ``params`` it asks for. The common
+    shapes get a lambda with plain positional parameters (no ``*args``
+    tuple to pack): this runs for every plugin on every query."""
     idx = tuple(params.index(a) for a in argnames)
     if idx == tuple(range(len(params))):
         return fn
-    if len(idx) == 1:
-        (i,) = idx
-        return lambda *args: fn(args[i])
-    if len(idx) == 2:
-        i, j = idx
-        return lambda *args: fn(args[i], args[j])
+    if len(params) == 3:
+        shapes = {(): lambda a, b, c: fn(), (0,): lambda a, b, c: fn(a),
+                  (1,): lambda a, b, c: fn(b), (2,): lambda a, b, c: fn(c),
+                  (0, 1): lambda a, b, c: fn(a, b), (0, 2): lambda a, b, c: fn(a, c),
+                  (1, 2): lambda a, b, c: fn(b, c), (1, 0): lambda a, b, c: fn(b, a),
+                  (2, 1): lambda a, b, c: fn(c, b)}
+        if idx in shapes:
+            return shapes[idx]
     return lambda *args: fn(*[args[k] for k in idx])

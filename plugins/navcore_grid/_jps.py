@@ -402,11 +402,14 @@ def _trace(parent, goal, Wp, W):
 
 
 @njit(cache=True, nogil=True)
-def _jps_path(free, rowbits, colbits, stamp, Wp, W, diag, start, goal, g, parent,
-              hnode, hkey, hpos, gen):
+def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, start, goal, gen):
     """``_jps`` and ``_trace`` in one call (a query pays one dispatch):
     ``(cost, expanded, nodes, points)``, empty arrays when unreachable.
-    ``start`` and ``goal`` are cell ids ``y * W + x``."""
+    ``start`` and ``goal`` are cell ids ``y * W + x``; the scratch comes as
+    rows (``i32``: stamp, parent, heap node, heap position; ``f64``: g,
+    heap key), five array arguments instead of ten."""
+    stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
+    g, hkey = f64[0], f64[1]
     s = (start // W + 1) * Wp + start % W + 1
     t = (goal // W + 1) * Wp + goal % W + 1
     cost, expanded = _jps(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,

@@ -29,9 +29,12 @@ class GridScratch:
     set (``sync_blocked``), so a query never has to look at the mask.
     The open lists (A*'s radix-heap entry pool, JPS's indexed heap) are
     allocated on first use; the pool grows when a query runs out of it.
+    JPS keeps its own arrays, packed as rows of two arrays (``jps()``): it
+    needs no blocked sentinel, and five array arguments instead of ten
+    make every call cheaper.
     """
 
-    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_heap", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph._free.size
@@ -40,12 +43,14 @@ class GridScratch:
         self.parent = np.empty(n, dtype=np.int32)
         self.gen = 0
         self._pool = None
-        self._heap = None
+        self._jps = None
 
     def next_gen(self, graph) -> int:
         self.gen += 1
         if 2 * self.gen + 1 >= K.BLOCKED:           # wrap-around: wipe once
             self.stamp[:] = np.where(graph._free, 0, K.BLOCKED)
+            if self._jps is not None:
+                self._jps[0][0] = 0
             self.gen = 1
         return self.gen
 
@@ -61,18 +66,18 @@ class GridScratch:
                           fbits, fbits.view(np.int64))
         return self._pool
 
-    def heap(self):
-        """``(hnode, hkey, hpos)`` for ``_jps``."""
-        if self._heap is None:
+    def jps(self):
+        """``(i32, f64)`` for ``_jps``: rows stamp, parent, heap node, heap
+        position; g, heap key (made on first use, 24 bytes a cell)."""
+        if self._jps is None:
             n = self.stamp.size
-            self._heap = (np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
-                          np.empty(n, dtype=np.int32))
-        return self._heap
+            self._jps = (np.zeros((4, n), dtype=np.int32), np.empty((2, n), np.float64))
+        return self._jps
 
     @property
     def nbytes(self) -> int:
         arrays = [self.stamp, self.g, self.parent]
-        arrays += list(self._pool or ()) + list(self._heap or ())
+        arrays += list(self._pool or ()) + list(self._jps or ())
         return sum(a.nbytes for a in arrays)
 
 
@@ -151,13 +156,17 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
                          f"corner_cutting={graph.corner_cutting}, diagonal_cost="
                          f"{graph.diagonal_cost:g}, uniform costs={graph.uniform}; "
                          f"use algorithm='astar'")
+    return _jps_query(graph, start, goal)
+
+
+def _jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
+    """``grid_jps`` for callers that checked ``jps_applies`` already."""
     sc = scratch_for(graph)
-    hnode, hkey, hpos = sc.heap()
+    i32, f64 = sc.jps()
     rowbits, colbits = graph.bit_lines
     cost, expanded, nodes, points = _jps._jps_path(
-        graph._free, rowbits, colbits, sc.stamp, graph._Wp, graph.width,
-        graph.diagonal_cost, start, goal, sc.g, sc.parent, hnode, hkey, hpos,
-        sc.next_gen(graph))
+        graph._free, rowbits, colbits, i32, f64, graph._Wp, graph.width,
+        graph.diagonal_cost, start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
     return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, "jps")
