@@ -59,6 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (fmt_bytes, fmt_ratio, fmt_s, interleaved, log, machine, median,  # noqa: E402
                      now, print_table, ratio, timed, versions, write_json)
 
+#: landmarks of the opt-in variant (4 bytes per cell each)
+LANDMARKS = 16
 SEED = 20261124
 DATA = Path(os.environ.get("NAVCORE_MOVINGAI", "/work/shared/data/movingai"))
 
@@ -278,6 +280,15 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         world.add_graph("simp", type="grid", array=walk)
     builds["simplify (view of one grid)"], view = timed(simplify, world.graph("simp"))
     simp_nodes, simp_pays = view.num_nodes, view.pays
+    # and one with landmarks (opt-in: landmarks=K when adding the grid)
+    from navcore_grid import landmarks
+    if map_path is not None:
+        world.add_graph("lm", type="grid", map=str(map_path))
+    else:
+        world.add_graph("lm", type="grid", array=walk)
+    builds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(landmarks, world.graph("lm"),
+                                                               LANDMARKS)
+    lm_bytes = lmarks.nbytes
     g_oct = world.graph("oct")
     if not np.array_equal(g_oct.walkable_grid, walk):
         print(f"!! {name}: navcore's map differs from the walkable mask")
@@ -328,7 +339,8 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         return None, path, None
 
     libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
-            "navcore simplified": q_nav("simplified", "simp"), "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
+            "navcore simplified": q_nav("simplified", "simp"),
+            "navcore landmarks": q_nav("auto", "lm"), "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
             "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
     slow = {"networkx", "pathfinding"}
     slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
@@ -382,7 +394,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     costs = {k: [None] * n for k in names}
     tcod_rel = []
     nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": [],
-               "navcore simplified": []}
+               "navcore simplified": [], "navcore landmarks": []}
     for i in range(n):
         for lib in names:
             res = out[lib][i]
@@ -421,7 +433,8 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         ref = costs["navcore astar"][i]
         if ref is None:
             continue
-        for lib in ("navcore jps", "navcore simplified", "networkx", "pathfinding"):
+        for lib in ("navcore jps", "navcore simplified", "navcore landmarks", "networkx",
+                    "pathfinding"):
             c = costs[lib][i]
             if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
                 bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
@@ -470,6 +483,10 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         "simplified_vs_astar": med_ratio("navcore simplified", "navcore astar"),
         "simplified_vs_jps": med_ratio("navcore simplified", "navcore jps"),
         "simplified_nodes": simp_nodes, "simplified_used_by_auto": simp_pays,
+        "landmarks_vs_pathfinding": med_ratio("navcore landmarks", "pathfinding", sub),
+        "landmarks_vs_jps": med_ratio("navcore landmarks", "navcore jps"),
+        "landmarks_vs_astar": med_ratio("navcore landmarks", "navcore astar"),
+        "landmarks_bytes_per_cell": lm_bytes / cells,
         "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
         "median_path_cost": median(lengths),
         "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
@@ -629,6 +646,22 @@ def rows_simplified(results):
     return rows
 
 
+def rows_landmarks(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        qs = s["median_query_s_subset"]
+        e = s["mean_expanded"]
+        r = s["landmarks_vs_pathfinding"]
+        rows.append([res["map"], OCT, fmt_s(res["builds_s"][f"{LANDMARKS} landmarks (one grid)"]),
+                     f"{s['landmarks_bytes_per_cell']:.0f}", fmt_s(q["navcore landmarks"]),
+                     f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
+                     fmt_ratio(s["landmarks_vs_jps"]), fmt_ratio(s["landmarks_vs_astar"]),
+                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
+    return rows
+
+
 def rows_cut(results):
     rows = []
     for res in results:
@@ -740,6 +773,11 @@ def main(argv=None):
                  "query",
                  "vs A*", "vs JPS", "pathfinding", "ratio", "goal <= 0.005x"],
                 rows_simplified(maps))
+    print_table(f"navcore with {LANDMARKS} landmarks (opt-in: landmarks={LANDMARKS}; "
+                f"auto = JPS with the stronger heuristic)",
+                ["map", "rule", "measure landmarks", "bytes/cell", "query",
+                 "expanded JPS / with landmarks", "vs JPS", "vs A*", "pathfinding",
+                 "ratio", "goal <= 0.005x"], rows_landmarks(maps))
     print_table("navcore vs pyastar2d",
                 ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
                 rows_cut(maps))

@@ -27,11 +27,22 @@ def test_scenario_subset(scen, algorithm):
 
 
 @needs_data
+@pytest.mark.parametrize("scen", [p for p in SCENS if p.name.split(".")[0] in
+                                  ("random512-40-0", "maze512-4-0", "den312d", "Berlin_0_256")],
+                         ids=lambda p: p.name.split(".")[0])
+@pytest.mark.parametrize("algorithm", ["astar", "jps"])
+def test_scenario_subset_with_landmarks(scen, algorithm):
+    report = run_scenarios(scen, algorithm=algorithm, limit=120, landmarks=6)
+    assert report["mismatches"] == 0, report["mismatch_examples"]
+
+
+@needs_data
 @pytest.mark.slow
 @pytest.mark.parametrize("scen", SCENS, ids=lambda p: p.name.split(".")[0])
 @pytest.mark.parametrize("algorithm", ["astar", "jps"])
-def test_scenario_all_queries(scen, algorithm):
-    report = run_scenarios(scen, algorithm=algorithm)
+@pytest.mark.parametrize("landmarks", [None, 8], ids=["octile", "landmarks8"])
+def test_scenario_all_queries(scen, algorithm, landmarks):
+    report = run_scenarios(scen, algorithm=algorithm, landmarks=landmarks)
     assert report["queries"] > 100 and report["mismatches"] == 0, \
         report["mismatch_examples"]
 

@@ -1,6 +1,8 @@
 """navcore_grid: grid maps (MovingAI files, ASCII rows, numpy arrays) with
-implicit-neighbour A* and jump point search as numba kernels."""
+implicit-neighbour A* and jump point search as numba kernels, and
+landmarks for a stronger heuristic."""
 from .graph import GridGraph
+from .landmarks import Landmarks, landmarks, landmarks_of
 from .mapfile import Scenario, parse_map, parse_rows, read_map, read_scen, tolerance
 from .maze import maze_cells, maze_edges
 from .scen import run_scenarios
@@ -8,4 +10,4 @@ from .search import grid_astar, grid_jps, jps_applies
 
 __all__ = ["GridGraph", "parse_map", "parse_rows", "read_map", "read_scen", "Scenario",
            "tolerance", "run_scenarios", "grid_astar", "grid_jps", "jps_applies",
-           "maze_cells", "maze_edges"]
+           "maze_cells", "maze_edges", "landmarks", "landmarks_of", "Landmarks"]

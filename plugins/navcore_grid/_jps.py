@@ -173,8 +173,10 @@ def _scan(words, r, pos, gp, dirn):
 
 @njit(cache=True, nogil=True, inline="always")
 def _push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g,
-          parent, hnode, hkey, hpos, size):
-    """Offer jump point ``j`` at cost ``ng``; returns the heap size."""
+          parent, hnode, hkey, hpos, size, lm, nk, lscale, goal):
+    """Offer jump point ``j`` at cost ``ng``; returns the heap size. The
+    key's heuristic is octile distance or, with ``nk`` landmarks, the
+    larger of that and the landmarks' differential bound."""
     sj = stamp[j]
     if sj == closed_mark:
         return size
@@ -189,7 +191,15 @@ def _push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, 
     jy = j // Wp
     hx = abs(j - jy * Wp - gx)
     hy = abs(jy - gy)
-    key = ng + max(hx, hy) + hb * min(hx, hy)
+    h = max(hx, hy) + hb * min(hx, hy)
+    for q in range(nk):
+        a = lm[j, q]
+        b = lm[goal, q]
+        if a < INF and b < INF:
+            d = abs(np.float64(a) - np.float64(b)) * lscale
+            if d > h:
+                h = d
+    key = ng + h
     g[j] = ng
     parent[j] = (parent_j << 2) | turn
     while i > 0:
@@ -208,7 +218,7 @@ def _push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, 
 
 @njit(cache=True, nogil=True)
 def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
-         hnode, hkey, hpos, gen):
+         hnode, hkey, hpos, gen, lm, nk, lscale):
     """Jump point search from padded ``start`` to ``goal``. Returns
     ``(cost, expanded)``; ``parent`` links the jump points of the path
     (``(cell << 2) | turn``, see the module docs; -1 at the start)."""
@@ -302,7 +312,7 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                     jp = r * Wp + j if sy == 0 else j * Wp + r
                     size = _push(jp, 0, gu + abs(j - pos), u, gx, gy, hb, Wp, stamp,
                                  open_mark, closed_mark, g, parent, hnode, hkey, hpos,
-                                 size)
+                                 size, lm, nk, lscale, goal)
                 continue
             # diagonal ray: every straight jump point seen from it is a
             # successor of u, turning at the ray cell that saw it
@@ -321,7 +331,8 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                 gd += diag
                 if p == goal:
                     size = _push(p, 0, gd, u, gx, gy, hb, Wp, stamp, open_mark,
-                                 closed_mark, g, parent, hnode, hkey, hpos, size)
+                                 closed_mark, g, parent, hnode, hkey, hpos, size, lm, nk,
+                                 lscale, goal)
                     break
                 for axis in range(2):    # the ray's two straights, one scan site
                     if axis == 0:
@@ -333,7 +344,7 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                         jp = r * Wp + j if axis == 0 else j * Wp + r
                         size = _push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
                                      stamp, open_mark, closed_mark, g, parent, hnode, hkey,
-                                     hpos, size)
+                                     hpos, size, lm, nk, lscale, goal)
     return INF, expanded
 
 
@@ -402,7 +413,8 @@ def _trace(parent, goal, Wp, W):
 
 
 @njit(cache=True, nogil=True)
-def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, start, goal, gen):
+def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, start, goal,
+              gen):
     """``_jps`` and ``_trace`` in one call (a query pays one dispatch):
     ``(cost, expanded, nodes, points)``, empty arrays when unreachable.
     ``start`` and ``goal`` are cell ids ``y * W + x``; the scratch comes as
@@ -413,7 +425,7 @@ def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, start, goal, gen):
     s = (start // W + 1) * Wp + start % W + 1
     t = (goal // W + 1) * Wp + goal % W + 1
     cost, expanded = _jps(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
-                          hnode, hkey, hpos, gen)
+                          hnode, hkey, hpos, gen, lm, nk, lscale)
     if not cost < INF:
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
     nodes, points = _trace(parent, t, Wp, W)

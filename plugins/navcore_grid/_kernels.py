@@ -31,13 +31,16 @@ INF = np.inf
 
 @njit(cache=True, nogil=True)
 def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
-                corner_cut, ha, hb, hscale, start, goal, g, parent,
+                corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen):
     """A* on the implicit grid. A move costs ``lens[k]`` times the mean of
     the two cells' costs (just ``lens[k]`` when ``uniform``). The heuristic
-    ``hscale * (ha * max(dx, dy) + hb * min(dx, dy))`` is consistent for the
-    move set the wrapper describes. Returns ``(cost, expanded)``, cost -1
-    when the entry pool (``enode``/``ekey``/``enext``) ran out.
+    is the larger of ``hscale * (ha * max(dx, dy) + hb * min(dx, dy))``,
+    consistent for the move set the wrapper describes, and, with ``nk``
+    landmarks, ``lscale * |lm[v, q] - lm[goal, q]|`` over them (a
+    differential heuristic, see ``landmarks.py``). Returns ``(cost,
+    expanded)``, cost -1 when the entry pool (``enode``/``ekey``/``enext``)
+    ran out. ``goal`` -1 runs Dijkstra over everything reachable.
 
     The open list is a radix heap (Ahuja et al. 1990) over the bit patterns
     of the f values: with a consistent heuristic the popped keys never
@@ -148,7 +151,15 @@ def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
                 return -1.0, expanded
             hx = abs(ux + dxs[k] - gx)
             hy = abs(uy + dys[k] - gy)
-            fbits[0] = ng + hscale * (ha * max(hx, hy) + hb * min(hx, hy))
+            h = hscale * (ha * max(hx, hy) + hb * min(hx, hy))
+            for q in range(nk):
+                a = lm[v, q]
+                b = lm[goal, q]
+                if a < INF and b < INF:
+                    d = abs(np.float64(a) - np.float64(b)) * lscale
+                    if d > h:
+                        h = d
+            fbits[0] = ng + h
             key = ibits[0]
             if key < last:            # rounding: f may sit an ulp below
                 key = last
@@ -199,7 +210,7 @@ def _trace_cells(parent, goal, Wp, W):
 
 @njit(cache=True, nogil=True)
 def _astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
-                corner_cut, ha, hb, hscale, start, goal, g, parent,
+                corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen):
     """``_grid_astar`` and ``_trace_cells`` in one call (a query pays one
     dispatch): ``(cost, expanded, nodes, points)`` for cell ids ``start``,
@@ -208,8 +219,8 @@ def _astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
     s = (start // W + 1) * Wp + start % W + 1
     t = (goal // W + 1) * Wp + goal % W + 1
     cost, expanded = _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need,
-                                 lens, corner_cut, ha, hb, hscale, s, t, g, parent,
-                                 enode, ekey, enext, head, fbits, ibits, gen)
+                                 lens, corner_cut, ha, hb, hscale, lm, nk, lscale, s, t, g,
+                                 parent, enode, ekey, enext, head, fbits, ibits, gen)
     if not (0.0 <= cost < INF):
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
     nodes, points = _trace_cells(parent, t, Wp, W)

@@ -11,6 +11,8 @@ from navcore.errors import GraphError
 
 from . import scen, search, updates
 from .graph import GridGraph
+from .landmarks import landmarks as build_landmarks
+from .landmarks import on_update as landmarks_on_update
 from .mapfile import parse_rows, read_map
 from .maze import maze_cells
 
@@ -21,12 +23,13 @@ GENERATORS = {"maze": maze_cells}
 
 def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=None,
                width=None, height=None, seed=None, connectivity=8,
-               diagonal_cost=math.sqrt(2.0), corner_cutting=False):
+               diagonal_cost=math.sqrt(2.0), corner_cutting=False, landmarks=None):
     """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
     ``rows=``, an ``array=`` (bool walkable, or float per-cell cost with
     inf for blocked) or ``generate="maze"`` (a seeded spanning-tree maze of
     ``width`` x ``height`` rooms, drawn ``2*width+1`` cells wide). Exactly
-    one source."""
+    one source. ``landmarks=k`` measures k landmarks for a stronger
+    heuristic (see ``navcore_grid.landmarks``)."""
     given = [k for k, v in (("map", map), ("rows", rows), ("array", array),
                             ("generate", generate)) if v is not None]
     if len(given) != 1:
@@ -62,8 +65,11 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
         else:
             raise GraphError(f"array must be bool (walkable) or numeric (cost), got "
                              f"dtype {arr.dtype}")
-    return GridGraph(walkable, cost, connectivity=connectivity,
-                     diagonal_cost=diagonal_cost, corner_cutting=corner_cutting)
+    graph = GridGraph(walkable, cost, connectivity=connectivity,
+                      diagonal_cost=diagonal_cost, corner_cutting=corner_cutting)
+    if landmarks is not None:
+        build_landmarks(graph, landmarks)
+    return graph
 
 
 @navcore.hookimpl
@@ -99,6 +105,12 @@ def navcore_find_path(graph, request):
 def navcore_path_costs(graph, nodes, starts):
     return search.grid_path_costs(graph, nodes, starts) if isinstance(graph, GridGraph) \
         else None
+
+
+@navcore.hookimpl
+def navcore_graph_updated(graph, dirty):
+    if isinstance(graph, GridGraph):
+        landmarks_on_update(graph, dirty)
 
 
 @navcore.hookimpl

@@ -16,6 +16,10 @@ from navcore.types import PathResult, PathStatus
 from . import _jps
 from . import _kernels as K
 from .graph import GridGraph
+from .landmarks import _NO_TABLE
+from .landmarks import kernel_args as landmark_args
+
+_NO_LANDMARKS = (_NO_TABLE, 0, 1.0)
 
 _INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_grid.search"
@@ -124,8 +128,9 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     """A* (Dijkstra with ``heuristic=False``) between node ids on a grid.
 
     Exact for any per-cell costs: the octile heuristic is scaled by the
-    cheapest cell cost. Callers pass walkable, in-range node ids (``World``
-    checks them).
+    cheapest cell cost, and current landmarks (``landmarks.py``) raise it
+    where they know better. Callers pass walkable, in-range node ids
+    (``World`` checks them).
     """
     uniform, cmin, _ = graph._cost_stats()
     ha, hb = _heuristic_coefficients(graph)
@@ -136,7 +141,8 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     while True:
         cost, expanded, nodes, points = K._astar_path(
             sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
-            off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale, start, goal,
+            off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale,
+            *(landmark_args(graph) if heuristic else _NO_LANDMARKS), start, goal,
             sc.g, sc.parent, *sc.pool(grow), sc.next_gen(graph))
         if cost >= 0.0:
             break
@@ -166,7 +172,7 @@ def _jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     rowbits, colbits = graph.bit_lines
     cost, expanded, nodes, points = _jps._jps_path(
         graph._free, rowbits, colbits, i32, f64, graph._Wp, graph.width,
-        graph.diagonal_cost, start, goal, sc.next_gen(graph))
+        graph.diagonal_cost, *landmark_args(graph), start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
     return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, "jps")
