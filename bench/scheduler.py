@@ -90,6 +90,7 @@ def bench_steady(cfg, walk, sc, workers):
     rng = np.random.default_rng(SEED + workers)
     w = navcore.World(workers=workers, frame_budget_ms=2.0)
     g = w.add_graph("m", type="grid", array=walk)
+    w.warm_up()                                  # what a game does after loading
     free = np.argwhere(walk)
     for _ in range(20):                          # warm up
         (sy, sx), (gy, gx) = free[rng.integers(len(free), size=2)]
