@@ -268,21 +268,6 @@ def _trace(parent, goal):
 
 
 @njit(cache=True, nogil=True)
-def _walk_cost(offsets, targets, cost, nodes):
-    """Cost of walking ``nodes`` (the cheapest edge between each pair)."""
-    total = 0.0
-    for i in range(nodes.shape[0] - 1):
-        u = nodes[i]
-        v = nodes[i + 1]
-        best = INF
-        for e in range(offsets[u], offsets[u + 1]):
-            if targets[e] == v and cost[e] < best:
-                best = cost[e]
-        total += best
-    return total
-
-
-@njit(cache=True, nogil=True)
 def _path_costs(offsets, targets, cost, walkable, nodes, starts, out):
     """``out[i]``: cost of walking path ``i`` (``nodes[starts[i]:starts[i+1]]``)
     over the cheapest edge between each pair; inf when a node is blocked

@@ -165,7 +165,7 @@ def bfs(graph, start, goal) -> PathResult:
     if hops < 0:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="bfs")
     nodes = K._trace(sc.parent, t)
-    cost = K._walk_cost(csr.offsets, csr.targets, csr.cost, nodes)
+    cost = float(path_costs(graph, nodes, np.array([0, nodes.size], np.int64))[0])
     return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded, "bfs")
 
 

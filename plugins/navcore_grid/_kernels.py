@@ -29,6 +29,21 @@ BLOCKED = np.iinfo(np.int32).max
 INF = np.inf
 
 
+@njit(cache=True, nogil=True, inline="always")
+def landmark_bound(lm, nk, lscale, v, goal, h):
+    """The larger of ``h`` and the landmarks' bound on the distance from
+    ``v`` to ``goal``: ``lscale * |lm[v, q] - lm[goal, q]|`` over the ``nk``
+    landmarks that reach both (see ``landmarks.py``). Shared by A* and JPS."""
+    for q in range(nk):
+        a = lm[v, q]
+        b = lm[goal, q]
+        if a < INF and b < INF:
+            d = abs(np.float64(a) - np.float64(b)) * lscale
+            if d > h:
+                h = d
+    return h
+
+
 @njit(cache=True, nogil=True)
 def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
                 corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
@@ -151,14 +166,8 @@ def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
                 return -1.0, expanded
             hx = abs(ux + dxs[k] - gx)
             hy = abs(uy + dys[k] - gy)
-            h = hscale * (ha * max(hx, hy) + hb * min(hx, hy))
-            for q in range(nk):
-                a = lm[v, q]
-                b = lm[goal, q]
-                if a < INF and b < INF:
-                    d = abs(np.float64(a) - np.float64(b)) * lscale
-                    if d > h:
-                        h = d
+            h = landmark_bound(lm, nk, lscale, v, goal,
+                               hscale * (ha * max(hx, hy) + hb * min(hx, hy)))
             fbits[0] = ng + h
             key = ibits[0]
             if key < last:            # rounding: f may sit an ulp below
