@@ -234,8 +234,9 @@ class Agents:
         t = np.clip(t, 0.0, 1.0)[:, None]
         at = self._points[lo] + t * (self._points[hi] - self._points[lo])
         # nobody walks into a wall that appeared on its path: it waits at
-        # the edge for the re-plan (repath) or is stuck (no repath)
-        held = moving & self._into_walls(at)
+        # the edge for the re-plan (repath) or is stuck (no repath); one
+        # already standing in a cell that became a wall walks out of it
+        held = moving & self._into_walls(at, self.pos)
         if held.any():
             s = np.where(held, self.s, s)
             at[held] = self.pos[held]
@@ -249,9 +250,9 @@ class Agents:
         for i in np.flatnonzero(moving & ~held & (s >= self._total)):
             self._leg_done(int(i))
 
-    def _into_walls(self, at) -> np.ndarray:
-        """Which agents' positions ``at`` lie in a blocked grid cell (a
-        vectorised lookup per grid graph)."""
+    def _into_walls(self, at, now) -> np.ndarray:
+        """Which agents would step from ``now`` into another grid cell that
+        is blocked at ``at`` (a vectorised lookup per grid graph)."""
         out = np.zeros(len(self.ids), dtype=bool)
         for gid, members in self._by_graph.items():
             graph = self.world.graph(gid)
@@ -260,9 +261,11 @@ class Agents:
                 continue
             w, h = size
             xy = np.floor(at[members]).astype(np.int64)
+            here = np.floor(now[members]).astype(np.int64)
             inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
             cell = np.where(inside, xy[:, 1] * w + xy[:, 0], 0)
-            out[members] = inside & ~graph.walkable[cell]
+            moved = (xy != here).any(axis=1)
+            out[members] = inside & moved & ~graph.walkable[cell]
         return out
 
     def _leg_done(self, i: int) -> None:

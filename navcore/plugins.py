@@ -80,6 +80,10 @@ class PluginRegistry:
 
     @property
     def manager(self) -> pluggy.PluginManager:
+        """The pluggy manager underneath. Whoever takes it may register or
+        block plugins behind the registry's back, so taking it drops the
+        cached hook chains and graph types (``version`` moves on)."""
+        self.version += 1
         return self._pm
 
     def register(self, plugin, name: str | None = None) -> str:

@@ -171,6 +171,8 @@ class World:
         [inf, 1.0]
         """
         graph = self.graph(graph_id)
+        if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__"):
+            raise NodeError(f"paths must be a list of node-id sequences, got {paths!r}")
         arrays = [self._nodes(graph, p, f"paths[{i}]") for i, p in enumerate(paths)]
         starts = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum([a.size for a in arrays], out=starts[1:])

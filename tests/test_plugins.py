@@ -165,3 +165,19 @@ def test_cli_lists_plugins_with_source_hooks_and_types(tmp_path):
     assert "hexgrid  [entry point]  navcore_hexgrid (hexgrid)" in out.stdout
     assert "graph types: hexgrid" in out.stdout
     assert "hooks: algorithms, apply_updates" in out.stdout
+
+
+@pytest.mark.nojit
+def test_plugins_registered_through_the_pluggy_manager_are_heard_by_find_path():
+    import numpy as np
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="csr", src=[0], dst=[1], positions=np.eye(2))
+    assert world.find_path("g", 0, 1).found
+
+    class Closed:
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_find_path(self):
+            return navcore.PathResult.failed(navcore.PathStatus.UNREACHABLE)
+
+    world.plugins.manager.register(Closed())
+    assert world.find_path("g", 0, 1).status.value == "unreachable"

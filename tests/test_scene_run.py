@@ -391,3 +391,16 @@ def test_plugin_option_loads_a_module_for_the_scene(tmp_path, capsys, monkeypatc
     assert "agents: 1/1 arrived" in capsys.readouterr().out
     assert main(["run", str(scene), "--plugin", "no_such_module_x"]) == 2
     assert "--plugin no_such_module_x: cannot import it" in capsys.readouterr().err
+
+
+@pytest.mark.nojit
+def test_an_agent_whose_own_cell_becomes_a_wall_walks_out_and_arrives():
+    sim = _sim("""
+settings: {dt: 0.1, frames: 300}
+graphs: [{id: a, type: grid, rows: ["............", "............", "............",
+                                     "............", "............"]}]
+agents: [{id: x, start: [0, 2], goal: [11, 2], speed: 1.5}]
+events: [{at: 12, block: [1, 2, 1, 1]}]
+""")
+    s = sim.run()
+    assert s["agents"]["arrived"] == 1 and s["agents"]["stuck"] == 0

@@ -139,7 +139,7 @@ def loaded():
                     out[f"{name}.{attr}"] = len(obj.overloads)
     return out
 
-world = navcore.World(frame_budget_ms=50.0)
+world = navcore.World(frame_budget_ms=1e7)
 rows = ["........#.........", "........#.........", "..................",
         "........#........."]
 world.add_graph("g", type="grid", rows=rows)
@@ -173,3 +173,12 @@ def test_warm_up_loads_every_kernel_a_game_frame_needs(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", f"kernels first called after warm_up: {out.stdout}"
+
+
+@pytest.mark.nojit
+def test_path_costs_rejects_what_is_not_a_list_of_paths(world):
+    world.add_graph("g", type="grid", rows=["..."])
+    for bad in (5, "abc", None):
+        with pytest.raises(navcore.NodeError, match="paths must be a list"):
+            world.path_costs("g", bad)
+    assert world.path_costs("g", []).tolist() == []

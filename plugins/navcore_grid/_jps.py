@@ -31,17 +31,14 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit
 
-from ._kernels import landmark_bound
+from ._kernels import landmark_bound, leading_zeros
 
-if config.DISABLE_JIT:          # the intrinsics need the compiler
-    def leading_zeros(x):
-        return 64 - int(x).bit_length()
-
+if config.DISABLE_JIT:          # the intrinsic needs the compiler
     def trailing_zeros(x):
         x = int(x)
         return (x & -x).bit_length() - 1
 else:
-    from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+    from numba.cpython.unsafe.numbers import trailing_zeros
 
 INF = np.inf
 PAD = 64                        # blocked bits before each line's first cell

@@ -99,18 +99,19 @@ class Landmarks:
     def _distances(graph, sc, source, uniform):
         """Distance from padded ``source`` to every padded cell (inf where
         unreachable): the grid's own A* kernel with no heuristic and no goal."""
+        from .search import with_pool
         off, dxs, dys, need, lens = graph._dirs
-        grow = False
-        while True:
-            gen = sc.next_gen(graph)
-            cost, _ = K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
-                                    graph.connectivity, off, dxs, dys, need, lens,
-                                    graph.corner_cutting, 1.0, 1.0, 0.0, _NO_TABLE, 0, 1.0,
-                                    source, -1, sc.g, sc.parent, *sc.pool(grow), gen)
-            if cost != -1.0:
-                break
-            grow = True
-        return np.where(sc.stamp == 2 * gen + 1, sc.g, np.inf)
+        gen = [0]
+
+        def run(pool):
+            gen[0] = sc.next_gen(graph)
+            return K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
+                                 graph.connectivity, off, dxs, dys, need, lens,
+                                 graph.corner_cutting, 1.0, 1.0, 0.0, _NO_TABLE, 0, 1.0,
+                                 source, -1, sc.g, sc.parent, *pool, gen[0])
+
+        with_pool(sc, run)
+        return np.where(sc.stamp == 2 * gen[0] + 1, sc.g, np.inf)
 
     @property
     def nbytes(self) -> int:

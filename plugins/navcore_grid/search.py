@@ -123,6 +123,18 @@ def _heuristic_coefficients(graph):
     return d, 0.0                  # cheap diagonals: d * chebyshev
 
 
+def with_pool(sc, run):
+    """``run(pool)`` for an A* kernel until its entry pool was large enough:
+    a result whose first item (the cost) is -1 means it ran out, and the
+    pool doubles for another try."""
+    grow = False
+    while True:
+        out = run(sc.pool(grow))
+        if out[0] != -1.0:
+            return out
+        grow = True
+
+
 def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
                algorithm="astar") -> PathResult:
     """A* (Dijkstra with ``heuristic=False``) between node ids on a grid.
@@ -137,16 +149,11 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     hscale = cmin if heuristic else 0.0
     off, dxs, dys, need, lens = graph._dirs
     sc = scratch_for(graph)
-    grow = False
-    while True:
-        cost, expanded, nodes, points = K._astar_path(
-            sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
-            off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale,
-            *(landmark_args(graph) if heuristic else _NO_LANDMARKS), start, goal,
-            sc.g, sc.parent, *sc.pool(grow), sc.next_gen(graph))
-        if cost >= 0.0:
-            break
-        grow = True          # the entry pool ran out: rerun with twice the room
+    lm = landmark_args(graph) if heuristic else _NO_LANDMARKS
+    cost, expanded, nodes, points = with_pool(sc, lambda pool: K._astar_path(
+        sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
+        off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale, *lm, start, goal,
+        sc.g, sc.parent, *pool, sc.next_gen(graph)))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
     return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)

@@ -197,9 +197,16 @@ def _compact(nodes, owner, used, alive, nslots, start, length, cost, blocks, out
     return m
 
 
+_WARM = False
+
+
 def warm_up() -> None:
     """Load the kernels from numba's cache now (a few ms each), so the
-    first frame that needs one does not pay for it."""
+    first frame that needs one does not pay for it. Once per process."""
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
     idx = ActivePaths()
     for k in range(3):
         idx.put(k, np.arange(400, dtype=np.int32), 1.0, 400)

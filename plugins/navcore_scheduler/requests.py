@@ -6,7 +6,7 @@ once. Each tick serves queued requests oldest first within the frame budget
 the start of the tick, so applying updates spends it too); the rest wait
 for the next tick. A search cannot be stopped midway, so one is started
 only when a search on that graph is expected to end before the deadline
-(the 90th percentile of its last 64), leaving time to publish the
+(the 90th percentile of its last 64, at most 4x their median), leaving time to publish the
 results. When the budget is gone before requests get
 their turn, one is served anyway if the previous tick served none, so at
 least every other tick serves one and none starves. Searches run on the worker
@@ -41,9 +41,15 @@ from .active import ActivePaths
 _RECENT = 64      # searches per graph the time estimate looks at
 
 
-def _p90(values) -> float:
+def _estimate(values) -> float:
+    """What the next search is expected to take: the 90th percentile of
+    ``values``, but at most 4x their (lower) median, so that a cold first
+    search or a few stalls (a GC pause, the OS taking the core) cannot
+    keep the estimate above the budget while searches are quick."""
+    if not values:
+        return 0.0
     v = sorted(values)
-    return v[min(len(v) - 1, (9 * len(v)) // 10)] if v else 0.0
+    return min(v[min(len(v) - 1, (9 * len(v)) // 10)], 4.0 * v[(len(v) - 1) // 2])
 
 
 class PathHandle:
@@ -126,6 +132,7 @@ class RequestQueue:
         self._pending = deque()          # handles, oldest first
         self._active = {}                # graph_id -> {seq: handle}: repath=True, no path
         self._paths = {}                 # graph_id -> ActivePaths: repath=True, found
+        self._masks = {}                 # graph_id -> reusable dirty-node mask
         self._lock = threading.Lock()
         self._seq = 0
         self._durations = {}             # graph_id -> seconds of its recent searches
@@ -184,10 +191,8 @@ class RequestQueue:
         free_pass = [self._served_last == 0]
         clock = time.perf_counter
         durations = self._durations
-        # what a search on each graph is expected to take: the 90th
-        # percentile of its last searches (a GC pause or the OS taking the
-        # core now and then does not move it)
-        estimates = {gid: _p90(d) for gid, d in durations.items()}
+        # what a search on each graph is expected to take (see _estimate)
+        estimates = {gid: _estimate(d) for gid, d in durations.items()}
         publish = self._publish_cost
 
         def drain():
@@ -240,7 +245,10 @@ class RequestQueue:
             h.repaths += 1
         h._served += 1
         h._result, h._error = result, error
-        if h.repath and error is None and not h._cancelled:
+        if error is not None:           # no result to keep up to date any more
+            self._active.get(h.graph_id, {}).pop(h.seq, None)
+            self._drop_path(h)
+        elif h.repath and not h._cancelled:
             if result.status is PathStatus.FOUND:
                 self._active.get(h.graph_id, {}).pop(h.seq, None)
                 index = self._paths.get(h.graph_id)
@@ -269,8 +277,18 @@ class RequestQueue:
         index = self._paths.get(graph_id)
         if len(dirty) == 0 or (not active and not index):
             return
-        mask = np.zeros(graph.num_nodes, dtype=bool)
+        # one mask per graph, cleared after use: an update must not cost a
+        # full-graph allocation (4 MB a tick on a 4 M-cell map)
+        mask = self._masks.get(graph_id)
+        if mask is None or mask.size != graph.num_nodes:
+            mask = self._masks[graph_id] = np.zeros(graph.num_nodes, dtype=bool)
         mask[dirty] = True
+        try:
+            self._replan_touched(graph_id, graph, dirty, mask, active, index)
+        finally:
+            mask[dirty] = False
+
+    def _replan_touched(self, graph_id, graph, dirty, mask, active, index) -> None:
         for h in list(active.values()):         # few: requests without a path
             r = h._result
             if r.status is not PathStatus.FOUND and r.status is not PathStatus.UNREACHABLE:
@@ -299,6 +317,7 @@ class RequestQueue:
     def graph_removed(self, graph_id) -> None:
         self._active.pop(graph_id, None)
         self._paths.pop(graph_id, None)
+        self._masks.pop(graph_id, None)
 
 
 def _set_result(fut):
