@@ -3,6 +3,7 @@ from the command line (pictures with Pillow, in ``navcore.render``). An invalid 
 ``path:line:column: message`` on stderr."""
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
@@ -80,7 +81,13 @@ def _simulation(args) -> Simulation:
 
 
 def _play(sim, frames, progress, on_frame):
-    """Run; on Ctrl-C stop and summarise what was played so far."""
+    """Run; on Ctrl-C stop and summarise what was played so far.
+
+    The loaded scene is moved out of the garbage collector's sight first
+    (``gc.freeze``, as games do after loading a level): a full collection
+    over it costs tens of milliseconds and would land in some frame."""
+    gc.collect()
+    gc.freeze()
     try:
         return sim.run(frames, progress=progress, on_frame=on_frame), False
     except KeyboardInterrupt:
