@@ -75,6 +75,20 @@ class PathResult:
         self.expanded = int(expanded)
         self.algorithm = algorithm
 
+    @classmethod
+    def found_path(cls, nodes, points, cost, expanded, algorithm) -> "PathResult":
+        """A ``found`` result from a backend's kernel (int32 ``nodes``,
+        float64 ``points``, Python-convertible ``cost``/``expanded``):
+        ``__init__`` without its checks, for the per-query path."""
+        r = cls.__new__(cls)
+        r.status = PathStatus.FOUND
+        r.nodes = nodes
+        r.points = points
+        r.cost = float(cost)
+        r.expanded = int(expanded)
+        r.algorithm = algorithm
+        return r
+
     @property
     def found(self) -> bool:
         return self.status is PathStatus.FOUND

@@ -113,3 +113,34 @@ def test_bad_landmark_requests_say_what_is_wrong():
         landmarks(c, 4)
     empty = world.add_graph("e", type="grid", rows=["###"])
     assert landmarks(empty, 2).current                             # nothing to measure
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("algorithm", ["astar", "jps"])
+def test_queries_drop_a_table_the_moment_it_goes_stale(algorithm):
+    # Searches cache their kernel arguments per grid. A wall whose only gap
+    # is at the bottom: the table measures the detours, and a gap opened
+    # later makes it overestimate. After the update every query must search
+    # exactly as on a grid that never had landmarks.
+    rows = ["......#....."] * 15 + ["." * 12]
+    plain, lit = navcore.World(autoload=False), navcore.World(autoload=False)
+    plain.add_graph("g", type="grid", rows=rows)
+    lit.add_graph("g", type="grid", rows=rows, landmarks=4)
+    pairs = [((0, y), (11, y2)) for y in range(0, 15, 2) for y2 in range(0, 15, 3)]
+    for w in (plain, lit):
+        for s, t in pairs:
+            w.find_path("g", s, t, algorithm=algorithm)              # arguments cached
+        w.update("g", cells=[(3, 15)], walkable=False)                # closing: stays current
+        w.tick()
+    assert landmarks_of(lit.graph("g")).current
+    for w in (plain, lit):
+        w.update("g", cells=[(3, 15), (6, 4)], walkable=True)         # a gap never seen
+        w.tick()
+    assert not landmarks_of(lit.graph("g")).current
+    walk = plain.graph("g").walkable_grid
+    for s, t in pairs:
+        truth = reference.grid_dijkstra(walk, np.ones(walk.shape), s)
+        a = plain.find_path("g", s, t, algorithm=algorithm)
+        b = lit.find_path("g", s, t, algorithm=algorithm)
+        assert b.cost == pytest.approx(truth[t], rel=1e-12)
+        assert (b.expanded, b.nodes.tolist()) == (a.expanded, a.nodes.tolist())

@@ -60,6 +60,9 @@ class GridGraph(NavGraph):
         if cost is not None:
             self._pcost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
         self._cost_stats_valid = False
+        # bumped whenever what a search kernel is handed may change (cells,
+        # costs, landmarks): scratch sets rebuild their cached arguments
+        self._epoch = 0
         self._bits = None
         self._scratches = []
         self._scratch_lock = threading.Lock()

@@ -128,6 +128,7 @@ class Landmarks:
         cheaper = graph._pcost[pad] < self.built_cost[pad]
         if opened.any() or cheaper.any():
             self.current = False
+            graph._epoch += 1               # searches drop the table now
 
     def args(self):
         """``(table, count, scale)`` for the search kernels."""
@@ -162,6 +163,7 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
         want = count if count is not None else (lm.count if lm is not None else 8)
         if lm is None or not lm.current or lm.count != want:
             lm = graph.extensions[_KEY] = Landmarks(graph, want)
+            graph._epoch += 1               # searches pick the table up
         return lm
 
 

@@ -38,7 +38,7 @@ class GridScratch:
     make every call cheaper.
     """
 
-    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "_args", "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph._free.size
@@ -48,6 +48,18 @@ class GridScratch:
         self.gen = 0
         self._pool = None
         self._jps = None
+        self._args = {}
+
+    def kernel_args(self, graph, kind, make):
+        """The leading kernel arguments of search ``kind`` (everything but
+        the pair, the pool and the generation), made by ``make(graph,
+        self)`` once per ``graph._epoch``: queries between two changes of
+        the grid, its costs or its landmarks reuse one tuple instead of
+        gathering a dozen attributes each call."""
+        got = self._args.get(kind)
+        if got is None or got[0] != graph._epoch:
+            got = self._args[kind] = (graph._epoch, make(graph, self))
+        return got[1]
 
     def next_gen(self, graph) -> int:
         self.gen += 1
@@ -144,19 +156,26 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     where they know better. Callers pass walkable, in-range node ids
     (``World`` checks them).
     """
-    uniform, cmin, _ = graph._cost_stats()
-    ha, hb = _heuristic_coefficients(graph)
-    hscale = cmin if heuristic else 0.0
-    off, dxs, dys, need, lens = graph._dirs
     sc = scratch_for(graph)
-    lm = landmark_args(graph) if heuristic else _NO_LANDMARKS
+    args = sc.kernel_args(graph, "astar" if heuristic else "dijkstra",
+                          _astar_args if heuristic else _dijkstra_args)
     cost, expanded, nodes, points = with_pool(sc, lambda pool: K._astar_path(
-        sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
-        off, dxs, dys, need, lens, graph.corner_cutting, ha, hb, hscale, *lm, start, goal,
-        sc.g, sc.parent, *pool, sc.next_gen(graph)))
+        *args, start, goal, sc.g, sc.parent, *pool, sc.next_gen(graph)))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
-    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, algorithm)
+    return PathResult.found_path(nodes, points, cost, expanded, algorithm)
+
+
+def _astar_args(graph, sc, heuristic=True):
+    uniform, cmin, _ = graph._cost_stats()
+    ha, hb = _heuristic_coefficients(graph)
+    lm = landmark_args(graph) if heuristic else _NO_LANDMARKS
+    return (sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
+            *graph._dirs, graph.corner_cutting, ha, hb, cmin if heuristic else 0.0, *lm)
+
+
+def _dijkstra_args(graph, sc):
+    return _astar_args(graph, sc, heuristic=False)
 
 
 def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
@@ -175,14 +194,17 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
 def _jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     """``grid_jps`` for callers that checked ``jps_applies`` already."""
     sc = scratch_for(graph)
-    i32, f64 = sc.jps()
-    rowbits, colbits = graph.bit_lines
     cost, expanded, nodes, points = _jps._jps_path(
-        graph._free, rowbits, colbits, i32, f64, graph._Wp, graph.width,
-        graph.diagonal_cost, *landmark_args(graph), start, goal, sc.next_gen(graph))
+        *sc.kernel_args(graph, "jps", _jps_args), start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
-    return PathResult(PathStatus.FOUND, nodes, points, cost, expanded, "jps")
+    return PathResult.found_path(nodes, points, cost, expanded, "jps")
+
+
+def _jps_args(graph, sc):
+    rowbits, colbits = graph.bit_lines
+    return (graph._free, rowbits, colbits, *sc.jps(), graph._Wp, graph.width,
+            graph.diagonal_cost, *landmark_args(graph))
 
 
 def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:

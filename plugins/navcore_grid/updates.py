@@ -147,6 +147,7 @@ def apply_updates(graph, batch) -> np.ndarray:
             graph._pcost[pad[diff]] = val[diff]
             graph._cost_stats_valid = False
             changed.append(idx[diff])
+    graph._epoch += 1
     if not changed:
         graph.version += 1
         return np.empty(0, dtype=np.int32)
