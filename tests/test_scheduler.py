@@ -410,7 +410,10 @@ def test_updates_of_several_graphs_run_as_parallel_jobs_with_the_same_outcome():
 def test_one_slow_search_does_not_starve_a_graph():
     """A cold or stalled first search (here a plugin that sleeps 10 ms once)
     must not keep the time estimate above the budget: the queue drains in
-    a few ticks, not one request every other tick."""
+    a few ticks, not one request every other tick. With the estimate left
+    uncapped the 20 requests take 22 ticks; the bound of 12 leaves room
+    for a loaded machine (CI once needed 8 where a quiet one needs 4)
+    without letting that through."""
     slow = [True]
 
     class Stall:
@@ -431,7 +434,7 @@ def test_one_slow_search_does_not_starve_a_graph():
     while world.scheduler.requests.waiting and ticks < 50:
         world.tick()
         ticks += 1
-    assert world.scheduler.requests.waiting == 0 and ticks <= 5, ticks
+    assert world.scheduler.requests.waiting == 0 and ticks <= 12, ticks
 
 
 def test_a_failing_replan_from_is_reported_and_never_breaks_tick():
