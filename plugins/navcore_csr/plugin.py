@@ -6,10 +6,10 @@ from __future__ import annotations
 import navcore
 from navcore.graph import NavGraph
 
-from . import search, simplification, updates
+from . import contraction, search, simplification, updates
 from .storage import _build_validated
 
-ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified")
+ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
 
 
 def build_csr_graph(world, graph_id, *, src, dst, cost=None, num_nodes=None,
@@ -52,17 +52,23 @@ def navcore_find_path(graph, request):
         return search.bfs(graph, s, t)
     if algo == "simplified":
         return simplification.simplified_path(graph, s, t)
+    if algo == "ch":
+        return contraction.contracted_path(graph, s, t)
     return None
 
 
 @navcore.hookimpl(specname="navcore_find_path", tryfirst=True)
-def find_path_on_simplified_view(graph, request):
-    """``auto`` uses a simplified view the user built while it is current
-    and searches at most a quarter of the nodes (on corridor-rich graphs it
-    beats the backend's own search; on open maps it does not). A stale
-    view is left alone; ``simplified`` rebuilds it."""
+def find_path_on_built_view(graph, request):
+    """``auto`` uses a view the user built while it is current: first a
+    contraction hierarchy (built for exactly this), else a simplified view
+    that searches at most a quarter of the nodes (on corridor-rich graphs
+    it beats the backend's own search; on open maps it does not). A stale
+    view is left alone; ``ch`` and ``simplified`` rebuild theirs."""
     if request.algorithm != "auto":
         return None
+    ch = contraction.contracted_view(graph)
+    if ch is not None:
+        return ch.find_path(request.start_node, request.goal_node)
     view = simplification.simplified_view(graph)
     if view is None or not view.pays:
         return None
@@ -78,6 +84,7 @@ def navcore_graph_updated(graph, dirty):
 def navcore_warm_up(graph):
     search.warm_up(graph)
     simplification.warm_up(graph)
+    contraction.warm_up(graph)
 
 
 @navcore.hookimpl(trylast=True)

@@ -1,0 +1,692 @@
+"""numba kernels of contraction hierarchies (private; see ``contraction.py``).
+
+Build (``_ch_build``): nodes are contracted one at a time, cheapest first.
+While contracting, each remaining node keeps its edges to other remaining
+nodes in a list of its own inside one pool (``start``/``deg``/``cap`` per
+node; a full list moves to the end of the pool with twice the room). When
+``v`` is contracted its list, which then holds only nodes contracted later,
+becomes its *upward* edges (``up_*`` arrays, written in contraction order),
+and a shortcut ``u - w`` is added for each pair of its neighbours whose
+shortest connection runs through ``v`` (no witness path of at most that
+length found by a bounded Dijkstra that avoids ``v``).
+
+A shortcut remembers the two upward edges of ``v`` it stands for
+(``c1``: ``v -> u``, ``c2``: ``v -> w``), so unpacking a path never
+searches an edge list. The graph is undirected: every edge is one entry in
+each endpoint's list with the same cost.
+
+Priority (as in RoutingKit's CH): ``level + added / removed edges + added /
+removed hops``, where a node's level is one more than the highest level of
+its contracted neighbours and hops count the original edges a shortcut
+stands for. Priorities are refreshed lazily (a node is re-simulated when it
+reaches the top of the queue) and for the neighbours of each contracted node.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+INF = np.inf
+#: a witness found this much longer than the path through ``v`` still
+#: counts: equal-length detours summed in another order may differ by an ulp
+_TIE = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(hk, hn, size, key, node):
+    """Push onto the binary min-heap ``hk``/``hn`` (keys, nodes) of ``size``
+    entries; the caller checks the capacity."""
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] <= key:
+            break
+        hk[i] = hk[p]
+        hn[i] = hn[p]
+        i = p
+    hk[i] = key
+    hn[i] = node
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(hk, hn, size):
+    """Remove the root of a heap of ``size`` entries (size >= 1); the
+    caller reads it first. Returns nothing; the heap has ``size - 1``."""
+    size -= 1
+    key = hk[size]
+    node = hn[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and hk[c + 1] < hk[c]:
+            c += 1
+        if hk[c] >= key:
+            break
+        hk[i] = hk[c]
+        hn[i] = hn[c]
+        i = c
+    if size > 0:
+        hk[i] = key
+        hn[i] = node
+
+
+@njit(cache=True, nogil=True)
+def _witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
+             tmark, targets, work):
+    """Bounded Dijkstra from ``src`` over the remaining graph, never
+    entering ``skip``: stops past distance ``maxd``, after ``limit``
+    settled nodes, or once the ``targets`` nodes marked ``tmark[x] == gen``
+    are all settled. ``dist[x]`` is valid where ``stamp[x] == gen``."""
+    dist[src] = 0.0
+    stamp[src] = gen
+    hk[0] = 0.0
+    hn[0] = src
+    size = 1
+    settled = 0
+    cap = hk.shape[0]
+    while size > 0:
+        d = hk[0]
+        x = hn[0]
+        _heap_pop(hk, hn, size)
+        size -= 1
+        if d > dist[x]:
+            continue                       # a stale entry
+        if d > maxd:
+            break
+        settled += 1
+        if settled > limit:
+            break
+        if tmark[x] == gen:
+            targets -= 1
+            if targets == 0:
+                break
+        b = start[x]
+        for i in range(b, b + deg[x]):
+            y = nbr[i]
+            if y == skip:
+                continue
+            nd = d + wt[i]
+            if nd > maxd:
+                continue
+            if stamp[y] != gen or nd < dist[y]:
+                if size >= cap:
+                    work[2] += settled
+                    return                 # out of room: fewer witnesses, more shortcuts
+                dist[y] = nd
+                stamp[y] = gen
+                _heap_push(hk, hn, size, nd, y)
+                size += 1
+    work[2] += settled
+
+
+@njit(cache=True, nogil=True)
+def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, hn, need,
+              tmark, work):
+    """Contract ``v`` in thought: mark in ``need[i * d + j]`` (i < j) the
+    neighbour pairs that need a shortcut. Returns ``(priority, shortcuts,
+    generation used up to)``."""
+    work[0] += 1
+    b = start[v]
+    d = deg[v]
+    if d == 0:
+        return float(level[v]), 0, gen
+    wmax = 0.0
+    for i in range(b, b + d):
+        if wt[i] > wmax:
+            wmax = wt[i]
+    added = 0
+    added_hops = 0
+    removed_hops = 0
+    for i in range(d):
+        removed_hops += hops[b + i]
+        if i == d - 1:
+            break
+        u = nbr[b + i]
+        wu = wt[b + i]
+        gen += 1
+        for j in range(i + 1, d):
+            tmark[nbr[b + j]] = gen
+        _witness(u, v, wu + wmax, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
+                 tmark, d - 1 - i, work)
+        work[1] += 1
+        for j in range(i + 1, d):
+            w = nbr[b + j]
+            via = wu + wt[b + j]
+            if stamp[w] == gen and dist[w] <= via * (1.0 + _TIE):
+                need[i * d + j] = False
+            else:
+                need[i * d + j] = True
+                added += 1
+                added_hops += hops[b + i] + hops[b + j]
+    prio = level[v] + added / d + added_hops / max(removed_hops, 1)
+    return prio, added, gen
+
+
+@njit(cache=True, nogil=True)
+def _remove_entry(u, x, start, deg, nbr, wt, hops, c1, c2):
+    """Drop ``x`` from ``u``'s list (swap with the last entry)."""
+    b = start[u]
+    last = b + deg[u] - 1
+    for i in range(b, last + 1):
+        if nbr[i] == x:
+            nbr[i] = nbr[last]
+            wt[i] = wt[last]
+            hops[i] = hops[last]
+            c1[i] = c1[last]
+            c2[i] = c2[last]
+            deg[u] -= 1
+            return
+
+
+@njit(cache=True, nogil=True)
+def _iheap_up(key, pos, heap, i):
+    """Sift entry ``i`` of the indexed heap (nodes ``heap``, their
+    positions ``pos``, keys by node ``key``) up."""
+    node = heap[i]
+    k = key[node]
+    while i > 0:
+        p = (i - 1) >> 1
+        q = heap[p]
+        if key[q] <= k:
+            break
+        heap[i] = q
+        pos[q] = i
+        i = p
+    heap[i] = node
+    pos[node] = i
+
+
+@njit(cache=True, nogil=True)
+def _iheap_down(key, pos, heap, size, i):
+    node = heap[i]
+    k = key[node]
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and key[heap[c + 1]] < key[heap[c]]:
+            c += 1
+        q = heap[c]
+        if key[q] >= k:
+            break
+        heap[i] = q
+        pos[q] = i
+        i = c
+    heap[i] = node
+    pos[node] = i
+
+
+@njit(cache=True, nogil=True)
+def _ch_build(offsets, targets, cost, limit, sim_limit, neighbour_updates):
+    """Contract every node of the undirected graph (CSR, inf = no edge).
+
+    Returns ``(rank, up_begin, up_end, up_tgt, up_src, up_w, up_c1, up_c2,
+    up_hops, shortcuts)``: node ``v``'s upward edges are ``up_begin[v]``
+    to ``up_end[v]``; an edge's ``up_c1``/``up_c2`` are the upward edges
+    of the contracted node it bypasses (-1 for an edge of the graph).
+    """
+    n = offsets.shape[0] - 1
+    # -- the remaining graph, one list per node in a growing pool --------------
+    start = np.empty(n, dtype=np.int64)
+    deg = np.zeros(n, dtype=np.int64)
+    cap = np.empty(n, dtype=np.int64)
+    room = 0
+    for u in range(n):
+        start[u] = room
+        cap[u] = 2 * (offsets[u + 1] - offsets[u]) + 2
+        room += cap[u]
+    size = max(2 * room, 1024)
+    nbr = np.empty(size, dtype=np.int32)
+    wt = np.empty(size, dtype=np.float64)
+    hops = np.empty(size, dtype=np.int32)
+    c1 = np.empty(size, dtype=np.int64)
+    c2 = np.empty(size, dtype=np.int64)
+    top = room
+    for u in range(n):
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            c = cost[e]
+            if v == u or not c < INF:
+                continue
+            b = start[u]
+            found = False
+            for i in range(b, b + deg[u]):       # duplicates: the cheapest
+                if nbr[i] == v:
+                    if c < wt[i]:
+                        wt[i] = c
+                    found = True
+                    break
+            if not found:
+                i = b + deg[u]
+                nbr[i] = v
+                wt[i] = c
+                hops[i] = 1
+                c1[i] = -1
+                c2[i] = -1
+                deg[u] += 1
+    # -- scratch ------------------------------------------------------------------
+    dist = np.empty(n, dtype=np.float64)
+    stamp = np.zeros(n, dtype=np.int64)
+    tmark = np.zeros(n, dtype=np.int64)
+    # simulations, witness searches, nodes they settled, queue re-inserts
+    work = np.zeros(4, dtype=np.int64)
+    gen = 0
+    hcap = 1 << 16
+    hk = np.empty(hcap, dtype=np.float64)
+    hn = np.empty(hcap, dtype=np.int32)
+    need = np.zeros(64, dtype=np.bool_)
+    level = np.zeros(n, dtype=np.int64)
+    # -- the queue of nodes by priority ----------------------------------------
+    prio = np.empty(n, dtype=np.float64)
+    pos = np.empty(n, dtype=np.int64)
+    heap = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        d = deg[v]
+        if d * d > need.shape[0]:
+            need = np.zeros(2 * d * d, dtype=np.bool_)
+        prio[v], _, gen = _simulate(v, sim_limit, level, start, deg, nbr, wt, hops, dist,
+                                    stamp, gen, hk, hn, need, tmark, work)
+        heap[v] = v
+        pos[v] = v
+    qsize = n
+    for i in range(n // 2 - 1, -1, -1):
+        _iheap_down(prio, pos, heap, qsize, i)
+    # -- the upward graph, written in contraction order -----------------------
+    ucap = max(2 * room, 1024)
+    up_tgt = np.empty(ucap, dtype=np.int32)
+    up_src = np.empty(ucap, dtype=np.int32)
+    up_w = np.empty(ucap, dtype=np.float64)
+    up_c1 = np.empty(ucap, dtype=np.int64)
+    up_c2 = np.empty(ucap, dtype=np.int64)
+    up_hops = np.empty(ucap, dtype=np.int32)
+    up_begin = np.empty(n, dtype=np.int64)
+    up_end = np.empty(n, dtype=np.int64)
+    nup = 0
+    rank = np.empty(n, dtype=np.int32)
+    contracted = np.zeros(n, dtype=np.bool_)
+    order = 0
+    shortcuts = 0
+    while qsize > 0:
+        v = heap[0]
+        d = deg[v]
+        if d * d > need.shape[0]:
+            need = np.zeros(2 * d * d, dtype=np.bool_)
+        p, added, gen = _simulate(v, sim_limit, level, start, deg, nbr, wt, hops, dist,
+                                  stamp, gen, hk, hn, need, tmark, work)
+        if p > prio[v] and qsize > 1:
+            prio[v] = p                  # got dearer since it was queued: try later
+            work[3] += 1
+            _iheap_down(prio, pos, heap, qsize, 0)
+            continue
+        if limit != sim_limit:       # the shortcuts themselves: the full witness search
+            p, added, gen = _simulate(v, limit, level, start, deg, nbr, wt, hops, dist,
+                                      stamp, gen, hk, hn, need, tmark, work)
+        # take v off the queue
+        qsize -= 1
+        if qsize > 0:
+            last = heap[qsize]
+            heap[0] = last
+            pos[last] = 0
+            _iheap_down(prio, pos, heap, qsize, 0)
+        contracted[v] = True
+        rank[v] = order
+        order += 1
+        # room: v's upward edges, and each neighbour's list may move once
+        want = d
+        for i in range(start[v], start[v] + d):
+            want += 2 * cap[nbr[i]] + d
+        if top + want > nbr.shape[0]:
+            grow = max(2 * nbr.shape[0], top + want)
+            nbr2 = np.empty(grow, dtype=np.int32)
+            nbr2[:top] = nbr[:top]
+            nbr = nbr2
+            wt2 = np.empty(grow, dtype=np.float64)
+            wt2[:top] = wt[:top]
+            wt = wt2
+            hops2 = np.empty(grow, dtype=np.int32)
+            hops2[:top] = hops[:top]
+            hops = hops2
+            c12 = np.empty(grow, dtype=np.int64)
+            c12[:top] = c1[:top]
+            c1 = c12
+            c22 = np.empty(grow, dtype=np.int64)
+            c22[:top] = c2[:top]
+            c2 = c22
+        if nup + d > up_tgt.shape[0]:
+            grow = max(2 * up_tgt.shape[0], nup + d)
+            t2 = np.empty(grow, dtype=np.int32)
+            t2[:nup] = up_tgt[:nup]
+            up_tgt = t2
+            s2 = np.empty(grow, dtype=np.int32)
+            s2[:nup] = up_src[:nup]
+            up_src = s2
+            w2 = np.empty(grow, dtype=np.float64)
+            w2[:nup] = up_w[:nup]
+            up_w = w2
+            a2 = np.empty(grow, dtype=np.int64)
+            a2[:nup] = up_c1[:nup]
+            up_c1 = a2
+            b2 = np.empty(grow, dtype=np.int64)
+            b2[:nup] = up_c2[:nup]
+            up_c2 = b2
+            h2 = np.empty(grow, dtype=np.int32)
+            h2[:nup] = up_hops[:nup]
+            up_hops = h2
+        # v's remaining edges become its upward edges
+        b = start[v]
+        up_begin[v] = nup
+        for i in range(b, b + d):
+            up_tgt[nup] = nbr[i]
+            up_src[nup] = v
+            up_w[nup] = wt[i]
+            up_c1[nup] = c1[i]
+            up_c2[nup] = c2[i]
+            up_hops[nup] = hops[i]
+            nup += 1
+        up_end[v] = nup
+        base = up_begin[v]
+        # shortcuts between the neighbour pairs that need one
+        for i in range(d - 1):
+            for j in range(i + 1, d):
+                if not need[i * d + j]:
+                    continue
+                via = up_w[base + i] + up_w[base + j]
+                h = up_hops[base + i] + up_hops[base + j]
+                for side in range(2):
+                    if side == 0:
+                        u = up_tgt[base + i]
+                        w = up_tgt[base + j]
+                        a = base + i          # v -> u
+                        z = base + j          # v -> w
+                    else:
+                        u = up_tgt[base + j]
+                        w = up_tgt[base + i]
+                        a = base + j
+                        z = base + i
+                    bu = start[u]
+                    hit = -1
+                    for k in range(bu, bu + deg[u]):
+                        if nbr[k] == w:
+                            hit = k
+                            break
+                    if hit >= 0:
+                        if via < wt[hit]:
+                            wt[hit] = via
+                            hops[hit] = h
+                            c1[hit] = a
+                            c2[hit] = z
+                        continue
+                    if deg[u] == cap[u]:         # full: move to the end, room for all d
+                        nb = top
+                        for k in range(deg[u]):
+                            nbr[nb + k] = nbr[bu + k]
+                            wt[nb + k] = wt[bu + k]
+                            hops[nb + k] = hops[bu + k]
+                            c1[nb + k] = c1[bu + k]
+                            c2[nb + k] = c2[bu + k]
+                        start[u] = nb
+                        cap[u] = 2 * cap[u] + d
+                        top += cap[u]
+                        bu = nb
+                    k = bu + deg[u]
+                    nbr[k] = w
+                    wt[k] = via
+                    hops[k] = h
+                    c1[k] = a
+                    c2[k] = z
+                    deg[u] += 1
+                    if side == 0:
+                        shortcuts += 1
+        # the neighbours forget v, rise a level and get a fresh priority
+        for i in range(d):
+            u = up_tgt[base + i]
+            _remove_entry(u, v, start, deg, nbr, wt, hops, c1, c2)
+            if level[v] + 1 > level[u]:
+                level[u] = level[v] + 1
+        for i in range(d if neighbour_updates else 0):
+            u = up_tgt[base + i]
+            du = deg[u]
+            if du * du > need.shape[0]:
+                need = np.zeros(2 * du * du, dtype=np.bool_)
+            pu, _, gen = _simulate(u, limit, level, start, deg, nbr, wt, hops, dist, stamp,
+                                   gen, hk, hn, need, tmark, work)
+            old = prio[u]
+            prio[u] = pu
+            if pu < old:
+                _iheap_up(prio, pos, heap, pos[u])
+            else:
+                _iheap_down(prio, pos, heap, qsize, pos[u])
+    return (rank, up_begin, up_end, up_tgt[:nup].copy(), up_src[:nup].copy(),
+            up_w[:nup].copy(), up_c1[:nup].copy(), up_c2[:nup].copy(),
+            up_hops[:nup].copy(), shortcuts, work)
+
+
+@njit(cache=True, nogil=True)
+def _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, gen):
+    """Bidirectional Dijkstra on the upward graph between ``s`` and ``t``
+    (both searches climb; the graph is undirected, so the backward search
+    uses the same upward edges). Row 0 of ``dist``/``stamp``/``par`` and
+    of the heaps ``hk``/``hn`` is the forward search, row 1 the backward.
+    Stall-on-demand: a node reached more cheaply from a higher neighbour
+    than its own label is not expanded (its label is no shortest path).
+
+    Returns ``(distance, meeting node, settled)``; meeting node -1 when
+    unreachable, -2 when a heap ran out of room (the caller grows them).
+    ``par[side, x]`` is the upward edge that reached ``x``.
+    """
+    cap = hk.shape[1]
+    for side in range(2):
+        src = s if side == 0 else t
+        dist[side, src] = 0.0
+        stamp[side, src] = gen
+        par[side, src] = -1
+        hk[side, 0] = 0.0
+        hn[side, 0] = src
+    size0 = 1
+    size1 = 1
+    best = INF
+    meet = -1
+    settled = 0
+    while True:
+        k0 = hk[0, 0] if size0 > 0 else INF
+        k1 = hk[1, 0] if size1 > 0 else INF
+        if k0 >= best and k1 >= best:
+            break
+        side = 0 if k0 <= k1 else 1
+        if side == 0:
+            d = k0
+            x = hn[0, 0]
+            _heap_pop(hk[0], hn[0], size0)
+            size0 -= 1
+        else:
+            d = k1
+            x = hn[1, 0]
+            _heap_pop(hk[1], hn[1], size1)
+            size1 -= 1
+        if d > dist[side, x]:
+            continue                           # stale entry
+        other = 1 - side
+        if stamp[other, x] == gen:
+            m = d + dist[other, x]
+            if m < best:
+                best = m
+                meet = x
+        b = up_begin[x]
+        e_end = up_end[x]
+        stalled = False
+        for e in range(b, e_end):
+            y = up_tgt[e]
+            if stamp[side, y] == gen and dist[side, y] + up_w[e] < d:
+                stalled = True
+                break
+        if stalled:
+            continue
+        settled += 1
+        for e in range(b, e_end):
+            y = up_tgt[e]
+            nd = d + up_w[e]
+            if stamp[side, y] != gen or nd < dist[side, y]:
+                size = size0 if side == 0 else size1
+                if size >= cap:
+                    return INF, -2, settled
+                dist[side, y] = nd
+                stamp[side, y] = gen
+                par[side, y] = e
+                _heap_push(hk[side], hn[side], size, nd, y)
+                if side == 0:
+                    size0 += 1
+                else:
+                    size1 += 1
+    return best, meet, settled
+
+
+@njit(cache=True, nogil=True)
+def _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet, stack):
+    """The original nodes of the path found by ``_ch_query`` (``s`` to the
+    meeting node by the forward labels, then down to ``t`` by the backward
+    ones) and its cost summed edge by edge from ``s``, in walking order.
+    ``stack`` (int64, two columns) is scratch, at least 2 * the deepest
+    nesting of shortcuts; returns an empty path if it is too small."""
+    n = 1
+    x = meet
+    k = 0
+    while par[0, x] >= 0:                      # forward edges, meet back to s
+        e = par[0, x]
+        n += up_hops[e]
+        x = up_src[e]
+        k += 1
+    x = meet
+    while par[1, x] >= 0:
+        e = par[1, x]
+        n += up_hops[e]
+        x = up_src[e]
+        k += 1
+    # the edges in walking order with their direction: forward ones climb
+    # (src -> tgt), backward ones descend (tgt -> src)
+    edges = np.empty(k, dtype=np.int64)
+    down = np.empty(k, dtype=np.bool_)
+    i = 0
+    x = meet
+    while par[0, x] >= 0:                      # meet back to s, reversed below
+        e = par[0, x]
+        edges[i] = e
+        i += 1
+        x = up_src[e]
+    nf = i
+    for a in range(nf // 2):                   # reverse the forward part
+        tmp = edges[a]
+        edges[a] = edges[nf - 1 - a]
+        edges[nf - 1 - a] = tmp
+    for a in range(nf):
+        down[a] = False
+    x = meet
+    while par[1, x] >= 0:
+        e = par[1, x]
+        edges[i] = e
+        down[i] = True
+        i += 1
+        x = up_src[e]
+    path = np.empty(n, dtype=np.int32)
+    path[0] = s
+    p = 1
+    total = 0.0
+    scap = stack.shape[0]
+    for a in range(k):
+        top = 0
+        stack[0, 0] = edges[a]
+        stack[0, 1] = 1 if down[a] else 0
+        top = 1
+        while top > 0:
+            top -= 1
+            e = stack[top, 0]
+            rev = stack[top, 1] == 1
+            if up_c1[e] < 0:
+                path[p] = up_src[e] if rev else up_tgt[e]
+                p += 1
+                total += up_w[e]
+                continue
+            if top + 2 > scap:
+                return np.empty(0, dtype=np.int32), INF
+            # src -> tgt is rev(c1) then c2; tgt -> src is rev(c2) then c1
+            if not rev:
+                stack[top, 0] = up_c2[e]
+                stack[top, 1] = 0
+                stack[top + 1, 0] = up_c1[e]
+                stack[top + 1, 1] = 1
+            else:
+                stack[top, 0] = up_c1[e]
+                stack[top, 1] = 0
+                stack[top + 1, 0] = up_c2[e]
+                stack[top + 1, 1] = 1
+            top += 2
+    return path, total
+
+
+@njit(cache=True, nogil=True)
+def _asymmetric_edge(offsets, targets, cost, walkable):
+    """The first edge ``u -> v`` between walkable nodes whose cost differs
+    from ``v -> u`` (a missing reverse edge counts as inf), as ``(u, v)``;
+    ``(-1, -1)`` when every edge costs the same both ways."""
+    n = offsets.shape[0] - 1
+    for u in range(n):
+        if not walkable[u]:
+            continue
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            if v == u or not walkable[v]:
+                continue
+            back = INF
+            for f in range(offsets[v], offsets[v + 1]):
+                if targets[f] == u and cost[f] < back:
+                    back = cost[f]
+            there = INF
+            for f in range(offsets[u], offsets[u + 1]):   # duplicates: the cheapest
+                if targets[f] == v and cost[f] < there:
+                    there = cost[f]
+            if there != back:
+                return u, v
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _walkable_costs(offsets, targets, cost, walkable):
+    """``cost`` with inf on every edge that touches a node not walkable."""
+    out = cost.copy()
+    n = offsets.shape[0] - 1
+    for u in range(n):
+        for e in range(offsets[u], offsets[u + 1]):
+            if not (walkable[u] and walkable[targets[e]]):
+                out[e] = INF
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _nesting(up_c1, up_c2):
+    """The deepest nesting of shortcuts (0: only edges of the graph). A
+    shortcut's parts were written before it, so one pass suffices."""
+    m = up_c1.shape[0]
+    depth = np.zeros(m, dtype=np.int32)
+    deepest = 0
+    for e in range(m):
+        if up_c1[e] >= 0:
+            depth[e] = 1 + max(depth[up_c1[e]], depth[up_c2[e]])
+            if depth[e] > deepest:
+                deepest = depth[e]
+    return deepest
+
+
+@njit(cache=True, nogil=True)
+def _ch_path(up_begin, up_end, up_tgt, up_src, up_w, up_c1, up_c2, up_hops, s, t,
+             dist, stamp, par, hk, hn, stack, gen):
+    """``_ch_query`` and ``_ch_unpack`` in one call: ``(cost, settled,
+    path)``; an empty path when unreachable, cost -2 when a heap ran out
+    of room (the caller grows the heaps and asks again)."""
+    best, meet, settled = _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp,
+                                    par, hk, hn, gen)
+    if meet < 0:
+        return (-2.0 if meet == -2 else INF), settled, np.empty(0, dtype=np.int32)
+    path, total = _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet,
+                             stack)
+    return total, settled, path

@@ -1,0 +1,327 @@
+"""Contraction hierarchies (seed 003): exact shortest paths on a static graph
+in a small fraction of an A* search, after a build that contracts every node.
+
+:func:`contract` orders the nodes (RoutingKit's priority: level, edges and
+hops added against removed) and contracts them one by one, adding a
+shortcut wherever the only shortest connection between two neighbours ran
+through the contracted node. A query is two Dijkstra searches, from start
+and goal, that only climb to nodes contracted later, with stall-on-demand;
+the best meeting node gives the distance, and the shortcuts on the way are
+unpacked into the graph's own nodes. The cost is summed edge by edge along
+that path, so it is the exact optimum (the same as Dijkstra up to the order
+of a float sum between equally long paths).
+
+Where it pays: large maps that do not change, where A* has to expand many
+nodes because no heuristic sees the detours (random obstacles: on a
+1024x1024 grid with 25% blocked, A* expands about 50,000 cells a query).
+The build is the price (a minute or more at a million nodes, see
+BENCHMARKS.md), so a hierarchy can be saved with :meth:`ContractedGraph.save`
+and loaded into the same graph later (:func:`load_contracted`).
+
+Updates: any change of the graph makes the hierarchy stale
+(:attr:`ContractedGraph.current` is False); ``algorithm="auto"`` then
+leaves it alone and the backend's own search answers, and :func:`contract`
+or an ``algorithm="ch"`` query builds it again. Undirected graphs only:
+every edge must cost the same both ways (a grid's always do).
+
+>>> import navcore
+>>> from navcore_csr import contract
+>>> world = navcore.World()
+>>> g = world.add_graph("ring", type="csr", src=[0, 1, 2, 3, 4], dst=[1, 2, 3, 4, 0],
+...                     cost=[1.0, 1.0, 1.0, 1.0, 5.0], directed=False)
+>>> ch = contract(g)
+>>> r = world.find_path("ring", 0, 4, algorithm="ch")
+>>> r.nodes.tolist(), r.cost
+([0, 1, 2, 3, 4], 4.0)
+>>> world.find_path("ring", 4, 0).algorithm        # auto takes the current hierarchy
+'ch'
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from navcore.errors import CapacityError, GraphError, QueryError
+from navcore.types import PathResult, PathStatus
+
+from . import _contract as K
+from .search import _INT32_MAX, check_node
+from .simplification import _version_key
+
+_EXT_KEY = "navcore_csr.contracted"
+#: settled nodes after which a witness search gives up (and the shortcut is
+#: added; RoutingKit's default too). On a 1024x1024 grid with 25% random
+#: walls 500 built in 164 s and answered in 0.46 ms a query; 100 built in
+#: 125 s but made a denser top and answered in 0.8 ms (2026-11-24)
+WITNESS_LIMIT = 500
+_FORMAT = "navcore-ch-1"
+_ARRAYS = ("rank", "up_begin", "up_end", "up_tgt", "up_src", "up_w", "up_c1", "up_c2",
+           "up_hops")
+
+
+class QueryScratch:
+    """One thread's memory for hierarchy queries: both searches' labels
+    (generation-stamped, seed 002), heaps that grow when a query needs more,
+    and the unpacking stack."""
+
+    __slots__ = ("dist", "stamp", "par", "hk", "hn", "stack", "gen")
+
+    def __init__(self, n, nesting):
+        n = max(int(n), 1)
+        self.dist = np.empty((2, n), dtype=np.float64)
+        self.stamp = np.zeros((2, n), dtype=np.int32)
+        self.par = np.empty((2, n), dtype=np.int32)
+        self.stack = np.empty((int(nesting) + 2, 2), dtype=np.int64)
+        self.gen = 0
+        self.grow(1024)
+
+    def grow(self, size):
+        self.hk = np.empty((2, size), dtype=np.float64)
+        self.hn = np.empty((2, size), dtype=np.int32)
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if self.gen >= _INT32_MAX:             # wrap-around: wipe the stamps once
+            self.stamp[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+class ContractedGraph:
+    """The contraction hierarchy of one graph at one version.
+
+    ``up_begin[v]:up_end[v]`` index node ``v``'s upward edges (to nodes
+    contracted after it): ``up_tgt``, ``up_w`` (cost), ``up_c1``/``up_c2``
+    (for a shortcut, the two upward edges of the node it bypasses; -1 for
+    an edge of the graph), ``up_src`` (= ``v``) and ``up_hops`` (edges of
+    the graph it stands for). ``rank[v]`` is ``v``'s place in the order.
+    """
+
+    def __init__(self, graph, witness_limit=WITNESS_LIMIT, *, _arrays=None):
+        if (not isinstance(witness_limit, (int, np.integer)) or isinstance(witness_limit, bool)
+                or witness_limit < 1):
+            raise QueryError(f"witness_limit must be a positive integer, got "
+                             f"{witness_limit!r}")
+        t0 = time.perf_counter()
+        self.graph = graph
+        self.key = _version_key(graph)
+        self.witness_limit = int(witness_limit)
+        self.witness_work = None
+        if _arrays is None:
+            offsets, targets, cost = _checked_costs(graph)
+            out = K._ch_build(offsets, targets, cost, self.witness_limit,
+                              self.witness_limit, False)
+            arrays = dict(zip(_ARRAYS, out[:9]))
+            self.witness_work = {k: int(v) for k, v in zip(
+                ("simulations", "witness_searches", "witness_settled", "requeued"), out[10])}
+            if arrays["up_tgt"].size >= _INT32_MAX:
+                raise CapacityError(f"the hierarchy of graph {graph.graph_id!r} has "
+                                    f"{arrays['up_tgt'].size} edges, more than int32 ids "
+                                    f"can index")
+            arrays["up_c1"] = arrays["up_c1"].astype(np.int32)
+            arrays["up_c2"] = arrays["up_c2"].astype(np.int32)
+        else:
+            arrays = _arrays
+        for name in _ARRAYS:
+            setattr(self, name, arrays[name])
+        self.nesting = int(K._nesting(self.up_c1, self.up_c2))
+        self._kernel_args = (self.up_begin, self.up_end, self.up_tgt, self.up_src,
+                             self.up_w, self.up_c1, self.up_c2, self.up_hops)
+        self.build_seconds = time.perf_counter() - t0
+        self._tls = threading.local()
+
+    # -- facts ------------------------------------------------------------------
+    @property
+    def num_edges(self) -> int:
+        """Upward edges: each edge of the graph once, plus the shortcuts."""
+        return int(self.up_tgt.size)
+
+    @property
+    def num_shortcuts(self) -> int:
+        return int(np.count_nonzero(self.up_c1 >= 0))
+
+    @property
+    def current(self) -> bool:
+        """Whether the graph is unchanged since this hierarchy was built."""
+        return self.key == _version_key(self.graph)
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(getattr(self, name).nbytes for name in _ARRAYS))
+
+    def stats(self) -> dict:
+        return {"nodes": self.graph.num_nodes, "edges": self.num_edges,
+                "shortcuts": self.num_shortcuts, "nesting": self.nesting,
+                "bytes": self.nbytes, "build_ms": self.build_seconds * 1e3,
+                "witness_limit": self.witness_limit, "work": self.witness_work}
+
+    # -- queries ----------------------------------------------------------------
+    def find_path(self, start, goal) -> PathResult:
+        """Optimal path between node ids ``start`` and ``goal``."""
+        graph = self.graph
+        s = check_node(graph, start, "start")
+        t = check_node(graph, goal, "goal")
+        if not graph.walkable[s]:
+            return PathResult.failed(PathStatus.INVALID_START)
+        if not graph.walkable[t]:
+            return PathResult.failed(PathStatus.INVALID_GOAL)
+        if s == t:
+            return PathResult(PathStatus.FOUND, np.array([s], np.int32),
+                              graph.points_of([s]), 0.0, 0, "ch")
+        sc = self._scratch()
+        while True:
+            cost, settled, path = K._ch_path(*self._kernel_args, s, t, sc.dist, sc.stamp,
+                                             sc.par, sc.hk, sc.hn, sc.stack, sc.next_gen())
+            if cost != -2.0:
+                break
+            sc.grow(2 * sc.hk.shape[1])
+        if path.size == 0:
+            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
+        return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(cost),
+                          settled, "ch")
+
+    def _scratch(self) -> QueryScratch:
+        sc = getattr(self._tls, "scratch", None)
+        if sc is None:
+            sc = self._tls.scratch = QueryScratch(self.graph.num_nodes, self.nesting)
+        return sc
+
+    # -- files ------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the hierarchy to ``path`` (a ``.npz`` file, no pickles) with
+        a fingerprint of the graph it belongs to."""
+        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(_fingerprint(self.graph)),
+                 witness_limit=np.array(self.witness_limit),
+                 **{name: getattr(self, name) for name in _ARRAYS})
+
+    def __repr__(self) -> str:
+        state = "current" if self.current else "stale"
+        return (f"<ContractedGraph of {self.graph.graph_id!r}: {self.graph.num_nodes} nodes, "
+                f"{self.num_edges} upward edges ({self.num_shortcuts} shortcuts), {state}>")
+
+
+def _checked_costs(graph):
+    """The CSR arrays of ``graph`` with inf on edges at blocked nodes;
+    ``QueryError`` when an edge costs differently the other way."""
+    csr = graph.csr
+    walkable = np.ascontiguousarray(graph.walkable, dtype=np.bool_)
+    u, v = K._asymmetric_edge(csr.offsets, csr.targets, csr.cost, walkable)
+    if u >= 0:
+        raise QueryError(f"contraction hierarchies need every edge to cost the same both "
+                         f"ways; in graph {graph.graph_id!r} edge {u} -> {v} does not "
+                         f"(or has no way back)")
+    return csr.offsets, csr.targets, K._walkable_costs(csr.offsets, csr.targets, csr.cost,
+                                                       walkable)
+
+
+def _fingerprint(graph) -> str:
+    """A digest of what the hierarchy depends on: the topology, the costs
+    and which nodes are walkable."""
+    csr = graph.csr
+    h = hashlib.blake2b(digest_size=16)
+    for a in (np.array([graph.num_nodes], np.int64), csr.offsets, csr.targets, csr.cost,
+              np.asarray(graph.walkable, dtype=np.bool_)):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def contracted_view(graph):
+    """The graph's hierarchy if one was built and is current, else None
+    (never builds)."""
+    view = graph.extensions.get(_EXT_KEY)
+    return view if view is not None and view.current else None
+
+
+def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
+    """The contraction hierarchy of ``graph`` (a ``NavGraph``), built now
+    if it is missing, stale or was built with another ``witness_limit``,
+    and kept with the graph for later queries (``algorithm="ch"``, and
+    ``"auto"`` while it is current)."""
+    with graph.lock:
+        view = graph.extensions.get(_EXT_KEY)
+        if view is None or not view.current or view.witness_limit != witness_limit:
+            view = ContractedGraph(graph, witness_limit)
+            graph.extensions[_EXT_KEY] = view
+        return view
+
+
+def load_contracted(graph, path) -> ContractedGraph:
+    """Load a hierarchy that :meth:`ContractedGraph.save` wrote for this
+    graph (same nodes, edges, costs and walkable nodes) and keep it with
+    the graph. ``GraphError`` when the file is unreadable or was made for
+    another graph."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            fmt = str(data["format"]) if "format" in data.files else None
+            if fmt != _FORMAT:
+                raise GraphError(f"{path}: not a navcore hierarchy file (format {fmt!r}, "
+                                 f"expected {_FORMAT!r})")
+            missing = [k for k in _ARRAYS + ("fingerprint", "witness_limit")
+                       if k not in data.files]
+            if missing:
+                raise GraphError(f"{path}: hierarchy file lacks {', '.join(missing)}")
+            arrays = {k: data[k] for k in _ARRAYS}
+            fingerprint = str(data["fingerprint"])
+            limit = int(data["witness_limit"])
+    except GraphError:
+        raise
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise GraphError(f"{path}: cannot read a hierarchy file: {exc}") from None
+    if fingerprint != _fingerprint(graph):
+        raise GraphError(f"{path}: this hierarchy was built for another graph (or "
+                         f"another version of graph {graph.graph_id!r}); build it anew "
+                         f"with contract()")
+    _check_arrays(arrays, graph.num_nodes, path)
+    with graph.lock:
+        view = ContractedGraph(graph, limit, _arrays=arrays)
+        graph.extensions[_EXT_KEY] = view
+        return view
+
+
+def _check_arrays(a, n, path):
+    """Refuse a file whose arrays do not fit together, so a query never
+    reads out of bounds (the fingerprint guards the graph, not the file)."""
+    m = a["up_tgt"].size
+    want = {"rank": (n, np.int32), "up_begin": (n, np.int64), "up_end": (n, np.int64),
+            "up_tgt": (m, np.int32), "up_src": (m, np.int32), "up_w": (m, np.float64),
+            "up_c1": (m, np.int32), "up_c2": (m, np.int32), "up_hops": (m, np.int32)}
+    for k, (size, dtype) in want.items():
+        if a[k].dtype != dtype or a[k].shape != (size,):
+            raise GraphError(f"{path}: array {k} is {a[k].dtype}{a[k].shape}, expected "
+                             f"{np.dtype(dtype)}({size},)")
+    ok = ((a["up_begin"] >= 0).all() and (a["up_begin"] <= a["up_end"]).all()
+          and (a["up_end"] <= m).all() and ((a["up_tgt"] >= 0) & (a["up_tgt"] < n)).all()
+          and ((a["up_src"] >= 0) & (a["up_src"] < n)).all()
+          and (((a["up_c1"] >= -1) & (a["up_c1"] < np.arange(m))).all())
+          and (((a["up_c2"] >= -1) & (a["up_c2"] < np.arange(m))).all()))
+    if ok:      # unpacking sizes its path by the hops: they must add up
+        short = a["up_c1"] >= 0
+        h = a["up_hops"]
+        ok = ((h[~short] == 1).all() and (h[short] == h[a["up_c1"][short]]
+                                          + h[a["up_c2"][short]]).all())
+    if not ok:
+        raise GraphError(f"{path}: hierarchy arrays are inconsistent (corrupt file?)")
+
+
+def contracted_path(graph, start, goal) -> PathResult:
+    """``find_path`` on the hierarchy: the current one, or one built now
+    (with the stale one's witness limit) when it is missing or stale."""
+    view = contracted_view(graph)
+    if view is None:
+        old = graph.extensions.get(_EXT_KEY)
+        view = contract(graph, WITNESS_LIMIT if old is None else old.witness_limit)
+    return view.find_path(start, goal)
+
+
+def warm_up(graph) -> None:
+    """Load the query kernel of the graph's hierarchy, if it has a current
+    one (a query between the two ends of its first edge)."""
+    view = contracted_view(graph)
+    if view is None or view.num_edges == 0:
+        return
+    view.find_path(int(view.up_src[0]), int(view.up_tgt[0]))

@@ -1,0 +1,250 @@
+"""Contraction hierarchies (seed 003) against a naive Dijkstra: the same
+optimal costs, paths that are real walks of the graph, on random graphs,
+grids with costs and walls, and MovingAI scenarios; the hierarchy's
+lifecycle (stale after updates, rebuilt on request, saved and loaded)."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import navcore
+from navcore.errors import GraphError, NavError, NodeError, QueryError
+from navcore_csr import contract, contracted_view, load_contracted
+from reference import adjacency, dijkstra, grid_dijkstra, is_valid_grid_walk
+
+from conftest import MOVINGAI, NOJIT
+
+SQRT2 = math.sqrt(2.0)
+
+
+def random_graph(rng):
+    """An undirected graph of a few clusters with random costs, some nodes
+    not walkable, some isolated."""
+    n = int(rng.integers(2, 60))
+    m = int(rng.integers(0, 4 * n))
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    cost = rng.choice([1.0, 2.0, SQRT2, 0.5], m) * rng.integers(1, 4, m)
+    walkable = rng.random(n) > (0.15 if rng.random() < 0.5 else 0.0)
+    return src, dst, cost, n, walkable
+
+
+def check_against_reference(world, gid, adj, walkable, pairs):
+    for s, t in pairs:
+        r = world.find_path(gid, s, t, algorithm="ch")
+        if not walkable[s]:
+            assert r.status is navcore.PathStatus.INVALID_START
+            continue
+        if not walkable[t]:
+            assert r.status is navcore.PathStatus.INVALID_GOAL
+            continue
+        ref = dijkstra(adj, s, t, walkable)
+        if t not in ref:
+            assert r.status is navcore.PathStatus.UNREACHABLE, (s, t)
+            continue
+        assert r.found, (s, t)
+        assert r.cost == pytest.approx(ref[t], rel=1e-12, abs=1e-12), (s, t)
+        nodes = r.nodes.tolist()
+        assert nodes[0] == s and nodes[-1] == t
+        assert all(walkable[v] for v in nodes)
+        walked = sum(adj[u][v] for u, v in zip(nodes[:-1], nodes[1:]))
+        assert walked == pytest.approx(r.cost, rel=1e-12, abs=1e-12)
+        assert r.algorithm == "ch"
+
+
+@pytest.mark.nojit
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_random_graphs_match_dijkstra(seed):
+    rng = np.random.default_rng(seed)
+    src, dst, cost, n, walkable = random_graph(rng)
+    world = navcore.World()
+    world.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
+                    directed=False, walkable=walkable)
+    adj = adjacency(src, dst, cost, n, directed=False)   # first edge of a pair wins
+    pairs = [tuple(int(v) for v in rng.integers(0, n, 2)) for _ in range(25)]
+    check_against_reference(world, "g", adj, walkable, pairs)
+
+
+@pytest.mark.nojit
+@given(seed=st.integers(0, 2 ** 32 - 1), connectivity=st.sampled_from([4, 8]),
+       corner_cutting=st.booleans(), costs=st.booleans())
+def test_random_grids_match_dijkstra(seed, connectivity, corner_cutting, costs):
+    rng = np.random.default_rng(seed)
+    H, W = int(rng.integers(1, 14)), int(rng.integers(1, 14))
+    walk = rng.random((H, W)) > rng.uniform(0.0, 0.4)
+    cell_cost = rng.choice([1.0, 2.0, 3.5], (H, W)) if costs else None
+    world = navcore.World()
+    array = np.where(walk, cell_cost, np.inf) if costs else walk
+    world.add_graph("g", type="grid", array=array, connectivity=connectivity,
+                    corner_cutting=corner_cutting)
+    free = [(x, y) for y in range(H) for x in range(W) if walk[y, x]]
+    if not free:
+        return
+    for _ in range(6):
+        s = free[int(rng.integers(len(free)))]
+        ref = grid_dijkstra(walk.tolist(), None if cell_cost is None else cell_cost.tolist(),
+                            start=s, connectivity=connectivity,
+                            corner_cutting=corner_cutting)
+        t = free[int(rng.integers(len(free)))]
+        r = world.find_path("g", s, t, algorithm="ch")
+        if t not in ref:
+            assert r.status is navcore.PathStatus.UNREACHABLE
+            continue
+        assert r.cost == pytest.approx(ref[t], rel=1e-12, abs=1e-12)
+        cells = [(int(v) % W, int(v) // W) for v in r.nodes]
+        assert cells[0] == s and cells[-1] == t
+        assert is_valid_grid_walk(walk.tolist(), cells, connectivity, corner_cutting)
+
+
+@pytest.mark.skipif(NOJIT, reason="a 96x96 build is too slow without the JIT")
+def test_random_grid_agrees_with_astar_and_jps_on_many_pairs():
+    rng = np.random.default_rng(7)
+    walk = rng.random((96, 96)) >= 0.25
+    world = navcore.World()
+    world.add_graph("g", type="grid", array=walk)
+    ch = contract(world.graph("g"))
+    assert ch.num_shortcuts > 0 and ch.current
+    free = np.flatnonzero(walk.ravel())
+    for _ in range(300):
+        s, t = (int(v) for v in rng.choice(free, 2))
+        a = world.find_path("g", s, t, algorithm="astar")
+        c = world.find_path("g", s, t, algorithm="ch")
+        assert a.status == c.status
+        if a.found:
+            assert c.cost == pytest.approx(a.cost, rel=1e-12)
+            # the path walked move by move costs what the result says
+            xy = np.column_stack([c.nodes % 96, c.nodes // 96])
+            steps = np.abs(np.diff(xy, axis=0))
+            assert (steps.max(axis=1) == 1).all()
+            walked = np.where(steps.sum(axis=1) == 2, SQRT2, 1.0).sum()
+            assert walked == pytest.approx(c.cost, rel=1e-12)
+
+
+@pytest.mark.nojit
+def test_auto_takes_a_current_hierarchy_and_leaves_a_stale_one():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["......", ".##...", "......"])
+    a, b = (0, 0), (5, 2)
+    assert world.find_path("g", a, b).algorithm == "jps"
+    ch = contract(world.graph("g"))
+    r = world.find_path("g", a, b)
+    assert r.algorithm == "ch"
+    assert r.cost == pytest.approx(world.find_path("g", a, b, algorithm="astar").cost)
+    world.update("g", rect=(3, 0, 1, 2), walkable=False)      # a wall across the short way
+    world.tick()
+    assert not ch.current and contracted_view(world.graph("g")) is None
+    want = world.find_path("g", a, b, algorithm="astar").cost
+    assert want > r.cost
+    r = world.find_path("g", a, b)
+    assert r.algorithm == "jps" and r.cost == pytest.approx(want)
+    # an explicit "ch" query builds it again, for the graph as it is now
+    r = world.find_path("g", a, b, algorithm="ch")
+    assert r.algorithm == "ch" and r.cost == pytest.approx(want)
+    assert contracted_view(world.graph("g")) is not None
+
+
+@pytest.mark.nojit
+def test_invalid_ends_same_node_and_unreachable():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["..#..", "..#..", "..#.."])
+    assert world.find_path("g", (2, 0), (0, 0), algorithm="ch").status \
+        is navcore.PathStatus.INVALID_START
+    assert world.find_path("g", (0, 0), (2, 1), algorithm="ch").status \
+        is navcore.PathStatus.INVALID_GOAL
+    r = world.find_path("g", (1, 1), (1, 1), algorithm="ch")
+    assert r.found and r.cost == 0.0 and r.nodes.tolist() == [6]
+    ch = contract(world.graph("g"))
+    r = ch.find_path(0, 4)                  # asked directly: no hierarchy plugin in between
+    assert r.status is navcore.PathStatus.UNREACHABLE
+    with pytest.raises(NodeError, match="start node 99"):
+        ch.find_path(99, 0)
+    with pytest.raises(NodeError, match="goal must be an integer"):
+        ch.find_path(0, "x")
+
+
+@pytest.mark.nojit
+def test_heaps_grow_when_a_query_needs_more():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["." * 12] * 12)
+    ch = contract(world.graph("g"))
+    want = world.find_path("g", 0, 143, algorithm="astar").cost
+    ch._scratch().grow(1)
+    r = ch.find_path(0, 143)
+    assert r.cost == pytest.approx(want) and ch._scratch().hk.shape[1] > 1
+
+
+@pytest.mark.nojit
+def test_one_way_costs_are_refused_and_leave_the_graph_alone():
+    world = navcore.World()
+    g = world.add_graph("d", type="csr", src=[0, 1], dst=[1, 2], cost=[1.0, 1.0],
+                        directed=True)
+    with pytest.raises(QueryError, match="cost the same both ways.*0 -> 1"):
+        contract(g)
+    with pytest.raises(QueryError, match="same both ways"):
+        world.find_path("d", 0, 2, algorithm="ch")
+    assert contracted_view(g) is None
+    assert world.find_path("d", 0, 2).cost == 2.0
+    with pytest.raises(QueryError, match="witness_limit"):
+        contract(g, witness_limit=0)
+
+
+@pytest.mark.nojit
+def test_save_and_load(tmp_path):
+    rows = ["........", ".##..##.", "........", "..####..", "........"]
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=rows)
+    ch = contract(g)
+    f = tmp_path / "g.ch.npz"
+    ch.save(f)
+    other = navcore.World()
+    g2 = other.add_graph("g", type="grid", rows=rows)
+    loaded = load_contracted(g2, f)
+    assert loaded.current and loaded.num_edges == ch.num_edges
+    for s, t in [(0, 39), (8, 31), (2, 37)]:
+        a = other.find_path("g", s, t, algorithm="astar")
+        b = other.find_path("g", s, t)
+        assert b.algorithm == "ch" and b.cost == pytest.approx(a.cost)
+    # another map, a corrupt file, no file: GraphError, the graph untouched
+    g3 = other.add_graph("h", type="grid", rows=rows[:-1] + ["#......."])
+    with pytest.raises(GraphError, match="built for another graph"):
+        load_contracted(g3, f)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(GraphError, match="cannot read"):
+        load_contracted(g3, bad)
+    with pytest.raises(GraphError, match="cannot read"):
+        load_contracted(g3, tmp_path / "missing.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(GraphError, match="not a navcore hierarchy"):
+        load_contracted(g3, tmp_path / "other.npz")
+    with np.load(f) as data:
+        parts = dict(data)
+    parts["up_hops"] = parts["up_hops"] + 1
+    np.savez(tmp_path / "tampered.npz", **parts)
+    with pytest.raises(GraphError, match="inconsistent"):
+        load_contracted(g2, tmp_path / "tampered.npz")
+    assert contracted_view(g3) is None
+    assert isinstance(GraphError("x"), NavError)
+
+
+@pytest.mark.skipif(not (MOVINGAI / "arena.map.scen").is_file(),
+                    reason=f"MovingAI data not found at {MOVINGAI}")
+def test_movingai_arena_every_scenario():
+    from navcore_grid import run_scenarios
+    report = run_scenarios(MOVINGAI / "arena.map.scen", algorithm="ch")
+    assert report["queries"] > 100 and report["mismatches"] == 0, \
+        report["mismatch_examples"]
+
+
+SCENS = sorted(MOVINGAI.glob("*.scen")) if MOVINGAI.is_dir() else []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SCENS, reason=f"MovingAI data not found at {MOVINGAI}")
+@pytest.mark.parametrize("scen", SCENS, ids=lambda p: p.name.split(".")[0])
+def test_movingai_every_scenario_of_every_map(scen):
+    from navcore_grid import run_scenarios
+    report = run_scenarios(scen, algorithm="ch")
+    assert report["queries"] > 100 and report["mismatches"] == 0, \
+        report["mismatch_examples"]
