@@ -37,6 +37,10 @@ optimal length = networkx = pathfinding; tcod up to its integer
 approximation; pyastar2d's move count = navcore's cost under its rule;
 every returned path is checked move by move against the rule.
 
+Opt-in variants of navcore on the same pairs, each on its own copy of the
+map: a simplified view (``simplify``), 16 landmarks, and a contraction
+hierarchy (``contract``; its build time is reported, not timed per query).
+
 Also: fixed cost of a query between two adjacent free cells on the 1024
 grid (navcore through ``World.find_path`` and each peer), memory per cell
 and build times.
@@ -289,6 +293,16 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     builds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(landmarks, world.graph("lm"),
                                                                LANDMARKS)
     lm_bytes = lmarks.nbytes
+    # and one with a contraction hierarchy (opt-in: contract(graph) once, or
+    # load a saved one; auto then uses it while the map is unchanged)
+    from navcore_csr import contract
+    if map_path is not None:
+        world.add_graph("ch", type="grid", map=str(map_path))
+    else:
+        world.add_graph("ch", type="grid", array=walk)
+    log(f"{name}: contracting (one grid)")
+    builds["contraction hierarchy (one grid)"], hier = timed(contract, world.graph("ch"))
+    ch_bytes, ch_shortcuts = hier.nbytes, hier.num_shortcuts
     g_oct = world.graph("oct")
     if not np.array_equal(g_oct.walkable_grid, walk):
         print(f"!! {name}: navcore's map differs from the walkable mask")
@@ -340,7 +354,8 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 
     libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
             "navcore simplified": q_nav("simplified", "simp"),
-            "navcore landmarks": q_nav("auto", "lm"), "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
+            "navcore landmarks": q_nav("auto", "lm"), "navcore ch": q_nav("ch", "ch"),
+            "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
             "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
     slow = {"networkx", "pathfinding"}
     slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
@@ -394,7 +409,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     costs = {k: [None] * n for k in names}
     tcod_rel = []
     nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": [],
-               "navcore simplified": [], "navcore landmarks": []}
+               "navcore simplified": [], "navcore landmarks": [], "navcore ch": []}
     for i in range(n):
         for lib in names:
             res = out[lib][i]
@@ -433,8 +448,8 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         ref = costs["navcore astar"][i]
         if ref is None:
             continue
-        for lib in ("navcore jps", "navcore simplified", "navcore landmarks", "networkx",
-                    "pathfinding"):
+        for lib in ("navcore jps", "navcore simplified", "navcore landmarks", "navcore ch",
+                    "networkx", "pathfinding"):
             c = costs[lib][i]
             if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
                 bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
@@ -487,6 +502,10 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         "landmarks_vs_jps": med_ratio("navcore landmarks", "navcore jps"),
         "landmarks_vs_astar": med_ratio("navcore landmarks", "navcore astar"),
         "landmarks_bytes_per_cell": lm_bytes / cells,
+        "ch_vs_pathfinding": med_ratio("navcore ch", "pathfinding", sub),
+        "ch_vs_jps": med_ratio("navcore ch", "navcore jps"),
+        "ch_vs_astar": med_ratio("navcore ch", "navcore astar"),
+        "ch_bytes_per_cell": ch_bytes / cells, "ch_shortcuts": ch_shortcuts,
         "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
         "median_path_cost": median(lengths),
         "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
@@ -566,6 +585,8 @@ def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
         "navcore find_path astar, (x, y)": (nav("astar"), calls["navcore"], False),
         "navcore find_path jps, (x, y)": (nav("jps"), calls["navcore"], False),
         "navcore find_path auto, node ids": (nav("auto"), calls["navcore"], True),
+        "navcore find_path auto with a hierarchy, (x, y)": (nav("auto", "ch"),
+                                                            calls["navcore"], False),
         "navcore find_path astar (cut), (x, y)": (nav("astar", "cut"), calls["navcore"], False),
         "navcore grid_astar (no World)": (lambda s, t: grid_astar(g, s, t), calls["navcore"],
                                           True),
@@ -658,6 +679,22 @@ def rows_landmarks(results):
                      f"{s['landmarks_bytes_per_cell']:.0f}", fmt_s(q["navcore landmarks"]),
                      f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
                      fmt_ratio(s["landmarks_vs_jps"]), fmt_ratio(s["landmarks_vs_astar"]),
+                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
+    return rows
+
+
+def rows_ch(results):
+    rows = []
+    for res in results:
+        s = res["summary"]
+        q = s["median_query_s"]
+        qs = s["median_query_s_subset"]
+        e = s["mean_expanded"]
+        r = s["ch_vs_pathfinding"]
+        rows.append([res["map"], OCT, fmt_s(res["builds_s"]["contraction hierarchy (one grid)"]),
+                     f"{s['ch_shortcuts']}", f"{s['ch_bytes_per_cell']:.0f}",
+                     fmt_s(q["navcore ch"]), f"{e['navcore astar']:.0f} / {e['navcore ch']:.0f}",
+                     fmt_ratio(s["ch_vs_jps"]), fmt_ratio(s["ch_vs_astar"]),
                      fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
     return rows
 
@@ -778,6 +815,11 @@ def main(argv=None):
                 ["map", "rule", "measure landmarks", "bytes/cell", "query",
                  "expanded JPS / with landmarks", "vs JPS", "vs A*", "pathfinding",
                  "ratio", "goal <= 0.005x"], rows_landmarks(maps))
+    print_table("navcore with a contraction hierarchy (opt-in: contract(graph) once, "
+                "or load_contracted; auto uses it while the map is unchanged)",
+                ["map", "rule", "contract", "shortcuts", "bytes/cell", "query",
+                 "expanded A* / settled CH", "vs JPS", "vs A*", "pathfinding", "ratio",
+                 "goal <= 0.005x"], rows_ch(maps))
     print_table("navcore vs pyastar2d",
                 ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
                 rows_cut(maps))

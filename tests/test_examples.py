@@ -82,3 +82,12 @@ def test_readme_corridors_example(capsys):
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["2 240 8191", "simplified True", "unreachable True"]
+
+
+def test_readme_contraction_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\nimport numpy as np\nfrom navcore_csr "
+                      r"import contract.*?)```", text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["ch True True", "True", "False jps"]

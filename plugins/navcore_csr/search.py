@@ -106,6 +106,17 @@ def _endpoints(graph, start, goal):
     return s, t, None
 
 
+def ends_or_answer(graph, start, goal, algorithm):
+    """``(s, t, result)`` for a query between node ids: ``result`` is the
+    answer when no search is needed (an end not walkable, or ``s == t``),
+    else None. Shared by the views that search for the graph."""
+    s, t, bad = _endpoints(graph, start, goal)
+    if bad is None and s == t:
+        bad = PathResult(PathStatus.FOUND, np.array([s], np.int32), graph.points_of([s]),
+                         0.0, 0, algorithm)
+    return s, t, bad
+
+
 def astar(graph, start, goal, *, heuristic: str | None = None,
           algorithm: str = "astar") -> PathResult:
     """Optimal A* from ``start`` to ``goal`` (node ids) over ``graph.csr``.

@@ -52,7 +52,7 @@ from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
 from ._build import _row_ids
-from .search import _HKIND, _INT32_MAX, _NO_POSITIONS, check_node, heuristic_scale
+from .search import _HKIND, _INT32_MAX, _NO_POSITIONS, ends_or_answer, heuristic_scale
 from .storage import build_csr
 
 _EXT_KEY = "navcore_csr.simplified"
@@ -370,15 +370,9 @@ class SimplifiedGraph:
     def find_path(self, start, goal) -> PathResult:
         """Optimal path between original node ids ``start`` and ``goal``."""
         graph = self.graph
-        s = check_node(graph, start, "start")
-        t = check_node(graph, goal, "goal")
-        if not graph.walkable[s]:
-            return PathResult.failed(PathStatus.INVALID_START)
-        if not graph.walkable[t]:
-            return PathResult.failed(PathStatus.INVALID_GOAL)
-        if s == t:
-            return PathResult(PathStatus.FOUND, np.array([s], np.int32),
-                              graph.points_of([s]), 0.0, 0, "simplified")
+        s, t, answer = ends_or_answer(graph, start, goal, "simplified")
+        if answer is not None:
+            return answer
         sc = self._scratch()
         total, expanded, path = K._query(s, t, *self._graph_args,
                                          *sc.kernel_args(sc.next_gen()))
