@@ -144,6 +144,38 @@ def test_auto_takes_a_current_hierarchy_and_leaves_a_stale_one():
     assert contracted_view(world.graph("g")) is not None
 
 
+@pytest.mark.skipif(NOJIT, reason="needs the GIL-free kernel to overlap the ticks")
+def test_built_as_a_job_while_the_world_ticks_and_changes():
+    """A build on a worker thread while ticks apply updates: whichever
+    version of the map it saw, no answer is ever wrong (a hierarchy of an
+    older version is stale and auto leaves it alone)."""
+    rng = np.random.default_rng(3)
+    walk = rng.random((160, 160)) >= 0.25
+    world = navcore.World(workers=2)
+    g = world.add_graph("g", type="grid", array=walk)
+    job = world.scheduler.schedule(contract, g)
+    ticks = 0
+    while not job.done:
+        x, y = (int(v) for v in rng.integers(0, 150, 2))
+        world.update("g", rect=(x, y, 3, 3), walkable=bool(ticks % 2))
+        world.tick()
+        ticks += 1
+        free = np.flatnonzero(world.graph("g").walkable)
+        s, t = (int(v) for v in rng.choice(free, 2))
+        a = world.find_path("g", s, t, algorithm="astar")
+        r = world.find_path("g", s, t)
+        assert r.status == a.status and (not a.found or r.cost == pytest.approx(a.cost))
+    ch = job.complete()
+    free = np.flatnonzero(world.graph("g").walkable)
+    for _ in range(20):       # current (built after the last change) or left alone
+        s, t = (int(v) for v in rng.choice(free, 2))
+        a = world.find_path("g", s, t, algorithm="astar")
+        r = world.find_path("g", s, t)
+        assert r.status == a.status and (not a.found or r.cost == pytest.approx(a.cost))
+        assert not a.found or (r.algorithm == "ch") == ch.current
+    world.scheduler.close()
+
+
 @pytest.mark.nojit
 def test_invalid_ends_same_node_and_unreachable():
     world = navcore.World()
@@ -235,6 +267,24 @@ def test_movingai_arena_every_scenario():
     report = run_scenarios(MOVINGAI / "arena.map.scen", algorithm="ch")
     assert report["queries"] > 100 and report["mismatches"] == 0, \
         report["mismatch_examples"]
+
+
+
+@pytest.mark.skipif(not (MOVINGAI / "arena.map.scen").is_file(),
+                    reason=f"MovingAI data not found at {MOVINGAI}")
+def test_cli_scen_with_hierarchies(tmp_path):
+    import json
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "navcore", "scen",
+                          str(MOVINGAI / "arena.map.scen"), "--algorithm", "ch",
+                          "--json", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "160 queries, algorithm ch (hierarchies built in" in out.stdout
+    assert "0 mismatches" in out.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["mismatches"] == 0 and report["build_s"] > 0
 
 
 SCENS = sorted(MOVINGAI.glob("*.scen")) if MOVINGAI.is_dir() else []
