@@ -138,10 +138,6 @@ def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, 
     d = deg[v]
     if d == 0:
         return float(level[v]), 0, gen
-    wmax = 0.0
-    for i in range(b, b + d):
-        if wt[i] > wmax:
-            wmax = wt[i]
     added = 0
     added_hops = 0
     removed_hops = 0
@@ -152,10 +148,13 @@ def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, 
         u = nbr[b + i]
         wu = wt[b + i]
         gen += 1
+        wmax = 0.0                 # no witness for this search's targets is longer
         for j in range(i + 1, d):
             tmark[nbr[b + j]] = gen
-        _witness(u, v, wu + wmax, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
-                 tmark, d - 1 - i, work)
+            if wt[b + j] > wmax:
+                wmax = wt[b + j]
+        _witness(u, v, (wu + wmax) * (1.0 + _TIE), limit, start, deg, nbr, wt, dist, stamp,
+                 gen, hk, hn, tmark, d - 1 - i, work)
         work[1] += 1
         for j in range(i + 1, d):
             w = nbr[b + j]
