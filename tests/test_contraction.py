@@ -298,3 +298,105 @@ def test_movingai_every_scenario_of_every_map(scen):
     report = run_scenarios(scen, algorithm="ch")
     assert report["queries"] > 100 and report["mismatches"] == 0, \
         report["mismatch_examples"]
+
+
+@pytest.mark.nojit
+def test_a_stale_hierarchy_refuses_to_answer_and_saves_for_its_own_map(tmp_path):
+    rows = ["......", "......", "......"]
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=rows)
+    ch = contract(g)
+    world.update("g", cells=[(2, 1)], walkable=False)
+    world.tick()
+    with pytest.raises(QueryError, match="stale"):
+        ch.find_path(0, 17)
+    ch.save(tmp_path / "old.npz")            # the map it was built for, not today's
+    with pytest.raises(GraphError, match="built for another graph"):
+        load_contracted(g, tmp_path / "old.npz")
+    fresh = navcore.World().add_graph("g", type="grid", rows=rows)
+    assert load_contracted(fresh, tmp_path / "old.npz").current
+
+
+@pytest.mark.nojit
+def test_bad_ids_are_refused_before_anything_is_built():
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["...."])
+    with pytest.raises(NodeError):
+        world.find_path("g", 0, 99, algorithm="ch")
+    assert contracted_view(g) is None and "navcore_csr.contracted" not in g.extensions
+    with pytest.raises(QueryError, match="witness_limit"):
+        contract(g, witness_limit=2 ** 70)
+
+
+def _tampered(tmp_path, f, name, change):
+    with np.load(f) as data:
+        parts = dict(data)
+    change(parts)
+    out = tmp_path / f"{name}.npz"
+    np.savez(out, **parts)
+    return out
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("name, change", [
+    ("owner", lambda p: p["up_src"].__setitem__(0, (p["up_src"][0] + 1) % p["rank"].size)),
+    ("negative", lambda p: p["up_w"].__setitem__(0, -1.0)),
+    ("nan", lambda p: p["up_w"].__setitem__(-1, np.nan)),
+    ("half-shortcut", lambda p: p["up_c2"].__setitem__(
+        int(np.flatnonzero(p["up_c1"] >= 0)[0]), -1)),
+    ("forward-child", lambda p: p["up_c1"].__setitem__(
+        int(np.flatnonzero(p["up_c1"] >= 0)[0]), p["up_c1"].size - 1)),
+    ("overlap", lambda p: p["up_begin"].__setitem__(int(np.argmax(p["up_begin"])), 0)),
+    ("limit-shape", lambda p: p.__setitem__("witness_limit", np.array([5, 5]))),
+    ("limit-zero", lambda p: p.__setitem__("witness_limit", np.array(0))),
+    ("format", lambda p: p.__setitem__("format", np.array(1))),
+])
+def test_crafted_files_are_refused(tmp_path, name, change):
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["....."] * 5)
+    ch = contract(g)
+    assert ch.num_shortcuts > 0
+    f = tmp_path / "g.npz"
+    ch.save(f)
+    with pytest.raises(GraphError):
+        load_contracted(g, _tampered(tmp_path, f, name, change))
+    assert g.extensions["navcore_csr.contracted"] is ch        # what it had stays
+
+
+@pytest.mark.nojit
+def test_hops_that_wrap_around_int32_are_refused(tmp_path):
+    """32 shortcuts each made of the previous one twice: 2**32 hops, which
+    int32 sums would take for 0 and a path buffer of one node."""
+    world = navcore.World()
+    g = world.add_graph("g", type="csr", src=[0], dst=[1], cost=[1.0], directed=False)
+    ch = contract(g)
+    f = tmp_path / "g.npz"
+    ch.save(f)
+
+    def chain(p):
+        m = 33
+        p["up_tgt"] = np.ones(m, np.int32)
+        p["up_src"] = np.zeros(m, np.int32)
+        p["up_w"] = np.ones(m)
+        p["up_c1"] = np.arange(-1, m - 1, dtype=np.int32)
+        p["up_c2"] = np.arange(-1, m - 1, dtype=np.int32)
+        p["up_hops"] = (2 ** np.arange(m, dtype=np.int64)).astype(np.int32)   # wraps
+        p["up_begin"] = np.array([0, m], np.int64)
+        p["up_end"] = np.array([m, m], np.int64)
+    with pytest.raises(GraphError, match="inconsistent"):
+        load_contracted(g, _tampered(tmp_path, f, "wrap", chain))
+
+
+@pytest.mark.nojit
+def test_files_that_are_not_hierarchies(tmp_path):
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["...", "..."])
+    f = tmp_path / "g.npz"
+    contract(g).save(f)
+    np.save(tmp_path / "one.npy", np.zeros(3))
+    with pytest.raises(GraphError, match="single array"):
+        load_contracted(g, tmp_path / "one.npy")
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    with pytest.raises(GraphError, match="cannot read"):
+        load_contracted(g, cut)

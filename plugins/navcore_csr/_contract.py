@@ -511,8 +511,8 @@ def _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet, stack)
     """The original nodes of the path found by ``_ch_query`` (``s`` to the
     meeting node by the forward labels, then down to ``t`` by the backward
     ones) and its cost summed edge by edge from ``s``, in walking order.
-    ``stack`` (int64, two columns) is scratch, at least 2 * the deepest
-    nesting of shortcuts; returns an empty path if it is too small."""
+    ``stack`` (int64, two columns) is scratch, at least the deepest
+    nesting of shortcuts + 1 rows; returns an empty path if it is too small."""
     n = 1
     x = meet
     k = 0

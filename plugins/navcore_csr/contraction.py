@@ -8,8 +8,9 @@ through the contracted node. A query is two Dijkstra searches, from start
 and goal, that only climb to nodes contracted later, with stall-on-demand;
 the best meeting node gives the distance, and the shortcuts on the way are
 unpacked into the graph's own nodes. The cost is summed edge by edge along
-that path, so it is the exact optimum (the same as Dijkstra up to the order
-of a float sum between equally long paths).
+that path, so it is the optimum up to float rounding: a witness path at
+most 1e-12 (relative) longer than a shortcut stands in for it, since equal
+lengths summed in another order may differ in the last bit.
 
 Where it pays: large maps that do not change, where A* has to expand many
 nodes because no heuristic sees the detours (random obstacles: on a
@@ -41,6 +42,8 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +67,7 @@ WITNESS_LIMIT = 500
 #: 13 s instead of 23
 PRIORITY_CHECK_LIMIT = 30
 _FORMAT = "navcore-ch-1"
+_MAX_LIMIT = 2 ** 31 - 1
 _ARRAYS = ("rank", "up_begin", "up_end", "up_tgt", "up_src", "up_w", "up_c1", "up_c2",
            "up_hops")
 
@@ -106,18 +110,23 @@ class ContractedGraph:
     the graph it stands for). ``rank[v]`` is ``v``'s place in the order.
     """
 
-    def __init__(self, graph, witness_limit=WITNESS_LIMIT, *, _arrays=None):
+    def __init__(self, graph, witness_limit=WITNESS_LIMIT, *, _loaded=None):
         if (not isinstance(witness_limit, (int, np.integer)) or isinstance(witness_limit, bool)
-                or witness_limit < 1):
-            raise QueryError(f"witness_limit must be a positive integer, got "
+                or not 1 <= witness_limit <= _MAX_LIMIT):
+            raise QueryError(f"witness_limit must be an integer from 1 to {_MAX_LIMIT}, got "
                              f"{witness_limit!r}")
         t0 = time.perf_counter()
         self.graph = graph
+        # the version first: an update from here on leaves this hierarchy stale
         self.key = _version_key(graph)
         self.witness_limit = int(witness_limit)
         self.witness_work = None
-        if _arrays is None:
-            offsets, targets, cost = _checked_costs(graph)
+        if _loaded is None:
+            inputs = _checked_costs(graph)
+            #: what it was built from (``save`` writes it, ``load_contracted``
+            #: compares it with the graph it is loaded into)
+            self.fingerprint = _fingerprint(graph.num_nodes, *inputs)
+            offsets, targets, cost, _ = inputs
             out = K._ch_build(offsets, targets, cost, self.witness_limit,
                               min(PRIORITY_CHECK_LIMIT, self.witness_limit))
             arrays = dict(zip(_ARRAYS, out[:9]))
@@ -130,7 +139,7 @@ class ContractedGraph:
             arrays["up_c1"] = arrays["up_c1"].astype(np.int32)
             arrays["up_c2"] = arrays["up_c2"].astype(np.int32)
         else:
-            arrays = _arrays
+            arrays, self.fingerprint = _loaded
         for name in _ARRAYS:
             setattr(self, name, arrays[name])
         self.nesting = int(K._nesting(self.up_c1, self.up_c2))
@@ -166,8 +175,14 @@ class ContractedGraph:
 
     # -- queries ----------------------------------------------------------------
     def find_path(self, start, goal) -> PathResult:
-        """Optimal path between node ids ``start`` and ``goal``."""
+        """Optimal path between node ids ``start`` and ``goal``;
+        ``QueryError`` once the graph has changed since the build (a stale
+        hierarchy would answer for the old map)."""
         graph = self.graph
+        if not self.current:
+            raise QueryError(f"the contraction hierarchy of graph {graph.graph_id!r} is "
+                             f"stale: the graph changed after it was built; contract() it "
+                             f"again or ask with algorithm='ch'")
         s, t, answer = ends_or_answer(graph, start, goal, "ch")
         if answer is not None:
             return answer
@@ -192,8 +207,9 @@ class ContractedGraph:
     # -- files ------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` (a ``.npz`` file, no pickles) with
-        a fingerprint of the graph it belongs to."""
-        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(_fingerprint(self.graph)),
+        the fingerprint of the graph as it was built from, so it only ever
+        loads into that map (a stale one will not load into the changed map)."""
+        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
                  witness_limit=np.array(self.witness_limit),
                  **{name: getattr(self, name) for name in _ARRAYS})
 
@@ -204,26 +220,25 @@ class ContractedGraph:
 
 
 def _checked_costs(graph):
-    """The CSR arrays of ``graph`` with inf on edges at blocked nodes;
+    """``(offsets, targets, cost, walkable)`` of ``graph`` as a hierarchy
+    sees them: its CSR arrays with inf on edges at blocked nodes (a copy);
     ``QueryError`` when an edge costs differently the other way."""
     csr = graph.csr
-    walkable = np.ascontiguousarray(graph.walkable, dtype=np.bool_)
+    walkable = np.array(graph.walkable, dtype=np.bool_)
     u, v = K._asymmetric_edge(csr.offsets, csr.targets, csr.cost, walkable)
     if u >= 0:
         raise QueryError(f"contraction hierarchies need every edge to cost the same both "
                          f"ways; in graph {graph.graph_id!r} edge {u} -> {v} does not "
                          f"(or has no way back)")
-    return csr.offsets, csr.targets, K._walkable_costs(csr.offsets, csr.targets, csr.cost,
-                                                       walkable)
+    cost = K._walkable_costs(csr.offsets, csr.targets, csr.cost, walkable)
+    return csr.offsets, csr.targets, cost, walkable
 
 
-def _fingerprint(graph) -> str:
-    """A digest of what the hierarchy depends on: the topology, the costs
+def _fingerprint(num_nodes, offsets, targets, cost, walkable) -> str:
+    """A digest of what a hierarchy depends on: the topology, the costs
     and which nodes are walkable."""
-    csr = graph.csr
     h = hashlib.blake2b(digest_size=16)
-    for a in (np.array([graph.num_nodes], np.int64), csr.offsets, csr.targets, csr.cost,
-              np.asarray(graph.walkable, dtype=np.bool_)):
+    for a in (np.array([num_nodes], np.int64), offsets, targets, cost, walkable):
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()
 
@@ -251,12 +266,42 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
 def load_contracted(graph, path) -> ContractedGraph:
     """Load a hierarchy that :meth:`ContractedGraph.save` wrote for this
     graph (same nodes, edges, costs and walkable nodes) and keep it with
-    the graph. ``GraphError`` when the file is unreadable or was made for
-    another graph."""
+    the graph. ``GraphError`` when the file is unreadable, inconsistent or
+    was made for another graph; the graph keeps what it had then."""
     path = Path(path)
+    arrays, fingerprint, limit = _read(path)
+    _check_arrays(arrays, graph.num_nodes, path)
+    with graph.lock:
+        # the view takes the graph's version before the fingerprint is
+        # compared: an update in between leaves it stale, never wrong
+        view = ContractedGraph(graph, limit, _loaded=(arrays, fingerprint))
+        if fingerprint != _fingerprint(graph.num_nodes, *_checked_costs(graph)):
+            raise GraphError(f"{path}: this hierarchy was built for another graph (or "
+                             f"another version of graph {graph.graph_id!r}); build it anew "
+                             f"with contract()")
+        graph.extensions[_EXT_KEY] = view
+        return view
+
+
+def _read(path):
+    """``(arrays, fingerprint, witness limit)`` from a hierarchy file, or
+    ``GraphError`` saying what is wrong with it."""
+    unreadable = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            fmt = str(data["format"]) if "format" in data.files else None
+        data = np.load(path, allow_pickle=False)
+    except unreadable as exc:
+        raise GraphError(f"{path}: cannot read a hierarchy file: {exc}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise GraphError(f"{path}: not a navcore hierarchy file (a single array, not .npz)")
+    try:
+        with data:
+            def scalar(key, kinds):
+                a = data[key]
+                if a.shape != () or a.dtype.kind not in kinds:
+                    raise GraphError(f"{path}: {key} is {a.dtype}{a.shape}, expected a "
+                                     f"single {'string' if kinds == 'U' else 'integer'}")
+                return a[()]
+            fmt = scalar("format", "U") if "format" in data.files else None
             if fmt != _FORMAT:
                 raise GraphError(f"{path}: not a navcore hierarchy file (format {fmt!r}, "
                                  f"expected {_FORMAT!r})")
@@ -265,26 +310,19 @@ def load_contracted(graph, path) -> ContractedGraph:
             if missing:
                 raise GraphError(f"{path}: hierarchy file lacks {', '.join(missing)}")
             arrays = {k: data[k] for k in _ARRAYS}
-            fingerprint = str(data["fingerprint"])
-            limit = int(data["witness_limit"])
-    except GraphError:
-        raise
-    except (OSError, ValueError, KeyError, EOFError) as exc:
+            fingerprint = str(scalar("fingerprint", "U"))
+            limit = int(scalar("witness_limit", "iu"))
+    except unreadable as exc:
         raise GraphError(f"{path}: cannot read a hierarchy file: {exc}") from None
-    if fingerprint != _fingerprint(graph):
-        raise GraphError(f"{path}: this hierarchy was built for another graph (or "
-                         f"another version of graph {graph.graph_id!r}); build it anew "
-                         f"with contract()")
-    _check_arrays(arrays, graph.num_nodes, path)
-    with graph.lock:
-        view = ContractedGraph(graph, limit, _arrays=arrays)
-        graph.extensions[_EXT_KEY] = view
-        return view
+    if not 1 <= limit <= _MAX_LIMIT:
+        raise GraphError(f"{path}: witness_limit {limit} is outside 1..{_MAX_LIMIT}")
+    return arrays, fingerprint, limit
 
 
 def _check_arrays(a, n, path):
     """Refuse a file whose arrays do not fit together, so a query never
-    reads out of bounds (the fingerprint guards the graph, not the file)."""
+    reads or writes out of bounds or loops (the fingerprint ties a file to
+    a graph; it does not prove the file was written by ``save``)."""
     m = a["up_tgt"].size
     want = {"rank": (n, np.int32), "up_begin": (n, np.int64), "up_end": (n, np.int64),
             "up_tgt": (m, np.int32), "up_src": (m, np.int32), "up_w": (m, np.float64),
@@ -293,23 +331,37 @@ def _check_arrays(a, n, path):
         if a[k].dtype != dtype or a[k].shape != (size,):
             raise GraphError(f"{path}: array {k} is {a[k].dtype}{a[k].shape}, expected "
                              f"{np.dtype(dtype)}({size},)")
-    ok = ((a["up_begin"] >= 0).all() and (a["up_begin"] <= a["up_end"]).all()
-          and (a["up_end"] <= m).all() and ((a["up_tgt"] >= 0) & (a["up_tgt"] < n)).all()
-          and ((a["up_src"] >= 0) & (a["up_src"] < n)).all()
-          and (((a["up_c1"] >= -1) & (a["up_c1"] < np.arange(m))).all())
-          and (((a["up_c2"] >= -1) & (a["up_c2"] < np.arange(m))).all()))
-    if ok:      # unpacking sizes its path by the hops: they must add up
-        short = a["up_c1"] >= 0
-        h = a["up_hops"]
-        ok = ((h[~short] == 1).all() and (h[short] == h[a["up_c1"][short]]
-                                          + h[a["up_c2"][short]]).all())
+    begin, end = a["up_begin"], a["up_end"]
+    c1, c2 = a["up_c1"], a["up_c2"]
+    below = np.arange(m)
+    # each node owns one run of edges; the runs tile the edge arrays and
+    # every edge names its owner as its source (unpacking walks by it)
+    order = np.lexsort((end, begin))      # empty runs first where runs share a start
+    b, e = begin[order], end[order]
+    ok = bool((begin <= end).all()) and (n == 0 or (b[0] == 0 and e[-1] == m
+                                                    and bool((b[1:] == e[:-1]).all())))
+    ok = ok and bool((a["up_src"] == np.repeat(order, e - b)).all())
+    ok = ok and bool(((a["up_tgt"] >= 0) & (a["up_tgt"] < n)).all())
+    # weights a Dijkstra can use; a shortcut names two earlier edges, an
+    # edge of the graph none
+    ok = ok and bool((np.isfinite(a["up_w"]) & (a["up_w"] >= 0)).all())
+    short = c1 >= 0
+    ok = ok and bool(((c2 >= 0) == short).all() and (c1 >= -1).all() and (c2 >= -1).all()
+                     and (c1 < below).all() and (c2 < below).all())
+    if ok:      # unpacking sizes its path by the hops: they must add up (no int32 wrap)
+        h = a["up_hops"].astype(np.int64)
+        ok = bool((h[~short] == 1).all() and (h[short] == h[c1[short]] + h[c2[short]]).all())
     if not ok:
         raise GraphError(f"{path}: hierarchy arrays are inconsistent (corrupt file?)")
 
 
 def contracted_path(graph, start, goal) -> PathResult:
     """``find_path`` on the hierarchy: the current one, or one built now
-    (with the stale one's witness limit) when it is missing or stale."""
+    (with the stale one's witness limit) when it is missing or stale. Bad
+    or unwalkable ends are answered before anything is built."""
+    _, _, answer = ends_or_answer(graph, start, goal, "ch")
+    if answer is not None:
+        return answer
     view = contracted_view(graph)
     if view is None:
         old = graph.extensions.get(_EXT_KEY)
