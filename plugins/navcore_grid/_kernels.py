@@ -218,6 +218,19 @@ def _trace_cells(parent, goal, Wp, W):
 
 
 @njit(cache=True, nogil=True)
+def _centres(nodes, W):
+    """Centres ``(x + 0.5, y + 0.5)`` of cell ids ``nodes`` as float64
+    ``(k, 2)``: one call instead of four numpy passes (5.8 us -> under 1 for
+    a short path, paid by every generic view's result on a grid)."""
+    out = np.empty((nodes.shape[0], 2), dtype=np.float64)
+    for i in range(nodes.shape[0]):
+        y = nodes[i] // W
+        out[i, 0] = nodes[i] - y * W + 0.5
+        out[i, 1] = y + 0.5
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
                 corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen):

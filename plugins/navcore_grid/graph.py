@@ -129,9 +129,10 @@ class GridGraph(NavGraph):
         return -1
 
     def points_of(self, nodes) -> np.ndarray:
-        nodes = np.asarray(nodes)
-        ys, xs = np.divmod(nodes, self.width)
-        return np.column_stack([xs + 0.5, ys + 0.5]).astype(np.float64)
+        nodes = np.asarray(nodes).reshape(-1)
+        if nodes.dtype != np.int32:
+            nodes = nodes.astype(np.int64)
+        return K._centres(nodes, self.width)
 
     # -- CSR view -------------------------------------------------------------
     @property

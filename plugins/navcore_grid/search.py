@@ -239,6 +239,8 @@ def warm_up(graph: GridGraph) -> None:
         grid_jps(graph, *pair)
         graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
+    graph.points_of(np.array(pair, np.int32))             # generic views' results
+    graph.points_of(np.array(pair, np.int64))
     if graph.csr_built:
         csr = graph.csr
         K._refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph._free, graph._pcost,
