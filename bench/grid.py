@@ -1,6 +1,6 @@
 """navcore's grid plugin against its peers, in one run, as ratios.
 
-    .venv/bin/python bench/grid.py            # full run (about 5-8 minutes)
+    .venv/bin/python bench/grid.py            # full run (about 12 minutes)
     .venv/bin/python bench/grid.py --quick    # one small map + a 256 random grid, smoke run
 
 Peers (install with ``pip install tcod pathfinding pyastar2d networkx``):
