@@ -38,7 +38,7 @@ def test_readme_areas_example(capsys):
 
 def test_readme_frames_example(capsys):
     text = (ROOT / "README.md").read_text()
-    block = re.search(r"```python\n(import navcore\n\nworld = navcore.World\(workers=2.*?)```",
+    block = re.search(r"```python\n(import navcore\n\n# a whole 60 fps frame.*?)```",
                       text, re.S).group(1)
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
