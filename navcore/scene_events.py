@@ -20,22 +20,26 @@ from __future__ import annotations
 
 import math
 import numbers
+from abc import ABC, abstractmethod
 
 from . import yamlmarks as Y
 from .errors import PluginError, SceneError
 from .yamlmarks import NOWHERE, Entry, MarkedList, MarkedMap, Where
 
 
-class EventKind:
-    """Base class for event kinds (subclassing it is optional)."""
+class EventKind(ABC):
+    """Base class for event kinds (subclassing it is optional). ``apply``
+    is abstract: a subclass without one fails when it is made, naming the
+    method, not at the frame its event comes."""
 
     uses_graph = True
 
     def validate(self, value, graph, sim):
         return value
 
+    @abstractmethod
     def apply(self, sim, graph_id, payload) -> None:
-        raise NotImplementedError
+        """Carry the event out (see the module docstring)."""
 
     def describe(self, payload) -> str:
         return str(payload)

@@ -306,3 +306,13 @@ def test_door_names_may_be_numbers(world):
             "events: [{at: 2, close: 7}]\n")
     with navcore.Simulation.from_text(text, "d.yaml", world=world) as sim:
         assert sim.run()["events"][0]["what"] == "close 7"
+
+
+@pytest.mark.nojit
+def test_an_event_kind_without_apply_fails_when_it_is_made():
+    class Half(navcore.EventKind):
+        def validate(self, value, graph, sim):
+            return value
+
+    with pytest.raises(TypeError, match="apply"):
+        Half()
