@@ -178,14 +178,23 @@ class ContractedGraph:
         """Optimal path between node ids ``start`` and ``goal``;
         ``QueryError`` once the graph has changed since the build (a stale
         hierarchy would answer for the old map)."""
-        graph = self.graph
         if not self.current:
-            raise QueryError(f"the contraction hierarchy of graph {graph.graph_id!r} is "
-                             f"stale: the graph changed after it was built; contract() it "
-                             f"again or ask with algorithm='ch'")
-        s, t, answer = ends_or_answer(graph, start, goal, "ch")
+            raise QueryError(f"the contraction hierarchy of graph {self.graph.graph_id!r} "
+                             f"is stale: the graph changed after it was built; contract() "
+                             f"it again or ask with algorithm='ch'")
+        return self._current_path(start, goal)
+
+    def _current_path(self, start, goal) -> PathResult:
+        """``find_path`` for callers that just found the hierarchy current
+        (``contracted_view``): each query checks that once."""
+        s, t, answer = ends_or_answer(self.graph, start, goal, "ch")
         if answer is not None:
             return answer
+        return self._search(s, t)
+
+    def _search(self, s, t) -> PathResult:
+        """The search between walkable, distinct node ids ``s`` and ``t``."""
+        graph = self.graph
         sc = self._scratch()
         while True:
             cost, settled, path = K._ch_path(*self._kernel_args, s, t, sc.dist, sc.stamp,
@@ -359,14 +368,14 @@ def contracted_path(graph, start, goal) -> PathResult:
     """``find_path`` on the hierarchy: the current one, or one built now
     (with the stale one's witness limit) when it is missing or stale. Bad
     or unwalkable ends are answered before anything is built."""
-    _, _, answer = ends_or_answer(graph, start, goal, "ch")
+    s, t, answer = ends_or_answer(graph, start, goal, "ch")
     if answer is not None:
         return answer
     view = contracted_view(graph)
     if view is None:
         old = graph.extensions.get(_EXT_KEY)
         view = contract(graph, WITNESS_LIMIT if old is None else old.witness_limit)
-    return view.find_path(start, goal)
+    return view._search(s, t)
 
 
 def warm_up(graph) -> None:

@@ -68,7 +68,7 @@ def find_path_on_built_view(graph, request):
         return None
     ch = contraction.contracted_view(graph)
     if ch is not None:
-        return ch.find_path(request.start_node, request.goal_node)
+        return ch._current_path(request.start_node, request.goal_node)
     view = simplification.simplified_view(graph)
     if view is None or not view.pays:
         return None
