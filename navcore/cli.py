@@ -19,11 +19,16 @@ from .errors import NavError
 
 def _cmd_plugins(args) -> int:
     from .world import World
-    world = World(autoload=not args.builtin_only)
+    # --builtin-only forces the built-ins; otherwise the environment decides
+    # (NAVCORE_DISABLE_PLUGIN_AUTOLOAD), as for every World
+    world = World(autoload=False if args.builtin_only else None)
     for info in world.plugins.info():
         print(f"{info.name}  [{info.source}]  {info.origin}")
         print(f"    graph types: {', '.join(info.graph_types) or '-'}")
         print(f"    hooks: {', '.join(h.removeprefix('navcore_') for h in info.hooks) or '-'}")
+    for skipped in world.plugins.skipped:
+        print(f"{skipped.name}  [{skipped.source}, not loaded]  {skipped.origin}")
+        print(f"    {skipped.reason}")
     return 0
 
 

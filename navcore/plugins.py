@@ -1,9 +1,12 @@
 """The plugin manager: built-ins, entry points and run-time plugins.
 
-Built-in plugins are found through the same ``navcore`` entry-point group
-that third-party plugins use (they are declared in navcore's own
-pyproject.toml). ``NAVCORE_DISABLE_PLUGIN_AUTOLOAD=1`` loads the built-ins
-only. Every registration is validated the same way: a function named
+Built-in plugins are declared once, as entry points in the ``navcore``
+group of navcore's own pyproject.toml, and loaded through the same path as
+third-party ones. ``NAVCORE_DISABLE_PLUGIN_AUTOLOAD=1`` loads the built-ins
+only. A plugin that fails to import is a ``PluginError`` naming it, except
+an optional one: an entry point that names an extra
+(``roads = "navcore_roads.plugin [osm]"``) whose import stops at a missing
+module is skipped, and ``skipped`` (and ``navcore plugins``) says why. Every registration is validated the same way: a function named
 ``navcore_*`` that is not a known hook, a hook implementation with
 arguments the hook does not have, or a graph type already claimed by
 another plugin is a ``PluginError`` naming the plugin, and the plugin is
@@ -12,7 +15,6 @@ left unregistered.
 from __future__ import annotations
 
 import difflib
-import importlib
 import importlib.metadata
 import os
 from dataclasses import dataclass
@@ -26,16 +28,6 @@ PROJECT = "navcore"
 hookimpl = pluggy.HookimplMarker(PROJECT)
 hookspec = hookspecs.hookspec
 
-#: Module names of the built-in plugins, used when navcore runs from a
-#: source tree that was not installed (no entry points to read).
-BUILTIN_MODULES = (
-    "navcore_csr.plugin",
-    "navcore_grid.plugin",
-    "navcore_hierarchy.plugin",
-    "navcore_scheduler.plugin",
-    "navcore_navmesh.plugin",
-    "navcore_roads.plugin",
-)
 AUTOLOAD_ENV = "NAVCORE_DISABLE_PLUGIN_AUTOLOAD"
 
 BUILTIN = "built-in"
@@ -54,6 +46,16 @@ class PluginInfo:
     graph_types: tuple
 
 
+@dataclass(frozen=True)
+class SkippedPlugin:
+    """A plugin that was not loaded, and why (``navcore plugins`` lists it)."""
+
+    name: str
+    source: str
+    origin: str
+    reason: str
+
+
 def _hook_names() -> set:
     return {n for n in dir(hookspecs) if n.startswith("navcore_")}
 
@@ -68,6 +70,8 @@ class PluginRegistry:
         self.version = 0          # bumped on every (un)registration
         self._types_cache = None  # (version, {type: (builder, plugin)})
         self._first_result: dict = {}   # hook name -> (version, call)
+        #: plugins left out because an optional dependency is missing
+        self.skipped: list[SkippedPlugin] = []
         if autoload is None:
             autoload = os.environ.get(AUTOLOAD_ENV, "") not in ("1", "true", "yes")
         self._load_entry_points(include_third_party=autoload)
@@ -239,33 +243,38 @@ class PluginRegistry:
     def _load_entry_points(self, include_third_party: bool) -> None:
         eps = list(importlib.metadata.entry_points(group=PROJECT))
         builtin_eps = [ep for ep in eps if _dist_name(ep) == PROJECT]
-        others = [ep for ep in eps if _dist_name(ep) != PROJECT]
-        if builtin_eps:
-            for ep in sorted(builtin_eps, key=lambda e: e.name):
-                self._load_one(ep.name, lambda ep=ep: ep.load(), BUILTIN, ep.value)
-        else:  # running from an uninstalled source tree
-            for mod in BUILTIN_MODULES:
-                short = mod.split(".")[0].removeprefix("navcore_")
-                try:
-                    importlib.import_module(mod.split(".")[0])
-                except ModuleNotFoundError:
-                    continue  # that built-in is not part of this tree yet
-                self._load_one(short, lambda m=mod: importlib.import_module(m),
-                               BUILTIN, mod)
+        if not builtin_eps:
+            raise PluginError("navcore's built-in plugins are declared as entry points, "
+                              "and none were found: install navcore (pip install -e .) "
+                              "instead of running it from a source tree")
+        for ep in sorted(builtin_eps, key=lambda e: e.name):
+            self._load_one(ep, BUILTIN, ep.value)
         if include_third_party:
+            others = [ep for ep in eps if _dist_name(ep) != PROJECT]
             for ep in sorted(others, key=lambda e: e.name):
-                self._load_one(ep.name, lambda ep=ep: ep.load(), ENTRY_POINT,
-                               f"{ep.value} ({_dist_name(ep)})")
+                self._load_one(ep, ENTRY_POINT, f"{ep.value} ({_dist_name(ep)})")
 
-    def _load_one(self, name, load, source, origin):
-        if self._pm.get_plugin(name) is not None:
+    def _load_one(self, ep, source, origin):
+        if self._pm.get_plugin(ep.name) is not None:
             return
         try:
-            plugin = load()
-        except Exception as exc:  # any import-time failure of a plugin
-            raise PluginError(f"plugin {name!r} ({origin}) failed to load: "
+            plugin = ep.load()
+        except ModuleNotFoundError as exc:
+            if not ep.extras:
+                raise PluginError(f"plugin {ep.name!r} ({origin}) failed to load: "
+                                  f"ModuleNotFoundError: {exc}") from exc
+            # declared optional ("name = module [extra]") and its extra is
+            # not installed: skip it and say so
+            extras = ",".join(ep.extras)
+            dist = _dist_name(ep) or PROJECT
+            self.skipped.append(SkippedPlugin(
+                ep.name, source, origin,
+                f"needs the [{extras}] extra (pip install '{dist}[{extras}]'): {exc}"))
+            return
+        except Exception as exc:  # any other import-time failure of a plugin
+            raise PluginError(f"plugin {ep.name!r} ({origin}) failed to load: "
                               f"{type(exc).__name__}: {exc}") from exc
-        self._register(plugin, name, source, origin)
+        self._register(plugin, ep.name, source, origin)
 
 
 def _call_graph_types(impl) -> dict:

@@ -104,13 +104,13 @@ def test_plugin_can_add_its_own_hooks(world):
     assert world.plugins.hook.navcore_ext_ping(x=21) == [42]
 
 
-def _fake_distribution(tmp_path, name, module_source, module_name):
+def _fake_distribution(tmp_path, name, module_source, module_name, extra=""):
     """A real entry point: a module plus a .dist-info that importlib.metadata reads."""
     (tmp_path / f"{module_name}.py").write_text(textwrap.dedent(module_source))
     info = tmp_path / f"{name}-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[navcore]\n{name} = {module_name}\n")
+    (info / "entry_points.txt").write_text(f"[navcore]\n{name} = {module_name}{extra}\n")
     return tmp_path
 
 
@@ -154,6 +154,49 @@ def test_plugin_that_fails_to_import_is_a_plugin_error_naming_it(tmp_path):
     """, path)
     assert "PluginError: plugin 'broken' (navcore_broken (broken)) failed to load: " \
            "ModuleNotFoundError" in out.stdout, out.stderr
+
+
+def test_optional_plugin_missing_its_extra_is_skipped_with_a_note(tmp_path):
+    path = _fake_distribution(tmp_path, "osmish", "import osmium_not_installed_here\n",
+                              "navcore_osmish", extra=" [osm]")
+    out = _run("""
+        import navcore
+        w = navcore.World()
+        print(w.plugins.names())
+        print(w.plugins.skipped[0].reason)
+        from navcore.cli import main; main(['plugins'])
+    """, path)
+    assert out.returncode == 0, out.stderr
+    names, reason = out.stdout.split("\n")[:2]
+    assert "osmish" not in names and "grid" in names
+    assert reason.startswith("needs the [osm] extra (pip install 'osmish[osm]'): ")
+    assert "osmium_not_installed_here" in reason
+    assert "osmish  [entry point, not loaded]" in out.stdout
+
+
+def test_plugin_with_an_extra_that_fails_otherwise_is_still_an_error(tmp_path):
+    path = _fake_distribution(tmp_path, "buggy", "x = 1 / 0\n", "navcore_buggy",
+                              extra=" [osm]")
+    out = _run("""
+        import navcore
+        try:
+            navcore.World()
+        except navcore.PluginError as e:
+            print("PluginError:", e)
+    """, path)
+    assert "PluginError: plugin 'buggy' (navcore_buggy [osm] (buggy)) failed to load: " \
+           "ZeroDivisionError" in out.stdout, out.stderr
+
+
+def test_builtin_only_and_the_environment_both_keep_third_party_plugins_out(tmp_path):
+    path = _fake_distribution(tmp_path, "hexgrid", HEXGRID.joinpath(
+        "navcore_hexgrid.py").read_text(), "navcore_hexgrid")
+    listing = "from navcore.cli import main; main(['plugins'])"
+    assert "hexgrid" in _run(listing, path).stdout
+    assert "hexgrid" not in _run(listing.replace("'plugins'", "'plugins', '--builtin-only'"),
+                                 path).stdout
+    off = _run(listing, path, {"NAVCORE_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert off.returncode == 0 and "hexgrid" not in off.stdout and "csr  [built-in]" in off.stdout
 
 
 def test_cli_lists_plugins_with_source_hooks_and_types(tmp_path):
