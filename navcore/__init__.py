@@ -12,7 +12,7 @@ from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeEr
                      PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .plugins import PluginRegistry, hookimpl, hookspec
+from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
 from .scene import Scene, read_scene
 from .scene_events import EventKind
 from .sim import Simulation
@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "NavGraph", "PathRequest", "PathResult", "PathStatus", "Update",
-    "FrameStats", "PluginRegistry", "hookimpl", "hookspec",
+    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs",
     "Simulation", "Scene", "read_scene", "EventKind",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",

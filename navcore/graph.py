@@ -13,11 +13,11 @@ set, so a query allocates nothing but its result.
 """
 from __future__ import annotations
 
-import numbers
 import threading
 
 import numpy as np
 
+from . import validate
 from .errors import GraphError, NodeError
 
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
@@ -127,13 +127,8 @@ class NavGraph:
         otherwise). Anything else is a point handed to :meth:`locate`,
         which returns ``-1`` for a point outside the graph.
         """
-        if type(where) is int or (isinstance(where, numbers.Integral)
-                                  and not isinstance(where, bool)):
-            node = int(where)
-            if not 0 <= node < self.num_nodes:
-                raise NodeError(f"node id {node} is out of range for a graph of "
-                                f"{self.num_nodes} nodes (0..{self.num_nodes - 1})")
-            return node
+        if type(where) is int or validate.is_int(where):
+            return validate.node_id(where, self.num_nodes)
         return self.locate(where)
 
     def locate(self, point) -> int:
@@ -146,7 +141,7 @@ class NavGraph:
             raise NodeError(f"{self.kind} graph {self.graph_id!r} has no node "
                             f"positions, so nodes are given as integer ids, "
                             f"not {point!r}")
-        p = _as_point(point, self.positions.shape[1])
+        p = validate.point(point, self.positions.shape[1], "a node id or a point")
         if self.num_nodes == 0:
             return -1
         d = ((self.positions - p) ** 2).sum(axis=1)
@@ -200,18 +195,3 @@ def _check_positions(positions, n):
         bad = int(np.argwhere(~np.isfinite(pos))[0][0])
         raise GraphError(f"positions of node {bad} are not finite: {pos[bad].tolist()}")
     return pos
-
-
-def _as_point(point, dims):
-    try:
-        p = np.asarray(point, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise NodeError(f"expected a node id or a point of {dims} numbers, "
-                        f"got {point!r}") from None
-    if p.shape != (dims,) and not (dims == 3 and p.shape == (2,)):
-        raise NodeError(f"expected a node id or a point of {dims} numbers, got {point!r}")
-    if not np.isfinite(p).all():
-        raise NodeError(f"point {point!r} is not finite")
-    if p.shape[0] < dims:
-        p = np.append(p, 0.0)
-    return p

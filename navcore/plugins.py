@@ -15,8 +15,11 @@ left unregistered.
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import importlib.metadata
 import os
+import types
 from dataclasses import dataclass
 
 import pluggy
@@ -44,6 +47,41 @@ class PluginInfo:
     origin: str          # module path or distribution that provided it
     hooks: tuple
     graph_types: tuple
+
+
+def for_graphs(*classes):
+    """Mark a hook implementation as serving only graphs of ``classes``.
+
+    For any other graph the implementation is not run and the call passes
+    on (``None``), so a backend says once which graphs a hook is for
+    instead of repeating an ``isinstance`` check in each::
+
+        @navcore.hookimpl
+        @navcore.for_graphs(GridGraph)
+        def navcore_find_path(graph, request):
+            ...
+
+    The implementation must take a ``graph`` argument. Pluggy still sees
+    the function's own argument names (the wrapper is unwrapped).
+    """
+    if not classes or not all(isinstance(c, type) for c in classes):
+        raise PluginError(f"for_graphs needs graph classes, got {classes!r}")
+    kinds = classes[0] if len(classes) == 1 else classes
+
+    def decorate(fn):
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if "graph" not in names:
+            raise PluginError(f"{fn.__qualname__} is marked for_graphs but takes no "
+                              f"'graph' argument")
+        at = names.index("graph")
+
+        @functools.wraps(fn)
+        def serve(*args):      # pluggy passes hook arguments by position
+            return fn(*args) if isinstance(args[at], kinds) else None
+        serve.navcore_graph_classes = classes
+        return serve
+    return decorate
 
 
 @dataclass(frozen=True)
@@ -303,18 +341,24 @@ def _origin_of(plugin) -> str:
 
 
 def _adapter(fn, argnames, params):
-    """``fn`` called with the subset of ``params`` it asks for. The common
-    shapes get a lambda with plain positional parameters (no ``*args``
-    tuple to pack): this runs for every plugin on every query."""
-    idx = tuple(params.index(a) for a in argnames)
-    if idx == tuple(range(len(params))):
-        return fn
-    if len(params) == 3:
-        shapes = {(): lambda a, b, c: fn(), (0,): lambda a, b, c: fn(a),
-                  (1,): lambda a, b, c: fn(b), (2,): lambda a, b, c: fn(c),
-                  (0, 1): lambda a, b, c: fn(a, b), (0, 2): lambda a, b, c: fn(a, c),
-                  (1, 2): lambda a, b, c: fn(b, c), (1, 0): lambda a, b, c: fn(b, a),
-                  (2, 1): lambda a, b, c: fn(c, b)}
-        if idx in shapes:
-            return shapes[idx]
-    return lambda *args: fn(*[args[k] for k in idx])
+    """``fn`` called with the subset of ``params`` it asks for, as a lambda
+    with plain positional parameters (no ``*args`` tuple to pack): this
+    runs for every plugin on every query. An implementation marked
+    ``for_graphs`` gets its graph check in the same lambda, so serving only
+    some graphs costs no extra call."""
+    kinds = getattr(fn, "navcore_graph_classes", None)
+    if kinds is None:
+        if tuple(argnames) == tuple(params):
+            return fn
+    elif inspect.ismethod(fn):       # keep the binding to the plugin object
+        fn = types.MethodType(inspect.unwrap(fn.__func__), fn.__self__)
+        kinds = kinds[0] if len(kinds) == 1 else kinds
+    else:
+        fn = inspect.unwrap(fn)
+        kinds = kinds[0] if len(kinds) == 1 else kinds
+    names = [f"a{k}" for k in range(len(params))]
+    call = f"fn({', '.join(names[params.index(a)] for a in argnames)})"
+    if kinds is not None:
+        call += f" if isinstance({names[params.index('graph')]}, kinds) else None"
+    return eval(f"lambda {', '.join(names)}: {call}",
+                {"fn": fn, "kinds": kinds})

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from . import validate
 from .errors import (GraphError, NodeError, QueryError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
@@ -383,11 +384,7 @@ class World:
         graph is ``-1`` when ``allow_outside``, else a ``NodeError``."""
         arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
         if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-            if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
-                bad = arr[(arr < 0) | (arr >= graph.num_nodes)][0]
-                raise NodeError(f"{what} holds node id {int(bad)}, out of range for a "
-                                f"graph of {graph.num_nodes} nodes")
-            return arr.astype(np.int32)
+            return validate.node_ids(arr, graph.num_nodes, what)
         try:
             out = np.array([graph.node_of(p) for p in items], dtype=np.int32)
         except TypeError:

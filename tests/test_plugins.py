@@ -224,3 +224,38 @@ def test_plugins_registered_through_the_pluggy_manager_are_heard_by_find_path():
 
     world.plugins.manager.register(Closed())
     assert world.find_path("g", 0, 1).status.value == "unreachable"
+
+
+@pytest.mark.nojit
+def test_for_graphs_runs_an_implementation_only_for_its_graph_classes():
+    import numpy as np
+
+    class Special(navcore.NavGraph):
+        pass
+
+    seen = []
+
+    class Planner:
+        @navcore.hookimpl(tryfirst=True)
+        @navcore.for_graphs(Special)
+        def navcore_find_path(self, graph, request):
+            seen.append(graph.graph_id)
+            return navcore.PathResult.failed(navcore.PathStatus.UNREACHABLE)
+
+        @navcore.hookimpl
+        @navcore.for_graphs(Special)
+        def navcore_algorithms(self, graph):
+            return ["special"]
+
+    world = navcore.World(autoload=False, plugins=[Planner()])
+    plain = world.add_graph("plain", type="csr", src=[0], dst=[1], positions=np.eye(2))
+    world.graphs["odd"] = Special(plain.csr, positions=np.eye(2))
+    world.graphs["odd"].graph_id = "odd"
+    assert world.find_path("plain", 0, 1).found             # passed on to the csr plugin
+    assert world.find_path("odd", 0, 1).status.value == "unreachable"
+    assert seen == ["odd"]
+    assert "special" in world.algorithms("odd") and "special" not in world.algorithms("plain")
+    with pytest.raises(navcore.PluginError, match="takes no 'graph' argument"):
+        navcore.for_graphs(Special)(lambda world, request: None)
+    with pytest.raises(navcore.PluginError, match="needs graph classes"):
+        navcore.for_graphs("grid")

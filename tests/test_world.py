@@ -84,7 +84,7 @@ def test_duplicate_and_unknown_graph_ids(world):
 
 @pytest.mark.nojit
 @pytest.mark.parametrize("params, message", [
-    (dict(nodes=[9], walkable=False), "node 9 is out of range"),
+    (dict(nodes=[9], walkable=False), r"nodes of graph .line. holds node id 9 \(index 0\), out of range"),
     (dict(nodes=[0], walkable="no"), "walkable must be True or False"),
     (dict(edges=[(0, 3)], cost=1.0), "has no edge 0 -> 3"),
     (dict(edges=[(0, 1)], cost=-1.0), "cost must be numbers >= 0"),

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore.errors import NodeError, QueryError
+from navcore import validate
+from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _search as K
@@ -87,13 +88,7 @@ def heuristic_scale(graph, heuristic: str) -> float:
 
 def check_node(graph, node, role: str = "node") -> int:
     """``node`` as an int in range, or ``NodeError`` naming ``role``."""
-    if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
-        node = int(node)
-        if 0 <= node < graph.num_nodes:
-            return node
-        raise NodeError(f"{role} node {node} is out of range for a graph of "
-                        f"{graph.num_nodes} nodes")
-    raise NodeError(f"{role} must be an integer node id, got {node!r}")
+    return validate.node_id(node, graph.num_nodes, role)
 
 
 def _endpoints(graph, start, goal):
@@ -283,14 +278,7 @@ _PARALLEL_MIN_NODES = 50_000
 
 
 def _node_array(graph, nodes, what) -> np.ndarray:
-    arr = np.asarray(nodes)
-    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-        raise NodeError(f"{what} must be a 1-d array of integer node ids")
-    if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
-        bad = int(arr[(arr < 0) | (arr >= graph.num_nodes)][0])
-        raise NodeError(f"{what} holds node id {bad}, out of range for a graph of "
-                        f"{graph.num_nodes} nodes")
-    return arr.astype(np.int32)
+    return validate.node_ids(nodes, graph.num_nodes, what)
 
 
 def path_costs(graph, nodes, starts) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.edges import MAX_NODES, validate_edges
 from navcore.errors import CapacityError, GraphError
 
@@ -55,19 +56,18 @@ class CSR:
         return int(self.offsets.nbytes + self.targets.nbytes
                    + sum(a.nbytes for a in self.data.values()))
 
-    def _check(self, u):
-        if not (isinstance(u, (int, np.integer)) and 0 <= u < self.num_nodes):
-            raise GraphError(f"node {u!r} is out of range 0..{self.num_nodes - 1}")
-        return int(u)
+    def check_node(self, u) -> int:
+        """``u`` as an int node id of this storage, or ``GraphError``."""
+        return validate.node_id(u, self.num_nodes, error=GraphError)
 
     def neighbors(self, u) -> np.ndarray:
         """Targets of ``u``'s out-edges (a read-only view)."""
-        u = self._check(u)
+        u = self.check_node(u)
         return self.targets[self.offsets[u]:self.offsets[u + 1]]
 
     def edge_data(self, u, name: str = "cost") -> np.ndarray:
         """Edge data ``name`` of ``u``'s out-edges, parallel to ``neighbors``."""
-        u = self._check(u)
+        u = self.check_node(u)
         if name not in self.data:
             raise GraphError(f"no edge data {name!r}; have {sorted(self.data)}")
         return self.data[name][self.offsets[u]:self.offsets[u + 1]]
@@ -76,7 +76,7 @@ class CSR:
         """Out-degree of ``u``, or of every node as an int64 array."""
         if u is None:
             return np.diff(self.offsets)
-        u = self._check(u)
+        u = self.check_node(u)
         return int(self.offsets[u + 1] - self.offsets[u])
 
     def edge_positions(self, src, dst) -> np.ndarray:
@@ -137,7 +137,7 @@ class ReverseCSR:
 
     def neighbors(self, v) -> np.ndarray:
         """Sources of ``v``'s in-edges."""
-        v = self.forward._check(v)
+        v = self.forward.check_node(v)
         return self.targets[self.offsets[v]:self.offsets[v + 1]]
 
 

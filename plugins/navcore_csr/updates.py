@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
@@ -90,12 +91,5 @@ def _numeric(x) -> bool:
 
 
 def _ids(graph, nodes, what) -> np.ndarray:
-    arr = np.asarray(nodes).reshape(-1)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise UpdateError(f"{what} must be integer node ids, got {nodes!r}")
-    arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or arr.max() >= graph.num_nodes):
-        bad = int(arr[(arr < 0) | (arr >= graph.num_nodes)][0])
-        raise UpdateError(f"{what}: node {bad} is out of range for graph "
-                          f"{graph.graph_id!r} of {graph.num_nodes} nodes")
-    return arr
+    return validate.node_ids(np.asarray(nodes).reshape(-1), graph.num_nodes,
+                             f"{what} of graph {graph.graph_id!r}", UpdateError, np.int64)

@@ -78,14 +78,14 @@ def navcore_graph_types():
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_algorithms(graph):
-    return list(ALGORITHMS) if isinstance(graph, GridGraph) else []
+    return list(ALGORITHMS)
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_find_path(graph, request):
-    if not isinstance(graph, GridGraph):
-        return None
     algo = request.algorithm
     s, t = request.start_node, request.goal_node
     if algo == "auto":
@@ -102,31 +102,33 @@ def navcore_find_path(graph, request):
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_path_costs(graph, nodes, starts):
-    return search.grid_path_costs(graph, nodes, starts) if isinstance(graph, GridGraph) \
-        else None
+    return search.grid_path_costs(graph, nodes, starts)
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_graph_updated(graph, dirty):
-    if isinstance(graph, GridGraph):
-        landmarks_on_update(graph, dirty)
+    landmarks_on_update(graph, dirty)
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_warm_up(graph):
-    if isinstance(graph, GridGraph):
-        search.warm_up(graph)
+    search.warm_up(graph)
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_make_update(graph, params):
-    return updates.make_update(graph, params) if isinstance(graph, GridGraph) else None
+    return updates.make_update(graph, params)
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_apply_updates(graph, batch):
-    return updates.apply_updates(graph, batch) if isinstance(graph, GridGraph) else None
+    return updates.apply_updates(graph, batch)
 
 
 @navcore.hookimpl

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
@@ -39,10 +40,8 @@ def make_update(graph, params) -> Update:
                           f"exactly one of walkable=, cost=; got {sorted(params)}")
     idx, shape = _region(graph, regions[0], params[regions[0]])
     if values[0] == "walkable":
-        w = params["walkable"]
-        if not isinstance(w, (bool, np.bool_)):
-            raise UpdateError(f"walkable must be True or False, got {w!r}")
-        return Update(gid, "walkable", {"idx": idx, "walkable": bool(w)})
+        w = validate.boolean(params["walkable"], "walkable", UpdateError)
+        return Update(gid, "walkable", {"idx": idx, "walkable": w})
     cost = params["cost"]
     if regions[0] == "mask" and np.shape(cost) == (graph.height, graph.width):
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
@@ -53,16 +52,7 @@ def make_update(graph, params) -> Update:
 def _region(graph, key, value):
     W, H = graph.width, graph.height
     if key == "rect":
-        try:
-            x, y, w, h = (int(v) for v in value)
-            if any(isinstance(v, bool) or int(v) != v for v in value):
-                raise TypeError
-        except (TypeError, ValueError):
-            raise UpdateError(f"rect must be (x, y, width, height) integers, got {value!r}") \
-                from None
-        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > W or y + h > H:
-            raise UpdateError(f"rect {value!r} does not lie inside the {W} x {H} grid "
-                              f"(x in 0..{W - 1}, y in 0..{H - 1}, positive size)")
+        x, y, w, h = validate.rect(value, W, H)
         ys, xs = np.mgrid[y:y + h, x:x + w]
         return (ys * W + xs).ravel(), (h, w)
     if key == "cells":

@@ -1,0 +1,130 @@
+"""Checks at the boundary: node ids, points, rectangles, flags and options.
+
+Every public call and every plugin validates its input with these, so a
+mistake reads the same wherever it is made: the message names the
+argument, the value and what was expected. Each check raises the
+``NavError`` subclass its caller passes (``NodeError`` by default for
+nodes, the caller's own for the rest) and returns the value normalised.
+
+>>> from navcore import validate
+>>> validate.node_id(3, 10, "start")
+3
+>>> validate.node_id(12, 10, "start")
+Traceback (most recent call last):
+navcore.errors.NodeError: start node 12 is out of range for a graph of 10 nodes (0..9)
+>>> validate.rect((1, 2, 3, 1), 8, 4)
+(1, 2, 3, 1)
+>>> validate.choice("jsp", ("astar", "jps"), "algorithm")
+Traceback (most recent call last):
+navcore.errors.QueryError: unknown algorithm 'jsp' (did you mean 'jps'?); choose one of: astar, jps
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+
+import numpy as np
+
+from .errors import GraphError, NodeError, QueryError, UpdateError
+
+
+def is_int(value) -> bool:
+    """A true integer (Python or numpy), not a bool."""
+    return (type(value) is int or isinstance(value, (numbers.Integral, np.integer))) \
+        and not isinstance(value, (bool, np.bool_))
+
+
+def node_id(value, num_nodes: int, what: str | None = None, error=NodeError) -> int:
+    """``value`` as an int node id in ``0..num_nodes-1``; ``what`` names
+    its role in messages (``"start"``)."""
+    if not is_int(value):
+        raise error(f"{what or 'node'} must be an integer node id, got {value!r}")
+    node = int(value)
+    if not 0 <= node < num_nodes:
+        label = f"{what} node" if what else "node id"
+        raise error(f"{label} {node} is out of range for a graph of {num_nodes} nodes"
+                    + (f" (0..{num_nodes - 1})" if num_nodes else ""))
+    return node
+
+
+def node_ids(values, num_nodes: int, what: str = "nodes", error=NodeError,
+             dtype=np.int32) -> np.ndarray:
+    """A 1-d array of integer node ids in range, as ``dtype``."""
+    arr = np.asarray(values)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        raise error(f"{what} must be a 1-d sequence of integer node ids, got {values!r}")
+    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
+        i = int(np.flatnonzero((arr < 0) | (arr >= num_nodes))[0])
+        raise error(f"{what} holds node id {int(arr[i])} (index {i}), out of range for "
+                    f"a graph of {num_nodes} nodes")
+    return arr.astype(dtype, copy=False)
+
+
+def point(value, dims: int = 2, what: str = "a point", error=NodeError) -> np.ndarray:
+    """A finite float64 point of ``dims`` coordinates (a 2-d point is
+    accepted where 3 are expected, at height 0)."""
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise error(f"expected {what} of {dims} numbers, got {value!r}") from None
+    if p.shape != (dims,) and not (dims == 3 and p.shape == (2,)):
+        raise error(f"expected {what} of {dims} numbers, got {value!r}")
+    if not np.isfinite(p).all():
+        raise error(f"{what} {value!r} is not finite")
+    return np.append(p, 0.0) if p.shape[0] < dims else p
+
+
+def rect(value, width: int, height: int, what: str = "rect",
+         error=UpdateError) -> tuple:
+    """``(x, y, w, h)`` integers with a positive size, inside a
+    ``width`` x ``height`` grid."""
+    try:
+        items = list(value)
+        if len(items) != 4 or not all(is_int(v) or (isinstance(v, float) and
+                                                    v.is_integer()) for v in items):
+            raise TypeError
+        x, y, w, h = (int(v) for v in items)
+    except (TypeError, ValueError, OverflowError):
+        raise error(f"{what} must be (x, y, width, height) integers, got {value!r}") \
+            from None
+    if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width or y + h > height:
+        raise error(f"{what} {value!r} does not lie inside the {width} x {height} grid "
+                    f"(x in 0..{width - 1}, y in 0..{height - 1}, positive size)")
+    return x, y, w, h
+
+
+def boolean(value, what: str, error=GraphError) -> bool:
+    """``True`` or ``False`` only: ``"no"``, 0 or None are mistakes, not
+    falsy values."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise error(f"{what} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def positive(value, what: str, error=GraphError, *, integer=False, limit=math.inf):
+    """A finite number > 0 (a whole number with ``integer``), at most ``limit``."""
+    ok = is_int(value) if integer else (
+        isinstance(value, numbers.Real) and not isinstance(value, bool))
+    if not ok or not 0 < value <= limit or not math.isfinite(value):
+        kind = "a positive whole number" if integer else "a positive number"
+        bound = f" up to {limit}" if limit != math.inf else ""
+        raise error(f"{what} must be {kind}{bound}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def choice(value, choices, what: str, error=QueryError):
+    """``value`` if it is one of ``choices``; else an error listing them,
+    with the closest one as a suggestion."""
+    try:
+        if value in choices:
+            return value
+    except TypeError:        # unhashable, compared against a set
+        pass
+    hint = difflib.get_close_matches(value, [str(c) for c in choices], n=1) \
+        if isinstance(value, str) else []
+    raise error(f"unknown {what} {value!r}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; choose one of: {', '.join(str(c) for c in choices)}")
