@@ -58,7 +58,7 @@ class NavGraph:
         if heuristic not in HEURISTICS:
             raise GraphError(f"unknown heuristic {heuristic!r}; choose one of "
                              f"{', '.join(HEURISTICS)}")
-        if heuristic != "zero" and not self._has_positions():
+        if heuristic != "zero" and not self.has_positions():
             raise GraphError(f"heuristic {heuristic!r} needs node positions")
         self.heuristic = heuristic
         self.directed = bool(directed)
@@ -106,7 +106,7 @@ class NavGraph:
         """Node positions, float64 ``(N, 2)`` or ``(N, 3)``, or None."""
         return self._positions
 
-    def _has_positions(self) -> bool:
+    def has_positions(self) -> bool:
         """Whether ``positions`` can be given (subclasses may make them lazily)."""
         return self._positions is not None
 

@@ -184,7 +184,7 @@ class Simulation:
         point stands for the nearest node."""
         graph = self.world.graph(graph_id)
         shown = point if isinstance(point, int) else list(point)
-        if not graph._has_positions():
+        if not graph.has_positions():
             raise where.error(f"{what}: agents walk between node positions, and "
                               f"{graph.kind} graph {graph_id!r} has none (give it "
                               f"'positions')")

@@ -150,7 +150,7 @@ def test_jps_bit_lines_follow_updates(seed):
         x, y = int(rng.integers(0, W - 3)), int(rng.integers(0, H - 3))
         w.update("g", rect=(x, y, 3, 3), walkable=bool(rng.random() < 0.5))
         w.tick()
-    free2d = g._free.reshape(H + 2, W + 2)
+    free2d = g.padded_free.reshape(H + 2, W + 2)
     rows, cols = g.bit_lines
     np.testing.assert_array_equal(rows, pack_lines(free2d))
     np.testing.assert_array_equal(cols, pack_lines(free2d.T))

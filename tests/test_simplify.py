@@ -343,8 +343,8 @@ def test_updates_that_only_close_or_reopen_are_patched_in_place(directed, seed):
 
 
 def _edge_positions(g, src, dst):
-    from navcore_csr._build import _find_edges
-    return _find_edges(g.csr.offsets, g.csr.targets, np.asarray(src, np.int64),
+    from navcore_csr._build import find_edges
+    return find_edges(g.csr.offsets, g.csr.targets, np.asarray(src, np.int64),
                        np.asarray(dst, np.int64))
 
 

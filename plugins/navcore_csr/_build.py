@@ -9,7 +9,7 @@ _INSERTION_MAX = 24
 
 
 @njit(cache=True, nogil=True)
-def _csr_order(src, dst, cost, n, sort, dedup, want_perm):
+def csr_order(src, dst, cost, n, sort, dedup, want_perm):
     """Return ``(offsets, perm, targets, costs)``: the edge stored at
     position ``k`` has target ``targets[k]``, cost ``costs[k]`` and input
     index ``perm[k]`` (``perm`` is empty unless ``want_perm``).
@@ -40,7 +40,7 @@ def _csr_order(src, dst, cost, n, sort, dedup, want_perm):
         fill[s] = k + 1
     if not (sort or dedup):
         return offsets, perm, tgt, cst
-    lengths = _sort_dedup_rows(offsets, perm, tgt, cst, n, sort, dedup, want_perm)
+    lengths = sort_dedup_rows(offsets, perm, tgt, cst, n, sort, dedup, want_perm)
     if not dedup:
         return offsets, perm, tgt, cst
     # close the gaps the in-row de-duplication left (sequential, in place)
@@ -60,7 +60,7 @@ def _csr_order(src, dst, cost, n, sort, dedup, want_perm):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _sort_dedup_rows(offsets, perm, tgt, cst, n, sort, dedup, want_perm):
+def sort_dedup_rows(offsets, perm, tgt, cst, n, sort, dedup, want_perm):
     """Sort each row by target (stable) and/or drop repeated targets keeping
     the first; rows are independent, so they run in parallel. Returns the
     kept length of every row (kept edges are moved to the row's front)."""
@@ -139,7 +139,7 @@ def _sort_dedup_rows(offsets, perm, tgt, cst, n, sort, dedup, want_perm):
 
 
 @njit(cache=True, nogil=True)
-def _row_ids(offsets):
+def row_ids(offsets):
     """Source node of every stored edge (the inverse of ``offsets``)."""
     n = offsets.shape[0] - 1
     out = np.empty(offsets[n], dtype=np.int64)
@@ -150,7 +150,7 @@ def _row_ids(offsets):
 
 
 @njit(cache=True, nogil=True)
-def _find_edges(offsets, targets, us, vs):
+def find_edges(offsets, targets, us, vs):
     """Position of edge ``us[i] -> vs[i]`` in the CSR arrays, or -1."""
     out = np.full(us.shape[0], -1, dtype=np.int64)
     for i in range(us.shape[0]):

@@ -1,6 +1,6 @@
 """numba kernels of contraction hierarchies (private; see ``contraction.py``).
 
-Build (``_ch_build``): nodes are contracted one at a time, cheapest first.
+Build (``ch_build``): nodes are contracted one at a time, cheapest first.
 While contracting, each remaining node keeps its edges to other remaining
 nodes in a list of its own inside one pool (``start``/``deg``/``cap`` per
 node; a full list moves to the end of the pool with twice the room). When
@@ -39,7 +39,7 @@ _TIE = 1e-12
 
 
 @njit(cache=True, nogil=True)
-def _heap_push(hk, hn, size, key, node):
+def heap_push(hk, hn, size, key, node):
     """Push onto the binary min-heap ``hk``/``hn`` (keys, nodes) of ``size``
     entries; the caller checks the capacity."""
     i = size
@@ -55,7 +55,7 @@ def _heap_push(hk, hn, size, key, node):
 
 
 @njit(cache=True, nogil=True)
-def _heap_pop(hk, hn, size):
+def heap_pop(hk, hn, size):
     """Remove the root of a heap of ``size`` entries (size >= 1); the
     caller reads it first. Returns nothing; the heap has ``size - 1``."""
     size -= 1
@@ -79,7 +79,7 @@ def _heap_pop(hk, hn, size):
 
 
 @njit(cache=True, nogil=True)
-def _witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
+def witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
              tmark, targets, work):
     """Bounded Dijkstra from ``src`` over the remaining graph, never
     entering ``skip``: stops past distance ``maxd``, after ``limit``
@@ -95,7 +95,7 @@ def _witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, 
     while size > 0:
         d = hk[0]
         x = hn[0]
-        _heap_pop(hk, hn, size)
+        heap_pop(hk, hn, size)
         size -= 1
         if d > dist[x]:
             continue                       # a stale entry
@@ -122,13 +122,13 @@ def _witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, 
                     return                 # out of room: fewer witnesses, more shortcuts
                 dist[y] = nd
                 stamp[y] = gen
-                _heap_push(hk, hn, size, nd, y)
+                heap_push(hk, hn, size, nd, y)
                 size += 1
     work[2] += settled
 
 
 @njit(cache=True, nogil=True)
-def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, hn, need,
+def simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, hn, need,
               tmark, work):
     """Contract ``v`` in thought: mark in ``need[i * d + j]`` (i < j) the
     neighbour pairs that need a shortcut. Returns ``(priority, shortcuts,
@@ -153,7 +153,7 @@ def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, 
             tmark[nbr[b + j]] = gen
             if wt[b + j] > wmax:
                 wmax = wt[b + j]
-        _witness(u, v, (wu + wmax) * (1.0 + _TIE), limit, start, deg, nbr, wt, dist, stamp,
+        witness(u, v, (wu + wmax) * (1.0 + _TIE), limit, start, deg, nbr, wt, dist, stamp,
                  gen, hk, hn, tmark, d - 1 - i, work)
         work[1] += 1
         for j in range(i + 1, d):
@@ -170,7 +170,7 @@ def _simulate(v, limit, level, start, deg, nbr, wt, hops, dist, stamp, gen, hk, 
 
 
 @njit(cache=True, nogil=True)
-def _remove_entry(u, x, start, deg, nbr, wt, hops, c1, c2):
+def remove_entry(u, x, start, deg, nbr, wt, hops, c1, c2):
     """Drop ``x`` from ``u``'s list (swap with the last entry)."""
     b = start[u]
     last = b + deg[u] - 1
@@ -186,7 +186,7 @@ def _remove_entry(u, x, start, deg, nbr, wt, hops, c1, c2):
 
 
 @njit(cache=True, nogil=True)
-def _iheap_down(key, pos, heap, size, i):
+def iheap_down(key, pos, heap, size, i):
     """Sift entry ``i`` of the indexed heap (nodes ``heap``, their
     positions ``pos``, keys by node ``key``) down."""
     node = heap[i]
@@ -208,7 +208,7 @@ def _iheap_down(key, pos, heap, size, i):
 
 
 @njit(cache=True, nogil=True)
-def _grown(a, size, keep):
+def grown(a, size, keep):
     """A copy of ``a`` with room for ``size`` entries, the first ``keep``
     of them kept."""
     out = np.empty(size, dtype=a.dtype)
@@ -217,7 +217,7 @@ def _grown(a, size, keep):
 
 
 @njit(cache=True, nogil=True)
-def _ch_build(offsets, targets, cost, limit, check_limit):
+def ch_build(offsets, targets, cost, limit, check_limit):
     """Contract every node of the undirected graph (CSR, inf = no edge).
 
     Returns ``(rank, up_begin, up_end, up_tgt, up_src, up_w, up_c1, up_c2,
@@ -284,13 +284,13 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
         d = deg[v]
         if d * d > need.shape[0]:
             need = np.zeros(2 * d * d, dtype=np.bool_)
-        prio[v], _, gen = _simulate(v, check_limit, level, start, deg, nbr, wt, hops, dist,
+        prio[v], _, gen = simulate(v, check_limit, level, start, deg, nbr, wt, hops, dist,
                                     stamp, gen, hk, hn, need, tmark, work)
         heap[v] = v
         pos[v] = v
     qsize = n
     for i in range(n // 2 - 1, -1, -1):
-        _iheap_down(prio, pos, heap, qsize, i)
+        iheap_down(prio, pos, heap, qsize, i)
     # -- the upward graph, written in contraction order -----------------------
     ucap = max(2 * room, 1024)
     up_tgt = np.empty(ucap, dtype=np.int32)
@@ -311,15 +311,15 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
         d = deg[v]
         if d * d > need.shape[0]:
             need = np.zeros(2 * d * d, dtype=np.bool_)
-        p, added, gen = _simulate(v, check_limit, level, start, deg, nbr, wt, hops, dist,
+        p, added, gen = simulate(v, check_limit, level, start, deg, nbr, wt, hops, dist,
                                   stamp, gen, hk, hn, need, tmark, work)
         if p > prio[v] and qsize > 1:
             prio[v] = p                  # got dearer since it was queued: try later
             work[3] += 1
-            _iheap_down(prio, pos, heap, qsize, 0)
+            iheap_down(prio, pos, heap, qsize, 0)
             continue
         if limit != check_limit:     # the shortcuts themselves: the full witness search
-            p, added, gen = _simulate(v, limit, level, start, deg, nbr, wt, hops, dist,
+            p, added, gen = simulate(v, limit, level, start, deg, nbr, wt, hops, dist,
                                       stamp, gen, hk, hn, need, tmark, work)
         # take v off the queue
         qsize -= 1
@@ -327,7 +327,7 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
             last = heap[qsize]
             heap[0] = last
             pos[last] = 0
-            _iheap_down(prio, pos, heap, qsize, 0)
+            iheap_down(prio, pos, heap, qsize, 0)
         contracted[v] = True
         rank[v] = order
         order += 1
@@ -337,19 +337,19 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
             want += 2 * cap[nbr[i]] + d
         if top + want > nbr.shape[0]:
             grow = max(2 * nbr.shape[0], top + want)
-            nbr = _grown(nbr, grow, top)
-            wt = _grown(wt, grow, top)
-            hops = _grown(hops, grow, top)
-            c1 = _grown(c1, grow, top)
-            c2 = _grown(c2, grow, top)
+            nbr = grown(nbr, grow, top)
+            wt = grown(wt, grow, top)
+            hops = grown(hops, grow, top)
+            c1 = grown(c1, grow, top)
+            c2 = grown(c2, grow, top)
         if nup + d > up_tgt.shape[0]:
             grow = max(2 * up_tgt.shape[0], nup + d)
-            up_tgt = _grown(up_tgt, grow, nup)
-            up_src = _grown(up_src, grow, nup)
-            up_w = _grown(up_w, grow, nup)
-            up_c1 = _grown(up_c1, grow, nup)
-            up_c2 = _grown(up_c2, grow, nup)
-            up_hops = _grown(up_hops, grow, nup)
+            up_tgt = grown(up_tgt, grow, nup)
+            up_src = grown(up_src, grow, nup)
+            up_w = grown(up_w, grow, nup)
+            up_c1 = grown(up_c1, grow, nup)
+            up_c2 = grown(up_c2, grow, nup)
+            up_hops = grown(up_hops, grow, nup)
         # v's remaining edges become its upward edges
         b = start[v]
         up_begin[v] = nup
@@ -419,7 +419,7 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
         # when they reach the top of the queue)
         for i in range(d):
             u = up_tgt[base + i]
-            _remove_entry(u, v, start, deg, nbr, wt, hops, c1, c2)
+            remove_entry(u, v, start, deg, nbr, wt, hops, c1, c2)
             if level[v] + 1 > level[u]:
                 level[u] = level[v] + 1
     return (rank, up_begin, up_end, up_tgt[:nup].copy(), up_src[:nup].copy(),
@@ -428,7 +428,7 @@ def _ch_build(offsets, targets, cost, limit, check_limit):
 
 
 @njit(cache=True, nogil=True)
-def _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, gen):
+def ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, gen):
     """Bidirectional Dijkstra on the upward graph between ``s`` and ``t``
     (both searches climb; the graph is undirected, so the backward search
     uses the same upward edges). Row 0 of ``dist``/``stamp``/``par`` and
@@ -462,12 +462,12 @@ def _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, ge
         if side == 0:
             d = k0
             x = hn[0, 0]
-            _heap_pop(hk[0], hn[0], size0)
+            heap_pop(hk[0], hn[0], size0)
             size0 -= 1
         else:
             d = k1
             x = hn[1, 0]
-            _heap_pop(hk[1], hn[1], size1)
+            heap_pop(hk[1], hn[1], size1)
             size1 -= 1
         if d > dist[side, x]:
             continue                           # stale entry
@@ -498,7 +498,7 @@ def _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, ge
                 dist[side, y] = nd
                 stamp[side, y] = gen
                 par[side, y] = e
-                _heap_push(hk[side], hn[side], size, nd, y)
+                heap_push(hk[side], hn[side], size, nd, y)
                 if side == 0:
                     size0 += 1
                 else:
@@ -507,8 +507,8 @@ def _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp, par, hk, hn, ge
 
 
 @njit(cache=True, nogil=True)
-def _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet, stack):
-    """The original nodes of the path found by ``_ch_query`` (``s`` to the
+def ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet, stack):
+    """The original nodes of the path found by ``ch_query`` (``s`` to the
     meeting node by the forward labels, then down to ``t`` by the backward
     ones) and its cost summed edge by edge from ``s``, in walking order.
     ``stack`` (int64, two columns) is scratch, at least the deepest
@@ -589,7 +589,7 @@ def _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet, stack)
 
 
 @njit(cache=True, nogil=True)
-def _asymmetric_edge(offsets, targets, cost, walkable):
+def asymmetric_edge(offsets, targets, cost, walkable):
     """The first edge ``u -> v`` between walkable nodes whose cost differs
     from ``v -> u`` (a missing reverse edge counts as inf), as ``(u, v)``;
     ``(-1, -1)`` when every edge costs the same both ways."""
@@ -615,7 +615,7 @@ def _asymmetric_edge(offsets, targets, cost, walkable):
 
 
 @njit(cache=True, nogil=True)
-def _walkable_costs(offsets, targets, cost, walkable):
+def walkable_costs(offsets, targets, cost, walkable):
     """``cost`` with inf on every edge that touches a node not walkable."""
     out = cost.copy()
     n = offsets.shape[0] - 1
@@ -627,7 +627,7 @@ def _walkable_costs(offsets, targets, cost, walkable):
 
 
 @njit(cache=True, nogil=True)
-def _nesting(up_c1, up_c2):
+def nesting(up_c1, up_c2):
     """The deepest nesting of shortcuts (0: only edges of the graph). A
     shortcut's parts were written before it, so one pass suffices."""
     m = up_c1.shape[0]
@@ -642,15 +642,15 @@ def _nesting(up_c1, up_c2):
 
 
 @njit(cache=True, nogil=True)
-def _ch_path(up_begin, up_end, up_tgt, up_src, up_w, up_c1, up_c2, up_hops, s, t,
+def ch_path(up_begin, up_end, up_tgt, up_src, up_w, up_c1, up_c2, up_hops, s, t,
              dist, stamp, par, hk, hn, stack, gen):
-    """``_ch_query`` and ``_ch_unpack`` in one call: ``(cost, settled,
+    """``ch_query`` and ``ch_unpack`` in one call: ``(cost, settled,
     path)``; an empty path when unreachable, cost -2 when a heap ran out
     of room (the caller grows the heaps and asks again)."""
-    best, meet, settled = _ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp,
+    best, meet, settled = ch_query(up_begin, up_end, up_tgt, up_w, s, t, dist, stamp,
                                     par, hk, hn, gen)
     if meet < 0:
         return (-2.0 if meet == -2 else INF), settled, np.empty(0, dtype=np.int32)
-    path, total = _ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet,
+    path, total = ch_unpack(up_src, up_tgt, up_w, up_c1, up_c2, up_hops, par, s, meet,
                              stack)
     return total, settled, path

@@ -24,7 +24,7 @@ _SQRT2_M1 = math.sqrt(2.0) - 1.0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _heuristic(pos, v, gx, gy, gz, kind, scale):
+def heuristic(pos, v, gx, gy, gz, kind, scale):
     if kind == H_ZERO:
         return 0.0
     dx = abs(pos[v, 0] - gx)
@@ -39,7 +39,7 @@ def _heuristic(pos, v, gx, gy, gz, kind, scale):
 
 
 @njit(cache=True, nogil=True)
-def _astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
+def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
            g, parent, stamp, hnode, hkey, hpos, gen):
     """A* (Dijkstra when ``hkind == H_ZERO``) from ``start`` to ``goal``.
 
@@ -59,7 +59,7 @@ def _astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
     parent[start] = -1
     stamp[start] = open_mark
     hnode[0] = start
-    hkey[0] = _heuristic(pos, start, gx, gy, gz, hkind, hscale)
+    hkey[0] = heuristic(pos, start, gx, gy, gz, hkind, hscale)
     hpos[start] = 0
     size = 1
     expanded = 0
@@ -106,7 +106,7 @@ def _astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
                 key = ng + (hkey[i] - g[v])  # same h, new g
             else:
                 stamp[v] = open_mark
-                key = ng + _heuristic(pos, v, gx, gy, gz, hkind, hscale)
+                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
                 i = size
                 size += 1
             g[v] = ng
@@ -126,7 +126,7 @@ def _astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
 
 
 @njit(cache=True, nogil=True)
-def _sssp(offsets, targets, cost, walkable, source, goals, out,
+def sssp(offsets, targets, cost, walkable, source, goals, out,
           g, parent, stamp, mark, hnode, hkey, hpos, gen):
     """Dijkstra from ``source``; ``out[j]`` gets the distance to ``goals[j]``.
 
@@ -217,7 +217,7 @@ def _sssp(offsets, targets, cost, walkable, source, goals, out,
 
 
 @njit(cache=True, nogil=True)
-def _bfs(offsets, targets, cost, walkable, start, goal, parent, stamp, queue, gen):
+def bfs(offsets, targets, cost, walkable, start, goal, parent, stamp, queue, gen):
     """Breadth-first search over usable edges (finite cost, walkable head).
 
     Returns ``(hops, expanded)``; ``hops`` is -1 when ``goal`` is not
@@ -252,7 +252,7 @@ def _bfs(offsets, targets, cost, walkable, start, goal, parent, stamp, queue, ge
 
 
 @njit(cache=True, nogil=True)
-def _trace(parent, goal):
+def trace(parent, goal):
     """The path ending at ``goal`` following ``parent`` links, start first."""
     k = 0
     v = goal
@@ -268,7 +268,7 @@ def _trace(parent, goal):
 
 
 @njit(cache=True, nogil=True)
-def _path_costs(offsets, targets, cost, walkable, nodes, starts, out):
+def path_costs(offsets, targets, cost, walkable, nodes, starts, out):
     """``out[i]``: cost of walking path ``i`` (``nodes[starts[i]:starts[i+1]]``)
     over the cheapest edge between each pair; inf when a node is blocked
     or a pair has no usable edge."""
@@ -293,7 +293,7 @@ def _path_costs(offsets, targets, cost, walkable, nodes, starts, out):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _reach_counts(offsets, targets, cost, walkable, nchunks, out):
+def reach_counts(offsets, targets, cost, walkable, nchunks, out):
     """``out[s]`` = number of nodes reachable from ``s`` (itself included).
 
     Seed 002's example done the data-oriented way: the nodes are split into
@@ -331,7 +331,7 @@ def _reach_counts(offsets, targets, cost, walkable, nchunks, out):
 
 
 @njit(cache=True, nogil=True)
-def _min_cost_per_distance(offsets, targets, cost, pos, kind):
+def min_cost_per_distance(offsets, targets, cost, pos, kind):
     """Least ``cost / distance`` over usable edges: the factor that makes a
     distance heuristic admissible and consistent on this graph (0 when an
     edge moves without costing, inf when no edge moves at all)."""
@@ -343,7 +343,7 @@ def _min_cost_per_distance(offsets, targets, cost, pos, kind):
             if not w < INF:
                 continue
             v = targets[e]
-            d = _heuristic(pos, u, pos[v, 0], pos[v, 1],
+            d = heuristic(pos, u, pos[v, 0], pos[v, 1],
                            pos[v, 2] if pos.shape[1] > 2 else 0.0, kind, 1.0)
             if d > 0.0:
                 r = w / d

@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._search import _heuristic
+from ._search import heuristic
 
 INF = np.inf
 BLOCKED, KEPT, INTERIOR, LEAF, FOLDED = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, nogil=True)
-def _classify(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2):
+def classify(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2):
     """Set ``kind`` of every node and, for interior nodes and leaves, the
     distinct neighbours ``nb1`` / ``nb2``.
 
@@ -95,7 +95,7 @@ def _classify(offsets, targets, cost, roffsets, rsources, reids, walkable, kind,
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _edge_cost(offsets, targets, cost, u, v):
+def edge_cost(offsets, targets, cost, u, v):
     best = INF
     for e in range(offsets[u], offsets[u + 1]):
         if targets[e] == v and cost[e] < best:
@@ -104,7 +104,7 @@ def _edge_cost(offsets, targets, cost, u, v):
 
 
 @njit(cache=True, nogil=True)
-def _walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
+def walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
           node_chain, node_pos, chain_nodes, chain_fwd, chain_bwd,
           chain_a, chain_b, chain_fend, chain_bend):
     """Record chain ``c`` that leaves kept node ``a`` through ``x``;
@@ -115,8 +115,8 @@ def _walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
     p = 0
     while kind[cur] == INTERIOR and node_chain[cur] == -1:
         chain_nodes[fill] = cur
-        chain_fwd[fill] = _edge_cost(offsets, targets, cost, prev, cur)
-        chain_bwd[fill] = _edge_cost(offsets, targets, cost, cur, prev)
+        chain_fwd[fill] = edge_cost(offsets, targets, cost, prev, cur)
+        chain_bwd[fill] = edge_cost(offsets, targets, cost, cur, prev)
         node_chain[cur] = c
         node_pos[cur] = p
         fill += 1
@@ -127,8 +127,8 @@ def _walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
     if fold and kind[cur] == LEAF and cur != a:
         # a dead end: the leaf joins the chain, which then has one end only
         chain_nodes[fill] = cur
-        chain_fwd[fill] = _edge_cost(offsets, targets, cost, prev, cur)
-        chain_bwd[fill] = _edge_cost(offsets, targets, cost, cur, prev)
+        chain_fwd[fill] = edge_cost(offsets, targets, cost, prev, cur)
+        chain_bwd[fill] = edge_cost(offsets, targets, cost, cur, prev)
         node_chain[cur] = c
         node_pos[cur] = p
         kind[cur] = FOLDED
@@ -138,13 +138,13 @@ def _walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
         chain_bend[c] = INF
     else:
         chain_b[c] = cur
-        chain_fend[c] = _edge_cost(offsets, targets, cost, prev, cur)
-        chain_bend[c] = _edge_cost(offsets, targets, cost, cur, prev)
+        chain_fend[c] = edge_cost(offsets, targets, cost, prev, cur)
+        chain_bend[c] = edge_cost(offsets, targets, cost, cur, prev)
     return fill
 
 
 @njit(cache=True, nogil=True)
-def _chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2,
+def chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2,
             node_chain, node_pos, chain_off, chain_nodes, chain_fwd, chain_bwd,
             chain_a, chain_b, chain_fend, chain_bend):
     """Walk every chain; returns ``(chains, chain node count)``.
@@ -176,7 +176,7 @@ def _chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, n
                     if not (kind[x] == INTERIOR or (fold and kind[x] == LEAF)):
                         continue
                     chain_off[c] = fill
-                    fill = _walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c,
+                    fill = walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c,
                                  fill, node_chain, node_pos, chain_nodes, chain_fwd,
                                  chain_bwd, chain_a, chain_b, chain_fend, chain_bend)
                     c += 1
@@ -185,7 +185,7 @@ def _chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, n
 
 
 @njit(cache=True, nogil=True)
-def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
+def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             src, src_cost, dst, dst_cost, bound, g, pnode, pedge, stamp,
             hnode, hkey, hpos, gen):
     """A* over the simplified graph from up to two sources (``src`` with
@@ -206,7 +206,7 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
         s = src[k]
         if s < 0 or not src_cost[k] < INF:
             continue
-        key = src_cost[k] + _heuristic(pos, s, gx, gy, gz, hkind, hscale)
+        key = src_cost[k] + heuristic(pos, s, gx, gy, gz, hkind, hscale)
         if stamp[s] == open_mark:   # both chain ends are one node (a ring)
             if src_cost[k] >= g[s]:
                 continue
@@ -278,7 +278,7 @@ def _search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
                 key = ng + (hkey[i] - g[v])
             else:
                 stamp[v] = open_mark
-                key = ng + _heuristic(pos, v, gx, gy, gz, hkind, hscale)
+                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
                 i = size
                 size += 1
             g[v] = ng
@@ -309,7 +309,7 @@ NODE_BASE, CHAIN_BASE, KEPT_BASE = 0, 1, 2
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, lo, hi, node, c, parent, x, side):
+def enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, lo, hi, node, c, parent, x, side):
     """Add entry ``node`` at cost ``c`` to the list ``[lo, hi)``, or lower
     the cost of the entry it already has; returns the new ``hi``."""
     for i in range(lo, hi):
@@ -329,7 +329,7 @@ def _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, lo, hi, node, c, par
 
 
 @njit(cache=True, nogil=True)
-def _lift(j, lo, hi, outward, base, node_chain, node_pos, kept_index, chain_off,
+def lift(j, lo, hi, outward, base, node_chain, node_pos, kept_index, chain_off,
           chain_fwd, chain_bwd, chain_a, chain_b, chain_fend, chain_bend,
           ent_node, ent_cost, ent_parent, ent_x, ent_side):
     """Entries ``[lo, hi)`` of graph ``j`` as entries of graph ``j + 1``,
@@ -344,7 +344,7 @@ def _lift(j, lo, hi, outward, base, node_chain, node_pos, kept_index, chain_off,
         c0 = ent_cost[i]
         k = kept_index[nb + x]
         if k >= 0:
-            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+            out = enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
                          k, c0, i, x, -1)
             continue
         ch = node_chain[nb + x]
@@ -369,16 +369,16 @@ def _lift(j, lo, hi, outward, base, node_chain, node_pos, kept_index, chain_off,
                 to_b += chain_bwd[q]
             to_b += chain_bend[gc]
         if to_a < INF:
-            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+            out = enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
                          kept_index[nb + chain_a[gc]], c0 + to_a, i, x, 0)
         if chain_b[gc] >= 0 and to_b < INF:
-            out = _enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
+            out = enter(ent_node, ent_cost, ent_parent, ent_x, ent_side, hi, out,
                          kept_index[nb + chain_b[gc]], c0 + to_b, i, x, 1)
     return out
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, chain_bwd):
+def inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, chain_bwd):
     """Cost from ``x`` to ``y`` (graph ``j``) without leaving their common
     chain; 0 when they are one node, inf when they share no chain."""
     if x == y:
@@ -401,7 +401,7 @@ def _inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, 
 
 
 @njit(cache=True, nogil=True)
-def _walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain_nodes,
+def walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain_nodes,
               out, k):
     """Write the chain nodes between entry ``x`` (graph ``j``) and its chain
     end ``side`` into ``out[k:]``, leaving out the end itself: from ``x``
@@ -433,7 +433,7 @@ def _walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chai
 
 
 @njit(cache=True, nogil=True)
-def _expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev,
+def expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev,
             chain_off, chain_nodes, out, k):
     """Write ``path[:m]`` (graph ``j + 1``) into ``out[k:]`` as nodes of
     graph ``j``: each step takes the cheapest small edge between its two
@@ -474,7 +474,7 @@ def _expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev
 
 
 @njit(cache=True, nogil=True)
-def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends,
+def query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends,
            chain_end_cost, kept, offsets, targets, cost, edge_chain, edge_rev,
            pos, gpos, hkind, hscale, ent_i32, ent_cost, ent_off, search_f64, search_i32,
            gen, bufs):
@@ -530,13 +530,13 @@ def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends
     for j in range(levels):
         for a in range(ent_off[0, j], ent_off[0, j + 1]):
             for b in range(ent_off[1, j], ent_off[1, j + 1]):
-                d = ent_cost[a] + ent_cost[b] + _inside(
+                d = ent_cost[a] + ent_cost[b] + inside(
                     j, ent_node[a], ent_node[b], True, base, node_chain, node_pos,
                     chain_off, chain_fwd, chain_bwd)
                 if d < best:
                     best, best_j, best_a, best_b = d, j, a, b
         for d in range(2):
-            ent_off[d, j + 2] = _lift(j, ent_off[d, j], ent_off[d, j + 1], d == 0, base,
+            ent_off[d, j + 2] = lift(j, ent_off[d, j], ent_off[d, j + 1], d == 0, base,
                                       node_chain, node_pos, kept_index, chain_off,
                                       chain_fwd, chain_bwd, chain_a, chain_b, chain_fend,
                                       chain_bend, ent_node, ent_cost, ent_parent, ent_x,
@@ -545,7 +545,7 @@ def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends
     top = base[levels - 1, KEPT_BASE]
     slo, shi = ent_off[0, levels], ent_off[0, levels + 1]
     tlo, thi = ent_off[1, levels], ent_off[1, levels + 1]
-    total, best_k, expanded = _search(
+    total, best_k, expanded = search(
         offsets[top:], targets, cost, pos, hkind, hscale, gx, gy, gz,
         ent_node[slo:shi], ent_cost[slo:shi], ent_node[tlo:thi], ent_cost[tlo:thi], best,
         g, pnode, pedge, stamp, hnode, hkey, hpos, gen)
@@ -587,13 +587,13 @@ def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends
         j = level - 1
         # the buffers hold as many nodes as graph 0: an optimal path is
         # simple (ties go to the route found first), so they never fill
-        k = _walk_out(j, ent_x[a], ent_side[a], False, base, node_chain, node_pos,
+        k = walk_out(j, ent_x[a], ent_side[a], False, base, node_chain, node_pos,
                       chain_off, chain_nodes, nxt, 0)
         if k >= 0:
-            k = _expand(j, cur, m, base, kept, offsets, targets, cost, edge_chain,
+            k = expand(j, cur, m, base, kept, offsets, targets, cost, edge_chain,
                         edge_rev, chain_off, chain_nodes, nxt, k)
         if k >= 0:
-            k = _walk_out(j, ent_x[b], ent_side[b], True, base, node_chain, node_pos,
+            k = walk_out(j, ent_x[b], ent_side[b], True, base, node_chain, node_pos,
                           chain_off, chain_nodes, nxt, k)
         if k < 0:
             raise ValueError("simplified path longer than the graph")
@@ -620,7 +620,7 @@ def _query(s, t, base, node_i32, chain_off, chain_nodes, chain_steps, chain_ends
 # never saw becoming usable) needs a rebuild.
 
 @njit(cache=True, nogil=True)
-def _incident_pairs(dirty, offsets, targets, roffsets, rsources):
+def incident_pairs(dirty, offsets, targets, roffsets, rsources):
     """``(us, vs)``: every out-edge and in-edge of the ``dirty`` nodes."""
     n = 0
     for i in range(dirty.shape[0]):
@@ -643,7 +643,7 @@ def _incident_pairs(dirty, offsets, targets, roffsets, rsources):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _set(cur, build, row, idx, c):
+def set(cur, build, row, idx, c):
     """Write ``c`` into slot ``cur[row, idx]``; False if it is cheaper
     than at build (the view cannot be patched)."""
     if c < build[row, idx]:
@@ -653,7 +653,7 @@ def _set(cur, build, row, idx, c):
 
 
 @njit(cache=True, nogil=True)
-def _patch_level(j, us, vs, offsets_b, targets_b, cost_b, walkable, use_walk, base,
+def patch_level(j, us, vs, offsets_b, targets_b, cost_b, walkable, use_walk, base,
                  node_i32, chain_off, chain_nodes, chain_steps, steps_build, chain_ends,
                  end_cost, end_build, offsets, targets, cost, edge_chain, cost_build,
                  chain_fedge, chain_bedge, chain_stamp, gen, out_u, out_v):
@@ -699,14 +699,14 @@ def _patch_level(j, us, vs, offsets_b, targets_b, cost_b, walkable, use_walk, ba
             if y == nxt:
                 hit = True
                 if p + 1 < last:
-                    ok = _set(chain_steps, steps_build, side, p + 1, c)
+                    ok = set(chain_steps, steps_build, side, p + 1, c)
                 else:
-                    ok = _set(end_cost, end_build, side, g, c)
+                    ok = set(end_cost, end_build, side, g, c)
                 if not ok:
                     return -1
             if y == prv:
                 hit = True
-                if not _set(chain_steps, steps_build, 1 if side == 0 else 0, p, c):
+                if not set(chain_steps, steps_build, 1 if side == 0 else 0, p, c):
                     return -1
             if hit:
                 found = True

@@ -52,7 +52,7 @@ from navcore.errors import CapacityError, GraphError, QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _contract as K
-from .search import _INT32_MAX, ends_or_answer
+from .search import INT32_MAX, ends_or_answer
 from .simplification import _version_key
 
 _EXT_KEY = "navcore_csr.contracted"
@@ -94,7 +94,7 @@ class QueryScratch:
 
     def next_gen(self) -> int:
         self.gen += 1
-        if self.gen >= _INT32_MAX:             # wrap-around: wipe the stamps once
+        if self.gen >= INT32_MAX:             # wrap-around: wipe the stamps once
             self.stamp[:] = 0
             self.gen = 1
         return self.gen
@@ -127,12 +127,12 @@ class ContractedGraph:
             #: compares it with the graph it is loaded into)
             self.fingerprint = _fingerprint(graph.num_nodes, *inputs)
             offsets, targets, cost, _ = inputs
-            out = K._ch_build(offsets, targets, cost, self.witness_limit,
+            out = K.ch_build(offsets, targets, cost, self.witness_limit,
                               min(PRIORITY_CHECK_LIMIT, self.witness_limit))
             arrays = dict(zip(_ARRAYS, out[:9]))
             self.witness_work = {k: int(v) for k, v in zip(
                 ("simulations", "witness_searches", "witness_settled", "requeued"), out[10])}
-            if arrays["up_tgt"].size >= _INT32_MAX:
+            if arrays["up_tgt"].size >= INT32_MAX:
                 raise CapacityError(f"the hierarchy of graph {graph.graph_id!r} has "
                                     f"{arrays['up_tgt'].size} edges, more than int32 ids "
                                     f"can index")
@@ -142,7 +142,7 @@ class ContractedGraph:
             arrays, self.fingerprint = _loaded
         for name in _ARRAYS:
             setattr(self, name, arrays[name])
-        self.nesting = int(K._nesting(self.up_c1, self.up_c2))
+        self.nesting = int(K.nesting(self.up_c1, self.up_c2))
         self._kernel_args = (self.up_begin, self.up_end, self.up_tgt, self.up_src,
                              self.up_w, self.up_c1, self.up_c2, self.up_hops)
         self.build_seconds = time.perf_counter() - t0
@@ -197,7 +197,7 @@ class ContractedGraph:
         graph = self.graph
         sc = self._scratch()
         while True:
-            cost, settled, path = K._ch_path(*self._kernel_args, s, t, sc.dist, sc.stamp,
+            cost, settled, path = K.ch_path(*self._kernel_args, s, t, sc.dist, sc.stamp,
                                              sc.par, sc.hk, sc.hn, sc.stack, sc.next_gen())
             if cost != -2.0:
                 break
@@ -234,12 +234,12 @@ def _checked_costs(graph):
     ``QueryError`` when an edge costs differently the other way."""
     csr = graph.csr
     walkable = np.array(graph.walkable, dtype=np.bool_)
-    u, v = K._asymmetric_edge(csr.offsets, csr.targets, csr.cost, walkable)
+    u, v = K.asymmetric_edge(csr.offsets, csr.targets, csr.cost, walkable)
     if u >= 0:
         raise QueryError(f"contraction hierarchies need every edge to cost the same both "
                          f"ways; in graph {graph.graph_id!r} edge {u} -> {v} does not "
                          f"(or has no way back)")
-    cost = K._walkable_costs(csr.offsets, csr.targets, csr.cost, walkable)
+    cost = K.walkable_costs(csr.offsets, csr.targets, csr.cost, walkable)
     return csr.offsets, csr.targets, cost, walkable
 
 

@@ -7,7 +7,7 @@ import navcore
 from navcore.graph import NavGraph
 
 from . import contraction, search, simplification, updates
-from .storage import _build_validated
+from .storage import build_validated
 
 ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
 
@@ -27,7 +27,7 @@ def navcore_graph_types():
 
 @navcore.hookimpl(trylast=True)
 def navcore_storage_build(src, dst, data, num_nodes, options):
-    return _build_validated(src, dst, data, num_nodes,
+    return build_validated(src, dst, data, num_nodes,
                             options.get("sort", True), options.get("dedup", True))
 
 
@@ -47,7 +47,7 @@ def navcore_find_path(graph, request):
         return search.astar(graph, s, t, heuristic=h,
                             algorithm="astar" if h != "zero" else "dijkstra")
     if algo == "dijkstra":
-        return search._run_astar(graph, s, t, "zero", "dijkstra")
+        return search.run_astar(graph, s, t, "zero", "dijkstra")
     if algo == "bfs":
         return search.bfs(graph, s, t)
     if algo == "simplified":

@@ -23,10 +23,10 @@ from navcore.types import PathResult, PathStatus
 
 from . import _search as K
 
-_HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
+HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
           "manhattan": K.H_MANHATTAN, "octile": K.H_OCTILE}
-_NO_POSITIONS = np.zeros((1, 2))
-_INT32_MAX = np.iinfo(np.int32).max
+NO_POSITIONS = np.zeros((1, 2))
+INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"
 _EXT = "navcore_csr"
 _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
@@ -55,7 +55,7 @@ class SearchScratch:
 
     def next_gen(self) -> int:
         self.gen += 1
-        if 2 * self.gen + 1 >= _INT32_MAX:   # wrap-around: wipe once
+        if 2 * self.gen + 1 >= INT32_MAX:   # wrap-around: wipe once
             self.stamp[:] = 0
             self.mark[:] = 0
             self.gen = 1
@@ -78,8 +78,8 @@ def heuristic_scale(graph, heuristic: str) -> float:
     key = (heuristic, graph.version, csr.cost_version, id(csr))
     cache = graph.extensions.setdefault(_EXT, {})
     if cache.get("hscale_key") != key:
-        scale = K._min_cost_per_distance(csr.offsets, csr.targets, csr.cost,
-                                         graph.positions, _HKIND[heuristic])
+        scale = K.min_cost_per_distance(csr.offsets, csr.targets, csr.cost,
+                                         graph.positions, HKIND[heuristic])
         scale = 0.0 if not np.isfinite(scale) else scale * _ROUNDING_MARGIN
         cache["hscale_key"] = key
         cache["hscale"] = scale
@@ -123,29 +123,29 @@ def astar(graph, start, goal, *, heuristic: str | None = None,
     if bad is not None:
         return bad
     heuristic = graph.heuristic if heuristic is None else heuristic
-    if heuristic not in _HKIND:
-        raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(_HKIND)}")
+    if heuristic not in HKIND:
+        raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(HKIND)}")
     if heuristic != "zero" and graph.positions is None:
         raise QueryError(f"heuristic {heuristic!r} needs node positions")
-    return _run_astar(graph, s, t, heuristic, algorithm)
+    return run_astar(graph, s, t, heuristic, algorithm)
 
 
-def _run_astar(graph, s, t, heuristic, algorithm):
+def run_astar(graph, s, t, heuristic, algorithm):
     csr = graph.csr
     if heuristic == "zero":
-        hkind, scale, pos = K.H_ZERO, 0.0, _NO_POSITIONS
+        hkind, scale, pos = K.H_ZERO, 0.0, NO_POSITIONS
     else:
-        hkind, scale, pos = _HKIND[heuristic], heuristic_scale(graph, heuristic), graph.positions
+        hkind, scale, pos = HKIND[heuristic], heuristic_scale(graph, heuristic), graph.positions
         if scale == 0.0:
             hkind = K.H_ZERO
     sc = scratch_for(graph)
     gen = sc.next_gen()
-    cost, expanded = K._astar(csr.offsets, csr.targets, csr.cost, graph.walkable, pos,
+    cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, graph.walkable, pos,
                               hkind, scale, s, t, sc.g, sc.parent, sc.stamp,
                               sc.hnode, sc.hkey, sc.hpos, gen)
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
-    nodes = K._trace(sc.parent, t)
+    nodes = K.trace(sc.parent, t)
     return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded,
                       algorithm)
 
@@ -155,7 +155,7 @@ def dijkstra(graph, start, goal) -> PathResult:
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
-    return _run_astar(graph, s, t, "zero", "dijkstra")
+    return run_astar(graph, s, t, "zero", "dijkstra")
 
 
 def bfs(graph, start, goal) -> PathResult:
@@ -166,11 +166,11 @@ def bfs(graph, start, goal) -> PathResult:
     csr = graph.csr
     sc = scratch_for(graph)
     gen = sc.next_gen()
-    hops, expanded = K._bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
+    hops, expanded = K.bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
                             sc.parent, sc.stamp, sc.hnode, gen)
     if hops < 0:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="bfs")
-    nodes = K._trace(sc.parent, t)
+    nodes = K.trace(sc.parent, t)
     cost = float(path_costs(graph, nodes, np.array([0, nodes.size], np.int64))[0])
     return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded, "bfs")
 
@@ -187,7 +187,7 @@ def dijkstra_all(graph, source):
     csr = graph.csr
     sc = scratch_for(graph)
     gen = sc.next_gen()
-    K._sssp(csr.offsets, csr.targets, csr.cost, graph.walkable, s,
+    K.sssp(csr.offsets, csr.targets, csr.cost, graph.walkable, s,
             np.empty(0, np.int32), np.empty(0), sc.g, sc.parent, sc.stamp, sc.mark,
             sc.hnode, sc.hkey, sc.hpos, gen)
     settled = sc.stamp == 2 * gen + 1
@@ -223,7 +223,7 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
         if not walk[r]:
             continue
         gen = sc.next_gen()
-        K._sssp(offsets, heads, cost, walk, r, cols, res[i], sc.g, sc.parent, sc.stamp,
+        K.sssp(offsets, heads, cost, walk, r, cols, res[i], sc.g, sc.parent, sc.stamp,
                 sc.mark, sc.hnode, sc.hkey, sc.hpos, gen)
     res[:, ~walk[cols]] = np.inf
     return res.T.copy() if backward else res
@@ -238,7 +238,7 @@ def reachable(graph, a, b) -> bool:
     csr = graph.csr
     sc = scratch_for(graph)
     gen = sc.next_gen()
-    hops, _ = K._bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
+    hops, _ = K.bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
                      sc.parent, sc.stamp, sc.hnode, gen)
     return hops >= 0
 
@@ -266,7 +266,7 @@ def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        K._reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
+        K.reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
     finally:
         numba.set_num_threads(previous)
     return out
@@ -287,7 +287,7 @@ def path_costs(graph, nodes, starts) -> np.ndarray:
     move has no usable edge). Node ids must be in range (``World`` checks)."""
     csr = graph.csr
     out = np.empty(max(len(starts) - 1, 0), dtype=np.float64)
-    K._path_costs(csr.offsets, csr.targets, csr.cost, graph.walkable,
+    K.path_costs(csr.offsets, csr.targets, csr.cost, graph.walkable,
                   np.ascontiguousarray(nodes, dtype=np.int32),
                   np.ascontiguousarray(starts, dtype=np.int64), out)
     return out

@@ -51,8 +51,8 @@ from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
-from ._build import _row_ids
-from .search import _HKIND, _INT32_MAX, _NO_POSITIONS, ends_or_answer, heuristic_scale
+from ._build import row_ids
+from .search import HKIND, INT32_MAX, NO_POSITIONS, ends_or_answer, heuristic_scale
 from .storage import build_csr
 
 _EXT_KEY = "navcore_csr.simplified"
@@ -84,7 +84,7 @@ class Level:
         kind = np.empty(n, dtype=np.int8)
         nb1 = np.empty(n, dtype=np.int32)
         nb2 = np.empty(n, dtype=np.int32)
-        K._classify(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1, nb2)
+        K.classify(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1, nb2)
         self.node_chain = np.full(n, -1, dtype=np.int32)
         self.node_pos = np.full(n, -1, dtype=np.int32)
         chain_off = np.empty(n + 1, dtype=np.int64)
@@ -92,7 +92,7 @@ class Level:
         fwd, bwd, fend, bend = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         ca = np.empty(n, dtype=np.int32)
         cb = np.empty(n, dtype=np.int32)
-        nc, fill = K._chains(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1,
+        nc, fill = K.chains(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1,
                              nb2, self.node_chain, self.node_pos, chain_off, nodes, fwd, bwd,
                              ca, cb, fend, bend)
         self.chain_off = chain_off[:nc + 1].copy()
@@ -112,7 +112,7 @@ class Level:
         self.below_edges = int(targets.shape[0])
 
     def _small_csr(self, offsets, targets, cost, kept_mask):
-        rows = _row_ids(offsets)
+        rows = row_ids(offsets)
         direct = kept_mask[rows] & kept_mask[targets] & (rows != targets) & np.isfinite(cost)
         # one direct edge per pair of kept nodes, the cheapest (a patch
         # after an update writes the pair's least cost into it)
@@ -262,7 +262,7 @@ class QueryScratch:
 
     def next_gen(self) -> int:
         self.gen += 1
-        if 2 * self.gen + 1 >= _INT32_MAX:   # wrap-around: wipe the stamps once
+        if 2 * self.gen + 1 >= INT32_MAX:   # wrap-around: wipe the stamps once
             self.search_i32[2] = 0
             self.gen = 1
         return self.gen
@@ -315,10 +315,10 @@ class SimplifiedGraph:
         self.positions = None if pos is None else np.ascontiguousarray(pos[top_nodes])
         # the heuristic is fixed while the view is current, so work it out once
         if self.positions is None:
-            hkind, scale, pos, gpos = 0, 0.0, _NO_POSITIONS, _NO_POSITIONS
+            hkind, scale, pos, gpos = 0, 0.0, NO_POSITIONS, NO_POSITIONS
         else:
             scale = heuristic_scale(graph, graph.heuristic)
-            hkind = _HKIND[graph.heuristic] if scale > 0 else 0
+            hkind = HKIND[graph.heuristic] if scale > 0 else 0
             pos, gpos = self.positions, graph.positions
         self._graph_args = (*self.packed.kernel_args(), pos, gpos, hkind, scale)
         self.build_seconds = time.perf_counter() - t0
@@ -374,7 +374,7 @@ class SimplifiedGraph:
         if answer is not None:
             return answer
         sc = self._scratch()
-        total, expanded, path = K._query(s, t, *self._graph_args,
+        total, expanded, path = K.query(s, t, *self._graph_args,
                                          *sc.kernel_args(sc.next_gen()))
         if path.size == 0:
             return PathResult(PathStatus.UNREACHABLE, expanded=expanded,
@@ -396,7 +396,7 @@ class SimplifiedGraph:
         P = self.packed
         rev = csr.reverse()
         dirty = np.ascontiguousarray(dirty, dtype=np.int64)
-        us, vs = K._incident_pairs(dirty, csr.offsets, csr.targets, rev.offsets,
+        us, vs = K.incident_pairs(dirty, csr.offsets, csr.targets, rev.offsets,
                                    rev.targets)
         ones = np.ones(1, dtype=np.bool_)
         for j in range(len(self.levels)):
@@ -413,7 +413,7 @@ class SimplifiedGraph:
             cap = 5 * us.size + 1
             out_u = np.empty(cap, dtype=np.int64)
             out_v = np.empty(cap, dtype=np.int64)
-            n = K._patch_level(j, us, vs, *below, P.base, P.node_i32, P.chain_off,
+            n = K.patch_level(j, us, vs, *below, P.base, P.node_i32, P.chain_off,
                                P.chain_nodes, P.chain_steps, P.steps_build, P.chain_ends,
                                P.chain_end_cost, P.end_build, P.offsets, P.targets, P.cost,
                                P.edge_chain, P.cost_build, P.chain_fedge, P.chain_bedge,
@@ -501,12 +501,12 @@ def warm_up(graph) -> None:
     view.find_path(a, b)
     P = view.packed
     empty = np.empty(0, dtype=np.int64)
-    K._patch_level(0, empty, empty, graph.csr.offsets, graph.csr.targets, graph.csr.cost,
+    K.patch_level(0, empty, empty, graph.csr.offsets, graph.csr.targets, graph.csr.cost,
                    graph.walkable, True, P.base, P.node_i32, P.chain_off, P.chain_nodes,
                    P.chain_steps, P.steps_build, P.chain_ends, P.chain_end_cost,
                    P.end_build, P.offsets, P.targets, P.cost, P.edge_chain, P.cost_build,
                    P.chain_fedge, P.chain_bedge, P.chain_stamp, P.stamp_gen,
                    np.empty(1, np.int64), np.empty(1, np.int64))
     csr = graph.csr
-    K._incident_pairs(empty, csr.offsets, csr.targets, csr.reverse().offsets,
+    K.incident_pairs(empty, csr.offsets, csr.targets, csr.reverse().offsets,
                       csr.reverse().targets)

@@ -17,7 +17,7 @@ from navcore import validate
 from navcore.edges import MAX_NODES, validate_edges
 from navcore.errors import CapacityError, GraphError
 
-from ._build import _csr_order, _find_edges, _row_ids
+from ._build import csr_order, find_edges, row_ids
 
 
 class CSR:
@@ -83,7 +83,7 @@ class CSR:
         """Storage position of each edge ``src[i] -> dst[i]`` (-1 if absent)."""
         src = np.asarray(src, dtype=np.int64).reshape(-1)
         dst = np.asarray(dst, dtype=np.int64).reshape(-1)
-        return _find_edges(self.offsets, self.targets, src, dst)
+        return find_edges(self.offsets, self.targets, src, dst)
 
     def set_cost(self, positions, values) -> None:
         """Write edge costs at storage ``positions`` (callers validate)."""
@@ -111,8 +111,8 @@ class ReverseCSR:
     def __init__(self, forward: CSR):
         self.forward = forward
         heads = forward.targets.astype(np.int64)
-        tails = _row_ids(forward.offsets)
-        offsets, perm, sources, _ = _csr_order(heads, tails, forward.cost,
+        tails = row_ids(forward.offsets)
+        offsets, perm, sources, _ = csr_order(heads, tails, forward.cost,
                                                forward.num_nodes, True, False, True)
         self.offsets = offsets
         self.targets = sources
@@ -160,17 +160,17 @@ def build_csr(src, dst, data=None, num_nodes=None, *, sort: bool = True,
             raise GraphError(f"edge data {name!r} has {arr.shape[:1]} entries, "
                              f"expected {src.size}")
         extra[name] = arr
-    return _build_validated(src, dst, {"cost": cost, **extra}, num_nodes, sort, dedup)
+    return build_validated(src, dst, {"cost": cost, **extra}, num_nodes, sort, dedup)
 
 
-def _build_validated(src, dst, data, num_nodes, sort, dedup) -> CSR:
+def build_validated(src, dst, data, num_nodes, sort, dedup) -> CSR:
     if num_nodes > MAX_NODES:
         raise CapacityError(f"{num_nodes} nodes exceed the int32 limit {MAX_NODES}")
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     cost = np.ascontiguousarray(data["cost"], dtype=np.float64)
     extra = {k: v for k, v in data.items() if k != "cost"}
-    offsets, perm, targets, cost = _csr_order(src, dst, cost, num_nodes, bool(sort),
+    offsets, perm, targets, cost = csr_order(src, dst, cost, num_nodes, bool(sort),
                                               bool(dedup), bool(extra))
     out = {"cost": cost}
     for name, arr in extra.items():   # other edge data follows the permutation

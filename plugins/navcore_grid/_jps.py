@@ -62,7 +62,7 @@ def pack_lines(free2d: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _set_bits(rowbits, colbits, Wp, cells, free):
+def set_bits(rowbits, colbits, Wp, cells, free):
     """Copy ``free`` of the padded ``cells`` into both bit arrays."""
     one = np.uint64(1)
     for i in range(cells.shape[0]):
@@ -80,7 +80,7 @@ def _set_bits(rowbits, colbits, Wp, cells, free):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bits(words, r, b):
+def word_bits(words, r, b):
     """64 bits of line ``r`` from bit ``b`` on (bit 0 of the result is ``b``)."""
     w = b >> 6
     o = b & 63
@@ -91,7 +91,7 @@ def _bits(words, r, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _scan(words, r, pos, gp, dirn):
+def scan(words, r, pos, gp, dirn):
     """Walk line ``r`` of ``words`` from position ``pos`` in direction
     ``dirn`` (+1 or -1), 64 cells a step: -1 if a blocked cell comes
     first, else the goal (``gp``, its position when it lies on this line,
@@ -171,7 +171,7 @@ def _scan(words, r, pos, gp, dirn):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g,
+def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g,
           parent, hnode, hkey, hpos, size, lm, nk, lscale, goal):
     """Offer jump point ``j`` at cost ``ng``; returns the heap size. The
     key's heuristic is octile distance or, with ``nk`` landmarks, the
@@ -208,7 +208,7 @@ def _push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, 
 
 
 @njit(cache=True, nogil=True)
-def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
+def jump_search(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
          hnode, hkey, hpos, gen, lm, nk, lscale):
     """Jump point search from padded ``start`` to ``goal``. Returns
     ``(cost, expanded)``; ``parent`` links the jump points of the path
@@ -300,10 +300,10 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                     words, r, pos, gp, dirn = rowbits, uy, ux, gx if uy == gy else -1, sx
                 else:                    # along column ux
                     words, r, pos, gp, dirn = colbits, ux, uy, gy if ux == gx else -1, sy
-                j = _scan(words, r, pos, gp, dirn)
+                j = scan(words, r, pos, gp, dirn)
                 if j >= 0:
                     jp = r * Wp + j if sy == 0 else j * Wp + r
-                    size = _push(jp, 0, gu + abs(j - pos), u, gx, gy, hb, Wp, stamp,
+                    size = push(jp, 0, gu + abs(j - pos), u, gx, gy, hb, Wp, stamp,
                                  open_mark, closed_mark, g, parent, hnode, hkey, hpos,
                                  size, lm, nk, lscale, goal)
                 continue
@@ -323,7 +323,7 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                     break
                 gd += diag
                 if p == goal:
-                    size = _push(p, 0, gd, u, gx, gy, hb, Wp, stamp, open_mark,
+                    size = push(p, 0, gd, u, gx, gy, hb, Wp, stamp, open_mark,
                                  closed_mark, g, parent, hnode, hkey, hpos, size, lm, nk,
                                  lscale, goal)
                     break
@@ -332,17 +332,17 @@ def _jps(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                         words, r, pos, gp, dirn = rowbits, y, x, gx if y == gy else -1, sx
                     else:
                         words, r, pos, gp, dirn = colbits, x, y, gy if x == gx else -1, sy
-                    j = _scan(words, r, pos, gp, dirn)
+                    j = scan(words, r, pos, gp, dirn)
                     if j >= 0:
                         jp = r * Wp + j if axis == 0 else j * Wp + r
-                        size = _push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
+                        size = push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
                                      stamp, open_mark, closed_mark, g, parent, hnode, hkey,
                                      hpos, size, lm, nk, lscale, goal)
     return INF, expanded
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run(a, b, Wp):
+def run(a, b, Wp):
     """Moves from padded cell ``a`` to ``b`` along a straight or diagonal run."""
     ay = a // Wp
     by = b // Wp
@@ -350,7 +350,7 @@ def _run(a, b, Wp):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _turn_cell(code, v, Wp):
+def turn_cell(code, v, Wp):
     """The cell where the link ``code`` (``(parent << 2) | turn``) into
     ``v`` turned from its diagonal into its last straight leg, or the
     parent itself when the link is one straight or diagonal run."""
@@ -368,15 +368,15 @@ def _turn_cell(code, v, Wp):
 
 
 @njit(cache=True, nogil=True)
-def _trace(parent, goal, Wp, W):
+def trace(parent, goal, Wp, W):
     """Cell ids (``y * W + x``) and centres of the path ending at padded
     ``goal``: the runs between linked jump points (through their turn
     cells) filled in."""
     n = 1
     v = goal
     while parent[v] != -1:
-        w = _turn_cell(parent[v], v, Wp)
-        n += _run(v, w, Wp) + _run(w, parent[v] >> 2, Wp)
+        w = turn_cell(parent[v], v, Wp)
+        n += run(v, w, Wp) + run(w, parent[v] >> 2, Wp)
         v = parent[v] >> 2
     nodes = np.empty(n, dtype=np.int32)
     points = np.empty((n, 2), dtype=np.float64)
@@ -388,7 +388,7 @@ def _trace(parent, goal, Wp, W):
     points[i, 1] = cy - 0.5
     v = goal
     while parent[v] != -1:
-        turn_at = _turn_cell(parent[v], v, Wp)
+        turn_at = turn_cell(parent[v], v, Wp)
         for leg in range(2):
             to = turn_at if leg == 0 else parent[v] >> 2
             ty = to // Wp
@@ -406,9 +406,9 @@ def _trace(parent, goal, Wp, W):
 
 
 @njit(cache=True, nogil=True)
-def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, start, goal,
+def jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, start, goal,
               gen):
-    """``_jps`` and ``_trace`` in one call (a query pays one dispatch):
+    """``jump_search`` and ``trace`` in one call (a query pays one dispatch):
     ``(cost, expanded, nodes, points)``, empty arrays when unreachable.
     ``start`` and ``goal`` are cell ids ``y * W + x``; the scratch comes as
     rows (``i32``: stamp, parent, heap node, heap position; ``f64``: g,
@@ -417,9 +417,9 @@ def _jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, sta
     g, hkey = f64[0], f64[1]
     s = (start // W + 1) * Wp + start % W + 1
     t = (goal // W + 1) * Wp + goal % W + 1
-    cost, expanded = _jps(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
+    cost, expanded = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
                           hnode, hkey, hpos, gen, lm, nk, lscale)
     if not cost < INF:
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
-    nodes, points = _trace(parent, t, Wp, W)
+    nodes, points = trace(parent, t, Wp, W)
     return cost, expanded, nodes, points

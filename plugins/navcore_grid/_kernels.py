@@ -9,7 +9,7 @@ one comparison reject closed and blocked neighbours alike (PERF-NOTES #2).
 Directions are numbered 0..7: E, W, S, N, SE, SW, NE, NW (straight first,
 so the diagonal corner test can use the straight results).
 
-A* keeps its open list in a radix heap (see ``_grid_astar``); its pop and
+A* keeps its open list in a radix heap (see ``grid_astar``); its pop and
 push are written out in the kernel on purpose: a shared ``inline="always"``
 heap was measured 10-15% slower (brc202d and maze512-4-0, 2026-11-23).
 Jump point search lives in ``_jps.py``.
@@ -45,7 +45,7 @@ def landmark_bound(lm, nk, lscale, v, goal, h):
 
 
 @njit(cache=True, nogil=True)
-def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
+def grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
                 corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen):
     """A* on the implicit grid. A move costs ``lens[k]`` times the mean of
@@ -185,7 +185,7 @@ def _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
 
 
 @njit(cache=True, nogil=True)
-def _trace_cells(parent, goal, Wp, W):
+def trace_cells(parent, goal, Wp, W):
     """Cell ids (``y * W + x``) of the path ending at padded ``goal``,
     filling in the straight or diagonal runs between linked cells, and the
     cell centres as float64 ``(k, 2)``."""
@@ -218,7 +218,7 @@ def _trace_cells(parent, goal, Wp, W):
 
 
 @njit(cache=True, nogil=True)
-def _centres(nodes, W):
+def centres(nodes, W):
     """Centres ``(x + 0.5, y + 0.5)`` of cell ids ``nodes`` as float64
     ``(k, 2)``: one call instead of four numpy passes (5.8 us -> under 1 for
     a short path, paid by every generic view's result on a grid)."""
@@ -231,26 +231,26 @@ def _centres(nodes, W):
 
 
 @njit(cache=True, nogil=True)
-def _astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
+def astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
                 corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen):
-    """``_grid_astar`` and ``_trace_cells`` in one call (a query pays one
+    """``grid_astar`` and ``trace_cells`` in one call (a query pays one
     dispatch): ``(cost, expanded, nodes, points)`` for cell ids ``start``,
     ``goal`` (``y * W + x``); empty arrays when unreachable, cost -1 when
     the entry pool ran out (the wrapper grows it and asks again)."""
     s = (start // W + 1) * Wp + start % W + 1
     t = (goal // W + 1) * Wp + goal % W + 1
-    cost, expanded = _grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need,
+    cost, expanded = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need,
                                  lens, corner_cut, ha, hb, hscale, lm, nk, lscale, s, t, g,
                                  parent, enode, ekey, enext, head, fbits, ibits, gen)
     if not (0.0 <= cost < INF):
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
-    nodes, points = _trace_cells(parent, t, Wp, W)
+    nodes, points = trace_cells(parent, t, Wp, W)
     return cost, expanded, nodes, points
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut):
+def move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut):
     """Cost of the move from padded cell ``pu`` in direction ``k`` (inf if
     the move is not allowed). Shared by the CSR view and its refresh."""
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
@@ -268,7 +268,7 @@ def _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut):
 
 
 @njit(cache=True, nogil=True)
-def _path_costs(free, pcost, W, diag, connectivity, corner_cut, nodes, starts, out):
+def path_costs(free, pcost, W, diag, connectivity, corner_cut, nodes, starts, out):
     """``out[i]``: cost of walking path ``i`` (cell ids
     ``nodes[starts[i]:starts[i+1]]``) under the grid's move rule now; inf
     when a cell is blocked or two consecutive cells are no longer one
@@ -307,7 +307,7 @@ def _path_costs(free, pcost, W, diag, connectivity, corner_cut, nodes, starts, o
                 else:
                     total = INF
                     break
-                total += _move_cost(free, pcost, prev, k, Wp, diag, connectivity,
+                total += move_cost(free, pcost, prev, k, Wp, diag, connectivity,
                                     corner_cut)
                 if not total < INF:
                     break
@@ -316,7 +316,7 @@ def _path_costs(free, pcost, W, diag, connectivity, corner_cut, nodes, starts, o
 
 
 @njit(cache=True, nogil=True)
-def _grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
+def grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
     """CSR arrays of the grid: every in-bounds neighbour pair is an edge
     (sorted by target id), its cost inf when the move is not allowed, so
     updates only rewrite costs and never the topology."""
@@ -354,14 +354,14 @@ def _grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
                 ny = y + kdy[k]
                 if 0 <= nx < W and 0 <= ny < H:
                     targets[e] = ny * W + nx
-                    cost[e] = _move_cost(free, pcost, pu, k, Wp, diag, connectivity,
+                    cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity,
                                          corner_cut)
                     e += 1
     return offsets, targets, cost
 
 
 @njit(cache=True, nogil=True)
-def _refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity,
+def refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity,
                        corner_cut, nodes):
     """Recompute the out-edge costs of ``nodes`` after an update."""
     Wp = W + 2
@@ -382,4 +382,4 @@ def _refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivit
                 k = 4 if dx > 0 else 5
             else:
                 k = 6 if dx > 0 else 7
-            cost[e] = _move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut)
+            cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut)

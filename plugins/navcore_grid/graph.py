@@ -52,23 +52,34 @@ class GridGraph(NavGraph):
         self.diagonal_cost = float(diagonal_cost)
         self.corner_cutting = bool(corner_cutting)
         H, W = self.height, self.width
-        self._Wp = W + 2
-        self._free = np.zeros((H + 2, W + 2), dtype=np.bool_)
-        self._free[1:-1, 1:-1] = walkable
-        self._free = self._free.ravel()
-        self._pcost = np.ones((H + 2) * (W + 2), dtype=np.float64)
+        # The search kernels read the map in a padded layout: one blocked
+        # cell all around, so no move needs a bounds check. These arrays
+        # are the grid plugin's working state (its search, updates and
+        # landmarks share them); users read ``walkable`` and ``cost``.
+        #: width of a padded row, ``width + 2``
+        self.padded_width = W + 2
+        free = np.zeros((H + 2, W + 2), dtype=np.bool_)
+        free[1:-1, 1:-1] = walkable
+        #: walkable mask in padded layout (flat, ``(height+2) * (width+2)``)
+        self.padded_free = free.ravel()
+        #: per-cell cost in padded layout
+        self.padded_cost = np.ones((H + 2) * (W + 2), dtype=np.float64)
         if cost is not None:
-            self._pcost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
-        self._cost_stats_valid = False
-        # bumped whenever what a search kernel is handed may change (cells,
-        # costs, landmarks): scratch sets rebuild their cached arguments
-        self._epoch = 0
+            self.padded_cost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
+        self._stats = None
+        #: bumped whenever what a search kernel is handed may change (cells,
+        #: costs, landmarks): scratch sets rebuild their cached arguments
+        self.epoch = 0
         self._bits = None
-        self._scratches = []
-        self._scratch_lock = threading.Lock()
+        #: every thread's search scratch for this grid (updates rewrite
+        #: their blocked sentinels), guarded by ``scratch_lock``
+        self.scratch_sets = []
+        self.scratch_lock = threading.Lock()
         super().__init__(None, walkable=walkable.ravel(), directed=False, num_nodes=H * W,
                          heuristic="octile" if connectivity == 8 else "manhattan")
-        self._dirs = _direction_tables(self._Wp, self.diagonal_cost)
+        #: ``(offset, dx, dy, needed straight moves, length)`` per move
+        #: ``(offset, dx, dy, needed straight moves, length)`` per move
+        self.directions = _direction_tables(self.padded_width, self.diagonal_cost)
 
     # -- geometry -------------------------------------------------------------
     @property
@@ -78,7 +89,7 @@ class GridGraph(NavGraph):
     @property
     def cost(self) -> np.ndarray:
         """Per-cell traversal costs, a read-only ``(height, width)`` view."""
-        v = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
+        v = self.padded_cost.reshape(self.height + 2, self.padded_width)[1:-1, 1:-1]
         v.flags.writeable = False
         return v
 
@@ -95,7 +106,7 @@ class GridGraph(NavGraph):
             self._positions = np.column_stack([xs + 0.5, ys + 0.5])
         return self._positions
 
-    def _has_positions(self) -> bool:
+    def has_positions(self) -> bool:
         return True
 
     def node_id(self, x, y) -> int:
@@ -132,7 +143,7 @@ class GridGraph(NavGraph):
         nodes = np.asarray(nodes).reshape(-1)
         if nodes.dtype != np.int32:
             nodes = nodes.astype(np.int64)
-        return K._centres(nodes, self.width)
+        return K.centres(nodes, self.width)
 
     # -- CSR view -------------------------------------------------------------
     @property
@@ -140,7 +151,7 @@ class GridGraph(NavGraph):
         """Explicit CSR view (built on first use; updates keep it current)."""
         if self._csr is None:
             from navcore_csr import CSR
-            offsets, targets, cost = K._grid_csr(self._free, self._pcost, self.width,
+            offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,
                                                  self.height, self.diagonal_cost,
                                                  self.connectivity, self.corner_cutting)
             self._csr = CSR(offsets, targets, {"cost": cost}, self.num_nodes, True, True)
@@ -157,34 +168,37 @@ class GridGraph(NavGraph):
         line of uint64 words per row and per column (built on first use;
         updates keep them current). About 0.25 bytes per cell."""
         if self._bits is None:
-            free2d = self._free.reshape(self.height + 2, self._Wp)
+            free2d = self.padded_free.reshape(self.height + 2, self.padded_width)
             self._bits = (_jps.pack_lines(free2d), _jps.pack_lines(free2d.T))
         return self._bits
 
-    def _sync_bits(self, padded_cells) -> None:
+    def sync_bits(self, padded_cells) -> None:
         """Copy the walkability of ``padded_cells`` into the bit lines."""
         if self._bits is not None:
-            _jps._set_bits(self._bits[0], self._bits[1], self._Wp,
-                           np.ascontiguousarray(padded_cells, dtype=np.int64), self._free)
+            _jps.set_bits(self._bits[0], self._bits[1], self.padded_width,
+                           np.ascontiguousarray(padded_cells, dtype=np.int64), self.padded_free)
 
     # -- cost statistics --------------------------------------------------------
-    def _cost_stats(self):
+    def cost_stats(self):
         """``(uniform, least cell cost, jps applies)``, worked out again
         only after a cost update (queries ask on every call)."""
-        if not self._cost_stats_valid:
-            inner = self._pcost.reshape(self.height + 2, self._Wp)[1:-1, 1:-1]
+        if self._stats is None:
+            inner = self.padded_cost.reshape(self.height + 2, self.padded_width)[1:-1, 1:-1]
             uniform = bool((inner == 1.0).all())
             jps = (self.connectivity == 8 and not self.corner_cutting
                    and 1.0 <= self.diagonal_cost <= 2.0 and uniform
-                   and self._free.size < 2 ** 29)
+                   and self.padded_free.size < 2 ** 29)
             self._stats = (uniform, float(inner.min()), jps)
-            self._cost_stats_valid = True
         return self._stats
+
+    def costs_changed(self) -> None:
+        """Cell costs were written: ``cost_stats`` works them out again."""
+        self._stats = None
 
     @property
     def uniform(self) -> bool:
         """Every cell costs 1 (JPS applies)."""
-        return self._cost_stats()[0]
+        return self.cost_stats()[0]
 
     def __repr__(self) -> str:
         return (f"<GridGraph {self.graph_id!r} {self.width}x{self.height} "

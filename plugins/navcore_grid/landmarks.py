@@ -50,7 +50,7 @@ _KEY = "navcore_grid.landmarks"
 #: landmarks a grid may have (the heuristic loads one value per landmark
 #: for every node it scores; 4-16 is the useful range)
 MAX_COUNT = 32
-_NO_TABLE = np.full((1, 1), np.inf, dtype=np.float32)
+NO_TABLE = np.full((1, 1), np.inf, dtype=np.float32)
 
 
 class Landmarks:
@@ -63,18 +63,18 @@ class Landmarks:
             raise GraphError(f"landmarks must be a whole number in 1..{MAX_COUNT}, "
                              f"got {count!r}")
         self.count = int(count)
-        n = graph._free.size
+        n = graph.padded_free.size
         self.table = np.full((n, self.count), np.inf, dtype=np.float32)
         self.cells = np.empty(self.count, dtype=np.int64)       # padded ids
-        self.built_free = graph._free.copy()
-        self.built_cost = graph._pcost.copy()
-        free = np.flatnonzero(graph._free)
+        self.built_free = graph.padded_free.copy()
+        self.built_cost = graph.padded_cost.copy()
+        free = np.flatnonzero(graph.padded_free)
         if free.size == 0:
             self.scale = 1.0
             self.current = True
             return
         sc = scratch_for(graph)
-        uniform, cmin, _ = graph._cost_stats()
+        uniform, cmin, _ = graph.cost_stats()
         # far from an arbitrary walkable cell is a good first landmark
         nearest = np.full(n, np.inf)
         d = self._distances(graph, sc, int(free[0]), uniform)
@@ -100,14 +100,14 @@ class Landmarks:
         """Distance from padded ``source`` to every padded cell (inf where
         unreachable): the grid's own A* kernel with no heuristic and no goal."""
         from .search import with_pool
-        off, dxs, dys, need, lens = graph._dirs
+        off, dxs, dys, need, lens = graph.directions
         gen = [0]
 
         def run(pool):
             gen[0] = sc.next_gen(graph)
-            return K._grid_astar(sc.stamp, graph._pcost, uniform, graph._Wp,
+            return K.grid_astar(sc.stamp, graph.padded_cost, uniform, graph.padded_width,
                                  graph.connectivity, off, dxs, dys, need, lens,
-                                 graph.corner_cutting, 1.0, 1.0, 0.0, _NO_TABLE, 0, 1.0,
+                                 graph.corner_cutting, 1.0, 1.0, 0.0, NO_TABLE, 0, 1.0,
                                  source, -1, sc.g, sc.parent, *pool, gen[0])
 
         with_pool(sc, run)
@@ -123,12 +123,12 @@ class Landmarks:
         if not self.current or len(dirty) == 0:
             return
         d = np.asarray(dirty, dtype=np.int64)
-        pad = (d // graph.width + 1) * graph._Wp + d % graph.width + 1
-        opened = graph._free[pad] & ~self.built_free[pad]
-        cheaper = graph._pcost[pad] < self.built_cost[pad]
+        pad = (d // graph.width + 1) * graph.padded_width + d % graph.width + 1
+        opened = graph.padded_free[pad] & ~self.built_free[pad]
+        cheaper = graph.padded_cost[pad] < self.built_cost[pad]
         if opened.any() or cheaper.any():
             self.current = False
-            graph._epoch += 1               # searches drop the table now
+            graph.epoch += 1               # searches drop the table now
 
     def args(self):
         """``(table, count, scale)`` for the search kernels."""
@@ -163,7 +163,7 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
         want = count if count is not None else (lm.count if lm is not None else 8)
         if lm is None or not lm.current or lm.count != want:
             lm = graph.extensions[_KEY] = Landmarks(graph, want)
-            graph._epoch += 1               # searches pick the table up
+            graph.epoch += 1               # searches pick the table up
         return lm
 
 
@@ -177,7 +177,7 @@ def kernel_args(graph):
     empty table (count 0) without them."""
     lm = graph.extensions.get(_KEY)
     if lm is None or not lm.current:
-        return _NO_TABLE, 0, 1.0
+        return NO_TABLE, 0, 1.0
     return lm.table, lm.count, lm.scale
 
 

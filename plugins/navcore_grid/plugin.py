@@ -90,7 +90,7 @@ def navcore_find_path(graph, request):
     s, t = request.start_node, request.goal_node
     if algo == "auto":
         if search.jps_applies(graph):
-            return search._jps_query(graph, s, t)
+            return search.jps_query(graph, s, t)
         return search.grid_astar(graph, s, t)
     if algo == "jps":
         return search.grid_jps(graph, s, t)

@@ -16,12 +16,12 @@ from navcore.types import PathResult, PathStatus
 from . import _jps
 from . import _kernels as K
 from .graph import GridGraph
-from .landmarks import _NO_TABLE
+from .landmarks import NO_TABLE
 from .landmarks import kernel_args as landmark_args
 
-_NO_LANDMARKS = (_NO_TABLE, 0, 1.0)
+_NO_LANDMARKS = (NO_TABLE, 0, 1.0)
 
-_INT32_MAX = np.iinfo(np.int32).max
+INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_grid.search"
 
 
@@ -41,8 +41,8 @@ class GridScratch:
     __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "_args", "__weakref__")
 
     def __init__(self, graph: GridGraph):
-        n = graph._free.size
-        self.stamp = np.where(graph._free, 0, K.BLOCKED).astype(np.int32)
+        n = graph.padded_free.size
+        self.stamp = np.where(graph.padded_free, 0, K.BLOCKED).astype(np.int32)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
         self.gen = 0
@@ -53,25 +53,25 @@ class GridScratch:
     def kernel_args(self, graph, kind, make):
         """The leading kernel arguments of search ``kind`` (everything but
         the pair, the pool and the generation), made by ``make(graph,
-        self)`` once per ``graph._epoch``: queries between two changes of
+        self)`` once per ``graph.epoch``: queries between two changes of
         the grid, its costs or its landmarks reuse one tuple instead of
         gathering a dozen attributes each call."""
         got = self._args.get(kind)
-        if got is None or got[0] != graph._epoch:
-            got = self._args[kind] = (graph._epoch, make(graph, self))
+        if got is None or got[0] != graph.epoch:
+            got = self._args[kind] = (graph.epoch, make(graph, self))
         return got[1]
 
     def next_gen(self, graph) -> int:
         self.gen += 1
         if 2 * self.gen + 1 >= K.BLOCKED:           # wrap-around: wipe once
-            self.stamp[:] = np.where(graph._free, 0, K.BLOCKED)
+            self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
             if self._jps is not None:
                 self._jps[0][0] = 0
             self.gen = 1
         return self.gen
 
     def pool(self, grow=False):
-        """``(enode, ekey, enext, head, fbits, ibits)`` for ``_grid_astar``.
+        """``(enode, ekey, enext, head, fbits, ibits)`` for ``grid_astar``.
         One entry per cell covers almost every query (live entries are the
         open nodes plus a few stale ones); ``grow`` doubles it."""
         if self._pool is None or grow:
@@ -99,8 +99,8 @@ class GridScratch:
 
 def _make_scratch(graph):
     s = GridScratch(graph)
-    with graph._scratch_lock:
-        graph._scratches.append(s)
+    with graph.scratch_lock:
+        graph.scratch_sets.append(s)
     return s
 
 
@@ -111,9 +111,9 @@ def scratch_for(graph) -> GridScratch:
 def sync_blocked(graph, padded_cells) -> None:
     """Write the blocked sentinel (or 0) of ``padded_cells`` into every
     scratch set of ``graph``; called by updates, with no query running."""
-    vals = np.where(graph._free[padded_cells], 0, K.BLOCKED).astype(np.int32)
-    with graph._scratch_lock:
-        for s in graph._scratches:
+    vals = np.where(graph.padded_free[padded_cells], 0, K.BLOCKED).astype(np.int32)
+    with graph.scratch_lock:
+        for s in graph.scratch_sets:
             s.stamp[padded_cells] = vals
 
 
@@ -121,7 +121,7 @@ def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
     1 <= diagonal_cost <= 2 (its pruning rules assume that move model),
     and fewer than 2^29 cells (two bits of its parent links hold turns)."""
-    return graph._cost_stats()[2]
+    return graph.cost_stats()[2]
 
 
 def _heuristic_coefficients(graph):
@@ -159,7 +159,7 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
     sc = scratch_for(graph)
     args = sc.kernel_args(graph, "astar" if heuristic else "dijkstra",
                           _astar_args if heuristic else _dijkstra_args)
-    cost, expanded, nodes, points = with_pool(sc, lambda pool: K._astar_path(
+    cost, expanded, nodes, points = with_pool(sc, lambda pool: K.astar_path(
         *args, start, goal, sc.g, sc.parent, *pool, sc.next_gen(graph)))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
@@ -167,11 +167,11 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
 
 
 def _astar_args(graph, sc, heuristic=True):
-    uniform, cmin, _ = graph._cost_stats()
+    uniform, cmin, _ = graph.cost_stats()
     ha, hb = _heuristic_coefficients(graph)
     lm = landmark_args(graph) if heuristic else _NO_LANDMARKS
-    return (sc.stamp, graph._pcost, uniform, graph._Wp, graph.width, graph.connectivity,
-            *graph._dirs, graph.corner_cutting, ha, hb, cmin if heuristic else 0.0, *lm)
+    return (sc.stamp, graph.padded_cost, uniform, graph.padded_width, graph.width, graph.connectivity,
+            *graph.directions, graph.corner_cutting, ha, hb, cmin if heuristic else 0.0, *lm)
 
 
 def _dijkstra_args(graph, sc):
@@ -188,13 +188,13 @@ def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
                          f"corner_cutting={graph.corner_cutting}, diagonal_cost="
                          f"{graph.diagonal_cost:g}, uniform costs={graph.uniform}; "
                          f"use algorithm='astar'")
-    return _jps_query(graph, start, goal)
+    return jps_query(graph, start, goal)
 
 
-def _jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
+def jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     """``grid_jps`` for callers that checked ``jps_applies`` already."""
     sc = scratch_for(graph)
-    cost, expanded, nodes, points = _jps._jps_path(
+    cost, expanded, nodes, points = _jps.jps_path(
         *sc.kernel_args(graph, "jps", _jps_args), start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
@@ -203,7 +203,7 @@ def _jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
 
 def _jps_args(graph, sc):
     rowbits, colbits = graph.bit_lines
-    return (graph._free, rowbits, colbits, *sc.jps(), graph._Wp, graph.width,
+    return (graph.padded_free, rowbits, colbits, *sc.jps(), graph.padded_width, graph.width,
             graph.diagonal_cost, *landmark_args(graph))
 
 
@@ -211,7 +211,7 @@ def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
     """Cost of each path (cell ids ``nodes[starts[i]:starts[i+1]]``) under
     the grid's move rule now; inf where it is broken. No CSR view needed."""
     out = np.empty(max(len(starts) - 1, 0), dtype=np.float64)
-    K._path_costs(graph._free, graph._pcost, graph.width, graph.diagonal_cost,
+    K.path_costs(graph.padded_free, graph.padded_cost, graph.width, graph.diagonal_cost,
                   graph.connectivity, graph.corner_cutting,
                   np.ascontiguousarray(nodes, dtype=np.int32),
                   np.ascontiguousarray(starts, dtype=np.int64), out)
@@ -237,12 +237,12 @@ def warm_up(graph: GridGraph) -> None:
     grid_astar(graph, *pair, heuristic=False)
     if jps_applies(graph):
         grid_jps(graph, *pair)
-        graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call
+        graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
     if graph.csr_built:
         csr = graph.csr
-        K._refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph._free, graph._pcost,
+        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
                              W, graph.diagonal_cost, graph.connectivity,
                              graph.corner_cutting, np.empty(0, np.int64))

@@ -116,7 +116,7 @@ def apply_updates(graph, batch) -> np.ndarray:
             c_val.append(p["cost"][finite])
         else:
             raise UpdateError(f"update kind {upd.kind!r} does not apply to grids")
-    W, Wp = graph.width, graph._Wp
+    W, Wp = graph.width, graph.padded_width
     changed = []
     if w_idx:
         idx, val = _last_wins(np.concatenate(w_idx), np.concatenate(w_val))
@@ -125,27 +125,27 @@ def apply_updates(graph, batch) -> np.ndarray:
             newv = ~graph.walkable[flip]
             graph.walkable[flip] = newv
             pad = (flip // W + 1) * Wp + flip % W + 1
-            graph._free[pad] = newv
-            graph._sync_bits(pad)
+            graph.padded_free[pad] = newv
+            graph.sync_bits(pad)
             sync_blocked(graph, pad)
             changed.append(flip)
     if c_idx:
         idx, val = _last_wins(np.concatenate(c_idx), np.concatenate(c_val))
         pad = (idx // W + 1) * Wp + idx % W + 1
-        diff = graph._pcost[pad] != val
+        diff = graph.padded_cost[pad] != val
         if diff.any():
-            graph._pcost[pad[diff]] = val[diff]
-            graph._cost_stats_valid = False
+            graph.padded_cost[pad[diff]] = val[diff]
+            graph.costs_changed()
             changed.append(idx[diff])
-    graph._epoch += 1
+    graph.epoch += 1
     if not changed:
         graph.version += 1
         return np.empty(0, dtype=np.int32)
     dirty = _with_neighbours(graph, np.unique(np.concatenate(changed)))
     if graph.csr_built:
         csr = graph.csr
-        K._refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph._free,
-                             graph._pcost, W, graph.diagonal_cost, graph.connectivity,
+        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free,
+                             graph.padded_cost, W, graph.diagonal_cost, graph.connectivity,
                              graph.corner_cutting, dirty.astype(np.int64))
         csr.cost_version += 1
     graph.version += 1

@@ -41,7 +41,7 @@ N_COUNTERS = 9
 
 
 @njit(cache=True, nogil=True)
-def _remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
+def remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
             hnode_of, children, hsize, hgen, harea, ccount, hmark, counters,
             removed, bnd, seeds, prev_area):
     """Remove every hierarchical node holding a dirty node, plus the small
@@ -111,7 +111,7 @@ def _remove(dirty, walkable, offsets, targets, directed, roff, rsrc,
 
 
 @njit(cache=True, nogil=True)
-def _group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rsrc,
+def group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rsrc,
            reid, hnode_of, children, hsize, hgen, harea, hprev, hmixed, cstart, ccount,
            cnode, cgen, hfree, hmark, counters, prev_area, built):
     """Group the unassigned walkable ``seeds[first:ns]`` into new
@@ -215,7 +215,7 @@ def _group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, r
 
 
 @njit(cache=True, nogil=True)
-def _find(uf, x):
+def find(uf, x):
     while uf[x] != x:
         uf[x] = uf[uf[x]]            # path halving
         x = uf[x]
@@ -223,7 +223,7 @@ def _find(uf, x):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _new_area(counters, afree, acount, anew):
+def new_area(counters, afree, acount, anew):
     """An unused area id: a freed one, else the next never used."""
     if counters[C_ANFREE] > 0:
         counters[C_ANFREE] -= 1
@@ -237,7 +237,7 @@ def _new_area(counters, afree, acount, anew):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _note(x, changed, n, anote, st):
+def note(x, changed, n, anote, st):
     """Append area ``x`` to ``changed`` once per update (stamp ``st``)."""
     if anote[x] != st:
         anote[x] = st
@@ -247,7 +247,7 @@ def _note(x, changed, n, anote, st):
 
 
 @njit(cache=True, nogil=True)
-def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixed,
+def flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixed,
                  cstart, ccount, cnode, cgen, hmark, counters, uf, rid, acount,
                  anew, aclaim, anote, afree, changed):
     """Settle an update by looking only at the new nodes and the boundary
@@ -258,7 +258,7 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
     nodes. So the pieces the new and boundary nodes form tell everything
     except a split (one old area in two local pieces may still be joined
     far away): then this returns -1, having changed only scratch, and the
-    caller floods the whole hierarchical graph (``_flood``). Otherwise each
+    caller floods the whole hierarchical graph (``flood``). Otherwise each
     piece takes the smallest old area id in it (areas in one piece merge:
     their nodes are relabelled in one pass over the ids), a piece without
     one gets a new id, an old area with no node left in any piece vanished.
@@ -292,8 +292,8 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
             for c in range(cstart[h], cstart[h] + ccount[h]):
                 o = cnode[c]
                 if hmark[o] == st and hsize[o] > 0 and hgen[o] == cgen[c]:
-                    a = _find(uf, h)
-                    b = _find(uf, o)
+                    a = find(uf, h)
+                    b = find(uf, o)
                     if a != b:
                         uf[b] = a
     # old areas per piece: each must lie in one piece (else: maybe a split)
@@ -303,7 +303,7 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
             x = harea[h] if k == 0 else hprev[h]
             if x < 0:
                 continue
-            r = _find(uf, h)
+            r = find(uf, h)
             if aclaim[x] != st:
                 aclaim[x] = st
                 anew[x] = r
@@ -331,24 +331,24 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
                 continue
             if aclaim[x] == st and rid[anew[x]] != x:
                 y = rid[anew[x]]
-                nch = _note(x, changed, nch, anote, sc)
-                nch = _note(y, changed, nch, anote, sc)
+                nch = note(x, changed, nch, anote, sc)
+                nch = note(y, changed, nch, anote, sc)
                 harea[h] = y
                 hprev[h] = y
                 acount[x] -= 1
                 acount[y] += 1
     for i in range(nbuilt):
         h = built[i]
-        r = _find(uf, h)
+        r = find(uf, h)
         x = rid[r]
         if x < 0:                     # a new area
-            x = _new_area(counters, afree, acount, anew)
+            x = new_area(counters, afree, acount, anew)
             rid[r] = x
-            nch = _note(x, changed, nch, anote, sc)
+            nch = note(x, changed, nch, anote, sc)
         elif hmixed[h] or (hprev[h] >= 0 and hprev[h] != x):
-            nch = _note(x, changed, nch, anote, sc)
+            nch = note(x, changed, nch, anote, sc)
             if hprev[h] >= 0:
-                nch = _note(hprev[h], changed, nch, anote, sc)
+                nch = note(hprev[h], changed, nch, anote, sc)
         harea[h] = x
         hprev[h] = x
         hmixed[h] = False
@@ -357,7 +357,7 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
     for i in range(nrem):
         x = harea[removed[i]]
         if acount[x] == 0:
-            nch = _note(x, changed, nch, anote, sc)
+            nch = note(x, changed, nch, anote, sc)
     for i in range(nch):
         x = changed[i]
         if acount[x] == 0:
@@ -367,7 +367,7 @@ def _flood_local(removed, nrem, bnd, nb, built, hsize, hgen, harea, hprev, hmixe
 
 
 @njit(cache=True, nogil=True)
-def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, counters,
+def flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, counters,
            uf, rid, acount, anew, aclaim, afree, changed):
     """Flood fill the hierarchical graph (union-find over the connections)
     and give every component an area id. A component keeps the smallest old
@@ -383,8 +383,8 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
         for c in range(cstart[h], cstart[h] + ccount[h]):
             o = cnode[c]
             if hsize[o] > 0 and hgen[o] == cgen[c]:
-                a = _find(uf, h)
-                b = _find(uf, o)
+                a = find(uf, h)
+                b = find(uf, o)
                 if a != b:
                     if a < b:
                         uf[b] = a
@@ -396,7 +396,7 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
     big = np.iinfo(np.int32).max
     for h in range(hwm):
         if hsize[h] > 0:
-            r = _find(uf, h)
+            r = find(uf, h)
             if rid[r] == -1:
                 rid[r] = big
             p = hprev[h]
@@ -415,7 +415,7 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
         if x != big and aclaim[x] != st:
             aclaim[x] = st
         else:
-            x = _new_area(counters, afree, acount, anew)
+            x = new_area(counters, afree, acount, anew)
             aclaim[x] = st
             changed[nchanged] = x      # a new area (split off or appeared)
             nchanged += 1
@@ -427,7 +427,7 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
     for h in range(hwm):
         if hsize[h] == 0:
             continue
-        x = rid[_find(uf, h)]
+        x = rid[find(uf, h)]
         harea[h] = x
         anew[x] += 1
         p = hprev[h]
@@ -455,7 +455,7 @@ def _flood(hsize, hgen, harea, hprev, hmixed, cstart, ccount, cnode, cgen, count
 
 
 @njit(cache=True, nogil=True)
-def _release(removed, nrem, hsize, hfree, counters):
+def release(removed, nrem, hsize, hfree, counters):
     """Put removed ids that were not reused back on the free stack (after
     the flood fill, so no id served two nodes within one update)."""
     for i in range(nrem):
@@ -466,7 +466,7 @@ def _release(removed, nrem, hsize, hfree, counters):
 
 
 @njit(cache=True, nogil=True)
-def _compact(hsize, cstart, ccount, cnode, cgen, out_node, out_gen, counters):
+def compact(hsize, cstart, ccount, cnode, cgen, out_node, out_gen, counters):
     """Copy the live connection lists into ``out_*`` back to back."""
     c = 0
     for h in range(counters[C_HWM]):
@@ -483,21 +483,21 @@ def _compact(hsize, cstart, ccount, cnode, cgen, out_node, out_gen, counters):
 
 
 @njit(cache=True, nogil=True)
-def _node_areas(nodes, hnode_of, harea, out):
+def node_areas(nodes, hnode_of, harea, out):
     for i in range(nodes.shape[0]):
         h = hnode_of[nodes[i]]
         out[i] = harea[h] if h >= 0 else -1
 
 
 @njit(cache=True, nogil=True)
-def _all_areas(hnode_of, harea, out):
+def all_areas(hnode_of, harea, out):
     for i in range(hnode_of.shape[0]):
         h = hnode_of[i]
         out[i] = harea[h] if h >= 0 else -1
 
 
 @njit(cache=True, nogil=True)
-def _same_area(a, b, hnode_of, harea, out):
+def same_area(a, b, hnode_of, harea, out):
     for i in range(a.shape[0]):
         ha = hnode_of[a[i]]
         hb = hnode_of[b[i]]
@@ -505,7 +505,7 @@ def _same_area(a, b, hnode_of, harea, out):
 
 
 @njit(cache=True, nogil=True)
-def _nearest_in_area(pos, hnode_of, harea, area, point):
+def nearest_in_area(pos, hnode_of, harea, area, point):
     """The node of ``area`` closest to ``point`` (ties: lowest id), -1."""
     best = -1
     bd = np.inf
@@ -525,7 +525,7 @@ def _nearest_in_area(pos, hnode_of, harea, area, point):
 
 
 @njit(cache=True, nogil=True)
-def _forward_reach(start, walkable, offsets, targets, cost, queue, out):
+def forward_reach(start, walkable, offsets, targets, cost, queue, out):
     """Mark (``out = 1``) every node reachable from ``start`` along usable
     out-edges; for directed graphs, where areas only bound reachability."""
     out[:] = 0

@@ -106,7 +106,7 @@ class Hierarchy:
             return
         live = int(c[K.C_CUSED] - c[K.C_CGARBAGE])
         if c[K.C_CGARBAGE] >= live and live + need <= self.cnode.size:
-            K._compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
+            K.compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
                        self._cnode2, self._cgen2, c)
             self.cnode, self._cnode2 = self._cnode2, self.cnode
             self.cgen, self._cgen2 = self._cgen2, self.cgen
@@ -152,7 +152,7 @@ class Hierarchy:
             raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
                             f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
         offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
-        nrem, nb, ns = K._remove(dirty, self.graph.walkable, offsets, targets,
+        nrem, nb, ns = K.remove(dirty, self.graph.walkable, offsets, targets,
                                  self.directed, roff, rsrc, self.hnode_of, self.children,
                                  self.hsize, self.hgen, self.harea, self.ccount,
                                  self.hmark, self.counters, self.removed, self.bnd,
@@ -165,7 +165,7 @@ class Hierarchy:
         self.counters[K.C_NBUILT] = 0
         i = 0
         while True:
-            i, need = K._group(self.seeds, i, ns, self.graph.walkable, offsets, targets,
+            i, need = K.group(self.seeds, i, ns, self.graph.walkable, offsets, targets,
                                cost, self.directed, roff, rsrc, reid, self.hnode_of,
                                self.children, self.hsize, self.hgen, self.harea, self.hprev,
                                self.hmixed, self.cstart, self.ccount, self.cnode, self.cgen, self.hfree,
@@ -175,21 +175,21 @@ class Hierarchy:
             self._make_room(need)
         nch = -1
         if self.builds:
-            nch = K._flood_local(self.removed, nrem, self.bnd, nb, self.built, self.hsize,
+            nch = K.flood_local(self.removed, nrem, self.bnd, nb, self.built, self.hsize,
                                  self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
                                  self.ccount, self.cnode, self.cgen, self.hmark,
                                  self.counters, self.uf, self.rid, self.acount, self.anew,
                                  self.aclaim, self.anote, self.afree, self.changed)
         if nch >= 0:
             self.local_updates += 1
-            K._release(self.removed, nrem, self.hsize, self.hfree, self.counters)
+            K.release(self.removed, nrem, self.hsize, self.hfree, self.counters)
             return np.sort(self.changed[:nch])
-        nch = K._flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed,
+        nch = K.flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed,
                        self.cstart,
                        self.ccount, self.cnode, self.cgen, self.counters, self.uf,
                        self.rid, self.acount, self.anew, self.aclaim, self.afree,
                        self.changed)
-        K._release(self.removed, nrem, self.hsize, self.hfree, self.counters)
+        K.release(self.removed, nrem, self.hsize, self.hfree, self.counters)
         return np.sort(self.changed[:nch])
 
     def warm_up(self) -> None:
@@ -199,10 +199,10 @@ class Hierarchy:
         walk = np.flatnonzero(self.graph.walkable[:4096])
         if walk.size:
             self.update(walk[:1])
-        K._flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
+        K.flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
                  self.ccount, self.cnode, self.cgen, self.counters, self.uf, self.rid,
                  self.acount, self.anew, self.aclaim, self.afree, self.changed)
-        K._compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
+        K.compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
                    self._cnode2, self._cgen2, self.counters)
         self.cnode, self._cnode2 = self._cnode2, self.cnode
         self.cgen, self._cgen2 = self._cgen2, self.cgen
@@ -231,10 +231,10 @@ class Hierarchy:
         blocked nodes."""
         if nodes is None:
             out = np.empty(self.num_nodes, dtype=np.int32)
-            K._all_areas(self.hnode_of, self.harea, out)
+            K.all_areas(self.hnode_of, self.harea, out)
         else:
             out = np.empty(len(nodes), dtype=np.int32)
-            K._node_areas(nodes, self.hnode_of, self.harea, out)
+            K.node_areas(nodes, self.hnode_of, self.harea, out)
         return out
 
     def area(self, node: int) -> int:
@@ -243,7 +243,7 @@ class Hierarchy:
 
     def same_area(self, a, b) -> np.ndarray:
         out = np.empty(len(a), dtype=np.bool_)
-        K._same_area(a, b, self.hnode_of, self.harea, out)
+        K.same_area(a, b, self.hnode_of, self.harea, out)
         return out
 
     def forward_reach(self, start: int) -> np.ndarray:
@@ -253,7 +253,7 @@ class Hierarchy:
         queue = self.graph.scratch("navcore_hierarchy.queue",
                                    lambda g: np.empty(g.num_nodes, dtype=np.int32))
         out = np.empty(self.num_nodes, dtype=np.int8)
-        K._forward_reach(start, self.graph.walkable, csr.offsets, csr.targets, csr.cost,
+        K.forward_reach(start, self.graph.walkable, csr.offsets, csr.targets, csr.cost,
                          queue, out)
         return out
 
@@ -264,7 +264,7 @@ class Hierarchy:
         a = self.area(start)
         if a < 0:
             return -1
-        if not graph._has_positions():
+        if not graph.has_positions():
             raise QueryError(f"nearest_reachable needs node positions; graph "
                              f"{graph.graph_id!r} has none")
         near = graph.locate(point)
@@ -275,7 +275,7 @@ class Hierarchy:
             if near >= 0 and mask[near]:
                 return int(near)
             hnode = np.where(mask > 0, 0, -1).astype(np.int32)
-            return int(K._nearest_in_area(pos, hnode, np.zeros(1, np.int32), 0, pt))
+            return int(K.nearest_in_area(pos, hnode, np.zeros(1, np.int32), 0, pt))
         if near >= 0 and self.area(near) == a:
             return int(near)
-        return int(K._nearest_in_area(pos, self.hnode_of, self.harea, a, pt))
+        return int(K.nearest_in_area(pos, self.hnode_of, self.harea, a, pt))

@@ -307,7 +307,10 @@ class RequestQueue:
         # of the paths the batch came near, plan again those it broke or
         # made dearer (a wall across them, a corner they may no longer
         # cut, mud); one that merely runs past a change keeps its result
-        now = self.world._path_costs(graph, nodes, starts)
+        now = self.world.plugins.hook.navcore_path_costs(
+            world=self.world, graph=graph, nodes=nodes, starts=starts)
+        if now is None:       # no plugin can cost paths here: plan them all again
+            now = np.full(len(handles), np.inf)
         for i in np.flatnonzero(~(now <= before + 1e-9 * np.maximum(1.0, before))):
             self._enqueue(handles[i])
 
