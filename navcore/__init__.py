@@ -16,13 +16,14 @@ from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
 from .scene import Scene, read_scene
 from .scene_events import EventKind
 from .sim import Simulation
+from .views import DerivedView
 from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
 from .world import World
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "NavGraph", "PathRequest", "PathResult", "PathStatus", "Update",
+    "World", "NavGraph", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs",
     "Simulation", "Scene", "read_scene", "EventKind",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",

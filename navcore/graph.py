@@ -67,6 +67,7 @@ class NavGraph:
         self.version = 0
         #: per-plugin state attached to this graph, keyed by plugin name
         self.extensions: dict = {}
+        self._views: dict = {}
         #: held while a batch of updates is applied (queries take it too)
         self.lock = threading.RLock()
         self._tls = threading.local()
@@ -116,8 +117,43 @@ class NavGraph:
         return self._csr
 
     def set_csr(self, storage) -> None:
-        """Replace the CSR view (backends call this when topology changes)."""
+        """Replace the CSR view (backends call this when topology changes);
+        derived views of the old topology become stale."""
         self._csr = storage
+        self.version += 1
+
+    # -- derived views (see navcore.views) ----------------------------------
+    def view(self, key, build=None):
+        """The derived view stored under ``key`` while it is current.
+
+        Without ``build``: ``None`` when there is none or it is stale (a
+        query then falls back to another search). With ``build``: a stale
+        or missing view is replaced by ``build(self)`` (under the graph's
+        lock, so two threads do not build it twice). Only explicit build
+        functions (``contract``, ``simplify``, ...) pass ``build``.
+        """
+        v = self._views.get(key)
+        if v is not None and v.version == self.version:
+            return v
+        if build is None:
+            return None
+        with self.lock:
+            v = self._views.get(key)
+            if v is None or not v.current:
+                v = self._views[key] = build(self)
+        return v
+
+    def stored_view(self, key):
+        """The view stored under ``key``, current or stale, or ``None``
+        (for inspection and for rebuilding with the same settings)."""
+        return self._views.get(key)
+
+    def set_view(self, key, view) -> None:
+        """Store ``view`` (a ``navcore.DerivedView``) under ``key``."""
+        self._views[key] = view
+
+    def drop_view(self, key) -> None:
+        self._views.pop(key, None)
 
     # -- nodes and points ---------------------------------------------------
     def node_of(self, where) -> int:

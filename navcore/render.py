@@ -90,9 +90,10 @@ def cell_colours(sim, graph_id, borders: bool = False, scale: int = 1) -> np.nda
 
 
 def _hierarchical_nodes(sim, graph_id) -> np.ndarray:
-    for ext in sim.world.graph(graph_id).extensions.values():
-        if callable(getattr(ext, "hierarchical_nodes", None)):
-            return ext.hierarchical_nodes()
+    # the hierarchy plugin keeps its state as the graph's "navcore_hierarchy" view
+    h = sim.world.graph(graph_id).view("navcore_hierarchy")
+    if callable(getattr(h, "hierarchical_nodes", None)):
+        return h.hierarchical_nodes()
     raise NavError(f"graph {graph_id!r} has no hierarchical nodes to draw (is the "
                    f"hierarchy plugin loaded?)")
 

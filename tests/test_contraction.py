@@ -11,6 +11,7 @@ from hypothesis import given, strategies as st
 import navcore
 from navcore.errors import GraphError, NavError, NodeError, QueryError
 from navcore_csr import contract, contracted_view, load_contracted
+from navcore_csr.contraction import VIEW_KEY
 from reference import adjacency, dijkstra, grid_dijkstra, is_valid_grid_walk
 
 from conftest import MOVINGAI, NOJIT
@@ -31,6 +32,7 @@ def random_graph(rng):
 
 
 def check_against_reference(world, gid, adj, walkable, pairs):
+    contract(world.graph(gid))
     for s, t in pairs:
         r = world.find_path(gid, s, t, algorithm="ch")
         if not walkable[s]:
@@ -81,6 +83,7 @@ def test_random_grids_match_dijkstra(seed, connectivity, corner_cutting, costs):
     free = [(x, y) for y in range(H) for x in range(W) if walk[y, x]]
     if not free:
         return
+    contract(world.graph("g"))
     for _ in range(6):
         s = free[int(rng.integers(len(free)))]
         ref = grid_dijkstra(walk.tolist(), None if cell_cost is None else cell_cost.tolist(),
@@ -138,7 +141,12 @@ def test_auto_takes_a_current_hierarchy_and_leaves_a_stale_one():
     assert want > r.cost
     r = world.find_path("g", a, b)
     assert r.algorithm == "jps" and r.cost == pytest.approx(want)
-    # an explicit "ch" query builds it again, for the graph as it is now
+    # an explicit "ch" query does not build it again: contract() does
+    with pytest.raises(QueryError, match="is stale.*navcore_csr.contract"):
+        world.find_path("g", a, b, algorithm="ch")
+    with pytest.raises(QueryError, match="is stale"):
+        ch.find_path(0, 1)
+    contract(world.graph("g"))
     r = world.find_path("g", a, b, algorithm="ch")
     assert r.algorithm == "ch" and r.cost == pytest.approx(want)
     assert contracted_view(world.graph("g")) is not None
@@ -180,6 +188,9 @@ def test_built_as_a_job_while_the_world_ticks_and_changes():
 def test_invalid_ends_same_node_and_unreachable():
     world = navcore.World()
     world.add_graph("g", type="grid", rows=["..#..", "..#..", "..#.."])
+    with pytest.raises(QueryError, match="was never built"):
+        world.find_path("g", (0, 0), (1, 1), algorithm="ch")
+    contract(world.graph("g"))
     assert world.find_path("g", (2, 0), (0, 0), algorithm="ch").status \
         is navcore.PathStatus.INVALID_START
     assert world.find_path("g", (0, 0), (2, 1), algorithm="ch").status \
@@ -187,6 +198,7 @@ def test_invalid_ends_same_node_and_unreachable():
     r = world.find_path("g", (1, 1), (1, 1), algorithm="ch")
     assert r.found and r.cost == 0.0 and r.nodes.tolist() == [6]
     ch = contract(world.graph("g"))
+    assert contract(world.graph("g")) is ch         # current: not built again
     r = ch.find_path(0, 4)                  # asked directly: no hierarchy plugin in between
     assert r.status is navcore.PathStatus.UNREACHABLE
     with pytest.raises(NodeError, match="start node 99"):
@@ -201,9 +213,9 @@ def test_heaps_grow_when_a_query_needs_more():
     world.add_graph("g", type="grid", rows=["." * 12] * 12)
     ch = contract(world.graph("g"))
     want = world.find_path("g", 0, 143, algorithm="astar").cost
-    ch._scratch().grow(1)
+    ch.query().scratch.grow(1)
     r = ch.find_path(0, 143)
-    assert r.cost == pytest.approx(want) and ch._scratch().hk.shape[1] > 1
+    assert r.cost == pytest.approx(want) and ch.query().scratch.hk.shape[1] > 1
 
 
 @pytest.mark.nojit
@@ -213,7 +225,7 @@ def test_one_way_costs_are_refused_and_leave_the_graph_alone():
                         directed=True)
     with pytest.raises(QueryError, match="cost the same both ways.*0 -> 1"):
         contract(g)
-    with pytest.raises(QueryError, match="same both ways"):
+    with pytest.raises(QueryError, match="never built"):
         world.find_path("d", 0, 2, algorithm="ch")
     assert contracted_view(g) is None
     assert world.find_path("d", 0, 2).cost == 2.0
@@ -323,7 +335,7 @@ def test_bad_ids_are_refused_before_anything_is_built():
     g = world.add_graph("g", type="grid", rows=["...."])
     with pytest.raises(NodeError):
         world.find_path("g", 0, 99, algorithm="ch")
-    assert contracted_view(g) is None and "navcore_csr.contracted" not in g.extensions
+    assert contracted_view(g) is None and g.stored_view(VIEW_KEY) is None
     with pytest.raises(QueryError, match="witness_limit"):
         contract(g, witness_limit=2 ** 70)
 
@@ -360,7 +372,7 @@ def test_crafted_files_are_refused(tmp_path, name, change):
     ch.save(f)
     with pytest.raises(GraphError):
         load_contracted(g, _tampered(tmp_path, f, name, change))
-    assert g.extensions["navcore_csr.contracted"] is ch        # what it had stays
+    assert g.stored_view(VIEW_KEY) is ch        # what it had stays
 
 
 @pytest.mark.nojit

@@ -165,6 +165,7 @@ def test_mazes_match_dijkstra(rooms, seed, levels):
 @pytest.mark.nojit
 def test_small_maze_matches_dijkstra_without_jit():
     world, adj = maze_world(6, 3)
+    simplify(world.graph("g"))
     walkable = np.ones(36, bool)
     cache = {}
     for s, t in np.random.default_rng(0).integers(0, 36, size=(60, 2)):
@@ -222,6 +223,7 @@ def test_isolated_ring_and_path():
     world.add_graph("g", type="csr", src=src, dst=dst, cost=[1, 1, 1, 1, 1, 1],
                     num_nodes=8, directed=False)
     adj = adjacency(src, dst, [1] * 6, 8, directed=False)
+    simplify(world.graph("g"))
     cache = {}
     for s in range(8):
         for t in range(8):
@@ -236,6 +238,9 @@ def test_grid_maze_auto_uses_current_view_and_update_marks_it_stale():
     truth = world.find_path("m", start, goal, algorithm="dijkstra")
     assert world.find_path("m", start, goal).algorithm != "simplified"   # not built yet
     assert simplified_view(g) is None
+    with pytest.raises(navcore.QueryError, match="never built.*navcore_csr.simplify"):
+        world.find_path("m", start, goal, algorithm="simplified")     # queries never build
+    simplify(g)
     r = world.find_path("m", start, goal, algorithm="simplified")
     assert r.cost == pytest.approx(truth.cost) and r.nodes.tolist() == truth.nodes.tolist()
     view = simplified_view(g)
@@ -257,13 +262,16 @@ def test_grid_maze_auto_uses_current_view_and_update_marks_it_stale():
     r = world.find_path("m", start, goal)
     assert r.algorithm == "simplified" and r.cost == pytest.approx(truth.cost)
     # a wall the maze was built with opens: new, so the view goes stale and
-    # auto leaves it alone until simplified (or simplify) rebuilds it
+    # auto leaves it alone, and "simplified" refuses, until simplify rebuilds it
     world.update("m", cells=[(2, 1)] if not g.walkable[g.node_id(2, 1)] else [(1, 2)],
                  walkable=True)
     world.tick()
     assert not view.current and simplified_view(g) is None
     assert world.find_path("m", start, goal).algorithm != "simplified"
-    r = world.find_path("m", start, goal, algorithm="simplified")     # rebuilds
+    with pytest.raises(navcore.QueryError, match="is stale"):
+        world.find_path("m", start, goal, algorithm="simplified")
+    assert simplify(g) is not view
+    r = world.find_path("m", start, goal, algorithm="simplified")
     assert simplified_view(g) is not view
     assert r.cost == pytest.approx(world.find_path("m", start, goal,
                                                    algorithm="dijkstra").cost)

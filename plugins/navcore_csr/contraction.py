@@ -19,11 +19,16 @@ The build is the price (a minute or more at a million nodes, see
 BENCHMARKS.md), so a hierarchy can be saved with :meth:`ContractedGraph.save`
 and loaded into the same graph later (:func:`load_contracted`).
 
-Updates: any change of the graph makes the hierarchy stale
-(:attr:`ContractedGraph.current` is False); ``algorithm="auto"`` then
-leaves it alone and the backend's own search answers, and :func:`contract`
-or an ``algorithm="ch"`` query builds it again. Undirected graphs only:
-every edge must cost the same both ways (a grid's always do).
+The hierarchy is a derived view (``navcore.views``): its data
+(:class:`ContractedGraph`, arrays that :meth:`~ContractedGraph.save` writes)
+is apart from its query state (:class:`HierarchyQuery`, one per thread with
+its scratch, from :meth:`~ContractedGraph.query`), as RoutingKit separates
+ContractionHierarchy and ContractionHierarchyQuery. Any update of the graph
+makes it stale (:attr:`ContractedGraph.current` is False): ``"auto"`` then
+leaves it alone and the backend's own search answers, an explicit
+``algorithm="ch"`` is a ``QueryError`` until :func:`contract` builds it
+again. Queries never build one. Undirected graphs only: every edge must
+cost the same both ways (a grid's always do).
 
 >>> import navcore
 >>> from navcore_csr import contract
@@ -40,7 +45,6 @@ every edge must cost the same both ways (a grid's always do).
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 import zipfile
 import zlib
@@ -53,9 +57,10 @@ from navcore.types import PathResult, PathStatus
 
 from . import _contract as K
 from .search import INT32_MAX, ends_or_answer
-from .simplification import _version_key
+from navcore.views import DerivedView
 
-_EXT_KEY = "navcore_csr.contracted"
+#: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
+VIEW_KEY = "navcore_csr.contracted"
 #: settled nodes after which a witness search gives up (and the shortcut is
 #: added; RoutingKit's default too). On a 1024x1024 grid with 25% random
 #: walls 500 answered in 0.46 ms a query, 100 made a denser top and 0.8 ms
@@ -100,8 +105,8 @@ class QueryScratch:
         return self.gen
 
 
-class ContractedGraph:
-    """The contraction hierarchy of one graph at one version.
+class ContractedGraph(DerivedView):
+    """The contraction hierarchy of one graph at one version: its data.
 
     ``up_begin[v]:up_end[v]`` index node ``v``'s upward edges (to nodes
     contracted after it): ``up_tgt``, ``up_w`` (cost), ``up_c1``/``up_c2``
@@ -116,9 +121,8 @@ class ContractedGraph:
             raise QueryError(f"witness_limit must be an integer from 1 to {_MAX_LIMIT}, got "
                              f"{witness_limit!r}")
         t0 = time.perf_counter()
-        self.graph = graph
         # the version first: an update from here on leaves this hierarchy stale
-        self.key = _version_key(graph)
+        super().__init__(graph)
         self.witness_limit = int(witness_limit)
         self.witness_work = None
         if _loaded is None:
@@ -143,10 +147,10 @@ class ContractedGraph:
         for name in _ARRAYS:
             setattr(self, name, arrays[name])
         self.nesting = int(K.nesting(self.up_c1, self.up_c2))
-        self._kernel_args = (self.up_begin, self.up_end, self.up_tgt, self.up_src,
+        #: the arrays the query kernel takes, in its order
+        self.kernel_args = (self.up_begin, self.up_end, self.up_tgt, self.up_src,
                              self.up_w, self.up_c1, self.up_c2, self.up_hops)
         self.build_seconds = time.perf_counter() - t0
-        self._tls = threading.local()
 
     # -- facts ------------------------------------------------------------------
     @property
@@ -159,11 +163,6 @@ class ContractedGraph:
         return int(np.count_nonzero(self.up_c1 >= 0))
 
     @property
-    def current(self) -> bool:
-        """Whether the graph is unchanged since this hierarchy was built."""
-        return self.key == _version_key(self.graph)
-
-    @property
     def nbytes(self) -> int:
         return int(sum(getattr(self, name).nbytes for name in _ARRAYS))
 
@@ -174,44 +173,15 @@ class ContractedGraph:
                 "witness_limit": self.witness_limit, "work": self.witness_work}
 
     # -- queries ----------------------------------------------------------------
+    def query(self) -> "HierarchyQuery":
+        """This thread's query object (its own scratch memory)."""
+        return self.thread_local(lambda: HierarchyQuery(self))
+
     def find_path(self, start, goal) -> PathResult:
-        """Optimal path between node ids ``start`` and ``goal``;
-        ``QueryError`` once the graph has changed since the build (a stale
-        hierarchy would answer for the old map)."""
-        if not self.current:
-            raise QueryError(f"the contraction hierarchy of graph {self.graph.graph_id!r} "
-                             f"is stale: the graph changed after it was built; contract() "
-                             f"it again or ask with algorithm='ch'")
-        return self._current_path(start, goal)
-
-    def _current_path(self, start, goal) -> PathResult:
-        """``find_path`` for callers that just found the hierarchy current
-        (``contracted_view``): each query checks that once."""
-        s, t, answer = ends_or_answer(self.graph, start, goal, "ch")
-        if answer is not None:
-            return answer
-        return self._search(s, t)
-
-    def _search(self, s, t) -> PathResult:
-        """The search between walkable, distinct node ids ``s`` and ``t``."""
-        graph = self.graph
-        sc = self._scratch()
-        while True:
-            cost, settled, path = K.ch_path(*self._kernel_args, s, t, sc.dist, sc.stamp,
-                                             sc.par, sc.hk, sc.hn, sc.stack, sc.next_gen())
-            if cost != -2.0:
-                break
-            sc.grow(2 * sc.hk.shape[1])
-        if path.size == 0:
-            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
-        return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(cost),
-                          settled, "ch")
-
-    def _scratch(self) -> QueryScratch:
-        sc = getattr(self._tls, "scratch", None)
-        if sc is None:
-            sc = self._tls.scratch = QueryScratch(self.graph.num_nodes, self.nesting)
-        return sc
+        """Optimal path between node ids ``start`` and ``goal`` (this
+        thread's :meth:`query`); ``QueryError`` once the graph has changed
+        since the build (a stale hierarchy would answer for the old map)."""
+        return self.query().find_path(start, goal)
 
     # -- files ------------------------------------------------------------------
     def save(self, path) -> None:
@@ -226,6 +196,44 @@ class ContractedGraph:
         state = "current" if self.current else "stale"
         return (f"<ContractedGraph of {self.graph.graph_id!r}: {self.graph.num_nodes} nodes, "
                 f"{self.num_edges} upward edges ({self.num_shortcuts} shortcuts), {state}>")
+
+
+class HierarchyQuery:
+    """Queries on one :class:`ContractedGraph` from one thread: both
+    searches' labels (generation-stamped, seed 002), heaps that grow when a
+    query needs more, and the unpacking stack. Get one with
+    ``hierarchy.query()``; never share one between threads."""
+
+    def __init__(self, hierarchy: ContractedGraph):
+        self.hierarchy = hierarchy
+        self.scratch = QueryScratch(hierarchy.graph.num_nodes, hierarchy.nesting)
+
+    def find_path(self, start, goal) -> PathResult:
+        """Optimal path between node ids ``start`` and ``goal``;
+        ``QueryError`` when the hierarchy is stale."""
+        ch = self.hierarchy
+        if not ch.current:
+            raise QueryError(f"the contraction hierarchy of graph {ch.graph.graph_id!r} "
+                             f"is stale: the graph changed after it was built; build it "
+                             f"again with navcore_csr.contract(graph)")
+        s, t, answer = ends_or_answer(ch.graph, start, goal, "ch")
+        if answer is not None:
+            return answer
+        return self.search(s, t)
+
+    def search(self, s, t) -> PathResult:
+        """The search between walkable, distinct node ids ``s`` and ``t``."""
+        ch, sc = self.hierarchy, self.scratch
+        while True:
+            cost, settled, path = K.ch_path(*ch.kernel_args, s, t, sc.dist, sc.stamp,
+                                            sc.par, sc.hk, sc.hn, sc.stack, sc.next_gen())
+            if cost != -2.0:
+                break
+            sc.grow(2 * sc.hk.shape[1])
+        if path.size == 0:
+            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
+        return PathResult(PathStatus.FOUND, path, ch.graph.points_of(path), float(cost),
+                          settled, "ch")
 
 
 def _checked_costs(graph):
@@ -255,8 +263,7 @@ def _fingerprint(num_nodes, offsets, targets, cost, walkable) -> str:
 def contracted_view(graph):
     """The graph's hierarchy if one was built and is current, else None
     (never builds)."""
-    view = graph.extensions.get(_EXT_KEY)
-    return view if view is not None and view.current else None
+    return graph.view(VIEW_KEY)
 
 
 def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
@@ -264,11 +271,12 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
     if it is missing, stale or was built with another ``witness_limit``,
     and kept with the graph for later queries (``algorithm="ch"``, and
     ``"auto"`` while it is current)."""
+    view = graph.view(VIEW_KEY)
+    if view is not None and view.witness_limit == witness_limit:
+        return view
     with graph.lock:
-        view = graph.extensions.get(_EXT_KEY)
-        if view is None or not view.current or view.witness_limit != witness_limit:
-            view = ContractedGraph(graph, witness_limit)
-            graph.extensions[_EXT_KEY] = view
+        view = ContractedGraph(graph, witness_limit)
+        graph.set_view(VIEW_KEY, view)
         return view
 
 
@@ -288,7 +296,7 @@ def load_contracted(graph, path) -> ContractedGraph:
             raise GraphError(f"{path}: this hierarchy was built for another graph (or "
                              f"another version of graph {graph.graph_id!r}); build it anew "
                              f"with contract()")
-        graph.extensions[_EXT_KEY] = view
+        graph.set_view(VIEW_KEY, view)
         return view
 
 
@@ -365,17 +373,20 @@ def _check_arrays(a, n, path):
 
 
 def contracted_path(graph, start, goal) -> PathResult:
-    """``find_path`` on the hierarchy: the current one, or one built now
-    (with the stale one's witness limit) when it is missing or stale. Bad
-    or unwalkable ends are answered before anything is built."""
+    """``find_path`` on the graph's current hierarchy; ``QueryError`` when
+    it has none or it is stale (queries never build one: ``contract`` does).
+    Bad or unwalkable ends are answered first."""
     s, t, answer = ends_or_answer(graph, start, goal, "ch")
     if answer is not None:
         return answer
-    view = contracted_view(graph)
+    view = graph.view(VIEW_KEY)
     if view is None:
-        old = graph.extensions.get(_EXT_KEY)
-        view = contract(graph, WITNESS_LIMIT if old is None else old.witness_limit)
-    return view._search(s, t)
+        why = "is stale (the graph changed after it was built)" \
+            if graph.stored_view(VIEW_KEY) is not None else "was never built"
+        raise QueryError(f"algorithm='ch' needs a current contraction hierarchy, and "
+                         f"the one of graph {graph.graph_id!r} {why}: build it with "
+                         f"navcore_csr.contract(graph)")
+    return view.query().search(s, t)
 
 
 def warm_up(graph) -> None:

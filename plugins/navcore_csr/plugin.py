@@ -63,12 +63,12 @@ def find_path_on_built_view(graph, request):
     contraction hierarchy (built for exactly this), else a simplified view
     that searches at most a quarter of the nodes (on corridor-rich graphs
     it beats the backend's own search; on open maps it does not). A stale
-    view is left alone; ``ch`` and ``simplified`` rebuild theirs."""
+    view is left alone (``navcore.views``): queries never build one."""
     if request.algorithm != "auto":
         return None
     ch = contraction.contracted_view(graph)
     if ch is not None:
-        return ch._current_path(request.start_node, request.goal_node)
+        return ch.query().find_path(request.start_node, request.goal_node)
     view = simplification.simplified_view(graph)
     if view is None or not view.pays:
         return None

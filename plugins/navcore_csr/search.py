@@ -20,6 +20,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
 
 from . import _search as K
 
@@ -28,7 +29,7 @@ HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"
-_EXT = "navcore_csr"
+_SCALES_KEY = "navcore_csr.heuristic_scales"
 _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
 
 
@@ -71,19 +72,27 @@ def heuristic_scale(graph, heuristic: str) -> float:
     """Least edge cost per unit of ``heuristic`` distance on ``graph``.
 
     Multiplying the distance by it gives a consistent heuristic, so A* on
-    any graph with positions is exact whatever its costs. Cached per cost
-    version.
+    any graph with positions is exact whatever its costs. A derived view,
+    measured (one pass over the edges) on the first A* query after each
+    update: A* cannot be exact without it.
     """
-    csr = graph.csr
-    key = (heuristic, graph.version, csr.cost_version, id(csr))
-    cache = graph.extensions.setdefault(_EXT, {})
-    if cache.get("hscale_key") != key:
+    scales = graph.view(_SCALES_KEY, HeuristicScales).scales
+    scale = scales.get(heuristic)
+    if scale is None:
+        csr = graph.csr
         scale = K.min_cost_per_distance(csr.offsets, csr.targets, csr.cost,
-                                         graph.positions, HKIND[heuristic])
-        scale = 0.0 if not np.isfinite(scale) else scale * _ROUNDING_MARGIN
-        cache["hscale_key"] = key
-        cache["hscale"] = scale
-    return cache["hscale"]
+                                        graph.positions, HKIND[heuristic])
+        scale = scales[heuristic] = 0.0 if not np.isfinite(scale) \
+            else scale * _ROUNDING_MARGIN
+    return scale
+
+
+class HeuristicScales(DerivedView):
+    """``heuristic_scale`` per heuristic kind for one version of a graph."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.scales = {}
 
 
 def check_node(graph, node, role: str = "node") -> int:

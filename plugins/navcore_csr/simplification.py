@@ -42,12 +42,12 @@ query rebuilds it. Build on the most open version of a map.
 """
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
 
 from navcore.errors import QueryError
+from navcore.views import DerivedView
 from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
@@ -55,7 +55,8 @@ from ._build import row_ids
 from .search import HKIND, INT32_MAX, NO_POSITIONS, ends_or_answer, heuristic_scale
 from .storage import build_csr
 
-_EXT_KEY = "navcore_csr.simplified"
+#: where a graph keeps its simplified view (``graph.view(VIEW_KEY)``)
+VIEW_KEY = "navcore_csr.simplified"
 #: automatic levels stop below this many nodes (a search there is cheap)...
 AUTO_MIN_NODES = 256
 #: ...or when a level would keep more than this fraction of the one below
@@ -273,7 +274,7 @@ class QueryScratch:
                 self.search_i32, gen, self.bufs)
 
 
-class SimplifiedGraph:
+class SimplifiedGraph(DerivedView):
     """The corridor-contracted view of one graph at one version, in one or
     more levels (each level contracts the small graph of the one below).
 
@@ -287,9 +288,8 @@ class SimplifiedGraph:
             raise QueryError(f"levels must be a positive integer or None (automatic), "
                              f"got {levels!r}")
         t0 = time.perf_counter()
+        super().__init__(graph)      # the version first: later updates make it stale
         self.requested_levels = levels
-        self.graph = graph
-        self.key = _version_key(graph)
         csr = graph.csr
         rev = csr.reverse()
         self.levels = [Level(csr.offsets, csr.targets, csr.cost,
@@ -323,7 +323,6 @@ class SimplifiedGraph:
         self._graph_args = (*self.packed.kernel_args(), pos, gpos, hkind, scale)
         self.build_seconds = time.perf_counter() - t0
         self.patches = 0               # updates written in place since the build
-        self._tls = threading.local()
 
     # -- facts ------------------------------------------------------------------
     @property
@@ -344,11 +343,6 @@ class SimplifiedGraph:
         """Whether ``algorithm="auto"`` should search this view: its top
         graph keeps at most ``AUTO_USE_FRACTION`` of the walkable nodes."""
         return self.num_nodes <= AUTO_USE_FRACTION * self._walkable_count
-
-    @property
-    def current(self) -> bool:
-        """Whether the graph is unchanged since this view was built."""
-        return self.key == _version_key(self.graph)
 
     @property
     def nbytes(self) -> int:
@@ -391,7 +385,7 @@ class SimplifiedGraph:
         before this batch, or something new opened up."""
         graph = self.graph
         csr = graph.csr
-        if self.key[0] != graph.version - 1 or self.key[1] != id(csr):
+        if self.version != graph.version - 1:      # it missed an earlier batch
             return False
         P = self.packed
         rev = csr.reverse()
@@ -423,16 +417,16 @@ class SimplifiedGraph:
             us, vs = out_u[:n], out_v[:n]
             if n == 0:
                 break
-        self.key = _version_key(graph)
+        self.mark_current()
         self.patches += 1
         return True
 
     def _scratch(self) -> QueryScratch:
-        sc = getattr(self._tls, "scratch", None)
-        if sc is None:
-            sc = self._tls.scratch = QueryScratch(self.num_nodes, self.packed.entry_capacity,
-                                                  len(self.levels), self.graph.num_nodes)
-        return sc
+        """This thread's query scratch (one set per thread)."""
+        return self.thread_local(lambda: QueryScratch(
+            self.num_nodes, self.packed.entry_capacity, len(self.levels),
+            self.graph.num_nodes))
+
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
         return (f"<SimplifiedGraph of {self.graph.graph_id!r}: {self.num_nodes} of "
@@ -440,16 +434,10 @@ class SimplifiedGraph:
                 f"{self.num_edges} edges, {state}>")
 
 
-def _version_key(graph):
-    csr = graph.csr
-    return (graph.version, id(csr), csr.cost_version)
-
-
 def simplified_view(graph):
     """The graph's simplified view if one was built and is current, else None
     (never builds)."""
-    view = graph.extensions.get(_EXT_KEY)
-    return view if view is not None and view.current else None
+    return graph.view(VIEW_KEY)
 
 
 def simplify(graph, levels=None) -> SimplifiedGraph:
@@ -462,30 +450,36 @@ def simplify(graph, levels=None) -> SimplifiedGraph:
     ``AUTO_MIN_NODES`` nodes (on spanning-tree mazes each level keeps about
     a quarter; see BENCHMARKS.md); an integer builds exactly that many.
     """
+    view = graph.view(VIEW_KEY)
+    if view is not None and view.requested_levels == levels:
+        return view
     with graph.lock:
-        view = graph.extensions.get(_EXT_KEY)
-        if view is None or not view.current or view.requested_levels != levels:
-            view = SimplifiedGraph(graph, levels)
-            graph.extensions[_EXT_KEY] = view
+        view = SimplifiedGraph(graph, levels)
+        graph.set_view(VIEW_KEY, view)
         return view
 
 
 def simplified_path(graph, start, goal) -> PathResult:
-    """``find_path`` on the simplified view: the current one whatever its
-    levels; rebuilt with the same ``levels`` setting when stale; built
-    with automatic levels when there is none."""
-    view = simplified_view(graph)
+    """``find_path`` on the graph's current simplified view; ``QueryError``
+    when it has none or it is stale (queries never build one: ``simplify``
+    does). Bad or unwalkable ends are answered first."""
+    view = graph.view(VIEW_KEY)
     if view is None:
-        old = graph.extensions.get(_EXT_KEY)
-        view = simplify(graph, None if old is None else old.requested_levels)
+        s, t, answer = ends_or_answer(graph, start, goal, "simplified")
+        if answer is not None:
+            return answer
+        why = "is stale (an update it could not follow: something opened or got " \
+              "cheaper)" if graph.stored_view(VIEW_KEY) is not None else "was never built"
+        raise QueryError(f"algorithm='simplified' needs a current simplified view, and "
+                         f"the one of graph {graph.graph_id!r} {why}: build it with "
+                         f"navcore_csr.simplify(graph)")
     return view.find_path(start, goal)
 
 
 def on_update(graph, dirty) -> None:
     """After a batch: patch the graph's simplified view in place when that
-    is exact; otherwise it stays stale until ``simplify`` or an
-    ``algorithm="simplified"`` query rebuilds it."""
-    view = graph.extensions.get(_EXT_KEY)
+    is exact; otherwise it stays stale until ``simplify`` rebuilds it."""
+    view = graph.stored_view(VIEW_KEY)
     if view is not None:
         with graph.lock:
             view.patch(dirty)
@@ -494,8 +488,8 @@ def on_update(graph, dirty) -> None:
 def warm_up(graph) -> None:
     """Load the query and patch kernels of the graph's view, if it has one
     (a query between two nodes of the top graph and an empty patch)."""
-    view = graph.extensions.get(_EXT_KEY)
-    if view is None or not view.current or view.top_nodes.size < 2:
+    view = graph.view(VIEW_KEY)
+    if view is None or view.top_nodes.size < 2:
         return
     a, b = (int(x) for x in view.top_nodes[:2])
     view.find_path(a, b)

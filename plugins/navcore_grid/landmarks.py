@@ -43,18 +43,22 @@ import numbers
 import numpy as np
 
 from navcore.errors import GraphError
+from navcore.views import DerivedView
 
 from . import _kernels as K
 
-_KEY = "navcore_grid.landmarks"
+#: where a grid keeps its landmarks (``graph.view(VIEW_KEY)``)
+VIEW_KEY = "navcore_grid.landmarks"
 #: landmarks a grid may have (the heuristic loads one value per landmark
 #: for every node it scores; 4-16 is the useful range)
 MAX_COUNT = 32
 NO_TABLE = np.full((1, 1), np.inf, dtype=np.float32)
 
 
-class Landmarks:
-    """The landmark table of one grid (``landmarks(graph, count)`` builds it)."""
+class Landmarks(DerivedView):
+    """The landmark table of one grid (``landmarks(graph, count)`` builds
+    it), a derived view (``navcore.views``) that follows updates which only
+    close cells or raise costs."""
 
     def __init__(self, graph, count: int):
         from .search import scratch_for
@@ -62,6 +66,7 @@ class Landmarks:
                 or not 1 <= count <= MAX_COUNT:
             raise GraphError(f"landmarks must be a whole number in 1..{MAX_COUNT}, "
                              f"got {count!r}")
+        super().__init__(graph)
         self.count = int(count)
         n = graph.padded_free.size
         self.table = np.full((n, self.count), np.inf, dtype=np.float32)
@@ -71,7 +76,6 @@ class Landmarks:
         free = np.flatnonzero(graph.padded_free)
         if free.size == 0:
             self.scale = 1.0
-            self.current = True
             return
         sc = scratch_for(graph)
         uniform, cmin, _ = graph.cost_stats()
@@ -93,7 +97,6 @@ class Landmarks:
         cheapest = cmin * min(1.0, graph.diagonal_cost) if graph.connectivity == 8 else cmin
         delta = 4.0 * largest * 2.0 ** -24 / cheapest if cheapest > 0 else 1.0
         self.scale = max(0.0, 1.0 - delta)
-        self.current = True
 
     @staticmethod
     def _distances(graph, sc, source, uniform):
@@ -118,17 +121,18 @@ class Landmarks:
         return int(self.table.nbytes + self.built_free.nbytes + self.built_cost.nbytes)
 
     def check(self, graph, dirty) -> None:
-        """After an update: stale if a ``dirty`` cell is walkable now but was
-        not at build time, or costs less than it did."""
-        if not self.current or len(dirty) == 0:
+        """After an update: still exact (and current) unless a ``dirty``
+        cell is walkable now but was not at build time, or costs less than
+        it did; then stale until ``landmarks(graph)`` measures again."""
+        if self.version != graph.version - 1:       # stale already
             return
         d = np.asarray(dirty, dtype=np.int64)
         pad = (d // graph.width + 1) * graph.padded_width + d % graph.width + 1
         opened = graph.padded_free[pad] & ~self.built_free[pad]
         cheaper = graph.padded_cost[pad] < self.built_cost[pad]
-        if opened.any() or cheaper.any():
-            self.current = False
-            graph.epoch += 1               # searches drop the table now
+        if not (opened.any() or cheaper.any()):
+            self.mark_current()
+        graph.epoch += 1       # searches fetch the table (or its absence) again
 
     def args(self):
         """``(table, count, scale)`` for the search kernels."""
@@ -159,29 +163,30 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
         raise GraphError(f"landmarks are for grids; graph {graph.graph_id!r} is of type "
                          f"{graph.kind!r}")
     with graph.lock:
-        lm = graph.extensions.get(_KEY)
+        lm = graph.stored_view(VIEW_KEY)
         want = count if count is not None else (lm.count if lm is not None else 8)
         if lm is None or not lm.current or lm.count != want:
-            lm = graph.extensions[_KEY] = Landmarks(graph, want)
+            lm = Landmarks(graph, want)
+            graph.set_view(VIEW_KEY, lm)
             graph.epoch += 1               # searches pick the table up
         return lm
 
 
 def landmarks_of(graph):
     """The grid's landmarks (current or stale), or None; never measures."""
-    return graph.extensions.get(_KEY)
+    return graph.stored_view(VIEW_KEY)
 
 
 def kernel_args(graph):
     """``(table, count, scale)`` of the graph's current landmarks, or the
     empty table (count 0) without them."""
-    lm = graph.extensions.get(_KEY)
-    if lm is None or not lm.current:
+    lm = graph.view(VIEW_KEY)
+    if lm is None:
         return NO_TABLE, 0, 1.0
     return lm.table, lm.count, lm.scale
 
 
 def on_update(graph, dirty) -> None:
-    lm = graph.extensions.get(_KEY)
+    lm = graph.stored_view(VIEW_KEY)
     if lm is not None:
         lm.check(graph, dirty)

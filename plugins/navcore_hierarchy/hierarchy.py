@@ -31,12 +31,14 @@ from __future__ import annotations
 import numpy as np
 
 from navcore.errors import NodeError, QueryError
+from navcore.views import DerivedView
 
 from . import _kernels as K
 
 
-class Hierarchy:
-    """The hierarchical graph of one ``NavGraph`` (see the module docs).
+class Hierarchy(DerivedView):
+    """The hierarchical graph of one ``NavGraph`` (see the module docs), a
+    derived view (``navcore.views``) that follows every update.
 
     Build and update are separate from queries (Detour style): queries only
     read ``hnode_of`` and ``harea``; ``update`` edits them in place and must
@@ -45,7 +47,7 @@ class Hierarchy:
     """
 
     def __init__(self, graph):
-        self.graph = graph
+        super().__init__(graph)
         n = graph.num_nodes
         self.num_nodes = n
         self.directed = bool(graph.directed)

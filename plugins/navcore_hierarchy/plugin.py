@@ -9,17 +9,16 @@ from navcore.types import PathResult, PathStatus
 
 from .hierarchy import Hierarchy
 
-_KEY = "navcore_hierarchy"
+#: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
+VIEW_KEY = "navcore_hierarchy"
 _UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 
 
 def hierarchy_of(graph) -> Hierarchy:
-    """The graph's ``Hierarchy``, built on first use if the graph was added
-    before this plugin was registered."""
-    h = graph.extensions.get(_KEY)
-    if h is None:
-        h = graph.extensions[_KEY] = Hierarchy(graph)
-    return h
+    """The graph's current ``Hierarchy``. It is built when the graph is
+    added and follows every update, so this builds only for a graph added
+    before this plugin was registered (areas have no other source)."""
+    return graph.view(VIEW_KEY, Hierarchy)
 
 
 @navcore.hookimpl
@@ -34,15 +33,19 @@ def navcore_warm_up(graph):
 
 @navcore.hookimpl
 def navcore_graph_removed(graph):
-    graph.extensions.pop(_KEY, None)
+    graph.drop_view(VIEW_KEY)
 
 
 @navcore.hookimpl
 def navcore_graph_updated(world, graph_id, graph, dirty):
-    h = graph.extensions.get(_KEY)
+    h = graph.stored_view(VIEW_KEY)
     if h is None:
         return
+    if h.version != graph.version - 1:      # it missed a batch: measure again
+        graph.set_view(VIEW_KEY, Hierarchy(graph))
+        return
     changed = h.update(dirty)
+    h.mark_current()
     if changed.size:
         world.plugins.hook.navcore_components_changed(world=world, graph_id=graph_id,
                                                       changed_areas=changed)
@@ -52,7 +55,9 @@ def navcore_graph_updated(world, graph_id, graph, dirty):
 def navcore_find_path(graph, request):
     # different areas: no path exists, answer without searching. On every
     # query's path, so two array loads and no method calls.
-    h = graph.extensions.get(_KEY) or hierarchy_of(graph)
+    h = graph.view(VIEW_KEY)
+    if h is None:               # not current: let a search answer
+        return None
     hn, ha = h.hnode_of, h.harea
     if ha[hn[request.start_node]] != ha[hn[request.goal_node]]:
         return _UNREACHABLE
