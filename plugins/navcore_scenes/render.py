@@ -12,8 +12,13 @@ import colorsys
 
 import numpy as np
 
+from navcore.errors import NavError, QueryError
+
 from .agents import ARRIVED, MOVING, RETRY, STUCK, WAITING
-from .errors import NavError, QueryError
+
+__all__ = ["draw", "save", "GifRecorder", "cell_colours", "area_colour", "pick_graph",
+           "check_scale", "default_scale", "WALL", "COVERED", "BORDER_DARKEN", "AGENT",
+           "PATH", "TARGET_PX", "MAX_SIDE"]
 
 WALL = (32, 32, 38)
 COVERED = (150, 45, 40)           # cells under a moving obstacle
