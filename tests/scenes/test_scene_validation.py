@@ -1,7 +1,7 @@
 """Scene files are checked before anything runs, and every mistake is a
 SceneError at its file, line and column that leaves the world unchanged.
 
-Each file in scenes_broken/ starts with ``# expect: LINE:COLUMN: message``
+Each file in broken/ starts with ``# expect: LINE:COLUMN: message``
 (``{types}`` stands for the graph types on offer); the positions were
 counted by hand in the files.
 """
@@ -15,7 +15,7 @@ import navcore
 from navcore_scenes.scene import parse_scene, read_scene
 from test_hooks import exercises
 
-BROKEN = Path(__file__).parent / "scenes_broken"
+BROKEN = Path(__file__).parent / "broken"
 BROKEN_FILES = sorted(BROKEN.glob("*.yaml"))
 
 
