@@ -7,15 +7,18 @@ Plugin authors import the markers from here::
     @navcore.hookimpl
     def navcore_graph_types():
         return {"ring": build_ring}
+
+Scenes (YAML files played through ``World.tick``) live in the scenes
+plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
+``Simulation``, ``Scene``, ``read_scene``, ``EventKind`` and ``render``
+reach it from here, imported on first use so that ``import navcore``
+loads neither YAML nor Pillow.
 """
 from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeError,
                      PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
-from .scene import Scene, read_scene
-from .scene_events import EventKind
-from .sim import Simulation
 from .views import DerivedView
 from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
 from .world import World
@@ -25,8 +28,42 @@ __version__ = "0.1.0"
 __all__ = [
     "World", "NavGraph", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs",
-    "Simulation", "Scene", "read_scene", "EventKind",
+    "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",
     "SceneError", "QueryError", "UpdateError",
 ]
+
+#: public names that moved to the scenes plugin and still resolve here
+_SCENE_NAMES = ("Simulation", "Scene", "read_scene", "EventKind")
+
+
+def load_scene(path, world=None, **kw):
+    """The scene file ``path`` ready to play: a ``navcore.Simulation``
+    (``.run()``, ``.step()``, ``.world``).
+
+    Without ``world`` a new ``navcore.World`` is made from the scene's
+    settings (``plugins=[...]`` adds plugins to it); with one, the scene's
+    graphs are added to it. Keyword arguments go to
+    ``Simulation.from_file``. A mistake in the file is a ``SceneError``
+    at its ``path:line:column``.
+    """
+    from navcore_scenes import Simulation
+    return Simulation.from_file(path, world=world, **kw)
+
+
+def __getattr__(name):
+    # PEP 562: only called for names not found above, i.e. on first use of
+    # a scene name; the scenes plugin (and YAML with it) loads then
+    if name in _SCENE_NAMES:
+        import navcore_scenes
+        value = globals()[name] = getattr(navcore_scenes, name)
+        return value
+    if name == "render":            # ``navcore.render.draw(sim)`` without an import
+        import importlib
+        return importlib.import_module(".render", __name__)
+    raise AttributeError(f"module 'navcore' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SCENE_NAMES) | {"render"})

@@ -1,13 +1,14 @@
 """The ``navcore`` command line: one entry point, one subcommand per job.
 
     navcore plugins          list plugins, their source, hooks and graph types
-    navcore run SCENE        play a scene file headless and summarise it
-    navcore validate SCENE   check scene files without running them
-    navcore render SCENE -o OUT.png   draw a scene (areas, agents, paths; --gif)
+    navcore run SCENE        play a scene file headless and summarise it (scenes plugin)
+    navcore validate SCENE   check scene files without running them (scenes plugin)
+    navcore render SCENE -o OUT.png   draw a scene: areas, agents, paths; --gif (scenes plugin)
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
     navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
 
-Plugins add subcommands through the ``navcore_add_commands`` hook.
+Only ``plugins`` is the kernel's own; plugins add the other subcommands
+through the ``navcore_add_commands`` hook.
 """
 from __future__ import annotations
 
@@ -40,8 +41,6 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
     p.add_argument("--builtin-only", action="store_true",
                    help="ignore third-party entry points")
     p.set_defaults(func=_cmd_plugins)
-    from .scene_cli import add_commands
-    add_commands(sub)
     if plugins is None:
         from .plugins import PluginRegistry
         plugins = PluginRegistry()

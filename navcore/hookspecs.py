@@ -284,7 +284,8 @@ def navcore_add_commands(subparsers):
     parser: call ``subparsers.add_parser(name, help=...)``, add arguments,
     and ``set_defaults(func=handler)`` where ``handler(args) -> int`` is the
     exit status. Called once when the command line is built (the grid plugin
-    adds ``navcore scen`` this way). No return value.
+    adds ``navcore scen`` this way, the scenes plugin ``run``, ``validate``
+    and ``render``). No return value.
     """
 
 
@@ -315,8 +316,10 @@ def navcore_scene_event_kinds():
     before the scene runs and raises a ``NavError`` (reported at the
     value's file, line and column), and ``apply(sim, graph_id, payload)``,
     which carries it out at frame N through the ``navcore.Simulation`` API.
-    ``navcore.scene_events`` documents the contract and the built-in kinds
-    (block, unblock, open, close, cost, goal). Called once each time a
+    ``navcore_scenes.events`` (plugins/navcore_scenes/events.py) documents
+    the contract; the scenes plugin offers the built-in kinds (block,
+    unblock, open, close, cost, goal) through this hook, the other plugins'
+    kinds come next to them. Called once each time a
     ``navcore.Simulation`` is built from a scene (``navcore run``,
     ``validate``, ``render``). Not firstresult: every plugin's dict is
     collected; a name claimed twice is a ``PluginError``.

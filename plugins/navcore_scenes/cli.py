@@ -1,6 +1,7 @@
 """``navcore run``, ``navcore validate`` and ``navcore render``: scenes
-from the command line (pictures with Pillow, in ``navcore.render``). An invalid scene exits with status 2 and its
-``path:line:column: message`` on stderr."""
+from the command line (pictures with Pillow, in ``navcore_scenes.render``).
+The scenes plugin adds them through ``navcore_add_commands``. An invalid
+scene exits with status 2 and its ``path:line:column: message`` on stderr."""
 from __future__ import annotations
 
 import gc
@@ -10,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import NavError, PluginError
+from navcore.errors import NavError, PluginError
+
 from .scene import MAX_FRAMES
 from .sim import Simulation
 from .summary import format_summary

@@ -7,7 +7,7 @@ import pytest
 import navcore
 from navcore.cli import main
 
-SCENES = Path(__file__).resolve().parent.parent / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "scenes"
 SHIPPED = sorted(SCENES.glob("*.yaml"))
 
 

@@ -5,9 +5,9 @@ import pytest
 from PIL import Image
 
 import navcore
-from navcore.agents import MOVING
+from navcore_scenes.agents import MOVING
 from navcore.cli import main
-from navcore.render import AGENT, COVERED, WALL, draw
+from navcore_scenes.render import AGENT, COVERED, WALL, draw
 
 SPLIT = """\
 settings: {dt: 0.1, frames: 30}

@@ -1,7 +1,7 @@
 """Scene files are checked before anything runs, and every mistake is a
 SceneError at its file, line and column that leaves the world unchanged.
 
-Each file in scenes_broken/ starts with ``# expect: LINE:COLUMN: message``
+Each file in broken/ starts with ``# expect: LINE:COLUMN: message``
 (``{types}`` stands for the graph types on offer); the positions were
 counted by hand in the files.
 """
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import navcore
-from navcore.scene import parse_scene, read_scene
+from navcore_scenes.scene import parse_scene, read_scene
 from test_hooks import exercises
 
-BROKEN = Path(__file__).parent / "scenes_broken"
+BROKEN = Path(__file__).parent / "broken"
 BROKEN_FILES = sorted(BROKEN.glob("*.yaml"))
 
 
@@ -291,7 +291,7 @@ def test_yaml_merge_keys_can_be_overridden_but_keys_not_repeated():
             "obstacles:\n"
             "  - {<<: *cart, id: c1}\n"
             "  - {<<: *cart, id: c2, velocity: [0, 1]}\n")
-    from navcore import yamlmarks
+    from navcore_scenes import yamlmarks
     data = yamlmarks.loads(text, "m.yaml")
     assert data["obstacles"][1]["velocity"] == [0, 1]
     assert data["obstacles"][0]["velocity"] == [1, 0]

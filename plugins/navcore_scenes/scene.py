@@ -32,8 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navcore.errors import SceneError
+
 from . import yamlmarks as Y
-from .errors import SceneError
 from .yamlmarks import Entry, MarkedList, Where
 
 SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",

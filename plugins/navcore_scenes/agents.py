@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NavError
-from .scene_events import grid_size
-from .types import PathStatus
+from navcore.errors import NavError
+from navcore.types import PathStatus
+
+from .events import grid_size
 
 WAITING, MOVING, ARRIVED, STUCK, RETRY = range(5)
 STATE_NAMES = ("waiting", "moving", "arrived", "stuck", "retry")

@@ -13,8 +13,9 @@ An event kind is an object with
   ``sim.set_cost``, ``sim.set_door``, ``sim.set_goal``).
 * ``describe(payload) -> str`` (optional): a few words for the summary.
 
-The built-in kinds below are plain instances of such classes; plugins add
-more with the ``navcore_scene_event_kinds`` hook.
+The built-in kinds below are plain instances of such classes. Every kind,
+built-in or not, comes through the ``navcore_scene_event_kinds`` hook: the
+scenes plugin offers these, other plugins add more.
 """
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ import math
 import numbers
 from abc import ABC, abstractmethod
 
+from navcore.errors import PluginError, SceneError
+
 from . import yamlmarks as Y
-from .errors import PluginError, SceneError
 from .yamlmarks import NOWHERE, Entry, MarkedList, MarkedMap, Where
 
 
@@ -164,11 +166,12 @@ BUILTIN_KINDS = {"block": _Rect(False), "unblock": _Rect(True), "open": _Door(Tr
 
 
 def event_kinds(world, owners: bool = False):
-    """The built-in kinds and those of ``world``'s plugins
-    (``navcore_scene_event_kinds``); a name claimed twice is a PluginError.
-    With ``owners``, also ``{name: plugin name}``."""
-    kinds = dict(BUILTIN_KINDS)
-    owner = {k: "navcore" for k in kinds}
+    """The kinds ``world``'s plugins offer (``navcore_scene_event_kinds``;
+    the built-in ones come from the scenes plugin); a name claimed twice is
+    a PluginError. With ``owners``, also ``{name: plugin name}``, where the
+    built-in kinds are owned by ``'navcore'``, as they are part of it."""
+    kinds: dict = {}
+    owner: dict = {}
     for impl in world.plugins.hook.navcore_scene_event_kinds.get_hookimpls():
         offered = impl.function() or {}
         if not isinstance(offered, dict):
@@ -183,5 +186,6 @@ def event_kinds(world, owners: bool = False):
             if name in kinds:
                 raise PluginError(f"scene event kind {name!r} is provided by both "
                                   f"{owner[name]!r} and plugin {impl.plugin_name!r}")
-            kinds[name], owner[name] = kind, impl.plugin_name
+            kinds[name] = kind
+            owner[name] = "navcore" if BUILTIN_KINDS.get(name) is kind else impl.plugin_name
     return (kinds, owner) if owners else kinds

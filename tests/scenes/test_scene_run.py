@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import navcore
-from navcore.agents import MOVING, Agents
+from navcore_scenes.agents import MOVING, Agents
 from navcore.cli import main
 
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import yaml
 
-from .errors import SceneError
+from navcore.errors import SceneError
 
 
 class Where(NamedTuple):

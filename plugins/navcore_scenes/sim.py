@@ -27,13 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import scene_events
+import navcore
+from navcore.errors import NavError, QueryError, SceneError
+
+from . import events
 from . import yamlmarks as Y
 from .agents import Agents
-from .errors import NavError, QueryError, SceneError
 from .layers import GridLayers, Obstacles
 from .scene import Scene, parse_scene, read_scene
-from .scene_events import check_rect, grid_size
+from .events import check_rect, grid_size
 from .summary import summarize
 
 
@@ -47,11 +49,10 @@ class Simulation:
     """
 
     def __init__(self, scene: Scene, world=None, plugins=()):
-        from .world import World
         self.scene = scene
         s = scene.settings
         self._own_world = world is None
-        self.world = world if world is not None else World(
+        self.world = world if world is not None else navcore.World(
             plugins=plugins, frame_budget_ms=s.frame_budget_ms, workers=s.workers,
             seed=s.seed)
         self.frame = 0
@@ -61,7 +62,7 @@ class Simulation:
             if self.world.scheduler is None:
                 raise SceneError("scenes need the scheduler plugin (navcore_scheduler) "
                                  "to serve their agents' path requests", path=scene.path)
-            self.kinds, self.kind_owners = scene_events.event_kinds(self.world,
+            self.kinds, self.kind_owners = events.event_kinds(self.world,
                                                                     owners=True)
             for spec in scene.graphs:
                 self._build_graph(spec)
@@ -387,7 +388,7 @@ class Simulation:
     def run(self, frames: int | None = None, progress: bool | None = False,
             on_frame=None) -> dict:
         """Play ``frames`` frames (the scene's ``settings.frames`` by
-        default) and return the summary (``navcore.summary``).
+        default) and return the summary (``navcore_scenes.summary``).
         ``progress``: a progress bar on stderr (``None``: only on a
         terminal). ``on_frame(sim)`` runs after each frame (pictures)."""
         frames = self.scene.settings.frames if frames is None else int(frames)

@@ -1,0 +1,22 @@
+"""The scenes plugin's hooks: the ``navcore run``, ``validate`` and
+``render`` subcommands, and the built-in scene event kinds (block,
+unblock, open, close, cost, goal)."""
+from __future__ import annotations
+
+import navcore
+
+from . import cli
+from .events import BUILTIN_KINDS
+
+
+@navcore.hookimpl
+def navcore_add_commands(subparsers):
+    cli.add_commands(subparsers)
+
+
+# trylast puts this implementation first in get_hookimpls(), so the
+# built-in names are claimed before any other plugin's: a clash names the
+# built-in owner first, as it did when these kinds were hard-wired
+@navcore.hookimpl(trylast=True)
+def navcore_scene_event_kinds():
+    return dict(BUILTIN_KINDS)
