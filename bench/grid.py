@@ -55,6 +55,7 @@ import gc
 import math
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -235,6 +236,80 @@ def build_pathfinding(walk):
     return Grid(matrix=walk.astype(np.int8))
 
 
+def timed_with_rss(build, walk):
+    """``(seconds, result, RSS growth in bytes)`` of one build: the memory
+    figure of the peers whose structures numpy cannot size."""
+    gc.collect()
+    rss0 = rss_bytes()
+    t, out = timed(build, walk)
+    gc.collect()
+    return t, out, rss_bytes() - rss0
+
+
+@dataclass
+class MapBuilds:
+    """Every library's structures for one map, built once (not in query times)."""
+    walk: np.ndarray
+    world: object               # navcore World: graphs oct, cut, simp, lm and ch
+    tcod: dict                  # build_tcod's
+    networkx: object
+    pathfinding: object
+    weights: np.ndarray         # pyastar2d's: float32, inf for walls
+    seconds: dict               # build times (the JSON's builds_s)
+    rss_growth: dict            # of the networkx and pathfinding builds
+    simplified: object          # the opt-in variants' structures
+    landmarks: object
+    hierarchy: object
+
+
+def build_map(name, walk, map_path):
+    """The builds of one map, timed: navcore's World (2 graphs) interleaved
+    with tcod's, each opt-in variant on its own graph, then the pure-Python
+    peers with their RSS growth."""
+    import navcore
+    from navcore_csr import contract, simplify
+    from navcore_grid import landmarks
+
+    def add_grid(world, gid):
+        # navcore reads a MovingAI file itself; the random grid is an array
+        if map_path is not None:
+            return world.add_graph(gid, type="grid", map=str(map_path))
+        return world.add_graph(gid, type="grid", array=walk)
+
+    held = {}   # interleaved() discards results: keep the last of each build
+
+    def navcore_world():
+        w = navcore.World()
+        add_grid(w, "oct")
+        w.add_graph("cut", type="grid", array=walk, diagonal_cost=1.0, corner_cutting=True)
+        held["world"] = w
+        return w
+
+    def tcod_graph():
+        held["tcod"] = build_tcod(walk)
+        return held["tcod"]
+
+    navcore_world()
+    bt = interleaved({"navcore (2 graphs)": navcore_world, "tcod": tcod_graph}, 3)
+    seconds = {k: median(v) for k, v in bt.items()}
+    world = held["world"]
+    # opt-in variants, each on a graph of its own: in a game, simplify(graph)
+    # once (for corridor maps), landmarks=K when adding the grid, contract(graph)
+    # once or load a saved one; auto then uses them
+    seconds["simplify (view of one grid)"], view = timed(simplify, add_grid(world, "simp"))
+    seconds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(
+        landmarks, add_grid(world, "lm"), LANDMARKS)
+    log(f"{name}: contracting (one grid)")
+    seconds["contraction hierarchy (one grid)"], hier = timed(contract, add_grid(world, "ch"))
+    if not np.array_equal(world.graph("oct").walkable_grid, walk):
+        print(f"!! {name}: navcore's map differs from the walkable mask")
+    weights = np.where(walk, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+    seconds["networkx"], gx, rss_nx = timed_with_rss(build_networkx, walk)
+    seconds["pathfinding"], pgrid, rss_pf = timed_with_rss(build_pathfinding, walk)
+    return MapBuilds(walk, world, held["tcod"], gx, pgrid, weights, seconds,
+                     {"networkx": rss_nx, "pathfinding": rss_pf}, view, lmarks, hier)
+
+
 # ---------------------------------------------------------------------------
 # one map
 # ---------------------------------------------------------------------------
@@ -253,71 +328,15 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     cells = H * W
     log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
 
-    # -- builds ----------------------------------------------------------------
-    builds = {}
-    holder = {}
-
-    def nav_build():
-        w = navcore.World()
-        if map_path is not None:
-            w.add_graph("oct", type="grid", map=str(map_path))
-        else:
-            w.add_graph("oct", type="grid", array=walk)
-        w.add_graph("cut", type="grid", array=walk, diagonal_cost=1.0, corner_cutting=True)
-        holder["world"] = w
-        return w
-
-    def tcod_build():
-        holder["tcod"] = build_tcod(walk)
-        return holder["tcod"]
-
-    nav_build()
-    bt = interleaved({"navcore (2 graphs)": nav_build, "tcod": tcod_build}, 3)
-    builds.update({k: median(v) for k, v in bt.items()})
-    world, tc = holder["world"], holder["tcod"]
-    # a third graph of the same map with a simplified view (opt-in in a
-    # game: simplify(graph) once; auto then uses it), for corridor maps
-    from navcore_csr import simplify
-    if map_path is not None:
-        world.add_graph("simp", type="grid", map=str(map_path))
-    else:
-        world.add_graph("simp", type="grid", array=walk)
-    builds["simplify (view of one grid)"], view = timed(simplify, world.graph("simp"))
-    simp_nodes, simp_pays = view.num_nodes, view.pays
-    # and one with landmarks (opt-in: landmarks=K when adding the grid)
-    from navcore_grid import landmarks
-    if map_path is not None:
-        world.add_graph("lm", type="grid", map=str(map_path))
-    else:
-        world.add_graph("lm", type="grid", array=walk)
-    builds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(landmarks, world.graph("lm"),
-                                                               LANDMARKS)
-    lm_bytes = lmarks.nbytes
-    # and one with a contraction hierarchy (opt-in: contract(graph) once, or
-    # load a saved one; auto then uses it while the map is unchanged)
-    from navcore_csr import contract
-    if map_path is not None:
-        world.add_graph("ch", type="grid", map=str(map_path))
-    else:
-        world.add_graph("ch", type="grid", array=walk)
-    log(f"{name}: contracting (one grid)")
-    builds["contraction hierarchy (one grid)"], hier = timed(contract, world.graph("ch"))
-    ch_bytes, ch_shortcuts = hier.nbytes, hier.num_shortcuts
+    m = build_map(name, walk, map_path)
+    world, tc, builds = m.world, m.tcod, m.seconds
+    gx, pgrid, weights = m.networkx, m.pathfinding, m.weights
+    rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
+    simp_nodes, simp_pays = m.simplified.num_nodes, m.simplified.pays
+    lm_bytes = m.landmarks.nbytes
+    ch_bytes, ch_shortcuts = m.hierarchy.nbytes, m.hierarchy.num_shortcuts
     g_oct = world.graph("oct")
-    if not np.array_equal(g_oct.walkable_grid, walk):
-        print(f"!! {name}: navcore's map differs from the walkable mask")
     pf = tc["pf"]
-    weights = np.where(walk, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
-
-    gc.collect()
-    rss0 = rss_bytes()
-    builds["networkx"], gx = timed(build_networkx, walk)
-    gc.collect()
-    rss_nx = rss_bytes() - rss0
-    rss0 = rss_bytes()
-    builds["pathfinding"], pgrid = timed(build_pathfinding, walk)
-    gc.collect()
-    rss_pf = rss_bytes() - rss0
     finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
     # -- one callable per library: (s, t) -> (cost, path as (x, y) array) -----
@@ -540,7 +559,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 
     fixed = bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng) \
         if fixed_cost else None
-    del gx, pgrid, libs
+    del m, gx, pgrid, libs
     gc.collect()
     return {
         "map": name, "width": W, "height": H, "free_cells": int(walk.sum()),
