@@ -55,6 +55,7 @@ import gc
 import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,16 +312,228 @@ def build_map(name, walk, map_path):
 
 
 # ---------------------------------------------------------------------------
-# one map
+# what is timed: a query factory per library, then the table of libraries
 # ---------------------------------------------------------------------------
-def bench_map(name, cfg, rng, fixed_cost=False):
-    import networkx as nx
+# A factory takes a map's builds and returns query(s, t) -> (reported cost or
+# None, path, nodes expanded or None) for (x, y) cells s and t; it binds what
+# the query needs to local names, so the timed call does only the query.
+def navcore_query(algorithm, graph="oct"):
+    def make(m):
+        world = m.world
+
+        def query(s, t):
+            r = world.find_path(graph, s, t, algorithm=algorithm)
+            return r.cost, r.nodes, r.expanded
+        return query
+    return make
+
+
+def tcod_query(m):
+    pf = m.tcod["pf"]
+
+    def query(s, t):
+        pf.clear()
+        pf.add_root((s[1], s[0]))
+        p = pf.path_to((t[1], t[0]))
+        return int(pf.distance[t[1], t[0]]), p, None
+    return query
+
+
+def pyastar2d_query(m):
     import pyastar2d
+
+    weights = m.weights
+
+    def query(s, t):
+        p = pyastar2d.astar_path(weights, (s[1], s[0]), (t[1], t[0]), allow_diagonal=True)
+        return None, p, None
+    return query
+
+
+def networkx_query(m):
+    import networkx as nx
+
+    gx, W = m.networkx, m.walk.shape[1]
+
+    def octile(u, v):
+        uy, ux = divmod(u, W)
+        vy, vx = divmod(v, W)
+        dx, dy = abs(ux - vx), abs(uy - vy)
+        return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
+
+    def query(s, t):
+        p = nx.astar_path(gx, s[1] * W + s[0], t[1] * W + t[0], heuristic=octile,
+                          weight="weight")
+        return None, p, None
+    return query
+
+
+def pathfinding_query(m):
     from pathfinding.core.diagonal_movement import DiagonalMovement
     from pathfinding.finder.a_star import AStarFinder
 
-    import navcore
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
+    pgrid = m.pathfinding
+
+    def query(s, t):
+        path, _runs = finder.find_path(pgrid.node(*s), pgrid.node(*t), pgrid)
+        return None, path, None
+    return query
+
+
+def rows_cols_xy(path, W):
+    """(x, y) of a path of (row, col) cells (tcod, pyastar2d)."""
+    return None if path is None else np.asarray(path)[:, ::-1]
+
+
+def grid_nodes_xy(path, W):
+    """(x, y) of a path of pathfinding's GridNode."""
+    return np.array([(nd.x, nd.y) for nd in path], dtype=np.int64).reshape(-1, 2)
+
+
+# what a library reported vs its checked path (straight and diagonal moves,
+# cost under its rule): a problem, or None
+def no_reported_cost(reported, straight, diagonal, cost):
+    return None
+
+
+def navcore_reported(reported, straight, diagonal, cost):
+    if not math.isclose(cost, reported, rel_tol=1e-9, abs_tol=1e-9):
+        return f"reported cost {reported!r} but its path costs {cost!r}"
+    return None
+
+
+def tcod_distance(reported, straight, diagonal, cost):
+    if reported != TCOD_STRAIGHT * straight + TCOD_DIAG * diagonal:
+        return f"distance {reported} is not its path's integer cost"
+    return None
+
+
+@dataclass(frozen=True)
+class Lib:
+    """One library or navcore variant, timed and checked on every map's pairs."""
+    name: str                       # its key in the JSON and the tables
+    query: Callable                 # factory: MapBuilds -> query(s, t)
+    path_xy: Callable = cells_xy    # (path, W) -> (n, 2) array of (x, y), or None
+    rule: str = OCT                 # the rule its path is checked and costed under
+    check_reported: Callable = no_reported_cost     # what it reported vs its path
+    same_cost_as: str | None = "navcore astar"  # an earlier Lib whose cost its cost must
+    tol: float = 1e-9               # equal, to this relative (and absolute) tolerance
+    slow: bool = False              # pure Python: slow_pairs pairs, slow_rounds rounds
+
+
+def navcore_lib(name, algorithm, graph="oct", **kw):
+    return Lib(name, navcore_query(algorithm, graph), check_reported=navcore_reported, **kw)
+
+
+#: timed in this order (rotated pair by pair), and checked in it: a cost's
+#: reference comes first. navcore A* is also checked against the scenario.
+LIBS = [
+    navcore_lib("navcore astar", "astar", same_cost_as=None),
+    navcore_lib("navcore jps", "jps"),
+    navcore_lib("navcore simplified", "simplified", "simp"),
+    navcore_lib("navcore landmarks", "auto", "lm"),
+    navcore_lib("navcore ch", "ch", "ch"),
+    # its integer costs: 3363/2378 is sqrt 2 to 4e-8 relative
+    Lib("tcod", tcod_query, rows_cols_xy, check_reported=tcod_distance, tol=1e-6),
+    navcore_lib("navcore astar (cut)", "astar", "cut", rule=CUT, same_cost_as=None),
+    # it reports no cost: its path's move count must equal navcore's cost
+    Lib("pyastar2d", pyastar2d_query, rows_cols_xy, rule=CUT,
+        same_cost_as="navcore astar (cut)", tol=0.0),
+    Lib("networkx", networkx_query, slow=True),
+    Lib("pathfinding", pathfinding_query, grid_nodes_xy, slow=True),
+]
+
+
+def time_pairs(name, queries, pairs, cfg, slow, slow_idx):
+    """Every query on every pair, ``rounds`` rounds, the order of the
+    libraries rotating pair by pair; the ``slow`` ones only on the pairs
+    ``slow_idx`` in the first ``slow_rounds`` rounds. Returns ``(times,
+    out)``: ``times[lib][pair]`` seconds per round, ``out[lib][pair]`` the
+    first result."""
+    names = list(queries)
+    n = len(pairs)
+    times = {k: [[] for _ in pairs] for k in names}
+    out = {k: [None] * n for k in names}
+    for r in range(cfg["rounds"]):
+        log(f"{name}: round {r + 1}/{cfg['rounds']}")
+        for i, (s, t) in enumerate(pairs):
+            k = (r * n + i) % len(names)
+            for lib in names[k:] + names[:k]:
+                if lib in slow and (i not in slow_idx or r >= cfg["slow_rounds"]):
+                    continue
+                dt, res = timed(queries[lib], s, t)
+                times[lib][i].append(dt)
+                if out[lib][i] is None:
+                    out[lib][i] = res
+            gc.collect()
+    return times, out
+
+
+def check_result(lib, result, pair, walk, ref):
+    """``(cost of the returned path or None, problems)``: the path must run
+    from the pair's start to its goal by moves of the library's rule, and its
+    cost match what the library reported and ``ref`` (when not None)."""
+    reported, path, _ = result
+    xy = lib.path_xy(path, walk.shape[1])
+    if xy is None or len(xy) == 0:
+        return None, ["no path"]
+    problems = []
+    if tuple(xy[0]) != pair[0] or tuple(xy[-1]) != pair[1]:
+        problems.append(f"path runs {tuple(xy[0])} -> {tuple(xy[-1])}")
+    cut = lib.rule == CUT
+    straight, diagonal, why = check_path(walk, xy, corner_cutting=cut)
+    if why:
+        return None, problems + [why]
+    cost = float(straight + diagonal) if cut else straight + SQRT2 * diagonal
+    why = lib.check_reported(reported, straight, diagonal, cost)
+    if why:
+        problems.append(why)
+    if ref is not None and not math.isclose(cost, ref, rel_tol=lib.tol, abs_tol=lib.tol):
+        problems.append(f"cost {cost!r} != {lib.same_cost_as} {ref!r} "
+                        f"(rel {abs(cost - ref) / max(ref, 1.0):.2e})")
+    return cost, problems
+
+
+def check_costs(name, walk, pairs, out, optimal, decimals):
+    """Every first result through check_result, and navcore A*'s cost against
+    the scenario's optimal length; prints each problem. Returns ``(costs,
+    expanded, problems)``: ``costs[lib][pair]`` of the checked paths, the
+    nodes each navcore variant expanded."""
     from navcore_grid import tolerance
+
+    costs = {lib.name: [None] * len(pairs) for lib in LIBS}
+    expanded = {lib.name: [] for lib in LIBS if lib.name.startswith("navcore")}
+    problems = []
+
+    def bad(lib, i, msg):
+        problems.append({"lib": lib, "pair": pairs[i], "problem": msg})
+        print(f"!! {name}: {lib} pair {pairs[i]}: {msg}")
+
+    for i, pair in enumerate(pairs):
+        for lib in LIBS:
+            result = out[lib.name][i]
+            if result is None:
+                continue
+            if result[2] is not None:
+                expanded[lib.name].append(result[2])
+            ref = costs[lib.same_cost_as][i] if lib.same_cost_as else None
+            costs[lib.name][i], found = check_result(lib, result, pair, walk, ref)
+            for msg in found:
+                bad(lib.name, i, msg)
+        ref = costs["navcore astar"][i]
+        if optimal is not None and ref is not None:
+            tol = float(tolerance(optimal[i], decimals[i]))
+            if not abs(ref - optimal[i]) <= tol:
+                bad("navcore astar", i, f"cost {ref!r} != scenario optimal {optimal[i]!r}")
+    return costs, expanded, problems
+
+
+# ---------------------------------------------------------------------------
+# one map
+# ---------------------------------------------------------------------------
+def bench_map(name, cfg, rng, fixed_cost=False):
+    import navcore
     from navcore_grid.search import scratch_for
 
     walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
@@ -330,53 +543,16 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 
     m = build_map(name, walk, map_path)
     world, tc, builds = m.world, m.tcod, m.seconds
-    gx, pgrid, weights = m.networkx, m.pathfinding, m.weights
+    weights = m.weights
     rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
     simp_nodes, simp_pays = m.simplified.num_nodes, m.simplified.pays
     lm_bytes = m.landmarks.nbytes
     ch_bytes, ch_shortcuts = m.hierarchy.nbytes, m.hierarchy.num_shortcuts
     g_oct = world.graph("oct")
     pf = tc["pf"]
-    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
-    # -- one callable per library: (s, t) -> (cost, path as (x, y) array) -----
-    def q_nav(algo, gid="oct"):
-        def q(s, t):
-            r = world.find_path(gid, s, t, algorithm=algo)
-            return r.cost, r.nodes, r.expanded
-        return q
-
-    def q_tcod(s, t):
-        pf.clear()
-        pf.add_root((s[1], s[0]))
-        p = pf.path_to((t[1], t[0]))
-        return int(pf.distance[t[1], t[0]]), p, None
-
-    def q_pyastar(s, t):
-        p = pyastar2d.astar_path(weights, (s[1], s[0]), (t[1], t[0]), allow_diagonal=True)
-        return None, p, None
-
-    def octile(u, v):
-        uy, ux = divmod(u, W)
-        vy, vx = divmod(v, W)
-        dx, dy = abs(ux - vx), abs(uy - vy)
-        return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
-
-    def q_nx(s, t):
-        p = nx.astar_path(gx, s[1] * W + s[0], t[1] * W + t[0], heuristic=octile,
-                          weight="weight")
-        return None, p, None
-
-    def q_pf(s, t):
-        path, _runs = finder.find_path(pgrid.node(*s), pgrid.node(*t), pgrid)
-        return None, path, None
-
-    libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
-            "navcore simplified": q_nav("simplified", "simp"),
-            "navcore landmarks": q_nav("auto", "lm"), "navcore ch": q_nav("ch", "ch"),
-            "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
-            "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
-    slow = {"networkx", "pathfinding"}
+    queries = {lib.name: lib.query(m) for lib in LIBS}
+    slow = {lib.name for lib in LIBS if lib.slow}
     slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
 
     # first queries on the fresh graph: does a query build the CSR view?
@@ -397,94 +573,16 @@ def bench_map(name, cfg, rng, fixed_cost=False):
               f"{fmt_s(t_astar2)}); algorithm='auto' did not")
 
     # warm-up: JIT / cache load, scratch allocation, first touch
-    for k, f in libs.items():
+    for k, f in queries.items():
         if k not in slow:
             f(ws, wt)
 
-    names = list(libs)
-    n = len(pairs)
-    times = {k: [[] for _ in pairs] for k in names}
-    out = {k: [None] * n for k in names}
-    for r in range(cfg["rounds"]):
-        log(f"{name}: round {r + 1}/{cfg['rounds']}")
-        for i, (s, t) in enumerate(pairs):
-            k = (r * n + i) % len(names)
-            for lib in names[k:] + names[:k]:
-                if lib in slow and (i not in slow_idx or r >= cfg["slow_rounds"]):
-                    continue
-                dt, res = timed(libs[lib], s, t)
-                times[lib][i].append(dt)
-                if out[lib][i] is None:
-                    out[lib][i] = res
-            gc.collect()
-
-    # -- correctness -------------------------------------------------------------
-    problems = []
-
-    def bad(lib, i, msg):
-        problems.append({"lib": lib, "pair": pairs[i], "problem": msg})
-        print(f"!! {name}: {lib} pair {pairs[i]}: {msg}")
-
-    costs = {k: [None] * n for k in names}
-    tcod_rel = []
-    nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": [],
-               "navcore simplified": [], "navcore landmarks": [], "navcore ch": []}
-    for i in range(n):
-        for lib in names:
-            res = out[lib][i]
-            if res is None:
-                continue
-            raw, path, exp = res
-            if exp is not None:
-                nav_exp[lib].append(exp)
-            if lib.startswith("navcore"):
-                xy = cells_xy(path, W)
-            elif lib == "tcod":
-                xy = np.asarray(path)[:, ::-1]
-            elif lib == "pyastar2d":
-                xy = None if path is None else np.asarray(path)[:, ::-1]
-            elif lib == "networkx":
-                xy = cells_xy(path, W)
-            else:
-                xy = np.array([(nd.x, nd.y) for nd in path], dtype=np.int64).reshape(-1, 2)
-            if xy is None or len(xy) == 0:
-                bad(lib, i, "no path")
-                continue
-            if tuple(xy[0]) != pairs[i][0] or tuple(xy[-1]) != pairs[i][1]:
-                bad(lib, i, f"path runs {tuple(xy[0])} -> {tuple(xy[-1])}")
-            cut = lib in ("navcore astar (cut)", "pyastar2d")
-            st, dg, why = check_path(walk, xy, corner_cutting=cut)
-            if why:
-                bad(lib, i, why)
-                continue
-            c = float(st + dg) if cut else st + SQRT2 * dg
-            if lib.startswith("navcore") and not math.isclose(c, raw, rel_tol=1e-9,
-                                                              abs_tol=1e-9):
-                bad(lib, i, f"reported cost {raw!r} but its path costs {c!r}")
-            if lib == "tcod" and raw != TCOD_STRAIGHT * st + TCOD_DIAG * dg:
-                bad(lib, i, f"distance {raw} is not its path's integer cost")
-            costs[lib][i] = c
-        ref = costs["navcore astar"][i]
-        if ref is None:
-            continue
-        for lib in ("navcore jps", "navcore simplified", "navcore landmarks", "navcore ch",
-                    "networkx", "pathfinding"):
-            c = costs[lib][i]
-            if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
-                bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
-        c = costs["tcod"][i]
-        if c is not None:
-            rel = abs(c - ref) / max(ref, 1.0)
-            tcod_rel.append(rel)
-            if rel > 1e-6:     # 3363/2378 is sqrt 2 to 4e-8 relative
-                bad("tcod", i, f"cost {c!r} != navcore astar {ref!r} (rel {rel:.2e})")
-        if optimal is not None:
-            tol = float(tolerance(optimal[i], decimals[i]))
-            if not abs(ref - optimal[i]) <= tol:
-                bad("navcore astar", i, f"cost {ref!r} != scenario optimal {optimal[i]!r}")
-        rc, pc = costs["navcore astar (cut)"][i], costs["pyastar2d"][i]
-        if rc is not None and pc is not None and rc != pc:
-            bad("pyastar2d", i, f"{int(pc)} moves != navcore (cut) {rc:g}")
+    times, out = time_pairs(name, queries, pairs, cfg, slow, slow_idx)
+    costs, nav_exp, problems = check_costs(name, walk, pairs, out, optimal, decimals)
+    names, n = list(queries), len(pairs)
+    tcod_rel = [abs(c - ref) / max(ref, 1.0)
+                for c, ref in zip(costs["tcod"], costs["navcore astar"])
+                if c is not None and ref is not None]
 
     # -- summary -------------------------------------------------------------------
     per_pair = {k: [median(ts) for ts in times[k]] for k in names}
@@ -557,9 +655,9 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     }
     del csr
 
-    fixed = bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng) \
+    fixed = bench_fixed(cfg, world, walk, queries, rng) \
         if fixed_cost else None
-    del m, gx, pgrid, libs
+    del m, queries
     gc.collect()
     return {
         "map": name, "width": W, "height": H, "free_cells": int(walk.sum()),
@@ -574,7 +672,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 # ---------------------------------------------------------------------------
 # fixed cost: a query between two adjacent free cells
 # ---------------------------------------------------------------------------
-def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
+def bench_fixed(cfg, world, walk, queries, rng):
     from navcore_grid import grid_astar, grid_jps
 
     H, W = walk.shape
@@ -610,10 +708,10 @@ def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
         "navcore grid_astar (no World)": (lambda s, t: grid_astar(g, s, t), calls["navcore"],
                                           True),
         "navcore grid_jps (no World)": (lambda s, t: grid_jps(g, s, t), calls["navcore"], True),
-        "tcod clear+add_root+path_to": (q_tcod, calls["tcod"], False),
-        "pyastar2d astar_path": (q_pyastar, calls["pyastar2d"], False),
-        "networkx astar_path": (q_nx, calls["networkx"], False),
-        "pathfinding find_path": (q_pf, calls["pathfinding"], False),
+        "tcod clear+add_root+path_to": (queries["tcod"], calls["tcod"], False),
+        "pyastar2d astar_path": (queries["pyastar2d"], calls["pyastar2d"], False),
+        "networkx astar_path": (queries["networkx"], calls["networkx"], False),
+        "pathfinding find_path": (queries["pathfinding"], calls["pathfinding"], False),
     }
     for fn, _, use_ids in cases.values():          # warm-up
         s, t = (ids if use_ids else pairs)[0]
