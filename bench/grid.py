@@ -532,60 +532,33 @@ def check_costs(name, walk, pairs, out, optimal, decimals):
 # ---------------------------------------------------------------------------
 # one map
 # ---------------------------------------------------------------------------
-def bench_map(name, cfg, rng, fixed_cost=False):
-    import navcore
-    from navcore_grid.search import scratch_for
-
-    walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
-    H, W = walk.shape
-    cells = H * W
-    log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
-
-    m = build_map(name, walk, map_path)
-    world, tc, builds = m.world, m.tcod, m.seconds
-    weights = m.weights
-    rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
-    simp_nodes, simp_pays = m.simplified.num_nodes, m.simplified.pays
-    lm_bytes = m.landmarks.nbytes
-    ch_bytes, ch_shortcuts = m.hierarchy.nbytes, m.hierarchy.num_shortcuts
+def probe_first_queries(name, world, pair):
+    """Times of the first queries on a fresh graph: does a query build the CSR
+    view? (the csr plugin's ``navcore_algorithms`` hook reads ``graph.csr``,
+    and ``World.find_path`` asks that hook whenever ``algorithm`` is not
+    "auto")"""
     g_oct = world.graph("oct")
-    pf = tc["pf"]
-
-    queries = {lib.name: lib.query(m) for lib in LIBS}
-    slow = {lib.name for lib in LIBS if lib.slow}
-    slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
-
-    # first queries on the fresh graph: does a query build the CSR view?
-    # (the csr plugin's ``navcore_algorithms`` hook reads ``graph.csr``, and
-    # ``World.find_path`` asks that hook whenever ``algorithm`` is not "auto")
-    (ws, wt) = pairs[0]
+    ws, wt = pair
     t_auto1, _ = timed(world.find_path, "oct", ws, wt)
     csr_after_auto = g_oct.csr_built
     t_astar1, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
     csr_after_astar = g_oct.csr_built
     t_astar2, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
-    first_queries = {"auto_first_s": t_auto1, "csr_built_after_auto": csr_after_auto,
-                     "astar_first_s": t_astar1, "csr_built_after_astar": csr_after_astar,
-                     "astar_second_s": t_astar2}
     if csr_after_astar and not csr_after_auto:
         print(f"!! {name}: the first find_path(algorithm='astar') built the CSR view "
               f"({fmt_bytes(g_oct.csr.nbytes)}, first query {fmt_s(t_astar1)}, second "
               f"{fmt_s(t_astar2)}); algorithm='auto' did not")
+    return {"auto_first_s": t_auto1, "csr_built_after_auto": csr_after_auto,
+            "astar_first_s": t_astar1, "csr_built_after_astar": csr_after_astar,
+            "astar_second_s": t_astar2}
 
-    # warm-up: JIT / cache load, scratch allocation, first touch
-    for k, f in queries.items():
-        if k not in slow:
-            f(ws, wt)
 
-    times, out = time_pairs(name, queries, pairs, cfg, slow, slow_idx)
-    costs, nav_exp, problems = check_costs(name, walk, pairs, out, optimal, decimals)
-    names, n = list(queries), len(pairs)
-    tcod_rel = [abs(c - ref) / max(ref, 1.0)
-                for c, ref in zip(costs["tcod"], costs["navcore astar"])
-                if c is not None and ref is not None]
-
-    # -- summary -------------------------------------------------------------------
-    per_pair = {k: [median(ts) for ts in times[k]] for k in names}
+def summarize(m, per_pair, costs, expanded, sub, longest, lengths):
+    """Median query times, medians of the per-pair ratios (on the pairs
+    ``sub`` when a slow peer is in them), the variants' sizes."""
+    cells = m.walk.size
+    n = len(lengths)
+    slow = {lib.name for lib in LIBS if lib.slow}
 
     def med_ratio(a, b, idx=None):
         idx = range(n) if idx is None else idx
@@ -596,12 +569,12 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         idx = range(n) if idx is None else idx
         return median([per_pair[k][i] for i in idx])
 
-    lengths = [costs["navcore astar"][i] or 0.0 for i in range(n)]
-    longest = sorted(range(n), key=lambda i: lengths[i])[-10:]
-    sub = sorted(slow_idx)
-    summary = {
-        "median_query_s": {k: med_time(k) for k in names if k not in slow},
-        "median_query_s_subset": {k: med_time(k, sub) for k in names},
+    tcod_rel = [abs(c - ref) / max(ref, 1.0)
+                for c, ref in zip(costs["tcod"], costs["navcore astar"])
+                if c is not None and ref is not None]
+    return {
+        "median_query_s": {k: med_time(k) for k in per_pair if k not in slow},
+        "median_query_s_subset": {k: med_time(k, sub) for k in per_pair},
         "jps_speedup": med_ratio("navcore astar", "navcore jps"),
         "jps_speedup_longest10": med_ratio("navcore astar", "navcore jps", longest),
         "astar_vs_tcod": med_ratio("navcore astar", "tcod"),
@@ -614,49 +587,83 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         "simplified_vs_pathfinding": med_ratio("navcore simplified", "pathfinding", sub),
         "simplified_vs_astar": med_ratio("navcore simplified", "navcore astar"),
         "simplified_vs_jps": med_ratio("navcore simplified", "navcore jps"),
-        "simplified_nodes": simp_nodes, "simplified_used_by_auto": simp_pays,
+        "simplified_nodes": m.simplified.num_nodes,
+        "simplified_used_by_auto": m.simplified.pays,
         "landmarks_vs_pathfinding": med_ratio("navcore landmarks", "pathfinding", sub),
         "landmarks_vs_jps": med_ratio("navcore landmarks", "navcore jps"),
         "landmarks_vs_astar": med_ratio("navcore landmarks", "navcore astar"),
-        "landmarks_bytes_per_cell": lm_bytes / cells,
+        "landmarks_bytes_per_cell": m.landmarks.nbytes / cells,
         "ch_vs_pathfinding": med_ratio("navcore ch", "pathfinding", sub),
         "ch_vs_jps": med_ratio("navcore ch", "navcore jps"),
         "ch_vs_astar": med_ratio("navcore ch", "navcore astar"),
-        "ch_bytes_per_cell": ch_bytes / cells, "ch_shortcuts": ch_shortcuts,
-        "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
+        "ch_bytes_per_cell": m.hierarchy.nbytes / cells,
+        "ch_shortcuts": m.hierarchy.num_shortcuts,
+        "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in expanded.items()},
         "median_path_cost": median(lengths),
         "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
     }
 
-    # -- memory --------------------------------------------------------------------
-    sc = scratch_for(g_oct)
+
+def measure_memory(m):
+    """Bytes of each library's structures for the map, in all and per cell."""
+    import navcore
+    from navcore_grid.search import scratch_for
+
+    walk, g_oct, tc = m.walk, m.world.graph("oct"), m.tcod
+    cells = walk.size
+    rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
     base = g_oct._free.nbytes + g_oct._pcost.nbytes + g_oct.walkable.nbytes
-    scratch = sc.nbytes
+    scratch = scratch_for(g_oct).nbytes
     # a fresh graph for the CSR view's build time (the queries built the other's)
     g_fresh = navcore.World().add_graph("fresh", type="grid", array=walk)
     t_csr, csr = timed(lambda: g_fresh.csr)
-    del g_fresh
     memory = {
         "cells": cells, "navcore_grid_bytes": base, "navcore_scratch_bytes": scratch,
         "navcore_csr_bytes": csr.nbytes, "navcore_csr_build_s": t_csr,
         "navcore_csr_edges": int(csr.num_edges),
-        "tcod_bytes": int(sum(a.nbytes for a in tc["arrays"]) + pf.distance.nbytes
-                          + pf.traversal.nbytes),
-        "pyastar2d_bytes": int(weights.nbytes),
+        "tcod_bytes": int(sum(a.nbytes for a in tc["arrays"]) + tc["pf"].distance.nbytes
+                          + tc["pf"].traversal.nbytes),
+        "pyastar2d_bytes": int(m.weights.nbytes),
         "networkx_rss_growth": rss_nx, "pathfinding_rss_growth": rss_pf,
     }
     memory["per_cell"] = {
         "navcore grid": base / cells, "navcore grid + scratch": (base + scratch) / cells,
         "navcore grid + scratch + csr": (base + scratch + csr.nbytes) / cells,
         "tcod (cost, conditions, distance, traversal)": memory["tcod_bytes"] / cells,
-        "pyastar2d (float32 weights; +4 per call: it copies them)": weights.nbytes / cells,
+        "pyastar2d (float32 weights; +4 per call: it copies them)": m.weights.nbytes / cells,
         "networkx (RSS growth at build)": rss_nx / cells,
         "pathfinding (RSS growth at build)": rss_pf / cells,
     }
-    del csr
+    return memory
 
-    fixed = bench_fixed(cfg, world, walk, queries, rng) \
-        if fixed_cost else None
+
+def bench_map(name, cfg, rng, fixed_cost=False):
+    """Every library of LIBS on one map: builds, timings, checks, summary,
+    memory (and, when asked, the fixed cost of a query)."""
+    walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
+    H, W = walk.shape
+    log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
+
+    m = build_map(name, walk, map_path)
+    builds = m.seconds
+    queries = {lib.name: lib.query(m) for lib in LIBS}
+    slow = {lib.name for lib in LIBS if lib.slow}
+    slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
+    first_queries = probe_first_queries(name, m.world, pairs[0])
+    # warm-up: JIT / cache load, scratch allocation, first touch
+    for k, f in queries.items():
+        if k not in slow:
+            f(*pairs[0])
+
+    times, out = time_pairs(name, queries, pairs, cfg, slow, slow_idx)
+    costs, expanded, problems = check_costs(name, walk, pairs, out, optimal, decimals)
+    per_pair = {k: [median(ts) for ts in times[k]] for k in queries}
+    lengths = [c or 0.0 for c in costs["navcore astar"]]
+    longest = sorted(range(len(pairs)), key=lambda i: lengths[i])[-10:]
+    sub = sorted(slow_idx)
+    summary = summarize(m, per_pair, costs, expanded, sub, longest, lengths)
+    memory = measure_memory(m)
+    fixed = bench_fixed(cfg, m.world, walk, queries, rng) if fixed_cost else None
     del m, queries
     gc.collect()
     return {
