@@ -734,149 +734,138 @@ def bench_fixed(cfg, world, walk, queries, rng):
 # ---------------------------------------------------------------------------
 # tables
 # ---------------------------------------------------------------------------
-def rows_jps(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        e = s["mean_expanded"]
-        sp = s["jps_speedup"]
-        goal = "-"
-        if res["map"] in JPS_GOAL_MAPS:
-            goal = "met" if sp is not None and sp >= 5.0 else \
-                f"MISSED ({sp:.1f}x < 5x)"
-        rows.append([res["map"], OCT, len(res["pairs"]), fmt_s(q["navcore astar"]),
-                     fmt_s(q["navcore jps"]), f"{sp:.1f}x", f"{s['jps_speedup_longest10']:.1f}x",
-                     f"{e['navcore astar']:.0f} / {e['navcore jps']:.0f}", goal])
-    return rows
+# A row is {column header: cell}, so each header sits next to its value.
+def show(title, rows):
+    """Print rows (dicts of the same headers) as one table."""
+    print_table(title, list(rows[0]) if rows else [], [list(r.values()) for r in rows])
 
 
-def rows_tcod(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        rows.append([res["map"], OCT, fmt_s(q["navcore astar"]), fmt_s(q["navcore jps"]),
-                     fmt_s(q["tcod"]), fmt_ratio(s["astar_vs_tcod"]),
-                     fmt_ratio(s["jps_vs_tcod"]), goal_le("tcod", s["astar_vs_tcod"])])
-    return rows
+def jps_row(res):
+    s = res["summary"]
+    q, e, sp = s["median_query_s"], s["mean_expanded"], s["jps_speedup"]
+    goal = "-"
+    if res["map"] in JPS_GOAL_MAPS:
+        goal = "met" if sp is not None and sp >= 5.0 else f"MISSED ({sp:.1f}x < 5x)"
+    return {"map": res["map"], "rule": OCT, "pairs": len(res["pairs"]),
+            "A*": fmt_s(q["navcore astar"]), "JPS": fmt_s(q["navcore jps"]),
+            "speedup": f"{sp:.1f}x", "speedup, longest 10": f"{s['jps_speedup_longest10']:.1f}x",
+            "mean expanded A* / JPS": f"{e['navcore astar']:.0f} / {e['navcore jps']:.0f}",
+            "goal >= 5x": goal}
 
 
-def rows_pure(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s_subset"]
-        a, j = s["astar_vs_pathfinding"], s["jps_vs_pathfinding"]
-        rows.append([res["map"], OCT, len(res["slow_subset"]), fmt_s(q["navcore astar"]),
-                     fmt_s(q["navcore jps"]), fmt_s(q["networkx"]), fmt_s(q["pathfinding"]),
-                     fmt_ratio(s["astar_vs_networkx"]), fmt_ratio(a), fmt_ratio(j),
-                     f"A* {goal_le('pathfinding', a)}; JPS {goal_le('pathfinding', j)}"])
-    return rows
+def tcod_row(res):
+    s = res["summary"]
+    q = s["median_query_s"]
+    return {"map": res["map"], "rule": OCT, "navcore A*": fmt_s(q["navcore astar"]),
+            "navcore JPS": fmt_s(q["navcore jps"]), "tcod": fmt_s(q["tcod"]),
+            "A* ratio": fmt_ratio(s["astar_vs_tcod"]), "JPS ratio": fmt_ratio(s["jps_vs_tcod"]),
+            "goal <= 0.4x (A*)": goal_le("tcod", s["astar_vs_tcod"])}
 
 
-def rows_simplified(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        r = s["simplified_vs_pathfinding"]
-        rows.append([res["map"], OCT, f"{s['simplified_nodes']} / {res['free_cells']}",
-                     "yes" if s["simplified_used_by_auto"] else "no (JPS)",
-                     fmt_s(res["builds_s"]["simplify (view of one grid)"]),
-                     fmt_s(q["navcore simplified"]), fmt_ratio(s["simplified_vs_astar"]),
-                     fmt_ratio(s["simplified_vs_jps"]), fmt_s(qs["pathfinding"]),
-                     fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def pure_python_row(res):
+    s = res["summary"]
+    q = s["median_query_s_subset"]
+    a, j = s["astar_vs_pathfinding"], s["jps_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT, "pairs": len(res["slow_subset"]),
+            "navcore A*": fmt_s(q["navcore astar"]), "navcore JPS": fmt_s(q["navcore jps"]),
+            "networkx astar_path": fmt_s(q["networkx"]), "pathfinding": fmt_s(q["pathfinding"]),
+            "A*/networkx": fmt_ratio(s["astar_vs_networkx"]), "A*/pathfinding": fmt_ratio(a),
+            "JPS/pathfinding": fmt_ratio(j),
+            "goal <= 0.005x": f"A* {goal_le('pathfinding', a)}; JPS {goal_le('pathfinding', j)}"}
 
 
-def rows_landmarks(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        e = s["mean_expanded"]
-        r = s["landmarks_vs_pathfinding"]
-        rows.append([res["map"], OCT, fmt_s(res["builds_s"][f"{LANDMARKS} landmarks (one grid)"]),
-                     f"{s['landmarks_bytes_per_cell']:.0f}", fmt_s(q["navcore landmarks"]),
-                     f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
-                     fmt_ratio(s["landmarks_vs_jps"]), fmt_ratio(s["landmarks_vs_astar"]),
-                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def simplified_row(res):
+    s = res["summary"]
+    r = s["simplified_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "nodes searched / free cells": f"{s['simplified_nodes']} / {res['free_cells']}",
+            "auto uses it": "yes" if s["simplified_used_by_auto"] else "no (JPS)",
+            "simplify": fmt_s(res["builds_s"]["simplify (view of one grid)"]),
+            "query": fmt_s(s["median_query_s"]["navcore simplified"]),
+            "vs A*": fmt_ratio(s["simplified_vs_astar"]),
+            "vs JPS": fmt_ratio(s["simplified_vs_jps"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_ch(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        e = s["mean_expanded"]
-        r = s["ch_vs_pathfinding"]
-        rows.append([res["map"], OCT, fmt_s(res["builds_s"]["contraction hierarchy (one grid)"]),
-                     f"{s['ch_shortcuts']}", f"{s['ch_bytes_per_cell']:.0f}",
-                     fmt_s(q["navcore ch"]), f"{e['navcore astar']:.0f} / {e['navcore ch']:.0f}",
-                     fmt_ratio(s["ch_vs_jps"]), fmt_ratio(s["ch_vs_astar"]),
-                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def landmarks_row(res):
+    s = res["summary"]
+    e = s["mean_expanded"]
+    r = s["landmarks_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "measure landmarks": fmt_s(res["builds_s"][f"{LANDMARKS} landmarks (one grid)"]),
+            "bytes/cell": f"{s['landmarks_bytes_per_cell']:.0f}",
+            "query": fmt_s(s["median_query_s"]["navcore landmarks"]),
+            "expanded JPS / with landmarks":
+                f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
+            "vs JPS": fmt_ratio(s["landmarks_vs_jps"]),
+            "vs A*": fmt_ratio(s["landmarks_vs_astar"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_cut(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        rows.append([res["map"], CUT, fmt_s(q["navcore astar (cut)"]), fmt_s(q["pyastar2d"]),
-                     fmt_ratio(s["cut_vs_pyastar2d"]),
-                     goal_le("pyastar2d", s["cut_vs_pyastar2d"])])
-    return rows
+def ch_row(res):
+    s = res["summary"]
+    e = s["mean_expanded"]
+    r = s["ch_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "contract": fmt_s(res["builds_s"]["contraction hierarchy (one grid)"]),
+            "shortcuts": f"{s['ch_shortcuts']}", "bytes/cell": f"{s['ch_bytes_per_cell']:.0f}",
+            "query": fmt_s(s["median_query_s"]["navcore ch"]),
+            "expanded A* / settled CH": f"{e['navcore astar']:.0f} / {e['navcore ch']:.0f}",
+            "vs JPS": fmt_ratio(s["ch_vs_jps"]), "vs A*": fmt_ratio(s["ch_vs_astar"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_fixed(fixed, side):
+def pyastar2d_row(res):
+    s = res["summary"]
+    q = s["median_query_s"]
+    return {"map": res["map"], "rule": CUT, "navcore A*": fmt_s(q["navcore astar (cut)"]),
+            "pyastar2d": fmt_s(q["pyastar2d"]), "ratio": fmt_ratio(s["cut_vs_pyastar2d"]),
+            "goal <= 1.0x": goal_le("pyastar2d", s["cut_vs_pyastar2d"])}
+
+
+def fixed_rows(fixed):
+    """One row per query of the fixed-cost run."""
     pc = fixed["per_call_s"]
-    nav = pc["navcore find_path auto, (x, y)"]
-    navcut = pc["navcore find_path astar (cut), (x, y)"]
     rows = []
     for k, v in pc.items():
-        rule = CUT if "(cut)" in k or k.startswith("pyastar2d") else OCT
-        if k.startswith("navcore"):
-            goal = goal_le("fixed", v) if k.startswith("navcore find_path") else "-"
-            rows.append([k, rule, fmt_s(v), "", "", goal])
-        else:
-            ref = navcut if k.startswith("pyastar2d") else nav
-            rows.append([k, rule, fmt_s(v), fmt_ratio(ratio(ref, v)),
-                         "navcore astar (cut)" if k.startswith("pyastar2d") else "navcore auto",
-                         "-"])
+        cut = "(cut)" in k or k.startswith("pyastar2d")
+        row = {"query": k, "rule": CUT if cut else OCT, "per call": fmt_s(v),
+               "ratio navcore/peer": "", "navcore side": "", "goal < 10 us": "-"}
+        if k.startswith("navcore find_path"):
+            row["goal < 10 us"] = goal_le("fixed", v)
+        elif not k.startswith("navcore"):
+            # a peer, against navcore under the peer's rule
+            side = "navcore astar (cut)" if cut else "navcore auto"
+            ref = pc["navcore find_path astar (cut), (x, y)"] if cut else \
+                pc["navcore find_path auto, (x, y)"]
+            row.update({"ratio navcore/peer": fmt_ratio(ratio(ref, v)), "navcore side": side})
+        rows.append(row)
     return rows
 
 
-def rows_memory(results):
-    rows = []
-    for n, res in enumerate(results):
-        m = res["memory"]
-        pc = m["per_cell"]
-        # RSS growth is only meaningful on the first map: later builds reuse
-        # memory that earlier maps freed (the JSON keeps every figure)
-        nx_rss = f"{pc['networkx (RSS growth at build)']:.0f}" if n == 0 else "-"
-        pf_rss = f"{pc['pathfinding (RSS growth at build)']:.0f}" if n == 0 else "-"
-        rows.append([res["map"], f"{res['width']}x{res['height']}",
-                     f"{pc['navcore grid']:.1f}", f"{pc['navcore grid + scratch']:.1f}",
-                     f"{pc['navcore grid + scratch + csr']:.1f}",
-                     f"{pc['tcod (cost, conditions, distance, traversal)']:.1f}",
-                     nx_rss, pf_rss,
-                     fmt_s(m["navcore_csr_build_s"])])
-    return rows
+def memory_row(res, first):
+    pc = res["memory"]["per_cell"]
+    # RSS growth is only meaningful on the first map: later builds reuse
+    # memory that earlier maps freed (the JSON keeps every figure)
+    nx_rss = f"{pc['networkx (RSS growth at build)']:.0f}" if first else "-"
+    pf_rss = f"{pc['pathfinding (RSS growth at build)']:.0f}" if first else "-"
+    return {"map": res["map"], "size": f"{res['width']}x{res['height']}",
+            "navcore grid": f"{pc['navcore grid']:.1f}",
+            "+ scratch": f"{pc['navcore grid + scratch']:.1f}",
+            "+ CSR view": f"{pc['navcore grid + scratch + csr']:.1f}",
+            "tcod arrays": f"{pc['tcod (cost, conditions, distance, traversal)']:.1f}",
+            "networkx (RSS, first map)": nx_rss, "pathfinding (RSS, first map)": pf_rss,
+            "CSR view build": fmt_s(res["memory"]["navcore_csr_build_s"])}
 
 
-def rows_builds(results):
-    rows = []
-    for res in results:
-        b = res["builds_s"]
-        rows.append([res["map"], fmt_s(b["navcore (2 graphs)"]), fmt_s(b["tcod"]),
-                     fmt_s(b["networkx"]), fmt_s(b["pathfinding"])])
-    return rows
+def builds_row(res):
+    b = res["builds_s"]
+    return {"map": res["map"], "navcore World + 2 grids": fmt_s(b["navcore (2 graphs)"]),
+            "tcod graph+Pathfinder": fmt_s(b["tcod"]), "networkx graph": fmt_s(b["networkx"]),
+            "pathfinding Grid": fmt_s(b["pathfinding"])}
 
 
 # ---------------------------------------------------------------------------
@@ -918,47 +907,24 @@ def main(argv=None):
           f"pyastar2d {v['pyastar2d']}, networkx {v['networkx']}")
     print("ratio = navcore time / peer time (below 1: navcore faster); medians of "
           "per-query ratios")
-    print_table(f"navcore JPS vs navcore A* ({cfg['rounds']} rounds)",
-                ["map", "rule", "pairs", "A*", "JPS", "speedup", "speedup, longest 10",
-                 "mean expanded A* / JPS", "goal >= 5x"], rows_jps(maps))
-    print_table("navcore vs python-tcod (CustomGraph + conditions, Pathfinder)",
-                ["map", "rule", "navcore A*", "navcore JPS", "tcod", "A* ratio", "JPS ratio",
-                 "goal <= 0.4x (A*)"], rows_tcod(maps))
-    print_table(f"navcore vs pure Python ({cfg['slow_rounds']} round on a pair subset)",
-                ["map", "rule", "pairs", "navcore A*", "navcore JPS", "networkx astar_path",
-                 "pathfinding", "A*/networkx", "A*/pathfinding", "JPS/pathfinding",
-                 "goal <= 0.005x"], rows_pure(maps))
-    print_table("navcore with a simplified view (opt-in: simplify(graph) once; "
-                "algorithm='simplified')",
-                ["map", "rule", "nodes searched / free cells", "auto uses it", "simplify",
-                 "query",
-                 "vs A*", "vs JPS", "pathfinding", "ratio", "goal <= 0.005x"],
-                rows_simplified(maps))
-    print_table(f"navcore with {LANDMARKS} landmarks (opt-in: landmarks={LANDMARKS}; "
-                f"auto = JPS with the stronger heuristic)",
-                ["map", "rule", "measure landmarks", "bytes/cell", "query",
-                 "expanded JPS / with landmarks", "vs JPS", "vs A*", "pathfinding",
-                 "ratio", "goal <= 0.005x"], rows_landmarks(maps))
-    print_table("navcore with a contraction hierarchy (opt-in: contract(graph) once, "
-                "or load_contracted; auto uses it while the map is unchanged)",
-                ["map", "rule", "contract", "shortcuts", "bytes/cell", "query",
-                 "expanded A* / settled CH", "vs JPS", "vs A*", "pathfinding", "ratio",
-                 "goal <= 0.005x"], rows_ch(maps))
-    print_table("navcore vs pyastar2d",
-                ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
-                rows_cut(maps))
+    show(f"navcore JPS vs navcore A* ({cfg['rounds']} rounds)", [jps_row(r) for r in maps])
+    show("navcore vs python-tcod (CustomGraph + conditions, Pathfinder)",
+         [tcod_row(r) for r in maps])
+    show(f"navcore vs pure Python ({cfg['slow_rounds']} round on a pair subset)",
+         [pure_python_row(r) for r in maps])
+    show("navcore with a simplified view (opt-in: simplify(graph) once; "
+         "algorithm='simplified')", [simplified_row(r) for r in maps])
+    show(f"navcore with {LANDMARKS} landmarks (opt-in: landmarks={LANDMARKS}; "
+         f"auto = JPS with the stronger heuristic)", [landmarks_row(r) for r in maps])
+    show("navcore with a contraction hierarchy (opt-in: contract(graph) once, "
+         "or load_contracted; auto uses it while the map is unchanged)",
+         [ch_row(r) for r in maps])
+    show("navcore vs pyastar2d", [pyastar2d_row(r) for r in maps])
     if results.get("fixed_cost"):
         fx = results["fixed_cost"]
-        print_table(f"Fixed cost: adjacent free cells on {fx['map']}, per call",
-                    ["query", "rule", "per call", "ratio navcore/peer", "navcore side",
-                     "goal < 10 us"], rows_fixed(fx, None))
-    print_table("Memory, bytes per cell",
-                ["map", "size", "navcore grid", "+ scratch", "+ CSR view", "tcod arrays",
-                 "networkx (RSS, first map)", "pathfinding (RSS, first map)",
-                 "CSR view build"], rows_memory(maps))
-    print_table("Build times (not in query times)",
-                ["map", "navcore World + 2 grids", "tcod graph+Pathfinder", "networkx graph",
-                 "pathfinding Grid"], rows_builds(maps))
+        show(f"Fixed cost: adjacent free cells on {fx['map']}, per call", fixed_rows(fx))
+    show("Memory, bytes per cell", [memory_row(r, first=n == 0) for n, r in enumerate(maps)])
+    show("Build times (not in query times)", [builds_row(r) for r in maps])
     nprob = sum(len(r["problems"]) for r in maps)
     print(f"\ncorrectness: {nprob} problem(s)"
           + ("" if not nprob else " (see the '!!' lines and 'problems' in the JSON)"))
