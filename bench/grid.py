@@ -32,10 +32,12 @@ Maps: MovingAI brc202d (Dragon Age), maze512-1-0, random512-40-0,
 Berlin_0_256, Boston_0_512 with pairs spread over their ``.scen`` files
 (sorted by length bucket, so short to long), and a seeded 1024x1024 grid
 with 25% random obstacles and random connected pairs (connectivity checked
-with navcore). Every cost is checked: navcore A* = JPS = the scenario's
-optimal length = networkx = pathfinding; tcod up to its integer
-approximation; pyastar2d's move count = navcore's cost under its rule;
-every returned path is checked move by move against the rule.
+with navcore). Every cost is checked: navcore A* = JPS = each opt-in
+variant below = the scenario's optimal length = networkx = pathfinding;
+tcod up to its integer approximation; pyastar2d's move count = navcore's
+cost under its rule; every returned path is checked move by move against
+the rule. The table ``LIBS`` lists what is timed on each map and how each
+result is checked.
 
 Opt-in variants of navcore on the same pairs, each on its own copy of the
 map: a simplified view (``simplify``), 16 landmarks, and a contraction
@@ -443,11 +445,12 @@ LIBS = [
     Lib("networkx", networkx_query, slow=True),
     Lib("pathfinding", pathfinding_query, grid_nodes_xy, slow=True),
 ]
+SLOW = {lib.name for lib in LIBS if lib.slow}
 
 
-def time_pairs(name, queries, pairs, cfg, slow, slow_idx):
+def time_pairs(name, queries, pairs, cfg, slow_idx):
     """Every query on every pair, ``rounds`` rounds, the order of the
-    libraries rotating pair by pair; the ``slow`` ones only on the pairs
+    libraries rotating pair by pair; the slow ones only on the pairs
     ``slow_idx`` in the first ``slow_rounds`` rounds. Returns ``(times,
     out)``: ``times[lib][pair]`` seconds per round, ``out[lib][pair]`` the
     first result."""
@@ -460,7 +463,7 @@ def time_pairs(name, queries, pairs, cfg, slow, slow_idx):
         for i, (s, t) in enumerate(pairs):
             k = (r * n + i) % len(names)
             for lib in names[k:] + names[:k]:
-                if lib in slow and (i not in slow_idx or r >= cfg["slow_rounds"]):
+                if lib in SLOW and (i not in slow_idx or r >= cfg["slow_rounds"]):
                     continue
                 dt, res = timed(queries[lib], s, t)
                 times[lib][i].append(dt)
@@ -558,7 +561,6 @@ def summarize(m, per_pair, costs, expanded, sub, longest, lengths):
     ``sub`` when a slow peer is in them), the variants' sizes."""
     cells = m.walk.size
     n = len(lengths)
-    slow = {lib.name for lib in LIBS if lib.slow}
 
     def med_ratio(a, b, idx=None):
         idx = range(n) if idx is None else idx
@@ -573,7 +575,7 @@ def summarize(m, per_pair, costs, expanded, sub, longest, lengths):
                 for c, ref in zip(costs["tcod"], costs["navcore astar"])
                 if c is not None and ref is not None]
     return {
-        "median_query_s": {k: med_time(k) for k in per_pair if k not in slow},
+        "median_query_s": {k: med_time(k) for k in per_pair if k not in SLOW},
         "median_query_s_subset": {k: med_time(k, sub) for k in per_pair},
         "jps_speedup": med_ratio("navcore astar", "navcore jps"),
         "jps_speedup_longest10": med_ratio("navcore astar", "navcore jps", longest),
@@ -647,15 +649,14 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     m = build_map(name, walk, map_path)
     builds = m.seconds
     queries = {lib.name: lib.query(m) for lib in LIBS}
-    slow = {lib.name for lib in LIBS if lib.slow}
     slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
     first_queries = probe_first_queries(name, m.world, pairs[0])
     # warm-up: JIT / cache load, scratch allocation, first touch
     for k, f in queries.items():
-        if k not in slow:
+        if k not in SLOW:
             f(*pairs[0])
 
-    times, out = time_pairs(name, queries, pairs, cfg, slow, slow_idx)
+    times, out = time_pairs(name, queries, pairs, cfg, slow_idx)
     costs, expanded, problems = check_costs(name, walk, pairs, out, optimal, decimals)
     per_pair = {k: [median(ts) for ts in times[k]] for k in queries}
     lengths = [c or 0.0 for c in costs["navcore astar"]]
@@ -664,7 +665,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
     summary = summarize(m, per_pair, costs, expanded, sub, longest, lengths)
     memory = measure_memory(m)
     fixed = bench_fixed(cfg, m.world, walk, queries, rng) if fixed_cost else None
-    del m, queries
+    del m, queries      # this map's structures go before the next map's builds
     gc.collect()
     return {
         "map": name, "width": W, "height": H, "free_cells": int(walk.sum()),
