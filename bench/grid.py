@@ -642,6 +642,13 @@ def measure_memory(m):
 def bench_map(name, cfg, rng, fixed_cost=False):
     """Every library of LIBS on one map: builds, timings, checks, summary,
     memory (and, when asked, the fixed cost of a query)."""
+    # imported before the builds: the RSS growth of a peer's build must not
+    # count its import (on the first map, about 10 MB for networkx)
+    import networkx  # noqa: F401
+    import pyastar2d  # noqa: F401
+    from pathfinding.core.diagonal_movement import DiagonalMovement  # noqa: F401
+    from pathfinding.finder.a_star import AStarFinder  # noqa: F401
+
     walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
     H, W = walk.shape
     log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
