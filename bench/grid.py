@@ -32,10 +32,12 @@ Maps: MovingAI brc202d (Dragon Age), maze512-1-0, random512-40-0,
 Berlin_0_256, Boston_0_512 with pairs spread over their ``.scen`` files
 (sorted by length bucket, so short to long), and a seeded 1024x1024 grid
 with 25% random obstacles and random connected pairs (connectivity checked
-with navcore). Every cost is checked: navcore A* = JPS = the scenario's
-optimal length = networkx = pathfinding; tcod up to its integer
-approximation; pyastar2d's move count = navcore's cost under its rule;
-every returned path is checked move by move against the rule.
+with navcore). Every cost is checked: navcore A* = JPS = each opt-in
+variant below = the scenario's optimal length = networkx = pathfinding;
+tcod up to its integer approximation; pyastar2d's move count = navcore's
+cost under its rule; every returned path is checked move by move against
+the rule. The table ``LIBS`` lists what is timed on each map and how each
+result is checked.
 
 Opt-in variants of navcore on the same pairs, each on its own copy of the
 map: a simplified view (``simplify``), 16 landmarks, and a contraction
@@ -55,6 +57,8 @@ import gc
 import math
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -235,107 +239,123 @@ def build_pathfinding(walk):
     return Grid(matrix=walk.astype(np.int8))
 
 
-# ---------------------------------------------------------------------------
-# one map
-# ---------------------------------------------------------------------------
-def bench_map(name, cfg, rng, fixed_cost=False):
-    import networkx as nx
-    import pyastar2d
-    from pathfinding.core.diagonal_movement import DiagonalMovement
-    from pathfinding.finder.a_star import AStarFinder
+def timed_with_rss(build, walk):
+    """``(seconds, result, RSS growth in bytes)`` of one build: the memory
+    figure of the peers whose structures numpy cannot size."""
+    gc.collect()
+    rss0 = rss_bytes()
+    t, out = timed(build, walk)
+    gc.collect()
+    return t, out, rss_bytes() - rss0
 
+
+@dataclass
+class MapBuilds:
+    """Every library's structures for one map, built once (not in query times)."""
+    walk: np.ndarray
+    world: object               # navcore World: graphs oct, cut, simp, lm and ch
+    tcod: dict                  # build_tcod's
+    networkx: object
+    pathfinding: object
+    weights: np.ndarray         # pyastar2d's: float32, inf for walls
+    seconds: dict               # build times (the JSON's builds_s)
+    rss_growth: dict            # of the networkx and pathfinding builds
+    simplified: object          # the opt-in variants' structures
+    landmarks: object
+    hierarchy: object
+
+
+def build_map(name, walk, map_path):
+    """The builds of one map, timed: navcore's World (2 graphs) interleaved
+    with tcod's, each opt-in variant on its own graph, then the pure-Python
+    peers with their RSS growth."""
     import navcore
-    from navcore_grid import tolerance
-    from navcore_grid.search import scratch_for
+    from navcore_csr import contract, simplify
+    from navcore_grid import landmarks
 
-    walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
-    H, W = walk.shape
-    cells = H * W
-    log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
-
-    # -- builds ----------------------------------------------------------------
-    builds = {}
-    holder = {}
-
-    def nav_build():
-        w = navcore.World()
+    def add_grid(world, gid):
+        # navcore reads a MovingAI file itself; the random grid is an array
         if map_path is not None:
-            w.add_graph("oct", type="grid", map=str(map_path))
-        else:
-            w.add_graph("oct", type="grid", array=walk)
+            return world.add_graph(gid, type="grid", map=str(map_path))
+        return world.add_graph(gid, type="grid", array=walk)
+
+    held = {}   # interleaved() discards results: keep the last of each build
+
+    def navcore_world():
+        w = navcore.World()
+        add_grid(w, "oct")
         w.add_graph("cut", type="grid", array=walk, diagonal_cost=1.0, corner_cutting=True)
-        holder["world"] = w
+        held["world"] = w
         return w
 
-    def tcod_build():
-        holder["tcod"] = build_tcod(walk)
-        return holder["tcod"]
+    def tcod_graph():
+        held["tcod"] = build_tcod(walk)
+        return held["tcod"]
 
-    nav_build()
-    bt = interleaved({"navcore (2 graphs)": nav_build, "tcod": tcod_build}, 3)
-    builds.update({k: median(v) for k, v in bt.items()})
-    world, tc = holder["world"], holder["tcod"]
-    # a third graph of the same map with a simplified view (opt-in in a
-    # game: simplify(graph) once; auto then uses it), for corridor maps
-    from navcore_csr import simplify
-    if map_path is not None:
-        world.add_graph("simp", type="grid", map=str(map_path))
-    else:
-        world.add_graph("simp", type="grid", array=walk)
-    builds["simplify (view of one grid)"], view = timed(simplify, world.graph("simp"))
-    simp_nodes, simp_pays = view.num_nodes, view.pays
-    # and one with landmarks (opt-in: landmarks=K when adding the grid)
-    from navcore_grid import landmarks
-    if map_path is not None:
-        world.add_graph("lm", type="grid", map=str(map_path))
-    else:
-        world.add_graph("lm", type="grid", array=walk)
-    builds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(landmarks, world.graph("lm"),
-                                                               LANDMARKS)
-    lm_bytes = lmarks.nbytes
-    # and one with a contraction hierarchy (opt-in: contract(graph) once, or
-    # load a saved one; auto then uses it while the map is unchanged)
-    from navcore_csr import contract
-    if map_path is not None:
-        world.add_graph("ch", type="grid", map=str(map_path))
-    else:
-        world.add_graph("ch", type="grid", array=walk)
+    navcore_world()
+    bt = interleaved({"navcore (2 graphs)": navcore_world, "tcod": tcod_graph}, 3)
+    seconds = {k: median(v) for k, v in bt.items()}
+    world = held["world"]
+    # opt-in variants, each on a graph of its own: in a game, simplify(graph)
+    # once (for corridor maps), landmarks=K when adding the grid, contract(graph)
+    # once or load a saved one; auto then uses them
+    seconds["simplify (view of one grid)"], view = timed(simplify, add_grid(world, "simp"))
+    seconds[f"{LANDMARKS} landmarks (one grid)"], lmarks = timed(
+        landmarks, add_grid(world, "lm"), LANDMARKS)
     log(f"{name}: contracting (one grid)")
-    builds["contraction hierarchy (one grid)"], hier = timed(contract, world.graph("ch"))
-    ch_bytes, ch_shortcuts = hier.nbytes, hier.num_shortcuts
-    g_oct = world.graph("oct")
-    if not np.array_equal(g_oct.walkable_grid, walk):
+    seconds["contraction hierarchy (one grid)"], hier = timed(contract, add_grid(world, "ch"))
+    if not np.array_equal(world.graph("oct").walkable_grid, walk):
         print(f"!! {name}: navcore's map differs from the walkable mask")
-    pf = tc["pf"]
     weights = np.where(walk, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+    seconds["networkx"], gx, rss_nx = timed_with_rss(build_networkx, walk)
+    seconds["pathfinding"], pgrid, rss_pf = timed_with_rss(build_pathfinding, walk)
+    return MapBuilds(walk, world, held["tcod"], gx, pgrid, weights, seconds,
+                     {"networkx": rss_nx, "pathfinding": rss_pf}, view, lmarks, hier)
 
-    gc.collect()
-    rss0 = rss_bytes()
-    builds["networkx"], gx = timed(build_networkx, walk)
-    gc.collect()
-    rss_nx = rss_bytes() - rss0
-    rss0 = rss_bytes()
-    builds["pathfinding"], pgrid = timed(build_pathfinding, walk)
-    gc.collect()
-    rss_pf = rss_bytes() - rss0
-    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
-    # -- one callable per library: (s, t) -> (cost, path as (x, y) array) -----
-    def q_nav(algo, gid="oct"):
-        def q(s, t):
-            r = world.find_path(gid, s, t, algorithm=algo)
+# ---------------------------------------------------------------------------
+# what is timed: a query factory per library, then the table of libraries
+# ---------------------------------------------------------------------------
+# A factory takes a map's builds and returns query(s, t) -> (reported cost or
+# None, path, nodes expanded or None) for (x, y) cells s and t; it binds what
+# the query needs to local names, so the timed call does only the query.
+def navcore_query(algorithm, graph="oct"):
+    def make(m):
+        world = m.world
+
+        def query(s, t):
+            r = world.find_path(graph, s, t, algorithm=algorithm)
             return r.cost, r.nodes, r.expanded
-        return q
+        return query
+    return make
 
-    def q_tcod(s, t):
+
+def tcod_query(m):
+    pf = m.tcod["pf"]
+
+    def query(s, t):
         pf.clear()
         pf.add_root((s[1], s[0]))
         p = pf.path_to((t[1], t[0]))
         return int(pf.distance[t[1], t[0]]), p, None
+    return query
 
-    def q_pyastar(s, t):
+
+def pyastar2d_query(m):
+    import pyastar2d
+
+    weights = m.weights
+
+    def query(s, t):
         p = pyastar2d.astar_path(weights, (s[1], s[0]), (t[1], t[0]), allow_diagonal=True)
         return None, p, None
+    return query
+
+
+def networkx_query(m):
+    import networkx as nx
+
+    gx, W = m.networkx, m.walk.shape[1]
 
     def octile(u, v):
         uy, ux = divmod(u, W)
@@ -343,46 +363,98 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         dx, dy = abs(ux - vx), abs(uy - vy)
         return max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)
 
-    def q_nx(s, t):
+    def query(s, t):
         p = nx.astar_path(gx, s[1] * W + s[0], t[1] * W + t[0], heuristic=octile,
                           weight="weight")
         return None, p, None
+    return query
 
-    def q_pf(s, t):
+
+def pathfinding_query(m):
+    from pathfinding.core.diagonal_movement import DiagonalMovement
+    from pathfinding.finder.a_star import AStarFinder
+
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
+    pgrid = m.pathfinding
+
+    def query(s, t):
         path, _runs = finder.find_path(pgrid.node(*s), pgrid.node(*t), pgrid)
         return None, path, None
+    return query
 
-    libs = {"navcore astar": q_nav("astar"), "navcore jps": q_nav("jps"),
-            "navcore simplified": q_nav("simplified", "simp"),
-            "navcore landmarks": q_nav("auto", "lm"), "navcore ch": q_nav("ch", "ch"),
-            "tcod": q_tcod, "navcore astar (cut)": q_nav("astar", "cut"),
-            "pyastar2d": q_pyastar, "networkx": q_nx, "pathfinding": q_pf}
-    slow = {"networkx", "pathfinding"}
-    slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
 
-    # first queries on the fresh graph: does a query build the CSR view?
-    # (the csr plugin's ``navcore_algorithms`` hook reads ``graph.csr``, and
-    # ``World.find_path`` asks that hook whenever ``algorithm`` is not "auto")
-    (ws, wt) = pairs[0]
-    t_auto1, _ = timed(world.find_path, "oct", ws, wt)
-    csr_after_auto = g_oct.csr_built
-    t_astar1, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
-    csr_after_astar = g_oct.csr_built
-    t_astar2, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
-    first_queries = {"auto_first_s": t_auto1, "csr_built_after_auto": csr_after_auto,
-                     "astar_first_s": t_astar1, "csr_built_after_astar": csr_after_astar,
-                     "astar_second_s": t_astar2}
-    if csr_after_astar and not csr_after_auto:
-        print(f"!! {name}: the first find_path(algorithm='astar') built the CSR view "
-              f"({fmt_bytes(g_oct.csr.nbytes)}, first query {fmt_s(t_astar1)}, second "
-              f"{fmt_s(t_astar2)}); algorithm='auto' did not")
+def rows_cols_xy(path, W):
+    """(x, y) of a path of (row, col) cells (tcod, pyastar2d)."""
+    return None if path is None else np.asarray(path)[:, ::-1]
 
-    # warm-up: JIT / cache load, scratch allocation, first touch
-    for k, f in libs.items():
-        if k not in slow:
-            f(ws, wt)
 
-    names = list(libs)
+def grid_nodes_xy(path, W):
+    """(x, y) of a path of pathfinding's GridNode."""
+    return np.array([(nd.x, nd.y) for nd in path], dtype=np.int64).reshape(-1, 2)
+
+
+# what a library reported vs its checked path (straight and diagonal moves,
+# cost under its rule): a problem, or None
+def no_reported_cost(reported, straight, diagonal, cost):
+    return None
+
+
+def navcore_reported(reported, straight, diagonal, cost):
+    if not math.isclose(cost, reported, rel_tol=1e-9, abs_tol=1e-9):
+        return f"reported cost {reported!r} but its path costs {cost!r}"
+    return None
+
+
+def tcod_distance(reported, straight, diagonal, cost):
+    if reported != TCOD_STRAIGHT * straight + TCOD_DIAG * diagonal:
+        return f"distance {reported} is not its path's integer cost"
+    return None
+
+
+@dataclass(frozen=True)
+class Lib:
+    """One library or navcore variant, timed and checked on every map's pairs."""
+    name: str                       # its key in the JSON and the tables
+    query: Callable                 # factory: MapBuilds -> query(s, t)
+    path_xy: Callable = cells_xy    # (path, W) -> (n, 2) array of (x, y), or None
+    rule: str = OCT                 # the rule its path is checked and costed under
+    check_reported: Callable = no_reported_cost     # what it reported vs its path
+    same_cost_as: str | None = "navcore astar"  # an earlier Lib whose cost its cost must
+    tol: float = 1e-9               # equal, to this relative (and absolute) tolerance
+    slow: bool = False              # pure Python: slow_pairs pairs, slow_rounds rounds
+
+
+def navcore_lib(name, algorithm, graph="oct", **kw):
+    return Lib(name, navcore_query(algorithm, graph), check_reported=navcore_reported, **kw)
+
+
+#: timed in this order (rotated pair by pair), and checked in it: a cost's
+#: reference comes first. navcore A* is also checked against the scenario.
+LIBS = [
+    navcore_lib("navcore astar", "astar", same_cost_as=None),
+    navcore_lib("navcore jps", "jps"),
+    navcore_lib("navcore simplified", "simplified", "simp"),
+    navcore_lib("navcore landmarks", "auto", "lm"),
+    navcore_lib("navcore ch", "ch", "ch"),
+    # its integer costs: 3363/2378 is sqrt 2 to 4e-8 relative
+    Lib("tcod", tcod_query, rows_cols_xy, check_reported=tcod_distance, tol=1e-6),
+    navcore_lib("navcore astar (cut)", "astar", "cut", rule=CUT, same_cost_as=None),
+    # it reports no cost: its path's move count must equal navcore's cost
+    Lib("pyastar2d", pyastar2d_query, rows_cols_xy, rule=CUT,
+        same_cost_as="navcore astar (cut)", tol=0.0),
+    Lib("networkx", networkx_query, slow=True),
+    Lib("pathfinding", pathfinding_query, grid_nodes_xy, slow=True),
+]
+SLOW = {lib.name for lib in LIBS if lib.slow}
+
+
+def time_pairs(name, queries, pairs, cfg, slow_idx):
+    """Every query on every pair, ``rounds`` rounds, the order of the
+    libraries rotating pair by pair; the slow ones only on the pairs
+    ``slow_idx`` in the first ``slow_rounds`` rounds. Returns ``(times,
+    out)``: ``times[lib][pair]`` seconds per round, ``out[lib][pair]`` the
+    first result."""
+    names = list(queries)
     n = len(pairs)
     times = {k: [[] for _ in pairs] for k in names}
     out = {k: [None] * n for k in names}
@@ -391,84 +463,104 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         for i, (s, t) in enumerate(pairs):
             k = (r * n + i) % len(names)
             for lib in names[k:] + names[:k]:
-                if lib in slow and (i not in slow_idx or r >= cfg["slow_rounds"]):
+                if lib in SLOW and (i not in slow_idx or r >= cfg["slow_rounds"]):
                     continue
-                dt, res = timed(libs[lib], s, t)
+                dt, res = timed(queries[lib], s, t)
                 times[lib][i].append(dt)
                 if out[lib][i] is None:
                     out[lib][i] = res
             gc.collect()
+    return times, out
 
-    # -- correctness -------------------------------------------------------------
+
+def check_result(lib, result, pair, walk, ref):
+    """``(cost of the returned path or None, problems)``: the path must run
+    from the pair's start to its goal by moves of the library's rule, and its
+    cost match what the library reported and ``ref`` (when not None)."""
+    reported, path, _ = result
+    xy = lib.path_xy(path, walk.shape[1])
+    if xy is None or len(xy) == 0:
+        return None, ["no path"]
+    problems = []
+    if tuple(xy[0]) != pair[0] or tuple(xy[-1]) != pair[1]:
+        problems.append(f"path runs {tuple(xy[0])} -> {tuple(xy[-1])}")
+    cut = lib.rule == CUT
+    straight, diagonal, why = check_path(walk, xy, corner_cutting=cut)
+    if why:
+        return None, problems + [why]
+    cost = float(straight + diagonal) if cut else straight + SQRT2 * diagonal
+    why = lib.check_reported(reported, straight, diagonal, cost)
+    if why:
+        problems.append(why)
+    if ref is not None and not math.isclose(cost, ref, rel_tol=lib.tol, abs_tol=lib.tol):
+        problems.append(f"cost {cost!r} != {lib.same_cost_as} {ref!r} "
+                        f"(rel {abs(cost - ref) / max(ref, 1.0):.2e})")
+    return cost, problems
+
+
+def check_costs(name, walk, pairs, out, optimal, decimals):
+    """Every first result through check_result, and navcore A*'s cost against
+    the scenario's optimal length; prints each problem. Returns ``(costs,
+    expanded, problems)``: ``costs[lib][pair]`` of the checked paths, the
+    nodes each navcore variant expanded."""
+    from navcore_grid import tolerance
+
+    costs = {lib.name: [None] * len(pairs) for lib in LIBS}
+    expanded = {lib.name: [] for lib in LIBS if lib.name.startswith("navcore")}
     problems = []
 
     def bad(lib, i, msg):
         problems.append({"lib": lib, "pair": pairs[i], "problem": msg})
         print(f"!! {name}: {lib} pair {pairs[i]}: {msg}")
 
-    costs = {k: [None] * n for k in names}
-    tcod_rel = []
-    nav_exp = {"navcore astar": [], "navcore jps": [], "navcore astar (cut)": [],
-               "navcore simplified": [], "navcore landmarks": [], "navcore ch": []}
-    for i in range(n):
-        for lib in names:
-            res = out[lib][i]
-            if res is None:
+    for i, pair in enumerate(pairs):
+        for lib in LIBS:
+            result = out[lib.name][i]
+            if result is None:
                 continue
-            raw, path, exp = res
-            if exp is not None:
-                nav_exp[lib].append(exp)
-            if lib.startswith("navcore"):
-                xy = cells_xy(path, W)
-            elif lib == "tcod":
-                xy = np.asarray(path)[:, ::-1]
-            elif lib == "pyastar2d":
-                xy = None if path is None else np.asarray(path)[:, ::-1]
-            elif lib == "networkx":
-                xy = cells_xy(path, W)
-            else:
-                xy = np.array([(nd.x, nd.y) for nd in path], dtype=np.int64).reshape(-1, 2)
-            if xy is None or len(xy) == 0:
-                bad(lib, i, "no path")
-                continue
-            if tuple(xy[0]) != pairs[i][0] or tuple(xy[-1]) != pairs[i][1]:
-                bad(lib, i, f"path runs {tuple(xy[0])} -> {tuple(xy[-1])}")
-            cut = lib in ("navcore astar (cut)", "pyastar2d")
-            st, dg, why = check_path(walk, xy, corner_cutting=cut)
-            if why:
-                bad(lib, i, why)
-                continue
-            c = float(st + dg) if cut else st + SQRT2 * dg
-            if lib.startswith("navcore") and not math.isclose(c, raw, rel_tol=1e-9,
-                                                              abs_tol=1e-9):
-                bad(lib, i, f"reported cost {raw!r} but its path costs {c!r}")
-            if lib == "tcod" and raw != TCOD_STRAIGHT * st + TCOD_DIAG * dg:
-                bad(lib, i, f"distance {raw} is not its path's integer cost")
-            costs[lib][i] = c
+            if result[2] is not None:
+                expanded[lib.name].append(result[2])
+            ref = costs[lib.same_cost_as][i] if lib.same_cost_as else None
+            costs[lib.name][i], found = check_result(lib, result, pair, walk, ref)
+            for msg in found:
+                bad(lib.name, i, msg)
         ref = costs["navcore astar"][i]
-        if ref is None:
-            continue
-        for lib in ("navcore jps", "navcore simplified", "navcore landmarks", "navcore ch",
-                    "networkx", "pathfinding"):
-            c = costs[lib][i]
-            if c is not None and not math.isclose(c, ref, rel_tol=1e-9, abs_tol=1e-9):
-                bad(lib, i, f"cost {c!r} != navcore astar {ref!r}")
-        c = costs["tcod"][i]
-        if c is not None:
-            rel = abs(c - ref) / max(ref, 1.0)
-            tcod_rel.append(rel)
-            if rel > 1e-6:     # 3363/2378 is sqrt 2 to 4e-8 relative
-                bad("tcod", i, f"cost {c!r} != navcore astar {ref!r} (rel {rel:.2e})")
-        if optimal is not None:
+        if optimal is not None and ref is not None:
             tol = float(tolerance(optimal[i], decimals[i]))
             if not abs(ref - optimal[i]) <= tol:
                 bad("navcore astar", i, f"cost {ref!r} != scenario optimal {optimal[i]!r}")
-        rc, pc = costs["navcore astar (cut)"][i], costs["pyastar2d"][i]
-        if rc is not None and pc is not None and rc != pc:
-            bad("pyastar2d", i, f"{int(pc)} moves != navcore (cut) {rc:g}")
+    return costs, expanded, problems
 
-    # -- summary -------------------------------------------------------------------
-    per_pair = {k: [median(ts) for ts in times[k]] for k in names}
+
+# ---------------------------------------------------------------------------
+# one map
+# ---------------------------------------------------------------------------
+def probe_first_queries(name, world, pair):
+    """Times of the first queries on a fresh graph: does a query build the CSR
+    view? (the csr plugin's ``navcore_algorithms`` hook reads ``graph.csr``,
+    and ``World.find_path`` asks that hook whenever ``algorithm`` is not
+    "auto")"""
+    g_oct = world.graph("oct")
+    ws, wt = pair
+    t_auto1, _ = timed(world.find_path, "oct", ws, wt)
+    csr_after_auto = g_oct.csr_built
+    t_astar1, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
+    csr_after_astar = g_oct.csr_built
+    t_astar2, _ = timed(world.find_path, "oct", ws, wt, algorithm="astar")
+    if csr_after_astar and not csr_after_auto:
+        print(f"!! {name}: the first find_path(algorithm='astar') built the CSR view "
+              f"({fmt_bytes(g_oct.csr.nbytes)}, first query {fmt_s(t_astar1)}, second "
+              f"{fmt_s(t_astar2)}); algorithm='auto' did not")
+    return {"auto_first_s": t_auto1, "csr_built_after_auto": csr_after_auto,
+            "astar_first_s": t_astar1, "csr_built_after_astar": csr_after_astar,
+            "astar_second_s": t_astar2}
+
+
+def summarize(m, per_pair, costs, expanded, sub, longest, lengths):
+    """Median query times, medians of the per-pair ratios (on the pairs
+    ``sub`` when a slow peer is in them), the variants' sizes."""
+    cells = m.walk.size
+    n = len(lengths)
 
     def med_ratio(a, b, idx=None):
         idx = range(n) if idx is None else idx
@@ -479,12 +571,12 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         idx = range(n) if idx is None else idx
         return median([per_pair[k][i] for i in idx])
 
-    lengths = [costs["navcore astar"][i] or 0.0 for i in range(n)]
-    longest = sorted(range(n), key=lambda i: lengths[i])[-10:]
-    sub = sorted(slow_idx)
-    summary = {
-        "median_query_s": {k: med_time(k) for k in names if k not in slow},
-        "median_query_s_subset": {k: med_time(k, sub) for k in names},
+    tcod_rel = [abs(c - ref) / max(ref, 1.0)
+                for c, ref in zip(costs["tcod"], costs["navcore astar"])
+                if c is not None and ref is not None]
+    return {
+        "median_query_s": {k: med_time(k) for k in per_pair if k not in SLOW},
+        "median_query_s_subset": {k: med_time(k, sub) for k in per_pair},
         "jps_speedup": med_ratio("navcore astar", "navcore jps"),
         "jps_speedup_longest10": med_ratio("navcore astar", "navcore jps", longest),
         "astar_vs_tcod": med_ratio("navcore astar", "tcod"),
@@ -497,50 +589,90 @@ def bench_map(name, cfg, rng, fixed_cost=False):
         "simplified_vs_pathfinding": med_ratio("navcore simplified", "pathfinding", sub),
         "simplified_vs_astar": med_ratio("navcore simplified", "navcore astar"),
         "simplified_vs_jps": med_ratio("navcore simplified", "navcore jps"),
-        "simplified_nodes": simp_nodes, "simplified_used_by_auto": simp_pays,
+        "simplified_nodes": m.simplified.num_nodes,
+        "simplified_used_by_auto": m.simplified.pays,
         "landmarks_vs_pathfinding": med_ratio("navcore landmarks", "pathfinding", sub),
         "landmarks_vs_jps": med_ratio("navcore landmarks", "navcore jps"),
         "landmarks_vs_astar": med_ratio("navcore landmarks", "navcore astar"),
-        "landmarks_bytes_per_cell": lm_bytes / cells,
+        "landmarks_bytes_per_cell": m.landmarks.nbytes / cells,
         "ch_vs_pathfinding": med_ratio("navcore ch", "pathfinding", sub),
         "ch_vs_jps": med_ratio("navcore ch", "navcore jps"),
         "ch_vs_astar": med_ratio("navcore ch", "navcore astar"),
-        "ch_bytes_per_cell": ch_bytes / cells, "ch_shortcuts": ch_shortcuts,
-        "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in nav_exp.items()},
+        "ch_bytes_per_cell": m.hierarchy.nbytes / cells,
+        "ch_shortcuts": m.hierarchy.num_shortcuts,
+        "mean_expanded": {k: float(np.mean(v)) if v else None for k, v in expanded.items()},
         "median_path_cost": median(lengths),
         "tcod_max_rel_cost_diff": max(tcod_rel) if tcod_rel else None,
     }
 
-    # -- memory --------------------------------------------------------------------
-    sc = scratch_for(g_oct)
+
+def measure_memory(m):
+    """Bytes of each library's structures for the map, in all and per cell."""
+    import navcore
+    from navcore_grid.search import scratch_for
+
+    walk, g_oct, tc = m.walk, m.world.graph("oct"), m.tcod
+    cells = walk.size
+    rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
     base = g_oct._free.nbytes + g_oct._pcost.nbytes + g_oct.walkable.nbytes
-    scratch = sc.nbytes
+    scratch = scratch_for(g_oct).nbytes
     # a fresh graph for the CSR view's build time (the queries built the other's)
     g_fresh = navcore.World().add_graph("fresh", type="grid", array=walk)
     t_csr, csr = timed(lambda: g_fresh.csr)
-    del g_fresh
     memory = {
         "cells": cells, "navcore_grid_bytes": base, "navcore_scratch_bytes": scratch,
         "navcore_csr_bytes": csr.nbytes, "navcore_csr_build_s": t_csr,
         "navcore_csr_edges": int(csr.num_edges),
-        "tcod_bytes": int(sum(a.nbytes for a in tc["arrays"]) + pf.distance.nbytes
-                          + pf.traversal.nbytes),
-        "pyastar2d_bytes": int(weights.nbytes),
+        "tcod_bytes": int(sum(a.nbytes for a in tc["arrays"]) + tc["pf"].distance.nbytes
+                          + tc["pf"].traversal.nbytes),
+        "pyastar2d_bytes": int(m.weights.nbytes),
         "networkx_rss_growth": rss_nx, "pathfinding_rss_growth": rss_pf,
     }
     memory["per_cell"] = {
         "navcore grid": base / cells, "navcore grid + scratch": (base + scratch) / cells,
         "navcore grid + scratch + csr": (base + scratch + csr.nbytes) / cells,
         "tcod (cost, conditions, distance, traversal)": memory["tcod_bytes"] / cells,
-        "pyastar2d (float32 weights; +4 per call: it copies them)": weights.nbytes / cells,
+        "pyastar2d (float32 weights; +4 per call: it copies them)": m.weights.nbytes / cells,
         "networkx (RSS growth at build)": rss_nx / cells,
         "pathfinding (RSS growth at build)": rss_pf / cells,
     }
-    del csr
+    return memory
 
-    fixed = bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng) \
-        if fixed_cost else None
-    del gx, pgrid, libs
+
+def bench_map(name, cfg, rng, fixed_cost=False):
+    """Every library of LIBS on one map: builds, timings, checks, summary,
+    memory (and, when asked, the fixed cost of a query)."""
+    # imported before the builds: the RSS growth of a peer's build must not
+    # count its import (on the first map, about 10 MB for networkx)
+    import networkx  # noqa: F401
+    import pyastar2d  # noqa: F401
+    from pathfinding.core.diagonal_movement import DiagonalMovement  # noqa: F401
+    from pathfinding.finder.a_star import AStarFinder  # noqa: F401
+
+    walk, map_path, pairs, optimal, decimals = load_map(name, cfg, rng)
+    H, W = walk.shape
+    log(f"{name}: {W}x{H}, {int(walk.sum())} free cells, {len(pairs)} pairs")
+
+    m = build_map(name, walk, map_path)
+    builds = m.seconds
+    queries = {lib.name: lib.query(m) for lib in LIBS}
+    slow_idx = set(spread(len(pairs), cfg["slow_pairs"]))
+    first_queries = probe_first_queries(name, m.world, pairs[0])
+    # warm-up: JIT / cache load, scratch allocation, first touch
+    for k, f in queries.items():
+        if k not in SLOW:
+            f(*pairs[0])
+
+    times, out = time_pairs(name, queries, pairs, cfg, slow_idx)
+    costs, expanded, problems = check_costs(name, walk, pairs, out, optimal, decimals)
+    per_pair = {k: [median(ts) for ts in times[k]] for k in queries}
+    lengths = [c or 0.0 for c in costs["navcore astar"]]
+    longest = sorted(range(len(pairs)), key=lambda i: lengths[i])[-10:]
+    sub = sorted(slow_idx)
+    summary = summarize(m, per_pair, costs, expanded, sub, longest, lengths)
+    memory = measure_memory(m)
+    fixed = bench_fixed(cfg, m.world, walk, queries, rng) if fixed_cost else None
+    del m, queries      # this map's structures go before the next map's builds
     gc.collect()
     return {
         "map": name, "width": W, "height": H, "free_cells": int(walk.sum()),
@@ -555,7 +687,7 @@ def bench_map(name, cfg, rng, fixed_cost=False):
 # ---------------------------------------------------------------------------
 # fixed cost: a query between two adjacent free cells
 # ---------------------------------------------------------------------------
-def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
+def bench_fixed(cfg, world, walk, queries, rng):
     from navcore_grid import grid_astar, grid_jps
 
     H, W = walk.shape
@@ -591,10 +723,10 @@ def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
         "navcore grid_astar (no World)": (lambda s, t: grid_astar(g, s, t), calls["navcore"],
                                           True),
         "navcore grid_jps (no World)": (lambda s, t: grid_jps(g, s, t), calls["navcore"], True),
-        "tcod clear+add_root+path_to": (q_tcod, calls["tcod"], False),
-        "pyastar2d astar_path": (q_pyastar, calls["pyastar2d"], False),
-        "networkx astar_path": (q_nx, calls["networkx"], False),
-        "pathfinding find_path": (q_pf, calls["pathfinding"], False),
+        "tcod clear+add_root+path_to": (queries["tcod"], calls["tcod"], False),
+        "pyastar2d astar_path": (queries["pyastar2d"], calls["pyastar2d"], False),
+        "networkx astar_path": (queries["networkx"], calls["networkx"], False),
+        "pathfinding find_path": (queries["pathfinding"], calls["pathfinding"], False),
     }
     for fn, _, use_ids in cases.values():          # warm-up
         s, t = (ids if use_ids else pairs)[0]
@@ -610,149 +742,138 @@ def bench_fixed(cfg, world, walk, q_tcod, q_pyastar, q_nx, q_pf, rng):
 # ---------------------------------------------------------------------------
 # tables
 # ---------------------------------------------------------------------------
-def rows_jps(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        e = s["mean_expanded"]
-        sp = s["jps_speedup"]
-        goal = "-"
-        if res["map"] in JPS_GOAL_MAPS:
-            goal = "met" if sp is not None and sp >= 5.0 else \
-                f"MISSED ({sp:.1f}x < 5x)"
-        rows.append([res["map"], OCT, len(res["pairs"]), fmt_s(q["navcore astar"]),
-                     fmt_s(q["navcore jps"]), f"{sp:.1f}x", f"{s['jps_speedup_longest10']:.1f}x",
-                     f"{e['navcore astar']:.0f} / {e['navcore jps']:.0f}", goal])
-    return rows
+# A row is {column header: cell}, so each header sits next to its value.
+def show(title, rows):
+    """Print rows (dicts of the same headers) as one table."""
+    print_table(title, list(rows[0]) if rows else [], [list(r.values()) for r in rows])
 
 
-def rows_tcod(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        rows.append([res["map"], OCT, fmt_s(q["navcore astar"]), fmt_s(q["navcore jps"]),
-                     fmt_s(q["tcod"]), fmt_ratio(s["astar_vs_tcod"]),
-                     fmt_ratio(s["jps_vs_tcod"]), goal_le("tcod", s["astar_vs_tcod"])])
-    return rows
+def jps_row(res):
+    s = res["summary"]
+    q, e, sp = s["median_query_s"], s["mean_expanded"], s["jps_speedup"]
+    goal = "-"
+    if res["map"] in JPS_GOAL_MAPS:
+        goal = "met" if sp is not None and sp >= 5.0 else f"MISSED ({sp:.1f}x < 5x)"
+    return {"map": res["map"], "rule": OCT, "pairs": len(res["pairs"]),
+            "A*": fmt_s(q["navcore astar"]), "JPS": fmt_s(q["navcore jps"]),
+            "speedup": f"{sp:.1f}x", "speedup, longest 10": f"{s['jps_speedup_longest10']:.1f}x",
+            "mean expanded A* / JPS": f"{e['navcore astar']:.0f} / {e['navcore jps']:.0f}",
+            "goal >= 5x": goal}
 
 
-def rows_pure(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s_subset"]
-        a, j = s["astar_vs_pathfinding"], s["jps_vs_pathfinding"]
-        rows.append([res["map"], OCT, len(res["slow_subset"]), fmt_s(q["navcore astar"]),
-                     fmt_s(q["navcore jps"]), fmt_s(q["networkx"]), fmt_s(q["pathfinding"]),
-                     fmt_ratio(s["astar_vs_networkx"]), fmt_ratio(a), fmt_ratio(j),
-                     f"A* {goal_le('pathfinding', a)}; JPS {goal_le('pathfinding', j)}"])
-    return rows
+def tcod_row(res):
+    s = res["summary"]
+    q = s["median_query_s"]
+    return {"map": res["map"], "rule": OCT, "navcore A*": fmt_s(q["navcore astar"]),
+            "navcore JPS": fmt_s(q["navcore jps"]), "tcod": fmt_s(q["tcod"]),
+            "A* ratio": fmt_ratio(s["astar_vs_tcod"]), "JPS ratio": fmt_ratio(s["jps_vs_tcod"]),
+            "goal <= 0.4x (A*)": goal_le("tcod", s["astar_vs_tcod"])}
 
 
-def rows_simplified(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        r = s["simplified_vs_pathfinding"]
-        rows.append([res["map"], OCT, f"{s['simplified_nodes']} / {res['free_cells']}",
-                     "yes" if s["simplified_used_by_auto"] else "no (JPS)",
-                     fmt_s(res["builds_s"]["simplify (view of one grid)"]),
-                     fmt_s(q["navcore simplified"]), fmt_ratio(s["simplified_vs_astar"]),
-                     fmt_ratio(s["simplified_vs_jps"]), fmt_s(qs["pathfinding"]),
-                     fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def pure_python_row(res):
+    s = res["summary"]
+    q = s["median_query_s_subset"]
+    a, j = s["astar_vs_pathfinding"], s["jps_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT, "pairs": len(res["slow_subset"]),
+            "navcore A*": fmt_s(q["navcore astar"]), "navcore JPS": fmt_s(q["navcore jps"]),
+            "networkx astar_path": fmt_s(q["networkx"]), "pathfinding": fmt_s(q["pathfinding"]),
+            "A*/networkx": fmt_ratio(s["astar_vs_networkx"]), "A*/pathfinding": fmt_ratio(a),
+            "JPS/pathfinding": fmt_ratio(j),
+            "goal <= 0.005x": f"A* {goal_le('pathfinding', a)}; JPS {goal_le('pathfinding', j)}"}
 
 
-def rows_landmarks(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        e = s["mean_expanded"]
-        r = s["landmarks_vs_pathfinding"]
-        rows.append([res["map"], OCT, fmt_s(res["builds_s"][f"{LANDMARKS} landmarks (one grid)"]),
-                     f"{s['landmarks_bytes_per_cell']:.0f}", fmt_s(q["navcore landmarks"]),
-                     f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
-                     fmt_ratio(s["landmarks_vs_jps"]), fmt_ratio(s["landmarks_vs_astar"]),
-                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def simplified_row(res):
+    s = res["summary"]
+    r = s["simplified_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "nodes searched / free cells": f"{s['simplified_nodes']} / {res['free_cells']}",
+            "auto uses it": "yes" if s["simplified_used_by_auto"] else "no (JPS)",
+            "simplify": fmt_s(res["builds_s"]["simplify (view of one grid)"]),
+            "query": fmt_s(s["median_query_s"]["navcore simplified"]),
+            "vs A*": fmt_ratio(s["simplified_vs_astar"]),
+            "vs JPS": fmt_ratio(s["simplified_vs_jps"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_ch(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        qs = s["median_query_s_subset"]
-        e = s["mean_expanded"]
-        r = s["ch_vs_pathfinding"]
-        rows.append([res["map"], OCT, fmt_s(res["builds_s"]["contraction hierarchy (one grid)"]),
-                     f"{s['ch_shortcuts']}", f"{s['ch_bytes_per_cell']:.0f}",
-                     fmt_s(q["navcore ch"]), f"{e['navcore astar']:.0f} / {e['navcore ch']:.0f}",
-                     fmt_ratio(s["ch_vs_jps"]), fmt_ratio(s["ch_vs_astar"]),
-                     fmt_s(qs["pathfinding"]), fmt_ratio(r), goal_le("pathfinding", r)])
-    return rows
+def landmarks_row(res):
+    s = res["summary"]
+    e = s["mean_expanded"]
+    r = s["landmarks_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "measure landmarks": fmt_s(res["builds_s"][f"{LANDMARKS} landmarks (one grid)"]),
+            "bytes/cell": f"{s['landmarks_bytes_per_cell']:.0f}",
+            "query": fmt_s(s["median_query_s"]["navcore landmarks"]),
+            "expanded JPS / with landmarks":
+                f"{e['navcore jps']:.0f} / {e['navcore landmarks']:.0f}",
+            "vs JPS": fmt_ratio(s["landmarks_vs_jps"]),
+            "vs A*": fmt_ratio(s["landmarks_vs_astar"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_cut(results):
-    rows = []
-    for res in results:
-        s = res["summary"]
-        q = s["median_query_s"]
-        rows.append([res["map"], CUT, fmt_s(q["navcore astar (cut)"]), fmt_s(q["pyastar2d"]),
-                     fmt_ratio(s["cut_vs_pyastar2d"]),
-                     goal_le("pyastar2d", s["cut_vs_pyastar2d"])])
-    return rows
+def ch_row(res):
+    s = res["summary"]
+    e = s["mean_expanded"]
+    r = s["ch_vs_pathfinding"]
+    return {"map": res["map"], "rule": OCT,
+            "contract": fmt_s(res["builds_s"]["contraction hierarchy (one grid)"]),
+            "shortcuts": f"{s['ch_shortcuts']}", "bytes/cell": f"{s['ch_bytes_per_cell']:.0f}",
+            "query": fmt_s(s["median_query_s"]["navcore ch"]),
+            "expanded A* / settled CH": f"{e['navcore astar']:.0f} / {e['navcore ch']:.0f}",
+            "vs JPS": fmt_ratio(s["ch_vs_jps"]), "vs A*": fmt_ratio(s["ch_vs_astar"]),
+            "pathfinding": fmt_s(s["median_query_s_subset"]["pathfinding"]),
+            "ratio": fmt_ratio(r), "goal <= 0.005x": goal_le("pathfinding", r)}
 
 
-def rows_fixed(fixed, side):
+def pyastar2d_row(res):
+    s = res["summary"]
+    q = s["median_query_s"]
+    return {"map": res["map"], "rule": CUT, "navcore A*": fmt_s(q["navcore astar (cut)"]),
+            "pyastar2d": fmt_s(q["pyastar2d"]), "ratio": fmt_ratio(s["cut_vs_pyastar2d"]),
+            "goal <= 1.0x": goal_le("pyastar2d", s["cut_vs_pyastar2d"])}
+
+
+def fixed_rows(fixed):
+    """One row per query of the fixed-cost run."""
     pc = fixed["per_call_s"]
-    nav = pc["navcore find_path auto, (x, y)"]
-    navcut = pc["navcore find_path astar (cut), (x, y)"]
     rows = []
     for k, v in pc.items():
-        rule = CUT if "(cut)" in k or k.startswith("pyastar2d") else OCT
-        if k.startswith("navcore"):
-            goal = goal_le("fixed", v) if k.startswith("navcore find_path") else "-"
-            rows.append([k, rule, fmt_s(v), "", "", goal])
-        else:
-            ref = navcut if k.startswith("pyastar2d") else nav
-            rows.append([k, rule, fmt_s(v), fmt_ratio(ratio(ref, v)),
-                         "navcore astar (cut)" if k.startswith("pyastar2d") else "navcore auto",
-                         "-"])
+        cut = "(cut)" in k or k.startswith("pyastar2d")
+        row = {"query": k, "rule": CUT if cut else OCT, "per call": fmt_s(v),
+               "ratio navcore/peer": "", "navcore side": "", "goal < 10 us": "-"}
+        if k.startswith("navcore find_path"):
+            row["goal < 10 us"] = goal_le("fixed", v)
+        elif not k.startswith("navcore"):
+            # a peer, against navcore under the peer's rule
+            side = "navcore astar (cut)" if cut else "navcore auto"
+            ref = pc["navcore find_path astar (cut), (x, y)"] if cut else \
+                pc["navcore find_path auto, (x, y)"]
+            row.update({"ratio navcore/peer": fmt_ratio(ratio(ref, v)), "navcore side": side})
+        rows.append(row)
     return rows
 
 
-def rows_memory(results):
-    rows = []
-    for n, res in enumerate(results):
-        m = res["memory"]
-        pc = m["per_cell"]
-        # RSS growth is only meaningful on the first map: later builds reuse
-        # memory that earlier maps freed (the JSON keeps every figure)
-        nx_rss = f"{pc['networkx (RSS growth at build)']:.0f}" if n == 0 else "-"
-        pf_rss = f"{pc['pathfinding (RSS growth at build)']:.0f}" if n == 0 else "-"
-        rows.append([res["map"], f"{res['width']}x{res['height']}",
-                     f"{pc['navcore grid']:.1f}", f"{pc['navcore grid + scratch']:.1f}",
-                     f"{pc['navcore grid + scratch + csr']:.1f}",
-                     f"{pc['tcod (cost, conditions, distance, traversal)']:.1f}",
-                     nx_rss, pf_rss,
-                     fmt_s(m["navcore_csr_build_s"])])
-    return rows
+def memory_row(res, first):
+    pc = res["memory"]["per_cell"]
+    # RSS growth is only meaningful on the first map: later builds reuse
+    # memory that earlier maps freed (the JSON keeps every figure)
+    nx_rss = f"{pc['networkx (RSS growth at build)']:.0f}" if first else "-"
+    pf_rss = f"{pc['pathfinding (RSS growth at build)']:.0f}" if first else "-"
+    return {"map": res["map"], "size": f"{res['width']}x{res['height']}",
+            "navcore grid": f"{pc['navcore grid']:.1f}",
+            "+ scratch": f"{pc['navcore grid + scratch']:.1f}",
+            "+ CSR view": f"{pc['navcore grid + scratch + csr']:.1f}",
+            "tcod arrays": f"{pc['tcod (cost, conditions, distance, traversal)']:.1f}",
+            "networkx (RSS, first map)": nx_rss, "pathfinding (RSS, first map)": pf_rss,
+            "CSR view build": fmt_s(res["memory"]["navcore_csr_build_s"])}
 
 
-def rows_builds(results):
-    rows = []
-    for res in results:
-        b = res["builds_s"]
-        rows.append([res["map"], fmt_s(b["navcore (2 graphs)"]), fmt_s(b["tcod"]),
-                     fmt_s(b["networkx"]), fmt_s(b["pathfinding"])])
-    return rows
+def builds_row(res):
+    b = res["builds_s"]
+    return {"map": res["map"], "navcore World + 2 grids": fmt_s(b["navcore (2 graphs)"]),
+            "tcod graph+Pathfinder": fmt_s(b["tcod"]), "networkx graph": fmt_s(b["networkx"]),
+            "pathfinding Grid": fmt_s(b["pathfinding"])}
 
 
 # ---------------------------------------------------------------------------
@@ -794,47 +915,24 @@ def main(argv=None):
           f"pyastar2d {v['pyastar2d']}, networkx {v['networkx']}")
     print("ratio = navcore time / peer time (below 1: navcore faster); medians of "
           "per-query ratios")
-    print_table(f"navcore JPS vs navcore A* ({cfg['rounds']} rounds)",
-                ["map", "rule", "pairs", "A*", "JPS", "speedup", "speedup, longest 10",
-                 "mean expanded A* / JPS", "goal >= 5x"], rows_jps(maps))
-    print_table("navcore vs python-tcod (CustomGraph + conditions, Pathfinder)",
-                ["map", "rule", "navcore A*", "navcore JPS", "tcod", "A* ratio", "JPS ratio",
-                 "goal <= 0.4x (A*)"], rows_tcod(maps))
-    print_table(f"navcore vs pure Python ({cfg['slow_rounds']} round on a pair subset)",
-                ["map", "rule", "pairs", "navcore A*", "navcore JPS", "networkx astar_path",
-                 "pathfinding", "A*/networkx", "A*/pathfinding", "JPS/pathfinding",
-                 "goal <= 0.005x"], rows_pure(maps))
-    print_table("navcore with a simplified view (opt-in: simplify(graph) once; "
-                "algorithm='simplified')",
-                ["map", "rule", "nodes searched / free cells", "auto uses it", "simplify",
-                 "query",
-                 "vs A*", "vs JPS", "pathfinding", "ratio", "goal <= 0.005x"],
-                rows_simplified(maps))
-    print_table(f"navcore with {LANDMARKS} landmarks (opt-in: landmarks={LANDMARKS}; "
-                f"auto = JPS with the stronger heuristic)",
-                ["map", "rule", "measure landmarks", "bytes/cell", "query",
-                 "expanded JPS / with landmarks", "vs JPS", "vs A*", "pathfinding",
-                 "ratio", "goal <= 0.005x"], rows_landmarks(maps))
-    print_table("navcore with a contraction hierarchy (opt-in: contract(graph) once, "
-                "or load_contracted; auto uses it while the map is unchanged)",
-                ["map", "rule", "contract", "shortcuts", "bytes/cell", "query",
-                 "expanded A* / settled CH", "vs JPS", "vs A*", "pathfinding", "ratio",
-                 "goal <= 0.005x"], rows_ch(maps))
-    print_table("navcore vs pyastar2d",
-                ["map", "rule", "navcore A*", "pyastar2d", "ratio", "goal <= 1.0x"],
-                rows_cut(maps))
+    show(f"navcore JPS vs navcore A* ({cfg['rounds']} rounds)", [jps_row(r) for r in maps])
+    show("navcore vs python-tcod (CustomGraph + conditions, Pathfinder)",
+         [tcod_row(r) for r in maps])
+    show(f"navcore vs pure Python ({cfg['slow_rounds']} round on a pair subset)",
+         [pure_python_row(r) for r in maps])
+    show("navcore with a simplified view (opt-in: simplify(graph) once; "
+         "algorithm='simplified')", [simplified_row(r) for r in maps])
+    show(f"navcore with {LANDMARKS} landmarks (opt-in: landmarks={LANDMARKS}; "
+         f"auto = JPS with the stronger heuristic)", [landmarks_row(r) for r in maps])
+    show("navcore with a contraction hierarchy (opt-in: contract(graph) once, "
+         "or load_contracted; auto uses it while the map is unchanged)",
+         [ch_row(r) for r in maps])
+    show("navcore vs pyastar2d", [pyastar2d_row(r) for r in maps])
     if results.get("fixed_cost"):
         fx = results["fixed_cost"]
-        print_table(f"Fixed cost: adjacent free cells on {fx['map']}, per call",
-                    ["query", "rule", "per call", "ratio navcore/peer", "navcore side",
-                     "goal < 10 us"], rows_fixed(fx, None))
-    print_table("Memory, bytes per cell",
-                ["map", "size", "navcore grid", "+ scratch", "+ CSR view", "tcod arrays",
-                 "networkx (RSS, first map)", "pathfinding (RSS, first map)",
-                 "CSR view build"], rows_memory(maps))
-    print_table("Build times (not in query times)",
-                ["map", "navcore World + 2 grids", "tcod graph+Pathfinder", "networkx graph",
-                 "pathfinding Grid"], rows_builds(maps))
+        show(f"Fixed cost: adjacent free cells on {fx['map']}, per call", fixed_rows(fx))
+    show("Memory, bytes per cell", [memory_row(r, first=n == 0) for n, r in enumerate(maps)])
+    show("Build times (not in query times)", [builds_row(r) for r in maps])
     nprob = sum(len(r["problems"]) for r in maps)
     print(f"\ncorrectness: {nprob} problem(s)"
           + ("" if not nprob else " (see the '!!' lines and 'problems' in the JSON)"))
