@@ -70,7 +70,9 @@ from _common import (fmt_bytes, fmt_ratio, fmt_s, interleaved, log, machine, med
 #: landmarks of the opt-in variant (4 bytes per cell each)
 LANDMARKS = 16
 SEED = 20261124
-DATA = Path(os.environ.get("NAVCORE_MOVINGAI", "/work/shared/data/movingai"))
+# ../shared beside the repository, as in CI; NAVCORE_MOVINGAI overrides it
+DATA = Path(os.environ.get("NAVCORE_MOVINGAI",
+                           Path(__file__).resolve().parents[2] / "shared/data/movingai"))
 
 #: the random grid comes first: the RSS growth of the peers' builds is
 #: measured on it, before other maps have left freed memory to reuse.
@@ -614,7 +616,7 @@ def measure_memory(m):
     walk, g_oct, tc = m.walk, m.world.graph("oct"), m.tcod
     cells = walk.size
     rss_nx, rss_pf = m.rss_growth["networkx"], m.rss_growth["pathfinding"]
-    base = g_oct._free.nbytes + g_oct._pcost.nbytes + g_oct.walkable.nbytes
+    base = g_oct.padded_free.nbytes + g_oct.padded_cost.nbytes + g_oct.walkable.nbytes
     scratch = scratch_for(g_oct).nbytes
     # a fresh graph for the CSR view's build time (the queries built the other's)
     g_fresh = navcore.World().add_graph("fresh", type="grid", array=walk)
