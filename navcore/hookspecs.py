@@ -19,23 +19,88 @@ Rules that hold for every hook:
   something other than ``None``; return ``None`` to pass the call on.
   Mark specialised implementations ``tryfirst=True`` and generic fallbacks
   ``trylast=True`` (the csr plugin's generic search is ``trylast``).
+* An implementation that serves only some graphs says so once, with
+  ``@navcore.for_graphs(MyGraph)`` under ``@navcore.hookimpl``: for other
+  graphs it is skipped (the call passes on), with no ``isinstance`` in it.
 * An implementation that rejects its input raises a ``navcore.NavError``
-  subclass and leaves the graph unchanged.
+  subclass (``navcore.validate`` has the common checks) and leaves the
+  graph unchanged.
 
 Graph ids are whatever hashable the user chose (usually a string); a
 ``graph`` argument is the ``navcore.NavGraph`` that id names.
+
+How to write a backend (a new graph type)
+-----------------------------------------
+``examples/navcore_hexgrid`` is a complete one in about a hundred lines;
+``navcore.testing`` checks yours (run its ``check_graph_type`` in your tests).
+
+1. **A builder**, announced by ``navcore_graph_types``:
+   ``build(world, graph_id, **params) -> NavGraph``. It validates its
+   parameters (``GraphError``; ``MapFormatError`` with path and line for
+   files). Unknown parameters are refused by ``World.add_graph`` itself.
+2. **A NavGraph** (subclass it to add your own fast paths). What it must
+   supply:
+
+   * ``num_nodes`` and the **CSR view** ``graph.csr`` (``offsets``,
+     ``targets``, float64 ``cost`` with ``inf`` for a closed edge), built
+     through the storage hook: ``NavGraph.from_edges(src, dst, cost, ...,
+     world=world)`` does that. It may be made lazily (grids build it on
+     first use) but must always be obtainable: areas, the generic searches,
+     simplification and contraction hierarchies work on it alone.
+   * ``walkable``: a bool array, one entry per node; a blocked node is
+     never entered.
+   * ``positions`` (float64 ``(N, 2)`` or ``(N, 3)``) or ``None`` (then
+     nodes are addressed by id only and ``has_positions()`` is False).
+   * ``heuristic``: ``"euclidean"``, ``"manhattan"``, ``"octile"`` or
+     ``"zero"``; the generic A* scales it by the cheapest edge per unit of
+     distance, so any consistent distance is exact.
+   * ``locate(point) -> node`` (``-1`` outside the graph); the base class
+     answers with the nearest node by position. ``node_of`` turns ids and
+     points into node ids and is what every query calls.
+   * ``directed``: ``True`` unless every edge exists both ways.
+3. **Updates**, if the graph can change: ``navcore_make_update``
+   validates ``World.update(**params)`` into a ``navcore.Update``;
+   ``navcore_apply_updates`` applies a batch as array work, keeps the CSR
+   view consistent, bumps ``graph.version`` (derived views go stale) and
+   returns exactly the **dirty nodes**: every node whose walkability
+   changed or that has an incident edge (in or out) whose cost changed.
+   Without these hooks the csr plugin's generic updates apply
+   (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
+4. **Queries**, optionally: a specialised ``navcore_find_path`` (and
+   ``navcore_path_costs``, ``navcore_distance_matrix``) for your graphs;
+   list extra ``algorithm=`` names in ``navcore_algorithms``. Everything
+   you do not answer falls back to the generic CSR kernels (A*, Dijkstra,
+   BFS, path costs, distance matrices), and areas, ``reachable`` and
+   ``nearest_reachable`` come from the hierarchy plugin for every graph.
+5. **Derived structures** (an index, a hierarchy) are ``navcore.DerivedView``
+   objects kept with ``graph.view(key, build)``: never used stale, built
+   only by an explicit call (see ``navcore/views.py``).
+6. **Kernels** on the hot path are ``@njit(cache=True, nogil=True)``
+   functions over numpy arrays, with per-thread scratch from
+   ``graph.scratch(key, factory)``; load them in ``navcore_warm_up``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
+
 import pluggy
+
+if TYPE_CHECKING:          # for the annotations only: no import cycle at run time
+    import numpy as np
+
+    from .graph import NavGraph
+    from .types import FrameStats, PathRequest, PathResult, Update
+    from .world import World
 
 hookspec = pluggy.HookspecMarker("navcore")
 
 
-# -- graph -----------------------------------------------------------------
+# -- graph types -------------------------------------------------------------
+# A backend announces the ``type:`` names it builds; observers hear when a
+# graph comes and goes.
 
 @hookspec
-def navcore_graph_types():
+def navcore_graph_types() -> dict[str, Callable[..., NavGraph]] | None:
     """Announce the graph ``type:`` names this plugin can build.
 
     Return a dict mapping a type name to a builder
@@ -48,8 +113,31 @@ def navcore_graph_types():
     """
 
 
+@hookspec
+def navcore_graph_built(world: World, graph_id: Hashable, graph: NavGraph) -> None:
+    """A graph was built and added to ``world`` under ``graph_id``.
+
+    Observers attach per-graph state here (the hierarchy plugin builds its
+    components, the csr plugin prepares heuristic scales) in
+    ``graph.extensions[plugin_name]``. Called once per ``add_graph``, after
+    the builder returned and before ``add_graph`` returns. No return value.
+    """
+
+
+@hookspec
+def navcore_graph_removed(world: World, graph_id: Hashable, graph: NavGraph) -> None:
+    """``graph_id`` was removed from ``world``; drop per-graph state.
+
+    Called once per ``World.remove_graph``. No return value.
+    """
+
+
+# -- storage -----------------------------------------------------------------
+# The CSR arrays every graph hands out (the csr plugin answers).
+
 @hookspec(firstresult=True)
-def navcore_storage_build(src, dst, data, num_nodes, options):
+def navcore_storage_build(src: np.ndarray, dst: np.ndarray, data: dict[str, np.ndarray],
+                          num_nodes: int, options: dict) -> Any:
     """Build the adjacency storage for an edge list.
 
     ``src`` and ``dst`` are int arrays of equal length (already validated:
@@ -64,29 +152,12 @@ def navcore_storage_build(src, dst, data, num_nodes, options):
     """
 
 
-@hookspec
-def navcore_graph_built(world, graph_id, graph):
-    """A graph was built and added to ``world`` under ``graph_id``.
-
-    Observers attach per-graph state here (the hierarchy plugin builds its
-    components, the csr plugin prepares heuristic scales) in
-    ``graph.extensions[plugin_name]``. Called once per ``add_graph``, after
-    the builder returned and before ``add_graph`` returns. No return value.
-    """
-
+# -- queries -----------------------------------------------------------------
+# Firstresult hooks: specialised planners (``tryfirst`` or default) before
+# the csr plugin's generic kernels (``trylast``), which answer for any graph.
 
 @hookspec
-def navcore_graph_removed(world, graph_id, graph):
-    """``graph_id`` was removed from ``world``; drop per-graph state.
-
-    Called once per ``World.remove_graph``. No return value.
-    """
-
-
-# -- query -----------------------------------------------------------------
-
-@hookspec
-def navcore_algorithms(world, graph):
+def navcore_algorithms(world: World, graph: NavGraph) -> list[str] | None:
     """List the ``algorithm=`` names this plugin can answer for ``graph``.
 
     Return a list of strings (empty or ``None`` when the plugin does not
@@ -98,7 +169,7 @@ def navcore_algorithms(world, graph):
 
 
 @hookspec(firstresult=True)
-def navcore_find_path(world, graph, request):
+def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> PathResult | None:
     """Answer a single path query, or return ``None`` to pass it on.
 
     ``request`` is a ``navcore.PathRequest`` whose ``start_node`` and
@@ -113,7 +184,8 @@ def navcore_find_path(world, graph, request):
 
 
 @hookspec(firstresult=True)
-def navcore_postprocess_path(world, graph, request, result):
+def navcore_postprocess_path(world: World, graph: NavGraph, request: PathRequest,
+                             result: PathResult) -> PathResult | None:
     """Improve a found path (string pulling, smoothing), or return ``None``.
 
     Called once per query whose ``result`` is ``found``, after
@@ -123,7 +195,8 @@ def navcore_postprocess_path(world, graph, request, result):
 
 
 @hookspec(firstresult=True)
-def navcore_path_costs(world, graph, nodes, starts):
+def navcore_path_costs(world: World, graph: NavGraph, nodes: np.ndarray,
+                       starts: np.ndarray) -> np.ndarray | None:
     """Cost of walking each of several paths on ``graph`` as it is now.
 
     ``nodes`` (int32) holds the paths one after another: path ``i`` is
@@ -141,7 +214,7 @@ def navcore_path_costs(world, graph, nodes, starts):
 
 
 @hookspec(firstresult=True)
-def navcore_reachable(world, graph, a, b):
+def navcore_reachable(world: World, graph: NavGraph, a: int, b: int) -> bool | None:
     """Return whether node ``b`` can be reached from node ``a``, or ``None``.
 
     ``a`` and ``b`` are resolved node ids in range. The hierarchy plugin
@@ -151,7 +224,8 @@ def navcore_reachable(world, graph, a, b):
 
 
 @hookspec(firstresult=True)
-def navcore_reachable_many(world, graph, a, b):
+def navcore_reachable_many(world: World, graph: NavGraph, a: np.ndarray,
+                           b: np.ndarray) -> np.ndarray | None:
     """Return a bool array: ``out[i]`` is whether ``b[i]`` can be reached
     from ``a[i]``, or ``None`` to pass the call on.
 
@@ -164,7 +238,7 @@ def navcore_reachable_many(world, graph, a, b):
 
 
 @hookspec(firstresult=True)
-def navcore_areas(world, graph, nodes):
+def navcore_areas(world: World, graph: NavGraph, nodes: np.ndarray | None) -> np.ndarray | None:
     """Return the int32 area (connected component) id of each node in the
     int32 array ``nodes``, or of every node when ``nodes`` is ``None``;
     ``-1`` for blocked nodes. Or ``None`` to pass the call on.
@@ -176,7 +250,8 @@ def navcore_areas(world, graph, nodes):
 
 
 @hookspec(firstresult=True)
-def navcore_nearest_reachable(world, graph, point, start):
+def navcore_nearest_reachable(world: World, graph: NavGraph, point: Sequence[float],
+                              start: int) -> int | None:
     """Return the id of the walkable node closest to ``point`` that node
     ``start`` can reach (``-1`` when there is none), or ``None``.
 
@@ -188,7 +263,8 @@ def navcore_nearest_reachable(world, graph, point, start):
 
 
 @hookspec(firstresult=True)
-def navcore_distance_matrix(world, graph, sources, targets):
+def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
+                            targets: np.ndarray) -> np.ndarray | None:
     """Return the ``(len(sources), len(targets))`` float64 matrix of
     shortest path costs (``inf`` where unreachable), or ``None``.
 
@@ -200,10 +276,13 @@ def navcore_distance_matrix(world, graph, sources, targets):
     """
 
 
-# -- update ----------------------------------------------------------------
+# -- updates -----------------------------------------------------------------
+# ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
+# applies each graph's batch (``navcore_apply_updates``) and tells the
+# observers (``navcore_graph_updated``).
 
 @hookspec(firstresult=True)
-def navcore_make_update(world, graph, params):
+def navcore_make_update(world: World, graph: NavGraph, params: dict) -> Update | None:
     """Validate ``World.update(graph_id, **params)`` and normalise it.
 
     Return a ``navcore.Update`` (kind and normalised parameters), or
@@ -215,7 +294,7 @@ def navcore_make_update(world, graph, params):
 
 
 @hookspec(firstresult=True)
-def navcore_apply_updates(world, graph, batch):
+def navcore_apply_updates(world: World, graph: NavGraph, batch: list[Update]) -> np.ndarray | None:
     """Apply a batch of queued updates to ``graph``; return the dirty nodes.
 
     ``batch`` is a list of ``navcore.Update`` in the order they were queued
@@ -229,7 +308,8 @@ def navcore_apply_updates(world, graph, batch):
 
 
 @hookspec
-def navcore_graph_updated(world, graph_id, graph, dirty):
+def navcore_graph_updated(world: World, graph_id: Hashable, graph: NavGraph,
+                          dirty: np.ndarray) -> None:
     """React to an applied batch: ``dirty`` is the int32 array of changed
     nodes returned by ``navcore_apply_updates``.
 
@@ -240,7 +320,7 @@ def navcore_graph_updated(world, graph_id, graph, dirty):
 
 
 @hookspec
-def navcore_components_changed(world, graph_id, changed_areas):
+def navcore_components_changed(world: World, graph_id: Hashable, changed_areas: np.ndarray) -> None:
     """Connectivity of ``graph_id`` changed: ``changed_areas`` is a sorted
     int32 array of the area ids that split, merged, appeared or vanished.
 
@@ -251,21 +331,12 @@ def navcore_components_changed(world, graph_id, changed_areas):
     """
 
 
-@hookspec
-def navcore_frame_work(world, deadline, stats):
-    """Do the frame's budgeted work: serve queued path requests until
-    ``time.perf_counter()`` reaches ``deadline``, adding to ``stats``
-    (``requests_served``, ``requests_waiting``).
-
-    Called once per ``World.tick``, after the updates were applied and
-    ``navcore_graph_updated`` ran, before ``navcore_frame_end``. The
-    scheduler plugin serves path requests here, oldest first. No return
-    value.
-    """
-
+# -- frame -------------------------------------------------------------------
+# What ``World.tick`` calls, in this order: ``frame_start``, the updates
+# above, ``frame_work``, ``frame_end``.
 
 @hookspec
-def navcore_world_created(world):
+def navcore_world_created(world: World) -> None:
     """Attach per-world services: the scheduler plugin sets
     ``world.scheduler`` here.
 
@@ -274,23 +345,8 @@ def navcore_world_created(world):
     """
 
 
-# -- command line ----------------------------------------------------------
-
 @hookspec
-def navcore_add_commands(subparsers):
-    """Add subcommands to the ``navcore`` command line.
-
-    ``subparsers`` is the ``argparse`` subparsers object of the ``navcore``
-    parser: call ``subparsers.add_parser(name, help=...)``, add arguments,
-    and ``set_defaults(func=handler)`` where ``handler(args) -> int`` is the
-    exit status. Called once when the command line is built (the grid plugin
-    adds ``navcore scen`` this way, the scenes plugin ``run``, ``validate``
-    and ``render``). No return value.
-    """
-
-
-@hookspec
-def navcore_warm_up(world, graph):
+def navcore_warm_up(world: World, graph: NavGraph) -> None:
     """Load the kernels this plugin will run on ``graph`` now.
 
     A numba kernel's first call in a process loads it from the cache (a
@@ -304,10 +360,54 @@ def navcore_warm_up(world, graph):
     """
 
 
-# -- scenes ----------------------------------------------------------------
+@hookspec
+def navcore_frame_start(world: World, frame: int) -> None:
+    """``World.tick`` begins frame number ``frame`` (counting from 1).
+
+    Called before queued updates are applied. No return value.
+    """
+
 
 @hookspec
-def navcore_scene_event_kinds():
+def navcore_frame_work(world: World, deadline: float, stats: FrameStats) -> None:
+    """Do the frame's budgeted work: serve queued path requests until
+    ``time.perf_counter()`` reaches ``deadline``, adding to ``stats``
+    (``requests_served``, ``requests_waiting``).
+
+    Called once per ``World.tick``, after the updates were applied and
+    ``navcore_graph_updated`` ran, before ``navcore_frame_end``. The
+    scheduler plugin serves path requests here, oldest first. No return
+    value.
+    """
+
+
+@hookspec
+def navcore_frame_end(world: World, frame: int, stats: FrameStats) -> None:
+    """``World.tick`` finished frame ``frame``; ``stats`` is the
+    ``navcore.FrameStats`` of the frame (updates applied, dirty nodes,
+    requests served, time per phase). Called once per tick, after every
+    other hook of the frame, on the thread that called ``tick``. No return
+    value.
+    """
+
+
+# -- command line and scenes -------------------------------------------------
+
+@hookspec
+def navcore_add_commands(subparsers: Any) -> None:
+    """Add subcommands to the ``navcore`` command line.
+
+    ``subparsers`` is the ``argparse`` subparsers object of the ``navcore``
+    parser: call ``subparsers.add_parser(name, help=...)``, add arguments,
+    and ``set_defaults(func=handler)`` where ``handler(args) -> int`` is the
+    exit status. Called once when the command line is built (the grid plugin
+    adds ``navcore scen`` this way, the scenes plugin ``run``, ``validate``
+    and ``render``). No return value.
+    """
+
+
+@hookspec
+def navcore_scene_event_kinds() -> dict[str, Any] | None:
     """Announce event kinds that scene files may schedule by name, as
     ``{at: N, <name>: value}`` in their ``events``.
 
@@ -323,24 +423,4 @@ def navcore_scene_event_kinds():
     ``navcore.Simulation`` is built from a scene (``navcore run``,
     ``validate``, ``render``). Not firstresult: every plugin's dict is
     collected; a name claimed twice is a ``PluginError``.
-    """
-
-
-# -- frame -----------------------------------------------------------------
-
-@hookspec
-def navcore_frame_start(world, frame):
-    """``World.tick`` begins frame number ``frame`` (counting from 1).
-
-    Called before queued updates are applied. No return value.
-    """
-
-
-@hookspec
-def navcore_frame_end(world, frame, stats):
-    """``World.tick`` finished frame ``frame``; ``stats`` is the
-    ``navcore.FrameStats`` of the frame (updates applied, dirty nodes,
-    requests served, time per phase). Called once per tick, after every
-    other hook of the frame, on the thread that called ``tick``. No return
-    value.
     """
