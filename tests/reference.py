@@ -168,3 +168,15 @@ def grid_distances_scipy(walk, source, diag=2 ** 0.5):
                    shape=(H * W, H * W)).tocsr()
     x, y = source
     return sp_dijkstra(m, indices=y * W + x).reshape(H, W)
+
+def same_partition(ours, truth, walkable):
+    """``ours`` (-1 blocked) and ``truth`` label the walkable nodes with the
+    same partition, and ``ours`` is -1 exactly on blocked nodes."""
+    import numpy as np
+    ours = np.asarray(ours).ravel()
+    truth = np.asarray(truth).ravel()
+    walkable = np.asarray(walkable).ravel()
+    assert ((ours == -1) == ~walkable).all()
+    a, b = ours[walkable], truth[walkable]
+    pairs = np.unique(np.stack([a, b]), axis=1).shape[1] if a.size else 0
+    return pairs == np.unique(a).size == np.unique(b).size

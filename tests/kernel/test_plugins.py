@@ -10,7 +10,7 @@ import pytest
 import navcore
 from navcore.plugins import BUILTIN, ENTRY_POINT, RUN_TIME
 
-HEXGRID = Path(__file__).resolve().parent.parent / "examples" / "navcore_hexgrid"
+HEXGRID = Path(__file__).resolve().parents[2] / "examples" / "navcore_hexgrid"
 
 
 def test_builtins_come_from_the_navcore_entry_point_group(world):

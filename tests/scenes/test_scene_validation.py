@@ -13,7 +13,7 @@ import pytest
 
 import navcore
 from navcore_scenes.scene import parse_scene, read_scene
-from test_hooks import exercises
+from hooktags import exercises
 
 BROKEN = Path(__file__).parent / "broken"
 BROKEN_FILES = sorted(BROKEN.glob("*.yaml"))

@@ -12,8 +12,8 @@ from navcore import PathStatus
 from navcore_scheduler import JobScheduler
 
 import reference
-from test_hierarchy import same_partition
-from test_hooks import exercises
+from reference import same_partition
+from hooktags import exercises
 
 #: a budget that never binds, even when the first search of a cold process
 #: compiles its kernels (seconds); a 1 s "large" budget made tests flaky then
