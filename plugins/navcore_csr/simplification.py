@@ -157,7 +157,7 @@ class Level:
 
 class Packed:
     """Every level's arrays laid end to end so that one kernel call can
-    climb and descend all levels (see ``_simplify._query``).
+    climb and descend all levels (see ``_simplify.query``).
 
     ``base[j]`` is where level j starts in the per-node, per-chain and
     per-kept-node arrays; chain ids, ``chain_off`` and the small graphs'
@@ -197,7 +197,7 @@ class Packed:
             lv.csr.data = {"cost": self.cost[e0:e1], "chain": self.edge_chain[e0:e1],
                            "rev": self.edge_rev[e0:e1]}
         # costs at build, and which small edge stands for each chain, for
-        # patching in place (see _simplify._patch_level)
+        # patching in place (see _simplify.patch_level)
         self.steps_build = self.chain_steps.copy()
         self.end_build = self.chain_end_cost.copy()
         self.cost_build = self.cost.copy()
