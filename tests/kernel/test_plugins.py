@@ -142,18 +142,27 @@ def test_entry_point_plugin_is_loaded_and_can_be_disabled(tmp_path):
     assert off.returncode == 0 and "hexgrid" not in off.stdout and "csr" in off.stdout
 
 
-def test_plugin_that_fails_to_import_is_a_plugin_error_naming_it(tmp_path):
-    path = _fake_distribution(tmp_path, "broken", "import does_not_exist_anywhere\n",
-                              "navcore_broken")
-    out = _run("""
-        import navcore
-        try:
-            navcore.World()
-        except navcore.PluginError as e:
-            print("PluginError:", e)
-    """, path)
-    assert "PluginError: plugin 'broken' (navcore_broken (broken)) failed to load: " \
-           "ModuleNotFoundError" in out.stdout, out.stderr
+_WORLD_OR_PLUGIN_ERROR = """
+    import navcore
+    try:
+        navcore.World()
+    except navcore.PluginError as e:
+        print("PluginError:", e)
+"""
+
+
+@pytest.mark.parametrize("name, source, extra, message", [
+    ("broken", "import does_not_exist_anywhere\n", "",
+     "plugin 'broken' (navcore_broken (broken)) failed to load: ModuleNotFoundError"),
+    # an extra makes a missing module optional, not every other failure
+    ("buggy", "x = 1 / 0\n", " [osm]",
+     "plugin 'buggy' (navcore_buggy [osm] (buggy)) failed to load: ZeroDivisionError"),
+])
+def test_plugin_that_fails_to_import_is_a_plugin_error_naming_it(tmp_path, name, source,
+                                                                 extra, message):
+    path = _fake_distribution(tmp_path, name, source, f"navcore_{name}", extra=extra)
+    out = _run(_WORLD_OR_PLUGIN_ERROR, path)
+    assert f"PluginError: {message}" in out.stdout, out.stderr
 
 
 def test_optional_plugin_missing_its_extra_is_skipped_with_a_note(tmp_path):
@@ -172,20 +181,6 @@ def test_optional_plugin_missing_its_extra_is_skipped_with_a_note(tmp_path):
     assert reason.startswith("needs the [osm] extra (pip install 'osmish[osm]'): ")
     assert "osmium_not_installed_here" in reason
     assert "osmish  [entry point, not loaded]" in out.stdout
-
-
-def test_plugin_with_an_extra_that_fails_otherwise_is_still_an_error(tmp_path):
-    path = _fake_distribution(tmp_path, "buggy", "x = 1 / 0\n", "navcore_buggy",
-                              extra=" [osm]")
-    out = _run("""
-        import navcore
-        try:
-            navcore.World()
-        except navcore.PluginError as e:
-            print("PluginError:", e)
-    """, path)
-    assert "PluginError: plugin 'buggy' (navcore_buggy [osm] (buggy)) failed to load: " \
-           "ZeroDivisionError" in out.stdout, out.stderr
 
 
 def test_builtin_only_and_the_environment_both_keep_third_party_plugins_out(tmp_path):
