@@ -20,12 +20,14 @@ class GridFactory(GraphFactory):
     #: per-cell costs a grid with costs draws from (0 makes free cells)
     CELL_COSTS = (0.0, 0.5, 1.0, 1.0, 2.0, 3.5)
 
-    def __init__(self, connectivity=8, *, costs=False, corner_cutting=False):
+    def __init__(self, connectivity=8, *, costs=False, corner_cutting=False, landmarks=None):
         self.connectivity = connectivity
         self.costs = costs
         self.corner_cutting = corner_cutting
+        self.landmarks = landmarks          # a stronger heuristic that follows updates
         self.name = (f"grid{connectivity}" + ("-cut" if corner_cutting else "")
-                     + ("-costs" if costs else ""))
+                     + ("-costs" if costs else "")
+                     + (f"-landmarks{landmarks}" if landmarks else ""))
 
     def build(self, world, graph_id, rng):
         h, w = (int(v) for v in rng.integers(6, 14, size=2))
@@ -36,7 +38,7 @@ class GridFactory(GraphFactory):
             array = walk
         return world.add_graph(graph_id, type="grid", array=array,
                                connectivity=self.connectivity,
-                               corner_cutting=self.corner_cutting)
+                               corner_cutting=self.corner_cutting, landmarks=self.landmarks)
 
     def random_update(self, graph, rng):
         W, H = graph.width, graph.height
@@ -66,17 +68,17 @@ class GridFactory(GraphFactory):
 
 class CsrFactory(GenericUpdates, GraphFactory):
     """Random sparse graphs of 20 to 120 nodes, some nodes blocked and some
-    edges closed, with positions (A* with a scaled euclidean heuristic) or
-    without (Dijkstra)."""
+    edges closed, with 2-d or 3-d positions (A* with a scaled euclidean
+    heuristic) or without (Dijkstra)."""
 
     graph_type = "csr"
 
-    def __init__(self, directed, *, positions=True, nodes=(20, 120)):
+    def __init__(self, directed, *, positions=2, nodes=(20, 120)):
         self.directed = directed
-        self.positions = positions
+        self.positions = positions          # dimensions, 0 for none
         self.nodes = nodes
         self.name = ("csr-directed" if directed else "csr-undirected") \
-            + ("" if positions else "-nopos")
+            + {0: "-nopos", 2: "", 3: "-3d"}[positions]
 
     def build(self, world, graph_id, rng):
         n = int(rng.integers(*self.nodes))
@@ -84,9 +86,9 @@ class CsrFactory(GenericUpdates, GraphFactory):
         src, dst = rng.integers(n, size=m), rng.integers(n, size=m)
         cost = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0, 10.0, np.inf], size=m,
                           p=[0.05, 0.2, 0.3, 0.2, 0.1, 0.1, 0.05])
-        pos = rng.random((n, 2)) * 10.0 if self.positions else None
+        pos = rng.random((n, self.positions)) * 10.0 if self.positions else None
         if pos is not None:        # costs at least the distance: a useful heuristic
-            cost = cost + np.hypot(*(pos[src] - pos[dst]).T)
+            cost = cost + np.linalg.norm(pos[src] - pos[dst], axis=1)
         return world.add_graph(graph_id, type="csr", src=src, dst=dst, cost=cost,
                                num_nodes=n, positions=pos, directed=self.directed,
                                walkable=rng.random(n) >= 0.05)
@@ -94,11 +96,17 @@ class CsrFactory(GenericUpdates, GraphFactory):
 
 FACTORIES = [GridFactory(8), GridFactory(4), GridFactory(8, costs=True),
              GridFactory(4, costs=True), GridFactory(8, corner_cutting=True, costs=True),
+             GridFactory(8, costs=True, landmarks=3),
              CsrFactory(directed=False), CsrFactory(directed=True),
-             CsrFactory(directed=False, positions=False)]
+             CsrFactory(directed=False, positions=0), CsrFactory(directed=True, positions=3)]
+
+KNOWN = {"csr-directed-3d-points_locate_back":
+         "navcore core: NavGraph.points_of gives (x, y) of 3-d positions and locate "
+         "reads a 2-d point at height 0, so the point of a node above height 0 can "
+         "locate to another node, and a path's points do not lead back to its nodes"}
 
 
-@navcore.testing.parametrize(FACTORIES)
+@navcore.testing.parametrize(FACTORIES, xfail=KNOWN)
 def test_builtin_type_conforms(factory, check):
     check(factory)
 
