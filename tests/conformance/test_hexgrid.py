@@ -1,6 +1,8 @@
 """The example third-party plugin (examples/navcore_hexgrid) passes the
 conformance kit, registered at run time as a plugin author would test it."""
 import importlib.util
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -34,3 +36,13 @@ class HexFactory(GenericUpdates, navcore.testing.GraphFactory):
 @navcore.testing.parametrize([HexFactory()])
 def test_hexgrid_conforms(factory, check):
     check(factory)
+
+
+@pytest.mark.nojit
+def test_the_usage_in_the_kits_docstring_runs(monkeypatch):
+    block = navcore.testing.__doc__.split("reads::\n", 1)[1].split("\n``parametrize``")[0]
+    monkeypatch.setitem(sys.modules, "navcore_hexgrid", navcore_hexgrid)
+    namespace = {}
+    exec(compile(textwrap.dedent(block), "navcore/testing.py", "exec"), namespace)
+    assert {"HexFactory", "test_hexgrid_conforms"} <= set(namespace)
+    navcore.testing.check_graph_type(namespace["HexFactory"](), seeds=[0])
