@@ -382,8 +382,15 @@ class World:
     def _nodes(self, graph, items, what, allow_outside=False) -> np.ndarray:
         """Validated int32 node ids from ids or points; a point outside the
         graph is ``-1`` when ``allow_outside``, else a ``NodeError``."""
-        arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
-        if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        try:
+            arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
+        except (TypeError, ValueError):      # ragged: ids mixed with points
+            arr = None
+        if arr is not None and arr.ndim == 1 and (
+                arr.size == 0 or np.issubdtype(arr.dtype, np.integer)) and not (
+                arr is not items and any(isinstance(x, (bool, np.bool_)) for x in items)):
+            # (numpy reads [3, True] as [3, 1]; a bool is no node id, so a
+            # list holding one goes the slow way and node_of rejects it)
             return validate.node_ids(arr, graph.num_nodes, what)
         try:
             out = np.array([graph.node_of(p) for p in items], dtype=np.int32)

@@ -5,7 +5,9 @@ It shows the whole extension point: a builder turns parameters into a
 (A*, reachability, components, updates) works on it without knowing hexes.
 
 Cells use axial coordinates ``(q, r)`` on a ``width x height`` rhombus;
-node id ``r * width + q``. Centres are placed so neighbours are exactly
+node id ``r * width + q``. Points are cells: ``locate`` takes ``(q, r)`` and
+a path's ``points`` are its cells, so they can be queried again. The
+``positions`` are the centres in the plane, placed so neighbours are exactly
 1 apart, so the euclidean heuristic is exact with cost 1 per step.
 
     pip install ./examples/navcore_hexgrid      # entry point: navcore -> hexgrid
@@ -16,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
+from navcore import validate
 
 # axial neighbour directions
 _DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)])
@@ -25,14 +28,24 @@ class HexGraph(navcore.NavGraph):
     """NavGraph whose points are ``(q, r)`` axial cells."""
 
     def locate(self, point) -> int:
-        try:
-            q, r = (int(c) for c in point)
-        except (TypeError, ValueError):
-            raise navcore.NodeError(f"hex cells are (q, r) integer pairs, got {point!r}") \
-                from None
-        if not (0 <= q < self.width and 0 <= r < self.height):
+        """The cell nearest to ``(q, r)`` (fractions round to the hex that
+        holds them); -1 outside the grid."""
+        q, r = validate.point(point, 2, "a hex cell (q, r)")
+        s = -q - r                      # cube rounding: the three must sum to 0
+        rq, rr, rs = round(q), round(r), round(s)
+        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+        if dq > dr and dq > ds:
+            rq = -rr - rs
+        elif dr > ds:
+            rr = -rq - rs
+        if not (0 <= rq < self.width and 0 <= rr < self.height):
             return -1
-        return r * self.width + q
+        return int(rr * self.width + rq)
+
+    def points_of(self, nodes) -> np.ndarray:
+        """The ``(q, r)`` cells of ``nodes``, float64 ``(k, 2)``."""
+        r, q = np.divmod(np.asarray(nodes, dtype=np.int64).reshape(-1), self.width)
+        return np.column_stack([q, r]).astype(np.float64)
 
 
 def build_hexgrid(world, graph_id, *, width, height, blocked=()):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import NodeError, QueryError
 from navcore.views import DerivedView
 
@@ -271,7 +272,9 @@ class Hierarchy(DerivedView):
                              f"{graph.graph_id!r} has none")
         near = graph.locate(point)
         pos = graph.positions
-        pt = np.asarray(point, dtype=np.float64).reshape(-1)
+        # as many coordinates as the positions have (a 2-d point on a 3-d
+        # graph at height 0, as locate reads it): the kernel reads them all
+        pt = validate.point(point, pos.shape[1])
         if self.directed:
             mask = self.forward_reach(start)
             if near >= 0 and mask[near]:

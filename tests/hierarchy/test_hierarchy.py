@@ -268,6 +268,20 @@ def test_one_way_edges_and_directed_graphs():
 
 
 @pytest.mark.nojit
+def test_nearest_reachable_takes_a_2d_point_on_a_3d_graph_at_height_0():
+    # the kernel reads as many coordinates as the positions have: a 2-d
+    # point was read past its end (garbage with the JIT, IndexError without)
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="csr", src=[0, 2], dst=[1, 3], num_nodes=4, directed=False,
+                    positions=[[0, 0, 0], [4, 0, 3], [10, 0, 0], [11, 0, 0]])
+    # (9, 0) lies in the other area: of 0's, node 0 is 9 away, node 1 is
+    # sqrt(25 + 9) at height 0
+    assert world.nearest_reachable("g", (9.0, 0.0), from_=0) == 1
+    assert world.nearest_reachable("g", (9.0, 0.0, 40.0), from_=0) == 1
+    assert world.nearest_reachable("g", (2.0, 0.0, 0.0), from_=2) == 2
+
+
+@pytest.mark.nojit
 def test_bad_input_says_what_is_wrong():
     world = navcore.World(autoload=False)
     world.add_graph("g", type="csr", src=[0], dst=[1], num_nodes=3)

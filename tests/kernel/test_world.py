@@ -182,3 +182,17 @@ def test_path_costs_rejects_what_is_not_a_list_of_paths(world):
         with pytest.raises(navcore.NodeError, match="paths must be a list"):
             world.path_costs("g", bad)
     assert world.path_costs("g", []).tolist() == []
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("call", [
+    lambda w, bad: w.path_costs("line", [[0, bad]]),
+    lambda w, bad: w.distance_matrix("line", [0, bad], [1]),
+    lambda w, bad: w.reachable_many("line", [0, bad], [1, 2]),
+])
+@pytest.mark.parametrize("bad", [True, np.bool_(False), (np.nan, 0.0)])
+def test_node_lists_reject_bools_and_points_mixed_with_ids(line, call, bad):
+    # numpy reads [0, True] as [0, 1] and cannot make an array of
+    # [0, (nan, 0)]: neither may pass as node ids or escape as a bare error
+    with pytest.raises(navcore.NodeError):
+        call(line, bad)

@@ -1,0 +1,983 @@
+"""The conformance kit: what every graph type must do, built-in or
+third-party, checked through the public API only.
+
+A plugin author says how to make small graphs of their type with a
+:class:`GraphFactory` and runs the checks from their own tests. For a
+hexagonal grid plugin (``examples/navcore_hexgrid``) the whole test file
+reads::
+
+    import navcore.testing
+    import navcore_hexgrid
+
+
+    class HexFactory(navcore.testing.GraphFactory):
+        graph_type = "hexgrid"
+        plugins = (navcore_hexgrid,)     # registered in every world the kit makes
+
+        def build(self, world, graph_id, rng):
+            w, h = (int(v) for v in rng.integers(4, 10, size=2))
+            return world.add_graph(graph_id, type="hexgrid", width=w, height=h)
+
+        def random_update(self, graph, rng):
+            # the World.update parameters of one random change; here the
+            # generic vocabulary of navcore_csr (nodes=/walkable=, edges=/cost=)
+            nodes = rng.choice(graph.num_nodes, size=3, replace=False)
+            return {"nodes": nodes.tolist(), "walkable": bool(rng.random() < 0.5)}
+
+        def block_nodes(self, graph, nodes):
+            return {"nodes": list(nodes), "walkable": False}
+
+
+    @navcore.testing.parametrize([HexFactory()])
+    def test_hexgrid_conforms(factory, check):
+        check(factory)
+
+``parametrize`` makes one test per factory and check, with ids such as
+``hexgrid-paths_match_reference``. Without pytest,
+``navcore.testing.check_graph_type(HexFactory())`` runs every check for
+three seeds and raises one ``AssertionError`` that lists every failure.
+
+The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
+``AssertionError`` saying what differed, for which graph and updates):
+
+* ``paths_match_reference``: ``find_path`` for every algorithm the world
+  lists agrees with a plain-Python Dijkstra on the graph's CSR view
+  (status, cost to 1e-9, and ``nodes`` is a walk along finite edges over
+  walkable nodes that costs what the result says), before and after random
+  updates. ``auto``, ``dijkstra`` and ``astar`` must answer; another
+  algorithm may decline a graph with ``QueryError`` (``jps`` on a weighted
+  grid). Algorithms that answer from a derived view built on request
+  (``VIEW_BUILDERS``: ``ch``, ``simplified``) are checked once more after
+  the kit built the view, stale views are checked to decline or be right.
+* ``reachable_and_areas_match_labelling``: ``areas`` gives the same
+  partition as a full labelling of the weakly connected components, and
+  ``reachable`` / ``reachable_many`` agree with a breadth-first search,
+  before and after random updates.
+* ``dirty_covers_changes``: every node whose walkable flag changed, or
+  which has an incident edge whose cost changed, is in the ``dirty``
+  array that ``navcore_graph_updated`` receives; ``version`` moves on.
+* ``scheduler_replans``: blocking a node in the middle of a path found by
+  ``request_path(..., repath=True)`` makes the scheduler plan it again,
+  and the new result is the reference answer on the changed graph.
+* ``bad_input_changes_nothing``: malformed node ids, points, algorithm
+  names, update parameters and graph ids raise a ``NavError`` subclass
+  and leave the graph (walkable mask, CSR arrays, ``version``) and every
+  answer as they were.
+* ``workers_agree``: one script of requests, updates and ticks gives
+  identical results with ``World(workers=0)`` and ``World(workers=2)``.
+* ``points_locate_back``: a path's ``points`` are its nodes' points, and
+  a node's point (``graph.points_of``) locates back to that node, so
+  points from a result can be passed to the next query.
+
+The kit assumes no plugin post-processes paths (string pulling would
+replace nodes by points that are not joined by edges). Worlds are made by
+``factory.make_world`` (by default with the built-in plugins and
+``factory.plugins``, third-party entry points not loaded), so a test sees
+exactly the plugins it names.
+"""
+from __future__ import annotations
+
+import abc
+import functools
+import heapq
+import importlib
+import math
+from collections import deque
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import NavError, QueryError
+from .graph import NavGraph
+from .plugins import hookimpl
+from .types import PathStatus
+from .world import World
+
+__all__ = ["GraphFactory", "CHECKS", "check_graph_type", "parametrize", "check_name",
+           "check_paths_match_reference", "check_reachable_and_areas_match_labelling",
+           "check_dirty_covers_changes", "check_scheduler_replans",
+           "check_bad_input_changes_nothing", "check_workers_agree",
+           "check_points_locate_back", "reference_distances", "reference_labels",
+           "REQUIRED_ALGORITHMS", "FEWEST_EDGES", "VIEW_BUILDERS"]
+
+#: relative and absolute tolerance of cost comparisons
+TOLERANCE = 1e-9
+#: algorithms every graph must answer (``auto`` is always accepted)
+REQUIRED_ALGORITHMS = ("auto", "dijkstra", "astar")
+#: algorithms whose answer is the path with the fewest edges, not the cheapest
+FEWEST_EDGES = frozenset({"bfs"})
+#: algorithms that answer only from a derived view built on request, and the
+#: public function (``"module:name"``, called with the graph) that builds it
+VIEW_BUILDERS = {"ch": "navcore_csr:contract", "simplified": "navcore_csr:simplify"}
+
+#: the graph id the checks use
+GRAPH_ID = "conformance"
+#: a frame budget that never binds
+NO_BUDGET_MS = 1e6
+
+
+# -- the factory -------------------------------------------------------------
+
+class GraphFactory(abc.ABC):
+    """Makes small graphs of one type for the checks, and updates for them.
+
+    Subclass it and set ``graph_type``; implement ``build``,
+    ``random_update`` and ``block_nodes``. Graphs of about 10 to 200 nodes
+    keep the checks fast; make them varied (blocked nodes, several costs,
+    parts that are cut off), since the checks only see what you build.
+    """
+
+    #: the ``type=`` name this factory builds
+    graph_type: str = ""
+    #: plugins to register in every world the kit makes (modules or objects)
+    plugins: tuple = ()
+    #: name in test ids and messages; ``graph_type`` when not set
+    name: str | None = None
+
+    @abc.abstractmethod
+    def build(self, world, graph_id, rng) -> NavGraph:
+        """Add a random small graph to ``world`` as ``graph_id`` and return
+        it (``return world.add_graph(graph_id, type=..., ...)``). Use only
+        ``rng`` (a ``numpy.random.Generator``) for randomness."""
+
+    @abc.abstractmethod
+    def random_update(self, graph, rng) -> dict:
+        """The keyword arguments of one random ``World.update`` of ``graph``
+        (e.g. ``{"cells": [(1, 2)], "walkable": False}`` for a grid).
+        Make them varied: blocking and unblocking, cost changes, closing
+        and opening edges, whatever your type supports."""
+
+    @abc.abstractmethod
+    def block_nodes(self, graph, nodes) -> dict:
+        """The keyword arguments of a ``World.update`` that makes the node
+        ids ``nodes`` (a list of ints) not walkable."""
+
+    def make_world(self, **options) -> World:
+        """A new world for one check: the built-in plugins and ``plugins``
+        (entry points of other packages are not loaded). ``options`` are
+        ``World`` keyword arguments (``workers=``, ``frame_budget_ms=``)."""
+        return World(plugins=self.plugins, autoload=False, **options)
+
+    def __str__(self) -> str:
+        return self.name or self.graph_type or type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self}>"
+
+
+# -- reference answers: plain Python over the CSR view --------------------------
+
+class _View(NamedTuple):
+    """The graph as the references see it: per node, the cheapest finite
+    edge to each neighbour, and the walkable flags (Python lists)."""
+
+    out: list          # u -> {v: least finite cost of an edge u -> v}
+    walkable: list
+
+
+def _view(graph) -> _View:
+    csr = graph.csr
+    offsets = np.asarray(csr.offsets).tolist()
+    targets = np.asarray(csr.targets).tolist()
+    cost = np.asarray(csr.cost, dtype=np.float64).tolist()
+    out = []
+    for u in range(graph.num_nodes):
+        row = {}
+        for e in range(offsets[u], offsets[u + 1]):
+            c = cost[e]
+            if c < math.inf and c < row.get(targets[e], math.inf):
+                row[targets[e]] = c
+        out.append(row)
+    return _View(out, [bool(x) for x in np.asarray(graph.walkable)])
+
+
+def reference_distances(graph, source, *, view=None) -> dict:
+    """Cost of the cheapest path from node ``source`` to every node it can
+    reach on ``graph``'s CSR view (``{node: cost}``): textbook Dijkstra in
+    plain Python, independent of navcore's kernels. A blocked node is never
+    entered, an edge of infinite cost is closed; an empty dict when
+    ``source`` is blocked."""
+    view = view or _view(graph)
+    if not view.walkable[source]:
+        return {}
+    dist, done, heap = {source: 0.0}, set(), [(0.0, source)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        for v, c in view.out[u].items():
+            if view.walkable[v] and d + c < dist.get(v, math.inf):
+                dist[v] = d + c
+                heapq.heappush(heap, (d + c, v))
+    return dist
+
+
+def _hops(view, source) -> dict:
+    """Fewest edges from ``source`` to every node it can reach."""
+    if not view.walkable[source]:
+        return {}
+    hops, queue = {source: 0}, deque([source])
+    while queue:
+        u = queue.popleft()
+        for v in view.out[u]:
+            if view.walkable[v] and v not in hops:
+                hops[v] = hops[u] + 1
+                queue.append(v)
+    return hops
+
+
+def reference_labels(graph, *, view=None) -> np.ndarray:
+    """A component label per node (``-1`` for blocked nodes): walkable
+    nodes share a label exactly when they are connected along finite edges,
+    ignoring edge directions (weakly connected for directed graphs)."""
+    view = view or _view(graph)
+    n = len(view.out)
+    both = [set() for _ in range(n)]
+    for u in range(n):
+        if view.walkable[u]:
+            for v in view.out[u]:
+                if view.walkable[v] and v != u:
+                    both[u].add(v)
+                    both[v].add(u)
+    labels = [-1] * n
+    nxt = 0
+    for s in range(n):
+        if view.walkable[s] and labels[s] < 0:
+            labels[s] = nxt
+            queue = deque([s])
+            while queue:
+                u = queue.popleft()
+                for v in both[u]:
+                    if labels[v] < 0:
+                        labels[v] = nxt
+                        queue.append(v)
+            nxt += 1
+    return np.array(labels, dtype=np.int64)
+
+
+# -- helpers -------------------------------------------------------------------
+
+def _fail(ctx, message):
+    raise AssertionError(f"[{ctx}] {message}")
+
+
+class _Context:
+    """What a failure message says about where it happened: the factory,
+    the seed, the step, and the updates applied so far."""
+
+    def __init__(self, factory, seed, check):
+        self.head = f"{factory}, seed {seed}, {check}"
+        self.step = "initial graph"
+        self.updates = []
+
+    def applied(self, params):
+        self.updates.append(params)
+
+    def __str__(self):
+        s = f"{self.head}, {self.step}"
+        if self.updates:
+            text = "; ".join(_short(p) for p in self.updates[-6:])
+            more = len(self.updates) - 6
+            s += f", after updates {'... ' if more > 0 else ''}{text}"
+        return s
+
+
+def _short(value, limit=160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _build(factory, world, graph_id, rng, ctx) -> NavGraph:
+    graph = factory.build(world, graph_id, rng)
+    if not isinstance(graph, NavGraph) or world.graphs.get(graph_id) is not graph:
+        _fail(ctx, f"factory.build must return world.add_graph({graph_id!r}, ...), "
+                   f"got {graph!r}")
+    if factory.graph_type and graph.kind != factory.graph_type:
+        _fail(ctx, f"factory.build made a graph of type {graph.kind!r}, "
+                   f"not {factory.graph_type!r}")
+    return graph
+
+
+def _update(world, graph_id, params, ctx, what="random_update"):
+    if not isinstance(params, dict):
+        _fail(ctx, f"factory.{what} must return a dict of World.update parameters, "
+                   f"got {params!r}")
+    try:
+        world.update(graph_id, **params)
+    except NavError as exc:
+        _fail(ctx, f"World.update rejected factory.{what}'s parameters "
+                   f"{_short(params)}: {type(exc).__name__}: {exc}")
+    ctx.applied(params)
+
+
+def _random_updates(factory, world, graph, rng, ctx, most=3):
+    for _ in range(int(rng.integers(1, most + 1))):
+        _update(world, graph.graph_id, factory.random_update(graph, rng), ctx)
+
+
+def _close(world):
+    if getattr(world, "scheduler", None) is not None:
+        world.scheduler.close()
+
+
+def _sample_nodes(graph, rng, k, blocked=1):
+    """``k`` node ids, mostly walkable, ``blocked`` of them blocked when
+    the graph has blocked nodes."""
+    walk = np.flatnonzero(np.asarray(graph.walkable))
+    shut = np.flatnonzero(~np.asarray(graph.walkable))
+    out = []
+    if shut.size:
+        out += rng.choice(shut, size=min(blocked, k), replace=True).tolist()
+    pool = walk if walk.size else np.arange(graph.num_nodes)
+    out += rng.choice(pool, size=k - len(out), replace=True).tolist()
+    return [int(x) for x in out]
+
+
+def _pairs(graph, rng, starts=5, goals=6):
+    """``(start, goals)`` groups: starts and goals mostly walkable, some
+    blocked, and each start once as its own goal."""
+    out = []
+    for s in _sample_nodes(graph, rng, starts):
+        out.append((s, [s] + _sample_nodes(graph, rng, goals)))
+    return out
+
+
+def _expected(view, dist, hops, s, t, algorithm):
+    """``(status, cost or hops)`` the reference gives for ``s -> t``."""
+    if not view.walkable[s]:
+        return PathStatus.INVALID_START, None
+    if not view.walkable[t]:
+        return PathStatus.INVALID_GOAL, None
+    table = hops if algorithm in FEWEST_EDGES else dist
+    if t not in table:
+        return PathStatus.UNREACHABLE, None
+    return PathStatus.FOUND, table[t]
+
+
+def _close_enough(a, b) -> bool:
+    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def _check_result(ctx, view, result, s, t, algorithm, expected, call):
+    """``result`` of ``call`` against the reference ``expected``."""
+    status, value = expected
+    got = result.status
+    if got is not status:
+        ref = f"{status.value}" + (f" (cost {value!r})" if value is not None
+                                   and algorithm not in FEWEST_EDGES else "")
+        _fail(ctx, f"{call} returned {got.value} (cost {result.cost!r}, nodes "
+                   f"{_short(np.asarray(result.nodes).tolist())}); the reference "
+                   f"Dijkstra on the CSR view says {ref}")
+    if status is not PathStatus.FOUND:
+        if len(result.nodes) or len(result.points) or result.cost != math.inf:
+            _fail(ctx, f"{call} returned {got.value} with nodes "
+                       f"{_short(np.asarray(result.nodes).tolist())} and cost "
+                       f"{result.cost!r}; a result that is not found has no nodes, "
+                       f"no points and cost inf")
+        return
+    walked = _walk_cost(ctx, view, result, s, t, call)
+    if algorithm in FEWEST_EDGES:
+        if len(result.nodes) - 1 != value:
+            _fail(ctx, f"{call} found a path of {len(result.nodes) - 1} edges; the "
+                       f"fewest possible is {value}")
+        want = walked
+    else:
+        want = value
+    if not _close_enough(result.cost, want):
+        _fail(ctx, f"{call} found cost {result.cost!r}; the reference Dijkstra on the "
+                   f"CSR view says {want!r} (nodes "
+                   f"{_short(np.asarray(result.nodes).tolist())})")
+    if not _close_enough(walked, result.cost):
+        _fail(ctx, f"{call} reports cost {result.cost!r}, but its nodes' edges on the "
+                   f"CSR view add up to {walked!r}")
+
+
+def _walk_cost(ctx, view, result, s, t, call) -> float:
+    """What ``result.nodes`` costs along the CSR view; fails unless it is a
+    walk from ``s`` to ``t`` over walkable nodes along finite edges with one
+    point per node."""
+    nodes = np.asarray(result.nodes)
+    if nodes.ndim != 1 or not (nodes.size == 0 or np.issubdtype(nodes.dtype, np.integer)):
+        _fail(ctx, f"{call} returned nodes {nodes!r}: expected a 1-d integer array")
+    nodes = nodes.tolist()
+    if not nodes or nodes[0] != s or nodes[-1] != t:
+        _fail(ctx, f"{call} returned nodes {_short(nodes)}: a path from {s} to {t} "
+                   f"starts at {s} and ends at {t}")
+    n = len(view.walkable)
+    bad = [v for v in nodes if not 0 <= v < n or not view.walkable[v]]
+    if bad:
+        _fail(ctx, f"{call} returned nodes {_short(nodes)}, which pass through "
+                   f"blocked or unknown node {bad[0]}")
+    total = 0.0
+    for u, v in zip(nodes[:-1], nodes[1:]):
+        c = view.out[u].get(v)
+        if c is None:
+            _fail(ctx, f"{call} returned nodes {_short(nodes)}, which step from {u} to "
+                       f"{v}, but the CSR view has no finite edge {u} -> {v}")
+        total += c
+    points = np.asarray(result.points)
+    if points.ndim != 2 or points.shape[0] != len(nodes):
+        _fail(ctx, f"{call} returned {len(nodes)} nodes but points of shape "
+                   f"{points.shape}: one point per node")
+    return total
+
+
+def _builder(name):
+    module, _, attr = VIEW_BUILDERS[name].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class _Observer:
+    """A run-time plugin that records the dirty nodes of every update."""
+
+    def __init__(self):
+        self.calls = []
+
+    @hookimpl
+    def navcore_graph_updated(self, graph_id, graph, dirty):
+        self.calls.append((graph_id, np.array(dirty, copy=True)))
+
+
+class _State(NamedTuple):
+    walkable: np.ndarray
+    offsets: np.ndarray
+    targets: np.ndarray
+    cost: np.ndarray
+    version: int
+
+
+def _state(graph) -> _State:
+    csr = graph.csr
+    return _State(np.array(graph.walkable, dtype=bool), np.array(csr.offsets),
+                  np.array(csr.targets), np.array(csr.cost, dtype=np.float64),
+                  graph.version)
+
+
+def _differences(a: _State, b: _State) -> list:
+    out = []
+    for name in ("walkable", "offsets", "targets"):
+        x, y = getattr(a, name), getattr(b, name)
+        if x.shape != y.shape or not np.array_equal(x, y):
+            out.append(name)
+    if a.cost.shape != b.cost.shape or not np.array_equal(a.cost, b.cost, equal_nan=True):
+        out.append("csr cost")
+    if a.version != b.version:
+        out.append(f"version ({a.version} -> {b.version})")
+    return out
+
+
+def _edge_ends_changed(a: _State, b: _State) -> set:
+    """Both ends of every edge whose cost differs between ``a`` and ``b``
+    (or which exists in one only)."""
+    if np.array_equal(a.offsets, b.offsets) and np.array_equal(a.targets, b.targets):
+        same = (a.cost == b.cost) | (np.isnan(a.cost) & np.isnan(b.cost))
+        pos = np.flatnonzero(~same)
+        rows = np.repeat(np.arange(a.offsets.size - 1), np.diff(a.offsets))
+        return set(rows[pos].tolist()) | set(a.targets[pos].tolist())
+
+    def pairs(s):
+        rows = np.repeat(np.arange(s.offsets.size - 1), np.diff(s.offsets))
+        d = {}
+        for u, v, c in zip(rows.tolist(), s.targets.tolist(), s.cost.tolist()):
+            d.setdefault((u, v), []).append(c)
+        return {k: sorted(v) for k, v in d.items()}
+    pa, pb = pairs(a), pairs(b)
+    out = set()
+    for key in pa.keys() | pb.keys():
+        if pa.get(key) != pb.get(key):
+            out.update(key)
+    return out
+
+
+def _result_key(result):
+    return (result.status.value, result.cost, np.asarray(result.nodes).tolist())
+
+
+# -- the checks ----------------------------------------------------------------
+
+def check_paths_match_reference(factory, seed=0, *, rounds=3):
+    """``find_path`` agrees with a reference Dijkstra on the CSR view, for
+    every listed algorithm, on the built graph and after ``rounds - 1``
+    batches of random updates. Returns how many searches (queries between
+    distinct walkable nodes) each algorithm answered and declined:
+    ``{"astar": {"answered": 240, "declined": 0}, "jps": {...}, ...}``."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "paths_match_reference")
+    world = factory.make_world()
+    outcome = {}
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        listed = world.algorithms(GRAPH_ID)
+        missing = [a for a in REQUIRED_ALGORITHMS if a != "auto" and a not in listed]
+        if missing:
+            _fail(ctx, f"world.algorithms lists {listed}, without {missing}; every graph "
+                       f"needs {list(REQUIRED_ALGORITHMS)}")
+        for k in range(rounds):
+            if k:
+                _random_updates(factory, world, graph, rng, ctx)
+                world.tick()
+                ctx.step = f"round {k}"
+            view = _view(graph)
+            groups = _pairs(graph, rng)
+            # every listed algorithm, with views as the updates left them
+            # (stale ones must decline, patched ones must be right) ...
+            _compare(world, graph, view, groups, ["auto"] + listed, ctx, outcome, "")
+            # ... then the derived views built anew, and "auto" using them
+            built = []
+            for name in listed:
+                if name in VIEW_BUILDERS:
+                    try:
+                        _builder(name)(graph)
+                        built.append(name)
+                    except NavError:
+                        pass              # its queries must decline then
+                    except ImportError:
+                        pass
+            if built:
+                _compare(world, graph, view, groups, ["auto"] + built, ctx, outcome,
+                         f" with {', '.join(built)} built")
+    finally:
+        _close(world)
+    return outcome
+
+
+def _compare(world, graph, view, groups, algorithms, ctx, outcome, note):
+    for s, goals in groups:
+        dist = reference_distances(graph, s, view=view)
+        hops = _hops(view, s)
+        for t in goals:
+            search = s != t and view.walkable[s] and view.walkable[t]
+            for algo in algorithms:
+                counts = outcome.setdefault(algo, {"answered": 0, "declined": 0})
+                call = f"find_path({s}, {t}, algorithm={algo!r}){note}"
+                try:
+                    result = world.find_path(graph.graph_id, s, t, algorithm=algo)
+                except QueryError as exc:
+                    if algo in REQUIRED_ALGORITHMS:
+                        _fail(ctx, f"{call} raised QueryError: {exc}; every graph must "
+                                   f"answer {list(REQUIRED_ALGORITHMS)}")
+                    counts["declined"] += 1
+                    continue
+                except NavError as exc:
+                    _fail(ctx, f"{call} raised {type(exc).__name__}: {exc}")
+                expected = _expected(view, dist, hops, s, t, algo)
+                _check_result(ctx, view, result, s, t, algo, expected, call)
+                counts["answered"] += search
+
+
+def check_reachable_and_areas_match_labelling(factory, seed=0, *, rounds=4):
+    """``areas``, ``area``, ``reachable`` and ``reachable_many`` agree with
+    a full labelling (and, on directed graphs, ``reachable`` with a forward
+    search) on the built graph and after random updates."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "reachable_and_areas_match_labelling")
+    world = factory.make_world()
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        for k in range(rounds):
+            if k:
+                _random_updates(factory, world, graph, rng, ctx)
+                world.tick()
+                ctx.step = f"round {k}"
+            view = _view(graph)
+            labels = reference_labels(graph, view=view)
+            areas = np.asarray(world.areas(gid))
+            _same_partition(ctx, areas, labels)
+            for n in _sample_nodes(graph, rng, 8, blocked=2):
+                one = world.area(gid, n)
+                if one != areas[n]:
+                    _fail(ctx, f"area({n}) = {one} but areas()[{n}] = {areas[n]}")
+            a = np.array(_sample_nodes(graph, rng, 30, blocked=3))
+            b = np.array(_sample_nodes(graph, rng, 30, blocked=3))
+            b[:10] = rng.permutation(a[:10])      # pairs near each other too
+            got = []
+            for s, t in zip(a.tolist(), b.tolist()):
+                if graph.directed:
+                    want = view.walkable[t] and t in _hops(view, s)
+                else:
+                    want = bool(labels[s] >= 0 and labels[s] == labels[t])
+                r = world.reachable(gid, s, t)
+                if r is not want:
+                    kind = "a forward search" if graph.directed else "the labelling"
+                    _fail(ctx, f"reachable({s}, {t}) is {r!r}; {kind} says {want}")
+                got.append(r)
+            many = np.asarray(world.reachable_many(gid, a, b)).tolist()
+            if many != got:
+                i = next(i for i, (x, y) in enumerate(zip(many, got)) if x != y)
+                _fail(ctx, f"reachable_many disagrees with reachable at pair "
+                           f"({a[i]}, {b[i]}): {many[i]} vs {got[i]}")
+    finally:
+        _close(world)
+
+
+def _same_partition(ctx, areas, labels):
+    if areas.shape != labels.shape:
+        _fail(ctx, f"areas() has shape {areas.shape}, expected ({labels.size},)")
+    blocked = labels < 0
+    wrong = np.flatnonzero((areas < 0) != blocked)
+    if wrong.size:
+        n = int(wrong[0])
+        _fail(ctx, f"areas()[{n}] = {areas[n]}, but node {n} is "
+                   f"{'blocked (-1 expected)' if blocked[n] else 'walkable'}")
+    ours, truth = {}, {}
+    for n in np.flatnonzero(~blocked).tolist():
+        a, t = int(areas[n]), int(labels[n])
+        if ours.setdefault(a, t) != t:
+            m = next(m for m in range(n) if labels[m] == ours[a] and areas[m] == a)
+            _fail(ctx, f"areas() puts nodes {m} and {n} in one area ({a}), but they "
+                       f"are not connected")
+        if truth.setdefault(t, a) != a:
+            m = next(m for m in range(n) if labels[m] == t and areas[m] == truth[t])
+            _fail(ctx, f"areas() puts nodes {m} and {n} in areas {truth[t]} and {a}, "
+                       f"but they are connected")
+
+
+def check_dirty_covers_changes(factory, seed=0, *, rounds=5):
+    """Every node whose walkable flag changed, or which has an incident edge
+    (out or in) whose cost changed, is in the ``dirty`` array of the
+    ``navcore_graph_updated`` call; the array is sorted int32 node ids;
+    ``version`` grows with every applied batch."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "dirty_covers_changes")
+    world = factory.make_world()
+    observer = _Observer()
+    world.plugins.register(observer, name="navcore.testing.observer")
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        for k in range(1, rounds + 1):
+            before = _state(graph)
+            _random_updates(factory, world, graph, rng, ctx)
+            ctx.step = f"tick {k}"
+            observer.calls.clear()
+            world.tick()
+            after = _state(graph)
+            calls = [d for gid, d in observer.calls if gid == graph.graph_id]
+            if len(calls) != 1:
+                _fail(ctx, f"navcore_graph_updated was called {len(calls)} times for the "
+                           f"tick that applied the batch, expected once")
+            dirty = calls[0]
+            if dirty.dtype != np.int32 or dirty.ndim != 1:
+                _fail(ctx, f"dirty is {dirty.dtype} of shape {dirty.shape}; expected a "
+                           f"1-d int32 array")
+            if dirty.size and (np.any(np.diff(dirty) < 0) or dirty[0] < 0
+                               or dirty[-1] >= graph.num_nodes):
+                _fail(ctx, f"dirty must be sorted node ids in range, got "
+                           f"{_short(dirty.tolist())}")
+            if after.version <= before.version:
+                _fail(ctx, f"version stayed {before.version} after an applied batch")
+            flipped = set(np.flatnonzero(before.walkable != after.walkable).tolist())
+            edges = _edge_ends_changed(before, after)
+            missing = sorted((flipped | edges) - set(dirty.tolist()))
+            if missing:
+                why = []
+                for n in missing[:5]:
+                    why.append(f"{n} ({'walkable flag' if n in flipped else 'edge cost'}"
+                               f" changed)")
+                _fail(ctx, f"dirty {_short(dirty.tolist())} misses {len(missing)} changed "
+                           f"node(s): {', '.join(why)}")
+    finally:
+        _close(world)
+
+
+def check_scheduler_replans(factory, seed=0, *, ticks=10):
+    """A path found by ``request_path(..., repath=True)`` is planned again
+    when a node in its middle is blocked (``factory.block_nodes``), and the
+    new result is the reference answer on the changed graph."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "scheduler_replans")
+    world = factory.make_world(frame_budget_ms=NO_BUDGET_MS)
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        if world.scheduler is None:
+            _fail(ctx, "world.scheduler is None: the scheduler plugin is not loaded")
+        view = _view(graph)
+        s, t = _far_pair(view, rng, ctx)
+        call = f"request_path({s}, {t}, repath=True)"
+        handle = world.request_path(gid, s, t, repath=True)
+        _tick_until(world, ctx, lambda: handle.done, ticks, call)
+        _check_result(ctx, view, handle.result(), s, t, "auto",
+                      _expected(view, reference_distances(graph, s, view=view), {}, s, t,
+                                "auto"), call)
+        nodes = np.asarray(handle.result().nodes).tolist()
+        mid = nodes[len(nodes) // 2]
+        _update(world, gid, factory.block_nodes(graph, [mid]), ctx, "block_nodes")
+        ctx.step = f"after blocking node {mid} of the path {_short(nodes)}"
+        _tick_until(world, ctx, lambda: handle.repaths >= 1, ticks, call,
+                    "planned again")
+        if graph.walkable[mid]:
+            _fail(ctx, f"factory.block_nodes(graph, [{mid}]) left node {mid} walkable")
+        view = _view(graph)
+        _check_result(ctx, view, handle.result(), s, t, "auto",
+                      _expected(view, reference_distances(graph, s, view=view), {}, s, t,
+                                "auto"), f"the re-planned {call}")
+    finally:
+        _close(world)
+
+
+def _far_pair(view, rng, ctx):
+    """Walkable ``(s, t)`` at least two edges apart, so that every path
+    between them has a node in its middle."""
+    starts = [n for n, ok in enumerate(view.walkable) if ok]
+    rng.shuffle(starts)
+    for s in starts:
+        far = sorted(t for t, h in _hops(view, s).items() if h >= 2)
+        if far:
+            return s, int(rng.choice(far))
+    _fail(ctx, "no two nodes of the factory's graph are two or more edges apart; "
+               "make its graphs larger or better connected")
+
+
+def _tick_until(world, ctx, done, ticks, call, what="served"):
+    for _ in range(ticks):
+        world.tick()
+        if done():
+            return
+    _fail(ctx, f"{call} was not {what} within {ticks} ticks with an unlimited budget")
+
+
+def _bad_nodes(graph):
+    """Values that are no node of ``graph`` and no point: ids out of range
+    or negative, floats, strings, None, a bool, NaN and infinite points."""
+    n = graph.num_nodes
+    return [n, n + 7, np.int64(n), -1, -n, 2.5, 1.0, "a", "12", None, True,
+            (math.nan, math.nan), (math.nan, 0.0), [math.inf, 0.0]]
+
+
+def check_bad_input_changes_nothing(factory, seed=0):
+    """Malformed input raises a ``NavError`` subclass, queues nothing and
+    changes nothing: node ids out of range or negative, floats, strings,
+    None, booleans, NaN points (as starts, goals, ``reachable`` ends,
+    ``area``, ``path_costs``, ``distance_matrix`` and ``request_path``
+    ends), unknown algorithm names, unknown or missing ``update``
+    parameters and unknown graph ids. After each, the walkable mask, the
+    CSR arrays and ``version`` are as they were and a valid query gives
+    the same answer."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "bad_input_changes_nothing")
+    world = factory.make_world(frame_budget_ms=NO_BUDGET_MS)
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        s, t = _sample_nodes(graph, rng, 2, blocked=0)
+        update = factory.random_update(graph, rng)
+
+        def answers():
+            return (_result_key(world.find_path(gid, s, t)), world.reachable(gid, s, t),
+                    np.asarray(world.areas(gid)).tolist())
+
+        baseline, state = answers(), _state(graph)
+
+        def expect_error(label, fn):
+            try:
+                fn()
+            except NavError:
+                pass
+            except Exception as exc:
+                _fail(ctx, f"{label} raised {type(exc).__name__}: {exc}; bad input must "
+                           f"raise a navcore.NavError subclass")
+            else:
+                _fail(ctx, f"{label} raised nothing; bad input must raise a "
+                           f"navcore.NavError subclass")
+            after = _differences(state, _state(graph))
+            if after:
+                _fail(ctx, f"{label} raised, but changed the graph: {', '.join(after)}")
+            if world.pending_updates(gid):
+                _fail(ctx, f"{label} raised, but queued an update")
+            if answers() != baseline:
+                _fail(ctx, f"after {label}, find_path({s}, {t}), reachable or areas "
+                           f"answer differently")
+
+        for bad in _bad_nodes(graph):
+            b = _short(bad)
+            expect_error(f"find_path({b}, {t})", lambda: world.find_path(gid, bad, t))
+            expect_error(f"find_path({s}, {b})", lambda: world.find_path(gid, s, bad))
+            expect_error(f"reachable({b}, {t})", lambda: world.reachable(gid, bad, t))
+            expect_error(f"reachable({s}, {b})", lambda: world.reachable(gid, s, bad))
+            expect_error(f"area({b})", lambda: world.area(gid, bad))
+            expect_error(f"path_costs([[{s}, {b}]])",
+                         lambda: world.path_costs(gid, [[s, bad]]))
+            expect_error(f"distance_matrix([{b}], [{t}])",
+                         lambda: world.distance_matrix(gid, [bad], [t]))
+
+            def requested(bad=bad):
+                h = world.request_path(gid, bad, t)
+                world.tick()
+                return h.result()
+            expect_error(f"request_path({b}, {t}), then tick and result()", requested)
+        for algo in ("no-such-algorithm", "", "AUTO", None, 3):
+            expect_error(f"find_path({s}, {t}, algorithm={algo!r})",
+                         lambda: world.find_path(gid, s, t, algorithm=algo))
+        for params in ({"no_such_parameter": 1}, {**update, "no_such_parameter": 1}, {}):
+            expect_error(f"update(**{_short(params)})", lambda: world.update(gid, **params))
+        expect_error("find_path on an unknown graph id",
+                     lambda: world.find_path("no such graph", s, t))
+        expect_error("update on an unknown graph id",
+                     lambda: world.update("no such graph", **update))
+        world.tick()
+        after = _differences(state, _state(graph))
+        if after:
+            _fail(ctx, f"a tick after the rejected input changed the graph: "
+                       f"{', '.join(after)}")
+    finally:
+        _close(world)
+
+
+def check_workers_agree(factory, seed=0, *, frames=5, requests=6):
+    """The same script of ``request_path`` calls (some with ``repath``),
+    updates of two graphs and ticks gives identical results (status, cost,
+    nodes, re-plans) and graphs with ``workers=0`` and ``workers=2``."""
+    ctx = _Context(factory, seed, "workers_agree")
+    runs = {w: _script(factory, seed, w, frames, requests,
+                       _Context(factory, seed, f"workers_agree (workers={w})"))
+            for w in (0, 2)}
+    ctx.step = f"after {frames} frames of requests and updates"
+    (res0, walk0), (res2, walk2) = runs[0], runs[2]
+    for (label, a), (_, b) in zip(res0, res2):
+        if a != b:
+            _fail(ctx, f"{label} gave {_short(a, 300)} with workers=0 but "
+                       f"{_short(b, 300)} with workers=2")
+    for gid in walk0:
+        if not np.array_equal(walk0[gid], walk2[gid]):
+            _fail(ctx, f"graph {gid!r} ended with other walkable nodes with workers=2")
+
+
+def _script(factory, seed, workers, frames, requests, ctx):
+    rng = np.random.default_rng(seed)
+    world = factory.make_world(workers=workers, frame_budget_ms=NO_BUDGET_MS)
+    try:
+        graphs = [_build(factory, world, gid, rng, ctx) for gid in ("a", "b")]
+        handles = []
+        for frame in range(frames):
+            for k in range(requests):
+                g = graphs[k % 2]
+                s, t = _sample_nodes(graph=g, rng=rng, k=2, blocked=int(k == 0))
+                repath = bool(rng.random() < 0.5)
+                label = f"request {len(handles)} ({g.graph_id!r}: {s} -> {t}, " \
+                        f"repath={repath}, frame {frame})"
+                handles.append((label, world.request_path(g.graph_id, s, t,
+                                                          repath=repath)))
+            for g in graphs:
+                _random_updates(factory, world, g, rng, ctx, most=2)
+            world.tick()
+        for _ in range(20):
+            if all(h.done for _, h in handles):
+                break
+            world.tick()
+        results = []
+        for label, h in handles:
+            if not h.done:
+                _fail(ctx, f"{label} was never served with workers={workers}")
+            try:
+                key = _result_key(h.result())
+            except NavError as exc:          # the same error in both runs is fine
+                key = (type(exc).__name__, str(exc))
+            results.append((label, (*key, h.repaths)))
+        return results, {g.graph_id: np.array(g.walkable) for g in graphs}
+    finally:
+        _close(world)
+
+
+def check_points_locate_back(factory, seed=0, *, nodes=30):
+    """On graphs with geometry: a found path's ``points`` are
+    ``graph.points_of(nodes)``, a node's point locates back to that node (or
+    to one at the same point), and ``find_path`` between two nodes' points
+    answers as between the nodes. Graphs without positions are skipped."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "points_locate_back")
+    world = factory.make_world()
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        sample = np.array(_sample_nodes(graph, rng, nodes, blocked=3))
+        pts = np.asarray(graph.points_of(sample), dtype=np.float64)
+        if pts.shape != (sample.size, 2):
+            _fail(ctx, f"points_of({sample.size} nodes) has shape {pts.shape}, "
+                       f"expected ({sample.size}, 2)")
+        if np.isnan(pts).all():
+            return                                  # no geometry: nothing to check
+        everything = np.asarray(graph.points_of(np.arange(graph.num_nodes)))
+        for n, p in zip(sample.tolist(), pts):
+            point = tuple(float(x) for x in p)
+            m = world.locate(gid, point)
+            if m != n and not (0 <= m < graph.num_nodes and np.array_equal(everything[m], p)):
+                _fail(ctx, f"node {n} is at {point} (points_of), but locate({point}) "
+                           f"gives node {m}"
+                           + (f" at {tuple(everything[m].tolist())}" if m >= 0 else ""))
+        for s, t in zip(sample[::2].tolist(), sample[1::2].tolist()):
+            by_id = world.find_path(gid, s, t)
+            by_point = world.find_path(gid, tuple(everything[s].tolist()),
+                                       tuple(everything[t].tolist()))
+            if by_id.status is not by_point.status \
+                    or not _close_enough(by_id.cost, by_point.cost):
+                _fail(ctx, f"find_path({s}, {t}) is {by_id.status.value} at cost "
+                           f"{by_id.cost!r}, but between their points it is "
+                           f"{by_point.status.value} at cost {by_point.cost!r}")
+            if by_id.found:
+                want = np.asarray(graph.points_of(by_id.nodes))
+                if not np.allclose(by_id.points, want, equal_nan=True):
+                    _fail(ctx, f"find_path({s}, {t}).points are not the points of its "
+                               f"nodes (graph.points_of)")
+    finally:
+        _close(world)
+
+
+#: every check, in the order ``check_graph_type`` runs them
+CHECKS = [check_paths_match_reference, check_reachable_and_areas_match_labelling,
+          check_dirty_covers_changes, check_scheduler_replans,
+          check_bad_input_changes_nothing, check_workers_agree, check_points_locate_back]
+
+
+def check_name(check) -> str:
+    """``check_paths_match_reference`` -> ``paths_match_reference``."""
+    name = getattr(check, "__name__", str(check))
+    return name[len("check_"):] if name.startswith("check_") else name
+
+
+# -- running them -------------------------------------------------------------
+
+def check_graph_type(factory, seeds=range(3), checks=None) -> None:
+    """Run every check (or ``checks``) for every seed; raise one
+    ``AssertionError`` listing all failures."""
+    failures = []
+    for check in checks or CHECKS:
+        for seed in seeds:
+            try:
+                check(factory, seed=seed)
+            except AssertionError as exc:
+                failures.append(f"{check_name(check)} (seed {seed}): {exc}")
+    if failures:
+        raise AssertionError(f"{factory} fails {len(failures)} conformance check(s):\n"
+                             + "\n".join(failures))
+
+
+def parametrize(factories, *, checks=None, seeds=(0,), xfail=None):
+    """``pytest.mark.parametrize`` over ``(factory, check)``: one test per
+    factory, check and seed, with ids like ``grid-paths_match_reference``
+    (``-seed1`` added when there are several seeds). The test calls
+    ``check(factory)``.
+
+    ``xfail`` maps a check name (``"workers_agree"``) or a full id
+    (``"hexgrid-workers_agree"``) to the reason it is known to fail; such
+    tests are strict ``xfail``, so a fix shows up as a failure to remove
+    the mark.
+    """
+    import pytest          # not at module level: only test code needs it
+
+    xfail = dict(xfail or {})
+    params = []
+    for factory in factories:
+        for check in checks or CHECKS:
+            for seed in seeds:
+                name = check_name(check)
+                test_id = f"{factory}-{name}" + (f"-seed{seed}" if len(seeds) > 1 else "")
+                reason = xfail.get(test_id) or xfail.get(f"{factory}-{name}") \
+                    or xfail.get(name)
+                marks = [pytest.mark.xfail(reason=reason, raises=AssertionError,
+                                           strict=True)] if reason else []
+                bound = functools.partial(check, seed=seed)
+                bound.__name__ = check.__name__
+                params.append(pytest.param(factory, bound, id=test_id, marks=marks))
+    return pytest.mark.parametrize(("factory", "check"), params)
