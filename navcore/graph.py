@@ -172,15 +172,22 @@ class NavGraph:
 
         The base class answers with the nearest node by position; backends
         with a spatial structure (grid cells, navmesh triangles) override it.
+        On a graph with 3-d positions a 2-d point is a top-down one: the
+        nearest node in ``(x, y)``, whatever its height, so the points a
+        path returns (``points_of``: ``(x, y)``) locate back to its nodes.
         """
         if self.positions is None:
             raise NodeError(f"{self.kind} graph {self.graph_id!r} has no node "
                             f"positions, so nodes are given as integer ids, "
                             f"not {point!r}")
-        p = validate.point(point, self.positions.shape[1], "a node id or a point")
+        dims = self.positions.shape[1]
+        p = validate.point(point, dims, "a node id or a point")
         if self.num_nodes == 0:
             return -1
-        d = ((self.positions - p) ** 2).sum(axis=1)
+        if dims == 3 and np.shape(point) == (2,):
+            d = ((self.positions[:, :2] - p[:2]) ** 2).sum(axis=1)
+        else:
+            d = ((self.positions - p) ** 2).sum(axis=1)
         return int(np.argmin(d))
 
     def points_of(self, nodes) -> np.ndarray:

@@ -272,9 +272,11 @@ class Hierarchy(DerivedView):
                              f"{graph.graph_id!r} has none")
         near = graph.locate(point)
         pos = graph.positions
-        # as many coordinates as the positions have (a 2-d point on a 3-d
-        # graph at height 0, as locate reads it): the kernel reads them all
         pt = validate.point(point, pos.shape[1])
+        if pos.shape[1] == 3 and np.shape(point) == (2,):
+            # a top-down point, as locate reads it: nearest in (x, y) (the
+            # scan is O(N) anyway, so is the copy)
+            pos, pt = np.ascontiguousarray(pos[:, :2]), pt[:2].copy()
         if self.directed:
             mask = self.forward_reach(start)
             if near >= 0 and mask[near]:

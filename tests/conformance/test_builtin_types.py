@@ -100,10 +100,7 @@ FACTORIES = [GridFactory(8), GridFactory(4), GridFactory(8, costs=True),
              CsrFactory(directed=False), CsrFactory(directed=True),
              CsrFactory(directed=False, positions=0), CsrFactory(directed=True, positions=3)]
 
-KNOWN = {"csr-directed-3d-points_locate_back":
-         "navcore core: NavGraph.points_of gives (x, y) of 3-d positions and locate "
-         "reads a 2-d point at height 0, so the point of a node above height 0 can "
-         "locate to another node, and a path's points do not lead back to its nodes"}
+KNOWN: dict = {}      # id -> reason, for a check a built-in type is known to fail
 
 
 @navcore.testing.parametrize(FACTORIES, xfail=KNOWN)

@@ -196,3 +196,18 @@ def test_node_lists_reject_bools_and_points_mixed_with_ids(line, call, bad):
     # [0, (nan, 0)]: neither may pass as node ids or escape as a bare error
     with pytest.raises(navcore.NodeError):
         call(line, bad)
+
+
+@pytest.mark.nojit
+def test_a_2d_point_on_a_3d_graph_is_top_down():
+    # node 1 sits right above (1, 0) but high up; (0.9, 0) is nearest to it
+    # seen from above, and to node 0 if the point were taken at height 0
+    world = navcore.World()
+    g = world.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], directed=False,
+                        positions=[[0, 0, 0], [1, 0, 5], [2, 0, 0]])
+    assert g.locate((0.9, 0)) == 1 and g.locate((0.9, 0, 0)) == 0
+    r = world.find_path("g", 0, 1)
+    assert [g.locate(p) for p in r.points] == r.nodes.tolist()
+    world.update("g", nodes=[2], walkable=False)
+    world.tick()
+    assert world.nearest_reachable("g", (1.9, 0), 0) == 1
