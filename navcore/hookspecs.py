@@ -78,6 +78,13 @@ How to write a backend (a new graph type)
 6. **Kernels** on the hot path are ``@njit(cache=True, nogil=True)``
    functions over numpy arrays, with per-thread scratch from
    ``graph.scratch(key, factory)``; load them in ``navcore_warm_up``.
+7. **Scenes**, optionally. Without anything more, agents of a scene walk
+   on your graph between points or node ids. For doors, block/unblock/cost
+   events, crowds drawn from regions and moving obstacles, return a
+   ``navcore.SceneLayer`` subclass from ``navcore_scene_layer`` (it says
+   what a region is on your graphs and how a change reaches them; see
+   ``navcore/scene_layer.py``). The scenes plugin itself knows no
+   geometry, and a layer imports none of it (nor YAML, nor Pillow).
 """
 from __future__ import annotations
 
@@ -424,3 +431,23 @@ def navcore_scene_event_kinds() -> dict[str, Any] | None:
     ``validate``, ``render``). Not firstresult: every plugin's dict is
     collected; a name claimed twice is a ``PluginError``.
     """
+
+
+@hookspec(firstresult=True)
+def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> Any:
+    """Lend a scene your graph's geometry: return a ``navcore.SceneLayer``
+    for ``graph``, or ``None`` to pass.
+
+    The layer parses the regions a scene file writes (doors, ``block``,
+    ``unblock`` and ``cost`` events, a crowd's ``from`` and ``to``, an
+    obstacle's ``rect``), lists their nodes, moves obstacles inside its
+    ``bounds`` and queues the scene's changes with the backend's own
+    ``World.update`` parameters (see ``navcore/scene_layer.py``; the grid
+    plugin's is ``navcore_grid.scene_layer.GridSceneLayer``). When no plugin
+    answers, the graph takes agents between points or node ids only, and
+    a scene that gives it regions is a ``SceneError`` at the offending
+    value. Firstresult. Called by the scenes plugin once per graph of a
+    scene when a ``navcore.Simulation`` is built, after the graph was added
+    to ``world`` (``navcore run``, ``validate``, ``render``).
+    """
+

@@ -187,13 +187,14 @@ def _cmd_validate(args) -> int:
 
 
 def describe_scene(sim) -> str:
-    """``'keep': 1 graph (grid 40x20), 3 agents, 2 obstacles, 5 events``."""
+    """``'keep': 1 graph (grid 40x20), 3 agents, 2 obstacles, 5 events``
+    (a graph's size as its scene layer describes it)."""
     sc = sim.scene
     graphs = []
     for g in sc.graphs:
-        graph = sim.world.graph(g.id)
-        size = f" {graph.width}x{graph.height}" if g.id in sim.layers else ""
-        graphs.append(f"{g.type}{size}")
+        lay = sim.layers.get(g.id)
+        size = lay.describe() if lay is not None else ""
+        graphs.append(f"{g.type} {size}" if size else g.type)
     return (f"{sc.name!r}: {_count(len(sc.graphs), 'graph')} ({', '.join(graphs)}), "
             f"{_count(len(sim.agents.ids), 'agent')}, "
             f"{_count(len(sc.obstacles), 'moving obstacle')}, "
