@@ -83,8 +83,9 @@ How to write a backend (a new graph type)
    events, crowds drawn from regions and moving obstacles, return a
    ``navcore.SceneLayer`` subclass from ``navcore_scene_layer`` (it says
    what a region is on your graphs and how a change reaches them; see
-   ``navcore/scene_layer.py``). The scenes plugin itself knows no
-   geometry, and a layer imports none of it (nor YAML, nor Pillow).
+   ``navcore/scene_layer.py``); for pictures, draw the map with numpy in
+   ``navcore_draw_graph``. The scenes plugin itself knows no geometry, and
+   neither hook imports it (nor YAML, nor Pillow).
 """
 from __future__ import annotations
 
@@ -451,3 +452,35 @@ def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> An
     to ``world`` (``navcore run``, ``validate``, ``render``).
     """
 
+
+@hookspec(firstresult=True)
+def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
+    """Draw ``graph``'s map into ``canvas``: every node in its colour (its
+    area's; dark for walls), or return ``None`` to pass.
+
+    ``canvas`` (``navcore_scenes.canvas.Canvas``) holds ``rgb``, an
+    ``(H, W, 3)`` uint8 array to paint, and ``node_at``, an ``(H, W)``
+    int32 array to fill with the node each pixel shows (``-1``: none),
+    which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8 colour of
+    each node; the world-to-pixel transform (``origin``, ``scale`` pixels
+    per unit, ``to_pixels(points)``, ``pixel_centres()``), ``paint(node_at)``
+    (fill both arrays at once) and ``area_colours(area_ids)``. Draw with
+    numpy only. Return ``True`` when drawn. Firstresult: the grid plugin
+    draws its cells. Called by the scenes plugin once per picture (each
+    frame of an animation), for a graph that has a scene layer, whose
+    ``bounds`` the canvas covers.
+    """
+
+
+@hookspec
+def navcore_draw_overlay(graph: NavGraph, canvas: Any) -> None:
+    """Draw extras over the map ``navcore_draw_graph`` drew into
+    ``canvas``: the hierarchy plugin outlines its nodes when
+    ``canvas.borders`` is set (``--borders``), with
+    ``canvas.outline(labels)``, which darkens the pixels where a per-node
+    label changes (it reads ``canvas.node_at``, so it needs no geometry).
+    Not firstresult: every plugin draws (pluggy's order: the last
+    registered first). Called by the scenes plugin once per picture, after
+    ``navcore_draw_graph`` and before agents and paths are drawn. No
+    return value.
+    """

@@ -139,5 +139,11 @@ def navcore_scene_layer(world, graph_id, graph):
 
 
 @navcore.hookimpl
+@navcore.for_graphs(GridGraph)
+def navcore_draw_graph(graph, canvas):
+    return scene_layer.draw(graph, canvas)
+
+
+@navcore.hookimpl
 def navcore_add_commands(subparsers):
     scen.add_command(subparsers)

@@ -58,7 +58,7 @@ class Settings:
     dt: float = 0.05               # simulated seconds per frame
     frames: int = 600              # frames ``navcore run`` plays
     frame_budget_ms: float = 2.0   # path-request budget of each tick
-    seed: int = 0                  # crowds draw their cells from this
+    seed: int = 0                  # crowds draw their nodes from this
     workers: int = 0               # search threads (0: the ticking thread)
 
 

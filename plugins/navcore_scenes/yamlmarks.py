@@ -2,7 +2,7 @@
 
 Scene files are read with a ``yaml.SafeLoader`` subclass (no Python tags,
 no code) whose mappings and sequences keep the file position of each key
-and value, so a mistake found long after parsing (a start cell inside a
+and value, so a mistake found long after parsing (a start point inside a
 wall) can still be reported as ``scene.yaml:12:14: ...``. Lines and
 columns are 1-based, as compilers print them.
 
