@@ -9,10 +9,12 @@ the ``navcore_scene_layer`` hook. A graph without one takes agents only.
 A backend subclasses ``SceneLayer`` and says what a *region* is on its
 graphs (a grid: a rectangle ``[x, y, w, h]`` of cells; a road network: a
 list of node ids; a navmesh: a polygon): how a scene writes one
-(``region``), which nodes it holds (``nodes_in``), and how a moving box
-maps to one (``box_region``, ``region_box``, inside ``bounds``). A region
-is any immutable value that compares with ``==`` (a tuple, a frozenset):
+(``region``) and which nodes it holds (``nodes_in``). A region is any
+immutable value that compares with ``==`` (a tuple, a frozenset):
 obstacles compare their old and new region to see whether they moved.
+How a moving obstacle's box maps to a region (``box_region``,
+``region_box``) and the box that holds the map (``bounds``) default to
+node positions; a backend with finer geometry overrides them.
 
 The base class keeps what a scene does to the nodes, the same for every
 backend: a *static* layer (the map as events left it) under the
@@ -33,14 +35,17 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .errors import NavError
+
 
 class SceneLayer(ABC):
     """The scene state and geometry of one graph (see the module docstring).
 
-    Subclasses implement the five geometry methods; the others have
-    defaults that suit graphs updated with the generic ``nodes=`` /
-    ``edges=`` updates, and backends with their own update vocabulary or a
-    cheaper geometry override them.
+    Subclasses implement ``region`` and ``nodes_in``; the other methods
+    have defaults that suit graphs with node positions updated with the
+    generic ``nodes=`` / ``edges=`` updates, and backends with their own
+    update vocabulary or geometry override them (the grid's:
+    ``navcore_grid.scene_layer``).
     """
 
     #: what one node is called in messages ("holds no walkable cell")
@@ -78,20 +83,37 @@ class SceneLayer(ABC):
     def nodes_in(self, region) -> np.ndarray:
         """The ids of the nodes in ``region`` (an int array)."""
 
-    @abstractmethod
     def bounds(self) -> tuple:
         """``(x0, y0, x1, y1)``: the box in world coordinates that holds
-        the map; obstacles bounce off its sides and pictures show it."""
+        the map; obstacles bounce off its sides and pictures show it. By
+        default the node positions' box with one unit to spare."""
+        pos = self._positions()
+        return (*(pos.min(axis=0) - 1.0), *(pos.max(axis=0) + 1.0))
 
-    @abstractmethod
     def box_region(self, box) -> object:
         """The region a moving obstacle covers when its box
-        ``(x, y, w, h)`` (floats, inside ``bounds``) is where it is."""
+        ``(x, y, w, h)`` (floats, inside ``bounds``) is where it is. By
+        default the nodes whose positions lie in ``[x, x + w) x [y, y + h)``,
+        as a tuple of ids (``nodes_in`` must take that form too)."""
+        x, y, w, h = box
+        pos = self._positions()
+        inside = (pos[:, 0] >= x) & (pos[:, 0] < x + w) & (pos[:, 1] >= y) & (pos[:, 1] < y + h)
+        return tuple(np.flatnonzero(inside).tolist())
 
-    @abstractmethod
     def region_box(self, region) -> tuple:
         """``(x, y, w, h)``: the box of an obstacle a scene writes as
-        ``region`` (where it starts and how big it is)."""
+        ``region`` (where it starts and how big it is). By default the box
+        round its nodes' positions, half a unit to spare on each side."""
+        pos = self._positions()[self.nodes_in(region)]
+        lo, hi = pos.min(axis=0) - 0.5, pos.max(axis=0) + 0.5
+        return (*lo, *(hi - lo))
+
+    def _positions(self) -> np.ndarray:
+        if not self.graph.has_positions():
+            raise NavError(f"{self.graph.kind} graph {self.graph_id!r} has no node "
+                           f"positions: obstacles and pictures need its scene layer to "
+                           f"give bounds, box_region and region_box")
+        return self.graph.positions[:, :2]
 
     # -- what a scene does to the graph --------------------------------------
     def set_walkable(self, region, walkable: bool) -> None:

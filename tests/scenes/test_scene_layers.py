@@ -8,6 +8,9 @@ The house (rooms 3 units apart, corridors of length 3)::
     |                         |
     3 (1, 4) --- 4 (4, 4) --- 5 (7, 4)
 """
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -27,8 +30,9 @@ class RoomsGraph(navcore.NavGraph):
 
 
 class RoomsLayer(navcore.SceneLayer):
-    """Regions are lists of room ids; a room is a unit square around its
-    position, as far as obstacles are concerned."""
+    """Regions are lists of room ids. Bounds and obstacles' boxes come
+    from the rooms' positions (the base class's defaults); agents belong to
+    the nearest room."""
 
     node_word = "room"
 
@@ -42,21 +46,6 @@ class RoomsLayer(navcore.SceneLayer):
 
     def nodes_in(self, region):
         return np.array(region, dtype=np.int64)
-
-    def bounds(self):
-        pos = self.graph.positions
-        return (*(pos.min(axis=0) - 1), *(pos.max(axis=0) + 1))
-
-    def box_region(self, box):
-        x, y, w, h = box
-        pos = self.graph.positions
-        inside = (pos[:, 0] >= x) & (pos[:, 0] < x + w) & (pos[:, 1] >= y) & (pos[:, 1] < y + h)
-        return tuple(np.flatnonzero(inside).tolist())
-
-    def region_box(self, region):
-        pos = self.graph.positions[list(region)]
-        (x0, y0), (x1, y1) = pos.min(axis=0) - 0.5, pos.max(axis=0) + 0.5
-        return (x0, y0, x1 - x0, y1 - y0)
 
     def describe(self):
         return f"{self.graph.num_nodes} nodes"
@@ -173,3 +162,54 @@ def test_rooms_regions_are_checked_and_obstacles_cover_the_rooms_they_pass():
     # a frame, covers room 4 (x = 4) from 3.5 and room 5 (x = 7) from 6.5,
     # and bounces off the bounds' side at x = 8 - 1
     assert seen == [[], [], [1], [], [], [2], [2], []]
+
+
+# -- the example third-party plugin, examples/navcore_hexgrid --------------------
+
+HIVE = """\
+settings: {dt: 0.1, frames: 30}
+graphs: [{id: hive, type: hexgrid, width: 5, height: 3}]
+agents: [{id: bee, start: [0, 0], goal: [4, 2], speed: 10}]
+events:
+  - {at: 1, block: [[2, 0], [2, 1], [2, 2]]}
+  - {at: 10, unblock: [[2, 2]]}
+"""
+
+
+@pytest.fixture(scope="module")
+def hexgrid():
+    path = Path(__file__).resolve().parents[2] / "examples" / "navcore_hexgrid"
+    spec = importlib.util.spec_from_file_location("navcore_hexgrid",
+                                                  path / "navcore_hexgrid.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.nojit
+def test_the_hexgrid_example_plays_a_scene_and_is_drawn(hexgrid):
+    world = navcore.World(autoload=False, plugins=[hexgrid])
+    with navcore.Simulation.from_text(HIVE, "hive.yaml", world=world) as sim:
+        summary = sim.run()
+        # Column q = 2 walls the hive in two until (2, 2) is cleared at frame
+        # 10; then the bee goes 6 hexes, 1 unit each ((+1, 0) four times
+        # and (0, +1) twice, round the wall), at 1 unit a frame.
+        assert [(e["frame"], e["areas_before"], e["areas_after"])
+                for e in summary["events"]] == [(1, 1, 2), (10, 2, 1)]
+        assert summary["events"][1]["what"] == "unblock [[2, 2]]"
+        assert summary["agents"]["arrived"] == 1 and summary["unreachable"] == 1
+        assert summary["path_length"]["total"] == pytest.approx(6.0)
+        assert sim.agents.pos[0] == pytest.approx([5.0, 3 ** 0.5])   # hex (4, 2)
+        img = draw(sim)
+    # bounds: centres x in [0, 5], y in [0, 1.73], one unit to spare; 16 px a unit
+    assert img.size == (112, 60)
+
+    def at(q, r):                    # the pixel at a hex centre
+        return img.getpixel((int((q + r / 2 + 1) * 16), int((r * 3 ** 0.5 / 2 + 1) * 16)))
+    assert at(2, 1) == WALL and at(2, 0) == WALL
+    assert at(0, 1) != WALL and at(0, 1) == at(3, 1)       # one area, one colour
+    with pytest.raises(navcore.SceneError, match=r"hive.yaml:5:20: 'block' must be a list "
+                                                 r"of \[q, r\] cells of the 5 x 3 hexgrid"):
+        navcore.Simulation.from_text(HIVE.replace("[2, 0], [2, 1]", "[2, 0], [5, 1]"),
+                                     "hive.yaml",
+                                     world=navcore.World(autoload=False, plugins=[hexgrid]))
