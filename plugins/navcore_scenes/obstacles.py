@@ -14,20 +14,18 @@ import numpy as np
 
 
 class Obstacles:
-    """The moving obstacles of a simulation; ``specs`` are the scene's
-    obstacles, ``regions`` the region each starts on, ``layers`` the scene
-    layers by graph id."""
+    """The moving obstacles of a simulation: ``specs`` are the scene's
+    obstacles, ``placed`` gives each one's ``(region, box, bounds)`` as its
+    graph's scene layer read them, ``layers`` the layers by graph id."""
 
-    def __init__(self, specs, regions, layers: dict):
+    def __init__(self, specs, placed, layers: dict):
         self.ids = [s.id for s in specs]
         self.layers = [layers[s.graph] for s in specs]
-        self.region = list(regions)
-        box = np.array([lay.region_box(r) for lay, r in zip(self.layers, self.region)],
-                       dtype=np.float64).reshape(-1, 4)
+        self.region = [r for r, _, _ in placed]
+        box = np.array([b for _, b, _ in placed], dtype=np.float64).reshape(-1, 4)
         self.pos, self.size = box[:, :2].copy(), box[:, 2:].copy()
         self.vel = np.array([s.velocity for s in specs], dtype=np.float64).reshape(-1, 2)
-        bounds = np.array([lay.bounds() for lay in self.layers],
-                          dtype=np.float64).reshape(-1, 4)
+        bounds = np.array([b for _, _, b in placed], dtype=np.float64).reshape(-1, 4)
         self.low = bounds[:, :2]
         self.high = bounds[:, 2:] - self.size
         for lay, r in zip(self.layers, self.region):

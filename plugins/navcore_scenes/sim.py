@@ -72,7 +72,7 @@ class Simulation:
                 added.append(spec.id)
                 self._make_layer(spec)
             self._check_doors()
-            regions = self._check_obstacles()
+            placed = self._check_obstacles()
             rows = self._check_agents()
             self.events = [self._resolve_event(ev) for ev in scene.events]
         except BaseException:
@@ -83,7 +83,7 @@ class Simulation:
             raise
         # checked: from here on nothing can fail on the scene's account
         self.warm_up_s = self.world.warm_up()     # no kernel loads inside a frame
-        self.obstacles = Obstacles(scene.obstacles, regions, self.layers)
+        self.obstacles = Obstacles(scene.obstacles, placed, self.layers)
         self.agents = self._start_agents(rows)
         for spec in scene.graphs:
             for door in spec.doors.values():
@@ -209,8 +209,17 @@ class Simulation:
                                    for d in spec.doors.values()}
 
     def _check_obstacles(self) -> list:
-        return [self.region(ob.graph, ob.region, f"'rect' of obstacle {ob.id!r}",
-                            ob.region_where) for ob in self.scene.obstacles]
+        """Each obstacle's ``(region, box, bounds it moves in)``."""
+        out = []
+        for ob in self.scene.obstacles:
+            what = f"'rect' of obstacle {ob.id!r}"
+            region = self.region(ob.graph, ob.region, what, ob.region_where)
+            lay = self.layers[ob.graph]
+            try:                      # a layer without geometry says so here, not later
+                out.append((region, lay.region_box(region), lay.bounds()))
+            except NavError as exc:
+                raise ob.region_where.error(f"{what}: {exc.message}") from None
+        return out
 
     def check_point(self, graph_id, point, what: str, where) -> int:
         """The node of ``point`` (``[x, y]`` or a node id) in graph

@@ -213,3 +213,28 @@ def test_the_hexgrid_example_plays_a_scene_and_is_drawn(hexgrid):
         navcore.Simulation.from_text(HIVE.replace("[2, 0], [2, 1]", "[2, 0], [5, 1]"),
                                      "hive.yaml",
                                      world=navcore.World(autoload=False, plugins=[hexgrid]))
+
+
+@pytest.mark.nojit
+def test_a_layer_without_positions_takes_events_but_refuses_obstacles():
+    class NodeLists:                       # any graph: regions are lists of node ids
+        @navcore.hookimpl
+        def navcore_scene_layer(self, world, graph_id, graph):
+            return RoomsLayer(world, graph_id, graph)
+
+    world = navcore.World(autoload=False, plugins=[NodeLists()])
+    text = ("settings: {frames: 3}\n"
+            "graphs: [{id: line, type: csr, src: [0, 1, 2], dst: [1, 2, 3]}]\n"
+            "events: [{at: 2, block: [1, 2]}]\n")
+    with navcore.Simulation.from_text(text, "line.yaml", world=world) as sim:
+        summary = sim.run()
+    # the generic update (nodes=, walkable=) blocks them: 0 and 3 are cut apart
+    assert summary["events"][0]["areas_after"] == 2
+    assert world.graph("line").walkable.tolist() == [True, False, False, True]
+    text += "obstacles: [{id: cart, rect: [0]}]\n"
+    with pytest.raises(navcore.SceneError) as info:
+        navcore.Simulation.from_text(text, "line.yaml",
+                                     world=navcore.World(autoload=False, plugins=[NodeLists()]))
+    assert str(info.value) == ("line.yaml:4:30: 'rect' of obstacle 'cart': csr graph "
+                               "'line' has no node positions: obstacles and pictures need "
+                               "its scene layer to give bounds, box_region and region_box")
