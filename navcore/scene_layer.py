@@ -67,7 +67,7 @@ class SceneLayer(ABC):
         self._touched: list = []
         self._built_cost = None
 
-    # -- geometry: what a backend implements ---------------------------------
+    # -- geometry: region and nodes_in are the backend's, the rest default to positions
     @abstractmethod
     def region(self, value):
         """The region a scene file writes as ``value`` (plain YAML data:
