@@ -19,6 +19,7 @@ from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeEr
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
+from .scene_layer import SceneLayer
 from .views import DerivedView
 from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
 from .world import World
@@ -27,7 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "NavGraph", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
-    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs",
+    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",

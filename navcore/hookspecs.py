@@ -78,6 +78,14 @@ How to write a backend (a new graph type)
 6. **Kernels** on the hot path are ``@njit(cache=True, nogil=True)``
    functions over numpy arrays, with per-thread scratch from
    ``graph.scratch(key, factory)``; load them in ``navcore_warm_up``.
+7. **Scenes**, optionally. Without anything more, agents of a scene walk
+   on your graph between points or node ids. For doors, block/unblock/cost
+   events, crowds drawn from regions and moving obstacles, return a
+   ``navcore.SceneLayer`` subclass from ``navcore_scene_layer`` (it says
+   what a region is on your graphs and how a change reaches them; see
+   ``navcore/scene_layer.py``); for pictures, draw the map with numpy in
+   ``navcore_draw_graph``. The scenes plugin itself knows no geometry, and
+   neither hook imports it (nor YAML, nor Pillow).
 """
 from __future__ import annotations
 
@@ -423,4 +431,56 @@ def navcore_scene_event_kinds() -> dict[str, Any] | None:
     ``navcore.Simulation`` is built from a scene (``navcore run``,
     ``validate``, ``render``). Not firstresult: every plugin's dict is
     collected; a name claimed twice is a ``PluginError``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> Any:
+    """Lend a scene your graph's geometry: return a ``navcore.SceneLayer``
+    for ``graph``, or ``None`` to pass.
+
+    The layer parses the regions a scene file writes (doors, ``block``,
+    ``unblock`` and ``cost`` events, a crowd's ``from`` and ``to``, an
+    obstacle's ``rect``), lists their nodes, moves obstacles inside its
+    ``bounds`` and queues the scene's changes with the backend's own
+    ``World.update`` parameters (see ``navcore/scene_layer.py``; the grid
+    plugin's is ``navcore_grid.scene_layer.GridSceneLayer``). When no plugin
+    answers, the graph takes agents between points or node ids only, and
+    a scene that gives it regions is a ``SceneError`` at the offending
+    value. Firstresult. Called by the scenes plugin once per graph of a
+    scene when a ``navcore.Simulation`` is built, after the graph was added
+    to ``world`` (``navcore run``, ``validate``, ``render``).
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
+    """Draw ``graph``'s map into ``canvas``: every node in its colour (its
+    area's; dark for walls), or return ``None`` to pass.
+
+    ``canvas`` (``navcore_scenes.canvas.Canvas``) holds ``rgb``, an
+    ``(H, W, 3)`` uint8 array to paint, and ``node_at``, an ``(H, W)``
+    int32 array to fill with the node each pixel shows (``-1``: none),
+    which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8 colour of
+    each node; the world-to-pixel transform (``origin``, ``scale`` pixels
+    per unit, ``to_pixels(points)``, ``pixel_centres()``), ``paint(node_at)``
+    (fill both arrays at once) and ``area_colours(area_ids)``. Draw with
+    numpy only. Return ``True`` when drawn. Firstresult: the grid plugin
+    draws its cells. Called by the scenes plugin once per picture (each
+    frame of an animation), for a graph that has a scene layer, whose
+    ``bounds`` the canvas covers.
+    """
+
+
+@hookspec
+def navcore_draw_overlay(graph: NavGraph, canvas: Any) -> None:
+    """Draw extras over the map ``navcore_draw_graph`` drew into
+    ``canvas``: the hierarchy plugin outlines its nodes when
+    ``canvas.borders`` is set (``--borders``), with
+    ``canvas.outline(labels)``, which darkens the pixels where a per-node
+    label changes (it reads ``canvas.node_at``, so it needs no geometry).
+    Not firstresult: every plugin draws (pluggy's order: the last
+    registered first). Called by the scenes plugin once per picture, after
+    ``navcore_draw_graph`` and before agents and paths are drawn. No
+    return value.
     """

@@ -96,6 +96,23 @@ def rect(value, width: int, height: int, what: str = "rect",
     return x, y, w, h
 
 
+def describe(value) -> str:
+    """How a plain value (as YAML or JSON reads it: None, bools, numbers,
+    strings, lists, mappings) reads in an error message: ``true``,
+    ``nothing (null)``, ``[1, 1, 0, 1]``, ``a mapping``, ``a list of 12``."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        flat = "[" + ", ".join(describe(v) if not isinstance(v, str) else repr(v)
+                               for v in value) + "]"
+        return flat if len(flat) <= 40 else f"a list of {len(value)}"
+    return repr(value)
+
+
 def boolean(value, what: str, error=GraphError) -> bool:
     """``True`` or ``False`` only: ``"no"``, 0 or None are mistakes, not
     falsy values."""

@@ -2,13 +2,14 @@
 
 It shows the whole extension point: a builder turns parameters into a
 ``navcore.NavGraph`` via ``NavGraph.from_edges``, so every generic plugin
-(A*, reachability, components, updates) works on it without knowing hexes.
+(A*, reachability, components, updates) works on it without knowing hexes;
+a ``navcore.SceneLayer`` and a draw hook put it in scenes and pictures.
 
 Cells use axial coordinates ``(q, r)`` on a ``width x height`` rhombus;
-node id ``r * width + q``. Points are cells: ``locate`` takes ``(q, r)`` and
-a path's ``points`` are its cells, so they can be queried again. The
-``positions`` are the centres in the plane, placed so neighbours are exactly
-1 apart, so the euclidean heuristic is exact with cost 1 per step.
+node id ``r * width + q``. Centres are placed so neighbours are exactly
+1 apart, so the euclidean heuristic is exact with cost 1 per step. A pair
+of Python ints names a cell ``(q, r)``; any other point (floats, where
+scene agents walk) is a position in the plane, in the hex around it.
 
     pip install ./examples/navcore_hexgrid      # entry point: navcore -> hexgrid
     world.add_graph("hex", type="hexgrid", width=8, height=8, blocked=[(3, 3)])
@@ -24,28 +25,49 @@ from navcore import validate
 _DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)])
 
 
+def axial(points) -> np.ndarray:
+    """``(k, 2)`` int ``(q, r)`` of the hexes round plane points (cube rounding)."""
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    r = p[:, 1] * 2 / np.sqrt(3.0)
+    cube = np.column_stack([p[:, 0] - r / 2, r, -p[:, 0] - r / 2])
+    out = np.round(cube)
+    worst = np.abs(out - cube).argmax(axis=1)        # the other two fix it
+    out[np.arange(len(p)), worst] -= out.sum(axis=1)
+    return out[:, :2].astype(np.int64)
+
+
 class HexGraph(navcore.NavGraph):
-    """NavGraph whose points are ``(q, r)`` axial cells."""
+    """NavGraph whose cells are ``(q, r)`` axial pairs."""
 
     def locate(self, point) -> int:
-        """The cell nearest to ``(q, r)`` (fractions round to the hex that
-        holds them); -1 outside the grid."""
-        q, r = validate.point(point, 2, "a hex cell (q, r)")
-        s = -q - r                      # cube rounding: the three must sum to 0
-        rq, rr, rs = round(q), round(r), round(s)
-        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
-        if dq > dr and dq > ds:
-            rq = -rr - rs
-        elif dr > ds:
-            rr = -rq - rs
-        if not (0 <= rq < self.width and 0 <= rr < self.height):
+        if isinstance(point, tuple) and len(point) == 2 and all(type(c) is int for c in point):
+            q, r = point
+        else:
+            q, r = axial(validate.point(point))[0]
+        if not (0 <= q < self.width and 0 <= r < self.height):
             return -1
-        return int(rr * self.width + rq)
+        return int(r * self.width + q)
 
-    def points_of(self, nodes) -> np.ndarray:
-        """The ``(q, r)`` cells of ``nodes``, float64 ``(k, 2)``."""
-        r, q = np.divmod(np.asarray(nodes, dtype=np.int64).reshape(-1), self.width)
-        return np.column_stack([q, r]).astype(np.float64)
+
+class HexLayer(navcore.SceneLayer):
+    """Hexgrids in scenes: a region is a list of ``[q, r]`` cells."""
+
+    node_word = "hex"
+
+    def region(self, value):
+        w, h = self.graph.width, self.graph.height
+        if not isinstance(value, list) or not value or not all(
+                isinstance(c, list) and len(c) == 2 and all(type(v) is int for v in c)
+                and 0 <= c[0] < w and 0 <= c[1] < h for c in value):
+            raise navcore.SceneError(f"must be a list of [q, r] cells of the {w} x {h} "
+                                     f"hexgrid, got {validate.describe(value)}")
+        return tuple(r * w + q for q, r in value)
+
+    def nodes_in(self, region):
+        return np.array(region, dtype=np.int64)
+
+    def show(self, region):
+        return str([[n % self.graph.width, n // self.graph.width] for n in region])
 
 
 def build_hexgrid(world, graph_id, *, width, height, blocked=()):
@@ -78,3 +100,19 @@ def build_hexgrid(world, graph_id, *, width, height, blocked=()):
 @navcore.hookimpl
 def navcore_graph_types():
     return {"hexgrid": build_hexgrid}
+
+
+@navcore.hookimpl
+@navcore.for_graphs(HexGraph)
+def navcore_scene_layer(world, graph_id, graph):
+    return HexLayer(world, graph_id, graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(HexGraph)
+def navcore_draw_graph(graph, canvas):
+    qr = axial(canvas.pixel_centres())               # each pixel shows its hex
+    ok = (qr >= 0).all(axis=1) & (qr[:, 0] < graph.width) & (qr[:, 1] < graph.height)
+    canvas.paint(np.where(ok, qr[:, 1] * graph.width + qr[:, 0], -1)
+                 .reshape(canvas.node_at.shape))
+    return True

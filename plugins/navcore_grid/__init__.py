@@ -1,6 +1,7 @@
 """navcore_grid: grid maps (MovingAI files, ASCII rows, numpy arrays) with
-implicit-neighbour A* and jump point search as numba kernels, and
-landmarks for a stronger heuristic."""
+implicit-neighbour A* and jump point search as numba kernels, landmarks
+for a stronger heuristic, and grids in scenes (``scene_layer``: regions
+are rectangles of cells)."""
 from .graph import GridGraph
 from .landmarks import Landmarks, landmarks, landmarks_of
 from .mapfile import Scenario, parse_map, parse_rows, read_map, read_scen, tolerance

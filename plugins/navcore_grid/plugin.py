@@ -1,5 +1,6 @@
 """The grid plugin's hooks: ``type: grid``, implicit A* and JPS, grid
-updates, and the ``navcore scen`` command."""
+updates, grids in scenes (rectangles of cells, pictures) and the
+``navcore scen`` command."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ import numpy as np
 import navcore
 from navcore.errors import GraphError
 
-from . import scen, search, updates
+from . import scen, scene_layer, search, updates
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
 from .landmarks import on_update as landmarks_on_update
@@ -129,6 +130,18 @@ def navcore_make_update(graph, params):
 @navcore.for_graphs(GridGraph)
 def navcore_apply_updates(graph, batch):
     return updates.apply_updates(graph, batch)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(GridGraph)
+def navcore_scene_layer(world, graph_id, graph):
+    return scene_layer.GridSceneLayer(world, graph_id, graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(GridGraph)
+def navcore_draw_graph(graph, canvas):
+    return scene_layer.draw(graph, canvas)
 
 
 @navcore.hookimpl

@@ -1,7 +1,7 @@
 """The hierarchy plugin's hooks: a ``Hierarchy`` per graph, built when the
 graph is added and updated after every applied batch; O(1) ``reachable``,
 areas, ``nearest_reachable`` and the early ``unreachable`` answer of
-``find_path``."""
+``find_path``; the borders of its nodes in scene pictures."""
 from __future__ import annotations
 
 import navcore
@@ -94,6 +94,16 @@ def navcore_areas(graph, nodes):
 @navcore.hookimpl
 def navcore_nearest_reachable(graph, point, start):
     return hierarchy_of(graph).nearest_reachable(point, start)
+
+
+@navcore.hookimpl
+def navcore_draw_overlay(graph, canvas):
+    # --borders: where one hierarchical node (at most 256 graph nodes)
+    # meets another; the canvas knows which node each pixel shows
+    if canvas.borders:
+        h = graph.view(VIEW_KEY)
+        if h is not None:
+            canvas.outline(h.hierarchical_nodes())
 
 
 @navcore.hookimpl

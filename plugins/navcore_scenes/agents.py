@@ -13,9 +13,14 @@ or it reaches the end of a leg.
 
 A result that the scheduler re-planned (``repath=True``, an update broke
 the path or made it dearer) starts where the agent stood when the search
-ran (``replan_from``), so the agent follows it from its current cell; if
-it has left that cell since, it asks again from where it stands, walking
+ran (``replan_from``), so the agent follows it from its current node; if
+it has left that node since, it asks again from where it stands, walking
 on along its old path until the answer comes.
+
+What depends on a graph's geometry (stepping out of a node that became a
+wall, not walking into one) is asked of the graph's scene layer
+(``navcore.SceneLayer.step_out``, ``entering_walls``); on graphs without
+one agents simply follow their paths.
 """
 from __future__ import annotations
 
@@ -24,21 +29,21 @@ import numpy as np
 from navcore.errors import NavError
 from navcore.types import PathStatus
 
-from .events import grid_size
-
 WAITING, MOVING, ARRIVED, STUCK, RETRY = range(5)
 STATE_NAMES = ("waiting", "moving", "arrived", "stuck", "retry")
 #: frames an agent buried in a wall waits before asking again
 RETRY_FRAMES = 10
-#: how far (cells) an agent whose cell was blocked looks for a free one to start from
-STEP_OUT = 3
 
 
 class Agents:
-    """The agents of a simulation: positions, paths, legs and counters."""
+    """The agents of a simulation: positions, paths, legs and counters.
+    ``layers`` maps graph ids to their scene layers (graphs without one
+    are left out)."""
 
-    def __init__(self, world, ids, graphs, starts, goals, loops, speeds, repaths):
+    def __init__(self, world, ids, graphs, starts, goals, loops, speeds, repaths,
+                 layers=None):
         self.world = world
+        self.layers = dict(layers or {})
         self.ids = list(ids)
         self.index = {a: i for i, a in enumerate(self.ids)}
         n = len(self.ids)
@@ -88,24 +93,18 @@ class Agents:
 
     def _free_point(self, i: int) -> tuple:
         """Where agent ``i``'s search starts: where it stands, or, when an
-        update blocked its cell (a wall dropped on it), the centre of the
-        nearest walkable grid cell at most ``STEP_OUT`` cells away."""
+        update blocked its node (a wall dropped on it), the nearby walkable
+        point its graph's scene layer offers (``step_out``)."""
         here = tuple(self.pos[i])
+        lay = self.layers.get(self.graph_ids[i])
+        if lay is None:
+            return here
         graph = self.world.graph(self.graph_ids[i])
         node = graph.node_of(here)
-        size = grid_size(graph)
-        if node < 0 or graph.walkable[node] or size is None:
+        if node < 0 or graph.walkable[node]:
             return here
-        w, h = size
-        x, y = node % w, node // w
-        x0, y0 = max(0, x - STEP_OUT), max(0, y - STEP_OUT)
-        window = graph.walkable.reshape(h, w)[y0:y + STEP_OUT + 1, x0:x + STEP_OUT + 1]
-        ys, xs = np.nonzero(window)
-        if xs.size == 0:
-            return here                      # buried: the request says invalid_start
-        cx, cy = xs + x0 + 0.5, ys + y0 + 0.5
-        k = int(np.argmin((cx - here[0]) ** 2 + (cy - here[1]) ** 2))
-        return (float(cx[k]), float(cy[k]))
+        out = lay.step_out(here, node)
+        return here if out is None else out      # buried: the request says invalid_start
 
     def _set_poly(self, i: int, poly: np.ndarray) -> None:
         self._polys[i] = poly
@@ -131,7 +130,7 @@ class Agents:
         if r.status is PathStatus.FOUND:
             here = self.world.graph(self.graph_ids[i]).node_of(tuple(self.pos[i]))
             on_path = np.flatnonzero(r.nodes == here)
-            if on_path.size:                  # go on from our own cell
+            if on_path.size:                  # go on from our own node
                 k = int(on_path[0])
             elif not replanned:               # from where we asked, a few steps back
                 k = 0
@@ -236,7 +235,7 @@ class Agents:
         at = self._points[lo] + t * (self._points[hi] - self._points[lo])
         # nobody walks into a wall that appeared on its path: it waits at
         # the edge for the re-plan (repath) or is stuck (no repath); one
-        # already standing in a cell that became a wall walks out of it
+        # already standing in a node that became a wall walks out of it
         held = moving & self._into_walls(at, self.pos)
         if held.any():
             s = np.where(held, self.s, s)
@@ -252,21 +251,13 @@ class Agents:
             self._leg_done(int(i))
 
     def _into_walls(self, at, now) -> np.ndarray:
-        """Which agents would step from ``now`` into another grid cell that
-        is blocked at ``at`` (a vectorised lookup per grid graph)."""
+        """Which agents would step from ``now`` into another node that is
+        blocked at ``at`` (one vectorised question per graph's layer)."""
         out = np.zeros(len(self.ids), dtype=bool)
         for gid, members in self._by_graph.items():
-            graph = self.world.graph(gid)
-            size = grid_size(graph)
-            if size is None:
-                continue
-            w, h = size
-            xy = np.floor(at[members]).astype(np.int64)
-            here = np.floor(now[members]).astype(np.int64)
-            inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-            cell = np.where(inside, xy[:, 1] * w + xy[:, 0], 0)
-            moved = (xy != here).any(axis=1)
-            out[members] = inside & moved & ~graph.walkable[cell]
+            lay = self.layers.get(gid)
+            if lay is not None:
+                out[members] = lay.entering_walls(at[members], now[members])
         return out
 
     def _leg_done(self, i: int) -> None:

@@ -59,9 +59,11 @@ def _picture_options(p, flag, help_text, required=False) -> None:
                                                     "about 100 pictures)")
     p.add_argument("--borders", action="store_true",
                    help="draw the borders of the hierarchy's nodes")
-    p.add_argument("--graph", metavar="ID", help="the grid to draw (default: the first)")
+    p.add_argument("--graph", metavar="ID", help="the graph to draw (default: the first "
+                                                 "one that can be drawn)")
     p.add_argument("--scale", type=int, metavar="PX",
-                   help="pixels per cell (default: about 1024 pixels wide)")
+                   help="pixels per map unit, e.g. per grid cell (default: about 1024 "
+                        "pixels wide)")
 
 
 def _frames(value):
@@ -150,11 +152,10 @@ def _check_outputs(args) -> dict:
 
 def _recorder(sim, args, frames):
     """A GIF recorder when ``--gif`` asks for one (checked before running)."""
-    from .render import GifRecorder, check_scale, pick_graph
+    from .render import GifRecorder, check_scale, map_size, pick_graph
     if args.png or args.gif:
-        gid = pick_graph(sim, args.graph)    # a scene without grids fails now, not later
-        lay = sim.layers[gid]
-        check_scale(lay.width, lay.height, args.scale)
+        gid = pick_graph(sim, args.graph)    # nothing to draw: fail now, not after the run
+        check_scale(*map_size(sim, gid), args.scale)
     if not args.gif:
         return None
     total = sim.scene.settings.frames if frames is None else frames
@@ -187,13 +188,14 @@ def _cmd_validate(args) -> int:
 
 
 def describe_scene(sim) -> str:
-    """``'keep': 1 graph (grid 40x20), 3 agents, 2 obstacles, 5 events``."""
+    """``'keep': 1 graph (grid 40x20), 3 agents, 2 obstacles, 5 events``
+    (a graph's size as its scene layer describes it)."""
     sc = sim.scene
     graphs = []
     for g in sc.graphs:
-        graph = sim.world.graph(g.id)
-        size = f" {graph.width}x{graph.height}" if g.id in sim.layers else ""
-        graphs.append(f"{g.type}{size}")
+        lay = sim.layers.get(g.id)
+        size = lay.describe() if lay is not None else ""
+        graphs.append(f"{g.type} {size}" if size else g.type)
     return (f"{sc.name!r}: {_count(len(sc.graphs), 'graph')} ({', '.join(graphs)}), "
             f"{_count(len(sim.agents.ids), 'agent')}, "
             f"{_count(len(sc.obstacles), 'moving obstacle')}, "

@@ -6,8 +6,9 @@ An event kind is an object with
   before the scene runs (``graph`` is the built ``NavGraph`` the event
   names, or ``None`` when the kind has ``uses_graph = False``; ``sim`` is
   the ``navcore.Simulation`` being built: ``sim.scene``, ``sim.world``,
-  ``sim.check_point``). Raise a ``navcore.NavError`` whose message says
-  what is wrong; it is reported at the value's file, line and column.
+  ``sim.check_point``, ``sim.region`` to read a region through the graph's
+  scene layer). Raise a ``navcore.NavError`` whose message says what is
+  wrong; it is reported at the value's file, line and column.
 * ``apply(sim, graph_id, payload)``: carry it out at frame N through the
   ``navcore.Simulation`` API (``sim.world``, ``sim.set_walkable``,
   ``sim.set_cost``, ``sim.set_door``, ``sim.set_goal``).
@@ -47,49 +48,27 @@ class EventKind(ABC):
         return str(payload)
 
 
-def grid_size(graph):
-    """``(width, height)`` when ``graph`` is made of cells ``y*width+x``
-    (a grid), else ``None``: rectangles only mean something on grids."""
-    w, h = getattr(graph, "width", None), getattr(graph, "height", None)
-    if isinstance(w, numbers.Integral) and isinstance(h, numbers.Integral) \
-            and w * h == graph.num_nodes:
-        return int(w), int(h)
-    return None
-
-
-def check_rect(graph, rect, what: str, where: Where = NOWHERE) -> tuple:
-    """``rect`` lies inside the grid ``graph`` (else ``SceneError`` at ``where``)."""
-    size = grid_size(graph)
-    if size is None:
-        raise where.error(f"{what} needs a grid, but graph {graph.graph_id!r} is of "
-                          f"type {graph.kind!r}")
-    x, y, w, h = rect
-    if x + w > size[0] or y + h > size[1]:
-        raise where.error(f"{what} {list(rect)} does not fit in graph {graph.graph_id!r} "
-                          f"({size[0]} x {size[1]} cells)")
-    return rect
-
-
 def _value_where(value) -> Where:
     return value.at if isinstance(value, (MarkedMap, MarkedList)) else NOWHERE
 
 
-class _Rect(EventKind):
-    """``block: [x, y, w, h]`` / ``unblock: [...]``: walls appear or vanish."""
+class _Block(EventKind):
+    """``block: REGION`` / ``unblock: REGION``: walls appear or vanish (a
+    region as the graph's scene layer reads it: ``[x, y, w, h]`` on grids)."""
 
     def __init__(self, walkable: bool):
         self.walkable = walkable
         self.word = "unblock" if walkable else "block"
 
     def validate(self, value, graph, sim):
-        r = Y.rect(value, _value_where(value), f"'{self.word}'")
-        return check_rect(graph, r, f"'{self.word}'", _value_where(value))
+        region = sim.region(graph.graph_id, value, f"'{self.word}'", _value_where(value))
+        return (region, sim.layers[graph.graph_id].show(region))
 
     def apply(self, sim, graph_id, payload):
-        sim.set_walkable(graph_id, payload, self.walkable)
+        sim.set_walkable(graph_id, payload[0], self.walkable)
 
     def describe(self, payload):
-        return f"{self.word} {list(payload)}"
+        return f"{self.word} {payload[1]}"
 
 
 class _Door(EventKind):
@@ -116,25 +95,25 @@ class _Door(EventKind):
 
 
 class _Cost(EventKind):
-    """``cost: {rect: [x, y, w, h], value: 3.0}``: mud, roads, ``.inf`` walls
-    (a finite cost leaves the walls in ``rect`` walls)."""
+    """``cost: {rect: REGION, value: 3.0}``: mud, roads, ``.inf`` walls (a
+    finite cost leaves the walls in the region walls)."""
 
     def validate(self, value, graph, sim):
         e = Entry(value, "'cost'", _value_where(value))
-        r = check_rect(graph, e.take("rect", Y.rect), "'rect' of 'cost'", e.where("rect"))
+        r = sim.region(graph.graph_id, e.take("rect"), "'rect' of 'cost'", e.where("rect"))
         v = e.take("value")
         if not isinstance(v, numbers.Real) or isinstance(v, bool) or not 0 < v:
             raise e.where("value").error(f"'value' of 'cost' must be a number > 0 "
                                          f"(.inf blocks), got {Y.describe(v)}")
         e.finish()
-        return (r, float(v))
+        return (r, float(v), sim.layers[graph.graph_id].show(r))
 
     def apply(self, sim, graph_id, payload):
-        sim.set_cost(graph_id, *payload)
+        sim.set_cost(graph_id, payload[0], payload[1])
 
     def describe(self, payload):
-        r, v = payload
-        return f"cost {list(r)} = {'inf' if math.isinf(v) else f'{v:g}'}"
+        _, v, shown = payload
+        return f"cost {shown} = {'inf' if math.isinf(v) else f'{v:g}'}"
 
 
 class _Goal(EventKind):
@@ -161,7 +140,7 @@ class _Goal(EventKind):
         return f"goal of {payload[0]} -> {list(payload[1])}"
 
 
-BUILTIN_KINDS = {"block": _Rect(False), "unblock": _Rect(True), "open": _Door(True),
+BUILTIN_KINDS = {"block": _Block(False), "unblock": _Block(True), "open": _Door(True),
                  "close": _Door(False), "cost": _Cost(), "goal": _Goal()}
 
 

@@ -3,9 +3,15 @@
 ``read_scene(path)`` checks the file's shape (keys, types, required
 fields, references between entries, map files) and returns a ``Scene``;
 ``navcore.Simulation(scene)`` then builds the graphs through the plugin
-registry and checks what needs them (graph types and parameters, points
-inside the map and not in a wall, event values) before anything runs.
-Every mistake is a ``SceneError`` printed as ``path:line:column: message``.
+registry and checks what needs them (graph types and parameters, regions
+as each graph's scene layer reads them, points inside the map and not in
+a wall, event values) before anything runs. Every mistake is a
+``SceneError`` printed as ``path:line:column: message``.
+
+A *region* (a door, a crowd's ``from`` and ``to``, an obstacle's
+``rect``, a ``block`` or ``cost`` event) means what the graph's backend
+says (``navcore.SceneLayer``): on a grid, a rectangle ``[x, y, w, h]`` of
+cells.
 
 A scene, in brief (the README has a complete example)::
 
@@ -18,9 +24,9 @@ A scene, in brief (the README has a complete example)::
     agents:
       - {id: guard, start: [2, 2], waypoints: [[20, 2], [20, 12]], loop: true,
          speed: 4, repath: true}
-    crowds:                         # many agents drawn from rectangles
+    crowds:                         # many agents drawn from regions
       - {id: troop, count: 200, from: [0, 0, 10, 40], to: [90, 0, 10, 40]}
-    obstacles:                      # rectangles that move and block cells
+    obstacles:                      # boxes that move and block what is under them
       - {id: cart, rect: [30, 5, 3, 2], velocity: [2, 0]}
     events:                         # at frame N
       - {at: 100, close: gate}
@@ -52,16 +58,17 @@ class Settings:
     dt: float = 0.05               # simulated seconds per frame
     frames: int = 600              # frames ``navcore run`` plays
     frame_budget_ms: float = 2.0   # path-request budget of each tick
-    seed: int = 0                  # crowds draw their cells from this
+    seed: int = 0                  # crowds draw their nodes from this
     workers: int = 0               # search threads (0: the ticking thread)
 
 
 @dataclass
 class Door:
     name: str
-    rect: tuple
+    region: object                 # as written: the graph's scene layer reads it
+    label: str                     # how messages name the region
     open: bool
-    where: Where
+    where: Where                   # where the region was written
 
 
 @dataclass
@@ -93,8 +100,8 @@ class CrowdSpec:
     id: str
     graph: str
     count: int
-    start_rect: tuple
-    goal_rect: tuple
+    start_region: object           # as written, read by the graph's scene layer
+    goal_region: object
     speed: object                  # a number or (low, high)
     repath: bool
     seed: int | None
@@ -107,10 +114,10 @@ class CrowdSpec:
 class ObstacleSpec:
     id: str
     graph: str
-    rect: tuple
-    velocity: tuple                # cells per second; bounces off the map's edges
+    region: object                 # as written ('rect'), read by the graph's scene layer
+    velocity: tuple                # map units per second; bounces off the map's bounds
     where: Where
-    rect_where: Where
+    region_where: Where
 
 
 @dataclass
@@ -260,13 +267,13 @@ def _doors(e: Entry) -> dict:
         name = Y.name(key, doors.key_where(key), f"a door name of {e.what}")
         if name in out:                     # 1 and '1' are one name
             raise doors.key_where(key).error(f"door {name!r} of {e.what} is declared twice")
-        what = f"door {name!r} of {e.what}"
         raw, at = doors.map[key], doors.where(key)
-        if isinstance(raw, list):           # shorthand: a rectangle, open at the start
-            out[name] = Door(name, Y.rect(raw, at, what), True, at)
+        if isinstance(raw, list):           # shorthand: a region, open at the start
+            out[name] = Door(name, raw, f"door {name!r}", True, at)
             continue
-        d = Entry(raw, what, at)
-        out[name] = Door(name, d.take("rect", Y.rect), d.take("open", Y.boolean, True), at)
+        d = Entry(raw, f"door {name!r} of {e.what}", at)
+        out[name] = Door(name, d.take("rect"), f"'rect' of door {name!r}",
+                         d.take("open", Y.boolean, True), d.where("rect"))
         d.finish()
     return out
 
@@ -333,7 +340,7 @@ def _crowd(item, i: int, ids: list) -> CrowdSpec:
     cid = e.take("id", Y.name)
     e.what = f"crowd {cid!r}"
     spec = CrowdSpec(cid, _graph_ref(e, ids), e.take("count", Y.count),
-                     e.take("from", Y.rect), e.take("to", Y.rect),
+                     e.take("from"), e.take("to"),
                      e.take("speed", Y.number_or_range, 4.0), e.take("repath", Y.boolean, True),
                      e.take("seed", Y.natural, None), e.at, e.where("from"), e.where("to"))
     if spec.count > 100_000:
@@ -348,7 +355,7 @@ def _obstacle(item, i: int, ids: list) -> ObstacleSpec:
     e = Entry(value, f"obstacle #{i + 1}", at)
     oid = e.take("id", Y.name)
     e.what = f"obstacle {oid!r}"
-    spec = ObstacleSpec(oid, _graph_ref(e, ids), e.take("rect", Y.rect),
+    spec = ObstacleSpec(oid, _graph_ref(e, ids), e.take("rect"),
                         e.take("velocity", Y.vector, (0.0, 0.0)), e.at, e.where("rect"))
     e.finish()
     return spec

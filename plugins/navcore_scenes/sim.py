@@ -1,13 +1,16 @@
 """``Simulation``: a scene played through ``World.tick``, headless.
 
 Building a ``Simulation`` builds the scene's graphs through the plugin
-registry and checks everything that needs them (graph types and their
-parameters, doors and rectangles inside the map, starts and goals inside
-the map and not in a wall, every event's value) before anything runs; a
-mistake is a ``SceneError`` at its file position and leaves the world as
-it was. Then each frame: the events of that frame change the graphs'
-cells, obstacles move, ``world.tick`` applies the changes and serves path
-requests within the budget, agents take their results and walk.
+registry, asks each graph's backend for its scene layer (the
+``navcore_scene_layer`` hook: what a region is on that graph and how
+changes reach it) and checks everything that needs them (graph types and
+their parameters, doors and other regions as the layer reads them, starts
+and goals inside the map and not in a wall, every event's value) before
+anything runs; a mistake is a ``SceneError`` at its file position and
+leaves the world as it was. Then each frame: the events of that frame
+change the graphs' nodes through their layers, obstacles move,
+``world.tick`` applies the changes and serves path requests within the
+budget, agents take their results and walk.
 
 >>> import navcore
 >>> sim = navcore.Simulation.from_text('''
@@ -28,14 +31,13 @@ from pathlib import Path
 import numpy as np
 
 import navcore
-from navcore.errors import NavError, QueryError, SceneError
+from navcore.errors import NavError, PluginError, QueryError, SceneError
 
 from . import events
 from . import yamlmarks as Y
 from .agents import Agents
-from .layers import GridLayers, Obstacles
+from .obstacles import Obstacles
 from .scene import Scene, parse_scene, read_scene
-from .events import check_rect, grid_size
 from .summary import summarize
 
 
@@ -56,7 +58,8 @@ class Simulation:
             plugins=plugins, frame_budget_ms=s.frame_budget_ms, workers=s.workers,
             seed=s.seed)
         self.frame = 0
-        self.layers: dict = {}
+        self.layers: dict = {}        # graph id -> its SceneLayer (graphs that have one)
+        self.doors: dict = {}         # graph id -> {door name: region}
         added = []
         try:
             if self.world.scheduler is None:
@@ -67,8 +70,9 @@ class Simulation:
             for spec in scene.graphs:
                 self._build_graph(spec)
                 added.append(spec.id)
+                self._make_layer(spec)
             self._check_doors()
-            self._check_obstacles()
+            placed = self._check_obstacles()
             rows = self._check_agents()
             self.events = [self._resolve_event(ev) for ev in scene.events]
         except BaseException:
@@ -79,7 +83,7 @@ class Simulation:
             raise
         # checked: from here on nothing can fail on the scene's account
         self.warm_up_s = self.world.warm_up()     # no kernel loads inside a frame
-        self.obstacles = Obstacles(scene.obstacles, self.layers)
+        self.obstacles = Obstacles(scene.obstacles, placed, self.layers)
         self.agents = self._start_agents(rows)
         for spec in scene.graphs:
             for door in spec.doors.values():
@@ -133,7 +137,7 @@ class Simulation:
                         key, f"{spec.type!r} parameter", spec.entry.what,
                         accepted + ["id", "type", "doors"]))
         try:
-            graph = self.world.add_graph(spec.id, type=spec.type, **spec.params)
+            self.world.add_graph(spec.id, type=spec.type, **spec.params)
         except NavError as exc:
             message = self._relative(exc)
             raise self._param_where(spec, exc.message).error(
@@ -142,9 +146,24 @@ class Simulation:
             raise spec.where.error(f"{spec.entry.what}: the {spec.type!r} builder of "
                                    f"plugin {owner!r} failed: {type(exc).__name__}: "
                                    f"{exc}") from None
-        size = grid_size(graph)
-        if size is not None:
-            self.layers[spec.id] = GridLayers(self.world, spec.id, *size)
+
+    def _make_layer(self, spec) -> None:
+        """The graph's scene layer, when its backend lends one."""
+        graph = self.world.graph(spec.id)
+        try:
+            lay = self.world.plugins.hook.navcore_scene_layer(
+                world=self.world, graph_id=spec.id, graph=graph)
+        except NavError:
+            raise
+        except Exception as exc:              # a plugin's layer that did not check
+            raise spec.where.error(f"{spec.entry.what}: the scene layer of {spec.type!r} "
+                                   f"graphs failed: {type(exc).__name__}: {exc}") from None
+        if lay is None:
+            return
+        if not isinstance(lay, navcore.SceneLayer):
+            raise PluginError(f"navcore_scene_layer must return a navcore.SceneLayer for "
+                              f"{spec.type!r} graphs, got {type(lay).__name__}")
+        self.layers[spec.id] = lay
 
     @staticmethod
     def _param_where(spec, message: str):
@@ -166,23 +185,48 @@ class Simulation:
             return str(exc)
         return str(type(exc)(exc.message, path=rel, line=exc.line, column=exc.column))
 
+    def region(self, graph_id, value, label: str, where):
+        """``value`` as a region of graph ``graph_id``, read by its scene
+        layer; ``SceneError`` at ``where`` (``label`` names the value) when
+        the layer refuses it or the graph has no layer."""
+        lay = self.layers.get(graph_id)
+        if lay is None:
+            kind = self.world.graph(graph_id).kind
+            raise where.error(f"{label} is not supported on graph {graph_id!r}: its type "
+                              f"{kind!r} has no scene layer (no plugin answers "
+                              f"navcore_scene_layer for it)")
+        try:
+            return lay.region(value)
+        except NavError as exc:
+            raise where.error(f"{label} {exc.message}") from None
+        except Exception as exc:              # a plugin's layer that did not check
+            raise where.error(f"{label}: the scene layer of graph {graph_id!r} failed: "
+                              f"{type(exc).__name__}: {exc}") from None
+
     def _check_doors(self) -> None:
         for spec in self.scene.graphs:
-            graph = self.world.graph(spec.id)
-            for door in spec.doors.values():
-                check_rect(graph, door.rect, f"door {door.name!r}", door.where)
+            self.doors[spec.id] = {d.name: self.region(spec.id, d.region, d.label, d.where)
+                                   for d in spec.doors.values()}
 
-    def _check_obstacles(self) -> None:
+    def _check_obstacles(self) -> list:
+        """Each obstacle's ``(region, box, bounds it moves in)``."""
+        out = []
         for ob in self.scene.obstacles:
-            graph = self.world.graph(ob.graph)
-            check_rect(graph, ob.rect, f"'rect' of obstacle {ob.id!r}", ob.rect_where)
+            what = f"'rect' of obstacle {ob.id!r}"
+            region = self.region(ob.graph, ob.region, what, ob.region_where)
+            lay = self.layers[ob.graph]
+            try:                      # a layer without geometry says so here, not later
+                out.append((region, lay.region_box(region), lay.bounds()))
+            except NavError as exc:
+                raise ob.region_where.error(f"{what}: {exc.message}") from None
+        return out
 
     def check_point(self, graph_id, point, what: str, where) -> int:
         """The node of ``point`` (``[x, y]`` or a node id) in graph
         ``graph_id``; ``SceneError`` at ``where`` when it lies outside the
         graph or in a wall of the map, or when the graph has no node
-        positions for agents to walk between. On graphs other than grids a
-        point stands for the nearest node."""
+        positions for agents to walk between. A point stands for the node
+        the graph locates it in (a grid's cell, else the nearest node)."""
         graph = self.world.graph(graph_id)
         shown = point if isinstance(point, int) else list(point)
         if not graph.has_positions():
@@ -193,9 +237,9 @@ class Simulation:
             node = graph.node_of(_query(point))
         except NavError as exc:
             raise where.error(f"{what}: {exc.message}") from None
-        size = grid_size(graph)
         if node < 0:
-            extent = f" ({size[0]} x {size[1]} cells)" if size else ""
+            lay = self.layers.get(graph_id)
+            extent = f" ({lay.extent()})" if lay is not None and lay.extent() else ""
             raise where.error(f"{what} {shown} is outside graph {graph_id!r}{extent}")
         if not graph.walkable[node]:
             raise where.error(f"{what} {shown} is in a wall of graph {graph_id!r}")
@@ -204,13 +248,12 @@ class Simulation:
     def _start_walls(self, graph_id):
         """The walkable mask at frame 1: the map with its closed doors shut."""
         walkable = self.world.graph(graph_id).walkable
-        lay = self.layers.get(graph_id)
         closed = [d for d in self.scene.graph_spec(graph_id).doors.values() if not d.open]
-        if lay is None or not closed:
+        if not closed:
             return walkable
         walkable = walkable.copy()
-        for d in closed:
-            walkable[lay.rect_nodes(d.rect)] = False
+        for d in closed:       # doors were read, so the graph has a layer
+            walkable[self.layers[graph_id].nodes_in(self.doors[graph_id][d.name])] = False
         return walkable
 
     def _check_start(self, a) -> None:
@@ -219,7 +262,7 @@ class Simulation:
         node = self.check_point(a.graph, a.start, f"start of agent {a.id!r}", a.start_where)
         lay = self.layers.get(a.graph)
         for d in self.scene.graph_spec(a.graph).doors.values():
-            if lay is not None and not d.open and node in lay.rect_nodes(d.rect):
+            if not d.open and node in lay.nodes_in(self.doors[a.graph][d.name]):
                 raise a.start_where.error(f"start of agent {a.id!r} {list(a.start)} is in "
                                           f"door {d.name!r}, which is closed at the start")
 
@@ -237,39 +280,39 @@ class Simulation:
         return rows
 
     def _centre(self, graph_id, point):
-        """Agents start at the centre of their node (a grid cell's centre)."""
+        """Agents start at their node's position (a grid cell's centre)."""
         graph = self.world.graph(graph_id)
         return tuple(graph.points_of(np.array([graph.node_of(_query(point))]))[0, :2])
 
     def _crowd_rows(self, c) -> list:
+        """Members start on walkable nodes drawn from the crowd's ``from``
+        region and go to nodes drawn from its ``to`` region."""
         graph = self.world.graph(c.graph)
-        lay = self.layers.get(c.graph)
-        if lay is None:
-            raise c.where.error(f"crowd {c.id!r} draws its cells from rectangles, which "
-                                f"needs a grid; graph {c.graph!r} is of type {graph.kind!r}")
         seed = self.scene.settings.seed if c.seed is None else c.seed
         rng = np.random.default_rng([seed, len(c.id), *c.id.encode()])
         walls = self._start_walls(c.graph)
-        cells = []
-        for rect, where, word in ((c.start_rect, c.start_where, "from"),
-                                  (c.goal_rect, c.goal_where, "to")):
-            check_rect(graph, rect, f"'{word}' of crowd {c.id!r}", where)
-            free = lay.rect_nodes(rect)
+        picked = []
+        for value, where, word in ((c.start_region, c.start_where, "from"),
+                                   (c.goal_region, c.goal_where, "to")):
+            label = f"'{word}' of crowd {c.id!r}"
+            region = self.region(c.graph, value, label, where)
+            lay = self.layers[c.graph]
+            free = lay.nodes_in(region)
             free = free[walls[free]] if word == "from" else free[graph.walkable[free]]
             if free.size == 0:
-                raise where.error(f"'{word}' of crowd {c.id!r} {list(rect)} holds no "
-                                  f"walkable cell")
-            cells.append(rng.choice(free, size=c.count))
+                raise where.error(f"{label} {lay.show(region)} holds no walkable "
+                                  f"{lay.node_word}")
+            picked.append(rng.choice(free, size=c.count))
         speed = c.speed if not isinstance(c.speed, tuple) else rng.uniform(*c.speed, c.count)
         speeds = np.broadcast_to(np.asarray(speed, dtype=np.float64), (c.count,))
-        starts = graph.points_of(cells[0])
-        goals = graph.points_of(cells[1])
+        starts = graph.points_of(picked[0])
+        goals = graph.points_of(picked[1])
         return [(f"{c.id}-{k}", c.graph, tuple(starts[k]), [tuple(goals[k])], False,
                  float(speeds[k]), c.repath) for k in range(c.count)]
 
     def _start_agents(self, rows) -> Agents:
         cols = list(zip(*rows)) if rows else [[]] * 7
-        agents = Agents(self.world, *cols)
+        agents = Agents(self.world, *cols, layers=self.layers)
         self.crowds = {c.id: [agents.index[f"{c.id}-{k}"] for k in range(c.count)]
                        for c in self.scene.crowds}
         return agents
@@ -313,31 +356,33 @@ class Simulation:
         return (max(ev.at, 1), name, kind, ev.graph, payload)   # at: 0 is frame 1
 
     # -- what event kinds may call ------------------------------------------
-    def _layer(self, graph_id) -> GridLayers:
+    def _layer(self, graph_id):
         lay = self.layers.get(graph_id)
         if lay is None:
-            raise QueryError(f"graph {graph_id!r} is not a grid; cells cannot be set")
+            raise QueryError(f"graph {graph_id!r} has no scene layer; a scene cannot "
+                             f"change its nodes")
         return lay
 
-    def set_walkable(self, graph_id, rect, walkable: bool) -> None:
-        """Make the cells of ``rect`` walls or floor (obstacles on them
-        keep them blocked until they leave)."""
-        self._layer(graph_id).set_static(rect, bool(walkable))
+    def set_walkable(self, graph_id, region, walkable: bool) -> None:
+        """Make the nodes of ``region`` (a region of the graph's scene
+        layer) walls or floor (obstacles on them keep them blocked until
+        they leave)."""
+        self._layer(graph_id).set_walkable(region, bool(walkable))
 
-    def set_cost(self, graph_id, rect, value: float) -> None:
-        """Cost of the cells of ``rect`` (``inf`` blocks them)."""
-        self._layer(graph_id).set_cost(rect, value)
+    def set_cost(self, graph_id, region, value: float) -> None:
+        """Cost of the nodes of ``region`` (``inf`` blocks them)."""
+        self._layer(graph_id).set_cost(region, value)
 
     def set_door(self, graph_id, name: str, open: bool) -> None:
         """Open or close a door declared under the graph's ``doors``. An
         open door is the map as drawn under it (a door drawn wider than
         its passage leaves the walls beside it walls); a closed one is
         wall."""
-        door = self.scene.graph_spec(graph_id).doors[name]
+        region = self.doors[graph_id][name]
         if open:
-            self._layer(graph_id).restore(door.rect)
+            self._layer(graph_id).restore(region)
         else:
-            self.set_walkable(graph_id, door.rect, False)
+            self.set_walkable(graph_id, region, False)
 
     def set_goal(self, agent_or_crowd: str, point) -> None:
         """Send an agent (or every agent of a crowd) to ``point``."""

@@ -2,7 +2,7 @@
 
 Scene files are read with a ``yaml.SafeLoader`` subclass (no Python tags,
 no code) whose mappings and sequences keep the file position of each key
-and value, so a mistake found long after parsing (a start cell inside a
+and value, so a mistake found long after parsing (a start point inside a
 wall) can still be reported as ``scene.yaml:12:14: ...``. Lines and
 columns are 1-based, as compilers print them.
 
@@ -23,6 +23,7 @@ from typing import NamedTuple
 import yaml
 
 from navcore.errors import SceneError
+from navcore.validate import describe     # shared with backends parsing scene values
 
 
 class Where(NamedTuple):
@@ -207,21 +208,6 @@ def unknown(name, what: str, place: str, choices, listed: bool = False) -> str:
     return f"{head}; expected one of: {', '.join(choices) or 'none'}"
 
 
-def describe(value) -> str:
-    """How a YAML value reads in an error message."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        flat = "[" + ", ".join(describe(v) if not isinstance(v, str) else repr(v)
-                               for v in value) + "]"
-        return flat if len(flat) <= 40 else f"a list of {len(value)}"
-    return repr(value)
-
-
 # -- value checks: (value, where, label) -> normalised value -------------------
 
 def _is_number(v) -> bool:
@@ -313,14 +299,6 @@ def places(v, where, label) -> list:
 def vector(v, where, label) -> tuple:
     x, y = point(v, where, label)
     return (float(x), float(y))
-
-
-def rect(v, where, label) -> tuple:
-    if not isinstance(v, list) or len(v) != 4 or not all(_is_int(c) for c in v) \
-            or v[0] < 0 or v[1] < 0 or v[2] < 1 or v[3] < 1:
-        raise where.error(f"{label} must be a rectangle [x, y, width, height] of whole "
-                          f"numbers (x, y >= 0, width, height >= 1), got {describe(v)}")
-    return tuple(int(c) for c in v)
 
 
 def points(v, where, label) -> list:

@@ -8,6 +8,7 @@ import navcore
 from navcore_scenes.agents import MOVING
 from navcore.cli import main
 from navcore_scenes.render import AGENT, COVERED, WALL, draw
+from hooktags import exercises
 
 SPLIT = """\
 settings: {dt: 0.1, frames: 30}
@@ -60,6 +61,7 @@ def _border_mask(hnode, scale):
 
 
 @pytest.mark.nojit
+@exercises("navcore_draw_graph", "navcore_draw_overlay")
 def test_hierarchical_node_borders_are_drawn_on_the_edges_between_nodes():
     text = "graphs: [{id: f, type: grid, rows: [" + ", ".join(['"' + "." * 40 + '"'] * 20) + "]}]"
     with navcore.Simulation.from_text(text, "s.yaml") as sim:
@@ -103,9 +105,9 @@ def test_navcore_run_animates_a_gif(tmp_path, capsys):
 
 
 @pytest.mark.nojit
-def test_render_needs_a_grid(tmp_path, capsys):
+def test_render_needs_a_graph_with_a_scene_layer(tmp_path, capsys):
     scene = tmp_path / "ring.yaml"
     scene.write_text("graphs: [{id: r, type: csr, src: [0, 1], dst: [1, 2]}]\n")
     assert main(["render", str(scene), "-o", str(tmp_path / "r.png")]) == 2
-    assert capsys.readouterr().err == ("navcore: error: pictures draw grids, and this "
-                                       "scene has no grid graph\n")
+    assert capsys.readouterr().err == ("navcore: error: pictures draw graphs with a scene "
+                                       "layer, and no graph of this scene has one\n")

@@ -101,7 +101,8 @@ def test_a_good_scene_reads_into_specs(tmp_path):
     assert (scene.settings.dt, scene.settings.frames, scene.settings.seed) == (0.1, 5, 2)
     g = scene.graphs[0]
     assert g.params == {"map": str((tmp_path / "maps" / "r.map").resolve())}
-    assert g.doors["d"].rect == (1, 0, 1, 1) and g.doors["d"].open
+    # a region is kept as written: the graph's scene layer reads it once built
+    assert g.doors["d"].region == [1, 0, 1, 1] and g.doors["d"].open
     a = scene.agents[0]
     assert (a.id, a.graph, a.goals, a.loop, a.speed, a.repath) == \
         ("7", "r", [(2, 0), (0, 0)], True, 4.0, True)
@@ -196,14 +197,25 @@ def test_plugin_graph_type_parameters_get_a_did_you_mean():
                                "graph 'loop'; did you mean 'radius'?")
 
 
+NO_LAYER = ("is not supported on graph 'loop': its type 'ring' has no scene layer (no "
+            "plugin answers navcore_scene_layer for it)")
+
+
 @pytest.mark.nojit
-def test_rect_events_need_a_grid():
+@pytest.mark.parametrize("old, new, where", [
+    ("sever: [1, 2]", "block: [0, 0, 1, 1]", "7:20: 'block'"),
+    ("n: 6, radius: 10}", "n: 6, radius: 10, doors: {gate: [1]}}", "3:60: door 'gate'"),
+    ("events:", "obstacles: [{id: cart, rect: [1], velocity: [1, 0]}]\nevents:",
+     "6:30: 'rect' of obstacle 'cart'"),
+    ("events:", "crowds: [{id: mob, count: 2, from: [0], to: [3]}]\nevents:",
+     "6:36: 'from' of crowd 'mob'"),
+])
+def test_regions_need_a_graph_type_with_a_scene_layer(old, new, where):
     world = navcore.World(autoload=False, plugins=[Ring()])
-    text = RING_SCENE.replace("sever: [1, 2]", "block: [0, 0, 1, 1]")
     with pytest.raises(navcore.SceneError) as info:
-        navcore.Simulation.from_text(text, "ring.yaml", world=world)
-    assert str(info.value) == ("ring.yaml:7:20: 'block' needs a grid, but graph 'loop' "
-                               "is of type 'ring'")
+        navcore.Simulation.from_text(RING_SCENE.replace(old, new), "ring.yaml", world=world)
+    assert str(info.value) == f"ring.yaml:{where} {NO_LAYER}"
+    assert world.graphs == {}
 
 
 @pytest.mark.nojit
