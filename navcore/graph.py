@@ -68,6 +68,9 @@ class NavGraph:
         #: per-plugin state attached to this graph, keyed by plugin name
         self.extensions: dict = {}
         self._views: dict = {}
+        # its own lock: a long build (contract holds ``lock``) must not hold
+        # up a cheap view another query needs
+        self._view_lock = threading.RLock()
         #: held while a batch of updates is applied (queries take it too)
         self.lock = threading.RLock()
         self._tls = threading.local()
@@ -117,10 +120,10 @@ class NavGraph:
         return self._csr
 
     def set_csr(self, storage) -> None:
-        """Replace the CSR view (backends call this when topology changes);
-        derived views of the old topology become stale."""
+        """Replace the CSR view (backends call this when topology changes,
+        inside ``navcore_apply_updates``, whose one ``version`` bump per
+        batch tells derived views)."""
         self._csr = storage
-        self.version += 1
 
     # -- derived views (see navcore.views) ----------------------------------
     def view(self, key, build=None):
@@ -128,8 +131,8 @@ class NavGraph:
 
         Without ``build``: ``None`` when there is none or it is stale (a
         query then falls back to another search). With ``build``: a stale
-        or missing view is replaced by ``build(self)`` (under the graph's
-        lock, so two threads do not build it twice). Only explicit build
+        or missing view is replaced by ``build(self)`` (under a lock of the
+        graph's views, so two threads do not build it twice). Only explicit build
         functions (``contract``, ``simplify``, ...) pass ``build``.
         """
         v = self._views.get(key)
@@ -137,7 +140,7 @@ class NavGraph:
             return v
         if build is None:
             return None
-        with self.lock:
+        with self._view_lock:
             v = self._views.get(key)
             if v is None or not v.current:
                 v = self._views[key] = build(self)

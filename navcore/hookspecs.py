@@ -74,7 +74,9 @@ How to write a backend (a new graph type)
    ``nearest_reachable`` come from the hierarchy plugin for every graph.
 5. **Derived structures** (an index, a hierarchy) are ``navcore.DerivedView``
    objects kept with ``graph.view(key, build)``: never used stale, built
-   only by an explicit call (see ``navcore/views.py``).
+   by an explicit call when they only speed queries up (see
+   ``navcore/views.py``). ``navcore_apply_updates`` bumps ``graph.version``
+   exactly once per batch: views follow the graph batch by batch by it.
 6. **Kernels** on the hot path are ``@njit(cache=True, nogil=True)``
    functions over numpy arrays, with per-thread scratch from
    ``graph.scratch(key, factory)``; load them in ``navcore_warm_up``.
@@ -125,10 +127,11 @@ def navcore_graph_types() -> dict[str, Callable[..., NavGraph]] | None:
 def navcore_graph_built(world: World, graph_id: Hashable, graph: NavGraph) -> None:
     """A graph was built and added to ``world`` under ``graph_id``.
 
-    Observers attach per-graph state here (the hierarchy plugin builds its
-    components, the csr plugin prepares heuristic scales) in
-    ``graph.extensions[plugin_name]``. Called once per ``add_graph``, after
-    the builder returned and before ``add_graph`` returns. No return value.
+    Observers attach per-graph state here: derived structures as views
+    (``graph.set_view(key, view)``; the hierarchy plugin builds the areas),
+    anything else in ``graph.extensions[plugin_name]``. Called once per
+    ``add_graph``, after the builder returned and before ``add_graph``
+    returns. No return value.
     """
 
 
@@ -308,7 +311,8 @@ def navcore_apply_updates(world: World, graph: NavGraph, batch: list[Update]) ->
     ``batch`` is a list of ``navcore.Update`` in the order they were queued
     (later writes win where they overlap). The backend that owns ``graph``
     applies them as vectorised array work, keeps its CSR view consistent,
-    bumps ``graph.version`` and returns a sorted int32 array of the node ids
+    bumps ``graph.version`` exactly once (derived views follow the graph
+    batch by batch by it) and returns a sorted int32 array of the node ids
     whose walkability or incident edges changed. Either the whole batch is
     applied or, on error, nothing is. Firstresult. Called by ``World.tick``
     once per graph that has queued updates, before any query of that frame.

@@ -69,6 +69,10 @@ def for_graphs(*classes):
     kinds = classes[0] if len(classes) == 1 else classes
 
     def decorate(fn):
+        if inspect.isgeneratorfunction(fn) or hasattr(fn, "navcore_graph_classes"):
+            raise PluginError(f"{fn.__qualname__}: for_graphs applies once, to a plain "
+                              f"hook implementation, not to a hook wrapper (a wrapper "
+                              f"can check the graph itself)")
         names = [p.name for p in inspect.signature(fn).parameters.values()
                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if "graph" not in names:
@@ -294,11 +298,16 @@ class PluginRegistry:
 
     def _load_one(self, ep, source, origin):
         if self._pm.get_plugin(ep.name) is not None:
+            # a third-party plugin named like a built-in: say so, load the built-in
+            self.skipped.append(SkippedPlugin(ep.name, source, origin,
+                                              f"a plugin named {ep.name!r} is already "
+                                              f"registered (rename this entry point)"))
             return
         try:
             plugin = ep.load()
         except ModuleNotFoundError as exc:
-            if not ep.extras:
+            own = ep.value.split(":")[0].split(".")[0]
+            if not ep.extras or (exc.name or "").split(".")[0] in ("", own, PROJECT):
                 raise PluginError(f"plugin {ep.name!r} ({origin}) failed to load: "
                                   f"ModuleNotFoundError: {exc}") from exc
             # declared optional ("name = module [extra]") and its extra is
@@ -350,11 +359,13 @@ def _adapter(fn, argnames, params):
     if kinds is None:
         if tuple(argnames) == tuple(params):
             return fn
-    elif inspect.ismethod(fn):       # keep the binding to the plugin object
-        fn = types.MethodType(inspect.unwrap(fn.__func__), fn.__self__)
-        kinds = kinds[0] if len(kinds) == 1 else kinds
     else:
-        fn = inspect.unwrap(fn)
+        # exactly the for_graphs wrapper comes off (decorators under it stay),
+        # keeping a method's binding to its plugin object
+        if inspect.ismethod(fn):
+            fn = types.MethodType(fn.__func__.__wrapped__, fn.__self__)
+        else:
+            fn = fn.__wrapped__
         kinds = kinds[0] if len(kinds) == 1 else kinds
     names = [f"a{k}" for k in range(len(params))]
     call = f"fn({', '.join(names[params.index(a)] for a in argnames)})"

@@ -21,7 +21,6 @@ navcore.errors.QueryError: unknown algorithm 'jsp' (did you mean 'jps'?); choose
 from __future__ import annotations
 
 import difflib
-import math
 import numbers
 
 import numpy as np
@@ -83,8 +82,9 @@ def rect(value, width: int, height: int, what: str = "rect",
     ``width`` x ``height`` grid."""
     try:
         items = list(value)
-        if len(items) != 4 or not all(is_int(v) or (isinstance(v, float) and
-                                                    v.is_integer()) for v in items):
+        if len(items) != 4 or not all(
+                is_int(v) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
+                for v in items):
             raise TypeError
         x, y, w, h = (int(v) for v in items)
     except (TypeError, ValueError, OverflowError):
@@ -121,27 +121,16 @@ def boolean(value, what: str, error=GraphError) -> bool:
     return bool(value)
 
 
-def positive(value, what: str, error=GraphError, *, integer=False, limit=math.inf):
-    """A finite number > 0 (a whole number with ``integer``), at most ``limit``."""
-    ok = is_int(value) if integer else (
-        isinstance(value, numbers.Real) and not isinstance(value, bool))
-    if not ok or not 0 < value <= limit or not math.isfinite(value):
-        kind = "a positive whole number" if integer else "a positive number"
-        bound = f" up to {limit}" if limit != math.inf else ""
-        raise error(f"{what} must be {kind}{bound}, got {value!r}")
-    return int(value) if integer else float(value)
-
-
-def choice(value, choices, what: str, error=QueryError):
+def choice(value, choices, what: str, error=QueryError, where: str = ""):
     """``value`` if it is one of ``choices``; else an error listing them,
-    with the closest one as a suggestion."""
+    with the closest one as a suggestion (``where`` follows the value)."""
     try:
         if value in choices:
             return value
-    except TypeError:        # unhashable, compared against a set
+    except (TypeError, ValueError):   # unhashable, or an array's ambiguous ==
         pass
     hint = difflib.get_close_matches(value, [str(c) for c in choices], n=1) \
         if isinstance(value, str) else []
-    raise error(f"unknown {what} {value!r}"
+    raise error(f"unknown {what} {value!r}{where}"
                 + (f" (did you mean {hint[0]!r}?)" if hint else "")
                 + f"; choose one of: {', '.join(str(c) for c in choices)}")

@@ -12,9 +12,12 @@ all follow one protocol:
   is current (``None`` otherwise), so a stale view is never used for an
   exact answer: callers fall back to another search.
 * Building is explicit: ``graph.view(key, build)`` builds (``build(graph)``)
-  when there is no current view, and only functions that exist to build
-  (``contract(graph)``, ``simplify(graph)``, ``landmarks(graph)``) pass
-  ``build``. A query never does.
+  when there is no current view, and for views that only speed queries up
+  only functions that exist to build pass ``build`` (``contract(graph)``,
+  ``simplify(graph)``, ``landmarks(graph)``): a query never builds one.
+  State a query cannot answer without is made on first need (the A*
+  heuristic scale, one pass over the edges; the areas of a graph added
+  before the hierarchy plugin was registered).
 * A view that can follow an update (patch itself in place, or check that
   the batch changed nothing it depends on) does so in the
   ``navcore_graph_updated`` hook and then calls :meth:`mark_current`.

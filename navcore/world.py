@@ -120,10 +120,11 @@ class World:
         ``unreachable``. Malformed input raises a ``NavError``.
         """
         graph = self.graph(graph_id)
-        if algorithm != "auto" and algorithm not in self._algorithms(graph):
-            raise QueryError(f"unknown algorithm {algorithm!r} for {graph.kind} graph "
-                             f"{graph_id!r}; choose one of: auto, "
-                             f"{', '.join(sorted(self._algorithms(graph)))}")
+        if type(algorithm) is not str or (algorithm != "auto"
+                                          and algorithm not in self._algorithms(graph)):
+            validate.choice(algorithm, ["auto", *sorted(self._algorithms(graph))],
+                            "algorithm", QueryError,
+                            where=f" for {graph.kind} graph {graph_id!r}")
         s = graph.node_of(start)
         t = graph.node_of(goal)
         if s < 0 or not graph.walkable[s]:

@@ -8,8 +8,9 @@ a ``navcore.SceneLayer`` and a draw hook put it in scenes and pictures.
 Cells use axial coordinates ``(q, r)`` on a ``width x height`` rhombus;
 node id ``r * width + q``. Centres are placed so neighbours are exactly
 1 apart, so the euclidean heuristic is exact with cost 1 per step. A pair
-of Python ints names a cell ``(q, r)``; any other point (floats, where
-scene agents walk) is a position in the plane, in the hex around it.
+of integers names a cell ``(q, r)``; a pair of floats (where scene agents
+walk, what ``points`` holds) is a position in the plane, in the hex
+around it.
 
     pip install ./examples/navcore_hexgrid      # entry point: navcore -> hexgrid
     world.add_graph("hex", type="hexgrid", width=8, height=8, blocked=[(3, 3)])
@@ -40,8 +41,9 @@ class HexGraph(navcore.NavGraph):
     """NavGraph whose cells are ``(q, r)`` axial pairs."""
 
     def locate(self, point) -> int:
-        if isinstance(point, tuple) and len(point) == 2 and all(type(c) is int for c in point):
-            q, r = point
+        if isinstance(point, (tuple, list)) and len(point) == 2 \
+                and all(validate.is_int(c) for c in point):
+            q, r = (int(c) for c in point)
         else:
             q, r = axial(validate.point(point))[0]
         if not (0 <= q < self.width and 0 <= r < self.height):

@@ -7,8 +7,8 @@ private modules compute. Other plugins may call anything exported here
 from .search import (SearchScratch, astar, bfs, check_node, dijkstra, dijkstra_all,
                      distance_matrix, path_costs, heuristic_scale, reachable, reachable_counts,
                      scratch_for)
-from .contraction import (ContractedGraph, contract, contracted_path, contracted_view,
-                          load_contracted)
+from .contraction import (ContractedGraph, HierarchyQuery, contract, contracted_path,
+                          contracted_view, load_contracted)
 from .simplification import SimplifiedGraph, simplified_path, simplified_view, simplify
 from .storage import CSR, ReverseCSR, build_csr
 
@@ -17,4 +17,4 @@ __all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
            "heuristic_scale", "SearchScratch", "scratch_for", "check_node",
            "simplify", "simplified_path", "simplified_view", "SimplifiedGraph",
            "contract", "contracted_path", "contracted_view", "load_contracted",
-           "ContractedGraph"]
+           "ContractedGraph", "HierarchyQuery"]

@@ -275,8 +275,10 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
     if view is not None and view.witness_limit == witness_limit:
         return view
     with graph.lock:
-        view = ContractedGraph(graph, witness_limit)
-        graph.set_view(VIEW_KEY, view)
+        view = graph.view(VIEW_KEY)          # another thread may have built it
+        if view is None or view.witness_limit != witness_limit:
+            view = ContractedGraph(graph, witness_limit)
+            graph.set_view(VIEW_KEY, view)
         return view
 
 

@@ -76,7 +76,11 @@ def heuristic_scale(graph, heuristic: str) -> float:
     measured (one pass over the edges) on the first A* query after each
     update: A* cannot be exact without it.
     """
-    scales = graph.view(_SCALES_KEY, HeuristicScales).scales
+    view = graph.view(_SCALES_KEY)
+    if view is None:      # no lock: a duplicate is harmless, waiting on a build is not
+        view = HeuristicScales(graph)
+        graph.set_view(_SCALES_KEY, view)
+    scales = view.scales
     scale = scales.get(heuristic)
     if scale is None:
         csr = graph.csr

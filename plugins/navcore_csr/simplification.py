@@ -23,8 +23,9 @@ graph with their costs, and the heuristic, scaled to the build's cheapest
 edge, stays admissible. Anything new (a wall the build never saw opening,
 a cost below its build value) marks the view stale
 (:attr:`SimplifiedGraph.current` is False): ``algorithm="auto"`` then
-leaves it alone, and :func:`simplify` or an ``algorithm="simplified"``
-query rebuilds it. Build on the most open version of a map.
+leaves it alone, ``algorithm="simplified"`` is a ``QueryError``, and
+:func:`simplify` rebuilds it (queries never do). Build on the most open
+version of a map.
 
 >>> import navcore
 >>> from navcore_csr import simplify
@@ -233,7 +234,7 @@ class Packed:
         return rows
 
     def kernel_args(self):
-        """The graph half of ``_query``'s arguments, in order."""
+        """The graph half of ``_simplify.query``'s arguments, in order."""
         return (self.base, self.node_i32, self.chain_off, self.chain_nodes,
                 self.chain_steps, self.chain_ends, self.chain_end_cost, self.kept,
                 self.offsets, self.targets, self.cost, self.edge_chain, self.edge_rev)
@@ -246,7 +247,7 @@ class Packed:
 class QueryScratch:
     """One thread's memory for simplified queries: the top graph's search
     arrays (generation-stamped, seed 002), the entry lists and two path
-    buffers, laid out as ``_query`` takes them."""
+    buffers, laid out as ``_simplify.query`` takes them."""
 
     __slots__ = ("ent_i32", "ent_cost", "ent_off", "search_f64", "search_i32", "bufs",
                  "gen")
@@ -269,7 +270,7 @@ class QueryScratch:
         return self.gen
 
     def kernel_args(self, gen):
-        """The scratch half of ``_query``'s arguments, in order."""
+        """The scratch half of ``_simplify.query``'s arguments, in order."""
         return (self.ent_i32, self.ent_cost, self.ent_off, self.search_f64,
                 self.search_i32, gen, self.bufs)
 
@@ -454,8 +455,10 @@ def simplify(graph, levels=None) -> SimplifiedGraph:
     if view is not None and view.requested_levels == levels:
         return view
     with graph.lock:
-        view = SimplifiedGraph(graph, levels)
-        graph.set_view(VIEW_KEY, view)
+        view = graph.view(VIEW_KEY)          # another thread may have built it
+        if view is None or view.requested_levels != levels:
+            view = SimplifiedGraph(graph, levels)
+            graph.set_view(VIEW_KEY, view)
         return view
 
 

@@ -86,7 +86,12 @@ class CSR:
         return find_edges(self.offsets, self.targets, src, dst)
 
     def set_cost(self, positions, values) -> None:
-        """Write edge costs at storage ``positions`` (callers validate)."""
+        """Write edge costs at storage ``positions`` (callers validate).
+
+        For backends, inside ``navcore_apply_updates``: that batch's one
+        ``graph.version`` bump is what tells the graph's derived views
+        (hierarchies, heuristic scales) that costs changed. Users change
+        costs with ``World.update``."""
         self.data["cost"][positions] = values
         self.cost_version += 1
 

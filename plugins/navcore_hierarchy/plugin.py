@@ -4,6 +4,8 @@ areas, ``nearest_reachable`` and the early ``unreachable`` answer of
 ``find_path``; the borders of its nodes in scene pictures."""
 from __future__ import annotations
 
+import numpy as np
+
 import navcore
 from navcore.types import PathResult, PathStatus
 
@@ -36,19 +38,34 @@ def navcore_graph_removed(graph):
     graph.drop_view(VIEW_KEY)
 
 
-@navcore.hookimpl
+@navcore.hookimpl(wrapper=True)
 def navcore_graph_updated(world, graph_id, graph, dirty):
-    h = graph.stored_view(VIEW_KEY)
-    if h is None:
-        return
-    if h.version != graph.version - 1:      # it missed a batch: measure again
-        graph.set_view(VIEW_KEY, Hierarchy(graph))
-        return
-    changed = h.update(dirty)
-    h.mark_current()
+    # a wrapper: the areas follow the batch before every other observer runs
+    # (so queries they make see current areas), and the split/merge event
+    # is fired after them, as before
+    changed = _follow(graph, dirty)
+    result = yield
     if changed.size:
         world.plugins.hook.navcore_components_changed(world=world, graph_id=graph_id,
                                                       changed_areas=changed)
+    return result
+
+
+def _follow(graph, dirty) -> np.ndarray:
+    """Bring the graph's hierarchy up to date with the batch that made
+    ``dirty``; the area ids that split, merged, appeared or vanished."""
+    h = graph.stored_view(VIEW_KEY)
+    if h is None:
+        return np.empty(0, np.int32)
+    if h.version == graph.version - 1:
+        changed = h.update(dirty)
+        h.mark_current()
+        return changed
+    old = h.areas(None)                  # it missed a batch: measure again
+    h = Hierarchy(graph)
+    graph.set_view(VIEW_KEY, h)
+    ids = np.concatenate([old, h.areas(None)])
+    return np.unique(ids[ids >= 0]).astype(np.int32)    # every area, old or new
 
 
 @navcore.hookimpl(tryfirst=True)

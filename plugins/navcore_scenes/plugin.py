@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import navcore
 
-from . import cli
-from .events import BUILTIN_KINDS
+# the scene modules (and YAML with them) load when a scene or the command
+# line needs them, not with every World that registers this plugin
 
 
 @navcore.hookimpl
 def navcore_add_commands(subparsers):
+    from . import cli
     cli.add_commands(subparsers)
 
 
@@ -19,4 +20,5 @@ def navcore_add_commands(subparsers):
 # built-in owner first, as it did when these kinds were hard-wired
 @navcore.hookimpl(trylast=True)
 def navcore_scene_event_kinds():
+    from .events import BUILTIN_KINDS
     return dict(BUILTIN_KINDS)

@@ -328,3 +328,31 @@ def test_areas_command_reports_a_door_closing_and_opening(tmp_path, capsys):
     assert "expected X,Y,W,H" in capsys.readouterr().err
     assert main(["areas", str(tmp_path / "missing.map")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+@pytest.mark.nojit
+@exercises("navcore_components_changed")
+def test_an_observer_that_queries_sees_current_areas_and_events_still_fire():
+    # another plugin's navcore_graph_updated asks reachable: it must see the
+    # batch already, and the door's split and merge must still be reported
+    class Asker:
+        def __init__(self):
+            self.answers, self.events = [], []
+
+        @navcore.hookimpl
+        def navcore_graph_updated(self, world, graph_id):
+            self.answers.append(world.reachable(graph_id, (0, 0), (4, 0)))
+
+        @navcore.hookimpl
+        def navcore_components_changed(self, changed_areas):
+            self.events.append(changed_areas.tolist())
+
+    asker = Asker()
+    world = navcore.World(plugins=[asker])
+    world.add_graph("g", type="grid", rows=["..#..", ".....", "..#.."])
+    world.update("g", cells=[(2, 1)], walkable=False)
+    world.tick()
+    world.update("g", cells=[(2, 1)], walkable=True)
+    world.tick()
+    assert asker.answers == [False, True]
+    assert len(asker.events) == 2

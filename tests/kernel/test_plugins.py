@@ -254,3 +254,65 @@ def test_for_graphs_runs_an_implementation_only_for_its_graph_classes():
         navcore.for_graphs(Special)(lambda world, request: None)
     with pytest.raises(navcore.PluginError, match="needs graph classes"):
         navcore.for_graphs("grid")
+
+
+@pytest.mark.nojit
+def test_for_graphs_keeps_decorators_under_it_and_refuses_wrappers():
+    import functools
+
+    import numpy as np
+    calls = []
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            calls.append(fn.__name__)
+            return fn(*args)
+        return inner
+
+    class Special(navcore.NavGraph):
+        pass
+
+    class Planner:
+        @navcore.hookimpl(tryfirst=True)
+        @navcore.for_graphs(Special)
+        @logged
+        def navcore_find_path(self, graph, request):
+            return navcore.PathResult.failed(navcore.PathStatus.UNREACHABLE)
+
+    world = navcore.World(autoload=False, plugins=[Planner()])
+    plain = world.add_graph("plain", type="csr", src=[0], dst=[1], positions=np.eye(2))
+    world.graphs["odd"] = Special(plain.csr, positions=np.eye(2))
+    world.graphs["odd"].graph_id = "odd"
+    world.find_path("plain", 0, 1)                      # the cached chain
+    assert world.find_path("odd", 0, 1).status.value == "unreachable"
+    assert calls == ["navcore_find_path"]
+    with pytest.raises(navcore.PluginError, match="not to a hook wrapper"):
+        @navcore.for_graphs(Special)
+        def navcore_find_path(graph, request):
+            yield
+    with pytest.raises(navcore.PluginError, match="applies once"):
+        navcore.for_graphs(Special)(navcore.for_graphs(Special)(lambda graph: None))
+
+
+def test_optional_plugin_whose_own_module_is_missing_is_an_error(tmp_path):
+    path = _fake_distribution(tmp_path, "roads", "x = 1\n", "navcore_roads_ok",
+                              extra=" [osm]")
+    info = next(tmp_path.glob("roads-*.dist-info"))
+    (info / "entry_points.txt").write_text("[navcore]\nroadz = navcore_roadz.plugin [osm]\n")
+    out = _run(_WORLD_OR_PLUGIN_ERROR, path)
+    assert "PluginError: plugin 'roadz'" in out.stdout and "navcore_roadz" in out.stdout, \
+        out.stdout + out.stderr
+
+
+def test_third_party_plugin_named_like_a_builtin_is_skipped_with_a_note(tmp_path):
+    path = _fake_distribution(tmp_path, "grid", "x = 1\n", "navcore_other_grid")
+    out = _run("""
+        import navcore
+        w = navcore.World()
+        print([(s.name, s.reason) for s in w.plugins.skipped])
+        print(w.plugins.info()[[i.name for i in w.plugins.info()].index("grid")].source)
+    """, path)
+    assert out.returncode == 0, out.stderr
+    assert "('grid', \"a plugin named 'grid' is already registered" in out.stdout
+    assert out.stdout.split("\n")[1] == "built-in"
