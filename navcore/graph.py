@@ -94,13 +94,8 @@ class NavGraph:
             src, dst, cost = (np.column_stack((src, dst)).ravel(),
                               np.column_stack((dst, src)).ravel(),
                               np.repeat(cost, 2))
-        hook = _storage_hook(world)
-        storage = hook(src=src, dst=dst, data={"cost": cost}, num_nodes=num_nodes,
-                       options={"sort": bool(sort), "dedup": bool(dedup)})
-        if storage is None:
-            from .errors import PluginError
-            raise PluginError("no plugin answered navcore_storage_build; "
-                              "is the csr plugin registered?")
+        storage = build_storage(src, dst, {"cost": cost}, num_nodes, world=world,
+                                sort=sort, dedup=dedup)
         return cls(storage, positions=positions, walkable=walkable,
                    heuristic=heuristic, directed=directed)
 
@@ -213,6 +208,23 @@ class NavGraph:
         edges = self._csr.num_edges if self._csr is not None else "?"
         return (f"<{type(self).__name__} {self.graph_id!r} type={self.kind} "
                 f"nodes={self.num_nodes} edges={edges}>")
+
+
+def build_storage(src, dst, data, num_nodes, *, world=None, sort=True, dedup=True,
+                  offsets=None):
+    """CSR storage for validated edge arrays, through the
+    ``navcore_storage_build`` hook of ``world``'s plugins (the built-ins when
+    ``world`` is None). With ``offsets`` (and ``src=None``) the edges are
+    already in CSR order, as a backend's own kernel makes them, so the
+    storage need not sort them again."""
+    storage = _storage_hook(world)(
+        src=src, dst=dst, data=data, num_nodes=num_nodes,
+        options={"sort": bool(sort), "dedup": bool(dedup), "offsets": offsets})
+    if storage is None:
+        from .errors import PluginError
+        raise PluginError("no plugin answered navcore_storage_build; "
+                          "is the csr plugin registered?")
+    return storage
 
 
 def _storage_hook(world):

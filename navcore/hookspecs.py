@@ -147,7 +147,7 @@ def navcore_graph_removed(world: World, graph_id: Hashable, graph: NavGraph) -> 
 # The CSR arrays every graph hands out (the csr plugin answers).
 
 @hookspec(firstresult=True)
-def navcore_storage_build(src: np.ndarray, dst: np.ndarray, data: dict[str, np.ndarray],
+def navcore_storage_build(src: np.ndarray | None, dst: np.ndarray, data: dict[str, np.ndarray],
                           num_nodes: int, options: dict) -> Any:
     """Build the adjacency storage for an edge list.
 
@@ -155,7 +155,12 @@ def navcore_storage_build(src: np.ndarray, dst: np.ndarray, data: dict[str, np.n
     ids in ``0..num_nodes-1``); ``data`` is a dict of per-edge arrays of the
     same length (``"cost"`` among them, float64); ``options`` is a dict with
     ``sort`` (sort each node's neighbours by id), ``dedup`` (drop repeated
-    ``(src, dst)`` pairs, the first edge wins). Return an object with the
+    ``(src, dst)`` pairs, the first edge wins) and ``offsets``: ``None``,
+    or the int64 CSR offsets of edges that already come in CSR order
+    (a backend's own kernel made them, sorted and distinct as ``sort`` and
+    ``dedup`` say); then ``src`` is ``None`` (node ``u``'s edges are
+    ``offsets[u]:offsets[u+1]``) and nothing needs sorting. Backends call
+    it through ``navcore.graph.build_storage``. Return an object with the
     CSR interface of ``navcore_csr.CSR`` (``offsets``, ``targets``,
     ``data``, ``cost``, ``num_nodes``, ``num_edges``, ``neighbors(u)``,
     ``reverse()``). Firstresult: the csr plugin answers unless another

@@ -7,7 +7,7 @@ import navcore
 from navcore.graph import NavGraph
 
 from . import contraction, search, simplification, updates
-from .storage import build_validated
+from .storage import build_grouped, build_validated
 
 ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
 
@@ -27,8 +27,11 @@ def navcore_graph_types():
 
 @navcore.hookimpl(trylast=True)
 def navcore_storage_build(src, dst, data, num_nodes, options):
+    if options.get("offsets") is not None:
+        return build_grouped(options["offsets"], dst, data, num_nodes,
+                             options.get("sort", True), options.get("dedup", True))
     return build_validated(src, dst, data, num_nodes,
-                            options.get("sort", True), options.get("dedup", True))
+                           options.get("sort", True), options.get("dedup", True))
 
 
 @navcore.hookimpl

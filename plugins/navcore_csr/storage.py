@@ -168,6 +168,22 @@ def build_csr(src, dst, data=None, num_nodes=None, *, sort: bool = True,
     return build_validated(src, dst, {"cost": cost, **extra}, num_nodes, sort, dedup)
 
 
+def build_grouped(offsets, dst, data, num_nodes, sort, dedup) -> CSR:
+    """CSR of edges a backend's kernel already put in CSR order: its
+    ``offsets`` are checked (O(N)) and kept, nothing is sorted."""
+    if num_nodes > MAX_NODES:
+        raise CapacityError(f"{num_nodes} nodes exceed the int32 limit {MAX_NODES}")
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if offsets.shape != (num_nodes + 1,) or offsets[0] != 0 \
+            or offsets[-1] != len(dst) or np.any(offsets[1:] < offsets[:-1]):
+        raise GraphError(f"offsets must be {num_nodes + 1} non-decreasing edge "
+                         f"positions from 0 to {len(dst)}")
+    out = {k: np.ascontiguousarray(v) for k, v in data.items()}
+    out["cost"] = np.ascontiguousarray(data["cost"], dtype=np.float64)
+    return CSR(offsets, np.ascontiguousarray(dst, dtype=np.int32), out, num_nodes,
+               sort, dedup)
+
+
 def build_validated(src, dst, data, num_nodes, sort, dedup) -> CSR:
     if num_nodes > MAX_NODES:
         raise CapacityError(f"{num_nodes} nodes exceed the int32 limit {MAX_NODES}")

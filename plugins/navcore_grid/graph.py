@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+import weakref
 
 import numpy as np
 
 from navcore.errors import GraphError, NodeError
-from navcore.graph import NavGraph
+from navcore.graph import NavGraph, build_storage
 
 from . import _jps
 from . import _kernels as K
@@ -37,7 +38,7 @@ class GridGraph(NavGraph):
     """
 
     def __init__(self, walkable, cost=None, *, connectivity=8,
-                 diagonal_cost=math.sqrt(2.0), corner_cutting=False):
+                 diagonal_cost=math.sqrt(2.0), corner_cutting=False, world=None):
         # a copy: updates must never write into the caller's array
         walkable = np.array(walkable, dtype=bool)
         if walkable.ndim != 2 or walkable.size == 0:
@@ -75,6 +76,9 @@ class GridGraph(NavGraph):
         #: their blocked sentinels), guarded by ``scratch_lock``
         self.scratch_sets = []
         self.scratch_lock = threading.Lock()
+        # whose storage plugins build the CSR view when it is first asked
+        # for (weakly: the world owns its graphs, not the other way round)
+        self._world = None if world is None else weakref.ref(world)
         super().__init__(None, walkable=walkable.ravel(), directed=False, num_nodes=H * W,
                          heuristic="octile" if connectivity == 8 else "manhattan")
         #: ``(offset, dx, dy, needed straight moves, length)`` per move
@@ -150,11 +154,14 @@ class GridGraph(NavGraph):
     def csr(self):
         """Explicit CSR view (built on first use; updates keep it current)."""
         if self._csr is None:
-            from navcore_csr import CSR
             offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,
                                                  self.height, self.diagonal_cost,
                                                  self.connectivity, self.corner_cutting)
-            self._csr = CSR(offsets, targets, {"cost": cost}, self.num_nodes, True, True)
+            # through the storage hook like every graph's, in the order the
+            # kernel made (sorted, distinct): nothing to sort again
+            world = self._world() if self._world is not None else None
+            self._csr = build_storage(None, targets, {"cost": cost}, self.num_nodes,
+                                      world=world, offsets=offsets)
         return self._csr
 
     @property

@@ -67,7 +67,8 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
             raise GraphError(f"array must be bool (walkable) or numeric (cost), got "
                              f"dtype {arr.dtype}")
     graph = GridGraph(walkable, cost, connectivity=connectivity,
-                      diagonal_cost=diagonal_cost, corner_cutting=corner_cutting)
+                      diagonal_cost=diagonal_cost, corner_cutting=corner_cutting,
+                      world=world)
     if landmarks is not None:
         build_landmarks(graph, landmarks)
     return graph

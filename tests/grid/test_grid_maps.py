@@ -84,3 +84,20 @@ def test_scenario_parsing(tmp_path):
     with pytest.raises(navcore.MapFormatError, match="expected 9 fields") as info:
         read_scen(path)
     assert info.value.line == 2
+
+
+@pytest.mark.nojit
+def test_the_grid_builds_its_csr_view_through_the_storage_hook():
+    seen = []
+
+    class Watcher:          # a storage plugin that watches and passes the call on
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_storage_build(self, src, dst, num_nodes, options):
+            seen.append((src, len(dst), num_nodes, options["offsets"] is not None))
+
+    world = navcore.World(plugins=[Watcher()])
+    g = world.add_graph("g", type="grid", rows=["...", ".#."])
+    csr = g.csr
+    assert seen[-1] == (None, csr.num_edges, 6, True)   # in CSR order already: no src
+    assert csr.offsets.tolist() == [0, 3, 8, 11, 14, 19, 22]   # every in-bounds neighbour
+    assert world.find_path("g", (0, 1), (2, 1), algorithm="bfs").found
