@@ -1,0 +1,204 @@
+"""Walkable free space -> constrained Delaunay triangle mesh.
+
+The free space is a shapely (multi)polygon built from any of:
+
+* ``walkable=``: shapely polygons (holes allowed) or plain rings
+  (``[[x, y], ...]``, or a list of such rings, each an area one may walk);
+* ``bounds=(xmin, ymin, xmax, ymax)``: a rectangle (intersected with
+  ``walkable`` when both are given);
+* ``map=PATH.map``: a MovingAI grid map, read with the grid plugin's public
+  ``navcore_grid.read_map``; cell ``(x, y)`` covers ``[x, x+1] x [y, y+1]``
+  with y growing down (the row index), as in the file;
+* ``obstacles=``: polygons or rings subtracted from all of the above.
+
+``agent_radius=r`` erodes the free space by ``r`` before triangulating.
+
+The triangulation is shapely's ``constrained_delaunay_triangles`` (GEOS):
+exact on holes and touching rings, no hand-written triangulator. Vertices
+are deduplicated by exact coordinates, so two triangles are neighbours
+exactly when they share an edge (both its end vertices). Triangles that
+share only a vertex are not neighbours: where two obstacles touch
+diagonally the mesh is pinched there, and no path squeezes through.
+
+Next (not in this slice): merging triangles into convex polygons (fewer
+nodes, 1.4-2.7x faster searches per PERF-NOTES), ``.mesh`` files, tiles.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import shapely
+from shapely.geometry import MultiPolygon, Polygon, box
+from shapely.geometry.base import BaseGeometry
+
+from navcore.errors import GraphError
+
+
+# -- free space ---------------------------------------------------------------
+
+def _ring(value, what) -> Polygon:
+    """A polygon from one plain ring ``[[x, y], ...]``."""
+    try:
+        pts = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GraphError(f"{what} must be a ring of [x, y] points, got {value!r}") from None
+    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3:
+        raise GraphError(f"{what} must be a ring of at least 3 [x, y] points, "
+                         f"got shape {pts.shape}")
+    if not np.isfinite(pts).all():
+        raise GraphError(f"{what} has a coordinate that is NaN or infinite: "
+                         f"{pts[~np.isfinite(pts).all(axis=1)][0].tolist()}")
+    return Polygon(pts)
+
+
+def _is_ring(value) -> bool:
+    """Whether ``value`` is one ring (a list of number pairs), not a list
+    of rings: its first item is a pair of numbers."""
+    try:
+        first = value[0]
+        return len(first) == 2 and all(np.isscalar(c) for c in first)
+    except (TypeError, IndexError, KeyError):
+        return False
+
+
+def polygons(value, what) -> list:
+    """``value`` (a shapely geometry, a ring, or a list of geometries and
+    rings) as a list of checked shapely polygons."""
+    if isinstance(value, BaseGeometry):
+        items = [value]
+    elif _is_ring(value):
+        items = [_ring(value, what)]
+    elif isinstance(value, (list, tuple)) and value:
+        items = [v if isinstance(v, BaseGeometry) else _ring(v, f"{what}[{i}]")
+                 for i, v in enumerate(value)]
+    else:
+        raise GraphError(f"{what} must be shapely polygons or lists of [x, y] rings, "
+                         f"got {value!r}")
+    out = []
+    for i, geom in enumerate(items):
+        name = what if len(items) == 1 else f"{what}[{i}]"
+        if not isinstance(geom, (Polygon, MultiPolygon)):
+            raise GraphError(f"{name} must be a polygon, got a {geom.geom_type}")
+        coords = shapely.get_coordinates(geom)
+        if not np.isfinite(coords).all():
+            raise GraphError(f"{name} has a coordinate that is NaN or infinite")
+        if not shapely.is_valid(geom):
+            # self-intersecting rings, holes outside their shell, ...
+            raise GraphError(f"{name} is not a valid polygon: "
+                             f"{shapely.is_valid_reason(geom)}")
+        out.append(geom)
+    return out
+
+
+def _bounds_box(bounds):
+    try:
+        b = np.asarray(bounds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GraphError(f"bounds must be (xmin, ymin, xmax, ymax), got {bounds!r}") from None
+    if b.shape != (4,) or not np.isfinite(b).all() or b[0] >= b[2] or b[1] >= b[3]:
+        raise GraphError(f"bounds must be finite (xmin, ymin, xmax, ymax) with "
+                         f"xmin < xmax and ymin < ymax, got {bounds!r}")
+    return box(*b.tolist())
+
+
+def map_free_space(path):
+    """Free space of a MovingAI ``.map``: the map rectangle minus its
+    blocked cells. Blocked cells are merged into row runs first (one box
+    per run, not per cell), then unioned, so GEOS sees few, large boxes."""
+    import navcore_grid          # public API of the grid plugin: its map reader
+    walkable = navcore_grid.read_map(Path(path))       # MapFormatError with file:line
+    h, w = walkable.shape
+    blocked = ~walkable
+    # run starts/ends per row, vectorised: pad with free cells on both sides
+    pad = np.zeros((h, w + 2), dtype=np.int8)
+    pad[:, 1:-1] = blocked
+    d = np.diff(pad, axis=1)
+    rs, xs = np.nonzero(d == 1)
+    _, xe = np.nonzero(d == -1)          # same row order as the starts
+    rect = box(0.0, 0.0, float(w), float(h))
+    if rs.size == 0:
+        return rect
+    runs = shapely.box(xs, rs, xe, rs + 1)
+    return rect.difference(shapely.union_all(runs))
+
+
+def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
+               agent_radius=0.0):
+    """The free space the parameters describe, as one valid shapely
+    geometry (polygon or multipolygon), eroded by ``agent_radius``."""
+    parts = []
+    if map is not None:
+        if not isinstance(map, (str, Path)):
+            raise GraphError(f"map must be the path of a .map file, got {map!r}")
+        parts.append(map_free_space(map))
+    if bounds is not None:
+        parts.append(_bounds_box(bounds))
+    if walkable is not None:
+        parts.append(shapely.union_all(polygons(walkable, "walkable")))
+    if not parts:
+        raise GraphError("a navmesh needs its free space: walkable=, bounds= or map=")
+    free = parts[0]
+    for p in parts[1:]:
+        free = free.intersection(p)
+    if obstacles is not None:
+        obs = polygons(obstacles, "obstacles")
+        if obs:
+            free = free.difference(shapely.union_all(obs))
+    try:
+        r = float(agent_radius)
+    except (TypeError, ValueError):
+        raise GraphError(f"agent_radius must be a number, got {agent_radius!r}") from None
+    if not np.isfinite(r) or r < 0:
+        raise GraphError(f"agent_radius must be finite and >= 0, got {agent_radius!r}")
+    if r > 0:
+        # mitre joins: the eroded space is never closer than r to a wall
+        # (round joins approximate the arc by chords that cut inside it)
+        # and obstacle corners add no arc vertices (fewer slivers)
+        free = shapely.buffer(free, -r, join_style="mitre")
+    # keep polygons only (an intersection may leave lines or points behind)
+    polys = [g for g in shapely.get_parts(free) if isinstance(g, Polygon) and g.area > 0]
+    if not polys:
+        raise GraphError("the free space is empty" + (f" after shrinking by the agent "
+                                                      f"radius {r}" if r > 0 else ""))
+    return polys[0] if len(polys) == 1 else MultiPolygon(polys)
+
+
+# -- triangles -----------------------------------------------------------------
+
+def triangulate(free):
+    """``(vertices, triangles)``: float64 ``(V, 2)`` unique vertices and
+    int32 ``(T, 3)`` counter-clockwise (positive signed area in (x, y))
+    vertex ids of the constrained Delaunay triangles of ``free``."""
+    tris = shapely.get_parts(shapely.constrained_delaunay_triangles(free))
+    # each triangle is a closed 4-point ring: keep its first three corners
+    coords = shapely.get_coordinates(tris).reshape(-1, 4, 2)[:, :3, :]
+    vertices, inverse = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)
+    triangles = inverse.reshape(-1, 3).astype(np.int32)
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+    flip = area2 < 0
+    triangles[flip] = triangles[flip][:, [0, 2, 1]]
+    triangles = triangles[area2 != 0]            # degenerate slivers carry no area
+    if len(triangles) == 0:
+        raise GraphError("the free space has no area to triangulate")
+    return vertices.astype(np.float64), np.ascontiguousarray(triangles)
+
+
+def neighbours(triangles, num_vertices):
+    """int32 ``(T, 3)``: ``out[t, k]`` is the triangle across edge
+    ``k`` (from corner ``k`` to corner ``k + 1``) of triangle ``t``, ``-1``
+    for a wall. Edges are matched by sorting their vertex-pair keys: an
+    interior edge appears exactly twice."""
+    t = len(triangles)
+    a = triangles.astype(np.int64)
+    b = np.roll(a, -1, axis=1)
+    key = (np.minimum(a, b) * num_vertices + np.maximum(a, b)).ravel()
+    order = np.argsort(key, kind="stable")
+    k = key[order]
+    same = np.flatnonzero(k[1:] == k[:-1])       # positions i with order[i], order[i+1] paired
+    out = np.full(3 * t, -1, dtype=np.int32)
+    e1, e2 = order[same], order[same + 1]
+    out[e1] = e2 // 3
+    out[e2] = e1 // 3
+    return out.reshape(t, 3)

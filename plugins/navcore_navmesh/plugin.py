@@ -1,0 +1,60 @@
+"""The navmesh plugin's hooks: the ``navmesh`` graph type, the ``funnel``
+algorithm (also what ``auto`` means on a navmesh) and the locate index
+following updates. Model code lives beside it (``build``, ``mesh``,
+``funnel``)."""
+from __future__ import annotations
+
+import navcore
+
+from . import build, funnel
+from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
+
+
+def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
+                  map=None, agent_radius=0.0):
+    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters."""
+    free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                            map=map, agent_radius=agent_radius)
+    vertices, triangles = build.triangulate(free)
+    graph = NavMeshGraph.from_mesh(vertices, triangles,
+                                   build.neighbours(triangles, len(vertices)), free,
+                                   world=world)
+    graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
+    return graph
+
+
+@navcore.hookimpl
+def navcore_graph_types():
+    return {"navmesh": build_navmesh}
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_algorithms(graph):
+    return [funnel.ALGORITHM]
+
+
+# tryfirst: on a navmesh "auto" is the geometric path, not a walk between
+# centroids (and not a contraction hierarchy the user built over them)
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_find_path(graph, request):
+    if request.algorithm in ("auto", funnel.ALGORITHM):
+        return funnel.funnel_path(graph, request)
+    return None           # astar / dijkstra / bfs: the csr plugin's, over triangles
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_graph_updated(graph):
+    # the generic updates change walkable flags and costs, never the
+    # triangles: the locate index stays right
+    index = graph.stored_view(LOCATE_KEY)
+    if index is not None:
+        index.mark_current()
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_warm_up(graph):
+    funnel.warm_up()
