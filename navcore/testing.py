@@ -69,6 +69,14 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   a node's point (``graph.points_of``) locates back to that node, so
   points from a result can be passed to the next query.
 
+Geometric algorithms (``GraphFactory.geometric_algorithms``, a navmesh's
+``funnel``) answer with a polyline, not a walk on the CSR view: for them
+``paths_match_reference`` and ``scheduler_replans`` check the status
+against the reference, that ``nodes`` is a walk along finite edges, that
+``cost`` is the polyline's length and that its ends locate to the start
+and goal nodes (:func:`check_geometric`); ``points_locate_back`` checks
+the ends instead of one point per node.
+
 The kit assumes no plugin post-processes paths (string pulling would
 replace nodes by points that are not joined by edges). Worlds are made by
 ``factory.make_world`` (by default with the built-in plugins and
@@ -98,7 +106,7 @@ __all__ = ["GraphFactory", "CHECKS", "check_graph_type", "parametrize", "check_n
            "check_dirty_covers_changes", "check_scheduler_replans",
            "check_bad_input_changes_nothing", "check_workers_agree",
            "check_points_locate_back", "reference_distances", "reference_labels",
-           "REQUIRED_ALGORITHMS", "FEWEST_EDGES", "VIEW_BUILDERS"]
+           "REQUIRED_ALGORITHMS", "FEWEST_EDGES", "VIEW_BUILDERS", "check_geometric"]
 
 #: relative and absolute tolerance of cost comparisons
 TOLERANCE = 1e-9
@@ -133,6 +141,10 @@ class GraphFactory(abc.ABC):
     plugins: tuple = ()
     #: name in test ids and messages; ``graph_type`` when not set
     name: str | None = None
+    #: algorithms (``"auto"`` among them when it means one) whose ``cost`` is
+    #: the length of the polyline ``points`` (a navmesh's string-pulled path),
+    #: not the cost of a walk on the CSR view; see :func:`check_geometric`
+    geometric_algorithms: frozenset = frozenset()
 
     @abc.abstractmethod
     def build(self, world, graph_id, rng) -> NavGraph:
@@ -423,6 +435,69 @@ def _walk_cost(ctx, view, result, s, t, call) -> float:
     return total
 
 
+def _check_auto(factory, ctx, view, graph, result, s, t, call):
+    """``result`` of an ``auto`` query against the reference."""
+    expected = _expected(view, reference_distances(graph, s, view=view), {}, s, t, "auto")
+    if "auto" in factory.geometric_algorithms:
+        check_geometric(ctx, view, graph, result, s, t, expected, call)
+    else:
+        _check_result(ctx, view, result, s, t, "auto", expected, call)
+
+
+def check_geometric(ctx, view, graph, result, s, t, expected, call):
+    """A result of a geometric algorithm (``GraphFactory.geometric_algorithms``):
+    its status is the reference's (found exactly when ``t`` is reachable),
+    ``nodes`` is a walk from ``s`` to ``t`` along finite CSR edges over
+    walkable nodes, ``cost`` is the length of the polyline ``points`` and
+    its first and last points locate to ``s`` and ``t``. The cost is not
+    compared with the reference: a geometric path is no walk on the CSR
+    view."""
+    status, _ = expected
+    if result.status is not status:
+        _fail(ctx, f"{call} returned {result.status.value}; the reference Dijkstra on the "
+                   f"CSR view says {status.value}")
+    if status is not PathStatus.FOUND:
+        if len(result.nodes) or len(result.points) or result.cost != math.inf:
+            _fail(ctx, f"{call} returned {result.status.value} with nodes, points or a "
+                       f"finite cost; a result that is not found has none")
+        return
+    nodes = np.asarray(result.nodes)
+    if nodes.ndim != 1 or not np.issubdtype(nodes.dtype, np.integer):
+        _fail(ctx, f"{call} returned nodes {nodes!r}: expected a 1-d integer array")
+    nodes = nodes.tolist()
+    if not nodes or nodes[0] != s or nodes[-1] != t:
+        _fail(ctx, f"{call} returned nodes {_short(nodes)}: a path from {s} to {t} "
+                   f"starts at {s} and ends at {t}")
+    n = len(view.walkable)
+    bad = [v for v in nodes if not 0 <= v < n or not view.walkable[v]]
+    if bad:
+        _fail(ctx, f"{call} returned nodes {_short(nodes)}, which pass through "
+                   f"blocked or unknown node {bad[0]}")
+    for u, v in zip(nodes[:-1], nodes[1:]):
+        if v not in view.out[u]:
+            _fail(ctx, f"{call} returned nodes {_short(nodes)}, which step from {u} to "
+                       f"{v}, but the CSR view has no finite edge {u} -> {v}")
+    points = np.asarray(result.points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
+        _fail(ctx, f"{call} returned points of shape {points.shape}")
+    length = float(np.sqrt((np.diff(points[:, :2], axis=0) ** 2).sum(axis=1)).sum())
+    if not math.isclose(result.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+        _fail(ctx, f"{call} reports cost {result.cost!r}, but its points make a polyline "
+                   f"of length {length!r}")
+    ends = [graph.locate(tuple(points[i, :2].tolist())) for i in (0, -1)]
+    if ends != [s, t]:
+        _fail(ctx, f"{call}: its first and last points locate to nodes {ends}, "
+                   f"not [{s}, {t}]")
+
+
+def _check_ends_locate(ctx, world, gid, result, s, t, call):
+    points = np.asarray(result.points)
+    ends = [world.locate(gid, tuple(float(x) for x in points[i, :2])) for i in (0, -1)]
+    if ends != [s, t]:
+        _fail(ctx, f"{call}: its first and last points locate to nodes {ends}, "
+                   f"not [{s}, {t}]")
+
+
 def _builder(name):
     module, _, attr = VIEW_BUILDERS[name].partition(":")
     return getattr(importlib.import_module(module), attr)
@@ -522,7 +597,8 @@ def check_paths_match_reference(factory, seed=0, *, rounds=3):
             groups = _pairs(graph, rng)
             # every listed algorithm, with views as the updates left them
             # (stale ones must decline, patched ones must be right) ...
-            _compare(world, graph, view, groups, ["auto"] + listed, ctx, outcome, "")
+            _compare(world, graph, view, groups, ["auto"] + listed, ctx, outcome, "",
+                     factory.geometric_algorithms)
             # ... then the derived views built anew, and "auto" using them
             built = []
             for name in listed:
@@ -536,13 +612,14 @@ def check_paths_match_reference(factory, seed=0, *, rounds=3):
                         pass
             if built:
                 _compare(world, graph, view, groups, ["auto"] + built, ctx, outcome,
-                         f" with {', '.join(built)} built")
+                         f" with {', '.join(built)} built", factory.geometric_algorithms)
     finally:
         _close(world)
     return outcome
 
 
-def _compare(world, graph, view, groups, algorithms, ctx, outcome, note):
+def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
+             geometric=frozenset()):
     for s, goals in groups:
         dist = reference_distances(graph, s, view=view)
         hops = _hops(view, s)
@@ -562,7 +639,10 @@ def _compare(world, graph, view, groups, algorithms, ctx, outcome, note):
                 except NavError as exc:
                     _fail(ctx, f"{call} raised {type(exc).__name__}: {exc}")
                 expected = _expected(view, dist, hops, s, t, algo)
-                _check_result(ctx, view, result, s, t, algo, expected, call)
+                if algo in geometric:
+                    check_geometric(ctx, view, graph, result, s, t, expected, call)
+                else:
+                    _check_result(ctx, view, result, s, t, algo, expected, call)
                 counts["answered"] += search
 
 
@@ -700,9 +780,7 @@ def check_scheduler_replans(factory, seed=0, *, ticks=10):
         call = f"request_path({s}, {t}, repath=True)"
         handle = world.request_path(gid, s, t, repath=True)
         _tick_until(world, ctx, lambda: handle.done, ticks, call)
-        _check_result(ctx, view, handle.result(), s, t, "auto",
-                      _expected(view, reference_distances(graph, s, view=view), {}, s, t,
-                                "auto"), call)
+        _check_auto(factory, ctx, view, graph, handle.result(), s, t, call)
         nodes = np.asarray(handle.result().nodes).tolist()
         mid = nodes[len(nodes) // 2]
         _update(world, gid, factory.block_nodes(graph, [mid]), ctx, "block_nodes")
@@ -712,9 +790,7 @@ def check_scheduler_replans(factory, seed=0, *, ticks=10):
         if graph.walkable[mid]:
             _fail(ctx, f"factory.block_nodes(graph, [{mid}]) left node {mid} walkable")
         view = _view(graph)
-        _check_result(ctx, view, handle.result(), s, t, "auto",
-                      _expected(view, reference_distances(graph, s, view=view), {}, s, t,
-                                "auto"), f"the re-planned {call}")
+        _check_auto(factory, ctx, view, graph, handle.result(), s, t, f"the re-planned {call}")
     finally:
         _close(world)
 
@@ -917,7 +993,9 @@ def check_points_locate_back(factory, seed=0, *, nodes=30):
                 _fail(ctx, f"find_path({s}, {t}) is {by_id.status.value} at cost "
                            f"{by_id.cost!r}, but between their points it is "
                            f"{by_point.status.value} at cost {by_point.cost!r}")
-            if by_id.found:
+            if by_id.found and "auto" in factory.geometric_algorithms:
+                _check_ends_locate(ctx, world, gid, by_id, s, t, f"find_path({s}, {t})")
+            elif by_id.found:
                 want = np.asarray(graph.points_of(by_id.nodes))
                 if not np.allclose(by_id.points, want, equal_nan=True):
                     _fail(ctx, f"find_path({s}, {t}).points are not the points of its "
