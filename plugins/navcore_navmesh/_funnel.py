@@ -14,6 +14,18 @@ def _cross(ax, ay, bx, by, cx, cy):
 
 
 @njit(cache=True, nogil=True)
+def _beyond(ax, ay, bx, by, cx, cy, side):
+    """Whether ``c`` lies strictly on the ``side`` (+1 left, -1 right) of
+    ``a -> b``, or on the line through them but behind ``a``. The second
+    case is a funnel of exactly 180 degrees (the start on a portal edge):
+    there the far side is still open, not crossed."""
+    c = _cross(ax, ay, bx, by, cx, cy) * side
+    if c > 0.0:
+        return True
+    return c == 0.0 and (bx - ax) * (cx - ax) + (by - ay) * (cy - ay) < 0.0
+
+
+@njit(cache=True, nogil=True)
 def string_pull(vertices, triangles, neighbours, corridor, sx, sy, gx, gy):
     """The shortest polyline from ``(sx, sy)`` to ``(gx, gy)`` inside the
     corridor of triangles ``corridor`` (each sharing an edge with the
@@ -56,7 +68,7 @@ def string_pull(vertices, triangles, neighbours, corridor, sx, sy, gx, gy):
         # the right side: narrow the funnel when the new right point is
         # on or inside it
         if _cross(ax, ay, fr_x, fr_y, qx, qy) >= 0.0:
-            if (ax == fr_x and ay == fr_y) or _cross(ax, ay, fl_x, fl_y, qx, qy) < 0.0:
+            if (ax == fr_x and ay == fr_y) or _beyond(ax, ay, fl_x, fl_y, qx, qy, -1.0):
                 fr_x, fr_y, right_i = qx, qy, i
             else:
                 # it crosses the left side: the left point is a corner
@@ -70,7 +82,7 @@ def string_pull(vertices, triangles, neighbours, corridor, sx, sy, gx, gy):
                 continue
         # the left side, mirrored
         if _cross(ax, ay, fl_x, fl_y, px, py) <= 0.0:
-            if (ax == fl_x and ay == fl_y) or _cross(ax, ay, fr_x, fr_y, px, py) > 0.0:
+            if (ax == fl_x and ay == fl_y) or _beyond(ax, ay, fr_x, fr_y, px, py, 1.0):
                 fl_x, fl_y, left_i = px, py, i
             else:
                 ax, ay, apex_i = fr_x, fr_y, right_i
