@@ -1,0 +1,59 @@
+"""``locate`` / ``locate_many`` against a brute-force point-in-triangle
+loop, and the locate index as a derived view that follows updates."""
+import numpy as np
+import pytest
+
+import navcore
+from navcore_navmesh import LOCATE_KEY
+
+
+def brute_force(graph, points):
+    """Lowest id of a triangle holding each point (edges included), -1."""
+    v, tri = graph.vertices, graph.triangles
+    out = []
+    for x, y in points:
+        found = -1
+        for t, (a, b, c) in enumerate(v[tri]):
+            if all((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0]) >= 0
+                   for p, q in ((a, b), (b, c), (c, a))):
+                found = t
+                break
+        out.append(found)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("params", [
+    dict(bounds=(0, 0, 12, 8), obstacles=[[(2, 2), (4, 2), (4, 4), (2, 4)],
+                                          [(6, 1), (7, 1), (7, 7), (6, 7)]]),
+    dict(walkable=[[(0, 0), (10, 0), (10, 10), (9, 10), (9, 1), (0, 1)]]),
+    dict(bounds=(-3, -2, 3, 2), obstacles=[[(-1, -1), (1, -0.5), (0, 1.5)]], agent_radius=0.1),
+])
+def test_locate_many_agrees_with_brute_force(params):
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", **params)
+    rng = np.random.default_rng(3)
+    x0, y0 = graph.vertices.min(axis=0) - 1
+    x1, y1 = graph.vertices.max(axis=0) + 1
+    pts = np.column_stack([rng.uniform(x0, x1, 2000), rng.uniform(y0, y1, 2000)])
+    pts = np.vstack([pts, graph.positions, graph.vertices])   # centroids and corners too
+    got = graph.locate_many(pts)
+    assert got.dtype == np.int32
+    assert got.tolist() == brute_force(graph, pts).tolist()
+    assert [graph.locate(tuple(p)) for p in pts[:50]] == got[:50].tolist()
+    assert (got[2000:2000 + graph.num_nodes] == np.arange(graph.num_nodes)).all()
+
+
+def test_locate_rejects_bad_points_and_index_follows_updates():
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4))
+    with pytest.raises(navcore.NodeError):
+        graph.locate((np.nan, 1))
+    with pytest.raises(navcore.NodeError):
+        graph.locate_many([[1, 2, 3]])
+    index = graph.view(LOCATE_KEY)
+    assert index is not None                       # built with the graph
+    world.update("m", nodes=[0], walkable=False)
+    world.tick()
+    assert graph.view(LOCATE_KEY) is index         # geometry unchanged: still current
+    assert world.find_path("m", graph.positions[0].tolist(), (2, 2)).status \
+        is navcore.PathStatus.INVALID_START
