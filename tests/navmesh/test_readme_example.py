@@ -1,0 +1,14 @@
+"""The README's navmesh example runs and prints what it claims."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_navmesh_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Navmeshes.*?```python\n(.*?)```", text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    claimed = re.search(r"# (found .*)\n", block).group(1)
+    assert out == [claimed]
