@@ -234,9 +234,9 @@ def test_an_event_kind_claimed_twice_is_a_plugin_error():
 @pytest.mark.nojit
 def test_an_unknown_graph_type_far_from_any_lists_the_types(world):
     with pytest.raises(navcore.SceneError) as info:
-        navcore.Simulation.from_text("graphs: [{id: a, type: navmesh3d}]", "s.yaml", world)
+        navcore.Simulation.from_text("graphs: [{id: a, type: voxels3d}]", "s.yaml", world)
     types = ", ".join(sorted(world.graph_types()))
-    assert str(info.value) == (f"s.yaml:1:24: unknown graph type 'navmesh3d' in graph 'a'; "
+    assert str(info.value) == (f"s.yaml:1:24: unknown graph type 'voxels3d' in graph 'a'; "
                                f"expected one of: {types}")
 
 
