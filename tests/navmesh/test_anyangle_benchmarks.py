@@ -11,6 +11,9 @@ from shapely.geometry import LineString
 
 import navcore
 
+# small meshes: the kernels also run as plain Python (make test-nojit)
+pytestmark = pytest.mark.nojit
+
 DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
 
 

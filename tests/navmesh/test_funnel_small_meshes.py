@@ -14,6 +14,9 @@ from shapely.geometry import LineString, Point, Polygon, box
 import navcore
 from navcore import PathStatus
 
+# small meshes: the kernels also run as plain Python (make test-nojit)
+pytestmark = pytest.mark.nojit
+
 
 def reference_length(free, s, g):
     """Exact shortest length from ``s`` to ``g`` inside ``free`` (no pinch

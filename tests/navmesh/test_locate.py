@@ -6,6 +6,9 @@ import pytest
 import navcore
 from navcore_navmesh import LOCATE_KEY
 
+# small meshes: the kernels also run as plain Python (make test-nojit)
+pytestmark = pytest.mark.nojit
+
 
 def brute_force(graph, points):
     """Lowest id of a triangle holding each point (edges included), -1."""

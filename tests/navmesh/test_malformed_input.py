@@ -8,6 +8,9 @@ from shapely.geometry import Polygon
 import navcore
 from navcore import GraphError, MapFormatError, NavError
 
+# small meshes: the kernels also run as plain Python (make test-nojit)
+pytestmark = pytest.mark.nojit
+
 BOWTIE = [(0, 0), (4, 4), (4, 0), (0, 4)]          # crosses itself at (2, 2)
 
 

@@ -2,6 +2,11 @@
 import re
 from pathlib import Path
 
+import pytest
+
+# small meshes: the kernels also run as plain Python (make test-nojit)
+pytestmark = pytest.mark.nojit
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
