@@ -67,6 +67,8 @@ def polygons(value, what) -> list:
     rings) as a list of checked shapely polygons."""
     if isinstance(value, BaseGeometry):
         items = [value]
+    elif isinstance(value, (list, tuple)) and not value:
+        return []                                      # no obstacles
     elif _is_ring(value):
         items = [_ring(value, what)]
     elif isinstance(value, (list, tuple)) and value:

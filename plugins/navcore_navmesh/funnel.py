@@ -61,13 +61,9 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
     return PathResult.found_path(corridor, points, cost, expanded, ALGORITHM)
 
 
-def warm_up() -> None:
-    """Compile (or load from cache) the kernels now."""
-    import navcore
-    from . import build, mesh
-    free = build.free_space(bounds=(0, 0, 2, 1))
-    v, tri = build.triangulate(free)
-    g = mesh.NavMeshGraph.from_mesh(v, tri, build.neighbours(tri, len(v)), free)
-    g.locate_many(np.array([[0.5, 0.5]]))
-    pull(g, np.arange(min(2, len(tri)), dtype=np.int32), (0.1, 0.1), (1.9, 0.9))
-    del navcore
+def warm_up(graph) -> None:
+    """Compile (or load from the cache) the kernels now, on ``graph``'s
+    own arrays (the dtypes every query uses)."""
+    graph.locate_many(graph.positions[:1])
+    end = tuple(graph.positions[0])
+    pull(graph, np.zeros(1, dtype=np.int32), end, end)

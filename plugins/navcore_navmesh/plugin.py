@@ -57,4 +57,4 @@ def navcore_graph_updated(graph):
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
-    funnel.warm_up()
+    funnel.warm_up(graph)

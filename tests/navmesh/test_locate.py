@@ -60,3 +60,10 @@ def test_locate_rejects_bad_points_and_index_follows_updates():
     assert graph.view(LOCATE_KEY) is index         # geometry unchanged: still current
     assert world.find_path("m", graph.positions[0].tolist(), (2, 2)).status \
         is navcore.PathStatus.INVALID_START
+
+
+def test_warm_up_and_empty_obstacles():
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 3, 2), obstacles=[])
+    assert world.warm_up("m") >= 0
+    assert graph.free_space.area == 6
