@@ -8,7 +8,9 @@ The free space is a shapely (multi)polygon built from any of:
   ``walkable`` when both are given);
 * ``map=PATH.map``: a MovingAI grid map, read with the grid plugin's public
   ``navcore_grid.read_map``; cell ``(x, y)`` covers ``[x, x+1] x [y, y+1]``
-  with y growing down (the row index), as in the file;
+  with y growing down (the row index), as in the file. Passable characters
+  are the grid plugin's (``. G S``); Polyanya's gridmap2poly blocks ``S``
+  too (the shared benchmark maps have no ``S``);
 * ``obstacles=``: polygons or rings subtracted from all of the above.
 
 ``agent_radius=r`` erodes the free space by ``r`` before triangulating.
