@@ -409,6 +409,18 @@ def _walk_cost(ctx, view, result, s, t, call) -> float:
     """What ``result.nodes`` costs along the CSR view; fails unless it is a
     walk from ``s`` to ``t`` over walkable nodes along finite edges with one
     point per node."""
+    nodes = _walk(ctx, view, result, s, t, call)
+    total = sum(view.out[u][v] for u, v in zip(nodes[:-1], nodes[1:]))
+    points = np.asarray(result.points)
+    if points.ndim != 2 or points.shape[0] != len(nodes):
+        _fail(ctx, f"{call} returned {len(nodes)} nodes but points of shape "
+                   f"{points.shape}: one point per node")
+    return total
+
+
+def _walk(ctx, view, result, s, t, call) -> list:
+    """``result.nodes`` as a list; fails unless it is a walk from ``s`` to
+    ``t`` over walkable nodes along finite edges of the CSR view."""
     nodes = np.asarray(result.nodes)
     if nodes.ndim != 1 or not (nodes.size == 0 or np.issubdtype(nodes.dtype, np.integer)):
         _fail(ctx, f"{call} returned nodes {nodes!r}: expected a 1-d integer array")
@@ -421,18 +433,11 @@ def _walk_cost(ctx, view, result, s, t, call) -> float:
     if bad:
         _fail(ctx, f"{call} returned nodes {_short(nodes)}, which pass through "
                    f"blocked or unknown node {bad[0]}")
-    total = 0.0
     for u, v in zip(nodes[:-1], nodes[1:]):
-        c = view.out[u].get(v)
-        if c is None:
+        if v not in view.out[u]:
             _fail(ctx, f"{call} returned nodes {_short(nodes)}, which step from {u} to "
                        f"{v}, but the CSR view has no finite edge {u} -> {v}")
-        total += c
-    points = np.asarray(result.points)
-    if points.ndim != 2 or points.shape[0] != len(nodes):
-        _fail(ctx, f"{call} returned {len(nodes)} nodes but points of shape "
-                   f"{points.shape}: one point per node")
-    return total
+    return nodes
 
 
 def _check_auto(factory, ctx, view, graph, result, s, t, call):
@@ -461,22 +466,7 @@ def check_geometric(ctx, view, graph, result, s, t, expected, call):
             _fail(ctx, f"{call} returned {result.status.value} with nodes, points or a "
                        f"finite cost; a result that is not found has none")
         return
-    nodes = np.asarray(result.nodes)
-    if nodes.ndim != 1 or not np.issubdtype(nodes.dtype, np.integer):
-        _fail(ctx, f"{call} returned nodes {nodes!r}: expected a 1-d integer array")
-    nodes = nodes.tolist()
-    if not nodes or nodes[0] != s or nodes[-1] != t:
-        _fail(ctx, f"{call} returned nodes {_short(nodes)}: a path from {s} to {t} "
-                   f"starts at {s} and ends at {t}")
-    n = len(view.walkable)
-    bad = [v for v in nodes if not 0 <= v < n or not view.walkable[v]]
-    if bad:
-        _fail(ctx, f"{call} returned nodes {_short(nodes)}, which pass through "
-                   f"blocked or unknown node {bad[0]}")
-    for u, v in zip(nodes[:-1], nodes[1:]):
-        if v not in view.out[u]:
-            _fail(ctx, f"{call} returned nodes {_short(nodes)}, which step from {u} to "
-                       f"{v}, but the CSR view has no finite edge {u} -> {v}")
+    _walk(ctx, view, result, s, t, call)
     points = np.asarray(result.points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
         _fail(ctx, f"{call} returned points of shape {points.shape}")
@@ -484,15 +474,13 @@ def check_geometric(ctx, view, graph, result, s, t, expected, call):
     if not math.isclose(result.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
         _fail(ctx, f"{call} reports cost {result.cost!r}, but its points make a polyline "
                    f"of length {length!r}")
-    ends = [graph.locate(tuple(points[i, :2].tolist())) for i in (0, -1)]
-    if ends != [s, t]:
-        _fail(ctx, f"{call}: its first and last points locate to nodes {ends}, "
-                   f"not [{s}, {t}]")
+    _check_ends_locate(ctx, graph.locate, result, s, t, call)
 
 
-def _check_ends_locate(ctx, world, gid, result, s, t, call):
+def _check_ends_locate(ctx, locate, result, s, t, call):
+    """The first and last points of ``result`` locate to ``s`` and ``t``."""
     points = np.asarray(result.points)
-    ends = [world.locate(gid, tuple(float(x) for x in points[i, :2])) for i in (0, -1)]
+    ends = [locate(tuple(float(x) for x in points[i, :2])) for i in (0, -1)]
     if ends != [s, t]:
         _fail(ctx, f"{call}: its first and last points locate to nodes {ends}, "
                    f"not [{s}, {t}]")
@@ -994,7 +982,8 @@ def check_points_locate_back(factory, seed=0, *, nodes=30):
                            f"{by_id.cost!r}, but between their points it is "
                            f"{by_point.status.value} at cost {by_point.cost!r}")
             if by_id.found and "auto" in factory.geometric_algorithms:
-                _check_ends_locate(ctx, world, gid, by_id, s, t, f"find_path({s}, {t})")
+                _check_ends_locate(ctx, lambda p: world.locate(gid, p), by_id, s, t,
+                                   f"find_path({s}, {t})")
             elif by_id.found:
                 want = np.asarray(graph.points_of(by_id.nodes))
                 if not np.allclose(by_id.points, want, equal_nan=True):
