@@ -280,9 +280,15 @@ class Simulation:
         return rows
 
     def _centre(self, graph_id, point):
-        """Agents start at their node's position (a grid cell's centre)."""
-        graph = self.world.graph(graph_id)
-        return tuple(graph.points_of(np.array([graph.node_of(_query(point))]))[0, :2])
+        """Agents start where a path from their place starts: on a grid the
+        cell's centre, on a navmesh the point itself (the backend decides,
+        through the first point of a path from there to there)."""
+        place = _query(point)
+        start = self.world.find_path(graph_id, place, place)
+        if start.found:
+            return tuple(float(v) for v in start.points[0, :2])
+        graph = self.world.graph(graph_id)     # a start that may not be walkable yet
+        return tuple(graph.points_of(np.array([graph.node_of(place)]))[0, :2])
 
     def _crowd_rows(self, c) -> list:
         """Members start on walkable nodes drawn from the crowd's ``from``
