@@ -1,4 +1,4 @@
-"""numba kernel of the funnel (string pulling) over a triangle corridor.
+"""numba kernel of the funnel (string pulling) over a polygon corridor.
 
 Private: ``funnel.py`` validates and calls it."""
 from __future__ import annotations
@@ -26,29 +26,29 @@ def _beyond(ax, ay, bx, by, cx, cy, side):
 
 
 @njit(cache=True, nogil=True)
-def string_pull(vertices, triangles, neighbours, corridor, sx, sy, gx, gy):
+def string_pull(vertices, poly_start, poly_verts, poly_adj, corridor, sx, sy, gx, gy):
     """The shortest polyline from ``(sx, sy)`` to ``(gx, gy)`` inside the
-    corridor of triangles ``corridor`` (each sharing an edge with the
+    corridor of convex polygons ``corridor`` (each sharing an edge with the
     next): the "simple stupid funnel" (Lee & Preparata's funnel with
     restarts). Returns ``(points, k)``: the first ``k`` rows of ``points``
     are the start, the corners turned and the goal."""
     n = corridor.shape[0]
     # portals: the start, each shared edge (left and right as seen while
-    # walking from triangle i into triangle i + 1), the goal
+    # walking from polygon i into polygon i + 1), the goal
     lx = np.empty(n + 1)
     ly = np.empty(n + 1)
     rx = np.empty(n + 1)
     ry = np.empty(n + 1)
     lx[0], ly[0], rx[0], ry[0] = sx, sy, sx, sy
     for i in range(n - 1):
-        t = corridor[i]
-        k = 0
-        while k < 3 and neighbours[t, k] != corridor[i + 1]:
-            k += 1
-        # triangles are counter-clockwise, so walking out through edge k
+        p = corridor[i]
+        e = poly_start[p]
+        while e < poly_start[p + 1] - 1 and poly_adj[e] != corridor[i + 1]:
+            e += 1
+        # polygons are counter-clockwise, so walking out through edge e
         # its first corner is on the right and its second on the left
-        r = triangles[t, k]
-        l = triangles[t, (k + 1) % 3]
+        r = poly_verts[e]
+        l = poly_verts[e + 1] if e + 1 < poly_start[p + 1] else poly_verts[poly_start[p]]
         lx[i + 1], ly[i + 1] = vertices[l, 0], vertices[l, 1]
         rx[i + 1], ry[i + 1] = vertices[r, 0], vertices[r, 1]
     lx[n], ly[n], rx[n], ry[n] = gx, gy, gx, gy

@@ -1,4 +1,4 @@
-"""numba kernel of the locate index: which triangle holds each point.
+"""numba kernel of the locate index: which convex polygon holds each point.
 
 Private: ``mesh.py`` validates and calls it."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def locate_points(px, py, vertices, triangles, cell_start, cell_tris,
+def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_polys,
                   x0, y0, inv, nx, ny, tol, out):
-    """``out[i]``: the lowest triangle id holding point ``i`` (edges and
+    """``out[i]``: the lowest polygon id holding point ``i`` (edges and
     corners included, within ``tol`` of twice the signed area), ``-1``
-    when none does. Each point tests only the triangles of its bucket."""
+    when none does. Each point tests only the polygons of its bucket."""
     for i in range(px.shape[0]):
         x, y = px[i], py[i]
         out[i] = -1
@@ -27,18 +27,17 @@ def locate_points(px, py, vertices, triangles, cell_start, cell_tris,
             continue
         c = cy * nx + cx
         for j in range(cell_start[c], cell_start[c + 1]):
-            t = cell_tris[j]
-            a = triangles[t, 0]
-            b = triangles[t, 1]
-            d = triangles[t, 2]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            bx, by = vertices[b, 0], vertices[b, 1]
-            dx, dy = vertices[d, 0], vertices[d, 1]
-            if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -tol:
-                continue
-            if (dx - bx) * (y - by) - (dy - by) * (x - bx) < -tol:
-                continue
-            if (ax - dx) * (y - dy) - (ay - dy) * (x - dx) < -tol:
-                continue
-            out[i] = t          # cell lists are sorted by id: the first wins
-            break
+            p = cell_polys[j]
+            first = poly_start[p]
+            last = poly_start[p + 1] - 1
+            inside = True
+            for e in range(first, last + 1):
+                a = poly_verts[e]
+                b = poly_verts[e + 1] if e < last else poly_verts[first]
+                ax, ay = vertices[a, 0], vertices[a, 1]
+                if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
+                    inside = False
+                    break
+            if inside:
+                out[i] = p      # cell lists are sorted by id: the first wins
+                break

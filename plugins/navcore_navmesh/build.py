@@ -187,22 +187,3 @@ def triangulate(free):
     if len(triangles) == 0:
         raise GraphError("the free space has no area to triangulate")
     return vertices.astype(np.float64), np.ascontiguousarray(triangles)
-
-
-def neighbours(triangles, num_vertices):
-    """int32 ``(T, 3)``: ``out[t, k]`` is the triangle across edge
-    ``k`` (from corner ``k`` to corner ``k + 1``) of triangle ``t``, ``-1``
-    for a wall. Edges are matched by sorting their vertex-pair keys: an
-    interior edge appears exactly twice."""
-    t = len(triangles)
-    a = triangles.astype(np.int64)
-    b = np.roll(a, -1, axis=1)
-    key = (np.minimum(a, b) * num_vertices + np.maximum(a, b)).ravel()
-    order = np.argsort(key, kind="stable")
-    k = key[order]
-    same = np.flatnonzero(k[1:] == k[:-1])       # positions i with order[i], order[i+1] paired
-    out = np.full(3 * t, -1, dtype=np.int32)
-    e1, e2 = order[same], order[same + 1]
-    out[e1] = e2 // 3
-    out[e2] = e1 // 3
-    return out.reshape(t, 3)

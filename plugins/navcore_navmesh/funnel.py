@@ -1,7 +1,7 @@
-"""``algorithm="funnel"``: A* over the triangles, then string pulling.
+"""``algorithm="funnel"``: A* over the polygons, then string pulling.
 
-The corridor of triangles comes from the csr plugin's public A* over the
-triangle graph (centroid to centroid); the funnel algorithm (Lee &
+The corridor of polygons comes from the csr plugin's public A* over the
+polygon graph (centroid to centroid); the funnel algorithm (Lee &
 Preparata; the "simple stupid funnel") then pulls the path taut inside
 that corridor, in a numba kernel (``_funnel.py``).
 
@@ -34,14 +34,14 @@ ALGORITHM = "funnel"
 
 def _end_point(graph, where, node):
     """The point a query starts (or ends) at: the caller's point, or the
-    centroid of the triangle when the caller gave a node id."""
+    centroid of the polygon when the caller gave a node id."""
     if validate.is_int(where):
         return graph.positions[node]
     return validate.point(where, 2)
 
 
 def funnel_path(graph, request) -> PathResult:
-    """Answer ``request`` (ends already resolved to walkable triangles)."""
+    """Answer ``request`` (ends already resolved to walkable polygons)."""
     s, t = request.start_node, request.goal_node
     corridor = navcore_csr.astar(graph, s, t, heuristic="euclidean", algorithm=ALGORITHM)
     if corridor.status is not PathStatus.FOUND:
@@ -51,10 +51,11 @@ def funnel_path(graph, request) -> PathResult:
 
 
 def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
-    """A found result walking the triangle ``corridor`` (int32, each
+    """A found result walking the polygon ``corridor`` (int32, each
     sharing an edge with the next) taut from ``start`` to ``goal``."""
     corridor = np.ascontiguousarray(corridor, dtype=np.int32)
-    out, k = K.string_pull(graph.vertices, graph.triangles, graph.neighbours, corridor,
+    out, k = K.string_pull(graph.vertices, graph.poly_start, graph.poly_verts,
+                           graph.poly_adj, corridor,
                            float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))
     points = out[:k].copy()
     cost = K.polyline_length(points, k)

@@ -1,9 +1,15 @@
-"""``NavMeshGraph``: one node per triangle of a navmesh.
+"""``NavMeshGraph``: one node per convex polygon of a navmesh.
 
-Node positions are the triangle centroids; two nodes are joined (both
-ways) when their triangles share an edge, at the distance between the
-centroids, so the generic csr searches (``astar``, ``dijkstra``, ``bfs``)
-work on the triangle graph unchanged. ``locate`` finds the triangle
+The mesh is stored as flat arrays, the layout Polyanya and Detour use:
+polygon ``p`` has the counter-clockwise vertex ids
+``poly_verts[poly_start[p]:poly_start[p + 1]]``; edge ``j`` (a position in
+``poly_verts``) runs from its vertex to the next one of the same polygon,
+and ``poly_adj[j]`` is the polygon across it (``-1``: a wall).
+
+Node positions are the polygon centroids; two nodes are joined (both ways)
+when their polygons share an edge, at the distance between the centroids,
+so the generic csr searches (``astar``, ``dijkstra``, ``bfs``) and the
+hierarchy work on the polygon graph unchanged. ``locate`` finds the polygon
 holding a point through a bucket grid (a derived view, ``LocateIndex``).
 """
 from __future__ import annotations
@@ -12,6 +18,7 @@ import numpy as np
 
 import navcore
 from navcore import validate
+from navcore.errors import GraphError
 from navcore.graph import build_storage
 
 from . import _locate as K
@@ -20,28 +27,80 @@ from . import _locate as K
 LOCATE_KEY = "navcore_navmesh.locate"
 
 
+def next_edge(poly_start, num_edges):
+    """int32 ``(E,)``: the edge after each edge in its polygon (its second
+    vertex's position), wrapping at the polygon's end."""
+    nxt = np.arange(1, num_edges + 1, dtype=np.int64)
+    nxt[poly_start[1:] - 1] = poly_start[:-1]
+    return nxt.astype(np.int32)
+
+
+def match_edges(poly_start, poly_verts, num_vertices):
+    """``(adj, opposite)``, int32 ``(E,)`` each: the polygon across each
+    edge and that edge's position in the other polygon, ``-1`` for walls.
+    Edges are matched by sorting their vertex-pair keys; an edge that three
+    polygons share is a broken mesh (GraphError)."""
+    e = len(poly_verts)
+    a = poly_verts.astype(np.int64)
+    b = a[next_edge(poly_start, e)]
+    key = np.minimum(a, b) * num_vertices + np.maximum(a, b)
+    order = np.argsort(key, kind="stable")
+    k = key[order]
+    same = np.flatnonzero(k[1:] == k[:-1])
+    if same.size and np.any(np.diff(same) == 1):
+        i = same[np.flatnonzero(np.diff(same) == 1)[0]]
+        j = order[i]
+        raise GraphError(f"the mesh edge between vertices {a[j]} and {b[j]} belongs to "
+                         f"more than two polygons")
+    owner = np.repeat(np.arange(len(poly_start) - 1, dtype=np.int32), np.diff(poly_start))
+    adj = np.full(e, -1, dtype=np.int32)
+    opposite = np.full(e, -1, dtype=np.int32)
+    e1, e2 = order[same], order[same + 1]
+    adj[e1], adj[e2] = owner[e2], owner[e1]
+    opposite[e1], opposite[e2] = e2, e1
+    return adj, opposite
+
+
+def centroids(vertices, poly_start, poly_verts):
+    """float64 ``(P, 2)``: the area centroid of each polygon."""
+    p = vertices[poly_verts]
+    q = vertices[poly_verts[next_edge(poly_start, len(poly_verts))]]
+    # shoelace terms relative to each polygon's first vertex: well
+    # conditioned far from the origin
+    first = np.repeat(vertices[poly_verts[poly_start[:-1]]], np.diff(poly_start), axis=0)
+    p, q = p - first, q - first
+    cr = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
+    starts = poly_start[:-1]
+    area3 = np.add.reduceat(cr, starts) * 3.0
+    cx = np.add.reduceat((p[:, 0] + q[:, 0]) * cr, starts) / area3
+    cy = np.add.reduceat((p[:, 1] + q[:, 1]) * cr, starts) / area3
+    return np.stack([cx, cy], axis=1) + vertices[poly_verts[starts]]
+
+
 class LocateIndex(navcore.DerivedView):
     """A uniform bucket grid over the mesh: each cell lists (by ascending
-    id) the triangles whose bounding box overlaps it. Cells are about the
-    mean triangle size, so a point tests a handful of triangles: O(1) on
+    id) the polygons whose bounding box overlaps it. Cells are about the
+    mean polygon size, so a point tests a handful of polygons: O(1) on
     average. It depends on the geometry only, which updates of walkable
     flags or costs leave alone (the plugin marks it current after them)."""
 
     def __init__(self, graph):
         super().__init__(graph)
-        v, tri = graph.vertices, graph.triangles
-        corners = v[tri]                                   # (T, 3, 2)
-        lo, hi = corners.min(axis=1), corners.max(axis=1)
+        v, starts = graph.vertices, graph.poly_start[:-1]
+        corners = v[graph.poly_verts]
+        lo = np.minimum.reduceat(corners, starts, axis=0)
+        hi = np.maximum.reduceat(corners, starts, axis=0)
+        n = len(starts)
         self.origin = v.min(axis=0)
         extent = v.max(axis=0) - self.origin
         size = max(float(np.sqrt(np.mean((hi - lo).prod(axis=1)))), 1e-9)
-        # at most about 4 cells per triangle, whatever the triangles' shapes
-        size = max(size, float(np.sqrt(max(extent[0] * extent[1], 1e-18) / (4 * len(tri)))))
+        # at most about 4 cells per polygon, whatever the polygons' shapes
+        size = max(size, float(np.sqrt(max(extent[0] * extent[1], 1e-18) / (4 * n))))
         self.inv = 1.0 / size
         self.nx = max(int(np.floor(extent[0] * self.inv)) + 1, 1)
         self.ny = max(int(np.floor(extent[1] * self.inv)) + 1, 1)
         # orientation tests within this of zero count as on the edge, so a
-        # point on a shared edge is in both triangles whatever the rounding
+        # point on a shared edge is in both polygons whatever the rounding
         self.tol = 1e-12 * max(float(extent.max()), 1.0) ** 2
         c0 = np.floor((lo - self.origin) * self.inv).astype(np.int64)
         c1 = np.floor((hi - self.origin) * self.inv).astype(np.int64)
@@ -49,14 +108,14 @@ class LocateIndex(navcore.DerivedView):
         c1 = np.minimum(c1, [self.nx - 1, self.ny - 1])
         wx, wy = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
         count = wx * wy
-        tid = np.repeat(np.arange(len(tri), dtype=np.int64), count)
-        # k-th cell of each triangle's box, without a per-triangle loop
-        k = np.arange(tid.size) - np.repeat(np.cumsum(count) - count, count)
-        cx = c0[tid, 0] + k % wx[tid]
-        cy = c0[tid, 1] + k // wx[tid]
+        pid = np.repeat(np.arange(n, dtype=np.int64), count)
+        # k-th cell of each polygon's box, without a per-polygon loop
+        k = np.arange(pid.size) - np.repeat(np.cumsum(count) - count, count)
+        cx = c0[pid, 0] + k % wx[pid]
+        cy = c0[pid, 1] + k // wx[pid]
         cell = cy * self.nx + cx
-        order = np.lexsort((tid, cell))                    # by cell, then id
-        self.cell_tris = tid[order].astype(np.int32)
+        order = np.lexsort((pid, cell))                    # by cell, then id
+        self.cell_polys = pid[order].astype(np.int32)
         self.cell_start = np.zeros(self.nx * self.ny + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=self.nx * self.ny),
                   out=self.cell_start[1:])
@@ -66,37 +125,81 @@ class LocateIndex(navcore.DerivedView):
         out = np.empty(len(p), dtype=np.int32)
         g = self.graph
         K.locate_points(np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]),
-                        g.vertices, g.triangles, self.cell_start, self.cell_tris,
-                        float(self.origin[0]), float(self.origin[1]), self.inv,
-                        self.nx, self.ny, self.tol, out)
+                        g.vertices, g.poly_start, g.poly_verts, self.cell_start,
+                        self.cell_polys, float(self.origin[0]), float(self.origin[1]),
+                        self.inv, self.nx, self.ny, self.tol, out)
         return out
 
 
 class NavMeshGraph(navcore.NavGraph):
-    """A triangle navmesh as a NavGraph: node ``t`` is triangle ``t``.
+    """A convex-polygon navmesh as a NavGraph: node ``p`` is polygon ``p``.
 
-    Attributes: ``vertices`` float64 ``(V, 2)``, ``triangles`` int32
-    ``(T, 3)`` counter-clockwise vertex ids, ``neighbours`` int32 ``(T, 3)``
-    (the triangle across edge ``k``, from corner ``k`` to ``k + 1``; ``-1``
-    for a wall) and ``free_space``, the shapely geometry triangulated.
+    Attributes (read-only by convention; updates replace them whole):
+
+    * ``vertices`` float64 ``(V, 2)``;
+    * ``poly_start`` int32 ``(P + 1,)``, ``poly_verts`` int32 ``(E,)``:
+      polygon ``p``'s counter-clockwise (positive signed area in (x, y))
+      vertex ids are ``poly_verts[poly_start[p]:poly_start[p + 1]]``;
+    * ``poly_adj`` int32 ``(E,)``: the polygon across edge ``j`` (from
+      ``poly_verts[j]`` to the next vertex of its polygon), ``-1`` a wall;
+    * ``poly_opposite`` int32 ``(E,)``: that edge's position in the
+      polygon across, ``-1`` for a wall;
+    * ``poly_next`` int32 ``(E,)``: the next edge of the same polygon;
+    * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
+      path may turn there (elsewhere it never needs to);
+    * ``free_space``: the shapely geometry the mesh covers (``None`` when
+      the mesh came from arrays and nobody asked for it yet).
     """
 
     @classmethod
-    def from_mesh(cls, vertices, triangles, neighbours, free_space=None, world=None):
-        centroids = vertices[triangles].mean(axis=1)
-        t = len(triangles)
-        src = np.repeat(np.arange(t, dtype=np.int64), 3)
-        dst = neighbours.ravel().astype(np.int64)
-        keep = dst >= 0                 # each shared edge once from each side
-        src, dst = src[keep], dst[keep]
-        cost = np.sqrt(((centroids[src] - centroids[dst]) ** 2).sum(axis=1))
-        storage = build_storage(src, dst, {"cost": cost}, t, world=world)
-        graph = cls(storage, positions=centroids, heuristic="euclidean", directed=False)
+    def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):
+        """A graph over checked mesh arrays (counter-clockwise convex
+        polygons; ``build`` and the mesh readers check them)."""
+        vertices = np.ascontiguousarray(vertices, dtype=np.float64)
+        poly_start = np.ascontiguousarray(poly_start, dtype=np.int32)
+        poly_verts = np.ascontiguousarray(poly_verts, dtype=np.int32)
+        adj, opposite = match_edges(poly_start, poly_verts, len(vertices))
+        n = len(poly_start) - 1
+        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(poly_start))
+        keep = adj >= 0                 # each shared edge once from each side
+        src, dst = owner[keep], adj[keep].astype(np.int64)
+        mid = centroids(vertices, poly_start, poly_verts)
+        cost = np.sqrt(((mid[src] - mid[dst]) ** 2).sum(axis=1))
+        storage = build_storage(src, dst, {"cost": cost}, n, world=world)
+        graph = cls(storage, positions=mid, heuristic="euclidean", directed=False)
         graph.vertices = vertices
-        graph.triangles = triangles
-        graph.neighbours = neighbours
+        graph.poly_start = poly_start
+        graph.poly_verts = poly_verts
+        graph.poly_adj = adj
+        graph.poly_opposite = opposite
+        graph.poly_next = next_edge(poly_start, len(poly_verts))
+        corner = np.zeros(len(vertices), dtype=np.bool_)
+        wall = ~keep
+        corner[poly_verts[wall]] = True
+        corner[poly_verts[graph.poly_next[wall]]] = True
+        graph.corner = corner
         graph.free_space = free_space
         return graph
+
+    @classmethod
+    def from_triangles(cls, vertices, triangles, free_space=None, world=None):
+        """A graph over ``(T, 3)`` counter-clockwise triangles."""
+        t = len(triangles)
+        return cls.from_polygons(vertices, np.arange(0, 3 * t + 1, 3),
+                                 np.asarray(triangles).ravel(), free_space, world)
+
+    @property
+    def num_polygons(self) -> int:
+        return len(self.poly_start) - 1
+
+    def polygon(self, p) -> np.ndarray:
+        """The counter-clockwise vertex ids of polygon ``p``."""
+        p = validate.node_id(p, self.num_polygons, "polygon")
+        return self.poly_verts[self.poly_start[p]:self.poly_start[p + 1]]
+
+    def polygon_points(self, p) -> np.ndarray:
+        """float64 ``(k, 2)``: polygon ``p``'s corners, counter-clockwise."""
+        return self.vertices[self.polygon(p)]
 
     def locate_index(self) -> LocateIndex:
         """The current locate index (made again if the geometry's version
@@ -104,13 +207,13 @@ class NavMeshGraph(navcore.NavGraph):
         return self.view(LOCATE_KEY, LocateIndex)
 
     def locate(self, point) -> int:
-        """The triangle holding ``point`` (on an edge or corner: the lowest
-        id of the triangles holding it), ``-1`` outside the mesh."""
+        """The polygon holding ``point`` (on an edge or corner: the lowest
+        id of the polygons holding it), ``-1`` outside the mesh."""
         p = validate.point(point, 2, "a node id or a point")
         return int(self.locate_index().locate_many(p)[0])
 
     def locate_many(self, points) -> np.ndarray:
-        """int32 triangle per point of ``points`` (``(k, 2)``), ``-1`` outside."""
+        """int32 polygon per point of ``points`` (``(k, 2)``), ``-1`` outside."""
         try:
             p = np.asarray(points, dtype=np.float64)
         except (TypeError, ValueError):

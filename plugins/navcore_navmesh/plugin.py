@@ -16,9 +16,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                             map=map, agent_radius=agent_radius)
     vertices, triangles = build.triangulate(free)
-    graph = NavMeshGraph.from_mesh(vertices, triangles,
-                                   build.neighbours(triangles, len(vertices)), free,
-                                   world=world)
+    graph = NavMeshGraph.from_triangles(vertices, triangles, free, world=world)
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     return graph
 
@@ -41,14 +39,14 @@ def navcore_algorithms(graph):
 def navcore_find_path(graph, request):
     if request.algorithm in ("auto", funnel.ALGORITHM):
         return funnel.funnel_path(graph, request)
-    return None           # astar / dijkstra / bfs: the csr plugin's, over triangles
+    return None           # astar / dijkstra / bfs: the csr plugin's, over polygons
 
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_graph_updated(graph):
     # the generic updates change walkable flags and costs, never the
-    # triangles: the locate index stays right
+    # polygons: the locate index stays right
     index = graph.stored_view(LOCATE_KEY)
     if index is not None:
         index.mark_current()

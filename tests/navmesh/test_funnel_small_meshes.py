@@ -111,7 +111,7 @@ def test_straight_line_in_a_convex_room_and_in_one_triangle():
     r = world.find_path("m", (1, 1), (9, 5))
     assert r.points.tolist() == [[1, 1], [9, 5]] and r.cost == pytest.approx(math.hypot(8, 4))
     t = graph.locate((1, 1))
-    a, b, c = graph.vertices[graph.triangles[t]]
+    a, b, c = graph.polygon_points(t)          # the mesh is triangles until merged
     s, g = (a + b + c) / 3, (0.5 * a + 0.3 * b + 0.2 * c)     # both inside triangle t
     r = world.find_path("m", tuple(s), tuple(g))
     assert r.nodes.tolist() == [t] and r.points.tolist() == [s.tolist(), g.tolist()]
@@ -136,10 +136,11 @@ def test_ends_on_vertices_and_edges():
         assert r.points[0].tolist() == list(s) and r.points[-1].tolist() == list(g)
         assert r.cost == pytest.approx(reference_length(free, s, g), rel=1e-9)
     # an interior edge of the triangulation: its midpoint
-    t, k = np.argwhere(graph.neighbours >= 0)[0]
-    a, b = graph.vertices[graph.triangles[t, k]], graph.vertices[graph.triangles[t, (k + 1) % 3]]
+    e = int(np.flatnonzero(graph.poly_adj >= 0)[0])
+    a, b = graph.vertices[graph.poly_verts[[e, graph.poly_next[e]]]]
     mid = tuple((a + b) / 2)
-    assert graph.locate(mid) in (t, graph.neighbours[t, k])
+    t = int(np.searchsorted(graph.poly_start, e, side="right") - 1)
+    assert graph.locate(mid) in (t, graph.poly_adj[e])
     assert world.find_path("m", mid, (1, 9)).found
 
 
@@ -197,10 +198,10 @@ def test_other_algorithms_walk_the_triangle_graph():
 
 @pytest.mark.parametrize("name", ["U room", "zigzag"])
 def test_every_mesh_vertex_and_edge_midpoint_as_an_end_is_exact(name):
-    # ends on triangle edges make funnels of exactly 180 degrees
+    # ends on polygon edges make funnels of exactly 180 degrees
     world, graph = _world(**SIMPLE[name])
-    v, tri = graph.vertices, graph.triangles
-    mids = ((v[tri] + v[np.roll(tri, -1, axis=1)]) / 2).reshape(-1, 2)
+    v = graph.vertices
+    mids = (v[graph.poly_verts] + v[graph.poly_verts[graph.poly_next]]) / 2
     ends = [tuple(p) for p in np.unique(np.vstack([v, mids]), axis=0).tolist()]
     goals = [ends[0], ends[len(ends) // 2], ends[-1]]
     for s in ends:

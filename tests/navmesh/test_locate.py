@@ -1,4 +1,4 @@
-"""``locate`` / ``locate_many`` against a brute-force point-in-triangle
+"""``locate`` / ``locate_many`` against a brute-force point-in-polygon
 loop, and the locate index as a derived view that follows updates."""
 import numpy as np
 import pytest
@@ -11,14 +11,14 @@ pytestmark = pytest.mark.nojit
 
 
 def brute_force(graph, points):
-    """Lowest id of a triangle holding each point (edges included), -1."""
-    v, tri = graph.vertices, graph.triangles
+    """Lowest id of a polygon holding each point (edges included), -1."""
+    polys = [graph.polygon_points(t) for t in range(graph.num_polygons)]
     out = []
     for x, y in points:
         found = -1
-        for t, (a, b, c) in enumerate(v[tri]):
+        for t, ring in enumerate(polys):
             if all((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0]) >= 0
-                   for p, q in ((a, b), (b, c), (c, a))):
+                   for p, q in zip(ring, np.roll(ring, -1, axis=0))):
                 found = t
                 break
         out.append(found)
