@@ -180,3 +180,37 @@ def same_partition(ours, truth, walkable):
     a, b = ours[walkable], truth[walkable]
     pairs = np.unique(np.stack([a, b]), axis=1).shape[1] if a.size else 0
     return pairs == np.unique(a).size == np.unique(b).size
+
+
+def visibility_length(free, s, g):
+    """Exact shortest length from ``s`` to ``g`` inside the shapely
+    geometry ``free``: Dijkstra over the visibility graph of the ends and
+    every corner of ``free`` (a shortest path turns only at corners), with
+    shapely ``covers`` (on ``free`` grown by 1e-9) as line of sight. It
+    does not know the no-squeezing rule: a pinch point where two
+    obstacles touch counts as passable. ``inf`` when ``g`` is unreachable."""
+    import shapely
+    from shapely.geometry import LineString
+
+    corners = [tuple(c) for c in shapely.get_coordinates(free).tolist()]
+    pts = [tuple(s), tuple(g)] + sorted(set(corners))
+    covered = free.buffer(1e-9)
+
+    def sees(a, b):
+        return a == b or covered.covers(LineString([a, b]))
+
+    dist, heap, done = {0: 0.0}, [(0.0, 0)], set()
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        if u == 1:
+            return d
+        done.add(u)
+        for v in range(len(pts)):
+            if v not in done and sees(pts[u], pts[v]):
+                nd = d + math.dist(pts[u], pts[v])
+                if nd < dist.get(v, math.inf):
+                    dist[v] = nd
+                    heapq.heappush(heap, (nd, v))
+    return math.inf

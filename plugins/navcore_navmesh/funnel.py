@@ -9,13 +9,13 @@ The result is **near-optimal, not exact**: the path is the shortest one
 inside the chosen corridor, and centroid-to-centroid costs can pick a
 corridor that is not the one holding the true shortest path (about 2.5%
 longer on average on grid maps, see PERF-NOTES). It is never shorter than
-the optimum. The exact any-angle search (Polyanya) is the next slice.
+the optimum. The exact any-angle search is ``polyanya`` (the default).
 
 >>> import navcore
 >>> w = navcore.World()
 >>> _ = w.add_graph("room", type="navmesh", bounds=(0, 0, 10, 10),
 ...                 obstacles=[[(4, 0), (6, 0), (6, 8), (4, 8)]])
->>> r = w.find_path("room", (1, 1), (9, 1))
+>>> r = w.find_path("room", (1, 1), (9, 1), algorithm="funnel")
 >>> r.points.tolist()
 [[1.0, 1.0], [4.0, 8.0], [6.0, 8.0], [9.0, 1.0]]
 """

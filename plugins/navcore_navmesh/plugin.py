@@ -1,12 +1,12 @@
-"""The navmesh plugin's hooks: the ``navmesh`` graph type, the ``funnel``
-algorithm (also what ``auto`` means on a navmesh) and the locate index
-following updates. Model code lives beside it (``build``, ``mesh``,
-``funnel``)."""
+"""The navmesh plugin's hooks: the ``navmesh`` graph type, the exact
+``polyanya`` search (what ``auto`` means on a navmesh) and the ``funnel``,
+and the derived views following updates. Model code lives beside it
+(``build``, ``mesh``, ``polyanya``, ``funnel``)."""
 from __future__ import annotations
 
 import navcore
 
-from . import build, funnel
+from . import build, funnel, polyanya
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
@@ -29,7 +29,7 @@ def navcore_graph_types():
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):
-    return [funnel.ALGORITHM]
+    return [polyanya.ALGORITHM, funnel.ALGORITHM]
 
 
 # tryfirst: on a navmesh "auto" is the geometric path, not a walk between
@@ -37,7 +37,9 @@ def navcore_algorithms(graph):
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(graph, request):
-    if request.algorithm in ("auto", funnel.ALGORITHM):
+    if request.algorithm in ("auto", polyanya.ALGORITHM):
+        return polyanya.polyanya_path(graph, request)
+    if request.algorithm == funnel.ALGORITHM:
         return funnel.funnel_path(graph, request)
     return None           # astar / dijkstra / bfs: the csr plugin's, over polygons
 
@@ -46,13 +48,15 @@ def navcore_find_path(graph, request):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_graph_updated(graph):
     # the generic updates change walkable flags and costs, never the
-    # polygons: the locate index stays right
-    index = graph.stored_view(LOCATE_KEY)
-    if index is not None:
-        index.mark_current()
+    # polygons: the locate index and the search space stay right
+    for key in (LOCATE_KEY, polyanya.SPACE_KEY):
+        view = graph.stored_view(key)
+        if view is not None:
+            view.mark_current()
 
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
+    polyanya.warm_up(graph)

@@ -1,5 +1,5 @@
 """The navmesh graph type passes navcore's conformance kit; its ``auto``
-and ``funnel`` paths are geometric (a polyline, not a walk on the CSR
+, ``polyanya`` and ``funnel`` paths are geometric (a polyline, not a walk on the CSR
 view), so the kit checks them with ``check_geometric``."""
 import numpy as np
 
@@ -15,7 +15,7 @@ class NavMeshFactory(GenericUpdates, GraphFactory):
     in two, so some triangles cannot reach others."""
 
     graph_type = "navmesh"
-    geometric_algorithms = frozenset({"auto", "funnel"})
+    geometric_algorithms = frozenset({"auto", "polyanya", "funnel"})
 
     def build(self, world, graph_id, rng):
         w, h = int(rng.integers(6, 15)), int(rng.integers(5, 11))

@@ -23,7 +23,7 @@ CRATES = "[[5, 2], [8, 2], [8, 6], [5, 6]], [[12, 0], [13, 0], [13, 7], [12, 7]]
 
 
 @pytest.mark.nojit
-def test_agents_walk_the_funnel_path_from_the_scene_points(tmp_path):
+def test_agents_walk_the_any_angle_path_from_the_scene_points(tmp_path):
     scene = tmp_path / "yard.yaml"
     scene.write_text(YARD.replace("OBSTACLES", CRATES))
     assert main(["validate", str(scene)]) == 0
@@ -31,7 +31,7 @@ def test_agents_walk_the_funnel_path_from_the_scene_points(tmp_path):
     summary = sim.run()
     scout = next(a for a in summary["per_agent"] if a["id"] == "scout")
     want = sim.world.find_path("yard", (1, 1), (18, 8))
-    assert want.algorithm == "funnel" and len(want.points) > 2      # it turns corners
+    assert want.algorithm == "polyanya" and len(want.points) > 2    # it turns corners
     assert scout["state"] == "arrived"
     assert scout["travelled"] == pytest.approx(want.cost, rel=1e-9)
 

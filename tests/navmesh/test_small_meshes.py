@@ -1,9 +1,8 @@
-"""Funnel paths on small hand-made meshes against a naive reference: a
+"""Any-angle paths (polyanya and funnel) on small hand-made meshes against a naive reference: a
 visibility graph over the polygon corners (shapely ``covers`` for line of
 sight) and Dijkstra. Special ends: same triangle, on a vertex, on an edge,
 outside the mesh, another component, a pinch between touching obstacles,
 an agent radius."""
-import heapq
 import math
 
 import numpy as np
@@ -13,36 +12,16 @@ from shapely.geometry import LineString, Point, Polygon, box
 
 import navcore
 from navcore import PathStatus
+from reference import visibility_length as reference_length
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
 pytestmark = pytest.mark.nojit
 
 
-def reference_length(free, s, g):
-    """Exact shortest length from ``s`` to ``g`` inside ``free`` (no pinch
-    points in it): Dijkstra over the visibility graph of its corners."""
-    corners = [tuple(c) for c in shapely.get_coordinates(free).tolist()]
-    pts = [tuple(s), tuple(g)] + sorted(set(corners))
-    covered = free.buffer(1e-9)
-
-    def sees(a, b):
-        return a == b or covered.covers(LineString([a, b]))
-
-    dist, heap, done = {0: 0.0}, [(0.0, 0)], set()
-    while heap:
-        d, u = heapq.heappop(heap)
-        if u in done:
-            continue
-        if u == 1:
-            return d
-        done.add(u)
-        for v in range(len(pts)):
-            if v not in done and sees(pts[u], pts[v]):
-                nd = d + math.dist(pts[u], pts[v])
-                if nd < dist.get(v, math.inf):
-                    dist[v] = nd
-                    heapq.heappush(heap, (nd, v))
-    return math.inf
+@pytest.fixture(params=["polyanya", "funnel"])
+def algorithm(request):
+    """Both any-angle searches: each is exact where the corridor is unique."""
+    return request.param
 
 
 def _world(**params):
@@ -83,13 +62,13 @@ HOLES = {      # several corridors: at least the optimum
 
 
 @pytest.mark.parametrize("name", sorted(SIMPLE))
-def test_funnel_is_exact_on_simple_polygons(name):
+def test_exact_on_simple_polygons(name, algorithm):
     world, graph = _world(**SIMPLE[name])
     rng = np.random.default_rng(1)
     pts = _random_points(graph.free_space, rng, 16)
     for s, g in zip(pts[::2], pts[1::2]):
-        r = world.find_path("m", s, g)
-        assert r.found and r.algorithm == "funnel"
+        r = world.find_path("m", s, g, algorithm=algorithm)
+        assert r.found and r.algorithm == algorithm
         assert r.cost == pytest.approx(reference_length(graph.free_space, s, g), rel=1e-9)
 
 
@@ -106,32 +85,32 @@ def test_funnel_is_never_shorter_than_reference_with_holes(name):
         assert graph.free_space.buffer(1e-9).covers(LineString(r.points))
 
 
-def test_straight_line_in_a_convex_room_and_in_one_triangle():
+def test_straight_line_in_a_convex_room_and_in_one_triangle(algorithm):
     world, graph = _world(bounds=(0, 0, 10, 6))
-    r = world.find_path("m", (1, 1), (9, 5))
+    r = world.find_path("m", (1, 1), (9, 5), algorithm=algorithm)
     assert r.points.tolist() == [[1, 1], [9, 5]] and r.cost == pytest.approx(math.hypot(8, 4))
     t = graph.locate((1, 1))
     a, b, c = graph.polygon_points(t)          # the mesh is triangles until merged
     s, g = (a + b + c) / 3, (0.5 * a + 0.3 * b + 0.2 * c)     # both inside triangle t
-    r = world.find_path("m", tuple(s), tuple(g))
+    r = world.find_path("m", tuple(s), tuple(g), algorithm=algorithm)
     assert r.nodes.tolist() == [t] and r.points.tolist() == [s.tolist(), g.tolist()]
     assert r.cost == pytest.approx(np.linalg.norm(g - s))
 
 
-def test_same_point_is_a_zero_length_path():
+def test_same_point_is_a_zero_length_path(algorithm):
     world, _ = _world(bounds=(0, 0, 4, 4))
-    r = world.find_path("m", (1.5, 2), (1.5, 2))
+    r = world.find_path("m", (1.5, 2), (1.5, 2), algorithm=algorithm)
     assert r.found and r.cost == 0.0 and len(r.points) == 2
 
 
-def test_ends_on_vertices_and_edges():
+def test_ends_on_vertices_and_edges(algorithm):
     world, graph = _world(**SIMPLE["U room"])
     free = graph.free_space
     for s, g in [((3, 7), (7, 7)),          # obstacle corners (mesh vertices)
                  ((0, 0), (10, 0)),         # corners of the room
                  ((5, 7), (10, 5)),         # on the obstacle's top edge, the outer wall
                  ((3, 3.5), (7, 2))]:       # on the obstacle's sides
-        r = world.find_path("m", s, g)
+        r = world.find_path("m", s, g, algorithm=algorithm)
         assert r.found, (s, g)
         assert r.points[0].tolist() == list(s) and r.points[-1].tolist() == list(g)
         assert r.cost == pytest.approx(reference_length(free, s, g), rel=1e-9)
@@ -141,44 +120,44 @@ def test_ends_on_vertices_and_edges():
     mid = tuple((a + b) / 2)
     t = int(np.searchsorted(graph.poly_start, e, side="right") - 1)
     assert graph.locate(mid) in (t, graph.poly_adj[e])
-    assert world.find_path("m", mid, (1, 9)).found
+    assert world.find_path("m", mid, (1, 9), algorithm=algorithm).found
 
 
-def test_outside_the_mesh_is_invalid_start_or_goal():
+def test_outside_the_mesh_is_invalid_start_or_goal(algorithm):
     world, _ = _world(**SIMPLE["U room"])
-    assert world.find_path("m", (5, 3), (1, 1)).status is PathStatus.INVALID_START  # in the obstacle
-    assert world.find_path("m", (1, 1), (-1, 5)).status is PathStatus.INVALID_GOAL  # off the map
-    assert world.find_path("m", (11, 1), (1, 1)).status is PathStatus.INVALID_START
+    assert world.find_path("m", (5, 3), (1, 1), algorithm=algorithm).status is PathStatus.INVALID_START  # in the obstacle
+    assert world.find_path("m", (1, 1), (-1, 5), algorithm=algorithm).status is PathStatus.INVALID_GOAL  # off the map
+    assert world.find_path("m", (11, 1), (1, 1), algorithm=algorithm).status is PathStatus.INVALID_START
 
 
-def test_separate_components_are_unreachable():
+def test_separate_components_are_unreachable(algorithm):
     world, _ = _world(walkable=[[(0, 0), (3, 0), (3, 3), (0, 3)],
                                 [(5, 0), (8, 0), (8, 3), (5, 3)]])
-    assert world.find_path("m", (1, 1), (6, 1)).status is PathStatus.UNREACHABLE
-    assert world.find_path("m", (1, 1), (2, 2)).found
+    assert world.find_path("m", (1, 1), (6, 1), algorithm=algorithm).status is PathStatus.UNREACHABLE
+    assert world.find_path("m", (1, 1), (2, 2), algorithm=algorithm).found
 
 
-def test_no_squeezing_through_a_pinch_between_touching_obstacles():
+def test_no_squeezing_through_a_pinch_between_touching_obstacles(algorithm):
     # two blocks touch at (2, 2) only: the free space is pinched there
     world, graph = _world(bounds=(0, 0, 4, 4),
                           obstacles=[[(1, 0), (2, 0), (2, 2), (1, 2)],
                                      [(2, 2), (3, 2), (3, 4), (2, 4)]])
-    assert world.find_path("m", (1.5, 3), (2.5, 1)).status is PathStatus.UNREACHABLE
+    assert world.find_path("m", (1.5, 3), (2.5, 1), algorithm=algorithm).status is PathStatus.UNREACHABLE
     # around the free end of a block instead: along its corners, never across (2, 2)
     world, graph = _world(bounds=(0, 0, 5, 4),
                           obstacles=[[(1, 0), (2, 0), (2, 2), (1, 2)],
                                      [(2, 2), (3, 2), (3, 3), (2, 3)]])
-    r = world.find_path("m", (1.5, 2.5), (2.5, 1))
+    r = world.find_path("m", (1.5, 2.5), (2.5, 1), algorithm=algorithm)
     assert r.found
     assert r.points.tolist() == [[1.5, 2.5], [2, 3], [3, 3], [3, 2], [2.5, 1]]
     assert r.cost == pytest.approx(math.sqrt(0.5) + 2 + math.sqrt(1.25))
 
 
-def test_agent_radius_keeps_paths_clear_of_walls():
+def test_agent_radius_keeps_paths_clear_of_walls(algorithm):
     obstacle = box(4, 0, 6, 7)
     world, graph = _world(bounds=(0, 0, 10, 10), obstacles=[obstacle], agent_radius=0.5)
-    assert world.find_path("m", (0.2, 5), (9, 5)).status is PathStatus.INVALID_START
-    r = world.find_path("m", (1, 1), (9, 1))
+    assert world.find_path("m", (0.2, 5), (9, 5), algorithm=algorithm).status is PathStatus.INVALID_START
+    r = world.find_path("m", (1, 1), (9, 1), algorithm=algorithm)
     assert r.found
     path = LineString(r.points)
     assert path.distance(obstacle) >= 0.5 - 1e-9
@@ -197,7 +176,7 @@ def test_other_algorithms_walk_the_triangle_graph():
 
 
 @pytest.mark.parametrize("name", ["U room", "zigzag"])
-def test_every_mesh_vertex_and_edge_midpoint_as_an_end_is_exact(name):
+def test_every_mesh_vertex_and_edge_midpoint_as_an_end_is_exact(name, algorithm):
     # ends on polygon edges make funnels of exactly 180 degrees
     world, graph = _world(**SIMPLE[name])
     v = graph.vertices
@@ -206,7 +185,7 @@ def test_every_mesh_vertex_and_edge_midpoint_as_an_end_is_exact(name):
     goals = [ends[0], ends[len(ends) // 2], ends[-1]]
     for s in ends:
         for g in goals:
-            r = world.find_path("m", s, g)
+            r = world.find_path("m", s, g, algorithm=algorithm)
             assert r.found, (s, g)
             assert r.cost == pytest.approx(reference_length(graph.free_space, s, g),
                                            rel=1e-9, abs=1e-12), (s, g, r.points.tolist())

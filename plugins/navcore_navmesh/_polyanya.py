@@ -1,0 +1,560 @@
+"""numba kernels of Polyanya: exact any-angle search over a convex-polygon
+mesh (Cui, Harabor & Grastien, IJCAI 2017).
+
+Private: ``polyanya.py`` validates and calls them.
+
+A search node is a root (the start or a mesh vertex where the path last
+turned), an interval ``[L, R]`` on an edge of the mesh every point of which
+the root sees, and the polygon beyond that edge. Expanding a node projects
+the interval through the polygon: the far edges the root sees directly are
+*observable* successors (same root); the rest can only be reached by
+turning at ``L`` or ``R``, which is allowed only when that end is a mesh
+vertex touching a wall (a *corner*), and gives *non-observable* successors
+rooted there. ``f = g + h`` where ``h`` is the exact distance from the root
+through the interval to the goal (the goal reflected across the interval's
+line when it lies on the root's side), so the first node popped in a
+polygon holding the goal ends the optimal path.
+
+Pruning, as in the paper: a root vertex reached before at a lower ``g``
+dominates later nodes rooted there (``root_g``, stamped per query); dead-end
+polygons (one neighbour) without the goal are never entered; a node with a
+single successor is expanded on the spot instead of being pushed.
+
+Node frame: the node's polygon ``P`` is entered through its edge ``e``
+(a position in ``poly_verts``, from vertex ``poly_verts[e]`` to the next).
+Seen from the root, ``poly_verts[e]`` is the left end of that edge and the
+next vertex the right end, since polygons are counter-clockwise. Walking
+``P`` counter-clockwise from the right end reaches the left end through
+the far edges ("the chain", ``c_0`` right end to ``c_{N-1}`` left end).
+
+Scratch layout (one set per thread, ``polyanya.py``): node pool
+``nf[i] = (Lx, Ly, Rx, Ry, g, f)`` and ``ni[i] = (root, parent, polygon,
+entry edge)``; a binary heap of node ids keyed by ``f`` (ties: lower id,
+so answers are deterministic); per-vertex ``root_g``/``root_stamp``;
+per-polygon ``goal_stamp``; ``state[0]`` the stamp generation.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+FOUND = 0
+NO_PATH = 1
+START_OFF_MESH = 2
+GOAL_OFF_MESH = 3
+OUT_OF_NODES = 4
+
+OBSERVABLE = 0
+TURN_RIGHT = 1
+TURN_LEFT = 2
+
+#: most polygons a point may lie in (a vertex shared by many triangles)
+MAX_ENDS = 64
+
+
+@njit(cache=True, nogil=True)
+def _containing(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
+                cell_polys, x0, y0, inv, nx, ny, tol, out):
+    """Every walkable polygon holding ``(px, py)`` (edges and corners
+    included, within ``tol``) into ``out``; returns how many (at most
+    ``out.size``)."""
+    cx = int(np.floor((px - x0) * inv))
+    cy = int(np.floor((py - y0) * inv))
+    if cx == nx:
+        cx = nx - 1
+    if cy == ny:
+        cy = ny - 1
+    if cx < 0 or cy < 0 or cx >= nx or cy >= ny:
+        return 0
+    c = cy * nx + cx
+    k = 0
+    for j in range(cell_start[c], cell_start[c + 1]):
+        p = cell_polys[j]
+        first = poly_start[p]
+        last = poly_start[p + 1] - 1
+        if last < first or not walkable[p]:
+            continue                        # blocked, or a retired empty slot
+        inside = True
+        for e in range(first, last + 1):
+            a = poly_verts[e]
+            b = poly_verts[e + 1] if e < last else poly_verts[first]
+            ax, ay = vertices[a, 0], vertices[a, 1]
+            if (vertices[b, 0] - ax) * (py - ay) - (vertices[b, 1] - ay) * (px - ax) < -tol:
+                inside = False
+                break
+        if inside and k < out.shape[0]:
+            out[k] = p
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def h_value(rx, ry, lx, ly, qx, qy, gx, gy, eps):
+    """Exact length from root ``r`` through the interval ``[l, q]`` to
+    goal ``g`` when nothing else is in the way: a lower bound otherwise."""
+    if (rx == lx and ry == ly) or (rx == qx and ry == qy):
+        return np.sqrt((gx - rx) ** 2 + (gy - ry) ** 2)
+    dx, dy = qx - lx, qy - ly
+    side_root = dx * (ry - ly) - dy * (rx - lx)
+    side_goal = dx * (gy - ly) - dy * (gx - lx)
+    if (side_root > 0.0) == (side_goal > 0.0):
+        # the goal is on the root's side: reflect it across the line
+        vx, vy = gx - lx, gy - ly
+        dd = dx * dx + dy * dy
+        s = (vx * dx + vy * dy) / dd
+        gx = lx + 2.0 * s * dx - vx
+        gy = ly + 2.0 * s * dy - vy
+    denom = (gx - rx) * dy - (gy - ry) * dx
+    if abs(denom) <= eps:
+        # root, goal and interval on one line: through the nearer end
+        dl = (lx - rx) ** 2 + (ly - ry) ** 2
+        dq = (qx - rx) ** 2 + (qy - ry) ** 2
+        if dl < dq:
+            return np.sqrt(dl) + np.sqrt((gx - lx) ** 2 + (gy - ly) ** 2)
+        return np.sqrt(dq) + np.sqrt((gx - qx) ** 2 + (gy - qy) ** 2)
+    t = ((gx - lx) * (ry - ly) - (gy - ly) * (rx - lx)) / denom
+    if t < 0.0:
+        return (np.sqrt((lx - rx) ** 2 + (ly - ry) ** 2)
+                + np.sqrt((gx - lx) ** 2 + (gy - ly) ** 2))
+    if t > 1.0:
+        return (np.sqrt((qx - rx) ** 2 + (qy - ry) ** 2)
+                + np.sqrt((gx - qx) ** 2 + (gy - qy) ** 2))
+    return np.sqrt((gx - rx) ** 2 + (gy - ry) ** 2)
+
+
+@njit(cache=True, nogil=True)
+def _meet(ax, ay, bx, by, rx, ry, px, py):
+    """Where line ``a -> b`` meets the line from ``r`` through ``p``,
+    clamped to the segment ``[a, b]``."""
+    ex, ey = bx - ax, by - ay
+    wx, wy = px - rx, py - ry
+    den = ex * wy - ey * wx
+    if den == 0.0:
+        return ax, ay
+    t = ((rx - ax) * wy - (ry - ay) * wx) / den
+    if t <= 0.0:
+        return ax, ay
+    if t >= 1.0:
+        return bx, by
+    return ax + t * ex, ay + t * ey
+
+
+@njit(cache=True, nogil=True)
+def successors(vertices, poly_start, poly_verts, corner, poly, entry,
+               rx, ry, lx, ly, qx, qy, eps, s_type, s_pts, s_edge):
+    """Successors of the node rooted at ``r`` with interval ``[l, q]``
+    (``l`` left, ``q`` right) on edge ``entry`` of ``poly``: each one's
+    kind (OBSERVABLE, TURN_RIGHT, TURN_LEFT), its interval on a far edge
+    (``s_pts[k] = (Lx, Ly, Rx, Ry)`` in the frame of the polygon beyond)
+    and that edge (a position in ``poly_verts``). Returns the count."""
+    first = poly_start[poly]
+    n = poly_start[poly + 1] - first
+    le = entry - first
+    right_v = poly_verts[first + (le + 1) % n]       # c_0
+    left_v = poly_verts[entry]                        # c_{n-1}
+    out = 0
+
+    # root on the interval's line: the polygon is entered sliding along
+    # the edge, so turn at the end nearer the root (if it is a corner)
+    root_eq_l = rx == lx and ry == ly
+    root_eq_r = rx == qx and ry == qy
+    orient = (lx - rx) * (qy - ry) - (ly - ry) * (qx - rx)
+    if root_eq_l or root_eq_r or abs(orient) <= eps:
+        dl = (lx - rx) ** 2 + (ly - ry) ** 2
+        dq = (qx - rx) ** 2 + (qy - ry) ** 2
+        if root_eq_l or (not root_eq_r and dl < dq):
+            if not corner[left_v]:
+                return 0
+            kind = TURN_LEFT
+        else:
+            if not corner[right_v]:
+                return 0
+            kind = TURN_RIGHT
+        for k in range(n - 1):
+            i0 = le + 1 + k
+            i0 = i0 - n if i0 >= n else i0
+            i1 = i0 + 1 if i0 + 1 < n else 0
+            a = poly_verts[first + i0]
+            b = poly_verts[first + i1]
+            s_type[out] = kind
+            s_pts[out, 0], s_pts[out, 1] = vertices[b, 0], vertices[b, 1]
+            s_pts[out, 2], s_pts[out, 3] = vertices[a, 0], vertices[a, 1]
+            s_edge[out] = first + i0
+            out += 1
+        return out
+
+    right_is_vertex = qx == vertices[right_v, 0] and qy == vertices[right_v, 1]
+    left_is_vertex = lx == vertices[left_v, 0] and ly == vertices[left_v, 1]
+    wrx, wry = qx - rx, qy - ry                      # the right ray
+    wlx, wly = lx - rx, ly - ry                      # the left ray
+
+    # A: the first chain vertex strictly left of the right ray (inside the
+    # cone's right side); the ray leaves the polygon on edge (c_{A-1}, c_A)
+    A = n - 1
+    c1 = poly_verts[first + (le + 2) % n]
+    if right_is_vertex and wrx * (vertices[c1, 1] - qy) - wry * (vertices[c1, 0] - qx) > -eps:
+        A = 1
+    else:
+        for k in range(1, n):
+            i = le + 1 + k
+            i = i - n if i >= n else i
+            v = poly_verts[first + i]
+            if wrx * (vertices[v, 1] - qy) - wry * (vertices[v, 0] - qx) > eps:
+                A = k
+                break
+    # B: the last chain vertex strictly right of the left ray; that ray
+    # leaves the polygon on edge (c_B, c_{B+1})
+    B = A - 1
+    c2 = poly_verts[first + (le + n - 1) % n]      # c_{n-2}
+    if left_is_vertex and wlx * (vertices[c2, 1] - ly) - wly * (vertices[c2, 0] - lx) < eps:
+        B = n - 2
+    else:
+        for k in range(n - 2, A - 2, -1):
+            i = le + 1 + k
+            i = i - n if i >= n else i
+            v = poly_verts[first + i]
+            if wlx * (vertices[v, 1] - ly) - wly * (vertices[v, 0] - lx) < -eps:
+                B = k
+                break
+
+    # chain positions of c_{A-1}, c_A, c_B, c_{B+1}
+    iam1 = le + A
+    iam1 = iam1 - n if iam1 >= n else iam1
+    ia = iam1 + 1 if iam1 + 1 < n else 0
+    ib = le + 1 + B
+    ib = ib - n if ib >= n else ib
+    ibp1 = ib + 1 if ib + 1 < n else 0
+    vam1 = poly_verts[first + iam1]
+    va = poly_verts[first + ia]
+    vb = poly_verts[first + ib]
+    vbp1 = poly_verts[first + ibp1]
+    # where the rays leave the polygon; a ray through a vertex (within
+    # eps) leaves exactly at that vertex, so the next node can turn there
+    if right_is_vertex and A == 1:
+        rix, riy = qx, qy
+    elif wrx * (vertices[vam1, 1] - qy) - wry * (vertices[vam1, 0] - qx) >= -eps:
+        rix, riy = vertices[vam1, 0], vertices[vam1, 1]
+    else:
+        rix, riy = _meet(vertices[vam1, 0], vertices[vam1, 1], vertices[va, 0],
+                         vertices[va, 1], rx, ry, qx, qy)
+    if left_is_vertex and B == n - 2:
+        lix, liy = lx, ly
+    elif wlx * (vertices[vbp1, 1] - ly) - wly * (vertices[vbp1, 0] - lx) <= eps:
+        lix, liy = vertices[vbp1, 0], vertices[vbp1, 1]
+    else:
+        lix, liy = _meet(vertices[vb, 0], vertices[vb, 1], vertices[vbp1, 0],
+                         vertices[vbp1, 1], rx, ry, lx, ly)
+
+    if right_is_vertex and corner[right_v]:
+        # the chain right of the cone, turning at the right end
+        for k in range(A - 1):
+            i0 = le + 1 + k
+            i0 = i0 - n if i0 >= n else i0
+            i1 = i0 + 1 if i0 + 1 < n else 0
+            a = poly_verts[first + i0]
+            b = poly_verts[first + i1]
+            s_type[out] = TURN_RIGHT
+            s_pts[out, 0], s_pts[out, 1] = vertices[b, 0], vertices[b, 1]
+            s_pts[out, 2], s_pts[out, 3] = vertices[a, 0], vertices[a, 1]
+            s_edge[out] = first + i0
+            out += 1
+        if rix != vertices[vam1, 0] or riy != vertices[vam1, 1]:
+            s_type[out] = TURN_RIGHT
+            s_pts[out, 0], s_pts[out, 1] = rix, riy
+            s_pts[out, 2], s_pts[out, 3] = vertices[vam1, 0], vertices[vam1, 1]
+            s_edge[out] = first + iam1
+            out += 1
+
+    if A == B + 1:
+        # one observable interval, on edge (c_{A-1}, c_A)
+        s_type[out] = OBSERVABLE
+        s_pts[out, 0], s_pts[out, 1] = lix, liy
+        s_pts[out, 2], s_pts[out, 3] = rix, riy
+        s_edge[out] = first + iam1
+        out += 1
+    elif A <= B:
+        s_type[out] = OBSERVABLE
+        s_pts[out, 0], s_pts[out, 1] = vertices[va, 0], vertices[va, 1]
+        s_pts[out, 2], s_pts[out, 3] = rix, riy
+        s_edge[out] = first + iam1
+        out += 1
+        for k in range(A, B):
+            i0 = le + 1 + k
+            i0 = i0 - n if i0 >= n else i0
+            i1 = i0 + 1 if i0 + 1 < n else 0
+            a = poly_verts[first + i0]
+            b = poly_verts[first + i1]
+            s_type[out] = OBSERVABLE
+            s_pts[out, 0], s_pts[out, 1] = vertices[b, 0], vertices[b, 1]
+            s_pts[out, 2], s_pts[out, 3] = vertices[a, 0], vertices[a, 1]
+            s_edge[out] = first + i0
+            out += 1
+        s_type[out] = OBSERVABLE
+        s_pts[out, 0], s_pts[out, 1] = lix, liy
+        s_pts[out, 2], s_pts[out, 3] = vertices[vb, 0], vertices[vb, 1]
+        s_edge[out] = first + ib
+        out += 1
+    # (A == B + 2: the cone sees no far edge, nothing observable)
+
+    if left_is_vertex and corner[left_v]:
+        # the chain left of the cone, turning at the left end
+        if lix != vertices[vbp1, 0] or liy != vertices[vbp1, 1]:
+            s_type[out] = TURN_LEFT
+            s_pts[out, 0], s_pts[out, 1] = vertices[vbp1, 0], vertices[vbp1, 1]
+            s_pts[out, 2], s_pts[out, 3] = lix, liy
+            s_edge[out] = first + ib
+            out += 1
+        for k in range(B + 1, n - 1):
+            i0 = le + 1 + k
+            i0 = i0 - n if i0 >= n else i0
+            i1 = i0 + 1 if i0 + 1 < n else 0
+            a = poly_verts[first + i0]
+            b = poly_verts[first + i1]
+            s_type[out] = TURN_LEFT
+            s_pts[out, 0], s_pts[out, 1] = vertices[b, 0], vertices[b, 1]
+            s_pts[out, 2], s_pts[out, 3] = vertices[a, 0], vertices[a, 1]
+            s_edge[out] = first + i0
+            out += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(hkey, hid, size, key, node):
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        pk = hkey[parent]
+        if pk < key or (pk == key and hid[parent] < node):
+            break
+        hkey[i] = pk
+        hid[i] = hid[parent]
+        i = parent
+    hkey[i] = key
+    hid[i] = node
+    return size + 1
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(hkey, hid, size):
+    """Remove the top; returns the new size (the top was ``hid[0]``)."""
+    size -= 1
+    key = hkey[size]
+    node = hid[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and (hkey[c + 1] < hkey[c]
+                             or (hkey[c + 1] == hkey[c] and hid[c + 1] < hid[c])):
+            c += 1
+        if key < hkey[c] or (key == hkey[c] and node < hid[c]):
+            break
+        hkey[i] = hkey[c]
+        hid[i] = hid[c]
+        i = c
+    hkey[i] = key
+    hid[i] = node
+    return size
+
+
+@njit(cache=True, nogil=True)
+def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+           one_way,
+           cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
+           sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
+           ends, s_type, s_pts, s_edge):
+    """One query from ``s`` to ``g``. Returns ``(status, node, turn,
+    expanded)``: on FOUND, ``node`` is the last search node (its parents
+    lead back to a start polygon) and ``turn`` says whether the path turns
+    once more at its interval's left (2) or right (1) end before the goal
+    (0: straight from its root)."""
+    gen = state[0] + 1
+    if gen >= 2147483000:                  # wrap: forget every stamp once
+        root_stamp[:] = 0
+        goal_stamp[:] = 0
+        gen = 1
+    state[0] = gen
+    cap = ni.shape[0]
+    m = ends.shape[0] // 2
+    starts_found = _containing(sx, sy, vertices, poly_start, poly_verts, walkable,
+                               cell_start, cell_polys, x0, y0, inv, nx, ny, tol, ends[:m])
+    if starts_found == 0:
+        return START_OFF_MESH, -1, 0, 0
+    goals_found = _containing(gx, gy, vertices, poly_start, poly_verts, walkable,
+                              cell_start, cell_polys, x0, y0, inv, nx, ny, tol, ends[m:])
+    if goals_found == 0:
+        return GOAL_OFF_MESH, -1, 0, 0
+    for k in range(goals_found):
+        goal_stamp[ends[m + k]] = gen
+
+    n = 0
+    size = 0
+    for k in range(starts_found):
+        p = ends[k]
+        # a stand-in node for the start polygon: the parent of its intervals
+        ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, -1, p, -1
+        nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3], nf[n, 4], nf[n, 5] = sx, sy, sx, sy, 0.0, 0.0
+        start_node = n
+        n += 1
+        if goal_stamp[p] == gen:
+            return FOUND, start_node, 0, 0          # one convex polygon holds both
+        first = poly_start[p]
+        last = poly_start[p + 1] - 1
+        for e in range(first, last + 1):
+            q = poly_adj[e]
+            if q < 0 or not walkable[q] or (one_way[q] and goal_stamp[q] != gen):
+                continue
+            a = poly_verts[e]
+            b = poly_verts[e + 1] if e < last else poly_verts[first]
+            ax, ay = vertices[a, 0], vertices[a, 1]
+            bx, by = vertices[b, 0], vertices[b, 1]
+            # the start on this edge: the polygon across holds it too and
+            # searches from there
+            if abs((bx - ax) * (sy - ay) - (by - ay) * (sx - ax)) <= eps and \
+                    min(ax, bx) - tol <= sx <= max(ax, bx) + tol and \
+                    min(ay, by) - tol <= sy <= max(ay, by) + tol:
+                continue
+            if n >= cap:
+                return OUT_OF_NODES, -1, 0, 0
+            ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, start_node, q, poly_opposite[e]
+            nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3] = bx, by, ax, ay
+            nf[n, 4] = 0.0
+            f = h_value(sx, sy, bx, by, ax, ay, gx, gy, eps)
+            nf[n, 5] = f
+            size = _heap_push(hkey, hid, size, f, n)
+            n += 1
+
+    expanded = 0
+    while size > 0:
+        u = hid[0]
+        size = _heap_pop(hkey, hid, size)
+        expanded += 1
+        root = ni[u, 0]
+        if root >= 0:
+            rx, ry = vertices[root, 0], vertices[root, 1]
+        else:
+            rx, ry = sx, sy
+        if goal_stamp[ni[u, 2]] == gen:
+            lx, ly, qx, qy = nf[u, 0], nf[u, 1], nf[u, 2], nf[u, 3]
+            turn = 0
+            if (gx - rx) * (ly - ry) - (gy - ry) * (lx - rx) < -eps:
+                turn = 2
+            elif (qx - rx) * (gy - ry) - (qy - ry) * (gx - rx) < -eps:
+                turn = 1
+            return FOUND, u, turn, expanded
+        if root >= 0 and root_stamp[root] == gen and root_g[root] + geps < nf[u, 4]:
+            continue                                # a better way to this root exists
+        cur = u
+        while True:
+            poly = ni[cur, 2]
+            entry = ni[cur, 3]
+            croot = ni[cur, 0]
+            g = nf[cur, 4]
+            lx, ly, qx, qy = nf[cur, 0], nf[cur, 1], nf[cur, 2], nf[cur, 3]
+            if croot >= 0:
+                rx, ry = vertices[croot, 0], vertices[croot, 1]
+            else:
+                rx, ry = sx, sy
+            count = successors(vertices, poly_start, poly_verts, corner, poly, entry,
+                               rx, ry, lx, ly, qx, qy, eps, s_type, s_pts, s_edge)
+            made = n
+            first = poly_start[poly]
+            nv = poly_start[poly + 1] - first
+            right_v = poly_verts[first + (entry - first + 1) % nv]
+            left_v = poly_verts[entry]
+            for k in range(count):
+                e = s_edge[k]
+                q = poly_adj[e]
+                if q < 0 or not walkable[q] or (one_way[q] and goal_stamp[q] != gen):
+                    continue
+                kind = s_type[k]
+                if kind == OBSERVABLE:
+                    r, ng = croot, g
+                elif kind == TURN_RIGHT:
+                    r = right_v
+                    ng = g + np.sqrt((vertices[r, 0] - rx) ** 2 + (vertices[r, 1] - ry) ** 2)
+                else:
+                    r = left_v
+                    ng = g + np.sqrt((vertices[r, 0] - rx) ** 2 + (vertices[r, 1] - ry) ** 2)
+                if r >= 0:
+                    if root_stamp[r] == gen:
+                        if root_g[r] + geps < ng:
+                            continue                # dominated at birth
+                    else:
+                        root_stamp[r] = gen
+                    root_g[r] = ng
+                if n >= cap:
+                    return OUT_OF_NODES, -1, 0, expanded
+                ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = r, cur, q, poly_opposite[e]
+                nf[n, 0], nf[n, 1] = s_pts[k, 0], s_pts[k, 1]
+                nf[n, 2], nf[n, 3] = s_pts[k, 2], s_pts[k, 3]
+                nf[n, 4] = ng
+                n += 1
+            if n - made == 1 and goal_stamp[ni[made, 2]] != gen:
+                cur = made                          # one way on: no need to queue it
+                continue
+            for i in range(made, n):
+                r = ni[i, 0]
+                if r >= 0:
+                    rx2, ry2 = vertices[r, 0], vertices[r, 1]
+                else:
+                    rx2, ry2 = sx, sy
+                f = nf[i, 4] + h_value(rx2, ry2, nf[i, 0], nf[i, 1], nf[i, 2], nf[i, 3],
+                                       gx, gy, eps)
+                nf[i, 5] = f
+                size = _heap_push(hkey, hid, size, f, i)
+            break
+    return NO_PATH, -1, 0, expanded
+
+
+@njit(cache=True, nogil=True)
+def trace(vertices, nf, ni, node, turn, sx, sy, gx, gy):
+    """The path that search node ``node`` ends: ``(points, polygons,
+    length)``: the start, each turn and the goal; the polygons crossed
+    from the start's to the goal's."""
+    steps = 0
+    u = node
+    while u >= 0:
+        steps += 1
+        u = ni[u, 1]
+    polygons = np.empty(steps, dtype=np.int32)
+    buf = np.empty((steps + 3, 2))
+    k = 0
+    buf[0, 0], buf[0, 1] = gx, gy
+    k = 1
+    if turn == 2:
+        buf[1, 0], buf[1, 1] = nf[node, 0], nf[node, 1]
+        k = 2
+    elif turn == 1:
+        buf[1, 0], buf[1, 1] = nf[node, 2], nf[node, 3]
+        k = 2
+    last_root = -2
+    u = node
+    i = steps - 1
+    while u >= 0:
+        polygons[i] = ni[u, 2]
+        i -= 1
+        r = ni[u, 0]
+        if r != last_root:
+            if r >= 0:
+                px, py = vertices[r, 0], vertices[r, 1]
+            else:
+                px, py = sx, sy
+            if px != buf[k - 1, 0] or py != buf[k - 1, 1]:
+                buf[k, 0], buf[k, 1] = px, py
+                k += 1
+            last_root = r
+        u = ni[u, 1]
+    if k == 1:                         # start == goal: still two points
+        buf[1, 0], buf[1, 1] = sx, sy
+        k = 2
+    points = np.empty((k, 2))
+    length = 0.0
+    for j in range(k):
+        points[j, 0] = buf[k - 1 - j, 0]
+        points[j, 1] = buf[k - 1 - j, 1]
+        if j > 0:
+            length += np.sqrt((points[j, 0] - points[j - 1, 0]) ** 2
+                              + (points[j, 1] - points[j - 1, 1]) ** 2)
+    return points, polygons, length

@@ -1,0 +1,146 @@
+"""``algorithm="polyanya"``: exact any-angle shortest paths on a navmesh.
+
+Polyanya (Cui, Harabor & Grastien, IJCAI 2017) searches intervals of mesh
+edges instead of nodes, so its paths are the true Euclidean shortest paths
+through the free space (taut strings around obstacle corners), not the
+best path through one corridor of polygons as the funnel gives. The search
+runs in one numba call (``_polyanya.py``) over the mesh arrays; scratch
+memory (node pool, heap, stamps) is made once per thread and reused, so a
+query allocates only its result.
+
+``PathResult.points`` are the start, the corners turned and the goal;
+``cost`` their length; ``nodes`` the polygons crossed, from the start's to
+the goal's; ``expanded`` the search nodes popped. Lengths are Euclidean:
+polygons blocked with ``walkable=False`` are walls to it, but per-polygon
+``cost`` updates only weigh the graph searches (``astar``, ``dijkstra``).
+
+>>> import navcore
+>>> w = navcore.World()
+>>> _ = w.add_graph("room", type="navmesh", bounds=(0, 0, 10, 10),
+...                 obstacles=[[(4, 0), (6, 0), (6, 8), (4, 8)]])
+>>> r = w.find_path("room", (1, 1), (9, 1), algorithm="polyanya")
+>>> r.points.tolist()
+[[1.0, 1.0], [4.0, 8.0], [6.0, 8.0], [9.0, 1.0]]
+>>> round(r.cost, 6)                   # 2 * sqrt(3**2 + 7**2) + 2
+17.231546
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import navcore
+from navcore import validate
+from navcore.types import PathResult, PathStatus
+
+from . import _polyanya as K
+
+ALGORITHM = "polyanya"
+#: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
+SPACE_KEY = "navcore_navmesh.polyanya"
+
+
+class SearchSpace(navcore.DerivedView):
+    """What the exact search needs beyond the mesh: dead-end polygons
+    (one neighbour in the mesh; never entered unless they hold the goal)
+    and the tolerances, scaled to the mesh's extent. It depends on the
+    geometry only: blocked polygons (``graph.walkable``) are read by every
+    query, so updates of walkable flags leave it current. Queries take
+    their scratch from ``scratch()``."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        owner = np.repeat(np.arange(graph.num_polygons), np.diff(graph.poly_start))
+        links = np.bincount(owner[graph.poly_adj >= 0], minlength=graph.num_polygons)
+        self.one_way = links <= 1
+        extent = float(np.ptp(graph.vertices, axis=0).max()) if len(graph.vertices) else 1.0
+        scale = max(extent, 1.0)
+        #: cross products within this of zero are collinear (Polyanya's
+        #: EPSILON, relative: cross products grow with the square of size)
+        self.eps = 1e-12 * scale * scale
+        #: g values within this are equal (root pruning)
+        self.geps = 1e-9 * scale
+        sizes = np.diff(graph.poly_start)
+        self.max_sides = int(sizes.max()) if sizes.size else 3
+
+    def scratch(self) -> "Scratch":
+        """This thread's scratch set (Detour: one query object per thread)."""
+        return self.thread_local(lambda: Scratch(self))
+
+
+class Scratch:
+    """Per-thread search memory: node pool, heap, stamps. The pool grows
+    (doubling) when a query runs out, and keeps its size afterwards."""
+
+    def __init__(self, space: SearchSpace, capacity: int = 1024):
+        g = space.graph
+        self.root_g = np.zeros(len(g.vertices), dtype=np.float64)
+        self.root_stamp = np.zeros(len(g.vertices), dtype=np.int32)
+        self.goal_stamp = np.zeros(g.num_polygons, dtype=np.int32)
+        self.state = np.zeros(1, dtype=np.int64)
+        self.ends = np.empty(2 * K.MAX_ENDS, dtype=np.int32)
+        k = space.max_sides + 4
+        self.s_type = np.empty(k, dtype=np.int8)
+        self.s_pts = np.empty((k, 4), dtype=np.float64)
+        self.s_edge = np.empty(k, dtype=np.int32)
+        self.grow(capacity)
+
+    def grow(self, capacity: int) -> None:
+        self.nf = np.empty((capacity, 6), dtype=np.float64)
+        self.ni = np.empty((capacity, 4), dtype=np.int32)
+        self.hkey = np.empty(capacity, dtype=np.float64)
+        self.hid = np.empty(capacity, dtype=np.int32)
+
+
+def _end_point(graph, where, node):
+    """The caller's point, or the centroid of the polygon it named."""
+    if validate.is_int(where):
+        return graph.positions[node]
+    return validate.point(where, 2)
+
+
+def search_space(graph) -> SearchSpace:
+    return graph.view(SPACE_KEY, SearchSpace)
+
+
+def shortest_path(graph, start, goal) -> PathResult:
+    """The exact shortest path from point ``start`` to point ``goal``
+    (both on the mesh) as a PathResult."""
+    space = search_space(graph)
+    index = graph.locate_index()
+    s = space.scratch()
+    sx, sy = float(start[0]), float(start[1])
+    gx, gy = float(goal[0]), float(goal[1])
+    while True:
+        status, node, turn, expanded = K.search(
+            graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
+            graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
+            index.cell_start, index.cell_polys, float(index.origin[0]),
+            float(index.origin[1]), index.inv, index.nx, index.ny, index.tol,
+            space.eps, space.geps, sx, sy, gx, gy, s.nf, s.ni, s.hkey, s.hid,
+            s.root_g, s.root_stamp, s.goal_stamp, s.state, s.ends,
+            s.s_type, s.s_pts, s.s_edge)
+        if status != K.OUT_OF_NODES:
+            break
+        s.grow(2 * len(s.hid))
+    if status == K.FOUND:
+        points, polygons, length = K.trace(graph.vertices, s.nf, s.ni, node, turn,
+                                           sx, sy, gx, gy)
+        return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
+    if status == K.START_OFF_MESH:
+        return PathResult.failed(PathStatus.INVALID_START, ALGORITHM)
+    if status == K.GOAL_OFF_MESH:
+        return PathResult.failed(PathStatus.INVALID_GOAL, ALGORITHM)
+    return PathResult.failed(PathStatus.UNREACHABLE, ALGORITHM, expanded)
+
+
+def polyanya_path(graph, request) -> PathResult:
+    """Answer ``request`` (ends already resolved to polygons)."""
+    return shortest_path(graph, _end_point(graph, request.start, request.start_node),
+                         _end_point(graph, request.goal, request.goal_node))
+
+
+def warm_up(graph) -> None:
+    """Compile (or load from the cache) the search now, on ``graph``'s
+    own arrays."""
+    end = graph.positions[0]
+    shortest_path(graph, end, end)

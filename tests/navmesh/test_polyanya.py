@@ -1,0 +1,196 @@
+"""``algorithm="polyanya"``: exact any-angle shortest paths.
+
+Truth: the shared benchmark's exact lengths (``../shared/data/navmesh``,
+computed there by two independent visibility-graph methods) and, on
+random small scenes, the naive visibility graph in ``tests/reference.py``.
+Every path is also checked as a path: it starts and ends at the query's
+ends, stays inside the free space, costs its polyline's length and lists
+a chain of polygons that share edges."""
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import LineString, Point, box
+
+import navcore
+from navcore import PathStatus
+from navcore_navmesh import polyanya
+from reference import visibility_length
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
+
+
+def _queries(name):
+    with open(DATA / f"{name}.anyangle.csv") as f:         # sx, sy, gx, gy, length
+        return [tuple(float(v) for v in row[:5]) for row in list(csv.reader(f))[1:]]
+
+
+def check_path(graph, r, s, g, free):
+    """``r`` is a real path from ``s`` to ``g`` through ``free``."""
+    assert r.status is PathStatus.FOUND, (s, g)
+    assert r.points[0].tolist() == list(s) and r.points[-1].tolist() == list(g)
+    assert free.covers(LineString(r.points)), (s, g, r.points.tolist())
+    length = np.sqrt((np.diff(r.points, axis=0) ** 2).sum(axis=1)).sum()
+    assert r.cost == pytest.approx(length, rel=1e-12)
+    nodes = r.nodes.tolist()
+    assert len(nodes) == len(set(nodes)), "a polygon crossed twice"
+    for a, b in zip(nodes, nodes[1:]):
+        assert b in graph.poly_adj[graph.poly_start[a]:graph.poly_start[a + 1]]
+    assert graph.locate_many(np.array([s]))[0] != -1
+
+
+# arena.mesh's queries run on arena.map here (the same free space, the data
+# README checked); 100 of them are Polyanya's shipped tests with ends on
+# integer corners, the degenerate cases
+@pytest.mark.parametrize("name, map_name", [("arena", "arena"), ("den312d", "den312d"),
+                                            ("arena.mesh", "arena")])
+def test_benchmark_maps_are_exact(name, map_name):
+    if not (DATA / f"{map_name}.map").exists():
+        pytest.skip(f"{DATA} not available")
+    world = navcore.World(autoload=False)
+    graph = world.add_graph(name, type="navmesh", map=str(DATA / f"{map_name}.map"))
+    free = graph.free_space.buffer(1e-9)
+    shapely.prepare(free)
+    worst = 0.0
+    for sx, sy, gx, gy, exact in _queries(name):
+        r = world.find_path(name, (sx, sy), (gx, gy))          # auto is polyanya
+        assert r.algorithm == "polyanya"
+        check_path(graph, r, (sx, sy), (gx, gy), free)
+        worst = max(worst, abs(r.cost - exact) / exact)
+        assert r.cost == pytest.approx(exact, rel=1e-6), (sx, sy, gx, gy, r.points.tolist())
+    print(f"\n{name}: polyanya worst relative error {worst:.1e}")
+
+
+def random_scene(seed, n=6, size=20.0):
+    """A square room with ``n`` random obstacles: rotated boxes and
+    triangles at arbitrary angles, overlapping or touching at will."""
+    rng = np.random.default_rng(seed)
+    obstacles = []
+    for _ in range(n):
+        cx, cy = rng.uniform(2, size - 2, 2)
+        if rng.random() < 0.5:
+            w, h = rng.uniform(0.5, 4, 2)
+            ob = shapely.affinity.rotate(box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                                         float(rng.uniform(0, 180)))
+        else:
+            ang = np.sort(rng.uniform(0, 2 * np.pi, 3))
+            rad = rng.uniform(0.8, 3)
+            ob = shapely.Polygon(np.column_stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)]))
+        obstacles.append(ob)
+    return dict(bounds=(0, 0, size, size), obstacles=obstacles)
+
+
+def _free_points(free, rng, k):
+    x0, y0, x1, y1 = free.bounds
+    out = []
+    while len(out) < k:
+        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
+        if free.contains(Point(p)):
+            out.append(p)
+    return out
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("seed", range(3))
+def test_random_scenes_match_the_visibility_graph(seed):
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", **random_scene(seed))
+    free = graph.free_space
+    grown = free.buffer(1e-9)
+    rng = np.random.default_rng(100 + seed)
+    pts = _free_points(free, rng, 12)
+    # the corners of the free space too: ends on mesh vertices
+    corners = [tuple(c) for c in shapely.get_coordinates(free)[:-1:3].tolist()][:4]
+    pts += corners
+    for s, g in zip(pts[::2], pts[1::2]):
+        want = visibility_length(free, s, g)
+        r = world.find_path("m", s, g, algorithm="polyanya")
+        if math.isinf(want):
+            assert r.status is PathStatus.UNREACHABLE, (s, g)
+            continue
+        check_path(graph, r, s, g, grown)
+        assert r.cost == pytest.approx(want, rel=1e-9, abs=1e-12), (s, g, r.points.tolist())
+
+
+@pytest.mark.parametrize("seed", range(3, 9))
+def test_more_random_scenes(seed):
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", **random_scene(seed, n=10, size=30.0))
+    free = graph.free_space
+    grown = free.buffer(1e-9)
+    rng = np.random.default_rng(seed)
+    pts = _free_points(free, rng, 20)
+    for s, g in zip(pts[::2], pts[1::2]):
+        want = visibility_length(free, s, g)
+        r = world.find_path("m", s, g, algorithm="polyanya")
+        if math.isinf(want):
+            assert r.status is PathStatus.UNREACHABLE, (s, g)
+            continue
+        check_path(graph, r, s, g, grown)
+        assert r.cost == pytest.approx(want, rel=1e-9), (s, g, r.points.tolist())
+        funnel = world.find_path("m", s, g, algorithm="funnel")
+        assert funnel.cost >= r.cost * (1 - 1e-12)
+
+
+@pytest.mark.nojit
+def test_collinear_vertices_and_touching_holes():
+    # a room whose walls carry extra collinear vertices, with two holes that
+    # touch each other along an edge and one touching the outer wall
+    outer = [(0, 0), (4, 0), (8, 0), (12, 0), (12, 4), (12, 8), (6, 8), (0, 8), (0, 4)]
+    holes = [[(3, 2), (5, 2), (5, 6), (3, 6)], [(5, 3), (7, 3), (7, 5), (5, 5)],
+             [(9, 0), (10, 0), (10, 5), (9, 5)]]
+    walk = shapely.Polygon(outer).difference(shapely.union_all([shapely.Polygon(h) for h in holes]))
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", walkable=[walk])
+    for s, g in [((1, 1), (11, 1)), ((1, 7), (8, 1)), ((4, 0), (12, 4)), ((6, 8), (6, 0)),
+                 ((0, 4), (11.5, 0.5)), ((5, 2), (7, 5))]:
+        r = world.find_path("m", s, g, algorithm="polyanya")
+        check_path(graph, r, s, g, graph.free_space.buffer(1e-9))
+        assert r.cost == pytest.approx(visibility_length(graph.free_space, s, g), rel=1e-9)
+
+
+@pytest.mark.nojit
+def test_blocked_polygons_are_walls():
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 4),
+                            obstacles=[[(4, 0), (6, 0), (6, 3), (4, 3)]])
+    s, g = (1, 1), (9, 1)
+    assert world.find_path("m", s, g, algorithm="polyanya").found
+    # block every polygon over the gap above the obstacle: no way round
+    gap = np.flatnonzero((graph.positions[:, 0] > 4) & (graph.positions[:, 0] < 6))
+    world.update("m", nodes=gap.tolist(), walkable=False)
+    world.tick()
+    r = world.find_path("m", s, g, algorithm="polyanya")
+    assert r.status is PathStatus.UNREACHABLE
+
+
+@pytest.mark.nojit
+def test_scratch_grows_when_the_node_pool_is_full():
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", **random_scene(4, n=10, size=30.0))
+    s, g = (0.5, 0.5), (29.5, 29.5)
+    want = world.find_path("m", s, g, algorithm="polyanya")
+    scratch = polyanya.search_space(graph).scratch()
+    scratch.grow(2)                               # far too small: the query retries
+    again = world.find_path("m", s, g, algorithm="polyanya")
+    assert len(scratch.hid) > 2
+    assert again.cost == want.cost and again.points.tolist() == want.points.tolist()
+    assert again.nodes.tolist() == want.nodes.tolist()
+
+
+@pytest.mark.nojit
+def test_answers_are_deterministic_and_symmetric():
+    world = navcore.World(autoload=False)
+    world.add_graph("m", type="navmesh", **random_scene(7, n=8))
+    rng = np.random.default_rng(5)
+    free = world.graph("m").free_space
+    pts = _free_points(free, rng, 8)
+    for s, g in zip(pts[::2], pts[1::2]):
+        a = world.find_path("m", s, g, algorithm="polyanya")
+        b = world.find_path("m", s, g, algorithm="polyanya")
+        back = world.find_path("m", g, s, algorithm="polyanya")
+        assert a.points.tolist() == b.points.tolist() and a.nodes.tolist() == b.nodes.tolist()
+        assert back.cost == pytest.approx(a.cost, rel=1e-12)
