@@ -21,6 +21,7 @@ navcore.errors.QueryError: unknown algorithm 'jsp' (did you mean 'jps'?); choose
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 
 import numpy as np
@@ -74,6 +75,23 @@ def point(value, dims: int = 2, what: str = "a point", error=NodeError) -> np.nd
     if not np.isfinite(p).all():
         raise error(f"{what} {value!r} is not finite")
     return np.append(p, 0.0) if p.shape[0] < dims else p
+
+
+def xy(value, what: str = "a point", error=NodeError) -> tuple[float, float]:
+    """A finite 2-d point as two Python floats. Plain tuples and lists of
+    numbers take a fast path (no array made): queries call this per end.
+
+    >>> xy((1, 2.5))
+    (1.0, 2.5)
+    """
+    if type(value) in (tuple, list) and len(value) == 2:
+        x, y = value
+        if type(x) in (float, int) and type(y) in (float, int):
+            x, y = float(x), float(y)
+            if math.isfinite(x) and math.isfinite(y):
+                return x, y
+    p = point(value, 2, what, error)
+    return float(p[0]), float(p[1])
 
 
 def rect(value, width: int, height: int, what: str = "rect",

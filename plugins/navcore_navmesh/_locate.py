@@ -30,6 +30,8 @@ def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_pol
             p = cell_polys[j]
             first = poly_start[p]
             last = poly_start[p + 1] - 1
+            if last < first:
+                continue                # a retired, empty polygon
             inside = True
             for e in range(first, last + 1):
                 a = poly_verts[e]
@@ -41,3 +43,36 @@ def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_pol
             if inside:
                 out[i] = p      # cell lists are sorted by id: the first wins
                 break
+
+
+@njit(cache=True, nogil=True)
+def locate_point(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
+                 x0, y0, inv, nx, ny, tol):
+    """``locate_points`` for one point, without the arrays around it
+    (a query locates its two ends this way)."""
+    cx = int(np.floor((x - x0) * inv))
+    cy = int(np.floor((y - y0) * inv))
+    if cx == nx:
+        cx = nx - 1
+    if cy == ny:
+        cy = ny - 1
+    if cx < 0 or cy < 0 or cx >= nx or cy >= ny:
+        return -1
+    c = cy * nx + cx
+    for j in range(cell_start[c], cell_start[c + 1]):
+        p = cell_polys[j]
+        first = poly_start[p]
+        last = poly_start[p + 1] - 1
+        if last < first:
+            continue                    # a retired, empty polygon
+        inside = True
+        for e in range(first, last + 1):
+            a = poly_verts[e]
+            b = poly_verts[e + 1] if e < last else poly_verts[first]
+            ax, ay = vertices[a, 0], vertices[a, 1]
+            if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
+                inside = False
+                break
+        if inside:
+            return p
+    return -1

@@ -364,11 +364,30 @@ def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, wa
            cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
            sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
            ends, s_type, s_pts, s_edge):
-    """One query from ``s`` to ``g``. Returns ``(status, node, turn,
-    expanded)``: on FOUND, ``node`` is the last search node (its parents
-    lead back to a start polygon) and ``turn`` says whether the path turns
-    once more at its interval's left (2) or right (1) end before the goal
-    (0: straight from its root)."""
+    """One query from ``s`` to ``g``. Returns ``(status, points, polygons,
+    length, expanded)``; the arrays are empty unless the status is FOUND
+    (see ``trace``)."""
+    status, node, turn, expanded = _search(
+        vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+        one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
+        sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
+        ends, s_type, s_pts, s_edge)
+    if status == FOUND:
+        points, polygons, length = trace(vertices, nf, ni, node, turn, sx, sy, gx, gy)
+        return status, points, polygons, length, expanded
+    return status, np.empty((0, 2)), np.empty(0, dtype=np.int32), 0.0, expanded
+
+
+@njit(cache=True, nogil=True)
+def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+            one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
+            sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
+            ends, s_type, s_pts, s_edge):
+    """The search of ``search``: ``(status, node, turn, expanded)``. On
+    FOUND, ``node`` is the last search node (its parents lead back to a
+    start polygon) and ``turn`` says whether the path turns once more at
+    its interval's left (2) or right (1) end before the goal (0: straight
+    from its root)."""
     gen = state[0] + 1
     if gen >= 2147483000:                  # wrap: forget every stamp once
         root_stamp[:] = 0

@@ -92,6 +92,7 @@ class LocateIndex(navcore.DerivedView):
         hi = np.maximum.reduceat(corners, starts, axis=0)
         n = len(starts)
         self.origin = v.min(axis=0)
+        self.x0, self.y0 = float(self.origin[0]), float(self.origin[1])
         extent = v.max(axis=0) - self.origin
         size = max(float(np.sqrt(np.mean((hi - lo).prod(axis=1)))), 1e-9)
         # at most about 4 cells per polygon, whatever the polygons' shapes
@@ -119,6 +120,12 @@ class LocateIndex(navcore.DerivedView):
         self.cell_start = np.zeros(self.nx * self.ny + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=self.nx * self.ny),
                   out=self.cell_start[1:])
+
+    def locate_point(self, x: float, y: float) -> int:
+        g = self.graph
+        return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, self.cell_start,
+                              self.cell_polys, self.x0, self.y0, self.inv, self.nx, self.ny,
+                              self.tol)
 
     def locate_many(self, points) -> np.ndarray:
         p = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
@@ -209,8 +216,8 @@ class NavMeshGraph(navcore.NavGraph):
     def locate(self, point) -> int:
         """The polygon holding ``point`` (on an edge or corner: the lowest
         id of the polygons holding it), ``-1`` outside the mesh."""
-        p = validate.point(point, 2, "a node id or a point")
-        return int(self.locate_index().locate_many(p)[0])
+        x, y = validate.xy(point, "a node id or a point")
+        return self.locate_index().locate_point(x, y)
 
     def locate_many(self, points) -> np.ndarray:
         """int32 polygon per point of ``points`` (``(k, 2)``), ``-1`` outside."""

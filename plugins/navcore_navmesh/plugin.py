@@ -4,19 +4,28 @@ and the derived views following updates. Model code lives beside it
 (``build``, ``mesh``, ``polyanya``, ``funnel``)."""
 from __future__ import annotations
 
-import navcore
+import numpy as np
 
-from . import build, funnel, polyanya
+import navcore
+from navcore import validate
+
+from . import build, funnel, merge as merging, polyanya
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0):
-    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters."""
+                  map=None, agent_radius=0.0, merge=True):
+    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters;
+    ``merge=False`` keeps the bare triangles (``merge`` module)."""
+    merge = validate.boolean(merge, "merge")
     free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                             map=map, agent_radius=agent_radius)
     vertices, triangles = build.triangulate(free)
-    graph = NavMeshGraph.from_triangles(vertices, triangles, free, world=world)
+    start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
+    verts = triangles.ravel()
+    if merge:
+        start, verts = merging.merge_polygons(vertices, start, verts)
+    graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     return graph
 

@@ -95,7 +95,7 @@ def _end_point(graph, where, node):
     """The caller's point, or the centroid of the polygon it named."""
     if validate.is_int(where):
         return graph.positions[node]
-    return validate.point(where, 2)
+    return validate.xy(where)
 
 
 def search_space(graph) -> SearchSpace:
@@ -111,20 +111,17 @@ def shortest_path(graph, start, goal) -> PathResult:
     sx, sy = float(start[0]), float(start[1])
     gx, gy = float(goal[0]), float(goal[1])
     while True:
-        status, node, turn, expanded = K.search(
+        status, points, polygons, length, expanded = K.search(
             graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
             graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
-            index.cell_start, index.cell_polys, float(index.origin[0]),
-            float(index.origin[1]), index.inv, index.nx, index.ny, index.tol,
-            space.eps, space.geps, sx, sy, gx, gy, s.nf, s.ni, s.hkey, s.hid,
-            s.root_g, s.root_stamp, s.goal_stamp, s.state, s.ends,
+            index.cell_start, index.cell_polys, index.x0, index.y0, index.inv, index.nx,
+            index.ny, index.tol, space.eps, space.geps, sx, sy, gx, gy, s.nf, s.ni,
+            s.hkey, s.hid, s.root_g, s.root_stamp, s.goal_stamp, s.state, s.ends,
             s.s_type, s.s_pts, s.s_edge)
         if status != K.OUT_OF_NODES:
             break
         s.grow(2 * len(s.hid))
     if status == K.FOUND:
-        points, polygons, length = K.trace(graph.vertices, s.nf, s.ni, node, turn,
-                                           sx, sy, gx, gy)
         return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
     if status == K.START_OFF_MESH:
         return PathResult.failed(PathStatus.INVALID_START, ALGORITHM)
