@@ -10,9 +10,9 @@ polygons taut, Detour's near-optimal compromise.
 """
 from .build import free_space, map_free_space, polygons, triangulate
 from .funnel import funnel_path, pull
-from .polyanya import SPACE_KEY, SearchSpace, polyanya_path, shortest_path
+from .polyanya import SPACE_KEY, SearchSpace, path_lengths, polyanya_path, shortest_path
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 __all__ = ["NavMeshGraph", "LocateIndex", "LOCATE_KEY", "free_space", "map_free_space",
            "polygons", "triangulate", "funnel_path", "pull", "SPACE_KEY", "SearchSpace",
-           "polyanya_path", "shortest_path"]
+           "polyanya_path", "shortest_path", "path_lengths"]

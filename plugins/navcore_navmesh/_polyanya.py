@@ -577,3 +577,57 @@ def trace(vertices, nf, ni, node, turn, sx, sy, gx, gy):
             length += np.sqrt((points[j, 0] - points[j - 1, 0]) ** 2
                               + (points[j, 1] - points[j - 1, 1]) ** 2)
     return points, polygons, length
+
+
+@njit(cache=True, nogil=True)
+def path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy):
+    """The length of the path ``trace`` would return, without making it."""
+    px, py = gx, gy
+    total = 0.0
+    if turn == 2:
+        total += np.sqrt((nf[node, 0] - px) ** 2 + (nf[node, 1] - py) ** 2)
+        px, py = nf[node, 0], nf[node, 1]
+    elif turn == 1:
+        total += np.sqrt((nf[node, 2] - px) ** 2 + (nf[node, 3] - py) ** 2)
+        px, py = nf[node, 2], nf[node, 3]
+    last_root = -2
+    u = node
+    while u >= 0:
+        r = ni[u, 0]
+        if r != last_root:
+            if r >= 0:
+                qx, qy = vertices[r, 0], vertices[r, 1]
+            else:
+                qx, qy = sx, sy
+            total += np.sqrt((qx - px) ** 2 + (qy - py) ** 2)
+            px, py = qx, qy
+            last_root = r
+        u = ni[u, 1]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def many_lengths(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner,
+                 walkable, one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps,
+                 geps, ends_xy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
+                 ends, s_type, s_pts, s_edge, out):
+    """``out[i]``: the shortest length from ``ends_xy[i, :2]`` to
+    ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh).
+    Stops early and returns ``i`` when the node pool runs out at query
+    ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
+    for i in range(ends_xy.shape[0]):
+        sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
+        status, node, turn, _ = _search(
+            vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+            one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
+            sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
+            ends, s_type, s_pts, s_edge)
+        if status == FOUND:
+            out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
+        elif status == NO_PATH:
+            out[i] = np.inf
+        elif status == OUT_OF_NODES:
+            return i
+        else:
+            out[i] = np.nan
+    return -1

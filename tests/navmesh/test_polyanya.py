@@ -194,3 +194,34 @@ def test_answers_are_deterministic_and_symmetric():
         back = world.find_path("m", g, s, algorithm="polyanya")
         assert a.points.tolist() == b.points.tolist() and a.nodes.tolist() == b.nodes.tolist()
         assert back.cost == pytest.approx(a.cost, rel=1e-12)
+
+
+@pytest.mark.nojit
+def test_path_lengths_in_one_call_equal_find_path():
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("m", type="navmesh", **random_scene(2, n=8))
+    free = graph.free_space
+    rng = np.random.default_rng(9)
+    pts = np.array(_free_points(free, rng, 20))
+    starts, goals = pts[::2].copy(), pts[1::2].copy()
+    goals[3] = (-5.0, -5.0)                                 # off the mesh: nan
+    got = polyanya.path_lengths(graph, starts, goals)
+    for i, (s, g) in enumerate(zip(starts, goals)):
+        r = world.find_path("m", tuple(s), tuple(g), algorithm="polyanya")
+        if r.found:
+            assert got[i] == pytest.approx(r.cost, rel=1e-12)
+        elif r.status is PathStatus.UNREACHABLE:
+            assert got[i] == math.inf
+        else:
+            assert math.isnan(got[i])
+    assert math.isnan(got[3])
+    polyanya.search_space(graph).scratch().grow(2)          # runs out mid-batch: goes on
+    again = polyanya.path_lengths(graph, starts, goals)
+    assert np.array_equal(np.isnan(again), np.isnan(got))
+    assert np.allclose(again[~np.isnan(got)], got[~np.isnan(got)], rtol=1e-12)
+    with pytest.raises(navcore.QueryError, match="differ in length"):
+        polyanya.path_lengths(graph, starts, goals[:-1])
+    with pytest.raises(navcore.QueryError, match=r"starts\[1\]"):
+        polyanya.path_lengths(graph, [(1, 1), (math.nan, 2)], [(1, 1), (2, 2)])
+    with pytest.raises(navcore.QueryError, match="shape"):
+        polyanya.path_lengths(graph, [1, 2, 3], [(1, 1)])
