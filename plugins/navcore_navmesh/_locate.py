@@ -76,3 +76,43 @@ def locate_point(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
         if inside:
             return p
     return -1
+
+
+@njit(cache=True, nogil=True)
+def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell_start,
+                  cell_polys, x0, y0, inv, nx, ny):
+    """The walkable polygon nearest to ``(x, y)`` within ``radius`` and
+    the nearest point of it: ``(polygon, px, py)``, ``(-1, x, y)`` when
+    none is that close. Scans the buckets the radius overlaps; ties go to
+    the lower polygon id."""
+    best = -1
+    best_d = radius * radius
+    bx, by = x, y
+    c0x = max(int(np.floor((x - radius - x0) * inv)), 0)
+    c1x = min(int(np.floor((x + radius - x0) * inv)), nx - 1)
+    c0y = max(int(np.floor((y - radius - y0) * inv)), 0)
+    c1y = min(int(np.floor((y + radius - y0) * inv)), ny - 1)
+    for cy in range(c0y, c1y + 1):
+        for cx in range(c0x, c1x + 1):
+            c = cy * nx + cx
+            for j in range(cell_start[c], cell_start[c + 1]):
+                p = cell_polys[j]
+                first = poly_start[p]
+                last = poly_start[p + 1] - 1
+                if last < first or not walkable[p]:
+                    continue
+                for e in range(first, last + 1):
+                    a = poly_verts[e]
+                    b = poly_verts[e + 1] if e < last else poly_verts[first]
+                    ax, ay = vertices[a, 0], vertices[a, 1]
+                    dx, dy = vertices[b, 0] - ax, vertices[b, 1] - ay
+                    dd = dx * dx + dy * dy
+                    t = 0.0
+                    if dd > 0.0:
+                        t = ((x - ax) * dx + (y - ay) * dy) / dd
+                        t = min(max(t, 0.0), 1.0)
+                    qx, qy = ax + t * dx, ay + t * dy
+                    d = (qx - x) ** 2 + (qy - y) ** 2
+                    if d < best_d or (d == best_d and best >= 0 and p < best):
+                        best, best_d, bx, by = p, d, qx, qy
+    return best, bx, by

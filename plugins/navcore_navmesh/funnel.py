@@ -33,11 +33,12 @@ ALGORITHM = "funnel"
 
 
 def _end_point(graph, where, node):
-    """The point a query starts (or ends) at: the caller's point, or the
-    centroid of the polygon when the caller gave a node id."""
+    """The point a query starts (or ends) at: the caller's point (moved
+    onto the mesh if it lies just off it), or the centroid of the polygon
+    when the caller gave a node id."""
     if validate.is_int(where):
         return graph.positions[node]
-    return validate.point(where, 2)
+    return graph.on_mesh(where)
 
 
 def funnel_path(graph, request) -> PathResult:

@@ -127,6 +127,14 @@ class LocateIndex(navcore.DerivedView):
                               self.cell_polys, self.x0, self.y0, self.inv, self.nx, self.ny,
                               self.tol)
 
+    def nearest(self, x: float, y: float, radius: float):
+        """``(polygon, px, py)``: the nearest walkable polygon within
+        ``radius`` and its point nearest ``(x, y)``; ``(-1, x, y)``."""
+        g = self.graph
+        return K.nearest_point(x, y, radius, g.vertices, g.poly_start, g.poly_verts,
+                               g.walkable, self.cell_start, self.cell_polys, self.x0,
+                               self.y0, self.inv, self.nx, self.ny)
+
     def locate_many(self, points) -> np.ndarray:
         p = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
         out = np.empty(len(p), dtype=np.int32)
@@ -155,7 +163,12 @@ class NavMeshGraph(navcore.NavGraph):
     * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
       path may turn there (elsewhere it never needs to);
     * ``free_space``: the shapely geometry the mesh covers (``None`` when
-      the mesh came from arrays and nobody asked for it yet).
+      the mesh came from arrays and nobody asked for it yet);
+    * ``snap_distance``: how far off the mesh a point may lie and still be
+      taken as the nearest point of it (``locate``, query ends): by default
+      a millionth of the mesh's size (rounding), plus the agent radius for
+      meshes shrunk by one (a unit standing against a wall is that far
+      outside its shrunk mesh).
     """
 
     @classmethod
@@ -186,6 +199,7 @@ class NavMeshGraph(navcore.NavGraph):
         corner[poly_verts[graph.poly_next[wall]]] = True
         graph.corner = corner
         graph.free_space = free_space
+        graph.snap_distance = 1e-6 * max(float(np.ptp(vertices, axis=0).max()), 1.0)
         return graph
 
     @classmethod
@@ -215,12 +229,32 @@ class NavMeshGraph(navcore.NavGraph):
 
     def locate(self, point) -> int:
         """The polygon holding ``point`` (on an edge or corner: the lowest
-        id of the polygons holding it), ``-1`` outside the mesh."""
+        id of the polygons holding it); off the mesh, the nearest walkable
+        polygon within ``snap_distance``; else ``-1``."""
         x, y = validate.xy(point, "a node id or a point")
-        return self.locate_index().locate_point(x, y)
+        index = self.locate_index()
+        p = index.locate_point(x, y)
+        if p < 0 and self.snap_distance > 0:
+            p = index.nearest(x, y, self.snap_distance)[0]
+        return p
+
+    def on_mesh(self, point) -> tuple[float, float]:
+        """``point`` if the mesh holds it, else the nearest walkable point
+        within ``snap_distance`` (``NodeError`` when there is none): where
+        a path from or to ``point`` starts or ends."""
+        x, y = validate.xy(point, "a point")
+        index = self.locate_index()
+        if index.locate_point(x, y) >= 0:
+            return x, y
+        p, px, py = index.nearest(x, y, self.snap_distance)
+        if p < 0:
+            raise navcore.NodeError(f"point {point!r} lies more than {self.snap_distance:g} "
+                                    f"off the navmesh")
+        return px, py
 
     def locate_many(self, points) -> np.ndarray:
-        """int32 polygon per point of ``points`` (``(k, 2)``), ``-1`` outside."""
+        """int32 polygon per point of ``points`` (``(k, 2)``), as
+        ``locate`` gives it (``-1`` off the mesh)."""
         try:
             p = np.asarray(points, dtype=np.float64)
         except (TypeError, ValueError):
@@ -229,4 +263,9 @@ class NavMeshGraph(navcore.NavGraph):
             raise navcore.NodeError(f"expected (k, 2) points, got shape {p.shape}")
         if not np.isfinite(p).all():
             raise navcore.NodeError("points must be finite")
-        return self.locate_index().locate_many(p)
+        index = self.locate_index()
+        out = index.locate_many(p)
+        if self.snap_distance > 0:
+            for i in np.flatnonzero(out < 0):        # only the few points off the mesh
+                out[i] = index.nearest(float(p[i, 0]), float(p[i, 1]), self.snap_distance)[0]
+        return out

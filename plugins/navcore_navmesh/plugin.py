@@ -14,9 +14,12 @@ from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0, merge=True):
+                  map=None, agent_radius=0.0, merge=True, snap=None):
     """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters;
-    ``merge=False`` keeps the bare triangles (``merge`` module)."""
+    ``merge=False`` keeps the bare triangles (``merge`` module); ``snap``
+    sets ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end
+    may lie and still count as on it; default: a millionth of the mesh's
+    size plus ``agent_radius``)."""
     merge = validate.boolean(merge, "merge")
     free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                             map=map, agent_radius=agent_radius)
@@ -26,8 +29,22 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     if merge:
         start, verts = merging.merge_polygons(vertices, start, verts)
     graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
+    if snap is None:
+        graph.snap_distance += float(agent_radius)
+    else:
+        graph.snap_distance = _snap_distance(snap)
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     return graph
+
+
+def _snap_distance(value) -> float:
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        raise navcore.GraphError(f"snap must be a distance, got {value!r}") from None
+    if not d >= 0 or d == float("inf"):
+        raise navcore.GraphError(f"snap must be finite and >= 0, got {value!r}")
+    return d
 
 
 @navcore.hookimpl

@@ -102,9 +102,11 @@ def search_space(graph) -> SearchSpace:
     return graph.view(SPACE_KEY, SearchSpace)
 
 
-def shortest_path(graph, start, goal) -> PathResult:
-    """The exact shortest path from point ``start`` to point ``goal``
-    (both on the mesh) as a PathResult."""
+def shortest_path(graph, start, goal, snapped=False) -> PathResult:
+    """The exact shortest path from point ``start`` to point ``goal`` as
+    a PathResult. An end off the mesh but within ``graph.snap_distance``
+    of it is moved to the mesh's nearest point (the path starts or ends
+    there); farther off, the status is ``invalid_start``/``invalid_goal``."""
     space = search_space(graph)
     index = graph.locate_index()
     s = space.scratch()
@@ -123,6 +125,14 @@ def shortest_path(graph, start, goal) -> PathResult:
         s.grow(2 * len(s.hid))
     if status == K.FOUND:
         return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
+    if status in (K.START_OFF_MESH, K.GOAL_OFF_MESH) and not snapped:
+        # an end slightly off the mesh: search again from its nearest point
+        try:
+            start, goal = graph.on_mesh((sx, sy)), graph.on_mesh((gx, gy))
+        except navcore.NodeError:
+            pass
+        else:
+            return shortest_path(graph, start, goal, snapped=True)
     if status == K.START_OFF_MESH:
         return PathResult.failed(PathStatus.INVALID_START, ALGORITHM)
     if status == K.GOAL_OFF_MESH:

@@ -2,6 +2,7 @@
 loop, and the locate index as a derived view that follows updates."""
 import numpy as np
 import pytest
+import shapely
 
 import navcore
 from navcore_navmesh import LOCATE_KEY
@@ -29,7 +30,8 @@ def brute_force(graph, points):
     dict(bounds=(0, 0, 12, 8), obstacles=[[(2, 2), (4, 2), (4, 4), (2, 4)],
                                           [(6, 1), (7, 1), (7, 7), (6, 7)]]),
     dict(walkable=[[(0, 0), (10, 0), (10, 10), (9, 10), (9, 1), (0, 1)]]),
-    dict(bounds=(-3, -2, 3, 2), obstacles=[[(-1, -1), (1, -0.5), (0, 1.5)]], agent_radius=0.1),
+    dict(bounds=(-3, -2, 3, 2), obstacles=[[(-1, -1), (1, -0.5), (0, 1.5)]], agent_radius=0.1,
+         snap=0),
 ])
 def test_locate_many_agrees_with_brute_force(params):
     world = navcore.World(autoload=False)
@@ -67,3 +69,33 @@ def test_warm_up_and_empty_obstacles():
     graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 3, 2), obstacles=[])
     assert world.warm_up("m") >= 0
     assert graph.free_space.area == 6
+
+
+def test_points_just_off_the_mesh_snap_to_its_nearest_point():
+    world = navcore.World(autoload=False)
+    ob = [(4, 0), (6, 0), (6, 7), (4, 7)]
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 10), obstacles=[ob],
+                            agent_radius=0.5)
+    assert graph.snap_distance == pytest.approx(0.5, abs=1e-4)      # the radius (+ rounding)
+    free = graph.free_space
+    rng = np.random.default_rng(4)
+    pts = np.column_stack([rng.uniform(-1, 11, 3000), rng.uniform(-1, 11, 3000)])
+    got = graph.locate_many(pts)
+    for p, poly in zip(pts, got):
+        d = free.distance(shapely.Point(p))
+        if d == 0:
+            assert poly >= 0
+        elif d < graph.snap_distance - 1e-9:
+            # the nearest polygon: it is at the point's distance from the mesh
+            ring = shapely.Polygon(graph.polygon_points(poly))
+            assert ring.distance(shapely.Point(p)) == pytest.approx(d, abs=1e-9), p
+        elif d > graph.snap_distance + 1e-9:
+            assert poly == -1, p
+    # a unit against the wall (inside the map, 0.2 from it) plans from the
+    # mesh's nearest point; one deep inside the obstacle is off the mesh
+    r = world.find_path("m", (0.2, 5), (9, 5))
+    assert r.found and r.points[0].tolist() == [0.5, 5.0]
+    assert world.find_path("m", (5, 3), (9, 5)).status is navcore.PathStatus.INVALID_START
+    assert world.find_path("m", (9, 5), (10.8, 5)).status is navcore.PathStatus.INVALID_GOAL
+    with pytest.raises(navcore.GraphError, match="snap"):
+        world.add_graph("bad", type="navmesh", bounds=(0, 0, 1, 1), snap=-1)

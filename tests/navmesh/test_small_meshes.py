@@ -158,7 +158,9 @@ def test_no_squeezing_through_a_pinch_between_touching_obstacles(algorithm):
 def test_agent_radius_keeps_paths_clear_of_walls(algorithm):
     obstacle = box(4, 0, 6, 7)
     world, graph = _world(bounds=(0, 0, 10, 10), obstacles=[obstacle], agent_radius=0.5)
-    assert world.find_path("m", (0.2, 5), (9, 5), algorithm=algorithm).status is PathStatus.INVALID_START
+    # 0.2 from the wall: snapped onto the shrunk mesh; inside the obstacle: not
+    assert world.find_path("m", (0.2, 5), (9, 5), algorithm=algorithm).points[0].tolist() == [0.5, 5]
+    assert world.find_path("m", (5, 3), (9, 5), algorithm=algorithm).status is PathStatus.INVALID_START
     r = world.find_path("m", (1, 1), (9, 1), algorithm=algorithm)
     assert r.found
     path = LineString(r.points)
