@@ -61,6 +61,10 @@ class SearchSpace(navcore.DerivedView):
         self.geps = 1e-9 * scale
         sizes = np.diff(graph.poly_start)
         self.max_sides = int(sizes.max()) if sizes.size else 3
+        index = graph.locate_index()
+        #: the locate grid and the tolerances, packed for the kernels
+        self.params = np.array([index.x0, index.y0, index.inv, index.nx, index.ny,
+                                index.tol, self.eps, self.geps], dtype=np.float64)
 
     def scratch(self) -> "Scratch":
         """This thread's scratch set (Detour: one query object per thread)."""
@@ -74,14 +78,12 @@ class Scratch:
     def __init__(self, space: SearchSpace, capacity: int = 1024):
         g = space.graph
         self.root_g = np.zeros(len(g.vertices), dtype=np.float64)
-        self.root_stamp = np.zeros(len(g.vertices), dtype=np.int32)
-        self.goal_stamp = np.zeros(g.num_polygons, dtype=np.int32)
-        self.state = np.zeros(1, dtype=np.int64)
-        self.ends = np.empty(2 * K.MAX_ENDS, dtype=np.int32)
+        # root stamps per vertex, then goal stamps per polygon (_polyanya.unpack)
+        self.stamps = np.zeros(len(g.vertices) + g.num_polygons, dtype=np.int32)
         k = space.max_sides + 4
-        self.s_type = np.empty(k, dtype=np.int8)
+        # stamp generation, end polygons, successor kinds and edges
+        self.work = np.zeros(1 + 2 * K.MAX_ENDS + 2 * k, dtype=np.int32)
         self.s_pts = np.empty((k, 4), dtype=np.float64)
-        self.s_edge = np.empty(k, dtype=np.int32)
         self.grow(capacity)
 
     def grow(self, capacity: int) -> None:
@@ -116,10 +118,8 @@ def shortest_path(graph, start, goal, snapped=False) -> PathResult:
         status, points, polygons, length, expanded = K.search(
             graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
             graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
-            index.cell_start, index.cell_polys, index.x0, index.y0, index.inv, index.nx,
-            index.ny, index.tol, space.eps, space.geps, sx, sy, gx, gy, s.nf, s.ni,
-            s.hkey, s.hid, s.root_g, s.root_stamp, s.goal_stamp, s.state, s.ends,
-            s.s_type, s.s_pts, s.s_edge)
+            index.cell_start, index.cell_polys, space.params, sx, sy, gx, gy, s.nf, s.ni,
+            s.hkey, s.hid, s.root_g, s.stamps, s.work, s.s_pts)
         if status != K.OUT_OF_NODES:
             break
         s.grow(2 * len(s.hid))
@@ -168,10 +168,8 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
         stop = K.many_lengths(
             graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
             graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
-            index.cell_start, index.cell_polys, index.x0, index.y0, index.inv, index.nx,
-            index.ny, index.tol, space.eps, space.geps, ends[done:], s.nf, s.ni, s.hkey,
-            s.hid, s.root_g, s.root_stamp, s.goal_stamp, s.state, s.ends, s.s_type,
-            s.s_pts, s.s_edge, out[done:])
+            index.cell_start, index.cell_polys, space.params, ends[done:], s.nf, s.ni,
+            s.hkey, s.hid, s.root_g, s.stamps, s.work, s.s_pts, out[done:])
         if stop < 0:
             break
         done += stop
