@@ -148,8 +148,14 @@ class NavMeshGraph(navcore.NavGraph):
     * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
       path may turn there (elsewhere it never needs to);
     * ``free_space``: the shapely geometry the mesh covers (``None`` when
-      the mesh came from arrays and nobody asked for it yet).
+      the mesh came from arrays and nobody asked for it yet);
+    * ``agent_radius``: the radius the free space was eroded by (``0.0``);
+    * ``ground``: the free space before that erosion, the place as the map
+      draws it (``None`` when unknown; then it is ``free_space``).
     """
+
+    agent_radius = 0.0
+    ground = None
 
     @classmethod
     def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):

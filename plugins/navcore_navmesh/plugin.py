@@ -13,10 +13,13 @@ from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
                   map=None, agent_radius=0.0):
     """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters."""
-    free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                            map=map, agent_radius=agent_radius)
+    ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                              map=map)
+    free = build.shrink(ground, agent_radius)
     vertices, triangles = build.triangulate(free)
     graph = NavMeshGraph.from_triangles(vertices, triangles, free, world=world)
+    graph.agent_radius = float(agent_radius)
+    graph.ground = ground
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     return graph
 
