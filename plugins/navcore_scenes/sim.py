@@ -135,7 +135,7 @@ class Simulation:
                 if key not in accepted:
                     raise spec.entry.key_where(key).error(Y.unknown(
                         key, f"{spec.type!r} parameter", spec.entry.what,
-                        accepted + ["id", "type", "doors"]))
+                        accepted + ["id", "type", "doors", "space"]))
         try:
             self.world.add_graph(spec.id, type=spec.type, **spec.params)
         except NavError as exc:
