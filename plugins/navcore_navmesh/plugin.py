@@ -1,12 +1,13 @@
 """The navmesh plugin's hooks: the ``navmesh`` graph type, the ``funnel``
-algorithm (also what ``auto`` means on a navmesh) and the locate index
-following updates. Model code lives beside it (``build``, ``mesh``,
-``funnel``)."""
+algorithm (also what ``auto`` means on a navmesh), the locate index
+following updates, and navmeshes in scenes (regions as rectangles and
+polygons, pictures). Model code lives beside it (``build``, ``mesh``,
+``funnel``, ``scene_layer``)."""
 from __future__ import annotations
 
 import navcore
 
-from . import build, funnel
+from . import build, funnel, scene_layer
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
@@ -59,3 +60,15 @@ def navcore_graph_updated(graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_scene_layer(world, graph_id, graph):
+    return scene_layer.NavMeshSceneLayer(world, graph_id, graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_draw_graph(graph, canvas):
+    return scene_layer.draw(graph, canvas)
