@@ -1,21 +1,26 @@
 """Navmeshes in scenes: the scene layer's regions and nodes against
 brute-force shapely, crowds' places, the picture (``node_at`` against
-``locate``, obstacles dark).
+``locate``, obstacles dark), and the shipped courtyard scene, whose
+infantry and carts walk two meshes of one place, each kept its own
+radius from the walls.
 
 Changes a scene makes to a mesh (block, doors, moving obstacles) are
 queued with the navmesh's region/obstacle updates; here they are checked
 as queued calls only (a recording world), not applied."""
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import Point, Polygon
+from shapely.geometry import LineString, Point, Polygon
 
 import navcore
-from navcore_navmesh.scene_layer import MARGIN, NavMeshSceneLayer, rasterise
+from navcore_navmesh.scene_layer import (MARGIN, NavMeshSceneLayer, SCENE_KEY,
+                                         rasterise)
 from navcore_scenes.render import AGENT, WALL, draw, picture
 
+COURTYARD = Path(__file__).resolve().parents[2] / "scenes" / "courtyard.yaml"
 OBSTACLES = [[(2, 2), (4, 2), (4, 4), (2, 4)], [(6, 1), (7, 1), (7, 7), (6, 7)],
              [(9, 5), (11, 6), (9.5, 7.5)]]
 
@@ -320,3 +325,52 @@ def test_borders_outline_the_hierarchy_on_a_navmesh(tmp_path):
         plain = picture(sim, "foot", 10)
         bordered = picture(sim, "foot", 10, borders=True)
     assert bordered.outlined and (plain.node_at == bordered.node_at).all()
+
+
+# -- the shipped courtyard -----------------------------------------------------------
+
+def test_courtyard_agents_keep_their_radius_from_walls_and_arrive():
+    with navcore.load_scene(COURTYARD) as sim:
+        agents = sim.agents
+        graphs = {g: sim.world.graph(g) for g in ("infantry", "carts")}
+        assert graphs["carts"].agent_radius == 1.2 and graphs["infantry"].agent_radius == 0.3
+        walked = []
+        follow = agents.follow
+
+        def record(i, points):
+            walked.append((i, np.array(points)))
+            follow(i, points)
+
+        agents.follow = record
+        track = []
+        summary = sim.run(on_frame=lambda s: track.append(s.agents.pos.copy()))
+    ids = np.array(agents.graph_ids)
+    assert {g: int((ids == g).sum()) for g in graphs} == {"infantry": 201, "carts": 27}
+    track = np.array(track)                                   # frames x agents x 2
+    for gid, graph in graphs.items():
+        mine = ids == gid
+        free = graph.free_space.buffer(1e-7)
+        pts = track[:, mine].reshape(-1, 2)
+        # every place an agent stood is on its own mesh ...
+        assert shapely.contains_xy(free, pts[:, 0], pts[:, 1]).all(), gid
+        # ... so at least its radius from every wall of the ground
+        walls = graph.ground.boundary
+        assert shapely.distance(walls, shapely.points(pts)).min() >= graph.agent_radius - 1e-6
+        # and every polyline it walked lies in it
+        lines = [LineString(p) for i, p in walked if mine[i] and len(p) > 1]
+        assert lines and shapely.covers(free, lines).all(), gid
+    # carts are kept out of the postern and from between the pillars: no
+    # cart ever stood in the east wall's gap or the colonnade's row
+    carts = track[:, ids == "carts"].reshape(-1, 2)
+    assert not ((carts[:, 0] > 89) & (carts[:, 0] < 93) & (carts[:, 1] > 8) & (carts[:, 1] < 52)).any()
+    assert not ((carts[:, 1] > 15.5) & (carts[:, 1] < 17.7)
+                & (carts[:, 0] > 24) & (carts[:, 0] < 67.2)).any()
+    states = {a["id"]: a for a in summary["per_agent"]}
+    for i, aid in enumerate(agents.ids):
+        if agents.loop[i]:
+            assert states[aid]["legs"] >= 3, aid                # the patrols go round
+        else:
+            assert states[aid]["state"] == "arrived", aid
+            assert np.allclose(agents.pos[i], agents.goals[i][-1], atol=1e-9)
+    assert summary["agents"]["stuck"] == 0 and summary["unreachable"] == 0
+    assert sim.world.graph("carts").extensions[SCENE_KEY] is sim.layers["carts"]
