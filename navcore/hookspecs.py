@@ -473,7 +473,9 @@ def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
     which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8 colour of
     each node; the world-to-pixel transform (``origin``, ``scale`` pixels
     per unit, ``to_pixels(points)``, ``pixel_centres()``), ``paint(node_at)``
-    (fill both arrays at once) and ``area_colours(area_ids)``. Draw with
+    (fill both arrays at once), ``area_colours(area_ids)``, and ``wall``
+    and ``covered`` (the colours of walls and of floor under a moving
+    obstacle, for backends that draw those as shapes). Draw with
     numpy only. Return ``True`` when drawn. Firstresult: the grid plugin
     draws its cells. Called by the scenes plugin once per picture (each
     frame of an animation), for a graph that has a scene layer, whose

@@ -192,7 +192,26 @@ class SceneLayer(ABC):
         now (pictures draw these apart from walls)."""
         return (self.covered > 0) & self.static
 
+    def sample_points(self, region, count: int, rng, usable: np.ndarray):
+        """``count`` points (float ``(count, 2)``) where a crowd's agents
+        start or go, drawn with the numpy generator ``rng`` from
+        ``region`` on nodes where the bool array ``usable`` (one entry per
+        node) is True; ``None`` when no such node is in ``region``. This
+        default draws nodes and gives their positions; a backend with
+        area (a navmesh) draws points spread over the region instead."""
+        nodes = self.nodes_in(region)
+        nodes = nodes[usable[nodes]]
+        if nodes.size == 0:
+            return None
+        return self.graph.points_of(rng.choice(nodes, size=count))
+
     # -- words and agents: defaults a backend may refine ----------------------
+    def agent_radius(self):
+        """The radius (world units) of the agents this graph was made for,
+        which pictures draw them at; ``None`` (this default): no size, a
+        dot."""
+        return None
+
     def describe(self) -> str:
         """A few words on the graph's size for ``navcore validate``
         (``"49x31"``); empty by default."""
@@ -210,7 +229,9 @@ class SceneLayer(ABC):
     def step_out(self, point, node: int):
         """Where an agent standing at ``point`` in ``node``, which an update
         blocked, starts its next search: a nearby walkable point, or
-        ``None`` to search from where it stands (this default)."""
+        ``None`` to search from where it stands (this default). ``node``
+        is ``-1`` when an update took the ground from under the agent (a
+        navmesh carved round an obstacle dropped on it)."""
         return None
 
     def entering_walls(self, at: np.ndarray, now: np.ndarray) -> np.ndarray:

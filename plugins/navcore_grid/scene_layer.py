@@ -81,6 +81,8 @@ class GridSceneLayer(SceneLayer):
     def step_out(self, point, node):
         """The centre of the nearest walkable cell at most ``STEP_OUT``
         cells away (``None`` when buried: the request says invalid_start)."""
+        if node < 0:                       # a grid never loses its cells
+            return None
         w, h = self.width, self.height
         x, y = node % w, node // w
         x0, y0 = max(0, x - STEP_OUT), max(0, y - STEP_OUT)

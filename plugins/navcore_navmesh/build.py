@@ -149,6 +149,15 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
         obs = polygons(obstacles, "obstacles")
         if obs:
             free = free.difference(shapely.union_all(obs))
+    return shrink(free, agent_radius)
+
+
+def shrink(free, agent_radius=0.0):
+    """``free`` eroded by ``agent_radius`` (checked: a finite number >= 0),
+    as one valid polygon or multipolygon with the lines and points an
+    intersection may leave behind dropped; ``GraphError`` when nothing is
+    left. ``free_space`` ends with it; the ``navmesh`` builder calls it
+    itself to keep the space before erosion (``NavMeshGraph.ground``)."""
     try:
         r = float(agent_radius)
     except (TypeError, ValueError):

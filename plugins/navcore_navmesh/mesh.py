@@ -168,8 +168,14 @@ class NavMeshGraph(navcore.NavGraph):
       taken as the nearest point of it (``locate``, query ends): by default
       a millionth of the mesh's size (rounding), plus the agent radius for
       meshes shrunk by one (a unit standing against a wall is that far
-      outside its shrunk mesh).
+      outside its shrunk mesh);
+    * ``agent_radius``: the radius the free space was eroded by (``0.0``);
+    * ``ground``: the free space before that erosion, the place as the map
+      draws it (``None`` when unknown; then it is ``free_space``).
     """
+
+    agent_radius = 0.0
+    ground = None
 
     @classmethod
     def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):

@@ -1,7 +1,8 @@
 """The navmesh plugin's hooks: the ``navmesh`` graph type, the exact
 ``polyanya`` search (what ``auto`` means on a navmesh) and the ``funnel``,
-and the derived views following updates. Model code lives beside it
-(``build``, ``mesh``, ``polyanya``, ``funnel``)."""
+the derived views following updates, and navmeshes in scenes (regions as
+rectangles and polygons, pictures). Model code lives beside it (``build``,
+``mesh``, ``merge``, ``polyanya``, ``funnel``, ``scene_layer``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import build, funnel, merge as merging, polyanya
+from . import build, funnel, merge as merging, polyanya, scene_layer
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
@@ -21,16 +22,19 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     may lie and still count as on it; default: a millionth of the mesh's
     size plus ``agent_radius``)."""
     merge = validate.boolean(merge, "merge")
-    free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                            map=map, agent_radius=agent_radius)
+    ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                              map=map)
+    free = build.shrink(ground, agent_radius)
     vertices, triangles = build.triangulate(free)
     start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
     verts = triangles.ravel()
     if merge:
         start, verts = merging.merge_polygons(vertices, start, verts)
     graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
+    graph.agent_radius = float(agent_radius)
+    graph.ground = ground
     if snap is None:
-        graph.snap_distance += float(agent_radius)
+        graph.snap_distance += graph.agent_radius
     else:
         graph.snap_distance = _snap_distance(snap)
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
@@ -86,3 +90,15 @@ def navcore_graph_updated(graph):
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_scene_layer(world, graph_id, graph):
+    return scene_layer.NavMeshSceneLayer(world, graph_id, graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_draw_graph(graph, canvas):
+    return scene_layer.draw(graph, canvas)

@@ -93,15 +93,16 @@ class Agents:
 
     def _free_point(self, i: int) -> tuple:
         """Where agent ``i``'s search starts: where it stands, or, when an
-        update blocked its node (a wall dropped on it), the nearby walkable
-        point its graph's scene layer offers (``step_out``)."""
+        update blocked its node (a wall dropped on it) or took its ground
+        away (a navmesh carved round a crate), the nearby walkable point
+        its graph's scene layer offers (``step_out``)."""
         here = tuple(self.pos[i])
         lay = self.layers.get(self.graph_ids[i])
         if lay is None:
             return here
         graph = self.world.graph(self.graph_ids[i])
         node = graph.node_of(here)
-        if node < 0 or graph.walkable[node]:
+        if node >= 0 and graph.walkable[node]:
             return here
         out = lay.step_out(here, node)
         return here if out is None else out      # buried: the request says invalid_start

@@ -47,7 +47,12 @@ class Canvas:
     point at the top-left corner of pixel ``(0, 0)``; ``scale``: pixels
     per world unit (an int >= 1); y grows downwards, as in map files.
     ``borders``: whether outlines were asked for (``--borders``).
+    ``wall`` and ``covered``: the colours of walls and of floor under a
+    moving obstacle, for backends that draw those as shapes.
     """
+
+    wall = WALL
+    covered = COVERED
 
     def __init__(self, bounds, scale: int, colours: np.ndarray, borders: bool = False):
         x0, y0, x1, y1 = bounds

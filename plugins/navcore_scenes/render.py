@@ -2,8 +2,13 @@
 draws it (``navcore_draw_graph``: every connected area in its own colour,
 walls dark, moving obstacles dark red), extras from other plugins
 (``navcore_draw_overlay``: the hierarchy's node borders with
-``borders=True``), then agents as dots coloured by what they are doing
+``borders=True``), then agents as discs coloured by what they are doing
 and their remaining paths as thin lines. ``GifRecorder`` animates a run.
+
+The agents drawn are the graph's and those of the graphs that share its
+``space`` (maps of one place, e.g. a navmesh per agent size); an agent is
+as wide as its graph's scene layer says (``SceneLayer.agent_radius``), or
+``AGENT_RADIUS`` when the layer gives no size.
 
 Any graph whose backend lends it a scene layer (its ``bounds`` frame the
 picture) and draws it can be pictured; the canvas backends draw into is
@@ -20,11 +25,13 @@ from .canvas import BORDER_DARKEN, COVERED, WALL, Canvas, area_colour, pixel_siz
 
 __all__ = ["draw", "picture", "save", "GifRecorder", "Canvas", "area_colour", "pick_graph",
            "map_size", "check_scale", "default_scale", "WALL", "COVERED", "BORDER_DARKEN",
-           "AGENT", "PATH", "TARGET_PX", "MAX_SIDE"]
+           "AGENT", "PATH", "AGENT_RADIUS", "TARGET_PX", "MAX_SIDE", "shown_graphs"]
 
 AGENT = {MOVING: (255, 255, 255), WAITING: (255, 214, 10), RETRY: (255, 214, 10),
          ARRIVED: (60, 220, 90), STUCK: (255, 40, 40)}
 PATH = (255, 255, 255, 90)
+#: the radius (map units) of agents whose graph gives them no size
+AGENT_RADIUS = 0.35
 #: pictures aim at about this many pixels on their long side
 TARGET_PX = 1024
 #: the longest side of a picture, in pixels
@@ -45,6 +52,26 @@ def pick_graph(sim, graph_id=None):
                        f"layer; graphs that have one: "
                        f"{', '.join(map(repr, sim.layers)) or 'none'}")
     return graph_id
+
+
+def shown_graphs(sim, graph_id) -> list:
+    """The graphs whose agents a picture of ``graph_id`` shows: itself,
+    then the others of its ``space`` in scene order."""
+    space = sim.scene.graph_spec(graph_id).space
+    if space is None:
+        return [graph_id]
+    return [graph_id] + [g.id for g in sim.scene.graphs
+                         if g.space == space and g.id != graph_id]
+
+
+def agent_radii(sim, graph_ids, scale) -> dict:
+    """Pixels of an agent's radius, by graph id (at least 1.5)."""
+    out = {}
+    for g in graph_ids:
+        lay = sim.layers.get(g)
+        r = lay.agent_radius() if lay is not None else None
+        out[g] = max(1.5, scale * (AGENT_RADIUS if r is None or r <= 0 else float(r)))
+    return out
 
 
 def map_size(sim, graph_id) -> tuple:
@@ -110,7 +137,11 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     canvas = picture(sim, graph_id, scale, borders)
     base = Image.fromarray(canvas.rgb, "RGB")
     agents = sim.agents
-    mine = [i for i, g in enumerate(agents.graph_ids) if g == graph_id]
+    shown = shown_graphs(sim, graph_id)
+    rank = {g: k for k, g in enumerate(shown)}
+    # the drawn graph's agents last, on top; the others by scene order
+    mine = sorted((i for i, g in enumerate(agents.graph_ids) if g in rank),
+                  key=lambda i: -rank[agents.graph_ids[i]])
     if paths and mine:
         overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
         pen = ImageDraw.Draw(overlay)
@@ -121,9 +152,10 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
                          width=max(1, scale // 6))
         base = Image.alpha_composite(base.convert("RGBA"), overlay).convert("RGB")
     pen = ImageDraw.Draw(base)
-    r = max(1.5, scale * 0.35)
+    radius = agent_radii(sim, shown, scale)
     for i in mine:
         x, y = canvas.to_pixels(agents.pos[i])
+        r = radius[agents.graph_ids[i]]
         pen.ellipse((x - r, y - r, x + r, y + r), fill=AGENT[int(agents.state[i])],
                     outline=(0, 0, 0) if r >= 3 else None)
     return base

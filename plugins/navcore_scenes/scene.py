@@ -11,7 +11,11 @@ a wall, event values) before anything runs. Every mistake is a
 A *region* (a door, a crowd's ``from`` and ``to``, an obstacle's
 ``rect``, a ``block`` or ``cost`` event) means what the graph's backend
 says (``navcore.SceneLayer``): on a grid, a rectangle ``[x, y, w, h]`` of
-cells.
+cells; on a navmesh, a rectangle ``[x0, y0, x1, y1]`` or a polygon ring.
+
+Graphs that give one ``space`` a name are maps of one place (a navmesh
+per agent size: infantry on one, carts on another): a picture of one of
+them shows the agents of all of them, each at its graph's agent radius.
 
 A scene, in brief (the README has a complete example)::
 
@@ -19,6 +23,7 @@ A scene, in brief (the README has a complete example)::
     graphs:
       - id: keep                   # any graph type a plugin provides
         type: grid
+        space: castle              # optional: graphs of one place share a name
         map: keep.map              # files are relative to the scene file
         doors: {gate: [10, 4, 1, 2], vault: {rect: [3, 9, 2, 1], open: false}}
     agents:
@@ -79,6 +84,7 @@ class GraphSpec:
     doors: dict                    # name -> Door
     where: Where
     entry: Entry                   # for the position of each parameter
+    space: str | None = None       # graphs of one space: maps of one place
 
 
 @dataclass
@@ -243,6 +249,7 @@ def _graphs(top: Entry, folder: Path) -> list:
         gid = e.take("id", Y.name)
         e.what = f"graph {gid!r}"
         gtype = e.take("type", Y.text)
+        space = e.take("space", Y.name, default=None)
         doors = _doors(e)
         params = {}
         for key in e.rest():
@@ -252,7 +259,7 @@ def _graphs(top: Entry, folder: Path) -> list:
             if key in FILE_PARAMS or key.endswith(FILE_SUFFIX):
                 params[key] = _scene_file(params[key], e.where(key), f"'{key}' of {e.what}",
                                           folder)
-        out.append(GraphSpec(gid, gtype, params, doors, e.at, e))
+        out.append(GraphSpec(gid, gtype, params, doors, e.at, e, space))
     _unique_ids(out, "graph")
     return out
 

@@ -135,7 +135,7 @@ class Simulation:
                 if key not in accepted:
                     raise spec.entry.key_where(key).error(Y.unknown(
                         key, f"{spec.type!r} parameter", spec.entry.what,
-                        accepted + ["id", "type", "doors"]))
+                        accepted + ["id", "type", "doors", "space"]))
         try:
             self.world.add_graph(spec.id, type=spec.type, **spec.params)
         except NavError as exc:
@@ -291,8 +291,9 @@ class Simulation:
         return tuple(graph.points_of(np.array([graph.node_of(place)]))[0, :2])
 
     def _crowd_rows(self, c) -> list:
-        """Members start on walkable nodes drawn from the crowd's ``from``
-        region and go to nodes drawn from its ``to`` region."""
+        """Members start at walkable places drawn from the crowd's ``from``
+        region and go to places drawn from its ``to`` region (the scene
+        layer draws them: ``SceneLayer.sample_points``)."""
         graph = self.world.graph(c.graph)
         seed = self.scene.settings.seed if c.seed is None else c.seed
         rng = np.random.default_rng([seed, len(c.id), *c.id.encode()])
@@ -303,16 +304,15 @@ class Simulation:
             label = f"'{word}' of crowd {c.id!r}"
             region = self.region(c.graph, value, label, where)
             lay = self.layers[c.graph]
-            free = lay.nodes_in(region)
-            free = free[walls[free]] if word == "from" else free[graph.walkable[free]]
-            if free.size == 0:
+            points = lay.sample_points(region, c.count, rng,
+                                       walls if word == "from" else graph.walkable)
+            if points is None:
                 raise where.error(f"{label} {lay.show(region)} holds no walkable "
                                   f"{lay.node_word}")
-            picked.append(rng.choice(free, size=c.count))
+            picked.append(np.asarray(points, dtype=np.float64)[:, :2])
         speed = c.speed if not isinstance(c.speed, tuple) else rng.uniform(*c.speed, c.count)
         speeds = np.broadcast_to(np.asarray(speed, dtype=np.float64), (c.count,))
-        starts = graph.points_of(picked[0])
-        goals = graph.points_of(picked[1])
+        starts, goals = picked
         return [(f"{c.id}-{k}", c.graph, tuple(starts[k]), [tuple(goals[k])], False,
                  float(speeds[k]), c.repath) for k in range(c.count)]
 

@@ -111,3 +111,34 @@ def test_render_needs_a_graph_with_a_scene_layer(tmp_path, capsys):
     assert main(["render", str(scene), "-o", str(tmp_path / "r.png")]) == 2
     assert capsys.readouterr().err == ("navcore: error: pictures draw graphs with a scene "
                                        "layer, and no graph of this scene has one\n")
+
+
+TWO_MAPS = """\
+settings: {dt: 0.1, frames: 30}
+graphs:
+  - {id: foot, type: grid, SPACE rows: ["..........", "..........", ".........."]}
+  - {id: hoof, type: grid, SPACE rows: ["..........", "..........", ".........."]}
+agents:
+  - {id: walker, graph: foot, start: [1, 0], goal: [1, 2], speed: 1}
+  - {id: rider, graph: hoof, start: [8, 0], goal: [8, 2], speed: 1}
+"""
+
+
+@pytest.mark.nojit
+def test_graphs_of_one_space_are_pictured_with_each_others_agents():
+    def agents_seen(text, graph):
+        with navcore.Simulation.from_text(text, "two.yaml") as sim:
+            sim.step()
+            img = draw(sim, graph, scale=10, paths=False)
+            return [img.getpixel(tuple(int(c) for c in p * 10)) in AGENT.values()
+                    for p in sim.agents.pos]
+
+    shared = TWO_MAPS.replace("SPACE", "space: fort,")
+    assert agents_seen(shared, "foot") == [True, True]
+    assert agents_seen(shared, "hoof") == [True, True]
+    alone = TWO_MAPS.replace("SPACE", "")
+    assert agents_seen(alone, "foot") == [True, False]
+    assert agents_seen(alone, "hoof") == [False, True]
+    with pytest.raises(navcore.SceneError, match=r"two.yaml:3:35: 'space' of graph 'foot' "
+                                                 r"must be a non-empty string"):
+        navcore.Simulation.from_text(TWO_MAPS.replace("SPACE", "space: [1],"), "two.yaml")
