@@ -14,8 +14,8 @@ plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
 reach it from here, imported on first use so that ``import navcore``
 loads neither YAML nor Pillow.
 """
-from .errors import (CapacityError, GraphError, MapFormatError, NavError, NodeError,
-                     PluginError, QueryError, SceneError, UnknownGraphError,
+from .errors import (CapacityError, GraphError, MapFormatError, MeshFormatError, NavError,
+                     NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
@@ -31,7 +31,7 @@ __all__ = [
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
-    "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError",
+    "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError", "MeshFormatError",
     "SceneError", "QueryError", "UpdateError",
 ]
 

@@ -58,6 +58,11 @@ class MapFormatError(NavError, ValueError):
     """A map file is malformed; ``path`` and ``line`` say where."""
 
 
+class MeshFormatError(NavError, ValueError):
+    """A navigation mesh file (Polyanya ``.mesh``, baked ``.npz``) is
+    malformed; ``path`` and ``line`` say where (the array, for ``.npz``)."""
+
+
 class SceneError(NavError, ValueError):
     """A scene file is invalid; ``path``, ``line`` and ``column`` say where."""
 
