@@ -15,6 +15,7 @@ holding a point through a bucket grid (a derived view, ``LocateIndex``).
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 import navcore
 from navcore import validate
@@ -75,6 +76,14 @@ def centroids(vertices, poly_start, poly_verts):
     cx = np.add.reduceat((p[:, 0] + q[:, 0]) * cr, starts) / area3
     cy = np.add.reduceat((p[:, 1] + q[:, 1]) * cr, starts) / area3
     return np.stack([cx, cy], axis=1) + vertices[poly_verts[starts]]
+
+
+def polygons_union(vertices, poly_start, poly_verts):
+    """The shapely union of the mesh's polygons: the free space it covers."""
+    owner = np.repeat(np.arange(len(poly_start) - 1), np.diff(poly_start))
+    rings = shapely.linearrings(np.asarray(vertices, dtype=np.float64)[poly_verts],
+                                indices=owner)
+    return shapely.union_all(shapely.polygons(rings))
 
 
 class LocateIndex(navcore.DerivedView):
@@ -162,8 +171,10 @@ class NavMeshGraph(navcore.NavGraph):
     * ``poly_next`` int32 ``(E,)``: the next edge of the same polygon;
     * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
       path may turn there (elsewhere it never needs to);
-    * ``free_space``: the shapely geometry the mesh covers (``None`` when
-      the mesh came from arrays and nobody asked for it yet);
+    * ``free_space``: the shapely geometry the mesh covers: the one it
+      was built from, or (a mesh read from a file or arrays) the union of
+      its polygons, computed on first use and again after the polygon
+      arrays are replaced;
     * ``snap_distance``: how far off the mesh a point may lie and still be
       taken as the nearest point of it (``locate``, query ends): by default
       a millionth of the mesh's size (rounding), plus the agent radius for
@@ -176,6 +187,23 @@ class NavMeshGraph(navcore.NavGraph):
 
     agent_radius = 0.0
     ground = None
+
+    _free_space = None
+    _free_space_of = None         # the arrays the computed union belongs to
+
+    @property
+    def free_space(self):
+        if self._free_space is not None:
+            return self._free_space
+        arrays = (self.vertices, self.poly_start, self.poly_verts)
+        cached = self._free_space_of
+        if cached is None or any(a is not b for a, b in zip(cached[0], arrays)):
+            self._free_space_of = (arrays, polygons_union(*arrays))
+        return self._free_space_of[1]
+
+    @free_space.setter
+    def free_space(self, value):
+        self._free_space = value
 
     @classmethod
     def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):
