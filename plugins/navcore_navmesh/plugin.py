@@ -2,7 +2,8 @@
 ``polyanya`` search (what ``auto`` means on a navmesh) and the ``funnel``,
 the derived views following updates, and navmeshes in scenes (regions as
 rectangles and polygons, pictures). Model code lives beside it (``build``,
-``mesh``, ``merge``, ``polyanya``, ``funnel``, ``scene_layer``)."""
+``mesh``, ``merge``, ``polyanya``, ``funnel``, ``scene_layer``,
+``meshfile``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,25 +11,42 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import build, funnel, merge as merging, polyanya, scene_layer
+from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0, merge=True, snap=None):
-    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters;
-    ``merge=False`` keeps the bare triangles (``merge`` module); ``snap``
-    sets ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end
-    may lie and still count as on it; default: a millionth of the mesh's
-    size plus ``agent_radius``)."""
-    merge = validate.boolean(merge, "merge")
-    ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                              map=map)
-    free = build.shrink(ground, agent_radius)
-    vertices, triangles = build.triangulate(free)
-    start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
-    verts = triangles.ravel()
-    if merge:
+                  map=None, agent_radius=0.0, merge=None, snap=None, mesh=None,
+                  vertices=None, polygons=None):
+    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters.
+
+    The free space comes from ``walkable=``, ``bounds=``, ``map=`` and
+    ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
+    Polyanya ``.mesh`` or a baked ``.npz``) or ``vertices=`` with
+    ``polygons=`` (``meshfile``); ``agent_radius=`` shrinks either (a given
+    mesh is then triangulated again). ``merge``: merge triangles into
+    convex polygons (``merge`` module); by default (``None``) the meshes
+    triangulated here are merged and a given mesh keeps its own polygons,
+    ``True``/``False`` merge always/never. ``snap`` sets
+    ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end may
+    lie and still count as on it; default: a millionth of the mesh's size
+    plus ``agent_radius``)."""
+    if merge is not None:
+        merge = validate.boolean(merge, "merge")
+    if mesh is not None or vertices is not None or polygons is not None:
+        (vertices, start, verts), free, ground = meshfile.given_mesh(
+            mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
+            others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
+        triangulated = free is not None              # shrunk by the agent radius
+    else:
+        ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                                  map=map)
+        free = build.shrink(ground, agent_radius)
+        vertices, triangles = build.triangulate(free)
+        start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
+        verts = triangles.ravel()
+        triangulated = True
+    if merge or (merge is None and triangulated):
         start, verts = merging.merge_polygons(vertices, start, verts)
     graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
     graph.agent_radius = float(agent_radius)
