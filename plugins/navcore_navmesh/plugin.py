@@ -1,9 +1,9 @@
 """The navmesh plugin's hooks: the ``navmesh`` graph type, the exact
 ``polyanya`` search (what ``auto`` means on a navmesh) and the ``funnel``,
-the derived views following updates, and navmeshes in scenes (regions as
-rectangles and polygons, pictures). Model code lives beside it (``build``,
-``mesh``, ``merge``, ``polyanya``, ``funnel``, ``scene_layer``,
-``meshfile``)."""
+the derived views following updates, navmeshes in scenes (regions as
+rectangles and polygons, pictures) and the ``navcore bake`` command. Model
+code lives beside it (``build``, ``mesh``, ``merge``, ``polyanya``,
+``funnel``, ``scene_layer``, ``meshfile``, ``cli``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -120,3 +120,9 @@ def navcore_scene_layer(world, graph_id, graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_draw_graph(graph, canvas):
     return scene_layer.draw(graph, canvas)
+
+
+@navcore.hookimpl
+def navcore_add_commands(subparsers):
+    from . import cli              # loads with the command line only
+    cli.add_command(subparsers)
