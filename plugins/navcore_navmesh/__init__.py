@@ -1,18 +1,24 @@
 """navcore_navmesh: navigation meshes (``type: navmesh``).
 
 Free space (shapely polygons, obstacle rings, a rectangle or a MovingAI
-``.map``) is cut into constrained Delaunay triangles (``build``); each convex
-polygon is a node of a ``NavMeshGraph`` (``mesh``), so every generic
-search works on it. Any-angle paths: ``algorithm="polyanya"`` (the
-default, ``polyanya``) is exact, the true shortest path through the free
-space; ``algorithm="funnel"`` (``funnel``) pulls the A* corridor of
-polygons taut, Detour's near-optimal compromise.
+``.map``) is cut into constrained Delaunay triangles (``build``), or a
+mesh is given whole: a Polyanya ``.mesh``, a baked ``.npz`` or vertex and
+polygon arrays (``meshfile``, which also writes Polyanya v2 and bakes;
+``navcore bake`` on the command line, ``cli``). Each convex polygon is a
+node of a ``NavMeshGraph`` (``mesh``), so every generic search works on
+it. Any-angle paths: ``algorithm="polyanya"`` (the default, ``polyanya``)
+is exact, the true shortest path through the free space;
+``algorithm="funnel"`` (``funnel``) pulls the A* corridor of polygons
+taut, Detour's near-optimal compromise.
 """
 from .build import free_space, map_free_space, polygons, triangulate
 from .funnel import funnel_path, pull
 from .polyanya import SPACE_KEY, SearchSpace, path_lengths, polyanya_path, shortest_path
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
+from .meshfile import (MeshArrays, load_mesh, read_mesh, read_polyanya_mesh, save_mesh,
+                       write_polyanya_mesh)
 
 __all__ = ["NavMeshGraph", "LocateIndex", "LOCATE_KEY", "free_space", "map_free_space",
            "polygons", "triangulate", "funnel_path", "pull", "SPACE_KEY", "SearchSpace",
-           "polyanya_path", "shortest_path", "path_lengths"]
+           "polyanya_path", "shortest_path", "path_lengths", "MeshArrays", "read_mesh",
+           "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh"]

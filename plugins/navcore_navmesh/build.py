@@ -15,6 +15,22 @@ The free space is a shapely (multi)polygon built from any of:
 
 ``agent_radius=r`` erodes the free space by ``r`` before triangulating.
 
+A navmesh can also be given whole, instead of all of the above
+(``meshfile``; giving both is a GraphError):
+
+* ``mesh=PATH``: a Polyanya ``.mesh`` (v2 or v3, traversable faces) or an
+  ``.npz`` baked by ``meshfile.save_mesh`` / ``navcore bake``, told apart
+  by content; errors are ``MeshFormatError`` at the file's line (or array);
+* ``vertices=`` ``(V, 2)`` with ``polygons=``: a list of vertex-id lists,
+  or a ``(P, k)`` integer array padded at the end of rows with ``-1``;
+  errors name ``polygons[p]`` or ``vertices[i]``.
+
+Its convex polygons become the graph's nodes as they are (clockwise as a
+whole is reversed; ids kept), and ``free_space`` is their union. With
+``agent_radius=r > 0`` that union is shrunk by ``r`` and triangulated
+again here, as any free space is: a given mesh is not shrunk polygon by
+polygon, so its own polygons are not kept then.
+
 The triangulation is shapely's ``constrained_delaunay_triangles`` (GEOS):
 exact on holes and touching rings, no hand-written triangulator. Vertices
 are deduplicated by exact coordinates, so two triangles are neighbours
@@ -23,7 +39,7 @@ share only a vertex are not neighbours: where two obstacles touch
 diagonally the mesh is pinched there, and no path squeezes through.
 
 Next (not in this slice): merging triangles into convex polygons (fewer
-nodes, 1.4-2.7x faster searches per PERF-NOTES), ``.mesh`` files, tiles.
+nodes, 1.4-2.7x faster searches per PERF-NOTES), tiles.
 """
 from __future__ import annotations
 

@@ -64,7 +64,14 @@ with ``format`` (``"navcore-navmesh"``), ``version`` (1), ``vertices``,
 ``poly_start`` and ``poly_verts``: a graph built from it is the one that
 was saved (same ids, same adjacency, same answers). Loading never
 unpickles (``allow_pickle=False``) and checks each array's dtype, shape,
-values and the polygons before anything uses them.
+values and the polygons before anything uses them. ``navcore bake``
+(``cli``) writes either file from a scene, a ``.map`` or a ``.mesh``.
+
+``add_graph(gid, type="navmesh", mesh=PATH)`` reads either kind of file
+(told apart by content), ``vertices=``/``polygons=`` take arrays
+(``mesh_arrays``: the same checks, errors naming ``polygons[p]``), and
+``agent_radius=r > 0`` shrinks the union of the given polygons by ``r``
+and triangulates it again (``build_given_mesh``).
 
 >>> import navcore, tempfile, os
 >>> w = navcore.World(autoload=False)
