@@ -27,7 +27,11 @@ WRITERS = {".npz": meshfile.save_mesh, ".mesh": meshfile.write_polyanya_mesh}
 
 def add_command(subparsers) -> None:
     p = subparsers.add_parser("bake", help="build a navmesh once and save it: .npz for "
-                                           "navcore, .mesh (Polyanya v2) for Polyanya")
+                                           "navcore, .mesh (Polyanya v2) for Polyanya",
+                              description="Build a navmesh once (from a scene's navmesh "
+                                          "graph, a .map or a .mesh) and save it: OUT.npz "
+                                          "loads with add_graph(..., mesh='OUT.npz'), "
+                                          "OUT.mesh is Polyanya's v2 text.")
     p.add_argument("scene", nargs="?", help="a scene file (YAML) with a navmesh graph")
     p.add_argument("--map", metavar="FILE", help="a MovingAI .map file instead of a scene")
     p.add_argument("--mesh", metavar="FILE", help="a Polyanya .mesh or a baked .npz "

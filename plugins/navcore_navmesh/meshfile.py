@@ -62,7 +62,9 @@ more) and ambiguous pinch vertices (two or more).
 ``save_mesh(path, graph)`` / ``load_mesh(path)``: a baked mesh, ``.npz``
 with ``format`` (``"navcore-navmesh"``), ``version`` (1), ``vertices``,
 ``poly_start`` and ``poly_verts``: a graph built from it is the one that
-was saved (same ids, same adjacency, same answers). Loading never
+was saved (same ids, same adjacency, same answers; positions, costs and
+the free space follow from the polygons). A bake holds the geometry only:
+walkable flags and costs changed by updates are not part of it. Loading never
 unpickles (``allow_pickle=False``) and checks each array's dtype, shape,
 values and the polygons before anything uses them. ``navcore bake``
 (``cli``) writes either file from a scene, a ``.map`` or a ``.mesh``.
