@@ -26,10 +26,12 @@ A navmesh can also be given whole, instead of all of the above
   errors name ``polygons[p]`` or ``vertices[i]``.
 
 Its convex polygons become the graph's nodes as they are (clockwise as a
-whole is reversed; ids kept), and ``free_space`` is their union. With
-``agent_radius=r > 0`` that union is shrunk by ``r`` and triangulated
-again here, as any free space is: a given mesh is not shrunk polygon by
-polygon, so its own polygons are not kept then.
+whole is reversed; ids kept; not merged unless ``merge=True``), and
+``free_space`` is their union. With ``agent_radius=r > 0`` that union is
+shrunk by ``r`` and triangulated again here, as any free space is (and
+merged unless ``merge=False``): a given mesh is not shrunk polygon by
+polygon, so its own polygons are not kept then. A baked ``.npz`` brings
+its graph's ``snap_distance`` along (the radius it was shrunk by in it).
 
 The triangulation is shapely's ``constrained_delaunay_triangles`` (GEOS):
 exact on holes and touching rings, no hand-written triangulator. Vertices

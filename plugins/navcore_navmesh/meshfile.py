@@ -61,9 +61,10 @@ more) and ambiguous pinch vertices (two or more).
 
 ``save_mesh(path, graph)`` / ``load_mesh(path)``: a baked mesh, ``.npz``
 with ``format`` (``"navcore-navmesh"``), ``version`` (1), ``vertices``,
-``poly_start`` and ``poly_verts``: a graph built from it is the one that
-was saved (same ids, same adjacency, same answers; positions, costs and
-the free space follow from the polygons). A bake holds the geometry only:
+``poly_start``, ``poly_verts`` and ``snap_distance`` (the graph's, which
+holds the agent radius a mesh was shrunk by): a graph built from it is
+the one that was saved (same ids, same adjacency, same answers;
+positions, costs and the free space follow from the polygons). A bake holds the geometry only:
 walkable flags and costs changed by updates are not part of it. Loading never
 unpickles (``allow_pickle=False``) and checks each array's dtype, shape,
 values and the polygons before anything uses them. ``navcore bake``
@@ -73,11 +74,13 @@ values and the polygons before anything uses them. ``navcore bake``
 (told apart by content), ``vertices=``/``polygons=`` take arrays
 (``mesh_arrays``: the same checks, errors naming ``polygons[p]``), and
 ``agent_radius=r > 0`` shrinks the union of the given polygons by ``r``
-and triangulates it again (``build_given_mesh``).
+and triangulates it again (``given_mesh``). A given mesh keeps its
+polygons (``merge=True`` merges them); a mesh triangulated again for the
+agent radius is merged like any other (unless ``merge=False``).
 
 >>> import navcore, tempfile, os
 >>> w = navcore.World(autoload=False)
->>> room = w.add_graph("room", type="navmesh", bounds=(0, 0, 4, 2))
+>>> room = w.add_graph("room", type="navmesh", bounds=(0, 0, 4, 2), merge=False)
 >>> folder = tempfile.mkdtemp()
 >>> write_polyanya_mesh(os.path.join(folder, "room.mesh"), room)
 >>> print(open(os.path.join(folder, "room.mesh")).read(), end="")
@@ -115,7 +118,7 @@ from .mesh import match_edges, next_edge, polygons_union
 #: the ``format`` entry of a baked mesh, and the version this code writes
 NPZ_FORMAT = "navcore-navmesh"
 NPZ_VERSION = 1
-NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts")
+NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts", "snap_distance")
 
 #: a corner may turn clockwise by this much (sine of the angle) and still
 #: count as convex: merged polygons have collinear corners, and a file's
@@ -128,6 +131,9 @@ class MeshArrays(NamedTuple):
     vertices: np.ndarray          # float64 (V, 2)
     poly_start: np.ndarray        # int32 (P + 1,)
     poly_verts: np.ndarray        # int32 (E,), counter-clockwise polygons
+    #: the baked graph's ``snap_distance`` (a baked file only; None: the
+    #: default for the mesh)
+    snap_distance: float | None = None
 
 
 # -- where an error is ---------------------------------------------------------
@@ -625,14 +631,25 @@ def save_mesh(path, graph) -> None:
     np.savez(buf, format=np.array(NPZ_FORMAT), version=np.array(NPZ_VERSION, dtype=np.int64),
              vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),
              poly_start=np.ascontiguousarray(graph.poly_start, dtype=np.int32),
-             poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32))
+             poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32),
+             snap_distance=np.array(_snap_of(graph), dtype=np.float64))
     _write_atomic(path, buf.getvalue())
+
+
+def _snap_of(mesh) -> float:
+    """The snap distance a bake records: the graph's own, or for bare
+    arrays the default ``NavMeshGraph.from_polygons`` gives."""
+    snap = getattr(mesh, "snap_distance", None)
+    if snap is None:
+        snap = 1e-6 * max(float(np.ptp(np.asarray(mesh.vertices), axis=0).max()), 1.0)
+    return float(snap)
 
 
 #: what each array of a baked mesh must be: dtype, number of dimensions
 _NPZ_SPEC = {"format": (np.dtype("<U15"), 0), "version": (np.dtype(np.int64), 0),
              "vertices": (np.dtype(np.float64), 2), "poly_start": (np.dtype(np.int32), 1),
-             "poly_verts": (np.dtype(np.int32), 1)}
+             "poly_verts": (np.dtype(np.int32), 1),
+             "snap_distance": (np.dtype(np.float64), 0)}
 
 
 def load_mesh(path) -> MeshArrays:
@@ -669,7 +686,10 @@ def load_mesh(path) -> MeshArrays:
     if version != NPZ_VERSION:
         fail(f"array 'version' is {version}; this navcore reads version {NPZ_VERSION}"
              + (" (the file is newer: bake it again)" if version > NPZ_VERSION else ""))
-    vertices, poly_start, poly_verts = (arrays[k] for k in NPZ_ARRAYS[2:])
+    snap = float(arrays["snap_distance"])
+    if not (math.isfinite(snap) and snap >= 0):
+        fail(f"array 'snap_distance' is {snap}; it must be finite and >= 0")
+    vertices, poly_start, poly_verts = (arrays[k] for k in NPZ_ARRAYS[2:5])
     if vertices.shape[1:] != (2,) or len(vertices) < 3:
         fail(f"array 'vertices' must have shape (V, 2) with V >= 3, got {vertices.shape}")
     bad = ~np.isfinite(vertices).all(axis=1)
@@ -692,7 +712,8 @@ def load_mesh(path) -> MeshArrays:
              f"range for {len(vertices)} vertices")
     where = _Where(MeshFormatError, path, vertex_name="array 'vertices': vertex {}",
                    poly_name="array 'poly_verts': polygon {}")
-    return check_mesh(vertices, poly_start, poly_verts, where, may_reverse=False)
+    mesh = check_mesh(vertices, poly_start, poly_verts, where, may_reverse=False)
+    return mesh._replace(snap_distance=snap)
 
 
 def _check_npy_header(z, info, name, fail) -> None:
@@ -834,4 +855,4 @@ def given_mesh(*, mesh=None, vertices=None, polygons=None, agent_radius=0.0,
     free = build.shrink(ground, r)
     v, triangles = build.triangulate(free)
     start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
-    return MeshArrays(v, start, triangles.ravel()), free, ground
+    return MeshArrays(v, start, triangles.ravel(), arrays.snap_distance), free, ground

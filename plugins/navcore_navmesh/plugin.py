@@ -33,10 +33,12 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     plus ``agent_radius``)."""
     if merge is not None:
         merge = validate.boolean(merge, "merge")
+    baked_snap = None
     if mesh is not None or vertices is not None or polygons is not None:
-        (vertices, start, verts), free, ground = meshfile.given_mesh(
+        given, free, ground = meshfile.given_mesh(
             mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
             others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
+        vertices, start, verts, baked_snap = given
         triangulated = free is not None              # shrunk by the agent radius
     else:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
@@ -52,6 +54,8 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     graph.agent_radius = float(agent_radius)
     graph.ground = ground
     if snap is None:
+        if baked_snap is not None:                   # a bake keeps its own
+            graph.snap_distance = baked_snap
         graph.snap_distance += graph.agent_radius
     else:
         graph.snap_distance = _snap_distance(snap)

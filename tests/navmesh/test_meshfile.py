@@ -268,6 +268,9 @@ def test_npz_round_trip_gives_the_same_arrays_and_answers(tmp_path):
     for key in ("vertices", "poly_start", "poly_verts", "poly_adj", "positions"):
         a, b = getattr(g, key), getattr(h, key)
         assert a.dtype == b.dtype and np.array_equal(a, b), key
+    # the agent radius stays in the snap distance: ends up to 0.2 off the
+    # shrunk mesh (a unit against a wall) snap onto it in both
+    assert h.snap_distance == g.snap_distance > 0.2
     assert np.array_equal(g.csr.cost, h.csr.cost)
     assert g.free_space.symmetric_difference(h.free_space).area < 1e-9
     found = 0
@@ -325,6 +328,24 @@ def test_agent_radius_shrinks_a_given_mesh_and_triangulates_it_again():
     # every corner keeps the radius from the walls of the original space
     walls = free.boundary
     assert min(walls.distance(shapely.Point(v)) for v in g.vertices) >= 0.25 - 1e-9
+
+
+@needs_data
+@pytest.mark.nojit
+def test_a_given_mesh_keeps_its_polygons_unless_merge_is_asked():
+    w = _world()
+    kept = w.add_graph("kept", type="navmesh", mesh=str(ARENA_MESH))
+    merged = w.add_graph("merged", type="navmesh", mesh=str(ARENA_MESH), merge=True)
+    assert kept.num_polygons == 120 and merged.num_polygons < 100
+    assert merged.free_space.symmetric_difference(kept.free_space).area < 1e-9
+    # shrunk for an agent, the mesh is navcore's own: merged unless told not
+    shrunk = w.add_graph("shrunk", type="navmesh", mesh=str(ARENA_MESH), agent_radius=0.25)
+    bare = w.add_graph("bare", type="navmesh", mesh=str(ARENA_MESH), agent_radius=0.25,
+                       merge=False)
+    assert (np.diff(bare.poly_start) == 3).all()
+    assert shrunk.num_polygons < bare.num_polygons
+    assert shrunk.free_space.symmetric_difference(meshfile.union(shrunk)).area < 1e-9
+    assert shrunk.snap_distance == pytest.approx(kept.snap_distance + 0.25, abs=1e-6)
 
 
 # -- malformed Polyanya files ---------------------------------------------------------
@@ -468,7 +489,7 @@ def _good_arrays():
                     obstacles=[[(1, 0.5), (2, 0.5), (2, 1.5), (1, 1.5)]])
     return {"format": np.array("navcore-navmesh"), "version": np.array(1),
             "vertices": g.vertices.copy(), "poly_start": g.poly_start.copy(),
-            "poly_verts": g.poly_verts.copy()}
+            "poly_verts": g.poly_verts.copy(), "snap_distance": np.array(0.25)}
 
 
 def _forged_shape(path):
@@ -522,6 +543,10 @@ def _cw(a):
                                             a["poly_verts"]).astype(np.int32)},
      "entry 4 is vertex -1"),
     (lambda a: _cw(a), "array 'poly_verts': polygon 0 is clockwise"),
+    (lambda a: {**a, "snap_distance": np.array(-1.0)}, "array 'snap_distance' is -1.0"),
+    (lambda a: {**a, "snap_distance": np.array(np.nan)}, "array 'snap_distance' is nan"),
+    (lambda a: {**a, "snap_distance": np.array([0.1])}, "array 'snap_distance' must be "
+                                                       "float64 with 0 dimensions"),
     (lambda a: {**a, "poly_verts": np.array(list(a["poly_verts"]), dtype=object)},
      "array 'poly_verts' must be int32"),
 ])
@@ -686,6 +711,7 @@ def test_bake_errors_are_one_clean_line(tmp_path, capsys, args, words):
 # -- funnel on Polyanya's mesh ----------------------------------------------------------
 
 @needs_data
+@pytest.mark.nojit
 def test_funnel_on_arena_mesh_is_never_shorter_than_exact():
     w = _world()
     g = w.add_graph("arena", type="navmesh", mesh=str(ARENA_MESH))
@@ -704,3 +730,14 @@ def test_funnel_on_arena_mesh_is_never_shorter_than_exact():
           f"exact: mean {excess.mean():.2%}, worst {excess.max():.2%}, exact (<1e-9) "
           f"{np.mean(excess < 1e-9):.0%} of {excess.size}")
     assert excess.max() < 0.5
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["arena.mesh", "scene_mp_2p_01.mesh"])
+def test_exact_search_on_the_read_meshes_finds_the_exact_lengths(name):
+    w = _world()
+    w.add_graph("m", type="navmesh", mesh=str(DATA / name))
+    for sx, sy, gx, gy, exact in _queries(name):
+        r = w.find_path("m", (sx, sy), (gx, gy))            # auto: polyanya
+        assert r.status is navcore.PathStatus.FOUND, (sx, sy, gx, gy)
+        assert r.cost == pytest.approx(exact, rel=1e-6), (sx, sy, gx, gy)
