@@ -30,8 +30,10 @@ whole is reversed; ids kept; not merged unless ``merge=True``), and
 ``free_space`` is their union. With ``agent_radius=r > 0`` that union is
 shrunk by ``r`` and triangulated again here, as any free space is (and
 merged unless ``merge=False``): a given mesh is not shrunk polygon by
-polygon, so its own polygons are not kept then. A baked ``.npz`` brings
-its graph's ``snap_distance`` along (the radius it was shrunk by in it).
+polygon, so its own polygons are not kept then (``agent_radius`` and
+``ground`` on the graph: the radius and the union before shrinking). A
+baked ``.npz`` brings its graph's ``snap_distance``, ``agent_radius`` and
+``ground`` along; shrinking it further adds to its radius.
 
 The triangulation is shapely's ``constrained_delaunay_triangles`` (GEOS):
 exact on holes and touching rings, no hand-written triangulator. Vertices

@@ -61,9 +61,10 @@ more) and ambiguous pinch vertices (two or more).
 
 ``save_mesh(path, graph)`` / ``load_mesh(path)``: a baked mesh, ``.npz``
 with ``format`` (``"navcore-navmesh"``), ``version`` (1), ``vertices``,
-``poly_start``, ``poly_verts`` and ``snap_distance`` (the graph's, which
-holds the agent radius a mesh was shrunk by): a graph built from it is
-the one that was saved (same ids, same adjacency, same answers;
+``poly_start``, ``poly_verts``, and of the graph ``snap_distance``,
+``agent_radius`` (what the mesh was shrunk by) and ``ground`` (the free
+space before that, as WKB bytes; empty when unknown): a graph built from
+it is the one that was saved (same ids, same adjacency, same answers;
 positions, costs and the free space follow from the polygons). A bake holds the geometry only:
 walkable flags and costs changed by updates are not part of it. Loading never
 unpickles (``allow_pickle=False``) and checks each array's dtype, shape,
@@ -110,6 +111,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+import shapely
+
 from navcore import validate
 from navcore.errors import GraphError, MeshFormatError, NavError
 
@@ -118,7 +121,8 @@ from .mesh import match_edges, next_edge, polygons_union
 #: the ``format`` entry of a baked mesh, and the version this code writes
 NPZ_FORMAT = "navcore-navmesh"
 NPZ_VERSION = 1
-NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts", "snap_distance")
+NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts", "snap_distance",
+              "agent_radius", "ground")
 
 #: a corner may turn clockwise by this much (sine of the angle) and still
 #: count as convex: merged polygons have collinear corners, and a file's
@@ -131,9 +135,13 @@ class MeshArrays(NamedTuple):
     vertices: np.ndarray          # float64 (V, 2)
     poly_start: np.ndarray        # int32 (P + 1,)
     poly_verts: np.ndarray        # int32 (E,), counter-clockwise polygons
-    #: the baked graph's ``snap_distance`` (a baked file only; None: the
-    #: default for the mesh)
+    #: what a bake brings along of its graph (``NavMeshGraph``): the
+    #: ``snap_distance`` (None: the default for the mesh), the
+    #: ``agent_radius`` the mesh was shrunk by and the ``ground`` before
+    #: that (a shapely geometry, or None)
     snap_distance: float | None = None
+    agent_radius: float = 0.0
+    ground: object = None
 
 
 # -- where an error is ---------------------------------------------------------
@@ -632,8 +640,18 @@ def save_mesh(path, graph) -> None:
              vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),
              poly_start=np.ascontiguousarray(graph.poly_start, dtype=np.int32),
              poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32),
-             snap_distance=np.array(_snap_of(graph), dtype=np.float64))
+             snap_distance=np.array(_snap_of(graph), dtype=np.float64),
+             agent_radius=np.array(float(getattr(graph, "agent_radius", 0.0)),
+                                   dtype=np.float64),
+             ground=_wkb(getattr(graph, "ground", None)))
     _write_atomic(path, buf.getvalue())
+
+
+def _wkb(geometry) -> np.ndarray:
+    """uint8 WKB bytes of ``geometry`` (none for None)."""
+    if geometry is None:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(shapely.to_wkb(geometry), dtype=np.uint8)
 
 
 def _snap_of(mesh) -> float:
@@ -649,7 +667,8 @@ def _snap_of(mesh) -> float:
 _NPZ_SPEC = {"format": (np.dtype("<U15"), 0), "version": (np.dtype(np.int64), 0),
              "vertices": (np.dtype(np.float64), 2), "poly_start": (np.dtype(np.int32), 1),
              "poly_verts": (np.dtype(np.int32), 1),
-             "snap_distance": (np.dtype(np.float64), 0)}
+             "snap_distance": (np.dtype(np.float64), 0),
+             "agent_radius": (np.dtype(np.float64), 0), "ground": (np.dtype(np.uint8), 1)}
 
 
 def load_mesh(path) -> MeshArrays:
@@ -686,9 +705,11 @@ def load_mesh(path) -> MeshArrays:
     if version != NPZ_VERSION:
         fail(f"array 'version' is {version}; this navcore reads version {NPZ_VERSION}"
              + (" (the file is newer: bake it again)" if version > NPZ_VERSION else ""))
-    snap = float(arrays["snap_distance"])
-    if not (math.isfinite(snap) and snap >= 0):
-        fail(f"array 'snap_distance' is {snap}; it must be finite and >= 0")
+    snap, radius = float(arrays["snap_distance"]), float(arrays["agent_radius"])
+    for name, value in (("snap_distance", snap), ("agent_radius", radius)):
+        if not (math.isfinite(value) and value >= 0):
+            fail(f"array {name!r} is {value}; it must be finite and >= 0")
+    ground = _ground(arrays["ground"], fail)
     vertices, poly_start, poly_verts = (arrays[k] for k in NPZ_ARRAYS[2:5])
     if vertices.shape[1:] != (2,) or len(vertices) < 3:
         fail(f"array 'vertices' must have shape (V, 2) with V >= 3, got {vertices.shape}")
@@ -713,7 +734,26 @@ def load_mesh(path) -> MeshArrays:
     where = _Where(MeshFormatError, path, vertex_name="array 'vertices': vertex {}",
                    poly_name="array 'poly_verts': polygon {}")
     mesh = check_mesh(vertices, poly_start, poly_verts, where, may_reverse=False)
-    return mesh._replace(snap_distance=snap)
+    return mesh._replace(snap_distance=snap, agent_radius=radius, ground=ground)
+
+
+def _ground(data, fail):
+    """The ``ground`` geometry of a bake (None when it has none), checked:
+    a valid, finite polygon or multipolygon."""
+    if data.size == 0:
+        return None
+    try:
+        geom = shapely.from_wkb(data.tobytes())
+    except (shapely.errors.ShapelyError, ValueError, TypeError) as exc:
+        fail(f"array 'ground' is not WKB geometry: {exc}")
+    if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon") or geom.is_empty:
+        fail(f"array 'ground' must be a polygon or multipolygon, got "
+             f"{'nothing' if geom is None else geom.geom_type}")
+    if not np.isfinite(shapely.get_coordinates(geom)).all():
+        fail("array 'ground' has a coordinate that is NaN or infinite")
+    if not geom.is_valid:
+        fail(f"array 'ground' is not a valid polygon: {shapely.is_valid_reason(geom)}")
+    return geom
 
 
 def _check_npy_header(z, info, name, fail) -> None:
@@ -818,15 +858,17 @@ def union(mesh):
 
 def given_mesh(*, mesh=None, vertices=None, polygons=None, agent_radius=0.0,
                others=None):
-    """``(MeshArrays, free, ground)`` for ``add_graph(..., type="navmesh",
+    """``(MeshArrays, free)`` for ``add_graph(..., type="navmesh",
     mesh=PATH)`` (a Polyanya ``.mesh`` or a baked ``.npz``) or
     ``vertices=``, ``polygons=``: the given polygons as they are (``free``
-    and ``ground`` None: the graph's free space is their union), or, with
+    None: the graph's free space is their union), or, with
     ``agent_radius=r > 0``, the triangles of their union shrunk by ``r``
     (``build.shrink`` and ``build.triangulate``: a mesh is not shrunk
-    polygon by polygon), that shrunk free space and the union before it
-    (``NavMeshGraph.ground``). ``others``: the free-space parameters, which
-    a given mesh replaces (giving one of them too is a GraphError)."""
+    polygon by polygon) and that shrunk free space; then the arrays'
+    ``agent_radius`` adds ``r`` to what a bake was shrunk by already and
+    their ``ground`` is the space before shrinking (the bake's, else the
+    union). ``others``: the free-space parameters, which a given mesh
+    replaces (giving one of them too is a GraphError)."""
     from . import build
     given = sorted(k for k, v in (others or {}).items() if v is not None)
     if given:
@@ -850,9 +892,10 @@ def given_mesh(*, mesh=None, vertices=None, polygons=None, agent_radius=0.0,
     if not math.isfinite(r) or r < 0:
         raise GraphError(f"agent_radius must be finite and >= 0, got {agent_radius!r}")
     if r == 0:
-        return arrays, None, None
-    ground = union(arrays)
-    free = build.shrink(ground, r)
+        return arrays, None
+    free = build.shrink(union(arrays), r)
     v, triangles = build.triangulate(free)
     start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
-    return MeshArrays(v, start, triangles.ravel(), arrays.snap_distance), free, ground
+    ground = arrays.ground if arrays.ground is not None else union(arrays)
+    return MeshArrays(v, start, triangles.ravel(), arrays.snap_distance,
+                      arrays.agent_radius + r, ground), free

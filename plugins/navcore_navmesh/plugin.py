@@ -33,17 +33,18 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     plus ``agent_radius``)."""
     if merge is not None:
         merge = validate.boolean(merge, "merge")
-    baked_snap = None
     if mesh is not None or vertices is not None or polygons is not None:
-        given, free, ground = meshfile.given_mesh(
+        given, free = meshfile.given_mesh(
             mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
             others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
-        vertices, start, verts, baked_snap = given
+        vertices, start, verts = given[:3]
+        ground, radius, baked_snap = given.ground, given.agent_radius, given.snap_distance
         triangulated = free is not None              # shrunk by the agent radius
     else:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                                   map=map)
         free = build.shrink(ground, agent_radius)
+        radius, baked_snap = float(agent_radius), None
         vertices, triangles = build.triangulate(free)
         start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
         verts = triangles.ravel()
@@ -51,12 +52,12 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     if merge or (merge is None and triangulated):
         start, verts = merging.merge_polygons(vertices, start, verts)
     graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
-    graph.agent_radius = float(agent_radius)
+    graph.agent_radius = radius
     graph.ground = ground
     if snap is None:
         if baked_snap is not None:                   # a bake keeps its own
             graph.snap_distance = baked_snap
-        graph.snap_distance += graph.agent_radius
+        graph.snap_distance += float(agent_radius)   # the radius shrunk by here
     else:
         graph.snap_distance = _snap_distance(snap)
     graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates

@@ -269,8 +269,11 @@ def test_npz_round_trip_gives_the_same_arrays_and_answers(tmp_path):
         a, b = getattr(g, key), getattr(h, key)
         assert a.dtype == b.dtype and np.array_equal(a, b), key
     # the agent radius stays in the snap distance: ends up to 0.2 off the
-    # shrunk mesh (a unit against a wall) snap onto it in both
+    # shrunk mesh (a unit against a wall) snap onto it in both; the ground
+    # before shrinking (scenes draw it) comes along
     assert h.snap_distance == g.snap_distance > 0.2
+    assert h.agent_radius == g.agent_radius == 0.2
+    assert h.ground.equals_exact(g.ground, 0) and h.ground.area == 2054
     assert np.array_equal(g.csr.cost, h.csr.cost)
     assert g.free_space.symmetric_difference(h.free_space).area < 1e-9
     found = 0
@@ -325,6 +328,8 @@ def test_agent_radius_shrinks_a_given_mesh_and_triangulates_it_again():
     assert g.free_space.symmetric_difference(want).area < 1e-9
     union = meshfile.union(g)                # the triangles cover it, nothing more
     assert union.symmetric_difference(want).area < 1e-9
+    assert g.agent_radius == 0.25
+    assert g.ground.symmetric_difference(free).area == 0     # before shrinking
     # every corner keeps the radius from the walls of the original space
     walls = free.boundary
     assert min(walls.distance(shapely.Point(v)) for v in g.vertices) >= 0.25 - 1e-9
@@ -332,7 +337,7 @@ def test_agent_radius_shrinks_a_given_mesh_and_triangulates_it_again():
 
 @needs_data
 @pytest.mark.nojit
-def test_a_given_mesh_keeps_its_polygons_unless_merge_is_asked():
+def test_a_given_mesh_keeps_its_polygons_unless_merge_is_asked(tmp_path):
     w = _world()
     kept = w.add_graph("kept", type="navmesh", mesh=str(ARENA_MESH))
     merged = w.add_graph("merged", type="navmesh", mesh=str(ARENA_MESH), merge=True)
@@ -346,6 +351,17 @@ def test_a_given_mesh_keeps_its_polygons_unless_merge_is_asked():
     assert shrunk.num_polygons < bare.num_polygons
     assert shrunk.free_space.symmetric_difference(meshfile.union(shrunk)).area < 1e-9
     assert shrunk.snap_distance == pytest.approx(kept.snap_distance + 0.25, abs=1e-6)
+    assert kept.agent_radius == 0 and kept.ground is None
+    # a bake shrunk by 0.25, shrunk by 0.25 more: radius and snap add up,
+    # the ground stays the space before any shrinking
+    meshfile.save_mesh(tmp_path / "s.npz", shrunk)
+    more = w.add_graph("more", type="navmesh", mesh=str(tmp_path / "s.npz"),
+                       agent_radius=0.25)
+    assert more.agent_radius == 0.5
+    assert more.snap_distance == pytest.approx(shrunk.snap_distance + 0.25)
+    assert more.ground.symmetric_difference(kept.free_space).area < 1e-9
+    want = shapely.buffer(kept.free_space, -0.5, join_style="mitre")
+    assert more.free_space.symmetric_difference(want).area < 1e-6
 
 
 # -- malformed Polyanya files ---------------------------------------------------------
@@ -489,7 +505,12 @@ def _good_arrays():
                     obstacles=[[(1, 0.5), (2, 0.5), (2, 1.5), (1, 1.5)]])
     return {"format": np.array("navcore-navmesh"), "version": np.array(1),
             "vertices": g.vertices.copy(), "poly_start": g.poly_start.copy(),
-            "poly_verts": g.poly_verts.copy(), "snap_distance": np.array(0.25)}
+            "poly_verts": g.poly_verts.copy(), "snap_distance": np.array(0.25),
+            "agent_radius": np.array(0.0), "ground": np.zeros(0, dtype=np.uint8)}
+
+
+def _wkb(geom):
+    return np.frombuffer(shapely.to_wkb(geom), dtype=np.uint8)
 
 
 def _forged_shape(path):
@@ -547,6 +568,17 @@ def _cw(a):
     (lambda a: {**a, "snap_distance": np.array(np.nan)}, "array 'snap_distance' is nan"),
     (lambda a: {**a, "snap_distance": np.array([0.1])}, "array 'snap_distance' must be "
                                                        "float64 with 0 dimensions"),
+    (lambda a: {**a, "agent_radius": np.array(-0.5)}, "array 'agent_radius' is -0.5"),
+    (lambda a: {**a, "ground": np.frombuffer(b"not wkb at all", dtype=np.uint8)},
+     "array 'ground' is not WKB geometry"),
+    (lambda a: {**a, "ground": _wkb(LineString([(0, 0), (1, 1)]))},
+     "array 'ground' must be a polygon or multipolygon, got LineString"),
+    (lambda a: {**a, "ground": _wkb(shapely.Polygon([(0, 0), (4, 4), (4, 0), (0, 4)]))},
+     "array 'ground' is not a valid polygon: Self-intersection"),
+    (lambda a: {**a, "ground": _wkb(shapely.Polygon([(0, 0), (4, np.inf), (4, 0)]))},
+     "array 'ground' has a coordinate that is NaN or infinite"),
+    (lambda a: {**a, "ground": _wkb(shapely.box(0, 0, 1, 1)).astype(np.int16)},
+     "array 'ground' must be uint8"),
     (lambda a: {**a, "poly_verts": np.array(list(a["poly_verts"]), dtype=object)},
      "array 'poly_verts' must be int32"),
 ])
