@@ -394,7 +394,8 @@ mesh
 1 3   2 3 5   2 0 4
 1 3   3 4 5   3 0 -1
 """
-CONCAVE = "mesh\n2\n4 1\n0 0 2 0 -1\n4 0 2 0 -1\n1 1 2 0 -1\n0 4 2 0 -1\n4 0 1 2 3 -1 -1 -1 -1\n"
+CONCAVE = ("mesh\n2\n4 1\n0 0 2 0 -1\n4 0 2 0 -1\n1 1 2 0 -1\n0 4 2 0 -1\n"
+           "4 0 1 2 3 -1 -1 -1 -1\n")
 STAR = ("mesh\n2\n5 1\n" + "".join(f"{math.cos(a):.6f} {math.sin(a):.6f} 2 0 -1\n"
                                    for a in np.arange(5) * 2 * math.pi / 5)
         + "5 0 2 4 1 3 -1 -1 -1 -1 -1\n")
