@@ -6,6 +6,7 @@
     navcore render SCENE -o OUT.png   draw a scene: areas, agents, paths; --gif (scenes plugin)
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
     navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
+    navcore bake SCENE|--map|--mesh -o OUT.npz   build a navmesh once, save it (navmesh plugin)
 
 Only ``plugins`` is the kernel's own; plugins add the other subcommands
 through the ``navcore_add_commands`` hook.

@@ -1,4 +1,4 @@
-"""A navmesh in a YAML scene: agents walk the funnel's straight segments
+"""A navmesh in a YAML scene: agents walk the any-angle path's straight segments
 from the exact points the scene names, and a bad navmesh parameter is a
 SceneError at its place in the file."""
 
@@ -46,3 +46,21 @@ def test_a_bad_obstacle_is_a_scene_error_at_its_line(tmp_path):
     assert err.value.path == str(scene) and err.value.line is not None
     assert "obstacle" in str(err.value).lower()
     assert main(["validate", str(scene)]) == 2
+
+
+@pytest.mark.nojit
+def test_a_baked_mesh_file_is_found_next_to_the_scene(tmp_path):
+    from navcore_navmesh import meshfile
+    world = navcore.World(autoload=False)
+    graph = world.add_graph("y", type="navmesh", bounds=(0, 0, 20, 10),
+                            obstacles=[[(5, 2), (8, 2), (8, 6), (5, 6)]])
+    (tmp_path / "meshes").mkdir()
+    meshfile.save_mesh(tmp_path / "meshes" / "yard.npz", graph)
+    scene = tmp_path / "yard.yaml"
+    scene.write_text(YARD.replace("    bounds: [0, 0, 20, 10]\n    obstacles: [OBSTACLES]\n",
+                                  "    mesh: meshes/yard.npz\n"))
+    sim = navcore.load_scene(scene)               # relative to the scene, not the cwd
+    loaded = sim.world.graph("yard")
+    assert loaded.num_polygons == graph.num_polygons
+    r = sim.world.find_path("yard", (1, 1), (18, 8))
+    assert r.cost == pytest.approx(world.find_path("y", (1, 1), (18, 8)).cost, rel=1e-12)
