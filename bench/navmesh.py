@@ -622,6 +622,11 @@ def field_stages(obstacles, rounds):
 # ---------------------------------------------------------------------------
 # tables
 # ---------------------------------------------------------------------------
+def fmt_r(r):
+    """A ratio; the tiny ones with their first significant digits."""
+    return f"{r:.2g}x" if r is not None and r < 0.001 else fmt_ratio(r)
+
+
 def pct(x):
     if x is None:
         return "-"
@@ -661,7 +666,7 @@ def speed_rows(res):
                                                  if subset else q[peer]),
                              "pairs timed": sum(t is not None for t in
                                                 r["per_pair_s"][peer]),
-                             "ratio": fmt_ratio(ra.get(key)), "goal": goal})
+                             "ratio": fmt_r(ra.get(key)), "goal": goal})
     return rows
 
 
@@ -681,7 +686,7 @@ def length_rows(res):
                          "wrong": s["wrong"].get(k, 0),
                          "mean excess": pct(ex["mean"]), "worst excess": pct(ex["worst"]),
                          "max relative error": f"{ex['max_abs']:.1e}" if exact else "-",
-                         "exact to 1e-9": f"{ex['exact_1e-9']:.0%}", "goal": goal})
+                         "exact to 1e-9": f"{ex['exact_1e-9']:.1%}", "goal": goal})
     return rows
 
 
