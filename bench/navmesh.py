@@ -125,7 +125,7 @@ POLYANYA_SRC = SHARED / "peers/polyanya"
 
 FULL = dict(datasets=["arena", "den312d", "arena.mesh", "scene_mp_2p_01.mesh", "field"],
             field=dict(rects=100, polys=100), field_pairs=200, max_pairs=None,
-            rounds=5, slow_pairs=40, slow_rounds=1, cpp_passes=5, build_rounds=7)
+            rounds=5, slow_pairs=40, slow_rounds=3, cpp_passes=5, build_rounds=7)
 QUICK = dict(datasets=["arena", "arena.mesh", "field"],
              field=dict(rects=15, polys=15), field_pairs=20, max_pairs=40,
              rounds=2, slow_pairs=10, slow_rounds=1, cpp_passes=3, build_rounds=3)
