@@ -796,7 +796,8 @@ def main(argv=None):
           "per-query ratios")
     out = []
     show(out, f"Per query: navcore (World.find_path) vs peers ({cfg['rounds']} rounds; "
-         f"slow peers {cfg['slow_rounds']} round on {cfg['slow_pairs']} pairs)",
+         f"slow peers {cfg['slow_rounds']} round{'s' if cfg['slow_rounds'] > 1 else ''} on "
+         f"{cfg['slow_pairs']} pairs)",
          speed_rows(res))
     show(out, "Path length over the exact optimum (every answer checked)", length_rows(res))
     show(out, "Short queries end to end (World.find_path)", short_rows(res))
