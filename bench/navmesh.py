@@ -176,6 +176,20 @@ class Dataset:
     def graph(self):
         return self.world.graph(self.gid)
 
+    @property
+    def triangles(self):
+        """The same free space as bare triangles (``merge=False``), what
+        pynavmesh walks: its polygon normals break on the merged mesh's
+        straight corners. A ``.mesh`` file is searched as it is."""
+        gid = f"{self.gid}-triangles"
+        if gid not in self.world.graphs:
+            if self.kind == "mesh":
+                return self.graph
+            params = (dict(bounds=(0, 0, 1000, 1000), obstacles=[r.tolist() for r in self.rings])
+                      if self.kind == "field" else dict(map=str(DATA / f"{self.name}.map")))
+            self.world.add_graph(gid, type="navmesh", merge=False, **params)
+        return self.world.graph(gid)
+
 
 def read_csv(path, limit=None):
     with open(path) as f:
@@ -264,7 +278,7 @@ def navcore_make(algorithm):
 def pynavmesh_make(ds):
     from pathfinder.navmesh import Navmesh
 
-    v, ps, pv, _ = NM.mesh_arrays(ds.graph)
+    v, ps, pv, _ = NM.mesh_arrays(ds.triangles)
     verts = [(float(x), 0.0, float(y)) for x, y in v]
     polys = [pv[ps[i]:ps[i + 1]][::-1].tolist() for i in range(len(ps) - 1)]
     sink = io.StringIO()
@@ -597,17 +611,20 @@ def field_stages(obstacles, rounds):
     public functions (free space, triangulation, graph + locate index);
     None when they are not there any more."""
     try:
-        from navcore_navmesh import LOCATE_KEY, LocateIndex, NavMeshGraph, build
+        from navcore_navmesh import LOCATE_KEY, LocateIndex, NavMeshGraph, build, merge
         free = build.free_space(bounds=(0, 0, 1000, 1000), obstacles=obstacles)
         v, tri = build.triangulate(free)
+        start = np.arange(0, tri.size + 1, 3, dtype=np.int32)
+        ps, pv = merge.merge_polygons(v, start, tri.ravel())
 
         def graph():
-            g = NavMeshGraph.from_mesh(v, tri, build.neighbours(tri, len(v)), free)
+            g = NavMeshGraph.from_polygons(v, ps, pv, free)
             g.view(LOCATE_KEY, LocateIndex)
         stages = {
             "free space (shapely)": lambda: build.free_space(bounds=(0, 0, 1000, 1000),
                                                              obstacles=obstacles),
             "triangulate (shapely CDT + arrays)": lambda: build.triangulate(free),
+            "merge into convex polygons": lambda: merge.merge_polygons(v, start, tri.ravel()),
             "neighbours + graph + locate index": graph,
         }
         times = {k: [] for k in stages}
