@@ -19,7 +19,7 @@ A navmesh can also be given whole, instead of all of the above
 (``meshfile``; giving both is a GraphError):
 
 * ``mesh=PATH``: a Polyanya ``.mesh`` (v2 or v3, traversable faces) or an
-  ``.npz`` baked by ``meshfile.save_mesh`` / ``navcore bake``, told apart
+  ``.npz`` baked by ``bake.save_mesh`` / ``navcore bake``, told apart
   by content; errors are ``MeshFormatError`` at the file's line (or array);
 * ``vertices=`` ``(V, 2)`` with ``polygons=``: a list of vertex-id lists,
   or a ``(P, k)`` integer array padded at the end of rows with ``-1``;
