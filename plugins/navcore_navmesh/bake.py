@@ -25,6 +25,7 @@ import shapely
 from navcore.errors import MeshFormatError
 
 from .fileio import readable, write_atomic
+from .mesh import default_snap_distance
 from .meshcheck import MeshArrays, Where, check_mesh
 
 #: the ``format`` entry of a baked mesh, and the version this code writes
@@ -60,10 +61,10 @@ def _wkb(geometry) -> np.ndarray:
 
 def _snap_of(mesh) -> float:
     """The snap distance a bake records: the graph's own, or for bare
-    arrays the default ``NavMeshGraph.from_polygons`` gives."""
+    arrays the default (``mesh.default_snap_distance``)."""
     snap = getattr(mesh, "snap_distance", None)
     if snap is None:
-        snap = 1e-6 * max(float(np.ptp(np.asarray(mesh.vertices), axis=0).max()), 1.0)
+        snap = default_snap_distance(mesh.vertices)
     return float(snap)
 
 

@@ -90,10 +90,14 @@ class Where:
         line = None if self.vertex_line is None else self.vertex_line[i]
         self._raise(f"{self.vertex_name.format(self.vid(i))} {message}", line)
 
+    def polygon_name(self, p) -> str:
+        """Polygon ``p`` as the source names it."""
+        return self.poly_name.format(self.poly_id(int(p)))
+
     def polygon(self, p, message):
         p = int(p)
         line = None if self.poly_line is None else self.poly_line[p]
-        self._raise(f"{self.poly_name.format(self.poly_id(p))} {message}", line)
+        self._raise(f"{self.polygon_name(p)} {message}", line)
 
     def whole(self, message):
         self._raise(message, None)
@@ -155,10 +159,9 @@ def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True)
             odd, other = np.flatnonzero(ccw != usual)[0], np.flatnonzero(ccw == usual)[0]
             turn_of = {True: "counter-clockwise", False: "clockwise"}
             where.polygon(odd, f"is {turn_of[not usual]} but "
-                               f"{where.poly_name.format(where.poly_id(other))} is "
+                               f"{where.polygon_name(other)} is "
                                f"{turn_of[usual]}: a mesh winds all its polygons one way")
-        poly_verts = _reverse_polygons(poly_start, poly_verts)
-        nxt = next_edge(poly_start, e).astype(np.int64)
+        poly_verts = _reverse_polygons(poly_start, poly_verts)  # same sizes, same nxt
 
     # convex: every corner turns left (or goes straight on), and the turns
     # add up to one full turn (not two: a star has all left turns too)
@@ -190,11 +193,18 @@ def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True)
     dup = np.flatnonzero(directed[order][1:] == directed[order][:-1])
     if dup.size:
         j, k = order[dup[0]], order[dup[0] + 1]
-        where.polygon(owner[k], f"overlaps {where.poly_name.format(where.poly_id(owner[j]))}:"
+        where.polygon(owner[k], f"overlaps {where.polygon_name(owner[j])}:"
                                 f" both run along the edge from vertex "
                                 f"{where.vid(v_from[k])} to vertex {where.vid(v_to[k])}"
                                 f" on the same side")
     return MeshArrays(vertices, poly_start.astype(np.int32), poly_verts.astype(np.int32))
+
+
+def poly_start_of(sizes) -> np.ndarray:
+    """int64 ``poly_start`` of polygons with ``sizes`` corners each."""
+    poly_start = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=poly_start[1:])
+    return poly_start
 
 
 def _reverse_polygons(poly_start, poly_verts):
@@ -248,8 +258,7 @@ def mesh_arrays(vertices, polygons) -> MeshArrays:
         flat.append(row[:k])
     if not rows:
         raise GraphError("polygons must hold at least one polygon")
-    poly_start = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=poly_start[1:])
+    poly_start = poly_start_of(sizes)
     where = Where(GraphError, vertex_name="vertices[{}]", poly_name="polygons[{}]")
     return check_mesh(v, poly_start, np.concatenate(flat), where)
 

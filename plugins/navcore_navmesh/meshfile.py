@@ -16,12 +16,11 @@ here too (``meshfile.save_mesh``).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from navcore.errors import GraphError
 
+from . import build
 from .bake import NPZ_ARRAYS, NPZ_FORMAT, NPZ_VERSION, load_mesh, save_mesh
 from .fileio import read_bytes
 from .mesh import polygons_union
@@ -62,7 +61,6 @@ def given_mesh(*, mesh=None, vertices=None, polygons=None, agent_radius=0.0,
     their ``ground`` is the space before shrinking (the bake's, else the
     union). ``others``: the free-space parameters, which a given mesh
     replaces (giving one of them too is a GraphError)."""
-    from . import build
     given = sorted(k for k, v in (others or {}).items() if v is not None)
     if given:
         raise GraphError(f"a given mesh is its own free space: "
@@ -78,12 +76,7 @@ def given_mesh(*, mesh=None, vertices=None, polygons=None, agent_radius=0.0,
                          f"{'polygons' if polygons is None else 'vertices'}= is missing")
     else:
         arrays = mesh_arrays(vertices, polygons)
-    try:
-        r = float(agent_radius)
-    except (TypeError, ValueError):
-        raise GraphError(f"agent_radius must be a number, got {agent_radius!r}") from None
-    if not math.isfinite(r) or r < 0:
-        raise GraphError(f"agent_radius must be finite and >= 0, got {agent_radius!r}")
+    r = build.check_radius(agent_radius)
     if r == 0:
         return arrays, None
     free = build.shrink(union(arrays), r)

@@ -81,8 +81,8 @@ import numpy as np
 from navcore.errors import MeshFormatError
 
 from .fileio import read_bytes, write_atomic
-from .mesh import match_edges, next_edge
-from .meshcheck import MeshArrays, Where, check_mesh, number_text
+from .mesh import match_edges, next_edge, prev_edge
+from .meshcheck import MeshArrays, Where, check_mesh, number_text, poly_start_of
 
 # -- Polyanya .mesh: reading -----------------------------------------------------
 
@@ -174,8 +174,7 @@ def parse_polyanya_mesh(data, path="<mesh>") -> MeshArrays:
         src.fail("the mesh has no traversable face", header_line)
 
     vertices = np.array(coords, dtype=np.float64).reshape(-1, 2)
-    poly_start = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=poly_start[1:])
+    poly_start = poly_start_of(sizes)
     poly_verts = np.array(verts, dtype=np.int64)
     one = 1 if version == 3 else 0
     where = Where(MeshFormatError, path, vline, pline,
@@ -257,9 +256,7 @@ def _check_neighbours(poly_start, poly_verts, nbs, num_vertices, version, label,
     file's own winding: ``nbs[j]`` lies across the edge that ends at
     ``poly_verts[j]``)."""
     adj, _ = match_edges(poly_start, poly_verts, num_vertices)
-    nxt = next_edge(poly_start, len(poly_verts)).astype(np.int64)
-    prev = np.empty_like(nxt)
-    prev[nxt] = np.arange(len(nxt))
+    prev = prev_edge(poly_start, len(poly_verts))
     shared = adj[prev]                       # kept polygon across the edge ending at j
     if version == 3:
         kept = {f: p for p, f in enumerate(label)}          # file face id -> polygon
@@ -273,23 +270,22 @@ def _check_neighbours(poly_start, poly_verts, nbs, num_vertices, version, label,
     j = wrong[0]
     owner = int(np.searchsorted(poly_start, j, side="right") - 1)
     a, b = where.vid(poly_verts[prev[j]]), where.vid(poly_verts[j])
-    name = where.poly_name
     if version == 3 and said[j] == -2:
         where.polygon(owner, f"names face {nbs[j]} as a traversable neighbour across the "
                              f"edge from vertex {a} to vertex {b}, but face {nbs[j]} is not "
                              f"traversable")
     if shared[j] < 0:
-        where.polygon(owner, f"names {name.format(label[said[j]])} as its neighbour across "
+        where.polygon(owner, f"names {where.polygon_name(said[j])} as its neighbour across "
                              f"the edge from vertex {a} to vertex {b}, but they do not share "
                              f"that edge")
-    other = name.format(label[shared[j]])
+    other = where.polygon_name(shared[j])
     if said[j] < 0:
         lists = (f"marks the edge from vertex {a} to vertex {b} as not traversable "
                  f"({nbs[j]})" if version == 3 else
                  f"lists no neighbour (-1) across the edge from vertex {a} to vertex {b}")
         where.polygon(owner, f"{lists}, but {other} shares that edge (navcore joins "
                              f"polygons that share an edge)")
-    where.polygon(owner, f"names {name.format(label[said[j]])} as its neighbour across the "
+    where.polygon(owner, f"names {where.polygon_name(said[j])} as its neighbour across the "
                          f"edge from vertex {a} to vertex {b}, but {other} is the one "
                          f"sharing it")
 
@@ -304,9 +300,8 @@ def vertex_polygons(mesh):
     poly_verts = np.asarray(mesh.poly_verts, dtype=np.int64)
     vertices = np.asarray(mesh.vertices)
     adj, opposite = match_edges(poly_start, poly_verts, len(vertices))
-    nxt = next_edge(poly_start, len(poly_verts)).astype(np.int64)
-    prev = np.empty_like(nxt)
-    prev[nxt] = np.arange(len(nxt))
+    nxt = next_edge(poly_start, len(poly_verts))
+    prev = prev_edge(poly_start, len(poly_verts))
     owner = np.repeat(np.arange(len(poly_start) - 1), np.diff(poly_start))
     # corner j (vertex poly_verts[j] of polygon owner[j]): the next corner
     # round the vertex is in the polygon across the edge ending there
@@ -328,20 +323,21 @@ def vertex_polygons(mesh):
         seen = set()
         out = []
         for s in fan_starts:
-            c = s
-            while c >= 0 and c not in seen:
-                seen.add(c)
-                out.append(owner_l[c])
-                c = after_l[c]
+            _walk_fan(s, after_l, owner_l, seen, out)
             out.append(-1)
         for s in corners.tolist():            # inner vertex: one cycle, no wall
-            c = s
-            while c >= 0 and c not in seen:
-                seen.add(c)
-                out.append(owner_l[c])
-                c = after_l[c]
+            _walk_fan(s, after_l, owner_l, seen, out)
         lists.append(out)
     return used, lists
+
+
+def _walk_fan(c, after, owner, seen, out) -> None:
+    """Append to ``out`` the polygons round a vertex from corner ``c`` on,
+    until a wall (``after`` is -1) or a corner already ``seen``."""
+    while c >= 0 and c not in seen:
+        seen.add(c)
+        out.append(owner[c])
+        c = after[c]
 
 
 def polyanya_v2_text(mesh) -> str:
@@ -354,9 +350,7 @@ def polyanya_v2_text(mesh) -> str:
     renumber = np.full(len(vertices), -1, dtype=np.int64)
     renumber[used] = np.arange(len(used))
     adj, _ = match_edges(poly_start, poly_verts, len(vertices))
-    nxt = next_edge(poly_start, len(poly_verts)).astype(np.int64)
-    prev = np.empty_like(nxt)
-    prev[nxt] = np.arange(len(nxt))
+    prev = prev_edge(poly_start, len(poly_verts))
     nb = adj[prev]                        # Polyanya: across the edge ending at vertex j
     out = ["mesh", "2", f"{len(used)} {len(poly_start) - 1}"]
     for v, polys in zip(used.tolist(), lists):
