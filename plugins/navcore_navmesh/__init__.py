@@ -2,21 +2,24 @@
 
 Free space (shapely polygons, obstacle rings, a rectangle or a MovingAI
 ``.map``) is cut into constrained Delaunay triangles (``build``), or a
-mesh is given whole: a Polyanya ``.mesh``, a baked ``.npz`` or vertex and
-polygon arrays (``meshfile``, which also writes Polyanya v2 and bakes;
-``navcore bake`` on the command line, ``cli``). Each convex polygon is a
-node of a ``NavMeshGraph`` (``mesh``), so every generic search works on
-it. Any-angle paths: ``algorithm="polyanya"`` (the default, ``polyanya``)
-is exact, the true shortest path through the free space;
-``algorithm="funnel"`` (``funnel``) pulls the A* corridor of polygons
-taut, Detour's near-optimal compromise.
+mesh is given whole: a Polyanya ``.mesh``, a baked ``.npz`` or vertex
+and polygon arrays (``meshfile``; ``meshcheck`` checks every mesh,
+``polyanya_format`` reads and writes Polyanya's text, ``bake`` navcore's
+``.npz``; ``navcore bake`` on the command line, ``cli``). Each convex
+polygon is a node of a ``NavMeshGraph`` (``mesh``), so every generic
+search works on it. Any-angle paths: ``algorithm="polyanya"`` (the
+default, ``polyanya``) is exact, the true shortest path through the free
+space; ``algorithm="funnel"`` (``funnel``) pulls the A* corridor of
+polygons taut, Detour's near-optimal compromise.
 """
 from .build import free_space, map_free_space, polygons, triangulate
 from .funnel import funnel_path, pull
 from .polyanya import SPACE_KEY, SearchSpace, path_lengths, polyanya_path, shortest_path
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
-from .meshfile import (MeshArrays, load_mesh, read_mesh, read_polyanya_mesh, save_mesh,
-                       write_polyanya_mesh)
+from .bake import load_mesh, save_mesh
+from .meshcheck import MeshArrays
+from .meshfile import read_mesh
+from .polyanya_format import read_polyanya_mesh, write_polyanya_mesh
 
 __all__ = ["NavMeshGraph", "LocateIndex", "LOCATE_KEY", "free_space", "map_free_space",
            "polygons", "triangulate", "funnel_path", "pull", "SPACE_KEY", "SearchSpace",

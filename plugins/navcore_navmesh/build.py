@@ -19,7 +19,7 @@ A navmesh can also be given whole, instead of all of the above
 (``meshfile``; giving both is a GraphError):
 
 * ``mesh=PATH``: a Polyanya ``.mesh`` (v2 or v3, traversable faces) or an
-  ``.npz`` baked by ``meshfile.save_mesh`` / ``navcore bake``, told apart
+  ``.npz`` baked by ``bake.save_mesh`` / ``navcore bake``, told apart
   by content; errors are ``MeshFormatError`` at the file's line (or array);
 * ``vertices=`` ``(V, 2)`` with ``polygons=``: a list of vertex-id lists,
   or a ``(P, k)`` integer array padded at the end of rows with ``-1``;
@@ -172,18 +172,24 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
     return shrink(free, agent_radius)
 
 
-def shrink(free, agent_radius=0.0):
-    """``free`` eroded by ``agent_radius`` (checked: a finite number >= 0),
-    as one valid polygon or multipolygon with the lines and points an
-    intersection may leave behind dropped; ``GraphError`` when nothing is
-    left. ``free_space`` ends with it; the ``navmesh`` builder calls it
-    itself to keep the space before erosion (``NavMeshGraph.ground``)."""
+def check_radius(agent_radius) -> float:
+    """``agent_radius`` as a float: a finite number >= 0, else GraphError."""
     try:
         r = float(agent_radius)
     except (TypeError, ValueError):
         raise GraphError(f"agent_radius must be a number, got {agent_radius!r}") from None
     if not np.isfinite(r) or r < 0:
         raise GraphError(f"agent_radius must be finite and >= 0, got {agent_radius!r}")
+    return r
+
+
+def shrink(free, agent_radius=0.0):
+    """``free`` eroded by ``agent_radius`` (checked: a finite number >= 0),
+    as one valid polygon or multipolygon with the lines and points an
+    intersection may leave behind dropped; ``GraphError`` when nothing is
+    left. ``free_space`` ends with it; the ``navmesh`` builder calls it
+    itself to keep the space before erosion (``NavMeshGraph.ground``)."""
+    r = check_radius(agent_radius)
     if r > 0:
         # mitre joins: the eroded space is never closer than r to a wall
         # (round joins approximate the arc by chords that cut inside it)

@@ -4,7 +4,7 @@
     navcore bake --map FILE.map -o OUT.npz [--agent-radius R]
     navcore bake --mesh FILE.mesh -o OUT.npz [--agent-radius R]
 
-``OUT.npz`` is navcore's baked mesh (``meshfile.save_mesh``), which
+``OUT.npz`` is navcore's baked mesh (``bake.save_mesh``), which
 ``add_graph(..., type="navmesh", mesh="OUT.npz")`` loads without
 triangulating again; ``-o OUT.mesh`` writes Polyanya's v2 text instead
 (for Polyanya's C++). From a scene, the navmesh graph is built from the
@@ -20,9 +20,10 @@ from pathlib import Path
 import navcore
 from navcore.errors import NavError
 
-from . import meshfile
+from .bake import save_mesh
+from .polyanya_format import write_polyanya_mesh
 
-WRITERS = {".npz": meshfile.save_mesh, ".mesh": meshfile.write_polyanya_mesh}
+WRITERS = {".npz": save_mesh, ".mesh": write_polyanya_mesh}
 
 
 def add_command(subparsers) -> None:

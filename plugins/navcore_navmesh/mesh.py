@@ -36,6 +36,20 @@ def next_edge(poly_start, num_edges):
     return nxt.astype(np.int32)
 
 
+def prev_edge(poly_start, num_edges):
+    """int64 ``(E,)``: the edge before each edge in its polygon (the one
+    ending at its vertex), the inverse of ``next_edge``."""
+    prev = np.empty(num_edges, dtype=np.int64)
+    prev[next_edge(poly_start, num_edges)] = np.arange(num_edges)
+    return prev
+
+
+def default_snap_distance(vertices) -> float:
+    """A graph's ``snap_distance`` unless told otherwise: a millionth of
+    the mesh's size (its larger extent; at least 1e-6)."""
+    return 1e-6 * max(float(np.ptp(np.asarray(vertices), axis=0).max()), 1.0)
+
+
 def match_edges(poly_start, poly_verts, num_vertices):
     """``(adj, opposite)``, int32 ``(E,)`` each: the polygon across each
     edge and that edge's position in the other polygon, ``-1`` for walls.
@@ -233,7 +247,7 @@ class NavMeshGraph(navcore.NavGraph):
         corner[poly_verts[graph.poly_next[wall]]] = True
         graph.corner = corner
         graph.free_space = free_space
-        graph.snap_distance = 1e-6 * max(float(np.ptp(vertices, axis=0).max()), 1.0)
+        graph.snap_distance = default_snap_distance(vertices)
         return graph
 
     @classmethod

@@ -3,7 +3,8 @@
 the derived views following updates, navmeshes in scenes (regions as
 rectangles and polygons, pictures) and the ``navcore bake`` command. Model
 code lives beside it (``build``, ``mesh``, ``merge``, ``polyanya``,
-``funnel``, ``scene_layer``, ``meshfile``, ``cli``)."""
+``funnel``, ``scene_layer``, ``meshfile`` over ``meshcheck``,
+``polyanya_format`` and ``bake``, ``cli``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,0 +1,183 @@
+"""Baked navmeshes: navcore's own ``.npz`` (``save_mesh`` / ``load_mesh``).
+
+A bake is an ``.npz`` with ``format`` (``"navcore-navmesh"``), ``version``
+(1), ``vertices``, ``poly_start``, ``poly_verts``, and of the graph
+``snap_distance``, ``agent_radius`` (what the mesh was shrunk by) and
+``ground`` (the free space before that, as WKB bytes; empty when
+unknown): a graph built from it is the one that was saved (same ids, same
+adjacency, same answers; positions, costs and the free space follow from
+the polygons). A bake holds the geometry only: walkable flags and costs
+changed by updates are not part of it. Loading never unpickles
+(``allow_pickle=False``) and checks each array's dtype, shape, values and
+the polygons before anything uses them. ``navcore bake`` (``cli``) writes
+either file from a scene, a ``.map`` or a ``.mesh``.
+"""
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+
+import numpy as np
+
+import shapely
+
+from navcore.errors import MeshFormatError
+
+from .fileio import readable, write_atomic
+from .mesh import default_snap_distance
+from .meshcheck import MeshArrays, Where, check_mesh
+
+#: the ``format`` entry of a baked mesh, and the version this code writes
+NPZ_FORMAT = "navcore-navmesh"
+NPZ_VERSION = 1
+NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts", "snap_distance",
+              "agent_radius", "ground")
+
+
+def save_mesh(path, graph) -> None:
+    """Bake ``graph`` (a ``NavMeshGraph`` or ``MeshArrays``) into an
+    ``.npz`` file that ``load_mesh`` (and ``add_graph(...,
+    mesh=path)``) reads back exactly; ``NavError`` if it cannot be
+    written."""
+    buf = io.BytesIO()
+    np.savez(buf, format=np.array(NPZ_FORMAT), version=np.array(NPZ_VERSION, dtype=np.int64),
+             vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),
+             poly_start=np.ascontiguousarray(graph.poly_start, dtype=np.int32),
+             poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32),
+             snap_distance=np.array(_snap_of(graph), dtype=np.float64),
+             agent_radius=np.array(float(getattr(graph, "agent_radius", 0.0)),
+                                   dtype=np.float64),
+             ground=_wkb(getattr(graph, "ground", None)))
+    write_atomic(path, buf.getvalue())
+
+
+def _wkb(geometry) -> np.ndarray:
+    """uint8 WKB bytes of ``geometry`` (none for None)."""
+    if geometry is None:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(shapely.to_wkb(geometry), dtype=np.uint8)
+
+
+def _snap_of(mesh) -> float:
+    """The snap distance a bake records: the graph's own, or for bare
+    arrays the default (``mesh.default_snap_distance``)."""
+    snap = getattr(mesh, "snap_distance", None)
+    if snap is None:
+        snap = default_snap_distance(mesh.vertices)
+    return float(snap)
+
+
+#: what each array of a baked mesh must be: dtype, number of dimensions
+_NPZ_SPEC = {"format": (np.dtype("<U15"), 0), "version": (np.dtype(np.int64), 0),
+             "vertices": (np.dtype(np.float64), 2), "poly_start": (np.dtype(np.int32), 1),
+             "poly_verts": (np.dtype(np.int32), 1),
+             "snap_distance": (np.dtype(np.float64), 0),
+             "agent_radius": (np.dtype(np.float64), 0), "ground": (np.dtype(np.uint8), 1)}
+
+
+def load_mesh(path) -> MeshArrays:
+    """The mesh a ``save_mesh`` file holds, every array checked (dtype,
+    shape, finite values, ids in range, starts increasing by 3 or more,
+    convex counter-clockwise polygons) before anything uses it;
+    ``MeshFormatError`` naming the file and the array otherwise."""
+    path = readable(path)
+
+    def fail(message):
+        raise MeshFormatError(message, path=path)
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = {name: z.getinfo(name) for name in z.namelist()}
+            names = sorted(n[:-4] if n.endswith(".npy") else n for n in members)
+            unknown = [n for n in names if n not in _NPZ_SPEC]
+            missing = [n for n in NPZ_ARRAYS if n not in names]
+            if unknown or missing or len(names) != len(set(names)):
+                fail(f"not a baked navcore mesh: it holds the arrays {names}, expected "
+                     f"{list(NPZ_ARRAYS)}")
+            for name in NPZ_ARRAYS:
+                _check_npy_header(z, members[name + ".npy"], name, fail)
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in NPZ_ARRAYS}
+    except MeshFormatError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        fail(f"not a baked navcore mesh (.npz): {exc}")
+
+    if str(arrays["format"]) != NPZ_FORMAT:
+        fail(f"array 'format' is {str(arrays['format'])!r}, expected {NPZ_FORMAT!r}")
+    version = int(arrays["version"])
+    if version != NPZ_VERSION:
+        fail(f"array 'version' is {version}; this navcore reads version {NPZ_VERSION}"
+             + (" (the file is newer: bake it again)" if version > NPZ_VERSION else ""))
+    snap, radius = float(arrays["snap_distance"]), float(arrays["agent_radius"])
+    for name, value in (("snap_distance", snap), ("agent_radius", radius)):
+        if not (math.isfinite(value) and value >= 0):
+            fail(f"array {name!r} is {value}; it must be finite and >= 0")
+    ground = _ground(arrays["ground"], fail)
+    vertices, poly_start, poly_verts = (arrays[k] for k in NPZ_ARRAYS[2:5])
+    if vertices.shape[1:] != (2,) or len(vertices) < 3:
+        fail(f"array 'vertices' must have shape (V, 2) with V >= 3, got {vertices.shape}")
+    bad = ~np.isfinite(vertices).all(axis=1)
+    if bad.any():
+        fail(f"array 'vertices': vertex {np.flatnonzero(bad)[0]} is not finite")
+    if len(poly_start) < 2 or poly_start[0] != 0:
+        fail(f"array 'poly_start' must start at 0 and hold P + 1 >= 2 entries, got "
+             f"{poly_start[:3].tolist()}{'...' if len(poly_start) > 3 else ''}")
+    sizes = np.diff(poly_start.astype(np.int64))
+    small = np.flatnonzero(sizes < 3)
+    if small.size:
+        fail(f"array 'poly_start': polygon {small[0]} has {sizes[small[0]]} vertices "
+             f"(at least 3, and the starts must increase)")
+    if poly_start[-1] != len(poly_verts):
+        fail(f"array 'poly_start' ends at {poly_start[-1]}, but 'poly_verts' holds "
+             f"{len(poly_verts)} vertex ids")
+    out = np.flatnonzero((poly_verts < 0) | (poly_verts >= len(vertices)))
+    if out.size:
+        fail(f"array 'poly_verts': entry {out[0]} is vertex {poly_verts[out[0]]}, out of "
+             f"range for {len(vertices)} vertices")
+    where = Where(MeshFormatError, path, vertex_name="array 'vertices': vertex {}",
+                   poly_name="array 'poly_verts': polygon {}")
+    mesh = check_mesh(vertices, poly_start, poly_verts, where, may_reverse=False)
+    return mesh._replace(snap_distance=snap, agent_radius=radius, ground=ground)
+
+
+def _ground(data, fail):
+    """The ``ground`` geometry of a bake (None when it has none), checked:
+    a valid, finite polygon or multipolygon."""
+    if data.size == 0:
+        return None
+    try:
+        geom = shapely.from_wkb(data.tobytes())
+    except (shapely.errors.ShapelyError, ValueError, TypeError) as exc:
+        fail(f"array 'ground' is not WKB geometry: {exc}")
+    if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon") or geom.is_empty:
+        fail(f"array 'ground' must be a polygon or multipolygon, got "
+             f"{'nothing' if geom is None else geom.geom_type}")
+    if not np.isfinite(shapely.get_coordinates(geom)).all():
+        fail("array 'ground' has a coordinate that is NaN or infinite")
+    if not geom.is_valid:
+        fail(f"array 'ground' is not a valid polygon: {shapely.is_valid_reason(geom)}")
+    return geom
+
+
+def _check_npy_header(z, info, name, fail) -> None:
+    """Dtype and dimensions of one member, from its header, before numpy
+    reads it: a forged shape never turns into a huge allocation."""
+    dtype, ndim = _NPZ_SPEC[name]
+    with z.open(info) as f:
+        try:
+            major, _ = np.lib.format.read_magic(f)
+            if major not in (1, 2):
+                raise ValueError(f"npy format version {major} is not read here")
+            read = (np.lib.format.read_array_header_1_0 if major == 1
+                    else np.lib.format.read_array_header_2_0)
+            shape, _, got = read(f)
+        except ValueError as exc:
+            fail(f"array {name!r} is not a numpy array: {exc}")
+    if (got != dtype and not (name == "format" and got.kind == "U")) or len(shape) != ndim:
+        fail(f"array {name!r} must be {dtype.name if name != 'format' else 'a string'} "
+             f"with {ndim} dimension{'s' * (ndim != 1)}, got {got} with shape {shape}")
+    if math.prod(shape) * got.itemsize > info.file_size:
+        fail(f"array {name!r} declares shape {shape}, more than the file holds")
+

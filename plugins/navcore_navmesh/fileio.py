@@ -1,0 +1,53 @@
+"""Reading and writing mesh files.
+
+``read_bytes`` reads a file given as ``mesh=PATH``: a path that is not
+one is a ``GraphError``, a file that is missing or does not open a
+``MeshFormatError`` naming it. ``write_atomic`` writes through a temporary
+file beside the target, so a failed write leaves no half file
+(``NavError``).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from navcore.errors import GraphError, MeshFormatError, NavError
+
+
+def readable(path) -> Path:
+    """``path`` as a Path once it is known to open for reading."""
+    read_bytes(path, 0)
+    return Path(path)
+
+
+def read_bytes(path, size=-1) -> bytes:
+    """The file's bytes (the first ``size`` only, when given)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise GraphError(f"mesh must be the path of a .mesh or .npz file, got {path!r}")
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except FileNotFoundError:
+        raise MeshFormatError("mesh file not found", path=path) from None
+    except OSError as exc:
+        raise MeshFormatError(f"cannot read mesh file: {exc.strerror or exc}",
+                              path=path) from None
+
+
+def write_atomic(path, data: bytes) -> None:
+    """Write through a temporary file beside ``path``: a failed write
+    leaves no half file."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise NavError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise NavError(f"cannot write {path}: {exc.strerror or exc}") from None
+
