@@ -214,3 +214,24 @@ def visibility_length(free, s, g):
                     dist[v] = nd
                     heapq.heappush(heap, (nd, v))
     return math.inf
+
+
+def check_any_angle_path(graph, result, start, goal, free):
+    """Assert that ``result`` is a real any-angle path on the navmesh
+    ``graph`` from point ``start`` to point ``goal`` inside the shapely
+    geometry ``free``: found, from ``start`` to ``goal``, inside ``free``,
+    costing its polyline's length, through a chain of polygons each
+    sharing an edge with the next (none twice)."""
+    import numpy as np
+    from shapely.geometry import LineString
+
+    assert result.found, (start, goal, result.status)
+    assert result.points[0].tolist() == list(start), (result.points[0], start)
+    assert result.points[-1].tolist() == list(goal), (result.points[-1], goal)
+    assert free.covers(LineString(result.points)), (start, goal, result.points.tolist())
+    length = float(np.sqrt((np.diff(result.points, axis=0) ** 2).sum(axis=1)).sum())
+    assert math.isclose(result.cost, length, rel_tol=1e-12, abs_tol=1e-12), (result.cost, length)
+    nodes = result.nodes.tolist()
+    assert len(nodes) == len(set(nodes)), "a polygon crossed twice"
+    for a, b in zip(nodes, nodes[1:]):
+        assert b in graph.poly_adj[graph.poly_start[a]:graph.poly_start[a + 1]], (a, b)

@@ -1,67 +1,23 @@
-"""``algorithm="polyanya"``: exact any-angle shortest paths.
-
-Truth: the shared benchmark's exact lengths (``../shared/data/navmesh``,
-computed there by two independent visibility-graph methods) and, on
-random small scenes, the naive visibility graph in ``tests/reference.py``.
-Every path is also checked as a path: it starts and ends at the query's
-ends, stays inside the free space, costs its polyline's length and lists
-a chain of polygons that share edges."""
-import csv
+"""``algorithm="polyanya"``: exact any-angle shortest paths on random
+small scenes against the naive visibility graph in ``tests/reference.py``
+(the shared benchmark's maps: test_anyangle_benchmarks.py). Every path is
+also checked as a path (``reference.check_any_angle_path``)."""
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import LineString, Point, box
+from shapely.geometry import Point, box
 
 import navcore
 from navcore import PathStatus
 from navcore_navmesh import polyanya
-from reference import visibility_length
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
-
-
-def _queries(name):
-    with open(DATA / f"{name}.anyangle.csv") as f:         # sx, sy, gx, gy, length
-        return [tuple(float(v) for v in row[:5]) for row in list(csv.reader(f))[1:]]
+from reference import check_any_angle_path, visibility_length
 
 
 def check_path(graph, r, s, g, free):
-    """``r`` is a real path from ``s`` to ``g`` through ``free``."""
-    assert r.status is PathStatus.FOUND, (s, g)
-    assert r.points[0].tolist() == list(s) and r.points[-1].tolist() == list(g)
-    assert free.covers(LineString(r.points)), (s, g, r.points.tolist())
-    length = np.sqrt((np.diff(r.points, axis=0) ** 2).sum(axis=1)).sum()
-    assert r.cost == pytest.approx(length, rel=1e-12)
-    nodes = r.nodes.tolist()
-    assert len(nodes) == len(set(nodes)), "a polygon crossed twice"
-    for a, b in zip(nodes, nodes[1:]):
-        assert b in graph.poly_adj[graph.poly_start[a]:graph.poly_start[a + 1]]
+    check_any_angle_path(graph, r, s, g, free)
     assert graph.locate_many(np.array([s]))[0] != -1
-
-
-# arena.mesh's queries run on arena.map here (the same free space, the data
-# README checked); 100 of them are Polyanya's shipped tests with ends on
-# integer corners, the degenerate cases
-@pytest.mark.parametrize("name, map_name", [("arena", "arena"), ("den312d", "den312d"),
-                                            ("arena.mesh", "arena")])
-def test_benchmark_maps_are_exact(name, map_name):
-    if not (DATA / f"{map_name}.map").exists():
-        pytest.skip(f"{DATA} not available")
-    world = navcore.World(autoload=False)
-    graph = world.add_graph(name, type="navmesh", map=str(DATA / f"{map_name}.map"))
-    free = graph.free_space.buffer(1e-9)
-    shapely.prepare(free)
-    worst = 0.0
-    for sx, sy, gx, gy, exact in _queries(name):
-        r = world.find_path(name, (sx, sy), (gx, gy))          # auto is polyanya
-        assert r.algorithm == "polyanya"
-        check_path(graph, r, (sx, sy), (gx, gy), free)
-        worst = max(worst, abs(r.cost - exact) / exact)
-        assert r.cost == pytest.approx(exact, rel=1e-6), (sx, sy, gx, gy, r.points.tolist())
-    print(f"\n{name}: polyanya worst relative error {worst:.1e}")
 
 
 def random_scene(seed, n=6, size=20.0):
