@@ -30,6 +30,8 @@ def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_pol
             p = cell_polys[j]
             first = poly_start[p]
             last = poly_start[p + 1] - 1
+            if last < first:        # a retired slot (an empty polygon) holds no point
+                continue
             inside = True
             for e in range(first, last + 1):
                 a = poly_verts[e]

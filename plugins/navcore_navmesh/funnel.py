@@ -25,6 +25,7 @@ import numpy as np
 
 import navcore_csr
 from navcore import validate
+from navcore.errors import NodeError
 from navcore.types import PathResult, PathStatus
 
 from . import _funnel as K
@@ -57,6 +58,9 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
     out, k = K.string_pull(graph.vertices, graph.poly_start, graph.poly_verts,
                            graph.poly_adj, corridor,
                            float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))
+    if k < 0:
+        raise NodeError(f"the corridor {corridor.tolist()} passes through a retired "
+                        f"polygon slot (an empty polygon, no longer part of the mesh)")
     points = out[:k].copy()
     cost = K.polyline_length(points, k)
     return PathResult.found_path(corridor, points, cost, expanded, ALGORITHM)
