@@ -148,8 +148,29 @@ class NavMeshGraph(navcore.NavGraph):
     * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
       path may turn there (elsewhere it never needs to);
     * ``free_space``: the shapely geometry the mesh covers (``None`` when
-      the mesh came from arrays and nobody asked for it yet).
+      the mesh came from arrays and nobody asked for it yet); on a mesh
+      built in tiles, the free space as updates left it;
+    * ``tiles``: the ``navcore_navmesh.tiles.TiledMesh`` of a mesh built in
+      tiles (``None`` for one made from arrays). Such a mesh may have
+      retired slots: node ids whose polygon is empty (``poly_start[p] ==
+      poly_start[p + 1]``), never walkable, without edges.
     """
+
+    #: the tile state of a mesh built in tiles (see ``tiles.py``)
+    tiles = None
+    #: the locate index class ``locate_index`` builds when none is current
+    _locate_class = LocateIndex
+    _free_space = None
+
+    @property
+    def free_space(self):
+        if self.tiles is not None:
+            return self.tiles.free_space()
+        return self._free_space
+
+    @free_space.setter
+    def free_space(self, value):
+        self._free_space = value
 
     @classmethod
     def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):
@@ -204,7 +225,7 @@ class NavMeshGraph(navcore.NavGraph):
     def locate_index(self) -> LocateIndex:
         """The current locate index (made again if the geometry's version
         moved on without the plugin marking it current)."""
-        return self.view(LOCATE_KEY, LocateIndex)
+        return self.view(LOCATE_KEY, self._locate_class)
 
     def locate(self, point) -> int:
         """The polygon holding ``point`` (on an edge or corner: the lowest

@@ -1,24 +1,27 @@
-"""The navmesh plugin's hooks: the ``navmesh`` graph type, the ``funnel``
-algorithm (also what ``auto`` means on a navmesh) and the locate index
-following updates. Model code lives beside it (``build``, ``mesh``,
+"""The navmesh plugin's hooks: the ``navmesh`` graph type (built in
+tiles), the ``funnel`` algorithm (also what ``auto`` means on a navmesh),
+obstacle and region updates, and the locate index following updates.
+Model code lives beside it (``build``, ``tiles``, ``obstacles``, ``mesh``,
 ``funnel``)."""
 from __future__ import annotations
 
 import navcore
 
 from . import build, funnel
-from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
+from . import obstacles as updates
+from .mesh import LOCATE_KEY, NavMeshGraph
+from .tiles import TiledMesh
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0):
-    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters."""
+                  map=None, agent_radius=0.0, tile_size=None):
+    """``type: navmesh``: see ``navcore_navmesh.build`` for the free-space
+    parameters and ``navcore_navmesh.tiles`` for ``tile_size`` (world units;
+    ``None`` picks one by the free space's vertex density)."""
     free = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                             map=map, agent_radius=agent_radius)
-    vertices, triangles = build.triangulate(free)
-    graph = NavMeshGraph.from_triangles(vertices, triangles, free, world=world)
-    graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
-    return graph
+    # the locate index is built with it, once: every query locates
+    return TiledMesh.build(free, tile_size, float(agent_radius), world=world)
 
 
 @navcore.hookimpl
@@ -40,6 +43,18 @@ def navcore_find_path(graph, request):
     if request.algorithm in ("auto", funnel.ALGORITHM):
         return funnel.funnel_path(graph, request)
     return None           # astar / dijkstra / bfs: the csr plugin's, over polygons
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_make_update(world, graph, params):
+    return updates.make_update(world, graph, params)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_apply_updates(world, graph, batch):
+    return updates.apply_updates(world, graph, batch)
 
 
 @navcore.hookimpl
