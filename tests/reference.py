@@ -180,3 +180,51 @@ def same_partition(ours, truth, walkable):
     a, b = ours[walkable], truth[walkable]
     pairs = np.unique(np.stack([a, b]), axis=1).shape[1] if a.size else 0
     return pairs == np.unique(a).size == np.unique(b).size
+
+
+def reference_length(free, s, g, barriers=None):
+    """Exact shortest length from ``s`` to ``g`` inside the shapely
+    geometry ``free`` (no pinch points in it): Dijkstra over the
+    visibility graph of its corners, ``inf`` when ``g`` cannot be reached.
+
+    With ``barriers`` (line segments, e.g. a navmesh's wall edges, as
+    ``(k, 2, 2)`` coordinates), a sight line may also not cross any of
+    them (running along one or through its ends is fine): the shortest
+    length through a mesh with those walls."""
+    import numpy as np
+    import shapely
+    from shapely.geometry import LineString
+
+    corners = [tuple(c) for c in shapely.get_coordinates(free).tolist()]
+    tree = None
+    if barriers is not None and len(barriers):
+        ends = np.asarray(barriers, dtype=float)
+        tree = shapely.STRtree(shapely.linestrings(ends))
+        corners += [tuple(c) for c in ends.reshape(-1, 2).tolist()]   # turn there too
+    pts = [tuple(s), tuple(g)] + sorted(set(corners))
+    covered = free.buffer(1e-9)
+    shapely.prepare(covered)
+
+    def sees(a, b):
+        if a == b:
+            return True
+        line = LineString([a, b])
+        if not covered.covers(line):
+            return False
+        return tree is None or tree.query(line, predicate="crosses").size == 0
+
+    dist, heap, done = {0: 0.0}, [(0.0, 0)], set()
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        if u == 1:
+            return d
+        done.add(u)
+        for v in range(len(pts)):
+            if v not in done and sees(pts[u], pts[v]):
+                nd = d + math.dist(pts[u], pts[v])
+                if nd < dist.get(v, math.inf):
+                    dist[v] = nd
+                    heapq.heappush(heap, (nd, v))
+    return math.inf

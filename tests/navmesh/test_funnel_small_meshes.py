@@ -3,7 +3,6 @@ visibility graph over the polygon corners (shapely ``covers`` for line of
 sight) and Dijkstra. Special ends: same triangle, on a vertex, on an edge,
 outside the mesh, another component, a pinch between touching obstacles,
 an agent radius."""
-import heapq
 import math
 
 import numpy as np
@@ -13,36 +12,10 @@ from shapely.geometry import LineString, Point, Polygon, box
 
 import navcore
 from navcore import PathStatus
+from reference import reference_length
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
 pytestmark = pytest.mark.nojit
-
-
-def reference_length(free, s, g):
-    """Exact shortest length from ``s`` to ``g`` inside ``free`` (no pinch
-    points in it): Dijkstra over the visibility graph of its corners."""
-    corners = [tuple(c) for c in shapely.get_coordinates(free).tolist()]
-    pts = [tuple(s), tuple(g)] + sorted(set(corners))
-    covered = free.buffer(1e-9)
-
-    def sees(a, b):
-        return a == b or covered.covers(LineString([a, b]))
-
-    dist, heap, done = {0: 0.0}, [(0.0, 0)], set()
-    while heap:
-        d, u = heapq.heappop(heap)
-        if u in done:
-            continue
-        if u == 1:
-            return d
-        done.add(u)
-        for v in range(len(pts)):
-            if v not in done and sees(pts[u], pts[v]):
-                nd = d + math.dist(pts[u], pts[v])
-                if nd < dist.get(v, math.inf):
-                    dist[v] = nd
-                    heapq.heappush(heap, (nd, v))
-    return math.inf
 
 
 def _world(**params):
