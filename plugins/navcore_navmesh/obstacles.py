@@ -99,6 +99,18 @@ def _rect(value):
     return box(x, y, x + w, y + h)
 
 
+def _will_have(world, graph, oid) -> bool:
+    """Whether the graph has obstacle ``oid`` once the queued updates are in
+    (the queue, not every obstacle, is walked)."""
+    have = oid in graph.tiles.obstacles
+    for upd in world.queued_updates(graph.graph_id) if world is not None else ():
+        if upd.kind == "add_obstacle" and upd.params["obstacle"].id == oid:
+            have = True
+        elif upd.kind == "remove_obstacle" and upd.params["id"] == oid:
+            have = False
+    return have
+
+
 def _obstacle_ids(world, graph):
     """The obstacle ids the graph will have once the queued updates are in."""
     ids = set(graph.tiles.obstacles)
@@ -140,7 +152,7 @@ def make_update(world, graph, params) -> Update | None:
                               f"{oid!r}") from None
         if oid is None:
             raise UpdateError("obstacle_id must not be None")
-        if oid in _obstacle_ids(world, graph):
+        if _will_have(world, graph, oid):
             raise UpdateError(f"navmesh {gid!r} already has an obstacle {oid!r} (or one "
                               f"is queued); remove_obstacle it first")
         geom = _polygon(params["add_obstacle"], "add_obstacle")
@@ -151,8 +163,8 @@ def make_update(world, graph, params) -> Update | None:
             raise UpdateError(f"remove_obstacle= takes nothing else, got {sorted(params)}")
         oid = params["remove_obstacle"]
         try:
-            known = oid in _obstacle_ids(world, graph)
-        except TypeError:
+            known = _will_have(world, graph, oid)
+        except TypeError:                     # unhashable: no obstacle has it
             known = False
         if not known:
             have = sorted(map(repr, _obstacle_ids(world, graph)))
@@ -265,9 +277,11 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
         cutters[t] = (None if not geoms else geoms[0] if len(geoms) == 1
                       else shapely.union_all(geoms))
     ch = tm.prepare(cutters, graph.walkable)
+    if walk or cost:
+        ch.own()
     n_before = len(ch.alive_before)
     survivor = ch.alive_before & ~ch.retired
-    before = ch.walkable[:n_before].copy()
+    before = graph.walkable[:n_before]
     for nodes, value in walk:
         nodes = np.asarray(nodes, dtype=np.int64)
         ch.walkable[nodes[survivor[nodes]]] = value

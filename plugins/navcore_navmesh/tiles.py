@@ -247,6 +247,12 @@ def _crossings(p, q, lines, axis, other_lines, snap):
     return seg, pt
 
 
+def _no_line_between(lines, lo, hi) -> bool:
+    """Whether no value of the sorted ``lines`` lies in ``[lo, hi]``."""
+    i = int(np.searchsorted(lines, lo, side="left"))
+    return i == len(lines) or lines[i] > hi
+
+
 def _snap_to_lines(coords, grid, snap) -> bool:
     """Put the coordinates within ``snap`` of a tile line on it (in place):
     a vertex a rounding error off a border would make a sliver triangle
@@ -266,13 +272,17 @@ def _snap_to_lines(coords, grid, snap) -> bool:
 def node_with_grid(geom, grid):
     """``geom`` (polygonal) with a vertex wherever an edge crosses a tile
     line (see the module docs); its polygons otherwise unchanged."""
+    x0, y0, x1, y1 = shapely.bounds(geom)
+    snap = grid.snap
+    if _no_line_between(grid.xs, x0 - snap, x1 + snap) and \
+            _no_line_between(grid.ys, y0 - snap, y1 + snap):
+        return geom                     # inside one tile, away from its border
     parts = shapely.get_parts(geom)
     parts = parts[shapely.get_type_id(parts) == 3]          # polygons
     if parts.size == 0:
         return geom
     rings, pidx = shapely.get_rings(parts, return_index=True)
     coords, ridx = shapely.get_coordinates(rings, return_index=True)
-    snap = grid.snap
     moved = _snap_to_lines(coords, grid, snap)
     seg = np.flatnonzero(ridx[1:] == ridx[:-1])             # coords[s] -> coords[s + 1]
     p, q = coords[seg], coords[seg + 1]
@@ -602,17 +612,28 @@ class Change:
     def __init__(self, tm, walkable):
         self.tm = tm
         n = tm.num_slots
-        self.tri, self.adj3, self.opp3 = tm.tri, tm.adj3.copy(), tm.opp3
-        self.ecost = tm.ecost.copy()
+        # the mesh's own arrays until something writes: ``link`` makes new
+        # ones, ``own`` copies for the generic writes
+        self.tri, self.adj3, self.opp3 = tm.tri, tm.adj3, tm.opp3
+        self.ecost = tm.ecost
         self.tile_of, self.cent = tm.tile_of, tm.cent
         self.vertices, self.vref = tm.vertices, tm.vref
         self.free_slots, self.free_verts = tm.free_slots, tm.free_verts
-        self.walkable = np.array(walkable[:n], dtype=np.bool_)
+        self.walkable = walkable[:n]
+        self._owned = False
         self.alive_before = tm.tile_of >= 0
         self.retired = np.zeros(n, dtype=np.bool_)
         self.tiles = np.empty(0, dtype=np.int64)
         self.tile_polys, self.tile_verts, self.pieces = [], [], []
         self.dirty = []
+
+    def own(self):
+        """Copy the arrays the generic writes edit (``walkable``, ``ecost``),
+        unless ``link`` made them already."""
+        if not self._owned:
+            self.walkable = np.array(self.walkable, dtype=np.bool_)
+            self.ecost = self.ecost.copy()
+            self._owned = True
 
     # -- vertices ----------------------------------------------------------------
     def vertex_ids(self, coords, tiles, ring):
@@ -709,6 +730,7 @@ class Change:
                              f"than two polygons after re-tiling")
         self.tri, self.adj3, self.opp3, self.ecost = tri, adj3, opp3, ecost
         self.tile_of, self.cent, self.walkable = tile_of, cent, walkable
+        self._owned = True
         self.dirty += [retired, slots, rs[changed]]
         # per tile lists (owner ascends: pieces were triangulated in order)
         cuts = np.searchsorted(owner, np.arange(1, ntiles))
