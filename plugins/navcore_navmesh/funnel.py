@@ -69,6 +69,10 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
 def warm_up(graph) -> None:
     """Compile (or load from the cache) the kernels now, on ``graph``'s
     own arrays (the dtypes every query uses)."""
-    graph.locate_many(graph.positions[:1])
-    end = tuple(graph.positions[0])
-    pull(graph, np.zeros(1, dtype=np.int32), end, end)
+    live = np.flatnonzero(np.diff(graph.poly_start) > 0)     # not a retired slot
+    if live.size == 0:
+        return
+    p = int(live[0])
+    graph.locate_many(graph.positions[p:p + 1])
+    end = tuple(graph.positions[p])
+    pull(graph, np.array([p], dtype=np.int32), end, end)

@@ -10,6 +10,7 @@ import navcore
 from . import build, funnel
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, NavMeshGraph
+from . import tiles
 from .tiles import TiledMesh
 
 
@@ -71,3 +72,4 @@ def navcore_graph_updated(graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
+    tiles.warm_up(graph)

@@ -579,6 +579,18 @@ class TiledMesh:
             old_index.mark_current()         # no polygon moved
 
 
+def warm_up(graph) -> None:
+    """Load the update kernels of a tiled mesh now (``navcore_warm_up``),
+    on its own arrays; nothing changes (``link`` works on copies)."""
+    tm = graph.tiles
+    if tm is None:
+        return
+    K.assemble(tm.tri, tm.adj3, tm.opp3, tm.ecost, tm.tile_of >= 0, len(tm.vertices))
+    none = np.empty(0, dtype=np.int64)
+    K.link(tm.tri[:1].copy(), tm.adj3[:1].copy(), tm.opp3[:1].copy(), tm.ecost[:1].copy(),
+           tm.cent[:1].copy(), none, none, np.zeros(1, dtype=np.bool_), len(tm.vertices))
+
+
 class _Placeholder:
     """The storage a tiled graph is constructed with, replaced at once by
     ``publish`` (the CSR view is assembled with the flat arrays)."""

@@ -663,3 +663,15 @@ def test_a_failed_batch_changes_nothing(monkeypatch):
     world.update("m", add_obstacle=box(1, 1, 2, 2), obstacle_id=1)   # never applied
     world.tick()
     assert set(g.tiles.obstacles) == {1}
+
+
+def test_warm_up_changes_nothing():
+    world = navcore.World(autoload=False)
+    g = world.add_graph("m", type="navmesh", bounds=(0, 0, 6, 6), tile_size=2.0)
+    world.update("m", add_obstacle=box(1, 1, 2, 2), obstacle_id=1)
+    world.tick()
+    before = _state(g)
+    tri, adj3 = g.tiles.tri.copy(), g.tiles.adj3.copy()
+    world.warm_up()
+    assert _same(before, _state(g))
+    assert np.array_equal(tri, g.tiles.tri) and np.array_equal(adj3, g.tiles.adj3)
