@@ -109,8 +109,8 @@ class TileGrid:
 
     def __init__(self, bounds, size):
         x0, y0, x1, y1 = (float(b) for b in bounds)
-        # a tile larger than the map is the map: one tile, as wide as it
-        if max(x1 - x0, y1 - y0) > 0 and float(size) > max(x1 - x0, y1 - y0):
+        # a tile as large as the map is the map: one tile, as wide as it
+        if max(x1 - x0, y1 - y0) > 0 and float(size) >= max(x1 - x0, y1 - y0):
             size = max(x1 - x0, y1 - y0)
             self.xs = np.array([x0, x0 + size])
             self.ys = np.array([y0, y0 + size])

@@ -351,8 +351,10 @@ def test_kernels_skip_retired_slots():
 
 def test_default_tile_size_is_a_power_of_two_and_user_sizes_are_kept():
     world = navcore.World(autoload=False)
-    small = world.add_graph("s", type="navmesh", bounds=(0, 0, 10, 6))
+    small = world.add_graph("s", type="navmesh", bounds=(1, 1, 11, 7))
     assert small.tiles.grid.count == 1                    # few vertices: one tile
+    assert world.add_graph("w", type="navmesh", bounds=(1, 1, 11, 7),
+                           tile_size=10).tiles.grid.count == 1
     rng = np.random.default_rng(0)
     obs = [convex(rng, rng.uniform(0, 60, 2), 1.0, 6) for _ in range(60)]
     big = world.add_graph("b", type="navmesh", bounds=(0, 0, 60, 60), obstacles=obs)
