@@ -197,12 +197,16 @@ class NavGraph:
 
     # -- per-thread scratch -------------------------------------------------
     def scratch(self, key, factory):
-        """This thread's scratch set ``key``, created by ``factory(graph)``."""
+        """This thread's scratch set ``key``, created by ``factory(graph)``.
+
+        Scratch is usually sized by ``num_nodes``, which an update batch may
+        grow (a navmesh's new polygons): a set made for another node count
+        is made again."""
         store = self._tls.__dict__
-        s = store.get(key)
-        if s is None:
-            s = store[key] = factory(self)
-        return s
+        entry = store.get(key)
+        if entry is None or entry[0] != self.num_nodes:
+            entry = store[key] = (self.num_nodes, factory(self))
+        return entry[1]
 
     def __repr__(self) -> str:
         edges = self._csr.num_edges if self._csr is not None else "?"

@@ -64,6 +64,12 @@ How to write a backend (a new graph type)
    view consistent, bumps ``graph.version`` (derived views go stale) and
    returns exactly the **dirty nodes**: every node whose walkability
    changed or that has an incident edge (in or out) whose cost changed.
+   A batch may add nodes (a navmesh re-triangulating a tile around a new
+   obstacle): ``num_nodes`` may grow, never shrink, and every new id is
+   dirty. Anything sized by ``num_nodes`` follows: per-thread scratch
+   (``graph.scratch`` makes it again), the hierarchy (it grows its arrays),
+   derived views (rebuilt with the version). Nodes that are gone stay as
+   blocked ids without edges, so stored paths through them cost ``inf``.
    Without these hooks the csr plugin's generic updates apply
    (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
 4. **Queries**, optionally: a specialised ``navcore_find_path`` (and
@@ -318,8 +324,9 @@ def navcore_apply_updates(world: World, graph: NavGraph, batch: list[Update]) ->
     applies them as vectorised array work, keeps its CSR view consistent,
     bumps ``graph.version`` exactly once (derived views follow the graph
     batch by batch by it) and returns a sorted int32 array of the node ids
-    whose walkability or incident edges changed. Either the whole batch is
-    applied or, on error, nothing is. Firstresult. Called by ``World.tick``
+    whose walkability or incident edges changed. ``graph.num_nodes`` may
+    grow (never shrink) in a batch; the new ids are all in the array.
+    Either the whole batch is applied or, on error, nothing is. Firstresult. Called by ``World.tick``
     once per graph that has queued updates, before any query of that frame.
     """
 

@@ -705,9 +705,10 @@ def _same_partition(ctx, areas, labels):
 def check_dirty_covers_changes(factory, seed=0, *, rounds=5):
     """Every node whose walkable flag changed, or which has an incident edge
     (out or in) whose cost changed, is in the ``dirty`` array of the
-    ``navcore_graph_updated`` call; the array is sorted int32 node ids;
-    ``version`` grows by exactly one with every applied batch (derived
-    views follow a graph batch by batch by it)."""
+    ``navcore_graph_updated`` call (a node a batch added counts as blocked
+    before it); the array is sorted int32 node ids; ``version`` grows by
+    exactly one with every applied batch (derived views follow a graph
+    batch by batch by it)."""
     rng = np.random.default_rng(seed)
     ctx = _Context(factory, seed, "dirty_covers_changes")
     world = factory.make_world()
@@ -737,7 +738,11 @@ def check_dirty_covers_changes(factory, seed=0, *, rounds=5):
             if after.version != before.version + 1:
                 _fail(ctx, f"version went from {before.version} to {after.version} with "
                            f"one applied batch; bump it exactly once per batch")
-            flipped = set(np.flatnonzero(before.walkable != after.walkable).tolist())
+            # a batch may add nodes (never remove them): a new node counts
+            # as blocked before it
+            was = np.zeros(after.walkable.size, dtype=bool)
+            was[:before.walkable.size] = before.walkable
+            flipped = set(np.flatnonzero(was != after.walkable).tolist())
             edges = _edge_ends_changed(before, after)
             missing = sorted((flipped | edges) - set(dirty.tolist()))
             if missing:

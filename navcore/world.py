@@ -297,6 +297,14 @@ class World:
                                            callback=callback, repath=repath,
                                            replan_from=replan_from)
 
+    def queued_updates(self, graph_id) -> tuple:
+        """The updates queued for ``graph_id`` since the last tick, oldest
+        first (``navcore.Update`` records, as ``navcore_make_update`` made
+        them). For backends whose validation depends on what is already
+        queued: a navmesh refuses to remove an obstacle that neither exists
+        nor is queued to be added."""
+        return tuple(self._pending.get(graph_id, ()))
+
     def pending_updates(self, graph_id=None) -> int:
         if graph_id is None:
             return sum(len(v) for v in self._pending.values())

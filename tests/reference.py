@@ -182,22 +182,39 @@ def same_partition(ours, truth, walkable):
     return pairs == np.unique(a).size == np.unique(b).size
 
 
-def visibility_length(free, s, g):
+def visibility_length(free, s, g, barriers=None):
     """Exact shortest length from ``s`` to ``g`` inside the shapely
     geometry ``free``: Dijkstra over the visibility graph of the ends and
     every corner of ``free`` (a shortest path turns only at corners), with
-    shapely ``covers`` (on ``free`` grown by 1e-9) as line of sight. It
-    does not know the no-squeezing rule: a pinch point where two
-    obstacles touch counts as passable. ``inf`` when ``g`` is unreachable."""
+    shapely ``covers`` (on ``free`` grown by 1e-9) as line of sight; ``inf``
+    when ``g`` cannot be reached. It does not know the no-squeezing rule: a
+    pinch point where two obstacles touch counts as passable.
+
+    With ``barriers`` (line segments, e.g. a navmesh's wall edges, as
+    ``(k, 2, 2)`` coordinates), a sight line may also not cross any of
+    them (running along one or through its ends is fine): the shortest
+    length through a mesh with those walls."""
+    import numpy as np
     import shapely
     from shapely.geometry import LineString
 
     corners = [tuple(c) for c in shapely.get_coordinates(free).tolist()]
+    tree = None
+    if barriers is not None and len(barriers):
+        ends = np.asarray(barriers, dtype=float)
+        tree = shapely.STRtree(shapely.linestrings(ends))
+        corners += [tuple(c) for c in ends.reshape(-1, 2).tolist()]   # turn there too
     pts = [tuple(s), tuple(g)] + sorted(set(corners))
     covered = free.buffer(1e-9)
+    shapely.prepare(covered)
 
     def sees(a, b):
-        return a == b or covered.covers(LineString([a, b]))
+        if a == b:
+            return True
+        line = LineString([a, b])
+        if not covered.covers(line):
+            return False
+        return tree is None or tree.query(line, predicate="crosses").size == 0
 
     dist, heap, done = {0: 0.0}, [(0.0, 0)], set()
     while heap:

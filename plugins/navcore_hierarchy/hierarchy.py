@@ -144,6 +144,22 @@ class Hierarchy(DerivedView):
         self.builds += 1
         return changed
 
+    def grow(self, num_nodes: int) -> None:
+        """Make room for nodes ``self.num_nodes .. num_nodes - 1``, which an
+        update batch added (``num_nodes`` never shrinks). They start
+        ungrouped, like blocked nodes; the batch's ``update`` (whose dirty
+        nodes include every new one) groups those that are walkable."""
+        n = int(num_nodes)
+        if n <= self.num_nodes:
+            return
+        old = self.num_nodes
+        for name, fill in (("hnode_of", -1), ("prev_area", -1)):
+            arr = np.full(n, fill, dtype=np.int32)
+            arr[:old] = getattr(self, name)
+            setattr(self, name, arr)
+        self.seeds = np.empty(n, dtype=np.int32)
+        self.num_nodes = n
+
     def update(self, dirty) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
         flood again; returns the ids of areas that split, merged, appeared

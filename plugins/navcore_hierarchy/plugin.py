@@ -57,7 +57,9 @@ def _follow(graph, dirty) -> np.ndarray:
     h = graph.stored_view(VIEW_KEY)
     if h is None:
         return np.empty(0, np.int32)
-    if h.version == graph.version - 1:
+    if h.version == graph.version - 1 and graph.num_nodes >= h.num_nodes:
+        if graph.num_nodes > h.num_nodes:      # the batch added nodes (all dirty)
+            h.grow(graph.num_nodes)
         changed = h.update(dirty)
         h.mark_current()
         return changed

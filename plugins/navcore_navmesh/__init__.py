@@ -7,10 +7,14 @@ and polygon arrays (``meshfile``; ``meshcheck`` checks every mesh,
 ``polyanya_format`` reads and writes Polyanya's text, ``bake`` navcore's
 ``.npz``; ``navcore bake`` on the command line, ``cli``). Each convex
 polygon is a node of a ``NavMeshGraph`` (``mesh``), so every generic
-search works on it. Any-angle paths: ``algorithm="polyanya"`` (the
-default, ``polyanya``) is exact, the true shortest path through the free
-space; ``algorithm="funnel"`` (``funnel``) pulls the A* corridor of
-polygons taut, Detour's near-optimal compromise.
+search works on it. The mesh is built in square tiles (``tiles``), so
+obstacles and blocked regions come and go at run time, re-triangulating
+only the tiles they touch (``obstacles``); a static mesh (``tile_size=0``)
+is merged into convex polygons instead (``merge``). Any-angle paths:
+``algorithm="polyanya"`` (the default, ``polyanya``) is exact, the true
+shortest path through the free space; ``algorithm="funnel"``
+(``funnel``) pulls the A* corridor of polygons taut, Detour's
+near-optimal compromise.
 """
 from .build import free_space, map_free_space, polygons, triangulate
 from .funnel import funnel_path, pull
@@ -20,8 +24,10 @@ from .bake import load_mesh, save_mesh
 from .meshcheck import MeshArrays
 from .meshfile import read_mesh
 from .polyanya_format import read_polyanya_mesh, write_polyanya_mesh
+from .tiles import TiledMesh, TileGrid, TileLocateIndex, node_with_grid
 
 __all__ = ["NavMeshGraph", "LocateIndex", "LOCATE_KEY", "free_space", "map_free_space",
            "polygons", "triangulate", "funnel_path", "pull", "SPACE_KEY", "SearchSpace",
            "polyanya_path", "shortest_path", "path_lengths", "MeshArrays", "read_mesh",
-           "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh"]
+           "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh",
+           "TiledMesh", "TileGrid", "TileLocateIndex", "node_with_grid"]

@@ -31,8 +31,12 @@ def string_pull(vertices, poly_start, poly_verts, poly_adj, corridor, sx, sy, gx
     corridor of convex polygons ``corridor`` (each sharing an edge with the
     next): the "simple stupid funnel" (Lee & Preparata's funnel with
     restarts). Returns ``(points, k)``: the first ``k`` rows of ``points``
-    are the start, the corners turned and the goal."""
+    are the start, the corners turned and the goal; ``k == -1`` when a
+    corridor polygon is a retired slot (an empty polygon)."""
     n = corridor.shape[0]
+    for i in range(n):
+        if poly_start[corridor[i] + 1] <= poly_start[corridor[i]]:
+            return np.empty((0, 2)), -1
     # portals: the start, each shared edge (left and right as seen while
     # walking from polygon i into polygon i + 1), the goal
     lx = np.empty(n + 1)

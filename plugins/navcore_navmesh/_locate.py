@@ -8,50 +8,55 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_polys,
-                  x0, y0, inv, nx, ny, tol, out):
-    """``out[i]``: the lowest polygon id holding point ``i`` (edges and
-    corners included, within ``tol`` of twice the signed area), ``-1``
-    when none does. Each point tests only the polygons of its bucket."""
-    for i in range(px.shape[0]):
-        x, y = px[i], py[i]
-        out[i] = -1
-        cx = int(np.floor((x - x0) * inv))
-        cy = int(np.floor((y - y0) * inv))
-        # a point on the far border of the grid belongs to the last cell
-        if cx == nx:
-            cx = nx - 1
-        if cy == ny:
-            cy = ny - 1
-        if cx < 0 or cy < 0 or cx >= nx or cy >= ny:
-            continue
-        c = cy * nx + cx
-        for j in range(cell_start[c], cell_start[c + 1]):
-            p = cell_polys[j]
-            first = poly_start[p]
-            last = poly_start[p + 1] - 1
-            if last < first:
-                continue                # a retired, empty polygon
-            inside = True
-            for e in range(first, last + 1):
-                a = poly_verts[e]
-                b = poly_verts[e + 1] if e < last else poly_verts[first]
-                ax, ay = vertices[a, 0], vertices[a, 1]
-                if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
-                    inside = False
-                    break
-            if inside:
-                out[i] = p      # cell lists are sorted by id: the first wins
-                break
+def inside(x, y, vertices, poly_start, poly_verts, p, tol):
+    """Whether convex polygon ``p`` holds ``(x, y)`` (edges and corners
+    included, within ``tol`` of twice the signed area); a retired slot
+    (an empty polygon) holds nothing."""
+    first = poly_start[p]
+    last = poly_start[p + 1] - 1
+    if last < first:
+        return False
+    for e in range(first, last + 1):
+        a = poly_verts[e]
+        b = poly_verts[e + 1] if e < last else poly_verts[first]
+        ax, ay = vertices[a, 0], vertices[a, 1]
+        if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def nearest_on(x, y, vertices, poly_start, poly_verts, p):
+    """``(d2, qx, qy)``: the point of polygon ``p``'s boundary nearest to
+    ``(x, y)`` (a point outside it: the nearest of the polygon) and its
+    squared distance; ``inf`` for a retired slot."""
+    first = poly_start[p]
+    last = poly_start[p + 1] - 1
+    best, bx, by = np.inf, x, y
+    for e in range(first, last + 1):
+        a = poly_verts[e]
+        b = poly_verts[e + 1] if e < last else poly_verts[first]
+        ax, ay = vertices[a, 0], vertices[a, 1]
+        dx, dy = vertices[b, 0] - ax, vertices[b, 1] - ay
+        dd = dx * dx + dy * dy
+        t = 0.0
+        if dd > 0.0:
+            t = min(max(((x - ax) * dx + (y - ay) * dy) / dd, 0.0), 1.0)
+        qx, qy = ax + t * dx, ay + t * dy
+        d = (qx - x) ** 2 + (qy - y) ** 2
+        if d < best:
+            best, bx, by = d, qx, qy
+    return best, bx, by
 
 
 @njit(cache=True, nogil=True)
 def locate_point(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
                  x0, y0, inv, nx, ny, tol):
-    """``locate_points`` for one point, without the arrays around it
-    (a query locates its two ends this way)."""
+    """The lowest polygon id holding ``(x, y)``, ``-1`` when none does.
+    The point tests only the polygons of its bucket."""
     cx = int(np.floor((x - x0) * inv))
     cy = int(np.floor((y - y0) * inv))
+    # a point on the far border of the grid belongs to the last cell
     if cx == nx:
         cx = nx - 1
     if cy == ny:
@@ -61,21 +66,18 @@ def locate_point(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
     c = cy * nx + cx
     for j in range(cell_start[c], cell_start[c + 1]):
         p = cell_polys[j]
-        first = poly_start[p]
-        last = poly_start[p + 1] - 1
-        if last < first:
-            continue                    # a retired, empty polygon
-        inside = True
-        for e in range(first, last + 1):
-            a = poly_verts[e]
-            b = poly_verts[e + 1] if e < last else poly_verts[first]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
-                inside = False
-                break
-        if inside:
-            return p
+        if inside(x, y, vertices, poly_start, poly_verts, p, tol):
+            return p            # cell lists are sorted by id: the first wins
     return -1
+
+
+@njit(cache=True, nogil=True)
+def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_polys,
+                  x0, y0, inv, nx, ny, tol, out):
+    """``locate_point`` for every point: ``out[i]`` for ``(px[i], py[i])``."""
+    for i in range(px.shape[0]):
+        out[i] = locate_point(px[i], py[i], vertices, poly_start, poly_verts, cell_start,
+                              cell_polys, x0, y0, inv, nx, ny, tol)
 
 
 @njit(cache=True, nogil=True)
@@ -97,22 +99,9 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
             c = cy * nx + cx
             for j in range(cell_start[c], cell_start[c + 1]):
                 p = cell_polys[j]
-                first = poly_start[p]
-                last = poly_start[p + 1] - 1
-                if last < first or not walkable[p]:
+                if not walkable[p]:
                     continue
-                for e in range(first, last + 1):
-                    a = poly_verts[e]
-                    b = poly_verts[e + 1] if e < last else poly_verts[first]
-                    ax, ay = vertices[a, 0], vertices[a, 1]
-                    dx, dy = vertices[b, 0] - ax, vertices[b, 1] - ay
-                    dd = dx * dx + dy * dy
-                    t = 0.0
-                    if dd > 0.0:
-                        t = ((x - ax) * dx + (y - ay) * dy) / dd
-                        t = min(max(t, 0.0), 1.0)
-                    qx, qy = ax + t * dx, ay + t * dy
-                    d = (qx - x) ** 2 + (qy - y) ** 2
-                    if d < best_d or (d == best_d and best >= 0 and p < best):
-                        best, best_d, bx, by = p, d, qx, qy
+                d, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
+                if d < best_d or (d == best_d and best >= 0 and p < best):
+                    best, best_d, bx, by = p, d, qx, qy
     return best, bx, by

@@ -39,6 +39,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._locate import inside
+
 FOUND = 0
 NO_PATH = 1
 START_OFF_MESH = 2
@@ -54,38 +56,44 @@ MAX_ENDS = 64
 
 
 @njit(cache=True, nogil=True)
-def _containing(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
-                cell_polys, x0, y0, inv, nx, ny, tol, out):
-    """Every walkable polygon holding ``(px, py)`` (edges and corners
-    included, within ``tol``) into ``out``; returns how many (at most
-    ``out.size``)."""
-    cx = int(np.floor((px - x0) * inv))
-    cy = int(np.floor((py - y0) * inv))
-    if cx == nx:
-        cx = nx - 1
-    if cy == ny:
-        cy = ny - 1
-    if cx < 0 or cy < 0 or cx >= nx or cy >= ny:
+def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable, tol, out):
+    """Every walkable polygon holding ``(px, py)`` into ``out``, found from
+    ``seed`` (one of them, from the locate index) across the edges the
+    point lies on: a point on an edge is in both polygons, on a vertex in
+    all those around it (those joined by edges: across a pinch point, where
+    polygons share only the vertex, is the other side). Returns how many
+    (at most ``out.size``); 0 when ``seed`` does not hold the point."""
+    if seed < 0 or not walkable[seed] or \
+            not inside(px, py, vertices, poly_start, poly_verts, seed, tol):
         return 0
-    c = cy * nx + cx
-    k = 0
-    for j in range(cell_start[c], cell_start[c + 1]):
-        p = cell_polys[j]
+    out[0] = seed
+    k = 1
+    i = 0
+    while i < k:
+        p = out[i]
         first = poly_start[p]
         last = poly_start[p + 1] - 1
-        if last < first or not walkable[p]:
-            continue                        # blocked, or a retired empty slot
-        inside = True
         for e in range(first, last + 1):
+            q = poly_adj[e]
+            if q < 0 or not walkable[q]:
+                continue
             a = poly_verts[e]
             b = poly_verts[e + 1] if e < last else poly_verts[first]
             ax, ay = vertices[a, 0], vertices[a, 1]
-            if (vertices[b, 0] - ax) * (py - ay) - (vertices[b, 1] - ay) * (px - ax) < -tol:
-                inside = False
-                break
-        if inside and k < out.shape[0]:
-            out[k] = p
-            k += 1
+            bx, by = vertices[b, 0], vertices[b, 1]
+            if abs((bx - ax) * (py - ay) - (by - ay) * (px - ax)) > tol or \
+                    px < min(ax, bx) - tol or px > max(ax, bx) + tol or \
+                    py < min(ay, by) - tol or py > max(ay, by) + tol:
+                continue                    # the point is not on this edge
+            seen = False
+            for j in range(k):
+                if out[j] == q:
+                    seen = True
+                    break
+            if not seen and k < out.shape[0]:
+                out[k] = q
+                k += 1
+        i += 1
     return k
 
 
@@ -361,20 +369,19 @@ def _heap_pop(hkey, hid, size):
 
 @njit(cache=True, nogil=True)
 def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-           one_way, cell_start, cell_polys, params, sx, sy, gx, gy, nf, ni, hkey, hid,
-           root_g, stamps, work, s_pts):
+           one_way, params, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_g,
+           stamps, work, s_pts):
     """One query from ``s`` to ``g``. Returns ``(status, points, polygons,
     length, expanded)``; the arrays are empty unless the status is FOUND
     (see ``trace``). Arguments are packed (``unpack``): every array handed
     to a numba call costs about 0.1 us of dispatch, a third of a short
     query's search."""
-    x0, y0, inv, nx, ny, tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, \
-        s_edge = unpack(params, stamps, work, vertices.shape[0], s_pts.shape[0])
+    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
+        params, stamps, work, vertices.shape[0], s_pts.shape[0])
     status, node, turn, expanded = _search(
         vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-        one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
-        sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
-        ends, s_type, s_pts, s_edge)
+        one_way, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_g,
+        root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
     if status == FOUND:
         points, polygons, length = trace(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         return status, points, polygons, length, expanded
@@ -383,22 +390,20 @@ def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, wa
 
 @njit(cache=True, nogil=True)
 def unpack(params, stamps, work, num_vertices, k):
-    """The packed arguments apart. ``params``: float64 ``(x0, y0, inv, nx,
-    ny, tol, eps, geps)`` (the locate grid and the tolerances); ``stamps``:
+    """The packed arguments apart. ``params``: float64 ``(tol, eps,
+    geps)``, the tolerances (``polyanya.SearchSpace``); ``stamps``:
     int32, the vertices' root stamps then the polygons' goal stamps;
     ``work``: int32, the stamp generation, ``2 * MAX_ENDS`` end polygons,
     then ``k`` successor kinds and ``k`` successor edges."""
     m = 1 + 2 * MAX_ENDS
-    return (params[0], params[1], params[2], int(params[3]), int(params[4]), params[5],
-            params[6], params[7], stamps[:num_vertices], stamps[num_vertices:], work[:1],
-            work[1:m], work[m:m + k], work[m + k:m + 2 * k])
+    return (params[0], params[1], params[2], stamps[:num_vertices], stamps[num_vertices:],
+            work[:1], work[1:m], work[m:m + k], work[m + k:m + 2 * k])
 
 
 @njit(cache=True, nogil=True)
 def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
-            sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
-            ends, s_type, s_pts, s_edge):
+            one_way, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid,
+            root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge):
     """The search of ``search``: ``(status, node, turn, expanded)``. On
     FOUND, ``node`` is the last search node (its parents lead back to a
     start polygon) and ``turn`` says whether the path turns once more at
@@ -412,12 +417,12 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
     state[0] = gen
     cap = ni.shape[0]
     m = ends.shape[0] // 2
-    starts_found = _containing(sx, sy, vertices, poly_start, poly_verts, walkable,
-                               cell_start, cell_polys, x0, y0, inv, nx, ny, tol, ends[:m])
+    starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
+                            walkable, tol, ends[:m])
     if starts_found == 0:
         return START_OFF_MESH, -1, 0, 0
-    goals_found = _containing(gx, gy, vertices, poly_start, poly_verts, walkable,
-                              cell_start, cell_polys, x0, y0, inv, nx, ny, tol, ends[m:])
+    goals_found = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, poly_adj,
+                           walkable, tol, ends[m:])
     if goals_found == 0:
         return GOAL_OFF_MESH, -1, 0, 0
     for k in range(goals_found):
@@ -624,21 +629,21 @@ def path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy):
 
 @njit(cache=True, nogil=True)
 def many_lengths(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner,
-                 walkable, one_way, cell_start, cell_polys, params, ends_xy, nf, ni, hkey,
-                 hid, root_g, stamps, work, s_pts, out):
+                 walkable, one_way, params, ends_xy, seeds, nf, ni, hkey, hid, root_g,
+                 stamps, work, s_pts, out):
     """``out[i]``: the shortest length from ``ends_xy[i, :2]`` to
-    ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh).
+    ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh),
+    located in polygons ``seeds[i]``.
     Stops early and returns ``i`` when the node pool runs out at query
     ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
-    x0, y0, inv, nx, ny, tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, \
-        s_edge = unpack(params, stamps, work, vertices.shape[0], s_pts.shape[0])
+    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
+        params, stamps, work, vertices.shape[0], s_pts.shape[0])
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
         status, node, turn, _ = _search(
             vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, eps, geps,
-            sx, sy, gx, gy, nf, ni, hkey, hid, root_g, root_stamp, goal_stamp, state,
-            ends, s_type, s_pts, s_edge)
+            one_way, tol, eps, geps, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], nf, ni, hkey,
+            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:

@@ -99,20 +99,57 @@ def polygons(value, what) -> list:
     else:
         raise GraphError(f"{what} must be shapely polygons or lists of [x, y] rings, "
                          f"got {value!r}")
-    out = []
+    # the checks run on all items at once (one GEOS call each); the first
+    # item that fails one is named
+    def name(i):
+        return what if len(items) == 1 else f"{what}[{i}]"
     for i, geom in enumerate(items):
-        name = what if len(items) == 1 else f"{what}[{i}]"
         if not isinstance(geom, (Polygon, MultiPolygon)):
-            raise GraphError(f"{name} must be a polygon, got a {geom.geom_type}")
-        coords = shapely.get_coordinates(geom)
-        if not np.isfinite(coords).all():
-            raise GraphError(f"{name} has a coordinate that is NaN or infinite")
-        if not shapely.is_valid(geom):
-            # self-intersecting rings, holes outside their shell, ...
-            raise GraphError(f"{name} is not a valid polygon: "
-                             f"{shapely.is_valid_reason(geom)}")
-        out.append(geom)
-    return out
+            raise GraphError(f"{name(i)} must be a polygon, got a {geom.geom_type}")
+    arr = np.empty(len(items), dtype=object)
+    arr[:] = items
+    coords, index = shapely.get_coordinates(arr, return_index=True)
+    bad = index[~np.isfinite(coords).all(axis=1)]
+    if bad.size:
+        raise GraphError(f"{name(int(bad[0]))} has a coordinate that is NaN or infinite")
+    valid = shapely.is_valid(arr)
+    if not valid.all():
+        # self-intersecting rings, holes outside their shell, ...
+        i = int(np.flatnonzero(~valid)[0])
+        raise GraphError(f"{name(i)} is not a valid polygon: "
+                         f"{shapely.is_valid_reason(items[i])}")
+    return list(items)
+
+
+def union(polys):
+    """The union of the polygons ``polys``, as one valid geometry. Only
+    those that meet are merged (by groups an STRtree finds): obstacles are
+    mostly apart, and merging them all costs several times more."""
+    arr = np.empty(len(polys), dtype=object)
+    arr[:] = polys
+    parts = shapely.get_parts(arr)
+    if parts.size <= 1:
+        return shapely.union_all(parts)
+    a, b = shapely.STRtree(parts).query(parts, predicate="intersects")
+    keep = a < b
+    a, b = a[keep], b[keep]
+    # groups of meeting polygons: connected components by union-find
+    root = np.arange(parts.size)
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+    for i, j in zip(a.tolist(), b.tolist()):
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            root[max(ri, rj)] = min(ri, rj)
+    group = np.array([find(i) for i in range(parts.size)])
+    alone = np.bincount(group, minlength=parts.size)[group] == 1
+    merged = [shapely.union_all(parts[group == g]) for g in np.unique(group[~alone])]
+    pieces = shapely.get_parts(np.array(list(parts[alone]) + merged, dtype=object))
+    return MultiPolygon(list(pieces)) if len(pieces) != 1 else pieces[0]
 
 
 def _bounds_box(bounds):
@@ -159,7 +196,7 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
     if bounds is not None:
         parts.append(_bounds_box(bounds))
     if walkable is not None:
-        parts.append(shapely.union_all(polygons(walkable, "walkable")))
+        parts.append(union(polygons(walkable, "walkable")))
     if not parts:
         raise GraphError("a navmesh needs its free space: walkable=, bounds= or map=")
     free = parts[0]
@@ -168,7 +205,7 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
     if obstacles is not None:
         obs = polygons(obstacles, "obstacles")
         if obs:
-            free = free.difference(shapely.union_all(obs))
+            free = free.difference(union(obs))
     return shrink(free, agent_radius)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 import navcore_csr
 from navcore import validate
+from navcore.errors import NodeError
 from navcore.types import PathResult, PathStatus
 
 from . import _funnel as K
@@ -58,6 +59,9 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
     out, k = K.string_pull(graph.vertices, graph.poly_start, graph.poly_verts,
                            graph.poly_adj, corridor,
                            float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))
+    if k < 0:
+        raise NodeError(f"the corridor {corridor.tolist()} passes through a retired "
+                        f"polygon slot (an empty polygon, no longer part of the mesh)")
     points = out[:k].copy()
     cost = K.polyline_length(points, k)
     return PathResult.found_path(corridor, points, cost, expanded, ALGORITHM)
@@ -66,6 +70,10 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
 def warm_up(graph) -> None:
     """Compile (or load from the cache) the kernels now, on ``graph``'s
     own arrays (the dtypes every query uses)."""
-    graph.locate_many(graph.positions[:1])
-    end = tuple(graph.positions[0])
-    pull(graph, np.zeros(1, dtype=np.int32), end, end)
+    live = np.flatnonzero(np.diff(graph.poly_start) > 0)     # not a retired slot
+    if live.size == 0:
+        return
+    p = int(live[0])
+    graph.locate_many(graph.positions[p:p + 1])
+    end = tuple(graph.positions[p])
+    pull(graph, np.array([p], dtype=np.int32), end, end)

@@ -186,9 +186,9 @@ class NavMeshGraph(navcore.NavGraph):
     * ``corner`` bool ``(V,)``: the vertex ends a wall edge, so a shortest
       path may turn there (elsewhere it never needs to);
     * ``free_space``: the shapely geometry the mesh covers: the one it
-      was built from, or (a mesh read from a file or arrays) the union of
-      its polygons, computed on first use and again after the polygon
-      arrays are replaced;
+      was built from (on a mesh built in tiles, as updates left it), or (a
+      mesh read from a file or arrays) the union of its polygons, computed
+      on first use and again after the polygon arrays are replaced;
     * ``snap_distance``: how far off the mesh a point may lie and still be
       taken as the nearest point of it (``locate``, query ends): by default
       a millionth of the mesh's size (rounding), plus the agent radius for
@@ -196,17 +196,27 @@ class NavMeshGraph(navcore.NavGraph):
       outside its shrunk mesh);
     * ``agent_radius``: the radius the free space was eroded by (``0.0``);
     * ``ground``: the free space before that erosion, the place as the map
-      draws it (``None`` when unknown; then it is ``free_space``).
+      draws it (``None`` when unknown; then it is ``free_space``);
+    * ``tiles``: the ``navcore_navmesh.tiles.TiledMesh`` of a mesh built in
+      tiles (``None`` for one made from arrays). Such a mesh may have
+      retired slots: node ids whose polygon is empty (``poly_start[p] ==
+      poly_start[p + 1]``), never walkable, without edges.
     """
 
     agent_radius = 0.0
     ground = None
+    #: the tile state of a mesh built in tiles (see ``tiles.py``)
+    tiles = None
+    #: the locate index class ``locate_index`` builds when none is current
+    _locate_class = LocateIndex
 
     _free_space = None
     _free_space_of = None         # the arrays the computed union belongs to
 
     @property
     def free_space(self):
+        if self.tiles is not None:
+            return self.tiles.free_space()
         if self._free_space is not None:
             return self._free_space
         arrays = (self.vertices, self.poly_start, self.poly_verts)
@@ -273,7 +283,7 @@ class NavMeshGraph(navcore.NavGraph):
     def locate_index(self) -> LocateIndex:
         """The current locate index (made again if the geometry's version
         moved on without the plugin marking it current)."""
-        return self.view(LOCATE_KEY, LocateIndex)
+        return self.view(LOCATE_KEY, self._locate_class)
 
     def locate(self, point) -> int:
         """The polygon holding ``point`` (on an edge or corner: the lowest

@@ -1,9 +1,10 @@
-"""The navmesh plugin's hooks: the ``navmesh`` graph type, the exact
-``polyanya`` search (what ``auto`` means on a navmesh) and the ``funnel``,
-the derived views following updates, navmeshes in scenes (regions as
-rectangles and polygons, pictures) and the ``navcore bake`` command. Model
-code lives beside it (``build``, ``mesh``, ``merge``, ``polyanya``,
-``funnel``, ``scene_layer``, ``meshfile`` over ``meshcheck``,
+"""The navmesh plugin's hooks: the ``navmesh`` graph type (built in tiles,
+or static and merged), the exact ``polyanya`` search (what ``auto`` means
+on a navmesh) and the ``funnel``, obstacle and region updates, the derived
+views following updates, navmeshes in scenes (regions as rectangles and
+polygons, pictures) and the ``navcore bake`` command. Model code lives
+beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,
+``polyanya``, ``funnel``, ``scene_layer``, ``meshfile`` over ``meshcheck``,
 ``polyanya_format`` and ``bake``, ``cli``)."""
 from __future__ import annotations
 
@@ -12,34 +13,59 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer
-from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
+from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer, tiles
+from . import obstacles as updates
+from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
+from .tiles import TiledMesh
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0, merge=None, snap=None, mesh=None,
-                  vertices=None, polygons=None):
+                  map=None, agent_radius=0.0, tile_size=None, merge=None, snap=None,
+                  mesh=None, vertices=None, polygons=None):
     """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters.
 
     The free space comes from ``walkable=``, ``bounds=``, ``map=`` and
     ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
     Polyanya ``.mesh`` or a baked ``.npz``) or ``vertices=`` with
     ``polygons=`` (``meshfile``); ``agent_radius=`` shrinks either (a given
-    mesh is then triangulated again). ``merge``: merge triangles into
-    convex polygons (``merge`` module); by default (``None``) the meshes
-    triangulated here are merged and a given mesh keeps its own polygons,
-    ``True``/``False`` merge always/never. ``snap`` sets
+    mesh is then triangulated again).
+
+    ``tile_size``: a free space is triangulated in square tiles of this
+    side (``None``: chosen by its vertex density, see ``tiles``), so that
+    obstacles and blocked regions can come and go at run time, each update
+    re-triangulating only the tiles it touches. ``tile_size=0`` builds one
+    static mesh instead, merged into convex polygons: fewer, larger nodes
+    and searches about twice as fast (BENCHMARKS.md), but no obstacle or
+    region updates (the generic ``nodes=``/``walkable=`` ones still work).
+    A given mesh is static too. ``merge``: merge a static mesh's triangles
+    into convex polygons (``merge`` module); by default (``None``) the
+    meshes triangulated here are merged and a given mesh keeps its own
+    polygons, ``True``/``False`` merge always/never. ``snap`` sets
     ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end may
     lie and still count as on it; default: a millionth of the mesh's size
     plus ``agent_radius``)."""
     if merge is not None:
         merge = validate.boolean(merge, "merge")
-    if mesh is not None or vertices is not None or polygons is not None:
-        given, free = meshfile.given_mesh(
+    given = mesh is not None or vertices is not None or polygons is not None
+    static = given or (tile_size is not None and not isinstance(tile_size, bool)
+                       and tile_size == 0)
+    if not static:
+        if merge:
+            raise navcore.GraphError("merge=True needs a static mesh (tile_size=0): the "
+                                     "tiles of a mesh that changes stay triangles")
+        ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                                  map=map)
+        free = build.shrink(ground, agent_radius)
+        graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world)
+        graph.agent_radius, graph.ground = float(agent_radius), ground
+        graph.snap_distance = default_snap_distance(graph.vertices)
+        baked_snap = None
+    elif given:
+        found, free = meshfile.given_mesh(
             mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
             others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
-        vertices, start, verts = given[:3]
-        ground, radius, baked_snap = given.ground, given.agent_radius, given.snap_distance
+        vertices, start, verts = found[:3]
+        ground, radius, baked_snap = found.ground, found.agent_radius, found.snap_distance
         triangulated = free is not None              # shrunk by the agent radius
     else:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
@@ -50,18 +76,19 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
         start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)
         verts = triangles.ravel()
         triangulated = True
-    if merge or (merge is None and triangulated):
-        start, verts = merging.merge_polygons(vertices, start, verts)
-    graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
-    graph.agent_radius = radius
-    graph.ground = ground
+    if static:
+        if merge or (merge is None and triangulated):
+            start, verts = merging.merge_polygons(vertices, start, verts)
+        graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
+        graph.agent_radius = radius
+        graph.ground = ground
+        graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     if snap is None:
         if baked_snap is not None:                   # a bake keeps its own
             graph.snap_distance = baked_snap
         graph.snap_distance += float(agent_radius)   # the radius shrunk by here
     else:
         graph.snap_distance = _snap_distance(snap)
-    graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates
     return graph
 
 
@@ -100,13 +127,30 @@ def navcore_find_path(graph, request):
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
+def navcore_make_update(world, graph, params):
+    return updates.make_update(world, graph, params)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_apply_updates(world, graph, batch):
+    return updates.apply_updates(world, graph, batch)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
 def navcore_graph_updated(graph):
     # the generic updates change walkable flags and costs, never the
-    # polygons: the locate index and the search space stay right
-    for key in (LOCATE_KEY, polyanya.SPACE_KEY):
-        view = graph.stored_view(key)
-        if view is not None:
-            view.mark_current()
+    # polygons: the locate index stays right (obstacle updates patch it
+    # themselves), and so does the search space unless the batch replaced
+    # the mesh arrays (re-triangulated tiles)
+    index = graph.stored_view(LOCATE_KEY)
+    if index is not None:
+        index.mark_current()
+    space = graph.stored_view(polyanya.SPACE_KEY)
+    if space is not None and space.same_geometry():
+        space.follow_walkable()
+        space.mark_current()
 
 
 @navcore.hookimpl
@@ -114,6 +158,8 @@ def navcore_graph_updated(graph):
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
+    if graph.tiles is not None:
+        tiles.warm_up(graph)
 
 
 @navcore.hookimpl

@@ -41,11 +41,12 @@ SPACE_KEY = "navcore_navmesh.polyanya"
 
 class SearchSpace(navcore.DerivedView):
     """What the exact search needs beyond the mesh: dead-end polygons
-    (one neighbour in the mesh; never entered unless they hold the goal)
-    and the tolerances, scaled to the mesh's extent. It depends on the
-    geometry only: blocked polygons (``graph.walkable``) are read by every
-    query, so updates of walkable flags leave it current. Queries take
-    their scratch from ``scratch()``."""
+    (one neighbour in the mesh; never entered unless they hold the goal),
+    the corners a path may turn at (walls' and blocked polygons') and the
+    tolerances, scaled to the mesh's extent. A batch that keeps the
+    geometry only refreshes the corners (``follow_walkable``); queries read
+    ``graph.walkable`` themselves. Queries take their scratch from
+    ``scratch()``."""
 
     def __init__(self, graph):
         super().__init__(graph)
@@ -61,10 +62,45 @@ class SearchSpace(navcore.DerivedView):
         self.geps = 1e-9 * scale
         sizes = np.diff(graph.poly_start)
         self.max_sides = int(sizes.max()) if sizes.size else 3
-        index = graph.locate_index()
-        #: the locate grid and the tolerances, packed for the kernels
-        self.params = np.array([index.x0, index.y0, index.inv, index.nx, index.ny,
-                                index.tol, self.eps, self.geps], dtype=np.float64)
+        #: the tolerances, packed for the kernels: a point within ``tol`` of
+        #: twice a polygon's signed area is on its edge (as the locate index)
+        self.params = np.array([graph.locate_index().tol, self.eps, self.geps])
+        #: the arrays it was made for: a batch that replaced them (obstacles
+        #: re-triangulated) makes a new one, one that kept them does not
+        self.geometry = (graph.vertices, graph.poly_start, graph.poly_adj)
+        self.follow_walkable()
+
+    def follow_walkable(self) -> None:
+        """What the generic updates change, read again after every batch
+        that kept the geometry: ``links``, the polygon across each edge as
+        the search may cross it (``-1`` where the mesh has a wall, where
+        the polygon across is blocked, or where the graph's edge between
+        the two is gone or infinite: a closed portal); ``corner``, the
+        mesh's corners and the ends of those new walls, where a path may
+        turn."""
+        g = self.graph
+        adj = g.poly_adj
+        csr = g.csr
+        rows = np.repeat(np.arange(g.num_nodes, dtype=np.int64), np.diff(csr.offsets))
+        n = np.int64(g.num_nodes)
+        passable = np.isfinite(csr.cost)
+        open_keys = rows[passable] * n + csr.targets[passable]
+        owner = np.repeat(np.arange(g.num_polygons, dtype=np.int64), np.diff(g.poly_start))
+        links = adj.copy()
+        portal = adj >= 0
+        keys = owner[portal] * n + adj[portal]
+        shut = ~np.isin(keys, open_keys) | ~g.walkable[adj[portal]]
+        idx = np.flatnonzero(portal)[shut]
+        links[idx] = -1
+        corner = g.corner.copy()
+        corner[g.poly_verts[idx]] = True
+        corner[g.poly_verts[g.poly_next[idx]]] = True
+        self.links, self.corner = links, corner
+
+    def same_geometry(self) -> bool:
+        g = self.graph
+        return all(a is b for a, b in zip(self.geometry, (g.vertices, g.poly_start,
+                                                          g.poly_adj)))
 
     def scratch(self) -> "Scratch":
         """This thread's scratch set (Detour: one query object per thread)."""
@@ -100,26 +136,35 @@ def _end_point(graph, where, node):
     return validate.xy(where)
 
 
+def _seed(graph, point) -> int:
+    """The polygon the locate index finds ``point`` in (-1: none)."""
+    return graph.locate_index().locate_point(float(point[0]), float(point[1]))
+
+
 def search_space(graph) -> SearchSpace:
     return graph.view(SPACE_KEY, SearchSpace)
 
 
-def shortest_path(graph, start, goal, snapped=False) -> PathResult:
+def shortest_path(graph, start, goal, start_polygon=None, goal_polygon=None,
+                  snapped=False) -> PathResult:
     """The exact shortest path from point ``start`` to point ``goal`` as
-    a PathResult. An end off the mesh but within ``graph.snap_distance``
-    of it is moved to the mesh's nearest point (the path starts or ends
-    there); farther off, the status is ``invalid_start``/``invalid_goal``."""
+    a PathResult; ``start_polygon``/``goal_polygon``: where the caller
+    already located them (else the locate index is asked). An end off the
+    mesh but within ``graph.snap_distance`` of it is moved to the mesh's
+    nearest point (the path starts or ends there); farther off, the status
+    is ``invalid_start``/``invalid_goal``."""
     space = search_space(graph)
-    index = graph.locate_index()
     s = space.scratch()
     sx, sy = float(start[0]), float(start[1])
     gx, gy = float(goal[0]), float(goal[1])
+    s_seed = _seed(graph, start) if start_polygon is None else int(start_polygon)
+    g_seed = _seed(graph, goal) if goal_polygon is None else int(goal_polygon)
     while True:
         status, points, polygons, length, expanded = K.search(
-            graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
-            graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
-            index.cell_start, index.cell_polys, space.params, sx, sy, gx, gy, s.nf, s.ni,
-            s.hkey, s.hid, s.root_g, s.stamps, s.work, s.s_pts)
+            graph.vertices, graph.poly_start, graph.poly_verts, space.links,
+            graph.poly_opposite, space.corner, graph.walkable, space.one_way,
+            space.params, sx, sy, s_seed, gx, gy, g_seed, s.nf, s.ni, s.hkey, s.hid,
+            s.root_g, s.stamps, s.work, s.s_pts)
         if status != K.OUT_OF_NODES:
             break
         s.grow(2 * len(s.hid))
@@ -159,17 +204,18 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     if len(a) != len(b):
         raise navcore.QueryError(f"starts and goals differ in length: {len(a)} and {len(b)}")
     space = search_space(graph)
-    index = graph.locate_index()
     s = space.scratch()
+    index = graph.locate_index()
     ends = np.ascontiguousarray(np.hstack([a, b]))
+    seeds = np.ascontiguousarray(np.column_stack([index.locate_many(a), index.locate_many(b)]))
     out = np.empty(len(ends))
     done = 0
     while done < len(ends):
         stop = K.many_lengths(
-            graph.vertices, graph.poly_start, graph.poly_verts, graph.poly_adj,
-            graph.poly_opposite, graph.corner, graph.walkable, space.one_way,
-            index.cell_start, index.cell_polys, space.params, ends[done:], s.nf, s.ni,
-            s.hkey, s.hid, s.root_g, s.stamps, s.work, s.s_pts, out[done:])
+            graph.vertices, graph.poly_start, graph.poly_verts, space.links,
+            graph.poly_opposite, space.corner, graph.walkable, space.one_way,
+            space.params, ends[done:], seeds[done:], s.nf, s.ni, s.hkey, s.hid, s.root_g,
+            s.stamps, s.work, s.s_pts, out[done:])
         if stop < 0:
             break
         done += stop
@@ -193,7 +239,8 @@ def _points(value, what) -> np.ndarray:
 def polyanya_path(graph, request) -> PathResult:
     """Answer ``request`` (ends already resolved to polygons)."""
     return shortest_path(graph, _end_point(graph, request.start, request.start_node),
-                         _end_point(graph, request.goal, request.goal_node))
+                         _end_point(graph, request.goal, request.goal_node),
+                         request.start_node, request.goal_node)
 
 
 def warm_up(graph) -> None:

@@ -40,7 +40,10 @@ class ActivePaths:
         self.cost = np.empty(64, dtype=np.float64)   # slot -> the result's cost
         self.alive = np.zeros(64, dtype=np.bool_)
         self.blocks = np.zeros(64, dtype=np.uint64)  # slot -> which 64ths of the ids it crosses
-        self.num_nodes = 1
+        # the footprint's divisor, fixed by the first path: a graph may grow
+        # (a navmesh's new polygons) and every footprint must keep meaning
+        # the same ids; ids beyond it share the last bit
+        self.num_nodes = 0
 
     def __len__(self) -> int:
         return len(self.slot_of)
@@ -48,7 +51,8 @@ class ActivePaths:
     def put(self, handle, nodes, cost, num_nodes) -> None:
         """``handle``'s path is now ``nodes`` (int array of ids below
         ``num_nodes``) costing ``cost``."""
-        self.num_nodes = max(int(num_nodes), 1)
+        if self.num_nodes == 0:
+            self.num_nodes = max(int(num_nodes), 1)
         self.drop(handle)
         k = len(nodes)
         if self.used + k > self.nodes.size:
@@ -81,7 +85,7 @@ class ActivePaths:
         a ``dirty`` node (``mask`` is true exactly there): their nodes
         concatenated (path ``i`` is ``nodes[starts[i]:starts[i+1]]``) and
         their results' costs."""
-        want = np.uint64(_block_mask(np.asarray(dirty), self.num_nodes))
+        want = np.uint64(_block_mask(np.asarray(dirty), max(self.num_nodes, 1)))
         slots, count = _slots_near(self.nodes, self.owner, self.start, self.length,
                                    len(self.handles), mask, want, self.alive, self.blocks)
         if count == 0:
@@ -121,11 +125,13 @@ class ActivePaths:
 
 @njit(cache=True, nogil=True)
 def _block_mask(nodes, n):
-    """Bit b set when a node lies in the b-th 64th of the ids ``0..n-1``:
-    a coarse footprint that lets ``_slots_near`` skip most paths."""
+    """Bit b set when a node lies in the b-th 64th of the ids ``0..n-1``
+    (ids from ``n`` on, which a grown graph has, in the last one): a
+    coarse footprint that lets ``_slots_near`` skip most paths."""
     m = np.uint64(0)
     for i in range(nodes.shape[0]):
-        m |= np.uint64(1) << np.uint64(nodes[i] * 64 // n)
+        b = nodes[i] * 64 // n
+        m |= np.uint64(1) << np.uint64(b if b < 63 else 63)
     return m
 
 

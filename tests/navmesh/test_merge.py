@@ -24,8 +24,8 @@ def _scene(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_merged_polygons_are_convex_and_cover_the_triangles(seed):
     world = navcore.World(autoload=False)
-    merged = world.add_graph("m", type="navmesh", **_scene(seed))
-    tris = world.add_graph("t", type="navmesh", merge=False, **_scene(seed))
+    merged = world.add_graph("m", type="navmesh", tile_size=0, **_scene(seed))
+    tris = world.add_graph("t", type="navmesh", tile_size=0, merge=False, **_scene(seed))
     assert merged.num_polygons < tris.num_polygons
     polys = [shapely.Polygon(merged.polygon_points(p)) for p in range(merged.num_polygons)]
     for p, poly in enumerate(polys):

@@ -1,0 +1,301 @@
+"""Navmesh updates: obstacles that come and go, regions blocked and lifted.
+
+    world.update("m", add_obstacle=[[4, 4], [6, 4], [5, 6]], obstacle_id="crate")
+    world.update("m", remove_obstacle="crate")
+    world.update("m", region=polygon, walkable=False)     # or rect=(x, y, w, h)
+    world.update("m", rect=(2, 0, 1, 10), walkable=True)  # lift (part of) it again
+
+Like every update they are checked at once (``UpdateError``: an unknown
+or duplicate obstacle id, also counting what is already queued; an invalid
+polygon; a malformed rectangle; and nothing is queued) and applied at the
+next ``World.tick``, all of a tick's updates of a graph as one batch.
+
+* ``add_obstacle=`` takes a shapely polygon (or multipolygon), a plain
+  ring ``[[x, y], ...]`` or a list of them (one obstacle), with an
+  ``obstacle_id=`` of your choice (any hashable); ``remove_obstacle=id``
+  takes it away again.
+* ``walkable=False`` over ``region=`` (a polygon, as above) or
+  ``rect=(x, y, w, h)`` (the grid's rectangle order, in world units) blocks
+  that area; ``walkable=True`` over a region lifts earlier blocks there
+  (it never opens walls of the map, nor obstacles, which go by id). The
+  last write wins where writes overlap, as on a grid.
+* An obstacle or a blocked region keeps agents' centres ``agent_radius``
+  away, like the walls of the static build: it is grown by the radius with
+  mitre joins (``build.free_space`` shrinks the free space the same way).
+* The generic ``nodes=``/``edges=`` updates of the csr plugin (walkable
+  flags of polygons, costs of moves between them) still apply; a polygon
+  that a later obstacle re-triangulates away takes its flag with it.
+
+Only navmeshes built in tiles (``type: navmesh``) take obstacles and
+regions; a mesh made from arrays takes the generic updates only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+from shapely.geometry import box
+
+from navcore import validate
+from navcore.errors import GraphError, UpdateError
+from navcore.types import Update
+
+from . import build
+from .tiles import MITRE_LIMIT, node_with_grid
+
+_OBSTACLE_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle")
+_REGION_KEYS = ("region", "rect")
+_GENERIC_KEYS = ("nodes", "edges", "cost")
+VOCABULARY = ("add_obstacle= with obstacle_id=, remove_obstacle=, region= or rect= with "
+              "walkable=, or the generic nodes= with walkable= / edges= with cost=")
+
+
+class Obstacle:
+    """An obstacle as given (``polygon``) and as carved (``grown``: grown
+    by the agent radius and noded with the tile grid), with the box of
+    the grown one."""
+
+    __slots__ = ("id", "polygon", "grown", "bounds")
+
+    def __init__(self, oid, polygon, grown):
+        self.id = oid
+        self.polygon = polygon
+        self.grown = grown
+        self.bounds = tuple(grown.bounds)
+
+    def __repr__(self) -> str:
+        return f"Obstacle({self.id!r}, {self.polygon.wkt[:60]})"
+
+
+def _grow(geom, radius):
+    if radius > 0:
+        return shapely.buffer(geom, radius, join_style="mitre", mitre_limit=MITRE_LIMIT)
+    return geom
+
+
+def _polygon(value, what):
+    """One shapely geometry from the polygon(s) ``value``, or UpdateError."""
+    try:
+        polys = build.polygons(value, what)
+    except GraphError as exc:
+        raise UpdateError(str(exc)) from None
+    if not polys:
+        raise UpdateError(f"{what} must be a polygon, got an empty list")
+    geom = polys[0] if len(polys) == 1 else shapely.union_all(polys)
+    if geom.is_empty or not geom.area > 0:
+        raise UpdateError(f"{what} has no area: {value!r}")
+    return geom
+
+
+def _rect(value):
+    try:
+        x, y, w, h = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise UpdateError(f"rect must be (x, y, w, h) in world units, got {value!r}") from None
+    if not all(math.isfinite(v) for v in (x, y, w, h)) or w <= 0 or h <= 0:
+        raise UpdateError(f"rect must be finite (x, y, w, h) with w > 0 and h > 0, "
+                          f"got {value!r}")
+    return box(x, y, x + w, y + h)
+
+
+def _will_have(world, graph, oid) -> bool:
+    """Whether the graph has obstacle ``oid`` once the queued updates are in
+    (the queue, not every obstacle, is walked)."""
+    have = oid in graph.tiles.obstacles
+    for upd in world.queued_updates(graph.graph_id) if world is not None else ():
+        if upd.kind == "add_obstacle" and upd.params["obstacle"].id == oid:
+            have = True
+        elif upd.kind == "remove_obstacle" and upd.params["id"] == oid:
+            have = False
+    return have
+
+
+def _obstacle_ids(world, graph):
+    """The obstacle ids the graph will have once the queued updates are in."""
+    ids = set(graph.tiles.obstacles)
+    for upd in world.queued_updates(graph.graph_id) if world is not None else ():
+        if upd.kind == "add_obstacle":
+            ids.add(upd.params["obstacle"].id)
+        elif upd.kind == "remove_obstacle":
+            ids.discard(upd.params["id"])
+    return ids
+
+
+def make_update(world, graph, params) -> Update | None:
+    """Validate ``World.update(**params)`` on a navmesh (``None``: the
+    generic ``nodes=``/``edges=`` vocabulary, for the csr plugin)."""
+    gid = graph.graph_id
+    keys = set(params)
+    ours = keys & set(_OBSTACLE_KEYS + _REGION_KEYS)
+    if not ours and keys and keys <= {"nodes", "edges", "cost", "walkable"} \
+            and keys & {"nodes", "edges"}:
+        return None                          # the csr plugin's generic updates
+    unknown = keys - set(_OBSTACLE_KEYS + _REGION_KEYS + _GENERIC_KEYS + ("walkable",))
+    if unknown or not ours:
+        raise UpdateError(f"unknown navmesh update {sorted(params)} for graph {gid!r}; "
+                          f"use {VOCABULARY}")
+    tm = getattr(graph, "tiles", None)
+    if tm is None:
+        raise UpdateError(f"navmesh {gid!r} was made from mesh arrays, not built in "
+                          f"tiles, so it takes no obstacles or regions (only nodes= / "
+                          f"edges= updates); build it with type: navmesh")
+    if "add_obstacle" in keys:
+        if keys != {"add_obstacle", "obstacle_id"}:
+            raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
+                              f"{sorted(params)}")
+        oid = params["obstacle_id"]
+        try:
+            hash(oid)
+        except TypeError:
+            raise UpdateError(f"obstacle_id must be hashable (a str or int), got "
+                              f"{oid!r}") from None
+        if oid is None:
+            raise UpdateError("obstacle_id must not be None")
+        if _will_have(world, graph, oid):
+            raise UpdateError(f"navmesh {gid!r} already has an obstacle {oid!r} (or one "
+                              f"is queued); remove_obstacle it first")
+        geom = _polygon(params["add_obstacle"], "add_obstacle")
+        grown = node_with_grid(_grow(geom, tm.radius), tm.grid)
+        return Update(gid, "add_obstacle", {"obstacle": Obstacle(oid, geom, grown)})
+    if "remove_obstacle" in keys:
+        if keys != {"remove_obstacle"}:
+            raise UpdateError(f"remove_obstacle= takes nothing else, got {sorted(params)}")
+        oid = params["remove_obstacle"]
+        try:
+            known = _will_have(world, graph, oid)
+        except TypeError:                     # unhashable: no obstacle has it
+            known = False
+        if not known:
+            have = sorted(map(repr, _obstacle_ids(world, graph)))
+            raise UpdateError(f"navmesh {gid!r} has no obstacle {oid!r}; it has "
+                              f"{', '.join(have[:10]) or 'none'}"
+                              f"{', ...' if len(have) > 10 else ''}")
+        return Update(gid, "remove_obstacle", {"id": oid})
+    regions = [k for k in _REGION_KEYS if k in keys]
+    if len(regions) != 1 or keys != {regions[0], "walkable"}:
+        raise UpdateError(f"a navmesh region update takes exactly one of region=, rect= "
+                          f"and walkable=; got {sorted(params)}")
+    if "cost" in keys:
+        raise UpdateError("navmesh regions take walkable= only")
+    walkable = validate.boolean(params["walkable"], "walkable", UpdateError)
+    geom = _rect(params["rect"]) if "rect" in keys else _polygon(params["region"], "region")
+    # a blocked region's grown outline changes at most this far outside it
+    # (mitre joins reach MITRE_LIMIT radii past a corner)
+    reach = MITRE_LIMIT * tm.radius
+    x0, y0, x1, y1 = geom.bounds
+    return Update(gid, "region", {"region": geom, "walkable": walkable,
+                                  "bounds": (x0 - reach, y0 - reach, x1 + reach, y1 + reach)})
+
+
+def apply_updates(world, graph, batch) -> np.ndarray | None:
+    """Apply a batch to a tiled navmesh: obstacles and regions first (each
+    touched tile re-triangulated once, for the state after the whole
+    batch), then the generic walkable flags and costs of the polygons that
+    survive it, in order; returns the dirty nodes. Nothing changes when
+    anything fails. ``None`` for meshes not built in tiles (the csr
+    plugin's generic updates apply to them)."""
+    tm = getattr(graph, "tiles", None)
+    if tm is None:
+        return None
+    grid = tm.grid
+    obstacles = tm.obstacles
+    copied = False
+    tile_obs = {}                      # tile -> {id: Obstacle}, the batch's copies
+    touched, regions = set(), set()
+    blocked, region_changed = tm.blocked, False
+    walk, cost = [], []
+    csr = graph.csr
+
+    def obs_of(t):
+        got = tile_obs.get(t)
+        if got is None:
+            got = tile_obs[t] = dict(tm.tile_obs.get(t, ()))
+        return got
+
+    for upd in batch:
+        p = upd.params
+        if upd.kind in ("add_obstacle", "remove_obstacle"):
+            if not copied:
+                obstacles, copied = dict(obstacles), True
+            if upd.kind == "add_obstacle":
+                ob = p["obstacle"]
+                if ob.id in obstacles:
+                    raise UpdateError(f"navmesh {graph.graph_id!r} already has an "
+                                      f"obstacle {ob.id!r}")
+                obstacles[ob.id] = ob
+            else:
+                ob = obstacles.pop(p["id"], None)
+                if ob is None:
+                    raise UpdateError(f"navmesh {graph.graph_id!r} has no obstacle "
+                                      f"{p['id']!r}")
+            for t in grid.tiles(ob.bounds).tolist():
+                if upd.kind == "add_obstacle":
+                    obs_of(t)[ob.id] = ob
+                else:
+                    obs_of(t).pop(ob.id, None)
+                touched.add(t)
+        elif upd.kind == "region":
+            g = p["region"]
+            if p["walkable"]:
+                if blocked is not None:
+                    blocked = shapely.difference(blocked, g)
+            else:
+                blocked = g if blocked is None else shapely.union(blocked, g)
+            if blocked is not None and (blocked.is_empty or not blocked.area > 0):
+                blocked = None
+            region_changed = True
+            regions.update(grid.tiles(p["bounds"]).tolist())
+        elif upd.kind == "walkable":
+            walk.append((p["nodes"], p["walkable"]))
+        elif upd.kind == "cost":
+            pos = p["positions"]
+            u = np.searchsorted(csr.offsets, pos, side="right") - 1
+            cost.append((u, csr.targets[pos].astype(np.int64), p["cost"]))
+        else:
+            raise UpdateError(f"update kind {upd.kind!r} does not apply to navmeshes")
+
+    blocked_grown = tm.blocked_grown
+    if region_changed:
+        blocked_grown = (None if blocked is None else
+                         node_with_grid(_grow(blocked, tm.radius), grid))
+    # a tile is built again when its obstacles (by identity) or the blocked
+    # regions over it changed
+    cutters = {}
+    for t in sorted(touched | regions):
+        now = tile_obs[t] if t in tile_obs else tm.tile_obs.get(t, {})
+        before = tm.tile_obs.get(t, {})
+        same = now.keys() == before.keys() and all(now[i] is before[i] for i in now)
+        if same and t not in regions:
+            continue
+        geoms = [ob.grown for ob in now.values()]
+        if blocked_grown is not None:
+            bx = grid.boxes([t])
+            b = blocked_grown.bounds
+            if b[0] <= bx[2][0] and b[2] >= bx[0][0] and b[1] <= bx[3][0] and b[3] >= bx[1][0]:
+                geoms.append(blocked_grown)
+        cutters[t] = (None if not geoms else geoms[0] if len(geoms) == 1
+                      else shapely.union_all(geoms))
+    ch = tm.prepare(cutters, graph.walkable)
+    if walk or cost:
+        ch.own()
+    n_before = len(ch.alive_before)
+    survivor = ch.alive_before & ~ch.retired
+    before = graph.walkable[:n_before]
+    for nodes, value in walk:
+        nodes = np.asarray(nodes, dtype=np.int64)
+        ch.walkable[nodes[survivor[nodes]]] = value
+    flipped = np.flatnonzero(ch.walkable[:n_before] != before)
+    flipped = flipped[survivor[flipped]]
+    ch.dirty.append(flipped)
+    for u, v, c in cost:
+        c = np.broadcast_to(np.asarray(c, dtype=np.float64), u.shape)
+        ok = survivor[u] & survivor[v]
+        u, v, c = u[ok], v[ok], c[ok]
+        for k in range(3):
+            m = ch.adj3[u, k] == v
+            ch.ecost[u[m], k] = c[m]
+        ch.dirty += [u, v]
+    dirty = ch.dirty_nodes()
+    tm.commit(graph, world, ch, (obstacles, blocked, blocked_grown, tile_obs))
+    return dirty
