@@ -584,8 +584,11 @@ def bench_builds(cfg):
     obstacles = [r.tolist() for r in rings]
     cases = {f"{m}.map": dict(map=str(DATA / f"{m}.map"))
              for m in ("arena", "den312d") if (DATA / f"{m}.map").exists()}
-    cases[f"field, {sum(len(r) for r in rings)} obstacle vertices"] = dict(
-        bounds=(0, 0, 1000, 1000), obstacles=obstacles)
+    nv = sum(len(r) for r in rings)
+    cases[f"field, {nv} obstacle vertices"] = dict(bounds=(0, 0, 1000, 1000),
+                                                    obstacles=obstacles)
+    cases[f"field, {nv} obstacle vertices, static (tile_size=0)"] = dict(
+        bounds=(0, 0, 1000, 1000), obstacles=obstacles, tile_size=0)
     times = {k: [] for k in cases}
     sizes = {}
     names = list(cases)
@@ -607,9 +610,9 @@ def bench_builds(cfg):
 
 
 def field_stages(obstacles, rounds):
-    """Where the field's build time goes, through the navmesh plugin's
-    public functions (free space, triangulation, graph + locate index);
-    None when they are not there any more."""
+    """Where the static field's build time goes (``tile_size=0``), through
+    the navmesh plugin's public functions (free space, triangulation,
+    merge, graph + locate index); None when they are not there any more."""
     try:
         from navcore_navmesh import LOCATE_KEY, LocateIndex, NavMeshGraph, build, merge
         free = build.free_space(bounds=(0, 0, 1000, 1000), obstacles=obstacles)
@@ -726,7 +729,7 @@ def build_rows(builds, res):
     for k, b in builds.items():
         if k == "field stages":
             for stage, t in b.items():
-                rows.append({"navcore add_graph": f"  field stage: {stage}", "polygons": "",
+                rows.append({"navcore add_graph": f"  static field stage: {stage}", "polygons": "",
                              "build (median)": fmt_s(t) if isinstance(t, float) else t,
                              "goal": ""})
             continue
