@@ -24,6 +24,16 @@ def merge_convex(vertices, poly_start, poly_verts, opposite, order, max_sides):
     reflex corner; straight ones allowed) and has at most ``max_sides``
     corners. Returns ``(start, verts)``, the new polygons, each
     counter-clockwise from the lowest old half-edge of its loop."""
+    start, verts, _ = merge_loops(vertices, poly_start, poly_verts, opposite, order,
+                                  max_sides)
+    return start, verts
+
+
+@njit(cache=True, nogil=True)
+def merge_loops(vertices, poly_start, poly_verts, opposite, order, max_sides):
+    """``merge_convex``, also returning ``first``: the lowest old
+    half-edge of each new polygon (its first corner's), so the caller can
+    tell which old polygons it came from."""
     e = poly_verts.shape[0]
     p = poly_start.shape[0] - 1
     nxt = np.empty(e, dtype=np.int64)
@@ -85,12 +95,14 @@ def merge_convex(vertices, poly_start, poly_verts, opposite, order, max_sides):
                 g = nxt[g]
     start = np.empty(count + 1, dtype=np.int32)
     verts = np.empty(total, dtype=np.int32)
+    first = np.empty(count, dtype=np.int64)
     seen[:] = False
     start[0] = 0
     c = 0
     j = 0
     for h in range(e):
         if alive[h] and not seen[h]:
+            first[c] = h
             g = h
             while not seen[g]:
                 seen[g] = True
@@ -99,4 +111,4 @@ def merge_convex(vertices, poly_start, poly_verts, opposite, order, max_sides):
                 g = nxt[g]
             c += 1
             start[c] = j
-    return start, verts
+    return start, verts, first

@@ -1,5 +1,7 @@
-"""numba kernels of the tiled navmesh: the flat mesh arrays and the CSR
-view assembled from per-slot triangles, and the tile-aligned locate index.
+"""numba kernels of the tiled navmesh: triangles merged into convex
+polygons within each tile, the flat mesh arrays and the CSR view
+assembled from per-slot polygons, new polygons linked to their
+neighbours, and the tile-aligned locate index.
 
 Private: ``tiles.py`` validates and calls them."""
 from __future__ import annotations
@@ -8,32 +10,33 @@ import numpy as np
 from numba import njit
 
 from ._locate import inside, nearest_on
+from ._merge import merge_loops
 
 
 @njit(cache=True, nogil=True)
-def assemble(tri, adj3, opp3, ecost, alive, num_vertices):
-    """The flat arrays of a mesh whose live slots are triangles.
+def assemble(poly, nside, adj, opp, ecost, alive, num_vertices):
+    """The flat arrays of a mesh whose live slots are convex polygons.
 
-    ``tri[p]`` holds slot ``p``'s counter-clockwise vertex ids, ``adj3[p, k]``
-    the slot across its edge ``k`` (from ``tri[p, k]`` to the next corner;
-    ``-1`` a wall), ``opp3[p, k]`` that edge's index in the other slot and
-    ``ecost[p, k]`` the cost of the move across it. A dead slot
-    (``alive[p]`` false) is an empty polygon. Returns ``(poly_start,
-    poly_verts, poly_adj, poly_opposite, poly_next, offsets, targets,
-    cost, corner)``: the CSR rows list each slot's neighbours by id."""
-    n = tri.shape[0]
+    ``poly[p, :nside[p]]`` holds slot ``p``'s counter-clockwise vertex ids
+    (the rest of the row is padding), ``adj[p, k]`` the slot across its
+    edge ``k`` (from ``poly[p, k]`` to the next corner; ``-1`` a wall),
+    ``opp[p, k]`` that edge's index in the other slot and ``ecost[p, k]``
+    the cost of the move across it. A dead slot (``alive[p]`` false) is an
+    empty polygon. Returns ``(poly_start, poly_verts, poly_adj,
+    poly_opposite, poly_next, offsets, targets, cost, corner)``: the CSR
+    rows list each slot's neighbours by id."""
+    n = poly.shape[0]
     poly_start = np.empty(n + 1, dtype=np.int32)
     poly_start[0] = 0
-    live = 0
+    e_total = 0
     m = 0
     for p in range(n):
         if alive[p]:
-            live += 1
-            for k in range(3):
-                if adj3[p, k] >= 0:
+            e_total += nside[p]
+            for k in range(nside[p]):
+                if adj[p, k] >= 0:
                     m += 1
-        poly_start[p + 1] = 3 * live
-    e_total = 3 * live
+        poly_start[p + 1] = e_total
     poly_verts = np.empty(e_total, dtype=np.int32)
     poly_adj = np.empty(e_total, dtype=np.int32)
     poly_opp = np.empty(e_total, dtype=np.int32)
@@ -47,16 +50,17 @@ def assemble(tri, adj3, opp3, ecost, alive, num_vertices):
     for p in range(n):
         if alive[p]:
             e = poly_start[p]
+            s = nside[p]
             row = m
-            for k in range(3):
+            for k in range(s):
                 j = e + k
-                a = tri[p, k]
+                a = poly[p, k]
                 poly_verts[j] = a
-                q = adj3[p, k]
+                q = adj[p, k]
                 poly_adj[j] = q
-                poly_next[j] = j + 1 if k < 2 else e
+                poly_next[j] = j + 1 if k < s - 1 else e
                 if q >= 0:
-                    poly_opp[j] = poly_start[q] + opp3[p, k]
+                    poly_opp[j] = poly_start[q] + opp[p, k]
                     # insertion into the row: neighbours by ascending id
                     i = m
                     while i > row and targets[i - 1] > q:
@@ -69,9 +73,97 @@ def assemble(tri, adj3, opp3, ecost, alive, num_vertices):
                 else:
                     poly_opp[j] = -1
                     corner[a] = True
-                    corner[tri[p, (k + 1) % 3]] = True
+                    corner[poly[p, (k + 1) % s]] = True
         offsets[p + 1] = m
     return poly_start, poly_verts, poly_adj, poly_opp, poly_next, offsets, targets, cost, corner
+
+
+@njit(cache=True, nogil=True)
+def merge_tiles(vertices, tri, owner, max_sides):
+    """Merge the counter-clockwise triangles ``tri`` (``(T, 3)`` vertex ids,
+    ordered by ``owner``, their tile) into convex polygons of at most
+    ``max_sides`` corners (``_merge.merge_loops``, diagonals longest first,
+    as ``merge.merge_polygons``), dropping only diagonals between two
+    triangles of the same tile: an edge between tiles stays an edge, so
+    the vertices and edges tiles match on are kept as they are. Returns
+    ``(poly, nside, powner, cent)``: the polygons padded with ``-1`` to
+    ``(P, max_sides)``, their corner counts, their tiles (ascending, like
+    ``owner``) and area centroids."""
+    t = tri.shape[0]
+    e = 3 * t
+    nv = vertices.shape[0]
+    poly_start = np.empty(t + 1, dtype=np.int32)
+    poly_verts = np.empty(e, dtype=np.int32)
+    keys = np.empty(e, dtype=np.int64)
+    for i in range(t):
+        poly_start[i] = 3 * i
+        for k in range(3):
+            poly_verts[3 * i + k] = tri[i, k]
+    poly_start[t] = e
+    for h in range(e):
+        a = np.int64(poly_verts[h])
+        b = np.int64(poly_verts[h - h % 3 + (h % 3 + 1) % 3])
+        keys[h] = min(a, b) * nv + max(a, b)
+    order = np.argsort(keys, kind="mergesort")
+    opposite = np.full(e, -1, dtype=np.int32)
+    nd = 0
+    i = 0
+    while i < e:
+        j = i + 1
+        while j < e and keys[order[j]] == keys[order[i]]:
+            j += 1
+        if j - i == 2:
+            x, y = order[i], order[i + 1]
+            if owner[x // 3] == owner[y // 3]:
+                opposite[x] = y
+                opposite[y] = x
+                nd += 1
+        i = j
+    # each diagonal once (from its lower half-edge), longest first
+    diag = np.empty(nd, dtype=np.int64)
+    length = np.empty(nd, dtype=np.float64)
+    d = 0
+    for h in range(e):
+        if opposite[h] > h:
+            a = poly_verts[h]
+            b = poly_verts[opposite[h]]
+            diag[d] = h
+            length[d] = -np.sqrt((vertices[a, 0] - vertices[b, 0]) ** 2
+                                 + (vertices[a, 1] - vertices[b, 1]) ** 2)
+            d += 1
+    diag = diag[np.argsort(length, kind="mergesort")]
+    start, verts, first = merge_loops(vertices, poly_start, poly_verts, opposite, diag,
+                                      max_sides)
+    p = start.shape[0] - 1
+    poly = np.full((p, max_sides), -1, dtype=np.int32)
+    nside = np.empty(p, dtype=np.int32)
+    powner = np.empty(p, dtype=np.int64)
+    cent = np.empty((p, 2), dtype=np.float64)
+    for i in range(p):
+        a, b = start[i], start[i + 1]
+        nside[i] = b - a
+        powner[i] = owner[first[i] // 3]
+        # area centroid from shoelace terms relative to the first corner
+        # (as ``mesh.centroids``)
+        ox = vertices[verts[a], 0]
+        oy = vertices[verts[a], 1]
+        area = 0.0
+        cx = 0.0
+        cy = 0.0
+        for k in range(a, b):
+            poly[i, k - a] = verts[k]
+            q = verts[k + 1] if k + 1 < b else verts[a]
+            px = vertices[verts[k], 0] - ox
+            py = vertices[verts[k], 1] - oy
+            qx = vertices[q, 0] - ox
+            qy = vertices[q, 1] - oy
+            cr = px * qy - qx * py
+            area += cr
+            cx += (px + qx) * cr
+            cy += (py + qy) * cr
+        cent[i, 0] = cx / (3.0 * area) + ox
+        cent[i, 1] = cy / (3.0 * area) + oy
+    return poly, nside, powner, cent
 
 
 @njit(cache=True, nogil=True)
@@ -156,48 +248,55 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
 
 
 @njit(cache=True, nogil=True)
-def link(tri, adj3, opp3, ecost, cent, slots, ring_slots, dead, num_vertices):
-    """Link the edges of the new triangles ``slots`` to each other and to
-    the triangles ``ring_slots`` of the untouched tiles around them (in
-    place). Edges of ring triangles into ``dead`` (retired) slots become
-    walls first; then every new edge and every ring wall is matched by its
-    two vertex ids, and a matched pair costs the distance between the
-    centroids ``cent``. Returns ``(changed, bad)``: per ring slot whether
-    its links changed, and an edge ``(slot, k)`` whose vertex pair more
-    than two edges share (a broken mesh), ``(-1, -1)`` if none."""
+def link(poly, nside, adj, opp, ecost, cent, slots, ring_slots, dead, num_vertices):
+    """Link the edges of the new polygons ``slots`` to each other and to
+    the polygons ``ring_slots`` of the untouched tiles around them (in
+    place; slots as in ``assemble``). Edges of ring polygons into ``dead``
+    (retired) slots become walls first; then every new edge and every ring
+    wall is matched by its two vertex ids, and a matched pair costs the
+    distance between the centroids ``cent``. Returns ``(changed, bad_s,
+    bad_k)``: per ring slot whether its links changed, and an edge ``(slot,
+    k)`` whose vertex pair more than two edges share (a broken mesh),
+    ``(-1, -1)`` if none."""
     k = slots.shape[0]
     m = ring_slots.shape[0]
     changed = np.zeros(m, dtype=np.bool_)
-    es = np.empty(3 * (k + m), dtype=np.int64)
-    ek = np.empty(3 * (k + m), dtype=np.int64)
-    er = np.empty(3 * (k + m), dtype=np.int64)       # ring index, -1: a new edge
+    total = 0
+    for i in range(k):
+        total += nside[slots[i]]
+    for i in range(m):
+        total += nside[ring_slots[i]]
+    es = np.empty(total, dtype=np.int64)
+    ek = np.empty(total, dtype=np.int64)
+    er = np.empty(total, dtype=np.int64)       # ring index, -1: a new edge
     ne = 0
     for i in range(k):
         s = slots[i]
-        for c in range(3):
-            adj3[s, c] = -1
-            opp3[s, c] = -1
+        for c in range(nside[s]):
+            adj[s, c] = -1
+            opp[s, c] = -1
             es[ne] = s
             ek[ne] = c
             er[ne] = -1
             ne += 1
     for i in range(m):
         s = ring_slots[i]
-        for c in range(3):
-            q = adj3[s, c]
+        for c in range(nside[s]):
+            q = adj[s, c]
             if q >= 0 and dead[q]:
-                adj3[s, c] = -1
-                opp3[s, c] = -1
+                adj[s, c] = -1
+                opp[s, c] = -1
                 changed[i] = True
-            if adj3[s, c] < 0:
+            if adj[s, c] < 0:
                 es[ne] = s
                 ek[ne] = c
                 er[ne] = i
                 ne += 1
     keys = np.empty(ne, dtype=np.int64)
     for i in range(ne):
-        a = np.int64(tri[es[i], ek[i]])
-        b = np.int64(tri[es[i], (ek[i] + 1) % 3])
+        s = es[i]
+        a = np.int64(poly[s, ek[i]])
+        b = np.int64(poly[s, (ek[i] + 1) % nside[s]])
         keys[i] = min(a, b) * num_vertices + max(a, b)
     order = np.argsort(keys, kind="mergesort")
     bad_s, bad_k = -1, -1
@@ -209,10 +308,10 @@ def link(tri, adj3, opp3, ecost, cent, slots, ring_slots, dead, num_vertices):
         if j - i == 2:
             x, y = order[i], order[i + 1]
             sx, kx, sy, ky = es[x], ek[x], es[y], ek[y]
-            adj3[sx, kx] = sy
-            adj3[sy, ky] = sx
-            opp3[sx, kx] = ky
-            opp3[sy, ky] = kx
+            adj[sx, kx] = sy
+            adj[sy, ky] = sx
+            opp[sx, kx] = ky
+            opp[sy, ky] = kx
             d = np.sqrt((cent[sx, 0] - cent[sy, 0]) ** 2 + (cent[sx, 1] - cent[sy, 1]) ** 2)
             ecost[sx, kx] = d
             ecost[sy, ky] = d

@@ -292,8 +292,8 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
         c = np.broadcast_to(np.asarray(c, dtype=np.float64), u.shape)
         ok = survivor[u] & survivor[v]
         u, v, c = u[ok], v[ok], c[ok]
-        for k in range(3):
-            m = ch.adj3[u, k] == v
+        for k in range(ch.adj.shape[1]):
+            m = ch.adj[u, k] == v
             ch.ecost[u[m], k] = c[m]
         ch.dirty += [u, v]
     dirty = ch.dirty_nodes()

@@ -34,13 +34,15 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     side (``None``: chosen by its vertex density, see ``tiles``), so that
     obstacles and blocked regions can come and go at run time, each update
     re-triangulating only the tiles it touches. ``tile_size=0`` builds one
-    static mesh instead, merged into convex polygons: fewer, larger nodes
-    and searches about twice as fast (BENCHMARKS.md), but no obstacle or
-    region updates (the generic ``nodes=``/``walkable=`` ones still work).
-    A given mesh is static too. ``merge``: merge a static mesh's triangles
-    into convex polygons (``merge`` module); by default (``None``) the
-    meshes triangulated here are merged and a given mesh keeps its own
-    polygons, ``True``/``False`` merge always/never. ``snap`` sets
+    static mesh instead: no obstacle or region updates (the generic
+    ``nodes=``/``walkable=`` ones still work), and somewhat fewer, larger
+    polygons (none is cut at a tile border). A given mesh is static too.
+    ``merge``: merge the triangles into convex polygons (``merge`` module;
+    in a tiled mesh, within each tile, at build and after every update):
+    fewer, larger nodes and exact searches about twice as fast
+    (BENCHMARKS.md). By default (``None``) the meshes triangulated here are
+    merged and a given mesh keeps its own polygons; ``True``/``False``
+    merge always/never (``False``: a tiled mesh of triangles). ``snap`` sets
     ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end may
     lie and still count as on it; default: a millionth of the mesh's size
     plus ``agent_radius``)."""
@@ -50,13 +52,11 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     static = given or (tile_size is not None and not isinstance(tile_size, bool)
                        and tile_size == 0)
     if not static:
-        if merge:
-            raise navcore.GraphError("merge=True needs a static mesh (tile_size=0): the "
-                                     "tiles of a mesh that changes stay triangles")
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
                                   map=map)
         free = build.shrink(ground, agent_radius)
-        graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world)
+        graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
+                                merge=merge is not False)
         graph.agent_radius, graph.ground = float(agent_radius), ground
         graph.snap_distance = default_snap_distance(graph.vertices)
         baked_snap = None

@@ -77,6 +77,7 @@ from navcore.errors import GraphError
 from navcore.graph import build_storage
 
 from . import _tiles as K
+from .merge import MAX_SIDES
 from .mesh import LOCATE_KEY, NavMeshGraph, match_edges
 
 #: Free-space vertices per tile that ``tile_size=None`` aims at (the side
@@ -406,20 +407,28 @@ def _split(values, groups, ngroups):
 class TiledMesh:
     """The tile state of one tiled ``NavMeshGraph`` (``graph.tiles``).
 
-    Per slot (node id) ``p``: ``tri[p]`` (its triangle's vertex ids,
-    counter-clockwise), ``adj3[p, k]`` / ``opp3[p, k]`` (the slot across
-    edge ``k`` and that edge's index there, ``-1`` for a wall),
-    ``ecost[p, k]`` (the cost of crossing it), ``tile_of[p]`` (``-1``: a
-    retired slot), ``cent[p]`` (its centroid). Per tile ``t``: ``base[t]``
+    Slots are convex polygons of at most ``width`` corners
+    (``merge.MAX_SIDES`` when the tiles' triangles are merged, 3 when not),
+    in rows padded with ``-1``. Per slot (node id) ``p``: ``poly[p,
+    :nside[p]]`` (its polygon's vertex ids, counter-clockwise; ``nside[p]``
+    is 0 for a retired slot), ``adj[p, k]`` / ``opp[p, k]`` (the slot
+    across edge ``k``, from corner ``k`` to the next, and that edge's index
+    there, ``-1`` for a wall), ``ecost[p, k]`` (the cost of crossing it),
+    ``tile_of[p]`` (``-1``: a retired slot), ``cent[p]`` (its area
+    centroid). Per tile ``t``: ``base[t]``
     (the static free space in it), ``piece[t]`` (what is left of it now),
     ``tile_polys[t]`` and ``tile_verts[t]`` (its slots and vertex ids),
     ``tile_obs[t]`` (``{obstacle id: Obstacle}`` of the obstacles that
     reach it). The graph's flat arrays are assembled from these after every
     batch (``_tiles.assemble``)."""
 
-    def __init__(self, grid, radius, base):
+    def __init__(self, grid, radius, base, merge=True):
         self.grid = grid
         self.radius = float(radius)
+        #: whether each tile's triangles are merged into convex polygons
+        self.merge = bool(merge)
+        #: the most corners a slot has (its rows' length)
+        self.width = MAX_SIDES if self.merge else 3
         self.base = base
         self.piece = base.copy()
         self.obstacles = {}            # id -> Obstacle
@@ -432,8 +441,9 @@ class TiledMesh:
 
     # -- build ------------------------------------------------------------------
     @classmethod
-    def build(cls, free, tile_size=None, radius=0.0, world=None):
-        """A tiled ``NavMeshGraph`` of the free space ``free``."""
+    def build(cls, free, tile_size=None, radius=0.0, world=None, merge=True):
+        """A tiled ``NavMeshGraph`` of the free space ``free``; ``merge``:
+        each tile's triangles merged into convex polygons (``polygons``)."""
         if tile_size is None:
             size = choose_tile_size(free)
         else:
@@ -448,7 +458,7 @@ class TiledMesh:
             raise GraphError(f"tile_size={size} cuts the free space into {grid.count} "
                              f"tiles; choose a larger one")
         base = clip_to_tiles(node_with_grid(free, grid), grid)
-        tm = cls(grid, radius, base)
+        tm = cls(grid, radius, base, merge)
         full = np.flatnonzero(base != None)                       # noqa: E711
         coords, owner = triangulate_pieces(base[full])
         if len(coords) == 0:
@@ -456,21 +466,28 @@ class TiledMesh:
         vertices, inverse = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)
         nv = len(vertices)
         tri = inverse.reshape(-1, 3).astype(np.int32)
-        n = len(tri)
-        tile_of = full[owner].astype(np.int32)
-        tm.tile_polys = _split(np.arange(n), tile_of, grid.count)
-        pair = np.unique(tile_of.astype(np.int64).repeat(3) * nv + tri.ravel())
+        tri_tile = full[owner]
+        pair = np.unique(tri_tile.repeat(3) * nv + tri.ravel())
         tm.tile_verts = _split(pair % nv, pair // nv, grid.count)
         tm.vertices = np.ascontiguousarray(vertices, dtype=np.float64)
         tm.vref = np.bincount(pair % nv, minlength=nv).astype(np.int32)
-        poly_start = np.arange(0, 3 * n + 1, 3, dtype=np.int32)
-        adj, opposite = match_edges(poly_start, tri.ravel(), nv)
-        tm.tri = tri
-        tm.adj3 = adj.reshape(-1, 3)
-        tm.opp3 = np.where(adj >= 0, opposite - 3 * adj, -1).astype(np.int32).reshape(-1, 3)
+        poly, nside, ptile, cent = tm.polygons(tm.vertices, tri, tri_tile)
+        n = len(poly)
+        tile_of = ptile.astype(np.int32)
+        tm.tile_polys = _split(np.arange(n), tile_of, grid.count)
+        # match the edges of the flat polygons, then back to rows
+        rows = np.arange(tm.width) < nside[:, None]
+        poly_start = np.zeros(n + 1, dtype=np.int32)
+        np.cumsum(nside, out=poly_start[1:])
+        adj_flat, opposite = match_edges(poly_start, poly[rows], nv)
+        adj = np.full(poly.shape, -1, dtype=np.int32)
+        opp = np.full(poly.shape, -1, dtype=np.int32)
+        adj[rows] = adj_flat
+        opp[rows] = np.where(adj_flat >= 0, opposite - poly_start[np.maximum(adj_flat, 0)], -1)
+        tm.poly, tm.nside, tm.adj, tm.opp = poly, nside, adj, opp
         tm.tile_of = tile_of
-        tm.cent = triangle_centroids(tm.vertices, tri)
-        tm.ecost = _edge_costs(tm.cent, np.arange(n), tm.adj3)
+        tm.cent = cent
+        tm.ecost = _edge_costs(tm.cent, np.arange(n), tm.adj)
         graph = NavMeshGraph(_Placeholder(n), positions=tm.cent, heuristic="euclidean",
                              directed=False)
         graph.tiles = tm
@@ -481,7 +498,27 @@ class TiledMesh:
 
     @property
     def num_slots(self) -> int:
-        return len(self.tri)
+        return len(self.poly)
+
+    def polygons(self, vertices, tri, owner):
+        """``(poly, nside, powner, cent)``: the triangles ``tri`` (``(T, 3)``
+        vertex ids, counter-clockwise, ordered by ``owner``: their tiles,
+        or indices of them) as this mesh's slots: merged into convex
+        polygons within each tile (``_tiles.merge_tiles``: no merge crosses
+        a tile border), or left triangles; rows padded to ``width``, their
+        corner counts, owners (ascending) and centroids."""
+        tri = np.ascontiguousarray(tri, dtype=np.int32)
+        owner = np.ascontiguousarray(owner, dtype=np.int64)
+        if not self.merge:
+            return (tri, np.full(len(tri), 3, dtype=np.int32), owner,
+                    triangle_centroids(vertices, tri))
+        return K.merge_tiles(vertices, tri, owner, self.width)
+
+    def corners(self, slots) -> np.ndarray:
+        """float64 ``(k, width, 2)``: the corners of the live ``slots``,
+        rows padded with their first corner (for boxes)."""
+        p = self.poly[np.asarray(slots, dtype=np.int64)]
+        return self.vertices[np.where(p >= 0, p, p[:, :1])]
 
     def free_space(self):
         """The free space the mesh covers now (the union of the tiles'
@@ -519,20 +556,20 @@ class TiledMesh:
         ch.pieces = pieces
         live = np.flatnonzero(pieces != None)                      # noqa: E711
         coords, owner = triangulate_pieces(pieces[live])
-        owner = live[owner]                       # index into tiles
+        owner = live[owner]                       # index into tiles, ascending
         retired = (np.concatenate([self.tile_polys[t] for t in tiles.tolist()])
                    if tiles.size else np.empty(0, np.int32)).astype(np.int64)
         ring = self.grid.ring(tiles)
         ring = ring[self.base[ring] != None]                        # noqa: E711
         gid = ch.vertex_ids(coords, tiles, ring)
-        ch.link(coords, owner, gid, retired, ring)
+        ch.link(*self.polygons(ch.vertices, gid, owner), owner, gid, retired, ring)
         return ch
 
     def publish(self, graph, world, walkable):
         """Write the slot arrays into ``graph``'s flat arrays and CSR view."""
         alive = self.tile_of >= 0
         (poly_start, poly_verts, poly_adj, poly_opp, poly_next, offsets, targets, cost,
-         corner) = K.assemble(self.tri, self.adj3, self.opp3, self.ecost, alive,
+         corner) = K.assemble(self.poly, self.nside, self.adj, self.opp, self.ecost, alive,
                               len(self.vertices))
         n = self.num_slots
         storage = build_storage(None, targets, {"cost": cost}, n, world=world,
@@ -555,7 +592,8 @@ class TiledMesh:
         version; patch the locate index. Called once per batch, after
         everything that could fail."""
         old_index = graph.stored_view(LOCATE_KEY)
-        self.tri, self.adj3, self.opp3, self.ecost = ch.tri, ch.adj3, ch.opp3, ch.ecost
+        self.poly, self.nside, self.adj, self.opp = ch.poly, ch.nside, ch.adj, ch.opp
+        self.ecost = ch.ecost
         self.tile_of, self.cent = ch.tile_of, ch.cent
         self.vertices, self.vref = ch.vertices, ch.vref
         self.free_slots, self.free_verts = ch.free_slots, ch.free_verts
@@ -585,10 +623,16 @@ def warm_up(graph) -> None:
     tm = graph.tiles
     if tm is None:
         return
-    K.assemble(tm.tri, tm.adj3, tm.opp3, tm.ecost, tm.tile_of >= 0, len(tm.vertices))
+    K.assemble(tm.poly, tm.nside, tm.adj, tm.opp, tm.ecost, tm.tile_of >= 0,
+               len(tm.vertices))
     none = np.empty(0, dtype=np.int64)
-    K.link(tm.tri[:1].copy(), tm.adj3[:1].copy(), tm.opp3[:1].copy(), tm.ecost[:1].copy(),
-           tm.cent[:1].copy(), none, none, np.zeros(1, dtype=np.bool_), len(tm.vertices))
+    K.link(tm.poly[:1].copy(), tm.nside[:1].copy(), tm.adj[:1].copy(), tm.opp[:1].copy(),
+           tm.ecost[:1].copy(), tm.cent[:1].copy(), none, none, np.zeros(1, dtype=np.bool_),
+           len(tm.vertices))
+    live = np.flatnonzero(tm.tile_of >= 0)
+    if tm.merge and live.size:
+        # one live polygon's first three corners: a triangle (maybe flat)
+        tm.polygons(tm.vertices, tm.poly[live[:1], :3], np.zeros(1, dtype=np.int64))
 
 
 class _Placeholder:
@@ -607,12 +651,13 @@ def triangle_centroids(vertices, tri):
     return (c[:, 0] + c[:, 1] + c[:, 2]) / 3.0
 
 
-def _edge_costs(cent, slots, adj3):
-    """Centroid-to-centroid cost of each edge of ``slots`` (0 for walls)."""
+def _edge_costs(cent, slots, adj):
+    """Centroid-to-centroid cost of each edge of ``slots`` (0 for walls
+    and padding)."""
     a = cent[slots][:, None, :]
-    b = cent[np.maximum(adj3, 0)]
+    b = cent[np.maximum(adj, 0)]
     d = np.sqrt(((a - b) ** 2).sum(axis=2))
-    return np.where(adj3 >= 0, d, 0.0)
+    return np.where(adj >= 0, d, 0.0)
 
 
 class Change:
@@ -626,7 +671,7 @@ class Change:
         n = tm.num_slots
         # the mesh's own arrays until something writes: ``link`` makes new
         # ones, ``own`` copies for the generic writes
-        self.tri, self.adj3, self.opp3 = tm.tri, tm.adj3, tm.opp3
+        self.poly, self.nside, self.adj, self.opp = tm.poly, tm.nside, tm.adj, tm.opp
         self.ecost = tm.ecost
         self.tile_of, self.cent = tm.tile_of, tm.cent
         self.vertices, self.vref = tm.vertices, tm.vref
@@ -696,12 +741,15 @@ class Change:
         return gid
 
     # -- slots and links -------------------------------------------------------------
-    def link(self, coords, owner, gid, retired, ring):
-        """Retire the slots of the tiles, give the new triangles slots, and
-        link their edges to each other and to the untouched ring tiles'."""
+    def link(self, poly, nside, powner, pcent, owner, gid, retired, ring):
+        """Retire the slots of the tiles, give the new polygons (``poly``,
+        ``nside``, ``pcent`` as ``TiledMesh.polygons`` makes them, of the
+        tiles ``powner`` indexes, ascending) slots, and link their edges to
+        each other and to the untouched ring tiles'. ``owner`` and ``gid``:
+        the triangles they were merged from (their vertex lists)."""
         tm = self.tm
         ntiles = len(self.tiles)
-        k = len(gid)
+        k = len(poly)
         # slots: free ones retired by earlier batches first, then new ones
         take = tm.free_slots[:k].astype(np.int64)
         n_old = tm.num_slots
@@ -719,33 +767,41 @@ class Change:
             out[:n_old] = arr
             out[n_old:] = fill
             return out
-        tri, adj3, opp3 = grown(tm.tri, 0), grown(self.adj3, -1), grown(tm.opp3, -1)
+        slot_poly, slot_nside = grown(tm.poly, -1), grown(tm.nside, 0)
+        adj, opp = grown(self.adj, -1), grown(tm.opp, -1)
         ecost, tile_of, cent = grown(self.ecost, 0.0), grown(tm.tile_of, -1), grown(tm.cent, 0.0)
         walkable = grown(self.walkable, False)
         dead = np.zeros(n, dtype=np.bool_)
         dead[retired] = True
         self.retired = dead[:n_old]
         tile_of[retired] = -1
-        adj3[retired] = -1
+        slot_poly[retired] = -1
+        slot_nside[retired] = 0
+        adj[retired] = -1
+        opp[retired] = -1
+        ecost[retired] = 0.0
         walkable[retired] = False
-        tri[slots] = gid
-        tile_of[slots] = self.tiles[owner]
+        slot_poly[slots] = poly
+        slot_nside[slots] = nside
+        tile_of[slots] = self.tiles[powner]
         walkable[slots] = True
-        cent[slots] = triangle_centroids(self.vertices, gid)
+        cent[slots] = pcent
         rs = (np.concatenate([tm.tile_polys[t] for t in ring.tolist()]).astype(np.int64)
               if ring.size else np.empty(0, np.int64))
-        changed, bad_s, bad_k = K.link(tri, adj3, opp3, ecost, cent, slots, rs, dead,
-                                       len(self.vertices))
+        changed, bad_s, bad_k = K.link(slot_poly, slot_nside, adj, opp, ecost, cent, slots, rs,
+                                       dead, len(self.vertices))
         if bad_s >= 0:
-            a, b = tri[bad_s, bad_k], tri[bad_s, (bad_k + 1) % 3]
+            a = slot_poly[bad_s, bad_k]
+            b = slot_poly[bad_s, (bad_k + 1) % slot_nside[bad_s]]
             raise GraphError(f"the mesh edge between vertices {a} and {b} belongs to more "
                              f"than two polygons after re-tiling")
-        self.tri, self.adj3, self.opp3, self.ecost = tri, adj3, opp3, ecost
-        self.tile_of, self.cent, self.walkable = tile_of, cent, walkable
+        self.poly, self.nside, self.adj, self.opp = slot_poly, slot_nside, adj, opp
+        self.ecost, self.tile_of, self.cent, self.walkable = ecost, tile_of, cent, walkable
         self._owned = True
         self.dirty += [retired, slots, rs[changed]]
-        # per tile lists (owner ascends: pieces were triangulated in order)
-        cuts = np.searchsorted(owner, np.arange(1, ntiles))
+        # per tile lists (powner ascends: pieces were triangulated in order,
+        # and a merged polygon comes where its first triangle did)
+        cuts = np.searchsorted(powner, np.arange(1, ntiles))
         self.tile_polys = [a.astype(np.int32) for a in np.split(slots, cuts)]
         nv = len(self.vertices)
         pair = np.unique(owner.repeat(3) * nv + gid.ravel())
@@ -781,7 +837,7 @@ class TileLocateIndex(navcore.DerivedView):
         if k is None:
             live = np.flatnonzero(tm.tile_of >= 0)
             if live.size:
-                c = tm.vertices[tm.tri[live]]
+                c = tm.corners(live)
                 size = float(np.sqrt(np.mean((c.max(axis=1) - c.min(axis=1)).prod(axis=1))))
             else:
                 size = grid.size
@@ -805,7 +861,7 @@ class TileLocateIndex(navcore.DerivedView):
         """(cell, slot) of every cell each slot's box meets in its tile."""
         grid, k = tm.grid, self.k
         slots = np.asarray(slots, dtype=np.int64)
-        c = tm.vertices[tm.tri[slots]]
+        c = tm.corners(slots)
         lo, hi = c.min(axis=1), c.max(axis=1)
         t = tm.tile_of[slots].astype(np.int64)
         ti, tj = t % grid.nx, t // grid.nx
