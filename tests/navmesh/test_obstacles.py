@@ -23,8 +23,9 @@ from shapely.geometry import LineString, Point, Polygon, box
 import navcore
 from navcore import PathStatus, UpdateError
 from navcore.testing import reference_labels
-from navcore_navmesh import (NavMeshGraph, TileGrid, build, node_with_grid, pull,
-                             triangulate)
+from navcore_navmesh import (NavMeshGraph, TileGrid, build, node_with_grid, path_lengths,
+                             pull, triangulate)
+from navcore_navmesh.merge import MAX_SIDES
 from navcore_navmesh import obstacles as obstacle_updates
 from reference import visibility_length, same_partition
 
@@ -685,3 +686,148 @@ def test_warm_up_changes_nothing():
     world.warm_up()
     assert _same(before, _state(g))
     assert np.array_equal(poly, g.tiles.poly) and np.array_equal(adj, g.tiles.adj)
+
+
+# -- tiles merged into convex polygons ---------------------------------------------
+
+def check_tile_polygons(graph):
+    """Every live slot is a convex, counter-clockwise, simple polygon of 3
+    to ``MAX_SIDES`` corners inside its own tile's square (merging never
+    crosses a tile border), and the tiles' slot lists hold exactly the
+    live slots."""
+    tm = graph.tiles
+    grid = tm.grid
+    ids = live(graph)
+    assert np.array_equal(ids, np.flatnonzero(tm.tile_of >= 0))
+    lists = np.concatenate([tm.tile_polys[t] for t in range(grid.count)])
+    assert np.array_equal(np.sort(lists), ids)
+    for t in range(grid.count):
+        assert (tm.tile_of[tm.tile_polys[t]] == t).all()
+    for p in ids.tolist():
+        pts = graph.polygon_points(p)
+        assert 3 <= len(pts) <= MAX_SIDES
+        d1 = np.roll(pts, -1, axis=0) - pts
+        d2 = np.roll(d1, -1, axis=0)
+        turns = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
+        scale = np.hypot(*d1.T) * np.hypot(*d2.T)
+        assert (turns >= -1e-12 * scale).all(), f"polygon {p} has a reflex corner"
+        poly = Polygon(pts)
+        assert poly.is_valid and poly.exterior.is_ccw and poly.area > 0
+        t = int(tm.tile_of[p])
+        i, j = t % grid.nx, t // grid.nx
+        assert (pts[:, 0] >= grid.xs[i]).all() and (pts[:, 0] <= grid.xs[i + 1]).all()
+        assert (pts[:, 1] >= grid.ys[j]).all() and (pts[:, 1] <= grid.ys[j + 1]).all()
+
+
+def exact_lengths(graph, free, rng, k=24):
+    """Exact lengths between ``k`` random pairs of points of ``free``."""
+    pts = np.array(random_points(free, rng, 2 * k))
+    return pts, path_lengths(graph, pts[:k], pts[k:])
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+def test_tiles_are_merged_into_fewer_convex_polygons_within_each_tile(name):
+    params = SCENES[name]
+    world = navcore.World(autoload=False)
+    merged = world.add_graph("m", type="navmesh", **params)
+    same = world.add_graph("s", type="navmesh", merge=True, **params)
+    tris = world.add_graph("t", type="navmesh", merge=False, **params)
+    assert merged.tiles.merge and same.tiles.merge and not tris.tiles.merge
+    assert np.array_equal(merged.poly_verts, same.poly_verts)
+    assert (np.diff(tris.poly_start) == 3).all()
+    assert live(merged).size < live(tris).size
+    assert np.diff(merged.poly_start).max() > 3
+    free = _static(params)
+    for g in (merged, tris):
+        check_tile_polygons(g)
+        check_covers(g, free)
+    # the walls and vertices on tile borders are the triangles' own
+    assert np.array_equal(merged.vertices, tris.vertices)
+    assert sorted(map(tuple, walls(merged).reshape(-1, 4).tolist())) == \
+        sorted(map(tuple, walls(tris).reshape(-1, 4).tolist()))
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_search_on_merged_tiles_equals_the_static_mesh(name, seed):
+    # random obstacles come and go; after every batch the merged tiles are
+    # convex polygons inside their tiles, and the exact lengths equal the
+    # static merged mesh of the same free space and the tiled triangles
+    params = SCENES[name]
+    base = _static(params)
+    rng = np.random.default_rng(100 + seed)
+    world = navcore.World(autoload=False)
+    merged = world.add_graph("m", type="navmesh", **params)
+    tris = world.add_graph("t", type="navmesh", merge=False, **params)
+    x0, y0, x1, y1 = base.bounds
+    present = {}
+    for tick in range(8):
+        for _ in range(int(rng.integers(1, 4))):
+            if present and rng.random() < 0.35:
+                oid = sorted(present)[int(rng.integers(len(present)))]
+                del present[oid]
+                for gid in ("m", "t"):
+                    world.update(gid, remove_obstacle=oid)
+                continue
+            c = rng.uniform([x0 - 1, y0 - 1], [x1 + 1, y1 + 1])
+            poly = convex(rng, c, rng.uniform(0.3, 1.5))
+            if not poly.area > 0:
+                continue
+            oid = f"o{tick}.{len(present)}.{rng.integers(1 << 30)}"
+            present[oid] = poly
+            for gid in ("m", "t"):
+                world.update(gid, add_obstacle=poly, obstacle_id=oid)
+        if rng.random() < 0.3:
+            c = rng.uniform([x0, y0], [x1, y1])
+            for gid in ("m", "t"):
+                world.update(gid, rect=(float(c[0]), float(c[1]), 1.5, 0.7), walkable=False)
+        world.tick()
+        check_tile_polygons(merged)
+        free = merged.free_space
+        assert free.symmetric_difference(tris.free_space).area < 1e-9
+        check_covers(merged, free)
+        assert live(merged).size < live(tris).size
+        static_world = navcore.World(autoload=False)
+        static = static_world.add_graph("s", type="navmesh", walkable=free, tile_size=0)
+        pts, got = exact_lengths(merged, free, rng)
+        want = path_lengths(static, pts[:24], pts[24:])
+        also = path_lengths(tris, pts[:24], pts[24:])
+        assert np.array_equal(np.isfinite(got), np.isfinite(want))
+        ok = np.isfinite(want)
+        assert got[ok] == pytest.approx(want[ok], rel=1e-9, abs=1e-9)
+        assert got[ok] == pytest.approx(also[ok], rel=1e-9, abs=1e-9)
+        check_slots(merged)
+        check_areas(world, merged, free)
+
+
+def test_merged_tiles_keep_ids_and_dirty_sets_like_triangles():
+    # a batch re-merges only the tiles it re-triangulates; the dirty set
+    # is the retired, the new and the re-linked neighbours, merged or not
+    for merge in (True, False):
+        world = navcore.World(autoload=False)
+        seen = []
+
+        class Observer:
+            @navcore.hookimpl
+            def navcore_graph_updated(self, graph, dirty):
+                seen.append(dirty.copy())
+        world.plugins.register(Observer())
+        g = world.add_graph("m", type="navmesh", bounds=(0, 0, 12, 12), tile_size=3.0,
+                            obstacles=[box(5, 5, 7, 7), box(1, 7, 2, 8)], merge=merge)
+        for k, ob in enumerate([box(6.5, 0.5, 7.5, 4), convex(np.random.default_rng(3),
+                                                              (4, 9), 1.0)]):
+            before = {int(p): g.polygon_points(int(p)).tolist() for p in live(g)}
+            tile_of = g.tiles.tile_of.copy()
+            touched = set(g.tiles.grid.tiles(shapely.bounds(ob)).tolist())
+            world.update("m", add_obstacle=ob, obstacle_id=k)
+            world.tick()
+            dirty = set(seen[-1].tolist())
+            retired = {p for p in before if tile_of[p] in touched}
+            new = set(live(g).tolist()) - set(before)
+            for p, pts in before.items():
+                if p not in retired:
+                    assert g.polygon_points(p).tolist() == pts
+            relinked = {p for p in before if p not in retired
+                        and set(g.csr.neighbors(p).tolist()) & (new | retired)}
+            assert new and dirty == retired | new | relinked
+            check_tile_polygons(g)
