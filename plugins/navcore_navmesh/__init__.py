@@ -9,8 +9,9 @@ and polygon arrays (``meshfile``; ``meshcheck`` checks every mesh,
 polygon is a node of a ``NavMeshGraph`` (``mesh``), so every generic
 search works on it. The mesh is built in square tiles (``tiles``), so
 obstacles and blocked regions come and go at run time, re-triangulating
-only the tiles they touch (``obstacles``); a static mesh (``tile_size=0``)
-is merged into convex polygons instead (``merge``). Any-angle paths:
+only the tiles they touch (``obstacles``); each tile's triangles are
+merged into convex polygons (``merge``), as are a static mesh's
+(``tile_size=0``). Any-angle paths:
 ``algorithm="polyanya"`` (the default, ``polyanya``) is exact, the true
 shortest path through the free space; ``algorithm="funnel"``
 (``funnel``) pulls the A* corridor of polygons taut, Detour's

@@ -34,16 +34,26 @@ not match). The tests check that a mesh built in tiles has the free
 space's boundary as its walls and nothing more, and the same connectivity
 and shortest lengths as one built whole.
 
-**Node ids.** A node is a *slot*. Slots of tiles an update does not touch
-keep their ids and their triangles. A re-triangulated tile's slots retire:
-they become empty polygons, not walkable, without edges (so a stored path
-through one costs ``inf`` and is planned again), and join the free list
-after the batch; new triangles take free slots retired by *earlier*
-batches (lowest first) and append after the last slot otherwise, so
-``num_nodes`` may grow. Never reusing a slot in the batch that retired it
-means that after any batch an id in a stored path names either its old
-triangle or a retired slot, never silently another triangle. Vertices are counted per tile that uses them and
-their ids are reused as soon as no tile does.
+**Merged within tiles.** Each tile's triangles are merged into convex
+polygons of at most ``merge.MAX_SIDES`` corners (Hertel-Mehlhorn, as a
+static mesh: ``_tiles.merge_tiles`` over ``_merge.merge_loops``), at build
+and whenever an update re-triangulates the tile: only diagonals between
+two triangles of the same tile go, so every edge on a tile border, and
+every vertex, stays as the triangles had it and the borders keep matching
+exactly. One numba call merges all the new triangles of a batch.
+``merge=False`` keeps the triangles (slots of 3 corners).
+
+**Node ids.** A node is a *slot*: one convex polygon. Slots of tiles an
+update does not touch keep their ids and their polygons. A
+re-triangulated tile's slots retire: they become empty polygons, not
+walkable, without edges (so a stored path through one costs ``inf`` and
+is planned again), and join the free list after the batch; new polygons
+take free slots retired by *earlier* batches (lowest first) and append
+after the last slot otherwise, so ``num_nodes`` may grow. Never reusing a
+slot in the batch that retired it means that after any batch an id in a
+stored path names either its old polygon or a retired slot, never
+silently another polygon. Vertices are counted per tile that uses them
+and their ids are reused as soon as no tile does.
 
 **Dirty nodes** of a batch: the retired slots, the new ones, and the
 slots of untouched neighbour tiles whose edges were linked anew.
@@ -53,16 +63,21 @@ slots of untouched neighbour tiles whose edges were linked anew.
 that constant for the measurement); pass a number (world units) to
 choose; a size larger than the map makes one tile.
 
-**Queries.** Tiling adds triangles along tile borders (13% more on the
-10,000-vertex benchmark scene at the default size) and changes the shapes
-of the triangles, so the funnel (A* over centroids, then string pulling)
-picks other corridors: on the shared any-angle benchmark maps its mean
-excess over the exact length stays about the same (1.1% against 1.0%
-whole on ``arena``, 0.2% against 0.1% on ``den312d``); its worst cases
-differ from map to map and size to size (``arena``: 32% against 32%
-whole; ``den312d``: 14% against 4%). An exact search finds the same
-lengths on a tiled mesh (its walls are the free space's boundary), over
-more triangles.
+**Queries.** Tiling adds polygons along tile borders, where no merge
+may cross: on the 10,000-vertex benchmark scene at the default size
+7,483 merged polygons against 5,297 when the whole map is one tile
+(+41%; triangles: 13,208, +13% over one tile). An exact search finds the
+same lengths on a tiled mesh (its walls are the free space's boundary),
+nearly as fast as on the static mesh: ``path_lengths`` over the shared
+any-angle benchmark maps takes about 1.1 us a query on ``arena`` (65
+polygons; static 53, 0.9 us; tiled triangles 234, 2.0 us) and 5.2 us on
+``den312d`` (164; static 147, 4.3 us; tiled triangles 670, 12.8 us)
+(bench/navmesh_tiles.py). The funnel (A* over centroids, then string
+pulling) picks other corridors on other polygons: its mean excess over
+the exact length stays about the same (1.1% against 1.0% whole on
+``arena``, 0.2% against 0.1% on ``den312d``); its worst cases differ from
+map to map and size to size (``arena``: 32% against 32% whole;
+``den312d``: 7% against 4%, 14% on tiled triangles).
 """
 from __future__ import annotations
 
@@ -87,6 +102,9 @@ from .mesh import LOCATE_KEY, NavMeshGraph, match_edges
 #: / +5% / 0 over the whole mesh; an obstacle added or removed 1.5 / 1.5
 #: / 2.1 / 147 ms; the 1,000-vertex build slowest with the smallest
 #: tiles. Targets 32 to 96 all give 16 there; 48 sits in the middle.
+#: With the tiles merged into convex polygons (sizes 8 / 16 / 32 / one
+#: tile): polygons +89% / +41% / +17% / 0 over the merged whole mesh; an
+#: update 1.6 / 1.4 / 2.9 / 170 ms: 16 still keeps under 2 ms.
 TILE_VERTICES = 48
 #: GEOS's mitre ratio limit, the one ``build.free_space`` shrinks with: an
 #: obstacle grown by ``r`` reaches at most this many ``r`` past a corner
