@@ -70,9 +70,9 @@ may cross: on the 10,000-vertex benchmark scene at the default size
 same lengths on a tiled mesh (its walls are the free space's boundary),
 nearly as fast as on the static mesh: ``path_lengths`` over the shared
 any-angle benchmark maps takes about 1.1 us a query on ``arena`` (65
-polygons; static 53, 0.9 us; tiled triangles 234, 2.0 us) and 5.2 us on
-``den312d`` (164; static 147, 4.3 us; tiled triangles 670, 12.8 us)
-(bench/navmesh_tiles.py). The funnel (A* over centroids, then string
+polygons; static 53, 1.0 us; tiled triangles 234, 1.8 us) and 5.2 us on
+``den312d`` (164; static 147, 4.4 us; tiled triangles 670, 12.5 us)
+(bench/navmesh_tiles.py, BENCHMARKS.md). The funnel (A* over centroids, then string
 pulling) picks other corridors on other polygons: its mean excess over
 the exact length stays about the same (1.1% against 1.0% whole on
 ``arena``, 0.2% against 0.1% on ``den312d``); its worst cases differ from
