@@ -11,18 +11,36 @@ from numba import njit
 def inside(x, y, vertices, poly_start, poly_verts, p, tol):
     """Whether convex polygon ``p`` holds ``(x, y)`` (edges and corners
     included, within ``tol`` of twice the signed area); a retired slot
-    (an empty polygon) holds nothing."""
+    (an empty polygon) holds nothing. A point within ``tol`` of an edge's
+    line must also lie in the polygon's bounding box (grown by
+    ``sqrt(tol)``): the edge tests alone would let a sliver (corners on one
+    line, as GEOS makes from rotated collinear walls) hold its whole line.
+    Points clear of every edge skip that test."""
     first = poly_start[p]
     last = poly_start[p + 1] - 1
     if last < first:
         return False
+    near = False
     for e in range(first, last + 1):
         a = poly_verts[e]
         b = poly_verts[e + 1] if e < last else poly_verts[first]
         ax, ay = vertices[a, 0], vertices[a, 1]
-        if (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax) < -tol:
+        c = (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax)
+        if c < -tol:
             return False
-    return True
+        if c <= tol:
+            near = True
+    if not near:
+        return True
+    d = np.sqrt(tol)
+    lox, loy, hix, hiy = np.inf, np.inf, -np.inf, -np.inf
+    for e in range(first, last + 1):
+        v = poly_verts[e]
+        lox = min(lox, vertices[v, 0])
+        hix = max(hix, vertices[v, 0])
+        loy = min(loy, vertices[v, 1])
+        hiy = max(hiy, vertices[v, 1])
+    return lox - d <= x <= hix + d and loy - d <= y <= hiy + d
 
 
 @njit(cache=True, nogil=True)
@@ -50,34 +68,50 @@ def nearest_on(x, y, vertices, poly_start, poly_verts, p):
 
 
 @njit(cache=True, nogil=True)
-def locate_point(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
-                 x0, y0, inv, nx, ny, tol):
-    """The lowest polygon id holding ``(x, y)``, ``-1`` when none does.
-    The point tests only the polygons of its bucket."""
-    cx = int(np.floor((x - x0) * inv))
-    cy = int(np.floor((y - y0) * inv))
-    # a point on the far border of the grid belongs to the last cell
-    if cx == nx:
-        cx = nx - 1
-    if cy == ny:
-        cy = ny - 1
-    if cx < 0 or cy < 0 or cx >= nx or cy >= ny:
+def cell_of(x, y, x0, y0, inv, nx, ny, tol):
+    """The grid cell of ``(x, y)``, ``-1`` when it lies off the grid's box
+    by more than ``sqrt(tol)``. A point a hair outside the box (a point of
+    the mesh's border, rounded) belongs to the nearest border cell, as a
+    point on the far border belongs to the last one: the edge tests decide.
+    NaN and far-off points are turned away before they become integers."""
+    fx = (x - x0) * inv
+    fy = (y - y0) * inv
+    d = np.sqrt(tol) * inv
+    if not (-d <= fx <= nx + d and -d <= fy <= ny + d):
         return -1
-    c = cy * nx + cx
-    for j in range(cell_start[c], cell_start[c + 1]):
-        p = cell_polys[j]
-        if inside(x, y, vertices, poly_start, poly_verts, p, tol):
-            return p            # cell lists are sorted by id: the first wins
-    return -1
+    cx = min(max(int(np.floor(fx)), 0), nx - 1)
+    cy = min(max(int(np.floor(fy)), 0), ny - 1)
+    return cy * nx + cx
 
 
 @njit(cache=True, nogil=True)
-def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_polys,
-                  x0, y0, inv, nx, ny, tol, out):
+def locate_point(x, y, vertices, poly_start, poly_verts, walkable, cell_start, cell_polys,
+                 x0, y0, inv, nx, ny, tol):
+    """The lowest walkable polygon holding ``(x, y)``, else the lowest
+    blocked one (a point on the edge a walkable polygon shares with a
+    blocked one is on the walkable mesh), ``-1`` when none holds it. The
+    point tests only the polygons of its bucket (lists sorted by id)."""
+    c = cell_of(x, y, x0, y0, inv, nx, ny, tol)
+    if c < 0:
+        return -1
+    found = -1
+    for j in range(cell_start[c], cell_start[c + 1]):
+        p = cell_polys[j]
+        if inside(x, y, vertices, poly_start, poly_verts, p, tol):
+            if walkable[p]:
+                return p
+            if found < 0:
+                found = p
+    return found
+
+
+@njit(cache=True, nogil=True)
+def locate_points(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
+                  cell_polys, x0, y0, inv, nx, ny, tol, out):
     """``locate_point`` for every point: ``out[i]`` for ``(px[i], py[i])``."""
     for i in range(px.shape[0]):
-        out[i] = locate_point(px[i], py[i], vertices, poly_start, poly_verts, cell_start,
-                              cell_polys, x0, y0, inv, nx, ny, tol)
+        out[i] = locate_point(px[i], py[i], vertices, poly_start, poly_verts, walkable,
+                              cell_start, cell_polys, x0, y0, inv, nx, ny, tol)
 
 
 @njit(cache=True, nogil=True)

@@ -16,7 +16,10 @@ line when it lies on the root's side), so the first node popped in a
 polygon holding the goal ends the optimal path.
 
 Pruning, as in the paper: a root vertex reached before at a lower ``g``
-dominates later nodes rooted there (``root_g``, stamped per query); dead-end
+dominates later nodes rooted there (``root_g``, stamped per query); beyond
+the paper, a new turn at a vertex another node already turned at as cheaply
+is dropped too (ties: ``root_g[V + r]`` keeps the node that turned there;
+kept, ties multiply at every corner of a pillar lattice); dead-end
 polygons (one neighbour) without the goal are never entered; a node with a
 single successor is expanded on the spot instead of being pushed.
 
@@ -30,7 +33,8 @@ the far edges ("the chain", ``c_0`` right end to ``c_{N-1}`` left end).
 Scratch layout (one set per thread, ``polyanya.py``): node pool
 ``nf[i] = (Lx, Ly, Rx, Ry, g, f)`` and ``ni[i] = (root, parent, polygon,
 entry edge)``; a binary heap of node ids keyed by ``f`` (ties: lower id,
-so answers are deterministic); per-vertex ``root_g``/``root_stamp``;
+so answers are deterministic); per-vertex ``root_g`` (then, at ``V + r``,
+the node that turned at ``r``)/``root_stamp``;
 per-polygon ``goal_stamp``; ``state[0]`` the stamp generation (the last
 three packed into two arrays, see ``unpack``).
 """
@@ -51,12 +55,9 @@ OBSERVABLE = 0
 TURN_RIGHT = 1
 TURN_LEFT = 2
 
-#: most polygons a point may lie in (a vertex shared by many triangles)
-MAX_ENDS = 64
-
-
 @njit(cache=True, nogil=True)
-def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable, tol, out):
+def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable,
+             incidence, tol, out):
     """Every walkable polygon holding ``(px, py)`` into ``out``, found from
     ``seed`` (one of them, from the locate index) across the edges the
     point lies on: a point on an edge is in both polygons, on a vertex in
@@ -68,6 +69,19 @@ def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable,
         return 0
     out[0] = seed
     k = 1
+    # on a vertex: every walkable polygon around it, also those across a
+    # pinch (sharing only that vertex), which no edge leads to
+    first = poly_start[seed]
+    last = poly_start[seed + 1] - 1
+    for e in range(first, last + 1):
+        v = poly_verts[e]
+        if vertices[v, 0] == px and vertices[v, 1] == py:
+            for j in range(incidence[v], incidence[v + 1]):
+                q = incidence[j]
+                if q != seed and walkable[q] and k < out.shape[0]:
+                    out[k] = q
+                    k += 1
+            return k
     i = 0
     while i < k:
         p = out[i]
@@ -171,7 +185,14 @@ def successors(vertices, poly_start, poly_verts, corner, poly, entry,
     if root_eq_l or root_eq_r or abs(orient) <= eps:
         dl = (lx - rx) ** 2 + (ly - ry) ** 2
         dq = (qx - rx) ** 2 + (qy - ry) ** 2
-        if root_eq_l or (not root_eq_r and dl < dq):
+        ax, ay = vertices[left_v, 0], vertices[left_v, 1]
+        bx, by = vertices[right_v, 0], vertices[right_v, 1]
+        if (ax - rx) * (bx - rx) + (ay - ry) * (by - ry) <= 0.0:
+            # the root lies on the entry edge itself (a vertex of a sliver,
+            # or an end of the edge): on the border of the convex polygon,
+            # it sees all of it, so every far edge, without a turn
+            kind = OBSERVABLE
+        elif root_eq_l or (not root_eq_r and dl < dq):
             if not corner[left_v]:
                 return 0
             kind = TURN_LEFT
@@ -369,19 +390,19 @@ def _heap_pop(hkey, hid, size):
 
 @njit(cache=True, nogil=True)
 def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-           one_way, params, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_g,
-           stamps, work, s_pts):
+           one_way, incidence, params, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid,
+           root_g, stamps, work, s_pts):
     """One query from ``s`` to ``g``. Returns ``(status, points, polygons,
     length, expanded)``; the arrays are empty unless the status is FOUND
     (see ``trace``). Arguments are packed (``unpack``): every array handed
     to a numba call costs about 0.1 us of dispatch, a third of a short
     query's search."""
     tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
-        params, stamps, work, vertices.shape[0], s_pts.shape[0])
+        params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
     status, node, turn, expanded = _search(
         vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-        one_way, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_g,
-        root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
+        one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
+        hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
     if status == FOUND:
         points, polygons, length = trace(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         return status, points, polygons, length, expanded
@@ -389,21 +410,22 @@ def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, wa
 
 
 @njit(cache=True, nogil=True)
-def unpack(params, stamps, work, num_vertices, k):
+def unpack(params, stamps, work, num_vertices, num_polygons, k):
     """The packed arguments apart. ``params``: float64 ``(tol, eps,
     geps)``, the tolerances (``polyanya.SearchSpace``); ``stamps``:
     int32, the vertices' root stamps then the polygons' goal stamps;
-    ``work``: int32, the stamp generation, ``2 * MAX_ENDS`` end polygons,
-    then ``k`` successor kinds and ``k`` successor edges."""
-    m = 1 + 2 * MAX_ENDS
+    ``work``: int32, the stamp generation, room for the start's and the
+    goal's polygons (each may be in all of them: a vertex of a fan), then
+    ``k`` successor kinds and ``k`` successor edges."""
+    m = 1 + 2 * num_polygons
     return (params[0], params[1], params[2], stamps[:num_vertices], stamps[num_vertices:],
             work[:1], work[1:m], work[m:m + k], work[m + k:m + 2 * k])
 
 
 @njit(cache=True, nogil=True)
 def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid,
-            root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge):
+            one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
+            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge):
     """The search of ``search``: ``(status, node, turn, expanded)``. On
     FOUND, ``node`` is the last search node (its parents lead back to a
     start polygon) and ``turn`` says whether the path turns once more at
@@ -416,13 +438,14 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
         gen = 1
     state[0] = gen
     cap = ni.shape[0]
+    nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
     m = ends.shape[0] // 2
     starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
-                            walkable, tol, ends[:m])
+                            walkable, incidence, tol, ends[:m])
     if starts_found == 0:
         return START_OFF_MESH, -1, 0, 0
     goals_found = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, poly_adj,
-                           walkable, tol, ends[m:])
+                           walkable, incidence, tol, ends[m:])
     if goals_found == 0:
         return GOAL_OFF_MESH, -1, 0, 0
     for k in range(goals_found):
@@ -521,8 +544,17 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                     if root_stamp[r] == gen:
                         if root_g[r] + geps < ng:
                             continue                # dominated at birth
+                        if r != croot and root_g[nv0 + r] != cur and ng + geps >= root_g[r]:
+                            # a tie: another node turned at r as cheaply. Its
+                            # nodes reach everything this turn would (a taut
+                            # path never needs the same corner at the same
+                            # cost from two sides), and keeping both doubles
+                            # the search at every tie (pillar lattices)
+                            continue
                     else:
                         root_stamp[r] = gen
+                    if r != croot:
+                        root_g[nv0 + r] = cur       # the node turning there
                     root_g[r] = ng
                 if n >= cap:
                     return OUT_OF_NODES, -1, 0, expanded
@@ -629,21 +661,21 @@ def path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy):
 
 @njit(cache=True, nogil=True)
 def many_lengths(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner,
-                 walkable, one_way, params, ends_xy, seeds, nf, ni, hkey, hid, root_g,
-                 stamps, work, s_pts, out):
+                 walkable, one_way, incidence, params, ends_xy, seeds, nf, ni, hkey, hid,
+                 root_g, stamps, work, s_pts, out):
     """``out[i]``: the shortest length from ``ends_xy[i, :2]`` to
     ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh),
     located in polygons ``seeds[i]``.
     Stops early and returns ``i`` when the node pool runs out at query
     ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
     tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
-        params, stamps, work, vertices.shape[0], s_pts.shape[0])
+        params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
         status, node, turn, _ = _search(
             vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, tol, eps, geps, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], nf, ni, hkey,
-            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
+            one_way, incidence, tol, eps, geps, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], nf,
+            ni, hkey, hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:

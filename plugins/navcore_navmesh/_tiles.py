@@ -167,35 +167,35 @@ def merge_tiles(vertices, tri, owner, max_sides):
 
 
 @njit(cache=True, nogil=True)
-def locate_one(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
+def locate_one(x, y, vertices, poly_start, poly_verts, walkable, cell_start, cell_polys,
                x0, y0, inv, k, ntx, nty, tol, eps):
-    """The lowest polygon id holding ``(x, y)`` (edges and corners
-    included, within ``tol``), ``-1`` when none does.
+    """The lowest walkable polygon holding ``(x, y)`` (edges and corners
+    included, within ``tol``), else the lowest blocked one, ``-1`` when
+    none does (as ``_locate.locate_point``).
 
     Cells are ``1 / inv`` wide, ``k`` by ``k`` per tile, numbered tile by
     tile (cell ``(gx, gy)`` is number ``(ty * ntx + tx) * k * k + (gy % k)
     * k + gx % k`` of tile ``(tx, ty) = (gx // k, gy // k)``), and list only
     their own tile's polygons. A point within ``eps`` (in cells) of a tile
     border is looked up on both sides of it, so a point on the border
-    finds polygons of either tile."""
+    finds polygons of either tile; one a hair outside the grid's box (a
+    border point, rounded) goes to the nearest border cell."""
     nxc = ntx * k
     nyc = nty * k
     kk = k * k
     fx = (x - x0) * inv
     fy = (y - y0) * inv
-    gx = int(np.floor(fx))
-    gy = int(np.floor(fy))
-    if gx == nxc:             # on the far border of the grid: the last cell
-        gx = nxc - 1
-    if gy == nyc:
-        gy = nyc - 1
-    if gx < 0 or gy < 0 or gx >= nxc or gy >= nyc:
-        return -1
+    d = np.sqrt(tol) * inv
+    if not (-d <= fx <= nxc + d and -d <= fy <= nyc + d):
+        return -1                 # off the grid (NaN too): before int()
+    gx = min(max(int(np.floor(fx)), 0), nxc - 1)
+    gy = min(max(int(np.floor(fy)), 0), nyc - 1)
     xlo = gx - 1 if (gx % k == 0 and gx > 0 and fx - gx <= eps) else gx
     xhi = gx + 1 if (gx % k == k - 1 and gx + 1 < nxc and gx + 1 - fx <= eps) else gx
     ylo = gy - 1 if (gy % k == 0 and gy > 0 and fy - gy <= eps) else gy
     yhi = gy + 1 if (gy % k == k - 1 and gy + 1 < nyc and gy + 1 - fy <= eps) else gy
-    best = -1
+    best = -1                     # the lowest walkable one
+    blocked = -1                  # the lowest blocked one
     for cy in range(ylo, yhi + 1):
         for cx in range(xlo, xhi + 1):
             c = ((cy // k) * ntx + cx // k) * kk + (cy % k) * k + cx % k
@@ -204,18 +204,21 @@ def locate_one(x, y, vertices, poly_start, poly_verts, cell_start, cell_polys,
                 if best >= 0 and p >= best:
                     break             # lists ascend: nothing lower here
                 if inside(x, y, vertices, poly_start, poly_verts, p, tol):
-                    best = p
-                    break
-    return best
+                    if walkable[p]:
+                        best = p
+                        break
+                    if blocked < 0 or p < blocked:
+                        blocked = p
+    return best if best >= 0 else blocked
 
 
 @njit(cache=True, nogil=True)
-def locate_points(px, py, vertices, poly_start, poly_verts, cell_start, cell_polys,
-                  x0, y0, inv, k, ntx, nty, tol, eps, out):
+def locate_points(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
+                  cell_polys, x0, y0, inv, k, ntx, nty, tol, eps, out):
     """``locate_one`` for every point: ``out[i]`` for ``(px[i], py[i])``."""
     for i in range(px.shape[0]):
-        out[i] = locate_one(px[i], py[i], vertices, poly_start, poly_verts, cell_start,
-                            cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
+        out[i] = locate_one(px[i], py[i], vertices, poly_start, poly_verts, walkable,
+                            cell_start, cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
 
 
 @njit(cache=True, nogil=True)

@@ -255,7 +255,71 @@ def triangulate(free):
     area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
     flip = area2 < 0
     triangles[flip] = triangles[flip][:, [0, 2, 1]]
-    triangles = triangles[area2 != 0]            # degenerate slivers carry no area
+    if not area2.all():
+        # GEOS saw three corners where the arithmetic here sees a line
+        triangles, _ = split_flat(vertices, triangles, area2 == 0)
     if len(triangles) == 0:
         raise GraphError("the free space has no area to triangulate")
     return vertices.astype(np.float64), np.ascontiguousarray(triangles)
+
+
+def _area2(vertices, t):
+    """Twice the signed area of triangle ``t`` (three vertex ids)."""
+    a, b, c = vertices[t[0]], vertices[t[1]], vertices[t[2]]
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def split_flat(vertices, triangles, flat):
+    """``(triangles, origin)``: ``triangles`` without the ones ``flat``
+    marks, and for each triangle kept the index of the one it came from
+    (itself, or the neighbour it split). Flat triangles have no area in floating
+    point, though GEOS saw three corners: nearly collinear points, e.g.
+    collinear ones rotated). Dropping one alone would cut the mesh along
+    its long edge (a wall inside the free space: no path crosses it);
+    instead the triangle across that edge is split at the flat one's middle
+    corner, which lies on the edge, so the polygons still meet there. A flat
+    triangle on the border (nothing across its long edge) just goes."""
+    # a Python loop, but only when GEOS made a flat triangle (rare)
+    tris = [list(map(int, t)) for t in triangles]
+    alive = [not f for f in flat]
+    root = list(range(len(tris)))          # the input triangle each came from
+    todo = [i for i in range(len(tris)) if flat[i]]
+    by_edge = {}
+    for i, t in enumerate(tris):
+        if alive[i]:
+            for k in range(3):
+                by_edge[(t[k], t[(k + 1) % 3])] = i
+    while todo:
+        i = todo.pop()
+        t = tris[i]
+        # the middle corner c faces the longest edge (p, q)
+        sq = [float(((vertices[t[(k + 1) % 3]] - vertices[t[(k + 2) % 3]]) ** 2).sum())
+              for k in range(3)]
+        k = int(np.argmax(sq))
+        c, p, q = t[k], t[(k + 1) % 3], t[(k + 2) % 3]
+        j = by_edge.get((q, p), by_edge.get((p, q)))
+        if j is None or not alive[j]:
+            continue                                 # on the border: nothing to split
+        n = tris[j]
+        # n runs ... u -> w ... with {u, w} = {p, q}; d is its third corner
+        for s in range(3):
+            u, w, d = n[s], n[(s + 1) % 3], n[(s + 2) % 3]
+            if {u, w} == {p, q}:
+                break
+        alive[j] = False
+        for k in range(3):
+            by_edge.pop((n[k], n[(k + 1) % 3]), None)
+        for new in ([u, c, d], [c, w, d]):
+            tris.append(new)
+            alive.append(True)
+            root.append(root[j])
+            a2 = _area2(vertices, new)
+            if a2 > 0:
+                for k in range(3):
+                    by_edge[(new[k], new[(k + 1) % 3])] = len(tris) - 1
+            else:
+                alive[-1] = False            # flat again: split its neighbour in turn
+                todo.append(len(tris) - 1)
+    kept = [i for i, a in enumerate(alive) if a]
+    origin = np.array([root[i] for i in kept], dtype=np.int64)
+    return np.array([tris[i] for i in kept], dtype=np.int32).reshape(-1, 3), origin

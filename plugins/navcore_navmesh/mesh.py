@@ -44,10 +44,27 @@ def prev_edge(poly_start, num_edges):
     return prev
 
 
+def size_scale(vertices) -> float:
+    """The length a mesh's tolerances are relative to (``LocateIndex.tol``,
+    the search's ``eps``/``geps``, the default ``snap_distance``): its
+    extent, so that a mesh and the same mesh scaled answer alike; but not
+    below what rounding at its coordinates' magnitude ``C`` asks for (a
+    cross product of extent-long vectors there is off by about
+    ``1e-16 * C * extent``, which ``1e-12 * scale ** 2`` must exceed). A
+    floor of 1.0 would make every tolerance absolute below that size: a
+    mesh a hundred-thousandth wide would see all its corners collinear."""
+    v = np.asarray(vertices, dtype=np.float64)
+    if v.size == 0:
+        return 1.0
+    extent = float(np.ptp(v, axis=0).max())
+    scale = max(extent, 1e-2 * float(np.sqrt(extent * np.abs(v).max())))
+    return scale if scale > 0 and np.isfinite(scale) else 1.0
+
+
 def default_snap_distance(vertices) -> float:
     """A graph's ``snap_distance`` unless told otherwise: a millionth of
-    the mesh's size (its larger extent; at least 1e-6)."""
-    return 1e-6 * max(float(np.ptp(np.asarray(vertices), axis=0).max()), 1.0)
+    the mesh's size (``size_scale``)."""
+    return 1e-6 * size_scale(vertices)
 
 
 def match_edges(poly_start, poly_verts, num_vertices):
@@ -125,7 +142,7 @@ class LocateIndex(navcore.DerivedView):
         self.ny = max(int(np.floor(extent[1] * self.inv)) + 1, 1)
         # orientation tests within this of zero count as on the edge, so a
         # point on a shared edge is in both polygons whatever the rounding
-        self.tol = 1e-12 * max(float(extent.max()), 1.0) ** 2
+        self.tol = 1e-12 * size_scale(v) ** 2
         c0 = np.floor((lo - self.origin) * self.inv).astype(np.int64)
         c1 = np.floor((hi - self.origin) * self.inv).astype(np.int64)
         c0 = np.minimum(c0, [self.nx - 1, self.ny - 1])
@@ -146,9 +163,9 @@ class LocateIndex(navcore.DerivedView):
 
     def locate_point(self, x: float, y: float) -> int:
         g = self.graph
-        return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, self.cell_start,
-                              self.cell_polys, self.x0, self.y0, self.inv, self.nx, self.ny,
-                              self.tol)
+        return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
+                              self.cell_start, self.cell_polys, self.x0, self.y0, self.inv,
+                              self.nx, self.ny, self.tol)
 
     def nearest(self, x: float, y: float, radius: float):
         """``(polygon, px, py)``: the nearest walkable polygon within
@@ -163,9 +180,9 @@ class LocateIndex(navcore.DerivedView):
         out = np.empty(len(p), dtype=np.int32)
         g = self.graph
         K.locate_points(np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]),
-                        g.vertices, g.poly_start, g.poly_verts, self.cell_start,
-                        self.cell_polys, float(self.origin[0]), float(self.origin[1]),
-                        self.inv, self.nx, self.ny, self.tol, out)
+                        g.vertices, g.poly_start, g.poly_verts, g.walkable, self.cell_start,
+                        self.cell_polys, self.x0, self.y0, self.inv, self.nx, self.ny,
+                        self.tol, out)
         return out
 
 

@@ -33,6 +33,7 @@ from navcore import validate
 from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
+from .mesh import size_scale
 
 ALGORITHM = "polyanya"
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
@@ -53,8 +54,16 @@ class SearchSpace(navcore.DerivedView):
         owner = np.repeat(np.arange(graph.num_polygons), np.diff(graph.poly_start))
         links = np.bincount(owner[graph.poly_adj >= 0], minlength=graph.num_polygons)
         self.one_way = links <= 1
-        extent = float(np.ptp(graph.vertices, axis=0).max()) if len(graph.vertices) else 1.0
-        scale = max(extent, 1.0)
+        #: the polygons around each vertex, packed in one array: those of
+        #: vertex v are incidence[incidence[v]:incidence[v + 1]] (a query
+        #: end on a vertex starts in all of them, across pinches too)
+        nv = len(graph.vertices)
+        order = np.argsort(graph.poly_verts, kind="stable")
+        counts = np.bincount(graph.poly_verts, minlength=nv)
+        self.incidence = np.concatenate([
+            (nv + 1 + np.concatenate([[0], np.cumsum(counts)])).astype(np.int32),
+            owner[order].astype(np.int32)])
+        scale = size_scale(graph.vertices)
         #: cross products within this of zero are collinear (Polyanya's
         #: EPSILON, relative: cross products grow with the square of size)
         self.eps = 1e-12 * scale * scale
@@ -113,12 +122,13 @@ class Scratch:
 
     def __init__(self, space: SearchSpace, capacity: int = 1024):
         g = space.graph
-        self.root_g = np.zeros(len(g.vertices), dtype=np.float64)
+        # g of each vertex as a root, then the node that turned there
+        self.root_g = np.zeros(2 * len(g.vertices), dtype=np.float64)
         # root stamps per vertex, then goal stamps per polygon (_polyanya.unpack)
         self.stamps = np.zeros(len(g.vertices) + g.num_polygons, dtype=np.int32)
         k = space.max_sides + 4
         # stamp generation, end polygons, successor kinds and edges
-        self.work = np.zeros(1 + 2 * K.MAX_ENDS + 2 * k, dtype=np.int32)
+        self.work = np.zeros(1 + 2 * g.num_polygons + 2 * k, dtype=np.int32)
         self.s_pts = np.empty((k, 4), dtype=np.float64)
         self.grow(capacity)
 
@@ -163,7 +173,7 @@ def shortest_path(graph, start, goal, start_polygon=None, goal_polygon=None,
         status, points, polygons, length, expanded = K.search(
             graph.vertices, graph.poly_start, graph.poly_verts, space.links,
             graph.poly_opposite, space.corner, graph.walkable, space.one_way,
-            space.params, sx, sy, s_seed, gx, gy, g_seed, s.nf, s.ni, s.hkey, s.hid,
+            space.incidence, space.params, sx, sy, s_seed, gx, gy, g_seed, s.nf, s.ni, s.hkey, s.hid,
             s.root_g, s.stamps, s.work, s.s_pts)
         if status != K.OUT_OF_NODES:
             break
@@ -189,8 +199,10 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     """Exact shortest lengths between ``starts[i]`` and ``goals[i]``
     (``(k, 2)`` points each) in one numba call: float64 ``(k,)``, ``inf``
     where unreachable, ``nan`` where an end lies off the mesh (or in a
-    blocked polygon). For many queries at once (an AI weighing targets, a
-    benchmark): no Python between the searches.
+    blocked polygon). Ends off the mesh but within ``graph.snap_distance``
+    of it are moved to its nearest point first, as ``find_path`` does (the
+    length is then from there). For many queries at once (an AI weighing
+    targets, a benchmark): no Python between the searches.
 
     >>> import navcore
     >>> w = navcore.World()
@@ -204,18 +216,40 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     if len(a) != len(b):
         raise navcore.QueryError(f"starts and goals differ in length: {len(a)} and {len(b)}")
     space = search_space(graph)
+    ends = np.ascontiguousarray(np.hstack([a, b]))
+    out = _many_lengths(graph, space, ends)
+    off = np.flatnonzero(np.isnan(out))
+    if off.size and graph.snap_distance > 0:
+        # ends just off the mesh: from their nearest points, as find_path
+        moved, rows = [], []
+        for i in off.tolist():                    # only the few rows off the mesh
+            try:
+                p = graph.on_mesh(tuple(ends[i, :2])) + graph.on_mesh(tuple(ends[i, 2:]))
+            except navcore.NodeError:
+                continue
+            if p != tuple(ends[i].tolist()):
+                moved.append(p)
+                rows.append(i)
+        if rows:
+            out[rows] = _many_lengths(graph, space, np.array(moved, dtype=np.float64))
+    return out
+
+
+def _many_lengths(graph, space, ends) -> np.ndarray:
+    """``path_lengths`` of the rows of ``ends`` (``sx, sy, gx, gy``), the
+    ends located by the index (no snapping)."""
     s = space.scratch()
     index = graph.locate_index()
-    ends = np.ascontiguousarray(np.hstack([a, b]))
-    seeds = np.ascontiguousarray(np.column_stack([index.locate_many(a), index.locate_many(b)]))
+    seeds = np.ascontiguousarray(np.column_stack([index.locate_many(ends[:, :2]),
+                                                  index.locate_many(ends[:, 2:])]))
     out = np.empty(len(ends))
     done = 0
     while done < len(ends):
         stop = K.many_lengths(
             graph.vertices, graph.poly_start, graph.poly_verts, space.links,
             graph.poly_opposite, space.corner, graph.walkable, space.one_way,
-            space.params, ends[done:], seeds[done:], s.nf, s.ni, s.hkey, s.hid, s.root_g,
-            s.stamps, s.work, s.s_pts, out[done:])
+            space.incidence, space.params, ends[done:], seeds[done:], s.nf, s.ni, s.hkey,
+            s.hid, s.root_g, s.stamps, s.work, s.s_pts, out[done:])
         if stop < 0:
             break
         done += stop

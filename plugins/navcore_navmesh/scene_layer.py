@@ -42,6 +42,8 @@ from navcore.errors import SceneError
 from navcore.scene_layer import SceneLayer
 from navcore.validate import describe
 
+from .mesh import size_scale
+
 #: where a navmesh keeps the scene layer that plays on it (``graph.extensions``):
 #: pictures draw the crates and walls it dropped
 SCENE_KEY = "navcore_navmesh.scene"
@@ -414,8 +416,7 @@ def rasterise(vertices, poly_start, poly_verts, origin, scale, shape) -> np.ndar
     corners = vertices[poly_verts]
     lo = np.minimum.reduceat(corners, starts, axis=0)
     hi = np.maximum.reduceat(corners, starts, axis=0)
-    extent = vertices.max(axis=0) - vertices.min(axis=0)
-    tol = 1e-12 * max(float(extent.max()), 1.0) ** 2     # LocateIndex's
+    tol = 1e-12 * size_scale(vertices) ** 2      # LocateIndex's
     c0 = np.maximum(np.ceil((lo - o) * s - 0.5 - 1e-9), 0).astype(np.int64)
     c1 = np.minimum(np.floor((hi - o) * s - 0.5 + 1e-9), [w - 1, h - 1]).astype(np.int64)
     wx = np.maximum(c1[:, 0] - c0[:, 0] + 1, 0)

@@ -92,8 +92,9 @@ from navcore.errors import GraphError
 from navcore.graph import build_storage
 
 from . import _tiles as K
+from .build import split_flat
 from .merge import MAX_SIDES
-from .mesh import LOCATE_KEY, NavMeshGraph, match_edges
+from .mesh import LOCATE_KEY, NavMeshGraph, match_edges, size_scale
 
 #: Free-space vertices per tile that ``tile_size=None`` aims at (the side
 #: is then rounded down to a power of two, so a tile holds 1/4 to all of
@@ -397,8 +398,9 @@ def clip_to_tiles(geom, grid):
 def triangulate_pieces(pieces):
     """``(coords, owner)``: float64 ``(T, 3, 2)`` counter-clockwise
     triangles of the constrained Delaunay triangulation of each piece
-    (GEOS, one call) and the index of the piece each came from. Triangles
-    without area (three corners on a line) are dropped."""
+    (GEOS, one call) and the index of the piece each came from. A triangle
+    without area in floating point is replaced by splitting its neighbour
+    (``build.split_flat``), so the mesh is not cut along it."""
     if len(pieces) == 0:
         return np.empty((0, 3, 2)), np.empty(0, dtype=np.int64)
     tris, owner = shapely.get_parts(shapely.constrained_delaunay_triangles(pieces),
@@ -408,8 +410,15 @@ def triangulate_pieces(pieces):
     area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
     flip = area2 < 0
     coords[flip] = coords[flip][:, [0, 2, 1]]
-    keep = area2 != 0
-    return np.ascontiguousarray(coords[keep]), owner[keep].astype(np.int64)
+    owner = owner.astype(np.int64)
+    if area2.all():
+        return np.ascontiguousarray(coords), owner
+    # GEOS saw three corners where the arithmetic here sees a line: split
+    # the neighbour across the flat one's long edge (build.split_flat)
+    # rather than cut the mesh there; pieces never share a triangle edge
+    vertices, inverse = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)
+    tri, origin = split_flat(vertices, inverse.reshape(-1, 3), area2 == 0)
+    return np.ascontiguousarray(vertices[tri]), owner[origin]
 
 
 # -- the tiled mesh --------------------------------------------------------------
@@ -862,11 +871,9 @@ class TileLocateIndex(navcore.DerivedView):
             k = int(min(max(round(grid.size / max(size, 1e-12)), 1), 32))
         self.k = k
         self.inv = k / grid.size
-        bx0, by0, bx1, by1 = grid.bounds
-        extent = max(bx1 - bx0, by1 - by0, 1.0)
         # orientation tests within this of zero count as on the edge (as in
-        # LocateIndex), relative to the mesh's extent
-        self.tol = 1e-12 * extent ** 2
+        # LocateIndex), relative to the mesh's size
+        self.tol = 1e-12 * size_scale(tm.vertices) ** 2
         slots = np.flatnonzero(tm.tile_of >= 0)
         cell, pid = self._entries(tm, slots)
         order = np.lexsort((pid, cell))
@@ -936,9 +943,9 @@ class TileLocateIndex(navcore.DerivedView):
     def locate_point(self, x: float, y: float) -> int:
         g = self.graph
         grid = g.tiles.grid
-        return K.locate_one(x, y, g.vertices, g.poly_start, g.poly_verts, self.cell_start,
-                            self.cell_polys, grid.x0, grid.y0, self.inv, self.k, grid.nx,
-                            grid.ny, self.tol, BORDER_EPS)
+        return K.locate_one(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
+                            self.cell_start, self.cell_polys, grid.x0, grid.y0, self.inv,
+                            self.k, grid.nx, grid.ny, self.tol, BORDER_EPS)
 
     def locate_many(self, points) -> np.ndarray:
         p = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
@@ -946,9 +953,9 @@ class TileLocateIndex(navcore.DerivedView):
         g = self.graph
         grid = g.tiles.grid
         K.locate_points(np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]),
-                        g.vertices, g.poly_start, g.poly_verts, self.cell_start,
-                        self.cell_polys, grid.x0, grid.y0, self.inv, self.k, grid.nx,
-                        grid.ny, self.tol, BORDER_EPS, out)
+                        g.vertices, g.poly_start, g.poly_verts, g.walkable,
+                        self.cell_start, self.cell_polys, grid.x0, grid.y0, self.inv,
+                        self.k, grid.nx, grid.ny, self.tol, BORDER_EPS, out)
         return out
 
     def nearest(self, x: float, y: float, radius: float):

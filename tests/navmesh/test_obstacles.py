@@ -334,11 +334,12 @@ def test_kernels_skip_retired_slots():
     lists = np.array([0, 1], dtype=np.int32)
     px, py = np.array([0.5, 5.0]), np.array([0.5, 5.0])
     out = np.empty(2, dtype=np.int32)
-    _locate.locate_points(px, py, v, start, verts, cells, lists, 0.0, 0.0, 0.1, 1, 1,
-                          1e-12, out)
+    walkable = np.ones(2, dtype=np.bool_)
+    _locate.locate_points(px, py, v, start, verts, walkable, cells, lists, 0.0, 0.0, 0.1,
+                          1, 1, 1e-12, out)
     assert out.tolist() == [1, -1]
-    _tiles.locate_points(px, py, v, start, verts, cells, lists, 0.0, 0.0, 0.1, 1, 1, 1,
-                         1e-12, 1e-6, out)
+    _tiles.locate_points(px, py, v, start, verts, walkable, cells, lists, 0.0, 0.0, 0.1,
+                         1, 1, 1, 1e-12, 1e-6, out)
     assert out.tolist() == [1, -1]
     world = navcore.World(autoload=False)
     g = world.add_graph("m", type="navmesh", bounds=(0, 0, 6, 6), tile_size=2.0)
