@@ -190,10 +190,15 @@ class NavMeshSceneLayer(SceneLayer):
         g = self.graph
         c = self._cache
         if c is None or c[0] is not g.vertices or c[1] is not g.poly_verts:
-            rings = shapely.linearrings(g.vertices[g.poly_verts],
-                                        indices=np.repeat(np.arange(g.num_polygons),
-                                                          np.diff(g.poly_start)))
-            polys = shapely.polygons(rings)
+            # slots that re-carving retired have no corners: empty polygons
+            deg = np.diff(g.poly_start)
+            live = np.flatnonzero(deg > 0)
+            polys = np.full(g.num_polygons, Polygon(), dtype=object)
+            if live.size:
+                rings = shapely.linearrings(g.vertices[g.poly_verts],
+                                            indices=np.repeat(np.arange(live.size),
+                                                              deg[live]))
+                polys[live] = shapely.polygons(rings)
             c = self._cache = (g.vertices, g.poly_verts, polys, shapely.STRtree(polys))
         return c[2], c[3]
 
@@ -403,14 +408,16 @@ def rasterise(vertices, poly_start, poly_verts, origin, scale, shape) -> np.ndar
     per edge position, never a loop over pixels or polygons."""
     h, w = shape
     out = np.full(h * w, np.iinfo(np.int32).max, dtype=np.int32)
-    n = len(poly_start) - 1
+    deg = np.diff(poly_start).astype(np.int64)
+    live = np.flatnonzero(deg > 0)        # slots re-carving retired have no corners
+    n = live.size
     if n == 0:
         return np.full(shape, -1, dtype=np.int32)
     s, o = float(scale), np.asarray(origin, dtype=np.float64)
-    starts = poly_start[:-1].astype(np.int64)
-    deg = np.diff(poly_start).astype(np.int64)
+    starts = poly_start[live].astype(np.int64)
+    deg = deg[live]
     nxt = np.arange(1, len(poly_verts) + 1, dtype=np.int64)
-    nxt[poly_start[1:] - 1] = starts
+    nxt[starts + deg - 1] = starts
     corners = vertices[poly_verts]
     lo = np.minimum.reduceat(corners, starts, axis=0)
     hi = np.maximum.reduceat(corners, starts, axis=0)
@@ -445,7 +452,7 @@ def rasterise(vertices, poly_start, poly_verts, origin, scale, shape) -> np.ndar
                 ax, ay = a[:, 0], a[:, 1]
                 cross = (b[:, 0] - ax) * (y - ay) - (b[:, 1] - ay) * (x - ax)
                 inside &= ~has | (cross >= -tol)
-            np.minimum.at(out, (row * w + col)[inside], pid[inside].astype(np.int32))
+            np.minimum.at(out, (row * w + col)[inside], live[pid[inside]].astype(np.int32))
         first = last
     out[out == np.iinfo(np.int32).max] = -1
     return out.reshape(shape)

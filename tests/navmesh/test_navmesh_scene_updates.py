@@ -1,0 +1,319 @@
+"""What a scene does to a navmesh, applied: ``block``/``unblock`` events,
+doors and moving obstacles re-carve the mesh through the navmesh's own
+region and obstacle updates (the scene layer, ``navcore_navmesh.scene_layer``).
+
+Independent truth: the free space each graph should have, computed here
+with shapely from the scene's own numbers (the ground as drawn, eroded by
+the graph's agent radius, minus every blocked region and crate grown by
+that radius, mitre joins as ``build`` and the updates use), the mesh's
+polygons compared with it; areas compared with the parts of that shapely
+geometry; the picture compared with the exact locate index at every
+pixel; crowds' places and ``nodes_in`` with brute-force shapely; agents
+checked against the free space of each frame.
+"""
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import Polygon, box
+
+import navcore
+from navcore_navmesh.scene_layer import OBSTACLE_STEP
+from navcore_scenes.canvas import COVERED, WALL
+from navcore_scenes.render import picture
+from reference import same_partition
+
+MITRE = 5.0          # shapely's default mitre limit, which build and the updates use
+BOUNDS = (0, 0, 20, 10)
+# a wall across the yard at x 9..11 with a passage at y 4..6
+WALLS = [box(9, 0, 11, 4), box(9, 6, 11, 10)]
+GROUND = box(*BOUNDS).difference(shapely.union_all(WALLS))
+
+
+def _rings(polys):
+    return str([[list(c) for c in p.exterior.coords[:-1]] for p in polys])
+
+
+def scene(body, radius=0.4, walls=WALLS, settings="{dt: 0.05, frames: 400, seed: 3}",
+          extra=""):
+    """A scene on one tiled navmesh ``m`` (tiles of 2: many of them) of the
+    yard, with ``body`` (agents, events, ...) after its graph."""
+    return navcore.Simulation.from_text(
+        f"settings: {settings}\n"
+        f"graphs:\n"
+        f"  - id: m\n"
+        f"    type: navmesh\n"
+        f"    agent_radius: {radius}\n"
+        f"    tile_size: 2\n"
+        f"    bounds: {list(BOUNDS)}\n"
+        f"    obstacles: {_rings(walls) if walls else '[]'}\n"
+        f"{extra}"
+        f"{body}")
+
+
+def grow(geom, r):
+    return geom.buffer(r, join_style="mitre", mitre_limit=MITRE) if r > 0 else geom
+
+
+def expected(radius, cut=(), ground=GROUND):
+    """The free space: the ground eroded by the radius, minus every region
+    in ``cut`` (blocked regions, crates: as the scene wrote them) grown by
+    the radius."""
+    free = ground.buffer(-radius, join_style="mitre", mitre_limit=MITRE)
+    for c in cut:
+        free = free.difference(grow(c, radius))
+    return free
+
+
+def live(graph):
+    return np.flatnonzero(np.diff(graph.poly_start) > 0)
+
+
+def mesh_polygons(graph):
+    return shapely.polygons([graph.polygon_points(int(p)) for p in live(graph)])
+
+
+def assert_mesh_is(graph, free, tol=1e-7):
+    """The mesh's polygons tile ``free``: no more, no less, no overlaps;
+    every polygon that exists is walkable, retired slots are not."""
+    polys = mesh_polygons(graph)
+    assert shapely.area(polys).sum() == pytest.approx(free.area, rel=1e-9, abs=tol)
+    assert shapely.union_all(polys).symmetric_difference(free).area < tol
+    alive = np.diff(graph.poly_start) > 0
+    assert graph.walkable[alive].all() and not graph.walkable[~alive].any()
+
+
+def assert_areas_are_parts(world, graph, free):
+    """The hierarchy's areas are the parts of ``free``: two polygons share
+    an area exactly when one part of the shapely geometry holds both."""
+    ids = live(graph)
+    inside = shapely.point_on_surface(mesh_polygons(graph))
+    parts = shapely.get_parts(free)
+    part = np.full(ids.size, -1)
+    for k, p in enumerate(parts):
+        part[shapely.covers(p, inside)] = k
+    assert (part >= 0).all()
+    areas = world.areas(graph.graph_id)
+    truth = np.full(graph.num_nodes, -1)
+    truth[ids] = part
+    assert same_partition(areas, truth, graph.walkable)
+    return len(parts)
+
+
+def positions(sim, frames, on_frame=None):
+    """Play ``frames`` frames; ``(frames, agents, 2)`` positions after each."""
+    out = []
+    for _ in range(frames):
+        sim.step()
+        if on_frame is not None:
+            on_frame(sim)
+        out.append(sim.agents.pos.copy())
+    return np.array(out)
+
+
+def recording(world):
+    """Wrap ``world.update`` to record its calls (they still apply)."""
+    calls = []
+    real = world.update
+
+    def update(graph_id, **params):
+        calls.append(params)
+        return real(graph_id, **params)
+    world.update = update
+    return calls
+
+
+# -- block and unblock ---------------------------------------------------------------
+
+CRATE = Polygon([(4, 2), (6.5, 2.5), (6, 4.5), (4.5, 4)])       # not a rectangle
+
+
+@pytest.mark.nojit
+def test_a_block_carves_the_region_grown_by_each_graphs_own_radius():
+    sim = navcore.Simulation.from_text(f"""
+settings: {{dt: 0.05, frames: 40}}
+graphs:
+  - {{id: foot, type: navmesh, space: yard, agent_radius: 0.2, tile_size: 2,
+     bounds: {list(BOUNDS)}, obstacles: {_rings(WALLS)}}}
+  - {{id: cart, type: navmesh, space: yard, agent_radius: 1.0, tile_size: 2,
+     bounds: {list(BOUNDS)}, obstacles: {_rings(WALLS)}}}
+events:
+  - {{at: 3, graph: foot, block: {_rings([CRATE])[1:-1]}}}
+  - {{at: 3, graph: cart, block: {_rings([CRATE])[1:-1]}}}
+  - {{at: 5, graph: cart, block: [14, 1, 16, 3]}}
+""")
+    calls = recording(sim.world)
+    for _ in range(2):
+        sim.step()
+    for gid, r in (("foot", 0.2), ("cart", 1.0)):
+        assert_mesh_is(sim.world.graph(gid), expected(r))
+    for _ in range(3):
+        sim.step()
+    # the layer sends the region as the scene wrote it, in map units ...
+    assert [c["region"].equals(CRATE) for c in calls[:2]] == [True, True]
+    assert calls[2]["region"].equals(box(14, 1, 16, 3))
+    assert all(c["walkable"] is False for c in calls) and len(calls) == 3
+    # ... and each mesh grows it by its own radius
+    foot, cart = sim.world.graph("foot"), sim.world.graph("cart")
+    assert_mesh_is(foot, expected(0.2, [CRATE]))
+    want = expected(1.0, [CRATE, box(14, 1, 16, 3)])
+    assert_mesh_is(cart, want)
+    # the check tells these apart: the crate not grown, or grown twice
+    for wrong in (expected(1.0).difference(CRATE).difference(box(14, 1, 16, 3)),
+                  expected(1.0, [grow(CRATE, 1.0), grow(box(14, 1, 16, 3), 1.0)])):
+        assert wrong.symmetric_difference(want).area > 1.0
+    # pictures know what was walled
+    assert sim.layers["cart"].walled.equals(shapely.union(CRATE, box(14, 1, 16, 3)))
+
+
+@pytest.mark.nojit
+def test_block_then_unblock_gives_the_free_space_back():
+    sim = scene("""
+events:
+  - {at: 2, block: [7, 3, 13, 7]}          # over the passage and the walls beside it
+  - {at: 2, block: [[2, 1], [5, 1], [3, 4]]}
+  - {at: 6, unblock: [7, 3, 13, 7]}
+  - {at: 8, unblock: [1, 0.5, 6, 5]}
+""")
+    g = sim.world.graph("m")
+    before = expected(0.4)
+    assert_mesh_is(g, before)
+    sim.step()
+    assert assert_areas_are_parts(sim.world, g, before) == 1
+    sim.step()
+    blocked = expected(0.4, [box(7, 3, 13, 7), Polygon([(2, 1), (5, 1), (3, 4)])])
+    assert_mesh_is(g, blocked)
+    assert assert_areas_are_parts(sim.world, g, blocked) == 2       # the passage shut
+    assert not sim.world.reachable("m", (2, 8), (18, 8))
+    for _ in range(4):
+        sim.step()
+    half = expected(0.4, [Polygon([(2, 1), (5, 1), (3, 4)])])
+    assert_mesh_is(g, half)                  # the walls beside the passage stay walls
+    assert sim.world.reachable("m", (2, 8), (18, 8))
+    for _ in range(2):
+        sim.step()
+    assert_mesh_is(g, before)
+    assert sim.layers["m"].walled.is_empty
+    assert_areas_are_parts(sim.world, g, before)
+
+
+# -- moving obstacles ----------------------------------------------------------------
+
+def _snapped(x, y, w, h):
+    x0, y0 = round(x / OBSTACLE_STEP) * OBSTACLE_STEP, round(y / OBSTACLE_STEP) * OBSTACLE_STEP
+    return box(x0, y0, x0 + w, y0 + h)
+
+
+@pytest.mark.nojit
+def test_moving_obstacles_are_added_removed_and_added_again_cleanly():
+    # a crate that bounces along the yard and one that stands still
+    sim = scene("""
+obstacles:
+  - {id: sled, rect: [1, 7.5, 3, 9], velocity: [40, 0]}
+  - {id: bale, rect: [14, 1, 15, 2]}
+""")
+    g, lay = sim.world.graph("m"), sim.layers["m"]
+    sim.step()          # both placed (the sled where it is after its first move)
+    calls = recording(sim.world)
+    where = [_snapped(*sim.obstacles.pos[0], 2, 1.5).bounds]
+    for frame in range(2, 32):
+        sim.step()
+        boxes = [_snapped(*sim.obstacles.pos[i], *sim.obstacles.size[i]) for i in range(2)]
+        # the graph has exactly the layer's obstacles, where the boxes are now
+        assert set(g.tiles.obstacles) == set(lay.placed)
+        held = sorted(shapely.normalize(o.polygon).wkt for o in g.tiles.obstacles.values())
+        assert held == sorted(shapely.normalize(b).wkt for b in boxes)
+        assert_mesh_is(g, expected(0.4, boxes))
+        where.append(boxes[0].bounds)
+    # 2 units a frame: the sled bounced off both ends and came back over
+    # the places it had left, each time under a new id
+    moves = sum(a != b for a, b in zip(where, where[1:]))
+    readded = sum(b in where[:k] for k, (a, b) in enumerate(zip(where, where[1:]), 1)
+                  if a != b)
+    assert moves >= 25 and readded >= 10
+    adds = [c for c in calls if "add_obstacle" in c]
+    removes = [c for c in calls if "remove_obstacle" in c]
+    assert len(adds) == len(removes) == moves
+    assert len({c["obstacle_id"] for c in adds}) == len(adds)     # fresh ids
+    assert all(c["add_obstacle"].area == pytest.approx(3.0) for c in adds)
+    # the bale went in once, before this recording, and stays
+    bale = [o for o in g.tiles.obstacles.values() if o.polygon.equals(box(14, 1, 15, 2))]
+    assert len(bale) == 1 and bale[0].id not in {c["obstacle_id"] for c in adds}
+
+
+@pytest.mark.nojit
+def test_an_obstacle_that_arrives_and_leaves_in_one_frame_sends_nothing():
+    sim = scene("""
+obstacles:
+  - {id: snail, rect: [2, 2, 3, 3], velocity: [1, 0]}
+""")
+    g, lay = sim.world.graph("m"), sim.layers["m"]
+    sim.step()                                     # placed
+    calls = recording(sim.world)
+    version = g.version
+    here = lay.box_region((12.0, 6.0, 1.0, 1.0))
+    lay.cover(here, +1)
+    lay.cover(here, -1)
+    assert lay.flush() == 0 and sim.world.pending_updates("m") == 0
+    # the snail moves 0.05 a frame: a new place (0.25 apart) every 5 frames
+    for _ in range(20):
+        sim.step()
+    assert len(calls) == 2 * 4 and g.version == version + 4
+    assert [("add_obstacle" in c, "remove_obstacle" in c) for c in calls] == \
+        [(False, True), (True, False)] * 4
+    assert_mesh_is(g, expected(0.4, [_snapped(*sim.obstacles.pos[0], 1, 1)]))
+
+
+# -- after re-carving: nodes, places, pictures ----------------------------------------
+
+@pytest.mark.nojit
+def test_nodes_places_and_the_picture_follow_the_new_polygons():
+    sim = scene("""
+obstacles:
+  - {id: cart, rect: [1, 1, 3, 2], velocity: [20, 0]}
+events:
+  - {at: 2, block: [[13, 6], [16, 6.5], [14, 8.5]]}
+  - {at: 3, close: gate}
+  - {at: 6, block: [2, 6, 5, 8]}
+  - {at: 8, unblock: [2, 6, 5, 8]}
+""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n")
+    g, lay = sim.world.graph("m"), sim.layers["m"]
+    for _ in range(10):
+        sim.step()
+    alive = np.diff(g.poly_start) > 0
+    assert (~alive).sum() > 10                     # slots retired by re-carving
+    cart = _snapped(*sim.obstacles.pos[0], 2, 1)
+    tri = Polygon([(13, 6), (16, 6.5), (14, 8.5)])
+    free = expected(0.4, [cart, tri, box(8.5, 3, 11, 7)])
+    assert_mesh_is(g, free)
+    # nodes_in: the live polygons whose inside overlaps the region
+    rng = np.random.default_rng(5)
+    for _ in range(15):
+        x0, y0 = rng.uniform(0, 17), rng.uniform(0, 8)
+        region = lay.region([x0, y0, x0 + rng.uniform(0.5, 3), y0 + rng.uniform(0.5, 2)])
+        brute = [int(p) for p in live(g)
+                 if Polygon(g.polygon_points(int(p))).intersection(region.polygon).area > 1e-12]
+        assert lay.nodes_in(region).tolist() == brute
+    # crowds' places: in the region, on the mesh as it is now
+    region = lay.region([0, 0, 8, 10])
+    pts = lay.sample_points(region, 2000, np.random.default_rng(1), g.walkable)
+    assert shapely.covers(region.polygon.buffer(1e-9), shapely.points(pts)).all()
+    assert shapely.covers(free.buffer(1e-9), shapely.points(pts)).all()
+    assert (g.locate_index().locate_many(pts) >= 0).all()
+    share = free.intersection(box(0, 0, 4, 10)).area / free.intersection(region.polygon).area
+    assert np.mean(pts[:, 0] < 4) == pytest.approx(share, abs=0.04)
+    # the picture: every pixel shows the polygon the exact index finds at
+    # its centre; the crate in the obstacle colour, the door's ground dark
+    canvas = picture(sim, "m", 8)
+    centres = canvas.pixel_centres().reshape(-1, 2)
+    assert canvas.node_at.ravel().tolist() == g.locate_index().locate_many(centres).tolist()
+    xy = canvas.pixel_centres()
+    in_cart = shapely.contains_xy(cart, xy[..., 0], xy[..., 1])
+    assert in_cart.sum() >= 100 and (canvas.rgb[in_cart] == COVERED).all()
+    walled = shapely.contains_xy(shapely.union(tri, box(8.5, 3, 11, 7)).intersection(GROUND),
+                                 xy[..., 0], xy[..., 1])
+    assert walled.sum() >= 100 and (canvas.rgb[walled] == WALL).all()
+    assert not (canvas.rgb == COVERED).all(axis=-1)[~in_cart].any()
+    # the unblocked rectangle is floor again: coloured polygons
+    floor = shapely.contains_xy(expected(0.4).intersection(box(2, 6, 5, 8)),
+                                xy[..., 0], xy[..., 1])
+    assert (canvas.node_at[floor] >= 0).all()
