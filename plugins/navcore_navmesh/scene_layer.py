@@ -210,10 +210,14 @@ class NavMeshSceneLayer(SceneLayer):
 
     def restore(self, region) -> None:
         """The region as the map was built: unblocked where it is ground."""
-        part = region.polygon.intersection(self.ground)
         self.walled = self.walled.difference(region.polygon)
-        if not part.is_empty and part.area > 0:
-            self._pending.append((part, True))
+        # where the region runs along a wall, the cut also has segments
+        # and points (a GeometryCollection): the update takes polygons
+        parts = shapely.get_parts(region.polygon.intersection(self.ground))
+        parts = parts[(shapely.get_type_id(parts) == 3) & (shapely.area(parts) > 0)]
+        if parts.size:
+            self._pending.append((parts[0] if parts.size == 1 else shapely.union_all(parts),
+                                  True))
 
     def cover(self, region, amount) -> None:
         n = self._cover.get(region, 0) + amount

@@ -196,6 +196,80 @@ events:
     assert_areas_are_parts(sim.world, g, before)
 
 
+# -- doors -------------------------------------------------------------------------
+
+# drawn wider than the passage, and flush with the wall's east side: the
+# door as the ground holds it is a polygon plus two segments along the wall
+DOOR = "{gate: {rect: [8.5, 3, 11, 7], open: false}, back: [16, 0, 17, 10]}"
+
+
+@pytest.mark.nojit
+def test_doors_closed_at_start_or_mid_run_split_the_areas_and_open_to_the_passage():
+    sim = scene("""
+events:
+  - {at: 5, open: gate}
+  - {at: 8, close: back}
+  - {at: 11, close: gate}
+  - {at: 14, open: back}
+  - {at: 14, open: gate}
+""", extra=f"    doors: {DOOR}\n")
+    g = sim.world.graph("m")
+    gate, back = box(8.5, 3, 11, 7), box(16, 0, 17, 10)
+    sim.step()
+    # closed at the start: shut from frame 1 on
+    shut = expected(0.4, [gate])
+    assert_mesh_is(g, shut)
+    assert assert_areas_are_parts(sim.world, g, shut) == 2
+    assert not sim.world.reachable("m", (2, 5), (18, 5))
+    for _ in range(4):
+        sim.step()
+    # opened: the passage is back, the walls beside it (inside the door's
+    # rectangle) are walls still: the free space is the original one
+    assert_mesh_is(g, expected(0.4))
+    assert assert_areas_are_parts(sim.world, g, expected(0.4)) == 1
+    assert sim.world.reachable("m", (2, 5), (18, 5))
+    for _ in range(3):
+        sim.step()
+    free = expected(0.4, [back])
+    assert_mesh_is(g, free)
+    assert assert_areas_are_parts(sim.world, g, free) == 2           # closed mid-run
+    for _ in range(3):
+        sim.step()
+    free = expected(0.4, [back, gate])
+    assert_mesh_is(g, free)
+    assert assert_areas_are_parts(sim.world, g, free) == 3
+    for _ in range(3):
+        sim.step()
+    assert_mesh_is(g, expected(0.4))
+    log = [(e["frame"], e["what"], e["areas_before"], e["areas_after"]) for e in sim.log]
+    # both doors of frame 14 count the areas before and after that frame
+    assert log == [(5, "open gate", 2, 1), (8, "close back", 1, 2), (11, "close gate", 2, 3),
+                   (14, "open back", 3, 1), (14, "open gate", 3, 1)]
+
+
+@pytest.mark.nojit
+def test_agents_wait_at_a_closed_door_and_go_through_when_it_opens():
+    sim = scene("""
+agents:
+  - {id: a, start: [2, 5], goal: [18, 5], speed: 4}
+  - {id: b, start: [18, 2], goal: [2, 8], speed: 4}
+events:
+  - {at: 40, open: gate}
+""", extra=f"    doors: {DOOR}\n")
+    track = positions(sim, 40)
+    assert (sim.agents.state == 0).all()                 # waiting: no way through yet
+    assert np.allclose(track[-1], [[2, 5], [18, 2]])
+    gate = grow(box(8.5, 3, 11, 7), 0.4)
+    track = positions(sim, 160)
+    assert sim.agents.counts()["arrived"] == 2
+    # through the passage, which the door no longer walls
+    crossed = track[:, :, 0] > 10
+    in_passage = track[:, :, 1][(track[:, :, 0] > 9) & (track[:, :, 0] < 11)]
+    assert crossed[:, 0].any() and in_passage.size
+    assert ((in_passage >= 4.4 - 1e-9) & (in_passage <= 5.6 + 1e-9)).all()
+    assert shapely.intersects(gate, shapely.points(track.reshape(-1, 2))).any()
+
+
 # -- moving obstacles ----------------------------------------------------------------
 
 def _snapped(x, y, w, h):
