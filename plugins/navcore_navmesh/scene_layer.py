@@ -317,11 +317,30 @@ class NavMeshSceneLayer(SceneLayer):
 
     def entering_walls(self, at, now) -> np.ndarray:
         """A step that leaves its polygon for a blocked one, or for no
-        polygon at all (ground carved away under the path)."""
+        polygon at all (ground carved away under the path), and a step of
+        an agent already off the mesh (a crate fell on it, or within its
+        radius) that takes it further from the mesh: it steps out, it
+        does not walk on under the crate. Points are placed exactly: the
+        graph's ``locate`` snaps points up to the agent radius off the
+        mesh onto it, which would let agents walk that far into a crate
+        dropped in their way."""
         g = self.graph
-        to, here = g.locate_many(at), g.locate_many(now)
+        index = g.locate_index()
+        to, here = index.locate_many(at), index.locate_many(now)
         blocked = (to < 0) | ~g.walkable[np.maximum(to, 0)]
-        return blocked & (to != here)
+        held = blocked & (to != here)
+        reach = STEP_OUT + g.agent_radius
+        for i in np.flatnonzero((to < 0) & (here < 0)):     # the few a crate fell on
+            held[i] = _off_mesh(index, at[i], reach) > _off_mesh(index, now[i], reach) + 1e-9
+        return held
+
+
+def _off_mesh(index, point, reach) -> float:
+    """How far ``point`` lies from the nearest walkable polygon (``inf``
+    when none is within ``reach``)."""
+    x, y = float(point[0]), float(point[1])
+    p, px, py = index.nearest(x, y, reach)
+    return math.hypot(px - x, py - y) if p >= 0 else math.inf
 
 
 # -- pictures -------------------------------------------------------------------

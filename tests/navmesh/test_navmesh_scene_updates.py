@@ -391,3 +391,74 @@ events:
     floor = shapely.contains_xy(expected(0.4).intersection(box(2, 6, 5, 8)),
                                 xy[..., 0], xy[..., 1])
     assert (canvas.node_at[floor] >= 0).all()
+
+
+# -- agents ---------------------------------------------------------------------------
+
+def _off(free, pts):
+    """Distance of each point from the free space (0 inside it)."""
+    return shapely.distance(free, shapely.points(pts))
+
+
+@pytest.mark.nojit
+def test_an_agent_under_a_dropped_crate_steps_out_and_goes_on():
+    # a walks along y = 5 at 2 units a second (0.1 a frame): at the start
+    # of frame 30 it stands at x = 4.9, and the crate lands on it there
+    sim = scene("""
+agents:
+  - {id: a, start: [2, 5], goal: [18, 5], speed: 2}
+  - {id: b, start: [2.4, 8.8], goal: [18, 8.8], speed: 2}
+events:
+  - {at: 30, block: [4, 4, 6, 6]}
+  - {at: 30, block: [5.5, 7.5, 7, 9]}     # just ahead of b, within its radius
+""", walls=[])
+    track = positions(sim, 29)
+    assert sim.agents.pos == pytest.approx(np.array([[4.9, 5.0], [5.3, 8.8]]))
+    track = np.concatenate([track, positions(sim, 300)])
+    free = expected(0.4, [box(4, 4, 6, 6), box(5.5, 7.5, 7, 9)], ground=box(*BOUNDS))
+    # from where they stood when the crates fell (after frame 29) on
+    a, b = _off(free, track[28:, 0]), _off(free, track[28:, 1])
+    assert a[0] > 0.5                              # under the crate
+    # a steps out: never deeper, out within a second, and stays out
+    assert (np.diff(a) <= 1e-9).all()
+    out = int(np.argmax(a == 0))
+    assert 0 < out <= 20 and (a[out:] <= 1e-9).all()
+    # b, within its radius of the new crate, walks out of it and round it
+    assert b[0] > 0 and (np.diff(b) <= 1e-9).all() and (b[20:] <= 1e-9).all()
+    assert sim.agents.counts()["arrived"] == 2
+    assert np.allclose(sim.agents.pos, [[18, 5], [18, 8.8]])
+
+
+@pytest.mark.nojit
+def test_agents_whose_path_is_cut_plan_again_and_arrive_without_walking_in():
+    # a long crate across the yard while a crowd crosses it; searches are
+    # served a few a frame (a tiny budget), so many walk on their old path
+    # for a while before the new one comes: none may walk into the crate
+    sim = scene("""
+crowds:
+  - {id: c, count: 30, from: [1, 1, 6, 9], to: [14, 1, 19, 9], speed: 3}
+events:
+  - {at: 40, block: [9.5, 0, 10.5, 7]}
+""", walls=[], settings="{dt: 0.05, frames: 400, seed: 3, frame_budget_ms: 0.02}",
+                radius=1.0)
+    ground = box(*BOUNDS)
+    track = positions(sim, 39)
+    track = np.concatenate([track, positions(sim, 300)])
+    free = expected(1.0, [box(9.5, 0, 10.5, 7)], ground=ground)
+    before = expected(1.0, ground=ground)
+    assert (_off(before, track[:39].reshape(-1, 2)) <= 1e-9).all()
+    # from where they stood when it fell (row 0: after frame 39) on
+    off = _off(free, track[38:].reshape(-1, 2)).reshape(-1, track.shape[1])
+    # those under the crate (or within their radius of it) when it fell
+    # step out without going deeper; nobody else is ever off the free space
+    under = off[0] > 1e-9
+    assert 0 < under.sum() < 30
+    assert (np.diff(off[:, under], axis=0) <= 1e-9).all()
+    assert (off[:, ~under] <= 1e-9).all()
+    # and once out (when their new path comes: a few a frame), stay out
+    out = np.argmax(off <= 1e-9, axis=0)
+    assert (off[-1] <= 1e-9).all()
+    assert all((off[k:, i] <= 1e-9).all() for i, k in enumerate(out))
+    summary = sim.run(0)
+    assert summary["agents"]["arrived"] == 30
+    assert summary["repaths"] > 0 and summary["agents"]["stuck"] == 0
