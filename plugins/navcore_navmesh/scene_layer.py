@@ -21,7 +21,12 @@ change, so nothing here is kept per node):
   ``OBSTACLE_STEP`` so the mesh is carved again only when it moved that far;
 * ``cost``: ``.inf`` blocks like ``block``; a finite cost weighs the edges
   of the polygons the region overlaps (the generic ``edges=``, ``cost=``:
-  a mesh has no finer cost than its polygons).
+  a mesh has no finer cost than its polygons). Re-carving builds new
+  polygons at the plain centroid distance, so the layer keeps the costs
+  (``mud``) and lays them on the new polygons at the next flush, a frame
+  after the change (their ids are known once the tick made them). Costs
+  weigh the searches over the polygon graph (``astar``, ``funnel``);
+  ``polyanya``, the exact search agents use by default, measures length.
 
 Regions and obstacles are given in world coordinates, as the map is drawn;
 the navmesh applies its own agent radius. Numpy and shapely only: the
@@ -105,6 +110,10 @@ class NavMeshSceneLayer(SceneLayer):
         self._changed: set = set()      # regions whose cover changed since the flush
         self._serial = 0
         self._cache = None              # (vertices, poly_verts, geometries, tree)
+        #: finite costs set, ``(region, value)`` in order: laid again on
+        #: the polygons re-carving makes
+        self.mud: list = []
+        self._mud_on = None             # the poly_verts the mud was laid on
         graph.extensions[SCENE_KEY] = self
 
     # -- geometry ---------------------------------------------------------------
@@ -230,25 +239,48 @@ class NavMeshSceneLayer(SceneLayer):
     def set_cost(self, region, value) -> None:
         """``.inf`` walls the region; a finite ``value`` makes every edge
         of the polygons it overlaps cost ``value`` times the distance
-        between their centroids (what a navmesh edge costs when built)."""
+        between their centroids (what a navmesh edge costs when built).
+        The layer keeps the finite costs (``mud``) and lays them again on
+        the polygons re-carving makes (``flush``)."""
         if math.isinf(value):
             self.set_walkable(region, False)
             return
-        idx = self.nodes_in(region)
-        csr = self.graph.csr
+        self.mud.append((region, float(value)))
+        self._lay_mud()
+
+    def _lay_mud(self) -> int:
+        """Queue the edge costs the ``mud`` gives (the last region that
+        overlaps either polygon of an edge sets it) where the mesh's
+        differ: every edge after a cost event, the edges of new polygons
+        after re-carving (which builds them at the centroid distance)."""
+        g = self.graph
+        self._mud_on = g.poly_verts
+        csr = g.csr
         src = np.repeat(np.arange(csr.num_nodes), np.diff(csr.offsets))
-        hit = np.flatnonzero(np.isin(csr.targets, idx) | np.isin(src, idx))
-        if hit.size:
-            pos = self.graph.positions
-            dist = np.hypot(*(pos[src[hit]] - pos[csr.targets[hit]]).T)
+        value = np.full(csr.targets.size, np.nan)
+        for region, v in self.mud:
+            idx = self.nodes_in(region)
+            value[np.isin(csr.targets, idx) | np.isin(src, idx)] = v
+        hit = np.flatnonzero(~np.isnan(value))
+        pos = g.positions
+        cost = value[hit] * np.hypot(*(pos[src[hit]] - pos[csr.targets[hit]]).T)
+        new = ~np.isclose(cost, csr.cost[hit], rtol=1e-12, atol=0.0)
+        if new.any():
+            hit = hit[new]
             self.world.update(self.graph_id,
                               edges=np.column_stack((src[hit], csr.targets[hit])),
-                              cost=float(value) * dist)
+                              cost=cost[new])
+        return int(new.sum())
 
     def flush(self) -> int:
         """Queue what changed since the last flush: regions walled or
-        cleared in order, then obstacles that left, then those that came."""
+        cleared in order, then obstacles that left, then those that came.
+        When the mesh was re-carved since the mud was laid, first the mud
+        on its new polygons (their ids are known only now, so a frame
+        after the change that made them)."""
         n = 0
+        if self.mud and self._mud_on is not self.graph.poly_verts:
+            self._lay_mud()
         pending, self._pending = self._pending, []
         for polygon, walkable in pending:
             self.world.update(self.graph_id, region=polygon, walkable=walkable)

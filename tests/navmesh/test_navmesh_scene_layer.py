@@ -6,7 +6,8 @@ radius from the walls.
 
 Changes a scene makes to a mesh (block, doors, moving obstacles) are
 queued with the navmesh's region/obstacle updates; here they are checked
-as queued calls only (a recording world), not applied."""
+as queued calls (a recording world); test_navmesh_scene_updates.py
+applies them."""
 import re
 from pathlib import Path
 

@@ -462,3 +462,57 @@ events:
     summary = sim.run(0)
     assert summary["agents"]["arrived"] == 30
     assert summary["repaths"] > 0 and summary["agents"]["stuck"] == 0
+
+
+# -- cost --------------------------------------------------------------------------------
+
+def _expected_costs(graph, mud):
+    """Brute force: each move between polygons costs the distance between
+    their centroids, times the value of the last mud region (in ``mud``,
+    in order) that overlaps either polygon."""
+    csr = graph.csr
+    src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
+    dst = csr.targets
+    pos = graph.positions
+    want = np.hypot(*(pos[src] - pos[dst]).T)
+    for region, value in mud:
+        hit = [int(p) for p in live(graph)
+               if Polygon(graph.polygon_points(int(p))).intersection(region).area > 1e-12]
+        inside = np.isin(src, hit) | np.isin(dst, hit)
+        want[inside] = value * np.hypot(*(pos[src[inside]] - pos[dst[inside]]).T)
+    return want
+
+
+@pytest.mark.nojit
+def test_mud_stays_on_the_polygons_that_re_carving_makes():
+    # a slow sled (a new place every 5 frames) and a block re-carve the mud
+    sim = scene("""
+obstacles:
+  - {id: sled, rect: [12, 1, 13, 2], velocity: [0, 1]}
+events:
+  - {at: 2, cost: {rect: [11, 0, 20, 10], value: 3}}
+  - {at: 4, cost: {rect: [14, 3, 16, 5], value: 1.5}}
+  - {at: 6, block: [14.5, 6, 15.5, 7]}
+  - {at: 9, cost: {rect: [14, 7.5, 18, 10], value: 2}}
+  - {at: 11, unblock: [14.5, 6, 15.5, 7]}
+""")
+    g = sim.world.graph("m")
+    calls = recording(sim.world)
+    mud = []
+    checked = after_carving = 0
+    carved_before = False
+    for frame in range(1, 26):
+        calls.clear()
+        sim.step()
+        mud = [(box(11, 0, 20, 10), 3.0), (box(14, 3, 16, 5), 1.5),
+               (box(14, 7.5, 18, 10), 2.0)][:(frame >= 2) + (frame >= 4) + (frame >= 9)]
+        carved = any(k in c for c in calls for k in ("region", "add_obstacle"))
+        if not carved and frame >= 2:
+            # the polygons re-carving made in the frame before have the
+            # mud of their place (their ids are known after that tick)
+            assert g.csr.cost == pytest.approx(_expected_costs(g, mud), rel=1e-9), frame
+            checked += 1
+            after_carving += carved_before
+        carved_before = carved
+    assert checked >= 12 and after_carving >= 4
+    assert not np.allclose(_expected_costs(g, mud), _expected_costs(g, []))
