@@ -322,6 +322,14 @@ class NavMeshSceneLayer(SceneLayer):
     def _show_bounds(self) -> str:
         return "[" + ", ".join(f"{c:g}" for c in self._bounds) + "]"
 
+    def buried(self, point, node) -> bool:
+        """Off the mesh or on a blocked polygon, placed exactly: ``node``
+        comes from ``locate``, which snaps points up to the agent radius
+        off the mesh onto it."""
+        g = self.graph
+        p = g.locate_index().locate_point(float(point[0]), float(point[1]))
+        return p < 0 or not g.walkable[p]
+
     def step_out(self, point, node):
         """The nearest point of a walkable polygon at most ``STEP_OUT``
         plus the agent radius away, a hair inside it (``None`` when there

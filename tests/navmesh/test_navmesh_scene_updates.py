@@ -464,6 +464,70 @@ events:
     assert summary["repaths"] > 0 and summary["agents"]["stuck"] == 0
 
 
+@pytest.mark.nojit
+def test_an_agent_shut_in_a_door_with_no_way_on_steps_out_and_waits_beside_it():
+    # a and b walk through the passage at 2 units a second; the gate
+    # shuts when a stands in it (x = 9.5 at the start of frame 80, nearer
+    # its west side) and b 0.2 in front of the door's rectangle: within
+    # its radius of it
+    sim = scene("""
+agents:
+  - {id: a, start: [1.6, 5], goal: [18, 5], speed: 2}
+  - {id: b, start: [0.4, 5], goal: [18, 5], speed: 2}
+events:
+  - {at: 80, close: gate}
+  - {at: 200, open: gate}
+""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n")
+    track = positions(sim, 79)
+    assert sim.agents.pos == pytest.approx(np.array([[9.5, 5.0], [8.3, 5.0]]))
+    track = np.concatenate([track, positions(sim, 120)])
+    free = expected(0.4, [box(8.5, 3, 11, 7)])
+    off = _off(free, track[78:].reshape(-1, 2)).reshape(-1, 2)      # from frame 79 on
+    assert off[0, 0] > 1.0 and off[0, 1] == pytest.approx(0.2)
+    # both have no way on (the passage is shut): they step out of the
+    # door, never deeper, and wait beside it in the free space
+    assert (np.diff(off, axis=0) <= 1e-9).all()
+    assert (off[40:] <= 1e-9).all()
+    assert (sim.agents.state == 0).all()                         # waiting
+    assert (sim.agents.unreachable > 0).all()
+    # the gate opens: through it, home
+    positions(sim, 200)
+    assert sim.agents.counts()["arrived"] == 2
+    assert sim.agents.pos == pytest.approx(np.array([[18, 5], [18, 5]]))
+
+
+@pytest.mark.nojit
+def test_an_agent_that_asked_on_the_move_joins_its_new_path_where_it_starts():
+    # a path on a navmesh is corners, not a point per polygon: an agent
+    # that walked on since it asked (here over several small polygons)
+    # must not take the polygon it now stands in as a place on the path
+    sim = scene("""
+agents:
+  - {id: a, start: [2, 5], goal: [18, 5.5], speed: 40}
+""", walls=[])
+    for _ in range(2):
+        sim.step()
+    agents, g = sim.agents, sim.world.graph("m")
+    asked = agents.pos[0].copy()
+    agents._request(0, keep_walking=True)        # as after a re-plan it had left
+    agents.move(0.05)                            # the rest of that frame
+    h = agents.handles[0]
+    walked = []
+    follow = agents.follow
+    agents.follow = lambda i, p: (walked.append(np.array(p)), follow(i, p))
+    sim.step()
+    r = h.result()
+    here = g.node_of(tuple(sim.agents.pos[0]) if not walked else tuple(walked[0][0]))
+    k = np.flatnonzero(r.nodes == here)
+    assert r.points.tolist() == [asked.tolist(), [18, 5.5]]
+    assert k.size and k[0] >= len(r.points)      # the case: nodes[k] is no point's
+    # it walks back to where it asked, then the path
+    assert walked[0][1:].tolist() == [asked.tolist(), asked.tolist(), [18, 5.5]]
+    positions(sim, 20)
+    assert sim.agents.counts()["arrived"] == 1
+    assert sim.agents.pos[0] == pytest.approx([18, 5.5])
+
+
 # -- cost --------------------------------------------------------------------------------
 
 def _expected_costs(graph, mud):
