@@ -226,6 +226,15 @@ class SceneLayer(ABC):
         """``region`` as messages and summaries print it."""
         return str(list(region)) if isinstance(region, (tuple, list)) else str(region)
 
+    def buried(self, point, node: int) -> bool:
+        """Whether an agent standing at ``point``, in ``node`` as the
+        graph's ``node_of`` places it (``-1``: none), stands where it may
+        not (a wall came down on it) and steps out (``step_out``) before
+        it waits or walks. By default: ``node`` is blocked or there is
+        none. A backend whose ``node_of`` snaps points near the graph onto
+        it (a navmesh, within the agent radius) answers more exactly."""
+        return node < 0 or not self.graph.walkable[node]
+
     def step_out(self, point, node: int):
         """Where an agent standing at ``point`` in ``node``, which an update
         blocked, starts its next search: a nearby walkable point, or

@@ -21,7 +21,12 @@ change, so nothing here is kept per node):
   ``OBSTACLE_STEP`` so the mesh is carved again only when it moved that far;
 * ``cost``: ``.inf`` blocks like ``block``; a finite cost weighs the edges
   of the polygons the region overlaps (the generic ``edges=``, ``cost=``:
-  a mesh has no finer cost than its polygons).
+  a mesh has no finer cost than its polygons). Re-carving builds new
+  polygons at the plain centroid distance, so the layer keeps the costs
+  (``mud``) and lays them on the new polygons at the next flush, a frame
+  after the change (their ids are known once the tick made them). Costs
+  weigh the searches over the polygon graph (``astar``, ``funnel``);
+  ``polyanya``, the exact search agents use by default, measures length.
 
 Regions and obstacles are given in world coordinates, as the map is drawn;
 the navmesh applies its own agent radius. Numpy and shapely only: the
@@ -107,6 +112,10 @@ class NavMeshSceneLayer(SceneLayer):
         self._changed: set = set()      # regions whose cover changed since the flush
         self._serial = 0
         self._cache = None              # (vertices, poly_verts, geometries, tree)
+        #: finite costs set, ``(region, value)`` in order: laid again on
+        #: the polygons re-carving makes
+        self.mud: list = []
+        self._mud_on = None             # the poly_verts the mud was laid on
         graph.extensions[SCENE_KEY] = self
 
     # -- geometry ---------------------------------------------------------------
@@ -192,10 +201,15 @@ class NavMeshSceneLayer(SceneLayer):
         g = self.graph
         c = self._cache
         if c is None or c[0] is not g.vertices or c[1] is not g.poly_verts:
-            rings = shapely.linearrings(g.vertices[g.poly_verts],
-                                        indices=np.repeat(np.arange(g.num_polygons),
-                                                          np.diff(g.poly_start)))
-            polys = shapely.polygons(rings)
+            # slots that re-carving retired have no corners: empty polygons
+            deg = np.diff(g.poly_start)
+            live = np.flatnonzero(deg > 0)
+            polys = np.full(g.num_polygons, Polygon(), dtype=object)
+            if live.size:
+                rings = shapely.linearrings(g.vertices[g.poly_verts],
+                                            indices=np.repeat(np.arange(live.size),
+                                                              deg[live]))
+                polys[live] = shapely.polygons(rings)
             c = self._cache = (g.vertices, g.poly_verts, polys, shapely.STRtree(polys))
         return c[2], c[3]
 
@@ -207,10 +221,14 @@ class NavMeshSceneLayer(SceneLayer):
 
     def restore(self, region) -> None:
         """The region as the map was built: unblocked where it is ground."""
-        part = region.polygon.intersection(self.ground)
         self.walled = self.walled.difference(region.polygon)
-        if not part.is_empty and part.area > 0:
-            self._pending.append((part, True))
+        # where the region runs along a wall, the cut also has segments
+        # and points (a GeometryCollection): the update takes polygons
+        parts = shapely.get_parts(region.polygon.intersection(self.ground))
+        parts = parts[(shapely.get_type_id(parts) == 3) & (shapely.area(parts) > 0)]
+        if parts.size:
+            self._pending.append((parts[0] if parts.size == 1 else shapely.union_all(parts),
+                                  True))
 
     def cover(self, region, amount) -> None:
         n = self._cover.get(region, 0) + amount
@@ -223,25 +241,48 @@ class NavMeshSceneLayer(SceneLayer):
     def set_cost(self, region, value) -> None:
         """``.inf`` walls the region; a finite ``value`` makes every edge
         of the polygons it overlaps cost ``value`` times the distance
-        between their centroids (what a navmesh edge costs when built)."""
+        between their centroids (what a navmesh edge costs when built).
+        The layer keeps the finite costs (``mud``) and lays them again on
+        the polygons re-carving makes (``flush``)."""
         if math.isinf(value):
             self.set_walkable(region, False)
             return
-        idx = self.nodes_in(region)
-        csr = self.graph.csr
+        self.mud.append((region, float(value)))
+        self._lay_mud()
+
+    def _lay_mud(self) -> int:
+        """Queue the edge costs the ``mud`` gives (the last region that
+        overlaps either polygon of an edge sets it) where the mesh's
+        differ: every edge after a cost event, the edges of new polygons
+        after re-carving (which builds them at the centroid distance)."""
+        g = self.graph
+        self._mud_on = g.poly_verts
+        csr = g.csr
         src = np.repeat(np.arange(csr.num_nodes), np.diff(csr.offsets))
-        hit = np.flatnonzero(np.isin(csr.targets, idx) | np.isin(src, idx))
-        if hit.size:
-            pos = self.graph.positions
-            dist = np.hypot(*(pos[src[hit]] - pos[csr.targets[hit]]).T)
+        value = np.full(csr.targets.size, np.nan)
+        for region, v in self.mud:
+            idx = self.nodes_in(region)
+            value[np.isin(csr.targets, idx) | np.isin(src, idx)] = v
+        hit = np.flatnonzero(~np.isnan(value))
+        pos = g.positions
+        cost = value[hit] * np.hypot(*(pos[src[hit]] - pos[csr.targets[hit]]).T)
+        new = ~np.isclose(cost, csr.cost[hit], rtol=1e-12, atol=0.0)
+        if new.any():
+            hit = hit[new]
             self.world.update(self.graph_id,
                               edges=np.column_stack((src[hit], csr.targets[hit])),
-                              cost=float(value) * dist)
+                              cost=cost[new])
+        return int(new.sum())
 
     def flush(self) -> int:
         """Queue what changed since the last flush: regions walled or
-        cleared in order, then obstacles that left, then those that came."""
+        cleared in order, then obstacles that left, then those that came.
+        When the mesh was re-carved since the mud was laid, first the mud
+        on its new polygons (their ids are known only now, so a frame
+        after the change that made them)."""
         n = 0
+        if self.mud and self._mud_on is not self.graph.poly_verts:
+            self._lay_mud()
         pending, self._pending = self._pending, []
         for polygon, walkable in pending:
             self.world.update(self.graph_id, region=polygon, walkable=walkable)
@@ -283,6 +324,14 @@ class NavMeshSceneLayer(SceneLayer):
     def _show_bounds(self) -> str:
         return "[" + ", ".join(f"{c:g}" for c in self._bounds) + "]"
 
+    def buried(self, point, node) -> bool:
+        """Off the mesh or on a blocked polygon, placed exactly: ``node``
+        comes from ``locate``, which snaps points up to the agent radius
+        off the mesh onto it."""
+        g = self.graph
+        p = g.locate_index().locate_point(float(point[0]), float(point[1]))
+        return p < 0 or not g.walkable[p]
+
     def step_out(self, point, node):
         """The nearest point of a walkable polygon at most ``STEP_OUT``
         plus the agent radius away, a hair inside it (``None`` when there
@@ -310,11 +359,30 @@ class NavMeshSceneLayer(SceneLayer):
 
     def entering_walls(self, at, now) -> np.ndarray:
         """A step that leaves its polygon for a blocked one, or for no
-        polygon at all (ground carved away under the path)."""
+        polygon at all (ground carved away under the path), and a step of
+        an agent already off the mesh (a crate fell on it, or within its
+        radius) that takes it further from the mesh: it steps out, it
+        does not walk on under the crate. Points are placed exactly: the
+        graph's ``locate`` snaps points up to the agent radius off the
+        mesh onto it, which would let agents walk that far into a crate
+        dropped in their way."""
         g = self.graph
-        to, here = g.locate_many(at), g.locate_many(now)
+        index = g.locate_index()
+        to, here = index.locate_many(at), index.locate_many(now)
         blocked = (to < 0) | ~g.walkable[np.maximum(to, 0)]
-        return blocked & (to != here)
+        held = blocked & (to != here)
+        reach = STEP_OUT + g.agent_radius
+        for i in np.flatnonzero((to < 0) & (here < 0)):     # the few a crate fell on
+            held[i] = _off_mesh(index, at[i], reach) > _off_mesh(index, now[i], reach) + 1e-9
+        return held
+
+
+def _off_mesh(index, point, reach) -> float:
+    """How far ``point`` lies from the nearest walkable polygon (``inf``
+    when none is within ``reach``)."""
+    x, y = float(point[0]), float(point[1])
+    p, px, py = index.nearest(x, y, reach)
+    return math.hypot(px - x, py - y) if p >= 0 else math.inf
 
 
 # -- pictures -------------------------------------------------------------------
@@ -405,14 +473,16 @@ def rasterise(vertices, poly_start, poly_verts, origin, scale, shape) -> np.ndar
     per edge position, never a loop over pixels or polygons."""
     h, w = shape
     out = np.full(h * w, np.iinfo(np.int32).max, dtype=np.int32)
-    n = len(poly_start) - 1
+    deg = np.diff(poly_start).astype(np.int64)
+    live = np.flatnonzero(deg > 0)        # slots re-carving retired have no corners
+    n = live.size
     if n == 0:
         return np.full(shape, -1, dtype=np.int32)
     s, o = float(scale), np.asarray(origin, dtype=np.float64)
-    starts = poly_start[:-1].astype(np.int64)
-    deg = np.diff(poly_start).astype(np.int64)
+    starts = poly_start[live].astype(np.int64)
+    deg = deg[live]
     nxt = np.arange(1, len(poly_verts) + 1, dtype=np.int64)
-    nxt[poly_start[1:] - 1] = starts
+    nxt[starts + deg - 1] = starts
     corners = vertices[poly_verts]
     lo = np.minimum.reduceat(corners, starts, axis=0)
     hi = np.maximum.reduceat(corners, starts, axis=0)
@@ -446,7 +516,7 @@ def rasterise(vertices, poly_start, poly_verts, origin, scale, shape) -> np.ndar
                 ax, ay = a[:, 0], a[:, 1]
                 cross = (b[:, 0] - ax) * (y - ay) - (b[:, 1] - ay) * (x - ax)
                 inside &= ~has | (cross >= -tol)
-            np.minimum.at(out, (row * w + col)[inside], pid[inside].astype(np.int32))
+            np.minimum.at(out, (row * w + col)[inside], live[pid[inside]].astype(np.int32))
         first = last
     out[out == np.iinfo(np.int32).max] = -1
     return out.reshape(shape)

@@ -15,7 +15,11 @@ A result that the scheduler re-planned (``repath=True``, an update broke
 the path or made it dearer) starts where the agent stood when the search
 ran (``replan_from``), so the agent follows it from its current node; if
 it has left that node since, it asks again from where it stands, walking
-on along its old path until the answer comes.
+on along its old path until the answer comes. That is for paths with a
+point per node (grids). A path whose points are not its nodes' (a
+navmesh's: the corners turned) is joined where it starts: an agent that
+walked on since it asked walks back along its own track to where it
+asked (a frame's walk or so), then along the path.
 
 What depends on a graph's geometry (stepping out of a node that became a
 wall, not walking into one) is asked of the graph's scene layer
@@ -62,6 +66,7 @@ class Agents:
         self.retry_at = np.zeros(n, dtype=np.int64)
         self.handles = [None] * n
         self.s = np.zeros(n, dtype=np.float64)         # distance along own polyline
+        self.asked_s = np.zeros(n, dtype=np.float64)   # ... when its search's start was taken
         self.frame = 0
         self._fresh: list = []                          # (agent, handle) from callbacks
         by_graph: dict = {}
@@ -84,12 +89,34 @@ class Agents:
             old.cancel()        # its re-plans would be for a leg we left
         goal = self.goals[i][self.leg[i]]
         self.handles[i] = self.world.request_path(
-            self.graph_ids[i], self._free_point(i), goal, repath=self.repath[i],
+            self.graph_ids[i], self._asked_from(i), goal, repath=self.repath[i],
             callback=lambda h, i=i: self._fresh.append((i, h)),
-            replan_from=lambda h, i=i: self._free_point(i))
+            replan_from=lambda h, i=i: self._asked_from(i))
         if not (keep_walking and self.state[i] == MOVING):
             self.state[i] = WAITING
             self._set_poly(i, self.pos[i:i + 1].copy())
+
+    def _asked_from(self, i: int) -> tuple:
+        """Where agent ``i``'s search starts (``_free_point``), noting how
+        far along its polyline it stood then."""
+        self.asked_s[i] = self.s[i]
+        return self._free_point(i)
+
+    def _track_back(self, i: int) -> np.ndarray:
+        """``(k, 2)``: the way agent ``i`` came since its search's start
+        was taken, backwards: the corners of its polyline it passed since,
+        then the place where it stood (empty if it has not moved)."""
+        s0, s1 = self.asked_s[i], self.s[i]
+        if not s1 > s0:
+            return np.empty((0, 2))
+        poly = self._polys[i]
+        arc = np.concatenate(([0.0], np.cumsum(np.hypot(*np.diff(poly, axis=0).T))))
+        passed = np.flatnonzero((arc > s0) & (arc < s1))
+        j = min(int(np.searchsorted(arc, s0, side="right")), len(poly) - 1)
+        seg = arc[j] - arc[j - 1] if j else 0.0
+        t = (s0 - arc[j - 1]) / seg if seg > 0 else 0.0
+        asked = poly[j - 1] + t * (poly[j] - poly[j - 1]) if j else poly[0]
+        return np.vstack((poly[passed[::-1]], asked[None]))
 
     def _free_point(self, i: int) -> tuple:
         """Where agent ``i``'s search starts: where it stands, or, when an
@@ -102,7 +129,7 @@ class Agents:
             return here
         graph = self.world.graph(self.graph_ids[i])
         node = graph.node_of(here)
-        if node >= 0 and graph.walkable[node]:
+        if not lay.buried(here, node):
             return here
         out = lay.step_out(here, node)
         return here if out is None else out      # buried: the request says invalid_start
@@ -111,6 +138,16 @@ class Agents:
         self._polys[i] = poly
         self._new[i] = poly
         self.s[i] = 0.0
+        self.asked_s[i] = 0.0
+
+    def _wait(self, i: int) -> None:
+        """Agent ``i`` waits for a path; buried (a wall or a crate came
+        down on it), it steps out to the walkable point next to it first,
+        so that it does not wait inside the wall."""
+        here = tuple(self.pos[i])
+        out = self._free_point(i)
+        self._set_poly(i, self.pos[i:i + 1].copy() if out == here
+                       else np.array([here, out], dtype=np.float64))
 
     def take_results(self) -> None:
         """Act on the results published during the last tick."""
@@ -129,7 +166,14 @@ class Agents:
         if replanned:
             self.repaths[i] += 1
         if r.status is PathStatus.FOUND:
-            here = self.world.graph(self.graph_ids[i]).node_of(tuple(self.pos[i]))
+            graph = self.world.graph(self.graph_ids[i])
+            points = r.points[:, :2]
+            if len(points) != len(r.nodes) or not np.array_equal(points,
+                                                                 graph.points_of(r.nodes)):
+                # corners, not a point per node: join it where it starts
+                self.follow(i, np.vstack((self.pos[i:i + 1], self._track_back(i), points)))
+                return
+            here = graph.node_of(tuple(self.pos[i]))
             on_path = np.flatnonzero(r.nodes == here)
             if on_path.size:                  # go on from our own node
                 k = int(on_path[0])
@@ -138,7 +182,7 @@ class Agents:
             else:
                 self._request(i, keep_walking=True)
                 return
-            self.follow(i, np.vstack((self.pos[i:i + 1], r.points[k:, :2])))
+            self.follow(i, np.vstack((self.pos[i:i + 1], points[k:])))
             return
         if r.status is PathStatus.UNREACHABLE or r.status is PathStatus.INVALID_GOAL:
             self.unreachable[i] += 1          # no path, or the goal is walled in
@@ -150,7 +194,7 @@ class Agents:
             self._set_poly(i, self.pos[i:i + 1].copy())
         elif self.repath[i]:
             self.state[i] = WAITING           # the scheduler asks again when areas change
-            self._set_poly(i, self.pos[i:i + 1].copy())
+            self._wait(i)
         else:
             self.state[i] = STUCK
             h.cancel()
@@ -226,7 +270,10 @@ class Agents:
             return
         self._place_new()
         moving = self.state == MOVING
-        s = np.minimum(self.s + np.where(moving, self.speed * dt, 0.0), self._total)
+        # waiting agents walk their polyline too: it is where they stand,
+        # or, for one that steps out of a wall while it waits, two points
+        going = moving | (self.state == WAITING)
+        s = np.minimum(self.s + np.where(going, self.speed * dt, 0.0), self._total)
         q = self._base + s
         lo = np.clip(np.searchsorted(self._arc[:self._used], q, side="right") - 1, self._off, self._last)
         hi = np.minimum(lo + 1, self._last)
@@ -237,17 +284,17 @@ class Agents:
         # nobody walks into a wall that appeared on its path: it waits at
         # the edge for the re-plan (repath) or is stuck (no repath); one
         # already standing in a node that became a wall walks out of it
-        held = moving & self._into_walls(at, self.pos)
+        held = going & self._into_walls(at, self.pos)
         if held.any():
             s = np.where(held, self.s, s)
             at[held] = self.pos[held]
-            for i in np.flatnonzero(held):
+            for i in np.flatnonzero(held & moving):
                 if not self.repath[i]:
                     self.state[i] = STUCK
                     self.handles[i].cancel()
         self.travelled += s - self.s
         self.s = s
-        self.pos[moving] = at[moving]
+        self.pos[going] = at[going]
         for i in np.flatnonzero(moving & ~held & (s >= self._total)):
             self._leg_done(int(i))
 
