@@ -59,8 +59,8 @@ from navcore.errors import GraphError
 
 # -- free space ---------------------------------------------------------------
 
-def _ring(value, what) -> Polygon:
-    """A polygon from one plain ring ``[[x, y], ...]``."""
+def _ring_points(value, what) -> np.ndarray:
+    """float64 ``(k, 2)``: one plain ring ``[[x, y], ...]``, checked."""
     try:
         pts = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -71,7 +71,28 @@ def _ring(value, what) -> Polygon:
     if not np.isfinite(pts).all():
         raise GraphError(f"{what} has a coordinate that is NaN or infinite: "
                          f"{pts[~np.isfinite(pts).all(axis=1)][0].tolist()}")
-    return Polygon(pts)
+    return pts
+
+
+def _ring(value, what) -> Polygon:
+    """A polygon from one plain ring ``[[x, y], ...]``."""
+    return Polygon(_ring_points(value, what))
+
+
+def _rings(values, what) -> list:
+    """Polygons from a list of plain rings and shapely geometries: the
+    rings made in one shapely call (one ``Polygon`` each costs ~20 us, a
+    scene's 200 obstacles 4 ms)."""
+    items = list(values)
+    plain = [i for i, v in enumerate(items) if not isinstance(v, BaseGeometry)]
+    if plain:
+        pts = [_ring_points(items[i], f"{what}[{i}]") for i in plain]
+        rings = shapely.linearrings(np.concatenate(pts),
+                                    indices=np.repeat(np.arange(len(pts)),
+                                                      [len(q) for q in pts]))
+        for i, poly in zip(plain, shapely.polygons(rings)):
+            items[i] = poly
+    return items
 
 
 def _is_ring(value) -> bool:
@@ -94,8 +115,7 @@ def polygons(value, what) -> list:
     elif _is_ring(value):
         items = [_ring(value, what)]
     elif isinstance(value, (list, tuple)) and value:
-        items = [v if isinstance(v, BaseGeometry) else _ring(v, f"{what}[{i}]")
-                 for i, v in enumerate(value)]
+        items = _rings(value, what)
     else:
         raise GraphError(f"{what} must be shapely polygons or lists of [x, y] rings, "
                          f"got {value!r}")
