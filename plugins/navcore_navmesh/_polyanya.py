@@ -670,3 +670,31 @@ def many_lengths(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corn
         else:
             out[i] = np.nan
     return -1
+
+
+@njit(cache=True, nogil=True)
+def open_links(poly_start, poly_verts, poly_next, poly_adj, walkable, offsets, targets,
+               cost, links, corner):
+    """``links[j]``: the polygon across edge ``j`` as the search may cross
+    it, ``-1`` where the mesh has a wall, where the polygon across is
+    blocked, or where the graph has no finite edge between the two (a
+    closed portal); the ends of such closed edges become ``corner``s.
+    One pass over the edges, each looking up its own CSR row (a few
+    entries): ``SearchSpace.follow_walkable`` runs it after every batch."""
+    for p in range(poly_start.shape[0] - 1):
+        for j in range(poly_start[p], poly_start[p + 1]):
+            q = poly_adj[j]
+            links[j] = q
+            if q < 0:
+                continue
+            shut = not walkable[q]
+            if not shut:
+                shut = True
+                for e in range(offsets[p], offsets[p + 1]):
+                    if targets[e] == q and np.isfinite(cost[e]):
+                        shut = False
+                        break
+            if shut:
+                links[j] = -1
+                corner[poly_verts[j]] = True
+                corner[poly_verts[poly_next[j]]] = True

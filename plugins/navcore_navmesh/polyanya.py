@@ -88,23 +88,11 @@ class SearchSpace(navcore.DerivedView):
         mesh's corners and the ends of those new walls, where a path may
         turn."""
         g = self.graph
-        adj = g.poly_adj
         csr = g.csr
-        rows = np.repeat(np.arange(g.num_nodes, dtype=np.int64), np.diff(csr.offsets))
-        n = np.int64(g.num_nodes)
-        passable = np.isfinite(csr.cost)
-        open_keys = rows[passable] * n + csr.targets[passable]
-        owner = np.repeat(np.arange(g.num_polygons, dtype=np.int64), np.diff(g.poly_start))
-        links = adj.copy()
-        portal = adj >= 0
-        keys = owner[portal] * n + adj[portal]
-        shut = ~np.isin(keys, open_keys) | ~g.walkable[adj[portal]]
-        idx = np.flatnonzero(portal)[shut]
-        links[idx] = -1
-        corner = g.corner.copy()
-        corner[g.poly_verts[idx]] = True
-        corner[g.poly_verts[g.poly_next[idx]]] = True
-        self.links, self.corner = links, corner
+        self.links = np.empty_like(g.poly_adj)
+        self.corner = g.corner.copy()
+        K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, g.walkable,
+                     csr.offsets, csr.targets, csr.cost, self.links, self.corner)
 
     def same_geometry(self) -> bool:
         g = self.graph
