@@ -257,8 +257,13 @@ agents:
   - {id: a, start: [2, 5], goal: [18, 5], speed: 4}
   - {id: b, start: [18, 2], goal: [2, 8], speed: 4}
 events:
-  - {at: 40, open: gate}
-""", extra=f"    doors: {DOOR}\n")
+  - {at: 41, open: gate}
+""", extra=f"    doors: {DOOR}\n",
+          # the gate opens the frame after the check below, and every
+          # request is served in the frame it is made whatever the load:
+          # with the gate opening in the 40th step and a 2 ms budget,
+          # whether the agents had set off by the check depended on time
+          settings="{dt: 0.05, frames: 400, seed: 3, frame_budget_ms: 1000.0}")
     track = positions(sim, 40)
     assert (sim.agents.state == 0).all()                 # waiting: no way through yet
     assert np.allclose(track[-1], [[2, 5], [18, 2]])
