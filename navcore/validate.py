@@ -77,6 +77,26 @@ def point(value, dims: int = 2, what: str = "a point", error=NodeError) -> np.nd
     return np.append(p, 0.0) if p.shape[0] < dims else p
 
 
+def points(value, what: str = "points", error=NodeError) -> np.ndarray:
+    """float64 ``(k, 2)`` finite points; the first row that is not finite
+    is named (``what[i]``).
+
+    >>> points([(1, 2), (3, 4.5)]).tolist()
+    [[1.0, 2.0], [3.0, 4.5]]
+    """
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise error(f"{what} must be (k, 2) points, got {value!r}") from None
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise error(f"{what} must be (k, 2) points, got shape {p.shape}")
+    bad = ~np.isfinite(p).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise error(f"{what}[{i}] = {p[i].tolist()} is not finite")
+    return p
+
+
 def xy(value, what: str = "a point", error=NodeError) -> tuple[float, float]:
     """A finite 2-d point as two Python floats. Plain tuples and lists of
     numbers take a fast path (no array made): queries call this per end.

@@ -252,3 +252,17 @@ def check_any_angle_path(graph, result, start, goal, free):
     assert len(nodes) == len(set(nodes)), "a polygon crossed twice"
     for a, b in zip(nodes, nodes[1:]):
         assert b in graph.poly_adj[graph.poly_start[a]:graph.poly_start[a + 1]], (a, b)
+
+
+def random_free_points(free, rng, k):
+    """``k`` points drawn uniformly from the shapely geometry ``free``
+    (rejection sampling in its bounding box, with ``rng``), as tuples."""
+    from shapely.geometry import Point
+
+    x0, y0, x1, y1 = free.bounds
+    out = []
+    while len(out) < k:
+        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
+        if free.contains(Point(p)):
+            out.append(p)
+    return out

@@ -114,6 +114,22 @@ def locate_points(px, py, vertices, poly_start, poly_verts, walkable, cell_start
                               cell_start, cell_polys, x0, y0, inv, nx, ny, tol)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def nearest_in_cell(x, y, c, cell_start, cell_polys, walkable, vertices, poly_start,
+                    poly_verts, best, best_d, bx, by):
+    """The walkable polygons of bucket ``c`` against the nearest so far
+    (``best`` at squared distance ``best_d``, its point ``(bx, by)``):
+    the nearer one, ties to the lower id. Both locate grids scan with it."""
+    for j in range(cell_start[c], cell_start[c + 1]):
+        p = cell_polys[j]
+        if not walkable[p]:
+            continue
+        d, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
+        if d < best_d or (d == best_d and best >= 0 and p < best):
+            best, best_d, bx, by = p, d, qx, qy
+    return best, best_d, bx, by
+
+
 @njit(cache=True, nogil=True)
 def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell_start,
                   cell_polys, x0, y0, inv, nx, ny):
@@ -130,12 +146,7 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
     c1y = min(int(np.floor((y + radius - y0) * inv)), ny - 1)
     for cy in range(c0y, c1y + 1):
         for cx in range(c0x, c1x + 1):
-            c = cy * nx + cx
-            for j in range(cell_start[c], cell_start[c + 1]):
-                p = cell_polys[j]
-                if not walkable[p]:
-                    continue
-                d, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
-                if d < best_d or (d == best_d and best >= 0 and p < best):
-                    best, best_d, bx, by = p, d, qx, qy
+            best, best_d, bx, by = nearest_in_cell(
+                x, y, cy * nx + cx, cell_start, cell_polys, walkable, vertices, poly_start,
+                poly_verts, best, best_d, bx, by)
     return best, bx, by

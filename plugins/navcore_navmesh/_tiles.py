@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._locate import inside, nearest_on
+from ._locate import inside, nearest_in_cell
 from ._merge import merge_loops
 
 
@@ -240,13 +240,9 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
     for cy in range(c0y, c1y + 1):
         for cx in range(c0x, c1x + 1):
             c = ((cy // k) * ntx + cx // k) * kk + (cy % k) * k + cx % k
-            for j in range(cell_start[c], cell_start[c + 1]):
-                p = cell_polys[j]
-                if not walkable[p]:
-                    continue
-                d, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
-                if d < best_d or (d == best_d and best >= 0 and p < best):
-                    best, best_d, bx, by = p, d, qx, qy
+            best, best_d, bx, by = nearest_in_cell(
+                x, y, c, cell_start, cell_polys, walkable, vertices, poly_start, poly_verts,
+                best, best_d, bx, by)
     return best, bx, by
 
 

@@ -330,14 +330,7 @@ class NavMeshGraph(navcore.NavGraph):
     def locate_many(self, points) -> np.ndarray:
         """int32 polygon per point of ``points`` (``(k, 2)``), as
         ``locate`` gives it (``-1`` off the mesh)."""
-        try:
-            p = np.asarray(points, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise navcore.NodeError(f"expected (k, 2) points, got {points!r}") from None
-        if p.ndim != 2 or p.shape[1] != 2:
-            raise navcore.NodeError(f"expected (k, 2) points, got shape {p.shape}")
-        if not np.isfinite(p).all():
-            raise navcore.NodeError("points must be finite")
+        p = validate.points(points)
         index = self.locate_index()
         out = index.locate_many(p)
         if self.snap_distance > 0:

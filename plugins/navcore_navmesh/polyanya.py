@@ -199,8 +199,8 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     >>> path_lengths(g, [(1, 1), (1, 1), (5, 5)], [(9, 1), (1, 4), (1, 1)]).round(6).tolist()
     [17.231546, 3.0, nan]
     """
-    a = _points(starts, "starts")
-    b = _points(goals, "goals")
+    a = validate.points(starts, "starts", navcore.QueryError)
+    b = validate.points(goals, "goals", navcore.QueryError)
     if len(a) != len(b):
         raise navcore.QueryError(f"starts and goals differ in length: {len(a)} and {len(b)}")
     space = search_space(graph)
@@ -243,19 +243,6 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
         done += stop
         s.grow(2 * len(s.hid))
     return out
-
-
-def _points(value, what) -> np.ndarray:
-    try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise navcore.QueryError(f"{what} must be (k, 2) points, got {value!r}") from None
-    if p.ndim != 2 or p.shape[1] != 2:
-        raise navcore.QueryError(f"{what} must be (k, 2) points, got shape {p.shape}")
-    if not np.isfinite(p).all():
-        i = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
-        raise navcore.QueryError(f"{what}[{i}] = {p[i].tolist()} is not finite")
-    return p
 
 
 def polyanya_path(graph, request) -> PathResult:

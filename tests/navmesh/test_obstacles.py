@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import LineString, Polygon, box
 
 import navcore
 from navcore import PathStatus, UpdateError
@@ -28,6 +28,7 @@ from navcore_navmesh import (NavMeshGraph, TileGrid, build, node_with_grid, path
 from navcore_navmesh.merge import MAX_SIDES
 from navcore_navmesh import obstacles as obstacle_updates
 from reference import visibility_length, same_partition
+from reference import random_free_points as random_points
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
 pytestmark = pytest.mark.nojit
@@ -92,17 +93,6 @@ def part_of(free, points):
     out = np.full(len(points), -1)
     for i, p in enumerate(parts):
         out[shapely.covers(p, shapely.points(points))] = i
-    return out
-
-
-def random_points(free, rng, k):
-    x0, y0, x1, y1 = free.bounds
-    shapely.prepare(free)
-    out = []
-    while len(out) < k:
-        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
-        if free.contains(Point(p)):
-            out.append(p)
     return out
 
 

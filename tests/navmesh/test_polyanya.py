@@ -7,12 +7,13 @@ import math
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import Point, box
+from shapely.geometry import box
 
 import navcore
 from navcore import PathStatus
 from navcore_navmesh import polyanya
 from reference import check_any_angle_path, visibility_length
+from reference import random_free_points as _free_points
 
 
 def check_path(graph, r, s, g, free):
@@ -37,16 +38,6 @@ def random_scene(seed, n=6, size=20.0):
             ob = shapely.Polygon(np.column_stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)]))
         obstacles.append(ob)
     return dict(bounds=(0, 0, size, size), obstacles=obstacles)
-
-
-def _free_points(free, rng, k):
-    x0, y0, x1, y1 = free.bounds
-    out = []
-    while len(out) < k:
-        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
-        if free.contains(Point(p)):
-            out.append(p)
-    return out
 
 
 @pytest.mark.nojit

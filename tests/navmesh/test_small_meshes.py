@@ -8,11 +8,12 @@ import math
 import numpy as np
 import pytest
 import shapely
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import LineString, Polygon, box
 
 import navcore
 from navcore import PathStatus
 from reference import visibility_length as reference_length
+from reference import random_free_points as _random_points
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
 pytestmark = pytest.mark.nojit
@@ -28,16 +29,6 @@ def _world(**params):
     world = navcore.World(autoload=False)
     graph = world.add_graph("m", type="navmesh", **params)
     return world, graph
-
-
-def _random_points(free, rng, k):
-    x0, y0, x1, y1 = free.bounds
-    out = []
-    while len(out) < k:
-        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
-        if free.contains(Point(p)):
-            out.append(p)
-    return out
 
 
 SIMPLE = {      # simple polygons (no holes): the corridor is unique, so exact
