@@ -1,0 +1,1 @@
+"""navcore_roads: road networks (OpenStreetMap, DIMACS, GeoJSON, arrays)."""

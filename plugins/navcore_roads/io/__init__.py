@@ -1,0 +1,1 @@
+"""Readers that turn road data files into ``Segments``."""
