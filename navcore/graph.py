@@ -37,6 +37,10 @@ class NavGraph:
 
     #: the ``type:`` name that built this graph (set by ``World.add_graph``)
     kind = "graph"
+    #: True when :meth:`locate_many` answers exactly as :meth:`locate` would,
+    #: in one vectorised call: ``World`` then hands it whole point arrays
+    #: (sources and targets of a matrix, pairs) instead of one point at a time
+    vector_locate = False
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):
@@ -187,6 +191,12 @@ class NavGraph:
         else:
             d = ((self.positions - p) ** 2).sum(axis=1)
         return int(np.argmin(d))
+
+    def locate_many(self, points) -> np.ndarray:
+        """:meth:`locate` for each point of ``points`` (int32, ``-1``
+        outside); backends with a spatial index override it with one call
+        (and set ``vector_locate``)."""
+        return np.array([self.locate(p) for p in points], dtype=np.int32)
 
     def points_of(self, nodes) -> np.ndarray:
         """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry."""

@@ -298,6 +298,22 @@ def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
     """
 
 
+@hookspec(firstresult=True)
+def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
+                           targets: np.ndarray) -> np.ndarray | None:
+    """Return float64 ``out[i]``, the shortest path cost from
+    ``sources[i]`` to ``targets[i]`` (``inf`` where unreachable), or
+    ``None``.
+
+    ``sources`` and ``targets`` are validated int32 node id arrays of one
+    length. Firstresult: road graphs answer with one hierarchy query per
+    pair, or bidirectional searches, over both cores; the csr plugin
+    answers last with one early-exit Dijkstra per distinct source. Called
+    once per ``World.distance_pairs`` call: a batch answers many routes
+    without a Python loop per pair.
+    """
+
+
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
 # applies each graph's batch (``navcore_apply_updates``) and tells the

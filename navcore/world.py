@@ -254,6 +254,29 @@ class World:
             raise QueryError(f"no plugin answered distance_matrix on graph {graph_id!r}")
         return out
 
+    def distance_pairs(self, graph_id, sources, targets) -> np.ndarray:
+        """Float64 ``out[i]``: the shortest cost from ``sources[i]`` to
+        ``targets[i]`` (``inf`` where unreachable), for arrays of pairs in
+        one call (node ids, or points where the graph has positions).
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], cost=[1.0, 2.0])
+        >>> w.distance_pairs("g", [0, 0, 2], [1, 2, 0]).tolist()
+        [1.0, 3.0, inf]
+        """
+        graph = self.graph(graph_id)
+        src = self._nodes(graph, sources, "sources")
+        dst = self._nodes(graph, targets, "targets")
+        if src.shape != dst.shape:
+            raise QueryError(f"distance_pairs needs as many sources as targets, got "
+                             f"{src.size} and {dst.size}")
+        out = self.plugins.hook.navcore_distance_pairs(world=self, graph=graph,
+                                                       sources=src, targets=dst)
+        if out is None:
+            raise QueryError(f"no plugin answered distance_pairs on graph {graph_id!r}")
+        return out
+
     def locate(self, graph_id, point) -> int:
         """The node at or nearest to ``point`` (``-1`` outside the graph)."""
         return self.graph(graph_id).locate(point)
@@ -401,15 +424,24 @@ class World:
             # (numpy reads [3, True] as [3, 1]; a bool is no node id, so a
             # list holding one goes the slow way and node_of rejects it)
             return validate.node_ids(arr, graph.num_nodes, what)
+        if graph.vector_locate and arr is not None and arr.ndim == 2 and arr.size \
+                and np.issubdtype(arr.dtype, np.number) and arr.dtype != np.bool_:
+            out = graph.locate_many(validate.points(arr, what))   # one call, not one per point
+        else:
+            out = self._locate_each(graph, items, what)
+        if not allow_outside and (out < 0).any():
+            i = int(np.flatnonzero(out < 0)[0])
+            raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
+                            f"{graph.graph_id!r}")
+        return out
+
+    @staticmethod
+    def _locate_each(graph, items, what) -> np.ndarray:
         try:
             out = np.array([graph.node_of(p) for p in items], dtype=np.int32)
         except TypeError:
             raise NodeError(f"{what} must be a sequence of node ids or points, "
                             f"got {items!r}") from None
-        if not allow_outside and (out < 0).any():
-            i = int(np.flatnonzero(out < 0)[0])
-            raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
-                            f"{graph.graph_id!r}")
         return out
 
 

@@ -106,6 +106,11 @@ def navcore_distance_matrix(graph, sources, targets):
 
 
 @navcore.hookimpl(trylast=True)
+def navcore_distance_pairs(graph, sources, targets):
+    return search.distance_pairs(graph, sources, targets)
+
+
+@navcore.hookimpl(trylast=True)
 def navcore_make_update(graph, params):
     return updates.make_update(graph, params)
 

@@ -242,6 +242,35 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     return res.T.copy() if backward else res
 
 
+def distance_pairs(graph, sources, targets) -> np.ndarray:
+    """``out[i]``: shortest cost from ``sources[i]`` to ``targets[i]``.
+
+    Pairs are grouped by source, so each distinct source runs one
+    early-exit Dijkstra that stops once all of its targets are settled.
+    """
+    src = _node_array(graph, sources, "sources")
+    dst = _node_array(graph, targets, "targets")
+    if src.shape != dst.shape:
+        raise QueryError(f"distance_pairs needs as many sources as targets, got "
+                         f"{src.size} and {dst.size}")
+    out = np.full(src.size, np.inf)
+    order = np.argsort(src, kind="stable")
+    bounds = np.flatnonzero(np.diff(src[order])) + 1
+    csr, walk = graph.csr, graph.walkable
+    sc = scratch_for(graph)
+    for group in np.split(order, bounds) if src.size else ():
+        r = src[group[0]]
+        if not walk[r]:
+            continue
+        goals = dst[group]
+        res = np.empty(goals.size)
+        gen = sc.next_gen()
+        K.sssp(csr.offsets, csr.targets, csr.cost, walk, r, goals, res, sc.g, sc.parent,
+               sc.stamp, sc.mark, sc.hnode, sc.hkey, sc.hpos, gen)
+        out[group] = np.where(walk[goals], res, np.inf)
+    return out
+
+
 def reachable(graph, a, b) -> bool:
     """Whether ``b`` can be reached from ``a`` along usable edges (BFS)."""
     s = check_node(graph, a, "a")

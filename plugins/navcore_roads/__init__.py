@@ -1,1 +1,8 @@
 """navcore_roads: road networks (OpenStreetMap, DIMACS, GeoJSON, arrays)."""
+
+from .locate import snap
+from .network import RoadGraph, build_road_graph
+from .segments import EARTH_RADIUS_M, Segments, haversine_m
+
+__all__ = ["RoadGraph", "Segments", "build_road_graph", "snap", "haversine_m",
+           "EARTH_RADIUS_M"]

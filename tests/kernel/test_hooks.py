@@ -180,6 +180,21 @@ def test_reachable_and_matrix_hooks_can_be_answered_by_a_plugin(world):
     assert world.distance_matrix("g", [0, 1, 2], [0]).tolist() == [[0.0]] * 3
 
 
+@exercises("navcore_distance_pairs")
+def test_distance_pairs_hook_answers_arrays_of_pairs(world):
+    class Oracle:
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_distance_pairs(self, sources, targets):
+            return np.full(len(sources), 7.0) if len(sources) == 1 else None
+
+    world.add_graph("g", type="csr", src=[0, 1, 0], dst=[1, 2, 2], cost=[1.0, 1.0, 5.0])
+    assert world.distance_pairs("g", [0, 2, 0], [2, 0, 1]).tolist() == [2.0, np.inf, 1.0]
+    with pytest.raises(navcore.QueryError, match="as many sources as targets"):
+        world.distance_pairs("g", [0, 1], [2])
+    world.plugins.register(Oracle())
+    assert world.distance_pairs("g", [0], [2]).tolist() == [7.0]
+
+
 @exercises("navcore_add_commands")
 def test_plugins_add_cli_subcommands(capsys):
     from navcore.cli import build_parser

@@ -1,0 +1,207 @@
+"""numba kernels that make the road graph from its segments (private; see
+``network.py``): which source nodes are junctions, the chains of segments
+between them, strongly connected components, and polylines of paths."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def junctions(n, out_off, out_tgt, in_off, in_src):
+    """``kept[v]``: whether source node ``v`` stays a node of the graph.
+
+    A node is dropped (folded into the edge through it) when it joins
+    exactly two other nodes ``p`` and ``q`` and every way in has its way
+    out: ``p -> v`` exactly when ``v -> q``, ``q -> v`` exactly when
+    ``v -> p``, and no segment is doubled. Dead ends, intersections, nodes
+    where a one-way street turns into a two-way one (or two one-way
+    streets meet head on) and nodes with self-loops stay.
+    """
+    kept = np.zeros(n, dtype=np.bool_)
+    for v in range(n):
+        p = -1
+        q = -1
+        many = False
+        for side in range(2):
+            lo = out_off[v] if side == 0 else in_off[v]
+            hi = out_off[v + 1] if side == 0 else in_off[v + 1]
+            for k in range(lo, hi):
+                w = out_tgt[k] if side == 0 else in_src[k]
+                if w == v:
+                    many = True
+                elif w != p and w != q:
+                    if p < 0:
+                        p = w
+                    elif q < 0:
+                        q = w
+                    else:
+                        many = True
+        if many or q < 0:
+            kept[v] = True
+            continue
+        op = 0
+        oq = 0
+        for k in range(out_off[v], out_off[v + 1]):
+            if out_tgt[k] == p:
+                op += 1
+            else:
+                oq += 1
+        ip = 0
+        iq = 0
+        for k in range(in_off[v], in_off[v + 1]):
+            if in_src[k] == p:
+                ip += 1
+            else:
+                iq += 1
+        through = op <= 1 and oq <= 1 and ip <= 1 and iq <= 1 and ip == oq and iq == op
+        kept[v] = not through
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def trace_chains(n, out_off, out_tgt, out_seg, kept):
+    """Follow every segment leaving a kept node through dropped nodes to
+    the next kept node. Returns ``(e_src, e_dst, chain_start, chain)``:
+    edge ``i`` runs from ``e_src[i]`` to ``e_dst[i]`` (source node
+    indices) over segments ``chain[chain_start[i]:chain_start[i + 1]]``.
+
+    A ring of dropped nodes only (a roundabout no road reaches) has no kept
+    node: its first node is kept (``kept`` is updated) and the ring becomes
+    a loop edge, which the caller drops.
+    """
+    m = out_tgt.shape[0]
+    visited = np.zeros(m, dtype=np.bool_)
+    e_src = np.empty(m, dtype=np.int64)
+    e_dst = np.empty(m, dtype=np.int64)
+    chain_start = np.empty(m + 1, dtype=np.int64)
+    chain = np.empty(m, dtype=np.int64)
+    ne = 0
+    w = 0
+    for rings in range(2):
+        for u in range(n):
+            if rings == 0 and not kept[u]:
+                continue
+            for k in range(out_off[u], out_off[u + 1]):
+                if visited[k]:
+                    continue
+                kept[u] = True
+                visited[k] = True
+                chain_start[ne] = w
+                chain[w] = out_seg[k]
+                w += 1
+                prev = u
+                v = out_tgt[k]
+                while not kept[v]:
+                    nxt = out_off[v]             # a dropped node has one way on
+                    if out_tgt[nxt] == prev and out_off[v + 1] - nxt > 1:
+                        nxt += 1
+                    visited[nxt] = True
+                    chain[w] = out_seg[nxt]
+                    w += 1
+                    prev = v
+                    v = out_tgt[nxt]
+                e_src[ne] = u
+                e_dst[ne] = v
+                ne += 1
+    chain_start[ne] = w
+    return e_src[:ne], e_dst[:ne], chain_start[:ne + 1], chain[:w]
+
+
+@njit(cache=True, nogil=True)
+def strong_components(n, offsets, targets):
+    """Tarjan's strongly connected components, iterative (no recursion
+    limit on long roads). Returns int32 labels ``0..k-1`` per node."""
+    index = np.full(n, -1, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    on_stack = np.zeros(n, dtype=np.bool_)
+    label = np.full(n, -1, dtype=np.int32)
+    stack = np.empty(n, dtype=np.int64)
+    call_node = np.empty(n, dtype=np.int64)
+    call_edge = np.empty(n, dtype=np.int64)
+    sp = 0
+    counter = 0
+    comps = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        depth = 0
+        call_node[0] = root
+        call_edge[0] = offsets[root]
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        while depth >= 0:
+            v = call_node[depth]
+            k = call_edge[depth]
+            if k < offsets[v + 1]:
+                call_edge[depth] = k + 1
+                w = targets[k]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    depth += 1
+                    call_node[depth] = w
+                    call_edge[depth] = offsets[w]
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            if low[v] == index[v]:                   # v roots a component
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    on_stack[w] = False
+                    label[w] = comps
+                    if w == v:
+                        break
+                comps += 1
+            depth -= 1
+            if depth >= 0:
+                u = call_node[depth]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return label
+
+
+@njit(cache=True, nogil=True)
+def polyline(edges, chain_start, chain, seg_src, seg_dst):
+    """Source node indices along ``edges`` (graph edge ids, in path
+    order): the first segment's start, then every segment's end."""
+    total = 1
+    for i in range(edges.shape[0]):
+        e = edges[i]
+        total += chain_start[e + 1] - chain_start[e]
+    out = np.empty(total, dtype=np.int64)
+    if edges.shape[0] == 0:
+        return out[:0]
+    out[0] = seg_src[chain[chain_start[edges[0]]]]
+    w = 1
+    for i in range(edges.shape[0]):
+        e = edges[i]
+        for j in range(chain_start[e], chain_start[e + 1]):
+            out[w] = seg_dst[chain[j]]
+            w += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def cheapest_edges(offsets, targets, cost, nodes):
+    """For a path given as nodes, the cheapest edge between each
+    consecutive pair (parallel roads: the one a search took)."""
+    out = np.empty(max(nodes.shape[0] - 1, 0), dtype=np.int64)
+    for i in range(nodes.shape[0] - 1):
+        u = nodes[i]
+        v = nodes[i + 1]
+        best = -1
+        for k in range(offsets[u], offsets[u + 1]):
+            if targets[k] == v and (best < 0 or cost[k] < cost[best]):
+                best = k
+        out[i] = best
+    return out

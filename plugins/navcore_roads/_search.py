@@ -1,0 +1,280 @@
+"""numba kernels of the road searches without a hierarchy (private; see
+``search.py``): A* (Dijkstra when the heuristic scale is 0) and
+bidirectional Dijkstra, both with lazy binary heaps (an entry per
+relaxation, so a heap as long as the edge list never overflows) and
+generation-stamped labels (seed 002): a query costs one increment to
+start, and allocates only its result.
+
+Labels: ``stamp[side, v] == 2 * gen`` open, ``2 * gen + 1`` closed;
+``par[side, v]`` is the forward-CSR edge that reached ``v`` (for the
+backward side, the edge leaving ``v`` towards the goal).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+INF = np.inf
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push(hk, hn, size, key, node):
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] <= key:
+            break
+        hk[i] = hk[p]
+        hn[i] = hn[p]
+        i = p
+    hk[i] = key
+    hn[i] = node
+    return size + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pop(hk, hn, size):
+    """Drop the root (the caller read it); returns the new size."""
+    size -= 1
+    key = hk[size]
+    node = hn[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and hk[c + 1] < hk[c]:
+            c += 1
+        if hk[c] >= key:
+            break
+        hk[i] = hk[c]
+        hn[i] = hn[c]
+        i = c
+    if size > 0:
+        hk[i] = key
+        hn[i] = node
+    return size
+
+
+@njit(cache=True, nogil=True)
+def astar(offsets, targets, cost, walkable, unit, scale, s, t,
+          dist, par, stamp, hk, hn, gen):
+    """A* from ``s`` to ``t``; ``h(v) = scale * |unit[v] - unit[t]|`` (a
+    chord, never longer than the great circle; ``scale`` is at most the
+    cheapest cost per chord metre, so h is consistent). Returns
+    ``(cost, expanded)``; cost is inf when ``t`` is not reached."""
+    opened = 2 * gen
+    closed = opened + 1
+    tx = unit[t, 0]
+    ty = unit[t, 1]
+    tz = unit[t, 2]
+    dist[s] = 0.0
+    par[s] = -1
+    stamp[s] = opened
+    size = _push(hk, hn, 0, 0.0, s)
+    expanded = 0
+    while size > 0:
+        u = hn[0]
+        size = _pop(hk, hn, size)
+        if stamp[u] == closed:
+            continue
+        stamp[u] = closed
+        expanded += 1
+        if u == t:
+            return dist[t], expanded
+        du = dist[u]
+        for k in range(offsets[u], offsets[u + 1]):
+            v = targets[k]
+            if stamp[v] == closed or not walkable[v]:
+                continue
+            nd = du + cost[k]
+            if not nd < INF or (stamp[v] == opened and nd >= dist[v]):
+                continue
+            dist[v] = nd
+            par[v] = k
+            stamp[v] = opened
+            h = 0.0
+            if scale > 0.0:
+                dx = unit[v, 0] - tx
+                dy = unit[v, 1] - ty
+                dz = unit[v, 2] - tz
+                h = scale * np.sqrt(dx * dx + dy * dy + dz * dz)
+            size = _push(hk, hn, size, nd + h, v)
+    return INF, expanded
+
+
+@njit(cache=True, nogil=True)
+def bidijkstra(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable, s, t,
+               dist, par, stamp, hk, hn, gen):
+    """Bidirectional Dijkstra: forward from ``s`` on the graph, backward
+    from ``t`` on its transpose (``b_*``: in-edges, ``b_eid`` the forward
+    edge id), the side with the smaller queue top first; stops when the
+    two tops together reach the best meeting cost. Returns
+    ``(cost, meet, expanded)``; ``meet`` is -1 when unreachable."""
+    opened = 2 * gen
+    closed = opened + 1
+    for side in range(2):
+        r = s if side == 0 else t
+        dist[side, r] = 0.0
+        par[side, r] = -1
+        stamp[side, r] = opened
+        hk[side, 0] = 0.0
+        hn[side, 0] = r
+    size0 = 1
+    size1 = 1
+    best = INF
+    meet = -1
+    if s == t:
+        return 0.0, s, 0
+    expanded = 0
+    while size0 > 0 or size1 > 0:
+        top0 = hk[0, 0] if size0 > 0 else INF
+        top1 = hk[1, 0] if size1 > 0 else INF
+        if top0 + top1 >= best:
+            break
+        side = 0 if top0 <= top1 else 1
+        other = 1 - side
+        u = hn[side, 0]
+        if side == 0:
+            size0 = _pop(hk[0], hn[0], size0)
+        else:
+            size1 = _pop(hk[1], hn[1], size1)
+        if stamp[side, u] == closed:
+            continue
+        stamp[side, u] = closed
+        expanded += 1
+        du = dist[side, u]
+        lo = f_off[u] if side == 0 else b_off[u]
+        hi = f_off[u + 1] if side == 0 else b_off[u + 1]
+        for k in range(lo, hi):
+            if side == 0:
+                v = f_tgt[k]
+                w = f_cost[k]
+                edge = k
+            else:
+                v = b_src[k]
+                w = b_cost[k]
+                edge = b_eid[k]
+            if stamp[side, v] == closed or not walkable[v]:
+                continue
+            nd = du + w
+            if not nd < INF or (stamp[side, v] == opened and nd >= dist[side, v]):
+                continue
+            dist[side, v] = nd
+            par[side, v] = edge
+            stamp[side, v] = opened
+            if side == 0:
+                size0 = _push(hk[0], hn[0], size0, nd, v)
+            else:
+                size1 = _push(hk[1], hn[1], size1, nd, v)
+            if stamp[other, v] >= opened:             # labelled from the other end
+                total = nd + dist[other, v]
+                if total < best:
+                    best = total
+                    meet = v
+    return best, meet, expanded
+
+
+@njit(cache=True, nogil=True)
+def trace_edges(par, ends, node, forward_side):
+    """Edges between the search root and ``node`` following ``par``, in
+    path order: for the forward side ``ends`` holds each edge's source
+    (walking back to the start), for the backward side its target
+    (walking on to the goal)."""
+    k = 0
+    v = node
+    while par[v] >= 0:
+        v = ends[par[v]]
+        k += 1
+    out = np.empty(k, dtype=np.int64)
+    v = node
+    for j in range(k):
+        e = par[v]
+        out[k - 1 - j if forward_side else j] = e
+        v = ends[e]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def one_to_many(offsets, targets, cost, walkable, source, goals, out,
+                dist, stamp, mark, hk, hn, gen):
+    """Dijkstra from ``source`` until every node of ``goals`` is settled;
+    ``out[j]`` gets the cost to ``goals[j]`` (inf if unreachable)."""
+    opened = 2 * gen
+    closed = opened + 1
+    remaining = 0
+    for j in range(goals.shape[0]):
+        g = goals[j]
+        if mark[g] != gen:
+            mark[g] = gen
+            remaining += 1
+    dist[source] = 0.0
+    stamp[source] = opened
+    size = _push(hk, hn, 0, 0.0, source)
+    while size > 0 and remaining > 0:
+        u = hn[0]
+        size = _pop(hk, hn, size)
+        if stamp[u] == closed:
+            continue
+        stamp[u] = closed
+        if mark[u] == gen:
+            remaining -= 1
+        du = dist[u]
+        for k in range(offsets[u], offsets[u + 1]):
+            v = targets[k]
+            if stamp[v] == closed or not walkable[v]:
+                continue
+            nd = du + cost[k]
+            if not nd < INF or (stamp[v] == opened and nd >= dist[v]):
+                continue
+            dist[v] = nd
+            stamp[v] = opened
+            size = _push(hk, hn, size, nd, v)
+    for j in range(goals.shape[0]):
+        g = goals[j]
+        out[j] = dist[g] if stamp[g] == closed else INF
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def matrix(offsets, targets, cost, walkable, rows, cols, out, threads):
+    """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, one early-exit
+    Dijkstra per row, the rows split over ``threads`` chunks, each with its
+    own labels (allocated once per call, not per row)."""
+    n = offsets.shape[0] - 1
+    m = targets.shape[0]
+    chunk = (rows.shape[0] + threads - 1) // threads
+    for c in prange(threads):
+        dist = np.empty(n, dtype=np.float64)
+        stamp = np.zeros(n, dtype=np.int32)
+        mark = np.zeros(n, dtype=np.int32)
+        hk = np.empty(m + 1, dtype=np.float64)
+        hn = np.empty(m + 1, dtype=np.int32)
+        for i in range(c * chunk, min(rows.shape[0], (c + 1) * chunk)):
+            r = rows[i]
+            if walkable[r]:
+                one_to_many(offsets, targets, cost, walkable, r, cols, out[i],
+                            dist, stamp, mark, hk, hn, i + 1)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pairs(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable, sources, goals,
+          out, threads):
+    """``out[i]``: cost from ``sources[i]`` to ``goals[i]`` by
+    bidirectional Dijkstra, the pairs split over ``threads`` chunks."""
+    n = f_off.shape[0] - 1
+    m = f_tgt.shape[0]
+    chunk = (sources.shape[0] + threads - 1) // threads
+    for c in prange(threads):
+        dist = np.empty((2, n), dtype=np.float64)
+        par = np.empty((2, n), dtype=np.int64)
+        stamp = np.zeros((2, n), dtype=np.int32)
+        hk = np.empty((2, m + 1), dtype=np.float64)
+        hn = np.empty((2, m + 1), dtype=np.int32)
+        for i in range(c * chunk, min(sources.shape[0], (c + 1) * chunk)):
+            s = sources[i]
+            t = goals[i]
+            if walkable[s] and walkable[t]:
+                out[i] = bidijkstra(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost,
+                                    walkable, s, t, dist, par, stamp, hk, hn, i + 1)[0]
+            else:
+                out[i] = INF

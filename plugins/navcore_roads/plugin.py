@@ -1,0 +1,103 @@
+"""The roads plugin's hooks: the ``roads`` graph type (OpenStreetMap,
+DIMACS, GeoJSON or arrays), its searches (``dijkstra``, ``astar``,
+``bidijkstra``, ``ch``; ``auto`` is the hierarchy when a current one
+exists, else bidirectional), batch distances, closures and traffic, and
+the ``navcore roads`` command. Model code lives beside it (``segments``,
+``io``, ``profiles``, ``network``, ``search``, ``locate``, ``updates``,
+``ch``)."""
+from __future__ import annotations
+
+import navcore
+
+from . import search, updates
+from .network import RoadGraph, build_road_graph
+from .sources import read_sources
+
+ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
+
+
+def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=None,
+                src=None, dst=None, length=None, speed=None, cost=None, positions=None,
+                oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
+                compress=None):
+    """``type: roads``: exactly one source, ``osm=PATH`` (``.osm.pbf``,
+    ``.osm``, ``.osm.gz``/``.bz2``), ``dimacs=PATH.gr`` (with
+    ``coords=PATH.co``), ``geojson=PATH`` or arrays (``src=``, ``dst=``,
+    ``length=`` metres, ``speed=`` km/h or ``cost=``, ``positions=``
+    (lon, lat), ``oneway=``, ``way=`` ids). ``profile``: ``car``, ``bike``,
+    ``foot`` or a dict (``navcore_roads.profiles``); ``weight``:
+    ``"time"`` (seconds) or ``"distance"`` (metres); ``keep``:
+    ``"largest_scc"`` or ``"all"``; ``compress``: chains of degree-2 nodes
+    become one edge (default for OSM and GeoJSON; DIMACS and arrays keep
+    their node ids unless ``compress=True``)."""
+    segments, default_compress, used_profile = read_sources(
+        osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
+        length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
+        way=way, profile=profile)
+    return build_road_graph(segments, weight=weight, keep=keep,
+                            compress=default_compress if compress is None else compress,
+                            profile=used_profile, world=world)
+
+
+@navcore.hookimpl
+def navcore_graph_types():
+    return {"roads": build_roads}
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_algorithms(graph):
+    return list(ALGORITHMS)
+
+
+# tryfirst: routes carry the drawn road in ``points``, and ``auto`` is the
+# bidirectional search (the csr plugin's one-directional A* is slower here)
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(RoadGraph)
+def navcore_find_path(graph, request):
+    algorithm = request.algorithm
+    if algorithm == "auto":
+        algorithm = "bidijkstra"
+    if algorithm in ALGORITHMS:
+        return search.route(graph, request.start_node, request.goal_node, algorithm)
+    return None
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_distance_matrix(graph, sources, targets):
+    return search.distance_matrix(graph, sources, targets)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_distance_pairs(graph, sources, targets):
+    return search.distance_pairs(graph, sources, targets)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_make_update(graph, params):
+    return updates.make_update(graph, params)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_apply_updates(graph, batch):
+    return updates.apply_updates(graph, batch)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_graph_updated(graph):
+    # updates re-weight roads, never move nodes: the locate index stays right
+    from .locate import VIEW_KEY
+    index = graph.stored_view(VIEW_KEY)
+    if index is not None:
+        index.mark_current()
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_warm_up(graph):
+    search.warm_up(graph)

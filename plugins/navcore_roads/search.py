@@ -1,0 +1,194 @@
+"""Road searches without a hierarchy (public wrappers over ``_search.py``):
+``dijkstra``, ``astar`` and ``bidijkstra`` routes, and batch distances
+for arrays of pairs and whole matrices on both cores.
+
+A route's ``PathResult`` has the junctions in ``nodes`` and the whole
+drawn road in ``points`` ((lon, lat) of every source node along it, so
+more rows than ``nodes``). The A* heuristic is the chord between a node
+and the goal on the unit sphere times the cheapest cost per metre of any
+edge (measured once per graph version): a chord is never longer than the
+great circle an edge's length follows, so it stays admissible and
+consistent whatever the weights, the profile's speeds or the updates.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from navcore.errors import QueryError
+from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
+
+from . import _search as K
+from .segments import EARTH_RADIUS_M
+
+ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
+INT32_MAX = np.iinfo(np.int32).max
+_SCRATCH_KEY = "navcore_roads.search"
+_SCALE_KEY = "navcore_roads.heuristic_scale"
+#: keeps the measured heuristic scale under the true one after rounding
+_ROUNDING_MARGIN = 1.0 - 1e-9
+
+
+class RoadScratch:
+    """One thread's labels for both search directions and lazy heaps as
+    long as the edge list (each relaxation pushes once)."""
+
+    __slots__ = ("dist", "par", "stamp", "hk", "hn", "gen")
+
+    def __init__(self, graph):
+        n = max(graph.num_nodes, 1)
+        m = graph.csr.num_edges + 1
+        self.dist = np.empty((2, n), dtype=np.float64)
+        self.par = np.empty((2, n), dtype=np.int64)
+        self.stamp = np.zeros((2, n), dtype=np.int32)
+        self.hk = np.empty((2, m), dtype=np.float64)
+        self.hn = np.empty((2, m), dtype=np.int32)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= INT32_MAX:       # wrap-around: wipe once
+            self.stamp[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+class _Scale(DerivedView):
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.value = measured_scale(graph)
+
+
+def measured_scale(graph) -> float:
+    """Cheapest cost per chord metre over the edges (0 without
+    coordinates, or when some edge costs nothing)."""
+    if graph.unit is None or graph.csr.num_edges == 0:
+        return 0.0
+    csr = graph.csr
+    src = graph.edge_src
+    chord = np.linalg.norm(graph.unit[src] - graph.unit[csr.targets], axis=1) * EARTH_RADIUS_M
+    usable = chord > 0
+    if not usable.any():
+        return 0.0
+    ratio = csr.cost[usable] / chord[usable]
+    return float(max(ratio.min(), 0.0) * _ROUNDING_MARGIN)
+
+
+def heuristic_scale(graph) -> float:
+    view = graph.view(_SCALE_KEY)
+    if view is None:
+        view = _Scale(graph)
+        graph.set_view(_SCALE_KEY, view)
+    return view.value
+
+
+def scratch_for(graph) -> RoadScratch:
+    return graph.scratch(_SCRATCH_KEY, RoadScratch)
+
+
+def route(graph, s: int, t: int, algorithm: str) -> PathResult:
+    """The cheapest route from node ``s`` to node ``t`` (valid, walkable
+    ids: ``World.find_path`` checked them) by ``algorithm``."""
+    csr = graph.csr
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    if algorithm == "bidijkstra":
+        rev = csr.reverse()
+        cost, meet, expanded = K.bidijkstra(
+            csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
+            rev.cost, graph.walkable, s, t, sc.dist, sc.par, sc.stamp, sc.hk, sc.hn, gen)
+        if meet < 0:
+            return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
+        edges = np.concatenate((K.trace_edges(sc.par[0], graph.edge_src, meet, True),
+                                K.trace_edges(sc.par[1], csr.targets, meet, False)))
+    else:
+        if algorithm == "astar":
+            if graph.unit is None:
+                raise QueryError(f"astar needs node coordinates; road graph "
+                                 f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
+            scale = heuristic_scale(graph)
+        elif algorithm == "dijkstra":
+            scale = 0.0
+        else:
+            raise QueryError(f"unknown road search {algorithm!r}; choose one of "
+                             f"{', '.join(ALGORITHMS)}")
+        unit = graph.unit if graph.unit is not None else _NO_UNIT
+        cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, graph.walkable, unit,
+                                 scale, s, t, sc.dist[0], sc.par[0], sc.stamp[0], sc.hk[0],
+                                 sc.hn[0], gen)
+        if not cost < np.inf:
+            return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
+        edges = K.trace_edges(sc.par[0], graph.edge_src, t, True)
+    return path_result(graph, s, edges, cost, expanded, algorithm)
+
+
+_NO_UNIT = np.zeros((1, 3))
+
+
+def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
+    """A found route from its edges (CSR positions, in order)."""
+    nodes = np.empty(edges.size + 1, dtype=np.int32)
+    nodes[0] = s
+    nodes[1:] = graph.csr.targets[edges]
+    if graph.positions is None:
+        points = np.full((nodes.size, 2), np.nan)
+    elif edges.size == 0:
+        points = graph.positions[[s]]
+    else:
+        points = graph.route_points(edges)
+    return PathResult.found_path(nodes, points, cost, expanded, algorithm)
+
+
+def threads_for(jobs: int) -> int:
+    return max(1, min(numba.get_num_threads(), int(jobs)))
+
+
+def distance_pairs(graph, sources, targets) -> np.ndarray:
+    """Cost from ``sources[i]`` to ``targets[i]`` for every ``i``
+    (validated int32 node arrays of one length), bidirectional Dijkstra
+    per pair over both cores."""
+    out = np.empty(sources.size, dtype=np.float64)
+    if sources.size == 0:
+        return out
+    csr = graph.csr
+    rev = csr.reverse()
+    K.pairs(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
+            rev.cost, graph.walkable, sources, targets, out, threads_for(sources.size))
+    return out
+
+
+def distance_matrix(graph, sources, targets) -> np.ndarray:
+    """``(S, T)`` costs, one early-exit Dijkstra per source (per target on
+    the reversed graph when there are fewer targets), over both cores."""
+    out = np.full((sources.size, targets.size), np.inf)
+    if sources.size == 0 or targets.size == 0:
+        return out
+    csr = graph.csr
+    if targets.size < sources.size:
+        rev = csr.reverse()
+        res = np.full((targets.size, sources.size), np.inf)
+        K.matrix(rev.offsets, rev.targets, rev.cost, graph.walkable, targets, sources, res,
+                 threads_for(targets.size))
+        out[:] = res.T
+    else:
+        K.matrix(csr.offsets, csr.targets, csr.cost, graph.walkable, sources, targets, out,
+                 threads_for(sources.size))
+    out[:, ~graph.walkable[targets]] = np.inf
+    return out
+
+
+def warm_up(graph) -> None:
+    """Compile or load every kernel a road query runs, on this graph."""
+    if graph.num_nodes == 0:
+        return
+    for algorithm in ALGORITHMS:
+        if algorithm != "astar" or graph.unit is not None:
+            route(graph, 0, 0, algorithm)
+    one = np.zeros(1, dtype=np.int32)
+    distance_pairs(graph, one, one)
+    distance_matrix(graph, one, one)
+    distance_matrix(graph, np.zeros(2, dtype=np.int32), one)
+    if graph.unit is not None:
+        from .locate import snap
+        snap(graph, graph.positions[:1])

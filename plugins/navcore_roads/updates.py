@@ -1,0 +1,171 @@
+"""Closures and traffic on road graphs (``World.update`` on a ``roads``
+graph; the next ``tick`` applies them).
+
+Which roads (one of):
+
+* ``edges=[(u, v), ...]``: the graph's edges ``u -> v`` (node ids; every
+  parallel road between them; one direction only);
+* ``osm_way=ID`` or a list of ids: every segment of those ways, whichever
+  edges they lie on (part of a long edge when a way ends inside a chain);
+* ``rect=(lon0, lat0, lon1, lat1)``: every segment with an end inside.
+
+What happens to them (one of):
+
+* ``cost=inf``: closed (no search uses them until ``reset``);
+* ``factor=f`` (> 0): cost is ``f`` times the free-flow cost (2.0: twice
+  as slow; 1.0: free flow again); it does not reopen a closure;
+* ``speed=v`` (km/h, > 0): on ``weight="time"`` graphs, time at that speed;
+* ``reset=True``: back to the loaded state (open, free flow);
+* ``walkable=False/True`` with ``nodes=[...]``: junctions closed or opened.
+
+Costs live per segment, so a jam on one way of a compressed edge re-weights
+only its share of that edge. Every query after the tick is exact; derived
+views (a contraction hierarchy) are stale until rebuilt.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore import validate
+from navcore.errors import UpdateError
+from navcore.types import Update
+
+SELECTIONS = ("edges", "osm_way", "rect", "nodes")
+ACTIONS = ("cost", "factor", "speed", "reset", "walkable")
+
+
+def make_update(graph, params) -> Update:
+    """Validate one ``World.update`` call now (``UpdateError`` naming what
+    is wrong; nothing is queued then)."""
+    known = set(SELECTIONS) | set(ACTIONS)
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise UpdateError(f"unknown update parameter(s) {unknown} for road graph "
+                          f"{graph.graph_id!r}; known: {', '.join(SELECTIONS + ACTIONS)}")
+    chosen = [k for k in SELECTIONS if k in params]
+    acts = [k for k in ACTIONS if k in params]
+    if len(chosen) != 1 or len(acts) != 1:
+        raise UpdateError(f"a road update takes one of {', '.join(SELECTIONS)} and one of "
+                          f"{', '.join(ACTIONS)}; got {sorted(params)}")
+    where, act = chosen[0], acts[0]
+    if (where == "nodes") != (act == "walkable"):
+        raise UpdateError("nodes= goes with walkable=True/False, and walkable= with nodes=")
+    if where == "nodes":
+        nodes = validate.node_ids(np.asarray(params["nodes"]).reshape(-1), graph.num_nodes,
+                                  f"nodes of graph {graph.graph_id!r}", UpdateError, np.int64)
+        walkable = validate.boolean(params["walkable"], "walkable", UpdateError)
+        return Update(graph.graph_id, "walkable", {"nodes": nodes, "walkable": walkable})
+    segs = _segments(graph, where, params[where])
+    value = _action(graph, act, params[act])
+    return Update(graph.graph_id, act, {"segments": segs, "value": value})
+
+
+def _segments(graph, where, value) -> np.ndarray:
+    seg = graph.segments
+    if where == "edges":
+        pairs = np.asarray(value)
+        if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
+                pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
+            raise UpdateError(f"edges must be a list of (u, v) node-id pairs, got {value!r}")
+        what = f"edges of graph {graph.graph_id!r}"
+        u = validate.node_ids(pairs[:, 0], graph.num_nodes, what, UpdateError, np.int64)
+        v = validate.node_ids(pairs[:, 1], graph.num_nodes, what, UpdateError, np.int64)
+        csr = graph.csr
+        edges = np.flatnonzero(np.isin(graph.edge_src.astype(np.int64) * graph.num_nodes
+                                       + csr.targets, u * graph.num_nodes + v))
+        found = np.isin(u * graph.num_nodes + v, graph.edge_src.astype(np.int64)
+                        * graph.num_nodes + csr.targets[edges])
+        if not found.all():
+            i = int(np.flatnonzero(~found)[0])
+            raise UpdateError(f"road graph {graph.graph_id!r} has no edge "
+                              f"{int(u[i])} -> {int(v[i])}")
+        from .network import _chain_slices
+        return graph.chain[_chain_slices(graph.chain_start, edges)[1]]
+    if where == "osm_way":
+        ids = np.asarray(value).reshape(-1)
+        if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.dtype == np.bool_:
+            raise UpdateError(f"osm_way must be a way id or a list of them, got {value!r}")
+        hit = np.flatnonzero(np.isin(seg.way, ids) & (graph.seg_edge >= 0))
+        missing = np.setdiff1d(ids, seg.way[hit])
+        if missing.size:
+            raise UpdateError(f"road graph {graph.graph_id!r} has no way "
+                              f"{int(missing[0])} (not routable, or dropped at load)")
+        return hit
+    lon0, lat0, lon1, lat1 = _bbox(value)
+    lo_x, hi_x = min(lon0, lon1), max(lon0, lon1)
+    lo_y, hi_y = min(lat0, lat1), max(lat0, lat1)
+    inside = ((seg.lon >= lo_x) & (seg.lon <= hi_x) & (seg.lat >= lo_y) & (seg.lat <= hi_y))
+    return np.flatnonzero((inside[seg.src] | inside[seg.dst]) & (graph.seg_edge >= 0))
+
+
+def _bbox(value):
+    try:
+        box = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        box = None
+    if box is None or box.shape != (4,) or not np.isfinite(box).all() \
+            or (np.abs(box[[0, 2]]) > 180).any() or (np.abs(box[[1, 3]]) > 90).any():
+        raise UpdateError(f"rect must be (lon0, lat0, lon1, lat1) in degrees, got {value!r}")
+    return box.tolist()
+
+
+def _action(graph, act, value):
+    if act == "reset":
+        if value is not True:
+            raise UpdateError(f"reset takes True, got {value!r}")
+        return True
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UpdateError(f"{act} must be a number, got {value!r}") from None
+    if isinstance(value, (bool, np.bool_)):
+        raise UpdateError(f"{act} must be a number, got {value!r}")
+    if act == "cost":
+        if x != np.inf:
+            raise UpdateError(f"cost= closes roads and takes inf, got {value!r}; use "
+                              f"factor= or speed= for traffic, reset=True to reopen")
+        return x
+    if not (x > 0 and np.isfinite(x)):
+        raise UpdateError(f"{act} must be finite and > 0, got {value!r}")
+    if act == "speed" and (graph.weight != "time" or graph.segments.cost is not None):
+        raise UpdateError(f"speed= changes travel times; road graph {graph.graph_id!r} is "
+                          f"weighted by {'its given costs' if graph.segments.cost is not None else 'distance'}")
+    return x
+
+
+def apply_updates(graph, batch) -> np.ndarray:
+    """Apply a batch in order (later writes win); returns the dirty nodes
+    (both ends of every edge whose cost changed, and re-walkable nodes).
+    Nothing changes when anything fails."""
+    state = graph.traffic.copy()
+    walkable = graph.walkable.copy()
+    touched = []
+    for upd in batch:
+        p = upd.params
+        if upd.kind == "walkable":
+            walkable[p["nodes"]] = p["walkable"]
+            continue
+        s = p["segments"]
+        if upd.kind == "cost":
+            state.closed[s] = True
+        elif upd.kind == "factor":
+            state.factor[s] = p["value"]
+        elif upd.kind == "speed":
+            state.speed[s] = p["value"]
+        elif upd.kind == "reset":
+            state.reset(s)
+        else:
+            raise UpdateError(f"update kind {upd.kind!r} is not a road update")
+        touched.append(s)
+    dirty = [np.flatnonzero(walkable != graph.walkable)]
+    graph.walkable[:] = walkable
+    if touched:
+        segs = np.unique(np.concatenate(touched))
+        graph.traffic = state
+        graph.seg_cost[segs] = state.costs(graph, segs)
+        edges = np.unique(graph.seg_edge[segs])
+        from .network import edge_costs
+        graph.csr.set_cost(edges, edge_costs(graph, edges))
+        dirty += [graph.edge_src[edges], graph.csr.targets[edges]]
+    graph.version += 1
+    return np.unique(np.concatenate(dirty)).astype(np.int32)
