@@ -41,9 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from navcore.errors import CapacityError, MapFormatError
+from navcore.errors import MapFormatError
+from navcore_roads.io._ways import segments_from_ways
 from navcore_roads.profiles import get_profile
-from navcore_roads.segments import Segments, haversine_m
+from navcore_roads.segments import Segments
 
 __all__ = ["read_osm", "OSM_SUFFIXES"]
 
@@ -66,7 +67,7 @@ def read_osm(path, profile="car", *, missing_nodes: str = "skip") -> Segments:
                              f"not {missing_nodes!r}", path=path)
     path = _check_file(path)
     ways = _read_ways(path, profile, missing_nodes == "error")
-    return _segments(path, profile, *ways)
+    return segments_from_ways(path, profile, *ways)
 
 
 def _check_file(path) -> Path:
@@ -141,44 +142,3 @@ def _reported(objects, path):
                 line=int(where.group(1)) if where else None,
                 column=int(where.group(2)) if where and where.group(2) else None) from None
         yield item
-
-
-def _segments(path, profile, refs, valid, lons, lats, starts, forward, backward,
-              way_ids, classes) -> Segments:
-    # Pairs (i, i + 1) on the same way, both located, not the same node
-    way_of = np.zeros(refs.size, dtype=np.int64)
-    if starts.size:
-        way_of[starts[1:]] = 1
-        way_of = np.cumsum(way_of)
-    i = np.arange(max(refs.size - 1, 0))
-    keep = ((way_of[i] == way_of[i + 1]) & valid[i] & valid[i + 1]
-            & (refs[i] != refs[i + 1]))
-    i = i[keep]
-
-    # Nodes: the ends of those pairs, numbered by OSM id (a node whose
-    # neighbours on the way are all missing makes no segment and is left out)
-    ends = np.unique(np.r_[i, i + 1])
-    node_id, first, inverse = np.unique(refs[ends], return_index=True,
-                                        return_inverse=True)
-    if node_id.size > np.iinfo(np.int32).max:
-        raise CapacityError(f"{node_id.size} road nodes exceed the int32 node index",
-                            path=path)
-    where = ends[first]
-    index = np.full(refs.size, -1, dtype=np.int64)
-    index[ends] = inverse
-    a, b, w = index[i], index[i + 1], way_of[i]
-    fwd, bwd = forward[w] > 0, backward[w] > 0
-
-    # Each way's segments together: pair by pair, forward before backward
-    order = np.lexsort((np.r_[np.zeros(fwd.sum()), np.ones(bwd.sum())],
-                        np.r_[i[fwd], i[bwd]]))
-    src = np.r_[a[fwd], b[bwd]][order].astype(np.int32)
-    dst = np.r_[b[fwd], a[bwd]][order].astype(np.int32)
-    way = np.r_[w[fwd], w[bwd]][order]
-    speed = np.r_[forward[w[fwd]], backward[w[bwd]]][order]
-    lon, lat = lons[where], lats[where]
-    return Segments(
-        node_id=node_id, lon=lon, lat=lat, src=src, dst=dst,
-        length=haversine_m(lon[src], lat[src], lon[dst], lat[dst]),
-        speed=speed, way=way_ids[way], highway=classes[way],
-        highway_names=profile.highway_names, source=str(path))
