@@ -234,7 +234,7 @@ def test_bad_files(tmp_path):
                                              r"XML parsing error") as caught:
         read_osm(broken)
     assert caught.value.line == 4
-    with pytest.raises(MapFormatError, match="missing_nodes"):
+    with pytest.raises(GraphError, match="missing_nodes must be 'skip' or 'error'"):
         read_osm(broken, missing_nodes="ignore")
 
 

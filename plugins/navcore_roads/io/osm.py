@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from navcore.errors import MapFormatError
+from navcore.errors import GraphError, MapFormatError
 from navcore_roads.io._ways import segments_from_ways
 from navcore_roads.profiles import get_profile
 from navcore_roads.segments import Segments
@@ -59,12 +59,11 @@ def read_osm(path, profile="car", *, missing_nodes: str = "skip") -> Segments:
 
     ``missing_nodes``: ``"skip"`` (default) cuts ways at nodes the file has
     no location for; ``"error"`` raises ``MapFormatError`` naming the way
-    and the node. Raises ``GraphError`` for a bad profile.
+    and the node. Raises ``GraphError`` for a bad profile or option.
     """
     profile = get_profile(profile)
     if missing_nodes not in ("skip", "error"):
-        raise MapFormatError(f"missing_nodes must be 'skip' or 'error', "
-                             f"not {missing_nodes!r}", path=path)
+        raise GraphError(f"missing_nodes must be 'skip' or 'error', not {missing_nodes!r}")
     path = _check_file(path)
     ways = _read_ways(path, profile, missing_nodes == "error")
     return segments_from_ways(path, profile, *ways)
