@@ -65,7 +65,8 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   answer as they were.
 * ``workers_agree``: one script of requests, updates and ticks gives
   identical results with ``World(workers=0)`` and ``World(workers=2)``.
-* ``points_locate_back``: a path's ``points`` are its nodes' points, and
+* ``points_locate_back``: a path's ``points`` are its nodes' points (or
+  pass through them in order, for ``GraphFactory.drawn_points``), and
   a node's point (``graph.points_of``) locates back to that node, so
   points from a result can be passed to the next query.
 
@@ -145,6 +146,14 @@ class GraphFactory(abc.ABC):
     #: the length of the polyline ``points`` (a navmesh's string-pulled path),
     #: not the cost of a walk on the CSR view; see :func:`check_geometric`
     geometric_algorithms: frozenset = frozenset()
+    #: True when ``points`` is the drawn route (a road's shape between
+    #: junctions): a polyline passing through every node's point in order,
+    #: with more points between them; ``cost`` is still the walk's
+    drawn_points: bool = False
+    #: public functions (``"module:name"``, called with the graph) that build
+    #: the derived views some algorithms answer from (``VIEW_BUILDERS``);
+    #: a backend with its own hierarchy names its own builder here
+    view_builders: dict = VIEW_BUILDERS
 
     @abc.abstractmethod
     def build(self, world, graph_id, rng) -> NavGraph:
@@ -185,6 +194,7 @@ class _View(NamedTuple):
 
     out: list          # u -> {v: least finite cost of an edge u -> v}
     walkable: list
+    points: np.ndarray | None = None   # graph.points_of every node, or None
 
 
 def _view(graph) -> _View:
@@ -200,7 +210,8 @@ def _view(graph) -> _View:
             if c < math.inf and c < row.get(targets[e], math.inf):
                 row[targets[e]] = c
         out.append(row)
-    return _View(out, [bool(x) for x in np.asarray(graph.walkable)])
+    points = graph.points_of(np.arange(graph.num_nodes)) if graph.has_positions() else None
+    return _View(out, [bool(x) for x in np.asarray(graph.walkable)], points)
 
 
 def reference_distances(graph, source, *, view=None) -> dict:
@@ -279,6 +290,7 @@ class _Context:
     the seed, the step, and the updates applied so far."""
 
     def __init__(self, factory, seed, check):
+        self.factory = factory
         self.head = f"{factory}, seed {seed}, {check}"
         self.step = "initial graph"
         self.updates = []
@@ -412,10 +424,38 @@ def _walk_cost(ctx, view, result, s, t, call) -> float:
     nodes = _walk(ctx, view, result, s, t, call)
     total = sum(view.out[u][v] for u, v in zip(nodes[:-1], nodes[1:]))
     points = np.asarray(result.points)
-    if points.ndim != 2 or points.shape[0] != len(nodes):
+    if getattr(ctx.factory, "drawn_points", False):
+        _check_drawn(ctx, view, result, nodes, call)
+    elif points.ndim != 2 or points.shape[0] != len(nodes):
         _fail(ctx, f"{call} returned {len(nodes)} nodes but points of shape "
                    f"{points.shape}: one point per node")
     return total
+
+
+def _check_drawn(ctx, view, result, nodes, call):
+    """A drawn route: ``points`` starts and ends at the ends' points and
+    passes through every node's point in order."""
+    points = np.asarray(result.points, dtype=np.float64)
+    want = np.asarray(view.points[nodes], dtype=np.float64) if view.points is not None \
+        else None
+    if points.ndim != 2 or points.shape[0] < len(nodes) or points.shape[1] < 2:
+        _fail(ctx, f"{call} returned {len(nodes)} nodes but points of shape "
+                   f"{points.shape}: a drawn route has a point per node at least")
+    if want is None or np.isnan(want).all():
+        return
+    if not _passes_through(points, want):
+        _fail(ctx, f"{call}: its points do not pass through its nodes' points in order")
+
+
+def _passes_through(points, want) -> bool:
+    """Whether polyline ``points`` starts at ``want[0]``, ends at
+    ``want[-1]`` and has every row of ``want`` in order (a drawn route)."""
+    k = 0
+    for p in points[:, :2]:
+        if k < len(want) and np.array_equal(p, want[k, :2]):
+            k += 1
+    return k == len(want) and np.array_equal(points[0, :2], want[0, :2]) \
+        and np.array_equal(points[-1, :2], want[-1, :2])
 
 
 def _walk(ctx, view, result, s, t, call) -> list:
@@ -486,8 +526,8 @@ def _check_ends_locate(ctx, locate, result, s, t, call):
                    f"not [{s}, {t}]")
 
 
-def _builder(name):
-    module, _, attr = VIEW_BUILDERS[name].partition(":")
+def _builder(name, builders=VIEW_BUILDERS):
+    module, _, attr = builders[name].partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
@@ -590,9 +630,9 @@ def check_paths_match_reference(factory, seed=0, *, rounds=3):
             # ... then the derived views built anew, and "auto" using them
             built = []
             for name in listed:
-                if name in VIEW_BUILDERS:
+                if name in factory.view_builders:
                     try:
-                        _builder(name)(graph)
+                        _builder(name, factory.view_builders)(graph)
                         built.append(name)
                     except NavError:
                         pass              # its queries must decline then
@@ -991,7 +1031,11 @@ def check_points_locate_back(factory, seed=0, *, nodes=30):
                                    f"find_path({s}, {t})")
             elif by_id.found:
                 want = np.asarray(graph.points_of(by_id.nodes))
-                if not np.allclose(by_id.points, want, equal_nan=True):
+                if factory.drawn_points:
+                    follows = _passes_through(np.asarray(by_id.points), want)
+                else:
+                    follows = np.allclose(by_id.points, want, equal_nan=True)
+                if not follows:
                     _fail(ctx, f"find_path({s}, {t}).points are not the points of its "
                                f"nodes (graph.points_of)")
     finally:

@@ -70,11 +70,10 @@ def _segments(graph, where, value) -> np.ndarray:
         what = f"edges of graph {graph.graph_id!r}"
         u = validate.node_ids(pairs[:, 0], graph.num_nodes, what, UpdateError, np.int64)
         v = validate.node_ids(pairs[:, 1], graph.num_nodes, what, UpdateError, np.int64)
-        csr = graph.csr
-        edges = np.flatnonzero(np.isin(graph.edge_src.astype(np.int64) * graph.num_nodes
-                                       + csr.targets, u * graph.num_nodes + v))
-        found = np.isin(u * graph.num_nodes + v, graph.edge_src.astype(np.int64)
-                        * graph.num_nodes + csr.targets[edges])
+        keys = graph.edge_src.astype(np.int64) * graph.num_nodes + graph.csr.targets
+        wanted = u * graph.num_nodes + v
+        edges = np.flatnonzero(np.isin(keys, wanted))
+        found = np.isin(wanted, keys[edges])
         if not found.all():
             i = int(np.flatnonzero(~found)[0])
             raise UpdateError(f"road graph {graph.graph_id!r} has no edge "
