@@ -50,6 +50,17 @@ class SceneLayer(ABC):
 
     #: what one node is called in messages ("holds no walkable cell")
     node_word = "node"
+    #: pictures: the world length of one map unit (``--scale`` is pixels
+    #: per map unit; path widths and agent sizes are in map units). A grid
+    #: cell or a navmesh unit is 1; a road map in degrees says how many
+    #: degrees make a unit
+    unit = 1.0
+    #: pictures: whether y grows upwards (latitude), so north is drawn up;
+    #: maps whose y grows downwards (grids, map files) leave it False
+    y_up = False
+    #: pictures: how long a unit of x is against a unit of y (a degree of
+    #: longitude is cos(latitude) of a degree of latitude)
+    aspect = 1.0
 
     def __init__(self, world, graph_id, graph):
         self.world = world
@@ -114,6 +125,17 @@ class SceneLayer(ABC):
                            f"positions: obstacles and pictures need its scene layer to "
                            f"give bounds, box_region and region_box")
         return self.graph.positions[:, :2]
+
+    #: True when ``step_lengths`` measures other than straight lines in
+    #: world units (a road map in degrees measures metres)
+    measures_steps = False
+
+    def step_lengths(self, points) -> np.ndarray:
+        """Lengths of the steps of the polyline ``points`` (``(k, 2)``):
+        how far an agent walks between them, so a scene's speeds are these
+        units per second. By default straight lines in world units; a road
+        layer gives great-circle metres (and sets ``measures_steps``)."""
+        return np.hypot(*np.diff(np.asarray(points, dtype=np.float64), axis=0).T)
 
     # -- what a scene does to the graph --------------------------------------
     def set_walkable(self, region, walkable: bool) -> None:

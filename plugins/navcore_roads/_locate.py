@@ -77,6 +77,17 @@ def nearest_one(q, unit, lo, cell, dims, start, nodes, usable):
 
 @njit(cache=True, nogil=True, parallel=True)
 def nearest(queries, unit, lo, cell, dims, start, nodes, usable, out, chord):
+    """``nearest_one`` for every row of ``queries``, over all cores."""
     for i in prange(queries.shape[0]):
+        out[i], chord[i] = nearest_one(queries[i], unit, lo, cell, dims, start, nodes,
+                                       usable)
+
+
+@njit(cache=True, nogil=True)
+def nearest_serial(queries, unit, lo, cell, dims, start, nodes, usable, out, chord):
+    """``nearest`` on the calling thread: for a few points (a route's two
+    ends), where starting the thread pool costs more than the search, and
+    from worker threads, which must not share numba's pool."""
+    for i in range(queries.shape[0]):
         out[i], chord[i] = nearest_one(queries[i], unit, lo, cell, dims, start, nodes,
                                        usable)

@@ -20,6 +20,8 @@ from .network import unit_vectors
 from .segments import EARTH_RADIUS_M
 
 VIEW_KEY = "navcore_roads.locate"
+#: points per call from which the lookup runs on all cores
+PARALLEL_FROM = 256
 #: nodes per grid cell on average (a ring search then reads a few cells)
 _PER_CELL = 2.0
 
@@ -52,7 +54,8 @@ class LocateIndex(DerivedView):
         q = unit_vectors(lonlat)
         out = np.empty(q.shape[0], dtype=np.int32)
         chord = np.empty(q.shape[0], dtype=np.float64)
-        K.nearest(q, self.graph.unit, self.lo, self.cell, self.dims, self.start,
+        kernel = K.nearest if q.shape[0] >= PARALLEL_FROM else K.nearest_serial
+        kernel(q, self.graph.unit, self.lo, self.cell, self.dims, self.start,
                   self.nodes, self.all_nodes if usable is None else usable, out, chord)
         metres = 2.0 * EARTH_RADIUS_M * np.arcsin(np.minimum(chord / 2.0, 1.0))
         return out, metres

@@ -101,3 +101,23 @@ def navcore_graph_updated(graph):
 @navcore.for_graphs(RoadGraph)
 def navcore_warm_up(graph):
     search.warm_up(graph)
+
+
+@navcore.hookimpl
+def navcore_add_commands(subparsers):
+    from . import cli              # loads with the command line only
+    cli.add_command(subparsers)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_scene_layer(world, graph_id, graph):
+    from . import scene_layer
+    return scene_layer.RoadSceneLayer(world, graph_id, graph)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
+def navcore_draw_graph(graph, canvas):
+    from . import scene_layer
+    return scene_layer.draw(graph, canvas)

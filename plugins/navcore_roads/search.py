@@ -182,9 +182,12 @@ def warm_up(graph) -> None:
     """Compile or load every kernel a road query runs, on this graph."""
     if graph.num_nodes == 0:
         return
+    csr = graph.csr
+    far = int(csr.targets[0]) if csr.num_edges else 0     # a route with an edge: drawn
     for algorithm in ALGORITHMS:
         if algorithm != "astar" or graph.unit is not None:
-            route(graph, 0, 0, algorithm)
+            route(graph, int(graph.edge_src[0]) if csr.num_edges else 0, far, algorithm)
+    graph.path_edges(np.zeros(1, dtype=np.int32))
     one = np.zeros(1, dtype=np.int32)
     distance_pairs(graph, one, one)
     distance_matrix(graph, one, one)

@@ -241,6 +241,10 @@ class Agents:
         pts = np.concatenate(polys)
         off = start + np.concatenate(([0], np.cumsum(lens)[:-1]))
         step = np.hypot(*np.diff(pts, axis=0).T)
+        for a, o, n in zip(agents, off - start, lens):   # layers with their own measure
+            lay = self.layers.get(self.graph_ids[a])
+            if lay is not None and lay.measures_steps and n > 1:
+                step[o:o + n - 1] = lay.step_lengths(pts[o:o + n])
         step[off[1:] - start - 1] = 0.0      # no segment from one polyline to the next
         first = self._arc[start - 1] if start else 0.0
         self._points[start:end] = pts

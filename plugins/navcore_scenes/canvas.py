@@ -45,7 +45,9 @@ class Canvas:
     (``-1``: none); the base map fills it, overlays read it. ``colours``:
     ``(num_nodes, 3)`` uint8, each node's colour. ``origin``: the world
     point at the top-left corner of pixel ``(0, 0)``; ``scale``: pixels
-    per world unit (an int >= 1); y grows downwards, as in map files.
+    per world unit (an int >= 1 unless the scene layer's ``unit`` is not
+    1); y grows downwards, as in map files, unless ``y_up`` (latitudes:
+    then ``origin`` is the top-left corner with the largest y).
     ``borders``: whether outlines were asked for (``--borders``).
     ``wall`` and ``covered``: the colours of walls and of floor under a
     moving obstacle, for backends that draw those as shapes.
@@ -54,11 +56,15 @@ class Canvas:
     wall = WALL
     covered = COVERED
 
-    def __init__(self, bounds, scale: int, colours: np.ndarray, borders: bool = False):
+    def __init__(self, bounds, scale, colours: np.ndarray, borders: bool = False,
+                 y_up: bool = False, aspect: float = 1.0):
         x0, y0, x1, y1 = bounds
-        self.origin = (x0, y0)
-        self.scale = int(scale)
-        width, height = pixel_size(x1 - x0, y1 - y0, self.scale)
+        self.y_up = bool(y_up)
+        #: pixels of a unit of x against a unit of y (a scene layer's ``aspect``)
+        self.aspect = float(aspect)
+        self.origin = (x0, y1) if self.y_up else (x0, y0)
+        self.scale = int(scale) if float(scale).is_integer() else float(scale)
+        width, height = pixel_size((x1 - x0) * self.aspect, y1 - y0, self.scale)
         self.rgb = np.empty((height, width, 3), dtype=np.uint8)
         self.rgb[:] = WALL
         self.node_at = np.full((height, width), -1, dtype=np.int32)
@@ -69,15 +75,19 @@ class Canvas:
 
     def to_pixels(self, points) -> np.ndarray:
         """World points ``(..., 2)`` as float pixel coordinates ``(x, y)``."""
-        p = np.asarray(points, dtype=np.float64)[..., :2]
-        return (p - self.origin) * self.scale
+        p = (np.asarray(points, dtype=np.float64)[..., :2] - self.origin) * self.scale
+        if self.y_up:
+            p[..., 1] = -p[..., 1]
+        if self.aspect != 1.0:
+            p[..., 0] *= self.aspect
+        return p
 
     def pixel_centres(self) -> np.ndarray:
         """``(H, W, 2)``: the world point at the centre of every pixel
         (to find the node each pixel shows with a vectorised locate)."""
         h, w = self.node_at.shape
-        xs = self.origin[0] + (np.arange(w) + 0.5) / self.scale
-        ys = self.origin[1] + (np.arange(h) + 0.5) / self.scale
+        xs = self.origin[0] + (np.arange(w) + 0.5) / (self.scale * self.aspect)
+        ys = self.origin[1] + (np.arange(h) + 0.5) / self.scale * (-1 if self.y_up else 1)
         return np.stack(np.meshgrid(xs, ys), axis=-1)
 
     def paint(self, node_at) -> None:

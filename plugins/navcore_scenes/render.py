@@ -70,14 +70,17 @@ def agent_radii(sim, graph_ids, scale) -> dict:
     for g in graph_ids:
         lay = sim.layers.get(g)
         r = lay.agent_radius() if lay is not None else None
-        out[g] = max(1.5, scale * (AGENT_RADIUS if r is None or r <= 0 else float(r)))
+        unit = lay.unit if lay is not None else 1.0
+        out[g] = max(1.5, scale * (AGENT_RADIUS if r is None or r <= 0 else float(r) / unit))
     return out
 
 
 def map_size(sim, graph_id) -> tuple:
-    """``(width, height)`` of the graph's ``bounds``, in world units."""
-    x0, y0, x1, y1 = sim.layers[graph_id].bounds()
-    return x1 - x0, y1 - y0
+    """``(width, height)`` of the graph's ``bounds``, in map units (the
+    scene layer's ``unit``: world units, or degrees for a road map)."""
+    layer = sim.layers[graph_id]
+    x0, y0, x1, y1 = layer.bounds()
+    return (x1 - x0) * layer.aspect / layer.unit, (y1 - y0) / layer.unit
 
 
 def default_scale(width, height) -> int:
@@ -115,8 +118,9 @@ def node_colours(sim, graph_id) -> np.ndarray:
 def picture(sim, graph_id, scale: int, borders: bool = False) -> Canvas:
     """The graph's map and overlays, drawn by its plugins into a canvas."""
     graph = sim.world.graph(graph_id)
-    canvas = Canvas(sim.layers[graph_id].bounds(), scale, node_colours(sim, graph_id),
-                    borders)
+    layer = sim.layers[graph_id]
+    canvas = Canvas(layer.bounds(), scale / layer.unit, node_colours(sim, graph_id),
+                    borders, layer.y_up, layer.aspect)
     hook = sim.world.plugins.hook
     if not hook.navcore_draw_graph(graph=graph, canvas=canvas):
         raise NavError(f"no plugin draws {graph.kind} graphs (navcore_draw_graph), so "

@@ -51,7 +51,7 @@ from .yamlmarks import Entry, MarkedList, Where
 SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",
             "obstacles", "events")
 #: graph parameters that name files: resolved relative to the scene file
-FILE_PARAMS = ("map", "mesh")
+FILE_PARAMS = ("map", "mesh", "osm", "dimacs", "coords", "geojson")
 FILE_SUFFIX = "_file"
 #: a run of more frames than this is a mistake (it is over 5 days at 60 fps)
 MAX_FRAMES = 30_000_000

@@ -1,0 +1,170 @@
+"""``navcore roads``: load a road network, say what it holds and how long
+things took, and answer a route or a random matrix.
+
+    navcore roads FILE [--profile car] [--weight time] [--keep largest_scc]
+                       [--contract] [--from LON,LAT --to LON,LAT] [--matrix N]
+                       [--seed S] [--json OUT]
+
+FILE is an OpenStreetMap extract (``.osm.pbf``, ``.osm``, ``.osm.gz``,
+``.osm.bz2``), a DIMACS ``.gr`` (its ``.co`` beside it is read when there
+is one) or a GeoJSON file (``.geojson``, ``.json``). ``--json OUT``
+writes everything printed as JSON (``-`` for standard output); its folder
+is checked before the network is loaded. A mistake is a ``navcore:
+error: ...`` line and exit status 2.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import navcore
+from navcore.errors import NavError
+
+SUFFIXES = {".pbf": "osm", ".osm": "osm", ".gz": "osm", ".bz2": "osm", ".gr": "dimacs",
+            ".geojson": "geojson", ".json": "geojson"}
+
+
+def add_command(subparsers) -> None:
+    p = subparsers.add_parser("roads", help="load a road network (OSM, DIMACS, GeoJSON) and "
+                                            "answer a route or a distance matrix",
+                              description="Load a road network, report its size and build "
+                                          "times, and answer a route or a random N x N "
+                                          "travel-cost matrix.")
+    p.add_argument("file", help="an .osm.pbf/.osm/.osm.gz/.osm.bz2 extract, a DIMACS .gr "
+                                "(with its .co beside it) or a .geojson")
+    p.add_argument("--profile", default="car", help="car (default), bike or foot (OSM and "
+                                                    "GeoJSON)")
+    p.add_argument("--weight", default="time", choices=("time", "distance"),
+                   help="seconds (default) or metres")
+    p.add_argument("--keep", default="largest_scc", choices=("largest_scc", "all"),
+                   help="keep the largest strongly connected component (default) or all")
+    p.add_argument("--contract", action="store_true",
+                   help="build a contraction hierarchy and answer with it")
+    p.add_argument("--from", dest="start", metavar="LON,LAT", type=_lonlat,
+                   help="route start (snaps to the nearest node)")
+    p.add_argument("--to", dest="goal", metavar="LON,LAT", type=_lonlat, help="route goal")
+    p.add_argument("--matrix", type=int, metavar="N",
+                   help="a random N x N matrix between nodes (--seed picks them)")
+    p.add_argument("--seed", type=int, default=0, help="seed for --matrix (default 0)")
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': "
+                                                 "standard output)")
+    p.set_defaults(func=_cmd_roads)
+
+
+def _lonlat(text):
+    try:
+        lon, lat = (float(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"expected LON,LAT, got {text!r}") from None
+    return lon, lat
+
+
+def source_params(path) -> dict:
+    """``add_graph`` parameters for a road file, chosen by its suffix."""
+    path = Path(path)
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise NavError(f"{path}: not a road file I know (.osm.pbf, .osm, .osm.gz, .osm.bz2, "
+                       f".gr, .geojson, .json)")
+    if kind == "dimacs":
+        co = path.with_suffix(".co")
+        return {"dimacs": path, **({"coords": co} if co.exists() else {})}
+    return {kind: path}
+
+
+def _cmd_roads(args) -> int:
+    if (args.start is None) != (args.goal is None):
+        raise NavError("--from and --to go together")
+    if args.matrix is not None and args.matrix < 1:
+        raise NavError(f"--matrix needs a positive size, got {args.matrix}")
+    out = _json_target(args.json)
+    params = source_params(args.file)
+    if "osm" in params or "geojson" in params:
+        params["profile"] = args.profile
+    elif args.profile != "car":
+        raise NavError("--profile applies to OSM and GeoJSON files")
+    world = navcore.World()
+    t0 = time.perf_counter()
+    g = world.add_graph("roads", type="roads", weight=args.weight, keep=args.keep, **params)
+    report = {"file": str(args.file), "nodes": g.num_nodes, "edges": g.csr.num_edges,
+              "source_nodes": g.report["source_nodes"],
+              "source_segments": g.report["source_segments"],
+              "dropped": g.report["dropped"], "weight": g.weight,
+              "load_s": round(time.perf_counter() - t0, 4)}
+    say = [] if args.json == "-" else None
+    _line(say, f"{args.file}: {g.num_nodes} nodes, {g.csr.num_edges} edges (from "
+               f"{report['source_nodes']} source nodes, {report['source_segments']} "
+               f"segments) in {report['load_s']:.3f} s")
+    for why, what in g.report["dropped"].items():
+        _line(say, f"  dropped {what['nodes']} nodes {why} ({what['components']} components)")
+    if args.contract:
+        from .ch import contract
+        t0 = time.perf_counter()
+        ch = contract(g, progress=say is None)
+        report["contract_s"] = round(time.perf_counter() - t0, 4)
+        report["shortcuts"] = ch.num_shortcuts
+        _line(say, f"contraction hierarchy: {ch.num_shortcuts} shortcuts in "
+                   f"{report['contract_s']:.3f} s")
+    world.warm_up("roads")
+    unit = "(the file's units)" if g.segments.cost is not None else \
+        "s" if g.weight == "time" else "m"
+    if args.start is not None:
+        from .locate import snap
+        nodes, metres = snap(g, [args.start, args.goal])
+        t0 = time.perf_counter()
+        r = world.find_path("roads", int(nodes[0]), int(nodes[1]))
+        ms = (time.perf_counter() - t0) * 1e3
+        report["route"] = {"from": list(args.start), "to": list(args.goal),
+                           "snapped_m": [round(float(m), 2) for m in metres],
+                           "status": r.status.value, "cost": r.cost,
+                           "junctions": int(r.nodes.size), "points": r.points.tolist(),
+                           "algorithm": r.algorithm, "ms": round(ms, 3)}
+        _line(say, f"route {r.status.value}: {r.cost:.1f} {unit} over {r.nodes.size} "
+                   f"junctions, {len(r.points)} points ({r.algorithm}, {ms:.2f} ms); ends "
+                   f"snapped {metres[0]:.1f} m and {metres[1]:.1f} m")
+    if args.matrix is not None:
+        rng = np.random.default_rng(args.seed)
+        pick = rng.integers(0, g.num_nodes, size=(2, args.matrix)).astype(np.int32)
+        t0 = time.perf_counter()
+        m = world.distance_matrix("roads", pick[0], pick[1])
+        s = time.perf_counter() - t0
+        fin = np.isfinite(m)
+        report["matrix"] = {"n": args.matrix, "seconds": round(s, 5),
+                            "reachable": int(fin.sum()),
+                            "mean": float(m[fin].mean()) if fin.any() else None}
+        _line(say, f"{args.matrix} x {args.matrix} matrix in {s * 1e3:.1f} ms: "
+                   f"{int(fin.sum())} reachable, mean {report['matrix']['mean'] or 0:.1f} "
+                   f"{unit}")
+    if out is not None:
+        text = json.dumps(report, indent=1)
+        if out == "-":
+            print(text)
+        else:
+            out.write_text(text + "\n")
+    return 0
+
+
+def _line(say, text):
+    if say is None:
+        print(text)
+    else:
+        say.append(text)
+
+
+def _json_target(value):
+    """``-``, a writable path (checked now, before the long work), or None."""
+    if value is None or value == "-":
+        return value
+    out = Path(value)
+    if out.is_dir():
+        raise NavError(f"--json {value}: is a directory")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "a"):
+            pass
+    except OSError as exc:
+        raise NavError(f"--json {value}: cannot write: {exc.strerror or exc}") from None
+    return out
