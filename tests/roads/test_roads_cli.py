@@ -1,0 +1,46 @@
+"""``navcore roads``: load, report, route and matrix from the command line."""
+import json
+
+import numpy as np
+
+from navcore.cli import main
+
+from roadtruth import ROADS, need, pairs
+
+
+def test_route_and_matrix_from_an_osm_file(tmp_path, capsys):
+    need("helsinki")
+    out = tmp_path / "sub" / "report.json"
+    assert main(["roads", str(ROADS / "Helsinki.osm.pbf"), "--from", "24.94,60.17",
+                 "--to", "24.95,60.175", "--matrix", "20", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "nodes" in text and "route found" in text and "20 x 20 matrix" in text
+    report = json.loads(out.read_text())
+    assert report["nodes"] < report["source_nodes"]
+    route = report["route"]
+    assert route["status"] == "found" and len(route["points"]) > route["junctions"]
+    assert all(m < 200 for m in route["snapped_m"])
+    assert report["matrix"]["reachable"] == 400           # the largest SCC is kept
+
+
+def test_dimacs_with_its_coordinates_answers_the_truth(capsys):
+    need("monaco")
+    p = pairs("monaco")
+    assert main(["roads", str(ROADS / "monaco.gr"), "--keep", "all", "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["nodes"] == 3002 and report["weight"] == "time"
+    assert np.isfinite(p["dimacs_dm"]).all()
+
+
+def test_mistakes_are_one_line_and_status_2(tmp_path, capsys):
+    need("monaco")
+    gr = str(ROADS / "monaco.gr")
+    for args, words in ((["roads", str(tmp_path / "x.txt")], "not a road file"),
+                        (["roads", gr, "--from", "7.4,43.7"], "--from and --to"),
+                        (["roads", gr, "--matrix", "0"], "positive size"),
+                        (["roads", gr, "--profile", "bike"], "--profile applies"),
+                        (["roads", gr, "--json", str(tmp_path)], "is a directory"),
+                        (["roads", str(tmp_path / "missing.gr")], "cannot read")):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err
