@@ -519,36 +519,48 @@ def bench_route(g, cfg, truth):
     S, T = g.pairs[:, 0], g.pairs[:, 1]
     exact = truth.at("float", S, T)
     check = {}
-    for k, q in made.items():              # the check pass, also the warm-up
-        lib, idx = libs[k], idx_of[k]
-        log(f"{g.name}: checking {k} on {idx.size} pairs")
-        csr_k = truth.csr.get(lib.weights) if lib.weights in truth.csr else None
-        if csr_k is None:
-            truth.dist(lib.weights, S[:1])
-            csr_k = truth.csr[lib.weights]
-        got, probs = np.full(idx.size, np.nan), {}
-        if lib.batch:
-            got[:] = q(S[idx], T[idx])
-        else:
-            for j, i in enumerate(idx):
-                cost, nodes = q(S[i], T[i])
-                got[j] = cost
-                why = path_problem(g, csr_k, nodes, S[i], T[i], cost, lib.weights)
-                if why:
-                    probs[int(i)] = why
-        want = truth.at(lib.weights, S[idx], T[idx])
-        for j in mismatches(lib.weights, got, want, g.scale):
-            probs.setdefault(int(idx[j]), f"{got[j]!r} != scipy {truth.scaled(lib.weights, want[j])!r}")
-        check[k] = summary_check(g, got, exact[idx], probs)
-        if lib.navcore and g.readme_truth is not None:
-            dev = np.abs(got - g.readme_truth[idx])
-            check[k]["readme_mismatches"] = int((~(dev <= TRUTH_ABS)).sum())
-        report_problems(g, k, probs)
+    for k in list(made):                   # the check pass, also the warm-up
+        try:
+            check[k] = check_route(g, libs[k], made[k], idx_of[k], truth, exact)
+        except Exception as e:             # noqa: BLE001 (a library that raises is left out)
+            skipped[k] = f"failed: {type(e).__name__}: {e}"
+            del made[k]
+            log(f"{g.name}: {k} left out: {skipped[k]}")
     times = route_rounds(made, libs, idx_of, g, cfg)
     return {"pairs": P, "slow_pairs": int(slow_idx.size), "skipped": skipped, "prep_s": prep,
             "check": check, "per_pair_s": times,
             "figure_s": {k: median(v) for k, v in times.items()},
             "slow_idx": slow_idx}
+
+
+def check_route(g, lib, q, idx, truth, exact):
+    """Every answer of ``lib`` on pairs ``idx``, against scipy on its weights."""
+    k = lib.name
+    S, T = g.pairs[:, 0], g.pairs[:, 1]
+    exact = exact[idx]
+    log(f"{g.name}: checking {k} on {idx.size} pairs")
+    truth.dist(lib.weights, S[:1])
+    csr_k = truth.csr[lib.weights]
+    got, probs = np.full(idx.size, np.nan), {}
+    if lib.batch:
+        got[:] = q(S[idx], T[idx])
+    else:
+        for j, i in enumerate(idx):
+            cost, nodes = q(S[i], T[i])
+            got[j] = cost
+            why = path_problem(g, csr_k, nodes, S[i], T[i], cost, lib.weights)
+            if why:
+                probs[int(i)] = why
+    want = truth.at(lib.weights, S[idx], T[idx])
+    for j in mismatches(lib.weights, got, want, g.scale):
+        probs.setdefault(int(idx[j]),
+                         f"{got[j]!r} != scipy {truth.scaled(lib.weights, want[j])!r}")
+    out = summary_check(g, got, exact, probs)
+    if lib.navcore and g.readme_truth is not None:
+        dev = np.abs(got - g.readme_truth[idx])
+        out["readme_mismatches"] = int((~(dev <= TRUTH_ABS)).sum())
+    report_problems(g, k, probs)
+    return out
 
 
 def route_rounds(made, libs, idx_of, g, cfg):
@@ -617,12 +629,17 @@ def bench_matrix(g, cfg, truth):
         times["scipy dijkstra"].append(t)
     else:
         exact = np.array([truth.dist("float", sources)[int(s)][targets] for s in sources])
-    for k, m in made.items():
+    for k, m in list(made.items()):
         if k == "scipy dijkstra":
             check[k] = summary_check(g, exact.ravel(), exact.ravel(), {})
             continue
         log(f"{g.name}: checking {k} ({sources.size} x {targets.size})")
-        t, got = timed(m, sources, targets)
+        try:
+            t, got = timed(m, sources, targets)
+        except Exception as e:             # noqa: BLE001 (a library that raises is left out)
+            skipped[k] = f"failed: {type(e).__name__}: {e}"
+            del times[k]
+            continue
         times[k].append(t)              # the check pass counts as a round
         kind = libs[k].weights
         if kind == "float":
@@ -643,7 +660,7 @@ def bench_matrix(g, cfg, truth):
         report_problems(g, k, probs)
         del got
     rounds = cfg["big_matrix_rounds"] if big else cfg["matrix_rounds"]
-    names = list(made)
+    names = [k for k in made if k in times]
     for r in range(1, rounds):            # round 0 was the check pass
         log(f"{g.name}: matrix round {r + 1}/{rounds}")
         k0 = r % len(names)
