@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/csr.py
 	$(BIN)/python bench/grid.py
 	$(BIN)/python bench/navmesh.py
+	$(BIN)/python bench/roads.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

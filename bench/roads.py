@@ -1,0 +1,1058 @@
+"""navcore's road networks against their peers, in one run, as ratios.
+
+    .venv/bin/python bench/roads.py            # full run
+    .venv/bin/python bench/roads.py --quick    # the small graphs, few rounds
+
+Graphs (``../shared/data/roads``, README there): ``monaco`` and ``helsinki``
+from ``NAME.graph.npz`` (weights ``time_s``, seconds), the same two from
+their DIMACS files (``NAME.gr``/``.co``: integer decimetres), and ``gen250k``,
+``roadgen.make_roads`` (seeded; >= 250,000 nodes, weights ``time_s``; see
+roadgen's docstring for how it differs from a real extract). Every library
+gets the same arrays (node ids are array indices: navcore loads arrays and
+DIMACS with ``keep="all"``, not compressed).
+
+Weights per library:
+
+* navcore, networkx, scipy: the float weights as they are (seconds; the
+  DIMACS decimetres as floats).
+* ch-router (RoutingKit CH) and routingkit-cch: unsigned integers: seconds
+  as ``rint(time_s * 1000)`` milliseconds (DIMACS decimetres as they are);
+  their answers are divided back.
+* pandana: the float weights; it stores them as fixed point, rounded down
+  to 1/1000 of the unit (so up to 1 ms per edge short on time graphs).
+
+Checks (every answer, before its time counts): an answer is a mismatch when
+it differs from scipy's Dijkstra run on the weights that library actually
+holds (float: relative 1e-9; the integer peers: exactly, in their
+integers; pandana: 1e-6 against scipy on weights floored to 1/1000). The
+deviation from the exact float answer (navcore/scipy) is reported too
+(``max dev``): that is the peer's documented rounding. A returned node path
+must run from s to t over existing edges and cost what was reported.
+On ``gen250k`` the matrix checks of the integer and floored weights use the
+first ``check_rows`` rows (scipy on 250k nodes takes ~0.1 s a row).
+On the real extracts navcore is also checked against the README's truth
+(``NAME.pairs.csv``, 1e-5).
+
+What is timed:
+
+* import: navcore ``osm=`` (car profile; when the roads plugin reads OSM)
+  against osmnx ``graph_from_xml`` (XML; Helsinki converted once with
+  pyosmium) and pyrosm ``OSM(path).get_network("driving", nodes=True)``
+  (PBF; monaco converted once), each in its own process (one untimed
+  warm-up process each): seconds and peak RSS (``ru_maxrss``) over the load.
+* CH build: ``navcore_roads.contract(graph)`` (when it exists) against
+  ch-router ``ContractionHierarchy.build``; routingkit-cch (inertial-flow
+  order + CCH + customization) and pandana's ``Network`` (its CH) for
+  reference.
+* one route: per query, with the node path: navcore ``World.find_path``
+  (``bidijkstra``; ``ch`` when contracted) and the batch
+  ``World.distance_pairs`` (per pair; on a contracted copy too), ch-router
+  (``CHQuery``: reset, source, target, run, distance, node path),
+  routingkit-cch ``CCHQuery.run``, networkx ``bidirectional_dijkstra`` and
+  scipy ``dijkstra(indices=s)`` (slow: ``slow_pairs`` pairs,
+  ``slow_rounds`` rounds).
+* matrix: ``min(SCC, matrix)`` sources x as many targets (seeded, in the
+  largest strongly connected component): navcore ``distance_matrix`` (and on
+  the contracted copy), routingkit-cch ``CCHOneToMany`` (targets pinned,
+  ``distances_from`` per source), pandana ``shortest_path_lengths`` on all
+  pairs, scipy ``dijkstra(indices=sources)``.
+
+Rounds interleave the libraries (the order rotates); a figure is the median
+over pairs of per-pair medians (batches: median over rounds of the batch
+time / pairs). ``ratio = navcore figure / peer figure`` on the same pairs:
+below 1 navcore is faster. Results: ``bench/results/roads.json``
+(``roads-quick.json``) and the tables in ``roads.tables.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (RESULTS_DIR, fmt_bytes, fmt_ratio, fmt_s, log, machine, median,  # noqa: E402
+                     now, print_table, ratio, timed, versions, write_json)
+
+SEED = 20261125
+HERE = Path(__file__).resolve().parent
+SHARED = Path(os.environ.get("NAVCORE_SHARED", HERE.parents[1] / "shared"))
+DATA = SHARED / "data/roads"
+CACHE = HERE / ".cache"
+
+FULL = dict(graphs=["monaco", "helsinki", "monaco.gr", "helsinki.gr", "gen250k"],
+            gen_nodes=250_000, pairs=500, gen_sources=50, gen_pairs=200, rounds=5,
+            slow_pairs=20, slow_rounds=1, matrix=1000, matrix_rounds=3, big_matrix_rounds=1,
+            check_rows=100, build_rounds=3, big_build_rounds=1, import_rounds=3)
+QUICK = dict(graphs=["monaco", "helsinki", "monaco.gr"], gen_nodes=20_000, pairs=100,
+             gen_sources=10, gen_pairs=40, rounds=2, slow_pairs=10, slow_rounds=1, matrix=300,
+             matrix_rounds=1, big_matrix_rounds=1, check_rows=100, build_rounds=1,
+             big_build_rounds=1, import_rounds=1)
+BIG = 100_000           # graphs above this many nodes use the "big_" settings
+REL = 1e-9              # float libraries against scipy
+TRUTH_ABS = 1e-5        # navcore against the README truth (printed with 6 decimals)
+
+
+class Unavailable(Exception):
+    """A library or navcore feature that cannot run here; the message says why."""
+
+
+@contextmanager
+def quiet_fd1():
+    """Silence stdout at the file-descriptor level: pandana's C++ prints
+    progress there, and stdout carries the tables."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+# ---------------------------------------------------------------------------
+# graphs
+# ---------------------------------------------------------------------------
+@dataclass
+class Graph:
+    name: str
+    unit: str                   # "s" or "dm"
+    src: np.ndarray             # int32 directed edges
+    dst: np.ndarray
+    w: np.ndarray               # float weights (navcore, scipy, networkx, pandana)
+    lon: np.ndarray
+    lat: np.ndarray
+    scale: int                  # integer peers hold rint(w * scale)
+    navcore_params: dict        # add_graph parameters besides type/keep
+    pairs: np.ndarray           # (P, 2) node ids
+    readme_truth: np.ndarray | None = None
+    notes: list = field(default_factory=list)
+    gen_s: float | None = None
+
+    @property
+    def n(self):
+        return int(self.lon.size)
+
+    @property
+    def int_w(self):
+        iw = np.rint(self.w * self.scale)
+        if iw.max() >= 2**31:
+            raise Unavailable("integer weights overflow")
+        return iw.astype(np.uint32)
+
+    @property
+    def floor_w(self):
+        """pandana's fixed point: weights rounded down to 1/1000."""
+        return np.floor(self.w * 1000.0) / 1000.0
+
+    def csr(self, w):
+        """scipy CSR with the cheapest of parallel edges (scipy would sum them)."""
+        from scipy.sparse import csr_matrix
+        order = np.lexsort((w, self.dst, self.src))
+        s, d, ww = self.src[order], self.dst[order], w[order]
+        first = np.r_[True, (s[1:] != s[:-1]) | (d[1:] != d[:-1])]
+        return csr_matrix((ww[first], (s[first], d[first])), shape=(self.n, self.n))
+
+
+def load_graph(name, cfg):
+    if name == "gen250k":
+        return gen_graph(cfg)
+    base = name.removesuffix(".gr")
+    z = np.load(DATA / f"{base}.graph.npz")
+    rows = np.genfromtxt(DATA / f"{base}.pairs.csv", delimiter=",", names=True)
+    pairs = np.column_stack((rows["source"], rows["target"])).astype(np.int32)[:cfg["pairs"]]
+    if name.endswith(".gr"):
+        src, dst, w = read_gr(DATA / f"{base}.gr")
+        truth = rows["dimacs_dm"][:cfg["pairs"]]
+        params = dict(dimacs=str(DATA / f"{base}.gr"), coords=str(DATA / f"{base}.co"))
+        return Graph(name, "dm", src, dst, w, z["lon"], z["lat"], 1, params, pairs, truth)
+    src, dst, w = z["src"].astype(np.int32), z["dst"].astype(np.int32), z["time_s"]
+    params = dict(src=src, dst=dst, length=z["length_m"], cost=w,
+                  positions=np.column_stack((z["lon"], z["lat"])), oneway=True)
+    return Graph(name, "s", src, dst, w, z["lon"], z["lat"], 1000, params, pairs,
+                 rows["time_s"][:cfg["pairs"]])
+
+
+def read_gr(path):
+    """Arcs of a DIMACS ``.gr`` (0-based int32, float weights)."""
+    with open(path, "rb") as f:
+        arcs = [ln.split()[1:4] for ln in f if ln.startswith(b"a ")]
+    a = np.array(arcs, dtype=np.int64)
+    return (a[:, 0] - 1).astype(np.int32), (a[:, 1] - 1).astype(np.int32), a[:, 2].astype(float)
+
+
+def gen_graph(cfg):
+    from roadgen import make_roads
+    t, net = timed(make_roads, seed=SEED, nodes=cfg["gen_nodes"])
+    lon, lat = net["lon"], net["lat"]
+    g = Graph("gen250k" if cfg["gen_nodes"] >= 250_000 else f"gen{cfg['gen_nodes'] // 1000}k",
+              "s", net["src"], net["dst"], net["time_s"], lon, lat, 1000,
+              dict(src=net["src"], dst=net["dst"], length=net["length_m"], cost=net["time_s"],
+                   positions=np.column_stack((lon, lat)), oneway=True), None, gen_s=t)
+    # few distinct sources, so scipy's truth is a few full searches per weight set
+    rng = np.random.default_rng(SEED + 1)
+    scc = largest_scc(g)
+    srcs = rng.choice(scc, cfg["gen_sources"], replace=False)
+    per = cfg["gen_pairs"] // cfg["gen_sources"]
+    g.pairs = np.column_stack((np.repeat(srcs, per),
+                               rng.choice(scc, srcs.size * per))).astype(np.int32)
+    g.notes.append(f"generated in {t:.2f} s: {g.n} nodes, {g.src.size} directed edges")
+    return g
+
+
+def largest_scc(g):
+    from scipy.sparse.csgraph import connected_components
+    _, lab = connected_components(g.csr(g.w), directed=True, connection="strong")
+    return np.flatnonzero(lab == np.argmax(np.bincount(lab))).astype(np.int32)
+
+
+def matrix_nodes(g, k):
+    scc = largest_scc(g)
+    k = min(k, scc.size)
+    rng = np.random.default_rng(SEED + 2)
+    return (np.sort(rng.choice(scc, k, replace=False)).astype(np.int32),
+            np.sort(rng.choice(scc, k, replace=False)).astype(np.int32))
+
+
+# ---------------------------------------------------------------------------
+# libraries: make(graph) -> callable; unavailable ones raise
+# ---------------------------------------------------------------------------
+def contract_fn():
+    try:
+        from navcore_roads import contract
+    except ImportError:
+        raise Unavailable("navcore_roads.contract does not exist on this branch yet") from None
+    return contract
+
+
+def navcore_world(g, ch=False):
+    import navcore
+    w = navcore.World()
+    t, _ = timed(w.add_graph, "r", type="roads", keep="all", **g.navcore_params)
+    if w.graph("r").num_nodes != g.n:
+        raise Unavailable(f"navcore kept {w.graph('r').num_nodes} of {g.n} nodes")
+    if ch:
+        contract_fn()(w.graph("r"))
+    w.warm_up("r")
+    return w, t
+
+
+def nav_add(g):
+    import navcore
+    return navcore.World().add_graph("r", type="roads", keep="all", **g.navcore_params)
+
+
+def nav_route(algorithm, ch=False):
+    def make(g):
+        w, t = navcore_world(g, ch)
+
+        def q(s, t_):
+            r = w.find_path("r", s, t_, algorithm=algorithm)
+            return r.cost, r.nodes
+        return q, t
+    return make
+
+
+def nav_pairs(ch=False):
+    def make(g):
+        w, t = navcore_world(g, ch)
+        return (lambda s, t_: w.distance_pairs("r", s, t_)), t
+    return make
+
+
+def nav_matrix(ch=False):
+    def make(g):
+        w, t = navcore_world(g, ch)
+        return (lambda s, t_: w.distance_matrix("r", s, t_)), t
+    return make
+
+
+def chrouter_build(g):
+    import ch_router
+    return ch_router.ContractionHierarchy.build(g.n, g.src.astype(np.uint32),
+                                                g.dst.astype(np.uint32), g.int_w)
+
+
+def chrouter_route(g):
+    import ch_router
+    t, ch = timed(chrouter_build, g)
+    query = ch_router.CHQuery(ch)
+    inf, scale = ch_router.INF_WEIGHT, g.scale
+
+    def q(s, t_):
+        query.reset().add_source(int(s)).add_target(int(t_)).run()
+        d = query.get_distance()
+        return (np.inf if d == inf else d / scale), query.get_node_path()
+    q.keep = ch                    # the query holds it, but be explicit
+    return q, t
+
+
+def cch_metric(g):
+    """routingkit-cch order (inertial flow from coordinates), CCH and
+    customized metric, with each stage's seconds."""
+    import routingkit_cch as rk
+    tail, head = g.src.tolist(), g.dst.tolist()
+    t_order, order = timed(rk.compute_order_inertial, g.n, tail, head, g.lat.tolist(),
+                           g.lon.tolist())
+    t_cch, cch = timed(rk.CCH, order, tail, head, False)
+    t_metric, metric = timed(rk.CCHMetric, cch, g.int_w.tolist())
+    return (cch, metric), {"order": t_order, "cch": t_cch, "customize": t_metric}
+
+
+def cch_route(g):
+    import routingkit_cch as rk
+    (cch, metric), stages = cch_metric(g)
+    query, scale = rk.CCHQuery(metric), g.scale
+
+    def q(s, t_):
+        r = query.run(int(s), int(t_))
+        return (np.inf if r.distance is None else r.distance / scale), r.node_path
+    q.keep = (cch, metric)
+    return q, sum(stages.values())
+
+
+def cch_matrix(g):
+    import routingkit_cch as rk
+    (cch, metric), stages = cch_metric(g)
+    scale = g.scale
+
+    def m(sources, targets):
+        otm = rk.CCHOneToMany(metric, targets.tolist())
+        rows = [otm.distances_from(s) for s in sources.tolist()]
+        out = np.array(rows, dtype=np.float64)        # None -> nan
+        out[np.isnan(out)] = np.inf
+        return out / scale
+    m.keep = (cch, metric)
+    return m, sum(stages.values())
+
+
+def pandana_net(g):
+    import pandana
+    import pandas as pd
+    nodes = pd.DataFrame({"x": g.lon, "y": g.lat})
+    edges = pd.DataFrame({"from": g.src, "to": g.dst, "w": g.w})
+    with quiet_fd1():
+        return pandana.Network(nodes.x, nodes.y, edges["from"], edges["to"], edges[["w"]],
+                               twoway=False)
+
+
+def pandana_matrix(g):
+    t, net = timed(pandana_net, g)
+
+    def m(sources, targets):
+        a = np.repeat(sources, targets.size)
+        b = np.tile(targets, sources.size)
+        with quiet_fd1():
+            d = net.shortest_path_lengths(a, b)
+        return np.asarray(d, dtype=np.float64).reshape(sources.size, targets.size)
+    return m, t
+
+
+def nx_route(g):
+    import networkx as nx
+    c = g.csr(g.w).tocoo()
+    G = nx.DiGraph()
+    G.add_nodes_from(range(g.n))
+    G.add_weighted_edges_from(zip(c.row.tolist(), c.col.tolist(), c.data.tolist()))
+
+    def q(s, t_):
+        try:
+            d, p = nx.bidirectional_dijkstra(G, int(s), int(t_))
+        except nx.NetworkXNoPath:
+            return np.inf, []
+        return d, p
+    return q, None
+
+
+def scipy_route(g):
+    from scipy.sparse.csgraph import dijkstra
+    csr = g.csr(g.w)
+    return (lambda s, t_: (dijkstra(csr, indices=int(s))[t_], None)), None
+
+
+def scipy_matrix(g):
+    from scipy.sparse.csgraph import dijkstra
+    csr = g.csr(g.w)
+    return (lambda s, t_: dijkstra(csr, indices=s)[:, t_]), None
+
+
+@dataclass
+class Lib:
+    name: str
+    make: object
+    weights: str = "float"      # what it holds: "float", "int" or "floor"
+    batch: bool = False         # route: one call for all pairs
+    slow: bool = False
+    navcore: bool = False
+    dist: str | None = None     # distribution for the version line
+
+
+#: per-query libraries; navcore rows first (the ratio columns)
+ROUTE_LIBS = [
+    Lib("navcore find_path bidijkstra", nav_route("bidijkstra"), navcore=True),
+    Lib("navcore find_path ch", nav_route("ch", ch=True), navcore=True),
+    Lib("navcore distance_pairs", nav_pairs(), batch=True, navcore=True),
+    Lib("navcore distance_pairs (ch)", nav_pairs(ch=True), batch=True, navcore=True),
+    Lib("ch-router", chrouter_route, weights="int", dist="ch-router"),
+    Lib("routingkit-cch", cch_route, weights="int", dist="routingkit-cch"),
+    Lib("networkx bidirectional_dijkstra", nx_route, slow=True, dist="networkx"),
+    Lib("scipy dijkstra", scipy_route, slow=True, dist="scipy"),
+]
+MATRIX_LIBS = [
+    Lib("navcore distance_matrix", nav_matrix(), navcore=True),
+    Lib("navcore distance_matrix (ch)", nav_matrix(ch=True), navcore=True),
+    Lib("routingkit-cch one-to-many", cch_matrix, weights="int"),
+    Lib("pandana", pandana_matrix, weights="floor", slow=True),
+    Lib("scipy dijkstra", scipy_matrix, slow=True),
+]
+
+
+def make_all(libs, g, skipped):
+    made, prep = {}, {}
+    for lib in libs:
+        try:
+            made[lib.name], prep[lib.name] = lib.make(g)
+        except Unavailable as e:
+            skipped[lib.name] = str(e)
+        except ImportError as e:
+            skipped[lib.name] = f"not installed ({e.name})"
+        except Exception as e:         # noqa: BLE001 (a peer failing must not stop the run)
+            skipped[lib.name] = f"failed: {type(e).__name__}: {e}"
+        if lib.name in skipped:
+            log(f"{g.name}: {lib.name} skipped: {skipped[lib.name]}")
+    return made, prep
+
+
+# ---------------------------------------------------------------------------
+# truth and checks
+# ---------------------------------------------------------------------------
+class Truth:
+    """scipy's distances per weight set, from the sources asked for
+    (cached per graph: a full search per source)."""
+
+    def __init__(self, g):
+        self.g = g
+        self.csr = {}
+        self.rows = {}
+
+    def weights(self, kind):
+        g = self.g
+        return {"float": g.w, "int": g.int_w.astype(np.float64),
+                "floor": g.floor_w}[kind]
+
+    def dist(self, kind, sources):
+        from scipy.sparse.csgraph import dijkstra
+        if kind not in self.csr:
+            self.csr[kind] = self.g.csr(self.weights(kind))
+            self.rows[kind] = {}
+        rows = self.rows[kind]
+        need = sorted({int(s) for s in sources} - rows.keys())
+        if need:
+            d = dijkstra(self.csr[kind], indices=need)
+            for s, row in zip(need, d):
+                rows[s] = row
+        return rows
+
+    def at(self, kind, s, t):
+        rows = self.dist(kind, s)
+        return np.array([rows[int(a)][int(b)] for a, b in zip(s, t)])
+
+    def scaled(self, kind, d):
+        """Distances in a weight set, in the graph's unit."""
+        return d / self.g.scale if kind == "int" else d
+
+
+def mismatches(kind, got, want, scale):
+    """Indices where ``got`` (graph units) is not ``want`` (scipy on the
+    library's own weights, in them)."""
+    if kind == "int":
+        bad = ~np.isclose(np.rint(got * scale), want, rtol=0, atol=0.5)
+        bad &= ~(np.isinf(got) & np.isinf(want))
+    else:
+        tol = 1e-6 if kind == "floor" else REL * np.maximum(1.0, np.abs(want))
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(got - want) <= tol) & ~(np.isinf(got) & np.isinf(want))
+    return np.flatnonzero(bad)
+
+
+def path_problem(g, csr_kind, nodes, s, t, cost, kind):
+    """Why a returned node path is wrong, or None."""
+    if nodes is None:
+        return None
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if nodes.size == 0 or nodes[0] != s or nodes[-1] != t:
+        return f"path runs {nodes[:1].tolist()}..{nodes[-1:].tolist()}, not {s}..{t}"
+    if nodes.size == 1:
+        return None
+    w = np.asarray(csr_kind[nodes[:-1], nodes[1:]]).ravel()
+    if (w == 0).any():
+        return "path uses an edge that does not exist"
+    pc = w.sum() / g.scale if kind == "int" else w.sum()
+    if not abs(pc - cost) <= 1e-9 * max(1.0, abs(cost)):
+        return f"path costs {pc!r}, reported {cost!r}"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# one route
+# ---------------------------------------------------------------------------
+def bench_route(g, cfg, truth):
+    skipped = {}
+    libs = {lib.name: lib for lib in ROUTE_LIBS}
+    made, prep = make_all(ROUTE_LIBS, g, skipped)
+    P = g.pairs.shape[0]
+    slow_idx = np.array(sorted(set(np.linspace(0, P - 1, min(cfg["slow_pairs"], P))
+                                   .round().astype(int).tolist())))
+    idx_of = {k: (slow_idx if libs[k].slow else np.arange(P)) for k in made}
+    S, T = g.pairs[:, 0], g.pairs[:, 1]
+    exact = truth.at("float", S, T)
+    check = {}
+    for k in list(made):                   # the check pass, also the warm-up
+        try:
+            check[k] = check_route(g, libs[k], made[k], idx_of[k], truth, exact)
+        except Exception as e:             # noqa: BLE001 (a library that raises is left out)
+            skipped[k] = f"failed: {type(e).__name__}: {e}"
+            del made[k]
+            log(f"{g.name}: {k} left out: {skipped[k]}")
+    times = route_rounds(made, libs, idx_of, g, cfg)
+    return {"pairs": P, "slow_pairs": int(slow_idx.size), "skipped": skipped, "prep_s": prep,
+            "check": check, "per_pair_s": times,
+            "figure_s": {k: median(v) for k, v in times.items()},
+            "slow_idx": slow_idx}
+
+
+def check_route(g, lib, q, idx, truth, exact):
+    """Every answer of ``lib`` on pairs ``idx``, against scipy on its weights."""
+    k = lib.name
+    S, T = g.pairs[:, 0], g.pairs[:, 1]
+    exact = exact[idx]
+    log(f"{g.name}: checking {k} on {idx.size} pairs")
+    truth.dist(lib.weights, S[:1])
+    csr_k = truth.csr[lib.weights]
+    got, probs = np.full(idx.size, np.nan), {}
+    if lib.batch:
+        got[:] = q(S[idx], T[idx])
+    else:
+        for j, i in enumerate(idx):
+            cost, nodes = q(S[i], T[i])
+            got[j] = cost
+            why = path_problem(g, csr_k, nodes, S[i], T[i], cost, lib.weights)
+            if why:
+                probs[int(i)] = why
+    want = truth.at(lib.weights, S[idx], T[idx])
+    for j in mismatches(lib.weights, got, want, g.scale):
+        probs.setdefault(int(idx[j]),
+                         f"{got[j]!r} != scipy {truth.scaled(lib.weights, want[j])!r}")
+    out = summary_check(g, got, exact, probs)
+    if lib.navcore and g.readme_truth is not None:
+        dev = np.abs(got - g.readme_truth[idx])
+        out["readme_mismatches"] = int((~(dev <= TRUTH_ABS)).sum())
+    report_problems(g, k, probs)
+    return out
+
+
+def route_rounds(made, libs, idx_of, g, cfg):
+    """Per-pair medians over rounds (batches: one value per round, the
+    batch time per pair)."""
+    names = list(made)
+    S, T = g.pairs[:, 0], g.pairs[:, 1]
+    times = {k: [[] for _ in idx_of[k]] for k in names}
+    for r in range(cfg["rounds"]):
+        log(f"{g.name}: route round {r + 1}/{cfg['rounds']}")
+        k0 = r % len(names)
+        for k in names[k0:] + names[:k0]:
+            lib, q, idx = libs[k], made[k], idx_of[k]
+            if lib.slow and r >= cfg["slow_rounds"]:
+                continue
+            gc.collect()
+            gc.disable()            # no collection inside a library's batch
+            try:
+                if lib.batch:
+                    s, t_ = S[idx], T[idx]
+                    t0 = now()
+                    q(s, t_)
+                    dt = (now() - t0) / idx.size
+                    for lst in times[k]:
+                        lst.append(dt)
+                else:
+                    for j, i in enumerate(idx):
+                        t0 = now()
+                        q(S[i], T[i])
+                        times[k][j].append(now() - t0)
+            finally:
+                gc.enable()
+    return {k: [median(ts) for ts in v] for k, v in times.items()}
+
+
+def summary_check(g, got, exact, probs):
+    with np.errstate(invalid="ignore"):
+        dev = np.abs(got - exact)
+    fin = np.isfinite(dev)
+    return {"checked": int(got.size), "mismatches": len(probs),
+            "max_dev": float(dev[fin].max()) if fin.any() else None, "unit": g.unit}
+
+
+def report_problems(g, k, probs):
+    for i, why in list(probs.items())[:3]:
+        print(f"!! {g.name}: {k} #{i}: {why}")
+    if len(probs) > 3:
+        print(f"!! {g.name}: {k}: {len(probs)} mismatches in all")
+
+
+# ---------------------------------------------------------------------------
+# matrix
+# ---------------------------------------------------------------------------
+def bench_matrix(g, cfg, truth):
+    skipped = {}
+    libs = {lib.name: lib for lib in MATRIX_LIBS}
+    sources, targets = matrix_nodes(g, cfg["matrix"])
+    big = g.n > BIG
+    check_rows = min(cfg["check_rows"], sources.size) if big else sources.size
+    made, prep = make_all(MATRIX_LIBS, g, skipped)
+    times = {k: [] for k in made}
+    check = {}
+    exact = None
+    if "scipy dijkstra" in made:           # the truth is scipy's own answer (timed)
+        t, exact = timed(made["scipy dijkstra"], sources, targets)
+        times["scipy dijkstra"].append(t)
+    else:
+        exact = np.array([truth.dist("float", sources)[int(s)][targets] for s in sources])
+    for k, m in list(made.items()):
+        if k == "scipy dijkstra":
+            check[k] = summary_check(g, exact.ravel(), exact.ravel(), {})
+            continue
+        log(f"{g.name}: checking {k} ({sources.size} x {targets.size})")
+        try:
+            t, got = timed(m, sources, targets)
+        except Exception as e:             # noqa: BLE001 (a library that raises is left out)
+            skipped[k] = f"failed: {type(e).__name__}: {e}"
+            del times[k]
+            continue
+        times[k].append(t)              # the check pass counts as a round
+        kind = libs[k].weights
+        if kind == "float":
+            want = exact
+            rows = np.arange(sources.size)
+        else:
+            rows = np.arange(check_rows)
+            d = truth.dist(kind, sources[rows])
+            want = np.array([d[int(s)][targets] for s in sources[rows]])
+        probs = {}
+        bad = mismatches(kind, got[rows].ravel(), want.ravel(), g.scale)
+        for j in bad:
+            r, c = divmod(int(j), targets.size)
+            probs[f"{sources[r]}->{targets[c]}"] = (
+                f"{got[r, c]!r} != scipy {truth.scaled(kind, want.ravel()[j])!r}")
+        check[k] = summary_check(g, got.ravel(), exact.ravel(), probs)
+        check[k]["checked"] = int(rows.size * targets.size)
+        report_problems(g, k, probs)
+        del got
+    rounds = cfg["big_matrix_rounds"] if big else cfg["matrix_rounds"]
+    names = [k for k in made if k in times]
+    for r in range(1, rounds):            # round 0 was the check pass
+        log(f"{g.name}: matrix round {r + 1}/{rounds}")
+        k0 = r % len(names)
+        for k in names[k0:] + names[:k0]:
+            if libs[k].slow:
+                continue
+            gc.collect()
+            t, out = timed(made[k], sources, targets)
+            del out
+            times[k].append(t)
+    return {"sources": int(sources.size), "targets": int(targets.size),
+            "check_rows": int(check_rows), "skipped": skipped, "prep_s": prep,
+            "check": check, "rounds_s": times, "figure_s": {k: median(v) for k, v in times.items()}}
+
+
+# ---------------------------------------------------------------------------
+# CH build
+# ---------------------------------------------------------------------------
+def nav_contract_case(g):
+    contract = contract_fn()
+    import navcore
+
+    def case():
+        w = navcore.World()     # a fresh graph each time: a CH may be kept on it
+        w.add_graph("r", type="roads", keep="all", **g.navcore_params)
+        graph = w.graph("r")
+        t, _ = timed(contract, graph)
+        return t
+    return case
+
+
+def timed_case(fn):
+    return lambda g: (lambda: timed(fn, g)[0])
+
+
+BUILD_LIBS = [
+    Lib("navcore contract", nav_contract_case, navcore=True),
+    Lib("ch-router", timed_case(chrouter_build)),
+    Lib("routingkit-cch (order + CCH + customize)", timed_case(cch_metric)),
+    Lib("pandana Network (its CH)", timed_case(pandana_net)),
+    Lib("navcore add_graph (no CH)", timed_case(lambda g: nav_add(g)), navcore=True),
+]
+
+
+def bench_build(g, cfg):
+    skipped = {}
+    cases = {}
+    for lib in BUILD_LIBS:
+        try:
+            cases[lib.name] = lib.make(g)
+        except Unavailable as e:
+            skipped[lib.name] = str(e)
+        except ImportError as e:
+            skipped[lib.name] = f"not installed ({e.name})"
+    stages = {}
+    try:
+        stages = cch_metric(g)[1]          # also the warm-up of its code
+    except ImportError:
+        pass
+    rounds = cfg["big_build_rounds"] if g.n > BIG else cfg["build_rounds"]
+    times = {k: [] for k in cases}
+    names = list(cases)
+    for r in range(rounds):
+        log(f"{g.name}: build round {r + 1}/{rounds}")
+        k0 = r % len(names)
+        for k in names[k0:] + names[:k0]:
+            try:
+                times[k].append(cases[k]())
+            except Exception as e:     # noqa: BLE001
+                skipped[k] = f"failed: {type(e).__name__}: {e}"
+            gc.collect()
+    times = {k: v for k, v in times.items() if k not in skipped}
+    return {"skipped": skipped, "rounds_s": times, "cch_stages_s": stages,
+            "figure_s": {k: median(v) for k, v in times.items()}}
+
+
+# ---------------------------------------------------------------------------
+# import (one process per load)
+# ---------------------------------------------------------------------------
+def osm_files():
+    """The same two extracts in the format each reader takes: navcore the
+    originals; osmnx XML (monaco.osm.gz as is; Helsinki converted); pyrosm
+    PBF (monaco converted). Conversions by pyosmium, once, in bench/.cache."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    files = {"monaco": {"orig": DATA / "monaco.osm.gz", "xml": DATA / "monaco.osm.gz",
+                        "pbf": CACHE / "monaco.osm.pbf"},
+             "helsinki": {"orig": DATA / "Helsinki.osm.pbf", "xml": CACHE / "helsinki.osm",
+                          "pbf": DATA / "Helsinki.osm.pbf"}}
+    for f in files.values():
+        for kind in ("xml", "pbf"):
+            if not f[kind].exists():
+                convert(f["orig"], f[kind])
+    return files
+
+
+def convert(src, dst):
+    import osmium
+    tmp = dst.with_name(dst.name + ".tmp" + "".join(dst.suffixes))
+    with osmium.SimpleWriter(str(tmp)) as w:
+        for obj in osmium.FileProcessor(str(src)):
+            w.add(obj)
+    tmp.rename(dst)
+
+
+IMPORT_CODE = {
+    "navcore osm= (car)": ("import navcore",
+                           "navcore.World().add_graph('r', type='roads', osm=PATH, profile='car')"),
+    "osmnx graph_from_xml": ("import osmnx", "osmnx.graph_from_xml(PATH)"),
+    "pyrosm get_network(driving)": ("import pyrosm",
+                                    "pyrosm.OSM(PATH).get_network(network_type='driving', "
+                                    "nodes=True)"),
+}
+IMPORT_FORMAT = {"navcore osm= (car)": "orig", "osmnx graph_from_xml": "xml",
+                 "pyrosm get_network(driving)": "pbf"}
+CHILD = """
+import json, resource, sys, time, warnings
+warnings.simplefilter("ignore")
+{imp}
+PATH = sys.argv[1]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+{load}
+dt = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"s": dt, "rss_after_import": before * 1024, "peak_rss": peak * 1024}}))
+"""
+
+
+def navcore_reads_osm():
+    if importlib.util.find_spec("navcore_roads.io.osm") is None:
+        return "the roads plugin does not read osm= on this branch yet (no navcore_roads.io.osm)"
+    return None
+
+
+def run_child(name, path):
+    imp, load = IMPORT_CODE[name]
+    code = CHILD.format(imp=imp, load=load)
+    p = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       timeout=600, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
+                           f"exit {p.returncode}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def bench_import(cfg):
+    files = osm_files()
+    out = {}
+    for gname, f in files.items():
+        skipped, runs = {}, {}
+        names = list(IMPORT_CODE)
+        why = navcore_reads_osm()
+        if why:
+            skipped["navcore osm= (car)"] = why
+            names.remove("navcore osm= (car)")
+        for k in list(names):               # warm-up: OS file cache, numba's cache
+            try:
+                run_child(k, f[IMPORT_FORMAT[k]])
+                runs[k] = []
+            except Exception as e:     # noqa: BLE001
+                skipped[k] = f"failed: {e}"
+                names.remove(k)
+        for r in range(cfg["import_rounds"]):
+            log(f"{gname}: import round {r + 1}/{cfg['import_rounds']}")
+            k0 = r % max(len(names), 1)
+            for k in names[k0:] + names[:k0]:
+                runs[k].append(run_child(k, f[IMPORT_FORMAT[k]]))
+        out[gname] = {
+            "files": {k: str(f[IMPORT_FORMAT[k]]) for k in IMPORT_CODE},
+            "skipped": skipped,
+            "s": {k: median([x["s"] for x in v]) for k, v in runs.items()},
+            "peak_rss": {k: median([x["peak_rss"] for x in v]) for k, v in runs.items()},
+            "load_rss": {k: median([x["peak_rss"] - x["rss_after_import"] for x in v])
+                         for k, v in runs.items()},
+        }
+    return out
+
+
+# ---------------------------------------------------------------------------
+# tables
+# ---------------------------------------------------------------------------
+def fmt_r(r):
+    return f"{r:.2g}x" if r is not None and r < 0.001 else fmt_ratio(r)
+
+
+def show(out, title, rows):
+    if not rows:
+        return
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        print_table(title, list(rows[0]), [list(r.values()) for r in rows])
+    sys.stdout.write(buf.getvalue())
+    out.append(buf.getvalue())
+
+
+def route_figure(route, k, idx=None):
+    """Median per query of ``k``, over pair positions ``idx`` (all by default)."""
+    per = route["per_pair_s"].get(k)
+    if per is None:
+        return None
+    if idx is None:
+        return median(per)
+    slow = route["slow_idx"]
+    if len(per) == len(slow):
+        return median(per)
+    return median([per[i] for i in idx])
+
+
+def route_rows(res):
+    rows = []
+    navs = [lib.name for lib in ROUTE_LIBS if lib.navcore]
+    slow = {lib.name for lib in ROUTE_LIBS if lib.slow}
+    for r in res:
+        rt = r.get("route")
+        if not rt:
+            continue
+        for k in rt["per_pair_s"]:
+            idx = rt["slow_idx"] if k in slow else None
+            fig = route_figure(rt, k, idx)
+            row = {"graph": r["graph"], "library": k,
+                   "pairs": rt["slow_pairs"] if k in slow else rt["pairs"],
+                   "per query": fmt_s(fig)}
+            for nav in navs:
+                label = nav.removeprefix("navcore ") + " / lib"
+                row[label] = ("-" if k == nav else
+                              fmt_r(ratio(route_figure(rt, nav, idx), fig)))
+            rows.append(row)
+    return rows
+
+
+def matrix_rows(res):
+    rows = []
+    navs = [lib.name for lib in MATRIX_LIBS if lib.navcore]
+    for r in res:
+        mx = r.get("matrix")
+        if not mx:
+            continue
+        for k, fig in mx["figure_s"].items():
+            row = {"graph": r["graph"], "library": k,
+                   "size": f"{mx['sources']} x {mx['targets']}",
+                   "rounds": len(mx["rounds_s"][k]), "time": fmt_s(fig)}
+            for nav in navs:
+                row[nav.removeprefix("navcore ") + " / lib"] = (
+                    "-" if k == nav else fmt_r(ratio(mx["figure_s"].get(nav), fig)))
+            rows.append(row)
+    return rows
+
+
+def build_rows(res):
+    rows = []
+    for r in res:
+        b = r.get("build")
+        if not b:
+            continue
+        for k, fig in b["figure_s"].items():
+            rows.append({"graph": r["graph"], "library": k, "rounds": len(b["rounds_s"][k]),
+                         "build": fmt_s(fig),
+                         "navcore contract / lib": "-" if k == "navcore contract" else
+                         fmt_r(ratio(b["figure_s"].get("navcore contract"), fig))})
+        st = b.get("cch_stages_s") or {}
+        if st:
+            rows.append({"graph": r["graph"], "library": "  routingkit-cch stages",
+                         "rounds": 1, "build": ", ".join(f"{k} {fmt_s(v)}"
+                                                         for k, v in st.items()),
+                         "navcore contract / lib": ""})
+    return rows
+
+
+def import_rows(imp):
+    rows = []
+    nav = "navcore osm= (car)"
+    for gname, d in imp.items():
+        for k, s in d["s"].items():
+            rows.append({"extract": gname, "library": k, "file": Path(d["files"][k]).name,
+                         "load": fmt_s(s), "peak RSS": fmt_bytes(d["peak_rss"][k]),
+                         "peak growth in load": fmt_bytes(d["load_rss"][k]),
+                         "navcore time / lib": "-" if k == nav else fmt_r(ratio(d["s"].get(nav), s)),
+                         "navcore peak / lib": "-" if k == nav else
+                         fmt_r(ratio(d["peak_rss"].get(nav), d["peak_rss"][k]))})
+    return rows
+
+
+def check_rows(res):
+    rows = []
+    for r in res:
+        for part in ("route", "matrix"):
+            for k, c in (r.get(part) or {}).get("check", {}).items():
+                dev = c["max_dev"]
+                rows.append({"graph": r["graph"], "test": part, "library": k,
+                             "answers checked": c["checked"], "mismatches": c["mismatches"],
+                             f"max dev from exact": "-" if dev is None else
+                             f"{dev:.3g} {c['unit']}",
+                             "README truth mismatches": c.get("readme_mismatches", "-")})
+    return rows
+
+
+def graph_rows(res):
+    return [{"graph": r["graph"], "nodes": r["nodes"], "directed edges": r["edges"],
+             "weight": r["weight"], "integer peers": r["int_weights"],
+             "route pairs": r["pairs"], "notes": "; ".join(r["notes"])} for r in res]
+
+
+def skipped_lines(res, imp):
+    lines = []
+    for r in res:
+        for part in ("route", "matrix", "build"):
+            for k, why in (r.get(part) or {}).get("skipped", {}).items():
+                lines.append(f"- {r['graph']} {part}: {k}: {why}")
+    for gname, d in (imp or {}).items():
+        for k, why in d["skipped"].items():
+            lines.append(f"- {gname} import: {k}: {why}")
+    return sorted(set(lines), key=lines.index)
+
+
+# ---------------------------------------------------------------------------
+def bench_graph(name, cfg, parts):
+    log(f"{name}: loading")
+    g = load_graph(name, cfg)
+    truth = Truth(g)
+    res = {"graph": g.name, "nodes": g.n, "edges": int(g.src.size),
+           "weight": "time_s (s)" if g.unit == "s" else "DIMACS length (dm, integer)",
+           "int_weights": "rint(time_s * 1000) ms" if g.scale == 1000 else "dm as they are",
+           "pairs": int(g.pairs.shape[0]), "notes": g.notes, "gen_s": g.gen_s}
+    # builds last: by then every library's code is loaded and compiled
+    # (navcore's kernels, contract included), so a build round is steady state
+    if "route" in parts:
+        res["route"] = bench_route(g, cfg, truth)
+    if "matrix" in parts:
+        res["matrix"] = bench_matrix(g, cfg, truth)
+    if "build" in parts:
+        res["build"] = bench_build(g, cfg)
+    return res
+
+
+PARTS = ("import", "build", "route", "matrix")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small graphs, few rounds")
+    ap.add_argument("--graphs", help="comma-separated graph names (default: all of the mode)")
+    ap.add_argument("--parts", help=f"comma-separated, of {', '.join(PARTS)}")
+    ap.add_argument("--rounds", type=int, help="route rounds")
+    args = ap.parse_args(argv)
+    cfg = dict(QUICK if args.quick else FULL)
+    if args.rounds:
+        cfg["rounds"] = args.rounds
+    if args.graphs:
+        cfg["graphs"] = [s.strip() for s in args.graphs.split(",") if s.strip()]
+    parts = [p.strip() for p in args.parts.split(",")] if args.parts else list(PARTS)
+
+    import navcore  # noqa: F401  (fails early if the venv is wrong)
+
+    t_start = now()
+    results = {"machine": machine(), "config": cfg, "quick": args.quick,
+               "versions": versions("navcore", "numba", "numpy", "scipy", "networkx",
+                                    "ch-router", "routingkit-cch", "pandana", "osmnx",
+                                    "pyrosm", "osmium"),
+               "ratio": "navcore time / peer time (below 1: navcore faster)",
+               "graphs": []}
+    if "import" in parts:
+        results["import"] = bench_import(cfg)
+    for name in cfg["graphs"]:
+        results["graphs"].append(bench_graph(name, cfg, parts))
+        gc.collect()
+    results["total_s"] = now() - t_start
+    res = results["graphs"]
+    v = results["versions"]
+    head = (f"navcore roads benchmark ({'quick' if args.quick else 'full'}); "
+            f"{results['machine']['cpus']} cpus; " + ", ".join(f"{k} {x}" for k, x in v.items())
+            + f"; {results['machine']['date']}")
+    print("\n" + head)
+    print("ratio = navcore time / peer time (below 1: navcore faster); figures are medians")
+    out = []
+    show(out, "Graphs", graph_rows(res))
+    if "import" in results:
+        show(out, f"Import from OSM (one process per load, median of {cfg['import_rounds']})",
+             import_rows(results["import"]))
+    show(out, "CH build (same graph, same weights)", build_rows(res))
+    show(out, f"One route, per query with the path ({cfg['rounds']} rounds; slow peers "
+              f"{cfg['slow_rounds']} round on {cfg['slow_pairs']} pairs)", route_rows(res))
+    show(out, "Distance matrix", matrix_rows(res))
+    show(out, "Answers checked (against scipy on each library's own weights)", check_rows(res))
+    notes = skipped_lines(res, results.get("import"))
+    if notes:
+        print("\nnot run:\n" + "\n".join(notes))
+    path = write_json("roads-quick" if args.quick else "roads", results)
+    md = RESULTS_DIR / ("roads-quick.tables.md" if args.quick else "roads.tables.md")
+    md.write_text(f"<!-- {head} -->\n" + "".join(out)
+                  + ("\nNot run:\n\n" + "\n".join(notes) + "\n" if notes else ""))
+    print(f"\nwrote {path} and {md} ({results['total_s']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
