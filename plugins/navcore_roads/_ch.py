@@ -270,8 +270,8 @@ def _less(a, b, prio):
     """Strict order of nodes by priority, ties by a hash of the id."""
     if prio[a] != prio[b]:
         return prio[a] < prio[b]
-    ha = (a * 2654435761) & 0xFFFFFFFF
-    hb = (b * 2654435761) & 0xFFFFFFFF
+    ha = (np.int64(a) * np.int64(2654435761)) & 0xFFFFFFFF
+    hb = (np.int64(b) * np.int64(2654435761)) & 0xFFFFFFFF
     if ha != hb:
         return ha < hb
     return a < b
