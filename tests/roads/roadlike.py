@@ -1,9 +1,10 @@
 """Seeded road-like directed graphs for tests and timings.
 
 Jittered grid points joined to their nearest neighbours (a sparse, nearly
-planar mesh like a street network), a few road classes with their speeds,
-some streets one-way, and a sparse net of long fast links (arterials)
-between far-apart points. Weights are travel times in seconds.
+planar mesh like a street network), road classes along grid lines
+(residential, an arterial every 8th line, a through road every 32nd), some
+streets one-way, and a sparse net of long fast links between far-apart
+points. Weights are travel times in seconds.
 """
 from __future__ import annotations
 
@@ -40,8 +41,16 @@ def roadlike(n: int, seed: int = 0, *, oneway: float = 0.15, links: float = 0.01
     ok = a != b
     a, b = a[ok], b[ok]
     length = np.hypot(*(pts[a] - pts[b]).T)
-    speed = rng.choice([30.0, 50.0, 70.0], a.shape[0], p=[0.6, 0.3, 0.1])
-    speed[-int(ok[-k:].sum()) if k else a.shape[0]:] = 110.0
+    # road classes along lines, as in a city: every 8th row and column an
+    # arterial, every 32nd a through road; the rest residential or collector
+    row, col = a // side, a % side
+    brow, bcol = b // side, b % side
+    line = np.where(row == brow, row, np.where(col == bcol, col, -1))
+    speed = rng.choice([30.0, 50.0], a.shape[0], p=[0.8, 0.2])
+    speed = np.where((line >= 0) & (line % 8 == 0), 60.0, speed)
+    speed = np.where((line >= 0) & (line % 32 == 0), 90.0, speed)
+    if k:
+        speed[-int(ok[-k:].sum()):] = 110.0             # the long links
     time_s = length / (speed / 3.6)
     # both directions unless one-way (then a random one of the two)
     one = rng.random(a.shape[0]) < oneway
