@@ -39,6 +39,10 @@ INF = np.inf
 _TIE = 1e-12
 #: stamps reset before the generation counter overflows int32
 _GEN_MAX = 2 ** 31 - 16
+#: fewer items than this run on the calling thread: a parallel launch costs
+#: tens of microseconds, and milliseconds when another process has the other
+#: core (Monaco, 60 rounds: 6 ms alone, 2.2 s under load, 2026-11-25)
+_PAR_MIN = 512
 
 
 # -- build ----------------------------------------------------------------------
@@ -249,20 +253,41 @@ def _priority(v, added, added_hops, level, start, deg, hops):
         b = start[2 * v + side]
         for i in range(b, b + deg[2 * v + side]):
             removed_hops += hops[i]
-    return level[v] + added / removed + added_hops / max(removed_hops, 1)
+    return level[v] + 2.0 * added / removed + added_hops / max(removed_hops, 1)
+
+
+@njit(cache=True, nogil=True)
+def _reprioritize_one(v, sim_limit, block, level, prio, start, deg, nbr, wt, hops, dist,
+                      stamp, tmark, gens, hk, hn):
+    """Simulate ``v`` again into ``prio[v]`` (scratch row of this thread)."""
+    nothing = np.zeros(0, dtype=np.bool_)
+    added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops, dist,
+                                  stamp, tmark, gens, get_thread_id(), hk, hn, nothing, 0)
+    prio[v] = _priority(v, added, added_hops, level, start, deg, hops)
 
 
 @njit(cache=True, nogil=True, parallel=True)
+def _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
+                      hops, dist, stamp, tmark, gens, hk, hn):
+    """Simulate the ``dirty`` nodes again, in parallel."""
+    for k in prange(ndirty):
+        _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
+                          dist, stamp, tmark, gens, hk, hn)
+
+
+@njit(cache=True, nogil=True)
 def _reprioritize(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt, hops,
                   dist, stamp, tmark, gens, hk, hn):
-    """Simulate the ``dirty`` nodes again (in parallel) into ``prio``."""
-    nothing = np.zeros(0, dtype=np.bool_)
-    for k in prange(ndirty):
-        v = dirty[k]
-        row = get_thread_id()
-        added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops,
-                                      dist, stamp, tmark, gens, row, hk, hn, nothing, 0)
-        prio[v] = _priority(v, added, added_hops, level, start, deg, hops)
+    """Simulate the ``dirty`` nodes again into ``prio``: few of them on this
+    thread, since waking the pool costs more than it saves (and on a busy
+    machine, milliseconds a round)."""
+    if ndirty >= _PAR_MIN:
+        _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
+                          hops, dist, stamp, tmark, gens, hk, hn)
+        return
+    for k in range(ndirty):
+        _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
+                          dist, stamp, tmark, gens, hk, hn)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -277,45 +302,76 @@ def _less(a, b, prio):
     return a < b
 
 
+@njit(cache=True, nogil=True)
+def _smallest_near(v, prio, start, deg, nbr):
+    """The smallest of ``v`` and its neighbours (either direction)."""
+    m = v
+    for side in range(2):
+        b = start[2 * v + side]
+        for i in range(b, b + deg[2 * v + side]):
+            y = nbr[i]
+            if _less(y, m, prio):
+                m = y
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _best_of_all(v, start, deg, nbr, best):
+    """Whether ``v`` is the smallest near itself and near each neighbour."""
+    if best[v] != v:
+        return False
+    for side in range(2):
+        b = start[2 * v + side]
+        for i in range(b, b + deg[2 * v + side]):
+            if best[nbr[i]] != v:
+                return False
+    return True
+
+
 @njit(cache=True, nogil=True, parallel=True)
+def _select_par(alive, nalive, prio, start, deg, nbr, best, chosen):
+    """:func:`_select` in parallel."""
+    for k in prange(nalive):
+        best[alive[k]] = _smallest_near(alive[k], prio, start, deg, nbr)
+    for k in prange(nalive):
+        chosen[k] = _best_of_all(alive[k], start, deg, nbr, best)
+
+
+@njit(cache=True, nogil=True)
 def _select(alive, nalive, prio, start, deg, nbr, best, chosen):
     """Mark in ``chosen`` the nodes of ``alive[:nalive]`` that are the
     smallest within two hops: ``best[x]`` is first the smallest of ``x``
     and its neighbours, then ``v`` is chosen if it is ``best`` of itself
     and of every neighbour."""
-    for k in prange(nalive):
-        v = alive[k]
-        m = v
-        for side in range(2):
-            b = start[2 * v + side]
-            for i in range(b, b + deg[2 * v + side]):
-                y = nbr[i]
-                if _less(y, m, prio):
-                    m = y
-        best[v] = m
-    for k in prange(nalive):
-        v = alive[k]
-        ok = best[v] == v
-        if ok:
-            for side in range(2):
-                b = start[2 * v + side]
-                for i in range(b, b + deg[2 * v + side]):
-                    if best[nbr[i]] != v:
-                        ok = False
-                        break
-                if not ok:
-                    break
-        chosen[k] = ok
+    if nalive >= 16 * _PAR_MIN:
+        _select_par(alive, nalive, prio, start, deg, nbr, best, chosen)
+        return
+    for k in range(nalive):
+        best[alive[k]] = _smallest_near(alive[k], prio, start, deg, nbr)
+    for k in range(nalive):
+        chosen[k] = _best_of_all(alive[k], start, deg, nbr, best)
 
 
 @njit(cache=True, nogil=True, parallel=True)
+def _round_witness_par(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops, dist,
+                       stamp, tmark, gens, hk, hn, need):
+    """:func:`_round_witness` in parallel."""
+    for k in prange(nb):
+        _simulate(batch[k], limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp,
+                  tmark, gens, get_thread_id(), hk, hn, need, nbase[k])
+
+
+@njit(cache=True, nogil=True)
 def _round_witness(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops, dist,
                    stamp, tmark, gens, hk, hn, need):
-    """The witness searches of one round's nodes, in parallel."""
-    for k in prange(nb):
-        row = get_thread_id()
+    """The witness searches of one round's nodes (in parallel if many)."""
+    if nb >= _PAR_MIN:
+        _round_witness_par(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops,
+                           dist, stamp, tmark, gens, hk, hn, need)
+        return
+    for k in range(nb):
         _simulate(batch[k], limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp,
-                  tmark, gens, row, hk, hn, need, nbase[k])
+                  tmark, gens, 0, hk, hn, need, nbase[k])
 
 
 @njit(cache=True, nogil=True)
