@@ -1,0 +1,409 @@
+"""Directed contraction hierarchies over CSR arrays (the road backend's
+fast exact shortest paths, one-way streets included).
+
+:meth:`DirectedHierarchy.build` contracts the nodes of a directed graph
+given as CSR arrays (``offsets``, ``targets``, ``weights``; ``inf`` is a
+closed edge, parallel edges count with their cheapest, self-loops not at
+all) in rounds of independent nodes, adding a shortcut wherever the only
+short connection between two neighbours ran through the contracted node.
+The result is two *upward* graphs over node ranks: the forward one (edges
+``u -> x`` to nodes contracted later) and the backward one (edges
+``x -> u`` from them, stored at ``u``).
+
+Queries go through a :class:`HierarchyQuery` (one per thread, it owns the
+scratch): ``distance``, ``path`` (the edges as positions into the input
+CSR, their weights summed in path order), ``distances`` for pairs and
+``matrix`` (the bucket many-to-many algorithm, on both cores).
+
+>>> import numpy as np
+>>> offsets = np.array([0, 1, 2, 3], dtype=np.int64)       # a one-way ring 0->1->2->0
+>>> targets = np.array([1, 2, 0], dtype=np.int32)
+>>> weights = np.array([1.0, 2.0, 4.0])
+>>> q = DirectedHierarchy.build(offsets, targets, weights).query()
+>>> q.distance(0, 2), q.distance(2, 1)
+(3.0, 5.0)
+>>> cost, edges = q.path(1, 0)
+>>> cost, edges.tolist()
+(6.0, [1, 2])
+"""
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from navcore.errors import GraphError, QueryError
+
+from . import _ch as K
+
+#: settled nodes after which a contraction's witness search gives up (and
+#: the shortcut is added)
+WITNESS_LIMIT = 500
+#: the cheaper witness search of a priority estimate
+PRIORITY_LIMIT = 50
+_MAX_LIMIT = 2 ** 31 - 1
+_INT32_MAX = 2 ** 31 - 1
+#: the arrays of :meth:`DirectedHierarchy.arrays`, with their dtypes
+_ARRAYS = {
+    "rank": np.int32, "fwd_first": np.int64, "fwd_head": np.int32, "fwd_w": np.float64,
+    "fwd_arc": np.int64, "bwd_first": np.int64, "bwd_head": np.int32, "bwd_w": np.float64,
+    "bwd_arc": np.int64, "sc_c1": np.int64, "sc_c2": np.int64, "weights": np.float64,
+}
+
+
+def _threads() -> int:
+    """Rows of per-thread scratch: every id ``numba.get_thread_id`` can give."""
+    return max(int(numba.config.NUMBA_NUM_THREADS), 1)
+
+
+def _csr(offsets, targets, weights):
+    """The input checked and in the kernels' dtypes."""
+    offsets = np.asarray(offsets)
+    targets = np.asarray(targets)
+    weights = np.asarray(weights)
+    for name, a in (("offsets", offsets), ("targets", targets)):
+        if a.ndim != 1 or a.dtype.kind not in "iu":
+            raise GraphError(f"{name} must be a 1-d integer array, got dtype {a.dtype} "
+                             f"and shape {a.shape}")
+    if weights.ndim != 1 or weights.dtype.kind not in "fiu":
+        raise GraphError(f"weights must be a 1-d float array, got dtype {weights.dtype} "
+                         f"and shape {weights.shape}")
+    if offsets.shape[0] < 1:
+        raise GraphError("offsets must have at least one entry (N + 1 for N nodes), got 0")
+    n = offsets.shape[0] - 1
+    m = targets.shape[0]
+    if n > _INT32_MAX:
+        raise GraphError(f"at most {_INT32_MAX} nodes, got {n}")
+    if weights.shape[0] != m:
+        raise GraphError(f"weights must have one entry per edge ({m}), got "
+                         f"{weights.shape[0]}")
+    if offsets[0] != 0 or offsets[-1] != m:
+        raise GraphError(f"offsets must run from 0 to the number of edges {m}, got "
+                         f"{offsets[0]} to {offsets[-1]}")
+    if n and np.any(np.diff(offsets) < 0):
+        i = int(np.argmax(np.diff(offsets) < 0))
+        raise GraphError(f"offsets must not decrease, got offsets[{i}] = {offsets[i]} > "
+                         f"offsets[{i + 1}] = {offsets[i + 1]}")
+    if m and (targets.min() < 0 or targets.max() >= n):
+        i = int(np.argmax((targets < 0) | (targets >= n)))
+        raise GraphError(f"targets must be node ids from 0 to {n - 1}, got targets[{i}] = "
+                         f"{targets[i]}")
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    bad = np.isnan(weights) | (weights < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise GraphError(f"weights must be >= 0 (inf: closed), got weights[{i}] = "
+                         f"{weights[i]}")
+    return (np.ascontiguousarray(offsets, dtype=np.int64),
+            np.ascontiguousarray(targets, dtype=np.int32), weights)
+
+
+def _limit(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= _MAX_LIMIT:
+        raise GraphError(f"{name} must be an integer from 1 to {_MAX_LIMIT}, got {value!r}")
+    return int(value)
+
+
+class DirectedHierarchy:
+    """The contraction hierarchy of a directed graph: two upward graphs over
+    node ranks and the shortcuts' children. Build it with :meth:`build`,
+    load it with :meth:`from_arrays`; ask it through :meth:`query`."""
+
+    def __init__(self, arrays: dict, build_seconds: float = 0.0, stats: dict | None = None):
+        # the private constructor: arrays already checked (build, from_arrays)
+        self._a = arrays
+        for key, value in arrays.items():
+            setattr(self, "_" + key, value)
+        self.num_nodes = int(arrays["rank"].shape[0])
+        self.num_edges = int(arrays["weights"].shape[0])
+        self.num_shortcuts = int(np.count_nonzero(arrays["fwd_arc"] >= self.num_edges)
+                                 + np.count_nonzero(arrays["bwd_arc"] >= self.num_edges))
+        self.build_seconds = float(build_seconds)
+        self._stats = dict(stats or {})
+        # shortcuts nest at most as deep as the chain of their children
+        self._depth = int(K.nesting_depth(self._sc_c1, self._sc_c2, self.num_edges))
+
+    # -- build -------------------------------------------------------------------
+    @classmethod
+    def build(cls, offsets, targets, weights, *, witness_limit: int = WITNESS_LIMIT,
+              priority_limit: int = PRIORITY_LIMIT, progress=None) -> "DirectedHierarchy":
+        """Contract the graph ``offsets``/``targets``/``weights`` (CSR).
+
+        ``witness_limit``: settled nodes after which a contraction's witness
+        search gives up (more means fewer shortcuts and a slower build);
+        ``priority_limit`` the same for priority estimates. ``progress``:
+        None or ``callable(done_nodes, total)``, called between chunks of
+        rounds (about ten a build)."""
+        offsets, targets, weights = _csr(offsets, targets, weights)
+        limit = _limit("witness_limit", witness_limit)
+        sim_limit = _limit("priority_limit", priority_limit)
+        if progress is not None and not callable(progress):
+            raise GraphError(f"progress must be None or a callable, got {progress!r}")
+        t0 = time.perf_counter()
+        n = offsets.shape[0] - 1
+        m = targets.shape[0]
+        start, deg, cap, nbr, wt, arc, hops, top = K.build_init(offsets, targets, weights)
+        (level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist, stamp,
+         tmark, gens, hk, hn) = K.build_prepare(n, _threads())
+        ints = np.array([top, n, 0, 0, 0, n, 0], dtype=np.int64)
+        sc_c1 = np.empty(max(16, m // 2), dtype=np.int64)
+        sc_c2 = np.empty_like(sc_c1)
+        # chunks of ~n/10 nodes: a round is O(remaining), so ten calls cost nothing
+        step = n if progress is None else max(n // 10, 1)
+        while ints[2] < n:
+            until = min(int(ints[2]) + step, n)
+            nbr, wt, arc, hops, sc_c1, sc_c2 = K.build_rounds(
+                until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints, level,
+                prio, rank, order, alive, block, dmark, dirty, best, chosen, dist, stamp,
+                tmark, gens, hk, hn, sc_c1, sc_c2)
+            if progress is not None:
+                progress(int(ints[2]), n)
+        out = K.finalize(order, rank, start, deg, nbr, wt, arc, sc_c1, sc_c2, m, int(ints[3]))
+        arrays = dict(zip(("fwd_first", "fwd_head", "fwd_w", "fwd_arc", "bwd_first",
+                           "bwd_head", "bwd_w", "bwd_arc", "sc_c1", "sc_c2"), out[:10]))
+        arrays["rank"] = rank
+        arrays["weights"] = weights
+        seconds = time.perf_counter() - t0
+        stats = {"rounds": int(ints[4]), "shortcuts_created": int(ints[3]),
+                 "pool_entries": int(ints[0]), "witness_limit": limit,
+                 "priority_limit": sim_limit}
+        return cls(arrays, seconds, stats)
+
+    # -- storage -----------------------------------------------------------------
+    def arrays(self) -> dict:
+        """Everything :meth:`from_arrays` needs, as plain numpy arrays."""
+        return dict(self._a)
+
+    @classmethod
+    def from_arrays(cls, arrays) -> "DirectedHierarchy":
+        """A hierarchy from :meth:`arrays` output; ``GraphError`` on arrays
+        that are missing, of the wrong dtype or shape, or out of range."""
+        if not hasattr(arrays, "keys"):
+            raise GraphError(f"arrays must be a mapping of names to arrays, got "
+                             f"{type(arrays).__name__}")
+        a = {}
+        for key, dtype in _ARRAYS.items():
+            if key not in arrays:
+                raise GraphError(f"arrays lacks {key!r}")
+            v = np.asarray(arrays[key])
+            if v.dtype != dtype or v.ndim != 1:
+                raise GraphError(f"arrays[{key!r}] must be 1-d {np.dtype(dtype)}, got "
+                                 f"{v.dtype} with shape {v.shape}")
+            a[key] = np.ascontiguousarray(v)
+        _check_arrays(a)
+        return cls(a)
+
+    # -- facts -------------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the hierarchy's arrays."""
+        return int(sum(v.nbytes for v in self._a.values()))
+
+    def stats(self) -> dict:
+        """Sizes and build facts, for logs and benchmarks."""
+        out = {"nodes": self.num_nodes, "edges": self.num_edges,
+               "shortcuts": self.num_shortcuts,
+               "forward_edges": int(self._fwd_head.shape[0]),
+               "backward_edges": int(self._bwd_head.shape[0]),
+               "shortcut_depth": self._depth, "build_seconds": self.build_seconds,
+               "nbytes": self.nbytes}
+        out.update(self._stats)
+        return out
+
+    def query(self) -> "HierarchyQuery":
+        """A new query object (scratch for one thread)."""
+        return HierarchyQuery(self)
+
+    def __repr__(self) -> str:
+        return (f"DirectedHierarchy(nodes={self.num_nodes}, edges={self.num_edges}, "
+                f"shortcuts={self.num_shortcuts})")
+
+
+def _check_arrays(a: dict) -> None:
+    """``GraphError`` unless the arrays form a hierarchy the kernels can
+    walk without reading out of bounds or looping."""
+    n = a["rank"].shape[0]
+    m = a["weights"].shape[0]
+    nsc = a["sc_c1"].shape[0]
+    rank = a["rank"]
+    if np.any(rank < 0) or np.any(rank >= n) or np.unique(rank).shape[0] != n:
+        raise GraphError(f"arrays['rank'] must be a permutation of 0..{n - 1}")
+    if a["sc_c2"].shape[0] != nsc:
+        raise GraphError(f"arrays['sc_c2'] must have {nsc} entries like sc_c1, got "
+                         f"{a['sc_c2'].shape[0]}")
+    w = a["weights"]
+    if np.any(np.isnan(w) | (w < 0)):
+        raise GraphError("arrays['weights'] must be >= 0")
+    for side in ("fwd", "bwd"):
+        first, head = a[side + "_first"], a[side + "_head"]
+        k = head.shape[0]
+        if first.shape[0] != n + 1 or first[0] != 0 or first[-1] != k \
+                or np.any(np.diff(first) < 0):
+            raise GraphError(f"arrays['{side}_first'] must be {n + 1} non-decreasing "
+                             f"offsets from 0 to {k}")
+        for key in ("_w", "_arc"):
+            if a[side + key].shape[0] != k:
+                raise GraphError(f"arrays['{side}{key}'] must have {k} entries, got "
+                                 f"{a[side + key].shape[0]}")
+        tail = np.repeat(np.arange(n, dtype=np.int64), np.diff(first))
+        if k and (np.any(head >= n) or np.any(head <= tail)):
+            raise GraphError(f"arrays['{side}_head'] must hold ranks above their node's")
+        ww = a[side + "_w"]
+        if np.any(np.isnan(ww) | (ww < 0) | np.isinf(ww)):
+            raise GraphError(f"arrays['{side}_w'] must be finite and >= 0")
+        arc = a[side + "_arc"]
+        if k and (arc.min() < 0 or arc.max() >= m + nsc):
+            raise GraphError(f"arrays['{side}_arc'] must be arcs from 0 to {m + nsc - 1}")
+    # a shortcut's children are input edges or older shortcuts: unpacking ends
+    own = np.arange(nsc, dtype=np.int64) + m
+    for key in ("sc_c1", "sc_c2"):
+        c = a[key]
+        if nsc and (c.min() < 0 or np.any(c >= own)):
+            raise GraphError(f"arrays[{key!r}] must name input edges or older shortcuts")
+
+
+class HierarchyQuery:
+    """Queries on one :class:`DirectedHierarchy` with scratch of their own
+    (generation-stamped labels, heaps that grow): one per thread."""
+
+    def __init__(self, h: DirectedHierarchy):
+        self.hierarchy = h
+        n = h.num_nodes
+        self._n = n
+        self._df = np.empty(n, dtype=np.float64)
+        self._db = np.empty(n, dtype=np.float64)
+        self._sf = np.zeros(n, dtype=np.int32)
+        self._sb = np.zeros(n, dtype=np.int32)
+        self._pf = np.empty(n, dtype=np.int64)
+        self._pb = np.empty(n, dtype=np.int64)
+        self._gen = 0
+        self._heaps(1024)
+        self._stack = np.empty(h._depth + 2, dtype=np.int64)
+        self._par = None                       # per-thread scratch, made on first use
+        self._space = 256
+
+    def _heaps(self, cap):
+        self._hkf = np.empty(cap, dtype=np.float64)
+        self._hnf = np.empty(cap, dtype=np.int32)
+        self._hkb = np.empty(cap, dtype=np.float64)
+        self._hnb = np.empty(cap, dtype=np.int32)
+
+    def _next_gen(self) -> int:
+        if self._gen >= K._GEN_MAX:
+            self._sf[:] = 0
+            self._sb[:] = 0
+            self._gen = 0
+        self._gen += 1
+        return self._gen
+
+    def _node(self, name, v) -> int:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
+                or not 0 <= v < self._n:
+            raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
+        return int(v)
+
+    def _nodes(self, name, v) -> np.ndarray:
+        a = np.asarray(v)
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
+                             f"and shape {a.shape}")
+        if a.size and (a.min() < 0 or a.max() >= self._n):
+            i = int(np.argmax((a < 0) | (a >= self._n)))
+            raise QueryError(f"{name} must hold node ids from 0 to {self._n - 1}, got "
+                             f"{name}[{i}] = {a[i]}")
+        # to ranks: the kernels' node ids
+        return self.hierarchy._rank[a.astype(np.int64)] if a.size else np.empty(0, np.int32)
+
+    def _graphs(self):
+        h = self.hierarchy
+        return (h._fwd_first, h._fwd_head, h._fwd_w, h._bwd_first, h._bwd_head, h._bwd_w)
+
+    def distance(self, s, t) -> float:
+        """The cost of a shortest path from ``s`` to ``t``; inf if none."""
+        h = self.hierarchy
+        rs = h._rank[self._node("s", s)]
+        rt = h._rank[self._node("t", t)]
+        while True:
+            best, meet = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
+                                 self._sb, self._pf, self._pb, self._hkf, self._hnf,
+                                 self._hkb, self._hnb, self._next_gen())
+            if meet != -2:
+                return float(best)
+            self._heaps(4 * self._hkf.shape[0])
+
+    def path(self, s, t):
+        """``(cost, edges)``: a shortest path from ``s`` to ``t`` as int64
+        positions into the input CSR, its cost their weights summed in path
+        order; ``(inf, empty)`` if there is none."""
+        h = self.hierarchy
+        rs = h._rank[self._node("s", s)]
+        rt = h._rank[self._node("t", t)]
+        while True:
+            cost, edges, status = K.path_query(
+                h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
+                h._bwd_w, h._bwd_arc, rs, rt, self._df, self._db, self._sf, self._sb,
+                self._pf, self._pb, self._hkf, self._hnf, self._hkb, self._hnb,
+                self._next_gen(), h.num_edges, h._sc_c1, h._sc_c2, h._weights, self._stack)
+            if status != -2:
+                return float(cost), edges
+            self._heaps(4 * self._hkf.shape[0])
+
+    def _parallel(self, hcap=1024):
+        """Per-thread scratch rows for the parallel kernels."""
+        if self._par is None or self._par["hkf"].shape[1] < hcap:
+            rows, n = _threads(), self._n
+            self._par = {
+                "df": np.empty((rows, n)), "db": np.empty((rows, n)),
+                "sf": np.zeros((rows, n), np.int32), "sb": np.zeros((rows, n), np.int32),
+                "pf": np.empty((rows, n), np.int64), "pb": np.empty((rows, n), np.int64),
+                "hkf": np.empty((rows, hcap)), "hnf": np.empty((rows, hcap), np.int32),
+                "hkb": np.empty((rows, hcap)), "hnb": np.empty((rows, hcap), np.int32),
+                "gens": np.zeros(rows, np.int32)}
+        return self._par
+
+    def distances(self, sources, targets) -> np.ndarray:
+        """Element-wise: ``out[i]`` is the distance from ``sources[i]`` to
+        ``targets[i]`` (inf if unreachable); both cores, one call."""
+        s = self._nodes("sources", sources)
+        t = self._nodes("targets", targets)
+        if s.shape != t.shape:
+            raise QueryError(f"sources and targets must have the same length, got "
+                             f"{s.shape[0]} and {t.shape[0]}")
+        out = np.empty(s.shape[0], dtype=np.float64)
+        todo = np.arange(s.shape[0])
+        hcap = 1024
+        while todo.size:
+            p = self._parallel(hcap)
+            part = np.empty(todo.size)
+            K.pair_distances(*self._graphs(), s[todo], t[todo], part, p["df"], p["db"],
+                             p["sf"], p["sb"], p["pf"], p["pb"], p["hkf"], p["hnf"],
+                             p["hkb"], p["hnb"], p["gens"])
+            out[todo] = part
+            todo = todo[np.isnan(part)]          # a heap ran out of room: bigger ones
+            hcap = 4 * p["hkf"].shape[1]
+        return out
+
+    def matrix(self, sources, targets) -> np.ndarray:
+        """``(S, T)`` distances from every source to every target (inf where
+        unreachable): the bucket algorithm, the buckets filled from the
+        larger side (the graphs swap roles when sources outnumber targets)."""
+        s = self._nodes("sources", sources)
+        t = self._nodes("targets", targets)
+        fwd = self._graphs()
+        bwd = fwd[3:] + fwd[:3]
+        hcap = 1024
+        while True:
+            p = self._parallel(hcap)
+            if s.shape[0] <= t.shape[0]:
+                res, ok = K.bucket_matrix(*fwd, s, t, self._n, p["df"], p["sf"], p["gens"],
+                                          p["hkf"], p["hnf"], self._space)
+            else:                                # fewer sources: they fill the buckets
+                res, ok = K.bucket_matrix(*bwd, t, s, self._n, p["df"], p["sf"], p["gens"],
+                                          p["hkf"], p["hnf"], self._space)
+                res = res.T
+            if ok:
+                return np.ascontiguousarray(res)
+            self._space *= 4
+            hcap = 4 * p["hkf"].shape[1]
