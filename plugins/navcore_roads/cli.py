@@ -103,7 +103,7 @@ def _cmd_roads(args) -> int:
     if args.contract:
         from .ch import contract
         t0 = time.perf_counter()
-        ch = contract(g, progress=say is None)
+        ch = contract(g, progress=True if say is None else False)
         report["contract_s"] = round(time.perf_counter() - t0, 4)
         report["shortcuts"] = ch.num_shortcuts
         _line(say, f"contraction hierarchy: {ch.num_shortcuts} shortcuts in "

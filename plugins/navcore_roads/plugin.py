@@ -8,8 +8,9 @@ the ``navcore roads`` command. Model code lives beside it (``segments``,
 from __future__ import annotations
 
 import navcore
+from navcore import validate
 
-from . import search, updates
+from . import ch, search, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -19,7 +20,7 @@ ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
 def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=None,
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
-                compress=None):
+                compress=None, contract=False):
     """``type: roads``: exactly one source, ``osm=PATH`` (``.osm.pbf``,
     ``.osm``, ``.osm.gz``/``.bz2``), ``dimacs=PATH.gr`` (with
     ``coords=PATH.co``), ``geojson=PATH`` or arrays (``src=``, ``dst=``,
@@ -29,14 +30,19 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     ``"time"`` (seconds) or ``"distance"`` (metres); ``keep``:
     ``"largest_scc"`` or ``"all"``; ``compress``: chains of degree-2 nodes
     become one edge (default for OSM and GeoJSON; DIMACS and arrays keep
-    their node ids unless ``compress=True``)."""
+    their node ids unless ``compress=True``); ``contract=True`` builds the
+    contraction hierarchy at once (``navcore_roads.contract``)."""
     segments, default_compress, used_profile = read_sources(
         osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
         way=way, profile=profile)
-    return build_road_graph(segments, weight=weight, keep=keep,
-                            compress=default_compress if compress is None else compress,
-                            profile=used_profile, world=world)
+    contract = validate.boolean(contract, "contract")
+    graph = build_road_graph(segments, weight=weight, keep=keep,
+                             compress=default_compress if compress is None else compress,
+                             profile=used_profile, world=world)
+    if contract:
+        ch.contract(graph)
+    return graph
 
 
 @navcore.hookimpl
@@ -47,31 +53,45 @@ def navcore_graph_types():
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_algorithms(graph):
-    return list(ALGORITHMS)
+    return [*ALGORITHMS, "ch"]
 
 
-# tryfirst: routes carry the drawn road in ``points``, and ``auto`` is the
-# bidirectional search (the csr plugin's one-directional A* is slower here)
+# tryfirst: routes carry the drawn road in ``points``; ``auto`` is the
+# hierarchy while one is current, else the bidirectional search (the csr
+# plugin's one-directional A* is slower here), and ``ch`` is the roads'
+# directed hierarchy, not the csr plugin's undirected one
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_find_path(graph, request):
     algorithm = request.algorithm
+    s, t = request.start_node, request.goal_node
     if algorithm == "auto":
+        view = ch.current(graph)
+        if view is not None:
+            return ch.route(view, s, t)
         algorithm = "bidijkstra"
+    if algorithm == "ch":
+        return ch.route(ch.need_current(graph), s, t)
     if algorithm in ALGORITHMS:
-        return search.route(graph, request.start_node, request.goal_node, algorithm)
+        return search.route(graph, s, t, algorithm)
     return None
 
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_matrix(graph, sources, targets):
+    view = ch.current(graph)
+    if view is not None:
+        return view.query().matrix(sources, targets)
     return search.distance_matrix(graph, sources, targets)
 
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_pairs(graph, sources, targets):
+    view = ch.current(graph)
+    if view is not None:
+        return view.query().distances(sources, targets)
     return search.distance_pairs(graph, sources, targets)
 
 

@@ -16,7 +16,7 @@ class RoadFactory(GraphFactory):
 
     graph_type = "roads"
     drawn_points = True
-    view_builders = {}
+    view_builders = {"ch": "navcore_roads:contract"}
 
     def build(self, world, graph_id, rng):
         w, h = int(rng.integers(4, 13)), int(rng.integers(3, 10))

@@ -1,0 +1,208 @@
+"""Contraction hierarchies of road graphs (seed 003): ``contract(graph)``
+builds one, after which ``algorithm="ch"`` and ``"auto"`` routes,
+``distance_pairs`` and ``distance_matrix`` (the bucket many-to-many
+algorithm, on both cores) answer from it.
+
+The hierarchy (``hierarchy.DirectedHierarchy``: one-way streets, parallel
+roads) is a derived view of the graph (``navcore.views``) built for the
+costs as they are: any update makes it stale, and a stale hierarchy is
+never used (``auto`` falls back to bidirectional Dijkstra, ``ch`` is a
+``QueryError``) until ``contract`` builds it again. A game that must not
+stall a frame rebuilds it as a scheduler job::
+
+    job = world.scheduler.schedule(navcore_roads.contract, world.graph("city"))
+
+(with ``World(workers=0)`` jobs run inline). An update applied while it
+builds leaves it stale at once, never wrong.
+
+Blocked junctions (``walkable=False``) are left out of the build, so a
+current hierarchy answers exactly as the searches do. ``save`` writes one
+to ``.npz`` (no pickles) with a fingerprint of the graph's topology and
+costs; ``load_hierarchy`` refuses it for any other graph.
+
+>>> import navcore, navcore_roads
+>>> w = navcore.World()
+>>> g = w.add_graph("r", type="roads", src=[0, 1, 2], dst=[1, 2, 0],
+...                 length=[100.0, 100.0, 100.0], speed=36.0)
+>>> h = navcore_roads.contract(g)
+>>> r = w.find_path("r", 0, 2)
+>>> r.algorithm, r.nodes.tolist(), r.cost
+('ch', [0, 1, 2], 20.0)
+>>> w.update("r", edges=[(1, 2)], cost=float("inf")); _ = w.tick()
+>>> w.find_path("r", 0, 2).algorithm, h.current
+('bidijkstra', False)
+"""
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from navcore.errors import GraphError, QueryError
+from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
+
+from .hierarchy import WITNESS_LIMIT, DirectedHierarchy
+from .search import path_result
+
+VIEW_KEY = "navcore_roads.ch"
+_FORMAT = "navcore-road-ch-1"
+#: seconds a build runs before it shows progress
+PROGRESS_AFTER = 1.0
+
+
+class RoadHierarchy(DerivedView):
+    """The contraction hierarchy of one road graph at one version."""
+
+    def __init__(self, graph, hierarchy: DirectedHierarchy, fingerprint: str):
+        super().__init__(graph)
+        self.hierarchy = hierarchy
+        self.fingerprint = fingerprint
+
+    @property
+    def num_shortcuts(self) -> int:
+        return int(self.hierarchy.stats().get("shortcuts", 0))
+
+    @property
+    def build_seconds(self) -> float:
+        return float(self.hierarchy.build_seconds)
+
+    def stats(self) -> dict:
+        return {**self.hierarchy.stats(), "current": self.current}
+
+    def query(self):
+        """This thread's query object (its own scratch)."""
+        return self.thread_local(self.hierarchy.query)
+
+    def save(self, path) -> None:
+        """Write the hierarchy to ``path`` (``.npz``, no pickles)."""
+        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
+                 **self.hierarchy.arrays())
+
+    def __repr__(self) -> str:
+        state = "current" if self.current else "stale"
+        return (f"<RoadHierarchy of {self.graph.graph_id!r}: {self.graph.num_nodes} nodes, "
+                f"{self.num_shortcuts} shortcuts, {state}>")
+
+
+def effective_costs(graph) -> np.ndarray:
+    """Edge costs with the edges of blocked junctions closed."""
+    csr = graph.csr
+    cost = csr.cost.copy()
+    if not graph.walkable.all():
+        blocked = ~graph.walkable
+        cost[blocked[graph.edge_src] | blocked[csr.targets]] = np.inf
+    return cost
+
+
+def fingerprint(graph, cost) -> str:
+    csr = graph.csr
+    h = hashlib.sha1()
+    for a in (np.array([graph.num_nodes]), csr.offsets, csr.targets, cost):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
+
+
+def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT) -> RoadHierarchy:
+    """Build the contraction hierarchy of road graph ``graph`` for its
+    costs now, store it on the graph and return it. ``progress``: a
+    callable ``(done, total)``, True (a bar on standard error once the
+    build has run a second), False, or None (that bar on a terminal only).
+    """
+    _check_road_graph(graph)
+    view = RoadHierarchy.__new__(RoadHierarchy)
+    DerivedView.__init__(view, graph)             # the version first: updates from here on
+    cost = effective_costs(graph)                 # leave this hierarchy stale
+    csr = graph.csr
+    with _Progress(progress, graph) as report:
+        h = DirectedHierarchy.build(csr.offsets, csr.targets, cost,
+                                    witness_limit=witness_limit, progress=report)
+    view.hierarchy = h
+    view.fingerprint = fingerprint(graph, cost)
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def load_hierarchy(graph, path) -> RoadHierarchy:
+    """Load a hierarchy ``save`` wrote into ``graph``; ``GraphError`` when
+    the file is not one, or was built for another graph or other costs."""
+    _check_road_graph(graph)
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise GraphError(f"{path}: not a saved road hierarchy ({exc})") from None
+    if str(arrays.pop("format", "")) != _FORMAT:
+        raise GraphError(f"{path}: not a saved road hierarchy (format {_FORMAT} expected)")
+    want = str(arrays.pop("fingerprint", ""))
+    cost = effective_costs(graph)
+    if want != fingerprint(graph, cost):
+        raise GraphError(f"{path}: built for another graph or other costs than road graph "
+                         f"{graph.graph_id!r} has now; build it again with contract()")
+    view = RoadHierarchy(graph, DirectedHierarchy.from_arrays(arrays), want)
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def current(graph) -> RoadHierarchy | None:
+    """The graph's hierarchy while it is current, else None."""
+    return graph.view(VIEW_KEY)
+
+
+def need_current(graph) -> RoadHierarchy:
+    view = graph.view(VIEW_KEY)
+    if view is not None:
+        return view
+    stale = graph.stored_view(VIEW_KEY) is not None
+    raise QueryError(f"road graph {graph.graph_id!r} has "
+                     f"{'a stale contraction hierarchy (the graph changed since it was built)' if stale else 'no contraction hierarchy'}; "
+                     f"build it with navcore_roads.contract(graph)")
+
+
+def route(view: RoadHierarchy, s: int, t: int) -> PathResult:
+    cost, edges = view.query().path(s, t)
+    if not cost < np.inf:
+        return PathResult.failed(PathStatus.UNREACHABLE, "ch")
+    return path_result(view.graph, s, np.asarray(edges, dtype=np.int64), cost, 0, "ch")
+
+
+def _check_road_graph(graph) -> None:
+    from .network import RoadGraph
+    if not isinstance(graph, RoadGraph):
+        raise GraphError(f"contract takes a road graph (type: roads), got {graph!r}")
+
+
+class _Progress:
+    """The ``progress`` argument of ``contract`` as a callable for the
+    build, with a tqdm bar that appears once the build has run a second."""
+
+    def __init__(self, progress, graph):
+        self.user = progress if callable(progress) else None
+        self.bar_allowed = progress is True or (progress is None and sys.stderr.isatty())
+        self.graph = graph
+        self.bar = None
+        self.t0 = time.perf_counter()
+
+    def __enter__(self):
+        return self if (self.user or self.bar_allowed) else None
+
+    def __call__(self, done, total):
+        if self.user is not None:
+            self.user(done, total)
+        if self.bar_allowed:
+            if self.bar is None and time.perf_counter() - self.t0 > PROGRESS_AFTER:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, unit="node", file=sys.stderr,
+                                desc=f"contracting {self.graph.graph_id!r}")
+            if self.bar is not None:
+                self.bar.n = done
+                self.bar.refresh()
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
