@@ -272,6 +272,15 @@ def nav_pairs(ch=False):
     return make
 
 
+def nav_routes(g):
+    """navcore_roads.routes: every pair's path unpacked (edges, so nodes
+    and drawn points can be had), in two parallel passes on the hierarchy."""
+    w, t = navcore_world(g, ch=True)
+    from navcore_roads import routes
+    graph = w.graph("r")
+    return (lambda s, t_: routes(graph, s, t_).costs), t
+
+
 def nav_matrix(ch=False):
     def make(g):
         w, t = navcore_world(g, ch)
@@ -405,6 +414,7 @@ ROUTE_LIBS = [
     Lib("navcore find_path ch", nav_route("ch", ch=True), navcore=True),
     Lib("navcore distance_pairs", nav_pairs(), batch=True, navcore=True),
     Lib("navcore distance_pairs (ch)", nav_pairs(ch=True), batch=True, navcore=True),
+    Lib("navcore routes (ch, paths)", nav_routes, batch=True, navcore=True),
     Lib("ch-router", chrouter_route, weights="int", dist="ch-router"),
     Lib("routingkit-cch", cch_route, weights="int", dist="routingkit-cch"),
     Lib("networkx bidirectional_dijkstra", nx_route, slow=True, dist="networkx"),

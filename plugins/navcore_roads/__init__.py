@@ -3,8 +3,9 @@
 from .ch import RoadHierarchy, contract, load_hierarchy
 from .hierarchy import DirectedHierarchy
 from .locate import snap
+from .routes import Routes, routes
 from .network import RoadGraph, build_road_graph
 from .segments import EARTH_RADIUS_M, Segments, haversine_m
 
-__all__ = ["contract", "load_hierarchy", "RoadHierarchy", "DirectedHierarchy", "RoadGraph", "Segments", "build_road_graph", "snap", "haversine_m",
+__all__ = ["routes", "Routes", "contract", "load_hierarchy", "RoadHierarchy", "DirectedHierarchy", "RoadGraph", "Segments", "build_road_graph", "snap", "haversine_m",
            "EARTH_RADIUS_M"]

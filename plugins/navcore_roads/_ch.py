@@ -979,3 +979,85 @@ def bucket_matrix(af, ah, aw, bf, bh, bw, srcs, tgts, n, dist, stamp, gens, hk, 
         if fails[i]:
             return res, False
     return res, True
+
+
+@njit(cache=True, nogil=True)
+def arc_hops(sc_c1, sc_c2, m):
+    """Input edges each arc stands for (1 for an input edge); children are
+    older than their shortcut, so one pass suffices."""
+    nsc = sc_c1.shape[0]
+    hops = np.ones(m + nsc, dtype=np.int64)
+    for k in range(nsc):
+        hops[m + k] = hops[sc_c1[k]] + hops[sc_c2[k]]
+    return hops
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pair_arcs(ff, fh, fw, fa, bf, bh, bw, ba, s, t, hops, arcs, narcs, nedges, df, db, sf,
+              sb, pf, pb, hkf, hnf, hkb, hnb, gens):
+    """Phase one of many routes: :func:`bidir` for every pair (ranks), the
+    path's arcs (up from ``s[i]``, then down to ``t[i]``) into row ``i`` of
+    ``arcs`` and how many input edges they unpack to into ``nedges[i]``.
+    ``narcs[i]``: the number of arcs, -1 unreachable, -2 a heap ran out of
+    room, -3 the row of ``arcs`` is too short (the caller retries those)."""
+    width = arcs.shape[1]
+    for i in prange(s.shape[0]):
+        row = get_thread_id()
+        if gens[row] >= _GEN_MAX:
+            sf[row, :] = 0
+            sb[row, :] = 0
+            gens[row] = 0
+        gens[row] += 1
+        best, meet = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
+                           sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
+                           hnb[row], gens[row])
+        if meet < 0:
+            narcs[i] = meet
+            continue
+        nf = 0
+        x = meet
+        while x != s[i]:
+            nf += 1
+            x = _tail(ff, pf[row, x])
+        nb = 0
+        x = meet
+        while x != t[i]:
+            nb += 1
+            x = _tail(bf, pb[row, x])
+        if nf + nb > width:
+            narcs[i] = -3
+            continue
+        x = meet
+        total = 0
+        for j in range(nf - 1, -1, -1):
+            e = pf[row, x]
+            arcs[i, j] = fa[e]
+            total += hops[fa[e]]
+            x = _tail(ff, e)
+        x = meet
+        for j in range(nf, nf + nb):
+            e = pb[row, x]
+            arcs[i, j] = ba[e]
+            total += hops[ba[e]]
+            x = _tail(bf, e)
+        narcs[i] = nf + nb
+        nedges[i] = total
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def unpack_arcs(arcs, narcs, offsets, m, sc_c1, sc_c2, weights, depth, edges, costs):
+    """Phase two: the input edges of row ``i`` of ``arcs`` into
+    ``edges[offsets[i]:offsets[i + 1]]`` and their weights summed in path
+    order into ``costs[i]`` (rows with ``narcs[i] < 0`` are skipped)."""
+    for i in prange(narcs.shape[0]):
+        if narcs[i] < 0:
+            continue
+        stack = np.empty(depth + 2, dtype=np.int64)
+        out = edges[offsets[i]:offsets[i + 1]]
+        p = 0
+        for j in range(narcs[i]):
+            p = _expand(arcs[i, j], m, sc_c1, sc_c2, stack, out, p)
+        c = 0.0
+        for j in range(p):
+            c += weights[out[j]]
+        costs[i] = c

@@ -281,6 +281,7 @@ class HierarchyQuery:
         self._gen = 0
         self._heaps(1024)
         self._stack = np.empty(h._depth + 2, dtype=np.int64)
+        self._hops = None                      # edges per arc, for paths()
         self._par = None                       # per-thread scratch, made on first use
         self._space = 256
 
@@ -384,6 +385,56 @@ class HierarchyQuery:
             todo = todo[np.isnan(part)]          # a heap ran out of room: bigger ones
             hcap = 4 * p["hkf"].shape[1]
         return out
+
+    def paths(self, sources, targets):
+        """Shortest paths for every pair ``sources[i]``, ``targets[i]``
+        in two parallel passes (search and collect the arcs, then unpack):
+        ``(costs, offsets, edges)``, path ``i`` being the input-CSR edge
+        positions ``edges[offsets[i]:offsets[i + 1]]`` (empty, cost inf,
+        when unreachable; cost 0 from a node to itself)."""
+        h = self.hierarchy
+        s = self._nodes("sources", sources)
+        t = self._nodes("targets", targets)
+        if s.shape != t.shape:
+            raise QueryError(f"sources and targets must have the same length, got "
+                             f"{s.shape[0]} and {t.shape[0]}")
+        k = s.shape[0]
+        if self._hops is None:
+            self._hops = K.arc_hops(h._sc_c1, h._sc_c2, h.num_edges)
+        costs = np.full(k, np.inf)
+        counts = np.zeros(k, dtype=np.int64)
+        narcs = np.empty(k, dtype=np.int64)
+        width = 64
+        arcs = np.empty((k, width), dtype=np.int64)
+        todo = np.arange(k)
+        hcap = 1024
+        while todo.size:                       # retried: heaps or rows ran out of room
+            p = self._parallel(hcap)
+            na = np.empty(todo.size, dtype=np.int64)
+            ne = np.zeros(todo.size, dtype=np.int64)
+            part = np.empty((todo.size, width), dtype=np.int64)
+            K.pair_arcs(h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first,
+                        h._bwd_head, h._bwd_w, h._bwd_arc, s[todo], t[todo], self._hops,
+                        part, na, ne, p["df"], p["db"], p["sf"], p["sb"], p["pf"], p["pb"],
+                        p["hkf"], p["hnf"], p["hkb"], p["hnb"], p["gens"])
+            done = na >= -1
+            if width > arcs.shape[1]:
+                arcs = np.concatenate((arcs, np.empty((k, width - arcs.shape[1]),
+                                                      np.int64)), axis=1)
+            arcs[todo[done], :width] = part[done]
+            narcs[todo[done]] = na[done]
+            counts[todo[done]] = ne[done]
+            if (na == -2).any():
+                hcap = 4 * p["hkf"].shape[1]
+            if (na == -3).any():
+                width *= 4
+            todo = todo[~done]
+        offsets = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(np.where(narcs >= 0, counts, 0), out=offsets[1:])
+        edges = np.empty(offsets[-1], dtype=np.int64)
+        K.unpack_arcs(arcs, narcs, offsets, h.num_edges, h._sc_c1, h._sc_c2, h._weights,
+                      h._depth, edges, costs)
+        return costs, offsets, edges
 
     def matrix(self, sources, targets) -> np.ndarray:
         """``(S, T)`` distances from every source to every target (inf where

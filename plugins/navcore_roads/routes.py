@@ -1,0 +1,115 @@
+"""Many routes in one call: ``routes(graph, sources, targets)`` unpacks the
+path of every pair, on both cores when a contraction hierarchy is current
+(two parallel passes: search each pair and keep its hierarchy arcs, then
+unpack them into the graph's edges), one bidirectional search per pair
+otherwise. For logistics and traffic simulations that plan thousands of
+trips at once; a game asking one route a frame uses ``World.find_path``.
+
+>>> import navcore, navcore_roads
+>>> w = navcore.World()
+>>> g = w.add_graph("r", type="roads", src=[0, 1, 2], dst=[1, 2, 0],
+...                 length=[100.0, 100.0, 100.0], speed=36.0)
+>>> _ = navcore_roads.contract(g)
+>>> r = navcore_roads.routes(g, [0, 2], [2, 1])
+>>> r.costs.tolist(), r.nodes(0).tolist(), r.nodes(1).tolist()
+([20.0, 20.0], [0, 1, 2], [2, 0, 1])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore import validate
+from navcore.errors import NodeError
+
+from . import ch, search
+
+
+class Routes:
+    """The routes of many pairs: ``costs`` (float64, inf where there is
+    none), and route ``i``'s edges (CSR positions) are
+    ``edges[offsets[i]:offsets[i + 1]]``; ``nodes(i)`` and ``points(i)``
+    give its junctions and its drawn road ((lon, lat))."""
+
+    __slots__ = ("graph", "sources", "targets", "costs", "offsets", "edges", "algorithm")
+
+    def __init__(self, graph, sources, targets, costs, offsets, edges, algorithm):
+        self.graph = graph
+        self.sources = sources
+        self.targets = targets
+        self.costs = costs
+        self.offsets = offsets
+        self.edges = edges
+        self.algorithm = algorithm
+
+    def __len__(self) -> int:
+        return int(self.costs.size)
+
+    def route_edges(self, i) -> np.ndarray:
+        i = validate.node_id(i, len(self), "route")
+        return self.edges[self.offsets[i]:self.offsets[i + 1]]
+
+    def nodes(self, i) -> np.ndarray:
+        """Junctions of route ``i`` (int32; empty when it has none)."""
+        e = self.route_edges(i)
+        if not np.isfinite(self.costs[i]):
+            return np.empty(0, dtype=np.int32)
+        out = np.empty(e.size + 1, dtype=np.int32)
+        out[0] = self.sources[i]
+        out[1:] = self.graph.csr.targets[e]
+        return out
+
+    def points(self, i) -> np.ndarray:
+        """(lon, lat) of every source node along route ``i``."""
+        e = self.route_edges(i)
+        if not np.isfinite(self.costs[i]):
+            return np.empty((0, 2))
+        if e.size == 0:
+            return self.graph.points_of(self.nodes(i))
+        return self.graph.route_points(e)
+
+    def __repr__(self) -> str:
+        found = int(np.isfinite(self.costs).sum())
+        return f"<Routes {len(self)} pairs, {found} found, {self.edges.size} edges ({self.algorithm})>"
+
+
+def routes(graph, sources, targets) -> Routes:
+    """The cheapest route of every pair ``sources[i]`` -> ``targets[i]``
+    (node ids, or (lon, lat) points that snap to junctions)."""
+    s = _ends(graph, sources, "sources")
+    t = _ends(graph, targets, "targets")
+    if s.shape != t.shape:
+        raise NodeError(f"routes needs as many sources as targets, got {s.size} and {t.size}")
+    usable = graph.walkable[s] & graph.walkable[t]
+    view = ch.current(graph)
+    if view is not None:
+        costs, offsets, edges = view.query().paths(s, t)
+        algorithm = "ch"
+    else:
+        parts, costs = [], np.full(s.size, np.inf)
+        for i in np.flatnonzero(usable):
+            r = search.route(graph, int(s[i]), int(t[i]), "bidijkstra")
+            if r.found:
+                costs[i] = r.cost
+                parts.append((i, graph.path_edges(r.nodes)))
+        counts = np.zeros(s.size, dtype=np.int64)
+        for i, e in parts:
+            counts[i] = e.size
+        offsets = np.zeros(s.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        edges = np.concatenate([e for _, e in parts]) if parts else np.empty(0, np.int64)
+        algorithm = "bidijkstra"
+    if not usable.all():                       # blocked ends: no route
+        costs = np.where(usable, costs, np.inf)
+        keep = np.repeat(usable, np.diff(offsets))
+        counts = np.where(usable, np.diff(offsets), 0)
+        offsets = np.zeros(s.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        edges = edges[keep]
+    return Routes(graph, s, t, costs, offsets, edges, algorithm)
+
+
+def _ends(graph, items, what) -> np.ndarray:
+    arr = np.asarray(items)
+    if arr.ndim == 2:
+        return graph.locate_many(validate.points(arr, what))
+    return validate.node_ids(arr, graph.num_nodes, what)
