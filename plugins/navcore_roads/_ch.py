@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, get_thread_id, njit, prange
 
+from ._heap import pop as _pop, push as _push
+
 INF = np.inf
 #: a witness must be shorter than the path through ``v`` by this much
 #: (relative) to replace the shortcut: equal lengths summed in another order
@@ -614,44 +616,6 @@ def nesting_depth(sc_c1, sc_c2, m):
 
 
 # -- queries --------------------------------------------------------------------
-
-@njit(cache=True, nogil=True, inline='always')
-def _pop(hk, hn, size):
-    """Remove the root of a binary heap of ``size`` entries (caller read it)."""
-    size -= 1
-    key = hk[size]
-    node = hn[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and hk[c + 1] < hk[c]:
-            c += 1
-        if hk[c] >= key:
-            break
-        hk[i] = hk[c]
-        hn[i] = hn[c]
-        i = c
-    if size > 0:
-        hk[i] = key
-        hn[i] = node
-
-
-@njit(cache=True, nogil=True, inline='always')
-def _push(hk, hn, size, key, node):
-    """Push onto a binary heap of ``size`` entries (caller checks room)."""
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= key:
-            break
-        hk[i] = hk[p]
-        hn[i] = hn[p]
-        i = p
-    hk[i] = key
-    hn[i] = node
-
 
 @njit(cache=True, nogil=True)
 def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, hnb, gen):

@@ -1,6 +1,6 @@
 """numba kernels of the road searches without a hierarchy (private; see
 ``search.py``): A* (Dijkstra when the heuristic scale is 0) and
-bidirectional Dijkstra, both with lazy binary heaps (an entry per
+bidirectional Dijkstra, both with lazy binary heaps (``_heap``) (an entry per
 relaxation, so a heap as long as the edge list never overflows) and
 generation-stamped labels (seed 002): a query costs one increment to
 start, and allocates only its result.
@@ -14,46 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._heap import pop, push
+
 INF = np.inf
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(hk, hn, size, key, node):
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= key:
-            break
-        hk[i] = hk[p]
-        hn[i] = hn[p]
-        i = p
-    hk[i] = key
-    hn[i] = node
-    return size + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pop(hk, hn, size):
-    """Drop the root (the caller read it); returns the new size."""
-    size -= 1
-    key = hk[size]
-    node = hn[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and hk[c + 1] < hk[c]:
-            c += 1
-        if hk[c] >= key:
-            break
-        hk[i] = hk[c]
-        hn[i] = hn[c]
-        i = c
-    if size > 0:
-        hk[i] = key
-        hn[i] = node
-    return size
 
 
 @njit(cache=True, nogil=True)
@@ -71,11 +34,13 @@ def astar(offsets, targets, cost, walkable, unit, scale, s, t,
     dist[s] = 0.0
     par[s] = -1
     stamp[s] = opened
-    size = _push(hk, hn, 0, 0.0, s)
+    push(hk, hn, 0, 0.0, s)
+    size = 1
     expanded = 0
     while size > 0:
         u = hn[0]
-        size = _pop(hk, hn, size)
+        pop(hk, hn, size)
+        size -= 1
         if stamp[u] == closed:
             continue
         stamp[u] = closed
@@ -99,7 +64,8 @@ def astar(offsets, targets, cost, walkable, unit, scale, s, t,
                 dy = unit[v, 1] - ty
                 dz = unit[v, 2] - tz
                 h = scale * np.sqrt(dx * dx + dy * dy + dz * dz)
-            size = _push(hk, hn, size, nd + h, v)
+            push(hk, hn, size, nd + h, v)
+            size += 1
     return INF, expanded
 
 
@@ -136,9 +102,11 @@ def bidijkstra(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable, s, t
         other = 1 - side
         u = hn[side, 0]
         if side == 0:
-            size0 = _pop(hk[0], hn[0], size0)
+            pop(hk[0], hn[0], size0)
+            size0 -= 1
         else:
-            size1 = _pop(hk[1], hn[1], size1)
+            pop(hk[1], hn[1], size1)
+            size1 -= 1
         if stamp[side, u] == closed:
             continue
         stamp[side, u] = closed
@@ -164,9 +132,11 @@ def bidijkstra(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable, s, t
             par[side, v] = edge
             stamp[side, v] = opened
             if side == 0:
-                size0 = _push(hk[0], hn[0], size0, nd, v)
+                push(hk[0], hn[0], size0, nd, v)
+                size0 += 1
             else:
-                size1 = _push(hk[1], hn[1], size1, nd, v)
+                push(hk[1], hn[1], size1, nd, v)
+                size1 += 1
             if stamp[other, v] >= opened:             # labelled from the other end
                 total = nd + dist[other, v]
                 if total < best:
@@ -210,10 +180,12 @@ def one_to_many(offsets, targets, cost, walkable, source, goals, out,
             remaining += 1
     dist[source] = 0.0
     stamp[source] = opened
-    size = _push(hk, hn, 0, 0.0, source)
+    push(hk, hn, 0, 0.0, source)
+    size = 1
     while size > 0 and remaining > 0:
         u = hn[0]
-        size = _pop(hk, hn, size)
+        pop(hk, hn, size)
+        size -= 1
         if stamp[u] == closed:
             continue
         stamp[u] = closed
@@ -229,7 +201,8 @@ def one_to_many(offsets, targets, cost, walkable, source, goals, out,
                 continue
             dist[v] = nd
             stamp[v] = opened
-            size = _push(hk, hn, size, nd, v)
+            push(hk, hn, size, nd, v)
+            size += 1
     for j in range(goals.shape[0]):
         g = goals[j]
         out[j] = dist[g] if stamp[g] == closed else INF
