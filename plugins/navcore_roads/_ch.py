@@ -263,9 +263,9 @@ def _priority(v, added, added_hops, level, start, deg, hops):
 
 @njit(cache=True, nogil=True)
 def _reprioritize_one(v, sim_limit, block, level, prio, start, deg, nbr, wt, hops, dist,
-                      stamp, tmark, gens, hk, hn):
-    """Simulate ``v`` again into ``prio[v]`` (scratch row of this thread)."""
-    nothing = np.zeros(0, dtype=np.bool_)
+                      stamp, tmark, gens, hk, hn, nothing):
+    """Simulate ``v`` again into ``prio[v]`` (scratch row of this thread;
+    ``nothing``: an empty ``need``, made once per round, not per node)."""
     added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops, dist,
                                   stamp, tmark, gens, get_thread_id(), hk, hn, nothing, 0)
     prio[v] = _priority(v, added, added_hops, level, start, deg, hops)
@@ -275,9 +275,10 @@ def _reprioritize_one(v, sim_limit, block, level, prio, start, deg, nbr, wt, hop
 def _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
                       hops, dist, stamp, tmark, gens, hk, hn):
     """Simulate the ``dirty`` nodes again, in parallel."""
+    nothing = np.zeros(0, dtype=np.bool_)
     for k in prange(ndirty):
         _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
-                          dist, stamp, tmark, gens, hk, hn)
+                          dist, stamp, tmark, gens, hk, hn, nothing)
 
 
 @njit(cache=True, nogil=True)
@@ -290,9 +291,10 @@ def _reprioritize(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr,
         _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
                           hops, dist, stamp, tmark, gens, hk, hn)
         return
+    nothing = np.zeros(0, dtype=np.bool_)
     for k in range(ndirty):
         _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
-                          dist, stamp, tmark, gens, hk, hn)
+                          dist, stamp, tmark, gens, hk, hn, nothing)
 
 
 @njit(cache=True, nogil=True, inline='always')
