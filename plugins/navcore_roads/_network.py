@@ -171,22 +171,26 @@ def strong_components(n, offsets, targets):
 
 
 @njit(cache=True, nogil=True)
-def polyline(edges, chain_start, chain, seg_src, seg_dst):
-    """Source node indices along ``edges`` (graph edge ids, in path
-    order): the first segment's start, then every segment's end."""
+def polyline(edges, chain_start, chain, seg_src, seg_dst, lon, lat):
+    """(lon, lat) of the source nodes along ``edges`` (graph edge ids, in
+    path order): the first segment's start, then every segment's end."""
     total = 1
     for i in range(edges.shape[0]):
         e = edges[i]
         total += chain_start[e + 1] - chain_start[e]
-    out = np.empty(total, dtype=np.int64)
+    out = np.empty((total if edges.shape[0] else 0, 2), dtype=np.float64)
     if edges.shape[0] == 0:
-        return out[:0]
-    out[0] = seg_src[chain[chain_start[edges[0]]]]
+        return out
+    v = seg_src[chain[chain_start[edges[0]]]]
+    out[0, 0] = lon[v]
+    out[0, 1] = lat[v]
     w = 1
     for i in range(edges.shape[0]):
         e = edges[i]
         for j in range(chain_start[e], chain_start[e + 1]):
-            out[w] = seg_dst[chain[j]]
+            v = seg_dst[chain[j]]
+            out[w, 0] = lon[v]
+            out[w, 1] = lat[v]
             w += 1
     return out
 

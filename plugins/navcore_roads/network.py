@@ -101,9 +101,8 @@ class RoadGraph(NavGraph):
         """(lon, lat) of every source node along ``edges`` (CSR positions,
         in path order): the drawn route."""
         seg = self.segments
-        idx = K.polyline(np.asarray(edges, dtype=np.int64), self.chain_start, self.chain,
-                         seg.src, seg.dst)
-        return np.column_stack((seg.lon[idx], seg.lat[idx]))
+        return K.polyline(np.asarray(edges, dtype=np.int64), self.chain_start, self.chain,
+                          seg.src, seg.dst, seg.lon, seg.lat)
 
     def path_edges(self, nodes) -> np.ndarray:
         """The edge a path takes between consecutive ``nodes`` (the
