@@ -56,7 +56,10 @@ How to write a backend (a new graph type)
      distance, so any consistent distance is exact.
    * ``locate(point) -> node`` (``-1`` outside the graph); the base class
      answers with the nearest node by position. ``node_of`` turns ids and
-     points into node ids and is what every query calls.
+     points into node ids and is what every query calls. A graph with a
+     spatial index may also override ``locate_many(points)`` and set
+     ``vector_locate = True``: ``World`` then hands it whole ``(k, 2)``
+     point arrays (matrix sources, pairs) in one call.
    * ``directed``: ``True`` unless every edge exists both ways.
 3. **Updates**, if the graph can change: ``navcore_make_update``
    validates ``World.update(**params)`` into a ``navcore.Update``;
@@ -73,7 +76,10 @@ How to write a backend (a new graph type)
    Without these hooks the csr plugin's generic updates apply
    (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
 4. **Queries**, optionally: a specialised ``navcore_find_path`` (and
-   ``navcore_path_costs``, ``navcore_distance_matrix``) for your graphs;
+   ``navcore_path_costs``, ``navcore_distance_matrix``,
+   ``navcore_distance_pairs``) for your graphs; a result's ``points`` may
+   be a denser polyline than one point per node (a road drawn between
+   junctions) as long as it passes through its nodes' points in order;
    list extra ``algorithm=`` names in ``navcore_algorithms``. Everything
    you do not answer falls back to the generic CSR kernels (A*, Dijkstra,
    BFS, path costs, distance matrices), and areas, ``reachable`` and

@@ -58,8 +58,10 @@ class PathRequest:
 class PathResult:
     """Result of a path query.
 
-    ``nodes`` (int32) and ``points`` (float64, one row per node) are empty
-    unless ``status`` is ``found``; ``cost`` is ``inf`` then. ``expanded``
+    ``nodes`` (int32) and ``points`` (float64, one row per node, or for
+    backends that draw between nodes a polyline through them: a road's
+    shape, a navmesh's corners) are empty unless ``status`` is ``found``;
+    ``cost`` is ``inf`` then. ``expanded``
     counts the nodes the search closed (0 when no search ran).
     """
 
