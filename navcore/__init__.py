@@ -14,7 +14,7 @@ plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
 reach it from here, imported on first use so that ``import navcore``
 loads neither YAML nor Pillow.
 """
-from .errors import (CapacityError, GraphError, MapFormatError, MeshFormatError, NavError,
+from .errors import (CapacityError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
@@ -32,7 +32,7 @@ __all__ = [
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError", "MeshFormatError",
-    "SceneError", "QueryError", "UpdateError",
+    "SceneError", "QueryError", "UpdateError", "FrameError",
 ]
 
 #: public names that moved to the scenes plugin and still resolve here

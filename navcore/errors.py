@@ -73,3 +73,7 @@ class QueryError(NavError, ValueError):
 
 class UpdateError(NavError, ValueError):
     """An update is malformed or does not apply to the graph."""
+
+
+class FrameError(NavError, ValueError):
+    """``World.tick`` was given a ``dt`` or ``budget_ms`` it cannot use."""

@@ -13,7 +13,7 @@ from collections import defaultdict
 import numpy as np
 
 from . import validate
-from .errors import (GraphError, NodeError, QueryError, UnknownGraphError,
+from .errors import (FrameError, GraphError, NodeError, QueryError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry
@@ -338,8 +338,10 @@ class World:
         observers react, serve path requests until the budget
         (``budget_ms``, default ``frame_budget_ms``) is spent, and report
         what was done."""
+        dt = _frame_number(dt, "dt")                     # before anything changes
+        budget = self.frame_budget_ms if budget_ms is None else \
+            _frame_number(budget_ms, "budget_ms")
         t0 = time.perf_counter()
-        budget = self.frame_budget_ms if budget_ms is None else float(budget_ms)
         self.frame += 1
         hook = self.plugins.hook
         stats = FrameStats(frame=self.frame, dt=float(dt))
@@ -443,6 +445,20 @@ class World:
             raise NodeError(f"{what} must be a sequence of node ids or points, "
                             f"got {items!r}") from None
         return out
+
+
+def _frame_number(value, what) -> float:
+    """A finite number ``>= 0`` of seconds or milliseconds for ``tick``, or
+    ``FrameError``: a bool, a string, NaN, inf or a negative time would
+    otherwise surface frames later, far from the mistake (a budget of 0
+    is legal: a spent frame still serves one request every other tick)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise FrameError(f"tick: {what} must be a number, got {value!r}")
+    x = float(value)
+    if not np.isfinite(x) or x < 0:
+        raise FrameError(f"tick: {what} must be finite and >= 0, got {value!r}")
+    return x
 
 
 def _check_params(builder, type_name, owner, params) -> None:

@@ -211,3 +211,20 @@ def test_a_2d_point_on_a_3d_graph_is_top_down():
     world.update("g", nodes=[2], walkable=False)
     world.tick()
     assert world.nearest_reachable("g", (1.9, 0), 0) == 1
+
+
+@pytest.mark.nojit
+def test_tick_checks_dt_and_budget_before_anything_changes(line):
+    import math
+    w = line
+    w.update("line", edges=[(0, 1)], cost=5.0)
+    frame = w.frame
+    for bad in (None, "x", True, -1, math.nan, math.inf, [0.1]):
+        with pytest.raises(navcore.FrameError, match="dt"):
+            w.tick(bad)
+    for bad in (-2.0, math.nan, math.inf, "2", False):
+        with pytest.raises(navcore.FrameError, match="budget_ms"):
+            w.tick(0.016, budget_ms=bad)
+    assert w.frame == frame and w.pending_updates() == 1          # nothing ran
+    assert w.tick(0.016).frame == frame + 1 and w.pending_updates() == 0
+    assert w.tick(np.float32(0.0)).dt == 0.0
