@@ -35,6 +35,7 @@ costs; ``load_hierarchy`` refuses it for any other graph.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -78,9 +79,16 @@ class RoadHierarchy(DerivedView):
         return self.thread_local(self.hierarchy.query)
 
     def save(self, path) -> None:
-        """Write the hierarchy to ``path`` (``.npz``, no pickles)."""
-        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
-                 **self.hierarchy.arrays())
+        """Write the hierarchy to ``path`` as it is named (an ``.npz``
+        archive, no pickles; ``GraphError`` when it cannot be written)."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise GraphError(f"save needs a file path, got {path!r}")
+        try:
+            with open(path, "wb") as f:            # np.savez(str) would append ".npz"
+                np.savez(f, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
+                         **self.hierarchy.arrays())
+        except OSError as exc:
+            raise GraphError(f"cannot write {path}: {exc.strerror or exc}") from None
 
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
@@ -113,6 +121,9 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT) -> Roa
     build has run a second), False, or None (that bar on a terminal only).
     """
     _check_road_graph(graph)
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise GraphError(f"progress must be None, True, False or a callable(done, total), "
+                         f"got {progress!r}")
     view = RoadHierarchy.__new__(RoadHierarchy)
     DerivedView.__init__(view, graph)             # the version first: updates from here on
     cost = effective_costs(graph)                 # leave this hierarchy stale
@@ -130,17 +141,25 @@ def load_hierarchy(graph, path) -> RoadHierarchy:
     """Load a hierarchy ``save`` wrote into ``graph``; ``GraphError`` when
     the file is not one, or was built for another graph or other costs."""
     _check_road_graph(graph)
+    if not isinstance(path, (str, os.PathLike)):
+        raise GraphError(f"load_hierarchy needs a file path, got {path!r}")
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError) as exc:
         raise GraphError(f"{path}: not a saved road hierarchy ({exc})") from None
     if str(arrays.pop("format", "")) != _FORMAT:
         raise GraphError(f"{path}: not a saved road hierarchy (format {_FORMAT} expected)")
     want = str(arrays.pop("fingerprint", ""))
     cost = effective_costs(graph)
-    if want != fingerprint(graph, cost):
+    # the stored fingerprint says which graph it was saved for; the arrays
+    # themselves must agree (a file can be edited): as many nodes, and the
+    # very edge costs the graph has now
+    rank, weights = arrays.get("rank"), arrays.get("weights")
+    if want != fingerprint(graph, cost) or rank is None or weights is None \
+            or rank.shape != (graph.num_nodes,) or weights.shape != cost.shape \
+            or not np.array_equal(weights, cost):
         raise GraphError(f"{path}: built for another graph or other costs than road graph "
                          f"{graph.graph_id!r} has now; build it again with contract()")
     view = RoadHierarchy(graph, DirectedHierarchy.from_arrays(arrays), want)

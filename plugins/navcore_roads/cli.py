@@ -119,13 +119,17 @@ def _cmd_roads(args) -> int:
         ms = (time.perf_counter() - t0) * 1e3
         report["route"] = {"from": list(args.start), "to": list(args.goal),
                            "snapped_m": [round(float(m), 2) for m in metres],
-                           "status": r.status.value, "cost": r.cost,
-                           "junctions": int(r.nodes.size), "points": r.points.tolist(),
+                           "status": r.status.value, "cost": _finite(r.cost),
+                           "junctions": int(r.nodes.size),
+                           "points": [[_finite(x) for x in p] for p in r.points.tolist()],
                            "algorithm": r.algorithm, "ms": round(ms, 3)}
         _line(say, f"route {r.status.value}: {r.cost:.1f} {unit} over {r.nodes.size} "
                    f"junctions, {len(r.points)} points ({r.algorithm}, {ms:.2f} ms); ends "
                    f"snapped {metres[0]:.1f} m and {metres[1]:.1f} m")
     if args.matrix is not None:
+        if g.num_nodes == 0:
+            raise NavError(f"{args.file}: the network has no nodes left to draw a matrix "
+                           f"from")
         rng = np.random.default_rng(args.seed)
         pick = rng.integers(0, g.num_nodes, size=(2, args.matrix)).astype(np.int32)
         t0 = time.perf_counter()
@@ -139,12 +143,18 @@ def _cmd_roads(args) -> int:
                    f"{int(fin.sum())} reachable, mean {report['matrix']['mean'] or 0:.1f} "
                    f"{unit}")
     if out is not None:
-        text = json.dumps(report, indent=1)
+        text = json.dumps(report, indent=1, allow_nan=False)
         if out == "-":
             print(text)
         else:
             out.write_text(text + "\n")
     return 0
+
+
+def _finite(x):
+    """JSON has no inf or NaN: an unreachable cost or a missing coordinate
+    is null."""
+    return float(x) if np.isfinite(x) else None
 
 
 def _line(say, text):

@@ -174,12 +174,20 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     if compress:
         in_off, in_order = _group(dst, n)
         kept = K.junctions(n, out_off, out_tgt, in_off, src[in_order])
-        e_src, e_dst, chain_start, chain = K.trace_chains(n, out_off, out_tgt, out_order,
-                                                          kept)
-        loops = e_src == e_dst                       # a chain back to where it began
-        if loops.any():
+        while True:
+            e_src, e_dst, chain_start, chain = K.trace_chains(n, out_off, out_tgt,
+                                                              out_order, kept)
+            # a chain back to where it began (a loop street, a ring no road
+            # reaches): its middle node stays, so it is two edges, not lost
+            loops = np.flatnonzero((e_src == e_dst) & (np.diff(chain_start) > 1))
+            if loops.size == 0:
+                break
+            mid = chain[chain_start[loops] + np.diff(chain_start)[loops] // 2 - 1]
+            kept[dst[mid]] = True
+        selfloops = e_src == e_dst                   # one segment from a node to itself
+        if selfloops.any():
             e_src, e_dst, chain_start, chain = _drop_edges(e_src, e_dst, chain_start, chain,
-                                                           loops)
+                                                           selfloops)
     else:
         kept = np.ones(n, dtype=np.bool_)
         e_src, e_dst = src[out_order], out_tgt

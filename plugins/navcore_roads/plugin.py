@@ -7,6 +7,8 @@ the ``navcore roads`` command. Model code lives beside it (``segments``,
 ``ch``)."""
 from __future__ import annotations
 
+import numpy as np
+
 import navcore
 from navcore import validate
 
@@ -32,6 +34,9 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     become one edge (default for OSM and GeoJSON; DIMACS and arrays keep
     their node ids unless ``compress=True``); ``contract=True`` builds the
     contraction hierarchy at once (``navcore_roads.contract``)."""
+    if cost is not None and weight != "time":
+        raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
+                                 "between time and distance for lengths and speeds only")
     segments, default_compress, used_profile = read_sources(
         osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
@@ -81,18 +86,24 @@ def navcore_find_path(graph, request):
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_matrix(graph, sources, targets):
     view = ch.current(graph)
-    if view is not None:
-        return view.query().matrix(sources, targets)
-    return search.distance_matrix(graph, sources, targets)
+    if view is None:
+        return search.distance_matrix(graph, sources, targets)
+    out = view.query().matrix(sources, targets)
+    walk = graph.walkable           # the hierarchy closed a blocked junction's roads,
+    out[~walk[sources]] = np.inf    # not the junction: from and to itself it is 0
+    out[:, ~walk[targets]] = np.inf
+    return out
 
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_pairs(graph, sources, targets):
     view = ch.current(graph)
-    if view is not None:
-        return view.query().distances(sources, targets)
-    return search.distance_pairs(graph, sources, targets)
+    if view is None:
+        return search.distance_pairs(graph, sources, targets)
+    out = view.query().distances(sources, targets)
+    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
+    return out
 
 
 @navcore.hookimpl

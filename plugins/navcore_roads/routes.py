@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from navcore import validate
-from navcore.errors import NodeError
+from navcore.errors import GraphError, NodeError
 
 from . import ch, search
 
@@ -75,6 +75,9 @@ class Routes:
 def routes(graph, sources, targets) -> Routes:
     """The cheapest route of every pair ``sources[i]`` -> ``targets[i]``
     (node ids, or (lon, lat) points that snap to junctions)."""
+    from .network import RoadGraph
+    if not isinstance(graph, RoadGraph):
+        raise GraphError(f"routes takes a road graph (type: roads), got {graph!r}")
     s = _ends(graph, sources, "sources")
     t = _ends(graph, targets, "targets")
     if s.shape != t.shape:

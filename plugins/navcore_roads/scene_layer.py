@@ -4,7 +4,8 @@ A region on a road graph is a box ``[lon0, lat0, lon1, lat1]`` in degrees;
 it holds the junctions inside it. ``block`` closes those junctions (no
 route passes them), ``unblock`` opens them, and a ``cost`` event slows
 every road with a segment end in the box by that factor (``inf`` closes
-them, 1 is free flow again), through the road updates (``updates``).
+them, 1 puts them back as loaded, open and at free flow; other factors
+leave closed roads closed), through the road updates (``updates``).
 Crowds start and go at junctions drawn from their regions; agents' speeds
 are metres per second (``step_lengths`` measures great circles).
 
@@ -88,14 +89,17 @@ class RoadSceneLayer(SceneLayer):
         return (lon0, lat0, lon1 - lon0, lat1 - lat0)
 
     def set_cost(self, region, value: float) -> None:
-        """Roads with a segment end in ``region`` cost ``value`` times their
-        free-flow cost (``inf``: closed; the box's junctions stay open)."""
+        """Roads with a segment end in ``region``: ``inf`` closes them (the
+        box's junctions stay open); ``1`` puts them back as loaded (open,
+        free flow); any other value makes them cost that many times their
+        free-flow cost, and leaves closed roads closed (a jam beside a
+        closure does not reopen it)."""
         if np.isinf(value):
             self.world.update(self.graph_id, rect=region, cost=np.inf)
-        elif value > 0:
+        elif value == 1:
             self.world.update(self.graph_id, rect=region, reset=True)
-            if value != 1:
-                self.world.update(self.graph_id, rect=region, factor=float(value))
+        elif value > 0:
+            self.world.update(self.graph_id, rect=region, factor=float(value))
         else:
             raise SceneError(f"a road cost is a factor > 0 (inf closes), got {value!r}")
 

@@ -71,7 +71,8 @@ def measured_scale(graph) -> float:
     usable = chord > 0
     if not usable.any():
         return 0.0
-    ratio = csr.cost[usable] / chord[usable]
+    with np.errstate(over="ignore"):          # a 1e300 cost over a 1 m chord: inf, fine
+        ratio = csr.cost[usable] / chord[usable]
     return float(max(ratio.min(), 0.0) * _ROUNDING_MARGIN)
 
 

@@ -63,7 +63,10 @@ def make_update(graph, params) -> Update:
 def _segments(graph, where, value) -> np.ndarray:
     seg = graph.segments
     if where == "edges":
-        pairs = np.asarray(value)
+        try:
+            pairs = np.asarray(value)
+        except (TypeError, ValueError):              # ragged: (0, 1), (1,)
+            pairs = np.empty(0)
         if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
                 pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
             raise UpdateError(f"edges must be a list of (u, v) node-id pairs, got {value!r}")
@@ -90,6 +93,9 @@ def _segments(graph, where, value) -> np.ndarray:
             raise UpdateError(f"road graph {graph.graph_id!r} has no way "
                               f"{int(missing[0])} (not routable, or dropped at load)")
         return hit
+    if graph.positions is None:
+        raise UpdateError(f"rect= selects roads by (lon, lat); road graph "
+                          f"{graph.graph_id!r} has no coordinates (a DIMACS .gr without .co)")
     lon0, lat0, lon1, lat1 = _bbox(value)
     lo_x, hi_x = min(lon0, lon1), max(lon0, lon1)
     lo_y, hi_y = min(lat0, lat1), max(lat0, lat1)

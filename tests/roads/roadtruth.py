@@ -65,8 +65,8 @@ def scipy_distances(graph, sources):
 
 
 def close(a, b, rel=1e-9):
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    both_inf = np.isinf(a) & np.isinf(b)
-    with np.errstate(invalid="ignore"):
-        near = np.abs(a - b) <= rel * np.maximum(np.abs(b), 1.0)
-    return bool(np.all(both_inf | near))
+    a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+    if not np.array_equal(np.isinf(a), np.isinf(b)):    # unreachable on one side only
+        return False
+    fin = np.isfinite(b)
+    return bool(np.all(np.abs(a[fin] - b[fin]) <= rel * np.maximum(np.abs(b[fin]), 1.0)))

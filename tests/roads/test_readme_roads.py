@@ -16,6 +16,6 @@ def test_readme_road_example(capsys):
     finally:
         os.chdir(here)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "400 3002"
+    assert out[0] == "402 3002"
     assert out[1] == re.search(r"# (found .*?)  ", block).group(1).strip()
     assert out[2:] == ["ch", "bidijkstra"]

@@ -78,6 +78,8 @@ def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positi
 
 
 def _per_edge(values, m, name, positive):
+    if isinstance(values, (bool, np.bool_)) or np.asarray(values).dtype == np.bool_:
+        raise GraphError(f"{name} must be numbers, got booleans")
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -28,6 +28,9 @@ from navcore.errors import MapFormatError
 
 from ..segments import Segments, haversine_m
 
+#: nodes a .gr may declare beyond two per arc (nodes without any arc)
+MAX_ISOLATED = 1_000_000
+
 
 def read_dimacs(gr, co=None) -> Segments:
     """``Segments`` of a ``.gr`` file (and its ``.co`` coordinates)."""
@@ -87,7 +90,13 @@ def _problem(lines, path, kind, fields):
 def _read_gr(path):
     lines = _lines(path)
     head, (n, m) = _problem(lines, path, "sp", 2)
-    arcs = [ln for ln in lines[head + 1:] if ln[:1] == b"a"]
+    if n > 2 * m + MAX_ISOLATED:
+        # arrays are sized by N before anything else is read: 20 bytes must
+        # not ask for gigabytes
+        raise MapFormatError(f"the problem line declares {n} nodes for {m} arcs; at most "
+                             f"2 per arc plus {MAX_ISOLATED} without arcs are accepted",
+                             path=path, line=head + 1)
+    arcs = [ln for ln in lines[head + 1:] if ln.lstrip()[:1] == b"a"]
     try:
         table = np.array(b" ".join(arcs).split(), dtype=object).reshape(-1, 4)
         if len(arcs) != table.shape[0] or (table[:, 0] != b"a").any():
@@ -104,7 +113,7 @@ def _read_gr(path):
 
 
 def _stray_lines(lines, head, allowed):
-    return any(ln.strip() and ln[:1] not in allowed for ln in lines[head + 1:])
+    return any(ln.strip() and ln.lstrip()[:1] not in allowed for ln in lines[head + 1:])
 
 
 def _locate_gr_error(lines, path, head, n, m):
@@ -140,7 +149,7 @@ def _read_co(path, n):
     if count != n:
         raise MapFormatError(f"coordinates are for {count} nodes, the graph has {n}",
                              path=path, line=head + 1)
-    rows = [ln for ln in lines[head + 1:] if ln[:1] == b"v"]
+    rows = [ln for ln in lines[head + 1:] if ln.lstrip()[:1] == b"v"]
     try:
         table = np.array(b" ".join(rows).split(), dtype=object).reshape(-1, 4)
         if len(rows) != table.shape[0] or (table[:, 0] != b"v").any():

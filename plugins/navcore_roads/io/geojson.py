@@ -119,6 +119,8 @@ def _load(path: Path):
     except json.JSONDecodeError as exc:
         raise MapFormatError(f"not valid JSON: {exc.msg}", path=path,
                              line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise MapFormatError("JSON nested too deeply to be GeoJSON", path=path) from None
 
 
 def _features(data, path) -> list:
@@ -165,6 +167,9 @@ def _feature(feature, k, path):
     if speed is not None and (isinstance(speed, bool) or not isinstance(speed, Real)
                               or not math.isfinite(speed) or speed <= 0):
         raise fail(f"'speed' must be a positive number of km/h, not {speed!r}")
+    for v in (props.get("osm_id"), props.get("id"), feature.get("id")):
+        if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63:
+            raise fail(f"way id {v} does not fit in 64 bits")
     way_id = next((_way_id(v) for v in (props.get("osm_id"), props.get("id"),
                                          feature.get("id")) if _way_id(v) is not None), -1)
     return lines, tags, None if speed is None else float(speed), way_id
@@ -177,7 +182,10 @@ def _line(coords, fail, part=""):
         if not (isinstance(point, (list, tuple)) and len(point) >= 2
                 and all(isinstance(c, Real) and not isinstance(c, bool) for c in point[:2])):
             raise fail(f"point {j}{part} must be [lon, lat] numbers, not {point!r}")
-        lon, lat = float(point[0]), float(point[1])
+        try:
+            lon, lat = float(point[0]), float(point[1])
+        except OverflowError:                     # a 400-digit integer
+            lon = lat = math.nan
         if not (-180.0 <= lon <= 180.0 and -90.0 <= lat <= 90.0):  # NaN fails too
             raise fail(f"point {j}{part} [{point[0]}, {point[1]}] is not a lon/lat "
                        f"in degrees (-180..180, -90..90)")
@@ -196,8 +204,11 @@ def _way_id(value):
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, str):
+        number = value
+    elif isinstance(value, str):
         match = _WAY_ID.fullmatch(value.strip())
-        return int(match.group(1)) if match else None
-    return None
+        number = int(match.group(1)) if match else None
+    else:
+        return None
+    # a way id is an int64 (OSM's); a larger number is no id of a way
+    return number if number is not None and -2 ** 63 <= number < 2 ** 63 else None

@@ -1,6 +1,9 @@
-"""Failing tests from the adversarial review of navcore_roads (branch
-roads-review). Each test demonstrates one confirmed bug; see the review
-report for the suggested fixes."""
+"""Cases an adversarial review of navcore_roads found wrong, each kept as a
+test: a blocked junction reachable from itself through the hierarchy,
+loop streets and junction-less rings lost by compression, a scene jam
+reopening a closure, hierarchy files trusted by their stored fingerprint
+or saved under another name, raw errors from bad calls and files, a
+20-byte DIMACS header asking for gigabytes, and JSON with Infinity."""
 from __future__ import annotations
 
 import json
@@ -137,17 +140,13 @@ def test_bad_geojson_is_a_map_format_error(tmp_path, text):
 
 
 def test_dimacs_header_cannot_ask_for_gigabytes(tmp_path):
-    # 20 bytes ask for 2e9 nodes: np.full(2e9) of lon/lat (15 GiB each)
+    # 20 bytes asked for 2e9 nodes: np.full(2e9) of lon/lat (15 GiB each);
+    # refused from the header, before any array is made
     path = tmp_path / "huge.gr"
     path.write_text("p sp 2000000000 1\na 1 2 5\n")
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, hard))
-    try:
-        with pytest.raises(NavError):
-            navcore.World().add_graph("g", type="roads", dimacs=str(path))
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    with pytest.raises(navcore.MapFormatError, match="declares 2000000000 nodes") as err:
+        navcore.World().add_graph("g", type="roads", dimacs=str(path))
+    assert err.value.line == 1
 
 
 def test_dimacs_indented_arc_line_message(tmp_path):
@@ -180,3 +179,23 @@ def test_cli_matrix_on_an_empty_network_is_a_clean_error(tmp_path):
     (tmp_path / "empty.osm").write_text('<osm version="0.6"></osm>')
     out = _cli("empty.osm", "--matrix", "3", cwd=tmp_path)
     assert "Traceback" not in out.stderr, out.stderr[-300:]
+
+
+def test_arrays_refuse_boolean_speeds_and_cost_with_a_distance_weight():
+    w = navcore.World()
+    with pytest.raises(navcore.GraphError, match="booleans"):
+        w.add_graph("a", type="roads", src=[0], dst=[1], length=[10.0], speed=True)
+    with pytest.raises(navcore.GraphError, match="cost= gives"):
+        w.add_graph("b", type="roads", src=[0], dst=[1], cost=[3.0], weight="distance")
+    with pytest.raises(navcore.GraphError, match="progress"):
+        navcore_roads.contract(w.add_graph("c", type="roads", **TRI), progress="yes")
+    assert set(w.graphs) == {"c"}
+
+
+def test_rect_updates_need_coordinates(tmp_path):
+    path = tmp_path / "t.gr"
+    path.write_text("p sp 2 1\na 1 2 5\n")
+    w = navcore.World()
+    w.add_graph("g", type="roads", dimacs=str(path), keep="all")
+    with pytest.raises(navcore.UpdateError, match="no coordinates"):
+        w.update("g", rect=(0, 0, 1, 1), factor=2.0)
