@@ -137,7 +137,9 @@ def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, sta
     while size > 0:
         d = hk[0]
         x = hn[0]
-        # pop (inline: a call per settled node costs more than the sift)
+        # pop, written out: the witness search is the build's inner loop, and
+        # with _heap's inline='always' functions the build took 25-35% longer
+        # (Monaco 8.6 ms against 6.7, 2026-11-25)
         size -= 1
         key = hk[size]
         node = hn[size]
