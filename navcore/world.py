@@ -369,8 +369,8 @@ class World:
         stats.time_observers_ms = (t2 - t1) * 1e3
         stats.time_requests_ms = (t3 - t2) * 1e3
         stats.time_total_ms = (time.perf_counter() - t0) * 1e3
+        self.last_stats = stats       # before frame_end: its hooks may raise (callbacks)
         hook.navcore_frame_end(world=self, frame=self.frame, stats=stats)
-        self.last_stats = stats
         return stats
 
     # -- internals ------------------------------------------------------------

@@ -46,6 +46,15 @@ def navcore_components_changed(world, graph_id):
         q.areas_changed(graph_id)
 
 
+# trylast: the frame's other end-of-frame work runs before a callback's
+# error is raised again
+@navcore.hookimpl(trylast=True)
+def navcore_frame_end(world):
+    q = _requests(world)
+    if q is not None:
+        q.raise_callback_errors()
+
+
 @navcore.hookimpl
 def navcore_graph_removed(world, graph_id):
     q = _requests(world)

@@ -24,10 +24,20 @@ the new search is done (``unreachable`` if the goal was cut off). An unreachable
 one is queued again when the graph's areas change (a door that reopens;
 this needs the hierarchy plugin). A path that merely became longer than a
 new shortcut is not re-planned: only updates that touch it count.
+
+Every handle finishes, so ``await handle`` and ``handle.wait()`` always
+return: with a result of its search (found, unreachable, invalid start or
+goal), with the error its request raised (``result()`` raises it), or
+``cancelled`` when ``cancel()`` or ``World.remove_graph`` withdrew it
+before a result. A callback that raises does not stop the others: every
+result of the tick is published and every callback runs, each failure is
+logged (logger ``navcore``) with its request, and the first is raised
+again at the end of the tick, after the frame's work is done.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections import deque
@@ -35,11 +45,12 @@ from collections import deque
 import numpy as np
 
 from navcore.errors import QueryError
-from navcore.types import PathStatus
+from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths
 
 _RECENT = 64      # searches per graph the time estimate looks at
+_log = logging.getLogger("navcore")
 
 
 def _estimate(values) -> float:
@@ -61,15 +72,17 @@ class PathHandle:
 
     ``done`` is true once a result exists; ``result()`` returns the newest
     ``PathResult`` (``QueryError`` before the first one); ``cancel()``
-    withdraws the request (and its future re-plans); ``await handle``
-    waits for the first result inside an asyncio loop that calls ``tick``.
+    withdraws the request (and its future re-plans): a handle without a
+    result then has a ``cancelled`` one, as when its graph is removed;
+    ``await handle`` waits for the first result inside an asyncio loop
+    that calls ``tick``, ``wait(timeout)`` from another thread.
     ``repaths`` counts the times the request was planned again;
     ``start`` is where the latest search began (``replan_from`` moves it).
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
                  "replan_from", "seq", "repaths", "_in_queue", "_result", "_error", "_queued", "_cancelled",
-                 "_served", "_waiters", "_queue")
+                 "_served", "_waiters", "_queue", "_event")
 
     def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
                  replan_from=None):
@@ -90,6 +103,7 @@ class PathHandle:
         self._cancelled = False
         self._served = 0
         self._waiters = []
+        self._event = None               # made by wait(), set when a result exists
 
     @property
     def done(self) -> bool:
@@ -109,9 +123,31 @@ class PathHandle:
         return self._result
 
     def cancel(self) -> None:
+        """Withdraw the request and its re-plans; a handle that has no
+        result yet finishes with a ``cancelled`` one (callbacks are not
+        called for it: the caller knows)."""
         if not self._cancelled:
             self._cancelled = True
             self._queue._forget(self)
+            if not self.done:
+                self._result = PathResult.failed(PathStatus.CANCELLED,
+                                                 self.algorithm if isinstance(
+                                                     self.algorithm, str) else "")
+                self._queue._wake(self)
+
+    def wait(self, timeout: float | None = None):
+        """Block until the handle is done (another thread calls ``tick``)
+        and return ``result()``; ``QueryError`` after ``timeout`` seconds."""
+        if not self.done:
+            with self._queue._lock:
+                if self._event is None:
+                    self._event = threading.Event()
+                if self.done:
+                    self._event.set()
+            if not self._event.wait(timeout):
+                raise QueryError(f"path request {self.seq} on graph {self.graph_id!r} had "
+                                 f"no result within {timeout} s")
+        return self.result()
 
     def __await__(self):
         if not self.done:
@@ -143,6 +179,7 @@ class RequestQueue:
         self._publish_cost = 0.0         # seconds to publish one result (running mean)
         self._served_last = 0            # requests the last serving tick served
         self._cancelled_queued = 0       # cancelled handles still in _pending
+        self._callback_errors = []       # (handle, exception), raised at the frame's end
 
     # -- requests -------------------------------------------------------------
     def request(self, graph_id, start, goal, algorithm, callback, repath,
@@ -263,12 +300,35 @@ class RequestQueue:
             else:
                 self._drop_path(h)
                 self._active.setdefault(h.graph_id, {})[h.seq] = h
+        self._wake(h)
+        if h.callback is not None:
+            try:
+                h.callback(h)
+            except Exception as exc:       # the other results must still go out
+                _log.exception("the callback of path request %d on graph %r raised",
+                               h.seq, h.graph_id)
+                self._callback_errors.append((h, exc))
+
+    def _wake(self, h) -> None:
+        """Tell whoever waits on ``h`` (awaits, ``wait``) that it is done."""
         for fut in h._waiters:
             if not fut.done():
                 fut.get_loop().call_soon_threadsafe(_set_result, fut)
         h._waiters.clear()
-        if h.callback is not None:
-            h.callback(h)
+        if h._event is not None:
+            h._event.set()
+
+    def raise_callback_errors(self) -> None:
+        """At the end of a tick: raise the first callback error of the
+        frame again (all were logged), naming its request."""
+        if not self._callback_errors:
+            return
+        (h, exc), more = self._callback_errors[0], len(self._callback_errors) - 1
+        self._callback_errors.clear()
+        exc.add_note(f"in the callback of path request {h.seq} on graph {h.graph_id!r}"
+                     + (f" ({more} more callback(s) raised this tick; see the log)"
+                        if more else ""))
+        raise exc
 
     # -- invalidation -----------------------------------------------------------
     def graph_updated(self, graph_id, graph, dirty) -> None:
@@ -322,9 +382,17 @@ class RequestQueue:
                 self._enqueue(h)
 
     def graph_removed(self, graph_id) -> None:
-        self._active.pop(graph_id, None)
-        self._paths.pop(graph_id, None)
+        """The graph is gone: its requests, queued or kept up to date, are
+        cancelled (a handle without a result finishes ``cancelled``)."""
+        mine = {h.seq: h for h in self._pending if h.graph_id == graph_id}
+        mine.update(self._active.pop(graph_id, {}))
+        index = self._paths.pop(graph_id, None)
+        if index is not None:
+            mine.update((h.seq, h) for h in index.handles if h is not None)
         self._masks.pop(graph_id, None)
+        self._durations.pop(graph_id, None)
+        for h in mine.values():
+            h.cancel()
 
 
 def _set_result(fut):

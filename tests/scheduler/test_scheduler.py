@@ -65,7 +65,8 @@ def test_bad_requests_say_what_is_wrong_and_queue_nothing():
         out.result()
     cancelled = world.request_path("d", (0, 0), (8, 0))
     cancelled.cancel()
-    assert world.tick().requests_served == 0 and not cancelled.done
+    assert world.tick().requests_served == 0 and cancelled.done
+    assert cancelled.result().status == PathStatus.CANCELLED
     world.scheduler = None                    # as if the plugin were not loaded
     with pytest.raises(navcore.QueryError, match="needs the scheduler plugin"):
         world.request_path("d", (0, 0), (8, 0))
