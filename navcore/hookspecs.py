@@ -432,8 +432,10 @@ def navcore_frame_end(world: World, frame: int, stats: FrameStats) -> None:
     """``World.tick`` finished frame ``frame``; ``stats`` is the
     ``navcore.FrameStats`` of the frame (updates applied, dirty nodes,
     requests served, time per phase). Called once per tick, after every
-    other hook of the frame, on the thread that called ``tick``. No return
-    value.
+    other hook of the frame (``world.last_stats`` is already this frame's),
+    on the thread that called ``tick``. No return value. An implementation
+    may raise to end ``tick`` with an error once the frame's work is done:
+    the scheduler raises a path callback's error here (``trylast``).
     """
 
 
