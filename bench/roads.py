@@ -961,7 +961,7 @@ def check_rows(res):
                 dev = c["max_dev"]
                 rows.append({"graph": r["graph"], "test": part, "library": k,
                              "answers checked": c["checked"], "mismatches": c["mismatches"],
-                             f"max dev from exact": "-" if dev is None else
+                             "max dev from exact": "-" if dev is None else
                              f"{dev:.3g} {c['unit']}",
                              "README truth mismatches": c.get("readme_mismatches", "-")})
     return rows

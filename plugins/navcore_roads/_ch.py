@@ -30,7 +30,7 @@ CSR over ranks with heads above the node.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, get_thread_id, njit, prange
+from numba import get_thread_id, njit, prange
 
 from ._heap import pop as _pop, push as _push
 

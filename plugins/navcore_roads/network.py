@@ -34,7 +34,7 @@ from navcore.graph import NavGraph, build_storage
 from navcore import validate
 
 from . import _network as K
-from .segments import EARTH_RADIUS_M, Segments
+from .segments import Segments
 
 WEIGHTS = ("time", "distance")
 KEEP = ("largest_scc", "all")
