@@ -216,6 +216,29 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
     return expanded
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def matrix_rows(offsets, targets, cost, walkable, rows, cols, out, nchunks):
+    """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, one early-exit
+    :func:`sssp` per row; the rows split into ``nchunks`` ranges run in
+    parallel, each with labels of its own (made once per call, not per
+    row). Rows that are not walkable are left as they are (inf)."""
+    n = offsets.shape[0] - 1
+    chunk = (rows.shape[0] + nchunks - 1) // nchunks
+    for c in prange(nchunks):
+        g = np.empty(n, dtype=np.float64)
+        parent = np.empty(n, dtype=np.int32)
+        stamp = np.zeros(n, dtype=np.int32)
+        mark = np.zeros(n, dtype=np.int32)
+        hnode = np.empty(n, dtype=np.int32)
+        hkey = np.empty(n, dtype=np.float64)
+        hpos = np.empty(n, dtype=np.int32)
+        for i in range(c * chunk, min(rows.shape[0], (c + 1) * chunk)):
+            r = rows[i]
+            if walkable[r]:
+                sssp(offsets, targets, cost, walkable, r, cols, out[i], g, parent, stamp,
+                     mark, hnode, hkey, hpos, i - c * chunk + 1)
+
+
 @njit(cache=True, nogil=True)
 def bfs(offsets, targets, cost, walkable, start, goal, parent, stamp, queue, gen):
     """Breadth-first search over usable edges (finite cost, walkable head).

@@ -15,6 +15,7 @@ thread's scratch set, so a query allocates only its result.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from navcore import validate
@@ -29,6 +30,9 @@ HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"
+#: matrix rows from which the rows are spread over the numba threads
+#: (each thread makes labels of its own, and waking the pool costs)
+_PARALLEL_MIN_ROWS = 8
 _SCALES_KEY = "navcore_csr.heuristic_scales"
 _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
 
@@ -213,7 +217,8 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     """``(len(sources), len(targets))`` shortest costs, inf if unreachable.
 
     One early-exit Dijkstra per source, or per target over the reversed
-    graph when there are fewer targets (seed 003's rule).
+    graph when there are fewer targets (seed 003's rule), the rows spread
+    over the numba threads (a few rows run on the calling thread).
     """
     src = _node_array(graph, sources, "sources")
     dst = _node_array(graph, targets, "targets")
@@ -230,14 +235,8 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
         offsets, heads, cost = csr.offsets, csr.targets, csr.cost
         rows, cols, res = src, dst, out
     walk = graph.walkable
-    sc = scratch_for(graph)
-    for i in range(rows.size):   # one kernel call per row, not per node
-        r = rows[i]
-        if not walk[r]:
-            continue
-        gen = sc.next_gen()
-        K.sssp(offsets, heads, cost, walk, r, cols, res[i], sc.g, sc.parent, sc.stamp,
-                sc.mark, sc.hnode, sc.hkey, sc.hpos, gen)
+    nchunks = 1 if rows.size < _PARALLEL_MIN_ROWS else min(numba.get_num_threads(), rows.size)
+    K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, nchunks)
     res[:, ~walk[cols]] = np.inf
     return res.T.copy() if backward else res
 
@@ -351,4 +350,5 @@ def warm_up(graph) -> None:
             if graph.positions is not None and graph.heuristic != "zero":
                 astar(graph, int(s), t)
             path_costs(graph, np.array([s, t], np.int32), np.array([0, 2], np.int64))
+            distance_matrix(graph, [int(s)], [t])        # matrices and pairs
             return

@@ -1,6 +1,7 @@
 """Road searches without a hierarchy (public wrappers over ``_search.py``):
 ``dijkstra``, ``astar`` and ``bidijkstra`` routes, and batch distances
-for arrays of pairs and whole matrices on both cores.
+for arrays of pairs on both cores (matrices without a hierarchy are the
+csr plugin's: a Dijkstra per row, rows on both cores).
 
 A route's ``PathResult`` has the junctions in ``nodes`` and the whole
 drawn road in ``points`` ((lon, lat) of every source node along it, so
@@ -159,26 +160,6 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
     return out
 
 
-def distance_matrix(graph, sources, targets) -> np.ndarray:
-    """``(S, T)`` costs, one early-exit Dijkstra per source (per target on
-    the reversed graph when there are fewer targets), over both cores."""
-    out = np.full((sources.size, targets.size), np.inf)
-    if sources.size == 0 or targets.size == 0:
-        return out
-    csr = graph.csr
-    if targets.size < sources.size:
-        rev = csr.reverse()
-        res = np.full((targets.size, sources.size), np.inf)
-        K.matrix(rev.offsets, rev.targets, rev.cost, graph.walkable, targets, sources, res,
-                 threads_for(targets.size))
-        out[:] = res.T
-    else:
-        K.matrix(csr.offsets, csr.targets, csr.cost, graph.walkable, sources, targets, out,
-                 threads_for(sources.size))
-    out[:, ~graph.walkable[targets]] = np.inf
-    return out
-
-
 def warm_up(graph) -> None:
     """Compile or load every kernel a road query runs, on this graph."""
     if graph.num_nodes == 0:
@@ -191,8 +172,6 @@ def warm_up(graph) -> None:
     graph.path_edges(np.zeros(1, dtype=np.int32))
     one = np.zeros(1, dtype=np.int32)
     distance_pairs(graph, one, one)
-    distance_matrix(graph, one, one)
-    distance_matrix(graph, np.zeros(2, dtype=np.int32), one)
     if graph.unit is not None:
         from .locate import snap
         snap(graph, graph.positions[:1])
