@@ -50,10 +50,12 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from .progress import compile_progress
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return args.func(args)
+        with compile_progress():      # a first run compiles for a while: say so
+            return args.func(args)
     except NavError as exc:
         print(f"navcore: error: {exc}", file=sys.stderr)
         return 2

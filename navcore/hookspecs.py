@@ -400,9 +400,13 @@ def navcore_warm_up(world: World, graph: NavGraph) -> None:
     that as a hitch in whichever frame first needs the kernel. Run each
     kernel once on tiny or empty input, or as an operation that changes
     nothing (re-grouping one node, an empty refresh). Must not change any
-    answer a query would give. Called by ``World.warm_up()`` once per
-    graph, which ``navcore.Simulation`` calls before its first frame. Not
-    firstresult; no return value.
+    answer a query would give. Called once per graph by ``add_graph``
+    (after ``navcore_graph_built``; on a background thread with
+    ``World(warm_up="background")``, where nothing else touches the graph
+    through the world until it returns) and by ``World.warm_up()``. A
+    test in ``tests/kernel/test_warm_up.py`` shows how to check in a fresh
+    process that no tick loads a kernel afterwards. Not firstresult; no
+    return value.
     """
 
 

@@ -7,6 +7,7 @@ query ever sees half a batch.
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from collections import defaultdict
 
@@ -34,10 +35,28 @@ class World:
     >>> r = world.find_path("ring", 0, 2)
     >>> r.status.value, r.nodes.tolist(), r.cost
     ('found', [0, 2], 1.0)
+
+    Kernels are ready before the first frame: ``add_graph`` loads (or, on
+    a machine's first run, compiles) every kernel the plugins will run on
+    the new graph before it returns (``warm_up=True``, the default). With
+    ``warm_up="background"`` it returns as soon as the graph is built and
+    a background thread loads the kernels while the game shows its
+    loading screen; ``ready(timeout)`` says whether they are loaded, and
+    anything that touches the graph through the world (queries, updates,
+    ``tick``) waits for them first, so no frame pays for a kernel load.
+    ``warm_up=False`` loads kernels on first use.
     """
 
     def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
-                 workers: int = 0, seed: int | None = None):
+                 workers: int = 0, seed: int | None = None, warm_up=True):
+        if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
+            raise GraphError(f"World: warm_up must be True, False or 'background', "
+                             f"got {warm_up!r}")
+        self.warm_up_mode = warm_up
+        #: seconds spent loading kernels in ``add_graph`` and ``warm_up`` so far
+        self.warm_up_seconds = 0.0
+        self._warming: dict = {}             # graph_id -> _BackgroundWarmUp in flight
+        self._warm_thread = threading.local()   # marks the warm-up thread's own calls
         self.plugins = PluginRegistry(autoload=autoload)
         for p in plugins:
             self.plugins.register(p)
@@ -85,10 +104,36 @@ class World:
         self.graphs[graph_id] = graph
         try:
             self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id, graph=graph)
+            if self.warm_up_mode is True:
+                self._warm_graph(graph)
         except BaseException:
             del self.graphs[graph_id]
             raise
+        if self.warm_up_mode == "background":
+            self._warming[graph_id] = _BackgroundWarmUp(self, graph, self._warming.values())
         return graph
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Whether the kernels of every graph are loaded; waits up to
+        ``timeout`` seconds (forever with ``None``) for background
+        warm-ups (``World(warm_up="background")``) to finish. A game calls
+        it each frame of its loading screen with ``timeout=0``, or once
+        with no timeout. Raises the error of a warm-up that failed.
+
+        >>> import navcore
+        >>> w = navcore.World(warm_up="background")
+        >>> _ = w.add_graph("g", type="grid", rows=["...", "..."])
+        >>> w.ready()            # waits until the kernels are loaded
+        True
+        """
+        deadline = None if timeout is None else time.perf_counter() + max(0.0, timeout)
+        for graph_id, job in list(self._warming.items()):
+            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            if not job.done.wait(left):
+                return False
+            self._warming.pop(graph_id, None)
+            job.raise_error()
+        return True
 
     def remove_graph(self, graph_id) -> None:
         graph = self.graph(graph_id)
@@ -98,6 +143,9 @@ class World:
         self.plugins.hook.navcore_graph_removed(world=self, graph_id=graph_id, graph=graph)
 
     def graph(self, graph_id) -> NavGraph:
+        if self._warming and graph_id in self._warming and \
+                not getattr(self._warm_thread, "active", False):
+            self.ready()     # its kernels first: a query must not race the warm-up
         try:
             return self.graphs[graph_id]
         except (KeyError, TypeError):
@@ -151,13 +199,20 @@ class World:
 
     def warm_up(self, graph_id=None) -> float:
         """Load the kernels the plugins will run on ``graph_id`` (every
-        graph by default) now, so no frame pays for it later; call it
-        after loading a level. Returns the seconds it took."""
+        graph by default) now, so no frame pays for it later. ``add_graph``
+        does this already (unless ``World(warm_up=False)``); call it again
+        after registering a plugin. Returns the seconds it took."""
+        self.ready()
         t0 = time.perf_counter()
         graphs = self.graphs if graph_id is None else {graph_id: self.graph(graph_id)}
         for graph in list(graphs.values()):
-            self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+            self._warm_graph(graph)
         return time.perf_counter() - t0
+
+    def _warm_graph(self, graph) -> None:
+        t0 = time.perf_counter()
+        self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+        self.warm_up_seconds += time.perf_counter() - t0
 
     def path_costs(self, graph_id, paths) -> np.ndarray:
         """What each path in ``paths`` (sequences of node ids, e.g. earlier
@@ -341,6 +396,8 @@ class World:
         dt = _frame_number(dt, "dt")                     # before anything changes
         budget = self.frame_budget_ms if budget_ms is None else \
             _frame_number(budget_ms, "budget_ms")
+        if self._warming:
+            self.ready()      # a game that skipped its loading screen waits here once
         t0 = time.perf_counter()
         self.frame += 1
         hook = self.plugins.hook
@@ -445,6 +502,35 @@ class World:
             raise NodeError(f"{what} must be a sequence of node ids or points, "
                             f"got {items!r}") from None
         return out
+
+
+class _BackgroundWarmUp:
+    """One graph's warm-up on a daemon thread, after the warm-ups before
+    it (one at a time: they would only queue on numba's compiler lock)."""
+
+    def __init__(self, world, graph, earlier):
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        before = [job.done for job in earlier]
+
+        def run():
+            for ev in before:
+                ev.wait()
+            world._warm_thread.active = True
+            try:
+                world._warm_graph(graph)
+            except BaseException as exc:      # handed to ready(), on the game's thread
+                self.error = exc
+            finally:
+                self.done.set()
+
+        threading.Thread(target=run, daemon=True,
+                         name=f"navcore-warm-up-{graph.graph_id!r}").start()
+
+    def raise_error(self) -> None:
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err
 
 
 def _frame_number(value, what) -> float:

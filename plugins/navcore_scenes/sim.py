@@ -82,7 +82,12 @@ class Simulation:
                 self.close()
             raise
         # checked: from here on nothing can fail on the scene's account
-        self.warm_up_s = self.world.warm_up()     # no kernel loads inside a frame
+        # no kernel loads inside a frame: add_graph has loaded them (unless
+        # the world was made with warm_up=False)
+        if self.world.warm_up_mode is False:
+            self.world.warm_up()
+        self.world.ready()
+        self.warm_up_s = self.world.warm_up_seconds
         self.obstacles = Obstacles(scene.obstacles, placed, self.layers)
         self.agents = self._start_agents(rows)
         for spec in scene.graphs:

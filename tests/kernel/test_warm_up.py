@@ -1,0 +1,249 @@
+"""Kernels are ready before the first frame (issue 18): after ``add_graph``
+no ``tick`` loads or compiles a numba kernel, and ``World(warm_up=...)``
+and ``ready()`` behave as documented.
+
+The load check runs each scenario in a fresh interpreter, the only place
+where "not loaded yet" is true (in this process earlier tests have loaded
+everything). There it snapshots how many compiled signatures every numba
+dispatcher holds after the graph is added and compares after each tick:
+a kernel loaded from numba's cache or compiled during a frame shows up as
+a new signature.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import navcore
+
+ROOT = Path(__file__).resolve().parents[2]
+JIT_OFF = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+PROBE = """
+import gc, json, sys
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+import navcore
+
+def signatures():
+    return {f"{d.py_func.__module__}.{d.py_func.__qualname__}": len(d.signatures)
+            for d in gc.get_objects() if isinstance(d, Dispatcher)}
+
+loaded_in_ticks = {}
+def tick(world):
+    before = signatures()
+    world.tick(1 / 60)
+    for name, n in signatures().items():
+        if n != before.get(name, 0):
+            loaded_in_ticks[name] = n - before.get(name, 0)
+
+world = navcore.World(frame_budget_ms=16.0)
+"""
+
+SCENARIOS = {
+    "grid": """
+rng = np.random.default_rng(3)
+walk = rng.random((48, 64)) > 0.25
+walk[0, :] = walk[:, 0] = True
+world.add_graph("g", type="grid", array=walk)
+h = world.request_path("g", (0, 0), (63, 0), repath=True)
+tick(world)
+world.update("g", rect=(0, 0, 8, 8), walkable=False)
+world.request_path("g", (0, 20), (60, 40))
+tick(world)
+world.update("g", rect=(0, 0, 8, 8), walkable=True)
+world.update("g", rect=(10, 10, 4, 4), cost=2.5)
+tick(world)
+world.update("g", cells=[(5, 5)], walkable=False)
+tick(world)
+""",
+    "csr": """
+rng = np.random.default_rng(4)
+src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
+world.add_graph("c", type="csr", src=src, dst=dst, cost=rng.random(1500) + 0.1,
+                directed=True, num_nodes=300)
+world.request_path("c", 0, 299, repath=True)
+tick(world)
+world.update("c", nodes=[5, 6, 7], walkable=False)
+world.request_path("c", 1, 298)
+tick(world)
+world.update("c", nodes=[5, 6, 7], walkable=True)
+tick(world)
+""",
+    "navmesh": """
+world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30),
+                obstacles=[[[5, 5], [9, 5], [9, 12], [5, 12]],
+                           [[20, 10], [26, 10], [23, 18]]])
+world.request_path("m", (1.0, 1.0), (38.0, 28.0), repath=True)
+tick(world)
+world.update("m", add_obstacle=[[14, 2], [18, 2], [18, 26], [14, 26]], obstacle_id="wall")
+world.request_path("m", (1.0, 28.0), (38.0, 2.0))
+tick(world)
+world.update("m", remove_obstacle="wall")
+tick(world)
+""",
+    "roads": """
+g = world.add_graph("r", type="roads", osm=sys.argv[1])
+a, b = 0, g.num_nodes - 1
+world.request_path("r", a, b, repath=True)
+tick(world)
+e = int(g.csr.targets[g.csr.offsets[a]])
+world.update("r", edges=[(a, e)], cost=float("inf"))
+world.request_path("r", b, a)
+tick(world)
+world.update("r", edges=[(a, e)], factor=2.0)
+tick(world)
+world.update("r", edges=[(a, e)], reset=True)
+tick(world)
+""",
+}
+
+
+@pytest.mark.skipif(JIT_OFF, reason="no numba dispatchers without the JIT")
+@pytest.mark.parametrize("kind", sorted(SCENARIOS))
+def test_no_tick_loads_a_kernel_after_add_graph(kind, tmp_path):
+    script = PROBE + textwrap.dedent(SCENARIOS[kind]) + (
+        "\nprint(json.dumps(loaded_in_ticks))\nworld.scheduler.close()\n")
+    path = tmp_path / "probe.py"
+    path.write_text(script)
+    out = subprocess.run([sys.executable, str(path),
+                          str(ROOT / "scenes" / "maps" / "monaco.osm.gz")],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert loaded == {}, f"kernels loaded inside a tick on a {kind} graph: {loaded}"
+
+
+def _rows():
+    return ["....#....", ".........", "....#...."]
+
+
+def test_warm_up_argument_is_strict():
+    for bad in (1, 0, "yes", "now", None, np.bool_(True)):
+        with pytest.raises(navcore.GraphError, match="warm_up must be"):
+            navcore.World(warm_up=bad)
+
+
+def test_add_graph_warms_up_and_counts_the_time():
+    w = navcore.World()
+    assert w.warm_up_seconds == 0.0
+    w.add_graph("g", type="grid", rows=_rows())
+    assert w.warm_up_seconds > 0.0 and w.ready(0) is True
+
+
+class _Recorder:
+    """A plugin that records warm-up calls and can hold one up."""
+
+    def __init__(self):
+        self.calls = []
+        self.gate = threading.Event()
+        self.thread = []
+
+    @navcore.hookimpl
+    def navcore_warm_up(self, graph):
+        self.thread.append(threading.current_thread().name)
+        self.gate.wait(10)
+        self.calls.append(graph.graph_id)
+
+
+def test_warm_up_off_and_explicit_warm_up():
+    rec = _Recorder()
+    rec.gate.set()
+    w = navcore.World(plugins=[rec], warm_up=False)
+    w.add_graph("g", type="grid", rows=_rows())
+    assert rec.calls == [] and w.warm_up_seconds == 0.0
+    w.warm_up()
+    assert rec.calls == ["g"]
+
+
+def test_background_warm_up_is_waited_for_by_ready_queries_and_tick():
+    rec = _Recorder()
+    w = navcore.World(plugins=[rec], warm_up="background")
+    w.add_graph("a", type="grid", rows=_rows())            # returns before the warm-up
+    w.add_graph("b", type="grid", rows=_rows())
+    assert rec.calls == [] and w.ready(timeout=0.05) is False
+    assert rec.thread and rec.thread[0].startswith("navcore-warm-up")
+    rec.gate.set()
+    # a query waits for its graph's warm-up instead of racing it
+    assert w.find_path("b", (0, 0), (8, 0)).status.value == "found"
+    assert rec.calls == ["a", "b"]                         # in order, one at a time
+    assert w.ready(0) is True
+    w.tick()
+    w.scheduler.close()
+
+
+def test_tick_waits_for_background_warm_up():
+    rec = _Recorder()
+    w = navcore.World(plugins=[rec], warm_up="background")
+    w.add_graph("g", type="grid", rows=_rows())
+    threading.Timer(0.05, rec.gate.set).start()
+    w.tick()
+    assert rec.calls == ["g"] and w.ready(0)
+
+
+def test_a_failed_background_warm_up_is_raised_by_ready():
+    class Broken:
+        @navcore.hookimpl
+        def navcore_warm_up(self, graph):
+            raise RuntimeError("kernel exploded")
+
+    w = navcore.World(plugins=[Broken()], warm_up="background")
+    w.add_graph("g", type="grid", rows=_rows())
+    with pytest.raises(RuntimeError, match="kernel exploded"):
+        w.ready()
+    assert w.ready() is True                    # reported once
+    assert w.find_path("g", (0, 0), (8, 0)).status.value == "found"
+
+
+def test_a_failed_warm_up_leaves_the_world_unchanged():
+    class Broken:
+        @navcore.hookimpl
+        def navcore_warm_up(self, graph):
+            raise RuntimeError("kernel exploded")
+
+    w = navcore.World(plugins=[Broken()])
+    with pytest.raises(RuntimeError):
+        w.add_graph("g", type="grid", rows=_rows())
+    assert "g" not in w.graphs
+
+
+@pytest.mark.skipif(JIT_OFF, reason="nothing compiles without the JIT")
+def test_compile_progress_counts_compiles_and_reports_slow_ones():
+    import io
+
+    import numba
+
+    from navcore.progress import compile_progress
+
+    def make():
+        @numba.njit          # a fresh dispatcher: compiled (not cached) on first call
+        def twice(x):
+            return 2 * x
+        return twice
+
+    quiet = io.StringIO()
+    with compile_progress(file=quiet, delay=60.0) as counter:
+        assert make()(3) == 6
+    assert counter.compiled == 1 and quiet.getvalue() == ""     # fast: nothing shown
+    shown = io.StringIO()
+    with compile_progress(file=shown, delay=0.0) as counter:
+        make()(4.5)
+        make()(1)
+    assert counter.compiled == 2
+    assert "navcore: compiled 2 kernels in" in shown.getvalue()
+    with compile_progress(file=shown, delay=0.0) as counter:
+        pass
+    assert counter.compiled == 0
+
+
+def test_scene_summary_counts_the_warm_up_done_by_add_graph():
+    from navcore_scenes import Simulation
+
+    with Simulation.from_file(ROOT / "scenes" / "dungeon.yaml") as sim:
+        assert sim.warm_up_s == sim.world.warm_up_seconds > 0
