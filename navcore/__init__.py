@@ -18,7 +18,7 @@ from .errors import (CapacityError, FrameError, GraphError, MapFormatError, Mesh
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .plugins import PluginRegistry, for_graphs, hookimpl, hookspec
+from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
 from .scene_layer import SceneLayer
 from .views import DerivedView
 from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
@@ -27,7 +27,7 @@ from .world import World
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "NavGraph", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
+    "World", "NavGraph", "PluginWarning", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",

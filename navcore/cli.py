@@ -29,7 +29,8 @@ def _cmd_plugins(args) -> int:
         print(f"    graph types: {', '.join(info.graph_types) or '-'}")
         print(f"    hooks: {', '.join(h.removeprefix('navcore_') for h in info.hooks) or '-'}")
     for skipped in world.plugins.skipped:
-        print(f"{skipped.name}  [{skipped.source}, not loaded]  {skipped.origin}")
+        state = "failed" if skipped.failed else "not loaded"
+        print(f"{skipped.name}  [{skipped.source}, {state}]  {skipped.origin}")
         print(f"    {skipped.reason}")
     return 0
 

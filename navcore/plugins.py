@@ -3,8 +3,11 @@
 Built-in plugins are declared once, as entry points in the ``navcore``
 group of navcore's own pyproject.toml, and loaded through the same path as
 third-party ones. ``NAVCORE_DISABLE_PLUGIN_AUTOLOAD=1`` loads the built-ins
-only. A plugin that fails to import is a ``PluginError`` naming it, except
-an optional one: an entry point that names an extra
+only. A built-in plugin that fails to import is a ``PluginError`` naming
+it. A third-party plugin that fails (on import or when registered) is left
+out with a ``PluginWarning`` and listed in ``skipped`` with its error
+(``navcore plugins`` shows it as failed), so one broken install does not
+stop every world and command. An optional plugin is skipped quietly: an entry point that names an extra
 (``roads = "navcore_roads.plugin [osm]"``) whose import stops at a missing
 module is skipped, and ``skipped`` (and ``navcore plugins``) says why. Every registration is validated the same way: a function named
 ``navcore_*`` that is not a known hook, a hook implementation with
@@ -20,6 +23,7 @@ import inspect
 import importlib.metadata
 import os
 import types
+import warnings
 from dataclasses import dataclass
 
 import pluggy
@@ -96,6 +100,9 @@ class SkippedPlugin:
     source: str
     origin: str
     reason: str
+    #: True when it broke (an error on import or registration), False when
+    #: it was left out on purpose (a missing optional extra, a name clash)
+    failed: bool = False
 
 
 def _hook_names() -> set:
@@ -294,7 +301,16 @@ class PluginRegistry:
         if include_third_party:
             others = [ep for ep in eps if _dist_name(ep) != PROJECT]
             for ep in sorted(others, key=lambda e: e.name):
-                self._load_one(ep, ENTRY_POINT, f"{ep.value} ({_dist_name(ep)})")
+                origin = f"{ep.value} ({_dist_name(ep)})"
+                try:
+                    self._load_one(ep, ENTRY_POINT, origin)
+                except PluginError as exc:
+                    # one broken third-party plugin must not take navcore
+                    # down with it (every command, --help included): it is
+                    # left out, warned about once, and listed as failed
+                    self.skipped.append(SkippedPlugin(ep.name, ENTRY_POINT, origin,
+                                                      str(exc), failed=True))
+                    _warn_once(str(exc))
 
     def _load_one(self, ep, source, origin):
         if self._pm.get_plugin(ep.name) is not None:
@@ -322,6 +338,20 @@ class PluginRegistry:
             raise PluginError(f"plugin {ep.name!r} ({origin}) failed to load: "
                               f"{type(exc).__name__}: {exc}") from exc
         self._register(plugin, ep.name, source, origin)
+
+
+_WARNED: set = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(f"{message}; it is not loaded (navcore plugins lists it)",
+                      PluginWarning, stacklevel=4)
+
+
+class PluginWarning(UserWarning):
+    """A third-party plugin was left out because it failed to load."""
 
 
 def _call_graph_types(impl) -> dict:

@@ -91,8 +91,10 @@ class World:
         types = self.plugins.graph_types()
         if type not in types:
             offered = ", ".join(f"{t} ({owner})" for t, (_, owner) in sorted(types.items()))
+            left_out = "".join(f"; plugin {p.name!r} was not loaded: {p.reason}"
+                               for p in self.plugins.skipped)
             raise UnknownGraphTypeError(
-                f"unknown graph type {type!r}; known types: {offered or 'none'}")
+                f"unknown graph type {type!r}; known types: {offered or 'none'}{left_out}")
         builder, owner = types[type]
         _check_params(builder, type, owner, params)
         graph = builder(self, graph_id, **params)
