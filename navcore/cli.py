@@ -14,9 +14,38 @@ through the ``navcore_add_commands`` hook.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from .errors import NavError
+
+#: exit status when output was lost to a closed pipe (128 + SIGPIPE, as a
+#: shell reports a command killed by it)
+EXIT_BROKEN_PIPE = 141
+
+
+def output_path(value, option: str) -> Path:
+    """``value`` as a path a command can write its output to, checked
+    before the command's long work: its folder exists (made if need be)
+    and is writable, and it is not a folder. A ``NavError`` naming
+    ``option`` otherwise. Every subcommand's output options go through it.
+
+    >>> output_path("/proc/no/such/out.json", "--json")
+    Traceback (most recent call last):
+    navcore.errors.NavError: --json /proc/no/such/out.json: cannot make its folder '/proc/no/such': No such file or directory
+    """
+    p = Path(value)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NavError(f"{option} {value}: cannot make its folder {str(p.parent)!r}: "
+                       f"{exc.strerror or exc}") from None
+    if p.is_dir():
+        raise NavError(f"{option} {value}: is a folder, not a file")
+    if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise NavError(f"{option} {value}: permission denied")
+    return p
 
 
 def _cmd_plugins(args) -> int:
@@ -60,8 +89,13 @@ def main(argv=None) -> int:
     except NavError as exc:
         print(f"navcore: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:       # output piped into head & co.
-        return 0
+    except BrokenPipeError:
+        # the reader went away (| head, | true): output was lost, so not 0;
+        # quietly, and stdout pointed at devnull so Python's flush at exit
+        # does not print a second error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

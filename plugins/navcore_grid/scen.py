@@ -104,6 +104,8 @@ def add_command(subparsers) -> None:
 
 
 def _cmd_scen(args) -> int:
+    from navcore.cli import output_path
+    out = output_path(args.json, "--json") if args.json else None   # before the long run
     report = run_scenarios(args.scen, args.maps, args.algorithm, limit=args.limit,
                            landmarks=args.landmarks)
     lm = f" with {args.landmarks} landmarks" if args.landmarks else ""
@@ -116,6 +118,6 @@ def _cmd_scen(args) -> int:
     for m in report["mismatch_examples"]:
         print(f"  line {m['line']}: {m['start']} -> {m['goal']}: optimal "
               f"{m['optimal']}, found {m['found']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+    if out is not None:
+        out.write_text(json.dumps(report, indent=2))
     return 1 if report["mismatches"] else 0

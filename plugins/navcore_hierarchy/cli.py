@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -73,6 +72,8 @@ def add_command(subparsers) -> None:
 
 
 def _cmd_areas(args) -> int:
+    from navcore.cli import output_path
+    out = output_path(args.json, "--json") if args.json else None   # before the work
     changes = [("block", r) for r in args.block] + [("open", r) for r in args.open]
     rep = run_areas(args.map, changes)
     print(f"{rep['map']}: {rep['width']}x{rep['height']}, {rep['walkable']} walkable "
@@ -82,6 +83,6 @@ def _cmd_areas(args) -> int:
         x, y, w, h = c["rect"]
         print(f"{c['kind']} {x},{y},{w},{h}: {c['areas']} areas (largest {c['largest']}), "
               f"changed ids {c['changed_areas']}; hierarchy update {c['update_ms']:.3f} ms")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rep, indent=2))
+    if out is not None:
+        out.write_text(json.dumps(rep, indent=2))
     return 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import navcore
+from navcore.cli import output_path
 from navcore.errors import NavError
 
 from .bake import save_mesh
@@ -57,6 +58,7 @@ def _cmd_bake(args) -> int:
     if write is None:
         raise NavError(f"-o {args.output}: the output must end in .npz (a navcore baked "
                        f"mesh) or .mesh (Polyanya v2)")
+    out = output_path(args.output, "-o")          # before the build, not after it
     if args.scene is not None:
         graph, source = _from_scene(args.scene, args.graph, args.agent_radius)
     else:
@@ -65,11 +67,6 @@ def _cmd_bake(args) -> int:
             params["agent_radius"] = args.agent_radius
         graph = navcore.World().add_graph("bake", type="navmesh", **params)
         source = args.map or args.mesh
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise NavError(f"cannot write {out}: folder {str(out.parent)!r}: "
-                       f"{exc.strerror or exc}") from None
     write(out, graph)
     radius = "" if args.agent_radius is None else f", agent radius {args.agent_radius:g}"
     print(f"{out}: {graph.num_polygons} polygons, {len(graph.vertices)} vertices "

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import navcore
+from navcore.cli import output_path
 from navcore.errors import NavError
 
 SUFFIXES = {".pbf": "osm", ".osm": "osm", ".gz": "osm", ".bz2": "osm", ".gr": "dimacs",
@@ -168,13 +169,4 @@ def _json_target(value):
     """``-``, a writable path (checked now, before the long work), or None."""
     if value is None or value == "-":
         return value
-    out = Path(value)
-    if out.is_dir():
-        raise NavError(f"--json {value}: is a directory")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "a"):
-            pass
-    except OSError as exc:
-        raise NavError(f"--json {value}: cannot write: {exc.strerror or exc}") from None
-    return out
+    return output_path(value, "--json")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import gc
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
 
+from navcore.cli import output_path
 from navcore.errors import NavError, PluginError
 
 from .scene import MAX_FRAMES
@@ -129,24 +129,12 @@ def _cmd_render(args) -> int:
 
 
 def _check_outputs(args) -> dict:
-    """Every output file's folder exists (made if need be) and can be
-    written, and the path is not a folder: checked before a long run."""
+    """Every output file can be written: checked before a long run."""
     out = {}
-    for key, path in (("json", getattr(args, "json", None)), ("png", args.png),
-                      ("gif", args.gif)):
-        if not path:
-            continue
-        p = Path(path)
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise NavError(f"cannot write {path}: folder {str(p.parent)!r}: "
-                           f"{exc.strerror or exc}") from None
-        if p.is_dir():
-            raise NavError(f"cannot write {path}: it is a folder")
-        if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-            raise NavError(f"cannot write {path}: permission denied")
-        out[key] = p
+    for key, option, path in (("json", "--json", getattr(args, "json", None)),
+                              ("png", "--render/-o", args.png), ("gif", "--gif", args.gif)):
+        if path:
+            out[key] = output_path(path, option)
     return out
 
 

@@ -39,7 +39,7 @@ def test_mistakes_are_one_line_and_status_2(tmp_path, capsys):
                         (["roads", gr, "--from", "7.4,43.7"], "--from and --to"),
                         (["roads", gr, "--matrix", "0"], "positive size"),
                         (["roads", gr, "--profile", "bike"], "--profile applies"),
-                        (["roads", gr, "--json", str(tmp_path)], "is a directory"),
+                        (["roads", gr, "--json", str(tmp_path)], "is a folder"),
                         (["roads", str(tmp_path / "missing.gr")], "cannot read")):
         assert main(args) == 2, args
         err = capsys.readouterr().err

@@ -346,9 +346,9 @@ def test_run_checks_its_output_paths_before_playing(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
     assert main(["run", str(scene), "--json", str(blocker / "out.json")]) == 2
-    assert "cannot write" in capsys.readouterr().err
+    assert "cannot make its folder" in capsys.readouterr().err
     assert main(["run", str(scene), "--render", str(tmp_path)]) == 2
-    assert "it is a folder" in capsys.readouterr().err
+    assert "is a folder, not a file" in capsys.readouterr().err
     assert main(["render", str(scene), "-o", str(tmp_path / "x.png"), "--scale", "9999"]) == 2
     assert "at most 16384 pixels a side" in capsys.readouterr().err
 
