@@ -58,14 +58,64 @@ class MarkedList(list):
     item_at: list
 
 
+#: limits on what a scene file may make the loader build (README, "Limits"):
+#: nesting deeper than this is a mistake or an attack (PyYAML would hit
+#: Python's recursion limit near 900 levels, a raw RecursionError)
+MAX_DEPTH = 64
+#: YAML nodes with every alias expanded: an alias shares the value it
+#: names, but whatever walks the scene afterwards visits it once per use,
+#: so "billion laughs" (nine aliases of nine aliases ...) would make that
+#: walk exponential; counted while composing, before anything is built
+MAX_EXPANDED_NODES = 2_000_000
+#: digits of an integer (Python itself refuses to read more than 4300)
+MAX_INT_DIGITS = 64
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader whose mappings and sequences are Marked*."""
+    """SafeLoader whose mappings and sequences are Marked*, with limits on
+    nesting depth, alias expansion and number length."""
 
     path = "<scene>"
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._sizes: dict = {}        # id(node) -> its size with aliases expanded
 
     def where(self, node) -> Where:
         m = node.start_mark
         return Where(self.path, m.line + 1, m.column + 1)
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise Where(self.path, mark.line + 1, mark.column + 1).error(
+                    f"the scene nests deeper than {MAX_DEPTH} levels")
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        size = self._sizes.get(id(node))
+        if size is None:                      # new (an alias returns a known node)
+            size = 1
+            if isinstance(node, yaml.SequenceNode):
+                size += sum(self._sizes[id(c)] for c in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size += sum(self._sizes[id(k)] + self._sizes[id(v)] for k, v in node.value)
+            if size > MAX_EXPANDED_NODES:
+                raise self.where(node).error(
+                    f"the scene expands to more than {MAX_EXPANDED_NODES:,} values "
+                    f"(aliases counted once per use); is an alias repeated on purpose?")
+            self._sizes[id(node)] = size
+        return node
+
+    def construct_yaml_int(self, node):
+        digits = sum(ch.isalnum() for ch in str(node.value))
+        if digits > MAX_INT_DIGITS:
+            raise self.where(node).error(f"a number of {digits} digits; numbers in a "
+                                         f"scene have at most {MAX_INT_DIGITS}")
+        return super().construct_yaml_int(node)
 
 
 def _construct_map(loader: _Loader, node) -> MarkedMap:
@@ -101,6 +151,7 @@ def _construct_list(loader: _Loader, node) -> MarkedList:
     return out
 
 
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_list)
 
