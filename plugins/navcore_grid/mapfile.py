@@ -150,6 +150,14 @@ class Scenario:
         return len(self.maps)
 
 
+#: the largest width, height or coordinate a scenario line may hold (a
+#: side of a grid; 2^31 cells would not fit a grid's int32 node ids anyway)
+MAX_SIDE = 1 << 20
+#: the longest map name (a file name: most file systems stop at 255)
+MAX_NAME = 255
+_SCEN_FIELDS = ("map width", "map height", "start x", "start y", "goal x", "goal y")
+
+
 def read_scen(path) -> Scenario:
     """Parse a MovingAI ``.scen`` file (``version 1`` and older layouts)."""
     path = Path(path)
@@ -157,6 +165,9 @@ def read_scen(path) -> Scenario:
         text = path.read_text("ascii", errors="replace")
     except FileNotFoundError:
         raise MapFormatError("scenario file not found", path=path) from None
+    except OSError as exc:            # a folder, no permission, a name too long
+        raise MapFormatError(f"cannot read scenario file: {exc.strerror or exc}",
+                             path=path) from None
     maps, nums, opt, dec, lines = [], [], [], [], []
     for i, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -171,8 +182,18 @@ def read_scen(path) -> Scenario:
             ints = [int(p) for p in (parts[2:8])]
             length = float(parts[8])
         except ValueError:
-            raise MapFormatError(f"non-numeric field in {line!r}", path=path, line=i) \
-                from None
+            raise MapFormatError(f"non-numeric field in {line[:200]!r}", path=path,
+                                 line=i) from None
+        bad = next((k for k, v in enumerate(ints) if not 0 <= v <= MAX_SIDE), None)
+        if bad is not None:
+            raise MapFormatError(f"{_SCEN_FIELDS[bad]} must lie in [0, {MAX_SIDE}], got "
+                                 f"{parts[2 + bad][:40]}", path=path, line=i)
+        if not 0 <= length < np.inf:
+            raise MapFormatError(f"optimal length must be a finite number >= 0, got "
+                                 f"{parts[8][:40]}", path=path, line=i)
+        if len(parts[1]) > MAX_NAME:
+            raise MapFormatError(f"map name of {len(parts[1])} characters; at most "
+                                 f"{MAX_NAME}", path=path, line=i)
         frac = parts[8].strip().partition(".")[2]
         maps.append(parts[1])
         nums.append(ints)

@@ -25,8 +25,11 @@ def find_map(scen_path: Path, map_name: str, maps_dir=None) -> Path:
     if maps_dir is not None:
         candidates[:0] = [Path(maps_dir) / base, Path(maps_dir) / map_name]
     for c in candidates:
-        if c.is_file():
-            return c
+        try:
+            if c.is_file():
+                return c
+        except OSError:              # a path too long for the file system: not there
+            continue
     raise MapFormatError(f"map {map_name!r} not found next to the scenario file"
                          + (f" or in {maps_dir}" if maps_dir else "")
                          + " (use --maps DIR)", path=scen_path)
@@ -42,7 +45,10 @@ def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=
     scen_path = Path(scen_file)
     scen = read_scen(scen_path)
     world = world or navcore.World()
-    n = len(scen) if limit is None else min(limit, len(scen))
+    if limit is not None and (not isinstance(limit, (int, np.integer)) or limit < 0):
+        raise MapFormatError(f"limit must be a whole number >= 0, got {limit!r}",
+                             path=scen_path)
+    n = len(scen) if limit is None else min(int(limit), len(scen))
     costs = np.full(n, np.inf)
     times = np.empty(n)
     graphs = {}
@@ -88,6 +94,18 @@ def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=
     }
 
 
+def _count(text):
+    """``--limit N``: a whole number >= 0 (argparse prints the message)."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}")
+    return value
+
+
 def add_command(subparsers) -> None:
     p = subparsers.add_parser("scen", help="solve a MovingAI scenario file and check "
                                            "every cost against its optimal length")
@@ -97,7 +115,7 @@ def add_command(subparsers) -> None:
                    choices=["auto", "astar", "jps", "dijkstra", "ch"],
                    help="ch: build each map's contraction hierarchy first (not timed)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT")
-    p.add_argument("--limit", type=int, help="solve only the first N queries")
+    p.add_argument("--limit", type=_count, metavar="N", help="solve only the first N queries")
     p.add_argument("--landmarks", type=int, metavar="K",
                    help="measure K landmarks per map first (a stronger heuristic)")
     p.set_defaults(func=_cmd_scen)

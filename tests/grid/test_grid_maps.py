@@ -87,6 +87,49 @@ def test_scenario_parsing(tmp_path):
 
 
 @pytest.mark.nojit
+@pytest.mark.parametrize("fields, message", [
+    ("0\ta.map\t3\t2\t0\t0\t99999999999999999999999\t1\t2.4",
+     "goal x must lie in \\[0, 1048576\\], got 99999999999999999999999"),
+    ("0\ta.map\t3\t-2\t0\t0\t2\t1\t2.4", "map height must lie in"),
+    ("0\ta.map\t3\t2\t0\t0\t2\t1\tnan", "optimal length must be a finite number"),
+    ("0\ta.map\t3\t2\t0\t0\t2\t1\t-1", "optimal length must be"),
+    ("0\ta.map\t3\t2\t0\t0\t2\t1\t1e999", "optimal length must be"),
+    ("0\t" + "m" * 300 + ".map\t3\t2\t0\t0\t2\t1\t2.4", "map name of 304 characters"),
+])
+def test_scenario_values_out_of_range_are_map_format_errors(tmp_path, fields, message):
+    path = tmp_path / "a.map.scen"
+    path.write_text("version 1\n" + fields + "\n")
+    with pytest.raises(navcore.MapFormatError, match=message) as info:
+        read_scen(path)
+    assert info.value.line == 2
+
+
+@pytest.mark.nojit
+def test_a_folder_given_as_a_scenario_or_map_is_a_map_format_error(tmp_path):
+    with pytest.raises(navcore.MapFormatError, match="cannot read scenario file"):
+        read_scen(tmp_path)
+    with pytest.raises(navcore.MapFormatError, match="cannot read map file"):
+        read_map(tmp_path)
+
+
+@pytest.mark.nojit
+def test_scen_command_refuses_a_negative_limit(tmp_path, capsys):
+    from navcore.cli import main
+    from navcore_grid.scen import run_scenarios
+    path = tmp_path / "a.map.scen"
+    path.write_text("version 1\n0\ta.map\t3\t2\t0\t0\t2\t1\t2.41421356\n")
+    (tmp_path / "a.map").write_text("type octile\nheight 2\nwidth 3\nmap\n...\n...\n")
+    with pytest.raises(SystemExit) as info:
+        main(["scen", str(path), "--limit", "-1"])
+    assert info.value.code == 2
+    assert "--limit: must be a whole number >= 0, got '-1'" in capsys.readouterr().err
+    with pytest.raises(navcore.MapFormatError, match="limit must be a whole number"):
+        run_scenarios(path, limit=-1)
+    assert run_scenarios(path, limit=0)["queries"] == 0
+    assert run_scenarios(path, limit=5)["queries"] == 1
+
+
+@pytest.mark.nojit
 def test_the_grid_builds_its_csr_view_through_the_storage_hook():
     seen = []
 
