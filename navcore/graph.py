@@ -65,7 +65,7 @@ class NavGraph:
         if heuristic != "zero" and not self.has_positions():
             raise GraphError(f"heuristic {heuristic!r} needs node positions")
         self.heuristic = heuristic
-        self.directed = bool(directed)
+        self.directed = validate.boolean(directed, "directed")
         self.graph_id = None
         #: bumped by the backend every time an update batch changes the graph
         self.version = 0
@@ -258,7 +258,8 @@ def _check_positions(positions, n):
     if positions is None:
         return None
     try:
-        pos = np.ascontiguousarray(positions, dtype=np.float64)
+        # a copy, always: the caller's array must not change the graph later
+        pos = np.array(positions, dtype=np.float64, order="C", copy=True)
     except (TypeError, ValueError) as exc:
         raise GraphError(f"positions must be numbers: {exc}") from None
     if pos.ndim != 2 or pos.shape[0] != n or pos.shape[1] not in (2, 3):

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError, NodeError
 from navcore.graph import NavGraph, build_storage
 
@@ -51,7 +52,7 @@ class GridGraph(NavGraph):
         self.height, self.width = walkable.shape
         self.connectivity = int(connectivity)
         self.diagonal_cost = float(diagonal_cost)
-        self.corner_cutting = bool(corner_cutting)
+        self.corner_cutting = validate.boolean(corner_cutting, "corner_cutting")
         H, W = self.height, self.width
         # The search kernels read the map in a padded layout: one blocked
         # cell all around, so no move needs a bounds check. These arrays

@@ -4,6 +4,7 @@ updates, grids in scenes (rectangles of cells, pictures) and the
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -47,11 +48,17 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
             raise GraphError(f"generate={generate!r} needs width= and height= (in rooms)")
         walkable = GENERATORS[generate](width, height, seed)
     elif map is not None:
+        if not isinstance(map, (str, os.PathLike)):
+            raise GraphError(f"map must be the path of a MovingAI .map file, got {map!r}")
         walkable = read_map(map)
     elif rows is not None:
         walkable = parse_rows(rows)
     else:
-        arr = np.asarray(array)
+        try:
+            arr = np.asarray(array)
+        except (TypeError, ValueError):       # ragged rows, or no numbers at all
+            raise GraphError("array must be a 2-d array with rows of equal length "
+                             "(bool walkable, or numeric cost)") from None
         if arr.ndim != 2 or arr.size == 0:
             raise GraphError(f"array must be a non-empty 2-d array, got shape {arr.shape}")
         if arr.dtype == np.bool_:

@@ -1,0 +1,32 @@
+"""Lenient parsing that hid mistakes is gone (issue 19): booleans are
+True/False only, and malformed sources are GraphErrors naming the argument,
+with the world unchanged."""
+import pytest
+
+import navcore
+
+pytestmark = pytest.mark.nojit
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(type="grid", rows=[".."], corner_cutting="no"),
+     "corner_cutting must be True or False, got 'no'"),
+    (dict(type="grid", rows=[".."], corner_cutting=0), "corner_cutting must be True or False"),
+    (dict(type="csr", src=[0], dst=[1], directed="false"),
+     "directed must be True or False, got 'false'"),
+    (dict(type="csr", src=[0], dst=[1], directed=1), "directed must be True or False"),
+    (dict(type="grid", map=123), "map must be the path of a MovingAI .map file, got 123"),
+    (dict(type="grid", array=[[1, 2], [3]]), "rows of equal length"),
+])
+def test_mistyped_graph_parameters_are_graph_errors(params, message):
+    w = navcore.World()
+    with pytest.raises(navcore.GraphError, match=message):
+        w.add_graph("x", **params)
+    assert w.graphs == {}
+
+
+def test_real_booleans_still_work():
+    w = navcore.World()
+    g = w.add_graph("g", type="grid", rows=["..", ".."], corner_cutting=True)
+    c = w.add_graph("c", type="csr", src=[0], dst=[1], directed=False)
+    assert g.corner_cutting is True and c.directed is False
