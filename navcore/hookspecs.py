@@ -196,6 +196,19 @@ def navcore_algorithms(world: World, graph: NavGraph) -> list[str] | None:
     """
 
 
+@hookspec
+def navcore_query_options(world: World, graph: NavGraph) -> list[str] | None:
+    """List the keyword options (``find_path(..., heuristic="zero")``) this
+    plugin reads from ``PathRequest.options`` for ``graph``.
+
+    Not firstresult: names from all plugins are merged, and ``find_path``
+    refuses any other keyword with a ``QueryError`` listing these (a typo
+    such as ``heuristc=`` would otherwise be ignored). Called when a
+    query passes options, once per graph and plugin set (cached like
+    ``navcore_algorithms``).
+    """
+
+
 @hookspec(firstresult=True)
 def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> PathResult | None:
     """Answer a single path query, or return ``None`` to pass it on.

@@ -175,6 +175,12 @@ class World:
             validate.choice(algorithm, ["auto", *sorted(self._algorithms(graph))],
                             "algorithm", QueryError,
                             where=f" for {graph.kind} graph {graph_id!r}")
+        if options and not self._query_options(graph).issuperset(options):
+            known = sorted(self._query_options(graph))
+            extra = sorted(set(options) - set(known))
+            raise QueryError(f"unknown find_path option(s) {', '.join(map(repr, extra))} "
+                             f"for {graph.kind} graph {graph_id!r}; its options: "
+                             f"{', '.join(known) or 'none'}")
         s = graph.node_of(start)
         t = graph.node_of(goal)
         if s < 0 or not graph.walkable[s]:
@@ -455,6 +461,16 @@ class World:
                 names.update(lst or ())
             if len(self._algo_cache) > 256:   # plugins or graphs changed a lot
                 self._algo_cache.clear()
+            self._algo_cache[key] = names
+        return names
+
+    def _query_options(self, graph) -> set:
+        key = ("options", id(graph), graph.kind, self.plugins.version)
+        names = self._algo_cache.get(key)
+        if names is None:
+            names = set()
+            for lst in self.plugins.hook.navcore_query_options(world=self, graph=graph):
+                names.update(lst or ())
             self._algo_cache[key] = names
         return names
 

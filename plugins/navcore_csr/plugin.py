@@ -41,6 +41,11 @@ def navcore_algorithms():
     return list(ALGORITHMS)
 
 
+@navcore.hookimpl
+def navcore_query_options():
+    return ["heuristic"]          # astar's: "euclidean", "manhattan", "zero", ...
+
+
 @navcore.hookimpl(trylast=True)
 def navcore_find_path(graph, request):
     algo = request.algorithm

@@ -656,10 +656,11 @@ def warm_up(graph) -> None:
     K.link(tm.poly[:1].copy(), tm.nside[:1].copy(), tm.adj[:1].copy(), tm.opp[:1].copy(),
            tm.ecost[:1].copy(), tm.cent[:1].copy(), none, none, np.zeros(1, dtype=np.bool_),
            len(tm.vertices))
-    live = np.flatnonzero(tm.tile_of >= 0)
-    if tm.merge and live.size:
-        # one live polygon's first three corners: a triangle (maybe flat)
-        tm.polygons(tm.vertices, tm.poly[live[:1], :3], np.zeros(1, dtype=np.int64))
+    if tm.merge:
+        # a unit triangle of its own (a live polygon's first three corners
+        # may be collinear, and the merge divides by a triangle's area)
+        unit = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+        tm.polygons(unit, np.array([[0, 1, 2]], dtype=np.int32), np.zeros(1, dtype=np.int64))
 
 
 class _Placeholder:

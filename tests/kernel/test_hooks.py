@@ -263,3 +263,29 @@ def test_warm_up_reaches_every_graph_and_changes_no_answer(world):
     assert seen[-1] == "m"
     with pytest.raises(navcore.UnknownGraphError):
         world.warm_up("nope")
+
+
+@exercises("navcore_query_options")
+def test_find_path_accepts_only_the_options_some_plugin_reads(world):
+    world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2],
+                    positions=[[0, 0], [1, 0], [2, 0]])
+    assert world.find_path("c", 0, 2, heuristic="zero").algorithm == "dijkstra"
+    with pytest.raises(navcore.QueryError, match=r"unknown find_path option\(s\) "
+                                                 r"'heuristc' for csr graph 'c'; its "
+                                                 r"options: heuristic"):
+        world.find_path("c", 0, 2, heuristc="zero")
+
+    class Smooth:                      # a plugin that reads an option of its own
+        @navcore.hookimpl
+        def navcore_query_options(self, graph):
+            return ["smooth"]
+
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_find_path(self, graph, request):
+            if request.options.get("smooth"):
+                return navcore.PathResult.failed(navcore.PathStatus.UNREACHABLE)
+            return None
+
+    world.plugins.register(Smooth())
+    assert world.find_path("c", 0, 2, smooth=True).status.value == "unreachable"
+    assert world.find_path("c", 0, 2).status.value == "found"
