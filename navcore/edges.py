@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import limits
 from .errors import CapacityError, GraphError
-
-#: node ids are int32; this is the most nodes a graph can have
-MAX_NODES = np.iinfo(np.int32).max
+from .limits import MAX_NODES
 
 
 def validate_edges(src, dst, cost=None, num_nodes=None):
@@ -14,7 +13,8 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
 
     Raises ``GraphError`` naming the first offending edge for mismatched
     lengths, non-integer or negative ids, ids beyond ``num_nodes``, NaN or
-    negative costs; ``CapacityError`` beyond the int32 node-id limit.
+    negative costs; ``CapacityError`` beyond the int32 node-id or edge
+    limits, or when the graph would not fit in memory (``navcore.limits``).
     """
     src = _int_array("src", src)
     dst = _int_array("dst", dst)
@@ -26,7 +26,7 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
     else:
         try:
             cost = np.ascontiguousarray(cost, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise GraphError(f"cost must be numbers: {exc}") from None
         if cost.size != m:
             raise GraphError(f"cost has {cost.size} entries but there are {m} edges")
@@ -53,14 +53,16 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
             e = int(np.argmax(a >= num_nodes))
             raise GraphError(f"edge {e} ({src[e]} -> {dst[e]}) names a node beyond "
                              f"num_nodes={num_nodes}")
-    if num_nodes > MAX_NODES:
-        raise CapacityError(f"{num_nodes} nodes exceed the int32 node-id limit "
-                            f"of {MAX_NODES}")
+    limits.check_graph(num_nodes, m)
     return src, dst, cost, num_nodes
 
 
 def _int_array(name, a):
-    arr = np.asarray(a)
+    try:
+        arr = np.asarray(a)
+    except (TypeError, ValueError):          # ragged: [[0], [1, 2]], or ids mixed with lists
+        raise GraphError(f"{name} must be a flat sequence of integer node ids, "
+                         f"got {_show(a)}") from None
     if arr.dtype == np.bool_ or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
         if arr.size and np.issubdtype(arr.dtype, np.floating) and \
                 np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
@@ -74,3 +76,8 @@ def _int_array(name, a):
         raise CapacityError(f"{name} holds node id {int(arr.max())}, beyond the int32 "
                             f"node-id limit of {MAX_NODES}")
     return arr.astype(np.int64, copy=False)
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

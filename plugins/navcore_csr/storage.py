@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from navcore import validate
-from navcore.edges import MAX_NODES, validate_edges
+from navcore.edges import validate_edges
+from navcore.limits import MAX_NODES
 from navcore.errors import CapacityError, GraphError
 
 from ._build import csr_order, find_edges, row_ids

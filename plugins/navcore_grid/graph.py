@@ -18,8 +18,8 @@ import weakref
 
 import numpy as np
 
-from navcore import validate
-from navcore.errors import GraphError, NodeError
+from navcore import limits, validate
+from navcore.errors import CapacityError, GraphError, NodeError
 from navcore.graph import NavGraph, build_storage
 
 from . import _jps
@@ -44,6 +44,14 @@ class GridGraph(NavGraph):
         walkable = np.array(walkable, dtype=bool)
         if walkable.ndim != 2 or walkable.size == 0:
             raise GraphError(f"a grid needs a non-empty 2-d array, got shape {walkable.shape}")
+        # before the padded arrays are made: a grid past int32 cell ids or
+        # past the memory is refused, not swapped into
+        cells = (walkable.shape[0] + 2) * (walkable.shape[1] + 2)
+        if cells > limits.MAX_NODES:
+            raise CapacityError(f"a grid of {walkable.shape[1]} x {walkable.shape[0]} cells "
+                                f"exceeds the int32 node-id limit of {limits.MAX_NODES}")
+        limits.check_memory(f"a grid of {walkable.shape[1]} x {walkable.shape[0]} cells",
+                            cells * limits.BYTES_PER_CELL)
         if connectivity not in (4, 8):
             raise GraphError(f"connectivity must be 4 or 8, got {connectivity!r}")
         if not isinstance(diagonal_cost, numbers.Real) or isinstance(diagonal_cost, bool) \

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from navcore.edges import MAX_NODES
+from navcore import limits
+from navcore.limits import MAX_NODES
 from navcore.errors import MapFormatError
 
 PASSABLE = ".GS"
@@ -152,9 +153,9 @@ class Scenario:
 
 #: the largest width, height or coordinate a scenario line may hold (a
 #: side of a grid; 2^31 cells would not fit a grid's int32 node ids anyway)
-MAX_SIDE = 1 << 20
+MAX_SIDE = limits.MAX_SCEN_SIDE
 #: the longest map name (a file name: most file systems stop at 255)
-MAX_NAME = 255
+MAX_NAME = limits.MAX_NAME
 _SCEN_FIELDS = ("map width", "map height", "start x", "start y", "goal x", "goal y")
 
 

@@ -21,13 +21,14 @@ import numbers
 import numpy as np
 from numba import njit
 
+from navcore import limits
 from navcore.errors import GraphError
 
 #: a maze larger than this many rooms per side is almost certainly a typo
-MAX_SIDE = 16384
+MAX_SIDE = limits.MAX_MAZE_SIDE
 #: ...and so is one of more rooms than this (4096 x 4096 rooms: a grid of
 #: 67 M cells, several GB with its search memory, areas and CSR view)
-MAX_ROOMS = 4096 * 4096
+MAX_ROOMS = limits.MAX_MAZE_ROOMS
 
 
 @njit(cache=True, nogil=True)

@@ -43,6 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from navcore import limits
 from navcore.errors import SceneError
 
 from . import yamlmarks as Y
@@ -54,8 +55,8 @@ SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",
 FILE_PARAMS = ("map", "mesh", "osm", "dimacs", "coords", "geojson")
 FILE_SUFFIX = "_file"
 #: a run of more frames than this is a mistake (it is over 5 days at 60 fps)
-MAX_FRAMES = 30_000_000
-MAX_WORKERS = 256
+MAX_FRAMES = limits.MAX_FRAMES
+MAX_WORKERS = limits.MAX_WORKERS
 
 
 @dataclass

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import navcore
+from navcore import limits
 from navcore.errors import NavError, PluginError, QueryError, SceneError
 
 from . import events
@@ -141,6 +142,7 @@ class Simulation:
                     raise spec.entry.key_where(key).error(Y.unknown(
                         key, f"{spec.type!r} parameter", spec.entry.what,
                         accepted + ["id", "type", "doors", "space"]))
+        _check_node_count(spec)
         try:
             self.world.add_graph(spec.id, type=spec.type, **spec.params)
         except NavError as exc:
@@ -494,3 +496,26 @@ def _keywords(builder):
 def _query(place):
     """A scene place as ``find_path`` takes it: a node id or an ``(x, y)``."""
     return place if isinstance(place, int) else tuple(place)
+
+
+def _check_node_count(spec) -> None:
+    """A scene's edge arrays (``src``/``dst``, ``num_nodes``) may name at
+    most ``limits.MAX_ISOLATED`` nodes beyond two per edge, as a DIMACS
+    file may: ``dst: [10000000]`` is a typo, yet it would build ten million
+    nodes, each with its share of every per-node array (the hierarchy's
+    areas among them: gigabytes and half a minute), before anything could
+    say so."""
+    src, dst = spec.params.get("src"), spec.params.get("dst")
+    if not isinstance(src, list) or not isinstance(dst, list):
+        return
+    cap = 2 * max(len(src), len(dst)) + limits.MAX_ISOLATED
+    for key in ("src", "dst", "num_nodes"):
+        value = spec.params.get(key)
+        ids = value if isinstance(value, list) else [value]
+        big = next((v for v in ids if isinstance(v, int) and not isinstance(v, bool)
+                    and v >= cap), None)
+        if big is not None:
+            raise spec.entry.where(key).error(
+                f"{spec.entry.what}: {key} names node {big}, but {len(src)} edges make at "
+                f"most {cap} nodes in a scene (two per edge and "
+                f"{limits.MAX_ISOLATED} without edges)")

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import yaml
 
+from navcore import limits
 from navcore.errors import SceneError
 from navcore.validate import describe     # shared with backends parsing scene values
 
@@ -61,14 +62,14 @@ class MarkedList(list):
 #: limits on what a scene file may make the loader build (README, "Limits"):
 #: nesting deeper than this is a mistake or an attack (PyYAML would hit
 #: Python's recursion limit near 900 levels, a raw RecursionError)
-MAX_DEPTH = 64
+MAX_DEPTH = limits.MAX_YAML_DEPTH
 #: YAML nodes with every alias expanded: an alias shares the value it
 #: names, but whatever walks the scene afterwards visits it once per use,
 #: so "billion laughs" (nine aliases of nine aliases ...) would make that
 #: walk exponential; counted while composing, before anything is built
-MAX_EXPANDED_NODES = 2_000_000
+MAX_EXPANDED_NODES = limits.MAX_YAML_VALUES
 #: digits of an integer (Python itself refuses to read more than 4300)
-MAX_INT_DIGITS = 64
+MAX_INT_DIGITS = limits.MAX_INT_DIGITS
 
 
 class _Loader(yaml.SafeLoader):

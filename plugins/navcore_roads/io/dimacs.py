@@ -24,12 +24,13 @@ import os
 
 import numpy as np
 
+from navcore import limits
 from navcore.errors import MapFormatError
 
 from ..segments import Segments, haversine_m
 
 #: nodes a .gr may declare beyond two per arc (nodes without any arc)
-MAX_ISOLATED = 1_000_000
+MAX_ISOLATED = limits.MAX_ISOLATED
 
 
 def read_dimacs(gr, co=None) -> Segments:
