@@ -52,7 +52,7 @@ class NavGraph:
         if walkable is None:
             walkable = np.ones(self.num_nodes, dtype=np.bool_)
         else:
-            walkable = np.array(walkable, dtype=np.bool_)   # ours: updates write it
+            walkable = _walkable_mask(walkable)   # a copy, ours: updates write it
             if walkable.shape != (self.num_nodes,):
                 raise GraphError(f"walkable mask has shape {walkable.shape}, "
                                  f"expected ({self.num_nodes},)")
@@ -252,6 +252,28 @@ def _storage_hook(world):
 
 
 _DEFAULT_PLUGINS = None
+
+
+def _walkable_mask(value) -> np.ndarray:
+    """A bool copy of ``walkable``: bools, or numbers that are all 0 or 1
+    (``[1, 0, 1]``); anything else (ragged, strings, 2.5) is a mistake,
+    not a truth value."""
+    try:
+        arr = np.asarray(value)
+        ok = arr.dtype == np.bool_ or (np.issubdtype(arr.dtype, np.number)
+                                       and not np.iscomplexobj(arr)
+                                       and bool(np.isin(arr, (0, 1)).all()))
+    except (TypeError, ValueError):            # ragged
+        ok = False
+    if not ok:
+        raise GraphError(f"walkable must be a sequence of True/False per node, got "
+                         f"{_short(value)}")
+    return np.array(arr, dtype=np.bool_)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_positions(positions, n):

@@ -23,6 +23,8 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -30,9 +32,10 @@ from .errors import GraphError, NodeError, QueryError, UpdateError
 
 
 def is_int(value) -> bool:
-    """A true integer (Python or numpy), not a bool."""
+    """A true integer (Python or numpy), not a bool nor a ``timedelta64``
+    (which numpy makes a subclass of its signed integers)."""
     return (type(value) is int or isinstance(value, (numbers.Integral, np.integer))) \
-        and not isinstance(value, (bool, np.bool_))
+        and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
 def node_id(value, num_nodes: int, what: str | None = None, error=NodeError) -> int:
@@ -132,6 +135,25 @@ def rect(value, width: int, height: int, what: str = "rect",
         raise error(f"{what} {value!r} does not lie inside the {width} x {height} grid "
                     f"(x in 0..{width - 1}, y in 0..{height - 1}, positive size)")
     return x, y, w, h
+
+
+def file_path(value, what: str, error=GraphError) -> Path:
+    """``value`` (a ``str`` or ``os.PathLike``) as a ``Path``; a NUL
+    character, which no file name can hold and ``open`` would refuse with
+    a bare ``ValueError``, is the caller's ``error`` here.
+
+    >>> file_path("maps/a.map", "map")
+    PosixPath('maps/a.map')
+    >>> file_path("a\\x00.map", "map")
+    Traceback (most recent call last):
+    navcore.errors.GraphError: map 'a\\x00.map' is not a file path: it holds a NUL character
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise error(f"{what} must be a file path, got {value!r}")
+    text = os.fspath(value)
+    if "\0" in (text if isinstance(text, str) else text.decode("latin-1")):
+        raise error(f"{what} {value!r} is not a file path: it holds a NUL character")
+    return Path(text if isinstance(text, str) else os.fsdecode(text))
 
 
 def describe(value) -> str:

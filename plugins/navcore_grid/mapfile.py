@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from navcore import limits
+from navcore import limits, validate
 from navcore.limits import MAX_NODES
 from navcore.errors import MapFormatError
 
@@ -45,7 +45,7 @@ _ROWS_TABLE = _lookup(_INLINE_PASSABLE, _INLINE_BLOCKED)
 
 def read_map(path) -> np.ndarray:
     """Walkable mask ``(height, width)`` of a MovingAI ``.map`` file."""
-    path = Path(path)
+    path = validate.file_path(path, "map", MapFormatError)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -161,7 +161,7 @@ _SCEN_FIELDS = ("map width", "map height", "start x", "start y", "goal x", "goal
 
 def read_scen(path) -> Scenario:
     """Parse a MovingAI ``.scen`` file (``version 1`` and older layouts)."""
-    path = Path(path)
+    path = validate.file_path(path, "scenario", MapFormatError)
     try:
         text = path.read_text("ascii", errors="replace")
     except FileNotFoundError:

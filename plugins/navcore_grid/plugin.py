@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 import navcore
+from navcore import validate
 from navcore.errors import GraphError
 
 from . import scen, scene_layer, search, updates
@@ -41,9 +42,7 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
         raise GraphError("width=, height= and seed= go with generate=\"maze\"")
     cost = None
     if generate is not None:
-        if generate not in GENERATORS:
-            raise GraphError(f"unknown generator {generate!r}; choose one of "
-                             f"{', '.join(sorted(GENERATORS))}")
+        validate.choice(generate, sorted(GENERATORS), "generator", GraphError)
         if width is None or height is None:
             raise GraphError(f"generate={generate!r} needs width= and height= (in rooms)")
         walkable = GENERATORS[generate](width, height, seed)

@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from navcore import validate
 from navcore.errors import GraphError, MeshFormatError, NavError
 
 
@@ -25,6 +26,7 @@ def read_bytes(path, size=-1) -> bytes:
     """The file's bytes (the first ``size`` only, when given)."""
     if not isinstance(path, (str, os.PathLike)):
         raise GraphError(f"mesh must be the path of a .mesh or .npz file, got {path!r}")
+    validate.file_path(path, "mesh", MeshFormatError)
     try:
         with open(path, "rb") as f:
             return f.read(size)

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from navcore import limits
+from navcore import limits, validate
 from navcore.errors import SceneError
 
 from . import yamlmarks as Y
@@ -161,7 +161,7 @@ class Scene:
 
 def read_scene(path) -> Scene:
     """Read and check a scene file; ``SceneError`` on the first mistake."""
-    path = Path(path)
+    path = validate.file_path(path, "scene file", SceneError)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

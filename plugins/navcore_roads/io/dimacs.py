@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from navcore import limits
+from navcore import limits, validate
 from navcore.errors import MapFormatError
 
 from ..segments import Segments, haversine_m
@@ -50,7 +50,7 @@ def read_dimacs(gr, co=None) -> Segments:
 
 
 def _lines(path):
-    path = os.fspath(path)
+    path = os.fspath(validate.file_path(path, "DIMACS file", MapFormatError))
     if os.path.isdir(path):
         raise MapFormatError("is a directory, not a DIMACS file", path=path)
     try:

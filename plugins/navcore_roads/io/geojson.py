@@ -41,6 +41,7 @@ from typing import Mapping
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import MapFormatError
 from navcore_roads.io._ways import segments_from_ways
 from navcore_roads.profiles import get_profile
@@ -60,7 +61,7 @@ def read_geojson(source, profile="car") -> Segments:
     if isinstance(source, Mapping):
         data, path = source, "<geojson>"
     else:
-        path = Path(source)
+        path = validate.file_path(source, "geojson", MapFormatError)
         data = _load(path)
     features = _features(data, path)
 

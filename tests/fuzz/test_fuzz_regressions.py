@@ -1,0 +1,81 @@
+"""One small test per raw exception the fuzzing of issue 19 found (each was
+a TypeError, ValueError, OverflowError, ... before its fix): the call now
+raises the NavError named here, with a message naming the argument, and
+the world keeps what it had."""
+import numpy as np
+import pytest
+
+import navcore
+from navcore_grid.mapfile import read_scen
+
+pytestmark = pytest.mark.nojit
+
+
+@pytest.fixture
+def w():
+    world = navcore.World()
+    world.add_graph("keep", type="grid", rows=["...", "..."])
+    return world
+
+
+def _refused(world, error, match, **params):
+    with pytest.raises(error, match=match):
+        world.add_graph("new", **params)
+    assert list(world.graphs) == ["keep"]
+
+
+def test_ragged_edge_arrays(w):
+    # np.asarray raised "setting an array element with a sequence"
+    _refused(w, navcore.GraphError, r"dst must be a flat sequence of integer node ids, got "
+             r"\[\[\], \[0\]\]", type="csr", src=[0, 1], dst=[[], [0]])
+
+
+def test_costs_too_large_for_a_float(w):
+    # float(10**400): OverflowError
+    _refused(w, navcore.GraphError, "cost must be numbers", type="csr", src=[0], dst=[1],
+             cost=[10 ** 400])
+
+
+def test_unhashable_generator(w):
+    # `generate not in GENERATORS` hashed a dict
+    _refused(w, navcore.GraphError, r"unknown generator \{'a': 1\}; choose one of: maze",
+             type="grid", generate={"a": 1}, width=3, height=2)
+
+
+@pytest.mark.parametrize("walkable", [[[1], [2, 3]], ["a", "b"], [0.5, 1.0]])
+def test_walkable_mask_that_is_not_booleans(w, walkable):
+    # ragged: ValueError from np.array; strings and 0.5 were truth values
+    _refused(w, navcore.GraphError, "walkable must be a sequence of True/False per node",
+             type="csr", src=[0], dst=[1], walkable=walkable)
+
+
+def test_walkable_mask_of_zeros_and_ones_still_works(w):
+    g = w.add_graph("new", type="csr", src=[0], dst=[1], walkable=[1, 0])
+    assert g.walkable.tolist() == [True, False]
+
+
+@pytest.mark.parametrize("params, error", [
+    (dict(type="grid", map="a\0.map"), navcore.MapFormatError),
+    (dict(type="navmesh", mesh="a\0.mesh"), navcore.MeshFormatError),
+    (dict(type="navmesh", map="a\0.map"), navcore.MapFormatError),
+    (dict(type="roads", dimacs="a\0.gr"), navcore.MapFormatError),
+    (dict(type="roads", geojson="a\0.geojson"), navcore.MapFormatError),
+])
+def test_file_paths_with_a_nul_character(w, params, error):
+    # open() raised a bare ValueError: embedded null byte
+    _refused(w, error, "is not a file path: it holds a NUL character", **params)
+
+
+def test_scenario_and_scene_paths_with_a_nul_character():
+    with pytest.raises(navcore.MapFormatError, match="NUL"):
+        read_scen("a\0.scen")
+    with pytest.raises(navcore.SceneError, match="NUL"):
+        navcore.load_scene("a\0.yaml")
+
+
+def test_timedelta_is_not_a_node_id(w):
+    # numpy makes timedelta64 a signed integer: int() of it raised TypeError
+    with pytest.raises(navcore.NodeError, match="timedelta64"):
+        w.find_path("keep", np.timedelta64(3, "s"), 0)
+    with pytest.raises(navcore.NodeError):
+        w.locate("keep", np.timedelta64(3, "s"))
