@@ -79,3 +79,15 @@ def test_timedelta_is_not_a_node_id(w):
         w.find_path("keep", np.timedelta64(3, "s"), 0)
     with pytest.raises(navcore.NodeError):
         w.locate("keep", np.timedelta64(3, "s"))
+
+
+def test_osm_coordinate_that_is_not_a_number(w, tmp_path):
+    # libosmium's InvalidLocationError derives from Exception only: it
+    # passed the reader's RuntimeError/ValueError/OSError net
+    path = tmp_path / "bad.osm"
+    path.write_text('<osm version="0.6">\n <node id="1" lat="0.0" lon="&amp;"/>'
+                    '<node id="2" lat="0.0" lon="0.001"/>\n <way id="7"><nd ref="1"/>'
+                    '<nd ref="2"/><tag k="highway" v="primary"/></way>\n</osm>\n')
+    _refused(w, navcore.MapFormatError, r"bad.osm: cannot read OSM data: wrong format for "
+             r"coordinate: '&'", type="roads", osm=str(path))
+    _refused(w, navcore.MapFormatError, "NUL", type="roads", osm="a\0.osm")

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError, MapFormatError
 from navcore_roads.io._ways import segments_from_ways
 from navcore_roads.profiles import get_profile
@@ -70,7 +71,7 @@ def read_osm(path, profile="car", *, missing_nodes: str = "skip") -> Segments:
 
 
 def _check_file(path) -> Path:
-    path = Path(path)
+    path = validate.file_path(path, "osm", MapFormatError)
     if not path.exists():
         raise MapFormatError("OSM file not found", path=path)
     if not path.is_file():
@@ -124,6 +125,13 @@ def _read_ways(path: Path, profile, strict: bool):
             np.array(classes, dtype=np.uint8))
 
 
+def _invalid_location():
+    """libosmium's error for a malformed coordinate (``lat="1&"``), which
+    derives from Exception only."""
+    import osmium
+    return getattr(osmium, "InvalidLocationError", RuntimeError)
+
+
 def _reported(objects, path):
     """Iterate, turning libosmium's errors (RuntimeError with text such as
     'PBF error: unexpected EOF' or 'XML parsing error at line 4, column 2:
@@ -134,7 +142,7 @@ def _reported(objects, path):
             item = next(iterator)
         except StopIteration:
             return
-        except (RuntimeError, ValueError, OSError) as exc:
+        except (RuntimeError, ValueError, OSError, _invalid_location()) as exc:
             where = _WHERE.search(str(exc))
             raise MapFormatError(
                 f"cannot read OSM data: {exc}", path=path,
