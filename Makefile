@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all test-nojit bench venv clean
+.PHONY: demo test test-all test-nojit fuzz bench venv clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,17 @@ test-all: $(STAMP)
 
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -o addopts="-p no:cacheprovider" tests
+
+# The fuzzing harness of issue 19 (tests/fuzz), long: many examples per test
+# with fresh seeds; raw exceptions and hangs are written to out/fuzz.jsonl
+# and tallied at the end instead of stopping the run (FUZZ_EXAMPLES=N to
+# change the length). On a shared machine: flock /tmp/navcore-cpu.lock make fuzz
+FUZZ_EXAMPLES ?= 1500
+fuzz: $(STAMP)
+	mkdir -p out && rm -f out/fuzz.jsonl
+	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl \
+		$(BIN)/python -m pytest -q -m fuzz tests/fuzz
+	$(BIN)/python tests/fuzz/tally.py out/fuzz.jsonl
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

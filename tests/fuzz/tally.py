@@ -1,0 +1,25 @@
+"""Tally of a fuzz survey (NAVCORE_FUZZ_SURVEY): distinct bugs by where they
+were raised, with one reproducer each. ``python tests/fuzz/tally.py FILE``."""
+import collections
+import json
+import sys
+
+
+def main(path):
+    groups = collections.defaultdict(list)
+    try:
+        with open(path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        rows = []
+    for r in rows:
+        groups[(r["kind"], r["type"], r["where"])].append(r)
+    print(f"{len(rows)} raw exceptions or hangs, {len(groups)} distinct (type, place)")
+    for (kind, typ, where), rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(rs):5d}  {kind} {typ} at {where} [{rs[0]['api']}]: {rs[0]['message'][:120]}")
+        print(f"       {rs[0]['call'][:300]}")
+    return 1 if rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
