@@ -36,6 +36,8 @@ BYTES_PER_NODE = 96
 BYTES_PER_EDGE = 64
 #: bytes per grid cell (padded walkable mask and cost, search scratch)
 BYTES_PER_CELL = 48
+#: tiles of a navmesh built in tiles (``tile_size``)
+MAX_TILES = 4_000_000
 #: the share of the available memory one graph may be estimated to take
 MEMORY_FRACTION = 0.8
 #: nodes a graph may have beyond two per edge, in files and scenes (DIMACS

@@ -140,7 +140,7 @@ def astar(graph, start, goal, *, heuristic: str | None = None,
     if bad is not None:
         return bad
     heuristic = graph.heuristic if heuristic is None else heuristic
-    if heuristic not in HKIND:
+    if type(heuristic) is not str or heuristic not in HKIND:    # [1]: not hashable
         raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(HKIND)}")
     if heuristic != "zero" and graph.positions is None:
         raise QueryError(f"heuristic {heuristic!r} needs node positions")

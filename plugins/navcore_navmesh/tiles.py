@@ -88,6 +88,7 @@ import shapely
 from shapely.geometry import MultiPolygon, Polygon
 
 import navcore
+from navcore import limits
 from navcore.errors import GraphError
 from navcore.graph import build_storage
 
@@ -480,10 +481,16 @@ class TiledMesh:
                 raise GraphError(f"tile_size must be a number, got {tile_size!r}") from None
             if not math.isfinite(size) or size <= 0:
                 raise GraphError(f"tile_size must be finite and > 0, got {tile_size!r}")
-        grid = TileGrid(free.bounds, size)
-        if grid.count > 4_000_000:
-            raise GraphError(f"tile_size={size} cuts the free space into {grid.count} "
-                             f"tiles; choose a larger one")
+        # at least this many tiles, counted before the grid lines are made:
+        # tile_size=1e-9 would otherwise ask for arrays of 10**10 lines first
+        x0, y0, x1, y1 = free.bounds
+        count = math.floor((x1 - x0) / size) * math.floor((y1 - y0) / size)
+        if count <= limits.MAX_TILES:
+            grid = TileGrid(free.bounds, size)
+            count = grid.count
+        if count > limits.MAX_TILES:
+            raise GraphError(f"tile_size={size} cuts the free space into {count} "
+                             f"tiles (at most {limits.MAX_TILES}); choose a larger one")
         base = clip_to_tiles(node_with_grid(free, grid), grid)
         tm = cls(grid, radius, base, merge)
         full = np.flatnonzero(base != None)                       # noqa: E711

@@ -91,3 +91,17 @@ def test_osm_coordinate_that_is_not_a_number(w, tmp_path):
     _refused(w, navcore.MapFormatError, r"bad.osm: cannot read OSM data: wrong format for "
              r"coordinate: '&'", type="roads", osm=str(path))
     _refused(w, navcore.MapFormatError, "NUL", type="roads", osm="a\0.osm")
+
+
+def test_tile_size_too_small_for_the_tile_grid(w):
+    # 1e-9 made TileGrid ask for 10**10 grid lines (MemoryError) before the
+    # tile count was checked
+    _refused(w, navcore.GraphError, r"cuts the free space into 100000000000000000000 tiles "
+             r"\(at most 4000000\)", type="navmesh", bounds=(0, 0, 10, 10), tile_size=1e-9)
+
+
+def test_unhashable_heuristic_option(w):
+    # `heuristic not in HKIND` hashed the list
+    w.add_graph("c", type="csr", src=[0, 1], dst=[1, 2], positions=[[0, 0], [1, 0], [2, 0]])
+    with pytest.raises(navcore.QueryError, match=r"unknown heuristic \[1\]"):
+        w.find_path("c", 0, 2, heuristic=[1])
