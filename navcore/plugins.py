@@ -26,9 +26,10 @@ import types
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
 import pluggy
 
-from . import hookspecs
+from . import hookspecs, validate
 from .errors import PluginError
 
 PROJECT = "navcore"
@@ -123,6 +124,7 @@ class PluginRegistry:
         self.skipped: list[SkippedPlugin] = []
         if autoload is None:
             autoload = os.environ.get(AUTOLOAD_ENV, "") not in ("1", "true", "yes")
+        autoload = validate.boolean(autoload, "autoload", PluginError)
         self._load_entry_points(include_third_party=autoload)
 
     # -- public -------------------------------------------------------------
@@ -228,13 +230,18 @@ class PluginRegistry:
                 and n not in _hook_names()]
 
     def _register(self, plugin, name, source, origin) -> str:
+        if isinstance(plugin, _NOT_PLUGINS) or plugin is None:
+            raise PluginError(f"a plugin is a module, a class or an object with "
+                              f"navcore_* hook functions, got {_short(plugin)}")
+        if name is not None and not isinstance(name, str):
+            raise PluginError(f"a plugin name must be a string, got {name!r}")
         self._add_own_hookspecs(plugin, name)
         known = _hook_names() | set(self._extra_hook_names())
         label = name or getattr(plugin, "__name__", None) or type(plugin).__name__
         for attr in dir(plugin):
             if attr.startswith("navcore_") and attr not in known \
-                    and callable(getattr(plugin, attr, None)) \
-                    and not hasattr(getattr(plugin, attr), "navcore_spec"):
+                    and callable(_attribute(plugin, attr)) \
+                    and not hasattr(_attribute(plugin, attr), "navcore_spec"):
                 hint = difflib.get_close_matches(attr, sorted(known), n=1)
                 raise PluginError(
                     f"plugin {label!r} implements unknown hook {attr!r}"
@@ -282,7 +289,7 @@ class PluginRegistry:
         return name
 
     def _add_own_hookspecs(self, plugin, name):
-        if any(hasattr(getattr(plugin, a, None), "navcore_spec") for a in dir(plugin)):
+        if any(hasattr(_attribute(plugin, a), "navcore_spec") for a in dir(plugin)):
             self._pm.add_hookspecs(plugin)
 
     def _drop(self, plugin):
@@ -403,3 +410,22 @@ def _adapter(fn, argnames, params):
         call += f" if isinstance({names[params.index('graph')]}, kinds) else None"
     return eval(f"lambda {', '.join(names)}: {call}",
                 {"fn": fn, "kinds": kinds})
+
+
+#: values that are data, not plugins (pluggy would register any object)
+_NOT_PLUGINS = (str, bytes, bool, int, float, complex, list, tuple, dict, set, frozenset,
+                np.ndarray, np.generic)
+
+
+def _attribute(obj, name):
+    """``getattr(obj, name, None)``, also when the attribute raises
+    something other than AttributeError (a property that checks)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

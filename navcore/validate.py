@@ -137,6 +137,24 @@ def rect(value, width: int, height: int, what: str = "rect",
     return x, y, w, h
 
 
+def array(value, what: str, error=GraphError, dtype=None) -> np.ndarray:
+    """``np.asarray(value, dtype)``, or ``error`` naming ``what`` where
+    numpy would raise its own: ragged rows, text where numbers go, an int
+    too large for a float.
+
+    >>> array([[1], [2, 3]], "way")
+    Traceback (most recent call last):
+    navcore.errors.GraphError: way must be an array (equal-length rows), got [[1], [2, 3]]
+    """
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        kind = "of numbers" if dtype is not None else "(equal-length rows)"
+        text = repr(value)
+        raise error(f"{what} must be an array {kind}, got "
+                    f"{text if len(text) <= 80 else text[:77] + '...'}") from None
+
+
 def file_path(value, what: str, error=GraphError) -> Path:
     """``value`` (a ``str`` or ``os.PathLike``) as a ``Path``; a NUL
     character, which no file name can hold and ``open`` would refuse with

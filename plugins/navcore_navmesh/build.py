@@ -221,12 +221,21 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
         raise GraphError("a navmesh needs its free space: walkable=, bounds= or map=")
     free = parts[0]
     for p in parts[1:]:
-        free = free.intersection(p)
+        # an empty part (walkable=[]) empties the whole: GEOS cannot tell
+        # the dimension of an overlay with an empty collection and asserts
+        free = Polygon() if p.is_empty or free.is_empty else _overlay(free.intersection, p)
     if obstacles is not None:
         obs = polygons(obstacles, "obstacles")
-        if obs:
-            free = free.difference(union(obs))
+        if obs and not free.is_empty:
+            free = _overlay(free.difference, union(obs))
     return shrink(free, agent_radius)
+
+
+def _overlay(operation, other):
+    try:
+        return operation(other)
+    except shapely.errors.GEOSException as exc:
+        raise GraphError(f"the free space cannot be made from these shapes: {exc}") from None
 
 
 def check_radius(agent_radius) -> float:

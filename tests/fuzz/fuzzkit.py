@@ -171,11 +171,12 @@ def _raised_in(exc, path_end: str, function: str) -> bool:
 
 
 KNOWN = {
-    # TODO(world.py): World.__init__ runs int(workers) and float(frame_budget_ms)
-    # unchecked: World(workers=None) is a raw TypeError, World(workers="x") a
-    # ValueError, World(workers=1e400) an OverflowError
+    # TODO(world.py): World.__init__ runs int(workers), float(frame_budget_ms)
+    # and `for p in plugins` unchecked: World(workers=None) is a raw
+    # TypeError, World(workers="x") a ValueError, World(plugins=5) a TypeError
     "world-init-numbers": (
-        "World(workers=None) / World(frame_budget_ms='x'): raw TypeError/ValueError",
+        "World(workers=None) / World(frame_budget_ms='x') / World(plugins=5): raw "
+        "TypeError/ValueError",
         lambda name, args, kw, exc: name == "World" and isinstance(
             exc, (TypeError, ValueError, OverflowError)) and _raised_in(
             exc, "navcore/world.py", "__init__")),

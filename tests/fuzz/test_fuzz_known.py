@@ -22,9 +22,9 @@ def _world():
 @pytest.mark.xfail(strict=False, raises=(TypeError, ValueError),
                    reason="TODO(world.py): World(workers=None) is a raw TypeError")
 @pytest.mark.parametrize("kwargs", [dict(workers=None), dict(workers="two"),
-                                    dict(frame_budget_ms="fast")])
+                                    dict(frame_budget_ms="fast"), dict(plugins=5)])
 def test_world_numbers_are_checked(kwargs):
-    with pytest.raises(navcore.NavError, match="workers|frame_budget_ms"):
+    with pytest.raises(navcore.NavError, match="workers|frame_budget_ms|plugins"):
         navcore.World(**kwargs)
 
 

@@ -2,6 +2,8 @@
 a TypeError, ValueError, OverflowError, ... before its fix): the call now
 raises the NavError named here, with a message naming the argument, and
 the world keeps what it had."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,8 @@ import navcore
 from navcore_grid.mapfile import read_scen
 
 pytestmark = pytest.mark.nojit
+
+DUNGEON = Path(__file__).resolve().parents[2] / "scenes" / "maps" / "dungeon.map"
 
 
 @pytest.fixture
@@ -105,3 +109,34 @@ def test_unhashable_heuristic_option(w):
     w.add_graph("c", type="csr", src=[0, 1], dst=[1, 2], positions=[[0, 0], [1, 0], [2, 0]])
     with pytest.raises(navcore.QueryError, match=r"unknown heuristic \[1\]"):
         w.find_path("c", 0, 2, heuristic=[1])
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(way=[[1], [2, 3]]), "way must be an array"),
+    (dict(length=[[1.0], [1.0, 2.0]]), "length must be an array"),
+    (dict(oneway=[[True], [False, True]]), "oneway must be an array"),
+    (dict(positions=[[10 ** 400, 0.0], [0.0, 0.0]]), "positions .* must be an array of numbers"),
+])
+def test_ragged_or_huge_road_arrays(w, params, match):
+    # np.asarray raised ValueError (ragged) or OverflowError (10**400)
+    base = dict(src=[0, 1], dst=[1, 0], length=[10.0, 10.0], speed=[30.0, 30.0])
+    _refused(w, navcore.GraphError, match, type="roads", **{**base, **params})
+
+
+def test_navmesh_with_an_empty_walkable_list_among_other_parts(w):
+    # GEOS asserted "Unable to determine overlay result geometry dimension"
+    # when intersecting with the empty union of walkable=[]
+    _refused(w, navcore.GraphError, "the free space is empty", type="navmesh",
+             bounds=(0, 0, 10, 10), map=str(DUNGEON), walkable=[], tile_size=0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(plugins=[np.array(["a"])]), "a plugin is a module, a class or an object"),
+    (dict(plugins=[None]), "a plugin is a module"),
+    (dict(autoload=np.array([])), "autoload must be True or False"),
+])
+def test_world_plugins_and_autoload_that_are_data(kwargs, match):
+    # an array's .mT raised ValueError while its attributes were scanned for
+    # hooks; `if autoload:` on an empty array raised ValueError
+    with pytest.raises(navcore.PluginError, match=match):
+        navcore.World(**kwargs)

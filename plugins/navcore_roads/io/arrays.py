@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.edges import validate_edges
 from navcore.errors import GraphError
 
@@ -28,10 +29,7 @@ def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positi
     m = src.size
     lon = lat = None
     if positions is not None:
-        try:
-            pos = np.asarray(positions, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise GraphError(f"positions must be (lon, lat) numbers: {exc}") from None
+        pos = validate.array(positions, "positions (lon, lat)", GraphError, np.float64)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise GraphError(f"positions must have shape (N, 2) of (lon, lat), got {pos.shape}")
         if pos.shape[0] < n:
@@ -78,12 +76,9 @@ def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positi
 
 
 def _per_edge(values, m, name, positive):
-    if isinstance(values, (bool, np.bool_)) or np.asarray(values).dtype == np.bool_:
+    if isinstance(values, (bool, np.bool_)) or validate.array(values, name).dtype == np.bool_:
         raise GraphError(f"{name} must be numbers, got booleans")
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise GraphError(f"{name} must be numbers: {exc}") from None
+    arr = validate.array(values, name, GraphError, np.float64)
     if arr.ndim == 0:
         arr = np.full(m, float(arr))
     if arr.shape != (m,):
@@ -97,7 +92,7 @@ def _per_edge(values, m, name, positive):
 
 
 def _oneway(oneway, m):
-    arr = np.asarray(oneway)
+    arr = validate.array(oneway, "oneway")
     if arr.dtype != np.bool_:
         raise GraphError(f"oneway must be True/False or one bool per edge, got {oneway!r}")
     if arr.ndim == 0:
@@ -108,7 +103,7 @@ def _oneway(oneway, m):
 
 
 def _ways(way, m):
-    arr = np.asarray(way)
+    arr = validate.array(way, "way")
     if arr.shape != (m,) or not np.issubdtype(arr.dtype, np.integer):
         raise GraphError(f"way must be one integer id per edge ({m}), got shape "
                          f"{arr.shape} dtype {arr.dtype}")
