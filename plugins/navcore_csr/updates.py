@@ -35,15 +35,14 @@ def make_update(graph, params) -> Update:
     if "edges" in params:
         if set(params) != {"edges", "cost"}:
             raise UpdateError("an edge update takes exactly edges=[(u, v), ...] and cost=")
-        pairs = np.asarray(params["edges"])
+        pairs = validate.array(params["edges"], "edges", UpdateError)
         if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
                 pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
             raise UpdateError(f"edges must be a list of (u, v) node-id pairs, "
                               f"got {params['edges']!r}")
         u = _ids(graph, pairs[:, 0], "edges")
         v = _ids(graph, pairs[:, 1], "edges")
-        cost = np.broadcast_to(np.asarray(params["cost"], dtype=np.float64), u.shape).copy() \
-            if _numeric(params["cost"]) else None
+        cost = _costs(params["cost"], u.shape)
         if cost is None or np.isnan(cost).any() or (cost < 0).any():
             raise UpdateError(f"cost must be numbers >= 0 (inf closes an edge), "
                               f"got {params['cost']!r}")
@@ -82,14 +81,18 @@ def apply_updates(graph, batch) -> np.ndarray:
     return np.unique(np.concatenate(dirty)).astype(np.int32)
 
 
-def _numeric(x) -> bool:
+def _costs(x, shape):
+    """float64 costs of ``shape`` from a number or one per edge, or None:
+    text, complex, ragged, 10**400 or a count that does not match."""
     try:
-        np.asarray(x, dtype=np.float64)
-        return True
-    except (TypeError, ValueError):
-        return False
+        if np.iscomplexobj(x):
+            return None
+        return np.broadcast_to(np.asarray(x, dtype=np.float64), shape).copy()
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _ids(graph, nodes, what) -> np.ndarray:
-    return validate.node_ids(np.asarray(nodes).reshape(-1), graph.num_nodes,
+    return validate.node_ids(validate.array(nodes, what, UpdateError).reshape(-1),
+                             graph.num_nodes,
                              f"{what} of graph {graph.graph_id!r}", UpdateError, np.int64)

@@ -43,7 +43,8 @@ def make_update(graph, params) -> Update:
         w = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(gid, "walkable", {"idx": idx, "walkable": w})
     cost = params["cost"]
-    if regions[0] == "mask" and np.shape(cost) == (graph.height, graph.width):
+    if regions[0] == "mask" and not isinstance(cost, (int, float)) and \
+            validate.array(cost, "cost", UpdateError).shape == (graph.height, graph.width):
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
     cost = _cost_values(cost, idx, shape)
     return Update(gid, "cost", {"idx": idx, "cost": cost})
@@ -56,7 +57,7 @@ def _region(graph, key, value):
         ys, xs = np.mgrid[y:y + h, x:x + w]
         return (ys * W + xs).ravel(), (h, w)
     if key == "cells":
-        arr = np.asarray(value)
+        arr = validate.array(value, "cells", UpdateError)
         if arr.size == 0:
             return np.empty(0, np.int64), (0,)
         if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
@@ -67,7 +68,7 @@ def _region(graph, key, value):
             i = int(np.argmax(out))
             raise UpdateError(f"cell ({xs[i]}, {ys[i]}) is outside the {W} x {H} grid")
         return ys * W + xs, (len(xs),)
-    mask = np.asarray(value)
+    mask = validate.array(value, "mask", UpdateError)
     if mask.dtype != np.bool_ or mask.shape != (H, W):
         raise UpdateError(f"mask must be a bool array of shape ({H}, {W}), got "
                           f"{mask.dtype} {mask.shape}")
@@ -77,8 +78,10 @@ def _region(graph, key, value):
 
 def _cost_values(cost, idx, shape):
     try:
+        if np.iscomplexobj(cost):           # casting would drop the imaginary part
+            raise TypeError
         arr = np.asarray(cost, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UpdateError(f"cost must be a number or an array of numbers, got {cost!r}") \
             from None
     if arr.ndim == 0:

@@ -91,7 +91,7 @@ def _polygon(value, what):
 def _rect(value):
     try:
         x, y, w, h = (float(v) for v in value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UpdateError(f"rect must be (x, y, w, h) in world units, got {value!r}") from None
     if not all(math.isfinite(v) for v in (x, y, w, h)) or w <= 0 or h <= 0:
         raise UpdateError(f"rect must be finite (x, y, w, h) with w > 0 and h > 0, "

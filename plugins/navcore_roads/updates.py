@@ -51,7 +51,8 @@ def make_update(graph, params) -> Update:
     if (where == "nodes") != (act == "walkable"):
         raise UpdateError("nodes= goes with walkable=True/False, and walkable= with nodes=")
     if where == "nodes":
-        nodes = validate.node_ids(np.asarray(params["nodes"]).reshape(-1), graph.num_nodes,
+        nodes = validate.node_ids(validate.array(params["nodes"], "nodes", UpdateError)
+                                  .reshape(-1), graph.num_nodes,
                                   f"nodes of graph {graph.graph_id!r}", UpdateError, np.int64)
         walkable = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(graph.graph_id, "walkable", {"nodes": nodes, "walkable": walkable})
@@ -84,7 +85,7 @@ def _segments(graph, where, value) -> np.ndarray:
         from .network import _chain_slices
         return graph.chain[_chain_slices(graph.chain_start, edges)[1]]
     if where == "osm_way":
-        ids = np.asarray(value).reshape(-1)
+        ids = validate.array(value, "osm_way", UpdateError).reshape(-1)
         if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.dtype == np.bool_:
             raise UpdateError(f"osm_way must be a way id or a list of them, got {value!r}")
         hit = np.flatnonzero(np.isin(seg.way, ids) & (graph.seg_edge >= 0))
@@ -106,7 +107,7 @@ def _segments(graph, where, value) -> np.ndarray:
 def _bbox(value):
     try:
         box = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         box = None
     if box is None or box.shape != (4,) or not np.isfinite(box).all() \
             or (np.abs(box[[0, 2]]) > 180).any() or (np.abs(box[[1, 3]]) > 90).any():
@@ -121,7 +122,7 @@ def _action(graph, act, value):
         return True
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):          # 10**400 too
         raise UpdateError(f"{act} must be a number, got {value!r}") from None
     if isinstance(value, (bool, np.bool_)):
         raise UpdateError(f"{act} must be a number, got {value!r}")

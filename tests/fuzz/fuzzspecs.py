@@ -12,7 +12,8 @@ from hypothesis.extra import numpy as npst
 
 import navcore
 
-from fuzzkit import INTERESTING_INTS, finite_or_not, junk, node_like, node_lists, odd_arrays
+from fuzzkit import (INTERESTING_INTS, finite_or_not, junk, node_like, node_lists, odd_arrays,
+                     ragged)
 
 ROOT = Path(__file__).resolve().parents[2]
 DUNGEON = ROOT / "scenes" / "maps" / "dungeon.map"
@@ -32,11 +33,12 @@ def _int_lists(lo=-2, hi=6, max_size=6):
     return st.one_of(st.lists(_ints(lo, hi), max_size=max_size),
                      st.lists(st.integers(lo, hi), max_size=max_size).map(np.array),
                      st.lists(st.lists(st.integers(0, 3), max_size=2), max_size=3),
-                     odd_arrays(max_side=5, max_dims=2), junk(5))
+                     ragged(), odd_arrays(max_side=5, max_dims=2), junk(5))
 
 
 def _float_lists(max_size=6):
     return st.one_of(st.lists(finite_or_not(), max_size=max_size),
+                     ragged().map(lambda rows: [[float(x) for x in r] for r in rows]),
                      odd_arrays(max_side=5, max_dims=2), junk(5))
 
 
@@ -224,32 +226,66 @@ def _region_rects():
 def update_keys(kind):
     gen = {"nodes": node_lists(5), "walkable": _flags(),
            "edges": st.one_of(st.lists(st.tuples(_ints(-1, 5), _ints(-1, 5)), max_size=3),
-                              odd_arrays(3, 2), junk(3)),
+                              ragged(), odd_arrays(3, 2), junk(3)),
            "cost": st.one_of(finite_or_not(-1, 10), st.lists(finite_or_not(), max_size=4),
-                             odd_arrays(4, 2), junk(3))}
+                             ragged(), odd_arrays(4, 2), junk(3))}
+    valid_nodes = st.lists(st.integers(0, 2), min_size=1, max_size=3)
+    gen["nodes"] = st.one_of(valid_nodes, valid_nodes, node_lists(5))
+    gen["edges"] = st.one_of(st.just([(0, 1)]), st.just([(0, 1)]), gen["edges"])
+    if kind == "grid":
+        ok_rect = st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(1, 2),
+                            st.integers(1, 2))
+        ok_cells = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1,
+                            max_size=3)
+        return {**gen, "rect": st.one_of(ok_rect, ok_rect, _region_rects()),
+                "cells": st.one_of(ok_cells, ok_cells, st.lists(st.tuples(
+                    _ints(-1, 5), _ints(-1, 4)), max_size=4), ragged(), odd_arrays(4, 2),
+                    junk(3)),
+                "mask": st.one_of(npst.arrays(np.bool_, (3, 4)), npst.arrays(np.bool_, (3, 4)),
+                                  ragged(0, 1), odd_arrays(4, 2), junk(2))}
     if kind == "grid":
         return {**gen, "rect": _region_rects(),
                 "cells": st.one_of(st.lists(st.tuples(_ints(-1, 5), _ints(-1, 4)), max_size=4),
-                                   odd_arrays(4, 2), junk(3)),
-                "mask": st.one_of(npst.arrays(np.bool_, (3, 4)), odd_arrays(4, 2), junk(2))}
+                                   ragged(), odd_arrays(4, 2), junk(3)),
+                "mask": st.one_of(npst.arrays(np.bool_, (3, 4)), ragged(0, 1), odd_arrays(4, 2),
+                                  junk(2))}
     if kind == "navmesh":
         return {**gen, "rect": _region_rects(),
                 "add_obstacle": st.one_of(_point_lists(-2, 12, 5), junk(3)),
                 "obstacle_id": junk(2), "remove_obstacle": junk(2),
                 "region": st.one_of(_point_lists(-2, 12, 5), junk(3))}
     if kind == "roads":
-        return {**gen, "osm_way": st.one_of(_ints(), st.lists(_ints(), max_size=3), junk(2)),
+        gen["edges"] = st.one_of(st.just([(0, 1)]), st.just([(1, 2)]), gen["edges"])
+        return {**gen, "osm_way": st.one_of(_ints(), st.lists(_ints(), max_size=3), ragged(),
+                                            junk(2)),
                 "rect": st.one_of(st.tuples(*[finite_or_not(-200, 200)] * 4), junk(3)),
                 "factor": st.one_of(finite_or_not(-1, 5), junk(2)),
                 "speed": st.one_of(finite_or_not(-1, 200), junk(2)), "reset": _flags()}
     return gen
 
 
+#: per graph type: which keys select what an update changes, and which say how
+UPDATE_PAIRS = {
+    "grid": (["rect", "cells", "mask"], ["walkable", "cost"]),
+    "csr": (["nodes", "edges"], ["walkable", "cost"]),
+    "navmesh": (["add_obstacle", "remove_obstacle", "region", "rect", "nodes", "edges"],
+                ["walkable", "obstacle_id", "cost"]),
+    "roads": (["edges", "osm_way", "rect", "nodes"],
+              ["cost", "factor", "speed", "reset", "walkable"]),
+}
+
+
 def update_params(kind):
+    """Mostly one selecting key and one value key (so that checks past the
+    first are reached), sometimes any 1-3 keys."""
     keys = update_keys(kind)
-    return st.lists(st.sampled_from(sorted(keys) + ["bogus"]), min_size=1, max_size=3,
+    where, how = UPDATE_PAIRS[kind]
+    pair = st.tuples(st.sampled_from(where), st.sampled_from(how)).flatmap(
+        lambda kv: st.fixed_dictionaries({kv[0]: keys[kv[0]], kv[1]: keys[kv[1]]}))
+    free = st.lists(st.sampled_from(sorted(keys) + ["bogus"]), min_size=1, max_size=3,
                     unique=True).flatmap(
         lambda names: st.fixed_dictionaries({k: keys.get(k, junk(2)) for k in names}))
+    return st.one_of(pair, pair, pair, free)
 
 
 def kind_of(world, gid):

@@ -49,6 +49,18 @@ def test_add_graph_unhashable_id_or_type(graph_id, type_):
     assert list(w.graphs) == ["g"]
 
 
+# TODO(world.py): _frame_number converts with float(): an int past a float's
+# range is an OverflowError
+@pytest.mark.xfail(strict=False, raises=OverflowError,
+                   reason="TODO(world.py): tick(10**400) is a raw OverflowError")
+@pytest.mark.parametrize("args, kwargs", [((10 ** 400,), {}), ((0.0,), {"budget_ms": 10 ** 400})])
+def test_tick_with_an_int_too_large_for_a_float(args, kwargs):
+    w = _world()
+    with pytest.raises(navcore.FrameError):
+        w.tick(*args, **kwargs)
+    assert w.frame == 0
+
+
 # TODO(world.py): pending_updates / queued_updates look the id up directly
 @pytest.mark.xfail(strict=False, raises=TypeError,
                    reason="TODO(world.py): pending_updates([1]) is a raw TypeError")

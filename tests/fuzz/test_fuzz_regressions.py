@@ -140,3 +140,37 @@ def test_world_plugins_and_autoload_that_are_data(kwargs, match):
     # hooks; `if autoload:` on an empty array raised ValueError
     with pytest.raises(navcore.PluginError, match=match):
         navcore.World(**kwargs)
+
+
+@pytest.fixture
+def every():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["....", "...."])
+    world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2])
+    world.add_graph("r", type="roads", src=[0, 1], dst=[1, 2], length=[10.0, 10.0],
+                    speed=[30.0, 30.0], way=[7, 8], oneway=False)
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 10))
+    return world
+
+
+@pytest.mark.parametrize("gid, params, match", [
+    ("g", dict(cells=[[0, 0], [1]], walkable=False), "cells must be an array"),
+    ("g", dict(rect=(0, 0, 2, 2), cost=10 ** 400), "cost must be a number"),
+    ("g", dict(rect=(0, 0, 2, 2), cost=np.ones((2, 2), complex)), "cost must be a number"),
+    ("g", dict(mask=[[True], [True, False]], cost=1.0), "mask must be an array"),
+    ("g", dict(mask=np.ones((2, 4), bool), cost=[[1.0], [1.0, 2.0]]), "cost must be an array"),
+    ("c", dict(nodes=[[0], [1, 2]], walkable=False), "must be an array"),
+    ("c", dict(edges=[[0, 1], [1]], cost=1.0), "edges must be an array"),
+    ("c", dict(edges=[(0, 1)], cost=10 ** 400), "cost must be numbers"),
+    ("c", dict(edges=[(0, 1)], cost=[1.0, 2.0, 3.0]), "cost must be numbers"),
+    ("r", dict(osm_way=[[7], [7, 8]], cost=float("inf")), "osm_way must be an array"),
+    ("r", dict(nodes=[[0], [1, 2]], walkable=False), "nodes must be an array"),
+    ("r", dict(edges=[(0, 1)], factor=10 ** 400), "factor must be a number"),
+    ("m", dict(rect=(0, 0, 10 ** 400, 1), walkable=False), "rect must be"),
+])
+def test_ragged_huge_or_complex_update_values(every, gid, params, match):
+    # numpy raised ValueError (ragged, broadcast) or OverflowError (10**400);
+    # complex costs were cast to their real part with a warning
+    with pytest.raises(navcore.UpdateError, match=match):
+        every.update(gid, **params)
+    assert every.pending_updates() == 0
