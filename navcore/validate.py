@@ -71,7 +71,9 @@ def point(value, dims: int = 2, what: str = "a point", error=NodeError) -> np.nd
     accepted where 3 are expected, at height 0)."""
     try:
         p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
+    except OverflowError:
+        raise error(f"{what} {value!r} has a coordinate too large for a float") from None
+    except (TypeError, ValueError):
         raise error(f"expected {what} of {dims} numbers, got {value!r}") from None
     if p.shape != (dims,) and not (dims == 3 and p.shape == (2,)):
         raise error(f"expected {what} of {dims} numbers, got {value!r}")
@@ -109,7 +111,9 @@ def xy(value, what: str = "a point", error=NodeError) -> tuple[float, float]:
     """
     if type(value) in (tuple, list) and len(value) == 2:
         x, y = value
-        if type(x) in (float, int) and type(y) in (float, int):
+        if type(x) is float and type(y) is float or \
+                type(x) in (float, int) and type(y) in (float, int) \
+                and -2 ** 53 <= x <= 2 ** 53 and -2 ** 53 <= y <= 2 ** 53:   # (10**400: no float)
             x, y = float(x), float(y)
             if math.isfinite(x) and math.isfinite(y):
                 return x, y

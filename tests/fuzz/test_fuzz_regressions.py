@@ -174,3 +174,13 @@ def test_ragged_huge_or_complex_update_values(every, gid, params, match):
     with pytest.raises(navcore.UpdateError, match=match):
         every.update(gid, **params)
     assert every.pending_updates() == 0
+
+
+@pytest.mark.parametrize("gid", ["m", "r"])
+def test_points_with_an_int_too_large_for_a_float(every, gid):
+    # validate.xy's fast path ran float(10**400): OverflowError
+    far = (10 ** 400, 0)
+    for call in (lambda: every.find_path(gid, far, 0), lambda: every.locate(gid, far),
+                 lambda: every.distance_matrix(gid, [far], [0])):
+        with pytest.raises(navcore.NodeError, match="coordinate too large for a float"):
+            call()
