@@ -36,6 +36,10 @@ BYTES_PER_NODE = 96
 BYTES_PER_EDGE = 64
 #: bytes per grid cell (padded walkable mask and cost, search scratch)
 BYTES_PER_CELL = 48
+#: the largest coordinate of a navmesh's geometry (bounds, rings, vertices,
+#: rectangles), in world units: past it a float's spacing (1e-4 at 1e12)
+#: is too coarse for the mesh, and at 1e154 squared lengths overflow to inf
+MAX_COORDINATE = 1e12
 #: tiles of a navmesh built in tiles (``tile_size``)
 MAX_TILES = 4_000_000
 #: the share of the available memory one graph may be estimated to take

@@ -54,6 +54,7 @@ import shapely
 from shapely.geometry import MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
+from navcore import limits
 from navcore.errors import GraphError
 
 
@@ -63,14 +64,15 @@ def _ring_points(value, what) -> np.ndarray:
     """float64 ``(k, 2)``: one plain ring ``[[x, y], ...]``, checked."""
     try:
         pts = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise GraphError(f"{what} must be a ring of [x, y] points, got {value!r}") from None
     if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3:
         raise GraphError(f"{what} must be a ring of at least 3 [x, y] points, "
                          f"got shape {pts.shape}")
-    if not np.isfinite(pts).all():
-        raise GraphError(f"{what} has a coordinate that is NaN or infinite: "
-                         f"{pts[~np.isfinite(pts).all(axis=1)][0].tolist()}")
+    bad = ~(np.abs(pts) <= limits.MAX_COORDINATE).all(axis=1)     # NaN fails too
+    if bad.any():
+        raise GraphError(f"{what} has a coordinate that is NaN, infinite or beyond "
+                         f"±{limits.MAX_COORDINATE:g}: {pts[bad][0].tolist()}")
     return pts
 
 
@@ -175,11 +177,13 @@ def union(polys):
 def _bounds_box(bounds):
     try:
         b = np.asarray(bounds, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise GraphError(f"bounds must be (xmin, ymin, xmax, ymax), got {bounds!r}") from None
-    if b.shape != (4,) or not np.isfinite(b).all() or b[0] >= b[2] or b[1] >= b[3]:
-        raise GraphError(f"bounds must be finite (xmin, ymin, xmax, ymax) with "
-                         f"xmin < xmax and ymin < ymax, got {bounds!r}")
+    if b.shape != (4,) or not (np.abs(b) <= limits.MAX_COORDINATE).all() \
+            or b[0] >= b[2] or b[1] >= b[3]:
+        raise GraphError(f"bounds must be finite (xmin, ymin, xmax, ymax) within "
+                         f"±{limits.MAX_COORDINATE:g}, with xmin < xmax and ymin < ymax, "
+                         f"got {bounds!r}")
     return box(*b.tolist())
 
 
@@ -242,7 +246,7 @@ def check_radius(agent_radius) -> float:
     """``agent_radius`` as a float: a finite number >= 0, else GraphError."""
     try:
         r = float(agent_radius)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise GraphError(f"agent_radius must be a number, got {agent_radius!r}") from None
     if not np.isfinite(r) or r < 0:
         raise GraphError(f"agent_radius must be finite and >= 0, got {agent_radius!r}")

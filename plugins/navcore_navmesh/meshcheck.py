@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import GraphError
 
 from .mesh import next_edge
@@ -232,14 +232,15 @@ def mesh_arrays(vertices, polygons) -> MeshArrays:
     ``-1``. ``GraphError`` naming ``vertices[i]`` or ``polygons[p]``."""
     try:
         v = np.array(vertices, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise GraphError(f"vertices must be (V, 2) numbers, got {vertices!r}") from None
     if v.ndim != 2 or v.shape[1] != 2 or len(v) < 3:
         raise GraphError(f"vertices must have shape (V, 2) with V >= 3, got {v.shape}")
-    bad = ~np.isfinite(v).all(axis=1)
+    bad = ~(np.abs(v) <= limits.MAX_COORDINATE).all(axis=1)       # NaN fails too
     if bad.any():
         i = np.flatnonzero(bad)[0]
-        raise GraphError(f"vertices[{i}] is not finite: {v[i].tolist()}")
+        raise GraphError(f"vertices[{i}] is not finite or lies beyond "
+                         f"±{limits.MAX_COORDINATE:g}: {v[i].tolist()}")
     rows = _polygon_rows(polygons)
     sizes, flat = [], []
     for p, row in enumerate(rows):
@@ -281,6 +282,9 @@ def _polygon_rows(polygons) -> list:
                 not all(validate.is_int(i) for i in row):
             raise GraphError(f"polygons[{p}] must be a list of integer vertex ids, "
                              f"got {row!r}")
+        huge = next((i for i in row if not -2 ** 62 < int(i) < 2 ** 62), None)
+        if huge is not None:                 # numpy: "too large to convert to C long"
+            raise GraphError(f"polygons[{p}] names vertex {huge}, beyond any vertex id")
         rows.append(np.array([int(i) for i in row], dtype=np.int64))
     return rows
 

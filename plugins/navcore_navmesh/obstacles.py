@@ -37,7 +37,7 @@ import numpy as np
 import shapely
 from shapely.geometry import box
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import GraphError, UpdateError
 from navcore.types import Update
 
@@ -93,9 +93,10 @@ def _rect(value):
         x, y, w, h = (float(v) for v in value)
     except (TypeError, ValueError, OverflowError):
         raise UpdateError(f"rect must be (x, y, w, h) in world units, got {value!r}") from None
-    if not all(math.isfinite(v) for v in (x, y, w, h)) or w <= 0 or h <= 0:
-        raise UpdateError(f"rect must be finite (x, y, w, h) with w > 0 and h > 0, "
-                          f"got {value!r}")
+    if not all(abs(v) <= limits.MAX_COORDINATE for v in (x, y, x + w, y + h)) \
+            or w <= 0 or h <= 0:
+        raise UpdateError(f"rect must be finite (x, y, w, h) within "
+                          f"±{limits.MAX_COORDINATE:g}, with w > 0 and h > 0, got {value!r}")
     return box(x, y, x + w, y + h)
 
 

@@ -95,7 +95,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
 def _snap_distance(value) -> float:
     try:
         d = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise navcore.GraphError(f"snap must be a distance, got {value!r}") from None
     if not d >= 0 or d == float("inf"):
         raise navcore.GraphError(f"snap must be finite and >= 0, got {value!r}")

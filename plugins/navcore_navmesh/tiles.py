@@ -477,7 +477,7 @@ class TiledMesh:
         else:
             try:
                 size = float(tile_size)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise GraphError(f"tile_size must be a number, got {tile_size!r}") from None
             if not math.isfinite(size) or size <= 0:
                 raise GraphError(f"tile_size must be finite and > 0, got {tile_size!r}")

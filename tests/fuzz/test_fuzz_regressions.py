@@ -184,3 +184,33 @@ def test_points_with_an_int_too_large_for_a_float(every, gid):
                  lambda: every.distance_matrix(gid, [far], [0])):
         with pytest.raises(navcore.NodeError, match="coordinate too large for a float"):
             call()
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(bounds=(0, 0, 10 ** 400, 1)), "bounds must be"),
+    (dict(bounds=(0, 0, 10, 10), agent_radius=10 ** 400), "agent_radius must be a number"),
+    (dict(bounds=(0, 0, 10, 10), snap=10 ** 400), "snap must be a distance"),
+    (dict(bounds=(0, 0, 10, 10), tile_size=10 ** 400), "tile_size must be a number"),
+    (dict(bounds=(0, 0, 10, 10), obstacles=[[[1, 1], [10 ** 400, 1], [2, 2]]]),
+     r"obstacles\[0\] must be a ring"),
+    (dict(vertices=[[0, 0], [1, 0], [0, 1]], polygons=[[0, 1, 2 ** 63]]),
+     r"polygons\[0\] names vertex 9223372036854775808, beyond any vertex id"),
+])
+def test_navmesh_numbers_too_large_for_a_float_or_an_int64(w, params, match):
+    # float(10**400) and np.array([2**63], int64) raised OverflowError
+    _refused(w, navcore.GraphError, match, type="navmesh", **params)
+
+
+@pytest.mark.parametrize("params", [
+    dict(bounds=(0, 0, 1e300, 1e300)), dict(walkable=[[0, 0], [1e300, 0], [0, 1e300]]),
+    dict(vertices=[[0, 0], [1e300, 0], [0, 1e300]], polygons=[[0, 1, 2]]),
+    dict(bounds=(1e15, 1e15, 1e15 + 10, 1e15 + 10))])
+def test_navmesh_coordinates_beyond_the_limit(w, params):
+    # 1e300 gave "positions of node 0 are not finite: [nan, nan]" (areas
+    # overflow); at 1e15 a float's spacing is 0.125, too coarse for a mesh
+    _refused(w, navcore.GraphError, r"1e\+12", type="navmesh", **params)
+
+
+def test_navmesh_rect_update_beyond_the_limit(every):
+    with pytest.raises(navcore.UpdateError, match=r"within ±1e\+12"):
+        every.update("m", rect=(0, 0, 1e300, 1), walkable=False)
