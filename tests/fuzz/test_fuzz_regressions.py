@@ -101,7 +101,7 @@ def test_tile_size_too_small_for_the_tile_grid(w):
     # 1e-9 made TileGrid ask for 10**10 grid lines (MemoryError) before the
     # tile count was checked
     _refused(w, navcore.GraphError, r"cuts the free space into 100000000000000000000 tiles "
-             r"\(at most 4000000\)", type="navmesh", bounds=(0, 0, 10, 10), tile_size=1e-9)
+             r"\(at most 65536\)", type="navmesh", bounds=(0, 0, 10, 10), tile_size=1e-9)
 
 
 def test_unhashable_heuristic_option(w):
@@ -214,3 +214,11 @@ def test_navmesh_coordinates_beyond_the_limit(w, params):
 def test_navmesh_rect_update_beyond_the_limit(every):
     with pytest.raises(navcore.UpdateError, match=r"within ±1e\+12"):
         every.update("m", rect=(0, 0, 1e300, 1), walkable=False)
+
+
+def test_tile_size_that_would_build_for_minutes(w):
+    # 0.01 on a 10 x 10 square: a million tiles, minutes of clipping
+    _refused(w, navcore.GraphError, r"into 1000000 tiles \(at most 65536\)", type="navmesh",
+             bounds=(0, 0, 10, 10), tile_size=0.01)
+    g = w.add_graph("new", type="navmesh", bounds=(0, 0, 10, 10), tile_size=0.5)
+    assert g.tiles.grid.count == 400
