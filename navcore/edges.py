@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import limits
+from . import limits, validate
 from .errors import CapacityError, GraphError
 from .limits import MAX_NODES
 
@@ -63,7 +63,7 @@ def _int_array(name, a):
     except (TypeError, ValueError):          # ragged: [[0], [1, 2]], or ids mixed with lists
         raise GraphError(f"{name} must be a flat sequence of integer node ids, "
                          f"got {_show(a)}") from None
-    if arr.dtype == np.bool_ or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+    if arr.dtype == np.bool_ or not (arr.size == 0 or validate.int_dtype(arr.dtype)):
         if arr.size and np.issubdtype(arr.dtype, np.floating) and \
                 np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)

@@ -260,8 +260,7 @@ def _walkable_mask(value) -> np.ndarray:
     not a truth value."""
     try:
         arr = np.asarray(value)
-        ok = arr.dtype == np.bool_ or (np.issubdtype(arr.dtype, np.number)
-                                       and not np.iscomplexobj(arr)
+        ok = arr.dtype == np.bool_ or (validate.real_dtype(arr.dtype)
                                        and bool(np.isin(arr, (0, 1)).all()))
     except (TypeError, ValueError):            # ragged
         ok = False
@@ -281,8 +280,10 @@ def _check_positions(positions, n):
         return None
     try:
         # a copy, always: the caller's array must not change the graph later
+        if np.iscomplexobj(positions):
+            raise TypeError("complex numbers")
         pos = np.array(positions, dtype=np.float64, order="C", copy=True)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:      # 10**400 too
         raise GraphError(f"positions must be numbers: {exc}") from None
     if pos.ndim != 2 or pos.shape[0] != n or pos.shape[1] not in (2, 3):
         raise GraphError(f"positions has shape {pos.shape}, expected ({n}, 2) or ({n}, 3)")

@@ -38,6 +38,18 @@ def is_int(value) -> bool:
         and not isinstance(value, (bool, np.bool_, np.timedelta64))
 
 
+def int_dtype(dtype) -> bool:
+    """Whether ``dtype`` holds integers: signed or unsigned, not bool and
+    not ``timedelta64`` (which ``np.issubdtype(.., np.integer)`` admits)."""
+    return np.dtype(dtype).kind in "iu"
+
+
+def real_dtype(dtype) -> bool:
+    """Whether ``dtype`` holds real numbers: integers or floats (not bool,
+    complex, ``timedelta64``)."""
+    return np.dtype(dtype).kind in "iuf"
+
+
 def node_id(value, num_nodes: int, what: str | None = None, error=NodeError) -> int:
     """``value`` as an int node id in ``0..num_nodes-1``; ``what`` names
     its role in messages (``"start"``)."""
@@ -57,7 +69,7 @@ def node_ids(values, num_nodes: int, what: str = "nodes", error=NodeError,
     arr = np.asarray(values)
     if arr.ndim == 0:
         arr = arr.reshape(1)
-    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+    if arr.ndim != 1 or not (arr.size == 0 or int_dtype(arr.dtype)):
         raise error(f"{what} must be a 1-d sequence of integer node ids, got {values!r}")
     if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
         i = int(np.flatnonzero((arr < 0) | (arr >= num_nodes))[0])

@@ -37,7 +37,7 @@ def make_update(graph, params) -> Update:
             raise UpdateError("an edge update takes exactly edges=[(u, v), ...] and cost=")
         pairs = validate.array(params["edges"], "edges", UpdateError)
         if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
-                pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
+                pairs.size == 0 or validate.int_dtype(pairs.dtype)):
             raise UpdateError(f"edges must be a list of (u, v) node-id pairs, "
                               f"got {params['edges']!r}")
         u = _ids(graph, pairs[:, 0], "edges")

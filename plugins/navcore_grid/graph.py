@@ -52,10 +52,10 @@ class GridGraph(NavGraph):
                                 f"exceeds the int32 node-id limit of {limits.MAX_NODES}")
         limits.check_memory(f"a grid of {walkable.shape[1]} x {walkable.shape[0]} cells",
                             cells * limits.BYTES_PER_CELL)
-        if connectivity not in (4, 8):
+        if not validate.is_int(connectivity) or connectivity not in (4, 8):
             raise GraphError(f"connectivity must be 4 or 8, got {connectivity!r}")
         if not isinstance(diagonal_cost, numbers.Real) or isinstance(diagonal_cost, bool) \
-                or not (0 < diagonal_cost < math.inf):
+                or not (0 < diagonal_cost <= 1e300):               # 10**400: no float
             raise GraphError(f"diagonal_cost must be a positive number, got {diagonal_cost!r}")
         self.height, self.width = walkable.shape
         self.connectivity = int(connectivity)

@@ -62,7 +62,7 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
             raise GraphError(f"array must be a non-empty 2-d array, got shape {arr.shape}")
         if arr.dtype == np.bool_:
             walkable = arr
-        elif np.issubdtype(arr.dtype, np.number):
+        elif validate.real_dtype(arr.dtype):         # not complex, not timedelta64
             arr = arr.astype(np.float64)
             if np.isnan(arr).any() or (arr < 0).any():
                 raise GraphError("array costs must be >= 0 (inf blocks a cell); found "

@@ -60,7 +60,7 @@ def _region(graph, key, value):
         arr = validate.array(value, "cells", UpdateError)
         if arr.size == 0:
             return np.empty(0, np.int64), (0,)
-        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+        if arr.ndim != 2 or arr.shape[1] != 2 or not validate.int_dtype(arr.dtype):
             raise UpdateError(f"cells must be a list of (x, y) integer pairs, got {value!r}")
         xs, ys = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
         out = (xs < 0) | (xs >= W) | (ys < 0) | (ys >= H)

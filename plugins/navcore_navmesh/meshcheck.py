@@ -268,7 +268,7 @@ def _polygon_rows(polygons) -> list:
     """``polygons`` as a list of int64 rows (an array's rows, or each item
     of a list), integers only."""
     if isinstance(polygons, np.ndarray):
-        if polygons.ndim != 2 or not (np.issubdtype(polygons.dtype, np.integer)
+        if polygons.ndim != 2 or not (validate.int_dtype(polygons.dtype)
                                       or polygons.size == 0):
             raise GraphError(f"polygons as an array must be (P, k) integers padded with -1,"
                              f" got {polygons.dtype} with shape {polygons.shape}")

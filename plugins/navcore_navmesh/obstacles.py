@@ -31,7 +31,6 @@ regions; a mesh made from arrays takes the generic updates only.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import shapely

@@ -69,7 +69,7 @@ def _segments(graph, where, value) -> np.ndarray:
         except (TypeError, ValueError):              # ragged: (0, 1), (1,)
             pairs = np.empty(0)
         if pairs.ndim != 2 or pairs.shape[1] != 2 or not (
-                pairs.size == 0 or np.issubdtype(pairs.dtype, np.integer)):
+                pairs.size == 0 or validate.int_dtype(pairs.dtype)):
             raise UpdateError(f"edges must be a list of (u, v) node-id pairs, got {value!r}")
         what = f"edges of graph {graph.graph_id!r}"
         u = validate.node_ids(pairs[:, 0], graph.num_nodes, what, UpdateError, np.int64)
@@ -86,7 +86,7 @@ def _segments(graph, where, value) -> np.ndarray:
         return graph.chain[_chain_slices(graph.chain_start, edges)[1]]
     if where == "osm_way":
         ids = validate.array(value, "osm_way", UpdateError).reshape(-1)
-        if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.dtype == np.bool_:
+        if ids.size == 0 or not validate.int_dtype(ids.dtype) or ids.dtype == np.bool_:
             raise UpdateError(f"osm_way must be a way id or a list of them, got {value!r}")
         hit = np.flatnonzero(np.isin(seg.way, ids) & (graph.seg_edge >= 0))
         missing = np.setdiff1d(ids, seg.way[hit])

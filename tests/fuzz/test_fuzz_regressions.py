@@ -222,3 +222,33 @@ def test_tile_size_that_would_build_for_minutes(w):
              bounds=(0, 0, 10, 10), tile_size=0.01)
     g = w.add_graph("new", type="navmesh", bounds=(0, 0, 10, 10), tile_size=0.5)
     assert g.tiles.grid.count == 400
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(type="grid", rows=[".."], diagonal_cost=10 ** 400), "diagonal_cost must be"),
+    (dict(type="grid", rows=[".."], connectivity=np.array([4, 8])), "connectivity must be 4 or 8"),
+    (dict(type="csr", src=[0], dst=[1], positions=[[10 ** 400, 0], [0, 0]]),
+     "positions must be numbers"),
+    (dict(type="roads", geojson={"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"speed": 10 ** 400},
+         "geometry": {"type": "LineString", "coordinates": [[0, 0], [0.001, 0]]}}]}),
+     "speed"),
+])
+def test_builder_numbers_past_a_float_or_arrays_as_scalars(w, params, match):
+    # float(10**400) / math.isfinite(10**400): OverflowError; `array in (4, 8)`:
+    # "truth value of an array is ambiguous"
+    error = navcore.MapFormatError if "geojson" in params else navcore.GraphError
+    _refused(w, error, match, **params)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(type="grid", array=np.ones((2, 2), complex)), "got dtype complex128"),
+    (dict(type="grid", array=np.zeros((2, 2), "timedelta64[s]")), "got dtype timedelta64"),
+    (dict(type="csr", src=np.array([1], "timedelta64[s]"), dst=[0]), "got dtype timedelta64"),
+    (dict(type="csr", src=[0], dst=[1], positions=np.ones((2, 2), complex)),
+     "positions must be numbers"),
+])
+def test_complex_and_timedelta_arrays_are_not_numbers_here(w, params, match):
+    # were accepted: complex cast to its real part (a ComplexWarning),
+    # timedelta64 taken for integers by np.issubdtype(.., np.integer)
+    _refused(w, navcore.GraphError, match, **params)

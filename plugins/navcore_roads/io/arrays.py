@@ -104,7 +104,7 @@ def _oneway(oneway, m):
 
 def _ways(way, m):
     arr = validate.array(way, "way")
-    if arr.shape != (m,) or not np.issubdtype(arr.dtype, np.integer):
+    if arr.shape != (m,) or not validate.int_dtype(arr.dtype):
         raise GraphError(f"way must be one integer id per edge ({m}), got shape "
                          f"{arr.shape} dtype {arr.dtype}")
     return arr.astype(np.int64)

@@ -166,7 +166,7 @@ def _feature(feature, k, path):
     tags["highway"] = highway
     speed = props.get("speed")
     if speed is not None and (isinstance(speed, bool) or not isinstance(speed, Real)
-                              or not math.isfinite(speed) or speed <= 0):
+                              or not 0 < speed <= 1e300):      # NaN, inf, 10**400 too
         raise fail(f"'speed' must be a positive number of km/h, not {speed!r}")
     for v in (props.get("osm_id"), props.get("id"), feature.get("id")):
         if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63:
