@@ -132,6 +132,8 @@ def check_call(world, name, fn, *args, seconds: float = CALL_SECONDS, **kwargs):
         key = _known(name, args, kwargs, exc)
         if key is not None:
             KNOWN_HITS[key] = KNOWN_HITS.get(key, 0) + 1
+            if SURVEY is not None:
+                _record("known", name, call, exc)
             return "known", key
         if SURVEY is not None:
             return _record("raw", name, call, exc)
