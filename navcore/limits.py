@@ -58,7 +58,8 @@ MAX_NAME = 255
 #: rooms per side of a generated maze, and rooms in all
 MAX_MAZE_SIDE = 16384
 MAX_MAZE_ROOMS = 4096 * 4096
-#: scene YAML: nesting depth, values once aliases are expanded, integer digits
+#: scene YAML: nesting depth, values once aliases are expanded; digits of an
+#: integer in a scene, a ``.map`` header or a ``.mesh`` (int() stops at 4300)
 MAX_YAML_DEPTH = 64
 MAX_YAML_VALUES = 2_000_000
 MAX_INT_DIGITS = 64

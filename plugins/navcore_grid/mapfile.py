@@ -80,7 +80,10 @@ def parse_map(data, path="<map>") -> np.ndarray:
         m = re.fullmatch(rf"{key}\s+(\d+)", text)
         if not m:
             raise MapFormatError(f"expected '{key} N' with a positive integer, got "
-                                 f"{text!r}", path=path, line=i + 1)
+                                 f"{text[:80]!r}", path=path, line=i + 1)
+        if len(m.group(1).lstrip("0")) > limits.MAX_INT_DIGITS:    # int() stops at 4300
+            raise MapFormatError(f"{key} has {len(m.group(1))} digits; a number may have at "
+                                 f"most {limits.MAX_INT_DIGITS}", path=path, line=i + 1)
         size[key] = int(m.group(1))
         if size[key] == 0:
             raise MapFormatError(f"{key} must be positive", path=path, line=i + 1)

@@ -78,6 +78,7 @@ import re
 
 import numpy as np
 
+from navcore import limits
 from navcore.errors import MeshFormatError
 
 from .fileio import read_bytes, write_atomic
@@ -113,6 +114,9 @@ class _Lines:
     def int(self, tok, line, what, lo=None, hi=None):
         if not _INT.fullmatch(tok):
             self.fail(f"{what} must be an integer, got {_show(tok)}", line)
+        if len(tok.lstrip(b"+-").lstrip(b"0")) > limits.MAX_INT_DIGITS:  # int() stops at 4300
+            self.fail(f"{what} has {len(tok)} digits; a number may have at most "
+                      f"{limits.MAX_INT_DIGITS}", line)
         v = int(tok)
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             rng = (f"from {lo} to {hi}" if lo is not None and hi is not None

@@ -29,7 +29,7 @@ FILE_ERRORS = (navcore.MapFormatError, navcore.MeshFormatError, navcore.SceneErr
 #: YAML and XML syntax, a long run
 TOKENS = [b"-1", b"0", b"1", b"99999999999999999999", b"1e309", b"nan", b"inf", b"-inf",
           b"2147483648", b"4294967296", b"-0", b"1.5", b"10000000", b"1e-320", b"\x00",
-          b"\xff\xfe", b"@", b"", b"a" * 300, b"9" * 70, b"{", b"[", b"]", b"}", b":", b"- ",
+          b"\xff\xfe", b"@", b"", b"a" * 300, b"9" * 70, b"9" * 400, b"9" * 5000, b"{", b"[", b"]", b"}", b":", b"- ",
           b"*a", b"&a ", b"!!python/object:os.system", b"<", b"</osm>", b"&amp;", b'"',
           b"\t", b"\r\n", b"\n\n", b"#", b"p sp 1 1", b"a 1 2 3", b"version 1",
           b'{"type": "Feature"}', b"null", b"true", b"[[0, 0], [1, 1]]"]

@@ -252,3 +252,20 @@ def test_complex_and_timedelta_arrays_are_not_numbers_here(w, params, match):
     # were accepted: complex cast to its real part (a ComplexWarning),
     # timedelta64 taken for integers by np.issubdtype(.., np.integer)
     _refused(w, navcore.GraphError, match, **params)
+
+
+def test_numbers_of_thousands_of_digits_in_files(w, tmp_path):
+    # int() of 5000 digits: ValueError "Exceeds the limit (4300 digits)";
+    # int(400 digits) / 1e6: OverflowError
+    many, some = "9" * 5000, "9" * 400
+    (tmp_path / "a.map").write_text(f"type octile\nheight {many}\nwidth 2\nmap\n..\n")
+    _refused(w, navcore.MapFormatError, r"a.map:2: height has 5000 digits; a number may have "
+             r"at most 64", type="grid", map=str(tmp_path / "a.map"))
+    (tmp_path / "a.mesh").write_text(f"mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n0 1 1 {many}\n"
+                                     f"3 0 1 2 -1 -1 -1\n")
+    _refused(w, navcore.MeshFormatError, r"a.mesh:6: a polygon id of vertex 2 has 5000 digits",
+             type="navmesh", mesh=str(tmp_path / "a.mesh"))
+    (tmp_path / "a.gr").write_text("p sp 2 1\na 1 2 3\n")
+    (tmp_path / "a.co").write_text(f"p aux sp co 2\nv 1 {some} 0\nv 2 0 0\n")
+    _refused(w, navcore.MapFormatError, r"a.co:2: 'v ID X Y' needs integers", type="roads",
+             dimacs=str(tmp_path / "a.gr"), coords=str(tmp_path / "a.co"))

@@ -183,7 +183,7 @@ def _locate_co_error(lines, path, head, n):
                                  path=path, line=i + 1)
         try:
             k, x, y = int(words[1]), int(words[2]) / 1e6, int(words[3]) / 1e6
-        except ValueError:
+        except (ValueError, OverflowError):       # 10**400 / 1e6: no float holds it
             raise MapFormatError(f"'v ID X Y' needs integers, got {_show(lines[i])}",
                                  path=path, line=i + 1) from None
         if not 1 <= k <= n:
