@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all test-nojit fuzz bench venv clean
+.PHONY: demo test test-all test-nojit fuzz fuzz-atheris bench venv clean
 
 venv: $(STAMP)
 
@@ -39,6 +39,19 @@ fuzz: $(STAMP)
 	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl \
 		$(BIN)/python -m pytest -q -m fuzz tests/fuzz
 	$(BIN)/python tests/fuzz/tally.py out/fuzz.jsonl
+
+# Coverage-guided fuzzing of the file loaders (atheris, libFuzzer), SECONDS
+# per loader; a raw exception stops it with the input in out/atheris/crash-*
+LOADERS ?= map scen mesh dimacs-gr dimacs-co geojson osm
+SECONDS ?= 60
+fuzz-atheris: $(STAMP)
+	$(BIN)/python -m pip install --quiet atheris
+	mkdir -p out/atheris
+	for l in $(LOADERS); do \
+		(cd out/atheris && ../../$(BIN)/python ../../tests/fuzz/atheris_loaders.py $$l \
+			-max_total_time=$(SECONDS) > $$l.log 2>&1) || { tail -30 out/atheris/$$l.log; exit 1; }; \
+		echo "$$l: $$(grep -c . out/atheris/$$l.log) log lines, $$(tail -1 out/atheris/$$l.log)"; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -117,9 +117,8 @@ def _geojson(tmp):
                                                    "features": feats}, indent=1))
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("corpus")
+def make_corpus(tmp: Path) -> Path:
+    """The corpus files in the folder ``tmp`` (atheris_loaders.py uses it too)."""
     shutil.copy(ROOT / "scenes" / "maps" / "dungeon.map", tmp / "small.map")
     scen = (SHARED / "movingai" / "arena.map.scen").read_bytes().split(b"\n")[:30]
     (tmp / "small.scen").write_bytes(b"\n".join(scen) + b"\n")
@@ -130,6 +129,11 @@ def corpus(tmp_path_factory):
     scenes = tmp / "scenes"
     shutil.copytree(ROOT / "scenes", scenes, ignore=shutil.ignore_patterns("*.py", "*.md"))
     return tmp
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return make_corpus(tmp_path_factory.mktemp("corpus"))
 
 
 def _load_grid(world, path, tmp):
