@@ -28,9 +28,13 @@ def astar(offsets, targets, cost, walkable, unit, scale, s, t,
     ``(cost, expanded)``; cost is inf when ``t`` is not reached."""
     opened = 2 * gen
     closed = opened + 1
-    tx = unit[t, 0]
-    ty = unit[t, 1]
-    tz = unit[t, 2]
+    # without coordinates (scale 0) ``unit`` is one row: unit[t] would read
+    # past it (numba does not check; NUMBA_DISABLE_JIT=1 raised IndexError)
+    tx = ty = tz = 0.0
+    if scale > 0.0:
+        tx = unit[t, 0]
+        ty = unit[t, 1]
+        tz = unit[t, 2]
     dist[s] = 0.0
     par[s] = -1
     stamp[s] = opened

@@ -269,3 +269,21 @@ def test_numbers_of_thousands_of_digits_in_files(w, tmp_path):
     (tmp_path / "a.co").write_text(f"p aux sp co 2\nv 1 {some} 0\nv 2 0 0\n")
     _refused(w, navcore.MapFormatError, r"a.co:2: 'v ID X Y' needs integers", type="roads",
              dimacs=str(tmp_path / "a.gr"), coords=str(tmp_path / "a.co"))
+
+
+def test_geojson_with_an_integer_of_thousands_of_digits(w, tmp_path):
+    # json.loads raised a bare ValueError: Exceeds the limit (4300 digits)
+    path = tmp_path / "a.geojson"
+    path.write_text('{"type": "FeatureCollection", "features": [], "n": ' + "9" * 5000 + "}")
+    _refused(w, navcore.MapFormatError, r"a.geojson: a number in the JSON has more than 4300 "
+             r"digits", type="roads", geojson=str(path))
+
+
+def test_road_search_without_coordinates_reads_no_coordinate():
+    # the A* kernel read unit[t] from its one-row stand-in array even for
+    # Dijkstra (scale 0): out of bounds, silent under numba, an IndexError
+    # with NUMBA_DISABLE_JIT=1 (this test runs in the nojit selection too)
+    world = navcore.World()
+    world.add_graph("r", type="roads", src=[0, 1], dst=[1, 2], cost=[1.0, 2.0],
+                    length=[10.0, 10.0], oneway=False)
+    assert world.find_path("r", 0, 2, algorithm="dijkstra").cost == 3.0

@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import replace
 from numbers import Real
 from pathlib import Path
@@ -122,6 +123,9 @@ def _load(path: Path):
                              line=exc.lineno, column=exc.colno) from None
     except RecursionError:
         raise MapFormatError("JSON nested too deeply to be GeoJSON", path=path) from None
+    except ValueError:    # an integer of more than 4300 digits: int() refuses it, unplaced
+        raise MapFormatError(f"a number in the JSON has more than "
+                             f"{sys.get_int_max_str_digits()} digits", path=path) from None
 
 
 def _features(data, path) -> list:
