@@ -37,7 +37,7 @@ FUZZ_EXAMPLES ?= 1500
 fuzz: $(STAMP)
 	mkdir -p out && rm -f out/fuzz.jsonl
 	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl \
-		$(BIN)/python -m pytest -q -m fuzz tests/fuzz
+		$(BIN)/python -m pytest -q -m fuzz -o faulthandler_timeout=120 tests/fuzz
 	$(BIN)/python tests/fuzz/tally.py out/fuzz.jsonl
 
 # Coverage-guided fuzzing of the file loaders (atheris, libFuzzer), SECONDS

@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import fractions
 import hashlib
-import math
 import os
 import signal
 import threading
 
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as npst
 
@@ -41,10 +41,11 @@ class Hang(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds: float = CALL_SECONDS, what: str = "call"):
-    """Raise ``Hang`` in the main thread after ``seconds`` (SIGALRM: a numba
-    kernel is only interrupted when it returns to Python, so a kernel that
-    never returns still hangs the run, but is then found by the outer
-    ``make fuzz`` timeout)."""
+    """Raise ``Hang`` in the main thread after ``seconds`` (SIGALRM). The
+    signal is handled when Python runs again: a numba kernel that takes a
+    minute is reported when it returns; one that never returns hangs the
+    run: ``make fuzz`` sets pytest's ``faulthandler_timeout``, which prints
+    every thread's stack after two minutes of one test."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -309,14 +310,6 @@ def node_lists(n, dims=(2,), lo=-2.0, hi=12.0, max_size=5):
         ragged(-1, n + 1), junk(6))
 
 
-ALGORITHMS = ["auto", "astar", "jps", "dijkstra", "bfs", "ch", "simplified", "polyanya",
-              "funnel", "bidijkstra"]
-
-
-def algorithms():
-    return st.one_of(st.sampled_from(ALGORITHMS), st.text(max_size=5), junk(3))
-
-
 def mutate(valid: dict, keys_junk: dict):
     """``valid`` with some keys replaced by plausible or junk values, some
     dropped and maybe an unknown one added."""
@@ -348,26 +341,14 @@ def ragged(lo=-1, hi=5):
                     max_size=4).filter(lambda rows: len({len(r) for r in rows}) > 1)
 
 
-def safe_str(value) -> str:
-    try:
-        return repr(value)
-    except Exception:
-        return object.__repr__(value)
-
-
-def is_nan(x) -> bool:
-    return isinstance(x, float) and math.isnan(x)
-
-
 # -- hypothesis settings -----------------------------------------------------------
-from hypothesis import HealthCheck, settings as _settings  # noqa: E402
 
 #: NAVCORE_FUZZ=1 (``make fuzz``): many examples, fresh random seeds;
 #: otherwise (``make test``) a few, derandomised, so CI is reproducible
 LONG = os.environ.get("NAVCORE_FUZZ") == "1"
-FUZZ = _settings(
+FUZZ = settings(
     max_examples=int(os.environ.get("NAVCORE_FUZZ_EXAMPLES", "2000" if LONG else "25")),
-    derandomize=not LONG, deadline=None, database=None if not LONG else _settings().database,
+    derandomize=not LONG, deadline=None, database=settings().database if LONG else None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                            HealthCheck.data_too_large, HealthCheck.large_base_example,
                            HealthCheck.function_scoped_fixture])
