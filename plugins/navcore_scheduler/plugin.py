@@ -24,11 +24,12 @@ def _requests(world):
 
 
 @navcore.hookimpl
-def navcore_frame_work(world, deadline, stats):
+def navcore_frame_work(world, deadline, stats, budget_nodes):
     q = _requests(world)
     if q is None:
         return
-    stats.requests_served += q.serve(deadline)
+    stats.requests_served += q.serve(deadline, budget_nodes)
+    stats.nodes_expanded += q.nodes_last
     stats.requests_waiting = q.waiting
 
 
