@@ -334,7 +334,9 @@ class World:
         reopening). A re-plan starts where the first search did, or at
         ``replan_from(handle)`` when given (say, where the unit stands
         now); it is called while ``tick`` serves the request, on the
-        thread that searches.
+        thread that calls ``tick``, in request order, just before the
+        search (a deterministic world may call it again in a later frame
+        when the node budget ran out before the request's turn).
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "

@@ -4,16 +4,29 @@
 once. Each tick serves queued requests oldest first within the frame budget
 (``World.frame_budget_ms``, or ``tick(dt, budget_ms=...)``, counted from
 the start of the tick, so applying updates spends it too); the rest wait
-for the next tick. A search cannot be stopped midway, so one is started
-only when a search on that graph is expected to end before the deadline
-(the 90th percentile of its last 64; while there are fewer than 16, at
-most 4x their median), leaving time to publish the
-results. When the budget is gone before requests get
-their turn, one is served anyway if the previous tick served none, so at
-least every other tick serves one and none starves. Searches run on the worker
-pool when the world has workers; results are published and callbacks run
-on the thread that calls ``tick``, in request order, so ``workers=0`` and
-``workers=N`` give identical results.
+for the next tick. A search cannot be stopped midway, so requests are
+taken in rounds of as many as are expected to end before the deadline
+(a search on that graph: the 90th percentile of its last 64 chunks'
+time per search; while there are fewer than 16, at most 4x their median),
+leaving time to publish the results. When the budget is gone before
+requests get their turn, one is served anyway if the previous tick served
+none, so at least every other tick serves one and none starves.
+
+A round is searched in batches (``rounds.py``): resolved on the ticking
+thread (``replan_from``, points to nodes), split per graph and algorithm
+into chunks for the worker threads, each chunk one ``navcore_find_paths``
+call (for grids one nogil kernel call). Results are published and
+callbacks run on the thread that calls ``tick``, in request order, so
+``workers=0`` and ``workers=N`` give identical results.
+
+A node budget (``World(frame_budget_nodes=N)``, ``tick(budget_nodes=N)``)
+counts the nodes the served searches expanded: requests are accepted in
+queue order until the sum reaches it (the one that crosses it is served,
+and each frame serves at least one); results a round computed past that
+point are dropped and their requests wait at the front of the queue. A
+deterministic world counts nodes only (no deadline): rounds are sized
+from the searches' past expansions, so even the sequence of rounds, and
+of ``replan_from`` calls, is the same on any machine and worker count.
 
 A request made with ``repath=True`` stays active after it is served: when
 an update breaks its path or makes it dearer (a wall across it, a corner
@@ -49,9 +62,9 @@ from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths
-from .rounds import Item, run_round
+from .rounds import MIN_CHUNK_S, Item, run_round
 
-_RECENT = 64      # searches per graph the time estimate looks at
+_RECENT = 64      # chunks of searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
 
@@ -181,6 +194,8 @@ class RequestQueue:
         self._expanded = {}              # graph_id -> nodes its recent searches expanded
         self._batchable = {}             # (graph class, plugins version) -> bool
         self.nodes_last = 0              # nodes the last serving tick's searches expanded
+        self.search_s_last = 0.0         # seconds its rounds of searches took (run_round)
+        self.min_chunk_s = MIN_CHUNK_S   # least work of a chunk (Scheduler.min_chunk_ms)
         self._publish_cost = 0.0         # seconds to publish one result (running mean)
         self._served_last = 0            # requests the last serving tick served
         self._cancelled_queued = 0       # cancelled handles still in _pending
@@ -237,6 +252,7 @@ class RequestQueue:
         requests go back to the front of the queue, so which requests a
         frame serves depends on the queue and the searches only."""
         self.nodes_last = 0
+        self.search_s_last = 0.0
         if not self._pending:
             return 0
         clock = time.perf_counter
@@ -259,8 +275,11 @@ class RequestQueue:
                 break
             free_pass = False
             items = self._prepare(take)
-            per = {gid: sum(d) / len(d) for gid, d in self._durations.items() if d}
-            timing = run_round(self.world, self.jobs, items, self._batchable, per)
+            per = {gid: _estimate(d) for gid, d in self._durations.items() if d}
+            t_search = clock()
+            timing = run_round(self.world, self.jobs, items, self._batchable, per,
+                               self.min_chunk_s)
+            self.search_s_last += clock() - t_search
             self._learn(items, timing)
             for gid in {it.handle.graph_id for it in items}:    # what the round taught
                 if timed and gid in self._durations:
@@ -372,11 +391,11 @@ class RequestQueue:
         round order, so the node rule sees the same history on any number
         of workers)."""
         durations, expanded = self._durations, self._expanded
-        for gid, (n, seconds) in timing.items():
+        for gid, chunks in timing.items():
             recent = durations.get(gid)
             if recent is None:
                 recent = durations[gid] = deque(maxlen=_RECENT)
-            recent.extend([seconds / n] * min(n, _RECENT))
+            recent.extend(seconds / n for n, seconds in chunks)
         for it in items:
             if it.request is not None and it.result is not None:
                 recent = expanded.get(it.request.graph_id)

@@ -87,7 +87,8 @@ class _Chunk:
                 it.result = r
 
 
-def chunk_bounds(n: int, threads: int, per: float | None) -> list:
+def chunk_bounds(n: int, threads: int, per: float | None,
+                 least_s: float = MIN_CHUNK_S) -> list:
     """``[(a, b), ...]`` covering ``0..n`` for ``threads`` threads when a
     search is expected to take ``per`` seconds (``None``: not known yet).
     One chunk when there is one thread or too little work to share; else
@@ -96,12 +97,14 @@ def chunk_bounds(n: int, threads: int, per: float | None) -> list:
     whatever the searches cost. Without an estimate: one chunk per thread."""
     if threads <= 1 or n < 2:
         return [(0, n)]
+    if least_s <= 0:                   # every search a chunk of its own
+        return [(a, a + 1) for a in range(n)]
     if per is None:
         step = math.ceil(n / threads)
         return [(a, min(n, a + step)) for a in range(0, n, step)]
-    if n * per < 2 * MIN_CHUNK_S:
+    if n * per < 2 * least_s:
         return [(0, n)]
-    least = max(1, math.ceil(MIN_CHUNK_S / per)) if per > 0 else n
+    least = max(1, math.ceil(least_s / per)) if per > 0 else n
     out, a = [], 0
     while a < n:
         size = max(least, math.ceil((n - a) / (2 * threads)))
@@ -138,13 +141,16 @@ def batchable(world, graph, cache: dict) -> bool:
     return got
 
 
-def run_round(world, jobs, items, cache: dict, per: dict) -> dict:
+def run_round(world, jobs, items, cache: dict, per: dict,
+              least_s: float = MIN_CHUNK_S) -> dict:
     """Search every item of ``items`` that has a ``request`` (others have
     their result or error already); fill in ``result``/``error``. ``per``:
     the seconds a search on each graph is expected to take (chunk sizes).
     With workers the thread that calls this takes chunks too (it would
-    only wait): ``workers`` threads search in all. Returns ``{graph_id:
-    (searches, seconds)}`` for the time estimates."""
+    only wait): ``workers`` threads search in all. ``least_s``: the least
+    work of a chunk (``MIN_CHUNK_S``); 0 makes each search a chunk and
+    hands every chunk to the worker threads. Returns ``{graph_id:
+    [(searches, seconds) per chunk]}`` for the time estimates."""
     groups: dict = {}
     for it in items:
         if it.request is not None:
@@ -160,7 +166,7 @@ def run_round(world, jobs, items, cache: dict, per: dict) -> dict:
                                  len(members))
             goals = np.fromiter((it.request.goal_node for it in members), np.int32,
                                 len(members))
-        for a, b in chunk_bounds(len(members), workers, per.get(gid)):
+        for a, b in chunk_bounds(len(members), workers, per.get(gid), least_s):
             batch = PathBatch(gid, algorithm, starts[a:b], goals[a:b]) if ok else None
             chunks.append(_Chunk(graph, members[a:b], batch))
     if not chunks:
@@ -178,14 +184,14 @@ def run_round(world, jobs, items, cache: dict, per: dict) -> dict:
             c.run(world)
             c.seconds = clock() - t0
 
-    helpers = min(workers, len(chunks)) - 1
-    if helpers > 0:
-        jobs.run_on_workers(work, helpers, here=True)
+    if workers and least_s <= 0:
+        jobs.run_on_workers(work, min(workers, len(chunks)))
+    elif workers and len(chunks) > 1:
+        jobs.run_on_workers(work, min(workers, len(chunks)) - 1, here=True)
     else:
         work()
     timing: dict = {}
     for c in chunks:
         c.collect()
-        n, s = timing.get(c.items[0].request.graph_id, (0, 0.0))
-        timing[c.items[0].request.graph_id] = (n + len(c.items), s + c.seconds)
+        timing.setdefault(c.items[0].request.graph_id, []).append((len(c.items), c.seconds))
     return timing
