@@ -231,10 +231,12 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     served one request at a time through ``navcore_find_path``.
 
     Called by the scheduler plugin when it serves queued path requests:
-    one batch per worker thread (a frame's requests of one graph and
-    algorithm, split into a few chunks per thread), on that thread, so an
-    implementation should answer it in one nogil kernel call over arrays
-    (per-thread scratch from ``graph.scratch``; no Python per entry).
+    a frame's requests of one graph and algorithm, split into a few chunks
+    per worker thread (a frame with little search work stays one chunk),
+    one call per chunk, on the worker thread or the thread that calls
+    ``tick`` that took it, so an implementation should answer it in one
+    nogil kernel call over arrays (per-thread scratch from
+    ``graph.scratch``; no Python per entry).
     Batches are used for a graph only when every plugin whose
     ``navcore_find_path`` serves that graph (``for_graphs`` says which)
     implements this hook too, no ``navcore_find_path`` wrapper and no
