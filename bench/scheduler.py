@@ -1,14 +1,23 @@
-"""The frame scheduler: tick overhead, path-request throughput with 1 and 2
-workers, and tick times against the budget under a steady load.
+"""The frame scheduler: tick overhead, worker scaling (a 1000-request batch
+and two scenes), and tick times against the budget under a steady load.
 
-    .venv/bin/python bench/scheduler.py            # about 1 minute
+    .venv/bin/python bench/scheduler.py            # a few minutes
     .venv/bin/python bench/scheduler.py --quick    # a smoke run
 
 * ``empty tick``: ``World.tick`` with nothing queued (goal < 50 us).
-* ``throughput``: 2000 requests between pairs of brc202d's scenario file
+* ``batch``: 1000 requests between pairs of brc202d's scenario file
   (Dragon Age, 8-connected, no corner cutting; ``auto`` = JPS), all served
-  by one tick with a budget that does not bind; requests per second with
-  ``workers=0`` (inline), 1 and 2 (goal: 2 workers >= 1.6x of 1 worker).
+  by one tick with a budget that does not bind; the whole tick's median
+  and worst over interleaved rounds with ``workers=0`` (inline), 1 and 2,
+  and the scaling (1 worker's median tick / 2 workers'; goal >= 1.6x).
+  Results must be identical for 0, 1 and 2 workers (checked).
+* ``scenes``: the battlefield and maze scenes played whole with a budget
+  that does not bind, ``workers=1`` and ``workers=2`` interleaved: the
+  request-serving time of the run (``FrameStats.time_requests_ms`` summed:
+  resolving requests, the game's ``replan_from`` and callbacks, searching,
+  publishing) and of its searches alone (``extra["search_ms"]``), the worst
+  tick, and the scaling of each (goal >= 1.6x). The summaries' results must
+  be identical to ``workers=0`` (checked).
 * ``steady``: 300 frames; each frame queues 3 requests (a third with
   ``repath=True``) and toggles a 4x4 block; 2 ms budget. p50/p99 of the
   tick time against the budget, and how many requests were still waiting.
@@ -29,8 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import log, machine, median, print_table, versions, write_json  # noqa: E402
 
 DATA = Path(os.environ.get("NAVCORE_MOVINGAI", "/work/shared/data/movingai"))
-FULL = dict(empty_ticks=20_000, requests=2000, rounds=5, frames=300, per_frame=3)
-QUICK = dict(empty_ticks=2_000, requests=300, rounds=2, frames=40, per_frame=3)
+FULL = dict(empty_ticks=20_000, requests=1000, rounds=9, frames=300, per_frame=3,
+            scene_rounds=3, scene_frames=None)
+QUICK = dict(empty_ticks=2_000, requests=300, rounds=2, frames=40, per_frame=3,
+             scene_rounds=1, scene_frames=200)
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
 SEED = 20261123
 
 
@@ -56,6 +68,7 @@ def bench_empty(cfg):
 
 
 def bench_throughput(cfg, walk, sc):
+    """Whole-tick seconds per round for 0, 1 and 2 workers (interleaved)."""
     import navcore
     rng = np.random.default_rng(SEED)
     idx = rng.integers(len(sc), size=cfg["requests"])
@@ -64,25 +77,72 @@ def bench_throughput(cfg, walk, sc):
     for workers in (0, 1, 2):
         w = navcore.World(workers=workers)
         w.add_graph("m", type="grid", array=walk)
-        for s, t in pairs[:20]:                 # warm every worker's scratch and the JIT
+        w.warm_up()
+        for s, t in pairs[:50]:                 # every worker's scratch, the estimates
             w.request_path("m", s, t)
         w.tick(budget_ms=1e6)
         worlds[workers] = w
     times = {k: [] for k in worlds}
-    costs = {}
+    results = {}
     for r in range(cfg["rounds"]):
-        for workers in (list(worlds) if r % 2 == 0 else list(worlds)[::-1]):
+        k = r % 3
+        for workers in (list(worlds)[k:] + list(worlds)[:k]):
             w = worlds[workers]
             hs = [w.request_path("m", s, t) for s, t in pairs]
             t0 = time.perf_counter()
             stats = w.tick(budget_ms=1e6)
             times[workers].append(time.perf_counter() - t0)
             assert stats.requests_served == len(pairs)
-            costs[workers] = [h.result().cost for h in hs]
-    assert costs[0] == costs[1] == costs[2], "results differ between worker counts"
+            results[workers] = [(h.result().cost, h.result().expanded,
+                                 h.result().nodes.tolist()) for h in hs]
+    assert results[0] == results[1] == results[2], "results differ between worker counts"
     for w in worlds.values():
         w.scheduler.close()
-    return {k: len(pairs) / median(v) for k, v in times.items()}
+    return {k: {"median_s": median(v), "worst_s": max(v), "requests": len(pairs)}
+            for k, v in times.items()}
+
+
+def play_scene(name, workers, frames):
+    """One whole run of a shipped scene with a budget that does not bind:
+    the results part of its summary, and per-tick request and search ms."""
+    import json
+
+    import navcore
+    from navcore_scenes.scene import read_scene
+    from navcore_scenes.summary import results
+    scene = read_scene(SCENES / name)
+    scene.settings.workers = workers
+    scene.settings.frame_budget_ms = 1e7
+    req, search = [], []
+    with navcore.Simulation(scene) as sim:
+        for _ in range(frames or scene.settings.frames):
+            stats = sim.step()
+            req.append(stats.time_requests_ms if stats.requests_served else 0.0)
+            search.append(stats.extra.get("search_ms", 0.0))
+        out = json.dumps(results(sim.run(0)), indent=2, sort_keys=True)
+    return out, np.array(req), np.array(search)
+
+
+def bench_scenes(cfg):
+    out = {}
+    for name in ("battlefield.yaml", "maze.yaml"):
+        truth = play_scene(name, 0, cfg["scene_frames"])[0]
+        runs = {1: [], 2: []}
+        for r in range(cfg["scene_rounds"]):
+            for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
+                got, req, search = play_scene(name, workers, cfg["scene_frames"])
+                assert got == truth, f"{name}: results with {workers} workers differ"
+                runs[workers].append((req.sum(), search.sum(), req.max(), req))
+        row = {}
+        for workers, rs in runs.items():
+            row[workers] = {"requests_ms": median([x[0] for x in rs]),
+                            "search_ms": median([x[1] for x in rs]),
+                            "worst_tick_ms": median([x[2] for x in rs]),
+                            "serving_ticks": int((rs[0][3] > 0).sum())}
+        row["scaling_requests"] = row[1]["requests_ms"] / row[2]["requests_ms"]
+        row["scaling_search"] = row[1]["search_ms"] / row[2]["search_ms"]
+        out[name] = row
+    return out
 
 
 def bench_steady(cfg, walk, sc, workers):
@@ -125,20 +185,39 @@ def main(argv=None):
     walk, sc = load()
     log("empty ticks")
     empty = bench_empty(cfg)
-    log("throughput")
+    log("1000-request batch")
     thr = bench_throughput(cfg, walk, sc)
+    log("scenes")
+    scenes = bench_scenes(cfg)
     log("steady load")
     steady = [bench_steady(cfg, walk, sc, k) for k in (0, 2)]
-    speedup = thr[2] / thr[1]
-    print_table("Frame overhead and throughput (brc202d, JPS)",
-                ["measure", "value", "goal"],
-                [["empty tick", f"{empty * 1e6:.1f} us",
+    speedup = thr[1]["median_s"] / thr[2]["median_s"]
+    n = thr[0]["requests"]
+
+    def met(x):
+        return f"{x:.2f}x " + ("met" if x >= 1.6 else "MISSED")
+
+    print_table(f"Frame overhead and a {n}-request batch in one tick (brc202d, JPS)",
+                ["measure", "workers=0", "workers=1", "workers=2", "goal"],
+                [["empty tick", f"{empty * 1e6:.1f} us", "", "",
                   "< 50 us: " + ("met" if empty < 50e-6 else "MISSED")],
-                 ["requests/s, workers=0 (inline)", f"{thr[0]:,.0f}", ""],
-                 ["requests/s, workers=1", f"{thr[1]:,.0f}", ""],
-                 ["requests/s, workers=2", f"{thr[2]:,.0f}",
-                  f"2 workers >= 1.6x of 1: {speedup:.2f}x "
-                  + ("met" if speedup >= 1.6 else "MISSED")]])
+                 ["whole tick, median", *(f"{thr[k]['median_s'] * 1e3:.1f} ms" for k in (0, 1, 2)),
+                  "2 workers >= 1.6x of 1: " + met(speedup)],
+                 ["whole tick, worst", *(f"{thr[k]['worst_s'] * 1e3:.1f} ms" for k in (0, 1, 2)),
+                  ""],
+                 ["requests/s (median)", *(f"{n / thr[k]['median_s']:,.0f}" for k in (0, 1, 2)),
+                  ""]])
+    rows = []
+    for name, row in scenes.items():
+        for what, key, scale in (("request serving", "requests_ms", "scaling_requests"),
+                                 ("of which searching", "search_ms", "scaling_search")):
+            rows.append([name.split(".")[0], what, f"{row[1][key]:.0f} ms",
+                         f"{row[2][key]:.0f} ms", met(row[scale])])
+        rows.append([name.split(".")[0], "worst tick (requests)",
+                     f"{row[1]['worst_tick_ms']:.1f} ms", f"{row[2]['worst_tick_ms']:.1f} ms",
+                     f"{row[1]['serving_ticks']} ticks served requests"])
+    print_table("Scenes played whole, budget not binding (results identical to workers=0)",
+                ["scene", "time", "workers=1", "workers=2", "scaling (goal >= 1.6x)"], rows)
     print_table(f"Steady load: {cfg['per_frame']} requests and one 4x4 block toggle per "
                 f"frame, 2 ms budget, {cfg['frames']} frames",
                 ["workers", "tick p50", "tick p99", "tick max", "served per frame",
@@ -148,8 +227,8 @@ def main(argv=None):
                   f"{s['waiting_at_end']} ({s['max_waiting']})"] for s in steady])
     path = write_json("scheduler-quick" if args.quick else "scheduler",
                       {"machine": machine(), "versions": versions("numpy", "numba"),
-                       "config": cfg, "empty_tick_s": empty, "throughput": thr,
-                       "speedup_2_over_1": speedup, "steady": steady})
+                       "config": cfg, "empty_tick_s": empty, "batch": thr,
+                       "speedup_2_over_1": speedup, "scenes": scenes, "steady": steady})
     log(f"wrote {path}")
 
 

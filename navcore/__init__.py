@@ -21,13 +21,14 @@ from .graph import NavGraph
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
 from .scene_layer import SceneLayer
 from .views import DerivedView
-from .types import FrameStats, PathRequest, PathResult, PathStatus, Update
+from .types import FrameStats, PathBatch, PathRequest, PathResult, PathStatus, Update
 from .world import World
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "NavGraph", "PluginWarning", "DerivedView", "PathRequest", "PathResult", "PathStatus", "Update",
+    "World", "NavGraph", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
+    "PathBatch", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",

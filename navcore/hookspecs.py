@@ -111,7 +111,7 @@ if TYPE_CHECKING:          # for the annotations only: no import cycle at run ti
     import numpy as np
 
     from .graph import NavGraph
-    from .types import FrameStats, PathRequest, PathResult, Update
+    from .types import FrameStats, PathBatch, PathRequest, PathResult, Update
     from .world import World
 
 hookspec = pluggy.HookspecMarker("navcore")
@@ -221,6 +221,41 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
     ``trylast`` and answers for every graph. Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
     (``graph.scratch``) and must not mutate the graph.
+    """
+
+
+@hookspec
+def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
+    """Answer many path queries at once: the open entries of ``batch``
+    (a ``navcore.PathBatch``: int32 ``starts`` and ``goals``, resolved,
+    in range and walkable, and one ``algorithm`` for all).
+
+    Answer the entries ``navcore_find_path`` would answer, exactly as it
+    would (same status, cost, nodes, points, ``expanded`` and algorithm
+    name): ``batch.answer(index, cost, expanded, nodes, offsets, points,
+    algorithm)`` with the paths one after another in flat arrays, or
+    ``batch.answer_status(index, status, algorithm)`` for answers without a
+    search. Leave the others open (the next implementation sees them), or
+    ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
+    at a time. Look only at ``batch.todo()``. No return value: every
+    implementation runs, in pluggy's order (``tryfirst`` first: the
+    hierarchy plugin answers pairs in different areas ``unreachable``
+    before the grid searches the rest); what is still open afterwards is
+    served one request at a time through ``navcore_find_path``.
+
+    Called by the scheduler plugin when it serves queued path requests:
+    a frame's requests of one graph and algorithm, split into a few chunks
+    per worker thread (a frame with little search work stays one chunk),
+    one call per chunk, on the worker thread or the thread that calls
+    ``tick`` that took it, so an implementation should answer it in one
+    nogil kernel call over arrays (per-thread scratch from
+    ``graph.scratch``; no Python per entry).
+    Batches are used for a graph only when every plugin whose
+    ``navcore_find_path`` serves that graph (``for_graphs`` says which)
+    implements this hook too, no ``navcore_find_path`` wrapper and no
+    ``navcore_postprocess_path`` is registered; otherwise the scheduler
+    serves each request through ``navcore_find_path``, as
+    ``World.find_path`` does. Must not mutate the graph.
     """
 
 
@@ -432,15 +467,21 @@ def navcore_frame_start(world: World, frame: int) -> None:
 
 
 @hookspec
-def navcore_frame_work(world: World, deadline: float, stats: FrameStats) -> None:
+def navcore_frame_work(world: World, deadline: float, stats: FrameStats,
+                       budget_nodes: int | None) -> None:
     """Do the frame's budgeted work: serve queued path requests until
-    ``time.perf_counter()`` reaches ``deadline``, adding to ``stats``
-    (``requests_served``, ``requests_waiting``).
+    ``time.perf_counter()`` reaches ``deadline`` and, when ``budget_nodes``
+    is not ``None``, until the served searches expanded that many nodes
+    (``PathResult.expanded`` summed), adding to ``stats``
+    (``requests_served``, ``requests_waiting``, ``nodes_expanded``).
 
-    Called once per ``World.tick``, after the updates were applied and
-    ``navcore_graph_updated`` ran, before ``navcore_frame_end``. The
-    scheduler plugin serves path requests here, oldest first. No return
-    value.
+    In a deterministic world (``World(deterministic=True)``) ``deadline``
+    is ``inf`` and only the node budget counts: what a frame serves must
+    then depend on the queue and the searches alone, never on the clock
+    or the number of worker threads. Called once per ``World.tick``, after
+    the updates were applied and ``navcore_graph_updated`` ran, before
+    ``navcore_frame_end``. The scheduler plugin serves path requests here,
+    oldest first. No return value.
     """
 
 

@@ -64,7 +64,8 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   and leave the graph (walkable mask, CSR arrays, ``version``) and every
   answer as they were.
 * ``workers_agree``: one script of requests, updates and ticks gives
-  identical results with ``World(workers=0)`` and ``World(workers=2)``.
+  identical results with ``World(workers=0)`` and ``World(workers=2)``
+  (with every search on a worker thread: ``Scheduler.min_chunk_ms = 0``).
 * ``points_locate_back``: a path's ``points`` are its nodes' points (or
   pass through them in order, for ``GraphFactory.drawn_points``), and
   a node's point (``graph.points_of``) locates back to that node, so
@@ -958,6 +959,8 @@ def check_workers_agree(factory, seed=0, *, frames=5, requests=6):
 def _script(factory, seed, workers, frames, requests, ctx):
     rng = np.random.default_rng(seed)
     world = factory.make_world(workers=workers, frame_budget_ms=NO_BUDGET_MS)
+    if workers and hasattr(world.scheduler, "min_chunk_ms"):
+        world.scheduler.min_chunk_ms = 0.0     # every search on a worker thread
     try:
         graphs = [_build(factory, world, gid, rng, ctx) for gid in ("a", "b")]
         handles = []

@@ -138,4 +138,146 @@ class FrameStats:
     time_observers_ms: float = 0.0
     time_requests_ms: float = 0.0
     time_total_ms: float = 0.0
+    #: nodes the served requests' searches expanded (``PathResult.expanded``
+    #: summed): what a node budget (``World(frame_budget_nodes=...)``) counts
+    nodes_expanded: int = 0
     extra: dict = field(default_factory=dict)
+
+
+#: ``PathBatch.state`` of an entry no implementation answered yet
+OPEN = -1
+#: ``PathBatch.state`` of an entry left to be served one request at a time
+DEFERRED = -2
+_STATUSES = tuple(PathStatus)
+
+
+class PathBatch:
+    """Many path queries on one graph with one ``algorithm``, answered
+    together through ``navcore_find_paths`` (the scheduler hands each worker
+    thread one batch, so a backend can answer it in one nogil kernel call).
+
+    ``starts`` and ``goals`` are int32 node ids, resolved, in range and
+    walkable (as ``PathRequest.start_node``/``goal_node``). Every entry is
+    open until an implementation answers it (``answer``,
+    ``answer_status``) or leaves it to be served one request at a time
+    through ``navcore_find_path`` (``defer``); implementations look only at
+    ``todo()``. Entries still open after the hook are served one by one
+    too, so a plugin may answer any part of a batch.
+
+    >>> import numpy as np
+    >>> b = PathBatch("g", "auto", np.array([0, 5], np.int32), np.array([2, 5], np.int32))
+    >>> b.answer(np.array([0]), cost=[2.0], expanded=[3], nodes=np.array([0, 1, 2], np.int32),
+    ...          offsets=[0, 3], points=np.zeros((3, 2)), algorithm="astar")
+    >>> b.todo().tolist(), b.result(0).nodes.tolist(), b.result(1)
+    ([1], [0, 1, 2], None)
+    """
+
+    __slots__ = ("graph_id", "algorithm", "starts", "goals", "state", "expanded", "_parts",
+                 "_part", "_slot")
+
+    def __init__(self, graph_id, algorithm, starts, goals):
+        self.graph_id = graph_id
+        self.algorithm = algorithm
+        self.starts = starts
+        self.goals = goals
+        n = len(starts)
+        #: per entry: ``OPEN``, ``DEFERRED`` or the answer's status (its
+        #: index in ``PathStatus``)
+        self.state = np.full(n, OPEN, dtype=np.int8)
+        #: per entry: the nodes its search expanded (0 until answered)
+        self.expanded = np.zeros(n, dtype=np.int64)
+        self._parts = []
+        self._part = np.full(n, -1, dtype=np.int32)
+        self._slot = np.zeros(n, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def todo(self) -> np.ndarray:
+        """Indices (int64, ascending) of the entries still open."""
+        return np.flatnonzero(self.state == OPEN)
+
+    def _claim(self, index, what) -> np.ndarray:
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        if index.size and ((index < 0).any() or (index >= len(self)).any()
+                           or (self.state[index] != OPEN).any()):
+            from .errors import PluginError
+            raise PluginError(f"PathBatch.{what}: entries must be open entries of the "
+                              f"batch (see todo()), got {index.tolist()[:8]}")
+        return index
+
+    def answer(self, index, cost, expanded, nodes, offsets, points, algorithm) -> None:
+        """Answer entries ``index`` with searches: ``cost[i]`` (``inf``:
+        unreachable), ``expanded[i]``, and the found paths one after
+        another in ``nodes`` (int32) with ``offsets`` (``len(index) + 1``
+        entries: path ``i`` is ``nodes[offsets[i]:offsets[i + 1]]``, empty
+        when unreachable) and ``points`` (float64, one row per node)."""
+        index = self._claim(index, "answer")
+        cost = np.asarray(cost, dtype=np.float64)
+        expanded = np.asarray(expanded, dtype=np.int64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        if cost.shape != index.shape or expanded.shape != index.shape \
+                or offsets.shape != (index.size + 1,) or len(points) != len(nodes):
+            from .errors import PluginError
+            raise PluginError(f"PathBatch.answer: {index.size} entries need as many costs "
+                              f"and expanded counts, {index.size + 1} offsets and one point "
+                              f"per node; got {cost.shape}, {expanded.shape}, "
+                              f"{offsets.shape}, {len(nodes)} nodes, {len(points)} points")
+        found = cost < np.inf
+        self._parts.append((cost, nodes, offsets, points, algorithm))
+        self._part[index] = len(self._parts) - 1
+        self._slot[index] = np.arange(index.size)
+        self.state[index] = np.where(found, _STATUSES.index(PathStatus.FOUND),
+                                     _STATUSES.index(PathStatus.UNREACHABLE))
+        self.expanded[index] = expanded
+
+    def answer_status(self, index, status, algorithm, expanded=0) -> None:
+        """Answer entries ``index`` without a path: ``status`` (say
+        ``unreachable``, known without a search), ``expanded`` nodes each."""
+        index = self._claim(index, "answer_status")
+        status = PathStatus(status)
+        self._parts.append((None, status, None, None, algorithm))
+        self._part[index] = len(self._parts) - 1
+        self.state[index] = _STATUSES.index(status)
+        self.expanded[index] = expanded
+
+    def defer(self, index) -> None:
+        """Leave entries ``index`` to ``navcore_find_path``, one at a time
+        (implementations after this one do not see them)."""
+        self.state[self._claim(index, "defer")] = DEFERRED
+
+    def results(self) -> list:
+        """Every entry's ``PathResult`` (``None`` where not answered), made
+        in one pass over the answers (what the scheduler publishes)."""
+        out = [None] * len(self)
+        expanded = self.expanded.tolist()
+        found = PathResult.found_path
+        for p, (cost, nodes, offsets, points, algorithm) in enumerate(self._parts):
+            index = np.flatnonzero(self._part == p).tolist()
+            if cost is None:                   # answer_status: nodes is the status
+                for i in index:
+                    out[i] = PathResult(nodes, expanded=expanded[i], algorithm=algorithm)
+                continue
+            costs, ends = cost.tolist(), offsets.tolist()
+            for i, j in zip(index, self._slot[index].tolist()):
+                c, a, b = costs[j], ends[j], ends[j + 1]
+                out[i] = found(nodes[a:b], points[a:b], c, expanded[i], algorithm) \
+                    if c < np.inf else PathResult(PathStatus.UNREACHABLE,
+                                                  expanded=expanded[i], algorithm=algorithm)
+        return out
+
+    def result(self, i: int) -> PathResult | None:
+        """Entry ``i``'s ``PathResult``, or ``None`` when it was not answered."""
+        p = self._part[i]
+        if p < 0:
+            return None
+        cost, nodes, offsets, points, algorithm = self._parts[p]
+        if cost is None:
+            return PathResult(nodes, expanded=int(self.expanded[i]), algorithm=algorithm)
+        j = self._slot[i]
+        c = cost[j]
+        if not c < np.inf:
+            return PathResult(PathStatus.UNREACHABLE, expanded=int(self.expanded[i]),
+                              algorithm=algorithm)
+        a, b = offsets[j], offsets[j + 1]
+        return PathResult.found_path(nodes[a:b], points[a:b], c, self.expanded[i], algorithm)

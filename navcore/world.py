@@ -7,6 +7,7 @@ query ever sees half a batch.
 from __future__ import annotations
 
 import inspect
+import math
 import threading
 import time
 from collections import defaultdict
@@ -23,6 +24,9 @@ from .types import FrameStats, PathRequest, PathResult, PathStatus
 _FIND_PATH_ARGS = ("world", "graph", "request")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+#: a deterministic world's node budget per frame when none is given: about a
+#: millisecond or two of grid A* on one core (JPS expands fewer, dearer nodes)
+DEFAULT_FRAME_BUDGET_NODES = 20_000
 
 
 class World:
@@ -48,7 +52,8 @@ class World:
     """
 
     def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
-                 workers: int = 0, seed: int | None = None, warm_up=True):
+                 workers: int = 0, seed: int | None = None, deterministic: bool = False,
+                 frame_budget_nodes: int | None = None, warm_up=True):
         if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
             raise GraphError(f"World: warm_up must be True, False or 'background', "
                              f"got {warm_up!r}")
@@ -57,6 +62,16 @@ class World:
         self.warm_up_seconds = 0.0
         self._warming: dict = {}             # graph_id -> _BackgroundWarmUp in flight
         self._warm_thread = threading.local()   # marks the warm-up thread's own calls
+                 workers: int = 0, seed: int | None = None, deterministic: bool = False,
+                 frame_budget_nodes: int | None = None):
+        #: serve requests by a node budget only, never by the clock (replays)
+        self.deterministic = validate.boolean(deterministic, "deterministic", FrameError)
+        #: nodes the searches of one frame may expand (``None``: no node
+        #: budget; a deterministic world then uses ``DEFAULT_FRAME_BUDGET_NODES``)
+        self.frame_budget_nodes = None if frame_budget_nodes is None else \
+            _budget_nodes(frame_budget_nodes, "frame_budget_nodes")
+        if self.deterministic and self.frame_budget_nodes is None:
+            self.frame_budget_nodes = DEFAULT_FRAME_BUDGET_NODES
         self.plugins = PluginRegistry(autoload=autoload)
         for p in plugins:
             self.plugins.register(p)
@@ -169,6 +184,17 @@ class World:
         walkable gives ``invalid_start`` / ``invalid_goal``, no path gives
         ``unreachable``. Malformed input raises a ``NavError``.
         """
+        graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
+        if type(request) is PathResult:
+            return request
+        return self.solve(graph, request)
+
+    def prepare_path(self, graph_id, start, goal, algorithm: str = "auto", **options):
+        """``(graph, request)``: ``find_path``'s checks without the search.
+        ``request`` is the resolved ``PathRequest``, or already the
+        ``PathResult`` when the start or goal is not walkable (``solve``
+        then answers the request; the scheduler batches requests this way).
+        Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
         if type(algorithm) is not str or (algorithm != "auto"
                                           and algorithm not in self._algorithms(graph)):
@@ -184,11 +210,10 @@ class World:
         s = graph.node_of(start)
         t = graph.node_of(goal)
         if s < 0 or not graph.walkable[s]:
-            return _INVALID_START
+            return graph, _INVALID_START
         if t < 0 or not graph.walkable[t]:
-            return _INVALID_GOAL
-        request = PathRequest(graph_id, start, goal, algorithm, s, t, options)
-        return self.solve(graph, request)
+            return graph, _INVALID_GOAL
+        return graph, PathRequest(graph_id, start, goal, algorithm, s, t, options)
 
     def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
         """Run an already resolved request through the query hooks."""
@@ -374,7 +399,9 @@ class World:
         reopening). A re-plan starts where the first search did, or at
         ``replan_from(handle)`` when given (say, where the unit stands
         now); it is called while ``tick`` serves the request, on the
-        thread that searches.
+        thread that calls ``tick``, in request order, just before the
+        search (a deterministic world may call it again in a later frame
+        when the node budget ran out before the request's turn).
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "
@@ -396,14 +423,23 @@ class World:
             return sum(len(v) for v in self._pending.values())
         return len(self._pending.get(graph_id, ()))
 
-    def tick(self, dt: float = 0.0, budget_ms: float | None = None) -> FrameStats:
+    def tick(self, dt: float = 0.0, budget_ms: float | None = None,
+             budget_nodes: int | None = None) -> FrameStats:
         """Run one frame: apply queued updates as one batch per graph, let
-        observers react, serve path requests until the budget
-        (``budget_ms``, default ``frame_budget_ms``) is spent, and report
-        what was done."""
+        observers react, serve path requests until the budget is spent,
+        and report what was done.
+
+        The budget is wall-clock time (``budget_ms``, default
+        ``frame_budget_ms``) and, when one is set, work: ``budget_nodes``
+        (default ``frame_budget_nodes``) nodes expanded by the frame's
+        searches. A deterministic world (``World(deterministic=True)``)
+        counts nodes only, so a frame serves the same requests on any
+        machine and with any number of workers (replays, lockstep)."""
         dt = _frame_number(dt, "dt")                     # before anything changes
         budget = self.frame_budget_ms if budget_ms is None else \
             _frame_number(budget_ms, "budget_ms")
+        nodes = self.frame_budget_nodes if budget_nodes is None else \
+            _budget_nodes(budget_nodes, "budget_nodes", "tick: ")
         if self._warming:
             self.ready()      # a game that skipped its loading screen waits here once
         t0 = time.perf_counter()
@@ -428,7 +464,8 @@ class World:
             hook.navcore_graph_updated(world=self, graph_id=graph_id, graph=graph,
                                        dirty=dirty)
         t2 = time.perf_counter()
-        hook.navcore_frame_work(world=self, deadline=t0 + budget / 1e3, stats=stats)
+        deadline = math.inf if self.deterministic else t0 + budget / 1e3
+        hook.navcore_frame_work(world=self, deadline=deadline, stats=stats, budget_nodes=nodes)
         t3 = time.perf_counter()
         stats.time_updates_ms = (t1 - t0) * 1e3
         stats.time_observers_ms = (t2 - t1) * 1e3
@@ -563,6 +600,14 @@ def _frame_number(value, what) -> float:
     if not np.isfinite(x) or x < 0:
         raise FrameError(f"tick: {what} must be finite and >= 0, got {value!r}")
     return x
+
+
+def _budget_nodes(value, what, where="") -> int:
+    """A node budget: an integer >= 0, or ``FrameError``."""
+    if not validate.is_int(value) or value < 0:
+        raise FrameError(f"{where}{what} must be an integer >= 0 (nodes expanded per "
+                         f"frame), got {value!r}")
+    return int(value)
 
 
 def _check_params(builder, type_name, owner, params) -> None:

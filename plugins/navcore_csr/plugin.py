@@ -83,6 +83,27 @@ def find_path_on_built_view(graph, request):
     return view.find_path(request.start_node, request.goal_node)
 
 
+@navcore.hookimpl(specname="navcore_find_paths", tryfirst=True)
+def find_paths_on_built_view(graph, batch):
+    """Batches (the scheduler's): where ``find_path_on_built_view`` would
+    answer (``auto`` with a current view the user built), the pairs are
+    left to it, one at a time."""
+    if batch.algorithm != "auto":
+        return
+    if contraction.contracted_view(graph) is not None:
+        batch.defer(batch.todo())
+        return
+    view = simplification.simplified_view(graph)
+    if view is not None and view.pays:
+        batch.defer(batch.todo())
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_find_paths(batch):
+    # the generic searches answer one request at a time (navcore_find_path)
+    batch.defer(batch.todo())
+
+
 @navcore.hookimpl
 def navcore_graph_updated(graph, dirty):
     simplification.on_update(graph, dirty)

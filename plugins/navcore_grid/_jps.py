@@ -423,3 +423,68 @@ def jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, star
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
     nodes, points = trace(parent, t, Wp, W)
     return cost, expanded, nodes, points
+
+
+@njit(cache=True, nogil=True)
+def trace_nodes(parent, goal, Wp, W, out, at):
+    """``trace`` for batches: the cell ids of the path ending at padded
+    ``goal`` written to ``out[at:at + n]``; returns ``n``, or ``-n`` when
+    ``out`` has no room for it (nothing written then)."""
+    n = 1
+    v = goal
+    while parent[v] != -1:
+        w = turn_cell(parent[v], v, Wp)
+        n += run(v, w, Wp) + run(w, parent[v] >> 2, Wp)
+        v = parent[v] >> 2
+    if at + n > out.shape[0]:
+        return -n
+    i = at + n - 1
+    c = goal
+    cy = c // Wp
+    out[i] = (cy - 1) * W + c - cy * Wp - 1
+    v = goal
+    while parent[v] != -1:
+        turn_at = turn_cell(parent[v], v, Wp)
+        for leg in range(2):
+            to = turn_at if leg == 0 else parent[v] >> 2
+            ty = to // Wp
+            sx = np.sign((to - ty * Wp) - (c - (c // Wp) * Wp))
+            sy = np.sign(ty - c // Wp)
+            while c != to:
+                c += sx + sy * Wp
+                cy = c // Wp
+                i -= 1
+                out[i] = (cy - 1) * W + c - cy * Wp - 1
+        v = parent[v] >> 2
+    return n
+
+
+@njit(cache=True, nogil=True)
+def jps_batch(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, starts, goals,
+              gen, cost, expanded, offsets, buf):
+    """``jps_path`` for many pairs in one call (one nogil call per worker's
+    batch): ``cost[q]``, ``expanded[q]`` and the cells of path ``q`` in
+    ``buf[offsets[q]:offsets[q + 1]]`` (empty when unreachable); pair ``q``
+    searches with generation ``gen + q``. ``buf`` grows (doubles) when a
+    path does not fit; returns ``(buf, cells used)``."""
+    stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
+    g, hkey = f64[0], f64[1]
+    used = 0
+    offsets[0] = 0
+    for q in range(starts.shape[0]):
+        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
+        t = (goals[q] // W + 1) * Wp + goals[q] % W + 1
+        c, e = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
+                           hnode, hkey, hpos, gen + q, lm, nk, lscale)
+        cost[q] = c
+        expanded[q] = e
+        if c < INF:
+            n = trace_nodes(parent, t, Wp, W, buf, used)
+            if n < 0:
+                bigger = np.empty(max(2 * buf.shape[0], used - 2 * n), dtype=np.int32)
+                bigger[:used] = buf[:used]
+                buf = bigger
+                n = trace_nodes(parent, t, Wp, W, buf, used)
+            used += n
+        offsets[q + 1] = used
+    return buf, used

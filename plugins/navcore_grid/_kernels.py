@@ -383,3 +383,69 @@ def refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity
             else:
                 k = 6 if dx > 0 else 7
             cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut)
+
+
+@njit(cache=True, nogil=True)
+def trace_into(parent, goal, Wp, W, out, at):
+    """``trace_cells`` for batches: the cell ids of the path ending at
+    padded ``goal`` written to ``out[at:at + n]``; returns ``n``, or ``-n``
+    when ``out`` has no room for it (nothing written then)."""
+    n = 1
+    v = goal
+    while parent[v] != -1:
+        p = parent[v]
+        n += max(abs(v % Wp - p % Wp), abs(v // Wp - p // Wp))
+        v = p
+    if at + n > out.shape[0]:
+        return -n
+    i = at + n - 1
+    v = goal
+    out[i] = (v // Wp - 1) * W + v % Wp - 1
+    while parent[v] != -1:
+        p = parent[v]
+        sx = np.sign(p % Wp - v % Wp)
+        sy = np.sign(p // Wp - v // Wp)
+        c = v
+        while c != p:
+            c += sx + sy * Wp
+            i -= 1
+            out[i] = (c // Wp - 1) * W + c % Wp - 1
+        v = p
+    return n
+
+
+@njit(cache=True, nogil=True)
+def astar_batch(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
+                corner_cut, ha, hb, hscale, lm, nk, lscale, starts, goals, g, parent,
+                enode, ekey, enext, head, fbits, ibits, gen, cost, expanded, offsets, buf,
+                first, used):
+    """``astar_path`` for pairs ``first..`` of ``starts``/``goals`` in one
+    call (one nogil call per worker's batch): ``cost[q]``, ``expanded[q]``
+    and the cells of path ``q`` in ``buf[offsets[q]:offsets[q + 1]]``
+    (empty when unreachable), ``used`` cells of ``buf`` taken before; pair
+    ``q`` searches with generation ``gen + q - first``. ``buf`` grows when
+    a path does not fit. Returns ``(buf, used, q)``: ``q`` is the number of
+    pairs done, less than all when the entry pool ran out at pair ``q``
+    (the wrapper grows it and calls again from there)."""
+    if first == 0:
+        offsets[0] = 0
+    for q in range(first, starts.shape[0]):
+        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
+        t = (goals[q] // W + 1) * Wp + goals[q] % W + 1
+        c, e = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
+                          corner_cut, ha, hb, hscale, lm, nk, lscale, s, t, g, parent,
+                          enode, ekey, enext, head, fbits, ibits, gen + q - first)
+        if c == -1.0:
+            return buf, used, q
+        cost[q] = c
+        expanded[q] = e
+        if c < INF:
+            n = trace_into(parent, t, Wp, W, buf, used)
+            if n < 0:
+                bigger = np.empty(max(2 * buf.shape[0], used - 2 * n), dtype=np.int32)
+                bigger[:used] = buf[:used]
+                buf = bigger
+                n = trace_into(parent, t, Wp, W, buf, used)
+            used += n
+        offsets[q + 1] = used
+    return buf, used, starts.shape[0]

@@ -111,6 +111,12 @@ def navcore_find_path(graph, request):
 
 @navcore.hookimpl
 @navcore.for_graphs(GridGraph)
+def navcore_find_paths(graph, batch):
+    search.grid_find_paths(graph, batch)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(GridGraph)
 def navcore_path_costs(graph, nodes, starts):
     return search.grid_path_costs(graph, nodes, starts)
 

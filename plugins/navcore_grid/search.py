@@ -38,7 +38,8 @@ class GridScratch:
     make every call cheaper.
     """
 
-    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "_args", "__weakref__")
+    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "_args", "buffer",
+                 "__weakref__")
 
     def __init__(self, graph: GridGraph):
         n = graph.padded_free.size
@@ -49,6 +50,8 @@ class GridScratch:
         self._pool = None
         self._jps = None
         self._args = {}
+        #: where batches trace their paths (``grid_find_paths``); grows
+        self.buffer = np.empty(4096, dtype=np.int32)
 
     def kernel_args(self, graph, kind, make):
         """The leading kernel arguments of search ``kind`` (everything but
@@ -69,6 +72,18 @@ class GridScratch:
                 self._jps[0][0] = 0
             self.gen = 1
         return self.gen
+
+    def reserve_gens(self, graph, k: int) -> int:
+        """``k`` fresh generations for a batch, ``first .. first + k - 1``
+        (as ``k`` calls of ``next_gen`` would give, wiping at wrap-around)."""
+        if 2 * (self.gen + k) + 1 >= K.BLOCKED:
+            self.gen = 0
+            self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
+            if self._jps is not None:
+                self._jps[0][0] = 0
+        first = self.gen + 1
+        self.gen += k
+        return first
 
     def pool(self, grow=False):
         """``(enode, ekey, enext, head, fbits, ibits)`` for ``grid_astar``.
@@ -219,6 +234,52 @@ def _jps_args(graph, sc):
             graph.diagonal_cost, *landmark_args(graph))
 
 
+def grid_find_paths(graph: GridGraph, batch) -> None:
+    """Answer the open entries of a ``navcore.PathBatch`` as
+    ``navcore_find_path`` would (``auto``: JPS where it applies, else A*;
+    ``jps``, ``astar``, ``dijkstra``), in one kernel call: no Python per
+    pair. ``jps`` where it does not apply, and algorithms that are not the
+    grid's, are left open (one request at a time, they raise or pass on)."""
+    algo = batch.algorithm
+    if algo == "auto":
+        kind = "jps" if jps_applies(graph) else "astar"
+    elif algo == "jps":
+        if not jps_applies(graph):
+            return
+        kind = "jps"
+    elif algo == "astar" or algo == "dijkstra":
+        kind = algo
+    else:
+        return
+    idx = batch.todo()
+    k = idx.size
+    if k == 0:
+        return
+    starts, goals = batch.starts, batch.goals
+    if k < len(batch):
+        starts, goals = starts[idx], goals[idx]
+    sc = scratch_for(graph)
+    cost = np.empty(k, dtype=np.float64)
+    expanded = np.empty(k, dtype=np.int64)
+    offsets = np.empty(k + 1, dtype=np.int64)
+    if kind == "jps":
+        buf, used = _jps.jps_batch(*sc.kernel_args(graph, "jps", _jps_args), starts, goals,
+                                   sc.reserve_gens(graph, k), cost, expanded, offsets,
+                                   sc.buffer)
+    else:
+        heuristic = kind == "astar"
+        args = sc.kernel_args(graph, kind, _astar_args if heuristic else _dijkstra_args)
+        buf, used, done, grow = sc.buffer, 0, 0, False
+        while done < k:              # the entry pool ran out: grow it, go on
+            buf, used, done = K.astar_batch(*args, starts, goals, sc.g, sc.parent,
+                                            *sc.pool(grow), sc.reserve_gens(graph, k - done),
+                                            cost, expanded, offsets, buf, done, used)
+            grow = True
+    sc.buffer = buf
+    nodes = buf[:used].copy()
+    batch.answer(idx, cost, expanded, nodes, offsets, K.centres(nodes, graph.width), kind)
+
+
 def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
     """Cost of each path (cell ids ``nodes[starts[i]:starts[i+1]]``) under
     the grid's move rule now; inf where it is broken. No CSR view needed."""
@@ -251,6 +312,11 @@ def warm_up(graph: GridGraph) -> None:
         grid_jps(graph, *pair)
         graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
+    from navcore.types import PathBatch                    # the scheduler's batches
+    for algorithm in ("astar", "jps") if jps_applies(graph) else ("astar",):
+        grid_find_paths(graph, PathBatch(graph.graph_id, algorithm,
+                                         np.array(pair[:1], np.int32),
+                                         np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
     if graph.csr_built:

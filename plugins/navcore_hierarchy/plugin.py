@@ -84,6 +84,20 @@ def navcore_find_path(graph, request):
 
 
 @navcore.hookimpl(tryfirst=True)
+def navcore_find_paths(graph, batch):
+    # navcore_find_path's early answer for a whole batch: one vectorised
+    # comparison, the pairs in different areas answered unreachable
+    h = graph.view(VIEW_KEY)
+    if h is None:
+        return
+    idx = batch.todo()
+    hn, ha = h.hnode_of, h.harea
+    apart = ha[hn[batch.starts[idx]]] != ha[hn[batch.goals[idx]]]
+    if apart.any():
+        batch.answer_status(idx[apart], PathStatus.UNREACHABLE, "hierarchy")
+
+
+@navcore.hookimpl(tryfirst=True)
 def navcore_reachable(graph, a, b):
     h = hierarchy_of(graph)
     same = h.area(a) == h.area(b) and h.area(a) >= 0

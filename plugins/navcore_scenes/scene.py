@@ -19,7 +19,8 @@ them shows the agents of all of them, each at its graph's agent radius.
 
 A scene, in brief (the README has a complete example)::
 
-    settings: {dt: 0.05, frames: 600, frame_budget_ms: 2.0, seed: 1, workers: 0}
+    settings: {dt: 0.05, frames: 600, frame_budget_ms: 2.0, seed: 1, workers: 0,
+               deterministic: false, frame_budget_nodes: 20000}
     graphs:
       - id: keep                   # any graph type a plugin provides
         type: grid
@@ -66,6 +67,8 @@ class Settings:
     frame_budget_ms: float = 2.0   # path-request budget of each tick
     seed: int = 0                  # crowds draw their nodes from this
     workers: int = 0               # search threads (0: the ticking thread)
+    deterministic: bool = False    # serve requests by a node budget only (replays)
+    frame_budget_nodes: int | None = None   # nodes a tick's searches may expand
 
 
 @dataclass
@@ -228,7 +231,9 @@ def _settings(top: Entry) -> Settings:
                  frame_budget_ms=e.take("frame_budget_ms", Y.positive_number,
                                         Settings.frame_budget_ms),
                  seed=e.take("seed", Y.natural, Settings.seed),
-                 workers=e.take("workers", Y.natural, Settings.workers))
+                 workers=e.take("workers", Y.natural, Settings.workers),
+                 deterministic=e.take("deterministic", Y.boolean, Settings.deterministic),
+                 frame_budget_nodes=e.take("frame_budget_nodes", Y.natural, None))
     if s.frames > MAX_FRAMES:
         raise e.where("frames").error(f"'frames' of settings is {s.frames}; a scene plays "
                                       f"at most {MAX_FRAMES} frames")

@@ -57,7 +57,12 @@ class Simulation:
         self._own_world = world is None
         self.world = world if world is not None else navcore.World(
             plugins=plugins, frame_budget_ms=s.frame_budget_ms, workers=s.workers,
-            seed=s.seed)
+            seed=s.seed, deterministic=s.deterministic,
+            frame_budget_nodes=s.frame_budget_nodes)
+        if s.deterministic and not getattr(self.world, "deterministic", False):
+            raise SceneError("the scene says 'deterministic: true' and the world it was "
+                             "given is not deterministic; make it with "
+                             "navcore.World(deterministic=True)", path=scene.path)
         self.frame = 0
         self.layers: dict = {}        # graph id -> its SceneLayer (graphs that have one)
         self.doors: dict = {}         # graph id -> {door name: region}
@@ -104,6 +109,7 @@ class Simulation:
         self.request_ms: list = []    # of which serving path requests
         self.step_ms: list = []       # the whole frame: events, obstacles, tick, agents
         self.served = 0
+        self.nodes_expanded = 0       # by the served requests' searches
         self.waiting_max = 0
         self.wall_s = 0.0             # seconds spent in run() so far
 
@@ -425,8 +431,9 @@ class Simulation:
         for lay in self.layers.values():
             lay.flush()
         self.agents.retry(self.frame)
-        stats = self.world.tick(self.scene.settings.dt,
-                                budget_ms=self.scene.settings.frame_budget_ms)
+        s = self.scene.settings
+        stats = self.world.tick(s.dt, budget_ms=s.frame_budget_ms,
+                                budget_nodes=s.frame_budget_nodes)
         self.agents.take_results()
         self.agents.move(self.scene.settings.dt)
         for _, name, kind, graph_id, payload in due:
@@ -439,6 +446,7 @@ class Simulation:
         self.update_ms.append(stats.time_updates_ms + stats.time_observers_ms)
         self.request_ms.append(stats.time_requests_ms)
         self.served += stats.requests_served
+        self.nodes_expanded += stats.nodes_expanded
         self.waiting_max = max(self.waiting_max, stats.requests_waiting)
         self.step_ms.append((time.perf_counter() - t0) * 1e3)
         return stats

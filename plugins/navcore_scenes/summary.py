@@ -14,7 +14,14 @@ def _percentiles(values) -> dict:
 
 def summarize(sim, wall_s: float) -> dict:
     """The summary of ``sim`` after its frames so far (``wall_s``: the
-    run's wall-clock seconds)."""
+    run's wall-clock seconds).
+
+    Everything but ``timing`` is what happened in the game (``results``
+    gives that part alone); ``timing`` holds the clock's measurements
+    (wall time, frame, update and request times, warm-up). In a
+    deterministic scene (``settings: {deterministic: true}``) the results
+    are the same, byte for byte as JSON, on every run, machine and number
+    of workers."""
     a = sim.agents
     s = sim.scene.settings
     budget = s.frame_budget_ms
@@ -26,26 +33,38 @@ def summarize(sim, wall_s: float) -> dict:
         "frames": sim.frame,
         "dt": s.dt,
         "simulated_s": sim.frame * s.dt,
-        "wall_s": wall_s,
+        "deterministic": bool(getattr(sim.world, "deterministic", False)),
+        "frame_budget_nodes": getattr(sim.world, "frame_budget_nodes", None)
+        if s.frame_budget_nodes is None else s.frame_budget_nodes,
         "agents": {"total": len(a.ids), **a.counts()},
         "path_length": {"total": float(a.travelled.sum()),
                         "mean": float(a.travelled.mean()) if a.ids else 0.0},
         "legs_completed": int(a.legs_done.sum()),
         "repaths": int(a.repaths.sum()),
         "unreachable": int(a.unreachable.sum()),
-        "requests": {"served": sim.served, "waiting_max": sim.waiting_max},
+        "requests": {"served": sim.served, "waiting_max": sim.waiting_max,
+                     "nodes_expanded": sim.nodes_expanded},
         "areas_now": {str(g): sim.count_areas(g) for g in ids},
         "events": list(sim.log),
-        "frame_ms": {"budget": budget, **_percentiles(frame_ms),
-                     "over_budget": int((frame_ms > budget).sum()),
-                     "updates": _percentiles(sim.update_ms),
-                     "requests": _percentiles(sim.request_ms)},
-        "warm_up_ms": sim.warm_up_s * 1e3,
-        "step_ms": _percentiles(sim.step_ms),
         "per_agent": [{"id": aid, "state": _state(a, i), "travelled": float(a.travelled[i]),
                        "legs": int(a.legs_done[i]), "repaths": int(a.repaths[i])}
                       for i, aid in enumerate(a.ids)],
+        "timing": {
+            "wall_s": wall_s,
+            "frame_ms": {"budget": budget, **_percentiles(frame_ms),
+                         "over_budget": int((frame_ms > budget).sum()),
+                         "updates": _percentiles(sim.update_ms),
+                         "requests": _percentiles(sim.request_ms)},
+            "warm_up_ms": sim.warm_up_s * 1e3,
+            "step_ms": _percentiles(sim.step_ms),
+        },
     }
+
+
+def results(summary: dict) -> dict:
+    """The summary without its ``timing``: what happened, not how long it
+    took (byte-identical JSON on every run of a deterministic scene)."""
+    return {k: v for k, v in summary.items() if k != "timing"}
 
 
 def _state(agents, i) -> str:
@@ -58,7 +77,7 @@ def format_summary(s: dict) -> str:
     ag = s["agents"]
     lines = [
         f"{s['file']}: {s['scene']}: {s['frames']} frames of {s['dt']:g} s "
-        f"({s['simulated_s']:.1f} s simulated) in {s['wall_s']:.2f} s",
+        f"({s['simulated_s']:.1f} s simulated) in {s['timing']['wall_s']:.2f} s",
         f"agents: {ag['arrived']}/{ag['total']} arrived, {ag['moving']} moving, "
         f"{ag['waiting'] + ag['retry']} waiting for a path, {ag['stuck']} stuck"
         + (f" ({ag['patrolling']} patrol in loops)" if ag["patrolling"] else ""),
@@ -83,15 +102,20 @@ def format_summary(s: dict) -> str:
             what = "; ".join(ev["what"] for ev in evs)
             lines.append(f"  frame {frame:>5}  {what}{graph}{areas}")
     lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
-    f = s["frame_ms"]
+    t = s["timing"]
+    f = t["frame_ms"]
+    if s["deterministic"]:
+        lines.append(f"deterministic: at most {s['frame_budget_nodes']} nodes expanded per "
+                     f"frame (one request more when one crosses it), no clock; "
+                     f"{s['requests']['nodes_expanded']} in all")
     lines.append(f"frame time (world.tick): p50 {f['p50']:.3f} ms, p99 {f['p99']:.3f} ms, "
                  f"max {f['max']:.3f} ms; budget {f['budget']:g} ms: {f['over_budget']} of "
                  f"{s['frames']} frames over")
     u, r = f["updates"], f["requests"]
     lines.append(f"  of which updates and areas: p50 {u['p50']:.3f} ms, p99 {u['p99']:.3f} ms; "
                  f"path requests: p50 {r['p50']:.3f} ms, p99 {r['p99']:.3f} ms "
-                 f"(kernels loaded before frame 1 in {s['warm_up_ms']:.0f} ms)")
-    st = s["step_ms"]
+                 f"(kernels loaded before frame 1 in {t['warm_up_ms']:.0f} ms)")
+    st = t["step_ms"]
     lines.append(f"whole frame (events, obstacles, tick, agents): p50 {st['p50']:.3f} ms, "
                  f"p99 {st['p99']:.3f} ms")
     return "\n".join(lines)

@@ -72,6 +72,41 @@ class ActivePaths:
         self.used += k
         self.live_entries += k
 
+    def put_many(self, handles, paths, costs, num_nodes) -> None:
+        """``put`` for many handles at once (a frame's results): their
+        paths (int arrays) copied in one go, their footprints in one
+        kernel call; Python runs only for the handle bookkeeping."""
+        k = len(handles)
+        if k == 0:
+            return
+        if self.num_nodes == 0:
+            self.num_nodes = max(int(num_nodes), 1)
+        for h in handles:
+            self.drop(h)
+        lens = np.fromiter(map(len, paths), dtype=np.int64, count=k)
+        total = int(lens.sum())
+        if self.used + total > self.nodes.size:
+            self._compact(extra=total)
+        while len(self.handles) + k > self.alive.size:
+            self._grow_slots()                  # may compact: slots renumbered
+        slot0 = len(self.handles)
+        slots = np.arange(slot0, slot0 + k)
+        offsets = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        flat = np.concatenate(paths) if k > 1 else np.asarray(paths[0])
+        end = self.used + total
+        self.nodes[self.used:end] = flat
+        self.owner[self.used:end] = np.repeat(slots.astype(np.int32), lens)
+        self.start[slots] = self.used + offsets[:-1]
+        self.length[slots] = lens
+        self.cost[slots] = costs
+        self.blocks[slots] = _block_masks(self.nodes[self.used:end], offsets, self.num_nodes)
+        self.alive[slots] = True
+        self.handles.extend(handles)
+        self.slot_of.update(zip(handles, range(slot0, slot0 + k)))
+        self.used = end
+        self.live_entries += total
+
     def drop(self, handle) -> None:
         """Forget ``handle``'s path (no-op if it has none)."""
         slot = self.slot_of.pop(handle, None)
@@ -133,6 +168,15 @@ def _block_mask(nodes, n):
         b = nodes[i] * 64 // n
         m |= np.uint64(1) << np.uint64(b if b < 63 else 63)
     return m
+
+
+@njit(cache=True, nogil=True)
+def _block_masks(nodes, offsets, n):
+    """``_block_mask`` of each path ``nodes[offsets[i]:offsets[i + 1]]``."""
+    out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
+    for i in range(out.shape[0]):
+        out[i] = _block_mask(nodes[offsets[i]:offsets[i + 1]], n)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -216,5 +260,6 @@ def warm_up() -> None:
     idx = ActivePaths()
     for k in range(3):
         idx.put(k, np.arange(400, dtype=np.int32), 1.0, 400)
+    idx.put_many([3, 4], [np.arange(400, dtype=np.int32)] * 2, [1.0, 1.0], 400)
     idx.near(np.arange(400, dtype=np.int32), np.ones(400, dtype=np.bool_))
     idx._compact(extra=0)

@@ -105,13 +105,16 @@ class JobScheduler:
         for j in ready:
             self._submit(j)
 
-    def run_on_workers(self, fn, n: int | None = None) -> list:
+    def run_on_workers(self, fn, n: int | None = None, here: bool = False) -> list:
         """Call ``fn()`` on ``n`` workers at once (all of them by default, or
-        inline once with ``workers=0``) and return their results in order."""
+        inline once with ``workers=0``) and return their results in order;
+        with ``here`` also once on the calling thread (its result last),
+        which would otherwise only wait."""
         if self._pool is None:
             return [fn()]
         futures = [self._pool.submit(fn) for _ in range(n or self.workers)]
-        return [f.result() for f in futures]
+        mine = [fn()] if here else []
+        return [f.result() for f in futures] + mine
 
     def close(self) -> None:
         if self._pool is not None:

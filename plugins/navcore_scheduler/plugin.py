@@ -24,11 +24,14 @@ def _requests(world):
 
 
 @navcore.hookimpl
-def navcore_frame_work(world, deadline, stats):
+def navcore_frame_work(world, deadline, stats, budget_nodes):
     q = _requests(world)
     if q is None:
         return
-    stats.requests_served += q.serve(deadline)
+    stats.requests_served += q.serve(deadline, budget_nodes)
+    stats.nodes_expanded += q.nodes_last
+    if q.search_s_last:         # of time_requests_ms: the searches (the rest is Python
+        stats.extra["search_ms"] = q.search_s_last * 1e3    # per request: resolve, publish)
     stats.requests_waiting = q.waiting
 
 

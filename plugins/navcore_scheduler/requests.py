@@ -4,16 +4,29 @@
 once. Each tick serves queued requests oldest first within the frame budget
 (``World.frame_budget_ms``, or ``tick(dt, budget_ms=...)``, counted from
 the start of the tick, so applying updates spends it too); the rest wait
-for the next tick. A search cannot be stopped midway, so one is started
-only when a search on that graph is expected to end before the deadline
-(the 90th percentile of its last 64; while there are fewer than 16, at
-most 4x their median), leaving time to publish the
-results. When the budget is gone before requests get
-their turn, one is served anyway if the previous tick served none, so at
-least every other tick serves one and none starves. Searches run on the worker
-pool when the world has workers; results are published and callbacks run
-on the thread that calls ``tick``, in request order, so ``workers=0`` and
-``workers=N`` give identical results.
+for the next tick. A search cannot be stopped midway, so requests are
+taken in rounds of as many as are expected to end before the deadline
+(a search on that graph: the 90th percentile of its last 64 chunks'
+time per search; while there are fewer than 16, at most 4x their median),
+leaving time to publish the results. When the budget is gone before
+requests get their turn, one is served anyway if the previous tick served
+none, so at least every other tick serves one and none starves.
+
+A round is searched in batches (``rounds.py``): resolved on the ticking
+thread (``replan_from``, points to nodes), split per graph and algorithm
+into chunks for the worker threads, each chunk one ``navcore_find_paths``
+call (for grids one nogil kernel call). Results are published and
+callbacks run on the thread that calls ``tick``, in request order, so
+``workers=0`` and ``workers=N`` give identical results.
+
+A node budget (``World(frame_budget_nodes=N)``, ``tick(budget_nodes=N)``)
+counts the nodes the served searches expanded: requests are accepted in
+queue order until the sum reaches it (the one that crosses it is served,
+and each frame serves at least one); results a round computed past that
+point are dropped and their requests wait at the front of the queue. A
+deterministic world counts nodes only (no deadline): rounds are sized
+from the searches' past expansions, so even the sequence of rounds, and
+of ``replan_from`` calls, is the same on any machine and worker count.
 
 A request made with ``repath=True`` stays active after it is served: when
 an update breaks its path or makes it dearer (a wall across it, a corner
@@ -38,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -48,8 +62,9 @@ from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths
+from .rounds import MIN_CHUNK_S, Item, run_round
 
-_RECENT = 64      # searches per graph the time estimate looks at
+_RECENT = 64      # chunks of searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
 
@@ -176,6 +191,11 @@ class RequestQueue:
         self._lock = threading.Lock()
         self._seq = 0
         self._durations = {}             # graph_id -> seconds of its recent searches
+        self._expanded = {}              # graph_id -> nodes its recent searches expanded
+        self._batchable = {}             # (graph class, plugins version) -> bool
+        self.nodes_last = 0              # nodes the last serving tick's searches expanded
+        self.search_s_last = 0.0         # seconds its rounds of searches took (run_round)
+        self.min_chunk_s = MIN_CHUNK_S   # least work of a chunk (Scheduler.min_chunk_ms)
         self._publish_cost = 0.0         # seconds to publish one result (running mean)
         self._served_last = 0            # requests the last serving tick served
         self._cancelled_queued = 0       # cancelled handles still in _pending
@@ -218,96 +238,229 @@ class RequestQueue:
         return len(self._pending) - self._cancelled_queued
 
     # -- serving ----------------------------------------------------------------
-    def serve(self, deadline: float) -> int:
-        """Serve queued requests until ``deadline`` (perf_counter seconds);
-        return how many were served."""
+    def serve(self, deadline: float, budget_nodes: int | None = None) -> int:
+        """Serve queued requests, oldest first, until ``deadline``
+        (perf_counter seconds; ``inf``: no clock) and, with ``budget_nodes``,
+        until the served searches expanded that many nodes; return how many
+        were served (``nodes_last``: the nodes they expanded).
+
+        Requests are searched in rounds (``rounds.run_round``): a round is
+        as many requests from the front of the queue as the budget is
+        expected to take, searched in batches on the workers, then
+        accepted in queue order. Under a node budget a round's results
+        after the one that spends the budget are dropped and those
+        requests go back to the front of the queue, so which requests a
+        frame serves depends on the queue and the searches only."""
+        self.nodes_last = 0
+        self.search_s_last = 0.0
         if not self._pending:
             return 0
-        served = []
-        find_path = self.world.find_path
-        pending, lock = self._pending, self._lock
-
-        # one request goes even past the deadline when the last tick served
-        # none, so updates that eat the budget cannot starve requests
-        free_pass = [self._served_last == 0]
         clock = time.perf_counter
-        durations = self._durations
+        timed = deadline < math.inf
+        par = max(self.jobs.workers, 1)
         # what a search on each graph is expected to take (see _estimate)
-        estimates = {gid: _estimate(d) for gid, d in durations.items()}
-        publish = self._publish_cost
-
-        def drain():
-            while True:
-                with lock:
-                    while pending and pending[0]._cancelled:
-                        gone = pending.popleft()
-                        gone._queued = gone._in_queue = False
-                        self._cancelled_queued -= 1
-                    if not pending:
-                        return
-                    h = pending[0]
-                    # start a search only if one like it is expected to end
-                    # before the deadline (a search cannot be stopped
-                    # midway), leaving time to publish every result
-                    need = estimates.get(h.graph_id, 0.0) + (len(served) + 1) * publish
-                    if clock() + need > deadline and not free_pass[0]:
-                        return
-                    free_pass[0] = False
-                    pending.popleft()._in_queue = False
-                t0 = clock()
-                try:
-                    if h._served and h.replan_from is not None:
-                        h.start = h.replan_from(h)
-                    r, e = find_path(h.graph_id, h.start, h.goal, algorithm=h.algorithm), None
-                except Exception as exc:         # bad start/goal etc.: the handle says so
-                    r, e = None, exc
-                took = clock() - t0
-                with lock:
-                    served.append((h.seq, h, r, e))
-                    recent = durations.get(h.graph_id)
-                    if recent is None:
-                        recent = durations[h.graph_id] = deque(maxlen=_RECENT)
-                    recent.append(took)
-
-        self.jobs.run_on_workers(drain)
-        served.sort(key=lambda item: item[0])    # publish in request order
-        t0 = clock()
-        for _, h, r, e in served:
-            self._publish(h, r, e)
-        if served:        # what publishing (callbacks included) costs per result
-            per = (clock() - t0) / len(served)
-            self._publish_cost += (per - self._publish_cost) / 8.0
-        self._served_last = len(served)
-        return len(served)
-
-    def _publish(self, h, result, error) -> None:
-        h._queued = False
-        if h._served:
-            h.repaths += 1
-        h._served += 1
-        h._result, h._error = result, error
-        if error is not None:           # no result to keep up to date any more
-            self._active.get(h.graph_id, {}).pop(h.seq, None)
-            self._drop_path(h)
-        elif h.repath and not h._cancelled:
-            if result.status is PathStatus.FOUND:
-                self._active.get(h.graph_id, {}).pop(h.seq, None)
-                index = self._paths.get(h.graph_id)
-                if index is None:
-                    index = self._paths[h.graph_id] = ActivePaths()
-                index.put(h, result.nodes, result.cost,
-                          self.world.graph(h.graph_id).num_nodes)
+        estimates = {gid: _estimate(d) for gid, d in self._durations.items()} if timed else {}
+        means = {gid: sum(d) / len(d) for gid, d in self._expanded.items() if d}
+        # one request goes even past the deadline when the last tick served
+        # none, so updates that eat the budget cannot starve requests; under
+        # a node budget every frame serves at least one
+        free_pass = self._served_last == 0 or budget_nodes is not None
+        spent = 0
+        accepted = []
+        while budget_nodes is None or spent < budget_nodes or not accepted:
+            take = self._take(deadline if timed else None, estimates, par, free_pass,
+                              None if budget_nodes is None else budget_nodes - spent, means,
+                              len(accepted))
+            if not take:
+                break
+            free_pass = False
+            items = self._prepare(take)
+            per = {gid: _estimate(d) for gid, d in self._durations.items() if d}
+            t_search = clock()
+            timing = run_round(self.world, self.jobs, items, self._batchable, per,
+                               self.min_chunk_s)
+            self.search_s_last += clock() - t_search
+            self._learn(items, timing)
+            for gid in {it.handle.graph_id for it in items}:    # what the round taught
+                if timed and gid in self._durations:
+                    estimates[gid] = _estimate(self._durations[gid])
+                d = self._expanded.get(gid)
+                if d:
+                    means[gid] = sum(d) / len(d)
+            cut = len(items)
+            if budget_nodes is not None:
+                for k, it in enumerate(items):
+                    spent += it.expanded
+                    if spent >= budget_nodes:
+                        cut = k + 1
+                        break
+                self._put_back(items[cut:])
             else:
-                self._drop_path(h)
-                self._active.setdefault(h.graph_id, {})[h.seq] = h
-        self._wake(h)
-        if h.callback is not None:
+                spent += sum(it.expanded for it in items)
+            accepted.extend(items[:cut])
+            if timed and clock() >= deadline:
+                break
+        accepted.sort(key=lambda it: it.handle.seq)   # publish in request order
+        t0 = clock()
+        self._publish_all(accepted)
+        if accepted:      # what publishing (callbacks included) costs per result
+            per = (clock() - t0) / len(accepted)
+            self._publish_cost += (per - self._publish_cost) / 8.0
+        self._served_last = len(accepted)
+        self.nodes_last = spent if budget_nodes is None else \
+            sum(it.expanded for it in accepted)
+        return len(accepted)
+
+    def _take(self, deadline, estimates, par, free_pass, nodes_left, means, accepted) -> list:
+        """The next round: handles popped from the front of the queue.
+
+        With a deadline, as many as are expected to finish before it (a
+        search's estimate shared among the workers, plus publishing every
+        result), and at most one per worker of a graph without an estimate
+        yet; with a node budget, until their expected expansions (the mean
+        of the graph's recent searches) reach what is left of it, one
+        request alone for a graph without any yet. The rule for nodes uses
+        nothing but earlier searches, so rounds are the same whatever the
+        number of workers."""
+        pending, take = self._pending, []
+        publish = self._publish_cost
+        if deadline is not None:
+            room = deadline - time.perf_counter() - publish * accepted
+        acc_t = acc_n = 0.0
+        unknown = 0
+        with self._lock:
+            while pending:
+                h = pending[0]
+                if h._cancelled:
+                    gone = pending.popleft()
+                    gone._queued = gone._in_queue = False
+                    self._cancelled_queued -= 1
+                    continue
+                gid = h.graph_id
+                last = False
+                if deadline is not None:
+                    est = estimates.get(gid)
+                    c = (0.0 if est is None else est / par) + publish
+                    if acc_t + c > room and not (free_pass and not take):
+                        break
+                    if est is None:
+                        unknown += 1
+                        if unknown > par:
+                            break
+                    acc_t += c
+                if nodes_left is not None:
+                    m = means.get(gid)
+                    if m is None:           # learn what a search costs first
+                        if take:
+                            break
+                        last = True
+                    elif take and acc_n >= nodes_left:
+                        break
+                    else:
+                        acc_n += max(m, nodes_left / 256.0)
+                pending.popleft()._in_queue = False
+                take.append(h)
+                if last:
+                    break
+        return take
+
+    def _prepare(self, take) -> list:
+        """Resolve each handle of a round on this thread, in order: its
+        start (``replan_from`` for a re-plan) and nodes, or its immediate
+        result (start or goal not walkable) or error."""
+        prepare = self.world.prepare_path
+        items = []
+        for h in take:
+            it = Item(h, h.start)
+            items.append(it)
             try:
-                h.callback(h)
-            except Exception as exc:       # the other results must still go out
-                _log.exception("the callback of path request %d on graph %r raised",
-                               h.seq, h.graph_id)
-                self._callback_errors.append((h, exc))
+                if h._served and h.replan_from is not None:
+                    it.start = h.replan_from(h)
+                _, req = prepare(h.graph_id, it.start, h.goal, h.algorithm)
+            except Exception as exc:         # bad start/goal etc.: the handle says so
+                it.error = exc
+                continue
+            if type(req) is PathResult:
+                it.result = req
+            else:
+                it.request = req
+        return items
+
+    def _learn(self, items, timing) -> None:
+        """Keep the recent search times and expansions of each graph (in
+        round order, so the node rule sees the same history on any number
+        of workers)."""
+        durations, expanded = self._durations, self._expanded
+        for gid, chunks in timing.items():
+            recent = durations.get(gid)
+            if recent is None:
+                recent = durations[gid] = deque(maxlen=_RECENT)
+            recent.extend(seconds / n for n, seconds in chunks)
+        for it in items:
+            if it.request is not None and it.result is not None:
+                recent = expanded.get(it.request.graph_id)
+                if recent is None:
+                    recent = expanded[it.request.graph_id] = deque(maxlen=_RECENT)
+                recent.append(it.result.expanded)
+
+    def _put_back(self, items) -> None:
+        """Requests searched past a spent node budget wait at the front
+        again, in their order (their results are dropped)."""
+        with self._lock:
+            for it in reversed(items):
+                h = it.handle
+                if h._cancelled:
+                    h._queued = False
+                    continue
+                h._in_queue = True
+                self._pending.appendleft(h)
+
+    def _publish_all(self, items) -> None:
+        """Give each item's handle its result, in request order: first every
+        handle of the frame (the paths kept up to date go into their
+        graph's index in one ``put_many``), then the waiters and callbacks,
+        so a callback sees all of the frame's results."""
+        puts: dict = {}
+        active = self._active
+        for it in items:
+            h, result, error = it.handle, it.result, it.error
+            h.start = it.start
+            h._queued = False
+            if h._served:
+                h.repaths += 1
+            h._served += 1
+            h._result, h._error = result, error
+            if error is not None:           # no result to keep up to date any more
+                active.get(h.graph_id, {}).pop(h.seq, None)
+                self._drop_path(h)
+            elif h.repath and not h._cancelled:
+                if result.status is PathStatus.FOUND:
+                    active.get(h.graph_id, {}).pop(h.seq, None)
+                    got = puts.get(h.graph_id)
+                    if got is None:
+                        got = puts[h.graph_id] = ([], [], [])
+                    got[0].append(h)
+                    got[1].append(result.nodes)
+                    got[2].append(result.cost)
+                else:
+                    self._drop_path(h)
+                    active.setdefault(h.graph_id, {})[h.seq] = h
+        for gid, (handles, paths, costs) in puts.items():
+            index = self._paths.get(gid)
+            if index is None:
+                index = self._paths[gid] = ActivePaths()
+            index.put_many(handles, paths, costs, self.world.graph(gid).num_nodes)
+        for it in items:
+            h = it.handle
+            if h._waiters or h._event is not None:
+                self._wake(h)
+            if h.callback is not None:
+                try:
+                    h.callback(h)
+                except Exception as exc:       # the other results must still go out
+                    _log.exception("the callback of path request %d on graph %r raised",
+                                   h.seq, h.graph_id)
+                    self._callback_errors.append((h, exc))
 
     def _wake(self, h) -> None:
         """Tell whoever waits on ``h`` (awaits, ``wait``) that it is done."""
@@ -391,6 +544,7 @@ class RequestQueue:
             mine.update((h.seq, h) for h in index.handles if h is not None)
         self._masks.pop(graph_id, None)
         self._durations.pop(graph_id, None)
+        self._expanded.pop(graph_id, None)
         for h in mine.values():
             h.cancel()
 

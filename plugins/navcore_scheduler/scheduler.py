@@ -1,6 +1,8 @@
 """``Scheduler``: what ``world.scheduler`` is when this plugin is loaded."""
 from __future__ import annotations
 
+from navcore.errors import NavError
+
 from .jobs import JobHandle, JobScheduler
 from .requests import PathHandle, RequestQueue
 
@@ -20,6 +22,22 @@ class Scheduler:
     @property
     def workers(self) -> int:
         return self.jobs.workers
+
+    @property
+    def min_chunk_ms(self) -> float:
+        """The least search time a worker thread's chunk of a frame's
+        requests is expected to take (0.5 ms); a frame with less than
+        twice that is searched on the ticking thread alone, as handing
+        work to another thread costs more than it saves. 0: every search a
+        chunk of its own, all on the worker threads (``navcore.testing``'s
+        ``workers_agree`` check sets it so each thread really searches)."""
+        return self.requests.min_chunk_s * 1e3
+
+    @min_chunk_ms.setter
+    def min_chunk_ms(self, value: float) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise NavError(f"min_chunk_ms must be a number >= 0, got {value!r}")
+        self.requests.min_chunk_s = float(value) / 1e3
 
     def schedule(self, fn, *args, depends_on=()) -> JobHandle:
         """Run ``fn(*args)`` as a job after ``depends_on``; see ``jobs.py``."""

@@ -191,7 +191,7 @@ graphs: [{id: hall, type: grid, rows: ["......"]}]
 agents: [{id: a, start: [0, 0], goal: [5, 0]}]
 """)
     summary = sim.run(7)
-    f = summary["frame_ms"]
+    f = summary["timing"]["frame_ms"]
     assert summary["frames"] == 7 and len(sim.frame_ms) == 7
     assert f["budget"] == 1.5
     assert f["p50"] == pytest.approx(np.percentile(sim.frame_ms, 50))

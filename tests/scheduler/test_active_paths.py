@@ -1,6 +1,6 @@
 """The scheduler's flat index of active paths against a plain dict of
-paths: same answers for ``near`` through random puts, drops and the
-compactions they trigger."""
+paths: same answers for ``near`` through random puts (one at a time and
+many at once), drops and the compactions they trigger."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -21,11 +21,18 @@ def test_near_matches_a_dict_of_paths(seed):
         if rng.random() < 0.2:
             idx.drop(h)
             truth.pop(h, None)
-        else:
+        elif rng.random() < 0.7:
             nodes = rng.integers(0, N, int(rng.integers(1, 120))).astype(np.int32)
             cost = float(rng.random())
             idx.put(h, nodes, cost, N)
             truth[h] = (nodes, cost)
+        else:                     # a frame's results at once (distinct handles)
+            hs = [int(x) for x in rng.choice(40, int(rng.integers(1, 12)), replace=False)]
+            paths = [rng.integers(0, N, int(rng.integers(1, 120))).astype(np.int32)
+                     for _ in hs]
+            costs = rng.random(len(hs))
+            idx.put_many(hs, paths, costs, N)
+            truth.update((k, (p, float(c))) for k, p, c in zip(hs, paths, costs))
         if step % 7 == 0:
             dirty = np.unique(rng.integers(0, N, int(rng.integers(1, 12))))
             mask = np.zeros(N, bool)
