@@ -76,4 +76,5 @@ class UpdateError(NavError, ValueError):
 
 
 class FrameError(NavError, ValueError):
-    """``World.tick`` was given a ``dt`` or ``budget_ms`` it cannot use."""
+    """``World.tick`` was given a ``dt`` or budget it cannot use, or
+    ``World(...)`` a frame setting (budget, workers, seed, warm-up)."""

@@ -66,6 +66,14 @@ MAX_INT_DIGITS = 64
 #: scene settings
 MAX_FRAMES = 30_000_000
 MAX_WORKERS = 256
+#: search threads per CPU a world may start: more only queue on the cores
+#: (and each holds its own scratch), so a larger count is a typo
+WORKERS_PER_CPU = 8
+
+
+def max_workers() -> int:
+    """The most search threads ``World(workers=)`` accepts on this machine."""
+    return min(MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
 
 
 def available_memory() -> int | None:

@@ -204,6 +204,8 @@ def describe(value) -> str:
         flat = "[" + ", ".join(describe(v) if not isinstance(v, str) else repr(v)
                                for v in value) + "]"
         return flat if len(flat) <= 40 else f"a list of {len(value)}"
+    if isinstance(value, int) and abs(value) >= 10 ** 40:    # 10**400 in a message
+        return f"an integer of {len(str(abs(value)))} digits"
     return repr(value)
 
 

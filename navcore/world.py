@@ -14,8 +14,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import validate
-from .errors import (FrameError, GraphError, NodeError, QueryError, UnknownGraphError,
+from . import limits, validate
+from .errors import (CapacityError, FrameError, GraphError, NodeError, PluginError, QueryError,
+                     UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry
@@ -54,16 +55,22 @@ class World:
     def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
                  workers: int = 0, seed: int | None = None, deterministic: bool = False,
                  frame_budget_nodes: int | None = None, warm_up=True):
+        # every setting checked before anything is made (threads, plugins)
         if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
-            raise GraphError(f"World: warm_up must be True, False or 'background', "
+            raise FrameError(f"World: warm_up must be True, False or 'background', "
                              f"got {warm_up!r}")
+        frame_budget_ms = _frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
+        workers = _workers(workers)
+        if seed is not None and not validate.is_int(seed):
+            raise FrameError(f"World: seed must be an integer or None, got {seed!r}")
+        if isinstance(plugins, (str, bytes)) or not isinstance(plugins, (list, tuple)):
+            raise PluginError(f"World: plugins must be a list of plugin modules or "
+                              f"objects, got {plugins!r}")
         self.warm_up_mode = warm_up
         #: seconds spent loading kernels in ``add_graph`` and ``warm_up`` so far
         self.warm_up_seconds = 0.0
         self._warming: dict = {}             # graph_id -> _BackgroundWarmUp in flight
         self._warm_thread = threading.local()   # marks the warm-up thread's own calls
-                 workers: int = 0, seed: int | None = None, deterministic: bool = False,
-                 frame_budget_nodes: int | None = None):
         #: serve requests by a node budget only, never by the clock (replays)
         self.deterministic = validate.boolean(deterministic, "deterministic", FrameError)
         #: nodes the searches of one frame may expand (``None``: no node
@@ -77,8 +84,8 @@ class World:
             self.plugins.register(p)
         self.graphs: dict = {}
         self.frame = 0
-        self.frame_budget_ms = float(frame_budget_ms)
-        self.workers = int(workers)
+        self.frame_budget_ms = frame_budget_ms
+        self.workers = workers
         self.seed = seed
         self._pending: dict = defaultdict(list)   # graph_id -> [Update]
         self._seq = 0
@@ -96,15 +103,15 @@ class World:
 
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
         """Build a graph of ``type`` from ``params`` and add it as ``graph_id``."""
-        if graph_id in self.graphs:
-            raise GraphError(f"graph id {graph_id!r} is already in use; "
-                             f"remove_graph it first")
         try:
             hash(graph_id)
         except TypeError:
             raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
+        if graph_id in self.graphs:
+            raise GraphError(f"graph id {graph_id!r} is already in use; "
+                             f"remove_graph it first")
         types = self.plugins.graph_types()
-        if type not in types:
+        if not isinstance(type, str) or type not in types:
             offered = ", ".join(f"{t} ({owner})" for t, (_, owner) in sorted(types.items()))
             left_out = "".join(f"; plugin {p.name!r} was not loaded: {p.reason}"
                                for p in self.plugins.skipped)
@@ -416,11 +423,14 @@ class World:
         them). For backends whose validation depends on what is already
         queued: a navmesh refuses to remove an obstacle that neither exists
         nor is queued to be added."""
+        self.graph(graph_id)
         return tuple(self._pending.get(graph_id, ()))
 
     def pending_updates(self, graph_id=None) -> int:
+        """Updates queued for ``graph_id`` (all graphs by default)."""
         if graph_id is None:
             return sum(len(v) for v in self._pending.values())
+        self.graph(graph_id)                  # an unknown id is a mistake, not 0
         return len(self._pending.get(graph_id, ()))
 
     def tick(self, dt: float = 0.0, budget_ms: float | None = None,
@@ -588,17 +598,34 @@ class _BackgroundWarmUp:
             raise err
 
 
-def _frame_number(value, what) -> float:
+def _workers(value) -> int:
+    """``World(workers=)``: an integer from 0 to ``limits.max_workers()``."""
+    if not validate.is_int(value) or value < 0:
+        raise FrameError(f"World: workers must be an integer >= 0 (search threads), "
+                         f"got {value!r}")
+    most = limits.max_workers()
+    if value > most:
+        raise CapacityError(f"World: workers={value} is more search threads than this "
+                            f"machine can use; at most {most} ({limits.WORKERS_PER_CPU} "
+                            f"per CPU, {limits.MAX_WORKERS} in all)")
+    return int(value)
+
+
+def _frame_number(value, what, where="tick: ") -> float:
     """A finite number ``>= 0`` of seconds or milliseconds for ``tick``, or
     ``FrameError``: a bool, a string, NaN, inf or a negative time would
     otherwise surface frames later, far from the mistake (a budget of 0
     is legal: a spent frame still serves one request every other tick)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
-        raise FrameError(f"tick: {what} must be a number, got {value!r}")
-    x = float(value)
-    if not np.isfinite(x) or x < 0:
-        raise FrameError(f"tick: {what} must be finite and >= 0, got {value!r}")
+        raise FrameError(f"{where}{what} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except OverflowError:                   # an int no float holds: 10**400
+        x = math.inf
+    if not math.isfinite(x) or x < 0:
+        raise FrameError(f"{where}{what} must be finite and >= 0, got "
+                         f"{validate.describe(value)}")
     return x
 
 

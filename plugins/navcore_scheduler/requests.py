@@ -58,6 +58,7 @@ from collections import deque
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
@@ -204,7 +205,12 @@ class RequestQueue:
     # -- requests -------------------------------------------------------------
     def request(self, graph_id, start, goal, algorithm, callback, repath,
                 replan_from=None) -> PathHandle:
-        self.world.graph(graph_id)        # unknown graph: fail now, queue nothing
+        # malformed input fails now and queues nothing: an unknown graph,
+        # start, goal or algorithm would otherwise surface frames later, in
+        # the tick that serves it. (Ends are resolved again when served: the
+        # graph may change in between; a blocked end is a result, not an error.)
+        self.world.prepare_path(graph_id, start, goal, algorithm)
+        repath = validate.boolean(repath, "repath", QueryError)
         if callback is not None and not callable(callback):
             raise QueryError(f"callback must be callable, got {callback!r}")
         if replan_from is not None and not callable(replan_from):

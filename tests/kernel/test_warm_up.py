@@ -126,7 +126,7 @@ def _rows():
 
 def test_warm_up_argument_is_strict():
     for bad in (1, 0, "yes", "now", None, np.bool_(True)):
-        with pytest.raises(navcore.GraphError, match="warm_up must be"):
+        with pytest.raises(navcore.FrameError, match="warm_up must be"):
             navcore.World(warm_up=bad)
 
 

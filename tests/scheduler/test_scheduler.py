@@ -57,12 +57,18 @@ def test_bad_requests_say_what_is_wrong_and_queue_nothing():
     with pytest.raises(navcore.QueryError, match="callback must be callable"):
         world.request_path("d", (0, 0), (1, 1), callback=5)
     assert world.scheduler.requests.waiting == 0
+    # malformed ends fail at the call, not frames later (issue 19) ...
+    with pytest.raises(navcore.NodeError, match="out of range"):
+        world.request_path("d", 0, 10_000)
+    with pytest.raises(navcore.QueryError, match="unknown algorithm 'nope'"):
+        world.request_path("d", 0, 1, algorithm="nope")
+    with pytest.raises(navcore.QueryError, match="repath must be True or False"):
+        world.request_path("d", 0, 1, repath="yes")
+    assert world.scheduler.requests.waiting == 0
+    # ... while a wall is an answer, given when served
     wall = world.request_path("d", (0, 0), (4, 0))
-    out = world.request_path("d", 0, 10_000)
     world.tick()
     assert wall.result().status == PathStatus.INVALID_GOAL
-    with pytest.raises(navcore.NodeError, match="out of range"):
-        out.result()
     cancelled = world.request_path("d", (0, 0), (8, 0))
     cancelled.cancel()
     assert world.tick().requests_served == 0 and cancelled.done
