@@ -383,3 +383,45 @@ def refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity
             else:
                 k = 6 if dx > 0 else 7
             cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity, corner_cut)
+
+
+@njit(cache=True, nogil=True)
+def set_walkable(idx, val, walkable, free, W, flipped):
+    """Write ``val`` into the walkable mask (flat and padded) of cells
+    ``idx``; the cells that changed go to ``flipped`` (a cell listed twice
+    changes once). Returns their count. One pass, no temporaries: a 16x16
+    toggle costs microseconds, not the ~50 us of the numpy fancy-indexing
+    version."""
+    Wp = W + 2
+    n = 0
+    for i in range(idx.shape[0]):
+        c = idx[i]
+        if walkable[c] != val:
+            walkable[c] = val
+            free[(c // W + 1) * Wp + c % W + 1] = val
+            flipped[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def neighbourhood(cells, W, H, mark, out):
+    """``cells`` and their eight neighbours, each once, into ``out`` (in
+    no order); returns the count. ``mark`` is all zero on entry and on
+    return (a scratch the size of the grid, so no unique/sort of 9x the
+    cells is needed)."""
+    n = 0
+    for i in range(cells.shape[0]):
+        c = cells[i]
+        y = c // W
+        x = c % W
+        for ny in range(max(0, y - 1), min(H, y + 2)):
+            for nx in range(max(0, x - 1), min(W, x + 2)):
+                v = ny * W + nx
+                if mark[v] == 0:
+                    mark[v] = 1
+                    out[n] = v
+                    n += 1
+    for i in range(n):
+        mark[out[i]] = 0
+    return n

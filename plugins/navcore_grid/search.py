@@ -238,6 +238,10 @@ def warm_up(graph: GridGraph) -> None:
     if jps_applies(graph):
         grid_jps(graph, *pair)
         graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
+    # the update kernels, on nothing (an update's first tick must not load them)
+    none = np.empty(0, dtype=np.int64)
+    K.set_walkable(none, True, graph.walkable, graph.padded_free, W, none)
+    K.neighbourhood(none, W, graph.height, np.zeros(1, np.uint8), np.empty(0, np.int32))
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))

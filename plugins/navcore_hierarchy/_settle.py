@@ -19,12 +19,14 @@ whose area can have changed are looked at:
    one search is still going: that one is the rest of the old area, and
    it is never walked (the classic trick: the cost is bounded by the
    smaller sides, not by the area).
-4. Ids: each component takes the smallest old id it holds unless another
-   component of the update took it first (an unfinished search goes
-   first, so the large remainder of a split keeps its id; among whole
-   components, surviving nodes before new ones), else a free id. Nodes of L and of finished searches are relabelled directly; the
-   unwalked rest of an old area is relabelled by one pass over the ids
-   only when its id changed (a merge into a smaller id).
+4. Ids: each component takes the id of its largest old area (most
+   hierarchical nodes; ties: the smaller id) unless another component of
+   the update took it first (an unfinished search goes first, so the large
+   remainder of a split keeps its id; among whole components, surviving
+   nodes before new ones), else a free id. Nodes of L and of finished
+   searches are relabelled directly; the unwalked rest of a smaller area
+   that merged into a larger one is walked from L and relabelled (so a
+   merge costs the smaller side, never a pass over all ids).
 """
 from __future__ import annotations
 
@@ -191,8 +193,8 @@ def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
             if uf[r] == r and gflag[r] == 1 and qhead[r] < 0:
                 gflag[r] = 2
     counters[C_SEARCHED] = nvis
-    # 4. ids: each component's smallest old id (gid holds it until the
-    # next loop makes it final)
+    # 4. ids: each component's largest old area (most hierarchical nodes,
+    # ties: the smaller id); gid holds it until the next loop makes it final
     for i in range(nb + ncl):
         if i < nb:
             h = bnd[i]
@@ -201,7 +203,8 @@ def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
             h = cl_node[i - nb]
             x = cl_area[i - nb]
         r = find(uf, h)
-        if gid[r] < 0 or x < gid[r]:
+        y = gid[r]
+        if y < 0 or acount[x] > acount[y] or (acount[x] == acount[y] and x < y):
             gid[r] = x
     nch = 0
     # unfinished searches (and pieces alone) first, then whole components
@@ -218,8 +221,8 @@ def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
                 x = new_area(counters, afree, acount)
                 nch = note(x, changed, nch, anote, sc)
             gid[h] = x                # final (each root is seen once)
-    # where the unwalked rest of each old id goes
-    moved = False
+    # where the unwalked rest of each old id goes (only ids held by an
+    # unfinished search or a piece alone have an unwalked rest)
     for i in range(nb + ncl):
         if i < nb:
             h = bnd[i]
@@ -229,10 +232,33 @@ def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
             x = cl_area[i - nb]
         r = find(uf, h)
         if gflag[r] != 2:
-            y = gid[r]
-            amap[x] = y
-            if y != x:
-                moved = True
+            amap[x] = gid[r]
+    # a merge renamed the smaller parts: walk each from its nodes in L and
+    # in the searches over the nodes that still carry its old id
+    # (relabelled nodes no longer match, so no stamp is needed); bounded by
+    # the renamed parts' size
+    for i in range(nb + nvis):
+        h = bnd[i] if i < nb else vis[i - nb]
+        x = harea[h]
+        y = amap[x]
+        if y == x:
+            continue
+        act[0] = h
+        top = 1
+        while top:
+            top -= 1
+            e = ehead[act[top]]
+            while e >= 0:
+                o = eto[e]
+                if harea[o] == x and hmark[o] != st and hmark[o] != sv:
+                    harea[o] = y
+                    acount[x] -= 1
+                    acount[y] += 1
+                    nch = note(x, changed, nch, anote, sc)
+                    nch = note(y, changed, nch, anote, sc)
+                    act[top] = o
+                    top += 1
+                e = enext[e]
     # relabel L and the searched nodes
     for i in range(nl + nvis):
         if i < nb:
@@ -256,18 +282,6 @@ def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
         if x != y:
             nch = note(x, changed, nch, anote, sc)
             nch = note(y, changed, nch, anote, sc)
-    if moved:                         # a merge renamed an old id: relabel the rest
-        for h in range(counters[C_HWM]):
-            if hsize[h] == 0 or hmark[h] == st or hmark[h] == sv:
-                continue
-            x = harea[h]
-            if (aclaim[x] == sa or aclaim[x] == stk) and amap[x] != x:
-                y = amap[x]
-                harea[h] = y
-                acount[x] -= 1
-                acount[y] += 1
-                nch = note(x, changed, nch, anote, sc)
-                nch = note(y, changed, nch, anote, sc)
     # old ids left without nodes vanished
     for i in range(nrem):
         x = rarea[i]
