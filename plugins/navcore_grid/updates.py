@@ -21,7 +21,7 @@ from navcore.errors import UpdateError
 from navcore.types import Update
 
 from . import _kernels as K
-from .search import sync_blocked
+from .search import dirty_mark, sync_blocked
 
 _REGION_KEYS = ("rect", "cells", "mask")
 _VALUE_KEYS = ("walkable", "cost")
@@ -181,8 +181,7 @@ def _finish(graph, dirty):
 
 def _with_neighbours(graph, cells):
     """``cells`` and their eight neighbours, sorted, each once (int32)."""
-    mark = graph.scratch("navcore_grid.dirty_mark",
-                         lambda g: np.zeros(g.num_nodes, dtype=np.uint8))
+    mark = dirty_mark(graph)
     out = np.empty(9 * cells.size, dtype=np.int32)
     n = K.neighbourhood(np.ascontiguousarray(cells, dtype=np.int64), graph.width,
                         graph.height, mark, out)

@@ -6,10 +6,11 @@ tiles instead of by BFS: a hierarchical node is one connected piece of one
 16 x 16 tile (so at most 256 cells, the seed's tiling). That grouping is a
 function of the mask alone, which makes it cheap both ways:
 
-* from scratch, the pieces are found by a run-based union-find (the way
-  ``scipy.ndimage.label`` works): rows are cut into runs of walkable cells,
-  also at tile borders, and runs of two rows of one tile that touch are
-  joined. No CSR view is read (a grid does not even build one).
+* from scratch, the pieces are found by a run-based union-find, one band
+  of 16 rows at a time (pieces never cross a band, so each band is
+  finished while it is in cache): rows are cut into runs of walkable
+  cells, also at tile borders, and runs of two rows of one tile that touch
+  are joined. No CSR view is read (a grid does not even build one).
 * an update relabels just the tiles that hold a dirty cell; the pieces
   there never fragment or drift, whatever the history.
 
@@ -19,122 +20,173 @@ cutting has the components of 4-connectivity and says ``diag=False``.
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from ._base import (C_NBUILT, C_NCLAIM, C_NLIVE, C_STAMP, TILE, find, has_link, link,
-                    new_node, unlink_all)
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NLIVE, C_STAMP, TILE, find,
+                    has_link, link, new_node, union_min, unlink_all)
 
 _DX = (1, -1, 0, 0, 1, -1, 1, -1)
 _DY = (0, 0, 1, -1, 1, 1, -1, -1)
 
 
-def max_runs(height, width):
-    """Room for the runs of ``build_runs``: a run needs a walkable cell and
-    a wall or tile border after it."""
-    return height * ((width + 1) // 2 + (width + TILE - 1) // TILE + 1)
+@njit(cache=True, nogil=True)
+def band_runs(width):
+    """Room for the runs of one band of ``TILE`` rows: a run needs a
+    walkable cell and a wall or tile border after it (plus one slot the
+    scan writes past the last run)."""
+    return TILE * ((width + 1) // 2 + (width + TILE - 1) // TILE + 1) + 1
 
 
 @njit(cache=True, nogil=True)
-def build_runs(walk, H, W, diag, rs, re, rowstart, ruf):
-    """Cut rows into runs (``[rs, re)`` in x, split at tile borders) and
-    join the runs of one tile that touch. Returns ``(runs, pieces)``."""
-    d = 1 if diag else 0
-    nr = 0
-    for y in range(H):
-        rowstart[y] = nr
-        base = y * W
-        x = 0
-        while x < W:
-            if walk[base + x]:
-                x0 = x
-                lim = min(W, (x // TILE + 1) * TILE)
-                x += 1
-                while x < lim and walk[base + x]:
-                    x += 1
-                rs[nr] = x0
-                re[nr] = x
-                ruf[nr] = nr
-                nr += 1
-            else:
-                x += 1
-        if y % TILE != 0 and y > 0:
-            # runs of rows y-1 and y that touch, same tile column
-            p = rowstart[y - 1]
-            pend = rowstart[y]
-            for j in range(rowstart[y], nr):
-                while p < pend and re[p] + d <= rs[j]:
-                    p += 1
-                i = p
-                while i < pend and rs[i] < re[j] + d:
-                    if rs[i] // TILE == rs[j] // TILE:
-                        a = find(ruf, i)
-                        b = find(ruf, j)
-                        if a < b:
-                            ruf[b] = a
-                        elif b < a:
-                            ruf[a] = b
-                    i += 1
-    rowstart[H] = nr
-    pieces = 0
-    for r in range(nr):
-        if find(ruf, r) == r:
-            pieces += 1
-    return nr, pieces
+def band_links(width, diag):
+    """At most this many links are made per band: one per tile column
+    border and row (three with diagonals), and per cell of the band's top
+    row (three with diagonals)."""
+    k = 3 if diag else 1
+    return k * TILE * ((width + TILE - 1) // TILE) + k * width + 16
 
 
 @njit(cache=True, nogil=True)
-def assign_runs(H, W, diag, rs, re, rowstart, ruf, rid, hnode_of, hsize, ehead, enext,
-                eprev, eto, counters):
-    """Number the pieces in run order (ids 0, 1, ...), write every cell's
-    node, and link pieces whose runs touch across a tile border."""
+def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, ehead,
+                enext, eprev, eto, counters):
+    """Group the cells of rows ``y0..`` into pieces of tiles (ids from
+    ``counters[C_HWM]`` on, in row order) and link pieces that touch across
+    a tile border. Works band by band (``TILE`` rows; pieces never cross a
+    band) and returns the first band it did not do for want of room
+    (``H`` when done): the caller grows the arrays and calls again.
+
+    Per band: rows are cut into runs of walkable cells (also at tile
+    borders) by a branch-free scan, which writes each cell's run into
+    ``hnode_of``; runs of two rows that touch are joined (they overlap
+    exactly when one starts within the other, so one lookup of each run's
+    start in the other row finds every pair, no pointer loops whose exits
+    mispredict); then runs become piece ids and cells their piece, while
+    the band is still in cache. ``walk`` is the mask as uint8."""
     d = 1 if diag else 0
-    h = 0
-    for y in range(H):
-        base = y * W
-        x = 0
-        for r in range(rowstart[y], rowstart[y + 1]):
-            root = find(ruf, r)
-            if root == r:
-                hr = h
+    hcap = hsize.shape[0]
+    pcap = eto.shape[0] // 2
+    need_h = band_runs(W)
+    need_p = band_links(W, diag)
+    last = ruf.shape[0] - 1           # a valid slot to read for blocked cells
+    for yb in range(y0, H, TILE):
+        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
+            return yb
+        bh = min(TILE, H - yb)
+        nr = 0
+        ne = 0
+        for ly in range(bh):
+            rowstart[ly] = nr
+            base = (yb + ly) * W
+            prev = np.int32(0)
+            for x in range(W):
+                v = np.int32(walk[base + x])
+                tb = np.int32((x & (TILE - 1)) == 0)      # a tile border cuts runs
+                rs[nr] = x
+                nr += v & ((1 - prev) | tb)
+                hnode_of[base + x] = v * nr - 1
+                re[ne] = x
+                ne += prev & ((1 - v) | tb)
+                prev = v
+            re[ne] = W
+            ne += prev
+            for j in range(rowstart[ly], nr):
+                ruf[j] = j
+            if ly == 0:
+                continue
+            above = base - W
+            if not diag:
+                for j in range(rowstart[ly], nr):
+                    q = hnode_of[above + rs[j]]
+                    if q >= 0:           # j is still alone: q's root is smaller
+                        ruf[j] = find(ruf, q)
+                for i in range(rowstart[ly - 1], rowstart[ly]):
+                    q = hnode_of[base + rs[i]]
+                    if q >= 0:
+                        union_min(ruf, i, q)
+                continue
+            # diagonals widen the run above by one cell each side
+            for j in range(rowstart[ly], nr):
+                x = rs[j]
+                for k in range(-1, 2):
+                    xa = x + k
+                    if 0 <= xa < W and xa // TILE == x // TILE:
+                        q = hnode_of[above + xa]
+                        if q >= 0:
+                            union_min(ruf, q, j)
+            for i in range(rowstart[ly - 1], rowstart[ly]):
+                x = rs[i] - 1
+                if x >= 0 and x // TILE == rs[i] // TILE:
+                    q = hnode_of[base + x]
+                    if q >= 0:
+                        union_min(ruf, i, q)
+        # every run's parent has a smaller index (joins keep the smaller
+        # root, path halving only shortcuts): one forward pass numbers them
+        h = counters[C_HWM]
+        for r in range(nr):
+            p = ruf[r]
+            if p == r:
+                ruf[r] = -1 - h
+                hsize[h] = 0
+                ehead[h] = -1
                 h += 1
-                hsize[hr] = 0
-                ehead[hr] = -1
             else:
-                hr = rid[root]        # root < r: numbered already
-            rid[r] = hr
-            while x < rs[r]:
-                hnode_of[base + x] = -1
-                x += 1
-            while x < re[r]:
-                hnode_of[base + x] = hr
-                x += 1
-            hsize[hr] += re[r] - rs[r]
-        while x < W:
-            hnode_of[base + x] = -1
-            x += 1
-    counters[C_NLIVE] = h
-    for y in range(H):
-        end = rowstart[y + 1]
-        for r in range(rowstart[y], end - 1):       # across a tile column border
-            if re[r] == rs[r + 1] and not has_link(rid[r], rid[r + 1], ehead, enext, eto):
-                link(rid[r], rid[r + 1], ehead, enext, eprev, eto, counters)
-        if y == 0:
-            continue
-        top = y % TILE == 0
-        p = rowstart[y - 1]
-        pend = rowstart[y]
-        for j in range(rowstart[y], end):
-            while p < pend and re[p] + d <= rs[j]:
-                p += 1
-            i = p
-            while i < pend and rs[i] < re[j] + d:
-                if top or rs[i] // TILE != rs[j] // TILE:
-                    a = rid[i]
-                    b = rid[j]
-                    if not has_link(a, b, ehead, enext, eto):
-                        link(a, b, ehead, enext, eprev, eto, counters)
-                i += 1
-    return h
+                ruf[r] = ruf[p]
+            hsize[-1 - ruf[r]] += re[r] - rs[r]
+        counters[C_NLIVE] += h - counters[C_HWM]
+        counters[C_HWM] = h
+        for c in range(yb * W, (yb + bh) * W):
+            q = hnode_of[c]
+            t = ruf[q if q >= 0 else last]
+            hnode_of[c] = -1 - t if q >= 0 else -1
+        # links across tile column borders inside the band, then across
+        # its top border. Cells along a border mostly repeat the pair just
+        # seen, which is checked here, before any neighbour list; the
+        # checks are written out (a helper taking the lists, even
+        # inlined, made this part 5x slower)
+        for x in range(TILE, W, TILE):
+            la = -1
+            lb = -1
+            for ly in range(bh):
+                c = (yb + ly) * W + x
+                for k in range(3 if diag and ly + 1 < bh else 1):
+                    if k == 0:
+                        a = hnode_of[c - 1]
+                        b = hnode_of[c]
+                    elif k == 1:
+                        a = hnode_of[c - 1]
+                        b = hnode_of[c + W]
+                    else:
+                        a = hnode_of[c + W - 1]
+                        b = hnode_of[c]
+                    if a >= 0 and b >= 0 and (a != la or b != lb):
+                        la = a
+                        lb = b
+                        _link_new(a, b, ehead, enext, eprev, eto, counters)
+        if yb > 0:
+            base = yb * W
+            la = -1
+            lb = -1
+            for x in range(W):
+                b = hnode_of[base + x]
+                if b < 0:
+                    continue
+                for k in range(-d, d + 1):
+                    if 0 <= x + k < W:
+                        a = hnode_of[base - W + x + k]
+                        if a >= 0 and (a != la or b != lb):
+                            la = a
+                            lb = b
+                            _link_new(a, b, ehead, enext, eprev, eto, counters)
+    return H
+
+
+@njit(cache=True, nogil=True)
+def _link_new(a, b, ehead, enext, eprev, eto, counters):
+    """Link pieces ``a`` and ``b`` unless they are linked already (or the
+    same piece). Not inlined: it runs for few of the cells checked."""
+    if a != b and not has_link(a, b, ehead, enext, eto):
+        link(a, b, ehead, enext, eprev, eto, counters)
 
 
 @njit(cache=True, nogil=True)

@@ -74,7 +74,8 @@ class Hierarchy(DerivedView):
             self.stack = np.empty(K.TILE * K.TILE, dtype=np.int32)
             self._alloc_nodes(max(16, n // 64 + 16))
         self.cl_node = self.cl_area = np.empty(0, dtype=np.int32)
-        self._alloc_claims(1024)
+        # claims: a lattice update holds at most 256 per tile it touches
+        self._alloc_claims(1024 if self.lattice is None else 16 * K.TILE * K.TILE)
         self.builds = 0            # full recalculations so far
         self.updates = 0           # incremental updates so far
         self.local_updates = 0     # of which settled without a split search
@@ -146,8 +147,7 @@ class Hierarchy(DerivedView):
         c = self.counters
         c[:] = 0
         c[K.C_EFREE] = -1
-        self.prev_area[:] = -1
-        if self.lattice is not None:
+        if self.lattice is not None:    # (prev_area is written before it is read)
             self._recalculate_lattice()
         else:
             self._recalculate_generic()
@@ -158,25 +158,22 @@ class Hierarchy(DerivedView):
 
     def _recalculate_lattice(self):
         H, W, diag = self.lattice
-        walk = self.graph.walkable
-        rs = np.empty(L.max_runs(H, W), dtype=np.int32)
-        re, ruf, rid = np.empty_like(rs), np.empty_like(rs), np.empty_like(rs)
-        rowstart = np.empty(H + 1, dtype=np.int64)
-        nr, pieces = L.build_runs(walk, H, W, diag, rs, re, rowstart, ruf)
-        ntx, nty = -(-W // K.TILE), -(-H // K.TILE)
-        # links cross a tile border: at most one per row and column border
-        # (three with diagonals) and about one per column on a row border
-        bound = (3 if diag else 1) * H * ntx + (2 if diag else 1) * W * nty + 16
-        if self.hcap < pieces + 16:
-            self._alloc_nodes(pieces + pieces // 8 + 16)
-        if self.pcap < bound:
-            self._alloc_pairs(bound)
-        self.hsize[:] = 0
-        c = self.counters
-        c[K.C_HWM] = L.assign_runs(H, W, diag, rs, re, rowstart, ruf, rid, self.hnode_of,
-                                   self.hsize, self.ehead, self.enext, self.eprev, self.eto, c)
+        walk = self.graph.walkable.view(np.uint8)
+        m = L.band_runs(W)
+        rs, re, ruf = (np.empty(m, np.int32) for _ in range(3))
+        rowstart = np.empty(K.TILE + 1, np.int64)
+        if self.pcap < 4 * L.band_links(W, diag):
+            self._alloc_pairs(4 * L.band_links(W, diag))
+        y = 0
+        while y < H:
+            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, self.hnode_of,
+                              self.hsize, self.ehead, self.enext, self.eprev, self.eto,
+                              self.counters)
+            if y < H:           # room for one more band's worst case
+                self._ensure(m, L.band_links(W, diag))
 
     def _recalculate_generic(self):
+        self.prev_area[:] = -1          # no claims: every area is new
         self.hnode_of[:] = -1
         self.hsize[:] = 0
         self.ehead[:] = -1
