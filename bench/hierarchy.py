@@ -33,7 +33,9 @@ Medians and the worst (max) toggle are reported; ratios are against the
 median ``ndimage.label`` of the same map and run (``ratio`` = navcore time
 / other time: below 1 navcore is faster; goal <= 1/20 for the tick, <= 1.0
 for the full recalculation). The garbage collector is paused while a toggle
-is timed (as every timing in ``bench/``) and runs between the squares.
+is timed (as every timing in ``bench/``) and runs when it will between
+them (a ``gc.collect()`` per square, walking the whole heap, left the caches
+cold and doubled the next toggle).
 The seed (A* Pathfinding Project) reports a small update on a 1000x1000 grid
 "on the order of 40 times faster" than recalculating: the ``full / tick``
 column is that figure for navcore's whole tick.
@@ -76,7 +78,8 @@ def make_map(name, side, rng):
 
 
 def same_partition(ours, lab, free):
-    a, b = ours[free].astype(np.int64), lab[free].astype(np.int64)
+    free = free.ravel()
+    a, b = ours.ravel()[free].astype(np.int64), lab.ravel()[free].astype(np.int64)
     pairs = np.unique(a * (int(b.max()) + 1) + b).size
     return pairs == np.unique(a).size == np.unique(b).size
 
@@ -125,9 +128,6 @@ def bench_map(name, cfg, rng):
             t, stats = toggle(world, square, blocked)
             tick.append(t)
             inc.append(stats.time_observers_ms / 1e3)     # the areas' part of it
-        t0 = time.perf_counter()
-        ndimage.label(g.walkable_grid)
-        label.append(time.perf_counter() - t0)
         gc.enable()
         # the re-plan variant: two standing paths across the square
         handles = []
@@ -138,7 +138,6 @@ def bench_map(name, cfg, rng):
                 handles.append(world.request_path("m", a, b, repath=True))
         while not all(hd.done for hd in handles):
             world.tick()
-        gc.collect()
         gc.disable()
         for blocked in (True, False):
             t, stats = toggle(world, square, blocked)
@@ -148,7 +147,11 @@ def bench_map(name, cfg, rng):
         for hd in handles:
             hd.cancel()
         world.tick()
-        gc.collect()
+        gc.disable()
+        t0 = time.perf_counter()
+        ndimage.label(g.walkable_grid)
+        label.append(time.perf_counter() - t0)
+        gc.enable()
     free = g.walkable_grid
     assert same_partition(world.areas("m"), ndimage.label(free)[0], free), name
 

@@ -1,11 +1,15 @@
 """``Hierarchy``: connected components of one graph that survive updates.
 
 The A* Pathfinding Project's hierarchical graph (seed 000): real nodes are
-grouped by BFS into hierarchical nodes of at most 256; the hierarchical
-nodes and their connections form a small graph whose flood fill gives every
-real node an area id. An update removes only the hierarchical nodes that
-hold a dirty node (and their small neighbours), regroups those nodes and
-floods the small graph again.
+grouped into hierarchical nodes of at most 256 (by BFS; on a grid, the
+pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
+nodes and their links form a small graph whose components give every real
+node an area id. An update removes only the hierarchical nodes that hold a
+dirty node (tiles: those of its tiles), regroups those nodes and settles
+the areas that can have changed: merges from the new nodes and their
+neighbours, a possible split by searches from each piece taking turns,
+stopped when one is left (``_settle.py``); never a flood of the whole
+small graph, which the seed does after every update.
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
@@ -21,10 +25,13 @@ cost, an edge joining its ends both ways. On a directed graph they are the
 weakly connected components: different areas still prove "unreachable" in
 O(1), and within one area ``reachable`` falls back to a search.
 
-Area ids are small integers, stable while an area exists: a component
-keeps the smallest id its nodes had before an update. Ids of areas that
-split, merged, appeared or vanished are reported to
-``navcore_components_changed``.
+Area ids are small integers, stable while an area exists: an area that
+neither split nor merged keeps its id; a merged one keeps the id of its
+largest part (most hierarchical nodes); in a split the part the search did
+not finish (the larger remainder) keeps it and the others get new ids. Ids
+of areas that split, merged, appeared or vanished are reported to
+``navcore_components_changed``. A full recalculation numbers the areas
+0, 1, ... from the first node up.
 """
 from __future__ import annotations
 
