@@ -118,6 +118,19 @@ class NavGraph:
         """The CSR view (``offsets``, ``targets``, ``cost``, ...)."""
         return self._csr
 
+    def lattice(self):
+        """``None``, or ``(height, width, diagonal)`` when the graph is a
+        lattice: node ``y * width + x`` is the cell ``(x, y)`` of a
+        ``height`` x ``width`` grid, and its connected components (over
+        walkable nodes) are exactly those of the rule "walkable cells that
+        share a side are joined; with ``diagonal``, also those that share
+        only a corner". Costs and the move rule beyond that do not matter
+        (a grid that forbids cutting corners has the components of the
+        4-neighbour rule). Generic plugins may use it for whole-map passes
+        that need no CSR view: the hierarchy labels areas run by run, the
+        way ``scipy.ndimage.label`` does."""
+        return None
+
     def set_csr(self, storage) -> None:
         """Replace the CSR view (backends call this when topology changes,
         inside ``navcore_apply_updates``, whose one ``version`` bump per

@@ -177,8 +177,13 @@ def same_partition(ours, truth, walkable):
     truth = np.asarray(truth).ravel()
     walkable = np.asarray(walkable).ravel()
     assert ((ours == -1) == ~walkable).all()
-    a, b = ours[walkable], truth[walkable]
-    pairs = np.unique(np.stack([a, b]), axis=1).shape[1] if a.size else 0
+    a, b = ours[walkable].astype(np.int64), truth[walkable].astype(np.int64)
+    if not a.size:
+        return True
+    a, b = a - a.min(), b - b.min()
+    # distinct (a, b) pairs as one int64 key: unique(axis=1) sorts
+    # structured rows, 30x slower on large maps
+    pairs = np.unique(a * (int(b.max()) + 1) + b).size
     return pairs == np.unique(a).size == np.unique(b).size
 
 

@@ -415,6 +415,25 @@ def trace_into(parent, goal, Wp, W, out, at):
 
 
 @njit(cache=True, nogil=True)
+def set_walkable(idx, val, walkable, free, W, flipped):
+    """Write ``val`` into the walkable mask (flat and padded) of cells
+    ``idx``; the cells that changed go to ``flipped`` (a cell listed twice
+    changes once). Returns their count. One pass, no temporaries: a 16x16
+    toggle costs microseconds, not the ~50 us of the numpy fancy-indexing
+    version."""
+    Wp = W + 2
+    n = 0
+    for i in range(idx.shape[0]):
+        c = idx[i]
+        if walkable[c] != val:
+            walkable[c] = val
+            free[(c // W + 1) * Wp + c % W + 1] = val
+            flipped[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
 def astar_batch(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
                 corner_cut, ha, hb, hscale, lm, nk, lscale, starts, goals, g, parent,
                 enode, ekey, enext, head, fbits, ibits, gen, cost, expanded, offsets, buf,
@@ -449,3 +468,26 @@ def astar_batch(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
             used += n
         offsets[q + 1] = used
     return buf, used, starts.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def neighbourhood(cells, W, H, mark, out):
+    """``cells`` and their eight neighbours, each once, into ``out`` (in
+    no order); returns the count. ``mark`` is all zero on entry and on
+    return (a scratch the size of the grid, so no unique/sort of 9x the
+    cells is needed)."""
+    n = 0
+    for i in range(cells.shape[0]):
+        c = cells[i]
+        y = c // W
+        x = c % W
+        for ny in range(max(0, y - 1), min(H, y + 2)):
+            for nx in range(max(0, x - 1), min(W, x + 2)):
+                v = ny * W + nx
+                if mark[v] == 0:
+                    mark[v] = 1
+                    out[n] = v
+                    n += 1
+    for i in range(n):
+        mark[out[i]] = 0
+    return n

@@ -173,6 +173,14 @@ class GridGraph(NavGraph):
                                       world=world, offsets=offsets)
         return self._csr
 
+    def lattice(self):
+        """``(height, width, diagonal)`` (see ``NavGraph.lattice``): cells
+        joined by sides, and by corners only when corner cutting is on
+        (without it a diagonal move needs both side cells, so it joins
+        nothing 4-neighbour moves do not)."""
+        return (self.height, self.width,
+                self.connectivity == 8 and self.corner_cutting)
+
     @property
     def csr_built(self) -> bool:
         return self._csr is not None

@@ -144,6 +144,13 @@ def sync_blocked(graph, padded_cells) -> None:
             s.stamp[padded_cells] = vals
 
 
+def dirty_mark(graph: GridGraph) -> np.ndarray:
+    """This thread's all-zero uint8 mask over the cells, for updates to
+    mark the cells they make dirty (and clear them again)."""
+    return graph.scratch("navcore_grid.dirty_mark",
+                         lambda g: np.zeros(g.num_nodes, dtype=np.uint8))
+
+
 def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
     1 <= diagonal_cost <= 2 (its pruning rules assume that move model),
@@ -311,6 +318,11 @@ def warm_up(graph: GridGraph) -> None:
     if jps_applies(graph):
         grid_jps(graph, *pair)
         graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
+    # the update kernels and their scratch, on nothing (an update's first
+    # tick must not load them)
+    none = np.empty(0, dtype=np.int64)
+    K.set_walkable(none, True, graph.walkable, graph.padded_free, W, none)
+    K.neighbourhood(none, W, graph.height, dirty_mark(graph), np.empty(0, np.int32))
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
     from navcore.types import PathBatch                    # the scheduler's batches
     for algorithm in ("astar", "jps") if jps_applies(graph) else ("astar",):

@@ -21,7 +21,7 @@ from navcore.errors import UpdateError
 from navcore.types import Update
 
 from . import _kernels as K
-from .search import sync_blocked
+from .search import dirty_mark, sync_blocked
 
 _REGION_KEYS = ("rect", "cells", "mask")
 _VALUE_KEYS = ("walkable", "cost")
@@ -54,8 +54,9 @@ def _region(graph, key, value):
     W, H = graph.width, graph.height
     if key == "rect":
         x, y, w, h = validate.rect(value, W, H)
-        ys, xs = np.mgrid[y:y + h, x:x + w]
-        return (ys * W + xs).ravel(), (h, w)
+        idx = np.arange(y * W, (y + h) * W, W, dtype=np.int64)[:, None] \
+            + np.arange(x, x + w, dtype=np.int64)
+        return idx.ravel(), (h, w)
     if key == "cells":
         arr = validate.array(value, "cells", UpdateError)
         if arr.size == 0:
@@ -104,7 +105,10 @@ def _last_wins(idx, val):
 
 
 def apply_updates(graph, batch) -> np.ndarray:
-    """Apply a batch (later updates win per cell); return the dirty nodes."""
+    """Apply a batch (later updates win per cell); return the dirty nodes
+    (sorted, distinct)."""
+    if len(batch) == 1 and batch[0].kind == "walkable":
+        return _apply_walkable(graph, batch[0].params)
     w_idx, w_val, c_idx, c_val = [], [], [], []
     for upd in batch:
         p = upd.params
@@ -144,24 +148,46 @@ def apply_updates(graph, batch) -> np.ndarray:
     if not changed:
         graph.version += 1
         return np.empty(0, dtype=np.int32)
-    dirty = _with_neighbours(graph, np.unique(np.concatenate(changed)))
+    return _finish(graph, _with_neighbours(graph, np.concatenate(changed)))
+
+
+def _apply_walkable(graph, p):
+    """One ``walkable=`` update, the common case (a door, a block): one
+    kernel pass instead of the batch's unique/last-wins machinery (a
+    second write of a cell within one update writes the same value)."""
+    idx = p["idx"]
+    flipped = np.empty(idx.size, dtype=np.int64)
+    k = K.set_walkable(idx, p["walkable"], graph.walkable, graph.padded_free, graph.width,
+                       flipped)
+    graph.epoch += 1
+    if k == 0:
+        graph.version += 1
+        return np.empty(0, dtype=np.int32)
+    flip = flipped[:k]
+    W, Wp = graph.width, graph.padded_width
+    pad = (flip // W + 1) * Wp + flip % W + 1
+    graph.sync_bits(pad)
+    sync_blocked(graph, pad)
+    return _finish(graph, _with_neighbours(graph, flip))
+
+
+def _finish(graph, dirty):
     if graph.csr_built:
         csr = graph.csr
         K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free,
-                             graph.padded_cost, W, graph.diagonal_cost, graph.connectivity,
-                             graph.corner_cutting, dirty.astype(np.int64))
+                             graph.padded_cost, graph.width, graph.diagonal_cost,
+                             graph.connectivity, graph.corner_cutting, dirty.astype(np.int64))
         csr.cost_version += 1
     graph.version += 1
     return dirty
 
 
 def _with_neighbours(graph, cells):
-    W, H = graph.width, graph.height
-    ys, xs = np.divmod(cells, W)
-    out = []
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            nx, ny = xs + dx, ys + dy
-            ok = (nx >= 0) & (nx < W) & (ny >= 0) & (ny < H)
-            out.append(ny[ok] * W + nx[ok])
-    return np.unique(np.concatenate(out)).astype(np.int32)
+    """``cells`` and their eight neighbours, sorted, each once (int32)."""
+    mark = dirty_mark(graph)
+    out = np.empty(9 * cells.size, dtype=np.int32)
+    n = K.neighbourhood(np.ascontiguousarray(cells, dtype=np.int64), graph.width,
+                        graph.height, mark, out)
+    out = out[:n]
+    out.sort()
+    return out

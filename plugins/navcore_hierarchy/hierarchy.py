@@ -1,11 +1,15 @@
 """``Hierarchy``: connected components of one graph that survive updates.
 
 The A* Pathfinding Project's hierarchical graph (seed 000): real nodes are
-grouped by BFS into hierarchical nodes of at most 256; the hierarchical
-nodes and their connections form a small graph whose flood fill gives every
-real node an area id. An update removes only the hierarchical nodes that
-hold a dirty node (and their small neighbours), regroups those nodes and
-floods the small graph again.
+grouped into hierarchical nodes of at most 256 (by BFS; on a grid, the
+pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
+nodes and their links form a small graph whose components give every real
+node an area id. An update removes only the hierarchical nodes that hold a
+dirty node (tiles: those of its tiles), regroups those nodes and settles
+the areas that can have changed: merges from the new nodes and their
+neighbours, a possible split by searches from each piece taking turns,
+stopped when one is left (``_settle.py``); never a flood of the whole
+small graph, which the seed does after every update.
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
@@ -21,10 +25,13 @@ cost, an edge joining its ends both ways. On a directed graph they are the
 weakly connected components: different areas still prove "unreachable" in
 O(1), and within one area ``reachable`` falls back to a search.
 
-Area ids are small integers, stable while an area exists: a component
-keeps the smallest id its nodes had before an update. Ids of areas that
-split, merged, appeared or vanished are reported to
-``navcore_components_changed``.
+Area ids are small integers, stable while an area exists: an area that
+neither split nor merged keeps its id; a merged one keeps the id of its
+largest part (most hierarchical nodes); in a split the part the search did
+not finish (the larger remainder) keeps it and the others get new ids. Ids
+of areas that split, merged, appeared or vanished are reported to
+``navcore_components_changed``. A full recalculation numbers the areas
+0, 1, ... from the first node up.
 """
 from __future__ import annotations
 
@@ -34,7 +41,10 @@ from navcore import validate
 from navcore.errors import NodeError, QueryError
 from navcore.views import DerivedView
 
+from . import _generic as G
 from . import _kernels as K
+from . import _lattice as L
+from . import _settle as S
 
 
 class Hierarchy(DerivedView):
@@ -52,69 +62,81 @@ class Hierarchy(DerivedView):
         n = graph.num_nodes
         self.num_nodes = n
         self.directed = bool(graph.directed)
+        #: ``(height, width, diagonal)`` when the graph is a lattice
+        #: (``NavGraph.lattice``): grouped by tiles, else by BFS
+        self.lattice = None if self.directed else graph.lattice()
         self.hnode_of = np.full(n, -1, dtype=np.int32)
         self.prev_area = np.full(n, -1, dtype=np.int32)
-        self.seeds = np.empty(n, dtype=np.int32)
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
-        self._alloc_nodes(max(16, n // 128 + 16))
-        self._alloc_connections(max(64, 8 * (n // 128 + 16)))
+        self.hcap = self.pcap = 0
+        if self.lattice is None:
+            self.seeds = np.empty(n, dtype=np.int32)
+            self._alloc_nodes(max(16, n // 128 + 16))
+            self._alloc_pairs(max(64, 4 * (n // 128 + 16)))
+        else:
+            H, W, _ = self.lattice
+            ntiles = -(-H // K.TILE) * -(-W // K.TILE)
+            self.tmark = np.zeros(ntiles, dtype=np.int64)
+            self.tiles = np.empty(ntiles, dtype=np.int32)
+            self.stack = np.empty(K.TILE * K.TILE, dtype=np.int32)
+            self._alloc_nodes(max(16, n // 64 + 16))
+        self.cl_node = self.cl_area = np.empty(0, dtype=np.int32)
+        # claims: a lattice update holds at most 256 per tile it touches
+        self._alloc_claims(1024 if self.lattice is None else 16 * K.TILE * K.TILE)
         self.builds = 0            # full recalculations so far
         self.updates = 0           # incremental updates so far
-        self.local_updates = 0     # of which settled without a global flood
+        self.local_updates = 0     # of which settled without a split search
+        self.searched_nodes = 0    # hierarchical nodes the split searches walked
         self.recalculate()
 
     # -- storage --------------------------------------------------------------
     def _alloc_nodes(self, hcap):
         """(Re)allocate the per-hierarchical-node arrays with room for
-        ``hcap`` ids, keeping what is there."""
+        ``hcap`` ids, keeping what is there (amortised doubling: no
+        allocation in a steady stream of updates)."""
         def grow(name, dtype, size, fill=0):
             arr = np.full(size, fill, dtype=dtype)
             prev = getattr(self, name, None)
             if prev is not None:
                 arr[:prev.size] = prev
             setattr(self, name, arr)
-        for name, dtype in (("hsize", np.int32), ("hgen", np.int32), ("harea", np.int32),
-                            ("hprev", np.int32), ("cstart", np.int64), ("ccount", np.int32),
-                            ("hmark", np.int64), ("hfree", np.int32), ("removed", np.int32),
-                            ("uf", np.int32), ("rid", np.int32), ("hmixed", np.bool_),
-                            ("bnd", np.int32), ("built", np.int32)):
-            grow(name, dtype, hcap)
-        grow("children", np.int32, hcap * K.MAX_CHILDREN)
+        for name in ("hsize", "harea", "uf", "fuf", "fcount", "qhead", "qtail", "qnext",
+                     "gid", "act", "vis", "removed", "rarea", "bnd", "built", "hfree"):
+            grow(name, np.int32, hcap)
+        grow("ehead", np.int32, hcap, -1)
+        grow("hmark", np.int64, hcap)
+        grow("gflag", np.int8, hcap)
+        if self.lattice is None:
+            grow("children", np.int32, hcap * K.MAX_CHILDREN)
         acap = 2 * hcap + 2      # old and new area ids can coexist in one update
-        for name in ("acount", "anew", "afree", "changed"):
+        for name in ("acount", "afree", "changed", "aown", "amap"):
             grow(name, np.int32, acap)
-        grow("aclaim", np.int64, acap)
-        grow("anote", np.int64, acap)
+        for name in ("aclaim", "anote", "aseen"):
+            grow(name, np.int64, acap)
         self.hcap = hcap
 
-    def _alloc_connections(self, ccap):
-        used = int(self.counters[K.C_CUSED])
-        cnode = np.empty(ccap, dtype=np.int32)
-        cgen = np.empty(ccap, dtype=np.int32)
-        if hasattr(self, "cnode"):
-            cnode[:used] = self.cnode[:used]
-            cgen[:used] = self.cgen[:used]
-        self.cnode, self.cgen = cnode, cgen
-        # second buffer for compaction without allocating
-        self._cnode2 = np.empty(ccap, dtype=np.int32)
-        self._cgen2 = np.empty(ccap, dtype=np.int32)
+    def _alloc_pairs(self, pcap):
+        """Room for ``pcap`` links (pairs of half-edges), keeping them."""
+        for name in ("eto", "enext", "eprev"):
+            arr = np.empty(2 * pcap, dtype=np.int32)
+            prev = getattr(self, name, None)
+            if prev is not None:
+                arr[:prev.size] = prev
+            setattr(self, name, arr)
+        self.pcap = pcap
 
-    def _make_room(self, need):
-        """More hierarchical ids (``need == 0``) or ``need`` more connection
-        entries: compact the connection lists when half of them are
-        garbage, else double (amortised; no per-update allocation)."""
+    def _alloc_claims(self, size):
+        if size > self.cl_node.size:
+            self.cl_node = np.empty(size, dtype=np.int32)
+            self.cl_area = np.empty(size, dtype=np.int32)
+
+    def _ensure(self, ids, pairs):
+        """At least ``ids`` unused hierarchical ids and ``pairs`` free links."""
         c = self.counters
-        if need == 0:
-            self._alloc_nodes(2 * self.hcap)
-            return
-        live = int(c[K.C_CUSED] - c[K.C_CGARBAGE])
-        if c[K.C_CGARBAGE] >= live and live + need <= self.cnode.size:
-            K.compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
-                       self._cnode2, self._cgen2, c)
-            self.cnode, self._cnode2 = self._cnode2, self.cnode
-            self.cgen, self._cgen2 = self._cgen2, self.cgen
-        if c[K.C_CUSED] + need > self.cnode.size:
-            self._alloc_connections(max(2 * self.cnode.size, int(c[K.C_CUSED] + need)))
+        if self.hcap - c[K.C_HWM] + c[K.C_NFREE] < ids:
+            self._alloc_nodes(max(2 * self.hcap, int(c[K.C_HWM]) + ids))
+        if self.pcap - c[K.C_ELIVE] < pairs:
+            self._alloc_pairs(max(2 * self.pcap, int(c[K.C_ELIVE]) + pairs))
 
     def _csr_arrays(self):
         csr = self.graph.csr
@@ -128,21 +150,62 @@ class Hierarchy(DerivedView):
     # -- build and update -----------------------------------------------------
     def recalculate(self) -> np.ndarray:
         """Rebuild everything from scratch; returns the changed area ids
-        (all areas on the first build)."""
+        (all areas, numbered 0, 1, ... from the lowest node up)."""
+        c = self.counters
+        c[:] = 0
+        c[K.C_EFREE] = -1
+        if self.lattice is not None:    # (prev_area is written before it is read)
+            self._recalculate_lattice()
+        else:
+            self._recalculate_generic()
+        k = S.flood_all(self.hsize, self.harea, self.ehead, self.enext, self.eto, self.uf,
+                        self.acount, c)
+        self.builds += 1
+        return np.arange(k, dtype=np.int32)
+
+    def _recalculate_lattice(self):
+        H, W, diag = self.lattice
+        walk = self.graph.walkable.view(np.uint8)
+        m = L.band_runs(W)
+        rs, re, ruf = (np.empty(m, np.int32) for _ in range(3))
+        rowstart = np.empty(K.TILE + 1, np.int64)
+        if self.pcap < 4 * L.band_links(W, diag):
+            self._alloc_pairs(4 * L.band_links(W, diag))
+        y = 0
+        while y < H:
+            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, self.hnode_of,
+                              self.hsize, self.ehead, self.enext, self.eprev, self.eto,
+                              self.counters)
+            if y < H:           # room for one more band's worst case
+                self._ensure(m, L.band_links(W, diag))
+
+    def _recalculate_generic(self):
+        self.prev_area[:] = -1          # no claims: every area is new
         self.hnode_of[:] = -1
-        self.prev_area[:] = -1
         self.hsize[:] = 0
-        self.hgen[:] = 0
-        self.hmixed[:] = False
-        self.ccount[:] = 0
-        self.acount[:] = 0
-        self.counters[:] = 0
+        self.ehead[:] = -1
         walk = np.flatnonzero(self.graph.walkable).astype(np.int32)
         self.seeds[:walk.size] = walk
+        self._group(walk.size)
+
+    def _group(self, ns):
         offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
-        changed = self._regroup(walk.size, 0, 0, offsets, targets, cost, roff, rsrc, reid)
-        self.builds += 1
-        return changed
+        c = self.counters
+        c[K.C_NBUILT] = 0
+        c[K.C_NCLAIM] = 0
+        i = 0
+        while True:
+            i, need = G.group(self.seeds, i, ns, self.graph.walkable, offsets, targets, cost,
+                              self.directed, roff, rsrc, reid, self.hnode_of, self.children,
+                              self.hsize, self.harea, self.ehead, self.enext, self.eprev,
+                              self.eto, self.hfree, self.hmark, c, self.prev_area,
+                              self.built, self.cl_node, self.cl_area, self.aseen)
+            if i >= ns:
+                return
+            if need == 0:
+                self._alloc_nodes(2 * self.hcap)
+            else:
+                self._alloc_pairs(max(2 * self.pcap, int(c[K.C_ELIVE]) + need))
 
     def grow(self, num_nodes: int) -> None:
         """Make room for nodes ``self.num_nodes .. num_nodes - 1``, which an
@@ -162,69 +225,60 @@ class Hierarchy(DerivedView):
 
     def update(self, dirty) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
-        flood again; returns the ids of areas that split, merged, appeared
-        or vanished (empty when connectivity did not change)."""
-        dirty = np.unique(np.asarray(dirty, dtype=np.int64)).astype(np.int32)
+        settle the areas they can change; returns the ids of areas that
+        split, merged, appeared or vanished (empty when connectivity did
+        not change)."""
+        dirty = np.asarray(dirty)
+        if dirty.dtype != np.int32 or (dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any()):
+            dirty = np.unique(dirty.astype(np.int64)).astype(np.int32)
         if dirty.size == 0:
             return dirty
         if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
             raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
                             f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
-        offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
-        nrem, nb, ns = K.remove(dirty, self.graph.walkable, offsets, targets,
-                                 self.directed, roff, rsrc, self.hnode_of, self.children,
-                                 self.hsize, self.hgen, self.harea, self.ccount,
-                                 self.hmark, self.counters, self.removed, self.bnd,
-                                 self.seeds, self.prev_area)
-        changed = self._regroup(ns, nrem, nb, offsets, targets, cost, roff, rsrc, reid)
+        c = self.counters
+        if self.lattice is not None:
+            H, W, diag = self.lattice
+            nt, nrem, nb = L.remove_tiles(dirty, W, H, self.hnode_of, self.hsize, self.harea,
+                                          self.ehead, self.enext, self.eprev, self.eto,
+                                          self.hmark, self.tmark, c, self.acount, self.tiles,
+                                          self.prev_area, self.removed, self.rarea, self.bnd)
+            # a 16 x 16 tile holds at most 128 pieces and 64 border cells
+            self._ensure(129 * nt, 8 * 64 * nt)
+            self._alloc_claims(K.TILE * K.TILE * nt)
+            L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
+                            self.hsize, self.harea, self.ehead, self.enext, self.eprev,
+                            self.eto, self.hfree, c, self.built, self.prev_area, self.cl_node,
+                            self.cl_area, self.aseen, self.stack)
+        else:
+            nrem, nb, ns = G.remove(dirty, self.graph.walkable, self.hnode_of, self.children,
+                                    self.hsize, self.harea, self.ehead, self.enext,
+                                    self.eprev, self.eto, self.hmark, c, self.acount,
+                                    self.removed, self.rarea, self.bnd, self.seeds,
+                                    self.prev_area)
+            self._alloc_claims(ns)
+            self._group(ns)
+        nch = S.settle(self.rarea, nrem, self.bnd, nb, self.built, self.cl_node, self.cl_area,
+                       self.hsize, self.harea, self.ehead, self.enext, self.eto, self.hmark, c,
+                       self.uf, self.fuf, self.fcount, self.qhead, self.qtail, self.qnext,
+                       self.gflag, self.gid, self.act, self.vis, self.acount, self.aclaim,
+                       self.aown, self.amap, self.anote, self.afree, self.changed)
+        # removed ids are reused only from the next update on
+        f = int(c[K.C_NFREE])
+        self.hfree[f:f + nrem] = self.removed[:nrem]
+        c[K.C_NFREE] = f + nrem
         self.updates += 1
-        return changed
-
-    def _regroup(self, ns, nrem, nb, offsets, targets, cost, roff, rsrc, reid):
-        self.counters[K.C_NBUILT] = 0
-        i = 0
-        while True:
-            i, need = K.group(self.seeds, i, ns, self.graph.walkable, offsets, targets,
-                               cost, self.directed, roff, rsrc, reid, self.hnode_of,
-                               self.children, self.hsize, self.hgen, self.harea, self.hprev,
-                               self.hmixed, self.cstart, self.ccount, self.cnode, self.cgen, self.hfree,
-                               self.hmark, self.counters, self.prev_area, self.built)
-            if i >= ns:
-                break
-            self._make_room(need)
-        nch = -1
-        if self.builds:
-            nch = K.flood_local(self.removed, nrem, self.bnd, nb, self.built, self.hsize,
-                                 self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
-                                 self.ccount, self.cnode, self.cgen, self.hmark,
-                                 self.counters, self.uf, self.rid, self.acount, self.anew,
-                                 self.aclaim, self.anote, self.afree, self.changed)
-        if nch >= 0:
+        if c[K.C_SEARCHED] == 0:
             self.local_updates += 1
-            K.release(self.removed, nrem, self.hsize, self.hfree, self.counters)
-            return np.sort(self.changed[:nch])
-        nch = K.flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed,
-                       self.cstart,
-                       self.ccount, self.cnode, self.cgen, self.counters, self.uf,
-                       self.rid, self.acount, self.anew, self.aclaim, self.afree,
-                       self.changed)
-        K.release(self.removed, nrem, self.hsize, self.hfree, self.counters)
+        self.searched_nodes += int(c[K.C_SEARCHED])
         return np.sort(self.changed[:nch])
 
     def warm_up(self) -> None:
-        """Run the update kernels once without changing anything: regroup
-        the hierarchical node of one walkable node, flood the small graph
-        globally (ids stay), compact the connection lists."""
+        """Run the update kernels once without changing anything (regroup
+        around one walkable node and settle)."""
         walk = np.flatnonzero(self.graph.walkable[:4096])
         if walk.size:
-            self.update(walk[:1])
-        K.flood(self.hsize, self.hgen, self.harea, self.hprev, self.hmixed, self.cstart,
-                 self.ccount, self.cnode, self.cgen, self.counters, self.uf, self.rid,
-                 self.acount, self.anew, self.aclaim, self.afree, self.changed)
-        K.compact(self.hsize, self.cstart, self.ccount, self.cnode, self.cgen,
-                   self._cnode2, self._cgen2, self.counters)
-        self.cnode, self._cnode2 = self._cnode2, self.cnode
-        self.cgen, self._cgen2 = self._cgen2, self.cgen
+            self.update(walk[:1].astype(np.int32))
 
     # -- queries --------------------------------------------------------------
     @property

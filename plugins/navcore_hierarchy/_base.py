@@ -1,0 +1,155 @@
+"""Shared state layout and inlined helpers of the hierarchy kernels (private).
+
+The hierarchical graph: ``hsize[h] > 0`` for a live hierarchical node ``h``
+(0 marks a free id), ``harea[h]`` its area id. Its neighbours are a doubly
+linked list of half-edges in one pool: ``ehead[h]`` is the first, and
+``enext``/``eprev``/``eto`` link them. Half-edges come in pairs ``2p`` and
+``2p + 1`` (one in each end's list), so a pair's other half is ``e ^ 1``
+and removing a node unlinks its pairs from its neighbours in O(degree).
+The lists are symmetric because the bounded searches of an update walk
+from any node to all its neighbours (the connection lists of the seed are
+one-sided, which only a global flood can use). Free pairs are a list
+through ``enext[2p]`` headed by ``counters[C_EFREE]``; the wrapper keeps
+enough of them free before each update, so kernels never run out.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+MAX_CHILDREN = 256          # the seed's 16 x 16 tiling
+MIN_CHILDREN = MAX_CHILDREN // 2   # smaller neighbours are regrouped too
+TILE = 16                   # lattice graphs: a hierarchical node lies in one tile
+
+# counters[...]
+C_HWM = 0        # hierarchical ids below this have been used
+C_NFREE = 1      # entries on the free-id stack
+C_AHWM = 2       # area ids below this have been used
+C_ANFREE = 3     # entries on the free-area stack
+C_STAMP = 4      # for hmark, aclaim, anote, aseen (only ever grows)
+C_NLIVE = 5      # live hierarchical nodes
+C_NBUILT = 6     # hierarchical nodes built by the current update
+C_EFREE = 7      # first free half-edge pair, -1: none below C_EUSED
+C_EUSED = 8      # half-edge pairs below this have been used
+C_ELIVE = 9      # live half-edge pairs
+C_NCLAIM = 10    # (node, old area) claims written by the current update
+C_SEARCHED = 11  # nodes the last update's split search visited
+N_COUNTERS = 12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def find(uf, x):
+    while uf[x] != x:
+        uf[x] = uf[uf[x]]            # path halving
+        x = uf[x]
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def union_min(uf, a, b):
+    """Join the sets of ``a`` and ``b``; the smaller root stays root (so
+    a root is the lowest id of its set)."""
+    a = find(uf, a)
+    b = find(uf, b)
+    if a < b:
+        uf[b] = a
+    elif b < a:
+        uf[a] = b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def new_area(counters, afree, acount):
+    """An unused area id: a freed one, else the next never used."""
+    if counters[C_ANFREE] > 0:
+        counters[C_ANFREE] -= 1
+        x = afree[counters[C_ANFREE]]
+    else:
+        x = counters[C_AHWM]
+        counters[C_AHWM] += 1
+    acount[x] = 0
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def new_node(counters, hfree):
+    """An unused hierarchical id: a freed one, else the next never used
+    (the wrapper made sure one exists)."""
+    if counters[C_NFREE] > 0:
+        counters[C_NFREE] -= 1
+        h = hfree[counters[C_NFREE]]
+    else:
+        h = counters[C_HWM]
+        counters[C_HWM] += 1
+    counters[C_NLIVE] += 1
+    return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def note(x, changed, n, anote, st):
+    """Append area ``x`` to ``changed`` once per update (stamp ``st``)."""
+    if anote[x] != st:
+        anote[x] = st
+        changed[n] = x
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def link(h, o, ehead, enext, eprev, eto, counters):
+    """Record that ``h`` and ``o`` are adjacent (one pair of half-edges)."""
+    p = counters[C_EFREE]
+    if p >= 0:
+        counters[C_EFREE] = enext[2 * p]
+    else:
+        p = counters[C_EUSED]
+        counters[C_EUSED] += 1
+    counters[C_ELIVE] += 1
+    a = 2 * p
+    _push(a, h, o, ehead, enext, eprev, eto)
+    _push(a + 1, o, h, ehead, enext, eprev, eto)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push(e, u, v, ehead, enext, eprev, eto):
+    """Half-edge ``e`` (u -> v) becomes the head of ``u``'s list."""
+    eto[e] = v
+    eprev[e] = -1
+    first = ehead[u]
+    enext[e] = first
+    if first >= 0:
+        eprev[first] = e
+    ehead[u] = e
+
+
+@njit(cache=True, nogil=True, inline="always")
+def has_link(h, o, ehead, enext, eto):
+    e = ehead[h]
+    while e >= 0:
+        if eto[e] == o:
+            return True
+        e = enext[e]
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unlink_all(h, ehead, enext, eprev, eto, counters):
+    """Remove every pair of ``h``: its half in each neighbour's list is
+    unlinked, and the pair goes back to the free list."""
+    e = ehead[h]
+    while e >= 0:
+        nxt = enext[e]
+        t = e ^ 1
+        o = eto[e]
+        pt = eprev[t]
+        nt = enext[t]
+        if pt >= 0:
+            enext[pt] = nt
+        else:
+            ehead[o] = nt
+        if nt >= 0:
+            eprev[nt] = pt
+        p = e >> 1
+        enext[2 * p] = counters[C_EFREE]
+        counters[C_EFREE] = p
+        counters[C_ELIVE] -= 1
+        e = nxt
+    ehead[h] = -1

@@ -1,0 +1,168 @@
+"""Hierarchical nodes of any graph, by BFS over its CSR view (private
+kernels; the seed's grouping).
+
+``children[h * MAX_CHILDREN : ... + hsize[h]]`` are the members of ``h``.
+An edge joins its ends both ways when its cost is finite and both ends
+are walkable (the seed's rule; on directed graphs areas are therefore
+weakly connected components).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_NLIVE, C_STAMP,
+                    MAX_CHILDREN, MIN_CHILDREN, link, new_node, unlink_all)
+
+
+@njit(cache=True, nogil=True)
+def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, eprev, eto,
+           hmark, counters, acount, removed, rarea, bnd, seeds, prev_area):
+    """Remove every hierarchical node holding a dirty node, plus the small
+    nodes next to those (so fragments merge instead of piling up). Their
+    members and the newly walkable dirty nodes become ``seeds``, each with
+    its old area in ``prev_area``; surviving nodes next to removed ones go
+    to ``bnd``. ``dirty`` holds no duplicates. Returns ``(n_removed,
+    n_boundary, n_seeds)``."""
+    counters[C_STAMP] += 2
+    st = counters[C_STAMP] - 1        # removed
+    sb = st + 1                       # boundary
+    nrem = 0
+    ns = 0
+    for d in dirty:
+        h = hnode_of[d]
+        if h < 0:
+            if walkable[d]:               # was blocked, is walkable now
+                seeds[ns] = d
+                prev_area[d] = -1
+                ns += 1
+        elif hmark[h] != st:
+            hmark[h] = st
+            removed[nrem] = h
+            nrem += 1
+    for i in range(nrem):             # first-level nodes pull in small neighbours
+        e = ehead[removed[i]]
+        while e >= 0:
+            o = eto[e]
+            if hmark[o] != st and hsize[o] < MIN_CHILDREN:
+                hmark[o] = st
+                removed[nrem] = o
+                nrem += 1
+            e = enext[e]
+    nb = 0
+    for i in range(nrem):
+        e = ehead[removed[i]]
+        while e >= 0:
+            o = eto[e]
+            if hmark[o] != st and hmark[o] != sb:
+                hmark[o] = sb
+                bnd[nb] = o
+                nb += 1
+            e = enext[e]
+    for i in range(nrem):
+        h = removed[i]
+        base = h * MAX_CHILDREN
+        a = harea[h]
+        for j in range(hsize[h]):
+            u = children[base + j]
+            hnode_of[u] = -1
+            prev_area[u] = a
+            seeds[ns] = u
+            ns += 1
+        unlink_all(h, ehead, enext, eprev, eto, counters)
+        rarea[i] = a
+        acount[a] -= 1
+        hsize[h] = 0
+        counters[C_NLIVE] -= 1
+    return nrem, nb, ns
+
+
+@njit(cache=True, nogil=True)
+def group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rsrc, reid,
+          hnode_of, children, hsize, harea, ehead, enext, eprev, eto, hfree, hmark,
+          counters, prev_area, built, cl_node, cl_area, aseen):
+    """Group the unassigned walkable ``seeds[first:ns]`` into new
+    hierarchical nodes of at most ``MAX_CHILDREN`` by BFS (the member block
+    doubles as the queue), link each to its assigned neighbours and claim
+    its members' distinct old areas.
+
+    Returns ``(i, need)``: ``i == ns`` when done; otherwise it stopped at
+    seed ``i`` for want of a free id (``need == 0``) or of ``need`` free
+    link pairs, changed nothing for that seed, and the caller grows the
+    arrays and calls again from ``i``."""
+    hcap = hsize.shape[0]
+    pcap = eto.shape[0] // 2
+    for i in range(first, ns):
+        s = seeds[i]
+        if hnode_of[s] >= 0 or not walkable[s]:
+            continue
+        if counters[C_NFREE] > 0:     # the id it will get (taken below)
+            h = hfree[counters[C_NFREE] - 1]
+        elif counters[C_HWM] < hcap:
+            h = counters[C_HWM]
+        else:
+            return i, 0
+        base = h * MAX_CHILDREN
+        children[base] = s
+        hnode_of[s] = h
+        cnt = 1
+        head = 0
+        while head < cnt and cnt < MAX_CHILDREN:
+            u = children[base + head]
+            head += 1
+            for e in range(offsets[u], offsets[u + 1]):
+                v = targets[e]
+                if hnode_of[v] < 0 and walkable[v] and cost[e] < np.inf \
+                        and cnt < MAX_CHILDREN:
+                    hnode_of[v] = h
+                    children[base + cnt] = v
+                    cnt += 1
+            if directed:
+                for r in range(roff[u], roff[u + 1]):
+                    v = rsrc[r]
+                    if hnode_of[v] < 0 and walkable[v] and cost[reid[r]] < np.inf \
+                            and cnt < MAX_CHILDREN:
+                        hnode_of[v] = h
+                        children[base + cnt] = v
+                        cnt += 1
+        bound = 0                      # links this node may make
+        for j in range(cnt):
+            u = children[base + j]
+            bound += offsets[u + 1] - offsets[u]
+            if directed:
+                bound += roff[u + 1] - roff[u]
+        if counters[C_ELIVE] + bound > pcap:
+            for j in range(cnt):       # undo: the caller grows and retries
+                hnode_of[children[base + j]] = -1
+            return i, bound
+        new_node(counters, hfree)      # takes h
+        built[counters[C_NBUILT]] = h
+        counters[C_NBUILT] += 1
+        hsize[h] = cnt
+        harea[h] = -1                  # set by settle
+        ehead[h] = -1
+        counters[C_STAMP] += 1
+        st = counters[C_STAMP]         # hmark: linked already; aseen: claimed
+        hmark[h] = st
+        ncl = counters[C_NCLAIM]
+        for j in range(cnt):
+            u = children[base + j]
+            pa = prev_area[u]
+            if pa >= 0 and aseen[pa] != st:
+                aseen[pa] = st
+                cl_node[ncl] = h
+                cl_area[ncl] = pa
+                ncl += 1
+            for e in range(offsets[u], offsets[u + 1]):
+                hv = hnode_of[targets[e]]
+                if hv >= 0 and hmark[hv] != st and cost[e] < np.inf:
+                    hmark[hv] = st
+                    link(h, hv, ehead, enext, eprev, eto, counters)
+            if directed:
+                for r in range(roff[u], roff[u + 1]):
+                    hv = hnode_of[rsrc[r]]
+                    if hv >= 0 and hmark[hv] != st and cost[reid[r]] < np.inf:
+                        hmark[hv] = st
+                        link(h, hv, ehead, enext, eprev, eto, counters)
+        counters[C_NCLAIM] = ncl
+    return ns, 0

@@ -1,0 +1,326 @@
+"""Hierarchical nodes of a lattice graph (private kernels).
+
+A graph that describes itself as a lattice (``NavGraph.lattice()``: a grid
+of cells whose components follow from ``walkable`` alone) is grouped by
+tiles instead of by BFS: a hierarchical node is one connected piece of one
+16 x 16 tile (so at most 256 cells, the seed's tiling). That grouping is a
+function of the mask alone, which makes it cheap both ways:
+
+* from scratch, the pieces are found by a run-based union-find, one band
+  of 16 rows at a time (pieces never cross a band, so each band is
+  finished while it is in cache): rows are cut into runs of walkable
+  cells, also at tile borders, and runs of two rows of one tile that touch
+  are joined. No CSR view is read (a grid does not even build one).
+* an update relabels just the tiles that hold a dirty cell; the pieces
+  there never fragment or drift, whatever the history.
+
+Connectivity: 4-neighbours, or 8 with ``diag`` (a diagonal joins two
+walkable cells whatever the cells beside it). A grid that forbids corner
+cutting has the components of 4-connectivity and says ``diag=False``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NLIVE, C_STAMP, TILE, find,
+                    has_link, link, new_node, union_min, unlink_all)
+
+_DX = (1, -1, 0, 0, 1, -1, 1, -1)
+_DY = (0, 0, 1, -1, 1, 1, -1, -1)
+
+
+@njit(cache=True, nogil=True)
+def band_runs(width):
+    """Room for the runs of one band of ``TILE`` rows: a run needs a
+    walkable cell and a wall or tile border after it (plus one slot the
+    scan writes past the last run)."""
+    return TILE * ((width + 1) // 2 + (width + TILE - 1) // TILE + 1) + 1
+
+
+@njit(cache=True, nogil=True)
+def band_links(width, diag):
+    """At most this many links are made per band: one per tile column
+    border and row (three with diagonals), and per cell of the band's top
+    row (three with diagonals)."""
+    k = 3 if diag else 1
+    return k * TILE * ((width + TILE - 1) // TILE) + k * width + 16
+
+
+@njit(cache=True, nogil=True)
+def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, ehead,
+                enext, eprev, eto, counters):
+    """Group the cells of rows ``y0..`` into pieces of tiles (ids from
+    ``counters[C_HWM]`` on, in row order) and link pieces that touch across
+    a tile border. Works band by band (``TILE`` rows; pieces never cross a
+    band) and returns the first band it did not do for want of room
+    (``H`` when done): the caller grows the arrays and calls again.
+
+    Per band: rows are cut into runs of walkable cells (also at tile
+    borders) by a branch-free scan, which writes each cell's run into
+    ``hnode_of``; runs of two rows that touch are joined (they overlap
+    exactly when one starts within the other, so one lookup of each run's
+    start in the other row finds every pair, no pointer loops whose exits
+    mispredict); then runs become piece ids and cells their piece, while
+    the band is still in cache. ``walk`` is the mask as uint8."""
+    d = 1 if diag else 0
+    hcap = hsize.shape[0]
+    pcap = eto.shape[0] // 2
+    need_h = band_runs(W)
+    need_p = band_links(W, diag)
+    last = ruf.shape[0] - 1           # a valid slot to read for blocked cells
+    for yb in range(y0, H, TILE):
+        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
+            return yb
+        bh = min(TILE, H - yb)
+        nr = 0
+        ne = 0
+        for ly in range(bh):
+            rowstart[ly] = nr
+            base = (yb + ly) * W
+            prev = np.int32(0)
+            for x in range(W):
+                v = np.int32(walk[base + x])
+                tb = np.int32((x & (TILE - 1)) == 0)      # a tile border cuts runs
+                rs[nr] = x
+                nr += v & ((1 - prev) | tb)
+                hnode_of[base + x] = v * nr - 1
+                re[ne] = x
+                ne += prev & ((1 - v) | tb)
+                prev = v
+            re[ne] = W
+            ne += prev
+            for j in range(rowstart[ly], nr):
+                ruf[j] = j
+            if ly == 0:
+                continue
+            above = base - W
+            if not diag:
+                for j in range(rowstart[ly], nr):
+                    q = hnode_of[above + rs[j]]
+                    if q >= 0:           # j is still alone: q's root is smaller
+                        ruf[j] = find(ruf, q)
+                for i in range(rowstart[ly - 1], rowstart[ly]):
+                    q = hnode_of[base + rs[i]]
+                    if q >= 0:
+                        union_min(ruf, i, q)
+                continue
+            # diagonals widen the run above by one cell each side
+            for j in range(rowstart[ly], nr):
+                x = rs[j]
+                for k in range(-1, 2):
+                    xa = x + k
+                    if 0 <= xa < W and xa // TILE == x // TILE:
+                        q = hnode_of[above + xa]
+                        if q >= 0:
+                            union_min(ruf, q, j)
+            for i in range(rowstart[ly - 1], rowstart[ly]):
+                x = rs[i] - 1
+                if x >= 0 and x // TILE == rs[i] // TILE:
+                    q = hnode_of[base + x]
+                    if q >= 0:
+                        union_min(ruf, i, q)
+        # every run's parent has a smaller index (joins keep the smaller
+        # root, path halving only shortcuts): one forward pass numbers them
+        h = counters[C_HWM]
+        for r in range(nr):
+            p = ruf[r]
+            if p == r:
+                ruf[r] = -1 - h
+                hsize[h] = 0
+                ehead[h] = -1
+                h += 1
+            else:
+                ruf[r] = ruf[p]
+            hsize[-1 - ruf[r]] += re[r] - rs[r]
+        counters[C_NLIVE] += h - counters[C_HWM]
+        counters[C_HWM] = h
+        for c in range(yb * W, (yb + bh) * W):
+            q = hnode_of[c]
+            t = ruf[q if q >= 0 else last]
+            hnode_of[c] = -1 - t if q >= 0 else -1
+        # links across tile column borders inside the band, then across
+        # its top border. Cells along a border mostly repeat the pair just
+        # seen, which is checked here, before any neighbour list; the
+        # checks are written out (a helper taking the lists, even
+        # inlined, made this part 5x slower)
+        for x in range(TILE, W, TILE):
+            la = -1
+            lb = -1
+            for ly in range(bh):
+                c = (yb + ly) * W + x
+                for k in range(3 if diag and ly + 1 < bh else 1):
+                    if k == 0:
+                        a = hnode_of[c - 1]
+                        b = hnode_of[c]
+                    elif k == 1:
+                        a = hnode_of[c - 1]
+                        b = hnode_of[c + W]
+                    else:
+                        a = hnode_of[c + W - 1]
+                        b = hnode_of[c]
+                    if a >= 0 and b >= 0 and (a != la or b != lb):
+                        la = a
+                        lb = b
+                        _link_new(a, b, ehead, enext, eprev, eto, counters)
+        if yb > 0:
+            base = yb * W
+            la = -1
+            lb = -1
+            for x in range(W):
+                b = hnode_of[base + x]
+                if b < 0:
+                    continue
+                for k in range(-d, d + 1):
+                    if 0 <= x + k < W:
+                        a = hnode_of[base - W + x + k]
+                        if a >= 0 and (a != la or b != lb):
+                            la = a
+                            lb = b
+                            _link_new(a, b, ehead, enext, eprev, eto, counters)
+    return H
+
+
+@njit(cache=True, nogil=True)
+def _link_new(a, b, ehead, enext, eprev, eto, counters):
+    """Link pieces ``a`` and ``b`` unless they are linked already (or the
+    same piece). Not inlined: it runs for few of the cells checked."""
+    if a != b and not has_link(a, b, ehead, enext, eto):
+        link(a, b, ehead, enext, eprev, eto, counters)
+
+
+@njit(cache=True, nogil=True)
+def remove_tiles(dirty, W, H, hnode_of, hsize, harea, ehead, enext, eprev, eto, hmark,
+                 tmark, counters, acount, tiles, prev_area, removed, rarea, bnd):
+    """Remove every hierarchical node of the tiles that hold a dirty cell;
+    each cell of those tiles keeps its old area in ``prev_area`` and is
+    ungrouped. Surviving nodes next to removed ones go to ``bnd``.
+    Returns ``(n_tiles, n_removed, n_boundary)``."""
+    ntx = (W + TILE - 1) // TILE
+    counters[C_STAMP] += 2
+    st = counters[C_STAMP] - 1        # removed (and: tile listed)
+    sb = st + 1                       # boundary
+    nt = 0
+    for d in dirty:
+        t = (d // W) // TILE * ntx + (d % W) // TILE
+        if tmark[t] != st:
+            tmark[t] = st
+            tiles[nt] = t
+            nt += 1
+    nrem = 0
+    for k in range(nt):
+        t = tiles[k]
+        x0 = (t % ntx) * TILE
+        y0 = (t // ntx) * TILE
+        for y in range(y0, min(H, y0 + TILE)):
+            for x in range(x0, min(W, x0 + TILE)):
+                c = y * W + x
+                h = hnode_of[c]
+                if h < 0:
+                    prev_area[c] = -1
+                    continue
+                prev_area[c] = harea[h]
+                hnode_of[c] = -1
+                if hmark[h] != st:
+                    hmark[h] = st
+                    removed[nrem] = h
+                    nrem += 1
+    nb = 0
+    for i in range(nrem):
+        e = ehead[removed[i]]
+        while e >= 0:
+            o = eto[e]
+            if hmark[o] != st and hmark[o] != sb:
+                hmark[o] = sb
+                bnd[nb] = o
+                nb += 1
+            e = enext[e]
+    for i in range(nrem):
+        h = removed[i]
+        unlink_all(h, ehead, enext, eprev, eto, counters)
+        rarea[i] = harea[h]
+        acount[harea[h]] -= 1
+        hsize[h] = 0
+        counters[C_NLIVE] -= 1
+    return nt, nrem, nb
+
+
+@njit(cache=True, nogil=True)
+def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext,
+                  eprev, eto, hfree, counters, built, prev_area, cl_node, cl_area, aseen,
+                  stack):
+    """Group the walkable cells of the removed tiles into pieces (a flood
+    inside each tile), note each piece's distinct old areas as claims, and
+    link the pieces to the nodes around their tiles."""
+    ntx = (W + TILE - 1) // TILE
+    ndir = 8 if diag else 4
+    nbuilt = 0
+    ncl = 0
+    for k in range(nt):
+        t = tiles[k]
+        x0 = (t % ntx) * TILE
+        y0 = (t // ntx) * TILE
+        x1 = min(W, x0 + TILE)
+        y1 = min(H, y0 + TILE)
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                c = y * W + x
+                if not walk[c] or hnode_of[c] >= 0:
+                    continue
+                h = new_node(counters, hfree)
+                ehead[h] = -1
+                harea[h] = -1
+                built[nbuilt] = h
+                nbuilt += 1
+                counters[C_STAMP] += 1
+                sa = counters[C_STAMP]    # aseen: old area already claimed
+                hnode_of[c] = h
+                stack[0] = c
+                top = 1
+                size = 0
+                while top:
+                    top -= 1
+                    u = stack[top]
+                    size += 1
+                    pa = prev_area[u]
+                    if pa >= 0 and aseen[pa] != sa:
+                        aseen[pa] = sa
+                        cl_node[ncl] = h
+                        cl_area[ncl] = pa
+                        ncl += 1
+                    ux = u % W
+                    uy = u // W
+                    for j in range(ndir):
+                        vx = ux + _DX[j]
+                        vy = uy + _DY[j]
+                        if x0 <= vx < x1 and y0 <= vy < y1:
+                            v = vy * W + vx
+                            if walk[v] and hnode_of[v] < 0:
+                                hnode_of[v] = h
+                                stack[top] = v
+                                top += 1
+                hsize[h] = size
+    for k in range(nt):
+        t = tiles[k]
+        x0 = (t % ntx) * TILE
+        y0 = (t // ntx) * TILE
+        x1 = min(W, x0 + TILE)
+        y1 = min(H, y0 + TILE)
+        for y in range(y0, y1):
+            edge_row = y == y0 or y == y1 - 1
+            for x in range(x0, x1):
+                if not edge_row and x != x0 and x != x1 - 1:
+                    continue
+                h = hnode_of[y * W + x]
+                if h < 0:
+                    continue
+                for j in range(ndir):
+                    vx = x + _DX[j]
+                    vy = y + _DY[j]
+                    if 0 <= vx < W and 0 <= vy < H and not (x0 <= vx < x1 and y0 <= vy < y1):
+                        hv = hnode_of[vy * W + vx]
+                        if hv >= 0 and not has_link(h, hv, ehead, enext, eto):
+                            link(h, hv, ehead, enext, eprev, eto, counters)
+    counters[C_NBUILT] = nbuilt
+    counters[C_NCLAIM] = ncl
+    return nbuilt
