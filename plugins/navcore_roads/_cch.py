@@ -297,8 +297,10 @@ def _perfect_par(nodes, up_first, up_head, w_up, w_down, marks):
 
 @njit(cache=True, nogil=True)
 def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail, down_arc,
-              level_first, level_nodes, marks, parallel):
-    """Basic then perfect customization for edge costs ``cost``. Returns
+              level_first, level_nodes, marks, parallel, perfect):
+    """Basic then (``perfect``) perfect customization for edge costs
+    ``cost``; without the perfect step every finite direction is kept (the
+    elimination-tree query is exact on basic weights too). Returns
     ``(w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up,
     keep_down)``: perfect weights, the lower triangle (or -1: the input
     edge ``src``) each basic weight came from, and which directions the
@@ -318,6 +320,13 @@ def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail,
             for i in range(lo, hi):
                 _basic_node(level_nodes[i], up_first, up_head, down_first, down_tail,
                             down_arc, w_up, w_down, mid_up, mid_down, marks[0])
+    keep_up = np.empty(narcs, dtype=np.bool_)
+    keep_down = np.empty(narcs, dtype=np.bool_)
+    if not perfect:
+        for a in range(narcs):
+            keep_up[a] = w_up[a] < INF
+            keep_down[a] = w_down[a] < INF
+        return w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up, keep_down
     b_up = w_up.copy()
     b_down = w_down.copy()
     for lev in range(nlev - 1, -1, -1):
@@ -328,8 +337,6 @@ def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail,
         else:
             for i in range(lo, hi):
                 _perfect_node(level_nodes[i], up_first, up_head, w_up, w_down, marks[0])
-    keep_up = np.empty(narcs, dtype=np.bool_)
-    keep_down = np.empty(narcs, dtype=np.bool_)
     for a in range(narcs):
         keep_up[a] = w_up[a] < INF and not (w_up[a] < b_up[a] * (1.0 - _TIE))
         keep_down[a] = w_down[a] < INF and not (w_down[a] < b_down[a] * (1.0 - _TIE))

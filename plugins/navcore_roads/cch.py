@@ -144,12 +144,13 @@ class Metric:
     __slots__ = ("w_up", "w_down", "mid_up", "mid_down", "src_up", "src_down", "fwd", "bwd",
                  "cost", "seconds")
 
-    def __init__(self, topo: CCHTopology, cost, marks):
+    def __init__(self, topo: CCHTopology, cost, marks, perfect=True):
         t0 = time.perf_counter()
         (self.w_up, self.w_down, self.mid_up, self.mid_down, self.src_up, self.src_down,
          keep_up, keep_down) = K.customize(
             topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head, topo.down_first,
-            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks, True)
+            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks, True,
+            perfect)
         self.fwd = K.query_graph(topo.up_first, topo.up_head, self.w_up, keep_up)
         self.bwd = K.query_graph(topo.up_first, topo.up_head, self.w_down, keep_down)
         self.cost = cost
@@ -180,6 +181,10 @@ class RoadCCH(DerivedView):
         #: customize inline after every applied batch (the roads plugin's
         #: ``navcore_graph_updated``); False leaves that to the caller
         self.follow_updates = True
+        #: run the perfect customization (about twice the basic one's time;
+        #: queries then skip the arcs no shortest path uses). False: basic
+        #: only, exact all the same, for budgets where customizing dominates
+        self.perfect = True
         self.metric = None
         self.customizations = 0
         self._marks = np.full((_threads(), topology.num_nodes), -1, dtype=np.int64)
@@ -196,7 +201,7 @@ class RoadCCH(DerivedView):
                              f"customizable hierarchy again with contract(graph, "
                              f"customizable=True)")
         version = graph.version                # first: an update from here on leaves it stale
-        metric = Metric(self.topology, effective_costs(graph), self._marks)
+        metric = Metric(self.topology, effective_costs(graph), self._marks, bool(self.perfect))
         self.metric = metric
         self.version = version
         self.customizations += 1

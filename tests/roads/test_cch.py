@@ -308,3 +308,15 @@ def test_order_kernel_is_a_permutation_and_separates():
     assert topo.depth < 200 and topo.num_arcs < 12 * 3000
     empty = cch.node_order(np.zeros(1, np.int64), np.zeros(0, np.int32))
     assert empty.shape == (0,)
+
+
+def test_basic_customization_alone_is_exact_and_keeps_more_arcs():
+    w, g = timed_graph("monaco")
+    h = navcore_roads.contract(g, customizable=True)
+    kept = h.stats()["forward_arcs"] + h.stats()["backward_arcs"]
+    h.perfect = False
+    w.update("monaco", edges=[(int(g.edge_src[7]), int(g.csr.targets[7]))], factor=3.0)
+    w.tick()
+    assert h.current
+    assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] > kept
+    check_exact(w, "monaco", g, np.random.default_rng(11), k=60, rows=20)
