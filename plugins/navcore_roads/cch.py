@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 
 import numba
@@ -188,6 +189,7 @@ class RoadCCH(DerivedView):
         self.metric = None
         self.customizations = 0
         self._marks = np.full((_threads(), topology.num_nodes), -1, dtype=np.int64)
+        self._customizing = threading.Lock()     # one customization at a time (the marks)
 
     def customize(self) -> "RoadCCH":
         """Weight the hierarchy for the graph's costs now (closed roads and
@@ -200,11 +202,13 @@ class RoadCCH(DerivedView):
             raise GraphError(f"road graph {graph.graph_id!r} changed its topology; build the "
                              f"customizable hierarchy again with contract(graph, "
                              f"customizable=True)")
-        version = graph.version                # first: an update from here on leaves it stale
-        metric = Metric(self.topology, effective_costs(graph), self._marks, bool(self.perfect))
-        self.metric = metric
-        self.version = version
-        self.customizations += 1
+        with self._customizing:
+            version = graph.version            # first: an update from here on leaves it stale
+            metric = Metric(self.topology, effective_costs(graph), self._marks,
+                            bool(self.perfect))
+            self.metric = metric
+            self.version = version
+            self.customizations += 1
         return self
 
     @property

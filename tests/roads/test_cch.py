@@ -320,3 +320,30 @@ def test_basic_customization_alone_is_exact_and_keeps_more_arcs():
     assert h.current
     assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] > kept
     check_exact(w, "monaco", g, np.random.default_rng(11), k=60, rows=20)
+
+
+def test_customize_from_a_worker_thread_while_queries_run():
+    import threading
+    w, g = dimacs("helsinki")
+    h = navcore_roads.contract(g, customizable=True)
+    h.follow_updates = False
+    m = matrix("helsinki")
+    errors = []
+
+    def ask():
+        for _ in range(20):
+            try:
+                got = h.query().matrix(m["sources"][:10], m["targets"])
+                assert got.shape == (10, 100)
+            except Exception as exc:           # noqa: BLE001
+                errors.append(exc)
+
+    w.update("helsinki", nodes=[4], walkable=False)
+    w.tick()
+    threads = [threading.Thread(target=ask), threading.Thread(target=h.customize)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and h.current
+    check_exact(w, "helsinki", g, np.random.default_rng(9))
