@@ -248,22 +248,19 @@ def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_d
 
 
 @njit(cache=True, nogil=True)
-def _perfect_node(x, up_first, up_head, w_up, w_down, mark):
-    for a in range(up_first[x], up_first[x + 1]):
-        mark[up_head[a]] = a
-    last = up_first[x + 1] - 1
-    if last < up_first[x]:
-        return
-    top = up_head[last]
-    for a in range(up_first[x], last):
+def _perfect_node(x, up_first, up_head, w_up, w_down):
+    # every pair z < y of up(x) is a triangle: up(x) is a clique, so y is in
+    # the sorted up(z) and one forward-only pointer finds the arc (z, y)
+    # (sequential reads: no marks, no random access)
+    lo = up_first[x]
+    hi = up_first[x + 1]
+    for a in range(lo, hi - 1):
         z = up_head[a]
-        for b in range(up_first[z], up_first[z + 1]):
-            y = up_head[b]
-            if y > top:                            # sorted: nothing of up(x) beyond
-                break
-            axy = mark[y]
-            if axy < 0:
-                continue
+        b = up_first[z]
+        for axy in range(a + 1, hi):
+            y = up_head[axy]
+            while up_head[b] < y:
+                b += 1
             # x < z < y: arcs a = (x, z), b = (z, y), axy = (x, y)
             s = w_up[a] + w_up[b]
             if s < w_up[axy]:
@@ -277,8 +274,6 @@ def _perfect_node(x, up_first, up_head, w_up, w_down, mark):
             s = w_up[b] + w_down[axy]
             if s < w_down[a]:
                 w_down[a] = s
-    for a in range(up_first[x], up_first[x + 1]):
-        mark[up_head[a]] = -1
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -290,9 +285,9 @@ def _basic_par(nodes, up_first, up_head, down_first, down_tail, down_arc, w_up, 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _perfect_par(nodes, up_first, up_head, w_up, w_down, marks):
+def _perfect_par(nodes, up_first, up_head, w_up, w_down):
     for i in prange(nodes.shape[0]):
-        _perfect_node(nodes[i], up_first, up_head, w_up, w_down, marks[get_thread_id()])
+        _perfect_node(nodes[i], up_first, up_head, w_up, w_down)
 
 
 @njit(cache=True, nogil=True)
@@ -333,10 +328,10 @@ def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail,
         lo = level_first[lev]
         hi = level_first[lev + 1]
         if parallel and hi - lo >= _PAR_MIN:
-            _perfect_par(level_nodes[lo:hi], up_first, up_head, w_up, w_down, marks)
+            _perfect_par(level_nodes[lo:hi], up_first, up_head, w_up, w_down)
         else:
             for i in range(lo, hi):
-                _perfect_node(level_nodes[i], up_first, up_head, w_up, w_down, marks[0])
+                _perfect_node(level_nodes[i], up_first, up_head, w_up, w_down)
     for a in range(narcs):
         keep_up[a] = w_up[a] < INF and not (w_up[a] < b_up[a] * (1.0 - _TIE))
         keep_down[a] = w_down[a] < INF and not (w_down[a] < b_down[a] * (1.0 - _TIE))
