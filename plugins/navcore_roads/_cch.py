@@ -220,7 +220,9 @@ def _initial(narcs, edge_arc, edge_up, cost):
     return w_up, w_down, src_up, src_down
 
 
-@njit(cache=True, nogil=True)
+# inlined: a call per node passing a dozen arrays costs more than the work
+# of a small node (PERF-NOTES, numba lesson 1)
+@njit(cache=True, nogil=True, inline="always")
 def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
                 mid_up, mid_down, mark):
     for a in range(up_first[x], up_first[x + 1]):
@@ -247,7 +249,7 @@ def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_d
         mark[up_head[a]] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _perfect_node(x, up_first, up_head, w_up, w_down):
     # every pair z < y of up(x) is a triangle: up(x) is a clique, so y is in
     # the sorted up(z) and one forward-only pointer finds the arc (z, y)
