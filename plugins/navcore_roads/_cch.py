@@ -39,11 +39,12 @@ INF = np.inf
 #: arc: float sums of equal paths may differ in the last bit, and an arc too
 #: many costs time, one too few a wrong answer
 _TIE = 1e-12
-#: nodes in a level below which it runs on the calling thread: a parallel
+#: nodes in a level below which it runs on the calling thread (the default
+#: ``par_min`` of :func:`customize`): a parallel
 #: launch costs tens of microseconds per level, and far more when another
 #: process holds the other core (a 20k-node customization: 28 ms on one
 #: thread, 128 ms with levels of 512 nodes in parallel, 2026-11-25)
-_PAR_MIN = 8192
+PAR_MIN = 8192
 
 
 # -- topology ---------------------------------------------------------------------
@@ -294,14 +295,15 @@ def _perfect_par(nodes, up_first, up_head, w_up, w_down):
 
 @njit(cache=True, nogil=True)
 def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail, down_arc,
-              level_first, level_nodes, marks, parallel, perfect):
+              level_first, level_nodes, marks, par_min, perfect):
     """Basic then (``perfect``) perfect customization for edge costs
     ``cost``; without the perfect step every finite direction is kept (the
     elimination-tree query is exact on basic weights too). Returns
     ``(w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up,
     keep_down)``: perfect weights, the lower triangle (or -1: the input
     edge ``src``) each basic weight came from, and which directions the
-    query graphs need. ``marks``: ``(threads, n)`` int64, all -1."""
+    query graphs need. ``marks``: ``(threads, n)`` int64, all -1; levels of
+    at least ``par_min`` nodes run in parallel (0: none)."""
     narcs = up_head.shape[0]
     w_up, w_down, src_up, src_down = _initial(narcs, edge_arc, edge_up, cost)
     mid_up = np.full(narcs, -1, dtype=np.int32)
@@ -310,7 +312,7 @@ def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail,
     for lev in range(nlev):
         lo = level_first[lev]
         hi = level_first[lev + 1]
-        if parallel and hi - lo >= _PAR_MIN:
+        if par_min > 0 and hi - lo >= par_min:
             _basic_par(level_nodes[lo:hi], up_first, up_head, down_first, down_tail,
                        down_arc, w_up, w_down, mid_up, mid_down, marks)
         else:
@@ -329,7 +331,7 @@ def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail,
     for lev in range(nlev - 1, -1, -1):
         lo = level_first[lev]
         hi = level_first[lev + 1]
-        if parallel and hi - lo >= _PAR_MIN:
+        if par_min > 0 and hi - lo >= par_min:
             _perfect_par(level_nodes[lo:hi], up_first, up_head, w_up, w_down)
         else:
             for i in range(lo, hi):

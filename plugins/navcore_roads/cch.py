@@ -150,8 +150,8 @@ class Metric:
         (self.w_up, self.w_down, self.mid_up, self.mid_down, self.src_up, self.src_down,
          keep_up, keep_down) = K.customize(
             topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head, topo.down_first,
-            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks, True,
-            perfect)
+            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks,
+            K.PAR_MIN, perfect)
         self.fwd = K.query_graph(topo.up_first, topo.up_head, self.w_up, keep_up)
         self.bwd = K.query_graph(topo.up_first, topo.up_head, self.w_down, keep_down)
         self.cost = cost

@@ -347,3 +347,17 @@ def test_customize_from_a_worker_thread_while_queries_run():
         t.join()
     assert not errors and h.current
     check_exact(w, "helsinki", g, np.random.default_rng(9))
+
+
+def test_parallel_levels_give_the_sequential_customization_bit_for_bit():
+    from navcore_roads import _cch as K
+    _, g = timed_graph("monaco")
+    h = navcore_roads.contract(g, customizable=True)
+    t = h.topology
+    args = (t.edge_arc, t.edge_up, g.csr.cost.copy(), t.up_first, t.up_head, t.down_first,
+            t.down_tail, t.down_arc, t.level_first, t.level_nodes, h._marks)
+    for perfect in (True, False):
+        seq = K.customize(*args, 0, perfect)
+        par = K.customize(*args, 1, perfect)        # every level on the thread pool
+        for a, b in zip(seq, par):
+            assert np.array_equal(a, b)
