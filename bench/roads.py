@@ -57,6 +57,18 @@ What is timed:
   ``distances_from`` per source), pandana ``shortest_path_lengths`` on all
   pairs, scipy ``dijkstra(indices=sources)``.
 
+* cch (customizable CH): navcore ``contract(graph, customizable=True)``'s
+  order and supergraph against routingkit-cch ``compute_order_inertial`` +
+  ``CCH``; ``RoadCCH.customize()`` (basic + perfect) after every tenth edge
+  got twice as slow, against ``CCHMetric`` (its basic customization; the
+  weight list is converted inside the call), once on each library's own
+  order and once with navcore on routingkit's order (the same supergraph);
+  and the seconds from ``World.update`` of 10 closures + ``tick`` to an
+  exact ``distance_matrix`` with a customizable hierarchy (customized in
+  the tick) against the same with a plain CH rebuilt (``contract``).
+  Route and matrix rows above include ``find_path cch``, ``distance_pairs
+  (cch)`` and ``distance_matrix (cch)``.
+
 Rounds interleave the libraries (the order rotates); a figure is the median
 over pairs of per-pair medians (batches: median over rounds of the batch
 time / pairs). ``ratio = navcore figure / peer figure`` on the same pairs:
@@ -237,7 +249,7 @@ def contract_fn():
     return contract
 
 
-def navcore_world(g, ch=False):
+def navcore_world(g, ch=False, cch=False):
     import navcore
     w = navcore.World()
     t, _ = timed(w.add_graph, "r", type="roads", keep="all", **g.navcore_params)
@@ -245,8 +257,20 @@ def navcore_world(g, ch=False):
         raise Unavailable(f"navcore kept {w.graph('r').num_nodes} of {g.n} nodes")
     if ch:
         contract_fn()(w.graph("r"))
+    if cch:
+        cch_contract(w.graph("r"))
     w.warm_up("r")
     return w, t
+
+
+def cch_contract(graph, order=None):
+    """navcore's customizable hierarchy (order, supergraph, customization)."""
+    contract = contract_fn()
+    try:
+        return contract(graph, customizable=True, order=order)
+    except TypeError:
+        raise Unavailable("contract(graph, customizable=True) does not exist on this branch "
+                          "yet") from None
 
 
 def nav_add(g):
@@ -254,9 +278,9 @@ def nav_add(g):
     return navcore.World().add_graph("r", type="roads", keep="all", **g.navcore_params)
 
 
-def nav_route(algorithm, ch=False):
+def nav_route(algorithm, ch=False, cch=False):
     def make(g):
-        w, t = navcore_world(g, ch)
+        w, t = navcore_world(g, ch, cch)
 
         def q(s, t_):
             r = w.find_path("r", s, t_, algorithm=algorithm)
@@ -265,9 +289,9 @@ def nav_route(algorithm, ch=False):
     return make
 
 
-def nav_pairs(ch=False):
+def nav_pairs(ch=False, cch=False):
     def make(g):
-        w, t = navcore_world(g, ch)
+        w, t = navcore_world(g, ch, cch)
         return (lambda s, t_: w.distance_pairs("r", s, t_)), t
     return make
 
@@ -281,9 +305,9 @@ def nav_routes(g):
     return (lambda s, t_: routes(graph, s, t_).costs), t
 
 
-def nav_matrix(ch=False):
+def nav_matrix(ch=False, cch=False):
     def make(g):
-        w, t = navcore_world(g, ch)
+        w, t = navcore_world(g, ch, cch)
         return (lambda s, t_: w.distance_matrix("r", s, t_)), t
     return make
 
@@ -412,8 +436,10 @@ class Lib:
 ROUTE_LIBS = [
     Lib("navcore find_path bidijkstra", nav_route("bidijkstra"), navcore=True),
     Lib("navcore find_path ch", nav_route("ch", ch=True), navcore=True),
+    Lib("navcore find_path cch", nav_route("cch", cch=True), navcore=True),
     Lib("navcore distance_pairs", nav_pairs(), batch=True, navcore=True),
     Lib("navcore distance_pairs (ch)", nav_pairs(ch=True), batch=True, navcore=True),
+    Lib("navcore distance_pairs (cch)", nav_pairs(cch=True), batch=True, navcore=True),
     Lib("navcore routes (ch, paths)", nav_routes, batch=True, navcore=True),
     Lib("ch-router", chrouter_route, weights="int", dist="ch-router"),
     Lib("routingkit-cch", cch_route, weights="int", dist="routingkit-cch"),
@@ -423,6 +449,7 @@ ROUTE_LIBS = [
 MATRIX_LIBS = [
     Lib("navcore distance_matrix", nav_matrix(), navcore=True),
     Lib("navcore distance_matrix (ch)", nav_matrix(ch=True), navcore=True),
+    Lib("navcore distance_matrix (cch)", nav_matrix(cch=True), navcore=True),
     Lib("routingkit-cch one-to-many", cch_matrix, weights="int"),
     Lib("pandana", pandana_matrix, weights="floor", slow=True),
     Lib("scipy dijkstra", scipy_matrix, slow=True),
@@ -748,6 +775,163 @@ def bench_build(g, cfg):
 
 
 # ---------------------------------------------------------------------------
+# customizable CH: stages against routingkit-cch, and live traffic
+# ---------------------------------------------------------------------------
+def changed_weights(g, seed):
+    """Every tenth edge (seeded) twice as slow: the edges and the new weights."""
+    rng = np.random.default_rng(seed)
+    pick = np.flatnonzero(rng.random(g.src.size) < 0.1)
+    w = g.w.copy()
+    w[pick] *= 2.0
+    return pick, w
+
+
+def bench_cch(g, cfg):
+    """CCH stages, navcore against routingkit-cch on the same graph: order
+    and supergraph (preprocessing), a customization after a weight change
+    (navcore's own order and routingkit's order, the fair one), and the
+    time from ``World.update`` of 10 closures to an exact matrix, against
+    rebuilding a plain CH. Rounds interleave; figures are medians."""
+    import navcore
+    import routingkit_cch as rk
+    rounds = cfg["big_build_rounds"] if g.n > BIG else cfg["build_rounds"]
+    tail, head = g.src.tolist(), g.dst.tolist()
+    lat, lon = g.lat.tolist(), g.lon.tolist()
+    times = {k: [] for k in ("navcore order", "navcore supergraph", "navcore order + supergraph",
+                             "rk order", "rk CCH", "rk order + CCH",
+                             "navcore customize (basic + perfect)", "navcore customize (basic)",
+                             "navcore customize, rk order", "rk customize (CCHMetric)",
+                             "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)")}
+    _, new_w = changed_weights(g, SEED + 3)
+    rk_w = [np.rint(new_w * g.scale).astype(np.uint32).tolist(),
+            g.int_w.tolist()]
+    sources, targets = matrix_nodes(g, cfg["matrix"])
+    info = {}
+    for r in range(rounds + 1):                 # round 0 warms up (JIT, caches), untimed
+        log(f"{g.name}: cch round {r}/{rounds}")
+        w = navcore.World()
+        w.add_graph("r", type="roads", keep="all", **g.navcore_params)
+        graph = w.graph("r")
+        t_all, view = timed(cch_contract, graph)
+        t_rko, rko = timed(rk.compute_order_inertial, g.n, tail, head, lat, lon)
+        t_rkc, rcch = timed(rk.CCH, rko, tail, head, False)
+        t_rkm, _ = timed(rk.CCHMetric, rcch, rk_w[r % 2])
+        # a weight change: jams on every tenth edge (navcore: the graph's costs)
+        view.follow_updates = False
+        pick = np.flatnonzero(np.random.default_rng(SEED + r).random(graph.csr.num_edges) < 0.1)
+        graph.csr.set_cost(pick, graph.csr.cost[pick] * 2.0)
+        graph.version += 1
+        t_cust, _ = timed(view.customize)
+        view.perfect = False
+        graph.version += 1
+        t_basic, _ = timed(view.customize)
+        view.perfect = True
+        w2 = navcore.World()
+        w2.add_graph("r", type="roads", keep="all", **g.navcore_params)
+        v2 = cch_contract(w2.graph("r"), order=np.asarray(rko, dtype=np.int64))
+        t_cust_rk, _ = timed(v2.customize)
+        # live traffic: 10 closures, then an exact matrix
+        upd, ex_cch, ex_ch = live_traffic(g, sources, targets, r)
+        if r == 0:
+            info = {"arcs": view.stats()["arcs"], "tree_depth": view.stats()["tree_depth"],
+                    "rk_order_arcs": v2.stats()["arcs"], "rk_order_depth": v2.stats()["tree_depth"],
+                    "kept_arcs": view.stats()["forward_arcs"] + view.stats()["backward_arcs"],
+                    "live_checked": upd}
+            continue
+        times["navcore order"].append(view.order_seconds)
+        times["navcore supergraph"].append(view.topology_seconds)
+        times["navcore order + supergraph"].append(view.order_seconds + view.topology_seconds)
+        times["rk order"].append(t_rko)
+        times["rk CCH"].append(t_rkc)
+        times["rk order + CCH"].append(t_rko + t_rkc)
+        times["navcore customize (basic + perfect)"].append(t_cust)
+        times["navcore customize (basic)"].append(t_basic)
+        times["navcore customize, rk order"].append(t_cust_rk)
+        times["rk customize (CCHMetric)"].append(t_rkm)
+        times["navcore update -> matrix (cch)"].append(ex_cch)
+        times["navcore update -> matrix (ch rebuilt)"].append(ex_ch)
+        del w, w2, view, v2, rcch
+        gc.collect()
+    fig = {k: median(v) for k, v in times.items()}
+    return {"rounds": rounds, "figure_s": fig, "rounds_s": times, "info": info,
+            "matrix": f"{sources.size} x {targets.size}"}
+
+
+def live_traffic(g, sources, targets, seed):
+    """Seconds from ``World.update`` of 10 closures (+ tick) to an exact
+    ``distance_matrix``: with a customizable hierarchy (customized in the
+    tick) and with a plain CH built again. Checked against scipy once."""
+    import navcore
+    from scipy.sparse.csgraph import dijkstra
+    rng = np.random.default_rng(SEED + 100 + seed)
+    out = []
+    for kind in ("cch", "ch"):
+        w, _ = navcore_world(g, ch=kind == "ch", cch=kind == "cch")
+        graph = w.graph("r")
+        e = rng.choice(graph.csr.num_edges, 10, replace=False) if kind == "cch" else e
+        edges = [(int(graph.edge_src[i]), int(graph.csr.targets[i])) for i in e]
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = now()
+            w.update("r", edges=edges, cost=float("inf"))
+            w.tick()
+            if kind == "ch":
+                contract_fn()(graph)
+            m = w.distance_matrix("r", sources, targets)
+            out.append(now() - t0)
+        finally:
+            gc.enable()
+        if seed == 0:                             # the check, once
+            from scipy.sparse import csr_matrix
+            csr = graph.csr
+            src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
+            ok = np.isfinite(csr.cost)
+            a = csr_matrix((np.maximum(csr.cost[ok], 1e-300), (src[ok], csr.targets[ok])),
+                           shape=(graph.num_nodes,) * 2)
+            a.sum_duplicates()                     # (parallel edges: none in these graphs)
+            want = dijkstra(a, indices=sources)[:, targets]
+            bad = int((~np.isclose(m, want, rtol=REL, atol=0) & ~(np.isinf(m) & np.isinf(want))).sum())
+            if bad:
+                print(f"!! {g.name}: live traffic ({kind}): {bad} wrong matrix entries")
+            out.append(bad)
+    if seed == 0:
+        return {"cch_wrong": out[1], "ch_wrong": out[3]}, out[0], out[2]
+    return None, out[0], out[1]
+
+
+def cch_rows(res):
+    rows = []
+    pairs = [("order + supergraph", "navcore order + supergraph", "rk order + CCH"),
+             ("  order", "navcore order", "rk order"),
+             ("  supergraph", "navcore supergraph", "rk CCH"),
+             ("customize after a weight change", "navcore customize (basic + perfect)",
+              "rk customize (CCHMetric)"),
+             ("customize, basic only (as rk)", "navcore customize (basic)",
+              "rk customize (CCHMetric)"),
+             ("customize, both on rk's order", "navcore customize, rk order",
+              "rk customize (CCHMetric)"),
+             ("10 closures -> exact matrix", "navcore update -> matrix (cch)",
+              "navcore update -> matrix (ch rebuilt)")]
+    for r in res:
+        c = r.get("cch")
+        if not c:
+            continue
+        f = c["figure_s"]
+        for label, nav, peer in pairs:
+            rows.append({"graph": r["graph"], "stage": label, "navcore": fmt_s(f.get(nav)),
+                         "peer": fmt_s(f.get(peer)),
+                         "peer is": "plain CH rebuilt" if "ch rebuilt" in peer else "routingkit-cch",
+                         "navcore / peer": fmt_r(ratio(f.get(nav), f.get(peer)))})
+        i = c["info"]
+        rows.append({"graph": r["graph"], "stage": f"  arcs {i['arcs']} (kept {i['kept_arcs']} "
+                     f"directions), tree depth {i['tree_depth']}; on rk's order: arcs "
+                     f"{i['rk_order_arcs']}, depth {i['rk_order_depth']}; matrix {c['matrix']}",
+                     "navcore": "", "peer": "", "peer is": "", "navcore / peer": ""})
+    return rows
+
+
+# ---------------------------------------------------------------------------
 # import (one process per load)
 # ---------------------------------------------------------------------------
 def osm_files():
@@ -1002,10 +1186,15 @@ def bench_graph(name, cfg, parts):
         res["matrix"] = bench_matrix(g, cfg, truth)
     if "build" in parts:
         res["build"] = bench_build(g, cfg)
+    if "cch" in parts:
+        try:
+            res["cch"] = bench_cch(g, cfg)
+        except (Unavailable, ImportError) as e:
+            log(f"{g.name}: cch part skipped: {e}")
     return res
 
 
-PARTS = ("import", "build", "route", "matrix")
+PARTS = ("import", "build", "route", "matrix", "cch")
 
 
 def main(argv=None):
@@ -1053,6 +1242,7 @@ def main(argv=None):
     show(out, f"One route, per query with the path ({cfg['rounds']} rounds; slow peers "
               f"{cfg['slow_rounds']} round on {cfg['slow_pairs']} pairs)", route_rows(res))
     show(out, "Distance matrix", matrix_rows(res))
+    show(out, "Customizable CH (CCH) stages and live traffic", cch_rows(res))
     show(out, "Answers checked (against scipy on each library's own weights)", check_rows(res))
     notes = skipped_lines(res, results.get("import"))
     if notes:

@@ -114,13 +114,28 @@ def fingerprint(graph, cost) -> str:
     return h.hexdigest()
 
 
-def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT) -> RoadHierarchy:
+def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
+             customizable: bool = False, order=None):
     """Build the contraction hierarchy of road graph ``graph`` for its
     costs now, store it on the graph and return it. ``progress``: a
     callable ``(done, total)``, True (a bar on standard error once the
     build has run a second), False, or None (that bar on a terminal only).
+
+    ``customizable=True`` builds the customizable hierarchy instead
+    (``navcore_roads.cch.RoadCCH``: a metric-independent node order and
+    supergraph, customized for the costs now and again after every batch
+    of updates, so it stays current under live traffic); ``order`` gives
+    it a node order (``order[rank] = node``) instead of computing one.
     """
     _check_road_graph(graph)
+    if not isinstance(customizable, (bool, np.bool_)):
+        raise GraphError(f"customizable must be True or False, got {customizable!r}")
+    if customizable:
+        from . import cch
+        return cch.build(graph, order)
+    if order is not None:
+        raise GraphError("order= is a node order for contract(graph, customizable=True); a "
+                         "plain contraction hierarchy orders its nodes itself")
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise GraphError(f"progress must be None, True, False or a callable(done, total), "
                          f"got {progress!r}")
@@ -137,9 +152,11 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT) -> Roa
     return view
 
 
-def load_hierarchy(graph, path) -> RoadHierarchy:
+def load_hierarchy(graph, path):
     """Load a hierarchy ``save`` wrote into ``graph``; ``GraphError`` when
-    the file is not one, or was built for another graph or other costs."""
+    the file is not one, or was built for another graph or other costs.
+    A customizable one (``RoadCCH.save``: its node order) loads into any
+    graph of the same topology and is customized for its costs now."""
     _check_road_graph(graph)
     if not isinstance(path, (str, os.PathLike)):
         raise GraphError(f"load_hierarchy needs a file path, got {path!r}")
@@ -149,8 +166,13 @@ def load_hierarchy(graph, path) -> RoadHierarchy:
             arrays = {k: data[k] for k in data.files}
     except (OSError, ValueError, EOFError) as exc:
         raise GraphError(f"{path}: not a saved road hierarchy ({exc})") from None
-    if str(arrays.pop("format", "")) != _FORMAT:
-        raise GraphError(f"{path}: not a saved road hierarchy (format {_FORMAT} expected)")
+    kind = str(arrays.pop("format", ""))
+    from . import cch
+    if kind == cch.FORMAT:
+        return cch.load(graph, path, arrays)
+    if kind != _FORMAT:
+        raise GraphError(f"{path}: not a saved road hierarchy (format {_FORMAT} or "
+                         f"{cch.FORMAT} expected)")
     want = str(arrays.pop("fingerprint", ""))
     cost = effective_costs(graph)
     # the stored fingerprint says which graph it was saved for; the arrays

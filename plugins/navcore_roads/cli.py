@@ -2,7 +2,7 @@
 things took, and answer a route or a random matrix.
 
     navcore roads FILE [--profile car] [--weight time] [--keep largest_scc]
-                       [--contract] [--from LON,LAT --to LON,LAT] [--matrix N]
+                       [--contract | --customizable] [--from LON,LAT --to LON,LAT] [--matrix N]
                        [--seed S] [--json OUT]
 
 FILE is an OpenStreetMap extract (``.osm.pbf``, ``.osm``, ``.osm.gz``,
@@ -44,6 +44,9 @@ def add_command(subparsers) -> None:
                    help="keep the largest strongly connected component (default) or all")
     p.add_argument("--contract", action="store_true",
                    help="build a contraction hierarchy and answer with it")
+    p.add_argument("--customizable", action="store_true",
+                   help="build a customizable contraction hierarchy (live traffic) and "
+                        "answer with it")
     p.add_argument("--from", dest="start", metavar="LON,LAT", type=_lonlat,
                    help="route start (snaps to the nearest node)")
     p.add_argument("--to", dest="goal", metavar="LON,LAT", type=_lonlat, help="route goal")
@@ -109,6 +112,18 @@ def _cmd_roads(args) -> int:
         report["shortcuts"] = ch.num_shortcuts
         _line(say, f"contraction hierarchy: {ch.num_shortcuts} shortcuts in "
                    f"{report['contract_s']:.3f} s")
+    if args.customizable:
+        from .ch import contract
+        t0 = time.perf_counter()
+        view = contract(g, customizable=True)
+        report["customizable_s"] = round(time.perf_counter() - t0, 4)
+        st = view.stats()
+        report["cch"] = {k: st[k] for k in ("arcs", "tree_depth", "order_seconds",
+                                            "topology_seconds", "customize_seconds")}
+        _line(say, f"customizable hierarchy: {st['arcs']} arcs, tree depth "
+                   f"{st['tree_depth']}, in {report['customizable_s']:.3f} s (order "
+                   f"{st['order_seconds']:.3f} s, customization "
+                   f"{st['customize_seconds'] * 1e3:.2f} ms)")
     world.warm_up("roads")
     unit = "(the file's units)" if g.segments.cost is not None else \
         "s" if g.weight == "time" else "m"

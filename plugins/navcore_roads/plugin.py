@@ -1,7 +1,9 @@
 """The roads plugin's hooks: the ``roads`` graph type (OpenStreetMap,
 DIMACS, GeoJSON or arrays), its searches (``dijkstra``, ``astar``,
-``bidijkstra``, ``ch``; ``auto`` is the hierarchy when a current one
-exists, else bidirectional), batch distances, closures and traffic, and
+``bidijkstra``, ``ch``, ``cch``; ``auto`` is the customizable hierarchy
+when a current one exists, then the plain one, else bidirectional), batch
+distances, closures and traffic (a customizable hierarchy is customized
+again after every batch), and
 the ``navcore roads`` command. Model code lives beside it (``segments``,
 ``io``, ``profiles``, ``network``, ``search``, ``locate``, ``updates``,
 ``ch``)."""
@@ -12,7 +14,7 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import ch, search, updates
+from . import cch, ch, search, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -58,11 +60,12 @@ def navcore_graph_types():
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_algorithms(graph):
-    return [*ALGORITHMS, "ch"]
+    return [*ALGORITHMS, "ch", "cch"]
 
 
-# tryfirst: routes carry the drawn road in ``points``; ``auto`` is the
-# hierarchy while one is current, else the bidirectional search (the csr
+# tryfirst: routes carry the drawn road in ``points``; ``auto`` is a
+# hierarchy while one is current (customizable first: it follows updates,
+# so it is the one likely current), else the bidirectional search (the csr
 # plugin's one-directional A* is slower here), and ``ch`` is the roads'
 # directed hierarchy, not the csr plugin's undirected one
 @navcore.hookimpl(tryfirst=True)
@@ -71,10 +74,15 @@ def navcore_find_path(graph, request):
     algorithm = request.algorithm
     s, t = request.start_node, request.goal_node
     if algorithm == "auto":
+        view = cch.current(graph)
+        if view is not None:
+            return cch.route(view, s, t)
         view = ch.current(graph)
         if view is not None:
             return ch.route(view, s, t)
         algorithm = "bidijkstra"
+    if algorithm == "cch":
+        return cch.route(cch.need_current(graph), s, t)
     if algorithm == "ch":
         return ch.route(ch.need_current(graph), s, t)
     if algorithm in ALGORITHMS:
@@ -85,7 +93,7 @@ def navcore_find_path(graph, request):
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_matrix(graph, sources, targets):
-    view = ch.current(graph)
+    view = cch.current(graph) or ch.current(graph)
     if view is None:
         return None        # the csr plugin's parallel Dijkstra per row answers
     out = view.query().matrix(sources, targets)
@@ -98,7 +106,7 @@ def navcore_distance_matrix(graph, sources, targets):
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_pairs(graph, sources, targets):
-    view = ch.current(graph)
+    view = cch.current(graph) or ch.current(graph)
     if view is None:
         return search.distance_pairs(graph, sources, targets)
     out = view.query().distances(sources, targets)
@@ -126,6 +134,9 @@ def navcore_graph_updated(graph):
     index = graph.stored_view(VIEW_KEY)
     if index is not None:
         index.mark_current()
+    # nor change the topology: a customizable hierarchy keeps its order and
+    # supergraph and is customized again for the new costs
+    cch.follow(graph)
 
 
 @navcore.hookimpl

@@ -1,5 +1,5 @@
 """Many routes in one call: ``routes(graph, sources, targets)`` unpacks the
-path of every pair, on both cores when a contraction hierarchy is current
+path of every pair, on both cores when a (customizable) contraction hierarchy is current
 (two parallel passes: search each pair and keep its hierarchy arcs, then
 unpack them into the graph's edges), one bidirectional search per pair
 otherwise. For logistics and traffic simulations that plan thousands of
@@ -21,7 +21,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, NodeError
 
-from . import ch, search
+from . import cch, ch, search
 
 
 class Routes:
@@ -83,10 +83,10 @@ def routes(graph, sources, targets) -> Routes:
     if s.shape != t.shape:
         raise NodeError(f"routes needs as many sources as targets, got {s.size} and {t.size}")
     usable = graph.walkable[s] & graph.walkable[t]
-    view = ch.current(graph)
+    view = cch.current(graph) or ch.current(graph)
     if view is not None:
         costs, offsets, edges = view.query().paths(s, t)
-        algorithm = "ch"
+        algorithm = "cch" if isinstance(view, cch.RoadCCH) else "ch"
     else:
         parts, costs = [], np.full(s.size, np.inf)
         for i in np.flatnonzero(usable):

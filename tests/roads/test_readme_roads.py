@@ -18,4 +18,4 @@ def test_readme_road_example(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "402 3002"
     assert out[1] == re.search(r"# (found .*?)  ", block).group(1).strip()
-    assert out[2:] == ["ch", "bidijkstra"]
+    assert out[2:] == ["ch", "bidijkstra", "cch True"]

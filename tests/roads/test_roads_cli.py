@@ -44,3 +44,13 @@ def test_mistakes_are_one_line_and_status_2(tmp_path, capsys):
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+def test_customizable_hierarchy_from_the_command_line(capsys):
+    need("monaco")
+    p = pairs("monaco")
+    assert main(["roads", str(ROADS / "monaco.gr"), "--keep", "all", "--customizable",
+                 "--matrix", "5", "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cch"]["arcs"] > 0 and report["cch"]["tree_depth"] > 0
+    assert np.isfinite(p["dimacs_dm"]).all()

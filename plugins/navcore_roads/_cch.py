@@ -1,0 +1,636 @@
+"""numba kernels of the customizable contraction hierarchy (private; see
+``cch.py``).
+
+Everything works on node ids renumbered by rank (``x`` is the node of rank
+``x``). The *supergraph* is the chordal graph that contracting every node
+in rank order without witness searches leaves: ``up(x)`` (sorted, the
+arcs ``up_first[x]..up_first[x + 1]``) holds the neighbours above ``x``
+and is a clique. Its elimination tree has ``parent[x] = min(up(x))``; every
+node of ``up(x)`` is an ancestor of ``x``, so a search upward from ``x``
+only ever meets the chain of ancestors, which is walked in rank order
+without a priority queue.
+
+Each arc ``(x, y)``, ``x < y``, carries two weights: ``w_up`` for ``x ->
+y`` and ``w_down`` for ``y -> x`` (one-way streets differ). The
+customization starts from the input edges (the cheapest of parallel ones,
+``inf`` where none or closed), then
+
+* basic: bottom-up over the levels of the elimination tree, every arc
+  ``(x, y)`` takes the best path through a lower triangle ``z < x``
+  (arcs ``(z, x)`` and ``(z, y)``): then it is the shortest path whose
+  inner nodes are all below ``x``; ``mid`` records ``z`` for unpacking;
+* perfect: top-down, the middle and upper triangles (``z > x``) make it
+  the true distance. An arc direction that got strictly shorter here is
+  not on any shortest path through lower nodes, so no shortest path needs
+  it (the induction on a path's highest node goes through the arcs whose
+  basic weight is exact); the query graphs leave it out.
+
+A node's arcs depend only on its descendants' (basic) or ancestors'
+(perfect), so one level of the tree (nodes of equal height) runs in
+parallel when it is large.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import get_thread_id, njit, prange
+
+INF = np.inf
+#: perfect weights below basic ones by less than this (relative) keep the
+#: arc: float sums of equal paths may differ in the last bit, and an arc too
+#: many costs time, one too few a wrong answer
+_TIE = 1e-12
+#: nodes in a level below which it runs on the calling thread (the default
+#: ``par_min`` of :func:`customize`): a parallel
+#: launch costs tens of microseconds per level, and far more when another
+#: process holds the other core (a 20k-node customization: 28 ms on one
+#: thread, 128 ms with levels of 512 nodes in parallel, 2026-11-25)
+PAR_MIN = 8192
+
+
+# -- topology ---------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def chordal(first, head, order, rank):
+    """The supergraph of the undirected graph ``first``/``head`` contracted
+    in ``order``: ``(up_first, up_head, parent)`` over ranks. A node's
+    upward neighbours are its own above it plus its tree children's (the
+    elimination game, without a quadratic clique)."""
+    n = first.shape[0] - 1
+    up_first = np.zeros(n + 1, dtype=np.int64)
+    cap = max(16, 2 * head.shape[0] + n)
+    up_head = np.empty(cap, dtype=np.int32)
+    parent = np.full(n, -1, dtype=np.int32)
+    child = np.full(n, -1, dtype=np.int64)
+    sibling = np.full(n, -1, dtype=np.int64)
+    seen = np.full(n, -1, dtype=np.int64)
+    buf = np.empty(max(n, 1), dtype=np.int32)
+    top = 0
+    for x in range(n):
+        v = order[x]
+        k = 0
+        for a in range(first[v], first[v + 1]):
+            r = rank[head[a]]
+            if r > x and seen[r] != x:
+                seen[r] = x
+                buf[k] = r
+                k += 1
+        c = child[x]
+        while c >= 0:
+            for a in range(up_first[c], up_first[c + 1]):
+                y = up_head[a]
+                if y != x and seen[y] != x:
+                    seen[y] = x
+                    buf[k] = y
+                    k += 1
+            c = sibling[c]
+        row = np.sort(buf[:k])
+        if top + k > cap:
+            cap = max(2 * cap, top + k)
+            grown = np.empty(cap, dtype=np.int32)
+            grown[:top] = up_head[:top]
+            up_head = grown
+        up_head[top:top + k] = row
+        top += k
+        up_first[x + 1] = top
+        if k:
+            p = row[0]
+            parent[x] = p
+            sibling[x] = child[p]
+            child[p] = x
+    return up_first, up_head[:top].copy(), parent
+
+
+@njit(cache=True, nogil=True)
+def down_graph(up_first, up_head):
+    """The transpose: for every ``y`` the arcs ``(x, y)`` below it, ``x``
+    ascending (``down_tail``, ``down_arc``), and ``arc_low[a]`` = ``x``."""
+    n = up_first.shape[0] - 1
+    m = up_head.shape[0]
+    down_first = np.zeros(n + 1, dtype=np.int64)
+    for a in range(m):
+        down_first[up_head[a] + 1] += 1
+    for y in range(n):
+        down_first[y + 1] += down_first[y]
+    fill = down_first[:n].copy()
+    down_tail = np.empty(m, dtype=np.int32)
+    down_arc = np.empty(m, dtype=np.int64)
+    arc_low = np.empty(m, dtype=np.int32)
+    for x in range(n):
+        for a in range(up_first[x], up_first[x + 1]):
+            y = up_head[a]
+            down_tail[fill[y]] = x
+            down_arc[fill[y]] = a
+            fill[y] += 1
+            arc_low[a] = x
+    return down_first, down_tail, down_arc, arc_low
+
+
+@njit(cache=True, nogil=True)
+def tree_levels(parent):
+    """Nodes grouped by height in the elimination tree (leaves 0):
+    ``(level_first, level_nodes)``, and the longest chain to a root."""
+    n = parent.shape[0]
+    height = np.zeros(n, dtype=np.int64)
+    for x in range(n):                       # a parent ranks above its children
+        p = parent[x]
+        if p >= 0 and height[x] + 1 > height[p]:
+            height[p] = height[x] + 1
+    depth = np.ones(n, dtype=np.int64)
+    longest = 0
+    for x in range(n - 1, -1, -1):
+        p = parent[x]
+        if p >= 0:
+            depth[x] = depth[p] + 1
+        if depth[x] > longest:
+            longest = depth[x]
+    nlev = 0
+    for x in range(n):
+        if height[x] + 1 > nlev:
+            nlev = height[x] + 1
+    level_first = np.zeros(nlev + 1, dtype=np.int64)
+    for x in range(n):
+        level_first[height[x] + 1] += 1
+    for i in range(nlev):
+        level_first[i + 1] += level_first[i]
+    fill = level_first[:nlev].copy()
+    level_nodes = np.empty(n, dtype=np.int32)
+    for x in range(n):
+        level_nodes[fill[height[x]]] = x
+        fill[height[x]] += 1
+    return level_first, level_nodes, longest
+
+
+@njit(cache=True, nogil=True)
+def _find(up_first, up_head, x, y):
+    """The arc ``(x, y)``, ``x < y`` (binary search in the sorted ``up(x)``);
+    -1 if there is none."""
+    lo = up_first[x]
+    hi = up_first[x + 1] - 1
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        h = up_head[mid]
+        if h < y:
+            lo = mid + 1
+        elif h > y:
+            hi = mid - 1
+        else:
+            return mid
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def edge_arcs(offsets, targets, rank, up_first, up_head):
+    """For every input edge its supergraph arc (-1: a self-loop) and
+    whether it runs upward (lower rank to higher)."""
+    n = offsets.shape[0] - 1
+    m = targets.shape[0]
+    arc = np.full(m, -1, dtype=np.int64)
+    up = np.zeros(m, dtype=np.bool_)
+    for u in range(n):
+        ru = rank[u]
+        for e in range(offsets[u], offsets[u + 1]):
+            rv = rank[targets[e]]
+            if rv > ru:
+                arc[e] = _find(up_first, up_head, ru, rv)
+                up[e] = True
+            elif rv < ru:
+                arc[e] = _find(up_first, up_head, rv, ru)
+    return arc, up
+
+
+# -- customization ----------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _initial(narcs, edge_arc, edge_up, cost):
+    w_up = np.full(narcs, INF)
+    w_down = np.full(narcs, INF)
+    src_up = np.full(narcs, -1, dtype=np.int64)
+    src_down = np.full(narcs, -1, dtype=np.int64)
+    for e in range(edge_arc.shape[0]):
+        a = edge_arc[e]
+        if a < 0:
+            continue
+        c = cost[e]
+        if edge_up[e]:
+            if c < w_up[a]:                       # the cheapest parallel edge, first on ties
+                w_up[a] = c
+                src_up[a] = e
+        elif c < w_down[a]:
+            w_down[a] = c
+            src_down[a] = e
+    return w_up, w_down, src_up, src_down
+
+
+# inlined: a call per node passing a dozen arrays costs more than the work
+# of a small node (PERF-NOTES, numba lesson 1)
+@njit(cache=True, nogil=True, inline="always")
+def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
+                mid_up, mid_down, mark):
+    for a in range(up_first[x], up_first[x + 1]):
+        mark[up_head[a]] = a
+    for d in range(down_first[x], down_first[x + 1]):
+        z = down_tail[d]
+        azx = down_arc[d]
+        wxz = w_down[azx]                          # x -> z
+        wzx = w_up[azx]                            # z -> x
+        if wxz == INF and wzx == INF:
+            continue
+        # up(z) is sorted: the arcs after (z, x) lead to y > x, all in up(x)
+        for b in range(azx + 1, up_first[z + 1]):
+            axy = mark[up_head[b]]
+            s = wxz + w_up[b]
+            if s < w_up[axy]:
+                w_up[axy] = s
+                mid_up[axy] = z
+            s = w_down[b] + wzx
+            if s < w_down[axy]:
+                w_down[axy] = s
+                mid_down[axy] = z
+    for a in range(up_first[x], up_first[x + 1]):
+        mark[up_head[a]] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _perfect_node(x, up_first, up_head, w_up, w_down):
+    # every pair z < y of up(x) is a triangle: up(x) is a clique, so y is in
+    # the sorted up(z) and one forward-only pointer finds the arc (z, y)
+    # (sequential reads: no marks, no random access)
+    lo = up_first[x]
+    hi = up_first[x + 1]
+    for a in range(lo, hi - 1):
+        z = up_head[a]
+        b = up_first[z]
+        for axy in range(a + 1, hi):
+            y = up_head[axy]
+            while up_head[b] < y:
+                b += 1
+            # x < z < y: arcs a = (x, z), b = (z, y), axy = (x, y)
+            s = w_up[a] + w_up[b]
+            if s < w_up[axy]:
+                w_up[axy] = s
+            s = w_down[b] + w_down[a]
+            if s < w_down[axy]:
+                w_down[axy] = s
+            s = w_up[axy] + w_down[b]
+            if s < w_up[a]:
+                w_up[a] = s
+            s = w_up[b] + w_down[axy]
+            if s < w_down[a]:
+                w_down[a] = s
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _basic_par(nodes, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
+               mid_up, mid_down, marks):
+    for i in prange(nodes.shape[0]):
+        _basic_node(nodes[i], up_first, up_head, down_first, down_tail, down_arc, w_up,
+                    w_down, mid_up, mid_down, marks[get_thread_id()])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _perfect_par(nodes, up_first, up_head, w_up, w_down):
+    for i in prange(nodes.shape[0]):
+        _perfect_node(nodes[i], up_first, up_head, w_up, w_down)
+
+
+@njit(cache=True, nogil=True)
+def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail, down_arc,
+              level_first, level_nodes, marks, par_min, perfect):
+    """Basic then (``perfect``) perfect customization for edge costs
+    ``cost``; without the perfect step every finite direction is kept (the
+    elimination-tree query is exact on basic weights too). Returns
+    ``(w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up,
+    keep_down)``: perfect weights, the lower triangle (or -1: the input
+    edge ``src``) each basic weight came from, and which directions the
+    query graphs need. ``marks``: ``(threads, n)`` int64, all -1; levels of
+    at least ``par_min`` nodes run in parallel (0: none)."""
+    narcs = up_head.shape[0]
+    w_up, w_down, src_up, src_down = _initial(narcs, edge_arc, edge_up, cost)
+    mid_up = np.full(narcs, -1, dtype=np.int32)
+    mid_down = np.full(narcs, -1, dtype=np.int32)
+    nlev = level_first.shape[0] - 1
+    for lev in range(nlev):
+        lo = level_first[lev]
+        hi = level_first[lev + 1]
+        if par_min > 0 and hi - lo >= par_min:
+            _basic_par(level_nodes[lo:hi], up_first, up_head, down_first, down_tail,
+                       down_arc, w_up, w_down, mid_up, mid_down, marks)
+        else:
+            for i in range(lo, hi):
+                _basic_node(level_nodes[i], up_first, up_head, down_first, down_tail,
+                            down_arc, w_up, w_down, mid_up, mid_down, marks[0])
+    keep_up = np.empty(narcs, dtype=np.bool_)
+    keep_down = np.empty(narcs, dtype=np.bool_)
+    if not perfect:
+        for a in range(narcs):
+            keep_up[a] = w_up[a] < INF
+            keep_down[a] = w_down[a] < INF
+        return w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up, keep_down
+    b_up = w_up.copy()
+    b_down = w_down.copy()
+    for lev in range(nlev - 1, -1, -1):
+        lo = level_first[lev]
+        hi = level_first[lev + 1]
+        if par_min > 0 and hi - lo >= par_min:
+            _perfect_par(level_nodes[lo:hi], up_first, up_head, w_up, w_down)
+        else:
+            for i in range(lo, hi):
+                _perfect_node(level_nodes[i], up_first, up_head, w_up, w_down)
+    for a in range(narcs):
+        keep_up[a] = w_up[a] < INF and not (w_up[a] < b_up[a] * (1.0 - _TIE))
+        keep_down[a] = w_down[a] < INF and not (w_down[a] < b_down[a] * (1.0 - _TIE))
+    return w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up, keep_down
+
+
+@njit(cache=True, nogil=True)
+def query_graph(up_first, up_head, w, keep):
+    """The upward CSR of the kept directions: ``(first, head, weight,
+    arc)`` (arc: the supergraph arc, for unpacking)."""
+    n = up_first.shape[0] - 1
+    first = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        c = 0
+        for a in range(up_first[x], up_first[x + 1]):
+            if keep[a]:
+                c += 1
+        first[x + 1] = first[x] + c
+    head = np.empty(first[n], dtype=np.int32)
+    wt = np.empty(first[n], dtype=np.float64)
+    arc = np.empty(first[n], dtype=np.int64)
+    k = 0
+    for a in range(up_head.shape[0]):
+        if keep[a]:
+            head[k] = up_head[a]
+            wt[k] = w[a]
+            arc[k] = a
+            k += 1
+    return first, head, wt, arc
+
+
+# -- queries ----------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, inline="always")
+def _relax(x, d, first, head, w, dist, pred):
+    for e in range(first[x], first[x + 1]):
+        h = head[e]
+        nd = d + w[e]
+        if nd < dist[h]:
+            dist[h] = nd
+            pred[h] = e
+
+
+@njit(cache=True, nogil=True)
+def pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
+    """Elimination-tree query from rank ``s`` to rank ``t``: ``(distance,
+    meeting rank)``, ``(inf, -1)`` if none. ``df``/``db`` must be inf
+    everywhere and are left so; ``pf``/``pb`` get the query-graph edge
+    each reached node was last improved by."""
+    df[s] = 0.0
+    db[t] = 0.0
+    x = s
+    y = t
+    while x != y:                     # the two chains, lower rank first, until they meet
+        if x >= 0 and (y < 0 or x < y):
+            if df[x] < INF:
+                _relax(x, df[x], ff, fh, fw, df, pf)
+            x = parent[x]
+        else:
+            if db[y] < INF:
+                _relax(y, db[y], bf, bh, bw, db, pb)
+            y = parent[y]
+    best = INF
+    meet = -1
+    while x >= 0:                     # the common ancestors
+        v = df[x] + db[x]
+        if v < best:
+            best = v
+            meet = x
+        if df[x] < best:
+            _relax(x, df[x], ff, fh, fw, df, pf)
+        if db[x] < best:
+            _relax(x, db[x], bf, bh, bw, db, pb)
+        x = parent[x]
+    x = s
+    while x >= 0:
+        df[x] = INF
+        db[x] = INF
+        x = parent[x]
+    x = t
+    while x >= 0:
+        df[x] = INF
+        db[x] = INF
+        x = parent[x]
+    return best, meet
+
+
+@njit(cache=True, nogil=True)
+def _expand(code, up_first, up_head, arc_low, mid_up, mid_down, src_up, src_down, stack,
+            out, p, write):
+    """The input edges of arc direction ``code`` (``2 a + 1``: ``a`` upward,
+    ``2 a``: downward) in walking order, into ``out`` from ``p`` when
+    ``write``; returns the new ``p``."""
+    stack[0] = code
+    top = 1
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        a = c >> 1
+        x = arc_low[a]
+        y = up_head[a]
+        if c & 1:                                 # x -> y
+            z = mid_up[a]
+            if z < 0:
+                if write:
+                    out[p] = src_up[a]
+                p += 1
+                continue
+            # x -> z (down of (z, x)), then z -> y (up of (z, y))
+            stack[top] = 2 * _find(up_first, up_head, z, y) + 1
+            stack[top + 1] = 2 * _find(up_first, up_head, z, x)
+        else:                                     # y -> x
+            z = mid_down[a]
+            if z < 0:
+                if write:
+                    out[p] = src_down[a]
+                p += 1
+                continue
+            # y -> z (down of (z, y)), then z -> x (up of (z, x))
+            stack[top] = 2 * _find(up_first, up_head, z, x) + 1
+            stack[top + 1] = 2 * _find(up_first, up_head, z, y)
+        top += 2
+    return p
+
+
+@njit(cache=True, nogil=True)
+def _walk(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_down, src_up,
+          src_down, stack, out, write):
+    """Expand the path the last :func:`pair` found (up from ``s`` to
+    ``meet``, down to ``t``); returns the number of input edges."""
+    nf = 0
+    x = meet
+    while x != s:
+        nf += 1
+        x = arc_low[fa[pf[x]]]
+    ups = np.empty(nf, dtype=np.int64)           # the upward arcs, met from the top
+    x = meet
+    for i in range(nf - 1, -1, -1):
+        ups[i] = fa[pf[x]]
+        x = arc_low[ups[i]]
+    p = 0
+    for i in range(nf):
+        p = _expand(2 * ups[i] + 1, up_first, up_head, arc_low, mid_up, mid_down, src_up,
+                    src_down, stack, out, p, write)
+    x = meet
+    while x != t:
+        a = ba[pb[x]]
+        p = _expand(2 * a, up_first, up_head, arc_low, mid_up, mid_down, src_up, src_down,
+                    stack, out, p, write)
+        x = arc_low[a]
+    return p
+
+
+@njit(cache=True, nogil=True)
+def path(parent, ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, pf, pb, up_first, up_head,
+         arc_low, mid_up, mid_down, src_up, src_down, cost, stack):
+    """One shortest path: ``(cost, edges)``, the input edges in order and
+    their costs summed in that order; ``(inf, empty)`` if none."""
+    best, meet = pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb)
+    if meet < 0:
+        return INF, np.empty(0, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    k = _walk(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_down, src_up,
+              src_down, stack, none, False)
+    edges = np.empty(k, dtype=np.int64)
+    _walk(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_down, src_up,
+          src_down, stack, edges, True)
+    c = 0.0
+    for i in range(k):
+        c += cost[edges[i]]
+    return c, edges
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pair_distances(parent, ff, fh, fw, bf, bh, bw, s, t, out, df, db, pf, pb):
+    """``out[i]``: distance from rank ``s[i]`` to rank ``t[i]``; per-thread
+    rows of scratch."""
+    for i in prange(s.shape[0]):
+        row = get_thread_id()
+        out[i] = pair(parent, ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], pf[row],
+                      pb[row])[0]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pair_paths(parent, ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, pf, pb, up_first,
+               up_head, arc_low, mid_up, mid_down, src_up, src_down, cost, depth, offsets,
+               edges, costs, counting):
+    """Many routes in two calls: with ``counting`` the number of edges of
+    pair ``i`` into ``offsets[i + 1]``; then the edges into
+    ``edges[offsets[i]:offsets[i + 1]]`` and their summed costs into
+    ``costs[i]`` (inf, no edges, where unreachable)."""
+    for i in prange(s.shape[0]):
+        row = get_thread_id()
+        stack = np.empty(2 * depth + 4, dtype=np.int64)
+        best, meet = pair(parent, ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row],
+                          pf[row], pb[row])
+        if meet < 0:
+            if counting:
+                offsets[i + 1] = 0
+            else:
+                costs[i] = INF
+            continue
+        if counting:
+            none = np.empty(0, dtype=np.int64)
+            offsets[i + 1] = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first,
+                                   up_head, arc_low, mid_up, mid_down, src_up, src_down,
+                                   stack, none, False)
+        else:
+            out = edges[offsets[i]:offsets[i + 1]]
+            k = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first, up_head,
+                      arc_low, mid_up, mid_down, src_up, src_down, stack, out, True)
+            c = 0.0
+            for j in range(k):
+                c += cost[out[j]]
+            costs[i] = c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _relax_plain(x, d, first, head, w, dist):
+    for e in range(first[x], first[x + 1]):
+        h = head[e]
+        nd = d + w[e]
+        if nd < dist[h]:
+            dist[h] = nd
+
+
+@njit(cache=True, nogil=True)
+def _up_chain(x, parent, first, head, w, dist, nodes, dists):
+    """Distances up the chain of ``x`` from 0 at ``x``: the reached nodes
+    and their distances into ``nodes``/``dists`` (returns how many);
+    ``dist`` must be inf on the chain and is left so."""
+    dist[x] = 0.0
+    c = 0
+    y = x
+    while y >= 0:
+        d = dist[y]
+        if d < INF:
+            nodes[c] = y
+            dists[c] = d
+            c += 1
+            _relax_plain(y, d, first, head, w, dist)
+        y = parent[y]
+    y = x
+    while y >= 0:
+        dist[y] = INF
+        y = parent[y]
+    return c
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def bucket_matrix(parent, af, ah, aw, bf, bh, bw, srcs, tgts, dist, space):
+    """Many-to-many by buckets over the elimination tree: the chain of
+    every target (graph b) fills the buckets of the nodes it reaches, the
+    chain of every source (graph a) scans them. ``(S, T)``, inf where
+    unreachable. ``space``: the longest chain; ``dist``: per-thread rows,
+    all inf."""
+    n = parent.shape[0]
+    ns = srcs.shape[0]
+    nt = tgts.shape[0]
+    res = np.full((ns, nt), INF)
+    if ns == 0 or nt == 0:
+        return res
+    bn = np.empty((nt, space), dtype=np.int32)
+    bd = np.empty((nt, space), dtype=np.float64)
+    cnt = np.empty(nt, dtype=np.int64)
+    for j in prange(nt):
+        cnt[j] = _up_chain(tgts[j], parent, bf, bh, bw, dist[get_thread_id()], bn[j], bd[j])
+    bstart = np.zeros(n + 1, dtype=np.int64)
+    for j in range(nt):
+        for k in range(cnt[j]):
+            bstart[bn[j, k] + 1] += 1
+    for x in range(n):
+        bstart[x + 1] += bstart[x]
+    fill = bstart[:n].copy()
+    btgt = np.empty(bstart[n], dtype=np.int32)
+    bdst = np.empty(bstart[n], dtype=np.float64)
+    for j in range(nt):
+        for k in range(cnt[j]):
+            x = bn[j, k]
+            p = fill[x]
+            btgt[p] = j
+            bdst[p] = bd[j, k]
+            fill[x] = p + 1
+    rows = dist.shape[0]
+    fn = np.empty((rows, space), dtype=np.int32)
+    fd = np.empty((rows, space), dtype=np.float64)
+    for i in prange(ns):
+        row = get_thread_id()
+        c = _up_chain(srcs[i], parent, af, ah, aw, dist[row], fn[row], fd[row])
+        for k in range(c):
+            x = fn[row, k]
+            d = fd[row, k]
+            for p in range(bstart[x], bstart[x + 1]):
+                v = d + bdst[p]
+                j = btgt[p]
+                if v < res[i, j]:
+                    res[i, j] = v
+    return res

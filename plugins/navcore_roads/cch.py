@@ -1,0 +1,440 @@
+"""Customizable contraction hierarchies of road graphs (live traffic):
+``contract(graph, customizable=True)`` builds one, after which
+``algorithm="cch"`` and ``"auto"`` routes, ``distance_pairs``,
+``distance_matrix`` and ``routes`` answer from it, and every batch of
+updates (closures, jams, speeds, blocked junctions) is followed at once by
+a new customization, so the hierarchy stays current.
+
+Three parts, as Dibbelt, Strasser and Wagner split them:
+
+* the order (``node_order``): nested dissection with inertial-flow
+  separators on the node coordinates (graphs without coordinates get
+  hop-distance pseudo-coordinates), metric-independent, computed once per
+  topology, saved with the hierarchy;
+* the topology (:class:`CCHTopology`): the chordal supergraph of the road
+  network contracted in that order, without witness searches, and its
+  elimination tree;
+* the metric: the supergraph's arcs weighted for the costs now, by basic
+  then perfect customization (``_cch.py``); directions that no shortest
+  path needs are left out of the query graphs.
+
+``RoadCCH.customize()`` reruns the metric for the graph's costs now; the
+view is ``current`` from then until the next update (``DerivedView``), and a
+stale one is never used. ``follow_updates`` (default True) makes the roads
+plugin customize inline after every applied batch; a game whose frames
+cannot spare a customization sets it False and runs ``customize`` as a
+scheduler job, with queries falling back to bidirectional search (exact)
+meanwhile.
+
+>>> import navcore, navcore_roads
+>>> w = navcore.World()
+>>> g = w.add_graph("r", type="roads", src=[0, 1, 2], dst=[1, 2, 0],
+...                 length=[100.0, 100.0, 100.0], speed=36.0)
+>>> h = navcore_roads.contract(g, customizable=True)
+>>> r = w.find_path("r", 0, 2)
+>>> r.algorithm, r.nodes.tolist(), r.cost
+('cch', [0, 1, 2], 20.0)
+>>> w.update("r", edges=[(1, 2)], factor=2.0); _ = w.tick()
+>>> h.current, w.find_path("r", 0, 2).cost
+(True, 30.0)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+
+import numba
+import numpy as np
+
+from navcore.errors import GraphError, QueryError
+from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
+
+from . import _cch as K
+from . import _order as O
+
+VIEW_KEY = "navcore_roads.cch"
+FORMAT = "navcore-road-cch-1"
+#: fraction of a part's nodes that form the source (and the sink) of a cut
+BALANCE = 0.25
+#: parts this small are ordered by degree, not cut further
+LEAF = 4
+
+
+def _threads() -> int:
+    return max(int(numba.config.NUMBA_NUM_THREADS), 1)
+
+
+def _undirected(offsets, targets):
+    n = offsets.shape[0] - 1
+    return O.undirected(n, offsets, targets)
+
+
+def node_order(offsets, targets, positions=None) -> np.ndarray:
+    """The nested-dissection order of the graph under CSR ``offsets``/
+    ``targets`` (directions ignored): int64 ``order[rank] = node``.
+    ``positions``: ``(N, 2)`` (lon, lat) degrees, or None (pseudo-coordinates
+    from hop distances)."""
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    targets = np.ascontiguousarray(targets, dtype=np.int32)
+    first, head, twin = _undirected(offsets, targets)
+    if positions is None:
+        x, y = O.pseudo_coordinates(first, head)
+    else:
+        pos = np.asarray(positions, dtype=np.float64)
+        # metres-like axes: a degree of longitude shrinks with latitude
+        lat = pos[:, 1]
+        scale = np.cos(np.radians(float(np.median(lat)))) if lat.size else 1.0
+        x = np.ascontiguousarray(pos[:, 0] * scale)
+        y = np.ascontiguousarray(lat)
+    return O.nested_dissection(first, head, twin, x, y, BALANCE, LEAF)
+
+
+class CCHTopology:
+    """The metric-independent part: order, supergraph (CSR over ranks),
+    its transpose, elimination tree and levels, and the arc of every input
+    edge. Build it with :meth:`build`."""
+
+    def __init__(self, order, offsets, targets):
+        n = offsets.shape[0] - 1
+        self.num_nodes = n
+        self.num_edges = int(targets.shape[0])
+        self.order = order
+        self.rank = np.empty(n, dtype=np.int64)
+        self.rank[order] = np.arange(n, dtype=np.int64)
+        first, head, _ = _undirected(offsets, targets)
+        self.up_first, self.up_head, self.parent = K.chordal(first, head, order, self.rank)
+        (self.down_first, self.down_tail, self.down_arc,
+         self.arc_low) = K.down_graph(self.up_first, self.up_head)
+        self.level_first, self.level_nodes, self.depth = K.tree_levels(self.parent)
+        self.edge_arc, self.edge_up = K.edge_arcs(offsets, targets, self.rank, self.up_first,
+                                                  self.up_head)
+
+    @classmethod
+    def build(cls, offsets, targets, order) -> "CCHTopology":
+        order = check_order(order, offsets.shape[0] - 1)
+        return cls(order, offsets, targets)
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self.up_head.shape[0])
+
+
+def check_order(order, n) -> np.ndarray:
+    """``order`` as int64 if it is a permutation of ``0..n-1``, else
+    ``GraphError`` saying what is wrong."""
+    a = np.asarray(order)
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise GraphError(f"order must be a 1-d array of node ids, got dtype {a.dtype} and "
+                         f"shape {a.shape}")
+    if a.shape[0] != n:
+        raise GraphError(f"order must list each of the {n} nodes once, got {a.shape[0]} "
+                         f"entries")
+    a = a.astype(np.int64)
+    if n and (a.min() < 0 or a.max() >= n or np.unique(a).shape[0] != n):
+        raise GraphError(f"order must be a permutation of the node ids 0..{n - 1}")
+    return np.ascontiguousarray(a)
+
+
+class Metric:
+    """One customization's arrays (swapped in whole, so a query on another
+    thread sees either the old metric or the new one, never a mix)."""
+
+    __slots__ = ("w_up", "w_down", "mid_up", "mid_down", "src_up", "src_down", "fwd", "bwd",
+                 "cost", "seconds")
+
+    def __init__(self, topo: CCHTopology, cost, marks, perfect=True):
+        t0 = time.perf_counter()
+        (self.w_up, self.w_down, self.mid_up, self.mid_down, self.src_up, self.src_down,
+         keep_up, keep_down) = K.customize(
+            topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head, topo.down_first,
+            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks,
+            K.PAR_MIN, perfect)
+        self.fwd = K.query_graph(topo.up_first, topo.up_head, self.w_up, keep_up)
+        self.bwd = K.query_graph(topo.up_first, topo.up_head, self.w_down, keep_down)
+        self.cost = cost
+        self.seconds = time.perf_counter() - t0
+
+
+def topology_fingerprint(graph) -> str:
+    """What the order depends on: the node count and the edges (not costs)."""
+    csr = graph.csr
+    h = hashlib.sha1()
+    for a in (np.array([graph.num_nodes]), csr.offsets, csr.targets):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
+
+
+class RoadCCH(DerivedView):
+    """The customizable contraction hierarchy of one road graph: current
+    while its last customization is for the graph's version."""
+
+    def __init__(self, graph, topology: CCHTopology, fingerprint: str, order_seconds=0.0,
+                 topology_seconds=0.0):
+        super().__init__(graph)
+        self.version = -1                      # stale until customized
+        self.topology = topology
+        self.fingerprint = fingerprint
+        self.order_seconds = float(order_seconds)
+        self.topology_seconds = float(topology_seconds)
+        #: customize inline after every applied batch (the roads plugin's
+        #: ``navcore_graph_updated``); False leaves that to the caller
+        self.follow_updates = True
+        #: run the perfect customization (about twice the basic one's time;
+        #: queries then skip the arcs no shortest path uses). False: basic
+        #: only, exact all the same, for budgets where customizing dominates
+        self.perfect = True
+        self.metric = None
+        self.customizations = 0
+        self._marks = np.full((_threads(), topology.num_nodes), -1, dtype=np.int64)
+        self._customizing = threading.Lock()     # one customization at a time (the marks)
+
+    def customize(self) -> "RoadCCH":
+        """Weight the hierarchy for the graph's costs now (closed roads and
+        blocked junctions: inf); it is ``current`` after, until the next
+        update. Safe while other threads query: the metric is swapped whole."""
+        from .ch import effective_costs
+        graph = self.graph
+        if graph.num_nodes != self.topology.num_nodes \
+                or graph.csr.num_edges != self.topology.num_edges:
+            raise GraphError(f"road graph {graph.graph_id!r} changed its topology; build the "
+                             f"customizable hierarchy again with contract(graph, "
+                             f"customizable=True)")
+        with self._customizing:
+            version = graph.version            # first: an update from here on leaves it stale
+            metric = Metric(self.topology, effective_costs(graph), self._marks,
+                            bool(self.perfect))
+            self.metric = metric
+            self.version = version
+            self.customizations += 1
+        return self
+
+    @property
+    def customize_seconds(self) -> float:
+        return 0.0 if self.metric is None else float(self.metric.seconds)
+
+    def stats(self) -> dict:
+        t = self.topology
+        out = {"nodes": t.num_nodes, "edges": t.num_edges, "arcs": t.num_arcs,
+               "tree_depth": int(t.depth), "tree_levels": int(t.level_first.shape[0] - 1),
+               "order_seconds": self.order_seconds, "topology_seconds": self.topology_seconds,
+               "customize_seconds": self.customize_seconds,
+               "customizations": self.customizations, "current": self.current}
+        if self.metric is not None:
+            out["forward_arcs"] = int(self.metric.fwd[1].shape[0])
+            out["backward_arcs"] = int(self.metric.bwd[1].shape[0])
+        return out
+
+    def query(self) -> "CCHQuery":
+        """This thread's query object (its own scratch)."""
+        return self.thread_local(lambda: CCHQuery(self))
+
+    def save(self, path) -> None:
+        """Write the order and the topology's fingerprint to ``path`` (an
+        ``.npz`` archive, no pickles); ``load_hierarchy`` rebuilds the
+        supergraph and customizes for the costs the graph has then."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise GraphError(f"save needs a file path, got {path!r}")
+        try:
+            with open(path, "wb") as f:
+                np.savez(f, format=np.array(FORMAT), fingerprint=np.array(self.fingerprint),
+                         order=self.topology.order)
+        except OSError as exc:
+            raise GraphError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+    def __repr__(self) -> str:
+        state = "current" if self.current else "stale"
+        return (f"<RoadCCH of {self.graph.graph_id!r}: {self.topology.num_nodes} nodes, "
+                f"{self.topology.num_arcs} arcs, {state}>")
+
+
+class CCHQuery:
+    """Queries on one :class:`RoadCCH` with scratch of their own (one per
+    thread). Node ids in, node ids and input-CSR edge positions out."""
+
+    def __init__(self, view: RoadCCH):
+        self.view = view
+        t = view.topology
+        n = t.num_nodes
+        self._n = n
+        self._df = np.full(n, np.inf)
+        self._db = np.full(n, np.inf)
+        self._pf = np.empty(n, dtype=np.int64)
+        self._pb = np.empty(n, dtype=np.int64)
+        self._stack = np.empty(2 * int(t.depth) + 4, dtype=np.int64)
+        self._par = None
+
+    def _metric(self) -> Metric:
+        m = self.view.metric
+        if m is None:
+            raise QueryError("the customizable hierarchy has not been customized yet; call "
+                             "customize()")
+        return m
+
+    def _node(self, name, v) -> int:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
+                or not 0 <= v < self._n:
+            raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
+        return int(self.view.topology.rank[int(v)])
+
+    def _nodes(self, name, v) -> np.ndarray:
+        a = np.asarray(v)
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
+                             f"and shape {a.shape}")
+        if a.size and (a.min() < 0 or a.max() >= self._n):
+            i = int(np.argmax((a < 0) | (a >= self._n)))
+            raise QueryError(f"{name} must hold node ids from 0 to {self._n - 1}, got "
+                             f"{name}[{i}] = {a[i]}")
+        if not a.size:
+            return np.empty(0, dtype=np.int64)
+        return self.view.topology.rank[a.astype(np.int64)]
+
+    def _rows(self):
+        if self._par is None:
+            rows, n = _threads(), self._n
+            self._par = (np.full((rows, n), np.inf), np.full((rows, n), np.inf),
+                         np.empty((rows, n), np.int64), np.empty((rows, n), np.int64))
+        return self._par
+
+    def distance(self, s, t) -> float:
+        """The cost of a shortest path from ``s`` to ``t``; inf if none."""
+        m = self._metric()
+        rs, rt = self._node("s", s), self._node("t", t)
+        best, _ = K.pair(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, self._df,
+                         self._db, self._pf, self._pb)
+        return float(best)
+
+    def path(self, s, t):
+        """``(cost, edges)``: a shortest path as int64 positions into the
+        graph's CSR, its cost their costs summed in path order; ``(inf,
+        empty)`` if there is none."""
+        m = self._metric()
+        topo = self.view.topology
+        rs, rt = self._node("s", s), self._node("t", t)
+        cost, edges = K.path(topo.parent, *m.fwd, *m.bwd, rs, rt, self._df, self._db, self._pf,
+                             self._pb, topo.up_first, topo.up_head, topo.arc_low, m.mid_up,
+                             m.mid_down, m.src_up, m.src_down, m.cost, self._stack)
+        return float(cost), edges
+
+    def distances(self, sources, targets) -> np.ndarray:
+        """Element-wise distances of pairs (inf if unreachable), both cores."""
+        m = self._metric()
+        s, t = self._pairs(sources, targets)
+        out = np.empty(s.shape[0], dtype=np.float64)
+        df, db, pf, pb = self._rows()
+        K.pair_distances(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], s, t, out, df, db,
+                         pf, pb)
+        return out
+
+    def paths(self, sources, targets):
+        """Shortest paths of every pair: ``(costs, offsets, edges)``, path
+        ``i`` being ``edges[offsets[i]:offsets[i + 1]]`` (CSR positions)."""
+        m = self._metric()
+        topo = self.view.topology
+        s, t = self._pairs(sources, targets)
+        k = s.shape[0]
+        offsets = np.zeros(k + 1, dtype=np.int64)
+        costs = np.full(k, np.inf)
+        df, db, pf, pb = self._rows()
+        args = (topo.parent, *m.fwd, *m.bwd, s, t, df, db, pf, pb, topo.up_first, topo.up_head,
+                topo.arc_low, m.mid_up, m.mid_down, m.src_up, m.src_down, m.cost,
+                int(topo.depth))
+        none = np.empty(0, dtype=np.int64)
+        K.pair_paths(*args, offsets, none, costs, True)
+        np.cumsum(offsets, out=offsets)
+        edges = np.empty(offsets[-1], dtype=np.int64)
+        K.pair_paths(*args, offsets, edges, costs, False)
+        return costs, offsets, edges
+
+    def matrix(self, sources, targets) -> np.ndarray:
+        """``(S, T)`` distances by the bucket algorithm over the elimination
+        tree (the smaller side fills the buckets)."""
+        m = self._metric()
+        s = self._nodes("sources", sources)
+        t = self._nodes("targets", targets)
+        dist = self._rows()[0]
+        parent, depth = self.view.topology.parent, int(self.view.topology.depth)
+        if s.shape[0] <= t.shape[0]:
+            return K.bucket_matrix(parent, *m.fwd[:3], *m.bwd[:3], s, t, dist, depth)
+        res = K.bucket_matrix(parent, *m.bwd[:3], *m.fwd[:3], t, s, dist, depth)
+        return np.ascontiguousarray(res.T)
+
+    def _pairs(self, sources, targets):
+        s = self._nodes("sources", sources)
+        t = self._nodes("targets", targets)
+        if s.shape != t.shape:
+            raise QueryError(f"sources and targets must have the same length, got "
+                             f"{s.shape[0]} and {t.shape[0]}")
+        return s, t
+
+
+# -- building, loading, the plugin's helpers -----------------------------------------
+
+def build(graph, order=None) -> RoadCCH:
+    """The customizable hierarchy of road graph ``graph`` (checked by the
+    caller), customized for its costs now and stored on it. ``order``: a
+    node order to use (``order[rank] = node``) instead of computing one."""
+    csr = graph.csr
+    t0 = time.perf_counter()
+    if order is None:
+        order = node_order(csr.offsets, csr.targets, graph.positions)
+    t1 = time.perf_counter()
+    topo = CCHTopology.build(csr.offsets, csr.targets, order)
+    t2 = time.perf_counter()
+    view = RoadCCH(graph, topo, topology_fingerprint(graph), t1 - t0, t2 - t1)
+    view.customize()
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def load(graph, path, arrays) -> RoadCCH:
+    """A hierarchy :meth:`RoadCCH.save` wrote (``arrays`` read from
+    ``path``, format already checked), for ``graph``'s topology only."""
+    want = str(arrays.get("fingerprint", ""))
+    order = arrays.get("order")
+    if want != topology_fingerprint(graph) or order is None:
+        raise GraphError(f"{path}: a node order for another road network than road graph "
+                         f"{graph.graph_id!r} (its junctions or roads differ); compute one "
+                         f"with contract(graph, customizable=True)")
+    csr = graph.csr
+    t0 = time.perf_counter()
+    topo = CCHTopology.build(csr.offsets, csr.targets, order)
+    view = RoadCCH(graph, topo, want, 0.0, time.perf_counter() - t0)
+    view.customize()
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def current(graph) -> RoadCCH | None:
+    """The graph's customizable hierarchy while it is current, else None."""
+    return graph.view(VIEW_KEY)
+
+
+def need_current(graph) -> RoadCCH:
+    view = graph.view(VIEW_KEY)
+    if view is not None:
+        return view
+    stale = graph.stored_view(VIEW_KEY) is not None
+    raise QueryError(f"road graph {graph.graph_id!r} has "
+                     f"{'a customizable hierarchy not yet customized for its latest update' if stale else 'no customizable hierarchy'}; "
+                     f"build it with navcore_roads.contract(graph, customizable=True)"
+                     f"{' or call its customize()' if stale else ''}")
+
+
+def follow(graph) -> None:
+    """After an applied batch: customize again (topology kept) when the
+    graph has a customizable hierarchy that follows updates."""
+    view = graph.stored_view(VIEW_KEY)
+    if view is not None and view.follow_updates and not view.current:
+        view.customize()
+
+
+def route(view: RoadCCH, s: int, t: int) -> PathResult:
+    from .search import path_result
+    cost, edges = view.query().path(s, t)
+    if not cost < np.inf:
+        return PathResult.failed(PathStatus.UNREACHABLE, "cch")
+    return path_result(view.graph, s, np.asarray(edges, dtype=np.int64), cost, 0, "cch")
