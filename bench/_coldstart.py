@@ -76,5 +76,19 @@ def first_frames(side: int = 1000, frames: int = 30, requests: int = 3,
     return res
 
 
+def report(print_table, workers=(0, 2), **kw) -> list:
+    """One cold process per worker count; prints the table, returns the runs."""
+    runs = [dict(first_frames(workers=k, **kw), workers=k) for k in workers]
+    print_table("First frames of a cold process (1000x1000, 30% walls: a 16x16 toggle and "
+                "3 short requests a frame; numba's disk cache warm)",
+                ["workers", "add_graph", "first tick", "later median", "later worst",
+                 "ndimage.label", "first / label"],
+                [[r["workers"], f"{r['add_graph_s']:.2f} s", f"{r['first_tick_ms']:.2f} ms",
+                  f"{r['later_median_ms']:.2f} ms", f"{r['later_worst_ms']:.2f} ms",
+                  f"{r['ndimage_label_ms']:.2f} ms", f"{r['first_vs_label']:.3f}x"]
+                 for r in runs])
+    return runs
+
+
 if __name__ == "__main__":
     print(json.dumps(first_frames(), indent=1))

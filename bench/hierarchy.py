@@ -55,6 +55,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _coldstart import report  # noqa: E402
 from _common import (fmt_ratio, fmt_s, log, machine, median, print_table,  # noqa: E402
                      ratio, versions, write_json)
 
@@ -246,9 +247,10 @@ def main(argv=None):
     print_table("reachable queries (goal: > 1 M/s through reachable_many)",
                 ["map", "reachable_many", "reachable (one call each)",
                  "hierarchical nodes", "areas", "add_graph"], rows)
+    cold = report(print_table, frames=10 if args.quick else 30)   # fresh processes
     path = write_json("hierarchy-quick" if args.quick else "hierarchy",
                       {"machine": machine(), "versions": versions("numpy", "numba", "scipy"),
-                       "config": cfg, "results": results})
+                       "config": cfg, "cold_start": cold, "results": results})
     log(f"wrote {path}")
 
 

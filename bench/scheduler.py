@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _coldstart import report  # noqa: E402
 from _common import log, machine, median, print_table, versions, write_json  # noqa: E402
 
 DATA = Path(os.environ.get("NAVCORE_MOVINGAI", "/work/shared/data/movingai"))
@@ -225,9 +226,10 @@ def main(argv=None):
                 [[s["workers"], f"{s['p50_ms']:.2f} ms", f"{s['p99_ms']:.2f} ms",
                   f"{s['max_ms']:.2f} ms", f"{s['served_per_frame']:.1f}",
                   f"{s['waiting_at_end']} ({s['max_waiting']})"] for s in steady])
+    cold = report(print_table, frames=10 if args.quick else 30)   # fresh processes
     path = write_json("scheduler-quick" if args.quick else "scheduler",
                       {"machine": machine(), "versions": versions("numpy", "numba"),
-                       "config": cfg, "empty_tick_s": empty, "batch": thr,
+                       "config": cfg, "cold_start": cold, "empty_tick_s": empty, "batch": thr,
                        "speedup_2_over_1": speedup, "scenes": scenes, "steady": steady})
     log(f"wrote {path}")
 

@@ -4,7 +4,7 @@ Inputs past a limit are mistakes (a typo'd node id, a corrupted file, a
 YAML bomb) far more often than wishes, and without a limit they surface as
 minutes of swapping, an ``OverflowError`` deep in numpy or a kernel that
 indexes past int32. The modules that enforce a limit import it from here;
-``docs/limits.md`` lists them (a test checks the table against this file).
+the README's Limits table lists them (a test checks it against this file).
 
 Memory: before a graph's arrays are allocated, :func:`check_memory` weighs
 an estimate of them (``BYTES_PER_NODE`` and ``BYTES_PER_EDGE``: the arrays

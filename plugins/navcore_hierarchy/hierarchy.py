@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import NodeError, QueryError
 from navcore.views import DerivedView
 
@@ -93,7 +93,19 @@ class Hierarchy(DerivedView):
     def _alloc_nodes(self, hcap):
         """(Re)allocate the per-hierarchical-node arrays with room for
         ``hcap`` ids, keeping what is there (amortised doubling: no
-        allocation in a steady stream of updates)."""
+        allocation in a steady stream of updates).
+
+        Memory: about 120 bytes per id, plus, on graphs that are not
+        lattices, a block of ``MAX_CHILDREN`` member slots per id (1 KB),
+        so that regrouping never moves members between blocks. A graph
+        whose nodes group well (a few hundred per hierarchical node) pays
+        a few bytes per node; one made of many isolated nodes pays 1-2 KB
+        each (doubling), so the growth is checked against free memory
+        first (``CapacityError``, the world unchanged) instead of swapping."""
+        per_id = 120 + (0 if self.lattice is not None else 4 * K.MAX_CHILDREN)
+        limits.check_memory(f"the areas of a graph of {self.num_nodes} nodes "
+                            f"({hcap} hierarchical nodes)", hcap * per_id)
+
         def grow(name, dtype, size, fill=0):
             arr = np.full(size, fill, dtype=dtype)
             prev = getattr(self, name, None)

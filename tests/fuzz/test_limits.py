@@ -1,4 +1,4 @@
-"""The size limits of issue 19: docs/limits.md agrees with navcore/limits.py,
+"""The size limits of issue 19: the README's Limits table agrees with navcore/limits.py,
 and each limit is a clear error before anything large is allocated, with
 the world unchanged."""
 import re
@@ -13,13 +13,13 @@ from navcore.graph import NavGraph
 
 pytestmark = pytest.mark.nojit
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "limits.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 _ROW = re.compile(r"^\| `(\w+)`: (.+?) \| ([\d,.]+)(?: \w+)? \| (.+?) \|$")
 
 
 def _table():
-    rows = [_ROW.match(line) for line in DOC.read_text().splitlines()
-            if line.startswith("| `")]
+    section = README.read_text().split("### Limits\n", 1)[1].split("\n## ", 1)[0]
+    rows = [_ROW.match(line) for line in section.splitlines() if line.startswith("| `")]
     assert rows and all(rows), "every table row is | `NAME`: what | value | error |"
     return {m.group(1): (m.group(3).replace(",", ""), m.group(4)) for m in rows}
 
