@@ -80,11 +80,12 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from .progress import compile_progress
+    from .progress import compile_progress, heartbeat
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        with compile_progress():      # a first run compiles for a while: say so
+        # a first run compiles for a while, large input loads for a while: say so
+        with compile_progress(), heartbeat():
             return args.func(args)
     except NavError as exc:
         print(f"navcore: error: {exc}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""Progress for numba's first-run compiles, on the command line.
+"""Progress on the command line: numba's first-run compiles, and what a
+long command is doing (``stage`` / ``heartbeat``).
 
 Every kernel is compiled once per machine and then loaded from numba's
 cache in milliseconds; on the first run the compiles take tens of seconds,
@@ -11,6 +12,14 @@ so nothing is shown.
 
     with compile_progress():
         run_the_command()
+
+Large but legal input takes a while to load (a country's OSM extract, a
+navmesh baked from a big map, a million-query scenario file). Work wraps
+itself in ``stage("reading ...")`` (``World.add_graph`` does for every
+graph), and ``heartbeat()``, which the CLI runs around every command, says
+on stderr which stage is running once it has run ``delay`` seconds (on a
+terminal a line that counts the seconds; otherwise one line), so a command
+never sits silent.
 """
 from __future__ import annotations
 
@@ -19,6 +28,78 @@ import os
 import sys
 import threading
 import time
+
+_stages: list = []           # [label, started] of the running stages, innermost last
+_stages_lock = threading.Lock()
+_compiling = threading.Event()    # set while the compile bar is on screen
+
+
+@contextlib.contextmanager
+def stage(label: str):
+    """Mark the work of the block as ``label`` for ``heartbeat`` (nesting:
+    the innermost stage is shown). Cheap: two list operations."""
+    entry = [label, time.perf_counter()]
+    with _stages_lock:
+        _stages.append(entry)
+    try:
+        yield
+    finally:
+        with _stages_lock:
+            _stages.remove(entry)
+
+
+def current_stage():
+    """``(label, seconds it has run)`` of the innermost running stage, or None."""
+    with _stages_lock:
+        if not _stages:
+            return None
+        label, t0 = _stages[-1]
+    return label, time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def heartbeat(file=None, delay: float = 2.0, every: float = 1.0):
+    """While the block runs, say on ``file`` (stderr) what stage is running
+    once it has run ``delay`` seconds: on a terminal one line, rewritten
+    every ``every`` seconds and cleared at the end; elsewhere one line per
+    stage. Silent while the compile bar is shown."""
+    out = file or sys.stderr
+    tty = getattr(out, "isatty", lambda: False)()
+    done = threading.Event()
+    said = set()
+
+    def beat():
+        shown = False
+        while not done.wait(every):
+            now = current_stage()
+            if now is None or now[1] < delay or _compiling.is_set():
+                continue
+            label, secs = now
+            try:
+                if tty:
+                    out.write(f"\rnavcore: {label} ({secs:.0f} s)\x1b[K")
+                    out.flush()
+                    shown = True
+                elif label not in said:
+                    said.add(label)
+                    print(f"navcore: {label} (still working after {secs:.0f} s)", file=out,
+                          flush=True)
+            except (OSError, ValueError):       # the terminal went away
+                return
+        if shown:
+            try:
+                out.write("\r\x1b[K")
+                out.flush()
+            except (OSError, ValueError):
+                pass
+
+    thread = threading.Thread(target=beat, name="navcore-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 @contextlib.contextmanager
@@ -90,6 +171,7 @@ class _CompileCounter:
             return
         self._shown = True
         if self._bar is None and getattr(self.file, "isatty", lambda: False)():
+            _compiling.set()
             from tqdm import tqdm
             self._bar = tqdm(desc="navcore: compiling kernels (first run only)",
                              unit=" kernels", file=self.file, leave=False)
@@ -102,6 +184,7 @@ class _CompileCounter:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            _compiling.clear()
         if self._shown:
             print(f"navcore: compiled {self.compiled} kernels in {self.seconds:.1f} s "
                   f"(first run; later runs load them from numba's cache)", file=self.file)

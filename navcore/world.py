@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import limits, validate
+from . import limits, progress, validate
 from .errors import (CapacityError, FrameError, GraphError, NodeError, PluginError, QueryError,
                      UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
@@ -119,7 +119,8 @@ class World:
                 f"unknown graph type {type!r}; known types: {offered or 'none'}{left_out}")
         builder, owner = types[type]
         _check_params(builder, type, owner, params)
-        graph = builder(self, graph_id, **params)
+        with progress.stage(f"building {type} graph {graph_id!r}"):
+            graph = builder(self, graph_id, **params)
         if not isinstance(graph, NavGraph):
             raise GraphError(f"the builder of graph type {type!r} returned "
                              f"{graph!r}, not a NavGraph")
@@ -127,7 +128,9 @@ class World:
         graph.graph_id = graph_id
         self.graphs[graph_id] = graph
         try:
-            self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id, graph=graph)
+            with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):
+                self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id,
+                                                      graph=graph)
             if self.warm_up_mode is True:
                 self._warm_graph(graph)
         except BaseException:
@@ -251,7 +254,8 @@ class World:
 
     def _warm_graph(self, graph) -> None:
         t0 = time.perf_counter()
-        self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+        with progress.stage(f"loading the kernels of graph {graph.graph_id!r}"):
+            self.plugins.hook.navcore_warm_up(world=self, graph=graph)
         self.warm_up_seconds += time.perf_counter() - t0
 
     def path_costs(self, graph_id, paths) -> np.ndarray:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from navcore import progress
 from navcore.errors import MapFormatError
 
 from .mapfile import read_scen, tolerance
@@ -53,28 +54,29 @@ def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=
     times = np.empty(n)
     graphs = {}
     build_s = 0.0
-    for i in range(n):
-        name = scen.maps[i]
-        if name not in graphs:
-            path = find_map(scen_path, name, maps_dir)
-            gid = f"scen:{path}"
-            if gid not in world.graphs:
-                g = world.add_graph(gid, type="grid", map=str(path), landmarks=landmarks)
-                if (g.width, g.height) != tuple(scen.size[i]):
-                    raise MapFormatError(f"map {path} is {g.width} x {g.height} but the "
-                                         f"scenario says {tuple(scen.size[i])}",
-                                         path=scen_path, line=int(scen.line[i]))
-            graphs[name] = gid
-            if algorithm == "ch":        # queries never build one: build it, untimed
-                from navcore_csr import contract
-                t0 = time.perf_counter()
-                contract(world.graph(gid))
-                build_s += time.perf_counter() - t0
-        s, t = tuple(scen.start[i]), tuple(scen.goal[i])
-        t0 = time.perf_counter()
-        r = world.find_path(graphs[name], s, t, algorithm=algorithm)
-        times[i] = time.perf_counter() - t0
-        costs[i] = r.cost
+    with progress.stage(f"solving {n} scenario queries of {scen_path.name}"):
+        for i in range(n):
+            name = scen.maps[i]
+            if name not in graphs:
+                path = find_map(scen_path, name, maps_dir)
+                gid = f"scen:{path}"
+                if gid not in world.graphs:
+                    g = world.add_graph(gid, type="grid", map=str(path), landmarks=landmarks)
+                    if (g.width, g.height) != tuple(scen.size[i]):
+                        raise MapFormatError(f"map {path} is {g.width} x {g.height} but the "
+                                             f"scenario says {tuple(scen.size[i])}",
+                                             path=scen_path, line=int(scen.line[i]))
+                graphs[name] = gid
+                if algorithm == "ch":        # queries never build one: build it, untimed
+                    from navcore_csr import contract
+                    t0 = time.perf_counter()
+                    contract(world.graph(gid))
+                    build_s += time.perf_counter() - t0
+            s, t = tuple(scen.start[i]), tuple(scen.goal[i])
+            t0 = time.perf_counter()
+            r = world.find_path(graphs[name], s, t, algorithm=algorithm)
+            times[i] = time.perf_counter() - t0
+            costs[i] = r.cost
     tol = tolerance(scen.optimal[:n], scen.decimals[:n])
     bad = np.flatnonzero(~(np.abs(costs - scen.optimal[:n]) <= tol))
     return {

@@ -247,3 +247,41 @@ def test_scene_summary_counts_the_warm_up_done_by_add_graph():
 
     with Simulation.from_file(ROOT / "scenes" / "dungeon.yaml") as sim:
         assert sim.warm_up_s == sim.world.warm_up_seconds > 0
+
+
+@pytest.mark.nojit
+def test_heartbeat_names_a_long_stage_and_is_silent_for_short_ones():
+    import io
+    import time
+
+    from navcore.progress import current_stage, heartbeat, stage
+
+    out = io.StringIO()
+    with heartbeat(file=out, delay=0.05, every=0.02):
+        with stage("quick work"):
+            pass
+        with stage("reading a huge map"):
+            assert current_stage()[0] == "reading a huge map"
+            with stage("inner part"):
+                assert current_stage()[0] == "inner part"
+            time.sleep(0.3)
+    assert current_stage() is None
+    text = out.getvalue()
+    assert "navcore: reading a huge map (still working after" in text
+    assert text.count("reading a huge map") == 1 and "quick work" not in text
+
+
+@pytest.mark.nojit
+def test_add_graph_runs_as_a_named_stage():
+    from navcore.progress import current_stage
+
+    seen = []
+
+    class Spy:
+        @navcore.hookimpl
+        def navcore_graph_built(self, graph):
+            seen.append(current_stage()[0])
+
+    w = navcore.World(plugins=[Spy()], warm_up=False)
+    w.add_graph("g", type="grid", rows=_rows())
+    assert seen == ["building the views of graph 'g' (areas, ...)"]
