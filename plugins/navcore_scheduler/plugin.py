@@ -14,8 +14,11 @@ def navcore_world_created(world):
 
 
 @navcore.hookimpl
-def navcore_warm_up():
+def navcore_warm_up(world, graph):
     active.warm_up()
+    sched = getattr(world, "scheduler", None)
+    if isinstance(sched, Scheduler) and sched.workers:
+        sched.warm_up_workers(world, graph)
 
 
 def _requests(world):

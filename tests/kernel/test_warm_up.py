@@ -285,3 +285,17 @@ def test_add_graph_runs_as_a_named_stage():
     w = navcore.World(plugins=[Spy()], warm_up=False)
     w.add_graph("g", type="grid", rows=_rows())
     assert seen == ["building the views of graph 'g' (areas, ...)"]
+
+
+def test_every_worker_thread_has_its_scratch_before_the_first_frame():
+    # a worker's first search used to allocate its scratch inside a frame
+    # (78 ms on a 1000x1000 grid); the warm-up makes one on every worker
+    w = navcore.World(workers=2, frame_budget_ms=100.0)
+    g = w.add_graph("g", type="grid", rows=["." * 40] * 30)
+    made = len(g.scratch_sets)
+    assert made == 3                        # this thread and both workers
+    hs = [w.request_path("g", (0, y), (39, 29 - y)) for y in range(30)]
+    w.scheduler.min_chunk_ms = 0            # every round goes to the workers
+    w.tick()
+    assert all(h.done for h in hs) and len(g.scratch_sets) == made
+    w.scheduler.close()
