@@ -147,6 +147,7 @@ BAD = [
 ]
 
 
+@pytest.mark.nojit
 @pytest.mark.parametrize("value, token, message", BAD, ids=[b[1] for b in BAD])
 def test_bad_traffic_values_are_reported_at_file_line_column(value, token, message):
     first = f"  - {{at: 5, traffic: {{id: crash, way: {HARBOUR_ROAD}, close: true}}}}\n"
@@ -160,6 +161,7 @@ def test_bad_traffic_values_are_reported_at_file_line_column(value, token, messa
     assert Path(e.path).name == "traffic-test.yaml"
 
 
+@pytest.mark.nojit
 def test_speeds_need_a_time_weighted_graph():
     graph = "{id: s, type: roads, osm: maps/monaco.osm.gz, weight: distance}"
     event = f"  - {{at: 1, traffic: {{way: {HARBOUR_ROAD}, speed: 20}}}}\n"
@@ -189,3 +191,40 @@ def test_the_rush_hour_scene_replays_the_same_summary(tmp_path, capsys):
     assert main(["run", str(path), "--frames", "60", "--render", str(png),
                  "--no-progress"]) == 0
     assert png.stat().st_size > 0 and "traffic 'rush'" in capsys.readouterr().out
+
+
+def test_edges_close_one_direction_and_away_from_takes_the_outbound_lanes():
+    with scene("") as probe:                           # the first edge and its ends
+        g = probe.world.graph("s")
+        u, v = int(g.edge_src[0]), int(g.csr.targets[0])
+    events = (f"  - {{at: 1, traffic: {{edges: [[{u}, {v}]], close: true}}}}\n"
+              f"  - {{at: 2, traffic: {{box: {list(BOX)}, away_from: {list(CENTRE)}, "
+              f"factor: 4}}}}\n")
+    with scene(events) as sim:
+        g = sim.world.graph("s")
+        free = loaded_segment_costs(g)
+        play(sim, 1)
+        closed = np.zeros(g.segments.num_segments, bool)
+        closed[g.edge_segments(0)] = True
+        assert np.allclose(g.csr.cost, edge_costs_of(g, np.where(closed, np.inf, free)))
+        back = (g.edge_src == v) & (g.csr.targets == u)
+        assert back.any() and np.isfinite(g.csr.cost[back]).all()   # the other way is open
+        play(sim, 2)
+        seg = g.segments
+        lon, lat = seg.lon, seg.lat
+        inside = (lon >= BOX[0]) & (lon <= BOX[2]) & (lat >= BOX[1]) & (lat <= BOX[3])
+        box = (inside[seg.src] | inside[seg.dst]) & (g.seg_edge >= 0)
+        outbound = box & ~inbound_in_box(g)
+        want = np.where(closed, np.inf, np.where(outbound, free * 4, free))
+        assert np.allclose(g.csr.cost, edge_costs_of(g, want), rtol=1e-12)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("value, message", [
+    ([10 ** 7], "has segments 0.."), ([True], "must be a list of segment ids"),
+    ([], "must be a list of segment ids")])
+def test_road_updates_refuse_bad_segment_ids(value, message):
+    with scene("  - {at: 1, traffic: {way: 4227276, factor: 2}}\n") as sim:
+        with pytest.raises(navcore.UpdateError, match=message):
+            sim.world.update("s", segments=value, factor=2.0)
+        assert sim.world.pending_updates("s") == 0
