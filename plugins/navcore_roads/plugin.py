@@ -3,10 +3,10 @@ DIMACS, GeoJSON or arrays), its searches (``dijkstra``, ``astar``,
 ``bidijkstra``, ``ch``, ``cch``; ``auto`` is the customizable hierarchy
 when a current one exists, then the plain one, else bidirectional), batch
 distances, closures and traffic (a customizable hierarchy is customized
-again after every batch), and
-the ``navcore roads`` command. Model code lives beside it (``segments``,
-``io``, ``profiles``, ``network``, ``search``, ``locate``, ``updates``,
-``ch``)."""
+again after every batch), the ``navcore roads`` command and the
+``traffic`` scene event. Model code lives beside it (``segments``, ``io``,
+``profiles``, ``network``, ``search``, ``locate``, ``updates``, ``ch``,
+``traffic``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -163,3 +163,10 @@ def navcore_scene_layer(world, graph_id, graph):
 def navcore_draw_graph(graph, canvas):
     from . import scene_layer
     return scene_layer.draw(graph, canvas)
+
+
+@navcore.hookimpl
+def navcore_scene_event_kinds():
+    # roads close, slow down and reopen in scenes (``traffic``)
+    from . import traffic
+    return {"traffic": traffic.TrafficKind()}

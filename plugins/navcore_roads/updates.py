@@ -7,7 +7,10 @@ Which roads (one of):
   parallel road between them; one direction only);
 * ``osm_way=ID`` or a list of ids: every segment of those ways, whichever
   edges they lie on (part of a long edge when a way ends inside a chain);
-* ``rect=(lon0, lat0, lon1, lat1)``: every segment with an end inside.
+* ``rect=(lon0, lat0, lon1, lat1)``: every segment with an end inside;
+* ``segments=[...]``: segment ids (indices into ``graph.segments``, as
+  ``graph.edge_segments`` gives them), one direction each (what a scene's
+  ``traffic`` event selected).
 
 What happens to them (one of):
 
@@ -30,7 +33,7 @@ from navcore import validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
-SELECTIONS = ("edges", "osm_way", "rect", "nodes")
+SELECTIONS = ("edges", "osm_way", "rect", "segments", "nodes")
 ACTIONS = ("cost", "factor", "speed", "reset", "walkable")
 
 
@@ -56,12 +59,15 @@ def make_update(graph, params) -> Update:
                                   f"nodes of graph {graph.graph_id!r}", UpdateError, np.int64)
         walkable = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(graph.graph_id, "walkable", {"nodes": nodes, "walkable": walkable})
-    segs = _segments(graph, where, params[where])
+    segs = select_segments(graph, where, params[where])
     value = _action(graph, act, params[act])
     return Update(graph.graph_id, act, {"segments": segs, "value": value})
 
 
-def _segments(graph, where, value) -> np.ndarray:
+def select_segments(graph, where, value) -> np.ndarray:
+    """Segment ids that a selection names (``where`` is one of ``edges``,
+    ``osm_way``, ``rect``, ``segments``); ``UpdateError`` when it is
+    malformed or names what the graph does not have."""
     seg = graph.segments
     if where == "edges":
         try:
@@ -94,6 +100,8 @@ def _segments(graph, where, value) -> np.ndarray:
             raise UpdateError(f"road graph {graph.graph_id!r} has no way "
                               f"{int(missing[0])} (not routable, or dropped at load)")
         return hit
+    if where == "segments":
+        return _segment_ids(graph, value)
     if graph.positions is None:
         raise UpdateError(f"rect= selects roads by (lon, lat); road graph "
                           f"{graph.graph_id!r} has no coordinates (a DIMACS .gr without .co)")
@@ -102,6 +110,23 @@ def _segments(graph, where, value) -> np.ndarray:
     lo_y, hi_y = min(lat0, lat1), max(lat0, lat1)
     inside = ((seg.lon >= lo_x) & (seg.lon <= hi_x) & (seg.lat >= lo_y) & (seg.lat <= hi_y))
     return np.flatnonzero((inside[seg.src] | inside[seg.dst]) & (graph.seg_edge >= 0))
+
+
+def _segment_ids(graph, value) -> np.ndarray:
+    ids = validate.array(value, "segments", UpdateError).reshape(-1)
+    if ids.size == 0 or not validate.int_dtype(ids.dtype) or ids.dtype == np.bool_:
+        raise UpdateError(f"segments must be a list of segment ids, got {value!r}")
+    ids = ids.astype(np.int64)
+    m = graph.segments.num_segments
+    bad = ids[(ids < 0) | (ids >= m)]
+    if bad.size:
+        raise UpdateError(f"road graph {graph.graph_id!r} has segments 0..{m - 1}, "
+                          f"not {int(bad[0])}")
+    off = ids[graph.seg_edge[ids] < 0]
+    if off.size:
+        raise UpdateError(f"segment {int(off[0])} of road graph {graph.graph_id!r} lies on "
+                          f"no edge (dropped at load with its component)")
+    return np.unique(ids)
 
 
 def _bbox(value):

@@ -217,6 +217,20 @@ class Agents:
         self.loop[i] = False
         self._request(i)
 
+    def replan(self, graph_id) -> int:
+        """Agents on ``graph_id`` that are on their way (moving or waiting
+        for a path) and re-plan (``repath``) ask again from where they
+        stand, driving on meanwhile; returns how many asked. For changes
+        that make some way cheaper (a road reopens): the scheduler re-plans
+        only paths a change broke or made dearer."""
+        members = self._by_graph.get(graph_id, np.zeros(0, dtype=np.int64))
+        on_way = (self.state[members] == MOVING) | (self.state[members] == WAITING)
+        asked = [int(i) for i in members[on_way] if self.repath[i]]
+        for i in asked:
+            self._request(i, keep_walking=True)
+            self.repaths[i] += 1
+        return len(asked)
+
     # -- movement -------------------------------------------------------------
     def _rebuild(self, spare: int = 0) -> None:
         """Pack every agent's polyline into a new array with room to grow."""

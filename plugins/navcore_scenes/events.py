@@ -11,7 +11,7 @@ An event kind is an object with
   wrong; it is reported at the value's file, line and column.
 * ``apply(sim, graph_id, payload)``: carry it out at frame N through the
   ``navcore.Simulation`` API (``sim.world``, ``sim.set_walkable``,
-  ``sim.set_cost``, ``sim.set_door``, ``sim.set_goal``).
+  ``sim.set_cost``, ``sim.set_door``, ``sim.set_goal``, ``sim.replan``).
 * ``describe(payload) -> str`` (optional): a few words for the summary.
 
 The built-in kinds below are plain instances of such classes. Every kind,

@@ -104,6 +104,7 @@ class Simulation:
         for ev in self.events:
             self._due.setdefault(ev[0], []).append(ev)
         self.log: list = []           # one record per event carried out
+        self._since_events = ([], None)   # latest events' records, repaths before them
         self.frame_ms: list = []      # world.tick time of each frame
         self.update_ms: list = []     # of which applying updates and observers reacting
         self.request_ms: list = []    # of which serving path requests
@@ -411,12 +412,22 @@ class Simulation:
         for i in members:
             self.agents.set_goal(i, _query(point))
 
+    def replan(self, graph_id) -> int:
+        """Every agent on ``graph_id`` that is on its way and re-plans
+        (``repath``) asks again for a path from where it stands; returns
+        how many did. The scheduler re-plans by itself only the paths an
+        update broke or made dearer; an event that makes some way cheaper
+        (a road reopens) calls this so that agents take it."""
+        return self.agents.replan(graph_id)
+
     # -- running --------------------------------------------------------------
     def step(self):
         """Play one frame; returns the ``FrameStats`` of its ``world.tick``."""
         t0 = time.perf_counter()
         self.frame += 1
         due = self._due.get(self.frame, ())
+        if due:
+            repaths_before = self.agents.repaths.copy()
         before = {ev[3]: self.count_areas(ev[3]) for ev in due if ev[3] is not None}
         for _, name, kind, graph_id, payload in due:
             try:
@@ -436,12 +447,16 @@ class Simulation:
                                 budget_nodes=s.frame_budget_nodes)
         self.agents.take_results()
         self.agents.move(self.scene.settings.dt)
+        if due:
+            self._since_events = ([], repaths_before)
         for _, name, kind, graph_id, payload in due:
             describe = getattr(kind, "describe", None)
             self.log.append({"frame": self.frame, "kind": name, "graph": graph_id,
                              "what": describe(payload) if describe else name,
                              "areas_before": before.get(graph_id),
                              "areas_after": self.count_areas(graph_id)})
+            self._since_events[0].append(self.log[-1])
+        self._count_replanned()
         self.frame_ms.append(stats.time_total_ms)
         self.update_ms.append(stats.time_updates_ms + stats.time_observers_ms)
         self.request_ms.append(stats.time_requests_ms)
@@ -476,6 +491,16 @@ class Simulation:
             if bar is not None:
                 bar.close()
         return summarize(self, self.wall_s)
+
+    def _count_replanned(self) -> None:
+        """``replanned`` of the latest frame's event records: agents that
+        planned again since those events (until the next ones come), so
+        the summary shows whom a change sent another way."""
+        records, before = self._since_events
+        if records:
+            n = int((self.agents.repaths > before).sum())
+            for rec in records:
+                rec["replanned"] = n
 
     def count_areas(self, graph_id):
         """Number of connected areas of ``graph_id`` now (``None`` without

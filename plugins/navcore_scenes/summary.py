@@ -100,7 +100,9 @@ def format_summary(s: dict) -> str:
                 areas = f"  areas {evs[0]['areas_before']} -> {evs[-1]['areas_after']}"
             graph = f" [{graph_id}]" if graph_id is not None else ""
             what = "; ".join(ev["what"] for ev in evs)
-            lines.append(f"  frame {frame:>5}  {what}{graph}{areas}")
+            replanned = evs[-1].get("replanned")
+            replanned = f"  {replanned} re-planned since" if replanned else ""
+            lines.append(f"  frame {frame:>5}  {what}{graph}{areas}{replanned}")
     lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
     t = s["timing"]
     f = t["frame_ms"]

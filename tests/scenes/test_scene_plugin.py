@@ -63,7 +63,8 @@ def test_scene_commands_and_event_kinds_come_from_the_scenes_plugin(capsys):
         assert args.func.__module__ == "navcore_scenes.cli"
     world = navcore.World(autoload=False)
     kinds, owners = event_kinds(world, owners=True)
-    assert set(kinds) == {"block", "unblock", "open", "close", "cost", "goal"}
+    assert set(kinds) == {"block", "unblock", "open", "close", "cost", "goal", "traffic"}
+    assert owners.pop("traffic") == "roads"           # the roads plugin's own kind
     assert set(owners.values()) == {"navcore"}
 
     registry.unregister("scenes")
@@ -71,4 +72,4 @@ def test_scene_commands_and_event_kinds_come_from_the_scenes_plugin(capsys):
         build_parser(registry).parse_args(["run", "s.yaml"])
     assert "invalid choice: 'run'" in capsys.readouterr().err
     world.plugins.unregister("scenes")
-    assert event_kinds(world) == {}
+    assert set(event_kinds(world)) == {"traffic"}
