@@ -5,8 +5,8 @@ grouped into hierarchical nodes of at most 256 (by BFS; on a grid, the
 pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
 nodes and their links form a small graph whose components give every real
 node an area id. An update removes only the hierarchical nodes that hold a
-dirty node (tiles: those of its tiles), regroups those nodes and settles
-the areas that can have changed: merges from the new nodes and their
+dirty node (tiles: the tiles of dirty cells whose walkability changed),
+regroups those nodes and settles the areas that can have changed: merges from the new nodes and their
 neighbours, a possible split by searches from each piece taking turns,
 stopped when one is left (``_settle.py``); never a flood of the whole
 small graph, which the seed does after every update.
@@ -181,12 +181,13 @@ class Hierarchy(DerivedView):
         m = L.band_runs(W)
         rs, re, ruf = (np.empty(m, np.int32) for _ in range(3))
         rowstart = np.empty(K.TILE + 1, np.int64)
+        prev_rs, last_right, last_up = (np.empty(m + 1, np.int32) for _ in range(3))
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
         y = 0
         while y < H:
-            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, self.hnode_of,
-                              self.hsize, self.ehead, self.enext, self.eprev, self.eto,
+            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs, last_right,
+                              last_up, self.hnode_of, self.hsize, self.ehead, self.enext, self.eprev, self.eto,
                               self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
@@ -251,10 +252,11 @@ class Hierarchy(DerivedView):
         c = self.counters
         if self.lattice is not None:
             H, W, diag = self.lattice
-            nt, nrem, nb = L.remove_tiles(dirty, W, H, self.hnode_of, self.hsize, self.harea,
-                                          self.ehead, self.enext, self.eprev, self.eto,
-                                          self.hmark, self.tmark, c, self.acount, self.tiles,
-                                          self.prev_area, self.removed, self.rarea, self.bnd)
+            nt, nrem, nb = L.remove_tiles(dirty, self.graph.walkable, W, H, self.hnode_of,
+                                          self.hsize, self.harea, self.ehead, self.enext,
+                                          self.eprev, self.eto, self.hmark, self.tmark, c,
+                                          self.acount, self.tiles, self.prev_area,
+                                          self.removed, self.rarea, self.bnd)
             # a 16 x 16 tile holds at most 128 pieces and 64 border cells
             self._ensure(129 * nt, 8 * 64 * nt)
             self._alloc_claims(K.TILE * K.TILE * nt)
