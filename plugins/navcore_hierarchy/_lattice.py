@@ -240,7 +240,16 @@ def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev,
     rebuilt side. So the neighbours an update reports as dirty, and cost
     changes, cost nothing here. Each cell of those tiles keeps its old area
     in ``prev_area`` and is ungrouped. Surviving nodes next to removed ones
-    go to ``bnd``. Returns ``(n_tiles, n_removed, n_boundary)``."""
+    go to ``bnd``. Returns ``(n_tiles, n_removed, n_boundary)``, or,
+    changing nothing, ``n_tiles`` -1 when ``dirty`` is not strictly
+    increasing and -2 when it leaves ``[0, W * H)`` (checked here: in
+    numpy it costs a few temporaries on every update)."""
+    nd = dirty.shape[0]
+    for i in range(1, nd):
+        if dirty[i] <= dirty[i - 1]:
+            return -1, 0, 0
+    if nd and (dirty[0] < 0 or dirty[nd - 1] >= W * H):
+        return -2, 0, 0
     ntx = (W + TILE - 1) // TILE
     counters[C_STAMP] += 2
     st = counters[C_STAMP] - 1        # removed (and: tile listed)

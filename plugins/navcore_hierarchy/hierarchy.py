@@ -47,6 +47,16 @@ from . import _lattice as L
 from . import _settle as S
 
 
+#: what an update that changed no area returns (read-only, shared)
+_NO_CHANGE = np.empty(0, dtype=np.int32)
+_NO_CHANGE.flags.writeable = False
+
+
+def _sorted_ids(dirty):
+    """``dirty`` as sorted, distinct int32 ids."""
+    return np.unique(np.asarray(dirty).astype(np.int64)).astype(np.int32)
+
+
 class Hierarchy(DerivedView):
     """The hierarchical graph of one ``NavGraph`` (see the module docs), a
     derived view (``navcore.views``) that follows every update.
@@ -242,21 +252,25 @@ class Hierarchy(DerivedView):
         split, merged, appeared or vanished (empty when connectivity did
         not change)."""
         dirty = np.asarray(dirty)
-        if dirty.dtype != np.int32 or (dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any()):
-            dirty = np.unique(dirty.astype(np.int64)).astype(np.int32)
+        if dirty.dtype != np.int32:
+            dirty = _sorted_ids(dirty)
         if dirty.size == 0:
-            return dirty
-        if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
-            raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
-                            f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
+            return _NO_CHANGE
         c = self.counters
         if self.lattice is not None:
             H, W, diag = self.lattice
-            nt, nrem, nb = L.remove_tiles(dirty, self.graph.walkable, W, H, self.hnode_of,
-                                          self.hsize, self.harea, self.ehead, self.enext,
-                                          self.eprev, self.eto, self.hmark, self.tmark, c,
-                                          self.acount, self.tiles, self.prev_area,
-                                          self.removed, self.rarea, self.bnd)
+            for _ in range(2):      # the kernel checks the order (a grid's are sorted)
+                nt, nrem, nb = L.remove_tiles(dirty, self.graph.walkable, W, H,
+                                              self.hnode_of, self.hsize, self.harea,
+                                              self.ehead, self.enext, self.eprev, self.eto,
+                                              self.hmark, self.tmark, c, self.acount,
+                                              self.tiles, self.prev_area, self.removed,
+                                              self.rarea, self.bnd)
+                if nt != -1:
+                    break
+                dirty = _sorted_ids(dirty)
+            if nt == -2:
+                self._check_range(dirty)
             # a 16 x 16 tile holds at most 128 pieces and 64 border cells
             self._ensure(129 * nt, 8 * 64 * nt)
             self._alloc_claims(K.TILE * K.TILE * nt)
@@ -265,6 +279,9 @@ class Hierarchy(DerivedView):
                             self.eto, self.hfree, c, self.built, self.prev_area, self.cl_node,
                             self.cl_area, self.aseen, self.stack)
         else:
+            if dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any():
+                dirty = _sorted_ids(dirty)
+            self._check_range(dirty)
             nrem, nb, ns = G.remove(dirty, self.graph.walkable, self.hnode_of, self.children,
                                     self.hsize, self.harea, self.ehead, self.enext,
                                     self.eprev, self.eto, self.hmark, c, self.acount,
@@ -285,7 +302,12 @@ class Hierarchy(DerivedView):
         if c[K.C_SEARCHED] == 0:
             self.local_updates += 1
         self.searched_nodes += int(c[K.C_SEARCHED])
-        return np.sort(self.changed[:nch])
+        return np.sort(self.changed[:nch]) if nch else _NO_CHANGE
+
+    def _check_range(self, dirty):
+        if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
+            raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
+                            f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
 
     def warm_up(self) -> None:
         """Run the update kernels once without changing anything (regroup
