@@ -47,6 +47,9 @@ from . import _lattice as L
 from . import _settle as S
 
 
+#: room an update needs per tile it regroups: a 16 x 16 tile holds at most
+#: 128 pieces and 64 border cells (8 links each at most)
+_TILE_IDS, _TILE_LINKS = 129, 8 * 64
 #: what an update that changed no area returns (read-only, shared)
 _NO_CHANGE = np.empty(0, dtype=np.int32)
 _NO_CHANGE.flags.writeable = False
@@ -201,6 +204,9 @@ class Hierarchy(DerivedView):
                               self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
+        # room for an update of 3 x 3 tiles now, so that the first updates
+        # after a build do not grow every array in a frame (~1 ms)
+        self._ensure(_TILE_IDS * 9, _TILE_LINKS * 9)
 
     def _recalculate_generic(self):
         self.prev_area[:] = -1          # no claims: every area is new
@@ -271,8 +277,7 @@ class Hierarchy(DerivedView):
                 dirty = _sorted_ids(dirty)
             if nt == -2:
                 self._check_range(dirty)
-            # a 16 x 16 tile holds at most 128 pieces and 64 border cells
-            self._ensure(129 * nt, 8 * 64 * nt)
+            self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
             self._alloc_claims(K.TILE * K.TILE * nt)
             L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
                             self.hsize, self.harea, self.ehead, self.enext, self.eprev,
