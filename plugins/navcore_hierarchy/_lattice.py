@@ -11,8 +11,8 @@ function of the mask alone, which makes it cheap both ways:
   finished while it is in cache): rows are cut into runs of walkable
   cells, also at tile borders, and runs of two rows of one tile that touch
   are joined. No CSR view is read (a grid does not even build one).
-* an update relabels just the tiles that hold a dirty cell; the pieces
-  there never fragment or drift, whatever the history.
+* an update relabels just the tiles that hold a cell whose walkability
+  changed; the pieces there never fragment or drift, whatever the history.
 
 Connectivity: 4-neighbours, or 8 with ``diag`` (a diagonal joins two
 walkable cells whatever the cells beside it). A grid that forbids corner

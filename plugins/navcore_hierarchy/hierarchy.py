@@ -6,10 +6,10 @@ pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
 nodes and their links form a small graph whose components give every real
 node an area id. An update removes only the hierarchical nodes that hold a
 dirty node (tiles: the tiles of dirty cells whose walkability changed),
-regroups those nodes and settles the areas that can have changed: merges from the new nodes and their
-neighbours, a possible split by searches from each piece taking turns,
-stopped when one is left (``_settle.py``); never a flood of the whole
-small graph, which the seed does after every update.
+regroups those nodes and settles the areas that can have changed: merges
+from the new nodes and their neighbours, a possible split by searches from
+each piece taking turns, stopped when one is left (``_settle.py``); never a
+flood of the whole small graph, which the seed does after every update.
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
@@ -200,8 +200,8 @@ class Hierarchy(DerivedView):
         y = 0
         while y < H:
             y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs, last_right,
-                              last_up, self.hnode_of, self.hsize, self.ehead, self.enext, self.eprev, self.eto,
-                              self.counters)
+                              last_up, self.hnode_of, self.hsize, self.ehead, self.enext,
+                              self.eprev, self.eto, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
         # room for an update of 3 x 3 tiles now, so that the first updates
