@@ -11,8 +11,8 @@ function of the mask alone, which makes it cheap both ways:
   finished while it is in cache): rows are cut into runs of walkable
   cells, also at tile borders, and runs of two rows of one tile that touch
   are joined. No CSR view is read (a grid does not even build one).
-* an update relabels just the tiles that hold a dirty cell; the pieces
-  there never fragment or drift, whatever the history.
+* an update relabels just the tiles that hold a cell whose walkability
+  changed; the pieces there never fragment or drift, whatever the history.
 
 Connectivity: 4-neighbours, or 8 with ``diag`` (a diagonal joins two
 walkable cells whatever the cells beside it). A grid that forbids corner
@@ -48,8 +48,8 @@ def band_links(width, diag):
 
 
 @njit(cache=True, nogil=True)
-def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, ehead,
-                enext, eprev, eto, counters):
+def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, prev_rs, last_right, last_up,
+                hnode_of, hsize, ehead, enext, eprev, eto, counters):
     """Group the cells of rows ``y0..`` into pieces of tiles (ids from
     ``counters[C_HWM]`` on, in row order) and link pieces that touch across
     a tile border. Works band by band (``TILE`` rows; pieces never cross a
@@ -61,9 +61,10 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, eh
     ``hnode_of``; runs of two rows that touch are joined (they overlap
     exactly when one starts within the other, so one lookup of each run's
     start in the other row finds every pair, no pointer loops whose exits
-    mispredict); then runs become piece ids and cells their piece, while
-    the band is still in cache. ``walk`` is the mask as uint8."""
-    d = 1 if diag else 0
+    mispredict); then runs become piece ids and their cells that piece,
+    while the band is still in cache. ``walk`` is the mask as uint8;
+    ``prev_rs`` keeps the count and starts of the runs of the last row
+    done (for the next band's top border; kept across calls)."""
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2
     need_h = band_runs(W)
@@ -120,36 +121,76 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, eh
                     q = hnode_of[base + x]
                     if q >= 0:
                         union_min(ruf, i, q)
+        rowstart[bh] = nr
         # every run's parent has a smaller index (joins keep the smaller
-        # root, path halving only shortcuts): one forward pass numbers them
-        h = counters[C_HWM]
-        for r in range(nr):
-            p = ruf[r]
-            if p == r:
-                ruf[r] = -1 - h
-                hsize[h] = 0
-                ehead[h] = -1
-                h += 1
-            else:
-                ruf[r] = ruf[p]
-            hsize[-1 - ruf[r]] += re[r] - rs[r]
+        # root, path halving only shortcuts): one forward pass numbers
+        # them and writes each run's piece into its cells (blocked cells
+        # hold -1 from the scan), while the band is still in cache.
+        # Without diagonals, two runs of one row that touch were cut by a
+        # tile border: their pieces are linked here, per run, instead of
+        # checking every cell along the borders
+        h0 = counters[C_HWM]
+        h = h0
+        for ly in range(bh):
+            base = (yb + ly) * W
+            for r in range(rowstart[ly], rowstart[ly + 1]):
+                p = ruf[r]
+                if p == r:
+                    ruf[r] = -1 - h
+                    hsize[h] = 0
+                    ehead[h] = -1
+                    last_right[h - h0] = -1
+                    last_up[h - h0] = -1
+                    h += 1
+                else:
+                    ruf[r] = ruf[p]
+                b = -1 - ruf[r]
+                hsize[b] += re[r] - rs[r]
+                if not diag and r > rowstart[ly] and re[r - 1] == rs[r]:
+                    a = -1 - ruf[r - 1]
+                    if last_right[a - h0] != b:     # the same pair as a row above
+                        last_right[a - h0] = b
+                        _link_new(a, b, ehead, enext, eprev, eto, counters)
         counters[C_NLIVE] += h - counters[C_HWM]
         counters[C_HWM] = h
         for c in range(yb * W, (yb + bh) * W):
             q = hnode_of[c]
             t = ruf[q if q >= 0 else last]
             hnode_of[c] = -1 - t if q >= 0 else -1
-        # links across tile column borders inside the band, then across
-        # its top border. Cells along a border mostly repeat the pair just
-        # seen, which is checked here, before any neighbour list; the
-        # checks are written out (a helper taking the lists, even
-        # inlined, made this part 5x slower)
+        if not diag:
+            # across the band's top border: runs above and below that touch
+            # overlap, so one starts within the other: look up each run's
+            # start in the other row (the runs above were kept in prev_rs)
+            if yb > 0:
+                base = yb * W
+                for j in range(rowstart[0], rowstart[1]):
+                    a = hnode_of[base - W + rs[j]]
+                    b = -1 - ruf[j]
+                    if a >= 0 and last_up[b - h0] != a:
+                        last_up[b - h0] = a
+                        _link_new(a, b, ehead, enext, eprev, eto, counters)
+                for i in range(1, prev_rs[0] + 1):
+                    b = hnode_of[base + prev_rs[i]]
+                    if b >= 0:
+                        a = hnode_of[base - W + prev_rs[i]]
+                        if last_up[b - h0] != a:
+                            last_up[b - h0] = a
+                            _link_new(a, b, ehead, enext, eprev, eto, counters)
+            k = rowstart[bh] - rowstart[bh - 1]
+            prev_rs[0] = k
+            prev_rs[1:k + 1] = rs[rowstart[bh - 1]:rowstart[bh]]
+            continue
+        # with diagonals: links across tile column borders inside the band,
+        # then across its top border, cell by cell. Cells along a border
+        # mostly repeat the pair just seen, which is checked here, before
+        # any neighbour list; the checks are written out (a helper taking
+        # the lists, even inlined, made this part 5x slower)
         for x in range(TILE, W, TILE):
             la = -1
             lb = -1
             for ly in range(bh):
                 c = (yb + ly) * W + x
-                for k in range(3 if diag and ly + 1 < bh else 1):
+                for k in range(3 if ly + 1 < bh else 1):
                     if k == 0:
                         a = hnode_of[c - 1]
                         b = hnode_of[c]
@@ -171,7 +212,7 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, hnode_of, hsize, eh
                 b = hnode_of[base + x]
                 if b < 0:
                     continue
-                for k in range(-d, d + 1):
+                for k in range(-1, 2):
                     if 0 <= x + k < W:
                         a = hnode_of[base - W + x + k]
                         if a >= 0 and (a != la or b != lb):
@@ -190,18 +231,33 @@ def _link_new(a, b, ehead, enext, eprev, eto, counters):
 
 
 @njit(cache=True, nogil=True)
-def remove_tiles(dirty, W, H, hnode_of, hsize, harea, ehead, enext, eprev, eto, hmark,
-                 tmark, counters, acount, tiles, prev_area, removed, rarea, bnd):
-    """Remove every hierarchical node of the tiles that hold a dirty cell;
-    each cell of those tiles keeps its old area in ``prev_area`` and is
-    ungrouped. Surviving nodes next to removed ones go to ``bnd``.
-    Returns ``(n_tiles, n_removed, n_boundary)``."""
+def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev, eto,
+                 hmark, tmark, counters, acount, tiles, prev_area, removed, rarea, bnd):
+    """Remove every hierarchical node of the tiles that hold a dirty cell
+    whose walkability changed (grouped, ``hnode_of >= 0``, exactly when it
+    was walkable): a tile's pieces depend on its own cells alone, and the
+    links of a tile left alone to a rebuilt one are made again from the
+    rebuilt side. So the neighbours an update reports as dirty, and cost
+    changes, cost nothing here. Each cell of those tiles keeps its old area
+    in ``prev_area`` and is ungrouped. Surviving nodes next to removed ones
+    go to ``bnd``. Returns ``(n_tiles, n_removed, n_boundary)``, or,
+    changing nothing, ``n_tiles`` -1 when ``dirty`` is not strictly
+    increasing and -2 when it leaves ``[0, W * H)`` (checked here: in
+    numpy it costs a few temporaries on every update)."""
+    nd = dirty.shape[0]
+    for i in range(1, nd):
+        if dirty[i] <= dirty[i - 1]:
+            return -1, 0, 0
+    if nd and (dirty[0] < 0 or dirty[nd - 1] >= W * H):
+        return -2, 0, 0
     ntx = (W + TILE - 1) // TILE
     counters[C_STAMP] += 2
     st = counters[C_STAMP] - 1        # removed (and: tile listed)
     sb = st + 1                       # boundary
     nt = 0
     for d in dirty:
+        if (hnode_of[d] >= 0) == (walk[d] != 0):
+            continue
         t = (d // W) // TILE * ntx + (d % W) // TILE
         if tmark[t] != st:
             tmark[t] = st

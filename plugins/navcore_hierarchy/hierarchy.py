@@ -5,11 +5,11 @@ grouped into hierarchical nodes of at most 256 (by BFS; on a grid, the
 pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
 nodes and their links form a small graph whose components give every real
 node an area id. An update removes only the hierarchical nodes that hold a
-dirty node (tiles: those of its tiles), regroups those nodes and settles
-the areas that can have changed: merges from the new nodes and their
-neighbours, a possible split by searches from each piece taking turns,
-stopped when one is left (``_settle.py``); never a flood of the whole
-small graph, which the seed does after every update.
+dirty node (tiles: the tiles of dirty cells whose walkability changed),
+regroups those nodes and settles the areas that can have changed: merges
+from the new nodes and their neighbours, a possible split by searches from
+each piece taking turns, stopped when one is left (``_settle.py``); never a
+flood of the whole small graph, which the seed does after every update.
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
@@ -45,6 +45,19 @@ from . import _generic as G
 from . import _kernels as K
 from . import _lattice as L
 from . import _settle as S
+
+
+#: room an update needs per tile it regroups: a 16 x 16 tile holds at most
+#: 128 pieces and 64 border cells (8 links each at most)
+_TILE_IDS, _TILE_LINKS = 129, 8 * 64
+#: what an update that changed no area returns (read-only, shared)
+_NO_CHANGE = np.empty(0, dtype=np.int32)
+_NO_CHANGE.flags.writeable = False
+
+
+def _sorted_ids(dirty):
+    """``dirty`` as sorted, distinct int32 ids."""
+    return np.unique(np.asarray(dirty).astype(np.int64)).astype(np.int32)
 
 
 class Hierarchy(DerivedView):
@@ -181,15 +194,19 @@ class Hierarchy(DerivedView):
         m = L.band_runs(W)
         rs, re, ruf = (np.empty(m, np.int32) for _ in range(3))
         rowstart = np.empty(K.TILE + 1, np.int64)
+        prev_rs, last_right, last_up = (np.empty(m + 1, np.int32) for _ in range(3))
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
         y = 0
         while y < H:
-            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, self.hnode_of,
-                              self.hsize, self.ehead, self.enext, self.eprev, self.eto,
-                              self.counters)
+            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs, last_right,
+                              last_up, self.hnode_of, self.hsize, self.ehead, self.enext,
+                              self.eprev, self.eto, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
+        # room for an update of 3 x 3 tiles now, so that the first updates
+        # after a build do not grow every array in a frame (~1 ms)
+        self._ensure(_TILE_IDS * 9, _TILE_LINKS * 9)
 
     def _recalculate_generic(self):
         self.prev_area[:] = -1          # no claims: every area is new
@@ -241,28 +258,35 @@ class Hierarchy(DerivedView):
         split, merged, appeared or vanished (empty when connectivity did
         not change)."""
         dirty = np.asarray(dirty)
-        if dirty.dtype != np.int32 or (dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any()):
-            dirty = np.unique(dirty.astype(np.int64)).astype(np.int32)
+        if dirty.dtype != np.int32:
+            dirty = _sorted_ids(dirty)
         if dirty.size == 0:
-            return dirty
-        if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
-            raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
-                            f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
+            return _NO_CHANGE
         c = self.counters
         if self.lattice is not None:
             H, W, diag = self.lattice
-            nt, nrem, nb = L.remove_tiles(dirty, W, H, self.hnode_of, self.hsize, self.harea,
-                                          self.ehead, self.enext, self.eprev, self.eto,
-                                          self.hmark, self.tmark, c, self.acount, self.tiles,
-                                          self.prev_area, self.removed, self.rarea, self.bnd)
-            # a 16 x 16 tile holds at most 128 pieces and 64 border cells
-            self._ensure(129 * nt, 8 * 64 * nt)
+            for _ in range(2):      # the kernel checks the order (a grid's are sorted)
+                nt, nrem, nb = L.remove_tiles(dirty, self.graph.walkable, W, H,
+                                              self.hnode_of, self.hsize, self.harea,
+                                              self.ehead, self.enext, self.eprev, self.eto,
+                                              self.hmark, self.tmark, c, self.acount,
+                                              self.tiles, self.prev_area, self.removed,
+                                              self.rarea, self.bnd)
+                if nt != -1:
+                    break
+                dirty = _sorted_ids(dirty)
+            if nt == -2:
+                self._check_range(dirty)
+            self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
             self._alloc_claims(K.TILE * K.TILE * nt)
             L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
                             self.hsize, self.harea, self.ehead, self.enext, self.eprev,
                             self.eto, self.hfree, c, self.built, self.prev_area, self.cl_node,
                             self.cl_area, self.aseen, self.stack)
         else:
+            if dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any():
+                dirty = _sorted_ids(dirty)
+            self._check_range(dirty)
             nrem, nb, ns = G.remove(dirty, self.graph.walkable, self.hnode_of, self.children,
                                     self.hsize, self.harea, self.ehead, self.enext,
                                     self.eprev, self.eto, self.hmark, c, self.acount,
@@ -283,7 +307,12 @@ class Hierarchy(DerivedView):
         if c[K.C_SEARCHED] == 0:
             self.local_updates += 1
         self.searched_nodes += int(c[K.C_SEARCHED])
-        return np.sort(self.changed[:nch])
+        return np.sort(self.changed[:nch]) if nch else _NO_CHANGE
+
+    def _check_range(self, dirty):
+        if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
+            raise NodeError(f"dirty node ids must lie in [0, {self.num_nodes}), "
+                            f"got {int(dirty[0] if dirty[0] < 0 else dirty[-1])}")
 
     def warm_up(self) -> None:
         """Run the update kernels once without changing anything (regroup
