@@ -349,15 +349,32 @@ def test_customize_from_a_worker_thread_while_queries_run():
     check_exact(w, "helsinki", g, np.random.default_rng(9))
 
 
-def test_parallel_levels_give_the_sequential_customization_bit_for_bit():
+def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
     from navcore_roads import _cch as K
     _, g = timed_graph("monaco")
     h = navcore_roads.contract(g, customizable=True)
     t = h.topology
-    args = (t.edge_arc, t.edge_up, g.csr.cost.copy(), t.up_first, t.up_head, t.down_first,
-            t.down_tail, t.down_arc, t.level_first, t.level_nodes, h._marks)
-    for perfect in (True, False):
-        seq = K.customize(*args, 0, perfect)
-        par = K.customize(*args, 1, perfect)        # every level on the thread pool
-        for a, b in zip(seq, par):
-            assert np.array_equal(a, b)
+    # the groups: whole subtrees (every node's parent in its group or the top)
+    label = np.empty(t.num_nodes, dtype=np.int64)
+    parts = t.part_first.shape[0] - 2
+    for p in range(parts + 1):
+        label[t.part_nodes[t.part_first[p]:t.part_first[p + 1]]] = p
+    assert np.array_equal(np.sort(t.part_nodes), np.arange(t.num_nodes))
+    inner = (t.parent >= 0) & (label < parts)
+    assert ((label[t.parent[inner]] == label[inner]) | (label[t.parent[inner]] == parts)).all()
+    assert (label[t.parent[(t.parent >= 0) & (label == parts)]] == parts).all()
+    cost = g.csr.cost.copy()
+    out = []
+    for parallel in (False, True):
+        m = cch.Metric(t)
+        marks = np.full((4, t.num_nodes), 7, dtype=np.int64)      # any content will do
+        K.customize(t.edge_arc, t.edge_up, cost, t.up_first, t.up_head, t.down_first,
+                    t.down_tail, t.down_arc, t.part_first, t.part_nodes, marks, parallel,
+                    m.w_up, m.w_down, m.mid_up, m.mid_down, m.src_up, m.src_down)
+        b_up, b_down = np.empty_like(m.w_up), np.empty_like(m.w_up)
+        basic = [a.copy() for a in (m.w_up, m.w_down, m.mid_up, m.mid_down)]
+        K.perfect(t.up_first, t.up_head, t.part_first, t.part_nodes, parallel, m.w_up,
+                  m.w_down, b_up, b_down)
+        out.append(basic + [m.w_up.copy(), m.w_down.copy()])
+    for a, b in zip(*out):
+        assert np.array_equal(a, b)
