@@ -26,8 +26,9 @@ customization starts from the input edges (the cheapest of parallel ones,
   basic weight is exact); the query graphs leave it out.
 
 A node's arcs depend only on its descendants' (basic) or ancestors'
-(perfect), so one level of the tree (nodes of equal height) runs in
-parallel when it is large.
+(perfect), so whole subtrees below the top separators (``tree_parts``)
+run side by side on a large graph; otherwise nodes run in rank order,
+which walks the arrays front to back.
 """
 from __future__ import annotations
 

@@ -15,16 +15,17 @@ Three parts, as Dibbelt, Strasser and Wagner split them:
   network contracted in that order, without witness searches, and its
   elimination tree;
 * the metric: the supergraph's arcs weighted for the costs now, by basic
-  then perfect customization (``_cch.py``); directions that no shortest
-  path needs are left out of the query graphs.
+  (and, with ``perfect``, perfect) customization (``_cch.py``); after a
+  perfect one the directions no shortest path needs are left out of the
+  query graphs.
 
 ``RoadCCH.customize()`` reruns the metric for the graph's costs now; the
 view is ``current`` from then until the next update (``DerivedView``), and a
 stale one is never used. ``follow_updates`` (default True) makes the roads
-plugin customize inline after every applied batch; a game whose frames
-cannot spare a customization sets it False and runs ``customize`` as a
-scheduler job, with queries falling back to bidirectional search (exact)
-meanwhile.
+plugin customize again after every applied batch: inline, or, when the
+last customization took longer than the frame budget, as a scheduler job
+swapped in at a later tick, with queries falling back to bidirectional
+search (exact) meanwhile (:meth:`RoadCCH.follow`).
 
 >>> import navcore, navcore_roads
 >>> w = navcore.World()
@@ -228,10 +229,12 @@ class RoadCCH(DerivedView):
         #: last customization took longer than the frame budget (see
         #: :meth:`follow`); False leaves it to the caller
         self.follow_updates = True
-        #: run the perfect customization (about twice the basic one's time;
-        #: queries then skip the arcs no shortest path uses). False: basic
-        #: only, exact all the same, for budgets where customizing dominates
-        self.perfect = True
+        #: also run the perfect customization (about twice and a half the
+        #: basic one's time; pair queries then skip the arcs no shortest path
+        #: uses, 1.2-1.5x faster, matrices about the same). Off by default:
+        #: with live traffic the customization after every batch is what
+        #: must be quick, and the basic one alone is exact
+        self.perfect = False
         self.metric = None
         self.customizations = 0
         self.background_customizations = 0

@@ -123,9 +123,10 @@ def random_batch(w, gid, g, rng, closed):
             w.update(gid, nodes=nodes, walkable=bool(rng.random() < 0.5))
 
 
-def run_batches(name, batches, seed, compress=False):
+def run_batches(name, batches, seed, compress=False, perfect=False):
     w, g = timed_graph(name, compress=compress)
     h = navcore_roads.contract(g, customizable=True)
+    h.perfect = perfect
     rng = np.random.default_rng(seed)
     closed = set()
     for _ in range(batches):
@@ -144,10 +145,14 @@ def test_batches_on_compressed_edges():
     run_batches("monaco", 10, seed=8, compress=True)
 
 
+def test_every_random_batch_with_perfect_customization():
+    run_batches("helsinki", 15, seed=17, perfect=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_hundreds_of_random_batches(name):
-    run_batches(name, 300, seed=2026, compress=name == "monaco")
+    run_batches(name, 300, seed=2026, compress=name == "monaco", perfect=name == "helsinki")
 
 
 def test_graph_without_coordinates_uses_pseudo_coordinates():
@@ -310,16 +315,20 @@ def test_order_kernel_is_a_permutation_and_separates():
     assert empty.shape == (0,)
 
 
-def test_basic_customization_alone_is_exact_and_keeps_more_arcs():
+def test_perfect_customization_is_exact_and_keeps_fewer_arcs():
     w, g = timed_graph("monaco")
     h = navcore_roads.contract(g, customizable=True)
+    assert not h.perfect                    # the default: basic only, every finite arc
     kept = h.stats()["forward_arcs"] + h.stats()["backward_arcs"]
-    h.perfect = False
-    w.update("monaco", edges=[(int(g.edge_src[7]), int(g.csr.targets[7]))], factor=3.0)
-    w.tick()
-    assert h.current
-    assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] > kept
-    check_exact(w, "monaco", g, np.random.default_rng(11), k=60, rows=20)
+    h.perfect = True
+    rng = np.random.default_rng(11)
+    closed = set()
+    for _ in range(5):
+        random_batch(w, "monaco", g, rng, closed)
+        w.tick()
+        assert h.current
+        assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] < kept
+        check_exact(w, "monaco", g, rng, k=60, rows=20)
 
 
 def test_customize_from_a_worker_thread_while_queries_run():
