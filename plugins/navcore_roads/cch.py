@@ -229,9 +229,9 @@ class RoadCCH(DerivedView):
         #: last customization took longer than the frame budget (see
         #: :meth:`follow`); False leaves it to the caller
         self.follow_updates = True
-        #: also run the perfect customization (about twice and a half the
-        #: basic one's time; pair queries then skip the arcs no shortest path
-        #: uses, 1.2-1.5x faster, matrices about the same). Off by default:
+        #: also run the perfect customization (a customization then takes
+        #: 2.3-2.9x as long; pair queries skip the arcs no shortest path
+        #: uses, 1.2-1.8x faster, matrices about the same). Off by default:
         #: with live traffic the customization after every batch is what
         #: must be quick, and the basic one alone is exact
         self.perfect = False
