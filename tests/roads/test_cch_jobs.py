@@ -3,6 +3,7 @@ budget: customized by a scheduler job while ``auto`` answers by
 bidirectional search, swapped in at a tick; answers exact (scipy on the
 updated costs) before, during and after, a newer batch never lost."""
 import numpy as np
+import pytest
 
 import navcore
 import navcore_roads
@@ -101,3 +102,37 @@ def test_a_world_without_workers_or_a_deterministic_one_customizes_inline():
         w.update("h", edges=[(int(g.edge_src[3]), int(g.csr.targets[3]))], factor=3.0)
         w.tick()
         assert h.current and h.background_customizations == 0
+
+
+@pytest.mark.nojit
+def test_small_graph_kernels_parallel_and_sequential_agree_and_answer_exactly():
+    from navcore_roads import _cch as K
+    from roadlike import roadlike
+    off, tg, wt, lon, lat = roadlike(150, 3)
+    w = navcore.World(workers=1, frame_budget_ms=1e-6)
+    src = np.repeat(np.arange(off.size - 1), np.diff(off))
+    g = w.add_graph("s", type="roads", src=src, dst=tg, length=wt, cost=wt,
+                    positions=np.column_stack((lon / 1e5, lat / 1e5)), keep="all")
+    h = navcore_roads.contract(g, customizable=True)
+    t = h.topology
+    got = []
+    for parallel in (False, True):
+        m = cch.Metric(t)
+        K.customize(t.edge_arc, t.edge_up, g.csr.cost.copy(), t.up_first, t.up_head,
+                    t.down_first, t.down_tail, t.down_arc, t.part_first, t.part_nodes,
+                    np.zeros((2, t.num_nodes), dtype=np.int64), parallel, m.w_up, m.w_down,
+                    m.mid_up, m.mid_down, m.src_up, m.src_down)
+        got.append((m.w_up.copy(), m.w_down.copy(), m.mid_up.copy()))
+    for a, b in zip(*got):
+        assert np.array_equal(a, b)
+    rng = np.random.default_rng(4)
+    for perfect in (False, True):
+        h.perfect = perfect
+        e = rng.integers(0, g.csr.num_edges, 5)
+        w.update("s", edges=[(int(g.edge_src[i]), int(g.csr.targets[i])) for i in e],
+                 factor=3.0)
+        w.tick()
+        assert h.wait(60)
+        w.tick()
+        assert h.current
+        assert_exact(w, "s", g, rng, "cch", k=12)
