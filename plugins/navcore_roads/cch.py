@@ -305,8 +305,9 @@ class RoadCCH(DerivedView):
             return
         sched = getattr(world, "scheduler", None)
         budget = float(getattr(world, "frame_budget_ms", np.inf)) / 1e3
+        inline = self.estimate_seconds() <= budget and self._idle.is_set()   # (a running
         if getattr(world, "deterministic", False) or sched is None \
-                or not getattr(sched, "workers", 0) or self.estimate_seconds() <= budget:
+                or not getattr(sched, "workers", 0) or inline:   # job would make it wait)
             self.customize()
             return
         self._check_topology()
