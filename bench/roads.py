@@ -59,11 +59,15 @@ What is timed:
 
 * cch (customizable CH): navcore ``contract(graph, customizable=True)``'s
   order and supergraph against routingkit-cch ``compute_order_inertial`` +
-  ``CCH``; ``RoadCCH.customize()`` (basic + perfect) after every tenth edge
-  got twice as slow, against ``CCHMetric`` (its basic customization; the
-  weight list is converted inside the call), once on each library's own
-  order and once with navcore on routingkit's order (the same supergraph);
-  and the seconds from ``World.update`` of 10 closures + ``tick`` to an
+  ``CCH``; ``RoadCCH.customize()`` (basic, the default; and with
+  ``perfect = True``) after every tenth edge got twice as slow, against
+  ``CCHMetric`` (its basic customization; the weight list is converted
+  inside the call) and ``CCHMetric.reset`` (its buffers reused), once on
+  each library's own order and once with navcore on routingkit's order
+  (the same supergraph); then pairs (``distance_pairs`` over the bench's
+  pairs against ``CCHQuery.run`` one by one) and the matrix against
+  ``CCHOneToMany`` on the customized metrics (navcore's checked against
+  scipy on the changed costs); and the seconds from ``World.update`` of 10 closures + ``tick`` to an
   exact ``distance_matrix`` with a customizable hierarchy (customized in
   the tick) against the same with a plain CH rebuilt (``contract``).
   Route and matrix rows above include ``find_path cch``, ``distance_pairs
@@ -179,8 +183,8 @@ class Graph:
 
 
 def load_graph(name, cfg):
-    if name == "gen250k":
-        return gen_graph(cfg)
+    if name.startswith("gen") and name.endswith("k"):        # gen250k, gen90k: that many nodes
+        return gen_graph(dict(cfg, gen_nodes=int(name[3:-1]) * 1000))
     base = name.removesuffix(".gr")
     z = np.load(DATA / f"{base}.graph.npz")
     rows = np.genfromtxt(DATA / f"{base}.pairs.csv", delimiter=",", names=True)
@@ -801,6 +805,10 @@ def bench_cch(g, cfg):
                              "rk order", "rk CCH", "rk order + CCH",
                              "navcore customize (basic + perfect)", "navcore customize (basic)",
                              "navcore customize, rk order", "rk customize (CCHMetric)",
+                             "rk customize (CCHMetric.reset)",
+                             "navcore pairs (cch)", "rk pairs (CCHQuery.run)",
+                             "navcore pairs (cch, perfect)",
+                             "navcore matrix (cch)", "rk matrix (CCHOneToMany)",
                              "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)")}
     _, new_w = changed_weights(g, SEED + 3)
     rk_w = [np.rint(new_w * g.scale).astype(np.uint32).tolist(),
@@ -815,28 +823,46 @@ def bench_cch(g, cfg):
         t_all, view = timed(cch_contract, graph)
         t_rko, rko = timed(rk.compute_order_inertial, g.n, tail, head, lat, lon)
         t_rkc, rcch = timed(rk.CCH, rko, tail, head, False)
-        t_rkm, _ = timed(rk.CCHMetric, rcch, rk_w[r % 2])
+        t_rkm, rkm = timed(rk.CCHMetric, rcch, rk_w[r % 2])
+        t_rkr, _ = timed(rkm.reset, rk_w[(r + 1) % 2])
         # a weight change: jams on every tenth edge (navcore: the graph's costs)
         view.follow_updates = False
         pick = np.flatnonzero(np.random.default_rng(SEED + r).random(graph.csr.num_edges) < 0.1)
         graph.csr.set_cost(pick, graph.csr.cost[pick] * 2.0)
-        graph.version += 1
-        t_cust, _ = timed(view.customize)
-        view.perfect = False
-        graph.version += 1
-        t_basic, _ = timed(view.customize)
+        # each timed customization the second of its kind: the steady state,
+        # its buffers reused (so is CCHMetric.reset's)
         view.perfect = True
+        for _ in range(2):
+            graph.version += 1
+            t_cust, _ = timed(view.customize)
+        cch_pairs(w, g)                            # the query scratch, made once
+        t_pairs_p, _ = cch_pairs(w, g)
+        view.perfect = False
+        for _ in range(2):
+            graph.version += 1
+            t_basic, _ = timed(view.customize)
+        # queries after the customization: pairs one by one and a matrix
+        t_pairs, got = cch_pairs(w, g)
+        t_rk_pairs = rk_pairs(rk, rkm, g)
+        t_mat, got_m = timed(w.distance_matrix, "r", sources, targets)
+        t_rk_mat = rk_matrix(rk, rkm, sources, targets)
+        if r == 0:
+            pairs_wrong, mat_wrong = check_after_customize(graph, g.pairs, got, sources,
+                                                           targets, got_m)
         w2 = navcore.World()
         w2.add_graph("r", type="roads", keep="all", **g.navcore_params)
         v2 = cch_contract(w2.graph("r"), order=np.asarray(rko, dtype=np.int64))
-        t_cust_rk, _ = timed(v2.customize)
+        for _ in range(2):
+            w2.graph("r").version += 1
+            t_cust_rk, _ = timed(v2.customize)
         # live traffic: 10 closures, then an exact matrix
         upd, ex_cch, ex_ch = live_traffic(g, sources, targets, r)
         if r == 0:
             info = {"arcs": view.stats()["arcs"], "tree_depth": view.stats()["tree_depth"],
                     "rk_order_arcs": v2.stats()["arcs"], "rk_order_depth": v2.stats()["tree_depth"],
                     "kept_arcs": view.stats()["forward_arcs"] + view.stats()["backward_arcs"],
-                    "live_checked": upd}
+                    "live_checked": upd, "pairs_wrong": pairs_wrong, "matrix_wrong": mat_wrong,
+                    "parallel": bool(view.topology.parallel)}
             continue
         times["navcore order"].append(view.order_seconds)
         times["navcore supergraph"].append(view.topology_seconds)
@@ -848,6 +874,12 @@ def bench_cch(g, cfg):
         times["navcore customize (basic)"].append(t_basic)
         times["navcore customize, rk order"].append(t_cust_rk)
         times["rk customize (CCHMetric)"].append(t_rkm)
+        times["rk customize (CCHMetric.reset)"].append(t_rkr)
+        times["navcore pairs (cch)"].append(t_pairs)
+        times["navcore pairs (cch, perfect)"].append(t_pairs_p)
+        times["rk pairs (CCHQuery.run)"].append(t_rk_pairs)
+        times["navcore matrix (cch)"].append(t_mat)
+        times["rk matrix (CCHOneToMany)"].append(t_rk_mat)
         times["navcore update -> matrix (cch)"].append(ex_cch)
         times["navcore update -> matrix (ch rebuilt)"].append(ex_ch)
         del w, w2, view, v2, rcch
@@ -855,6 +887,56 @@ def bench_cch(g, cfg):
     fig = {k: median(v) for k, v in times.items()}
     return {"rounds": rounds, "figure_s": fig, "rounds_s": times, "info": info,
             "matrix": f"{sources.size} x {targets.size}"}
+
+
+def cch_pairs(w, g):
+    """Seconds per pair of ``distance_pairs`` over the bench's pairs, and the answers."""
+    s, t = g.pairs[:, 0], g.pairs[:, 1]
+    sec, got = timed(w.distance_pairs, "r", s, t)
+    return sec / s.size, got
+
+
+def rk_pairs(rk, metric, g):
+    """Seconds per pair of routingkit-cch ``CCHQuery.run`` over the same pairs."""
+    q = rk.CCHQuery(metric)
+    pairs = g.pairs.tolist()
+
+    def run():
+        for a, b in pairs:
+            q.run(a, b)
+    return timed(run)[0] / len(pairs)
+
+
+def rk_matrix(rk, metric, sources, targets):
+    """Seconds of a routingkit-cch ``CCHOneToMany`` matrix (targets pinned)."""
+    def run():
+        otm = rk.CCHOneToMany(metric, targets.tolist())
+        return [otm.distances_from(int(x)) for x in sources]
+    return timed(run)[0]
+
+
+def check_after_customize(graph, pairs, got, sources, targets, got_m):
+    """Wrong pair and matrix answers after a customization, against scipy
+    on the graph's costs now."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+    csr = graph.csr
+    src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
+    ok = np.isfinite(csr.cost)
+    a = csr_matrix((np.maximum(csr.cost[ok], 1e-300), (src[ok], csr.targets[ok])),
+                   shape=(graph.num_nodes,) * 2)
+    uniq, inv = np.unique(pairs[:, 0], return_inverse=True)
+    d = dijkstra(a, indices=uniq)
+    want = d[inv, pairs[:, 1]]
+    rows = sources[:100]
+    want_m = dijkstra(a, indices=rows)[:, targets]
+
+    def wrong(x, y):
+        return int((~np.isclose(x, y, rtol=REL, atol=0) & ~(np.isinf(x) & np.isinf(y))).sum())
+    bad = wrong(got, want), wrong(got_m[:rows.size], want_m)
+    if any(bad):
+        print(f"!! cch after customize: {bad[0]} wrong pairs, {bad[1]} wrong matrix entries")
+    return bad
 
 
 def live_traffic(g, sources, targets, seed):
@@ -905,12 +987,20 @@ def cch_rows(res):
     pairs = [("order + supergraph", "navcore order + supergraph", "rk order + CCH"),
              ("  order", "navcore order", "rk order"),
              ("  supergraph", "navcore supergraph", "rk CCH"),
-             ("customize after a weight change", "navcore customize (basic + perfect)",
+             ("customize after a weight change (basic, default)", "navcore customize (basic)",
               "rk customize (CCHMetric)"),
-             ("customize, basic only (as rk)", "navcore customize (basic)",
+             ("  the same vs CCHMetric.reset (its buffers reused)", "navcore customize (basic)",
+              "rk customize (CCHMetric.reset)"),
+             ("  both on rk's order (same supergraph)", "navcore customize, rk order",
               "rk customize (CCHMetric)"),
-             ("customize, both on rk's order", "navcore customize, rk order",
+             ("  navcore with perfect = True", "navcore customize (basic + perfect)",
               "rk customize (CCHMetric)"),
+             ("pair query after it, per pair (distance_pairs)", "navcore pairs (cch)",
+              "rk pairs (CCHQuery.run)"),
+             ("  navcore with perfect = True", "navcore pairs (cch, perfect)",
+              "rk pairs (CCHQuery.run)"),
+             ("matrix after it (CCHOneToMany)", "navcore matrix (cch)",
+              "rk matrix (CCHOneToMany)"),
              ("10 closures -> exact matrix", "navcore update -> matrix (cch)",
               "navcore update -> matrix (ch rebuilt)")]
     for r in res:
@@ -926,7 +1016,10 @@ def cch_rows(res):
         i = c["info"]
         rows.append({"graph": r["graph"], "stage": f"  arcs {i['arcs']} (kept {i['kept_arcs']} "
                      f"directions), tree depth {i['tree_depth']}; on rk's order: arcs "
-                     f"{i['rk_order_arcs']}, depth {i['rk_order_depth']}; matrix {c['matrix']}",
+                     f"{i['rk_order_arcs']}, depth {i['rk_order_depth']}; matrix {c['matrix']}; "
+                     f"subtrees in parallel: {i.get('parallel')}; wrong after customize "
+                     f"(pairs, matrix): {i.get('pairs_wrong')}, {i.get('matrix_wrong')}; "
+                     f"live traffic: {i.get('live_checked')}",
                      "navcore": "", "peer": "", "peer is": "", "navcore / peer": ""})
     return rows
 

@@ -26,8 +26,9 @@ customization starts from the input edges (the cheapest of parallel ones,
   basic weight is exact); the query graphs leave it out.
 
 A node's arcs depend only on its descendants' (basic) or ancestors'
-(perfect), so one level of the tree (nodes of equal height) runs in
-parallel when it is large.
+(perfect), so whole subtrees below the top separators (``tree_parts``)
+run side by side on a large graph; otherwise nodes run in rank order,
+which walks the arrays front to back.
 """
 from __future__ import annotations
 
@@ -39,12 +40,11 @@ INF = np.inf
 #: arc: float sums of equal paths may differ in the last bit, and an arc too
 #: many costs time, one too few a wrong answer
 _TIE = 1e-12
-#: nodes in a level below which it runs on the calling thread (the default
-#: ``par_min`` of :func:`customize`): a parallel
-#: launch costs tens of microseconds per level, and far more when another
-#: process holds the other core (a 20k-node customization: 28 ms on one
-#: thread, 128 ms with levels of 512 nodes in parallel, 2026-11-25)
-PAR_MIN = 8192
+#: supergraphs with fewer arcs customize on the calling thread: a parallel
+#: launch costs tens of microseconds, and far more when another process
+#: holds the other core (the whole customization of a 7k-arc graph takes
+#: about 0.1 ms)
+PAR_MIN_ARCS = 40_000
 
 
 # -- topology ---------------------------------------------------------------------
@@ -199,13 +199,97 @@ def edge_arcs(offsets, targets, rank, up_first, up_head):
 
 
 # -- customization ----------------------------------------------------------------
+# The metric's arrays are the caller's (``Metric`` reuses them from one
+# customization to the next: fresh arrays cost page faults that, on small
+# graphs, took as long as the customization itself).
 
 @njit(cache=True, nogil=True)
-def _initial(narcs, edge_arc, edge_up, cost):
-    w_up = np.full(narcs, INF)
-    w_down = np.full(narcs, INF)
-    src_up = np.full(narcs, -1, dtype=np.int64)
-    src_down = np.full(narcs, -1, dtype=np.int64)
+def tree_parts(parent, up_first, down_first, down_tail, down_arc, parts):
+    """Nodes grouped for a customization on ``parts`` threads: groups
+    ``0..parts-1`` are unions of whole subtrees of the elimination tree
+    (independent: a node's basic weights read only its descendants', its
+    perfect ones only its ancestors'), group ``parts`` the nodes above
+    them; each group ascending by rank. ``(part_first, part_nodes)``.
+
+    Subtrees are packed by their basic-customization work (triangles);
+    the heaviest is split (its root joins the top) until the packing is
+    balanced within 5%, the top growing by one node per split."""
+    n = parent.shape[0]
+    sub = np.zeros(n, dtype=np.float64)
+    for x in range(n):
+        w = 1.0
+        for d in range(down_first[x], down_first[x + 1]):
+            w += up_first[down_tail[d] + 1] - down_arc[d] - 1
+        sub[x] += w
+        p = parent[x]
+        if p >= 0:
+            sub[p] += sub[x]
+    child_first = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        if parent[x] >= 0:
+            child_first[parent[x] + 1] += 1
+    for x in range(n):
+        child_first[x + 1] += child_first[x]
+    fill = child_first[:n].copy()
+    child = np.empty(max(child_first[n], 1), dtype=np.int64)
+    for x in range(n):
+        p = parent[x]
+        if p >= 0:
+            child[fill[p]] = x
+            fill[p] += 1
+    label = np.full(n, -1, dtype=np.int64)
+    cand = np.empty(n, dtype=np.int64)
+    nc = 0
+    for x in range(n):
+        if parent[x] < 0:
+            cand[nc] = x
+            nc += 1
+    bins = np.zeros(parts, dtype=np.float64)
+    for _ in range(256):
+        if nc == 0:
+            break
+        order = np.argsort(-sub[cand[:nc]])
+        bins[:] = 0.0
+        total = 0.0
+        for i in range(nc):
+            x = cand[order[i]]
+            b = np.argmin(bins)
+            bins[b] += sub[x]
+            label[x] = b
+            total += sub[x]
+        if parts <= 1 or bins.max() <= 1.05 * total / parts:
+            break
+        heavy = cand[order[0]]                # split the heaviest subtree
+        label[heavy] = parts
+        cand[order[0]] = cand[nc - 1]
+        nc -= 1
+        for c in range(child_first[heavy], child_first[heavy + 1]):
+            cand[nc] = child[c]
+            nc += 1
+    for x in range(n - 1, -1, -1):            # a parent ranks above its children
+        if label[x] < 0:
+            label[x] = label[parent[x]] if parent[x] >= 0 else parts
+    part_first = np.zeros(parts + 2, dtype=np.int64)
+    for x in range(n):
+        part_first[label[x] + 1] += 1
+    for i in range(parts + 1):
+        part_first[i + 1] += part_first[i]
+    fill = part_first[:parts + 1].copy()
+    part_nodes = np.empty(n, dtype=np.int32)
+    for x in range(n):
+        part_nodes[fill[label[x]]] = x
+        fill[label[x]] += 1
+    return part_first, part_nodes
+
+
+@njit(cache=True, nogil=True)
+def _initial(edge_arc, edge_up, cost, w_up, w_down, src_up, src_down, mid_up, mid_down):
+    w_up[:] = INF
+    w_down[:] = INF
+    src_up[:] = -1
+    src_down[:] = -1
+    mid_up[:] = -1
+    mid_down[:] = -1
     for e in range(edge_arc.shape[0]):
         a = edge_arc[e]
         if a < 0:
@@ -218,7 +302,6 @@ def _initial(narcs, edge_arc, edge_up, cost):
         elif c < w_down[a]:
             w_down[a] = c
             src_down[a] = e
-    return w_up, w_down, src_up, src_down
 
 
 # inlined: a call per node passing a dozen arrays costs more than the work
@@ -246,8 +329,6 @@ def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_d
             if s < w_down[axy]:
                 w_down[axy] = s
                 mid_down[axy] = z
-    for a in range(up_first[x], up_first[x + 1]):
-        mark[up_head[a]] = -1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -279,92 +360,101 @@ def _perfect_node(x, up_first, up_head, w_up, w_down):
                 w_down[a] = s
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _basic_par(nodes, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
-               mid_up, mid_down, marks):
-    for i in prange(nodes.shape[0]):
+@njit(cache=True, nogil=True)
+def _basic_nodes(nodes, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
+                 mid_up, mid_down, mark):
+    for i in range(nodes.shape[0]):
         _basic_node(nodes[i], up_first, up_head, down_first, down_tail, down_arc, w_up,
-                    w_down, mid_up, mid_down, marks[get_thread_id()])
+                    w_down, mid_up, mid_down, mark)
+
+
+@njit(cache=True, nogil=True)
+def _perfect_nodes(nodes, up_first, up_head, w_up, w_down):
+    for i in range(nodes.shape[0] - 1, -1, -1):
+        _perfect_node(nodes[i], up_first, up_head, w_up, w_down)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _perfect_par(nodes, up_first, up_head, w_up, w_down):
-    for i in prange(nodes.shape[0]):
-        _perfect_node(nodes[i], up_first, up_head, w_up, w_down)
+def _basic_parts(part_first, part_nodes, up_first, up_head, down_first, down_tail, down_arc,
+                 w_up, w_down, mid_up, mid_down, marks):
+    for p in prange(part_first.shape[0] - 2):
+        _basic_nodes(part_nodes[part_first[p]:part_first[p + 1]], up_first, up_head,
+                     down_first, down_tail, down_arc, w_up, w_down, mid_up, mid_down,
+                     marks[get_thread_id()])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _perfect_parts(part_first, part_nodes, up_first, up_head, w_up, w_down):
+    for p in prange(part_first.shape[0] - 2):
+        _perfect_nodes(part_nodes[part_first[p]:part_first[p + 1]], up_first, up_head, w_up,
+                       w_down)
 
 
 @njit(cache=True, nogil=True)
 def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail, down_arc,
-              level_first, level_nodes, marks, par_min, perfect):
-    """Basic then (``perfect``) perfect customization for edge costs
-    ``cost``; without the perfect step every finite direction is kept (the
-    elimination-tree query is exact on basic weights too). Returns
-    ``(w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up,
-    keep_down)``: perfect weights, the lower triangle (or -1: the input
-    edge ``src``) each basic weight came from, and which directions the
-    query graphs need. ``marks``: ``(threads, n)`` int64, all -1; levels of
-    at least ``par_min`` nodes run in parallel (0: none)."""
-    narcs = up_head.shape[0]
-    w_up, w_down, src_up, src_down = _initial(narcs, edge_arc, edge_up, cost)
-    mid_up = np.full(narcs, -1, dtype=np.int32)
-    mid_down = np.full(narcs, -1, dtype=np.int32)
-    nlev = level_first.shape[0] - 1
-    for lev in range(nlev):
-        lo = level_first[lev]
-        hi = level_first[lev + 1]
-        if par_min > 0 and hi - lo >= par_min:
-            _basic_par(level_nodes[lo:hi], up_first, up_head, down_first, down_tail,
-                       down_arc, w_up, w_down, mid_up, mid_down, marks)
-        else:
-            for i in range(lo, hi):
-                _basic_node(level_nodes[i], up_first, up_head, down_first, down_tail,
-                            down_arc, w_up, w_down, mid_up, mid_down, marks[0])
-    keep_up = np.empty(narcs, dtype=np.bool_)
-    keep_down = np.empty(narcs, dtype=np.bool_)
-    if not perfect:
-        for a in range(narcs):
-            keep_up[a] = w_up[a] < INF
-            keep_down[a] = w_down[a] < INF
-        return w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up, keep_down
-    b_up = w_up.copy()
-    b_down = w_down.copy()
-    for lev in range(nlev - 1, -1, -1):
-        lo = level_first[lev]
-        hi = level_first[lev + 1]
-        if par_min > 0 and hi - lo >= par_min:
-            _perfect_par(level_nodes[lo:hi], up_first, up_head, w_up, w_down)
-        else:
-            for i in range(lo, hi):
-                _perfect_node(level_nodes[i], up_first, up_head, w_up, w_down)
-    for a in range(narcs):
-        keep_up[a] = w_up[a] < INF and not (w_up[a] < b_up[a] * (1.0 - _TIE))
-        keep_down[a] = w_down[a] < INF and not (w_down[a] < b_down[a] * (1.0 - _TIE))
-    return w_up, w_down, mid_up, mid_down, src_up, src_down, keep_up, keep_down
+              part_first, part_nodes, marks, parallel, w_up, w_down, mid_up, mid_down, src_up,
+              src_down):
+    """Basic customization for edge costs ``cost`` into the given arrays:
+    ``w_up``/``w_down`` the shortest paths through lower nodes, ``mid_*``
+    the lower triangle (``z``, or -1: the input edge ``src_*``) each came
+    from. The elimination-tree query is exact on these weights. With
+    ``parallel`` the independent subtree groups of ``tree_parts`` run on
+    the thread pool, then the top on this thread (bit for bit the
+    sequential result); without, every node in rank order. ``marks``:
+    ``(threads, n)`` scratch, any content: a node reads only the marks it
+    set itself."""
+    _initial(edge_arc, edge_up, cost, w_up, w_down, src_up, src_down, mid_up, mid_down)
+    n = up_first.shape[0] - 1
+    if parallel:
+        _basic_parts(part_first, part_nodes, up_first, up_head, down_first, down_tail,
+                     down_arc, w_up, w_down, mid_up, mid_down, marks)
+        top = part_nodes[part_first[part_first.shape[0] - 2]:]
+        _basic_nodes(top, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
+                     mid_up, mid_down, marks[0])
+    else:
+        mark = marks[0]
+        for x in range(n):
+            _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
+                        mid_up, mid_down, mark)
 
 
 @njit(cache=True, nogil=True)
-def query_graph(up_first, up_head, w, keep):
-    """The upward CSR of the kept directions: ``(first, head, weight,
-    arc)`` (arc: the supergraph arc, for unpacking)."""
+def perfect(up_first, up_head, part_first, part_nodes, parallel, w_up, w_down, b_up, b_down):
+    """Perfect customization of basic weights ``w_up``/``w_down`` (copied to
+    ``b_up``/``b_down`` first), top-down: then every arc holds the true
+    distance. The top group on this thread, then (``parallel``) the
+    subtree groups on the pool."""
+    b_up[:] = w_up
+    b_down[:] = w_down
+    if parallel:
+        top = part_nodes[part_first[part_first.shape[0] - 2]:]
+        _perfect_nodes(top, up_first, up_head, w_up, w_down)
+        _perfect_parts(part_first, part_nodes, up_first, up_head, w_up, w_down)
+    else:
+        for x in range(up_first.shape[0] - 2, -1, -1):
+            _perfect_node(x, up_first, up_head, w_up, w_down)
+
+
+@njit(cache=True, nogil=True)
+def query_graph(up_first, up_head, w, basic, first, head, wt, arc):
+    """The upward CSR of the directions a perfect customization keeps
+    (finite, and not strictly below the ``basic`` weight: such an arc is
+    on no shortest path) into ``first`` (n + 1) and the first entries of
+    ``head``/``wt``/``arc`` (arc: the supergraph arc, for unpacking);
+    returns how many."""
     n = up_first.shape[0] - 1
-    first = np.zeros(n + 1, dtype=np.int64)
-    for x in range(n):
-        c = 0
-        for a in range(up_first[x], up_first[x + 1]):
-            if keep[a]:
-                c += 1
-        first[x + 1] = first[x] + c
-    head = np.empty(first[n], dtype=np.int32)
-    wt = np.empty(first[n], dtype=np.float64)
-    arc = np.empty(first[n], dtype=np.int64)
     k = 0
-    for a in range(up_head.shape[0]):
-        if keep[a]:
-            head[k] = up_head[a]
-            wt[k] = w[a]
-            arc[k] = a
-            k += 1
-    return first, head, wt, arc
+    first[0] = 0
+    for x in range(n):
+        for a in range(up_first[x], up_first[x + 1]):
+            v = w[a]
+            if v < INF and not (v < basic[a] * (1.0 - _TIE)):
+                head[k] = up_head[a]
+                wt[k] = v
+                arc[k] = a
+                k += 1
+        first[x + 1] = k
+    return k
 
 
 # -- queries ----------------------------------------------------------------------

@@ -15,16 +15,17 @@ Three parts, as Dibbelt, Strasser and Wagner split them:
   network contracted in that order, without witness searches, and its
   elimination tree;
 * the metric: the supergraph's arcs weighted for the costs now, by basic
-  then perfect customization (``_cch.py``); directions that no shortest
-  path needs are left out of the query graphs.
+  (and, with ``perfect``, perfect) customization (``_cch.py``); after a
+  perfect one the directions no shortest path needs are left out of the
+  query graphs.
 
 ``RoadCCH.customize()`` reruns the metric for the graph's costs now; the
 view is ``current`` from then until the next update (``DerivedView``), and a
 stale one is never used. ``follow_updates`` (default True) makes the roads
-plugin customize inline after every applied batch; a game whose frames
-cannot spare a customization sets it False and runs ``customize`` as a
-scheduler job, with queries falling back to bidirectional search (exact)
-meanwhile.
+plugin customize again after every applied batch: inline, or, when the
+last customization took longer than the frame budget, as a scheduler job
+swapped in at a later tick, with queries falling back to bidirectional
+search (exact) meanwhile (:meth:`RoadCCH.follow`).
 
 >>> import navcore, navcore_roads
 >>> w = navcore.World()
@@ -111,6 +112,13 @@ class CCHTopology:
         self.level_first, self.level_nodes, self.depth = K.tree_levels(self.parent)
         self.edge_arc, self.edge_up = K.edge_arcs(offsets, targets, self.rank, self.up_first,
                                                   self.up_head)
+        #: the subtree groups customized side by side, and whether that pays
+        self.part_first, self.part_nodes = K.tree_parts(
+            self.parent, self.up_first, self.down_first, self.down_tail, self.down_arc,
+            _threads())
+        self.parallel = _threads() > 1 and self.num_arcs >= K.PAR_MIN_ARCS
+        #: arc ids, the query graphs' "arc" column when every arc is kept
+        self.arc_ids = np.arange(self.num_arcs, dtype=np.int64)
 
     @classmethod
     def build(cls, offsets, targets, order) -> "CCHTopology":
@@ -139,23 +147,60 @@ def check_order(order, n) -> np.ndarray:
 
 
 class Metric:
-    """One customization's arrays (swapped in whole, so a query on another
-    thread sees either the old metric or the new one, never a mix)."""
+    """One customization's arrays. A metric is filled once per
+    customization and then only read; ``RoadCCH`` keeps two and fills the
+    one not answering (no allocation, no page faults, in the steady
+    state), so a query on another thread sees the old metric or the new
+    one whole, as long as it ends before the customization after next."""
 
-    __slots__ = ("w_up", "w_down", "mid_up", "mid_down", "src_up", "src_down", "fwd", "bwd",
-                 "cost", "seconds")
+    __slots__ = ("w_up", "w_down", "mid_up", "mid_down", "src_up", "src_down", "b_up",
+                 "b_down", "fwd", "bwd", "_graphs", "cost", "seconds", "perfect", "version")
 
-    def __init__(self, topo: CCHTopology, cost, marks, perfect=True):
+    def __init__(self, topo: CCHTopology):
+        m = topo.num_arcs
+        self.w_up, self.w_down = np.empty(m), np.empty(m)
+        self.mid_up = np.empty(m, dtype=np.int32)
+        self.mid_down = np.empty(m, dtype=np.int32)
+        self.src_up = np.empty(m, dtype=np.int64)
+        self.src_down = np.empty(m, dtype=np.int64)
+        self.b_up = self.b_down = self._graphs = None     # perfect customizations only
+        self.fwd = self.bwd = self.cost = None
+        self.seconds = 0.0
+        self.perfect = False
+        self.version = -1
+
+    def compute(self, topo: CCHTopology, cost, marks, perfect: bool, version: int) -> "Metric":
+        """Customize for edge costs ``cost`` (kept: paths sum them): basic,
+        then perfect if asked. The query graphs are the supergraph itself
+        after a basic customization (every finite arc), the arcs a
+        shortest path may use after a perfect one."""
         t0 = time.perf_counter()
-        (self.w_up, self.w_down, self.mid_up, self.mid_down, self.src_up, self.src_down,
-         keep_up, keep_down) = K.customize(
-            topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head, topo.down_first,
-            topo.down_tail, topo.down_arc, topo.level_first, topo.level_nodes, marks,
-            K.PAR_MIN, perfect)
-        self.fwd = K.query_graph(topo.up_first, topo.up_head, self.w_up, keep_up)
-        self.bwd = K.query_graph(topo.up_first, topo.up_head, self.w_down, keep_down)
+        K.customize(topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head,
+                    topo.down_first, topo.down_tail, topo.down_arc, topo.part_first,
+                    topo.part_nodes, marks, topo.parallel, self.w_up, self.w_down, self.mid_up,
+                    self.mid_down, self.src_up, self.src_down)
+        if perfect:
+            m, n = topo.num_arcs, topo.num_nodes
+            if self.b_up is None:
+                self.b_up, self.b_down = np.empty(m), np.empty(m)
+                self._graphs = [(np.empty(n + 1, dtype=np.int64), np.empty(m, dtype=np.int32),
+                                 np.empty(m), np.empty(m, dtype=np.int64)) for _ in range(2)]
+            K.perfect(topo.up_first, topo.up_head, topo.part_first, topo.part_nodes,
+                      topo.parallel, self.w_up, self.w_down, self.b_up, self.b_down)
+            graphs = []
+            for w, b, (first, head, wt, arc) in zip((self.w_up, self.w_down),
+                                                     (self.b_up, self.b_down), self._graphs):
+                k = K.query_graph(topo.up_first, topo.up_head, w, b, first, head, wt, arc)
+                graphs.append((first, head[:k], wt[:k], arc[:k]))
+            self.fwd, self.bwd = graphs
+        else:
+            self.fwd = (topo.up_first, topo.up_head, self.w_up, topo.arc_ids)
+            self.bwd = (topo.up_first, topo.up_head, self.w_down, topo.arc_ids)
         self.cost = cost
+        self.perfect = bool(perfect)
+        self.version = version
         self.seconds = time.perf_counter() - t0
+        return self
 
 
 def topology_fingerprint(graph) -> str:
@@ -179,37 +224,149 @@ class RoadCCH(DerivedView):
         self.fingerprint = fingerprint
         self.order_seconds = float(order_seconds)
         self.topology_seconds = float(topology_seconds)
-        #: customize inline after every applied batch (the roads plugin's
-        #: ``navcore_graph_updated``); False leaves that to the caller
+        #: customize again after every applied batch (the roads plugin's
+        #: ``navcore_graph_updated``): inline, or as a scheduler job when the
+        #: last customization took longer than the frame budget (see
+        #: :meth:`follow`); False leaves it to the caller
         self.follow_updates = True
-        #: run the perfect customization (about twice the basic one's time;
-        #: queries then skip the arcs no shortest path uses). False: basic
-        #: only, exact all the same, for budgets where customizing dominates
-        self.perfect = True
+        #: also run the perfect customization (a customization then takes
+        #: 2.3-2.9x as long; pair queries skip the arcs no shortest path
+        #: uses, 1.2-1.8x faster, matrices about the same). Off by default:
+        #: with live traffic the customization after every batch is what
+        #: must be quick, and the basic one alone is exact
+        self.perfect = False
         self.metric = None
         self.customizations = 0
+        self.background_customizations = 0
         self._marks = np.full((_threads(), topology.num_nodes), -1, dtype=np.int64)
-        self._customizing = threading.Lock()     # one customization at a time (the marks)
+        self._customizing = threading.Lock()   # one customization at a time (the marks)
+        self._state = threading.Lock()         # the fields below
+        self._free = []                        # metrics no query uses: filled next
+        self._next = None                      # (cost, version) a job is to customize for
+        self._ready = None                     # a job's metric, swapped in at a tick
+        self._idle = threading.Event()         # no job running or queued
+        self._idle.set()
 
-    def customize(self) -> "RoadCCH":
-        """Weight the hierarchy for the graph's costs now (closed roads and
-        blocked junctions: inf); it is ``current`` after, until the next
-        update. Safe while other threads query: the metric is swapped whole."""
-        from .ch import effective_costs
+    def _check_topology(self):
         graph = self.graph
         if graph.num_nodes != self.topology.num_nodes \
                 or graph.csr.num_edges != self.topology.num_edges:
             raise GraphError(f"road graph {graph.graph_id!r} changed its topology; build the "
                              f"customizable hierarchy again with contract(graph, "
                              f"customizable=True)")
+
+    def _fill(self, cost, version) -> Metric:
+        """A metric customized for ``cost`` (the caller holds ``_customizing``)."""
+        with self._state:
+            metric = self._free.pop() if self._free else None
+        if metric is None:
+            metric = Metric(self.topology)
+        return metric.compute(self.topology, cost, self._marks, bool(self.perfect), version)
+
+    def _swap(self, metric: Metric) -> None:
+        """Answer from ``metric`` from now on (the caller holds ``_state``)."""
+        old, self.metric = self.metric, metric
+        self.version = metric.version
+        self.customizations += 1
+        if old is not None:
+            self._free.append(old)
+
+    def customize(self) -> "RoadCCH":
+        """Weight the hierarchy for the graph's costs now (closed roads and
+        blocked junctions: inf); it is ``current`` after, until the next
+        update. Safe while other threads query: the metric is swapped whole
+        (see :class:`Metric`)."""
+        from .ch import effective_costs
+        self._check_topology()
         with self._customizing:
-            version = graph.version            # first: an update from here on leaves it stale
-            metric = Metric(self.topology, effective_costs(graph), self._marks,
-                            bool(self.perfect))
-            self.metric = metric
-            self.version = version
-            self.customizations += 1
+            version = self.graph.version       # first: an update from here on leaves it stale
+            metric = self._fill(effective_costs(self.graph), version)
+            with self._state:
+                self._swap(metric)
         return self
+
+    # -- customizing off the ticking thread -----------------------------------------
+    def estimate_seconds(self) -> float:
+        """What the next customization will take: the last one's time (0
+        before any)."""
+        return 0.0 if self.metric is None else float(self.metric.seconds)
+
+    def follow(self, world) -> None:
+        """After an applied batch: customize again for the costs now, inline
+        when that fits the world's frame budget (by :meth:`estimate_seconds`),
+        in a deterministic world (its frames must not depend on the clock)
+        or without scheduler workers; else as a scheduler job for a copy of
+        the costs, swapped in by :meth:`adopt` at a later tick. Until then
+        the view is stale, so ``auto`` answers by bidirectional search (exact
+        on the updated costs). A batch arriving while a job runs supersedes
+        the costs it waits to customize next; one job at a time."""
+        from .ch import effective_costs
+        if not self.follow_updates or self.current:
+            return
+        sched = getattr(world, "scheduler", None)
+        budget = float(getattr(world, "frame_budget_ms", np.inf)) / 1e3
+        inline = self.estimate_seconds() <= budget and self._idle.is_set()   # (a running
+        if getattr(world, "deterministic", False) or sched is None \
+                or not getattr(sched, "workers", 0) or inline:   # job would make it wait)
+            self.customize()
+            return
+        self._check_topology()
+        cost = effective_costs(self.graph)     # copied here: the job never reads the graph
+        with self._state:
+            self._next = (cost, self.graph.version)
+            if not self._idle.is_set():
+                return                         # the running job takes it next
+            self._idle.clear()
+        sched.schedule(self._background)
+
+    def _background(self) -> None:
+        """The scheduler job: customize for the latest requested costs until
+        no newer ones wait; each result waits in ``_ready`` for a tick."""
+        while True:
+            with self._state:
+                if self._next is None:
+                    self._idle.set()
+                    return
+                cost, version = self._next
+                self._next = None
+            try:
+                with self._customizing:
+                    metric = self._fill(cost, version)
+            except BaseException:
+                with self._state:
+                    self._next = None
+                    self._idle.set()
+                raise
+            with self._state:
+                if self._ready is not None:
+                    self._free.append(self._ready)     # superseded before any tick took it
+                self._ready = metric
+                self.background_customizations += 1
+
+    def adopt(self) -> bool:
+        """At a tick: answer from a finished background customization if it
+        is for the graph's version now (an older one is dropped: its
+        successor is queued). True if the view became current."""
+        with self._state:
+            metric = self._ready
+            if metric is None:
+                return False
+            self._ready = None
+            if metric.version != self.graph.version or self.current:
+                self._free.append(metric)
+                return False
+            self._swap(metric)
+        return True
+
+    @property
+    def customizing(self) -> bool:
+        """A background customization is queued, running or waiting for a tick."""
+        return not self._idle.is_set() or self._ready is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no background customization runs (its result is
+        swapped in at the next tick); False on timeout."""
+        return self._idle.wait(timeout)
 
     @property
     def customize_seconds(self) -> float:
@@ -424,12 +581,20 @@ def need_current(graph) -> RoadCCH:
                      f"{' or call its customize()' if stale else ''}")
 
 
-def follow(graph) -> None:
+def follow(graph, world=None) -> None:
     """After an applied batch: customize again (topology kept) when the
-    graph has a customizable hierarchy that follows updates."""
+    graph has a customizable hierarchy that follows updates, inline or as
+    a job of ``world``'s scheduler (:meth:`RoadCCH.follow`)."""
     view = graph.stored_view(VIEW_KEY)
-    if view is not None and view.follow_updates and not view.current:
-        view.customize()
+    if view is not None:
+        view.follow(world)
+
+
+def adopt(graph) -> None:
+    """At the start of a tick: swap in a finished background customization."""
+    view = graph.stored_view(VIEW_KEY)
+    if view is not None and view._ready is not None:
+        view.adopt()
 
 
 def route(view: RoadCCH, s: int, t: int) -> PathResult:

@@ -128,15 +128,25 @@ def navcore_apply_updates(graph, batch):
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
-def navcore_graph_updated(graph):
+def navcore_graph_updated(world, graph):
     # updates re-weight roads, never move nodes: the locate index stays right
     from .locate import VIEW_KEY
     index = graph.stored_view(VIEW_KEY)
     if index is not None:
         index.mark_current()
     # nor change the topology: a customizable hierarchy keeps its order and
-    # supergraph and is customized again for the new costs
-    cch.follow(graph)
+    # supergraph and is customized again for the new costs (inline, or as a
+    # scheduler job when it would not fit the frame budget)
+    cch.follow(graph, world)
+
+
+# a customizable hierarchy customized by a scheduler job is swapped in here,
+# at the start of a tick, so a frame answers from one metric throughout
+@navcore.hookimpl
+def navcore_frame_start(world):
+    for graph in world.graphs.values():
+        if isinstance(graph, RoadGraph):
+            cch.adopt(graph)
 
 
 @navcore.hookimpl

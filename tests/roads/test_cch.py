@@ -123,9 +123,10 @@ def random_batch(w, gid, g, rng, closed):
             w.update(gid, nodes=nodes, walkable=bool(rng.random() < 0.5))
 
 
-def run_batches(name, batches, seed, compress=False):
+def run_batches(name, batches, seed, compress=False, perfect=False):
     w, g = timed_graph(name, compress=compress)
     h = navcore_roads.contract(g, customizable=True)
+    h.perfect = perfect
     rng = np.random.default_rng(seed)
     closed = set()
     for _ in range(batches):
@@ -144,10 +145,14 @@ def test_batches_on_compressed_edges():
     run_batches("monaco", 10, seed=8, compress=True)
 
 
+def test_every_random_batch_with_perfect_customization():
+    run_batches("helsinki", 15, seed=17, perfect=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_hundreds_of_random_batches(name):
-    run_batches(name, 300, seed=2026, compress=name == "monaco")
+    run_batches(name, 300, seed=2026, compress=name == "monaco", perfect=name == "helsinki")
 
 
 def test_graph_without_coordinates_uses_pseudo_coordinates():
@@ -310,16 +315,20 @@ def test_order_kernel_is_a_permutation_and_separates():
     assert empty.shape == (0,)
 
 
-def test_basic_customization_alone_is_exact_and_keeps_more_arcs():
+def test_perfect_customization_is_exact_and_keeps_fewer_arcs():
     w, g = timed_graph("monaco")
     h = navcore_roads.contract(g, customizable=True)
+    assert not h.perfect                    # the default: basic only, every finite arc
     kept = h.stats()["forward_arcs"] + h.stats()["backward_arcs"]
-    h.perfect = False
-    w.update("monaco", edges=[(int(g.edge_src[7]), int(g.csr.targets[7]))], factor=3.0)
-    w.tick()
-    assert h.current
-    assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] > kept
-    check_exact(w, "monaco", g, np.random.default_rng(11), k=60, rows=20)
+    h.perfect = True
+    rng = np.random.default_rng(11)
+    closed = set()
+    for _ in range(5):
+        random_batch(w, "monaco", g, rng, closed)
+        w.tick()
+        assert h.current
+        assert h.stats()["forward_arcs"] + h.stats()["backward_arcs"] < kept
+        check_exact(w, "monaco", g, rng, k=60, rows=20)
 
 
 def test_customize_from_a_worker_thread_while_queries_run():
@@ -349,15 +358,32 @@ def test_customize_from_a_worker_thread_while_queries_run():
     check_exact(w, "helsinki", g, np.random.default_rng(9))
 
 
-def test_parallel_levels_give_the_sequential_customization_bit_for_bit():
+def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
     from navcore_roads import _cch as K
     _, g = timed_graph("monaco")
     h = navcore_roads.contract(g, customizable=True)
     t = h.topology
-    args = (t.edge_arc, t.edge_up, g.csr.cost.copy(), t.up_first, t.up_head, t.down_first,
-            t.down_tail, t.down_arc, t.level_first, t.level_nodes, h._marks)
-    for perfect in (True, False):
-        seq = K.customize(*args, 0, perfect)
-        par = K.customize(*args, 1, perfect)        # every level on the thread pool
-        for a, b in zip(seq, par):
-            assert np.array_equal(a, b)
+    # the groups: whole subtrees (every node's parent in its group or the top)
+    label = np.empty(t.num_nodes, dtype=np.int64)
+    parts = t.part_first.shape[0] - 2
+    for p in range(parts + 1):
+        label[t.part_nodes[t.part_first[p]:t.part_first[p + 1]]] = p
+    assert np.array_equal(np.sort(t.part_nodes), np.arange(t.num_nodes))
+    inner = (t.parent >= 0) & (label < parts)
+    assert ((label[t.parent[inner]] == label[inner]) | (label[t.parent[inner]] == parts)).all()
+    assert (label[t.parent[(t.parent >= 0) & (label == parts)]] == parts).all()
+    cost = g.csr.cost.copy()
+    out = []
+    for parallel in (False, True):
+        m = cch.Metric(t)
+        marks = np.full((4, t.num_nodes), 7, dtype=np.int64)      # any content will do
+        K.customize(t.edge_arc, t.edge_up, cost, t.up_first, t.up_head, t.down_first,
+                    t.down_tail, t.down_arc, t.part_first, t.part_nodes, marks, parallel,
+                    m.w_up, m.w_down, m.mid_up, m.mid_down, m.src_up, m.src_down)
+        b_up, b_down = np.empty_like(m.w_up), np.empty_like(m.w_up)
+        basic = [a.copy() for a in (m.w_up, m.w_down, m.mid_up, m.mid_down)]
+        K.perfect(t.up_first, t.up_head, t.part_first, t.part_nodes, parallel, m.w_up,
+                  m.w_down, b_up, b_down)
+        out.append(basic + [m.w_up.copy(), m.w_down.copy()])
+    for a, b in zip(*out):
+        assert np.array_equal(a, b)
