@@ -4,8 +4,8 @@ The ticking thread resolves each request of the round (``replan_from``,
 points to nodes, walkable checks: ``World.prepare_path``), then groups the
 searches by graph and algorithm. A group on a graph whose query plugins
 all answer batches (``navcore_find_paths``; see ``batchable``) is split
-into a few chunks per worker, largest first (guided scheduling: each chunk
-about half of what is left per worker, so the threads finish together),
+into one to four chunks per worker of about equal work (``chunk_plan``:
+the searches dealt out heaviest first, so the threads finish together),
 and each chunk is one ``navcore.PathBatch`` handed to the hook on a worker
 thread: for grids one nogil kernel call for the whole chunk, with no
 Python per request while the threads run. Entries no batch implementation
@@ -18,7 +18,6 @@ result.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 
 import numpy as np
@@ -79,7 +78,8 @@ class _Chunk:
                 it.error = exc
 
     def collect(self) -> None:
-        """Move the batch's answers into the items (on the ticking thread)."""
+        """Move the batch's answers into the items (on the thread that ran
+        the chunk: each item belongs to one chunk)."""
         if self.batch is None:
             return
         for it, r in zip(self.items, self.batch.results()):
@@ -87,30 +87,55 @@ class _Chunk:
                 it.result = r
 
 
-def chunk_bounds(n: int, threads: int, per: float | None,
-                 least_s: float = MIN_CHUNK_S) -> list:
-    """``[(a, b), ...]`` covering ``0..n`` for ``threads`` threads when a
-    search is expected to take ``per`` seconds (``None``: not known yet).
-    One chunk when there is one thread or too little work to share; else
-    guided sizes (half of what is left per thread, at least ``MIN_CHUNK_S``
-    of work), so the last chunks are small and the threads end together
-    whatever the searches cost. Without an estimate: one chunk per thread."""
+def chunk_plan(n: int, threads: int, per: float | None, least_s: float = MIN_CHUNK_S,
+               weight=None) -> list:
+    """Index arrays (int64, ascending) that split a group of ``n``
+    searches into chunks for ``threads`` threads, when a search is
+    expected to take ``per`` seconds (``None``: not known yet).
+
+    One chunk when there is one thread or less than twice ``least_s`` of
+    work; else between ``threads`` and ``4 * threads`` chunks of about
+    ``2 * least_s`` each (few: every chunk costs its thread tens of
+    microseconds of Python with the GIL held, which in a round of a
+    millisecond or two ate the second thread's gain). The searches are
+    dealt out like cards, heaviest first by ``weight`` (the straight-line
+    length of each search; ``None`` or NaN: all alike), in snake order,
+    so the chunks hold about the same work and the threads end together
+    without the many small tail chunks a split into runs of the queue
+    needs (neighbours in the queue are alike: one crowd's requests).
+    ``least_s`` 0: every search a chunk of its own."""
     if threads <= 1 or n < 2:
-        return [(0, n)]
-    if least_s <= 0:                   # every search a chunk of its own
-        return [(a, a + 1) for a in range(n)]
+        return [np.arange(n)]
+    if least_s <= 0:
+        return [np.array([i]) for i in range(n)]
     if per is None:
-        step = math.ceil(n / threads)
-        return [(a, min(n, a + step)) for a in range(0, n, step)]
-    if n * per < 2 * least_s:
-        return [(0, n)]
-    least = max(1, math.ceil(least_s / per)) if per > 0 else n
-    out, a = [], 0
-    while a < n:
-        size = max(least, math.ceil((n - a) / (2 * threads)))
-        out.append((a, min(n, a + size)))
-        a += size
-    return out
+        count = threads
+    else:
+        work = n * per
+        if work < 2 * least_s:
+            return [np.arange(n)]
+        count = min(max(int(work // (2 * least_s)), threads), 4 * threads)
+    count = min(count, n)
+    order = np.arange(n)
+    if weight is not None:
+        weight = np.asarray(weight, dtype=np.float64)
+        if weight.shape == (n,) and np.isfinite(weight).all():
+            order = np.argsort(-weight, kind="stable")
+    rank = np.arange(n)
+    col = rank % count
+    deal = np.where((rank // count) % 2 == 0, col, count - 1 - col)
+    return [np.sort(order[deal == c]) for c in range(count)]
+
+
+def _lengths(graph, starts, goals):
+    """Straight-line length of each search (its expected work), or ``None``
+    when the graph's nodes have no positions."""
+    try:
+        a, b = graph.points_of(starts), graph.points_of(goals)
+    except Exception:              # a graph without geometry: all alike
+        return None
+    d = np.hypot(a[:, 0] - b[:, 0], a[:, 1] - b[:, 1])
+    return d if np.isfinite(d).all() else None
 
 
 def batchable(world, graph, cache: dict) -> bool:
@@ -161,14 +186,18 @@ def run_round(world, jobs, items, cache: dict, per: dict,
     for (gid, algorithm), members in groups.items():
         graph = world.graph(gid)
         ok = batchable(world, graph, cache)
-        if ok:
-            starts = np.fromiter((it.request.start_node for it in members), np.int32,
-                                 len(members))
-            goals = np.fromiter((it.request.goal_node for it in members), np.int32,
-                                len(members))
-        for a, b in chunk_bounds(len(members), workers, per.get(gid), least_s):
-            batch = PathBatch(gid, algorithm, starts[a:b], goals[a:b]) if ok else None
-            chunks.append(_Chunk(graph, members[a:b], batch))
+        starts = np.fromiter((it.request.start_node for it in members), np.int32,
+                             len(members))
+        goals = np.fromiter((it.request.goal_node for it in members), np.int32,
+                            len(members))
+        weight = _lengths(graph, starts, goals) if workers > 1 and len(members) > 1 \
+            else None
+        for idx in chunk_plan(len(members), workers, per.get(gid), least_s, weight):
+            if len(idx) == len(members):
+                part, s, t = members, starts, goals
+            else:
+                part, s, t = [members[i] for i in idx.tolist()], starts[idx], goals[idx]
+            chunks.append(_Chunk(graph, part, PathBatch(gid, algorithm, s, t) if ok else None))
     if not chunks:
         return {}
     counter = itertools.count()
@@ -183,6 +212,9 @@ def run_round(world, jobs, items, cache: dict, per: dict,
             t0 = clock()
             c.run(world)
             c.seconds = clock() - t0
+            # the chunk's PathResults are made by the thread that searched
+            # it, while the other threads still search (not after the round)
+            c.collect()
 
     if workers and least_s <= 0:
         jobs.run_on_workers(work, min(workers, len(chunks)))
@@ -192,6 +224,5 @@ def run_round(world, jobs, items, cache: dict, per: dict,
         work()
     timing: dict = {}
     for c in chunks:
-        c.collect()
         timing.setdefault(c.items[0].request.graph_id, []).append((len(c.items), c.seconds))
     return timing
