@@ -37,10 +37,14 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
 
     ``graph`` is the ``NavGraph`` (``world.add_graph`` returns it); it and
     its views go to every worker once per version (``navcore_dask``'s
-    module docstring). The work is cut into tiles: ``chunk`` sources per
-    tile with every target, or ``(rows, columns)``; by default every tile
-    runs all searches of its sources (or, when targets are fewer, of its
-    targets) to the end, a few tiles per worker thread. ``lazy=True``
+    module docstring). The work is cut into tiles of ``chunk`` searches
+    each: ``chunk`` sources with every target (``chunk`` targets with
+    every source when targets are fewer, as the searches then run from
+    the targets); by default a few tiles per worker thread. ``chunk=(rows,
+    columns)`` cuts both sides, which repeats searches, and a tile whose
+    searches run the other way than the whole matrix's may differ from
+    ``world.distance_matrix`` in the last bits of a cost (directed graphs
+    without a hierarchy). ``lazy=True``
     returns a ``dask.array`` of the tiles instead, computed where you
     compute it and never gathered here unless you ask (``.compute()``).
     ``progress=True`` shows a bar on stderr.
@@ -52,12 +56,12 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     rows, cols = _matrix_tiles(chunk, src.size, dst.size, total_threads(client))
     _check_flags(lazy=lazy, progress=progress)
     retries = _retries(retries)
+    out = np.empty((src.size, dst.size))
+    if out.size == 0 and not lazy:
+        return out
     snap = shipping.ship(client, graph)
     if lazy:
         return _lazy_matrix(snap, src, dst, rows, cols)
-    out = np.empty((src.size, dst.size))
-    if out.size == 0:
-        return out
     job = _job("matrix")
     work = {}
     for i, r0 in enumerate(range(0, src.size, rows)):
@@ -242,12 +246,14 @@ def _matrix_tiles(chunk, n_src, n_dst, threads) -> tuple[int, int]:
         if isinstance(chunk, (tuple, list)):
             raise QueryError(f"chunk must be a number of sources per tile or a pair "
                              f"(rows, columns), got {chunk!r}")
-        return _positive(chunk, "chunk"), max(1, n_dst)
+        size = _positive(chunk, "chunk")
+        return (max(1, n_src), size) if n_dst < n_src else (size, max(1, n_dst))
     # Each source's search (or each target's, when targets are fewer: the
     # searches then run backwards) costs about the same whatever the other
     # side's size, so the tiles split the side whose searches run and keep
-    # the other whole: no search runs twice, and each tile takes the
-    # direction the whole matrix would take
+    # the other whole: no search runs twice, and each tile runs its
+    # searches in the direction the whole matrix would (sums of the same
+    # edges in the same order: the same floats to the last bit)
     want = threads * TILES_PER_THREAD
     if n_dst < n_src:
         rows = max(1, min(n_src, MAX_TILE_ENTRIES))
