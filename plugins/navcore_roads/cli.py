@@ -53,6 +53,9 @@ def add_command(subparsers) -> None:
     p.add_argument("--matrix", type=int, metavar="N",
                    help="a random N x N matrix between nodes (--seed picks them)")
     p.add_argument("--seed", type=int, default=0, help="seed for --matrix (default 0)")
+    p.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
+                   help="answer --matrix on a Dask cluster: the scheduler at ADDRESS, or "
+                        "without one a LocalCluster (needs pip install 'navcore[dask]')")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': "
                                                  "standard output)")
     p.set_defaults(func=_cmd_roads)
@@ -84,6 +87,8 @@ def _cmd_roads(args) -> int:
         raise NavError("--from and --to go together")
     if args.matrix is not None and args.matrix < 1:
         raise NavError(f"--matrix needs a positive size, got {args.matrix}")
+    if args.dask is not None and args.matrix is None:
+        raise NavError("--dask answers --matrix N; give --matrix too")
     out = _json_target(args.json)
     params = source_params(args.file)
     if "osm" in params or "geojson" in params:
@@ -149,7 +154,10 @@ def _cmd_roads(args) -> int:
         rng = np.random.default_rng(args.seed)
         pick = rng.integers(0, g.num_nodes, size=(2, args.matrix)).astype(np.int32)
         t0 = time.perf_counter()
-        m = world.distance_matrix("roads", pick[0], pick[1])
+        if args.dask is None:
+            m = world.distance_matrix("roads", pick[0], pick[1])
+        else:
+            m = _dask_matrix(args.dask, g, pick, say is None)
         s = time.perf_counter() - t0
         fin = np.isfinite(m)
         report["matrix"] = {"n": args.matrix, "seconds": round(s, 5),
@@ -165,6 +173,18 @@ def _cmd_roads(args) -> int:
         else:
             out.write_text(text + "\n")
     return 0
+
+
+def _dask_matrix(address, graph, pick, progress):
+    """The matrix on a Dask cluster (``navcore_dask``, loaded only here),
+    timed with the cluster's start and the graph's transfer to the workers."""
+    import navcore_dask          # its public API; dask itself loads in connect()
+    client = navcore_dask.connect(None if address == "local" else address)
+    try:
+        return navcore_dask.distance_matrix(client, graph, pick[0], pick[1],
+                                            progress=progress)
+    finally:
+        client.close()
 
 
 def _finite(x):
