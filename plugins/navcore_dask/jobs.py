@@ -298,7 +298,11 @@ def _gather(client, work: dict, progress: bool, label: str):
         bar = tqdm(total=len(work), unit="tile", desc=label, leave=False)
     pending = dict(work)
     try:
-        for fut, result in dd.as_completed(list(work), with_results=True):
+        # as_completed waits on the default client's event loop unless told
+        # otherwise: with two clients in one process (or a client made with
+        # set_as_default=False) the futures of ``client`` then never
+        # complete there and the job hangs. Wait on their own client's loop.
+        for fut, result in dd.as_completed(list(work), with_results=True, loop=client.loop):
             place = pending.pop(fut)
             yield place, result
             fut.release()
