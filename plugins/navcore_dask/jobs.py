@@ -39,8 +39,8 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     its views go to every worker once per version (``navcore_dask``'s
     module docstring). The work is cut into tiles of ``chunk`` searches
     each: ``chunk`` sources with every target (``chunk`` targets with
-    every source when targets are fewer, as the searches then run from
-    the targets); by default a few tiles per worker thread. ``chunk=(rows,
+    every source when targets are fewer on a directed graph, as the
+    searches then run from the targets); by default a few tiles per worker thread. ``chunk=(rows,
     columns)`` cuts both sides, which repeats searches, and a tile whose
     searches run the other way than the whole matrix's may differ from
     ``world.distance_matrix`` in the last bits of a cost (directed graphs
@@ -53,7 +53,11 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     _check_graph(graph)
     src = resolve_nodes(graph, sources, "sources")
     dst = resolve_nodes(graph, targets, "targets")
-    rows, cols = _matrix_tiles(chunk, src.size, dst.size, total_threads(client))
+    # the searches run from the targets only on a directed graph with fewer
+    # targets (navcore_csr's rule); otherwise from the sources, and cutting
+    # the targets would repeat every source's search in every tile
+    from_targets = bool(graph.directed) and dst.size < src.size
+    rows, cols = _matrix_tiles(chunk, src.size, dst.size, total_threads(client), from_targets)
     _check_flags(lazy=lazy, progress=progress)
     retries = _retries(retries)
     out = np.empty((src.size, dst.size))
@@ -238,7 +242,7 @@ def _positive(value, what) -> int:
     return int(value)
 
 
-def _matrix_tiles(chunk, n_src, n_dst, threads) -> tuple[int, int]:
+def _matrix_tiles(chunk, n_src, n_dst, threads, from_targets) -> tuple[int, int]:
     """``(rows, columns)`` of a matrix tile."""
     if chunk is not None:
         if isinstance(chunk, tuple) and len(chunk) == 2:
@@ -247,7 +251,7 @@ def _matrix_tiles(chunk, n_src, n_dst, threads) -> tuple[int, int]:
             raise QueryError(f"chunk must be a number of sources per tile or a pair "
                              f"(rows, columns), got {chunk!r}")
         size = _positive(chunk, "chunk")
-        return (max(1, n_src), size) if n_dst < n_src else (size, max(1, n_dst))
+        return (max(1, n_src), size) if from_targets else (size, max(1, n_dst))
     # Each source's search (or each target's, when targets are fewer: the
     # searches then run backwards) costs about the same whatever the other
     # side's size, so the tiles split the side whose searches run and keep
@@ -255,7 +259,7 @@ def _matrix_tiles(chunk, n_src, n_dst, threads) -> tuple[int, int]:
     # searches in the direction the whole matrix would (sums of the same
     # edges in the same order: the same floats to the last bit)
     want = threads * TILES_PER_THREAD
-    if n_dst < n_src:
+    if from_targets:
         rows = max(1, min(n_src, MAX_TILE_ENTRIES))
         cols = max(1, min(math.ceil(n_dst / want), MAX_TILE_ENTRIES // rows))
         return rows, cols
@@ -298,7 +302,11 @@ def _gather(client, work: dict, progress: bool, label: str):
         bar = tqdm(total=len(work), unit="tile", desc=label, leave=False)
     pending = dict(work)
     try:
-        for fut, result in dd.as_completed(list(work), with_results=True):
+        # as_completed waits on the default client's event loop unless told
+        # otherwise: with two clients in one process (or a client made with
+        # set_as_default=False) the futures of ``client`` then never
+        # complete there and the job hangs. Wait on their own client's loop.
+        for fut, result in dd.as_completed(list(work), with_results=True, loop=client.loop):
             place = pending.pop(fut)
             yield place, result
             fut.release()

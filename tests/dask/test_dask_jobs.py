@@ -257,3 +257,37 @@ def test_empty_jobs_send_nothing(client):
     assert navcore_dask.distance_pairs(client, g, [], []).shape == (0,)
     assert navcore_dask.find_paths(client, g, [], []) == []
     assert navcore_dask.scattered(g) == 0
+
+
+# A client made with set_as_default=False, in a process with no other
+# client: the jobs must wait on that client, not on "the default client"
+# (dask's as_completed takes the default client's event loop unless given
+# one: it raised "No clients found" here, and with two clients in one
+# process, as in bench/dask.py, it waited on the wrong loop and hung).
+LONE_CLIENT_SCRIPT = """
+import sys, numpy as np, dask.distributed as dd, navcore, navcore_dask
+client = dd.Client(sys.argv[1], set_as_default=False, timeout=30)
+world = navcore.World()
+g = world.add_graph("g", type="grid", array=np.random.default_rng(3).random((30, 30)) >= 0.25)
+ok = np.flatnonzero(g.walkable)
+s = np.random.default_rng(4).choice(ok, 20).astype(np.int32)
+t = np.random.default_rng(5).choice(ok, 20).astype(np.int32)
+assert np.array_equal(navcore_dask.distance_matrix(client, g, s, t, chunk=3),
+                      world.distance_matrix("g", s, t))
+assert np.array_equal(navcore_dask.distance_pairs(client, g, s, t, chunk=3),
+                      world.distance_pairs("g", s, t))
+got = navcore_dask.find_paths(client, g, s[:4], t[:4], chunk=2)
+assert [p.cost for p in got] == [world.find_path("g", int(a), int(b)).cost
+                                 for a, b in zip(s[:4], t[:4])]
+client.close()
+print("ok")
+"""
+
+
+def test_jobs_on_a_client_that_is_not_the_default(client):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", LONE_CLIENT_SCRIPT, client.scheduler.address],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
