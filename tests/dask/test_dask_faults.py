@@ -41,11 +41,10 @@ def _scheduler_states(client, prefix):
     return client.run_on_scheduler(states)
 
 
-# slow: a cluster of its own and a worker restarted by its nanny. (The job
-# used to take ~45 s, kill or no kill: on this undirected grid every tile
-# of 4 targets repeated all 600 source searches; tiles now cut the side
-# whose searches run.)
-@pytest.mark.slow
+# A cluster of its own and a worker restarted by its nanny, about 6 s, so it
+# runs in CI. (The job used to take ~45 s, kill or no kill: on this
+# undirected grid every tile of 4 targets repeated all 600 source searches;
+# tiles now cut the side whose searches run.)
 def test_worker_killed_mid_job_loses_and_repeats_nothing(client):
     world = navcore.World()
     g = _grid(world)
