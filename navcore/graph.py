@@ -170,6 +170,11 @@ class NavGraph:
     def drop_view(self, key) -> None:
         self._views.pop(key, None)
 
+    def views(self) -> dict:
+        """``{key: view}`` of every stored view, current or stale (a copy:
+        for inspection, e.g. to tell whether a view was built since)."""
+        return dict(self._views)
+
     # -- nodes and points ---------------------------------------------------
     def node_of(self, where) -> int:
         """Resolve a node id or a point to a node id.

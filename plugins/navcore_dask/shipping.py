@@ -39,11 +39,8 @@ def state_key(graph) -> tuple:
     """What decides whether the workers' copy is still the graph: its
     version and the views it holds (each by identity and the version it
     answers for)."""
-    views = []
-    for value in vars(graph).values():      # the graph's view store, read only
-        if isinstance(value, dict):
-            views.extend((k, id(v), v.version) for k, v in value.items()
-                         if isinstance(v, DerivedView))
+    views = [(k, id(v), v.version) for k, v in graph.views().items()
+             if isinstance(v, DerivedView)]
     return graph.version, tuple(sorted(views, key=repr))
 
 

@@ -137,6 +137,11 @@ def test_auto_takes_a_current_hierarchy_and_leaves_a_stale_one():
     world.update("g", rect=(3, 0, 1, 2), walkable=False)      # a wall across the short way
     world.tick()
     assert not ch.current and contracted_view(world.graph("g")) is None
+    # views() lists stored views, stale ones included; a copy, not the store
+    views = world.graph("g").views()
+    assert views[VIEW_KEY] is ch and not views[VIEW_KEY].current
+    views.clear()
+    assert world.graph("g").stored_view(VIEW_KEY) is ch
     want = world.find_path("g", a, b, algorithm="astar").cost
     assert want > r.cost
     r = world.find_path("g", a, b)
