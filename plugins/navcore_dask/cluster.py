@@ -54,13 +54,25 @@ def connect(address=None, *, n_workers=None, threads_per_worker: int = 1,
         try:
             return dd.Client(n_workers=n_workers, threads_per_worker=threads_per_worker,
                              timeout=timeout, **options)
-        except (OSError, TimeoutError, RuntimeError, ValueError, TypeError) as exc:
+        except Exception as exc:      # dask raises many kinds here, all "no cluster"
+            _drop_half_made_client()
             raise ClusterError(f"could not start a LocalCluster: {exc}") from None
     try:
         return dd.Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+    except Exception as exc:          # refused, timed out, a bad scheme, a closed comm ...
+        _drop_half_made_client()
         raise ClusterError(f"no Dask scheduler answered at {address!r} within {timeout:g} s: "
                            f"{exc}") from None
+
+
+def _drop_half_made_client():
+    """A ``Client`` whose ``__init__`` failed still has a running loop and
+    closes it in ``__del__``. Left to the garbage collector, that close can
+    run inside the next cluster's start-up (a ``__del__`` fired by an
+    allocation there) and deadlock on the loop runner's lock: collect it
+    now, while nothing else is starting."""
+    import gc
+    gc.collect()
 
 
 def check_client(client):

@@ -14,7 +14,7 @@ pytest.importorskip("dask.distributed")
     ("nonsense://x", "no Dask scheduler answered")])
 def test_bad_address_is_a_cluster_error(address, words):
     with pytest.raises(navcore_dask.ClusterError, match=words) as err:
-        navcore_dask.connect(address, timeout=1)
+        navcore_dask.connect(address, timeout=2)
     assert isinstance(err.value, navcore.NavError)
 
 
