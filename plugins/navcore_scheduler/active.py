@@ -81,8 +81,13 @@ class ActivePaths:
             return
         if self.num_nodes == 0:
             self.num_nodes = max(int(num_nodes), 1)
-        for h in handles:
-            self.drop(h)
+        pop = self.slot_of.pop
+        for h in handles:               # drop() inlined: most handles have no path yet
+            slot = pop(h, None)
+            if slot is not None:
+                self.alive[slot] = False
+                self.handles[slot] = None
+                self.live_entries -= int(self.length[slot])
         lens = np.fromiter(map(len, paths), dtype=np.int64, count=k)
         total = int(lens.sum())
         if self.used + total > self.nodes.size:
