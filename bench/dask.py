@@ -11,7 +11,10 @@ weights in seconds, no hierarchy):
   ``world.distance_matrix`` in this process (which uses both cores); the
   smallest tile size whose overhead is under 10%;
 * scaling: a 2n x 2n matrix on 1 and on 2 worker processes (automatic
-  tiles);
+  tiles, and 4 times as many), with the CPU time the client process
+  (client and LocalCluster scheduler) spends per job; against it, the
+  machine's own ceiling: the same tiles' kernels in 1 and in 2 plain
+  spawned processes, no Dask at all (``bare1``, ``bare2``);
 * an estimate of a 100,000 x 100,000 matrix on 32 workers from the
   measured cost per search and per tile.
 
@@ -23,7 +26,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import logging
+import math
+import multiprocessing
 import sys
+import time
 from pathlib import Path
 
 # This file is named dask.py: with its folder on sys.path (Python puts it
@@ -81,6 +87,50 @@ def _timed(fn, *args, **kw):
     return now() - t0, out
 
 
+def _cpu_timed(fn, *args, **kw):
+    """``(wall seconds, CPU seconds of this process, result)``: this
+    process runs the client and the LocalCluster's scheduler."""
+    c0, t0 = time.process_time(), now()
+    out = fn(*args, **kw)
+    return now() - t0, time.process_time() - c0, out
+
+
+def _bare_worker(payload, rows, cols, ready, go, done):
+    """One plain process: the graph unpickled and the kernels loaded as a
+    Dask worker does (``navcore_dask`` tiles), then one tile of ``rows``."""
+    from navcore_dask import tiles
+    from navcore_dask.snapshot import Snapshot
+    snap = Snapshot("bare", payload)
+    tiles.matrix_tile(snap, rows[:2], cols)
+    ready.put(1)
+    go.wait()
+    t0 = now()
+    tiles.matrix_tile(snap, rows, cols)
+    done.put(now() - t0)
+
+
+def _bare(payload, parts, cols) -> float:
+    """Seconds until the last of ``len(parts)`` spawned processes (one per
+    part of the rows, started together) has its tile: the scaling the
+    machine allows two processes, with no Dask in between."""
+    ctx = multiprocessing.get_context("spawn")
+    ready, done, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_bare_worker, args=(payload, p, cols, ready, go, done))
+             for p in parts]
+    for p in procs:
+        p.start()
+    try:
+        for _ in procs:
+            ready.get(timeout=120)
+        go.set()
+        return max(done.get(timeout=600) for _ in procs)
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true",
@@ -103,9 +153,13 @@ def main() -> None:
     t2 = rng.choice(scc, 2 * args.n).astype(np.int32)
     world.distance_matrix("r", s[:8], t)                            # kernels loaded
     clients = {}
-    times: dict = {"local": [], "local_2n": [], "w1": [], "w2": []}
+    times: dict = {"local": [], "local_2n": [], "w1": [], "w2": [], "w2_fine": [],
+                   "bare1": [], "bare2": []}
     times.update({f"chunk{c}": [] for c in chunks})
+    cpu: dict = {"w1": [], "w2": [], "w2_fine": []}
     first = {}
+    payload = navcore_dask.snapshot.dumps(g)
+    fine = math.ceil(2 * args.n / (2 * navcore_dask.jobs.TILES_PER_THREAD * 4))
     try:
         for k in (2, 1):
             clients[k] = _client(k)
@@ -119,17 +173,26 @@ def main() -> None:
                 times[f"chunk{c}"].append(dt)
                 assert np.array_equal(got, want), f"chunk {c}: matrix differs"
             times["local_2n"].append(_timed(world.distance_matrix, "r", s2, t2)[0])
-            for k in ((1, 2) if r % 2 == 0 else (2, 1)):
-                times[f"w{k}"].append(_timed(navcore_dask.distance_matrix, clients[k], g, s2, t2)[0])
+            scaling = [("w1", clients[1], None), ("w2", clients[2], None),
+                       ("w2_fine", clients[2], fine), ("bare1", None, [s2]),
+                       ("bare2", None, [s2[:args.n], s2[args.n:]])]
+            for name, client, arg in (scaling if r % 2 == 0 else scaling[::-1]):
+                if client is None:
+                    times[name].append(_bare(payload, arg, t2))
+                    continue
+                dt, used, _ = _cpu_timed(navcore_dask.distance_matrix, client, g, s2, t2,
+                                         chunk=arg)
+                times[name].append(dt)
+                cpu[name].append(used)
             print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f}" for k, v in times.items()),
                   flush=True)
     finally:
         for c in clients.values():
             c.close()                   # closes its LocalCluster and worker processes
-    report(args, g, chunks, times, first)
+    report(args, g, chunks, times, first, cpu, fine)
 
 
-def report(args, g, chunks, times, first) -> None:
+def report(args, g, chunks, times, first, cpu, fine) -> None:
     med = {k: median(v) for k, v in times.items()}
     local = med["local"]
     overhead = {c: med[f"chunk{c}"] / local - 1 for c in chunks}
@@ -156,14 +219,26 @@ def report(args, g, chunks, times, first) -> None:
         print(f"  2 processes, {c:4d} sources a tile: {med[f'chunk{c}']:.2f} s "
               f"(x{med[f'chunk{c}'] / local:.2f} of in process)")
     print(f"overhead under 10% from {under[0] if under else 'none of these'} sources a tile")
+    mcpu = {k: median(v) for k, v in cpu.items()}
     print(f"scaling ({2 * args.n} x {2 * args.n}): 1 worker {med['w1']:.2f} s, 2 workers "
-          f"{med['w2']:.2f} s: {med['w1'] / med['w2']:.2f}x; in process {med['local_2n']:.2f} s")
+          f"{med['w2']:.2f} s: {med['w1'] / med['w2']:.2f}x; with {fine} sources a tile "
+          f"{med['w2_fine']:.2f} s: {med['w1'] / med['w2_fine']:.2f}x; in process "
+          f"{med['local_2n']:.2f} s")
+    print(f"  client process CPU (client + scheduler) per job: 1 worker {mcpu['w1']:.2f} s, "
+          f"2 workers {mcpu['w2']:.2f} s, {fine} a tile {mcpu['w2_fine']:.2f} s")
+    print(f"  without Dask, the same kernels in plain processes: 1 process "
+          f"{med['bare1']:.2f} s, 2 processes {med['bare2']:.2f} s: "
+          f"{med['bare1'] / med['bare2']:.2f}x (the machine's ceiling for 2 processes)")
     print(f"per search {per_search * 1e3:.2f} ms, per tile {per_tile * 1e3:.1f} ms; "
           f"100,000 x 100,000 on {workers} workers ({tile} sources a tile): about "
           f"{estimate:.0f} s on this graph, {estimate_big:.0f} s on a {big}-node one "
           f"(searches scaled by n log n); the result is 80 GB: keep it lazy=True")
     write_json("dask", {"args": vars(args), "nodes": g.num_nodes, "times": times,
                         "median": med, "overhead": overhead, "first_call": first,
+                        "client_cpu_s": cpu, "fine_chunk": fine,
+                        "scaling": med["w1"] / med["w2"],
+                        "scaling_fine": med["w1"] / med["w2_fine"],
+                        "scaling_bare": med["bare1"] / med["bare2"],
                         "per_search_s": per_search, "per_tile_s": per_tile,
                         "estimate_100k_32_s": estimate,
                         "estimate_100k_32_on_100k_nodes_s": estimate_big})

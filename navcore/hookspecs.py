@@ -353,6 +353,29 @@ def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
 
 
 @hookspec(firstresult=True)
+def navcore_matrix_search_side(world: World, graph: NavGraph, num_sources: int,
+                               num_targets: int) -> str | None:
+    """Say from which side ``navcore_distance_matrix`` runs its searches
+    on ``graph`` for a ``num_sources x num_targets`` matrix: ``"sources"``
+    (one search per source gives a row; the csr plugin's Dijkstra) or
+    ``"targets"`` (one per target, over the reversed edges, gives a
+    column). Or ``None`` to pass.
+
+    Callers that cut a matrix into blocks (``navcore_dask``'s tiles) cut
+    this side and keep the other whole: no search runs twice, and each
+    block searches in the direction the whole matrix would, so its costs
+    are the same floats to the last bit. A plugin whose matrix searches
+    from both sides (a hierarchy's buckets: an upward search from every
+    source and every target) names the side with more searches, so blocks
+    repeat only the smaller side's. Answer for the graphs whose matrices
+    you answer. Firstresult: the csr plugin answers last with its own
+    rule (``"targets"`` when the graph is directed and targets are
+    fewer). Called by ``navcore_dask.distance_matrix`` once per job, on
+    the client, before any tile is cut.
+    """
+
+
+@hookspec(firstresult=True)
 def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
                            targets: np.ndarray) -> np.ndarray | None:
     """Return float64 ``out[i]``, the shortest path cost from

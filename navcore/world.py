@@ -140,6 +140,54 @@ class World:
             self._warming[graph_id] = _BackgroundWarmUp(self, graph, self._warming.values())
         return graph
 
+    def adopt_graph(self, graph: NavGraph) -> NavGraph:
+        """Add a graph that is already built (by ``add_graph`` in another
+        world, say, and unpickled here: a Dask worker receiving a
+        snapshot) under its own ``graph.graph_id``, with the views it
+        holds, without building it again.
+
+        The graph joins the world as ``add_graph`` would have left it: the
+        ``navcore_graph_built`` observers run (they keep views that are
+        still current, e.g. the areas) and its kernels are loaded as this
+        world's ``warm_up`` setting says. It must not stay in a world that
+        updates it: the two worlds would not hear of each other's updates.
+
+        ``GraphError`` when ``graph`` is not a ``NavGraph``, has no id or an
+        id already in use here; ``UnknownGraphTypeError`` when no plugin
+        of this world builds its type (nothing would serve it as it
+        should). On any error the world is left as it was.
+        """
+        if not isinstance(graph, NavGraph):
+            raise GraphError(f"adopt_graph takes a NavGraph (add_graph builds one), "
+                             f"got {graph!r}")
+        graph_id = graph.graph_id
+        try:
+            hash(graph_id)
+        except TypeError:
+            raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
+        if graph_id is None:
+            raise GraphError("adopt_graph: the graph has no graph_id (a graph built "
+                             "outside a world); add it with add_graph")
+        if graph_id in self.graphs:
+            raise GraphError(f"graph id {graph_id!r} is already in use; "
+                             f"remove_graph it first")
+        types = self.plugins.graph_types()
+        if graph.kind not in types:
+            raise UnknownGraphTypeError(
+                f"adopt_graph: no plugin of this world builds graphs of type {graph.kind!r} "
+                f"(graph {graph_id!r}); known types: {', '.join(sorted(types)) or 'none'}")
+        self.graphs[graph_id] = graph
+        try:
+            self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id, graph=graph)
+            if self.warm_up_mode is True:
+                self._warm_graph(graph)
+        except BaseException:
+            del self.graphs[graph_id]
+            raise
+        if self.warm_up_mode == "background":
+            self._warming[graph_id] = _BackgroundWarmUp(self, graph, self._warming.values())
+        return graph
+
     def ready(self, timeout: float | None = None) -> bool:
         """Whether the kernels of every graph are loaded; waits up to
         ``timeout`` seconds (forever with ``None``) for background

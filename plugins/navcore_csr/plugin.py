@@ -132,6 +132,11 @@ def navcore_distance_matrix(graph, sources, targets):
 
 
 @navcore.hookimpl(trylast=True)
+def navcore_matrix_search_side(graph, num_sources, num_targets):
+    return search.matrix_search_side(graph, num_sources, num_targets)
+
+
+@navcore.hookimpl(trylast=True)
 def navcore_distance_pairs(graph, sources, targets):
     return search.distance_pairs(graph, sources, targets)
 

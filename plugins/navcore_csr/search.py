@@ -213,6 +213,12 @@ def dijkstra_all(graph, source):
     return dist, parent
 
 
+def matrix_search_side(graph, num_sources: int, num_targets: int) -> str:
+    """``"targets"`` when ``distance_matrix`` searches from the targets
+    (a directed graph with fewer targets than sources), else ``"sources"``."""
+    return "targets" if graph.directed and num_targets < num_sources else "sources"
+
+
 def distance_matrix(graph, sources, targets) -> np.ndarray:
     """``(len(sources), len(targets))`` shortest costs, inf if unreachable.
 
@@ -226,7 +232,7 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     if src.size == 0 or dst.size == 0:
         return out
     csr = graph.csr
-    backward = graph.directed and dst.size < src.size
+    backward = matrix_search_side(graph, src.size, dst.size) == "targets"
     if backward:
         rev = csr.reverse()
         offsets, heads, cost = rev.offsets, rev.targets, rev.cost

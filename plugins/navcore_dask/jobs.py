@@ -39,8 +39,10 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     its views go to every worker once per version (``navcore_dask``'s
     module docstring). The work is cut into tiles of ``chunk`` searches
     each: ``chunk`` sources with every target (``chunk`` targets with
-    every source when targets are fewer on a directed graph, as the
-    searches then run from the targets); by default a few tiles per worker thread. ``chunk=(rows,
+    every source when the graph's plugin searches from the targets, as
+    ``navcore_matrix_search_side`` says: the csr plugin on a directed
+    graph with fewer targets); by default a few tiles per worker thread.
+    ``chunk=(rows,
     columns)`` cuts both sides, which repeats searches, and a tile whose
     searches run the other way than the whole matrix's may differ from
     ``world.distance_matrix`` in the last bits of a cost (directed graphs
@@ -53,10 +55,9 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     _check_graph(graph)
     src = resolve_nodes(graph, sources, "sources")
     dst = resolve_nodes(graph, targets, "targets")
-    # the searches run from the targets only on a directed graph with fewer
-    # targets (navcore_csr's rule); otherwise from the sources, and cutting
-    # the targets would repeat every source's search in every tile
-    from_targets = bool(graph.directed) and dst.size < src.size
+    # the tiles cut the side the graph's plugin searches from (cutting the
+    # other would repeat every one of those searches in every tile)
+    from_targets = search_side(graph, src.size, dst.size) == "targets"
     rows, cols = _matrix_tiles(chunk, src.size, dst.size, total_threads(client), from_targets)
     _check_flags(lazy=lazy, progress=progress)
     retries = _retries(retries)
@@ -193,6 +194,17 @@ def _ends(graph, items, what):
             raise NodeError(f"{what}[{i}] = {p!r} is neither a node id nor a point") from None
         out.append(p)
     return out
+
+
+def search_side(graph, num_sources: int, num_targets: int) -> str:
+    """``"sources"`` or ``"targets"``: the side of the matrix the graph's
+    plugin runs its searches from (``navcore_matrix_search_side``, asked
+    of a world of this process's plugins; the workers run the same
+    installation). ``"sources"`` when no plugin says."""
+    world = _client_world()
+    side = world.plugins.hook.navcore_matrix_search_side(
+        world=world, graph=graph, num_sources=int(num_sources), num_targets=int(num_targets))
+    return "targets" if side == "targets" else "sources"
 
 
 def _check_graph(graph) -> None:

@@ -9,7 +9,9 @@ first releases the old one, then is scattered; tiles depend on the new
 future, so none of them can run on the old graph. The plugin's
 ``navcore_graph_updated`` and ``navcore_graph_removed`` hooks release a
 graph's snapshots at once (``release``), so the cluster holds no stale
-copy between jobs.
+copy between jobs; a graph dropped without either (its world let go of
+whole) releases them when it is collected (``weakref.finalize``), not
+whenever the futures happen to be.
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def ship(client, graph):
         entry = _shipped.get(graph)
         if entry is None:
             entry = _shipped[graph] = _Shipments()
+            # (the finalizer holds the entry, never the graph)
+            weakref.finalize(graph, _release_entry, entry).atexit = False
         key = state_key(graph)
         held = entry.by_client.get(client.id)
         if held is not None and held[0] == key and held[1].status != "lost":
@@ -78,8 +82,23 @@ def release(graph) -> None:
         entry = _shipped.get(graph)
         if entry is None:
             return
-        held, entry.by_client = list(entry.by_client.values()), {}
-    for _, future in held:
+        held, entry.by_client = entry.by_client, {}
+    _release_futures(held)
+
+
+def _release_entry(entry: _Shipments) -> None:
+    """The finalizer of a collected graph. It takes no lock: it may run in
+    any thread the garbage collector happens to run in, the client's event
+    loop too, while ``ship`` holds ``_lock`` waiting on that loop to
+    scatter (a deadlock). Nothing else can touch the entry any more: a
+    ``ship`` of the graph would hold it alive."""
+    held, entry.by_client = entry.by_client, {}
+    _release_futures(held)
+
+
+def _release_futures(held: dict) -> None:
+    # Future.release only posts a callback to the client's loop: it never waits
+    for _, future in held.values():
         try:
             future.release()
         except Exception:      # a client already closed has released it anyway

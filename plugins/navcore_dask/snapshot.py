@@ -25,11 +25,13 @@ import weakref
 
 from navcore.errors import QueryError
 
-#: per process: how many snapshots arrived (were unpickled from the wire)
-#: and how many graphs were unpickled from them, by token (tests and
+#: per process: how many snapshots arrived (were unpickled from the wire),
+#: how many graphs were unpickled from them and how many of those graphs
+#: were freed again (the snapshot released), by token (tests and
 #: ``navcore_dask.worker_counts`` read these on the workers)
 ARRIVED: collections.Counter = collections.Counter()
 LOADED: collections.Counter = collections.Counter()
+FREED: collections.Counter = collections.Counter()
 _load_lock = threading.Lock()
 
 

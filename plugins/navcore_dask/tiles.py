@@ -4,16 +4,21 @@ through the plugins (and the same numba kernels) as the call on one
 machine would.
 
 Each snapshot gets its world the first time a tile of it runs in a
-process: the graph is unpickled, put under its id and its kernels loaded
-(from numba's on-disk cache, which processes of one installation share).
-The world lives with the scattered snapshot, so it goes when the cluster
-releases that version.
+process: the graph is unpickled and adopted under its id
+(``World.adopt_graph``), which loads its kernels (from numba's on-disk
+cache, which processes of one installation share). The world lives with
+the scattered snapshot: when the cluster releases that version and the
+worker lets go of the snapshot, the graph is removed from its world (its
+views dropped) at once, not whenever the worker's garbage collector runs.
 """
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
+
+from . import snapshot as _snapshot
 
 _lock = threading.Lock()
 
@@ -28,12 +33,13 @@ def _world(snapshot):
                 import navcore
                 _one_thread()
                 graph = snapshot.graph()
-                world = navcore.World(warm_up=False)
+                world = navcore.World()
                 # the graph is already built, with its views: it joins this
                 # world as it is (add_graph would build it again)
-                world.graphs[graph.graph_id] = graph
-                world.warm_up(graph.graph_id)
+                world.adopt_graph(graph)
                 held = snapshot._world = (world, graph.graph_id)
+                weakref.finalize(snapshot, world.remove_graph, graph.graph_id)
+                weakref.finalize(graph, _snapshot.FREED.update, [snapshot.token])
     return held
 
 

@@ -105,6 +105,16 @@ def navcore_distance_matrix(graph, sources, targets):
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
+def navcore_matrix_search_side(graph, num_sources, num_targets):
+    if cch.current(graph) is None and ch.current(graph) is None:
+        return None        # the csr plugin's Dijkstra per row (or column) answers
+    # buckets: an upward search from every source and every target; blocks
+    # cut along the larger side repeat only the smaller side's searches
+    return "sources" if num_sources >= num_targets else "targets"
+
+
+@navcore.hookimpl
+@navcore.for_graphs(RoadGraph)
 def navcore_distance_pairs(graph, sources, targets):
     view = cch.current(graph) or ch.current(graph)
     if view is None:
