@@ -39,7 +39,7 @@ def make_update(graph, params) -> Update:
     if len(params) == 2 and "rect" in params and "walkable" in params:
         # the common case (a door, a block): the rectangle itself is kept,
         # and the update kernel walks it (no index array per update)
-        rect = validate.rect(params["rect"], graph.width, graph.height)
+        rect = _rect(params["rect"], graph.width, graph.height)
         w = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(gid, "walkable", {"rect": rect, "walkable": w})
     unknown = set(params) - _KEYS
@@ -61,6 +61,17 @@ def make_update(graph, params) -> Update:
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
     cost = _cost_values(cost, idx, shape)
     return Update(gid, "cost", {"idx": idx, "cost": cost})
+
+
+def _rect(value, W, H):
+    """``validate.rect``, with a plain tuple of ints inside the grid (what
+    a game passes every frame) checked inline."""
+    if type(value) is tuple and len(value) == 4:
+        x, y, w, h = value
+        if type(x) is int and type(y) is int and type(w) is int and type(h) is int \
+                and x >= 0 and y >= 0 and w > 0 and h > 0 and x + w <= W and y + h <= H:
+            return value
+    return validate.rect(value, W, H)
 
 
 def _region(graph, key, value):

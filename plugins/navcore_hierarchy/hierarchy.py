@@ -70,6 +70,13 @@ class Hierarchy(DerivedView):
     updates between queries).
     """
 
+    def __setattr__(self, name, value):
+        # an array replaced (grown, rebuilt) drops the lattice update's
+        # argument tuple, whoever replaced it
+        if type(value) is np.ndarray:
+            self.__dict__["_largs"] = None
+        object.__setattr__(self, name, value)
+
     def __init__(self, graph):
         super().__init__(graph)
         n = graph.num_nodes
@@ -292,18 +299,12 @@ class Hierarchy(DerivedView):
         (the settle is left to the caller). Returns ``(n_removed,
         n_boundary, n_changed)``, ``n_changed`` -1 when the caller settles.
         ``fused=False`` takes the second way (``warm_up`` loads both)."""
-        H, W, diag = self.lattice
-        c = self.counters
+        args = self.__dict__.get("_largs")
+        if args is None or args[0] is not self.graph.walkable:
+            args = self._lattice_args()
         for _ in range(2):          # the kernel checks the order (a grid's are sorted)
-            nt, nrem, nb, nch = L.update_tiles(
-                dirty, self.graph.walkable, W, H, diag, self.hnode_of, self.hsize,
-                self.harea, self.ehead, self.enext, self.eprev, self.eto, self.hmark,
-                self.tmark, c, self.acount, self.tiles, self.prev_area, self.removed,
-                self.rarea, self.bnd, self.hfree, self.built, self.cl_node, self.cl_area,
-                self.aseen, self.stack, self.uf, self.fuf, self.fcount, self.qhead,
-                self.qtail, self.qnext, self.gflag, self.gid, self.act, self.vis,
-                self.aclaim, self.aown, self.amap, self.anote, self.afree, self.changed,
-                _TILE_IDS if fused else -1, _TILE_LINKS)
+            nt, nrem, nb, nch = L.update_tiles(dirty, *args, _TILE_IDS if fused else -1,
+                                               _TILE_LINKS)
             if nt != -1:
                 break
             dirty = _sorted_ids(dirty)
@@ -311,6 +312,8 @@ class Hierarchy(DerivedView):
             self._check_range(dirty)
         if nch >= 0:
             return nrem, nb, nch
+        H, W, diag = self.lattice
+        c = self.counters
         self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
         self._alloc_claims(K.TILE * K.TILE * nt)
         L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
@@ -318,6 +321,21 @@ class Hierarchy(DerivedView):
                         self.hfree, c, self.built, self.prev_area, self.cl_node, self.cl_area,
                         self.aseen, self.stack)
         return nrem, nb, -1
+
+    def _lattice_args(self):
+        """``update_tiles``'s arguments after ``dirty``, gathered once: 40
+        attribute loads per update, from a dict the frame's other work
+        evicted, cost more than the kernel's own dispatch."""
+        H, W, diag = self.lattice
+        args = (self.graph.walkable, W, H, diag, self.hnode_of, self.hsize, self.harea,
+                self.ehead, self.enext, self.eprev, self.eto, self.hmark, self.tmark,
+                self.counters, self.acount, self.tiles, self.prev_area, self.removed,
+                self.rarea, self.bnd, self.hfree, self.built, self.cl_node, self.cl_area,
+                self.aseen, self.stack, self.uf, self.fuf, self.fcount, self.qhead,
+                self.qtail, self.qnext, self.gflag, self.gid, self.act, self.vis,
+                self.aclaim, self.aown, self.amap, self.anote, self.afree, self.changed)
+        self.__dict__["_largs"] = args
+        return args
 
     def _finish(self, c, nch):
         self.updates += 1
