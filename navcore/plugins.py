@@ -224,6 +224,49 @@ class PluginRegistry:
         self._first_result[name] = (self.version, call)
         return call
 
+    def all_results(self, name: str, params: tuple):
+        """A plain function ``call(*args)`` (``args`` in the order of
+        ``params``) with the semantics of hook ``name`` that is not
+        firstresult: every implementation in pluggy's order, the list of
+        their non-None answers, new-style wrappers (``wrapper=True``)
+        around them as pluggy runs them (an exception goes to each
+        wrapper's ``yield``, innermost first).
+
+        For the frame loop (every ``tick`` calls several hooks): pluggy
+        builds an argument list per implementation on every call, which
+        a frame after the caches went cold pays several times over. Rebuilt
+        when plugins change; with an old-style hookwrapper it calls pluggy.
+        """
+        key = ("all", name)
+        cached = self._first_result.get(key)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        caller = getattr(self._pm.hook, name)
+        impls = caller.get_hookimpls()
+        if any(i.hookwrapper for i in impls) or caller.spec is None or \
+                caller.spec.opts.get("firstresult") or caller.is_historic():
+            def call(*args, _caller=caller, _params=params):
+                return _caller(**dict(zip(_params, args)))
+        else:
+            order = tuple(reversed(impls))
+            wrappers = tuple(_adapter(i.function, i.argnames, params) for i in order
+                             if i.wrapper)
+            chain = tuple(_adapter(i.function, i.argnames, params) for i in order
+                          if not i.wrapper)
+            if not wrappers:
+                def call(*args, _chain=chain):
+                    results = []
+                    for fn in _chain:
+                        result = fn(*args)
+                        if result is not None:
+                            results.append(result)
+                    return results
+            else:
+                def call(*args, _chain=chain, _wrappers=wrappers):
+                    return _wrapped_call(_wrappers, _chain, args)
+        self._first_result[key] = (self.version, call)
+        return call
+
     # -- internals ------------------------------------------------------------
     def _extra_hook_names(self):
         return [n for n in dir(self._pm.hook) if n.startswith("navcore_")
@@ -429,3 +472,38 @@ def _attribute(obj, name):
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _wrapped_call(wrappers, chain, args):
+    """``PluginRegistry.all_results`` with new-style wrappers: each wrapper
+    runs to its ``yield``, then the implementations, then the wrappers'
+    teardowns innermost first, each getting the result (``send``) or the
+    exception (``throw``) and able to replace it, as in pluggy."""
+    teardowns = []
+    result, exc = None, None
+    try:
+        for fn in wrappers:
+            gen = fn(*args)
+            next(gen)
+            teardowns.append(gen)
+        result = []
+        for fn in chain:
+            r = fn(*args)
+            if r is not None:
+                result.append(r)
+    except BaseException as e:       # noqa: B036 - handed to the wrappers, as pluggy does
+        exc = e
+    for gen in reversed(teardowns):
+        try:
+            if exc is None:
+                gen.send(result)
+            else:
+                gen.throw(exc)
+            exc = RuntimeError(f"hook wrapper {gen!r} yielded twice")
+        except StopIteration as stop:
+            result, exc = stop.value, None
+        except BaseException as e:   # noqa: B036
+            exc = e
+    if exc is not None:
+        raise exc
+    return result

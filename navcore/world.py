@@ -23,6 +23,21 @@ from .plugins import PluginRegistry
 from .types import FrameStats, PathRequest, PathResult, PathStatus
 
 _FIND_PATH_ARGS = ("world", "graph", "request")
+# the frame loop's hooks, called through plain functions (``PluginRegistry.
+# first_result`` / ``all_results``: no per-call argument dicts and lists)
+_MAKE_UPDATE_ARGS = ("world", "graph", "params")
+_APPLY_ARGS = ("world", "graph", "batch")
+_FRAME_START_ARGS = ("world", "frame")
+_UPDATED_ARGS = ("world", "graph_id", "graph", "dirty")
+_FRAME_WORK_ARGS = ("world", "deadline", "stats", "budget_nodes")
+_FRAME_END_ARGS = ("world", "frame", "stats")
+_FRAME_HOOKS = (("navcore_make_update", _MAKE_UPDATE_ARGS),
+                ("navcore_apply_updates", _APPLY_ARGS),
+                ("navcore_frame_start", _FRAME_START_ARGS),
+                ("navcore_graph_updated", _UPDATED_ARGS),
+                ("navcore_frame_work", _FRAME_WORK_ARGS),
+                ("navcore_frame_end", _FRAME_END_ARGS))
+_FIRST_RESULT = ("navcore_make_update", "navcore_apply_updates")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
 #: a deterministic world's node budget per frame when none is given: about a
@@ -304,6 +319,11 @@ class World:
         t0 = time.perf_counter()
         with progress.stage(f"loading the kernels of graph {graph.graph_id!r}"):
             self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+            # the frame loop's hook callers (each made once, by eval, ~0.1 ms)
+            for name, args in _FRAME_HOOKS:
+                make = self.plugins.first_result if name in _FIRST_RESULT else \
+                    self.plugins.all_results
+                make(name, args)
         self.warm_up_seconds += time.perf_counter() - t0
 
     def path_costs(self, graph_id, paths) -> np.ndarray:
@@ -437,8 +457,9 @@ class World:
         Malformed updates raise ``UpdateError`` now and queue nothing.
         """
         graph = self.graph(graph_id)
-        upd = self.plugins.hook.navcore_make_update(world=self, graph=graph,
-                                                    params=dict(params))
+        # ``params`` is already this call's own dict (``**params``)
+        upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS)(
+            self, graph, params)
         if upd is None:
             raise UpdateError(f"{graph.kind} graph {graph_id!r} does not accept "
                               f"updates {sorted(params)}")
@@ -506,9 +527,9 @@ class World:
             self.ready()      # a game that skipped its loading screen waits here once
         t0 = time.perf_counter()
         self.frame += 1
-        hook = self.plugins.hook
+        plugins = self.plugins
         stats = FrameStats(frame=self.frame, dt=float(dt))
-        hook.navcore_frame_start(world=self, frame=self.frame)
+        plugins.all_results("navcore_frame_start", _FRAME_START_ARGS)(self, self.frame)
         applied = []
         if self._pending:
             pending, self._pending = self._pending, defaultdict(list)
@@ -522,19 +543,21 @@ class World:
                 stats.dirty_nodes += len(dirty)
                 applied.append((graph_id, graph, dirty))
         t1 = time.perf_counter()
-        for graph_id, graph, dirty in applied:
-            hook.navcore_graph_updated(world=self, graph_id=graph_id, graph=graph,
-                                       dirty=dirty)
+        if applied:
+            updated = plugins.all_results("navcore_graph_updated", _UPDATED_ARGS)
+            for graph_id, graph, dirty in applied:
+                updated(self, graph_id, graph, dirty)
         t2 = time.perf_counter()
         deadline = math.inf if self.deterministic else t0 + budget / 1e3
-        hook.navcore_frame_work(world=self, deadline=deadline, stats=stats, budget_nodes=nodes)
+        plugins.all_results("navcore_frame_work", _FRAME_WORK_ARGS)(self, deadline, stats,
+                                                                    nodes)
         t3 = time.perf_counter()
         stats.time_updates_ms = (t1 - t0) * 1e3
         stats.time_observers_ms = (t2 - t1) * 1e3
         stats.time_requests_ms = (t3 - t2) * 1e3
         stats.time_total_ms = (time.perf_counter() - t0) * 1e3
         self.last_stats = stats       # before frame_end: its hooks may raise (callbacks)
-        hook.navcore_frame_end(world=self, frame=self.frame, stats=stats)
+        plugins.all_results("navcore_frame_end", _FRAME_END_ARGS)(self, self.frame, stats)
         return stats
 
     # -- internals ------------------------------------------------------------
@@ -543,12 +566,11 @@ class World:
         independent, so with a scheduler that has workers each graph's batch
         is a job of its own; observers still run afterwards, in order, on
         this thread."""
-        apply = self.plugins.hook.navcore_apply_updates
+        apply = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS)
         sched = self.scheduler
         if sched is None or not getattr(sched, "workers", 0) or len(work) < 2:
-            return [apply(world=self, graph=g, batch=b) for _, g, b in work]
-        jobs = [sched.schedule(lambda g=g, b=b: apply(world=self, graph=g, batch=b))
-                for _, g, b in work]
+            return [apply(self, g, b) for _, g, b in work]
+        jobs = [sched.schedule(lambda g=g, b=b: apply(self, g, b)) for _, g, b in work]
         return [job.complete() for job in jobs]
 
     def _algorithms(self, graph) -> set:

@@ -15,6 +15,7 @@ from navcore.types import PathResult, PathStatus
 
 from . import _jps
 from . import _kernels as K
+from . import _updates as U
 from .graph import GridGraph
 from .landmarks import NO_TABLE
 from .landmarks import kernel_args as landmark_args
@@ -323,6 +324,9 @@ def warm_up(graph: GridGraph) -> None:
     none = np.empty(0, dtype=np.int64)
     K.set_walkable(none, True, graph.walkable, graph.padded_free, W, none)
     K.neighbourhood(none, W, graph.height, dirty_mark(graph), np.empty(0, np.int32))
+    no_bits, buf = np.empty((0, 1), dtype=np.uint64), np.empty(0, np.int32)
+    U.apply_walkable(none, 0, 0, 0, 0, True, graph.walkable, graph.padded_free, W,
+                     graph.height, no_bits, no_bits, buf, dirty_mark(graph), buf, buf)
     grid_path_costs(graph, np.array(pair, np.int32), np.array([0, 2], np.int64))
     from navcore.types import PathBatch                    # the scheduler's batches
     for algorithm in ("astar", "jps") if jps_applies(graph) else ("astar",):

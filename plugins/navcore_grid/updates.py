@@ -21,15 +21,28 @@ from navcore.errors import UpdateError
 from navcore.types import Update
 
 from . import _kernels as K
+from . import _updates as U
 from .search import dirty_mark, sync_blocked
 
 _REGION_KEYS = ("rect", "cells", "mask")
 _VALUE_KEYS = ("walkable", "cost")
+_KEYS = frozenset(_REGION_KEYS + _VALUE_KEYS)
+#: what the update kernel is handed for "no cells list" / "no bit lines" /
+#: "no search scratch"
+_NO_CELLS = np.empty(0, dtype=np.int64)
+_NO_BITS = np.empty((0, 1), dtype=np.uint64)
+_NO_STAMP = np.empty(0, dtype=np.int32)
 
 
 def make_update(graph, params) -> Update:
     gid = graph.graph_id
-    unknown = set(params) - set(_REGION_KEYS) - set(_VALUE_KEYS)
+    if len(params) == 2 and "rect" in params and "walkable" in params:
+        # the common case (a door, a block): the rectangle itself is kept,
+        # and the update kernel walks it (no index array per update)
+        rect = _rect(params["rect"], graph.width, graph.height)
+        w = validate.boolean(params["walkable"], "walkable", UpdateError)
+        return Update(gid, "walkable", {"rect": rect, "walkable": w})
+    unknown = set(params) - _KEYS
     if unknown:
         raise UpdateError(f"unknown grid update parameter(s) {sorted(unknown)} for graph "
                           f"{gid!r}; use one of rect=/cells=/mask= with walkable= or cost=")
@@ -48,6 +61,17 @@ def make_update(graph, params) -> Update:
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
     cost = _cost_values(cost, idx, shape)
     return Update(gid, "cost", {"idx": idx, "cost": cost})
+
+
+def _rect(value, W, H):
+    """``validate.rect``, with a plain tuple of ints inside the grid (what
+    a game passes every frame) checked inline."""
+    if type(value) is tuple and len(value) == 4:
+        x, y, w, h = value
+        if type(x) is int and type(y) is int and type(w) is int and type(h) is int \
+                and x >= 0 and y >= 0 and w > 0 and h > 0 and x + w <= W and y + h <= H:
+            return value
+    return validate.rect(value, W, H)
 
 
 def _region(graph, key, value):
@@ -97,6 +121,17 @@ def _cost_values(cost, idx, shape):
     return arr
 
 
+def _cells(graph, p) -> np.ndarray:
+    """The cells of a ``walkable=`` update (a rectangle kept as such)."""
+    rect = p.get("rect")
+    if rect is None:
+        return p["idx"]
+    x, y, w, h = rect
+    W = graph.width
+    return (np.arange(y * W, (y + h) * W, W, dtype=np.int64)[:, None]
+            + np.arange(x, x + w, dtype=np.int64)).ravel()
+
+
 def _last_wins(idx, val):
     """Per index, the value of its last occurrence."""
     rev_idx = idx[::-1]
@@ -113,8 +148,9 @@ def apply_updates(graph, batch) -> np.ndarray:
     for upd in batch:
         p = upd.params
         if upd.kind == "walkable":
-            w_idx.append(p["idx"])
-            w_val.append(np.full(p["idx"].size, p["walkable"]))
+            cells = _cells(graph, p)
+            w_idx.append(cells)
+            w_val.append(np.full(cells.size, p["walkable"]))
         elif upd.kind == "cost":
             finite = np.isfinite(p["cost"])
             w_idx.append(p["idx"])
@@ -153,22 +189,40 @@ def apply_updates(graph, batch) -> np.ndarray:
 
 def _apply_walkable(graph, p):
     """One ``walkable=`` update, the common case (a door, a block): one
-    kernel pass instead of the batch's unique/last-wins machinery (a
-    second write of a cell within one update writes the same value)."""
-    idx = p["idx"]
-    flipped = np.empty(idx.size, dtype=np.int64)
-    k = K.set_walkable(idx, p["walkable"], graph.walkable, graph.padded_free, graph.width,
-                       flipped)
+    kernel call writes every array it touches and lists the dirty cells,
+    instead of the batch's unique/last-wins machinery (a second write of a
+    cell within one update writes the same value)."""
+    rect = p.get("rect")
+    if rect is None:
+        idx, (x, y, w, h) = p["idx"], (0, 0, 0, 0)
+        n = idx.size
+    else:
+        idx, (x, y, w, h) = _NO_CELLS, rect
+        n = w * h
+    # one buffer: the dirty cells (at most 9 per changed cell) and, after
+    # them, the changed cells (read while the dirty ones are written)
+    buf = np.empty(10 * n, dtype=np.int32)
+    bits = graph._bits
+    rowbits, colbits = (_NO_BITS, _NO_BITS) if bits is None else bits
+    mark = dirty_mark(graph)
+    with graph.scratch_lock:
+        sets = graph.scratch_sets
+        k, m = U.apply_walkable(idx, x, y, w, h, p["walkable"], graph.walkable,
+                                graph.padded_free, graph.width, graph.height, rowbits,
+                                colbits, sets[0].stamp if sets else _NO_STAMP, mark,
+                                buf[9 * n:], buf)
+        if k and len(sets) > 1:      # more threads' scratch (workers): rare
+            flip = buf[9 * n:9 * n + k].astype(np.int64)
+            W, Wp = graph.width, graph.padded_width
+            pad = (flip // W + 1) * Wp + flip % W + 1
+            vals = np.where(graph.padded_free[pad], 0, K.BLOCKED).astype(np.int32)
+            for s in sets[1:]:
+                s.stamp[pad] = vals
     graph.epoch += 1
     if k == 0:
         graph.version += 1
         return np.empty(0, dtype=np.int32)
-    flip = flipped[:k]
-    W, Wp = graph.width, graph.padded_width
-    pad = (flip // W + 1) * Wp + flip % W + 1
-    graph.sync_bits(pad)
-    sync_blocked(graph, pad)
-    return _finish(graph, _with_neighbours(graph, flip))
+    return _finish(graph, buf[:m])
 
 
 def _finish(graph, dirty):

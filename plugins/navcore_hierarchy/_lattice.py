@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NLIVE, C_STAMP, TILE, find,
-                    has_link, link, new_node, union_min, unlink_all)
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_NLIVE, C_STAMP, TILE,
+                    find, has_link, link, new_node, union_min, unlink_all)
+from ._settle import settle
 
 _DX = (1, -1, 0, 0, 1, -1, 1, -1)
 _DY = (0, 0, 1, -1, 1, 1, -1, -1)
@@ -380,3 +381,50 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
     counters[C_NBUILT] = nbuilt
     counters[C_NCLAIM] = ncl
     return nbuilt
+
+
+@njit(cache=True, nogil=True)
+def update_tiles(dirty, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev, eto,
+                 hmark, tmark, counters, acount, tiles, prev_area, removed, rarea, bnd, hfree,
+                 built, cl_node, cl_area, aseen, stack, uf, fuf, fcount, qhead, qtail, qnext,
+                 gflag, gid, act, vis, aclaim, aown, amap, anote, afree, changed, tile_ids,
+                 tile_links):
+    """A whole lattice update in one call: ``remove_tiles``, then, when the
+    arrays have room for ``tile_ids`` ids and ``tile_links`` links per
+    tile (and the claims for every cell of them), ``rebuild_tiles`` and
+    ``_settle.settle``, and the removed ids go on the free stack. One call
+    instead of three: each argument of a call is unboxed again, which after
+    a frame's other work evicted the caches is most of a small update.
+
+    Returns ``(n_tiles, n_removed, n_boundary, n_changed)``. ``n_tiles`` is
+    -1 / -2 as ``remove_tiles`` says (nothing changed); ``n_changed`` is -1
+    when the tiles were removed but there was no room to rebuild them: the
+    caller grows the arrays and finishes with the two other kernels (also
+    when ``tile_ids`` is negative: ``Hierarchy.warm_up`` loads them)."""
+    nt, nrem, nb = remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext,
+                                eprev, eto, hmark, tmark, counters, acount, tiles, prev_area,
+                                removed, rarea, bnd)
+    if nt < 0:
+        return nt, nrem, nb, 0
+    room_ids = hsize.shape[0] - counters[C_HWM] + counters[C_NFREE]
+    room_links = eto.shape[0] // 2 - counters[C_ELIVE]
+    if tile_ids < 0 or room_ids < tile_ids * nt or room_links < tile_links * nt or \
+            cl_node.shape[0] < TILE * TILE * nt:
+        return nt, nrem, nb, -1
+    rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev,
+                  eto, hfree, counters, built, prev_area, cl_node, cl_area, aseen, stack)
+    nch = settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea, ehead, enext,
+                 eto, hmark, counters, uf, fuf, fcount, qhead, qtail, qnext, gflag, gid, act,
+                 vis, acount, aclaim, aown, amap, anote, afree, changed)
+    free_removed(removed, nrem, hfree, counters)
+    return nt, nrem, nb, nch
+
+
+@njit(cache=True, nogil=True)
+def free_removed(removed, nrem, hfree, counters):
+    """Put the removed ids on the free stack (after the update that
+    removed them: ids are reused only from the next update on)."""
+    f = counters[C_NFREE]
+    for i in range(nrem):
+        hfree[f + i] = removed[i]
+    counters[C_NFREE] = f + nrem

@@ -70,6 +70,13 @@ class Hierarchy(DerivedView):
     updates between queries).
     """
 
+    def __setattr__(self, name, value):
+        # an array replaced (grown, rebuilt) drops the lattice update's
+        # argument tuple, whoever replaced it
+        if type(value) is np.ndarray:
+            self.__dict__["_largs"] = None
+        object.__setattr__(self, name, value)
+
     def __init__(self, graph):
         super().__init__(graph)
         n = graph.num_nodes
@@ -252,7 +259,7 @@ class Hierarchy(DerivedView):
         self.seeds = np.empty(n, dtype=np.int32)
         self.num_nodes = n
 
-    def update(self, dirty) -> np.ndarray:
+    def update(self, dirty, _fused=True) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
         settle the areas they can change; returns the ids of areas that
         split, merged, appeared or vanished (empty when connectivity did
@@ -264,25 +271,9 @@ class Hierarchy(DerivedView):
             return _NO_CHANGE
         c = self.counters
         if self.lattice is not None:
-            H, W, diag = self.lattice
-            for _ in range(2):      # the kernel checks the order (a grid's are sorted)
-                nt, nrem, nb = L.remove_tiles(dirty, self.graph.walkable, W, H,
-                                              self.hnode_of, self.hsize, self.harea,
-                                              self.ehead, self.enext, self.eprev, self.eto,
-                                              self.hmark, self.tmark, c, self.acount,
-                                              self.tiles, self.prev_area, self.removed,
-                                              self.rarea, self.bnd)
-                if nt != -1:
-                    break
-                dirty = _sorted_ids(dirty)
-            if nt == -2:
-                self._check_range(dirty)
-            self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
-            self._alloc_claims(K.TILE * K.TILE * nt)
-            L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
-                            self.hsize, self.harea, self.ehead, self.enext, self.eprev,
-                            self.eto, self.hfree, c, self.built, self.prev_area, self.cl_node,
-                            self.cl_area, self.aseen, self.stack)
+            nrem, nb, nch = self._update_lattice(dirty, _fused)
+            if nch >= 0:                  # settled in the one kernel call
+                return self._finish(c, nch)
         else:
             if dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any():
                 dirty = _sorted_ids(dirty)
@@ -299,14 +290,59 @@ class Hierarchy(DerivedView):
                        self.uf, self.fuf, self.fcount, self.qhead, self.qtail, self.qnext,
                        self.gflag, self.gid, self.act, self.vis, self.acount, self.aclaim,
                        self.aown, self.amap, self.anote, self.afree, self.changed)
-        # removed ids are reused only from the next update on
-        f = int(c[K.C_NFREE])
-        self.hfree[f:f + nrem] = self.removed[:nrem]
-        c[K.C_NFREE] = f + nrem
+        L.free_removed(self.removed, nrem, self.hfree, c)
+        return self._finish(c, nch)
+
+    def _update_lattice(self, dirty, fused=True):
+        """A lattice update: one kernel call (``_lattice.update_tiles``)
+        when the arrays have room, else removal, growth and the rebuild
+        (the settle is left to the caller). Returns ``(n_removed,
+        n_boundary, n_changed)``, ``n_changed`` -1 when the caller settles.
+        ``fused=False`` takes the second way (``warm_up`` loads both)."""
+        args = self.__dict__.get("_largs")
+        if args is None or args[0] is not self.graph.walkable:
+            args = self._lattice_args()
+        for _ in range(2):          # the kernel checks the order (a grid's are sorted)
+            nt, nrem, nb, nch = L.update_tiles(dirty, *args, _TILE_IDS if fused else -1,
+                                               _TILE_LINKS)
+            if nt != -1:
+                break
+            dirty = _sorted_ids(dirty)
+        if nt == -2:
+            self._check_range(dirty)
+        if nch >= 0:
+            return nrem, nb, nch
+        H, W, diag = self.lattice
+        c = self.counters
+        self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
+        self._alloc_claims(K.TILE * K.TILE * nt)
+        L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
+                        self.hsize, self.harea, self.ehead, self.enext, self.eprev, self.eto,
+                        self.hfree, c, self.built, self.prev_area, self.cl_node, self.cl_area,
+                        self.aseen, self.stack)
+        return nrem, nb, -1
+
+    def _lattice_args(self):
+        """``update_tiles``'s arguments after ``dirty``, gathered once: 40
+        attribute loads per update, from a dict the frame's other work
+        evicted, cost more than the kernel's own dispatch."""
+        H, W, diag = self.lattice
+        args = (self.graph.walkable, W, H, diag, self.hnode_of, self.hsize, self.harea,
+                self.ehead, self.enext, self.eprev, self.eto, self.hmark, self.tmark,
+                self.counters, self.acount, self.tiles, self.prev_area, self.removed,
+                self.rarea, self.bnd, self.hfree, self.built, self.cl_node, self.cl_area,
+                self.aseen, self.stack, self.uf, self.fuf, self.fcount, self.qhead,
+                self.qtail, self.qnext, self.gflag, self.gid, self.act, self.vis,
+                self.aclaim, self.aown, self.amap, self.anote, self.afree, self.changed)
+        self.__dict__["_largs"] = args
+        return args
+
+    def _finish(self, c, nch):
         self.updates += 1
-        if c[K.C_SEARCHED] == 0:
+        searched = int(c[K.C_SEARCHED])
+        if searched == 0:
             self.local_updates += 1
-        self.searched_nodes += int(c[K.C_SEARCHED])
+        self.searched_nodes += searched
         return np.sort(self.changed[:nch]) if nch else _NO_CHANGE
 
     def _check_range(self, dirty):
@@ -320,6 +356,10 @@ class Hierarchy(DerivedView):
         walk = np.flatnonzero(self.graph.walkable[:4096])
         if walk.size:
             self.update(walk[:1].astype(np.int32))
+            if self.lattice is not None:     # and the kernels of a growing update
+                counts = self.updates, self.local_updates
+                self.update(walk[:1].astype(np.int32), _fused=False)
+                self.updates, self.local_updates = counts
 
     # -- queries --------------------------------------------------------------
     @property

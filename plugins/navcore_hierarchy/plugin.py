@@ -13,6 +13,7 @@ from .hierarchy import Hierarchy
 
 #: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_hierarchy"
+_CHANGED_ARGS = ("world", "graph_id", "changed_areas")
 _UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 
 
@@ -29,8 +30,9 @@ def navcore_graph_built(graph):
 
 
 @navcore.hookimpl
-def navcore_warm_up(graph):
+def navcore_warm_up(world, graph):
     hierarchy_of(graph).warm_up()
+    world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)  # made once
 
 
 @navcore.hookimpl
@@ -46,8 +48,8 @@ def navcore_graph_updated(world, graph_id, graph, dirty):
     changed = _follow(graph, dirty)
     result = yield
     if changed.size:
-        world.plugins.hook.navcore_components_changed(world=world, graph_id=graph_id,
-                                                      changed_areas=changed)
+        world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)(
+            world, graph_id, changed)
     return result
 
 
