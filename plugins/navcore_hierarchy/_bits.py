@@ -1,11 +1,14 @@
-"""Bit counts on uint64 words for the numba kernels (private).
+"""Bit and vector helpers for the numba kernels (private).
 
 ``popcount(x)`` (set bits) and ``ctz(x)`` (trailing zeros, ``x != 0``)
 compile to single instructions (LLVM's ctpop and cttz) inside jitted code
-and are plain Python under ``NUMBA_DISABLE_JIT=1``.
+and are plain Python under ``NUMBA_DISABLE_JIT=1``, as are ``fill16``
+(16 int32 cells in one vector store) and ``pack8`` (8 bytes of 0/1 as 8
+bits: one unaligned load and a multiply).
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
@@ -84,3 +87,35 @@ def _store16(typingctx, out, o, v):
 @overload(fill16, jit_options={"cache": True})
 def _fill16_jit(out, o, v):
     return lambda out, o, v: _store16(out, o, v)
+
+
+def pack8(a, o):
+    """The eight 0/1 bytes ``a[o:o + 8]`` of a uint8 array as the low eight
+    bits of a uint64 (bit ``k``: ``a[o + k]``); ``o + 8 <= a.size``."""
+    w = 0
+    for k in range(8):
+        w |= int(a[o + k]) << k
+    return np.uint64(w)
+
+
+@intrinsic
+def _load64(typingctx, a, o):
+    if not (isinstance(a, types.Array) and a.dtype == types.uint8 and a.ndim == 1
+            and isinstance(o, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = builder.gep(arr.data, [args[1]])
+        return builder.load(builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+    return types.uint64(a, o), codegen
+
+
+_GATHER = np.uint64(0x0102040810204080)   # byte k's low bit -> bit 56 + k, no carries
+
+
+@overload(pack8, jit_options={"cache": True})
+def _pack8_jit(a, o):
+    def impl(a, o):
+        return (_load64(a, o) * _GATHER) >> np.uint64(56)   # one unaligned load
+    return impl

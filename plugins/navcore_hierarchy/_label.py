@@ -16,27 +16,32 @@ with fewer passes over the cells. Per band of ``TILE`` rows:
    by one and no run index is written per cell.
 3. number the runs (a run's union-find parent has a smaller index, so one
    forward pass gives every run its piece), add run lengths to piece
-   sizes, link runs of a row that meet at a tile border, and write the
-   cells run by run, 16 at a time: a run lies in one tile row, so one
-   fixed-length (vector) write covers it, with no loop whose exit
-   mispredicts on short runs; what it writes past the run is written
-   again by the next run or gap.
-4. link pieces across the band's top border: the same pairs as 2, between
+   sizes, and write the cells run by run, 16 at a time: a run lies in one
+   tile row, so one fixed-length (vector) write covers it, with no loop
+   whose exit mispredicts on short runs; what it writes past the run is
+   written again by the next run or gap.
+4. link runs of a row that meet at a tile border (walkable on both sides:
+   ``w & w >> 1`` on a tile's last column), found by bits as in 2.
+5. link pieces across the band's top border: the same pairs as 2, between
    the band's first row and the last row of the band above (kept).
+
+Links are checked against the piece's list only when the piece already
+has a link on that side (its first cannot repeat one).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, union_min
-from ._bits import ctz, fill16, popcount
+from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, link, union_min
+from ._bits import ctz, fill16, pack8, popcount
 from ._lattice import _link_new, band_links, band_runs
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FIRST = np.uint64(0x0001000100010001)   # the first column of each tile in a word
 _LAST = np.uint64(0x8000800080008000)    # the last column of each tile
+_HIGH = np.uint64(0x8000000000000000)    # the last cell of a word
 
 
 def scratch(W):
@@ -94,8 +99,8 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                 x0 = base + wi * 64
                 w = np.uint64(0)
                 if W - wi * 64 >= 64:
-                    for k in range(64):
-                        w |= np.uint64(walk[x0 + k]) << np.uint64(k)
+                    for k in range(8):
+                        w |= pack8(walk, x0 + 8 * k) << np.uint64(8 * k)
                 else:
                     for k in range(W - wi * 64):
                         w |= np.uint64(walk[x0 + k]) << np.uint64(k)
@@ -138,7 +143,6 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
         for ly in range(bh):
             base = (yb + ly) * W
             r = cnt[ly * nw]
-            r_first = r
             gap = 0                  # cells of the row before this are written
             for wi in range(nw):
                 w = bits[ly * nw + wi]
@@ -161,11 +165,6 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                         b = tab[p + 1]
                     tab[r + 1] = b
                     hsize[b] += xe - xs + 1
-                    if xs == gap and r != r_first:   # cut by a tile border
-                        a = tab[r]
-                        if last_right[a - h0] != b:  # the same pair as a row above
-                            last_right[a - h0] = b
-                            _link_new(a, b, ehead, enext, eprev, eto, counters)
                     # the gap before the run: one write whatever its length
                     # (no branch to mispredict), more for long walls only
                     _fill16(hnode_of, base + gap, -1, n)
@@ -181,7 +180,28 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                 gap += TILE
         counters[C_NLIVE] += h - h0
         counters[C_HWM] = h
-        # 4. links across the band's top border
+        # 4. links between runs of a row cut by a tile border: walkable
+        # cells on both sides of it (the run ending there and the next)
+        for ly in range(bh):
+            for wi in range(nw):
+                i = ly * nw + wi
+                w = bits[i]
+                x = w & (w >> _ONE) & _LAST          # inside the word
+                if wi + 1 < nw and bits[i + 1] & _ONE:
+                    x |= w & _HIGH                    # into the next word
+                while x:
+                    p = ctz(x)
+                    a = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p)))]
+                    b = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p))) + 1]
+                    la = last_right[a - h0]
+                    if la != b:                      # not the same pair as a row above
+                        last_right[a - h0] = b
+                        if la < 0:                   # a's first link to the right
+                            link(a, b, ehead, enext, eprev, eto, counters)
+                        else:
+                            _link_new(a, b, ehead, enext, eprev, eto, counters)
+                    x &= x - _ONE
+        # 5. links across the band's top border
         if yb > 0:
             for wi in range(nw):
                 c = pbits[wi] & bits[wi]
@@ -192,9 +212,13 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                     m = _ALL >> np.uint64(63 - ctz(cs))
                     a = plab[ca + popcount(psb[wi] & m)]
                     b = tab[cb + popcount(sb[wi] & m)]
-                    if last_up[b - h0] != a:
+                    lb = last_up[b - h0]
+                    if lb != a:
                         last_up[b - h0] = a
-                        _link_new(a, b, ehead, enext, eprev, eto, counters)
+                        if lb < 0:          # b's first link up: no list to check
+                            link(a, b, ehead, enext, eprev, eto, counters)
+                        else:               # b's list is short: links of this band
+                            _link_new(b, a, ehead, enext, eprev, eto, counters)
                     cs &= cs - _ONE
         # keep the last row for the next band
         i0 = (bh - 1) * nw
