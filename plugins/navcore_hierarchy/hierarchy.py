@@ -43,6 +43,7 @@ from navcore.views import DerivedView
 
 from . import _generic as G
 from . import _kernels as K
+from . import _label as B
 from . import _lattice as L
 from . import _settle as S
 
@@ -204,11 +205,16 @@ class Hierarchy(DerivedView):
         prev_rs, last_right, last_up = (np.empty(m + 1, np.int32) for _ in range(3))
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
+        work = B.scratch(W)     # 4-neighbours: the bit-packed build (_label.py)
         y = 0
         while y < H:
-            y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs, last_right,
-                              last_up, self.hnode_of, self.hsize, self.ehead, self.enext,
-                              self.eprev, self.eto, self.counters)
+            if diag:
+                y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs,
+                                  last_right, last_up, self.hnode_of, self.hsize, self.ehead,
+                                  self.enext, self.eprev, self.eto, self.counters)
+            else:
+                y = B.label_bands4(walk, H, W, y, *work, self.hnode_of, self.hsize, self.ehead,
+                                   self.enext, self.eprev, self.eto, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
         # room for an update of 3 x 3 tiles now, so that the first updates

@@ -1,0 +1,232 @@
+"""A full build of a lattice's hierarchical nodes on bit-packed rows
+(private kernels; 4-neighbour lattices, ``diag=False``).
+
+The same pieces, ids and links as ``_lattice.label_bands`` (one connected
+piece of one 16 x 16 tile per hierarchical node, ids in row order), found
+with fewer passes over the cells. Per band of ``TILE`` rows:
+
+1. pack: each row becomes uint64 words, bit ``k`` of word ``i`` the cell
+   ``64 i + k``. A word holds four whole tile rows (64 is a multiple of
+   16), so runs never cross a word and need no carry: run starts are
+   ``w & ~(w << 1)``, plus walkable cells on a tile's first column.
+2. join: two runs of neighbouring rows touch exactly where both rows are
+   walkable, and each run of ``above & below`` (cut at tile borders too)
+   is one touching pair. The pair's runs are found by counting run starts
+   (popcount) up to the pair's first cell, so cells are never visited one
+   by one and no run index is written per cell.
+3. number the runs (a run's union-find parent has a smaller index, so one
+   forward pass gives every run its piece), add run lengths to piece
+   sizes, and write the cells run by run, 16 at a time: a run lies in one
+   tile row, so one fixed-length (vector) write covers it, with no loop
+   whose exit mispredicts on short runs; what it writes past the run is
+   written again by the next run or gap.
+4. link runs of a row that meet at a tile border (walkable on both sides:
+   ``w & w >> 1`` on a tile's last column), found by bits as in 2.
+5. link pieces across the band's top border: the same pairs as 2, between
+   the band's first row and the last row of the band above (kept).
+
+Links are checked against the piece's list only when the piece already
+has a link on that side (its first cannot repeat one).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, link, union_min
+from ._bits import ctz, fill16, pack8, popcount
+from ._lattice import _link_new, band_links, band_runs
+
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_FIRST = np.uint64(0x0001000100010001)   # the first column of each tile in a word
+_LAST = np.uint64(0x8000800080008000)    # the last column of each tile
+_HIGH = np.uint64(0x8000000000000000)    # the last cell of a word
+
+
+def scratch(W):
+    """The work arrays of ``label_bands4`` for rows of ``W`` cells."""
+    nw = (W + 63) // 64
+    m = band_runs(W)
+    return (np.empty(TILE * nw, np.uint64), np.empty(TILE * nw, np.uint64),
+            np.empty(TILE * nw + 1, np.int64), np.empty(m, np.int32),
+            np.empty(m + 1, np.int32), np.empty(nw, np.uint64), np.empty(nw, np.uint64),
+            np.empty(nw, np.int64), np.empty(m + 1, np.int32), np.empty(m, np.int32),
+            np.empty(m, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _starts(w):
+    """Bits where a run of ``w`` starts (runs are cut at tile borders)."""
+    return (w & ~(w << _ONE)) | (w & _FIRST)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill16(out, o, v, n):
+    """``out[o:o + 16] = v``, cut at ``n``."""
+    if o + TILE <= n:
+        fill16(out, o, v)
+    else:
+        for k in range(o, n):
+            out[k] = v
+
+
+@njit(cache=True, nogil=True)
+def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
+                 last_right, last_up, hnode_of, hsize, ehead, enext, eprev, eto, counters):
+    """Group the cells of rows ``y0..`` into pieces of tiles (ids from
+    ``counters[C_HWM]`` on, in row order) and link pieces that touch across
+    a tile border (4-neighbours). Returns the first band it did not do for
+    want of room (``H`` when done): the caller grows the arrays and calls
+    again. ``walk`` is the mask as uint8 (0/1); the work arrays come from
+    ``scratch(W)``; ``pbits``, ``psb``, ``pcnt`` and ``plab`` keep the last
+    row done (for the next band's top border; kept across calls)."""
+    nw = (W + 63) // 64
+    hcap = hsize.shape[0]
+    pcap = eto.shape[0] // 2
+    need_h = band_runs(W)
+    need_p = band_links(W, False)
+    n = H * W
+    for yb in range(y0, H, TILE):
+        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
+            return yb
+        bh = min(TILE, H - yb)
+        # 1. pack the rows; run starts and the index of each word's first run
+        nr = 0
+        for ly in range(bh):
+            base = (yb + ly) * W
+            for wi in range(nw):
+                x0 = base + wi * 64
+                w = np.uint64(0)
+                if W - wi * 64 >= 64:
+                    for k in range(8):
+                        w |= pack8(walk, x0 + 8 * k) << np.uint64(8 * k)
+                else:
+                    for k in range(W - wi * 64):
+                        w |= np.uint64(walk[x0 + k]) << np.uint64(k)
+                i = ly * nw + wi
+                bits[i] = w
+                s = _starts(w)
+                sb[i] = s
+                cnt[i] = nr
+                nr += popcount(s)
+        cnt[bh * nw] = nr
+        for r in range(nr):
+            ruf[r] = r
+        # 2. join the touching runs of neighbouring rows
+        for i in range(nw, bh * nw):
+            j = i - nw
+            c = bits[i] & bits[j]
+            if c == 0:
+                continue
+            cs = _starts(c)
+            sa = sb[j]
+            sbl = sb[i]
+            ca = cnt[j] - 1
+            cb = cnt[i] - 1
+            while cs:
+                m = _ALL >> np.uint64(63 - ctz(cs))     # bits up to the pair's first cell
+                a = ca + popcount(sa & m)
+                b = cb + popcount(sbl & m)
+                if ruf[b] == b:          # b is still alone: a's root is smaller
+                    ruf[b] = find(ruf, a)
+                else:
+                    union_min(ruf, b, a)
+                cs &= cs - _ONE
+        # 3. number the runs (tab[r + 1]: the piece of run r), add them to
+        # the sizes, link runs of a row that meet at a tile border, and
+        # write the cells: 16 at a time, since a run lies in one tile row
+        # (each write reaches past its run; the next run or gap rewrites
+        # that, and a row's spill into the next row is rewritten with it)
+        h0 = counters[C_HWM]
+        h = h0
+        for ly in range(bh):
+            base = (yb + ly) * W
+            r = cnt[ly * nw]
+            gap = 0                  # cells of the row before this are written
+            for wi in range(nw):
+                w = bits[ly * nw + wi]
+                s = sb[ly * nw + wi]
+                e = (w & ~(w >> _ONE)) | (w & _LAST)
+                while s:
+                    xs = wi * 64 + ctz(s)
+                    xe = wi * 64 + ctz(e)
+                    s &= s - _ONE
+                    e &= e - _ONE
+                    p = ruf[r]
+                    if p == r:
+                        b = h
+                        hsize[h] = 0
+                        ehead[h] = -1
+                        last_right[h - h0] = -1
+                        last_up[h - h0] = -1
+                        h += 1
+                    else:
+                        b = tab[p + 1]
+                    tab[r + 1] = b
+                    hsize[b] += xe - xs + 1
+                    # the gap before the run: one write whatever its length
+                    # (no branch to mispredict), more for long walls only
+                    _fill16(hnode_of, base + gap, -1, n)
+                    gap += TILE
+                    while gap < xs:
+                        _fill16(hnode_of, base + gap, -1, n)
+                        gap += TILE
+                    _fill16(hnode_of, base + xs, b, n)
+                    gap = xe + 1
+                    r += 1
+            while gap < W:
+                _fill16(hnode_of, base + gap, -1, n)
+                gap += TILE
+        counters[C_NLIVE] += h - h0
+        counters[C_HWM] = h
+        # 4. links between runs of a row cut by a tile border: walkable
+        # cells on both sides of it (the run ending there and the next)
+        for ly in range(bh):
+            for wi in range(nw):
+                i = ly * nw + wi
+                w = bits[i]
+                x = w & (w >> _ONE) & _LAST          # inside the word
+                if wi + 1 < nw and bits[i + 1] & _ONE:
+                    x |= w & _HIGH                    # into the next word
+                while x:
+                    p = ctz(x)
+                    a = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p)))]
+                    b = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p))) + 1]
+                    la = last_right[a - h0]
+                    if la != b:                      # not the same pair as a row above
+                        last_right[a - h0] = b
+                        if la < 0:                   # a's first link to the right
+                            link(a, b, ehead, enext, eprev, eto, counters)
+                        else:
+                            _link_new(a, b, ehead, enext, eprev, eto, counters)
+                    x &= x - _ONE
+        # 5. links across the band's top border
+        if yb > 0:
+            for wi in range(nw):
+                c = pbits[wi] & bits[wi]
+                cs = _starts(c)
+                ca = pcnt[wi] - 1
+                cb = cnt[wi]
+                while cs:
+                    m = _ALL >> np.uint64(63 - ctz(cs))
+                    a = plab[ca + popcount(psb[wi] & m)]
+                    b = tab[cb + popcount(sb[wi] & m)]
+                    lb = last_up[b - h0]
+                    if lb != a:
+                        last_up[b - h0] = a
+                        if lb < 0:          # b's first link up: no list to check
+                            link(a, b, ehead, enext, eprev, eto, counters)
+                        else:               # b's list is short: links of this band
+                            _link_new(b, a, ehead, enext, eprev, eto, counters)
+                    cs &= cs - _ONE
+        # keep the last row for the next band
+        i0 = (bh - 1) * nw
+        r0 = cnt[i0]
+        for wi in range(nw):
+            pbits[wi] = bits[i0 + wi]
+            psb[wi] = sb[i0 + wi]
+            pcnt[wi] = cnt[i0 + wi] - r0
+        for r in range(r0, cnt[bh * nw]):
+            plab[r - r0] = tab[r + 1]
+    return H
