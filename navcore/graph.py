@@ -14,6 +14,7 @@ set, so a query allocates nothing but its result.
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 
@@ -75,8 +76,12 @@ class NavGraph:
         # its own lock: a long build (contract holds ``lock``) must not hold
         # up a cheap view another query needs
         self._view_lock = threading.RLock()
-        #: held while a batch of updates is applied (queries take it too)
+        #: held by explicit view builds (``contract``, ``simplify``, ...) so
+        #: two threads do not build the same view twice; updates never take it
         self.lock = threading.RLock()
+        # odd while the world applies an update batch (a sequence lock, see
+        # ``read_consistent``): builders on other threads never hold up a tick
+        self._writes = 0
         self._tls = threading.local()
 
     # -- construction -------------------------------------------------------
@@ -136,6 +141,31 @@ class NavGraph:
         inside ``navcore_apply_updates``, whose one ``version`` bump per
         batch tells derived views)."""
         self._csr = storage
+
+    # -- consistent reads from other threads ---------------------------------
+    def begin_write(self) -> None:
+        """Mark an update batch as being applied (``World.update`` calls
+        this and ``end_write`` around ``navcore_apply_updates``)."""
+        self._writes += 1
+
+    def end_write(self) -> None:
+        """The batch marked by ``begin_write`` is applied (or failed)."""
+        self._writes += 1
+
+    def read_consistent(self, read):
+        """``read()``'s result, taken while no update batch was being
+        applied to this graph: retried when a batch began or ran meanwhile
+        (a sequence lock). A view built on a worker thread copies the
+        arrays it builds from through this, so it never sees half an update
+        (an edge changed one way and not yet the other), and the ticking
+        thread never waits for it. ``read`` must copy what it keeps."""
+        while True:
+            seen = self._writes
+            if seen % 2 == 0:
+                out = read()
+                if self._writes == seen:
+                    return out
+            time.sleep(0)            # let the writer finish its batch
 
     # -- derived views (see navcore.views) ----------------------------------
     def view(self, key, build=None):

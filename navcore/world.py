@@ -566,7 +566,14 @@ class World:
         independent, so with a scheduler that has workers each graph's batch
         is a job of its own; observers still run afterwards, in order, on
         this thread."""
-        apply = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS)
+        first = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS)
+
+        def apply(world, graph, batch):
+            graph.begin_write()          # builders on other threads re-read after it
+            try:
+                return first(world, graph, batch)
+            finally:
+                graph.end_write()
         sched = self.scheduler
         if sched is None or not getattr(sched, "workers", 0) or len(work) < 2:
             return [apply(self, g, b) for _, g, b in work]

@@ -240,15 +240,18 @@ def _checked_costs(graph):
     """``(offsets, targets, cost, walkable)`` of ``graph`` as a hierarchy
     sees them: its CSR arrays with inf on edges at blocked nodes (a copy);
     ``QueryError`` when an edge costs differently the other way."""
-    csr = graph.csr
-    walkable = np.array(graph.walkable, dtype=np.bool_)
-    u, v = K.asymmetric_edge(csr.offsets, csr.targets, csr.cost, walkable)
+    def read():        # the arrays of one version, even while ticks update them
+        csr = graph.csr
+        return (csr.offsets, csr.targets, np.array(csr.cost),
+                np.array(graph.walkable, dtype=np.bool_))
+    offsets, targets, cost, walkable = graph.read_consistent(read)
+    u, v = K.asymmetric_edge(offsets, targets, cost, walkable)
     if u >= 0:
         raise QueryError(f"contraction hierarchies need every edge to cost the same both "
                          f"ways; in graph {graph.graph_id!r} edge {u} -> {v} does not "
                          f"(or has no way back)")
-    cost = K.walkable_costs(csr.offsets, csr.targets, csr.cost, walkable)
-    return csr.offsets, csr.targets, cost, walkable
+    cost = K.walkable_costs(offsets, targets, cost, walkable)
+    return offsets, targets, cost, walkable
 
 
 def _fingerprint(num_nodes, offsets, targets, cost, walkable) -> str:

@@ -291,10 +291,12 @@ class SimplifiedGraph(DerivedView):
         t0 = time.perf_counter()
         super().__init__(graph)      # the version first: later updates make it stale
         self.requested_levels = levels
-        csr = graph.csr
+        # one version's costs, even while ticks update them (built as a job)
+        csr, cost, walkable = graph.read_consistent(
+            lambda: (graph.csr, np.array(graph.csr.cost), np.array(graph.walkable)))
         rev = csr.reverse()
-        self.levels = [Level(csr.offsets, csr.targets, csr.cost,
-                             (rev.offsets, rev.targets, rev.edge_ids), graph.walkable)]
+        self.levels = [Level(csr.offsets, csr.targets, cost,
+                             (rev.offsets, rev.targets, rev.edge_ids), walkable)]
         top_nodes = self.levels[0].kept
         while levels is None or len(self.levels) < levels:
             below = self.levels[-1]

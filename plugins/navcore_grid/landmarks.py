@@ -71,9 +71,10 @@ class Landmarks(DerivedView):
         n = graph.padded_free.size
         self.table = np.full((n, self.count), np.inf, dtype=np.float32)
         self.cells = np.empty(self.count, dtype=np.int64)       # padded ids
-        self.built_free = graph.padded_free.copy()
-        self.built_cost = graph.padded_cost.copy()
-        free = np.flatnonzero(graph.padded_free)
+        # one version's map, even while ticks update it (built as a job)
+        self.built_free, self.built_cost = graph.read_consistent(
+            lambda: (graph.padded_free.copy(), graph.padded_cost.copy()))
+        free = np.flatnonzero(self.built_free)
         if free.size == 0:
             self.scale = 1.0
             return
