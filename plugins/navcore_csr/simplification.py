@@ -486,8 +486,10 @@ def on_update(graph, dirty) -> None:
     is exact; otherwise it stays stale until ``simplify`` rebuilds it."""
     view = graph.stored_view(VIEW_KEY)
     if view is not None:
-        with graph.lock:
-            view.patch(dirty)
+        # no graph.lock: a contraction building on a worker thread holds it
+        # for seconds, and the tick would wait. Patches run on the ticking
+        # thread only, and a build reads its inputs through read_consistent
+        view.patch(dirty)
 
 
 def warm_up(graph) -> None:

@@ -384,6 +384,35 @@ def test_a_door_in_a_grid_maze_is_patched_and_a_new_opening_makes_the_view_stale
 
 
 @pytest.mark.nojit
+def test_a_patch_does_not_wait_for_a_build_that_holds_the_graph():
+    """A contraction built on a worker thread holds ``graph.lock`` for its
+    whole build; the tick that patches the simplified view must not wait."""
+    import threading
+    world = navcore.World()
+    g = world.add_graph("m", type="grid", generate="maze", width=12, height=12, seed=3,
+                        connectivity=4)
+    view = simplify(g)
+    cell = int(np.flatnonzero(g.walkable)[5])
+    released, ticked = threading.Event(), threading.Event()
+
+    def long_build():             # as contract() holds it
+        with g.lock:
+            released.wait(10)
+    builder = threading.Thread(target=long_build)
+    builder.start()
+    try:
+        world.update("m", cells=[(cell % g.width, cell // g.width)], walkable=False)
+        ticker = threading.Thread(target=lambda: (world.tick(), ticked.set()))
+        ticker.start()
+        assert ticked.wait(5), "the tick waited for the build's lock"
+    finally:
+        released.set()
+        builder.join()
+    ticker.join()
+    assert view.current and view.patches == 1
+
+
+@pytest.mark.nojit
 @given(seed=st.integers(0, 2**32 - 1))
 def test_any_update_leaves_answers_exact_patched_or_rebuilt(seed):
     rng = np.random.default_rng(seed)
