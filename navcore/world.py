@@ -118,13 +118,7 @@ class World:
 
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
         """Build a graph of ``type`` from ``params`` and add it as ``graph_id``."""
-        try:
-            hash(graph_id)
-        except TypeError:
-            raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
-        if graph_id in self.graphs:
-            raise GraphError(f"graph id {graph_id!r} is already in use; "
-                             f"remove_graph it first")
+        self._check_new_id(graph_id)
         types = self.plugins.graph_types()
         if not isinstance(type, str) or type not in types:
             offered = ", ".join(f"{t} ({owner})" for t, (_, owner) in sorted(types.items()))
@@ -141,19 +135,7 @@ class World:
                              f"{graph!r}, not a NavGraph")
         graph.kind = type
         graph.graph_id = graph_id
-        self.graphs[graph_id] = graph
-        try:
-            with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):
-                self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id,
-                                                      graph=graph)
-            if self.warm_up_mode is True:
-                self._warm_graph(graph)
-        except BaseException:
-            del self.graphs[graph_id]
-            raise
-        if self.warm_up_mode == "background":
-            self._warming[graph_id] = _BackgroundWarmUp(self, graph, self._warming.values())
-        return graph
+        return self._join(graph)
 
     def adopt_graph(self, graph: NavGraph) -> NavGraph:
         """Add a graph that is already built (by ``add_graph`` in another
@@ -176,24 +158,36 @@ class World:
             raise GraphError(f"adopt_graph takes a NavGraph (add_graph builds one), "
                              f"got {graph!r}")
         graph_id = graph.graph_id
-        try:
-            hash(graph_id)
-        except TypeError:
-            raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
         if graph_id is None:
             raise GraphError("adopt_graph: the graph has no graph_id (a graph built "
                              "outside a world); add it with add_graph")
-        if graph_id in self.graphs:
-            raise GraphError(f"graph id {graph_id!r} is already in use; "
-                             f"remove_graph it first")
+        self._check_new_id(graph_id)
         types = self.plugins.graph_types()
         if graph.kind not in types:
             raise UnknownGraphTypeError(
                 f"adopt_graph: no plugin of this world builds graphs of type {graph.kind!r} "
                 f"(graph {graph_id!r}); known types: {', '.join(sorted(types)) or 'none'}")
+        return self._join(graph)
+
+    def _check_new_id(self, graph_id) -> None:
+        try:
+            hash(graph_id)
+        except TypeError:
+            raise GraphError(f"graph id must be hashable, got {graph_id!r}") from None
+        if graph_id in self.graphs:
+            raise GraphError(f"graph id {graph_id!r} is already in use; "
+                             f"remove_graph it first")
+
+    def _join(self, graph: NavGraph) -> NavGraph:
+        """Put a built graph (with its ``graph_id`` and ``kind``) in the
+        world: the ``navcore_graph_built`` observers and the warm-up run,
+        and if either fails the world is left without it."""
+        graph_id = graph.graph_id
         self.graphs[graph_id] = graph
         try:
-            self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id, graph=graph)
+            with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):
+                self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id,
+                                                      graph=graph)
             if self.warm_up_mode is True:
                 self._warm_graph(graph)
         except BaseException:
