@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from ._jps import PAD
-from ._kernels import BLOCKED
+from ._kernels import BLOCKED, neighbourhood
 
 
 @njit(cache=True, nogil=True)
@@ -52,19 +52,6 @@ def apply_walkable(idx, x0, y0, rw, rh, val, walkable, free, W, H, rowbits, colb
                 colbits[x + 1, cb >> 6] &= ~(one << np.uint64(cb & 63))
         if stamped:
             stamp[p] = 0 if val else BLOCKED
-    m = 0
-    for i in range(k):
-        c = flipped[i]
-        y = c // W
-        x = c - y * W
-        for ny in range(max(0, y - 1), min(H, y + 2)):
-            for nx in range(max(0, x - 1), min(W, x + 2)):
-                v = ny * W + nx
-                if mark[v] == 0:
-                    mark[v] = 1
-                    out[m] = v
-                    m += 1
-    for i in range(m):
-        mark[out[i]] = 0
+    m = neighbourhood(flipped[:k], W, H, mark, out)
     out[:m].sort()
     return k, m
