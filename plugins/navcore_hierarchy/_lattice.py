@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_NLIVE, C_STAMP, TILE,
-                    find, has_link, link, new_node, union_min, unlink_all)
+                    has_link, link, new_node, union_min, unlink_all)
 from ._settle import settle
 
 _DX = (1, -1, 0, 0, 1, -1, 1, -1)
@@ -49,9 +49,11 @@ def band_links(width, diag):
 
 
 @njit(cache=True, nogil=True)
-def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, prev_rs, last_right, last_up,
-                hnode_of, hsize, ehead, enext, eprev, eto, counters):
-    """Group the cells of rows ``y0..`` into pieces of tiles (ids from
+def label_bands(walk, H, W, y0, rs, re, ruf, rowstart, hnode_of, hsize, ehead, enext, eprev,
+                eto, counters):
+    """With diagonals (a grid that cuts corners; 4-neighbour lattices are
+    built on bit-packed rows by ``_label.label_bands4``, with the same
+    pieces, ids and links): group the cells of rows ``y0..`` into pieces of tiles (ids from
     ``counters[C_HWM]`` on, in row order) and link pieces that touch across
     a tile border. Works band by band (``TILE`` rows; pieces never cross a
     band) and returns the first band it did not do for want of room
@@ -63,13 +65,11 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, prev_rs, last_right
     exactly when one starts within the other, so one lookup of each run's
     start in the other row finds every pair, no pointer loops whose exits
     mispredict); then runs become piece ids and their cells that piece,
-    while the band is still in cache. ``walk`` is the mask as uint8;
-    ``prev_rs`` keeps the count and starts of the runs of the last row
-    done (for the next band's top border; kept across calls)."""
+    while the band is still in cache. ``walk`` is the mask as uint8."""
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2
     need_h = band_runs(W)
-    need_p = band_links(W, diag)
+    need_p = band_links(W, True)
     last = ruf.shape[0] - 1           # a valid slot to read for blocked cells
     for yb in range(y0, H, TILE):
         if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
@@ -97,16 +97,6 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, prev_rs, last_right
             if ly == 0:
                 continue
             above = base - W
-            if not diag:
-                for j in range(rowstart[ly], nr):
-                    q = hnode_of[above + rs[j]]
-                    if q >= 0:           # j is still alone: q's root is smaller
-                        ruf[j] = find(ruf, q)
-                for i in range(rowstart[ly - 1], rowstart[ly]):
-                    q = hnode_of[base + rs[i]]
-                    if q >= 0:
-                        union_min(ruf, i, q)
-                continue
             # diagonals widen the run above by one cell each side
             for j in range(rowstart[ly], nr):
                 x = rs[j]
@@ -126,62 +116,25 @@ def label_bands(walk, H, W, diag, y0, rs, re, ruf, rowstart, prev_rs, last_right
         # every run's parent has a smaller index (joins keep the smaller
         # root, path halving only shortcuts): one forward pass numbers
         # them and writes each run's piece into its cells (blocked cells
-        # hold -1 from the scan), while the band is still in cache.
-        # Without diagonals, two runs of one row that touch were cut by a
-        # tile border: their pieces are linked here, per run, instead of
-        # checking every cell along the borders
-        h0 = counters[C_HWM]
-        h = h0
-        for ly in range(bh):
-            base = (yb + ly) * W
-            for r in range(rowstart[ly], rowstart[ly + 1]):
-                p = ruf[r]
-                if p == r:
-                    ruf[r] = -1 - h
-                    hsize[h] = 0
-                    ehead[h] = -1
-                    last_right[h - h0] = -1
-                    last_up[h - h0] = -1
-                    h += 1
-                else:
-                    ruf[r] = ruf[p]
-                b = -1 - ruf[r]
-                hsize[b] += re[r] - rs[r]
-                if not diag and r > rowstart[ly] and re[r - 1] == rs[r]:
-                    a = -1 - ruf[r - 1]
-                    if last_right[a - h0] != b:     # the same pair as a row above
-                        last_right[a - h0] = b
-                        _link_new(a, b, ehead, enext, eprev, eto, counters)
+        # hold -1 from the scan), while the band is still in cache
+        h = counters[C_HWM]
+        for r in range(nr):
+            p = ruf[r]
+            if p == r:
+                ruf[r] = -1 - h
+                hsize[h] = 0
+                ehead[h] = -1
+                h += 1
+            else:
+                ruf[r] = ruf[p]
+            hsize[-1 - ruf[r]] += re[r] - rs[r]
         counters[C_NLIVE] += h - counters[C_HWM]
         counters[C_HWM] = h
         for c in range(yb * W, (yb + bh) * W):
             q = hnode_of[c]
             t = ruf[q if q >= 0 else last]
             hnode_of[c] = -1 - t if q >= 0 else -1
-        if not diag:
-            # across the band's top border: runs above and below that touch
-            # overlap, so one starts within the other: look up each run's
-            # start in the other row (the runs above were kept in prev_rs)
-            if yb > 0:
-                base = yb * W
-                for j in range(rowstart[0], rowstart[1]):
-                    a = hnode_of[base - W + rs[j]]
-                    b = -1 - ruf[j]
-                    if a >= 0 and last_up[b - h0] != a:
-                        last_up[b - h0] = a
-                        _link_new(a, b, ehead, enext, eprev, eto, counters)
-                for i in range(1, prev_rs[0] + 1):
-                    b = hnode_of[base + prev_rs[i]]
-                    if b >= 0:
-                        a = hnode_of[base - W + prev_rs[i]]
-                        if last_up[b - h0] != a:
-                            last_up[b - h0] = a
-                            _link_new(a, b, ehead, enext, eprev, eto, counters)
-            k = rowstart[bh] - rowstart[bh - 1]
-            prev_rs[0] = k
-            prev_rs[1:k + 1] = rs[rowstart[bh - 1]:rowstart[bh]]
-            continue
-        # with diagonals: links across tile column borders inside the band,
+        # links across tile column borders inside the band,
         # then across its top border, cell by cell. Cells along a border
         # mostly repeat the pair just seen, which is checked here, before
         # any neighbour list; the checks are written out (a helper taking

@@ -200,21 +200,19 @@ class Hierarchy(DerivedView):
         H, W, diag = self.lattice
         walk = self.graph.walkable.view(np.uint8)
         m = L.band_runs(W)
-        rs, re, ruf = (np.empty(m, np.int32) for _ in range(3))
-        rowstart = np.empty(K.TILE + 1, np.int64)
-        prev_rs, last_right, last_up = (np.empty(m + 1, np.int32) for _ in range(3))
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
-        work = B.scratch(W)     # 4-neighbours: the bit-packed build (_label.py)
+        if diag:                # corners cut: cell-by-cell runs (_lattice.py)
+            work = tuple(np.empty(m, np.int32) for _ in range(3)) + \
+                (np.empty(K.TILE + 1, np.int64),)
+            label = L.label_bands
+        else:                   # 4-neighbours: bit-packed rows (_label.py)
+            work = B.scratch(W)
+            label = B.label_bands4
         y = 0
         while y < H:
-            if diag:
-                y = L.label_bands(walk, H, W, diag, y, rs, re, ruf, rowstart, prev_rs,
-                                  last_right, last_up, self.hnode_of, self.hsize, self.ehead,
-                                  self.enext, self.eprev, self.eto, self.counters)
-            else:
-                y = B.label_bands4(walk, H, W, y, *work, self.hnode_of, self.hsize, self.ehead,
-                                   self.enext, self.eprev, self.eto, self.counters)
+            y = label(walk, H, W, y, *work, self.hnode_of, self.hsize, self.ehead,
+                      self.enext, self.eprev, self.eto, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
         # room for an update of 3 x 3 tiles now, so that the first updates
