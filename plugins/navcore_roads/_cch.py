@@ -35,6 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
+from ._buckets import group_by
+
 INF = np.inf
 #: perfect weights below basic ones by less than this (relative) keep the
 #: arc: float sums of equal paths may differ in the last bit, and an arc too
@@ -269,17 +271,7 @@ def tree_parts(parent, up_first, down_first, down_tail, down_arc, parts):
     for x in range(n - 1, -1, -1):            # a parent ranks above its children
         if label[x] < 0:
             label[x] = label[parent[x]] if parent[x] >= 0 else parts
-    part_first = np.zeros(parts + 2, dtype=np.int64)
-    for x in range(n):
-        part_first[label[x] + 1] += 1
-    for i in range(parts + 1):
-        part_first[i + 1] += part_first[i]
-    fill = part_first[:parts + 1].copy()
-    part_nodes = np.empty(n, dtype=np.int32)
-    for x in range(n):
-        part_nodes[fill[label[x]]] = x
-        fill[label[x]] += 1
-    return part_first, part_nodes
+    return group_by(label, parts + 1)          # (part_first, part_nodes)
 
 
 @njit(cache=True, nogil=True)

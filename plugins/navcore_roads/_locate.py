@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._buckets import group_by
+
 
 @njit(cache=True, nogil=True)
 def bucket(unit, lo, cell, dims):
@@ -21,7 +23,6 @@ def bucket(unit, lo, cell, dims):
     n = unit.shape[0]
     cells = dims[0] * dims[1] * dims[2]
     which = np.empty(n, dtype=np.int64)
-    start = np.zeros(cells + 1, dtype=np.int64)
     for v in range(n):
         c = 0
         for a in range(3):
@@ -29,15 +30,7 @@ def bucket(unit, lo, cell, dims):
             i = min(max(i, 0), dims[a] - 1)
             c = c * dims[a] + i
         which[v] = c
-        start[c + 1] += 1
-    for c in range(cells):
-        start[c + 1] += start[c]
-    fill = start[:-1].copy()
-    nodes = np.empty(n, dtype=np.int32)
-    for v in range(n):
-        nodes[fill[which[v]]] = v
-        fill[which[v]] += 1
-    return start, nodes
+    return group_by(which, cells)
 
 
 @njit(cache=True, nogil=True)
