@@ -211,13 +211,11 @@ def _apply_walkable(graph, p):
                                 graph.padded_free, graph.width, graph.height, rowbits,
                                 colbits, sets[0].stamp if sets else _NO_STAMP, mark,
                                 buf[9 * n:], buf)
-        if k and len(sets) > 1:      # more threads' scratch (workers): rare
-            flip = buf[9 * n:9 * n + k].astype(np.int64)
-            W, Wp = graph.width, graph.padded_width
-            pad = (flip // W + 1) * Wp + flip % W + 1
-            vals = np.where(graph.padded_free[pad], 0, K.BLOCKED).astype(np.int32)
-            for s in sets[1:]:
-                s.stamp[pad] = vals
+        more_sets = len(sets) > 1
+    if k and more_sets:              # other threads' scratch sets (workers): rare
+        flip = buf[9 * n:9 * n + k].astype(np.int64)
+        W, Wp = graph.width, graph.padded_width
+        sync_blocked(graph, (flip // W + 1) * Wp + flip % W + 1)
     graph.epoch += 1
     if k == 0:
         graph.version += 1
