@@ -47,6 +47,7 @@ from . import _label as B
 from . import _label8 as B8
 from . import _lattice as L
 from . import _settle as S
+from ._base import C_STAMP
 
 
 #: room an update needs per tile it regroups: a 16 x 16 tile holds at most
@@ -186,7 +187,9 @@ class Hierarchy(DerivedView):
         """Rebuild everything from scratch; returns the changed area ids
         (all areas, numbered 0, 1, ... from the lowest node up)."""
         c = self.counters
-        c[:] = 0
+        stamp = c[C_STAMP]    # hmark, tmark, aseen, ... hold stamps up to it:
+        c[:] = 0                # a reset stamp would match stale marks
+        c[C_STAMP] = stamp
         c[K.C_EFREE] = -1
         if self.lattice is not None:    # (prev_area is written before it is read)
             self._recalculate_lattice()
