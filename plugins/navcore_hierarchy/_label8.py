@@ -86,7 +86,8 @@ def _join8(bh, W, bits, sb, cnt, ruf):
             b = cb + popcount(sbl & _upto(s))
             lo = s - 1 if s & (TILE - 1) else s          # not across the tile's border
             hi = e + 1 if (e + 1) & (TILE - 1) else e
-            a0 = ca + popcount(sa & _upto(ctz(a & (_ALL << np.uint64(lo)))))
+            # the run at lo, or (lo walled) the next: no branch
+            a0 = ca + popcount(sa & _upto(lo)) + 1 - np.int64((a >> np.uint64(lo)) & _LOW)
             a1 = ca + popcount(sa & _upto(hi))
             if ruf[b] == b:          # b is still alone: a's root is smaller
                 ruf[b] = find(ruf, a0)
@@ -200,14 +201,11 @@ def _top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehea
             ce &= ce - _ONE
             b = tab[cnt[wi] + popcount(sb[wi] & _upto(s))]
             x = wi * 64 + s
-            if x > 0 and _cell(pbits, x - 1):
-                f = x - 1
-            elif _cell(pbits, x):
-                f = x
-            else:
-                f = x + 1
+            r0 = 0                   # the run at x - 1, or (x - 1 walled) the next
+            if x > 0:
+                r0 = _prev_run(x - 1, pbits, psb, pcnt) + 1 - np.int64(_cell(pbits, x - 1))
             r1 = _prev_run(min(wi * 64 + e + 1, W - 1), pbits, psb, pcnt)
-            for r in range(_prev_run(f, pbits, psb, pcnt), r1 + 1):
+            for r in range(r0, r1 + 1):
                 _link_once(b, plab[r], b - h0, last_up, ehead, enext, eprev, eto, counters)
 
 
