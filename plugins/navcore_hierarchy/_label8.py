@@ -93,7 +93,11 @@ def _join8(bh, W, bits, sb, cnt, ruf):
                 ruf[b] = find(ruf, a0)
             else:
                 union_min(ruf, b, a0)
-            for r in range(a0 + 1, a1 + 1):
+            # the last run touched (often a0 again) with no branch on that
+            x = find(ruf, b)
+            y = find(ruf, a1)
+            ruf[max(x, y)] = min(x, y)
+            for r in range(a0 + 1, a1):
                 union_min(ruf, b, r)
 
 
