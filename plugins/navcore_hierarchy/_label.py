@@ -1,9 +1,10 @@
 """A full build of a lattice's hierarchical nodes on bit-packed rows
-(private kernels; 4-neighbour lattices, ``diag=False``).
+(private kernels; 4-neighbour lattices, ``diag=False``; ``_label8.py``
+builds those with diagonals on the same packing, numbering and writes).
 
 The pieces, ids and links the lattice's update kernels expect (one
 connected piece of one 16 x 16 tile per hierarchical node, ids in row
-order; ``_lattice.label_bands`` builds them with diagonals), found with
+order), found with
 few passes over the cells. Per band of ``TILE`` rows:
 
 1. pack: each row becomes uint64 words, bit ``k`` of word ``i`` the cell

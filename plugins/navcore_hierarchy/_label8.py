@@ -1,8 +1,9 @@
 """The full build of a lattice with diagonals (``diag=True``: a grid that
 cuts corners, 8-neighbours) on bit-packed rows (private kernels).
 
-The same pieces, ids and links as ``_lattice.label_bands`` and the tile
-floods of ``_lattice.rebuild_tiles`` (a piece: cells of one tile joined by
+The pieces and links the tile floods of ``_lattice.rebuild_tiles`` make
+with ``diag`` (as did ``_lattice.label_bands``, the cell-by-cell full
+build this replaces), ids in row order (a piece: cells of one tile joined by
 the 8 moves inside the tile; a link: pieces of different tiles with two
 cells 8-adjacent, across a border or a tile corner), built as
 ``_label.label_bands4`` builds a 4-neighbour lattice (same packing, run
@@ -15,9 +16,9 @@ numbering and cell writes), with these joins and links instead:
    it touches the runs of ``a`` from the first cell of ``a`` at or after
    its start - 1 to the last one at or before its end + 1, all found by
    counting run starts (popcount), mostly one.
-4. links across a tile's column border in a band: the row's own cells on
-   both sides (``w & w >> 1`` on a tile's last column) and the two
-   diagonals to the next row (``w & next >> 1`` and ``next & w >> 1``).
+4. links across a tile's column border in a band: the border's two
+   columns are packed into words (bit ``ly``: row ``ly``) and joined as
+   in 2; a run down a column is one piece, so few pairs are looked up.
 5. links across the band's top border: as 2 between the band's first row
    and the last row of the band above, widening across tile and word
    borders too (every pair there links two tiles).
@@ -219,7 +220,8 @@ def label_bands8(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                  counters):
     """``_label.label_bands4`` with diagonals: the same arguments (plus
     two: the work arrays come from ``scratch8(W)``), return value and id
-    order, and the pieces and links of ``_lattice.label_bands``."""
+    order, and the pieces and links ``_lattice.rebuild_tiles`` makes with
+    ``diag``."""
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2
     need_h = band_runs(W)
