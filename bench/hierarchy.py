@@ -4,6 +4,7 @@ navcore's full recalculation against it, in one run, as ratios.
 
     .venv/bin/python bench/hierarchy.py            # full run (about 2-3 minutes)
     .venv/bin/python bench/hierarchy.py --quick    # 256x256 smoke run
+    .venv/bin/python bench/hierarchy.py --corner-cutting   # the same maps, 8-connected
 
 Maps (1000x1000 cells, 8-connected, no corner cutting, so areas are the
 4-connected components that ``scipy.ndimage.label`` finds with its default
@@ -12,6 +13,10 @@ structure):
 * ``random-30``: 30% random walls (seeded), the map of issue 18;
 * ``random-25``: 25% random walls (seeded);
 * ``brc202d-tiled``: the Dragon Age map brc202d tiled 2x2 and cropped.
+
+With ``--corner-cutting`` the grids cut corners (a diagonal move needs no
+free orthogonal cell), so areas are the 8-connected components, and
+``ndimage.label`` is run with the 3x3 structure throughout.
 
 Per map, ``updates`` random 16x16 squares: block the square, then unblock
 it (two toggles per square). Timed per toggle, in a default ``World`` (the
@@ -103,15 +108,27 @@ def free_near(walk, x, y):
     return int(row[np.argmin(np.abs(row - x))]), y
 
 
-def bench_map(name, cfg, rng):
+class _Label8:
+    """``scipy.ndimage`` whose ``label`` joins 8-neighbours (corner cutting)."""
+
+    def __init__(self, ndimage):
+        self._label = ndimage.label
+
+    def label(self, walk):
+        return self._label(walk, structure=np.ones((3, 3), dtype=bool))
+
+
+def bench_map(name, cfg, rng, corner_cutting=False):
     import navcore
     from scipy import ndimage
     from navcore_hierarchy import hierarchy_of
+    if corner_cutting:
+        ndimage = _Label8(ndimage)
 
     walk = make_map(name, cfg["side"], rng)
     world = navcore.World()
     t0 = time.perf_counter()
-    g = world.add_graph("m", type="grid", array=walk)
+    g = world.add_graph("m", type="grid", array=walk, corner_cutting=corner_cutting)
     t_build = time.perf_counter() - t0
     world.warm_up()
     h = hierarchy_of(g)
@@ -207,10 +224,16 @@ def verdict(value, limit, le=True):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="256x256 smoke run")
+    ap.add_argument("--corner-cutting", action="store_true",
+                    help="grids that cut corners (8-connected areas; no cold-start part)")
     args = ap.parse_args(argv)
     cfg = QUICK if args.quick else FULL
+    cc = args.corner_cutting
     rng = np.random.default_rng(SEED)
-    results = [bench_map(name, cfg, rng) for name in MAPS]
+    results = [bench_map(name, cfg, rng, cc) for name in MAPS]
+    if cc:
+        for r in results:
+            r["map"] += " (corner cutting)"
 
     def cell(times, ref):
         r = ratio(times, ref)
@@ -252,8 +275,8 @@ def main(argv=None):
     print_table("reachable queries (goal: > 1 M/s through reachable_many)",
                 ["map", "reachable_many", "reachable (one call each)",
                  "hierarchical nodes", "areas", "add_graph"], rows)
-    cold = report(print_table, frames=10 if args.quick else 30)   # fresh processes
-    path = write_json("hierarchy-quick" if args.quick else "hierarchy",
+    cold = None if cc else report(print_table, frames=10 if args.quick else 30)   # fresh processes
+    path = write_json(("hierarchy-quick" if args.quick else "hierarchy") + ("-cc" if cc else ""),
                       {"machine": machine(), "versions": versions("numpy", "numba", "scipy"),
                        "config": cfg, "cold_start": cold, "results": results})
     log(f"wrote {path}")

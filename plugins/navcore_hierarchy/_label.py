@@ -1,9 +1,10 @@
 """A full build of a lattice's hierarchical nodes on bit-packed rows
-(private kernels; 4-neighbour lattices, ``diag=False``).
+(private kernels; 4-neighbour lattices, ``diag=False``; ``_label8.py``
+builds those with diagonals on the same packing, numbering and writes).
 
 The pieces, ids and links the lattice's update kernels expect (one
 connected piece of one 16 x 16 tile per hierarchical node, ids in row
-order; ``_lattice.label_bands`` builds them with diagonals), found with
+order), found with
 few passes over the cells. Per band of ``TILE`` rows:
 
 1. pack: each row becomes uint64 words, bit ``k`` of word ``i`` the cell
@@ -73,6 +74,102 @@ def _fill16(out, o, v, n):
 
 
 @njit(cache=True, nogil=True)
+def pack_band(walk, yb, bh, W, bits, sb, cnt):
+    """Step 1: pack rows ``yb .. yb + bh - 1`` into ``bits`` (row ``ly``,
+    word ``wi`` at ``ly * nw + wi``), their run starts into ``sb`` and the
+    index of each word's first run into ``cnt`` (``cnt[bh * nw]``: the
+    number of runs, returned)."""
+    nw = (W + 63) // 64
+    nr = 0
+    for ly in range(bh):
+        base = (yb + ly) * W
+        for wi in range(nw):
+            x0 = base + wi * 64
+            w = np.uint64(0)
+            if W - wi * 64 >= 64:
+                for k in range(8):
+                    w |= pack8(walk, x0 + 8 * k) << np.uint64(8 * k)
+            else:
+                for k in range(W - wi * 64):
+                    w |= np.uint64(walk[x0 + k]) << np.uint64(k)
+            i = ly * nw + wi
+            bits[i] = w
+            s = _starts(w)
+            sb[i] = s
+            cnt[i] = nr
+            nr += popcount(s)
+    cnt[bh * nw] = nr
+    return nr
+
+
+@njit(cache=True, nogil=True)
+def write_band(yb, bh, W, n, bits, sb, cnt, ruf, tab, h0, hnode_of, hsize, ehead,
+               last_right, last_up):
+    """Step 3: number the runs of a joined band (``tab[r + 1]``: the piece
+    of run ``r``, ids from ``h0``), add them to the sizes and write the
+    cells: 16 at a time, since a run lies in one tile row (each write
+    reaches past its run; the next run or gap rewrites that, and a row's
+    spill into the next row is rewritten with it; nothing is written from
+    cell ``n`` on). Returns the next id."""
+    nw = (W + 63) // 64
+    h = h0
+    for ly in range(bh):
+        base = (yb + ly) * W
+        r = cnt[ly * nw]
+        gap = 0                  # cells of the row before this are written
+        for wi in range(nw):
+            w = bits[ly * nw + wi]
+            s = sb[ly * nw + wi]
+            e = (w & ~(w >> _ONE)) | (w & _LAST)
+            while s:
+                xs = wi * 64 + ctz(s)
+                xe = wi * 64 + ctz(e)
+                s &= s - _ONE
+                e &= e - _ONE
+                p = ruf[r]
+                if p == r:
+                    b = h
+                    hsize[h] = 0
+                    ehead[h] = -1
+                    last_right[h - h0] = -1
+                    last_up[h - h0] = -1
+                    h += 1
+                else:
+                    b = tab[p + 1]
+                tab[r + 1] = b
+                hsize[b] += xe - xs + 1
+                # the gap before the run: one write whatever its length
+                # (no branch to mispredict), more for long walls only
+                _fill16(hnode_of, base + gap, -1, n)
+                gap += TILE
+                while gap < xs:
+                    _fill16(hnode_of, base + gap, -1, n)
+                    gap += TILE
+                _fill16(hnode_of, base + xs, b, n)
+                gap = xe + 1
+                r += 1
+        while gap < W:
+            _fill16(hnode_of, base + gap, -1, n)
+            gap += TILE
+    return h
+
+
+@njit(cache=True, nogil=True)
+def keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab):
+    """Keep the last row of a band (its words, run starts, first run per
+    word and the piece of each run) for the next band's top border."""
+    nw = (W + 63) // 64
+    i0 = (bh - 1) * nw
+    r0 = cnt[i0]
+    for wi in range(nw):
+        pbits[wi] = bits[i0 + wi]
+        psb[wi] = sb[i0 + wi]
+        pcnt[wi] = cnt[i0 + wi] - r0
+    for r in range(r0, cnt[bh * nw]):
+        plab[r - r0] = tab[r + 1]
+
+
+@njit(cache=True, nogil=True)
 def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
                  last_right, last_up, hnode_of, hsize, ehead, enext, eprev, eto, counters):
     """Group the cells of rows ``y0..`` into pieces of tiles (ids from
@@ -93,25 +190,7 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
             return yb
         bh = min(TILE, H - yb)
         # 1. pack the rows; run starts and the index of each word's first run
-        nr = 0
-        for ly in range(bh):
-            base = (yb + ly) * W
-            for wi in range(nw):
-                x0 = base + wi * 64
-                w = np.uint64(0)
-                if W - wi * 64 >= 64:
-                    for k in range(8):
-                        w |= pack8(walk, x0 + 8 * k) << np.uint64(8 * k)
-                else:
-                    for k in range(W - wi * 64):
-                        w |= np.uint64(walk[x0 + k]) << np.uint64(k)
-                i = ly * nw + wi
-                bits[i] = w
-                s = _starts(w)
-                sb[i] = s
-                cnt[i] = nr
-                nr += popcount(s)
-        cnt[bh * nw] = nr
+        nr = pack_band(walk, yb, bh, W, bits, sb, cnt)
         for r in range(nr):
             ruf[r] = r
         # 2. join the touching runs of neighbouring rows
@@ -135,50 +214,10 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                     union_min(ruf, b, a)
                 cs &= cs - _ONE
         # 3. number the runs (tab[r + 1]: the piece of run r), add them to
-        # the sizes, link runs of a row that meet at a tile border, and
-        # write the cells: 16 at a time, since a run lies in one tile row
-        # (each write reaches past its run; the next run or gap rewrites
-        # that, and a row's spill into the next row is rewritten with it)
+        # the sizes and write the cells
         h0 = counters[C_HWM]
-        h = h0
-        for ly in range(bh):
-            base = (yb + ly) * W
-            r = cnt[ly * nw]
-            gap = 0                  # cells of the row before this are written
-            for wi in range(nw):
-                w = bits[ly * nw + wi]
-                s = sb[ly * nw + wi]
-                e = (w & ~(w >> _ONE)) | (w & _LAST)
-                while s:
-                    xs = wi * 64 + ctz(s)
-                    xe = wi * 64 + ctz(e)
-                    s &= s - _ONE
-                    e &= e - _ONE
-                    p = ruf[r]
-                    if p == r:
-                        b = h
-                        hsize[h] = 0
-                        ehead[h] = -1
-                        last_right[h - h0] = -1
-                        last_up[h - h0] = -1
-                        h += 1
-                    else:
-                        b = tab[p + 1]
-                    tab[r + 1] = b
-                    hsize[b] += xe - xs + 1
-                    # the gap before the run: one write whatever its length
-                    # (no branch to mispredict), more for long walls only
-                    _fill16(hnode_of, base + gap, -1, n)
-                    gap += TILE
-                    while gap < xs:
-                        _fill16(hnode_of, base + gap, -1, n)
-                        gap += TILE
-                    _fill16(hnode_of, base + xs, b, n)
-                    gap = xe + 1
-                    r += 1
-            while gap < W:
-                _fill16(hnode_of, base + gap, -1, n)
-                gap += TILE
+        h = write_band(yb, bh, W, n, bits, sb, cnt, ruf, tab, h0, hnode_of, hsize, ehead,
+                       last_right, last_up)
         counters[C_NLIVE] += h - h0
         counters[C_HWM] = h
         # 4. links between runs of a row cut by a tile border: walkable
@@ -221,13 +260,5 @@ def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab
                         else:               # b's list is short: links of this band
                             _link_new(b, a, ehead, enext, eprev, eto, counters)
                     cs &= cs - _ONE
-        # keep the last row for the next band
-        i0 = (bh - 1) * nw
-        r0 = cnt[i0]
-        for wi in range(nw):
-            pbits[wi] = bits[i0 + wi]
-            psb[wi] = sb[i0 + wi]
-            pcnt[wi] = cnt[i0 + wi] - r0
-        for r in range(r0, cnt[bh * nw]):
-            plab[r - r0] = tab[r + 1]
+        keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab)
     return H

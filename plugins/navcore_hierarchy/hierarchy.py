@@ -44,8 +44,10 @@ from navcore.views import DerivedView
 from . import _generic as G
 from . import _kernels as K
 from . import _label as B
+from . import _label8 as B8
 from . import _lattice as L
 from . import _settle as S
+from ._base import C_STAMP
 
 
 #: room an update needs per tile it regroups: a 16 x 16 tile holds at most
@@ -185,7 +187,9 @@ class Hierarchy(DerivedView):
         """Rebuild everything from scratch; returns the changed area ids
         (all areas, numbered 0, 1, ... from the lowest node up)."""
         c = self.counters
-        c[:] = 0
+        stamp = c[C_STAMP]    # hmark, tmark, aseen, ... hold stamps up to it:
+        c[:] = 0                # a reset stamp would match stale marks
+        c[C_STAMP] = stamp
         c[K.C_EFREE] = -1
         if self.lattice is not None:    # (prev_area is written before it is read)
             self._recalculate_lattice()
@@ -202,13 +206,9 @@ class Hierarchy(DerivedView):
         m = L.band_runs(W)
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
-        if diag:                # corners cut: cell-by-cell runs (_lattice.py)
-            work = tuple(np.empty(m, np.int32) for _ in range(3)) + \
-                (np.empty(K.TILE + 1, np.int64),)
-            label = L.label_bands
-        else:                   # 4-neighbours: bit-packed rows (_label.py)
-            work = B.scratch(W)
-            label = B.label_bands4
+        # bit-packed rows: 4-neighbours (_label.py) or corners cut (_label8.py)
+        work = B8.scratch8(W) if diag else B.scratch(W)
+        label = B8.label_bands8 if diag else B.label_bands4
         y = 0
         while y < H:
             y = label(walk, H, W, y, *work, self.hnode_of, self.hsize, self.ehead,
