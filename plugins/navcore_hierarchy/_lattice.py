@@ -337,23 +337,32 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
 
 
 @njit(cache=True, nogil=True)
-def update_tiles(dirty, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev, eto,
-                 hmark, tmark, counters, acount, tiles, prev_area, removed, rarea, bnd, hfree,
-                 built, cl_node, cl_area, aseen, stack, uf, fuf, fcount, qhead, qtail, qnext,
-                 gflag, gid, act, vis, aclaim, aown, amap, anote, afree, changed, tile_ids,
-                 tile_links):
+def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, areas64, edges,
+                 claims, tmark, tiles, stack, counters, tile_ids, tile_links):
     """A whole lattice update in one call: ``remove_tiles``, then, when the
     arrays have room for ``tile_ids`` ids and ``tile_links`` links per
     tile (and the claims for every cell of them), ``rebuild_tiles`` and
     ``_settle.settle``, and the removed ids go on the free stack. One call
-    instead of three: each argument of a call is unboxed again, which after
-    a frame's other work evicted the caches is most of a small update.
+    instead of three, over five blocks of rows (``_base.NODE_ROWS``, ...)
+    instead of 40 arrays: each argument of a call is unboxed again, which
+    after a frame's other work evicted the caches is most of a small update.
 
     Returns ``(n_tiles, n_removed, n_boundary, n_changed)``. ``n_tiles`` is
     -1 / -2 as ``remove_tiles`` says (nothing changed); ``n_changed`` is -1
     when the tiles were removed but there was no room to rebuild them: the
     caller grows the arrays and finishes with the two other kernels (also
     when ``tile_ids`` is negative: ``Hierarchy.warm_up`` loads them)."""
+    # the rows, in the order of _base.NODE_ROWS, AREA_ROWS, AREA64_ROWS, ...
+    hsize, harea, ehead, uf, fuf, fcount = nodes[0], nodes[1], nodes[2], nodes[3], \
+        nodes[4], nodes[5]
+    qhead, qtail, qnext, gid, act, vis = nodes[6], nodes[7], nodes[8], nodes[9], \
+        nodes[10], nodes[11]
+    removed, rarea, bnd, built, hfree, gflag = nodes[12], nodes[13], nodes[14], \
+        nodes[15], nodes[16], nodes[17]
+    acount, afree, changed, aown, amap = areas[0], areas[1], areas[2], areas[3], areas[4]
+    aclaim, anote, aseen, hmark = areas64[0], areas64[1], areas64[2], areas64[3]
+    eto, enext, eprev = edges[0], edges[1], edges[2]
+    cl_node, cl_area = claims[0], claims[1]
     nt, nrem, nb = remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext,
                                 eprev, eto, hmark, tmark, counters, acount, tiles, prev_area,
                                 removed, rarea, bnd)
