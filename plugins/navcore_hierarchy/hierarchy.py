@@ -359,11 +359,15 @@ class Hierarchy(DerivedView):
         around one walkable node and settle)."""
         walk = np.flatnonzero(self.graph.walkable[:4096])
         if walk.size:
-            self.update(walk[:1].astype(np.int32))
+            counts = self.updates, self.local_updates, self.searched_nodes
+            # a few times: the first runs of the Python around the kernel
+            # (the interpreter specialises it) cost a first frame ~2x
+            for _ in range(4):
+                self.update(walk[:1].astype(np.int32))
             if self.lattice is not None:     # and the kernels of a growing update
-                counts = self.updates, self.local_updates
                 self.update(walk[:1].astype(np.int32), _fused=False)
-                self.updates, self.local_updates = counts
+            d = self.__dict__
+            d["updates"], d["local_updates"], d["searched_nodes"] = counts
 
     # -- queries --------------------------------------------------------------
     @property
