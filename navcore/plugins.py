@@ -194,7 +194,7 @@ class PluginRegistry:
         self._types_cache = (self.version, types)
         return types
 
-    def first_result(self, name: str, params: tuple):
+    def first_result(self, name: str, params: tuple, graph_type: type | None = None):
         """A plain function ``call(*args)`` (``args`` in the order of
         ``params``) with the semantics of firstresult hook ``name``: the
         implementations in pluggy's order, the first non-None answer wins.
@@ -203,8 +203,15 @@ class PluginRegistry:
         generic machinery costs several microseconds a call, this a few
         hundred nanoseconds. Rebuilt when plugins change; with a hook
         wrapper registered it simply calls pluggy.
+
+        With ``graph_type`` (the class of the ``graph`` argument of every
+        call), implementations marked ``for_graphs`` for other classes are
+        left out of the chain and the others run without their class
+        check: a grid's update does not pass through the hooks of roads
+        and navmeshes.
         """
-        cached = self._first_result.get(name)
+        key = name if graph_type is None else (name, graph_type)
+        cached = self._first_result.get(key)
         if cached is not None and cached[0] == self.version:
             return cached[1]
         caller = getattr(self._pm.hook, name)
@@ -213,7 +220,8 @@ class PluginRegistry:
             def call(*args, _caller=caller, _params=params):
                 return _caller(**dict(zip(_params, args)))
         else:
-            chain = tuple(_adapter(i.function, i.argnames, params) for i in reversed(impls))
+            chain = tuple(_adapter(i.function, i.argnames, params, graph_type)
+                          for i in reversed(_serving(impls, graph_type)))
 
             def call(*args, _chain=chain):
                 for fn in _chain:
@@ -221,10 +229,10 @@ class PluginRegistry:
                     if result is not None:
                         return result
                 return None
-        self._first_result[name] = (self.version, call)
+        self._first_result[key] = (self.version, call)
         return call
 
-    def all_results(self, name: str, params: tuple):
+    def all_results(self, name: str, params: tuple, graph_type: type | None = None):
         """A plain function ``call(*args)`` (``args`` in the order of
         ``params``) with the semantics of hook ``name`` that is not
         firstresult: every implementation in pluggy's order, the list of
@@ -236,8 +244,9 @@ class PluginRegistry:
         builds an argument list per implementation on every call, which
         a frame after the caches went cold pays several times over. Rebuilt
         when plugins change; with an old-style hookwrapper it calls pluggy.
+        ``graph_type``: as for ``first_result``.
         """
-        key = ("all", name)
+        key = ("all", name) if graph_type is None else ("all", name, graph_type)
         cached = self._first_result.get(key)
         if cached is not None and cached[0] == self.version:
             return cached[1]
@@ -248,10 +257,10 @@ class PluginRegistry:
             def call(*args, _caller=caller, _params=params):
                 return _caller(**dict(zip(_params, args)))
         else:
-            order = tuple(reversed(impls))
+            order = tuple(reversed(_serving(impls, graph_type)))
             wrappers = tuple(_adapter(i.function, i.argnames, params) for i in order
                              if i.wrapper)
-            chain = tuple(_adapter(i.function, i.argnames, params) for i in order
+            chain = tuple(_adapter(i.function, i.argnames, params, graph_type) for i in order
                           if not i.wrapper)
             if not wrappers:
                 def call(*args, _chain=chain):
@@ -429,12 +438,27 @@ def _origin_of(plugin) -> str:
     return str(mod)
 
 
-def _adapter(fn, argnames, params):
+def _serving(impls, graph_type):
+    """The implementations that can serve graphs of ``graph_type`` (all of
+    them when it is ``None``): those marked ``for_graphs`` for other
+    classes only are left out."""
+    if graph_type is None:
+        return impls
+    return [i for i in impls if _serves(i.function, graph_type)]
+
+
+def _serves(fn, graph_type) -> bool:
+    kinds = getattr(fn, "navcore_graph_classes", None)
+    return kinds is None or issubclass(graph_type, kinds)
+
+
+def _adapter(fn, argnames, params, graph_type=None):
     """``fn`` called with the subset of ``params`` it asks for, as a lambda
     with plain positional parameters (no ``*args`` tuple to pack): this
     runs for every plugin on every query. An implementation marked
     ``for_graphs`` gets its graph check in the same lambda, so serving only
-    some graphs costs no extra call."""
+    some graphs costs no extra call; none when ``graph_type`` says the
+    graph is always of a class it serves (``_serving`` chose it)."""
     kinds = getattr(fn, "navcore_graph_classes", None)
     if kinds is None:
         if tuple(argnames) == tuple(params):
@@ -446,7 +470,10 @@ def _adapter(fn, argnames, params):
             fn = types.MethodType(fn.__func__.__wrapped__, fn.__self__)
         else:
             fn = fn.__wrapped__
-        kinds = kinds[0] if len(kinds) == 1 else kinds
+        kinds = None if graph_type is not None else \
+            kinds[0] if len(kinds) == 1 else kinds
+        if kinds is None and tuple(argnames) == tuple(params):
+            return fn
     names = [f"a{k}" for k in range(len(params))]
     call = f"fn({', '.join(names[params.index(a)] for a in argnames)})"
     if kinds is not None:

@@ -38,6 +38,10 @@ _FRAME_HOOKS = (("navcore_make_update", _MAKE_UPDATE_ARGS),
                 ("navcore_frame_work", _FRAME_WORK_ARGS),
                 ("navcore_frame_end", _FRAME_END_ARGS))
 _FIRST_RESULT = ("navcore_make_update", "navcore_apply_updates")
+#: the frame hooks called per graph: their callers are made per graph class
+#: (``PluginRegistry.first_result(..., graph_type)``), without the hooks of
+#: plugins that serve other classes only (``navcore.for_graphs``)
+_PER_GRAPH = ("navcore_make_update", "navcore_apply_updates", "navcore_graph_updated")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
 #: a deterministic world's node budget per frame when none is given: about a
@@ -317,7 +321,7 @@ class World:
             for name, args in _FRAME_HOOKS:
                 make = self.plugins.first_result if name in _FIRST_RESULT else \
                     self.plugins.all_results
-                make(name, args)
+                make(name, args, type(graph) if name in _PER_GRAPH else None)
         self.warm_up_seconds += time.perf_counter() - t0
 
     def path_costs(self, graph_id, paths) -> np.ndarray:
@@ -452,8 +456,8 @@ class World:
         """
         graph = self.graph(graph_id)
         # ``params`` is already this call's own dict (``**params``)
-        upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS)(
-            self, graph, params)
+        upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS,
+                                        type(graph))(self, graph, params)
         if upd is None:
             raise UpdateError(f"{graph.kind} graph {graph_id!r} does not accept "
                               f"updates {sorted(params)}")
@@ -512,7 +516,8 @@ class World:
         searches. A deterministic world (``World(deterministic=True)``)
         counts nodes only, so a frame serves the same requests on any
         machine and with any number of workers (replays, lockstep)."""
-        dt = _frame_number(dt, "dt")                     # before anything changes
+        if not (type(dt) is float and 0.0 <= dt < math.inf):   # (the usual dt: no call)
+            dt = _frame_number(dt, "dt")                 # before anything changes
         budget = self.frame_budget_ms if budget_ms is None else \
             _frame_number(budget_ms, "budget_ms")
         nodes = self.frame_budget_nodes if budget_nodes is None else \
@@ -522,7 +527,7 @@ class World:
         t0 = time.perf_counter()
         self.frame += 1
         plugins = self.plugins
-        stats = FrameStats(frame=self.frame, dt=float(dt))
+        stats = FrameStats(self.frame, dt)
         plugins.all_results("navcore_frame_start", _FRAME_START_ARGS)(self, self.frame)
         applied = []
         if self._pending:
@@ -537,10 +542,9 @@ class World:
                 stats.dirty_nodes += len(dirty)
                 applied.append((graph_id, graph, dirty))
         t1 = time.perf_counter()
-        if applied:
-            updated = plugins.all_results("navcore_graph_updated", _UPDATED_ARGS)
-            for graph_id, graph, dirty in applied:
-                updated(self, graph_id, graph, dirty)
+        for graph_id, graph, dirty in applied:
+            plugins.all_results("navcore_graph_updated", _UPDATED_ARGS, type(graph))(
+                self, graph_id, graph, dirty)
         t2 = time.perf_counter()
         deadline = math.inf if self.deterministic else t0 + budget / 1e3
         plugins.all_results("navcore_frame_work", _FRAME_WORK_ARGS)(self, deadline, stats,
@@ -560,19 +564,20 @@ class World:
         independent, so with a scheduler that has workers each graph's batch
         is a job of its own; observers still run afterwards, in order, on
         this thread."""
-        first = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS)
-
-        def apply(world, graph, batch):
-            graph.begin_write()          # builders on other threads re-read after it
-            try:
-                return first(world, graph, batch)
-            finally:
-                graph.end_write()
         sched = self.scheduler
-        if sched is None or not getattr(sched, "workers", 0) or len(work) < 2:
-            return [apply(self, g, b) for _, g, b in work]
-        jobs = [sched.schedule(lambda g=g, b=b: apply(self, g, b)) for _, g, b in work]
+        if len(work) < 2 or sched is None or not getattr(sched, "workers", 0):
+            return [self._apply(g, b) for _, g, b in work]
+        jobs = [sched.schedule(lambda g=g, b=b: self._apply(g, b)) for _, g, b in work]
         return [job.complete() for job in jobs]
+
+    def _apply(self, graph, batch):
+        """One graph's batch through ``navcore_apply_updates``."""
+        first = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS, type(graph))
+        graph.begin_write()              # builders on other threads re-read after it
+        try:
+            return first(self, graph, batch)
+        finally:
+            graph.end_write()
 
     def _algorithms(self, graph) -> set:
         key = (id(graph), graph.kind, self.plugins.version)

@@ -78,6 +78,8 @@ def scattered(graph) -> int:
 def release(graph) -> None:
     """Drop ``graph``'s snapshots on every cluster (an update made them stale,
     or the graph left its world)."""
+    if not _shipped:        # nothing shipped (every tick of a game without Dask):
+        return              # no lock, no weak reference made for the look-up
     with _lock:
         entry = _shipped.get(graph)
         if entry is None:

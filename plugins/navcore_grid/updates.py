@@ -32,6 +32,8 @@ _KEYS = frozenset(_REGION_KEYS + _VALUE_KEYS)
 _NO_CELLS = np.empty(0, dtype=np.int64)
 _NO_BITS = np.empty((0, 1), dtype=np.uint64)
 _NO_STAMP = np.empty(0, dtype=np.int32)
+#: the kernel's dirty mark for a rectangle, which does not use one
+_NO_MARK = np.empty(0, dtype=np.uint8)
 
 
 def make_update(graph, params) -> Update:
@@ -196,15 +198,16 @@ def _apply_walkable(graph, p):
     if rect is None:
         idx, (x, y, w, h) = p["idx"], (0, 0, 0, 0)
         n = idx.size
+        mark = dirty_mark(graph)
     else:
         idx, (x, y, w, h) = _NO_CELLS, rect
         n = w * h
+        mark = _NO_MARK
     # one buffer: the dirty cells (at most 9 per changed cell) and, after
     # them, the changed cells (read while the dirty ones are written)
     buf = np.empty(10 * n, dtype=np.int32)
     bits = graph._bits
     rowbits, colbits = (_NO_BITS, _NO_BITS) if bits is None else bits
-    mark = dirty_mark(graph)
     with graph.scratch_lock:
         sets = graph.scratch_sets
         k, m = U.apply_walkable(idx, x, y, w, h, p["walkable"], graph.walkable,

@@ -35,6 +35,20 @@ C_NCLAIM = 10    # (node, old area) claims written by the current update
 C_SEARCHED = 11  # nodes the last update's split search visited
 N_COUNTERS = 12
 
+# The update's arrays are rows of a few 2-D blocks (``Hierarchy`` keeps each
+# row under its own name too): a kernel call unboxes every array argument
+# again, which after a frame's other work evicted the caches costs about a
+# microsecond each, so the fused lattice update takes five blocks, not 40
+# arrays. Per hierarchical id (int32):
+NODE_ROWS = ("hsize", "harea", "ehead", "uf", "fuf", "fcount", "qhead", "qtail", "qnext",
+             "gid", "act", "vis", "removed", "rarea", "bnd", "built", "hfree", "gflag")
+#: per area id (int32), per area id (int64; ``hmark`` is per hierarchical
+#: id, in a row as long as the others), per half-edge, per claim
+AREA_ROWS = ("acount", "afree", "changed", "aown", "amap")
+AREA64_ROWS = ("aclaim", "anote", "aseen", "hmark")
+EDGE_ROWS = ("eto", "enext", "eprev")
+CLAIM_ROWS = ("cl_node", "cl_area")
+
 
 @njit(cache=True, nogil=True, inline="always")
 def find(uf, x):

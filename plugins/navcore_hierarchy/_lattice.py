@@ -209,10 +209,17 @@ def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev,
     st = counters[C_STAMP] - 1        # removed (and: tile listed)
     sb = st + 1                       # boundary
     nt = 0
+    row = 0                           # the row of d: one division per row, not per cell
+    rs = 0
+    re = 0
     for d in dirty:
         if (hnode_of[d] >= 0) == (walk[d] != 0):
             continue
-        t = (d // W) // TILE * ntx + (d % W) // TILE
+        if d >= re:
+            row = d // W
+            rs = row * W
+            re = rs + W
+        t = row // TILE * ntx + (d - rs) // TILE
         if tmark[t] != st:
             tmark[t] = st
             tiles[nt] = t
@@ -272,6 +279,8 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
         y0 = (t // ntx) * TILE
         x1 = min(W, x0 + TILE)
         y1 = min(H, y0 + TILE)
+        tw = x1 - x0
+        th = y1 - y0
         for y in range(y0, y1):
             for x in range(x0, x1):
                 c = y * W + x
@@ -285,12 +294,17 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
                 counters[C_STAMP] += 1
                 sa = counters[C_STAMP]    # aseen: old area already claimed
                 hnode_of[c] = h
-                stack[0] = c
+                # the stack holds cells by their place in the tile (no
+                # division by the grid's width per cell)
+                stack[0] = (y - y0) * TILE + x - x0
                 top = 1
                 size = 0
                 while top:
                     top -= 1
-                    u = stack[top]
+                    lu = stack[top]
+                    uy = lu // TILE
+                    ux = lu - uy * TILE
+                    u = (y0 + uy) * W + x0 + ux
                     size += 1
                     pa = prev_area[u]
                     if pa >= 0 and aseen[pa] != sa:
@@ -298,16 +312,36 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
                         cl_node[ncl] = h
                         cl_area[ncl] = pa
                         ncl += 1
-                    ux = u % W
-                    uy = u // W
                     for j in range(ndir):
-                        vx = ux + _DX[j]
-                        vy = uy + _DY[j]
-                        if x0 <= vx < x1 and y0 <= vy < y1:
-                            v = vy * W + vx
+                        # the four sides written out (no look-up in the
+                        # direction tables); diagonals from the tables
+                        if j == 0:
+                            ok = ux + 1 < tw
+                            dv = 1
+                            dl = 1
+                        elif j == 1:
+                            ok = ux > 0
+                            dv = -1
+                            dl = -1
+                        elif j == 2:
+                            ok = uy + 1 < th
+                            dv = W
+                            dl = TILE
+                        elif j == 3:
+                            ok = uy > 0
+                            dv = -W
+                            dl = -TILE
+                        else:
+                            vx = ux + _DX[j]
+                            vy = uy + _DY[j]
+                            ok = 0 <= vx < tw and 0 <= vy < th
+                            dv = _DY[j] * W + _DX[j]
+                            dl = _DY[j] * TILE + _DX[j]
+                        if ok:
+                            v = u + dv
                             if walk[v] and hnode_of[v] < 0:
                                 hnode_of[v] = h
-                                stack[top] = v
+                                stack[top] = lu + dl
                                 top += 1
                 hsize[h] = size
     for k in range(nt):
@@ -318,6 +352,8 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
         y1 = min(H, y0 + TILE)
         for y in range(y0, y1):
             edge_row = y == y0 or y == y1 - 1
+            la = -1
+            lb = -1
             for x in range(x0, x1):
                 if not edge_row and x != x0 and x != x1 - 1:
                     continue
@@ -329,31 +365,45 @@ def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, en
                     vy = y + _DY[j]
                     if 0 <= vx < W and 0 <= vy < H and not (x0 <= vx < x1 and y0 <= vy < y1):
                         hv = hnode_of[vy * W + vx]
-                        if hv >= 0 and not has_link(h, hv, ehead, enext, eto):
-                            link(h, hv, ehead, enext, eprev, eto, counters)
+                        # cells along a border mostly repeat the pair just
+                        # seen: checked before walking the link list
+                        if hv >= 0 and (h != la or hv != lb):
+                            la = h
+                            lb = hv
+                            if not has_link(h, hv, ehead, enext, eto):
+                                link(h, hv, ehead, enext, eprev, eto, counters)
     counters[C_NBUILT] = nbuilt
     counters[C_NCLAIM] = ncl
     return nbuilt
 
 
 @njit(cache=True, nogil=True)
-def update_tiles(dirty, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev, eto,
-                 hmark, tmark, counters, acount, tiles, prev_area, removed, rarea, bnd, hfree,
-                 built, cl_node, cl_area, aseen, stack, uf, fuf, fcount, qhead, qtail, qnext,
-                 gflag, gid, act, vis, aclaim, aown, amap, anote, afree, changed, tile_ids,
-                 tile_links):
+def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, areas64, edges,
+                 claims, tmark, tiles, stack, counters, tile_ids, tile_links):
     """A whole lattice update in one call: ``remove_tiles``, then, when the
     arrays have room for ``tile_ids`` ids and ``tile_links`` links per
     tile (and the claims for every cell of them), ``rebuild_tiles`` and
     ``_settle.settle``, and the removed ids go on the free stack. One call
-    instead of three: each argument of a call is unboxed again, which after
-    a frame's other work evicted the caches is most of a small update.
+    instead of three, over five blocks of rows (``_base.NODE_ROWS``, ...)
+    instead of 40 arrays: each argument of a call is unboxed again, which
+    after a frame's other work evicted the caches is most of a small update.
 
     Returns ``(n_tiles, n_removed, n_boundary, n_changed)``. ``n_tiles`` is
     -1 / -2 as ``remove_tiles`` says (nothing changed); ``n_changed`` is -1
     when the tiles were removed but there was no room to rebuild them: the
     caller grows the arrays and finishes with the two other kernels (also
     when ``tile_ids`` is negative: ``Hierarchy.warm_up`` loads them)."""
+    # the rows, in the order of _base.NODE_ROWS, AREA_ROWS, AREA64_ROWS, ...
+    hsize, harea, ehead, uf, fuf, fcount = nodes[0], nodes[1], nodes[2], nodes[3], \
+        nodes[4], nodes[5]
+    qhead, qtail, qnext, gid, act, vis = nodes[6], nodes[7], nodes[8], nodes[9], \
+        nodes[10], nodes[11]
+    removed, rarea, bnd, built, hfree, gflag = nodes[12], nodes[13], nodes[14], \
+        nodes[15], nodes[16], nodes[17]
+    acount, afree, changed, aown, amap = areas[0], areas[1], areas[2], areas[3], areas[4]
+    aclaim, anote, aseen, hmark = areas64[0], areas64[1], areas64[2], areas64[3]
+    eto, enext, eprev = edges[0], edges[1], edges[2]
+    cl_node, cl_area = claims[0], claims[1]
     nt, nrem, nb = remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext,
                                 eprev, eto, hmark, tmark, counters, acount, tiles, prev_area,
                                 removed, rarea, bnd)

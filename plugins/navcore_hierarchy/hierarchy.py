@@ -47,7 +47,7 @@ from . import _label as B
 from . import _label8 as B8
 from . import _lattice as L
 from . import _settle as S
-from ._base import C_STAMP
+from ._base import AREA64_ROWS, AREA_ROWS, C_STAMP, CLAIM_ROWS, EDGE_ROWS, NODE_ROWS
 
 
 #: room an update needs per tile it regroups: a 16 x 16 tile holds at most
@@ -56,6 +56,7 @@ _TILE_IDS, _TILE_LINKS = 129, 8 * 64
 #: what an update that changed no area returns (read-only, shared)
 _NO_CHANGE = np.empty(0, dtype=np.int32)
 _NO_CHANGE.flags.writeable = False
+_INT32 = np.dtype(np.int32)
 
 
 def _sorted_ids(dirty):
@@ -125,45 +126,45 @@ class Hierarchy(DerivedView):
         a few bytes per node; one made of many isolated nodes pays 1-2 KB
         each (doubling), so the growth is checked against free memory
         first (``CapacityError``, the world unchanged) instead of swapping."""
-        per_id = 120 + (0 if self.lattice is not None else 4 * K.MAX_CHILDREN)
+        per_id = 130 + (0 if self.lattice is not None else 4 * K.MAX_CHILDREN)
+        prev = self.hcap or None
         limits.check_memory(f"the areas of a graph of {self.num_nodes} nodes "
                             f"({hcap} hierarchical nodes)", hcap * per_id)
 
-        def grow(name, dtype, size, fill=0):
-            arr = np.full(size, fill, dtype=dtype)
-            prev = getattr(self, name, None)
-            if prev is not None:
-                arr[:prev.size] = prev
-            setattr(self, name, arr)
-        for name in ("hsize", "harea", "uf", "fuf", "fcount", "qhead", "qtail", "qnext",
-                     "gid", "act", "vis", "removed", "rarea", "bnd", "built", "hfree"):
-            grow(name, np.int32, hcap)
-        grow("ehead", np.int32, hcap, -1)
-        grow("hmark", np.int64, hcap)
-        grow("gflag", np.int8, hcap)
+        self._grow_rows("_node_rows", NODE_ROWS, np.int32, hcap)
+        self.ehead[prev or 0:] = -1         # new ids have no links
         if self.lattice is None:
-            grow("children", np.int32, hcap * K.MAX_CHILDREN)
+            arr = np.zeros(hcap * K.MAX_CHILDREN, dtype=np.int32)
+            if prev is not None:
+                arr[:self.children.size] = self.children
+            self.children = arr
         acap = 2 * hcap + 2      # old and new area ids can coexist in one update
-        for name in ("acount", "afree", "changed", "aown", "amap"):
-            grow(name, np.int32, acap)
-        for name in ("aclaim", "anote", "aseen"):
-            grow(name, np.int64, acap)
+        self._grow_rows("_area_rows", AREA_ROWS, np.int32, acap)
+        self._grow_rows("_area64_rows", AREA64_ROWS, np.int64, acap)
         self.hcap = hcap
+
+    def _grow_rows(self, block, names, dtype, size, fill=0):
+        """(Re)allocate the 2-D ``block`` of rows ``names`` (``_base``) with
+        ``size`` columns, keeping what is there; each row is also kept
+        under its own name (a view)."""
+        arr = np.full((len(names), size), fill, dtype=dtype)
+        prev = getattr(self, block, None)
+        if prev is not None:
+            k = min(prev.shape[1], size)
+            arr[:, :k] = prev[:, :k]
+        setattr(self, block, arr)
+        for i, name in enumerate(names):
+            setattr(self, name, arr[i])
 
     def _alloc_pairs(self, pcap):
         """Room for ``pcap`` links (pairs of half-edges), keeping them."""
-        for name in ("eto", "enext", "eprev"):
-            arr = np.empty(2 * pcap, dtype=np.int32)
-            prev = getattr(self, name, None)
-            if prev is not None:
-                arr[:prev.size] = prev
-            setattr(self, name, arr)
+        self._grow_rows("_edge_rows", EDGE_ROWS, np.int32, 2 * pcap)
         self.pcap = pcap
 
     def _alloc_claims(self, size):
         if size > self.cl_node.size:
-            self.cl_node = np.empty(size, dtype=np.int32)
-            self.cl_area = np.empty(size, dtype=np.int32)
+            self._claim_rows = None         # (written before they are read)
+            self._grow_rows("_claim_rows", CLAIM_ROWS, np.int32, size)
 
     def _ensure(self, ids, pairs):
         """At least ``ids`` unused hierarchical ids and ``pairs`` free links."""
@@ -268,8 +269,9 @@ class Hierarchy(DerivedView):
         settle the areas they can change; returns the ids of areas that
         split, merged, appeared or vanished (empty when connectivity did
         not change)."""
-        dirty = np.asarray(dirty)
-        if dirty.dtype != np.int32:
+        if type(dirty) is not np.ndarray:
+            dirty = np.asarray(dirty)
+        if dirty.dtype is not _INT32 and dirty.dtype != _INT32:
             dirty = _sorted_ids(dirty)
         if dirty.size == 0:
             return _NO_CHANGE
@@ -331,22 +333,19 @@ class Hierarchy(DerivedView):
         attribute loads per update, from a dict the frame's other work
         evicted, cost more than the kernel's own dispatch."""
         H, W, diag = self.lattice
-        args = (self.graph.walkable, W, H, diag, self.hnode_of, self.hsize, self.harea,
-                self.ehead, self.enext, self.eprev, self.eto, self.hmark, self.tmark,
-                self.counters, self.acount, self.tiles, self.prev_area, self.removed,
-                self.rarea, self.bnd, self.hfree, self.built, self.cl_node, self.cl_area,
-                self.aseen, self.stack, self.uf, self.fuf, self.fcount, self.qhead,
-                self.qtail, self.qnext, self.gflag, self.gid, self.act, self.vis,
-                self.aclaim, self.aown, self.amap, self.anote, self.afree, self.changed)
+        args = (self.graph.walkable, W, H, diag, self.hnode_of, self.prev_area, self._node_rows,
+                self._area_rows, self._area64_rows, self._edge_rows, self._claim_rows,
+                self.tmark, self.tiles, self.stack, self.counters)
         self.__dict__["_largs"] = args
         return args
 
     def _finish(self, c, nch):
-        self.updates += 1
+        d = self.__dict__               # (plain counters: past __setattr__)
+        d["updates"] += 1
         searched = int(c[K.C_SEARCHED])
         if searched == 0:
-            self.local_updates += 1
-        self.searched_nodes += searched
+            d["local_updates"] += 1
+        d["searched_nodes"] += searched
         return np.sort(self.changed[:nch]) if nch else _NO_CHANGE
 
     def _check_range(self, dirty):
@@ -359,11 +358,15 @@ class Hierarchy(DerivedView):
         around one walkable node and settle)."""
         walk = np.flatnonzero(self.graph.walkable[:4096])
         if walk.size:
-            self.update(walk[:1].astype(np.int32))
+            counts = self.updates, self.local_updates, self.searched_nodes
+            # a few times: the first runs of the Python around the kernel
+            # (the interpreter specialises it) cost a first frame ~2x
+            for _ in range(4):
+                self.update(walk[:1].astype(np.int32))
             if self.lattice is not None:     # and the kernels of a growing update
-                counts = self.updates, self.local_updates
                 self.update(walk[:1].astype(np.int32), _fused=False)
-                self.updates, self.local_updates = counts
+            d = self.__dict__
+            d["updates"], d["local_updates"], d["searched_nodes"] = counts
 
     # -- queries --------------------------------------------------------------
     @property

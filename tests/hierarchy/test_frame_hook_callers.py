@@ -103,3 +103,87 @@ def test_all_results_follows_registration():
     world.plugins.register(_First("late", log), name="late")
     call = world.plugins.all_results("navcore_frame_end", ("world", "frame", "stats"))
     assert call(world, 2, None) == [("late", 2), ("p0", 2)]
+
+
+class _Special(navcore.NavGraph):
+    pass
+
+
+class _Other(navcore.NavGraph):
+    pass
+
+
+def _typed_world(log):
+    class ForSpecial:
+        @navcore.hookimpl
+        @navcore.for_graphs(_Special)
+        def navcore_graph_updated(self, graph_id, graph):
+            log.append("special")
+            return "special"
+
+    class ForOther:
+        @navcore.hookimpl(tryfirst=True)
+        @navcore.for_graphs(_Other)
+        def navcore_graph_updated(self, graph):
+            log.append("other")
+            return "other"
+
+    class ForAll:
+        @navcore.hookimpl
+        def navcore_graph_updated(self, world, graph_id, graph, dirty):
+            log.append("all")
+            return "all"
+    world = navcore.World(autoload=False)
+    for k, p in enumerate((ForAll(), ForSpecial(), ForOther())):
+        world.plugins.register(p, name=f"p{k}")
+    return world
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("cls", [_Special, _Other, navcore.NavGraph])
+def test_callers_per_graph_class_run_what_pluggy_runs(cls):
+    """``all_results(..., graph_type)`` leaves out the implementations
+    marked for other classes and gives pluggy's results in pluggy's order."""
+    import numpy as np
+    log = []
+    world = _typed_world(log)
+    base = world.add_graph("b", type="csr", src=[0], dst=[1])
+    graph = cls(base.csr)
+    args = ("world", "graph_id", "graph", "dirty")
+    want = world.plugins.hook.navcore_graph_updated(world=world, graph_id="x", graph=graph,
+                                                    dirty=np.empty(0, np.int32))
+    want_log = list(log)
+    log.clear()
+    got = world.plugins.all_results("navcore_graph_updated", args, cls)(
+        world, "x", graph, np.empty(0, np.int32))
+    assert got == want and log == want_log
+    assert ("special" in log) == (cls is _Special) and ("other" in log) == (cls is _Other)
+
+
+@pytest.mark.nojit
+def test_area_changes_are_announced_after_the_other_observers():
+    """The areas are current for every observer of the batch, and
+    ``navcore_components_changed`` comes after all of them."""
+    log = []
+
+    class Observer:
+        @navcore.hookimpl
+        def navcore_graph_updated(self, world, graph_id):
+            log.append(("updated", world.area(graph_id, (0, 0)) == world.area(graph_id, (8, 0))))
+
+        @navcore.hookimpl
+        def navcore_components_changed(self, graph_id, changed_areas):
+            log.append(("changed", len(changed_areas)))
+
+    world = navcore.World(autoload=False, plugins=[Observer()])
+    world.add_graph("d", type="grid", rows=["....#....", ".........", "....#...."])
+    world.update("d", cells=[(4, 1)], walkable=False)        # close the door
+    world.tick()
+    assert log == [("updated", False), ("changed", 2)]
+    log.clear()
+    world.update("d", cells=[(1, 2)], walkable=False)        # no area changes
+    world.tick()
+    assert log == [("updated", False)]
+    world.update("d", cells=[(4, 1)], walkable=True)         # open the door
+    world.tick()
+    assert log == [("updated", False), ("updated", True), ("changed", 2)]
