@@ -2,8 +2,8 @@
 cuts corners, 8-neighbours) on bit-packed rows (private kernels).
 
 The pieces and links the tile floods of ``_lattice.rebuild_tiles`` make
-with ``diag`` (as did ``_lattice.label_bands``, the cell-by-cell full
-build this replaces), ids in row order (a piece: cells of one tile joined by
+with ``diag`` (as did the cell-by-cell full build this replaces), ids in
+row order (a piece: cells of one tile joined by
 the 8 moves inside the tile; a link: pieces of different tiles with two
 cells 8-adjacent, across a border or a tile corner), built as
 ``_label.label_bands4`` builds a 4-neighbour lattice (same packing, run

@@ -6,11 +6,11 @@ tiles instead of by BFS: a hierarchical node is one connected piece of one
 16 x 16 tile (so at most 256 cells, the seed's tiling). That grouping is a
 function of the mask alone, which makes it cheap both ways:
 
-* from scratch, the pieces are found by a run-based union-find, one band
-  of 16 rows at a time (pieces never cross a band, so each band is
-  finished while it is in cache): rows are cut into runs of walkable
-  cells, also at tile borders, and runs of two rows of one tile that touch
-  are joined. No CSR view is read (a grid does not even build one).
+* from scratch, the pieces are found by the bit-packed run-based
+  union-find of ``_label.py`` (4-neighbours) and ``_label8.py`` (with
+  diagonals), one band of 16 rows at a time; this module keeps the
+  helpers they share (``band_runs``, ``band_links``, ``_link_new``).
+  No CSR view is read (a grid does not even build one).
 * an update relabels just the tiles that hold a cell whose walkability
   changed; the pieces there never fragment or drift, whatever the history.
 
@@ -20,11 +20,10 @@ cutting has the components of 4-connectivity and says ``diag=False``.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_NLIVE, C_STAMP, TILE,
-                    has_link, link, new_node, union_min, unlink_all)
+                    has_link, link, new_node, unlink_all)
 from ._settle import settle
 
 _DX = (1, -1, 0, 0, 1, -1, 1, -1)
@@ -46,134 +45,6 @@ def band_links(width, diag):
     row (three with diagonals)."""
     k = 3 if diag else 1
     return k * TILE * ((width + TILE - 1) // TILE) + k * width + 16
-
-
-@njit(cache=True, nogil=True)
-def label_bands(walk, H, W, y0, rs, re, ruf, rowstart, hnode_of, hsize, ehead, enext, eprev,
-                eto, counters):
-    """With diagonals (a grid that cuts corners; 4-neighbour lattices are
-    built on bit-packed rows by ``_label.label_bands4``, with the same
-    pieces, ids and links): group the cells of rows ``y0..`` into pieces of tiles (ids from
-    ``counters[C_HWM]`` on, in row order) and link pieces that touch across
-    a tile border. Works band by band (``TILE`` rows; pieces never cross a
-    band) and returns the first band it did not do for want of room
-    (``H`` when done): the caller grows the arrays and calls again.
-
-    Per band: rows are cut into runs of walkable cells (also at tile
-    borders) by a branch-free scan, which writes each cell's run into
-    ``hnode_of``; runs of two rows that touch are joined (they overlap
-    exactly when one starts within the other, so one lookup of each run's
-    start in the other row finds every pair, no pointer loops whose exits
-    mispredict); then runs become piece ids and their cells that piece,
-    while the band is still in cache. ``walk`` is the mask as uint8."""
-    hcap = hsize.shape[0]
-    pcap = eto.shape[0] // 2
-    need_h = band_runs(W)
-    need_p = band_links(W, True)
-    last = ruf.shape[0] - 1           # a valid slot to read for blocked cells
-    for yb in range(y0, H, TILE):
-        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
-            return yb
-        bh = min(TILE, H - yb)
-        nr = 0
-        ne = 0
-        for ly in range(bh):
-            rowstart[ly] = nr
-            base = (yb + ly) * W
-            prev = np.int32(0)
-            for x in range(W):
-                v = np.int32(walk[base + x])
-                tb = np.int32((x & (TILE - 1)) == 0)      # a tile border cuts runs
-                rs[nr] = x
-                nr += v & ((1 - prev) | tb)
-                hnode_of[base + x] = v * nr - 1
-                re[ne] = x
-                ne += prev & ((1 - v) | tb)
-                prev = v
-            re[ne] = W
-            ne += prev
-            for j in range(rowstart[ly], nr):
-                ruf[j] = j
-            if ly == 0:
-                continue
-            above = base - W
-            # diagonals widen the run above by one cell each side
-            for j in range(rowstart[ly], nr):
-                x = rs[j]
-                for k in range(-1, 2):
-                    xa = x + k
-                    if 0 <= xa < W and xa // TILE == x // TILE:
-                        q = hnode_of[above + xa]
-                        if q >= 0:
-                            union_min(ruf, q, j)
-            for i in range(rowstart[ly - 1], rowstart[ly]):
-                x = rs[i] - 1
-                if x >= 0 and x // TILE == rs[i] // TILE:
-                    q = hnode_of[base + x]
-                    if q >= 0:
-                        union_min(ruf, i, q)
-        rowstart[bh] = nr
-        # every run's parent has a smaller index (joins keep the smaller
-        # root, path halving only shortcuts): one forward pass numbers
-        # them and writes each run's piece into its cells (blocked cells
-        # hold -1 from the scan), while the band is still in cache
-        h = counters[C_HWM]
-        for r in range(nr):
-            p = ruf[r]
-            if p == r:
-                ruf[r] = -1 - h
-                hsize[h] = 0
-                ehead[h] = -1
-                h += 1
-            else:
-                ruf[r] = ruf[p]
-            hsize[-1 - ruf[r]] += re[r] - rs[r]
-        counters[C_NLIVE] += h - counters[C_HWM]
-        counters[C_HWM] = h
-        for c in range(yb * W, (yb + bh) * W):
-            q = hnode_of[c]
-            t = ruf[q if q >= 0 else last]
-            hnode_of[c] = -1 - t if q >= 0 else -1
-        # links across tile column borders inside the band,
-        # then across its top border, cell by cell. Cells along a border
-        # mostly repeat the pair just seen, which is checked here, before
-        # any neighbour list; the checks are written out (a helper taking
-        # the lists, even inlined, made this part 5x slower)
-        for x in range(TILE, W, TILE):
-            la = -1
-            lb = -1
-            for ly in range(bh):
-                c = (yb + ly) * W + x
-                for k in range(3 if ly + 1 < bh else 1):
-                    if k == 0:
-                        a = hnode_of[c - 1]
-                        b = hnode_of[c]
-                    elif k == 1:
-                        a = hnode_of[c - 1]
-                        b = hnode_of[c + W]
-                    else:
-                        a = hnode_of[c + W - 1]
-                        b = hnode_of[c]
-                    if a >= 0 and b >= 0 and (a != la or b != lb):
-                        la = a
-                        lb = b
-                        _link_new(a, b, ehead, enext, eprev, eto, counters)
-        if yb > 0:
-            base = yb * W
-            la = -1
-            lb = -1
-            for x in range(W):
-                b = hnode_of[base + x]
-                if b < 0:
-                    continue
-                for k in range(-1, 2):
-                    if 0 <= x + k < W:
-                        a = hnode_of[base - W + x + k]
-                        if a >= 0 and (a != la or b != lb):
-                            la = a
-                            lb = b
-                            _link_new(a, b, ehead, enext, eprev, eto, counters)
-    return H
 
 
 @njit(cache=True, nogil=True)
