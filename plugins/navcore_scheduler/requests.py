@@ -371,26 +371,85 @@ class RequestQueue:
         return take
 
     def _prepare(self, take) -> list:
-        """Resolve each handle of a round on this thread, in order: its
-        start (``replan_from`` for a re-plan) and nodes, or its immediate
-        result (start or goal not walkable) or error."""
-        prepare = self.world.prepare_path
-        items = []
-        for h in take:
-            it = Item(h, h.start)
-            items.append(it)
+        """Resolve the handles of a round on this thread: each one's start
+        (``replan_from`` for a re-plan, see ``_replan_starts``) and nodes,
+        or its immediate result (start or goal not walkable) or error.
+        The requests of one graph and algorithm are resolved together
+        (``World.prepare_paths``: on a grid one ``locate_many`` for the
+        starts and one for the goals); when that raises, one at a time, so
+        the error lands on the request that caused it."""
+        items = [Item(h, h.start) for h in take]
+        self._replan_starts(items)
+        groups: dict = {}
+        for it in items:
+            if it.error is None:
+                h = it.handle
+                groups.setdefault((h.graph_id, h.algorithm), []).append(it)
+        world = self.world
+        for (gid, algorithm), members in groups.items():
             try:
-                if h._served and h.replan_from is not None:
-                    it.start = h.replan_from(h)
-                _, req = prepare(h.graph_id, it.start, h.goal, h.algorithm)
-            except Exception as exc:         # bad start/goal etc.: the handle says so
-                it.error = exc
+                _, reqs = world.prepare_paths(gid, [it.start for it in members],
+                                              [it.handle.goal for it in members], algorithm)
+            except Exception:                # find the culprit: one at a time
+                reqs = None
+            if reqs is None:
+                for it in members:
+                    h = it.handle
+                    try:
+                        _, req = world.prepare_path(gid, it.start, h.goal, algorithm)
+                    except Exception as exc:     # bad start/goal etc.: the handle says so
+                        it.error = exc
+                        continue
+                    if type(req) is PathResult:
+                        it.result = req
+                    else:
+                        it.request = req
                 continue
-            if type(req) is PathResult:
-                it.result = req
-            else:
-                it.request = req
+            for it, req in zip(members, reqs):
+                if type(req) is PathResult:
+                    it.result = req
+                else:
+                    it.request = req
         return items
+
+    @staticmethod
+    def _replan_starts(items) -> None:
+        """Where each re-plan of the round starts: ``replan_from(handle)``,
+        in request order; handles whose ``replan_from`` has a ``many``
+        attribute are asked together, one ``many(handles)`` call per such
+        attribute (a game's units answer a round's re-plans on arrays).
+        When ``many`` raises or answers something else than one start per
+        handle, each of its handles' ``replan_from`` is called instead."""
+        batched: dict = {}
+        for it in items:
+            h = it.handle
+            if not h._served or h.replan_from is None:
+                continue
+            many = getattr(h.replan_from, "many", None)
+            if many is not None:
+                try:
+                    batched.setdefault(many, []).append(it)
+                    continue
+                except TypeError:            # unhashable: asked on its own
+                    pass
+            try:
+                it.start = h.replan_from(h)
+            except Exception as exc:         # the handle says so
+                it.error = exc
+        for many, members in batched.items():
+            try:
+                starts = list(many([it.handle for it in members]))
+            except Exception:
+                starts = None
+            if starts is not None and len(starts) == len(members):
+                for it, start in zip(members, starts):
+                    it.start = start
+                continue
+            for it in members:
+                try:
+                    it.start = it.handle.replan_from(it.handle)
+                except Exception as exc:
+                    it.error = exc
 
     def _learn(self, items, timing) -> None:
         """Keep the recent search times and expansions of each graph (in
