@@ -487,6 +487,7 @@ class RequestQueue:
         so a callback sees all of the frame's results."""
         puts: dict = {}
         active = self._active
+        found = PathStatus.FOUND
         for it in items:
             h, result, error = it.handle, it.result, it.error
             h.start = it.start
@@ -496,20 +497,27 @@ class RequestQueue:
             h._served += 1
             h._result, h._error = result, error
             if error is not None:           # no result to keep up to date any more
-                active.get(h.graph_id, {}).pop(h.seq, None)
+                mine = active.get(h.graph_id)
+                if mine:
+                    mine.pop(h.seq, None)
                 self._drop_path(h)
             elif h.repath and not h._cancelled:
-                if result.status is PathStatus.FOUND:
-                    active.get(h.graph_id, {}).pop(h.seq, None)
-                    got = puts.get(h.graph_id)
+                gid = h.graph_id
+                mine = active.get(gid)
+                if result.status is found:
+                    if mine:
+                        mine.pop(h.seq, None)
+                    got = puts.get(gid)
                     if got is None:
-                        got = puts[h.graph_id] = ([], [], [])
+                        got = puts[gid] = ([], [], [])
                     got[0].append(h)
                     got[1].append(result.nodes)
                     got[2].append(result.cost)
                 else:
                     self._drop_path(h)
-                    active.setdefault(h.graph_id, {})[h.seq] = h
+                    if mine is None:
+                        mine = active[gid] = {}
+                    mine[h.seq] = h
         for gid, (handles, paths, costs) in puts.items():
             index = self._paths.get(gid)
             if index is None:
@@ -519,9 +527,10 @@ class RequestQueue:
             h = it.handle
             if h._waiters or h._event is not None:
                 self._wake(h)
-            if h.callback is not None:
+            callback = h.callback
+            if callback is not None:
                 try:
-                    h.callback(h)
+                    callback(h)
                 except Exception as exc:       # the other results must still go out
                     _log.exception("the callback of path request %d on graph %r raised",
                                    h.seq, h.graph_id)
