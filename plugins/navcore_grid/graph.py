@@ -164,6 +164,8 @@ class GridGraph(NavGraph):
         ``NodeError`` names the first point that is not two finite
         numbers (``locate`` refuses those too: Python bools among them)."""
         if not isinstance(points, np.ndarray):
+            if not isinstance(points, (list, tuple)):
+                raise NodeError(f"points must be (k, 2) points, got {points!r}")
             if len(points) == 0:
                 return np.empty(0, dtype=np.int32)
             bad = next((i for i, p in enumerate(points) if isinstance(p, (tuple, list))
