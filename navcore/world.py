@@ -526,7 +526,10 @@ class World:
         now); it is called while ``tick`` serves the request, on the
         thread that calls ``tick``, in request order, just before the
         search (a deterministic world may call it again in a later frame
-        when the node budget ran out before the request's turn).
+        when the node budget ran out before the request's turn). When
+        ``replan_from`` has a ``many`` attribute, the handles of one round
+        that share it are asked together, ``many(handles)`` returning their
+        start points in order (see ``navcore_scheduler.requests``).
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "

@@ -13,7 +13,9 @@ requests get their turn, one is served anyway if the previous tick served
 none, so at least every other tick serves one and none starves.
 
 A round is searched in batches (``rounds.py``): resolved on the ticking
-thread (``replan_from``, points to nodes), split per graph and algorithm
+thread (``replan_from``, or once per round ``replan_from.many`` for the
+handles that share it; points to nodes for a graph's requests together,
+``World.prepare_paths``), split per graph and algorithm
 into chunks for the worker threads, each chunk one ``navcore_find_paths``
 call (for grids one nogil kernel call). Results are published and
 callbacks run on the thread that calls ``tick``, in request order, so
