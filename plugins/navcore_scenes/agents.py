@@ -57,6 +57,21 @@ class _StartOf:
         return self.agents._asked_from(self.i)
 
 
+class _ResultOf:
+    """Agent ``i``'s request callback: the result is noted for
+    ``Agents.take_results``; ``many`` notes a frame's results at once."""
+
+    __slots__ = ("agents", "i", "many")
+
+    def __init__(self, agents, i):
+        self.agents = agents
+        self.i = i
+        self.many = agents._noted
+
+    def __call__(self, handle):
+        self.agents._fresh.append((self.i, handle))
+
+
 class Agents:
     """The agents of a simulation: positions, paths, legs and counters.
     ``layers`` maps graph ids to their scene layers (graphs without one
@@ -95,6 +110,9 @@ class Agents:
         # round's re-plans together (see _StartOf)
         self._many = self._asked_from_many
         self._start_of = [_StartOf(self, i) for i in range(n)]
+        # and its callback: results noted for take_results, a frame's at once
+        self._noted = self._note_results
+        self._result_of = [_ResultOf(self, i) for i in range(n)]
         self._polys = [self.pos[i:i + 1].copy() for i in range(n)]
         self._new: dict = {}                            # agent -> polyline to place
         self._rebuild()
@@ -112,8 +130,7 @@ class Agents:
         goal = self.goals[i][self.leg[i]]
         self.handles[i] = self.world.request_path(
             self.graph_ids[i], self._asked_from(i), goal, repath=self.repath[i],
-            callback=lambda h, i=i: self._fresh.append((i, h)),
-            replan_from=self._start_of[i])
+            callback=self._result_of[i], replan_from=self._start_of[i])
         if not (keep_walking and self.state[i] == MOVING):
             self.state[i] = WAITING
             self._set_poly(i, self.pos[i:i + 1].copy())
@@ -207,6 +224,10 @@ class Agents:
         out = self._free_point(i)
         self._set_poly(i, self.pos[i:i + 1].copy() if out == here
                        else np.array([here, out], dtype=np.float64))
+
+    def _note_results(self, handles) -> None:
+        """The callbacks' ``many``: a frame's results, for ``take_results``."""
+        self._fresh.extend([(h.callback.i, h) for h in handles])
 
     def take_results(self) -> None:
         """Act on the results published during the last tick."""

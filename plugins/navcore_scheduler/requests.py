@@ -40,6 +40,14 @@ one is queued again when the graph's areas change (a door that reopens;
 this needs the hierarchy plugin). A path that merely became longer than a
 new shortcut is not re-planned: only updates that touch it count.
 
+A callback with a ``many`` attribute (the same callable for many
+requests: a game's units) is not called per request: once the frame's
+other callbacks ran, ``many(handles)`` is called once with the frame's
+handles that share it, in request order. One that raises is logged and
+raised again at the end of the tick like a callback (naming its first
+request); every result is published before any callback runs, so it
+loses none.
+
 Every handle finishes, so ``await handle`` and ``handle.wait()`` always
 return: with a result of its search (found, unreachable, invalid start or
 goal), with the error its request raised (``result()`` raises it), or
@@ -525,18 +533,35 @@ class RequestQueue:
             if index is None:
                 index = self._paths[gid] = ActivePaths()
             index.put_many(handles, paths, costs, self.world.graph(gid).num_nodes)
+        batched: dict = {}
         for it in items:
             h = it.handle
             if h._waiters or h._event is not None:
                 self._wake(h)
             callback = h.callback
-            if callback is not None:
+            if callback is None:
+                continue
+            many = getattr(callback, "many", None)
+            if many is not None:
                 try:
-                    callback(h)
-                except Exception as exc:       # the other results must still go out
-                    _log.exception("the callback of path request %d on graph %r raised",
-                                   h.seq, h.graph_id)
-                    self._callback_errors.append((h, exc))
+                    batched.setdefault(many, []).append(h)
+                    continue
+                except TypeError:               # unhashable: called on its own
+                    pass
+            try:
+                callback(h)
+            except Exception as exc:           # the other results must still go out
+                _log.exception("the callback of path request %d on graph %r raised",
+                               h.seq, h.graph_id)
+                self._callback_errors.append((h, exc))
+        for many, handles in batched.items():  # after the others, one call each
+            try:
+                many(handles)
+            except Exception as exc:
+                _log.exception("the callbacks' many() of %d path requests (the first: %d "
+                               "on graph %r) raised", len(handles), handles[0].seq,
+                               handles[0].graph_id)
+                self._callback_errors.append((handles[0], exc))
 
     def _wake(self, h) -> None:
         """Tell whoever waits on ``h`` (awaits, ``wait``) that it is done."""
