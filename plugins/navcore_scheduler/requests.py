@@ -385,8 +385,8 @@ class RequestQueue:
         (``replan_from`` for a re-plan, see ``_replan_starts``) and nodes,
         or its immediate result (start or goal not walkable) or error.
         The requests of one graph and algorithm are resolved together
-        (``World.prepare_paths``: on a grid one ``locate_many`` for the
-        starts and one for the goals); when that raises, one at a time, so
+        (``World.prepare_paths``: on a grid one ``locate_many`` for their
+        starts and goals); when that raises, one at a time, so
         the error lands on the request that caused it."""
         items = [Item(h, h.start) for h in take]
         self._replan_starts(items)
