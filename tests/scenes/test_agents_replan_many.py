@@ -44,7 +44,8 @@ events:
 SECOND = """  - id: yard
     type: grid
     rows: ["..........", "..........", "..........", ".........."]"""
-YARD_CROWD = """  - {id: hens, count: 10, graph: yard, from: [0, 0, 3, 4], to: [7, 0, 3, 4], speed: 2}"""
+YARD_CROWD = ("  - {id: hens, count: 10, graph: yard, from: [0, 0, 3, 4], "
+              "to: [7, 0, 3, 4], speed: 2}")
 
 
 def _sim(two_graphs=False):
