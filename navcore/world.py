@@ -7,6 +7,7 @@ query ever sees half a batch.
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import threading
 import time
@@ -44,6 +45,8 @@ _FIRST_RESULT = ("navcore_make_update", "navcore_apply_updates")
 _PER_GRAPH = ("navcore_make_update", "navcore_apply_updates", "navcore_graph_updated")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+#: the types of the numbers ``prepare_paths`` hands to ``locate_many`` in bulk
+_PLAIN_NUMBERS = {float, int, np.float64, np.float32, np.int64, np.int32}
 #: a deterministic world's node budget per frame when none is given: about a
 #: millisecond or two of grid A* on one core (JPS expands fewer, dearer nodes)
 DEFAULT_FRAME_BUDGET_NODES = 20_000
@@ -267,6 +270,61 @@ class World:
         then answers the request; the scheduler batches requests this way).
         Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
+        self._check_query(graph, graph_id, algorithm, options)
+        s = graph.node_of(start)
+        t = graph.node_of(goal)
+        if s < 0 or not graph.walkable[s]:
+            return graph, _INVALID_START
+        if t < 0 or not graph.walkable[t]:
+            return graph, _INVALID_GOAL
+        return graph, PathRequest(graph_id, start, goal, algorithm, s, t, options)
+
+    def prepare_paths(self, graph_id, starts, goals, algorithm: str = "auto"):
+        """``(graph, requests)``: ``prepare_path`` for many requests on one
+        graph, ``requests[i]`` what ``prepare_path(graph_id, starts[i],
+        goals[i], algorithm)`` would return. On a graph that locates whole
+        arrays (``vector_locate``), ends given as ``(x, y)`` tuples or lists
+        of Python or numpy numbers are located in one ``locate_many`` call
+        (starts and goals together) and walkability is checked on arrays
+        (the scheduler resolves a frame's requests this way); other ends
+        one at a time through ``node_of``. Malformed input (an unknown
+        graph or algorithm, an end the graph cannot place) raises a
+        ``NavError`` and changes nothing."""
+        graph = self.graph(graph_id)
+        self._check_query(graph, graph_id, algorithm, {})
+        starts, goals = list(starts), list(goals)
+        if len(starts) != len(goals):
+            raise QueryError(f"prepare_paths needs as many starts as goals, got "
+                             f"{len(starts)} and {len(goals)}")
+        k = len(starts)
+        nodes = self._ends_of(graph, starts + goals)     # one locate_many for both
+        s, t = nodes[:k], nodes[k:]
+        walkable = graph.walkable
+        bad_s = (s < 0) | ~walkable[np.maximum(s, 0)]
+        bad_t = (t < 0) | ~walkable[np.maximum(t, 0)]
+        out = [_INVALID_START if bs else _INVALID_GOAL if bt else
+               PathRequest(graph_id, a, b, algorithm, i, j, {})
+               for a, b, i, j, bs, bt in zip(starts, goals, s.tolist(), t.tolist(),
+                                             bad_s.tolist(), bad_t.tolist())]
+        return graph, out
+
+    @staticmethod
+    def _ends_of(graph, ends) -> np.ndarray:
+        """int64 nodes of ``ends`` as ``node_of`` resolves them."""
+        if graph.vector_locate and ends:
+            # ends that are all pairs of plain numbers (no bools, which
+            # locate refuses and numpy reads as 0/1) are points: in bulk
+            try:
+                plain = set(map(type, itertools.chain.from_iterable(ends))) <= _PLAIN_NUMBERS
+                pts = np.asarray(ends, dtype=np.float64) if plain else None
+            except (TypeError, ValueError, OverflowError):
+                pts = None
+            if pts is not None and pts.shape == (len(ends), 2):
+                return graph.locate_many(pts).astype(np.int64)
+        return np.fromiter(map(graph.node_of, ends), dtype=np.int64, count=len(ends))
+
+    def _check_query(self, graph, graph_id, algorithm, options) -> None:
+        """``algorithm`` and ``options`` are known for ``graph``."""
         if type(algorithm) is not str or (algorithm != "auto"
                                           and algorithm not in self._algorithms(graph)):
             validate.choice(algorithm, ["auto", *sorted(self._algorithms(graph))],
@@ -278,13 +336,6 @@ class World:
             raise QueryError(f"unknown find_path option(s) {', '.join(map(repr, extra))} "
                              f"for {graph.kind} graph {graph_id!r}; its options: "
                              f"{', '.join(known) or 'none'}")
-        s = graph.node_of(start)
-        t = graph.node_of(goal)
-        if s < 0 or not graph.walkable[s]:
-            return graph, _INVALID_START
-        if t < 0 or not graph.walkable[t]:
-            return graph, _INVALID_GOAL
-        return graph, PathRequest(graph_id, start, goal, algorithm, s, t, options)
 
     def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
         """Run an already resolved request through the query hooks."""
@@ -479,7 +530,10 @@ class World:
         now); it is called while ``tick`` serves the request, on the
         thread that calls ``tick``, in request order, just before the
         search (a deterministic world may call it again in a later frame
-        when the node budget ran out before the request's turn).
+        when the node budget ran out before the request's turn). When
+        ``replan_from`` has a ``many`` attribute, the handles of one round
+        that share it are asked together, ``many(handles)`` returning their
+        start points in order (see ``navcore_scheduler.requests``).
         """
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "

@@ -22,7 +22,7 @@ from navcore import limits, validate
 from navcore.errors import CapacityError, GraphError, NodeError
 from navcore.graph import NavGraph, build_storage
 
-from . import _jps
+from . import _jps, _locate
 from . import _kernels as K
 
 
@@ -37,6 +37,9 @@ class GridGraph(NavGraph):
     >>> w.find_path("g", (0, 0), (2, 2)).nodes.tolist()
     [0, 4, 8]
     """
+
+    #: ``locate_many`` answers as ``locate`` does, on whole arrays
+    vector_locate = True
 
     def __init__(self, walkable, cost=None, *, connectivity=8,
                  diagonal_cost=math.sqrt(2.0), corner_cutting=False, world=None):
@@ -93,6 +96,9 @@ class GridGraph(NavGraph):
         #: ``(offset, dx, dy, needed straight moves, length)`` per move
         #: ``(offset, dx, dy, needed straight moves, length)`` per move
         self.directions = _direction_tables(self.padded_width, self.diagonal_cost)
+        # load locate_many's kernel now, not in the first frame that serves
+        # requests (the scheduler resolves a frame's points through it)
+        self.locate_many(_NO_POINTS)
 
     # -- geometry -------------------------------------------------------------
     @property
@@ -151,6 +157,33 @@ class GridGraph(NavGraph):
         if 0 <= x < self.width and 0 <= y < self.height:
             return y * self.width + x
         return -1
+
+    def locate_many(self, points) -> np.ndarray:
+        """``locate`` of each point of ``points`` (``(k, 2)`` numbers) in
+        a few numpy operations: int32 cell ids, ``-1`` outside the grid.
+        ``NodeError`` names the first point that is not two finite
+        numbers (``locate`` refuses those too: Python bools among them)."""
+        if not isinstance(points, np.ndarray):
+            if not isinstance(points, (list, tuple)):
+                raise NodeError(f"points must be (k, 2) points, got {points!r}")
+            if len(points) == 0:
+                return np.empty(0, dtype=np.int32)
+            bad = next((i for i, p in enumerate(points) if isinstance(p, (tuple, list))
+                        and any(type(v) is bool for v in p)), None)
+            if bad is not None:
+                raise NodeError(f"points[{bad}] = {points[bad]!r}: a grid point is "
+                                f"(x, y) numbers, not bools")
+        try:
+            p = np.asarray(points, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise NodeError(f"points must be (k, 2) points, got {points!r}") from None
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise NodeError(f"points must be (k, 2) points, got shape {p.shape}")
+        out = np.empty(len(p), dtype=np.int32)
+        bad = _locate.locate_cells(p, self.width, self.height, out)
+        if bad >= 0:
+            raise NodeError(f"points[{bad}] = {p[bad].tolist()} is not finite")
+        return out
 
     def points_of(self, nodes) -> np.ndarray:
         nodes = np.asarray(nodes).reshape(-1)
@@ -227,6 +260,9 @@ class GridGraph(NavGraph):
     def __repr__(self) -> str:
         return (f"<GridGraph {self.graph_id!r} {self.width}x{self.height} "
                 f"{self.connectivity}-connected corner_cutting={self.corner_cutting}>")
+
+
+_NO_POINTS = np.empty((0, 2))
 
 
 def _direction_tables(Wp, diag):

@@ -31,12 +31,45 @@ from __future__ import annotations
 import numpy as np
 
 from navcore.errors import NavError
+from navcore.scene_layer import SceneLayer
 from navcore.types import PathStatus
 
 WAITING, MOVING, ARRIVED, STUCK, RETRY = range(5)
 STATE_NAMES = ("waiting", "moving", "arrived", "stuck", "retry")
 #: frames an agent buried in a wall waits before asking again
 RETRY_FRAMES = 10
+
+
+class _StartOf:
+    """Agent ``i``'s ``replan_from``: where its re-plan starts
+    (``Agents._asked_from``); ``many`` answers a round's re-plans of all
+    agents at once (the scheduler calls it instead, see
+    ``navcore_scheduler.requests``)."""
+
+    __slots__ = ("agents", "i", "many")
+
+    def __init__(self, agents, i):
+        self.agents = agents
+        self.i = i
+        self.many = agents._many
+
+    def __call__(self, handle):
+        return self.agents._asked_from(self.i)
+
+
+class _ResultOf:
+    """Agent ``i``'s request callback: the result is noted for
+    ``Agents.take_results``; ``many`` notes a frame's results at once."""
+
+    __slots__ = ("agents", "i", "many")
+
+    def __init__(self, agents, i):
+        self.agents = agents
+        self.i = i
+        self.many = agents._noted
+
+    def __call__(self, handle):
+        self.agents._fresh.append((self.i, handle))
 
 
 class Agents:
@@ -73,6 +106,13 @@ class Agents:
         for i, g in enumerate(self.graph_ids):
             by_graph.setdefault(g, []).append(i)
         self._by_graph = {g: np.array(m, dtype=np.int64) for g, m in by_graph.items()}
+        # each agent's replan_from, made once: its ``many`` answers a
+        # round's re-plans together (see _StartOf)
+        self._many = self._asked_from_many
+        self._start_of = [_StartOf(self, i) for i in range(n)]
+        # and its callback: results noted for take_results, a frame's at once
+        self._noted = self._note_results
+        self._result_of = [_ResultOf(self, i) for i in range(n)]
         self._polys = [self.pos[i:i + 1].copy() for i in range(n)]
         self._new: dict = {}                            # agent -> polyline to place
         self._rebuild()
@@ -90,8 +130,7 @@ class Agents:
         goal = self.goals[i][self.leg[i]]
         self.handles[i] = self.world.request_path(
             self.graph_ids[i], self._asked_from(i), goal, repath=self.repath[i],
-            callback=lambda h, i=i: self._fresh.append((i, h)),
-            replan_from=lambda h, i=i: self._asked_from(i))
+            callback=self._result_of[i], replan_from=self._start_of[i])
         if not (keep_walking and self.state[i] == MOVING):
             self.state[i] = WAITING
             self._set_poly(i, self.pos[i:i + 1].copy())
@@ -101,6 +140,41 @@ class Agents:
         far along its polyline it stood then."""
         self.asked_s[i] = self.s[i]
         return self._free_point(i)
+
+    def _asked_from_many(self, handles) -> list:
+        """``_asked_from`` for the agents of ``handles`` (the scheduler's
+        re-plans of one round) on arrays: their points made in one go,
+        their nodes located in one ``locate_many`` per graph; only agents
+        buried in a wall (``step_out``) take Python of their own."""
+        idx = np.fromiter((h.replan_from.i for h in handles), dtype=np.int64,
+                          count=len(handles))
+        self.asked_s[idx] = self.s[idx]
+        return self._free_points(idx)
+
+    def _free_points(self, idx) -> list:
+        """``_free_point`` of each agent of ``idx`` (an int64 array)."""
+        pos = self.pos[idx]
+        out = list(map(tuple, pos.tolist()))    # Python floats, as _free_point's
+        for gid, members in self._by_graph.items():
+            lay = self.layers.get(gid)
+            if lay is None:
+                continue
+            mine = np.flatnonzero(np.isin(idx, members)) if len(self._by_graph) > 1 \
+                else np.arange(len(idx))
+            if not mine.size:
+                continue
+            graph = self.world.graph(gid)
+            if type(lay).buried is not SceneLayer.buried or not graph.vector_locate:
+                for j in mine.tolist():         # a layer with its own rule
+                    out[j] = self._free_point(int(idx[j]))
+                continue
+            nodes = graph.locate_many(pos[mine])
+            buried = (nodes < 0) | ~graph.walkable[np.maximum(nodes, 0)]
+            for j, node in zip(mine[buried].tolist(), nodes[buried].tolist()):
+                stepped = lay.step_out(out[j], node)
+                if stepped is not None:         # else: the request says invalid_start
+                    out[j] = stepped
+        return out
 
     def _track_back(self, i: int) -> np.ndarray:
         """``(k, 2)``: the way agent ``i`` came since its search's start
@@ -150,6 +224,10 @@ class Agents:
         out = self._free_point(i)
         self._set_poly(i, self.pos[i:i + 1].copy() if out == here
                        else np.array([here, out], dtype=np.float64))
+
+    def _note_results(self, handles) -> None:
+        """The callbacks' ``many``: a frame's results, for ``take_results``."""
+        self._fresh.extend([(h.callback.i, h) for h in handles])
 
     def take_results(self) -> None:
         """Act on the results published during the last tick."""

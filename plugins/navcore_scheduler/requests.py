@@ -13,7 +13,9 @@ requests get their turn, one is served anyway if the previous tick served
 none, so at least every other tick serves one and none starves.
 
 A round is searched in batches (``rounds.py``): resolved on the ticking
-thread (``replan_from``, points to nodes), split per graph and algorithm
+thread (``replan_from``, or once per round ``replan_from.many`` for the
+handles that share it; points to nodes for a graph's requests together,
+``World.prepare_paths``), split per graph and algorithm
 into chunks for the worker threads, each chunk one ``navcore_find_paths``
 call (for grids one nogil kernel call). Results are published and
 callbacks run on the thread that calls ``tick``, in request order, so
@@ -37,6 +39,14 @@ the new search is done (``unreachable`` if the goal was cut off). An unreachable
 one is queued again when the graph's areas change (a door that reopens;
 this needs the hierarchy plugin). A path that merely became longer than a
 new shortcut is not re-planned: only updates that touch it count.
+
+A callback with a ``many`` attribute (the same callable for many
+requests: a game's units) is not called per request: once the frame's
+other callbacks ran, ``many(handles)`` is called once with the frame's
+handles that share it, in request order. One that raises is logged and
+raised again at the end of the tick like a callback (naming its first
+request); every result is published before any callback runs, so it
+loses none.
 
 Every handle finishes, so ``await handle`` and ``handle.wait()`` always
 return: with a result of its search (found, unreachable, invalid start or
@@ -371,26 +381,85 @@ class RequestQueue:
         return take
 
     def _prepare(self, take) -> list:
-        """Resolve each handle of a round on this thread, in order: its
-        start (``replan_from`` for a re-plan) and nodes, or its immediate
-        result (start or goal not walkable) or error."""
-        prepare = self.world.prepare_path
-        items = []
-        for h in take:
-            it = Item(h, h.start)
-            items.append(it)
+        """Resolve the handles of a round on this thread: each one's start
+        (``replan_from`` for a re-plan, see ``_replan_starts``) and nodes,
+        or its immediate result (start or goal not walkable) or error.
+        The requests of one graph and algorithm are resolved together
+        (``World.prepare_paths``: on a grid one ``locate_many`` for their
+        starts and goals); when that raises, one at a time, so
+        the error lands on the request that caused it."""
+        items = [Item(h, h.start) for h in take]
+        self._replan_starts(items)
+        groups: dict = {}
+        for it in items:
+            if it.error is None:
+                h = it.handle
+                groups.setdefault((h.graph_id, h.algorithm), []).append(it)
+        world = self.world
+        for (gid, algorithm), members in groups.items():
             try:
-                if h._served and h.replan_from is not None:
-                    it.start = h.replan_from(h)
-                _, req = prepare(h.graph_id, it.start, h.goal, h.algorithm)
-            except Exception as exc:         # bad start/goal etc.: the handle says so
-                it.error = exc
+                _, reqs = world.prepare_paths(gid, [it.start for it in members],
+                                              [it.handle.goal for it in members], algorithm)
+            except Exception:                # find the culprit: one at a time
+                reqs = None
+            if reqs is None:
+                for it in members:
+                    h = it.handle
+                    try:
+                        _, req = world.prepare_path(gid, it.start, h.goal, algorithm)
+                    except Exception as exc:     # bad start/goal etc.: the handle says so
+                        it.error = exc
+                        continue
+                    if type(req) is PathResult:
+                        it.result = req
+                    else:
+                        it.request = req
                 continue
-            if type(req) is PathResult:
-                it.result = req
-            else:
-                it.request = req
+            for it, req in zip(members, reqs):
+                if type(req) is PathResult:
+                    it.result = req
+                else:
+                    it.request = req
         return items
+
+    @staticmethod
+    def _replan_starts(items) -> None:
+        """Where each re-plan of the round starts: ``replan_from(handle)``,
+        in request order; handles whose ``replan_from`` has a ``many``
+        attribute are asked together, one ``many(handles)`` call per such
+        attribute (a game's units answer a round's re-plans on arrays).
+        When ``many`` raises or answers something else than one start per
+        handle, each of its handles' ``replan_from`` is called instead."""
+        batched: dict = {}
+        for it in items:
+            h = it.handle
+            if not h._served or h.replan_from is None:
+                continue
+            many = getattr(h.replan_from, "many", None)
+            if many is not None:
+                try:
+                    batched.setdefault(many, []).append(it)
+                    continue
+                except TypeError:            # unhashable: asked on its own
+                    pass
+            try:
+                it.start = h.replan_from(h)
+            except Exception as exc:         # the handle says so
+                it.error = exc
+        for many, members in batched.items():
+            try:
+                starts = list(many([it.handle for it in members]))
+            except Exception:
+                starts = None
+            if starts is not None and len(starts) == len(members):
+                for it, start in zip(members, starts):
+                    it.start = start
+                continue
+            for it in members:
+                try:
+                    it.start = it.handle.replan_from(it.handle)
+                except Exception as exc:
+                    it.error = exc
 
     def _learn(self, items, timing) -> None:
         """Keep the recent search times and expansions of each graph (in
@@ -428,6 +497,7 @@ class RequestQueue:
         so a callback sees all of the frame's results."""
         puts: dict = {}
         active = self._active
+        found = PathStatus.FOUND
         for it in items:
             h, result, error = it.handle, it.result, it.error
             h.start = it.start
@@ -437,36 +507,61 @@ class RequestQueue:
             h._served += 1
             h._result, h._error = result, error
             if error is not None:           # no result to keep up to date any more
-                active.get(h.graph_id, {}).pop(h.seq, None)
+                mine = active.get(h.graph_id)
+                if mine:
+                    mine.pop(h.seq, None)
                 self._drop_path(h)
             elif h.repath and not h._cancelled:
-                if result.status is PathStatus.FOUND:
-                    active.get(h.graph_id, {}).pop(h.seq, None)
-                    got = puts.get(h.graph_id)
+                gid = h.graph_id
+                mine = active.get(gid)
+                if result.status is found:
+                    if mine:
+                        mine.pop(h.seq, None)
+                    got = puts.get(gid)
                     if got is None:
-                        got = puts[h.graph_id] = ([], [], [])
+                        got = puts[gid] = ([], [], [])
                     got[0].append(h)
                     got[1].append(result.nodes)
                     got[2].append(result.cost)
                 else:
                     self._drop_path(h)
-                    active.setdefault(h.graph_id, {})[h.seq] = h
+                    if mine is None:
+                        mine = active[gid] = {}
+                    mine[h.seq] = h
         for gid, (handles, paths, costs) in puts.items():
             index = self._paths.get(gid)
             if index is None:
                 index = self._paths[gid] = ActivePaths()
             index.put_many(handles, paths, costs, self.world.graph(gid).num_nodes)
+        batched: dict = {}
         for it in items:
             h = it.handle
             if h._waiters or h._event is not None:
                 self._wake(h)
-            if h.callback is not None:
+            callback = h.callback
+            if callback is None:
+                continue
+            many = getattr(callback, "many", None)
+            if many is not None:
                 try:
-                    h.callback(h)
-                except Exception as exc:       # the other results must still go out
-                    _log.exception("the callback of path request %d on graph %r raised",
-                                   h.seq, h.graph_id)
-                    self._callback_errors.append((h, exc))
+                    batched.setdefault(many, []).append(h)
+                    continue
+                except TypeError:               # unhashable: called on its own
+                    pass
+            try:
+                callback(h)
+            except Exception as exc:           # the other results must still go out
+                _log.exception("the callback of path request %d on graph %r raised",
+                               h.seq, h.graph_id)
+                self._callback_errors.append((h, exc))
+        for many, handles in batched.items():  # after the others, one call each
+            try:
+                many(handles)
+            except Exception as exc:
+                _log.exception("the callbacks' many() of %d path requests (the first: %d "
+                               "on graph %r) raised", len(handles), handles[0].seq,
+                               handles[0].graph_id)
+                self._callback_errors.append((handles[0], exc))
 
     def _wake(self, h) -> None:
         """Tell whoever waits on ``h`` (awaits, ``wait``) that it is done."""
