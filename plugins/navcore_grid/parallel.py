@@ -206,7 +206,8 @@ def _answer(graph, batch, kind, idx, sc, threads) -> np.ndarray:
     length = np.full(k, -2, dtype=np.int64)       # -2: not searched
     need = np.zeros(threads, dtype=np.int64)
     previous = numba.get_num_threads()
-    numba.set_num_threads(threads)           # thread-local: this call only
+    if previous != threads:
+        numba.set_num_threads(threads)       # thread-local: this call only
     try:
         if kind == "jps":
             P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, order, gens, counter,
@@ -216,7 +217,8 @@ def _answer(graph, batch, kind, idx, sc, threads) -> np.ndarray:
                              *sc.pool(), order, gens, counter, cost, expanded, slot, at,
                              length, sc.bufs, need)
     finally:
-        numba.set_num_threads(previous)
+        if previous != threads:
+            numba.set_num_threads(previous)
     if _layer[0] is None:
         _concurrent_ok()
     ok = length >= 0
