@@ -69,8 +69,10 @@ class ParallelScratch:
         self._pool = None
         self._jps = None
         self._args = {}
-        # path rows: half a cell per cell (a round of long paths fits)
-        self.bufs = _touched((threads, max(4096, n // 2)), dtype=np.int32)
+        # path rows: half a cell per cell, at least 64 Ki cells (256 KiB):
+        # the maze scene's first round of 400 long paths needed 68 Ki cells
+        # a slot and, with rows of 8 Ki, four calls as the rows grew
+        self.bufs = _touched((threads, max(1 << 16, n // 2)), dtype=np.int32)
         self.lock = threading.Lock()       # one batch at a time per stack
 
     def pool(self, grow=False):
