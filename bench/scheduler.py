@@ -27,6 +27,7 @@ Results: ``bench/results/scheduler.json``.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -115,6 +116,10 @@ def play_scene(name, workers, frames):
     scene.settings.workers = workers
     scene.settings.frame_budget_ms = 1e7
     req, search = [], []
+    # the bench's own garbage (earlier worlds, the scenario file) is
+    # collected now: a full collection takes ~60 ms here and, left to
+    # chance, landed in one tick of one side (a 70-100 ms "worst tick")
+    gc.collect()
     with navcore.Simulation(scene) as sim:
         for _ in range(frames or scene.settings.frames):
             stats = sim.step()
@@ -184,6 +189,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     cfg = QUICK if args.quick else FULL
     walk, sc = load()
+    gc.collect()
+    gc.freeze()               # what is loaded now is never garbage: cheaper full passes
     log("empty ticks")
     empty = bench_empty(cfg)
     log("1000-request batch")

@@ -244,12 +244,19 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     served one request at a time through ``navcore_find_path``.
 
     Called by the scheduler plugin when it serves queued path requests:
-    a frame's requests of one graph and algorithm, split into a few chunks
-    per worker thread (a frame with little search work stays one chunk),
-    one call per chunk, on the worker thread or the thread that calls
-    ``tick`` that took it, so an implementation should answer it in one
-    nogil kernel call over arrays (per-thread scratch from
-    ``graph.scratch``; no Python per entry).
+    a round's requests of one graph and algorithm as one batch, on the
+    thread that calls ``tick``, so an implementation should answer it in
+    one nogil kernel call over arrays (per-thread scratch from
+    ``graph.scratch``; no Python per entry). With workers, ``batch.threads``
+    is the worker count (1 for a round with little search work): the
+    implementation may search the batch on that many threads at once, in
+    one parallel kernel call (the grid's ``prange`` over per-thread
+    scratch; it holds a process-wide lock around the call while numba's
+    threading layer may be ``workqueue``, which aborts on concurrent
+    parallel calls from two Python threads). Ignoring ``threads`` is correct,
+    only serial. Entries left open or deferred are served one request at a
+    time on the worker threads. Without the batch path (see below) the
+    requests go to ``navcore_find_path`` in chunks on the worker threads.
     Batches are used for a graph only when every plugin whose
     ``navcore_find_path`` serves that graph (``for_graphs`` says which)
     implements this hook too, no ``navcore_find_path`` wrapper and no

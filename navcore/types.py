@@ -164,6 +164,11 @@ class PathBatch:
     ``todo()``. Entries still open after the hook are served one by one
     too, so a plugin may answer any part of a batch.
 
+    ``threads``: how many threads an implementation may search the batch
+    on (the scheduler passes its worker count for a round's whole group,
+    on the thread that calls ``tick``; the grid answers it in one parallel
+    kernel call). 1: this thread only. Ignoring it is correct, just serial.
+
     >>> import numpy as np
     >>> b = PathBatch("g", "auto", np.array([0, 5], np.int32), np.array([2, 5], np.int32))
     >>> b.answer(np.array([0]), cost=[2.0], expanded=[3], nodes=np.array([0, 1, 2], np.int32),
@@ -172,11 +177,12 @@ class PathBatch:
     ([1], [0, 1, 2], None)
     """
 
-    __slots__ = ("graph_id", "algorithm", "starts", "goals", "state", "expanded", "_parts",
-                 "_part", "_slot")
+    __slots__ = ("graph_id", "algorithm", "starts", "goals", "threads", "state", "expanded",
+                 "_parts", "_part", "_slot")
 
-    def __init__(self, graph_id, algorithm, starts, goals):
+    def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1):
         self.graph_id = graph_id
+        self.threads = threads
         self.algorithm = algorithm
         self.starts = starts
         self.goals = goals

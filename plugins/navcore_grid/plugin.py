@@ -12,7 +12,7 @@ import navcore
 from navcore import validate
 from navcore.errors import GraphError
 
-from . import scen, scene_layer, search, updates
+from . import parallel, scen, scene_layer, search, updates
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
 from .landmarks import on_update as landmarks_on_update
@@ -129,8 +129,10 @@ def navcore_graph_updated(graph, dirty):
 
 @navcore.hookimpl
 @navcore.for_graphs(GridGraph)
-def navcore_warm_up(graph):
+def navcore_warm_up(world, graph):
     search.warm_up(graph)
+    # the scheduler's parallel rounds (PathBatch.threads = workers)
+    parallel.warm_up(graph, getattr(world, "workers", 0))
 
 
 @navcore.hookimpl

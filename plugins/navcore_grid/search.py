@@ -19,6 +19,7 @@ from . import _updates as U
 from .graph import GridGraph
 from .landmarks import NO_TABLE
 from .landmarks import kernel_args as landmark_args
+from .parallel import find_paths_parallel
 
 _NO_LANDMARKS = (NO_TABLE, 0, 1.0)
 
@@ -138,11 +139,13 @@ def scratch_for(graph) -> GridScratch:
 
 def sync_blocked(graph, padded_cells) -> None:
     """Write the blocked sentinel (or 0) of ``padded_cells`` into every
-    scratch set of ``graph``; called by updates, with no query running."""
+    scratch set of ``graph``; called by updates, with no query running.
+    A set's ``stamp`` may be 2-D (``parallel.ParallelScratch``: one row
+    per thread slot): every row is written."""
     vals = np.where(graph.padded_free[padded_cells], 0, K.BLOCKED).astype(np.int32)
     with graph.scratch_lock:
         for s in graph.scratch_sets:
-            s.stamp[padded_cells] = vals
+            s.stamp[..., padded_cells] = vals
 
 
 def dirty_mark(graph: GridGraph) -> np.ndarray:
@@ -246,23 +249,37 @@ def grid_find_paths(graph: GridGraph, batch) -> None:
     """Answer the open entries of a ``navcore.PathBatch`` as
     ``navcore_find_path`` would (``auto``: JPS where it applies, else A*;
     ``jps``, ``astar``, ``dijkstra``), in one kernel call: no Python per
-    pair. ``jps`` where it does not apply, and algorithms that are not the
-    grid's, are left open (one request at a time, they raise or pass on)."""
-    algo = batch.algorithm
-    if algo == "auto":
-        kind = "jps" if jps_applies(graph) else "astar"
-    elif algo == "jps":
-        if not jps_applies(graph):
-            return
-        kind = "jps"
-    elif algo == "astar" or algo == "dijkstra":
-        kind = algo
-    else:
+    pair. With ``batch.threads`` > 1, one parallel call on that many
+    threads (``parallel.py``). ``jps`` where it does not apply, and
+    algorithms that are not the grid's, are left open (one request at a
+    time, they raise or pass on)."""
+    kind = _batch_kind(graph, batch.algorithm)
+    if kind is None:
         return
     idx = batch.todo()
-    k = idx.size
-    if k == 0:
+    if idx.size == 0:
         return
+    threads = getattr(batch, "threads", 1)
+    if threads > 1 and idx.size > 1 and find_paths_parallel(graph, batch, kind, idx, threads):
+        idx = batch.todo()          # what did not fit its row: sequentially
+        if idx.size == 0:
+            return
+    _find_paths_here(graph, batch, kind, idx)
+
+
+def _batch_kind(graph, algo):
+    if algo == "auto":
+        return "jps" if jps_applies(graph) else "astar"
+    if algo == "jps":
+        return "jps" if jps_applies(graph) else None
+    if algo == "astar" or algo == "dijkstra":
+        return algo
+    return None
+
+
+def _find_paths_here(graph, batch, kind, idx) -> None:
+    """Entries ``idx`` of ``batch`` searched on this thread, one kernel call."""
+    k = idx.size
     starts, goals = batch.starts, batch.goals
     if k < len(batch):
         starts, goals = starts[idx], goals[idx]

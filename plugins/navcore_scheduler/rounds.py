@@ -1,19 +1,22 @@
-"""One round of a frame's path searches, run on the worker threads in batches.
+"""One round of a frame's path searches, in batches, on several threads.
 
 The ticking thread resolves each request of the round (``replan_from``,
 points to nodes, walkable checks: ``World.prepare_path``), then groups the
 searches by graph and algorithm. A group on a graph whose query plugins
-all answer batches (``navcore_find_paths``; see ``batchable``) is split
-into one to four chunks per worker of about equal work (``chunk_plan``:
-the searches dealt out heaviest first, so the threads finish together),
-and each chunk is one ``navcore.PathBatch`` handed to the hook on a worker
-thread: for grids one nogil kernel call for the whole chunk, with no
-Python per request while the threads run. Entries no batch implementation
-answered, and groups on graphs that cannot be batched, are served one
-request at a time through ``navcore_find_path`` (``World.solve``), as
-``World.find_path`` would. Every search is a function of the graph and the
-request alone, so how the round is split between threads never changes a
-result.
+all answer batches (``navcore_find_paths``; see ``batchable``) is one
+``navcore.PathBatch``. With workers, the batch of a group with enough
+work (``MIN_PARALLEL_S``) says ``threads=workers`` and the hook runs on
+the ticking thread: the grid answers it with ONE parallel nogil kernel
+call whose threads take the searches one by one with no Python in between
+(handing chunks to Python worker threads cost a wake-up and GIL
+hand-overs per chunk, more than a typical frame's searches; see
+BENCHMARKS.md). Entries the hook left open or deferred, and groups on
+graphs that cannot be batched, are served one request at a time through
+``navcore_find_path`` (``World.solve``), as ``World.find_path`` would,
+split into chunks of about equal work for the worker threads
+(``chunk_plan``; the ticking thread takes chunks too). Every search is a
+function of the graph and the request alone, so how the round is split
+between threads never changes a result.
 """
 from __future__ import annotations
 
@@ -30,6 +33,12 @@ from navcore.types import PathBatch
 #: second thread (battlefield, 2026-11-25); below twice this a round is not
 #: split at all
 MIN_CHUNK_S = 0.0005
+#: a group's batch is offered to several threads (``PathBatch.threads``)
+#: when its searches are expected to take at least this long (seconds) on
+#: one thread: a parallel kernel call costs ~20 us more than a sequential
+#: one (brc202d, JPS: 5 searches of ~6 us 0.60x, 40 of ~2 us 1.0x, 40 of
+#: ~80 us 1.8x, 2026-11-25)
+MIN_PARALLEL_S = 0.0001
 
 
 class Item:
@@ -61,15 +70,22 @@ class _Chunk:
         self.batch = batch
         self.seconds = 0.0
 
+    def run_batch(self, world) -> list:
+        """The hook on the whole batch; returns the positions of the items
+        it left to be served one at a time (all when it failed)."""
+        try:
+            world.plugins.hook.navcore_find_paths(world=world, graph=self.graph,
+                                                  batch=self.batch)
+            return np.flatnonzero(self.batch.state < 0).tolist()
+        except Exception:          # a failing batch: each request on its own
+            self.batch = None
+            return list(range(len(self.items)))
+
     def run(self, world) -> None:
-        left = range(len(self.items))
-        if self.batch is not None:
-            try:
-                world.plugins.hook.navcore_find_paths(world=world, graph=self.graph,
-                                                      batch=self.batch)
-                left = np.flatnonzero(self.batch.state < 0).tolist()
-            except Exception:          # a failing batch: each request on its own
-                self.batch = None
+        left = range(len(self.items)) if self.batch is None else self.run_batch(world)
+        self.solve(world, left)
+
+    def solve(self, world, left) -> None:
         for j in left:
             it = self.items[j]
             try:
@@ -171,18 +187,23 @@ def run_round(world, jobs, items, cache: dict, per: dict,
     """Search every item of ``items`` that has a ``request`` (others have
     their result or error already); fill in ``result``/``error``. ``per``:
     the seconds a search on each graph is expected to take (chunk sizes).
-    With workers the thread that calls this takes chunks too (it would
-    only wait): ``workers`` threads search in all. ``least_s``: the least
-    work of a chunk (``MIN_CHUNK_S``); 0 makes each search a chunk and
-    hands every chunk to the worker threads. Returns ``{graph_id:
-    [(searches, seconds) per chunk]}`` for the time estimates."""
+    With workers a batchable group with at least ``MIN_PARALLEL_S`` of
+    expected work is one batch offered to ``workers`` threads, run on
+    this thread; the requests left one at a time go out in chunks, and
+    the thread that calls this takes chunks too (it would only wait):
+    ``workers`` threads search in all. ``least_s``: the least work of a
+    chunk (``MIN_CHUNK_S``); 0 offers every batch to the threads, makes
+    each single request a chunk and hands every chunk to the worker
+    threads. Returns ``{graph_id: [(searches, thread seconds) per
+    chunk]}`` for the time estimates."""
     groups: dict = {}
     for it in items:
         if it.request is not None:
             r = it.request
             groups.setdefault((r.graph_id, r.algorithm), []).append(it)
     workers = jobs.workers
-    chunks = []
+    chunks, done = [], []
+    clock = time.perf_counter
     for (gid, algorithm), members in groups.items():
         graph = world.graph(gid)
         ok = batchable(world, graph, cache)
@@ -190,6 +211,25 @@ def run_round(world, jobs, items, cache: dict, per: dict,
                              len(members))
         goals = np.fromiter((it.request.goal_node for it in members), np.int32,
                             len(members))
+        if ok and workers > 1 and len(members) > 1:
+            # the whole group in one batch, on this thread, offered to the
+            # workers' count of threads when it is worth a parallel call
+            p = per.get(gid)
+            threads = workers if (least_s <= 0 or p is None
+                                  or p * len(members) >= MIN_PARALLEL_S) else 1
+            c = _Chunk(graph, members, PathBatch(gid, algorithm, starts, goals, threads))
+            t0 = clock()
+            left = c.run_batch(world)
+            c.seconds = (clock() - t0) * threads
+            c.collect()
+            if len(left) < len(members):        # timing: the searched ones
+                done.append((gid, len(members) - len(left), c.seconds))
+            if left:
+                members = [members[j] for j in left]
+                starts, goals = starts[left], goals[left]
+            else:
+                continue
+            ok = False
         weight = _lengths(graph, starts, goals) if workers > 1 and len(members) > 1 \
             else None
         for idx in chunk_plan(len(members), workers, per.get(gid), least_s, weight):
@@ -198,10 +238,7 @@ def run_round(world, jobs, items, cache: dict, per: dict,
             else:
                 part, s, t = [members[i] for i in idx.tolist()], starts[idx], goals[idx]
             chunks.append(_Chunk(graph, part, PathBatch(gid, algorithm, s, t) if ok else None))
-    if not chunks:
-        return {}
     counter = itertools.count()
-    clock = time.perf_counter
 
     def work():
         while True:
@@ -216,13 +253,17 @@ def run_round(world, jobs, items, cache: dict, per: dict,
             # it, while the other threads still search (not after the round)
             c.collect()
 
-    if workers and least_s <= 0:
+    if not chunks:
+        pass                          # all answered by the batches
+    elif workers and least_s <= 0:
         jobs.run_on_workers(work, min(workers, len(chunks)))
     elif workers and len(chunks) > 1:
         jobs.run_on_workers(work, min(workers, len(chunks)) - 1, here=True)
     else:
         work()
     timing: dict = {}
+    for gid, n, seconds in done:
+        timing.setdefault(gid, []).append((n, seconds))
     for c in chunks:
         timing.setdefault(c.items[0].request.graph_id, []).append((len(c.items), c.seconds))
     return timing

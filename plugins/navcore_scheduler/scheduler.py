@@ -30,12 +30,15 @@ class Scheduler:
 
     @property
     def min_chunk_ms(self) -> float:
-        """The least search time a worker thread's chunk of a frame's
-        requests is expected to take (0.5 ms); a frame with less than
-        twice that is searched on the ticking thread alone, as handing
-        work to another thread costs more than it saves. 0: every search a
-        chunk of its own, all on the worker threads (``navcore.testing``'s
-        ``workers_agree`` check sets it so each thread really searches)."""
+        """The least search time a worker thread's chunk of requests
+        served one at a time is expected to take (0.5 ms; batches go to
+        the worker count of threads in one parallel call instead, see
+        ``rounds.py``); a frame with less than twice that is searched on
+        the ticking thread alone, as handing work to another thread costs
+        more than it saves. 0: every such search a chunk of its own, all on
+        the worker threads, and every batch offered to the threads
+        (``navcore.testing``'s ``workers_agree`` check sets it so each
+        thread really searches)."""
         return self.requests.min_chunk_s * 1e3
 
     @min_chunk_ms.setter

@@ -43,7 +43,7 @@ def test_batched_results_equal_find_path_one_request_at_a_time(workers):
     class Sizes:                    # sees each batch first, answers nothing
         @navcore.hookimpl(tryfirst=True)
         def navcore_find_paths(self, batch):
-            sizes.append(len(batch))
+            sizes.append((len(batch), batch.threads))
 
     world.plugins.register(Sizes())
     free = np.argwhere(walk)
@@ -63,9 +63,9 @@ def test_batched_results_equal_find_path_one_request_at_a_time(workers):
     statuses = {h.result().status for h in handles}
     assert {PathStatus.FOUND, PathStatus.UNREACHABLE, PathStatus.INVALID_GOAL,
             PathStatus.INVALID_START} <= statuses
-    assert sum(sizes) >= 398 and max(sizes) > 1         # served in batches
-    if workers:
-        assert len(sizes) > 4                            # split between threads
+    assert sum(n for n, _ in sizes) >= 398 and max(sizes)[0] > 1    # served in batches
+    # with workers each round's group is one batch offered to every thread
+    assert {threads for n, threads in sizes if n > 50} == {max(workers, 1)}
     world.scheduler.close()
 
 

@@ -1,0 +1,255 @@
+"""A batch searched by several threads in one nogil call (``PathBatch.threads``).
+
+The scheduler hands a round's searches of a grid to ``navcore_find_paths``
+as one batch with ``threads`` > 1; ``find_paths_parallel`` answers it with
+one call of a ``prange`` kernel (``_parallel.py``) in which numba's threads
+take the searches from a shared counter, with no Python (and no GIL)
+between two searches. Python worker threads could not do that: each chunk
+handed to one cost a wake-up and GIL hand-overs of tens of microseconds,
+more than the searches of a typical frame (see BENCHMARKS.md, scheduler).
+
+Each thread slot has its own scratch, rows of 2-D arrays made once per
+grid (``ParallelScratch``, registered in ``graph.scratch_sets`` so updates
+keep its blocked sentinels), so nothing is allocated per round but the
+result arrays.
+
+numba's ``workqueue`` threading layer aborts the process when two Python
+threads run parallel kernels at once; under it (or before numba has
+picked a layer) every parallel call here holds ``PARALLEL_LOCK``. The
+OpenMP and TBB layers allow concurrent calls.
+"""
+from __future__ import annotations
+
+import threading
+
+import numba
+import numpy as np
+
+from . import _kernels as K
+from . import _parallel as P
+from .landmarks import NO_TABLE
+from .landmarks import kernel_args as landmark_args
+
+#: held around every parallel kernel call while the threading layer may
+#: be ``workqueue`` (not thread-safe: concurrent parallel calls abort)
+PARALLEL_LOCK = threading.Lock()
+_layer = [None]           # numba's threading layer, once it is known
+_SCRATCH_KEY = "navcore_grid.parallel"
+
+
+def _concurrent_ok() -> bool:
+    """Whether parallel kernels may run from two Python threads at once."""
+    if _layer[0] is None:
+        try:
+            _layer[0] = numba.threading_layer()
+        except ValueError:              # no parallel kernel has run yet
+            return False
+    return _layer[0] != "workqueue"
+
+
+def usable_threads(threads: int) -> int:
+    """``threads`` capped at numba's thread pool (``NUMBA_NUM_THREADS``)."""
+    return max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+
+
+class ParallelScratch:
+    """Search memory for ``threads`` slots of one grid: row ``t`` of each
+    array belongs to slot ``t``. ``stamp`` (A*, with the permanent
+    ``BLOCKED`` sentinel) is 2-D, so ``sync_blocked`` updates every row."""
+
+    def __init__(self, graph, threads: int):
+        n = graph.padded_free.size
+        self.threads = threads
+        row = np.where(graph.padded_free, 0, K.BLOCKED).astype(np.int32)
+        self.stamp = np.empty((threads, n), dtype=np.int32)
+        self.stamp[:] = row
+        self.g = _touched((threads, n), dtype=np.float64)
+        self.parent = _touched((threads, n), dtype=np.int32)
+        self.gen = 0
+        self._pool = None
+        self._jps = None
+        self._args = {}
+        # path rows: half a cell per cell, at least 64 Ki cells (256 KiB):
+        # the maze scene's first round of 400 long paths needed 68 Ki cells
+        # a slot and, with rows of 8 Ki, four calls as the rows grew
+        self.bufs = _touched((threads, max(1 << 16, n // 2)), dtype=np.int32)
+        self.lock = threading.Lock()       # one batch at a time per stack
+
+    def pool(self, grow=False):
+        """A* entry pools, one row per slot (one entry per cell, doubled by
+        ``grow``)."""
+        if self._pool is None or grow:
+            cap = self.stamp.shape[1] if self._pool is None else 2 * self._pool[0].shape[1]
+            T = self.threads
+            # the rows of the small arrays are padded to 128 bytes: slots
+            # writing the same cache line (false sharing) made A* on two
+            # threads hardly faster than on one (1.07x, brc202d)
+            fbits = _touched((T, 16), dtype=np.float64)
+            self._pool = (_touched((T, cap), np.int32), _touched((T, cap), np.int64),
+                          _touched((T, cap), np.int32), np.empty((T, 96), np.int32),
+                          fbits, fbits.view(np.int64))
+        return self._pool
+
+    def jps(self):
+        """``(i32, f64)`` of ``_parallel.jps_parallel``: per slot the rows
+        stamp, parent, heap node, heap position; g, heap key."""
+        if self._jps is None:
+            n = self.stamp.shape[1]
+            self._jps = (_touched((self.threads, 4, n), np.int32),
+                         _touched((self.threads, 2, n), np.float64))
+        return self._jps
+
+    def reserve_gens(self, graph, k: int) -> np.ndarray:
+        """First generation of each slot for a batch of ``k`` searches (a
+        slot may take all of them), wiping the stamps at wrap-around."""
+        T = self.threads
+        if 2 * (self.gen + T * k) + 1 >= K.BLOCKED:
+            self.gen = 0
+            self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
+            if self._jps is not None:
+                self._jps[0][:, 0] = 0
+        gens = self.gen + 1 + k * np.arange(T, dtype=np.int64)
+        self.gen += T * k
+        return gens
+
+    def kernel_args(self, graph, kind):
+        got = self._args.get(kind)
+        if got is None or got[0] != graph.epoch:
+            got = self._args[kind] = (graph.epoch, _make_args(graph, self, kind))
+        return got[1]
+
+    def grow_bufs(self, need: int) -> None:
+        self.bufs = _touched((self.threads, max(2 * self.bufs.shape[1], need)), np.int32)
+
+
+def _touched(shape, dtype=np.float64):
+    """Zeros with every page written (``np.zeros`` only maps them, and the
+    first searches would page-fault inside a frame; see ``search._touched``)."""
+    a = np.empty(shape, dtype=dtype)
+    a.fill(0)
+    return a
+
+
+def _make_args(graph, sc, kind):
+    if kind == "jps":
+        rowbits, colbits = graph.bit_lines
+        return (graph.padded_free, rowbits, colbits, *sc.jps(), graph.padded_width,
+                graph.width, graph.diagonal_cost, *landmark_args(graph))
+    from .search import _heuristic_coefficients
+    heuristic = kind == "astar"
+    uniform, cmin, _ = graph.cost_stats()
+    ha, hb = _heuristic_coefficients(graph)
+    lm = landmark_args(graph) if heuristic else (NO_TABLE, 0, 1.0)
+    return (sc.stamp, graph.padded_cost, uniform, graph.padded_width, graph.width,
+            graph.connectivity, *graph.directions, graph.corner_cutting, ha, hb,
+            cmin if heuristic else 0.0, *lm)
+
+
+def parallel_scratch(graph, threads: int) -> ParallelScratch:
+    """The grid's stack for ``threads`` slots (made once, registered for
+    updates; this thread's own scratch set is made first, so updates find
+    a 1-D one at ``scratch_sets[0]``)."""
+    from .search import scratch_for
+    stacks = graph.__dict__.setdefault("_parallel_stacks", {})
+    sc = stacks.get(threads)
+    if sc is None:
+        scratch_for(graph)
+        sc = ParallelScratch(graph, threads)
+        with graph.scratch_lock:
+            if threads in stacks:        # another thread made it meanwhile
+                return stacks[threads]
+            graph.scratch_sets.append(sc)
+            stacks[threads] = sc
+    return sc
+
+
+def find_paths_parallel(graph, batch, kind: str, idx: np.ndarray, threads: int) -> bool:
+    """Answer the batch entries ``idx`` with ``kind`` (``jps``, ``astar``,
+    ``dijkstra``) on ``threads`` threads in one call (again, for the
+    entries that ran out of room, after the room grew: rare once the rows
+    have grown to a grid's paths). False when nothing was done: the stack
+    is busy (another thread's batch on this grid), and the caller
+    searches sequentially."""
+    threads = usable_threads(threads)
+    if threads < 2:
+        return False
+    sc = parallel_scratch(graph, threads)
+    if not sc.lock.acquire(blocking=False):
+        return False
+    try:
+        guard = None if _concurrent_ok() else PARALLEL_LOCK
+        if guard is not None:
+            guard.acquire()
+        try:
+            while idx.size:
+                idx = _answer(graph, batch, kind, idx, sc, threads)
+        finally:
+            if guard is not None:
+                guard.release()
+    finally:
+        sc.lock.release()
+    return True
+
+
+def _answer(graph, batch, kind, idx, sc, threads) -> np.ndarray:
+    """One parallel call over entries ``idx``; answers what fitted and
+    returns the entries that did not (after growing what they lacked)."""
+    k = idx.size
+    starts, goals = batch.starts, batch.goals
+    if k < len(batch):
+        starts, goals = starts[idx], goals[idx]
+    order = P.heaviest_first(starts, goals, graph.width)
+    gens = sc.reserve_gens(graph, k)
+    counter = np.zeros(1, dtype=np.int64)
+    cost = np.empty(k, dtype=np.float64)
+    expanded = np.empty(k, dtype=np.int64)
+    slot = np.empty(k, dtype=np.int64)
+    at = np.empty(k, dtype=np.int64)
+    length = np.full(k, -2, dtype=np.int64)       # -2: not searched
+    need = np.zeros(threads, dtype=np.int64)
+    previous = numba.get_num_threads()
+    if previous != threads:
+        numba.set_num_threads(threads)       # thread-local: this call only
+    try:
+        if kind == "jps":
+            P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, order, gens, counter,
+                           cost, expanded, slot, at, length, sc.bufs, need)
+        else:
+            P.astar_parallel(*sc.kernel_args(graph, kind), starts, goals, sc.g, sc.parent,
+                             *sc.pool(), order, gens, counter, cost, expanded, slot, at,
+                             length, sc.bufs, need)
+    finally:
+        if previous != threads:
+            numba.set_num_threads(previous)
+    if _layer[0] is None:
+        _concurrent_ok()
+    ok = length >= 0
+    done = np.flatnonzero(ok)
+    if done.size:
+        nodes, offsets, points = P.gather(sc.bufs, slot, at, length, done, graph.width)
+        batch.answer(idx[done], cost[done], expanded[done], nodes, offsets, points, kind)
+    if done.size == k:
+        return idx[:0]
+    stopped = length == -1
+    if (stopped & (cost == -1.0)).any():      # an A* entry pool ran out
+        sc.pool(grow=True)
+    if (stopped & (cost != -1.0)).any():      # a path row ran out
+        sc.grow_bufs(int(need.max()))
+    return idx[~ok]
+
+
+def warm_up(graph, threads: int) -> None:
+    """Load the parallel kernels and make the stack for ``threads`` slots
+    (touching its pages) before the first frame."""
+    from navcore.types import PathBatch
+    threads = usable_threads(threads)
+    if threads < 2:
+        return
+    free = np.flatnonzero(graph.walkable[:4096])
+    if free.size == 0:
+        return
+    s = np.full(2, free[0], dtype=np.int32)
+    from .search import jps_applies
+    for kind in ("astar", "jps") if jps_applies(graph) else ("astar",):
+        b = PathBatch(graph.graph_id, kind, s, s)
+        find_paths_parallel(graph, b, kind, b.todo(), threads)
