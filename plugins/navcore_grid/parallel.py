@@ -13,10 +13,10 @@ grid (``ParallelScratch``, registered in ``graph.scratch_sets`` so updates
 keep its blocked sentinels), so nothing is allocated per round but the
 result arrays.
 
-numba's ``workqueue`` threading layer aborts the process when two Python
-threads run parallel kernels at once; under it (or before numba has
-picked a layer) every parallel call here holds ``PARALLEL_LOCK``. The
-OpenMP and TBB layers allow concurrent calls.
+Every parallel call is inside ``navcore.parallel.parallel_section``
+(numba's ``workqueue`` layer aborts the process when two Python threads
+run parallel kernels at once); when another thread holds it, the batch is
+searched sequentially rather than waiting.
 """
 from __future__ import annotations
 
@@ -25,26 +25,14 @@ import threading
 import numba
 import numpy as np
 
+from navcore.parallel import parallel_section
+
 from . import _kernels as K
 from . import _parallel as P
 from .landmarks import NO_TABLE
 from .landmarks import kernel_args as landmark_args
 
-#: held around every parallel kernel call while the threading layer may
-#: be ``workqueue`` (not thread-safe: concurrent parallel calls abort)
-PARALLEL_LOCK = threading.Lock()
-_layer = [None]           # numba's threading layer, once it is known
 _SCRATCH_KEY = "navcore_grid.parallel"
-
-
-def _concurrent_ok() -> bool:
-    """Whether parallel kernels may run from two Python threads at once."""
-    if _layer[0] is None:
-        try:
-            _layer[0] = numba.threading_layer()
-        except ValueError:              # no parallel kernel has run yet
-            return False
-    return _layer[0] != "workqueue"
 
 
 def usable_threads(threads: int) -> int:
@@ -177,15 +165,11 @@ def find_paths_parallel(graph, batch, kind: str, idx: np.ndarray, threads: int) 
     if not sc.lock.acquire(blocking=False):
         return False
     try:
-        guard = None if _concurrent_ok() else PARALLEL_LOCK
-        if guard is not None:
-            guard.acquire()
-        try:
+        with parallel_section(blocking=False) as may_run:
+            if not may_run:     # another thread's parallel kernel (workqueue)
+                return False
             while idx.size:
                 idx = _answer(graph, batch, kind, idx, sc, threads)
-        finally:
-            if guard is not None:
-                guard.release()
     finally:
         sc.lock.release()
     return True
@@ -221,8 +205,6 @@ def _answer(graph, batch, kind, idx, sc, threads) -> np.ndarray:
     finally:
         if previous != threads:
             numba.set_num_threads(previous)
-    if _layer[0] is None:
-        _concurrent_ok()
     ok = length >= 0
     done = np.flatnonzero(ok)
     if done.size:

@@ -50,6 +50,7 @@ import numba
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
+from navcore.parallel import parallel_section
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -175,18 +176,20 @@ class Metric:
         after a basic customization (every finite arc), the arcs a
         shortest path may use after a perfect one."""
         t0 = time.perf_counter()
-        K.customize(topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head,
-                    topo.down_first, topo.down_tail, topo.down_arc, topo.part_first,
-                    topo.part_nodes, marks, topo.parallel, self.w_up, self.w_down, self.mid_up,
-                    self.mid_down, self.src_up, self.src_down)
+        with parallel_section():     # numba's pool: see navcore.parallel
+            K.customize(topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head,
+                        topo.down_first, topo.down_tail, topo.down_arc, topo.part_first,
+                        topo.part_nodes, marks, topo.parallel, self.w_up, self.w_down,
+                        self.mid_up, self.mid_down, self.src_up, self.src_down)
         if perfect:
             m, n = topo.num_arcs, topo.num_nodes
             if self.b_up is None:
                 self.b_up, self.b_down = np.empty(m), np.empty(m)
                 self._graphs = [(np.empty(n + 1, dtype=np.int64), np.empty(m, dtype=np.int32),
                                  np.empty(m), np.empty(m, dtype=np.int64)) for _ in range(2)]
-            K.perfect(topo.up_first, topo.up_head, topo.part_first, topo.part_nodes,
-                      topo.parallel, self.w_up, self.w_down, self.b_up, self.b_down)
+            with parallel_section():     # numba's pool: see navcore.parallel
+                K.perfect(topo.up_first, topo.up_head, topo.part_first, topo.part_nodes,
+                          topo.parallel, self.w_up, self.w_down, self.b_up, self.b_down)
             graphs = []
             for w, b, (first, head, wt, arc) in zip((self.w_up, self.w_down),
                                                      (self.b_up, self.b_down), self._graphs):
@@ -482,8 +485,9 @@ class CCHQuery:
         s, t = self._pairs(sources, targets)
         out = np.empty(s.shape[0], dtype=np.float64)
         df, db, pf, pb = self._rows()
-        K.pair_distances(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], s, t, out, df, db,
-                         pf, pb)
+        with parallel_section():     # numba's pool: see navcore.parallel
+            K.pair_distances(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], s, t, out,
+                             df, db, pf, pb)
         return out
 
     def paths(self, sources, targets):
@@ -500,10 +504,11 @@ class CCHQuery:
                 topo.arc_low, m.mid_up, m.mid_down, m.src_up, m.src_down, m.cost,
                 int(topo.depth))
         none = np.empty(0, dtype=np.int64)
-        K.pair_paths(*args, offsets, none, costs, True)
-        np.cumsum(offsets, out=offsets)
-        edges = np.empty(offsets[-1], dtype=np.int64)
-        K.pair_paths(*args, offsets, edges, costs, False)
+        with parallel_section():     # numba's pool: see navcore.parallel
+            K.pair_paths(*args, offsets, none, costs, True)
+            np.cumsum(offsets, out=offsets)
+            edges = np.empty(offsets[-1], dtype=np.int64)
+            K.pair_paths(*args, offsets, edges, costs, False)
         return costs, offsets, edges
 
     def matrix(self, sources, targets) -> np.ndarray:
@@ -514,9 +519,10 @@ class CCHQuery:
         t = self._nodes("targets", targets)
         dist = self._rows()[0]
         parent, depth = self.view.topology.parent, int(self.view.topology.depth)
-        if s.shape[0] <= t.shape[0]:
-            return K.bucket_matrix(parent, *m.fwd[:3], *m.bwd[:3], s, t, dist, depth)
-        res = K.bucket_matrix(parent, *m.bwd[:3], *m.fwd[:3], t, s, dist, depth)
+        with parallel_section():     # numba's pool: see navcore.parallel
+            if s.shape[0] <= t.shape[0]:
+                return K.bucket_matrix(parent, *m.fwd[:3], *m.bwd[:3], s, t, dist, depth)
+            res = K.bucket_matrix(parent, *m.bwd[:3], *m.fwd[:3], t, s, dist, depth)
         return np.ascontiguousarray(res.T)
 
     def _pairs(self, sources, targets):

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
+from navcore.parallel import parallel_section
 
 from . import _ch as K
 
@@ -154,10 +155,11 @@ class DirectedHierarchy:
         step = n if progress is None else max(n // 10, 1)
         while ints[2] < n:
             until = min(int(ints[2]) + step, n)
-            nbr, wt, arc, hops, sc_c1, sc_c2 = K.build_rounds(
-                until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints, level,
-                prio, rank, order, alive, block, dmark, dirty, best, chosen, dist, stamp,
-                tmark, gens, hk, hn, sc_c1, sc_c2)
+            with parallel_section():     # numba's pool: see navcore.parallel
+                nbr, wt, arc, hops, sc_c1, sc_c2 = K.build_rounds(
+                    until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints,
+                    level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist,
+                    stamp, tmark, gens, hk, hn, sc_c1, sc_c2)
             if progress is not None:
                 progress(int(ints[2]), n)
         out = K.finalize(order, rank, start, deg, nbr, wt, arc, sc_c1, sc_c2, m, int(ints[3]))
@@ -378,9 +380,10 @@ class HierarchyQuery:
         while todo.size:
             p = self._parallel(hcap)
             part = np.empty(todo.size)
-            K.pair_distances(*self._graphs(), s[todo], t[todo], part, p["df"], p["db"],
-                             p["sf"], p["sb"], p["pf"], p["pb"], p["hkf"], p["hnf"],
-                             p["hkb"], p["hnb"], p["gens"])
+            with parallel_section():     # numba's pool: see navcore.parallel
+                K.pair_distances(*self._graphs(), s[todo], t[todo], part, p["df"], p["db"],
+                                 p["sf"], p["sb"], p["pf"], p["pb"], p["hkf"], p["hnf"],
+                                 p["hkb"], p["hnb"], p["gens"])
             out[todo] = part
             todo = todo[np.isnan(part)]          # a heap ran out of room: bigger ones
             hcap = 4 * p["hkf"].shape[1]
@@ -413,10 +416,11 @@ class HierarchyQuery:
             na = np.empty(todo.size, dtype=np.int64)
             ne = np.zeros(todo.size, dtype=np.int64)
             part = np.empty((todo.size, width), dtype=np.int64)
-            K.pair_arcs(h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first,
-                        h._bwd_head, h._bwd_w, h._bwd_arc, s[todo], t[todo], self._hops,
-                        part, na, ne, p["df"], p["db"], p["sf"], p["sb"], p["pf"], p["pb"],
-                        p["hkf"], p["hnf"], p["hkb"], p["hnb"], p["gens"])
+            with parallel_section():     # numba's pool: see navcore.parallel
+                K.pair_arcs(h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first,
+                            h._bwd_head, h._bwd_w, h._bwd_arc, s[todo], t[todo], self._hops,
+                            part, na, ne, p["df"], p["db"], p["sf"], p["sb"], p["pf"],
+                            p["pb"], p["hkf"], p["hnf"], p["hkb"], p["hnb"], p["gens"])
             done = na >= -1
             if width > arcs.shape[1]:
                 arcs = np.concatenate((arcs, np.empty((k, width - arcs.shape[1]),
@@ -432,8 +436,9 @@ class HierarchyQuery:
         offsets = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(np.where(narcs >= 0, counts, 0), out=offsets[1:])
         edges = np.empty(offsets[-1], dtype=np.int64)
-        K.unpack_arcs(arcs, narcs, offsets, h.num_edges, h._sc_c1, h._sc_c2, h._weights,
-                      h._depth, edges, costs)
+        with parallel_section():     # numba's pool: see navcore.parallel
+            K.unpack_arcs(arcs, narcs, offsets, h.num_edges, h._sc_c1, h._sc_c2, h._weights,
+                          h._depth, edges, costs)
         return costs, offsets, edges
 
     def matrix(self, sources, targets) -> np.ndarray:
@@ -447,13 +452,14 @@ class HierarchyQuery:
         hcap = 1024
         while True:
             p = self._parallel(hcap)
-            if s.shape[0] <= t.shape[0]:
-                res, ok = K.bucket_matrix(*fwd, s, t, self._n, p["df"], p["sf"], p["gens"],
-                                          p["hkf"], p["hnf"], self._space)
-            else:                                # fewer sources: they fill the buckets
-                res, ok = K.bucket_matrix(*bwd, t, s, self._n, p["df"], p["sf"], p["gens"],
-                                          p["hkf"], p["hnf"], self._space)
-                res = res.T
+            with parallel_section():     # numba's pool: see navcore.parallel
+                if s.shape[0] <= t.shape[0]:
+                    res, ok = K.bucket_matrix(*fwd, s, t, self._n, p["df"], p["sf"],
+                                              p["gens"], p["hkf"], p["hnf"], self._space)
+                else:                            # fewer sources: they fill the buckets
+                    res, ok = K.bucket_matrix(*bwd, t, s, self._n, p["df"], p["sf"],
+                                              p["gens"], p["hkf"], p["hnf"], self._space)
+                    res = res.T
             if ok:
                 return np.ascontiguousarray(res)
             self._space *= 4

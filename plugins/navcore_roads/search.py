@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from navcore.errors import QueryError
+from navcore.parallel import parallel_section
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -155,8 +156,9 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
         return out
     csr = graph.csr
     rev = csr.reverse()
-    K.pairs(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
-            rev.cost, graph.walkable, sources, targets, out, threads_for(sources.size))
+    with parallel_section():     # numba's pool: see navcore.parallel
+        K.pairs(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
+                rev.cost, graph.walkable, sources, targets, out, threads_for(sources.size))
     return out
 
 

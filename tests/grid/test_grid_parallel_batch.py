@@ -2,10 +2,12 @@
 ``navcore_grid.parallel``) answers exactly what the one-thread batch and
 single queries answer, with costs checked against a naive grid Dijkstra."""
 import math
+import threading
 
 import numpy as np
 import pytest
 
+import navcore.parallel as navcore_parallel
 import reference
 from navcore.types import PathBatch, PathStatus
 from navcore_grid import GridGraph, parallel, search
@@ -108,6 +110,22 @@ def test_a_busy_stack_falls_back_to_this_thread():
         assert _answers(g, "jps", s, t, 2) == want
 
 
+def _held_elsewhere() -> bool:
+    """Whether a section's lock is held (tried from another thread: the
+    lock is re-entrant, so this thread could always take it)."""
+    out = []
+
+    def probe():
+        got = navcore_parallel._LOCK.acquire(blocking=False)
+        if got:
+            navcore_parallel._LOCK.release()
+        out.append(not got)
+    th = threading.Thread(target=probe)
+    th.start()
+    th.join()
+    return out[0]
+
+
 def test_parallel_calls_hold_the_lock_while_the_layer_may_be_workqueue(monkeypatch):
     g = GridGraph(_maze_like(9))
     s, t = _pairs(g, np.random.default_rng(9), 20)
@@ -115,16 +133,41 @@ def test_parallel_calls_hold_the_lock_while_the_layer_may_be_workqueue(monkeypat
     real = parallel.P.jps_parallel
 
     def spy(*args):
-        held.append(parallel.PARALLEL_LOCK.locked())
+        held.append(_held_elsewhere())
         return real(*args)
 
     monkeypatch.setattr(parallel.P, "jps_parallel", spy)
     for layer, locked in (("workqueue", True), ("omp", False), ("tbb", False)):
-        monkeypatch.setattr(parallel, "_layer", [layer])
+        monkeypatch.setattr(navcore_parallel, "_layer", [layer])
         held.clear()
         _answers(g, "jps", s, t, 2)
         assert held == [locked]
-    assert not parallel.PARALLEL_LOCK.locked()
+    assert not _held_elsewhere()
+
+
+def test_a_batch_does_not_wait_behind_another_threads_parallel_kernel(monkeypatch):
+    """Under workqueue, while another thread is inside a parallel section
+    (a contraction, say), the batch is searched on this thread instead."""
+    g = GridGraph(_maze_like(6))
+    s, t = _pairs(g, np.random.default_rng(6), 25)
+    want = _answers(g, "jps", s, t, 1)
+    monkeypatch.setattr(navcore_parallel, "_layer", ["workqueue"])
+    inside, leave = threading.Event(), threading.Event()
+
+    def other():
+        with navcore_parallel.parallel_section():
+            inside.set()
+            leave.wait(30)
+    th = threading.Thread(target=other)
+    th.start()
+    try:
+        assert inside.wait(30)
+        b = PathBatch("g", "jps", s, t, 2)
+        assert not parallel.find_paths_parallel(g, b, "jps", b.todo(), 2)
+        assert _answers(g, "jps", s, t, 2) == want
+    finally:
+        leave.set()
+        th.join()
 
 
 def test_updates_reach_every_slot_of_the_stack():
