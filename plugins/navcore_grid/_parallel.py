@@ -36,14 +36,62 @@ from ._kernels import INF, grid_astar, trace_into
 ST_TAKEN, ST_USED, ST_NEED, ST_POOL = 0, 1, 2, 3
 ST_WIDTH = 16
 
-if config.DISABLE_JIT:          # the intrinsic needs the compiler
+#: a join copies the cells on all threads from this many cells on (below,
+#: a second fork and join cost more than the half of the copy they save)
+PARALLEL_COPY_CELLS = 1024
+
+if config.DISABLE_JIT:          # the intrinsics need the compiler
+    import numba
+
     def fetch_add(arr, i, v):
         old = arr[i]
         arr[i] += v
         return old
+
+    def thread_count():
+        return numba.get_num_threads()
+
+    def use_threads(n):
+        numba.set_num_threads(n)
 else:
+    from llvmlite import ir
     from numba.core import cgutils, types
     from numba.extending import intrinsic
+
+    @intrinsic
+    def thread_count(typingctx):
+        """``numba.get_num_threads()`` (this thread's mask) as a direct call
+        of the threading layer's ``get_num_threads``: numba's own overload
+        calls it through a ctypes pointer, which a cached kernel cannot
+        hold, and from Python it takes a process lock and a ctypes call
+        (13 us a call measured in a frame, where caches are cold)."""
+        sig = types.int64()
+
+        def codegen(context, builder, signature, args):
+            # declared as numba's parfor launcher declares it (same module)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.IntType(64), []), "get_num_threads")
+            got = builder.trunc(builder.call(fn, []), ir.IntType(32))    # a C int
+            return builder.sext(got, ir.IntType(64))
+        return sig, codegen
+
+    @intrinsic
+    def use_threads(typingctx, n):
+        """``numba.set_num_threads(n)`` for the parallel regions this thread
+        launches next (``1 <= n <= NUMBA_NUM_THREADS``, unchecked), as a
+        direct call (see ``thread_count``)."""
+        if not isinstance(n, types.Integer):
+            return None
+        sig = types.void(n)
+
+        def codegen(context, builder, signature, args):
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(32)]),
+                "set_num_threads")
+            builder.call(fn, [builder.trunc(args[0], ir.IntType(32))
+                              if args[0].type.width > 32 else args[0]])
+            return context.get_dummy_value()
+        return sig, codegen
 
     @intrinsic
     def fetch_add(typingctx, arr, i, v):
@@ -210,15 +258,25 @@ def _collect(n, res_i, res_f, st):
 @njit(cache=True, nogil=True)
 def _write_paths(t, bufs, base, W, nodes, points):
     """Slot ``t``'s cells into ``nodes[base[t]:base[t + 1]]`` with their
-    centres ``(x + 0.5, y + 0.5)`` in ``points``."""
+    centres ``(x + 0.5, y + 0.5)`` in ``points``. The row ``y = v // W``
+    comes from a multiplication by ``1 / W``: exact (``(v + 0.5) / W`` is
+    at least ``0.5 / W`` from an integer, far above the rounding error for
+    any ``v < 2**51``) and much cheaper than a 64-bit division a cell."""
     row = bufs[t]
     o = base[t]
+    inv = 1.0 / W
     for j in range(base[t + 1] - o):
         v = row[j]
         nodes[o + j] = v
-        y = v // W
+        y = int((v + 0.5) * inv)
         points[o + j, 0] = v - y * W + 0.5
         points[o + j, 1] = y + 0.5
+
+
+@njit(cache=True, nogil=True)
+def _join_serial(bufs, base, W, nodes, points):
+    for t in range(base.shape[0] - 1):
+        _write_paths(t, bufs, base, W, nodes, points)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -231,19 +289,29 @@ def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale
     (``n`` searches). Returns ``(index, cost, expanded, nodes, offsets,
     points, left)``: the answered batch positions ``index`` with their
     answers as ``PathBatch.answer`` takes them, and the positions ``left``
-    unanswered because a slot ran out of room (``st``: what it lacked)."""
+    unanswered because a slot ran out of room (``st``: what it lacked).
+    The call runs on ``T`` threads whatever this thread's numba mask says
+    (set and restored inside: no Python call for it)."""
     n = starts.shape[0]
     T = i32s.shape[0]
     order = heaviest_first(starts, goals, W)
     _reset(ctl, st)
+    previous = thread_count()
+    if previous != T:
+        use_threads(T)              # this call's regions only (restored below)
     for t in prange(T):
         _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
                   goals, order, gen + t * n, ctl, res_i, res_f, st, bufs)
     index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
     nodes = np.empty(base[T], dtype=np.int32)
     points = np.empty((base[T], 2), dtype=np.float64)
-    for t in prange(T):
-        _write_paths(t, bufs, base, W, nodes, points)
+    if base[T] >= PARALLEL_COPY_CELLS:
+        for t in prange(T):
+            _write_paths(t, bufs, base, W, nodes, points)
+    else:
+        _join_serial(bufs, base, W, nodes, points)
+    if previous != T:
+        use_threads(previous)
     return index, cost, expanded, nodes, offsets, points, left
 
 
@@ -260,6 +328,9 @@ def astar_parallel(stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, l
     T = stamps.shape[0]
     order = heaviest_first(starts, goals, W)
     _reset(ctl, st)
+    previous = thread_count()
+    if previous != T:
+        use_threads(T)
     for t in prange(T):
         _astar_slot(t, stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
                     corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
@@ -268,6 +339,11 @@ def astar_parallel(stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, l
     index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
     nodes = np.empty(base[T], dtype=np.int32)
     points = np.empty((base[T], 2), dtype=np.float64)
-    for t in prange(T):
-        _write_paths(t, bufs, base, W, nodes, points)
+    if base[T] >= PARALLEL_COPY_CELLS:
+        for t in prange(T):
+            _write_paths(t, bufs, base, W, nodes, points)
+    else:
+        _join_serial(bufs, base, W, nodes, points)
+    if previous != T:
+        use_threads(previous)
     return index, cost, expanded, nodes, offsets, points, left

@@ -185,15 +185,8 @@ def find_paths_parallel(graph, batch, kind: str, idx: np.ndarray, threads: int) 
         with parallel_section(blocking=False) as may_run:
             if not may_run:     # another thread's parallel kernel (workqueue)
                 return False
-            previous = numba.get_num_threads()
-            if previous != threads:
-                numba.set_num_threads(threads)       # thread-local: this call only
-            try:
-                while idx.size:
-                    idx = _answer(graph, batch, kind, idx, sc)
-            finally:
-                if previous != threads:
-                    numba.set_num_threads(previous)
+            while idx.size:     # the kernel runs on the stack's thread count
+                idx = _answer(graph, batch, kind, idx, sc)
     finally:
         sc.lock.release()
     return True
