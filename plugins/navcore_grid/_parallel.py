@@ -1,16 +1,26 @@
 """Parallel batch kernels: one nogil call searches a whole batch on several
-threads (private; see ``parallel.py``).
+threads and returns its answer (private; see ``parallel.py``).
 
 Each kernel is a ``prange`` over thread slots; slot ``t`` owns row ``t`` of
 every scratch array (a 2-D stack, one row per slot) and takes searches
 one at a time from a shared counter (``fetch_add``), heaviest first, until
 none are left, so the threads end within one search of each other and no
-Python runs between two searches. A slot writes its paths into its own row
-of ``bufs``; ``gather`` joins them in batch order afterwards. A search
-that does not fit (the A* entry pool or the path row ran out) is marked
-``length -1`` and its slot stops taking searches (the others go on), so
-at most one search per slot is lost; the wrapper grows what ran out and
-calls again for the searches not done (``length`` < 0 on entry: -2).
+Python runs between two searches. A slot writes everything it produces
+into its own rows: its paths one after another into ``bufs[t]``, and per
+search taken (``j``-th) the batch position, expanded count, path length
+(``res_i[t, :, j]``) and cost (``res_f[t, j]``), so the two threads never
+write the same cache line (a search's results in shared per-batch arrays
+were ~5 lines a search written by both threads in turn). A search that
+does not fit (the A* entry pool or the path row ran out) gets length -1
+and its slot stops taking searches (the others go on), so at most one
+search per slot is lost; ``st[t]`` says what ran out.
+
+After the slots, the same call joins their answers in slot order (the
+batch's ``answer`` takes entries in any order; each entry gets its own
+path, byte for byte what a sequential search gives): the result arrays
+are made once, and a second ``prange`` copies each slot's paths and writes
+their cell centres, so the join is split between the threads too and no
+separate gather call or array allocation per call is left to Python.
 """
 from __future__ import annotations
 
@@ -20,14 +30,68 @@ from numba import config, njit, prange
 from ._jps import jump_search, trace_nodes
 from ._kernels import INF, grid_astar, trace_into
 
-if config.DISABLE_JIT:          # the intrinsic needs the compiler
+#: columns of a slot's row of ``st``: searches taken, path cells written,
+#: room the row lacked (0: none), the A* entry pool ran out (1); rows are
+#: 16 wide (128 bytes) so the slots' last writes share no cache line
+ST_TAKEN, ST_USED, ST_NEED, ST_POOL = 0, 1, 2, 3
+ST_WIDTH = 16
+
+#: a join copies the cells on all threads from this many cells on (below,
+#: a second fork and join cost more than the half of the copy they save)
+PARALLEL_COPY_CELLS = 1024
+
+if config.DISABLE_JIT:          # the intrinsics need the compiler
+    import numba
+
     def fetch_add(arr, i, v):
         old = arr[i]
         arr[i] += v
         return old
+
+    def thread_count():
+        return numba.get_num_threads()
+
+    def use_threads(n):
+        numba.set_num_threads(n)
 else:
+    from llvmlite import ir
     from numba.core import cgutils, types
     from numba.extending import intrinsic
+
+    @intrinsic
+    def thread_count(typingctx):
+        """``numba.get_num_threads()`` (this thread's mask) as a direct call
+        of the threading layer's ``get_num_threads``: numba's own overload
+        calls it through a ctypes pointer, which a cached kernel cannot
+        hold, and from Python it takes a process lock and a ctypes call
+        (13 us a call measured in a frame, where caches are cold)."""
+        sig = types.int64()
+
+        def codegen(context, builder, signature, args):
+            # declared as numba's parfor launcher declares it (same module)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.IntType(64), []), "get_num_threads")
+            got = builder.trunc(builder.call(fn, []), ir.IntType(32))    # a C int
+            return builder.sext(got, ir.IntType(64))
+        return sig, codegen
+
+    @intrinsic
+    def use_threads(typingctx, n):
+        """``numba.set_num_threads(n)`` for the parallel regions this thread
+        launches next (``1 <= n <= NUMBA_NUM_THREADS``, unchecked), as a
+        direct call (see ``thread_count``)."""
+        if not isinstance(n, types.Integer):
+            return None
+        sig = types.void(n)
+
+        def codegen(context, builder, signature, args):
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(32)]),
+                "set_num_threads")
+            builder.call(fn, [builder.trunc(args[0], ir.IntType(32))
+                              if args[0].type.width > 32 else args[0]])
+            return context.get_dummy_value()
+        return sig, codegen
 
     @intrinsic
     def fetch_add(typingctx, arr, i, v):
@@ -59,115 +123,227 @@ def heaviest_first(starts, goals, W):
     return np.argsort(key, kind="mergesort")
 
 
+@njit(cache=True, nogil=True)
+def _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
+              goals, order, gen, ctl, res_i, res_f, st, bufs):
+    """Slot ``t`` of ``jps_parallel``: searches taken from ``ctl[0]``."""
+    stamp, parent, hnode, hpos = i32s[t, 0], i32s[t, 1], i32s[t, 2], i32s[t, 3]
+    g, hkey = f64s[t, 0], f64s[t, 1]
+    buf = bufs[t]
+    qs, xs, ms, cs = res_i[t, 0], res_i[t, 1], res_i[t, 2], res_f[t]
+    n = order.shape[0]
+    used = 0
+    j = 0
+    while True:
+        k = fetch_add(ctl, 0, 1)
+        if k >= n:
+            break
+        q = order[k]
+        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
+        e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
+        c, x = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, e, g, parent,
+                           hnode, hkey, hpos, gen + j, lm, nk, lscale)
+        qs[j] = q
+        xs[j] = x
+        cs[j] = c
+        j += 1
+        m = 0
+        if c < INF:
+            m = trace_nodes(parent, e, Wp, W, buf, used)
+            if m < 0:             # no room: this slot stops (see above)
+                st[t, ST_NEED] = used - m
+                ms[j - 1] = -1
+                break
+            used += m
+        ms[j - 1] = m
+    st[t, ST_TAKEN] = j
+    st[t, ST_USED] = used
+
+
+@njit(cache=True, nogil=True)
+def _astar_slot(t, stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
+                corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
+                enexts, heads, fbits, ibits, starts, goals, order, gen, ctl, res_i, res_f,
+                st, bufs):
+    """Slot ``t`` of ``astar_parallel``: searches taken from ``ctl[0]``."""
+    stamp, g, parent = stamps[t], gs[t], parents[t]
+    enode, ekey, enext, head = enodes[t], ekeys[t], enexts[t], heads[t]
+    fb, ib = fbits[t], ibits[t]
+    buf = bufs[t]
+    qs, xs, ms, cs = res_i[t, 0], res_i[t, 1], res_i[t, 2], res_f[t]
+    n = order.shape[0]
+    used = 0
+    j = 0
+    while True:
+        k = fetch_add(ctl, 0, 1)
+        if k >= n:
+            break
+        q = order[k]
+        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
+        e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
+        c, x = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, needs, lens,
+                          corner_cut, ha, hb, hscale, lm, nk, lscale, s, e, g, parent,
+                          enode, ekey, enext, head, fb, ib, gen + j)
+        qs[j] = q
+        xs[j] = x
+        cs[j] = c
+        j += 1
+        if c == -1.0:                 # the entry pool ran out: this slot stops
+            st[t, ST_POOL] = 1
+            ms[j - 1] = -1
+            break
+        m = 0
+        if c < INF:
+            m = trace_into(parent, e, Wp, W, buf, used)
+            if m < 0:                 # no room: this slot stops (see above)
+                st[t, ST_NEED] = used - m
+                ms[j - 1] = -1
+                break
+            used += m
+        ms[j - 1] = m
+    st[t, ST_TAKEN] = j
+    st[t, ST_USED] = used
+
+
+@njit(cache=True, nogil=True)
+def _reset(ctl, st):
+    ctl[0] = 0
+    for t in range(st.shape[0]):
+        for c in range(4):
+            st[t, c] = 0
+
+
+@njit(cache=True, nogil=True)
+def _collect(n, res_i, res_f, st):
+    """The slots' answered searches in slot order: ``(index, cost,
+    expanded, offsets, left, base)``; ``left``: the batch positions not
+    answered (not taken, or stopped), ``base[t]``: where slot ``t``'s
+    cells start in the joined path arrays (``base[T]``: all cells)."""
+    T = st.shape[0]
+    m = 0
+    for t in range(T):
+        for j in range(st[t, ST_TAKEN]):
+            if res_i[t, 2, j] >= 0:
+                m += 1
+    index = np.empty(m, dtype=np.int64)
+    cost = np.empty(m, dtype=np.float64)
+    expanded = np.empty(m, dtype=np.int64)
+    offsets = np.empty(m + 1, dtype=np.int64)
+    base = np.empty(T + 1, dtype=np.int64)
+    answered = np.zeros(n, dtype=np.bool_)
+    offsets[0] = 0
+    i = 0
+    for t in range(T):
+        base[t] = offsets[i]
+        for j in range(st[t, ST_TAKEN]):
+            length = res_i[t, 2, j]
+            if length >= 0:
+                q = res_i[t, 0, j]
+                index[i] = q
+                cost[i] = res_f[t, j]
+                expanded[i] = res_i[t, 1, j]
+                offsets[i + 1] = offsets[i] + length
+                answered[q] = True
+                i += 1
+    base[T] = offsets[m]
+    left = np.empty(n - m, dtype=np.int64)
+    i = 0
+    for q in range(n):
+        if not answered[q]:
+            left[i] = q
+            i += 1
+    return index, cost, expanded, offsets, left, base
+
+
+@njit(cache=True, nogil=True)
+def _write_paths(t, bufs, base, W, nodes, points):
+    """Slot ``t``'s cells into ``nodes[base[t]:base[t + 1]]`` with their
+    centres ``(x + 0.5, y + 0.5)`` in ``points``. The row ``y = v // W``
+    comes from a multiplication by ``1 / W``: exact (``(v + 0.5) / W`` is
+    at least ``0.5 / W`` from an integer, far above the rounding error for
+    any ``v < 2**51``) and much cheaper than a 64-bit division a cell."""
+    row = bufs[t]
+    o = base[t]
+    inv = 1.0 / W
+    for j in range(base[t + 1] - o):
+        v = row[j]
+        nodes[o + j] = v
+        y = int((v + 0.5) * inv)
+        points[o + j, 0] = v - y * W + 0.5
+        points[o + j, 1] = y + 0.5
+
+
+@njit(cache=True, nogil=True)
+def _join_serial(bufs, base, W, nodes, points):
+    for t in range(base.shape[0] - 1):
+        _write_paths(t, bufs, base, W, nodes, points)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
-                 goals, order, gens, counter, cost, expanded, slot, at, length, bufs, need):
+                 goals, gen, ctl, res_i, res_f, st, bufs):
     """``jps_batch`` over ``i32s.shape[0]`` thread slots: search ``q =
-    order[k]`` for every ``k`` taken from ``counter[0]``; slot ``t`` uses
-    ``i32s[t]`` (stamp, parent, heap node, heap position), ``f64s[t]``
-    (g, heap key) and generations from ``gens[t]`` on, and writes path
-    ``q``'s cells to ``bufs[t, at[q]:at[q] + length[q]]`` (``slot[q] =
-    t``; length 0 when unreachable, -1 when the row had no room, and then
-    ``need[t]`` the row length that would have held it)."""
-    n = order.shape[0]
-    for t in prange(i32s.shape[0]):
-        stamp, parent, hnode, hpos = i32s[t, 0], i32s[t, 1], i32s[t, 2], i32s[t, 3]
-        g, hkey = f64s[t, 0], f64s[t, 1]
-        buf = bufs[t]
-        used = 0
-        gen = gens[t]
-        while True:
-            k = fetch_add(counter, 0, 1)
-            if k >= n:
-                break
-            q = order[k]
-            s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-            e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-            c, x = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, e, g, parent,
-                               hnode, hkey, hpos, gen, lm, nk, lscale)
-            gen += 1
-            cost[q] = c
-            expanded[q] = x
-            slot[q] = t
-            at[q] = used
-            m = 0
-            if c < INF:
-                m = trace_nodes(parent, e, Wp, W, buf, used)
-                if m < 0:             # no room: this slot stops (see above)
-                    need[t] = used - m
-                    length[q] = -1
-                    break
-                used += m
-            length[q] = m
+    order[k]`` (heaviest first) for every ``k`` taken from ``ctl[0]``;
+    slot ``t`` uses ``i32s[t]`` (stamp, parent, heap node, heap position),
+    ``f64s[t]`` (g, heap key) and generations from ``gen + t * n`` on
+    (``n`` searches). Returns ``(index, cost, expanded, nodes, offsets,
+    points, left)``: the answered batch positions ``index`` with their
+    answers as ``PathBatch.answer`` takes them, and the positions ``left``
+    unanswered because a slot ran out of room (``st``: what it lacked).
+    The call runs on ``T`` threads whatever this thread's numba mask says
+    (set and restored inside: no Python call for it)."""
+    n = starts.shape[0]
+    T = i32s.shape[0]
+    order = heaviest_first(starts, goals, W)
+    _reset(ctl, st)
+    previous = thread_count()
+    if previous != T:
+        use_threads(T)              # this call's regions only (restored below)
+    for t in prange(T):
+        _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
+                  goals, order, gen + t * n, ctl, res_i, res_f, st, bufs)
+    index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
+    nodes = np.empty(base[T], dtype=np.int32)
+    points = np.empty((base[T], 2), dtype=np.float64)
+    if base[T] >= PARALLEL_COPY_CELLS:
+        for t in prange(T):
+            _write_paths(t, bufs, base, W, nodes, points)
+    else:
+        _join_serial(bufs, base, W, nodes, points)
+    if previous != T:
+        use_threads(previous)
+    return index, cost, expanded, nodes, offsets, points, left
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def astar_parallel(stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
-                   corner_cut, ha, hb, hscale, lm, nk, lscale, starts, goals, gs, parents,
-                   enodes, ekeys, enexts, heads, fbits, ibits, order, gens, counter, cost,
-                   expanded, slot, at, length, bufs, need):
+                   corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
+                   enexts, heads, fbits, ibits, starts, goals, gen, ctl, res_i, res_f, st,
+                   bufs):
     """``astar_batch`` over ``stamps.shape[0]`` thread slots, as
     ``jps_parallel``: slot ``t`` searches with row ``t`` of ``stamps``,
-    ``gs``, ``parents`` and of the entry pools; ``length[q]`` -1 when the
-    pool (``cost[q]`` -1) or the path row ran out."""
-    n = order.shape[0]
-    for t in prange(stamps.shape[0]):
-        stamp, g, parent = stamps[t], gs[t], parents[t]
-        enode, ekey, enext, head = enodes[t], ekeys[t], enexts[t], heads[t]
-        fb, ib = fbits[t], ibits[t]
-        buf = bufs[t]
-        used = 0
-        gen = gens[t]
-        while True:
-            k = fetch_add(counter, 0, 1)
-            if k >= n:
-                break
-            q = order[k]
-            s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-            e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-            c, x = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, needs, lens,
-                              corner_cut, ha, hb, hscale, lm, nk, lscale, s, e, g, parent,
-                              enode, ekey, enext, head, fb, ib, gen)
-            gen += 1
-            cost[q] = c
-            expanded[q] = x
-            slot[q] = t
-            at[q] = used
-            m = 0
-            if c == -1.0:             # the entry pool ran out: this slot stops
-                length[q] = -1
-                break
-            if c < INF:
-                m = trace_into(parent, e, Wp, W, buf, used)
-                if m < 0:             # no room: this slot stops (see above)
-                    need[t] = used - m
-                    length[q] = -1
-                    break
-                used += m
-            length[q] = m
-
-
-@njit(cache=True, nogil=True)
-def gather(bufs, slot, at, length, done, W):
-    """The paths of batch positions ``done`` (in that order) one after
-    another: ``(nodes, offsets, points)`` as ``PathBatch.answer`` takes
-    them, cell centres included."""
-    k = done.shape[0]
-    offsets = np.empty(k + 1, dtype=np.int64)
-    offsets[0] = 0
-    for i in range(k):
-        offsets[i + 1] = offsets[i] + length[done[i]]
-    nodes = np.empty(offsets[k], dtype=np.int32)
-    points = np.empty((offsets[k], 2), dtype=np.float64)
-    for i in range(k):
-        q = done[i]
-        row = bufs[slot[q]]
-        a = at[q]
-        o = offsets[i]
-        for j in range(length[q]):
-            v = row[a + j]
-            nodes[o + j] = v
-            y = v // W
-            points[o + j, 0] = v - y * W + 0.5
-            points[o + j, 1] = y + 0.5
-    return nodes, offsets, points
+    ``gs``, ``parents`` and of the entry pools; a slot whose pool ran out
+    stops with ``st[t, ST_POOL]`` set."""
+    n = starts.shape[0]
+    T = stamps.shape[0]
+    order = heaviest_first(starts, goals, W)
+    _reset(ctl, st)
+    previous = thread_count()
+    if previous != T:
+        use_threads(T)
+    for t in prange(T):
+        _astar_slot(t, stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
+                    corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
+                    enexts, heads, fbits, ibits, starts, goals, order, gen + t * n, ctl, res_i,
+                    res_f, st, bufs)
+    index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
+    nodes = np.empty(base[T], dtype=np.int32)
+    points = np.empty((base[T], 2), dtype=np.float64)
+    if base[T] >= PARALLEL_COPY_CELLS:
+        for t in prange(T):
+            _write_paths(t, bufs, base, W, nodes, points)
+    else:
+        _join_serial(bufs, base, W, nodes, points)
+    if previous != T:
+        use_threads(previous)
+    return index, cost, expanded, nodes, offsets, points, left

@@ -33,6 +33,8 @@ from .landmarks import NO_TABLE
 from .landmarks import kernel_args as landmark_args
 
 _SCRATCH_KEY = "navcore_grid.parallel"
+#: searches a slot's result rows hold at first (they grow to a batch's size)
+_ROOM = 256
 
 
 def usable_threads(threads: int) -> int:
@@ -61,6 +63,12 @@ class ParallelScratch:
         # the maze scene's first round of 400 long paths needed 68 Ki cells
         # a slot and, with rows of 8 Ki, four calls as the rows grew
         self.bufs = _touched((threads, max(1 << 16, n // 2)), dtype=np.int32)
+        # per slot, per search it took: batch position, expanded, path
+        # length (res_i) and cost (res_f); ``room`` searches a slot (grows)
+        self.res_i = np.zeros((threads, 3, _ROOM), dtype=np.int64)
+        self.res_f = np.zeros((threads, _ROOM), dtype=np.float64)
+        self.st = np.zeros((threads, P.ST_WIDTH), dtype=np.int64)
+        self.ctl = np.zeros(16, dtype=np.int64)          # [0]: the work counter
         self.lock = threading.Lock()       # one batch at a time per stack
 
     def pool(self, grow=False):
@@ -87,18 +95,24 @@ class ParallelScratch:
                          _touched((self.threads, 2, n), np.float64))
         return self._jps
 
-    def reserve_gens(self, graph, k: int) -> np.ndarray:
-        """First generation of each slot for a batch of ``k`` searches (a
-        slot may take all of them), wiping the stamps at wrap-around."""
+    def reserve_gens(self, graph, k: int) -> int:
+        """``k`` generations for each slot for a batch of ``k`` searches (a
+        slot may take all of them), wiping the stamps at wrap-around; slot
+        ``t`` starts at the returned first one plus ``t * k``. Also makes
+        room for ``k`` searches in each slot's result rows."""
         T = self.threads
         if 2 * (self.gen + T * k) + 1 >= K.BLOCKED:
             self.gen = 0
             self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
             if self._jps is not None:
                 self._jps[0][:, 0] = 0
-        gens = self.gen + 1 + k * np.arange(T, dtype=np.int64)
+        if k > self.res_f.shape[1]:
+            room = max(k, 2 * self.res_f.shape[1])
+            self.res_i = np.zeros((T, 3, room), dtype=np.int64)
+            self.res_f = np.zeros((T, room), dtype=np.float64)
+        first = self.gen + 1
         self.gen += T * k
-        return gens
+        return first
 
     def kernel_args(self, graph, kind):
         got = self._args.get(kind)
@@ -155,69 +169,57 @@ def find_paths_parallel(graph, batch, kind: str, idx: np.ndarray, threads: int) 
     """Answer the batch entries ``idx`` with ``kind`` (``jps``, ``astar``,
     ``dijkstra``) on ``threads`` threads in one call (again, for the
     entries that ran out of room, after the room grew: rare once the rows
-    have grown to a grid's paths). False when nothing was done: the stack
-    is busy (another thread's batch on this grid), and the caller
-    searches sequentially."""
+    have grown to a grid's paths). True when all of ``idx`` is answered;
+    False when nothing was done: the stack is busy (another thread's
+    batch on this grid), and the caller searches sequentially."""
     threads = usable_threads(threads)
     if threads < 2:
         return False
-    sc = parallel_scratch(graph, threads)
+    stacks = graph.__dict__.get("_parallel_stacks")
+    sc = stacks.get(threads) if stacks else None
+    if sc is None:
+        sc = parallel_scratch(graph, threads)
     if not sc.lock.acquire(blocking=False):
         return False
     try:
         with parallel_section(blocking=False) as may_run:
             if not may_run:     # another thread's parallel kernel (workqueue)
                 return False
-            while idx.size:
-                idx = _answer(graph, batch, kind, idx, sc, threads)
+            while idx.size:     # the kernel runs on the stack's thread count
+                idx = _answer(graph, batch, kind, idx, sc)
     finally:
         sc.lock.release()
     return True
 
 
-def _answer(graph, batch, kind, idx, sc, threads) -> np.ndarray:
+def _answer(graph, batch, kind, idx, sc) -> np.ndarray:
     """One parallel call over entries ``idx``; answers what fitted and
     returns the entries that did not (after growing what they lacked)."""
     k = idx.size
     starts, goals = batch.starts, batch.goals
-    if k < len(batch):
+    whole = k == len(batch)            # then idx is 0..k-1 (todo() of a fresh batch)
+    if not whole:
         starts, goals = starts[idx], goals[idx]
-    order = P.heaviest_first(starts, goals, graph.width)
-    gens = sc.reserve_gens(graph, k)
-    counter = np.zeros(1, dtype=np.int64)
-    cost = np.empty(k, dtype=np.float64)
-    expanded = np.empty(k, dtype=np.int64)
-    slot = np.empty(k, dtype=np.int64)
-    at = np.empty(k, dtype=np.int64)
-    length = np.full(k, -2, dtype=np.int64)       # -2: not searched
-    need = np.zeros(threads, dtype=np.int64)
-    previous = numba.get_num_threads()
-    if previous != threads:
-        numba.set_num_threads(threads)       # thread-local: this call only
-    try:
-        if kind == "jps":
-            P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, order, gens, counter,
-                           cost, expanded, slot, at, length, sc.bufs, need)
-        else:
-            P.astar_parallel(*sc.kernel_args(graph, kind), starts, goals, sc.g, sc.parent,
-                             *sc.pool(), order, gens, counter, cost, expanded, slot, at,
-                             length, sc.bufs, need)
-    finally:
-        if previous != threads:
-            numba.set_num_threads(previous)
-    ok = length >= 0
-    done = np.flatnonzero(ok)
-    if done.size:
-        nodes, offsets, points = P.gather(sc.bufs, slot, at, length, done, graph.width)
-        batch.answer(idx[done], cost[done], expanded[done], nodes, offsets, points, kind)
-    if done.size == k:
-        return idx[:0]
-    stopped = length == -1
-    if (stopped & (cost == -1.0)).any():      # an A* entry pool ran out
+    gen = sc.reserve_gens(graph, k)
+    if kind == "jps":
+        out = P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, gen, sc.ctl,
+                             sc.res_i, sc.res_f, sc.st, sc.bufs)
+    else:
+        out = P.astar_parallel(*sc.kernel_args(graph, kind), sc.g, sc.parent, *sc.pool(),
+                               starts, goals, gen, sc.ctl, sc.res_i, sc.res_f, sc.st, sc.bufs)
+    index, cost, expanded, nodes, offsets, points, left = out
+    if index.size:
+        batch.answer(index if whole else idx[index], cost, expanded, nodes, offsets, points,
+                     kind)
+    if left.size == 0:
+        return left
+    st = sc.st
+    if st[:, P.ST_POOL].any():          # an A* entry pool ran out
         sc.pool(grow=True)
-    if (stopped & (cost != -1.0)).any():      # a path row ran out
-        sc.grow_bufs(int(need.max()))
-    return idx[~ok]
+    need = int(st[:, P.ST_NEED].max())
+    if need:                            # a path row ran out
+        sc.grow_bufs(need)
+    return idx[left]
 
 
 def warm_up(graph, threads: int) -> None:

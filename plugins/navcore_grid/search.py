@@ -261,9 +261,7 @@ def grid_find_paths(graph: GridGraph, batch) -> None:
         return
     threads = getattr(batch, "threads", 1)
     if threads > 1 and idx.size > 1 and find_paths_parallel(graph, batch, kind, idx, threads):
-        idx = batch.todo()          # what did not fit its row: sequentially
-        if idx.size == 0:
-            return
+        return                      # all answered (what ran out of room: again)
     _find_paths_here(graph, batch, kind, idx)
 
 
