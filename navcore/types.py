@@ -272,6 +272,46 @@ class PathBatch:
                                                   expanded=expanded[i], algorithm=algorithm)
         return out
 
+    def paths(self, index) -> tuple:
+        """``(nodes, lengths, costs)``: the paths of entries ``index``
+        (answered by ``answer`` with a path: found), one after another in
+        int32 ``nodes`` (path ``k`` has ``lengths[k]`` nodes), with their
+        costs; no ``PathResult`` made (the scheduler's index of
+        kept-up-to-date paths takes them so; for the usual batch it
+        copies them with ``one_answer`` in one kernel call)."""
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        part, slot = self._part[index], self._slot[index]
+        n = index.size
+        lens = np.zeros(n, dtype=np.int64)
+        costs = np.full(n, np.inf)
+        heads = np.zeros(n, dtype=np.int64)
+        kinds = np.unique(part)
+        for p in kinds.tolist():
+            cost, nodes, offsets, _, _ = self._parts[p]
+            if cost is None:                    # answer_status: no path
+                continue
+            sel = part == p
+            j = slot[sel]
+            heads[sel] = offsets[j]
+            lens[sel] = offsets[j + 1] - offsets[j]
+            costs[sel] = cost[j]
+        flat = np.concatenate([np.asarray(self._parts[p][1][a:a + k])
+                               for p, a, k in zip(part.tolist(), heads.tolist(),
+                                                  lens.tolist())]
+                              or [np.empty(0, np.int32)])
+        return flat.astype(np.int32, copy=False), lens, costs
+
+    def one_answer(self):
+        """``(nodes, offsets, cost, slot)`` when a single ``answer`` call
+        answered every answered entry (the usual batch), else ``None``:
+        entry ``i``'s path is ``nodes[offsets[slot[i]]:offsets[slot[i] +
+        1]]`` costing ``cost[slot[i]]`` (for kernels that copy the paths
+        out without a ``PathResult`` or a numpy call per path)."""
+        if len(self._parts) != 1 or self._parts[0][0] is None:
+            return None
+        cost, nodes, offsets, _, _ = self._parts[0]
+        return nodes, offsets, cost, self._slot
+
     def result(self, i: int) -> PathResult | None:
         """Entry ``i``'s ``PathResult``, or ``None`` when it was not answered."""
         p = self._part[i]

@@ -72,7 +72,7 @@ from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
-from .active import ActivePaths
+from .active import ActivePaths, batch_paths
 from .rounds import MIN_CHUNK_S, Item, run_round
 
 _RECENT = 64      # chunks of searches per graph the time estimate looks at
@@ -107,7 +107,7 @@ class PathHandle:
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
-                 "replan_from", "seq", "repaths", "_in_queue", "_result", "_error", "_queued", "_cancelled",
+                 "replan_from", "seq", "repaths", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
                  "_served", "_waiters", "_queue", "_event")
 
     def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
@@ -123,7 +123,8 @@ class PathHandle:
         self.callback = callback
         self.repath = bool(repath)
         self.repaths = 0
-        self._result = None
+        self._r = None                   # the newest result, once made
+        self._lazy = None                # or [PathBatch, entry, made]: made when read
         self._error = None
         self._queued = False
         self._cancelled = False
@@ -132,8 +133,32 @@ class PathHandle:
         self._event = None               # made by wait(), set when a result exists
 
     @property
+    def _result(self):
+        """The newest ``PathResult`` (``None`` before the first), made from
+        its batch's arrays on first read. Only the ticking thread writes
+        ``_r``/``_lazy``, each in one assignment and in an order that never
+        shows a reader neither (see ``_publish_all``); a reader caches the
+        made result in the ``_lazy`` list, never in the handle, so a
+        reader on another thread cannot bring back an older result."""
+        r = self._r
+        if r is not None:
+            return r
+        lazy = self._lazy
+        if lazy is None:
+            return self._r
+        r = lazy[2]
+        if r is None:
+            r = lazy[2] = lazy[0].result(lazy[1])
+        return r
+
+    @_result.setter
+    def _result(self, result):
+        self._r = result
+        self._lazy = None
+
+    @property
     def done(self) -> bool:
-        return self._result is not None or self._error is not None
+        return self._r is not None or self._lazy is not None or self._error is not None
 
     @property
     def cancelled(self) -> bool:
@@ -411,13 +436,13 @@ class RequestQueue:
                         it.error = exc
                         continue
                     if type(req) is PathResult:
-                        it.result = req
+                        it.set_result(req)
                     else:
                         it.request = req
                 continue
             for it, req in zip(members, reqs):
                 if type(req) is PathResult:
-                    it.result = req
+                    it.set_result(req)
                 else:
                     it.request = req
         return items
@@ -472,11 +497,12 @@ class RequestQueue:
                 recent = durations[gid] = deque(maxlen=_RECENT)
             recent.extend(seconds / n for n, seconds in chunks)
         for it in items:
-            if it.request is not None and it.result is not None:
+            if it.request is not None and it.error is None \
+                    and (it.lazy is not None or it.result is not None):
                 recent = expanded.get(it.request.graph_id)
                 if recent is None:
                     recent = expanded[it.request.graph_id] = deque(maxlen=_RECENT)
-                recent.append(it.result.expanded)
+                recent.append(it.expanded)
 
     def _put_back(self, items) -> None:
         """Requests searched past a spent node budget wait at the front
@@ -497,15 +523,22 @@ class RequestQueue:
         so a callback sees all of the frame's results."""
         puts: dict = {}
         active = self._active
-        found = PathStatus.FOUND
         for it in items:
-            h, result, error = it.handle, it.result, it.error
+            h, error, lazy = it.handle, it.error, it.lazy
             h.start = it.start
             h._queued = False
             if h._served:
                 h.repaths += 1
             h._served += 1
-            h._result, h._error = result, error
+            # one assignment each, the new one first: a reader on another
+            # thread sees the old result or the new one, never none
+            if lazy is not None:
+                h._lazy = lazy
+                h._r = None
+            else:
+                h._r = it.result
+                h._lazy = None
+            h._error = error
             if error is not None:           # no result to keep up to date any more
                 mine = active.get(h.graph_id)
                 if mine:
@@ -514,25 +547,31 @@ class RequestQueue:
             elif h.repath and not h._cancelled:
                 gid = h.graph_id
                 mine = active.get(gid)
-                if result.status is found:
+                if it.found:
                     if mine:
                         mine.pop(h.seq, None)
                     got = puts.get(gid)
                     if got is None:
-                        got = puts[gid] = ([], [], [])
+                        got = puts[gid] = ([], [])
                     got[0].append(h)
-                    got[1].append(result.nodes)
-                    got[2].append(result.cost)
+                    runs = got[1]         # runs of one batch's entries, or a result
+                    if lazy is None:
+                        runs.append((None, it.result))
+                    elif runs and runs[-1][0] is lazy[0]:
+                        runs[-1][1].append(lazy[1])
+                    else:
+                        runs.append((lazy[0], [lazy[1]]))
                 else:
                     self._drop_path(h)
                     if mine is None:
                         mine = active[gid] = {}
                     mine[h.seq] = h
-        for gid, (handles, paths, costs) in puts.items():
+        for gid, (handles, runs) in puts.items():
             index = self._paths.get(gid)
             if index is None:
                 index = self._paths[gid] = ActivePaths()
-            index.put_many(handles, paths, costs, self.world.graph(gid).num_nodes)
+            flat, lens, costs = _paths_of(runs)
+            index.put_flat(handles, flat, lens, costs, self.world.graph(gid).num_nodes)
         batched: dict = {}
         for it in items:
             h = it.handle
@@ -648,6 +687,26 @@ class RequestQueue:
         self._expanded.pop(graph_id, None)
         for h in mine.values():
             h.cancel()
+
+
+def _paths_of(runs) -> tuple:
+    """``(nodes, lengths, costs)`` of found paths given as runs of
+    ``(batch, entries)`` (``PathBatch.paths``) or ``(None, result)``, in
+    order, one after another."""
+    if len(runs) == 1 and runs[0][0] is not None:
+        return batch_paths(*runs[0])
+    flat, lens, costs = [], [], []
+    for batch, what in runs:
+        if batch is None:
+            flat.append(np.asarray(what.nodes, dtype=np.int32))
+            lens.append(np.array([len(what.nodes)], dtype=np.int64))
+            costs.append(np.array([what.cost]))
+        else:
+            f, n, c = batch_paths(batch, what)
+            flat.append(f)
+            lens.append(n)
+            costs.append(c)
+    return np.concatenate(flat), np.concatenate(lens), np.concatenate(costs)
 
 
 def _set_result(fut):

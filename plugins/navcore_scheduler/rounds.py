@@ -25,7 +25,10 @@ import time
 
 import numpy as np
 
-from navcore.types import PathBatch
+from navcore.types import PathBatch, PathStatus
+
+#: ``PathBatch.state`` of an entry answered ``found``
+_FOUND = tuple(PathStatus).index(PathStatus.FOUND)
 
 #: a chunk of a batch is expected to search for at least this long (seconds):
 #: each chunk costs its thread a few tens of microseconds of Python and a
@@ -42,20 +45,30 @@ MIN_PARALLEL_S = 0.0001
 
 
 class Item:
-    """One request of a round: where its search started and its outcome."""
+    """One request of a round: where its search started and its outcome:
+    ``result``, or ``lazy`` (``[batch, entry, None]``: the answer of a
+    ``PathBatch`` entry, made into a ``PathResult`` when a handle's result
+    is first read; most frames' results are read after the tick, if at
+    all), or ``error``. ``expanded`` and ``found`` say what the search
+    did without a ``PathResult``."""
 
-    __slots__ = ("handle", "start", "request", "result", "error")
+    __slots__ = ("handle", "start", "request", "result", "lazy", "error", "expanded",
+                 "found")
 
     def __init__(self, handle, start):
         self.handle = handle
         self.start = start
         self.request = None      # the resolved PathRequest while a search is due
         self.result = None
+        self.lazy = None
         self.error = None
+        self.expanded = 0
+        self.found = False
 
-    @property
-    def expanded(self) -> int:
-        return self.result.expanded if self.result is not None else 0
+    def set_result(self, result) -> None:
+        self.result = result
+        self.expanded = result.expanded
+        self.found = result.status is PathStatus.FOUND
 
 
 class _Chunk:
@@ -89,18 +102,25 @@ class _Chunk:
         for j in left:
             it = self.items[j]
             try:
-                it.result = world.solve(self.graph, it.request)
+                it.set_result(world.solve(self.graph, it.request))
             except Exception as exc:    # the handle says so
                 it.error = exc
 
     def collect(self) -> None:
-        """Move the batch's answers into the items (on the thread that ran
-        the chunk: each item belongs to one chunk)."""
-        if self.batch is None:
+        """Point the items the batch answered at their entries (on the
+        thread that ran the chunk: each item belongs to one chunk); their
+        ``PathResult``s are made when read."""
+        b = self.batch
+        if b is None:
             return
-        for it, r in zip(self.items, self.batch.results()):
-            if it.result is None and it.error is None:
-                it.result = r
+        state, items = b.state, self.items
+        expanded = b.expanded.tolist()
+        found = (state == _FOUND).tolist()
+        for i in np.flatnonzero(state >= 0).tolist():
+            it = items[i]
+            it.lazy = [b, i, None]
+            it.expanded = expanded[i]
+            it.found = found[i]
 
 
 def chunk_plan(n: int, threads: int, per: float | None, least_s: float = MIN_CHUNK_S,
