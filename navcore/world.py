@@ -290,9 +290,22 @@ class World:
         one at a time through ``node_of``. Malformed input (an unknown
         graph or algorithm, an end the graph cannot place) raises a
         ``NavError`` and changes nothing."""
+        starts, goals = list(starts), list(goals)
+        graph, s, t, bad = self._resolve_many(graph_id, starts, goals, algorithm)
+        out = [(_INVALID_START, _INVALID_GOAL)[b - 1] if b else
+               PathRequest(graph_id, a, g, algorithm, i, j, {})
+               for a, g, i, j, b in zip(starts, goals, s.tolist(), t.tolist(),
+                                        bad.tolist())]
+        return graph, out
+
+    def _resolve_many(self, graph_id, starts, goals, algorithm):
+        """``prepare_paths`` in arrays, for the scheduler (no object per
+        request): ``(graph, s, t, bad)`` with the int64 start and goal
+        nodes and per request 0 (a search is due), 1 (invalid start) or
+        2 (invalid goal). ``starts``/``goals``: lists. Same checks and
+        errors as ``prepare_paths``."""
         graph = self.graph(graph_id)
         self._check_query(graph, graph_id, algorithm, {})
-        starts, goals = list(starts), list(goals)
         if len(starts) != len(goals):
             raise QueryError(f"prepare_paths needs as many starts as goals, got "
                              f"{len(starts)} and {len(goals)}")
@@ -300,13 +313,10 @@ class World:
         nodes = self._ends_of(graph, starts + goals)     # one locate_many for both
         s, t = nodes[:k], nodes[k:]
         walkable = graph.walkable
-        bad_s = (s < 0) | ~walkable[np.maximum(s, 0)]
         bad_t = (t < 0) | ~walkable[np.maximum(t, 0)]
-        out = [_INVALID_START if bs else _INVALID_GOAL if bt else
-               PathRequest(graph_id, a, b, algorithm, i, j, {})
-               for a, b, i, j, bs, bt in zip(starts, goals, s.tolist(), t.tolist(),
-                                             bad_s.tolist(), bad_t.tolist())]
-        return graph, out
+        bad_s = (s < 0) | ~walkable[np.maximum(s, 0)]
+        bad = np.where(bad_s, 1, np.where(bad_t, 2, 0)).astype(np.int8)
+        return graph, s, t, bad
 
     @staticmethod
     def _ends_of(graph, ends) -> np.ndarray:

@@ -73,8 +73,12 @@ from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths, batch_paths
-from .rounds import MIN_CHUNK_S, Item, run_round
+from .rounds import MIN_CHUNK_S, Item, run_groups
 
+#: what a request whose start or goal is not walkable gets (``_resolve_many``'s
+#: ``bad`` 1 and 2), as ``World.prepare_path`` answers it
+_INVALID = (PathResult.failed(PathStatus.INVALID_START),
+            PathResult.failed(PathStatus.INVALID_GOAL))
 _RECENT = 64      # chunks of searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
@@ -315,14 +319,14 @@ class RequestQueue:
             if not take:
                 break
             free_pass = False
-            items = self._prepare(take)
+            items, groups = self._prepare(take)
             per = {gid: _estimate(d) for gid, d in self._durations.items() if d}
             t_search = clock()
-            timing = run_round(self.world, self.jobs, items, self._batchable, per,
-                               self.min_chunk_s)
+            timing = run_groups(self.world, self.jobs, groups, self._batchable, per,
+                                self.min_chunk_s)
             self.search_s_last += clock() - t_search
-            self._learn(items, timing)
-            for gid in {it.handle.graph_id for it in items}:    # what the round taught
+            self._learn(items, groups, timing)
+            for gid in {g[0] for g in groups}:    # what the round taught
                 if timed and gid in self._durations:
                     estimates[gid] = _estimate(self._durations[gid])
                 d = self._expanded.get(gid)
@@ -405,29 +409,38 @@ class RequestQueue:
                     break
         return take
 
-    def _prepare(self, take) -> list:
+    def _prepare(self, take) -> tuple:
         """Resolve the handles of a round on this thread: each one's start
         (``replan_from`` for a re-plan, see ``_replan_starts``) and nodes,
         or its immediate result (start or goal not walkable) or error.
+        Returns the items and the groups to search, ``(graph_id,
+        algorithm, items, starts, goals)`` (``rounds.run_groups``).
         The requests of one graph and algorithm are resolved together
-        (``World.prepare_paths``: on a grid one ``locate_many`` for their
-        starts and goals); when that raises, one at a time, so
+        (``World.prepare_paths``' arrays: on a grid one ``locate_many`` for
+        their starts and goals); when that raises, one at a time, so
         the error lands on the request that caused it."""
         items = [Item(h, h.start) for h in take]
         self._replan_starts(items)
-        groups: dict = {}
+        by: dict = {}
         for it in items:
             if it.error is None:
                 h = it.handle
-                groups.setdefault((h.graph_id, h.algorithm), []).append(it)
-        world = self.world
-        for (gid, algorithm), members in groups.items():
+                key = (h.graph_id, h.algorithm)
+                got = by.get(key)
+                if got is None:
+                    by[key] = [it]
+                else:
+                    got.append(it)
+        world, groups = self.world, []
+        for (gid, algorithm), members in by.items():
             try:
-                _, reqs = world.prepare_paths(gid, [it.start for it in members],
-                                              [it.handle.goal for it in members], algorithm)
+                _, s, t, bad = world._resolve_many(gid, [it.start for it in members],
+                                                   [it.handle.goal for it in members],
+                                                   algorithm)
             except Exception:                # find the culprit: one at a time
-                reqs = None
-            if reqs is None:
+                s = None
+            if s is None:
+                due = []
                 for it in members:
                     h = it.handle
                     try:
@@ -439,13 +452,25 @@ class RequestQueue:
                         it.set_result(req)
                     else:
                         it.request = req
+                        it.due = True
+                        due.append(it)
+                if due:
+                    groups.append((gid, algorithm, due,
+                                   np.array([it.request.start_node for it in due], np.int32),
+                                   np.array([it.request.goal_node for it in due], np.int32)))
                 continue
-            for it, req in zip(members, reqs):
-                if type(req) is PathResult:
-                    it.set_result(req)
-                else:
-                    it.request = req
-        return items
+            if bad.any():
+                for k in np.flatnonzero(bad).tolist():
+                    members[k].set_result(_INVALID[bad[k] - 1])
+                keep = np.flatnonzero(bad == 0)
+                members = [members[k] for k in keep.tolist()]
+                s, t = s[keep], t[keep]
+            for it in members:
+                it.due = True
+            if members:
+                groups.append((gid, algorithm, members, s.astype(np.int32),
+                               t.astype(np.int32)))
+        return items, groups
 
     @staticmethod
     def _replan_starts(items) -> None:
@@ -486,7 +511,7 @@ class RequestQueue:
                 except Exception as exc:
                     it.error = exc
 
-    def _learn(self, items, timing) -> None:
+    def _learn(self, items, groups, timing) -> None:
         """Keep the recent search times and expansions of each graph (in
         round order, so the node rule sees the same history on any number
         of workers)."""
@@ -496,13 +521,19 @@ class RequestQueue:
             if recent is None:
                 recent = durations[gid] = deque(maxlen=_RECENT)
             recent.extend(seconds / n for n, seconds in chunks)
-        for it in items:
-            if it.request is not None and it.error is None \
-                    and (it.lazy is not None or it.result is not None):
-                recent = expanded.get(it.request.graph_id)
+        gids = [g[0] for g in groups]
+        if len(set(gids)) == len(gids):
+            runs = [(g[0], g[2]) for g in groups]
+        else:           # a graph in several groups (algorithms): in round order
+            runs = [(it.handle.graph_id, (it,)) for it in items if it.due]
+        for gid, members in runs:
+            got = [it.expanded for it in members
+                   if it.error is None and (it.lazy is not None or it.result is not None)]
+            if got:
+                recent = expanded.get(gid)
                 if recent is None:
-                    recent = expanded[it.request.graph_id] = deque(maxlen=_RECENT)
-                recent.append(it.expanded)
+                    recent = expanded[gid] = deque(maxlen=_RECENT)
+                recent.extend(got)
 
     def _put_back(self, items) -> None:
         """Requests searched past a spent node budget wait at the front
