@@ -62,6 +62,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import operator
 import threading
 import time
 from collections import deque
@@ -79,6 +80,8 @@ from .rounds import MIN_CHUNK_S, Item, run_groups
 #: ``bad`` 1 and 2), as ``World.prepare_path`` answers it
 _INVALID = (PathResult.failed(PathStatus.INVALID_START),
             PathResult.failed(PathStatus.INVALID_GOAL))
+_BY_SEQ = operator.attrgetter("handle.seq")
+_EXPANDED = operator.attrgetter("expanded")
 _RECENT = 64      # chunks of searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
@@ -171,11 +174,12 @@ class PathHandle:
     def result(self):
         if self._error is not None:
             raise self._error
-        if self._result is None:
+        r = self._result
+        if r is None:
             state = "cancelled" if self._cancelled else "waiting to be served"
             raise QueryError(f"path request {self.seq} on graph {self.graph_id!r} is "
                              f"{state}; call world.tick() until handle.done")
-        return self._result
+        return r
 
     def cancel(self) -> None:
         """Withdraw the request and its re-plans; a handle that has no
@@ -341,11 +345,11 @@ class RequestQueue:
                         break
                 self._put_back(items[cut:])
             else:
-                spent += sum(it.expanded for it in items)
+                spent += sum(map(_EXPANDED, items))
             accepted.extend(items[:cut])
             if timed and clock() >= deadline:
                 break
-        accepted.sort(key=lambda it: it.handle.seq)   # publish in request order
+        accepted.sort(key=_BY_SEQ)                     # publish in request order
         t0 = clock()
         self._publish_all(accepted)
         if accepted:      # what publishing (callbacks included) costs per result
@@ -353,7 +357,7 @@ class RequestQueue:
             self._publish_cost += (per - self._publish_cost) / 8.0
         self._served_last = len(accepted)
         self.nodes_last = spent if budget_nodes is None else \
-            sum(it.expanded for it in accepted)
+            sum(map(_EXPANDED, accepted))
         return len(accepted)
 
     def _take(self, deadline, estimates, par, free_pass, nodes_left, means, accepted) -> list:
@@ -428,20 +432,21 @@ class RequestQueue:
                 key = (h.graph_id, h.algorithm)
                 got = by.get(key)
                 if got is None:
-                    by[key] = [it]
-                else:
-                    got.append(it)
+                    got = by[key] = ([], [], [])
+                got[0].append(it)
+                got[1].append(it.start)
+                got[2].append(h.goal)
+                it.due = True                # unless its ends are not walkable
         world, groups = self.world, []
-        for (gid, algorithm), members in by.items():
+        for (gid, algorithm), (members, starts, goals) in by.items():
             try:
-                _, s, t, bad = world._resolve_many(gid, [it.start for it in members],
-                                                   [it.handle.goal for it in members],
-                                                   algorithm)
+                _, s, t, bad = world._resolve_many(gid, starts, goals, algorithm)
             except Exception:                # find the culprit: one at a time
                 s = None
             if s is None:
                 due = []
                 for it in members:
+                    it.due = False
                     h = it.handle
                     try:
                         _, req = world.prepare_path(gid, it.start, h.goal, algorithm)
@@ -461,12 +466,11 @@ class RequestQueue:
                 continue
             if bad.any():
                 for k in np.flatnonzero(bad).tolist():
+                    members[k].due = False
                     members[k].set_result(_INVALID[bad[k] - 1])
                 keep = np.flatnonzero(bad == 0)
                 members = [members[k] for k in keep.tolist()]
                 s, t = s[keep], t[keep]
-            for it in members:
-                it.due = True
             if members:
                 groups.append((gid, algorithm, members, s.astype(np.int32),
                                t.astype(np.int32)))
