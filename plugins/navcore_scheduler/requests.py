@@ -464,7 +464,7 @@ class RequestQueue:
                                    np.array([it.request.start_node for it in due], np.int32),
                                    np.array([it.request.goal_node for it in due], np.int32)))
                 continue
-            if bad.any():
+            if bad is not None:
                 for k in np.flatnonzero(bad).tolist():
                     members[k].due = False
                     members[k].set_result(_INVALID[bad[k] - 1])
@@ -472,8 +472,7 @@ class RequestQueue:
                 members = [members[k] for k in keep.tolist()]
                 s, t = s[keep], t[keep]
             if members:
-                groups.append((gid, algorithm, members, s.astype(np.int32),
-                               t.astype(np.int32)))
+                groups.append((gid, algorithm, members, s, t))
         return items, groups
 
     @staticmethod
