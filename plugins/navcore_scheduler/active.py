@@ -340,7 +340,7 @@ def warm_up() -> None:
         idx.put(k, np.arange(400, dtype=np.int32), 1.0, 400)
     idx.put_many([3, 4], [np.arange(400, dtype=np.int32)] * 2, [1.0, 1.0], 400)
     idx.put_many([3, 5], [np.arange(400, dtype=np.int32)] * 2, [1.0, 1.0], 400)   # a re-plan
-    idx.put_flat([4, 6], np.arange(800, dtype=np.int32), np.array([400, 400]),
+    idx.put_flat([4, 6], np.tile(np.arange(400, dtype=np.int32), 2), np.array([400, 400]),
                  np.array([1.0, 1.0]), 400)
     _gather_answers(np.arange(8, dtype=np.int32), np.array([0, 3, 8]), np.ones(2),
                     np.array([1, 0]), np.array([0, 1]))
