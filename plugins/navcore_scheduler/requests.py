@@ -490,8 +490,12 @@ class RequestQueue:
                 continue
             many = getattr(h.replan_from, "many", None)
             if many is not None:
-                try:
-                    batched.setdefault(many, []).append(it)
+                try:            # (get: setdefault would make a list per request)
+                    got = batched.get(many)
+                    if got is None:
+                        batched[many] = [it]
+                    else:
+                        got.append(it)
                     continue
                 except TypeError:            # unhashable: asked on its own
                     pass
@@ -616,8 +620,12 @@ class RequestQueue:
                 continue
             many = getattr(callback, "many", None)
             if many is not None:
-                try:
-                    batched.setdefault(many, []).append(h)
+                try:            # (get: setdefault would make a list per request)
+                    got = batched.get(many)
+                    if got is None:
+                        batched[many] = [h]
+                    else:
+                        got.append(h)
                     continue
                 except TypeError:               # unhashable: called on its own
                     pass
