@@ -178,7 +178,7 @@ class PathBatch:
     """
 
     __slots__ = ("graph_id", "algorithm", "starts", "goals", "threads", "state", "expanded",
-                 "_parts", "_part", "_slot")
+                 "_parts", "_part", "_slot", "_lists")
 
     def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1):
         self.graph_id = graph_id
@@ -195,6 +195,7 @@ class PathBatch:
         self._parts = []
         self._part = np.full(n, -1, dtype=np.int32)
         self._slot = np.zeros(n, dtype=np.int64)
+        self._lists = None          # result()'s Python copies of the above, made once
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -230,6 +231,7 @@ class PathBatch:
                               f"per node; got {cost.shape}, {expanded.shape}, "
                               f"{offsets.shape}, {len(nodes)} nodes, {len(points)} points")
         found = cost < np.inf
+        self._lists = None
         self._parts.append((cost, nodes, offsets, points, algorithm))
         self._part[index] = len(self._parts) - 1
         self._slot[index] = np.arange(index.size)
@@ -242,6 +244,7 @@ class PathBatch:
         ``unreachable``, known without a search), ``expanded`` nodes each."""
         index = self._claim(index, "answer_status")
         status = PathStatus(status)
+        self._lists = None
         self._parts.append((None, status, None, None, algorithm))
         self._part[index] = len(self._parts) - 1
         self.state[index] = _STATUSES.index(status)
@@ -272,18 +275,68 @@ class PathBatch:
                                                   expanded=expanded[i], algorithm=algorithm)
         return out
 
+    def paths(self, index) -> tuple:
+        """``(nodes, lengths, costs)``: the paths of entries ``index``
+        (answered by ``answer`` with a path: found), one after another in
+        int32 ``nodes`` (path ``k`` has ``lengths[k]`` nodes), with their
+        costs; no ``PathResult`` made (the scheduler's index of
+        kept-up-to-date paths takes them so; for the usual batch it
+        copies them with ``one_answer`` in one kernel call)."""
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        part, slot = self._part[index], self._slot[index]
+        n = index.size
+        lens = np.zeros(n, dtype=np.int64)
+        costs = np.full(n, np.inf)
+        heads = np.zeros(n, dtype=np.int64)
+        kinds = np.unique(part)
+        for p in kinds.tolist():
+            cost, nodes, offsets, _, _ = self._parts[p]
+            if cost is None:                    # answer_status: no path
+                continue
+            sel = part == p
+            j = slot[sel]
+            heads[sel] = offsets[j]
+            lens[sel] = offsets[j + 1] - offsets[j]
+            costs[sel] = cost[j]
+        flat = np.concatenate([np.asarray(self._parts[p][1][a:a + k])
+                               for p, a, k in zip(part.tolist(), heads.tolist(),
+                                                  lens.tolist())]
+                              or [np.empty(0, np.int32)])
+        return flat.astype(np.int32, copy=False), lens, costs
+
+    def one_answer(self):
+        """``(nodes, offsets, cost, slot)`` when a single ``answer`` call
+        answered every answered entry (the usual batch), else ``None``:
+        entry ``i``'s path is ``nodes[offsets[slot[i]]:offsets[slot[i] +
+        1]]`` costing ``cost[slot[i]]`` (for kernels that copy the paths
+        out without a ``PathResult`` or a numpy call per path)."""
+        if len(self._parts) != 1 or self._parts[0][0] is None:
+            return None
+        cost, nodes, offsets, _, _ = self._parts[0]
+        return nodes, offsets, cost, self._slot
+
     def result(self, i: int) -> PathResult | None:
-        """Entry ``i``'s ``PathResult``, or ``None`` when it was not answered."""
-        p = self._part[i]
+        """Entry ``i``'s ``PathResult``, or ``None`` when it was not answered.
+        (The scheduler's handles make theirs so when first read: the
+        batch's arrays are copied into lists once, so each call is a few
+        list lookups rather than numpy scalar reads.)"""
+        lists = self._lists
+        if lists is None:
+            lists = self._lists = (
+                self._part.tolist(), self._slot.tolist(), self.expanded.tolist(),
+                [None if c is None else (c.tolist(), o.tolist())
+                 for c, _, o, _, _ in self._parts])
+        p = lists[0][i]
         if p < 0:
             return None
-        cost, nodes, offsets, points, algorithm = self._parts[p]
-        if cost is None:
-            return PathResult(nodes, expanded=int(self.expanded[i]), algorithm=algorithm)
-        j = self._slot[i]
+        _, nodes, _, points, algorithm = self._parts[p]
+        expanded = lists[2][i]
+        if lists[3][p] is None:
+            return PathResult(nodes, expanded=expanded, algorithm=algorithm)
+        cost, offsets = lists[3][p]
+        j = lists[1][i]
         c = cost[j]
         if not c < np.inf:
-            return PathResult(PathStatus.UNREACHABLE, expanded=int(self.expanded[i]),
-                              algorithm=algorithm)
+            return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
         a, b = offsets[j], offsets[j + 1]
-        return PathResult.found_path(nodes[a:b], points[a:b], c, self.expanded[i], algorithm)
+        return PathResult.found_path(nodes[a:b], points[a:b], c, expanded, algorithm)

@@ -290,27 +290,41 @@ class World:
         one at a time through ``node_of``. Malformed input (an unknown
         graph or algorithm, an end the graph cannot place) raises a
         ``NavError`` and changes nothing."""
+        starts, goals = list(starts), list(goals)
+        graph, s, t, bad = self._resolve_many(graph_id, starts, goals, algorithm)
+        if bad is None:
+            bad = np.zeros(len(starts), dtype=np.int8)
+        out = [(_INVALID_START, _INVALID_GOAL)[b - 1] if b else
+               PathRequest(graph_id, a, g, algorithm, i, j, {})
+               for a, g, i, j, b in zip(starts, goals, s.tolist(), t.tolist(),
+                                        bad.tolist())]
+        return graph, out
+
+    def _resolve_many(self, graph_id, starts, goals, algorithm):
+        """``prepare_paths`` in arrays, for the scheduler (no object per
+        request): ``(graph, s, t, bad)`` with the int32 start and goal
+        nodes and per request 0 (a search is due), 1 (invalid start) or
+        2 (invalid goal), ``bad`` ``None`` when all are 0 (few numpy
+        calls: a frame's round is ~40 requests, where each call costs as
+        much as several requests' Python). ``starts``/``goals``: lists.
+        Same checks and errors as ``prepare_paths``."""
         graph = self.graph(graph_id)
         self._check_query(graph, graph_id, algorithm, {})
-        starts, goals = list(starts), list(goals)
         if len(starts) != len(goals):
             raise QueryError(f"prepare_paths needs as many starts as goals, got "
                              f"{len(starts)} and {len(goals)}")
         k = len(starts)
-        nodes = self._ends_of(graph, starts + goals)     # one locate_many for both
+        nodes = self._ends_of(graph, starts + goals).astype(np.int32)   # both in one
         s, t = nodes[:k], nodes[k:]
-        walkable = graph.walkable
-        bad_s = (s < 0) | ~walkable[np.maximum(s, 0)]
-        bad_t = (t < 0) | ~walkable[np.maximum(t, 0)]
-        out = [_INVALID_START if bs else _INVALID_GOAL if bt else
-               PathRequest(graph_id, a, b, algorithm, i, j, {})
-               for a, b, i, j, bs, bt in zip(starts, goals, s.tolist(), t.tolist(),
-                                             bad_s.tolist(), bad_t.tolist())]
-        return graph, out
+        off = (nodes < 0) | ~graph.walkable[np.maximum(nodes, 0)]
+        if not off.any():
+            return graph, s, t, None
+        bad = np.where(off[:k], 1, np.where(off[k:], 2, 0)).astype(np.int8)
+        return graph, s, t, bad
 
     @staticmethod
     def _ends_of(graph, ends) -> np.ndarray:
-        """int64 nodes of ``ends`` as ``node_of`` resolves them."""
+        """Integer nodes of ``ends`` as ``node_of`` resolves them."""
         if graph.vector_locate and ends:
             # ends that are all pairs of plain numbers (no bools, which
             # locate refuses and numpy reads as 0/1) are points: in bulk
@@ -320,7 +334,7 @@ class World:
             except (TypeError, ValueError, OverflowError):
                 pts = None
             if pts is not None and pts.shape == (len(ends), 2):
-                return graph.locate_many(pts).astype(np.int64)
+                return graph.locate_many(pts)
         return np.fromiter(map(graph.node_of, ends), dtype=np.int64, count=len(ends))
 
     def _check_query(self, graph, graph_id, algorithm, options) -> None:

@@ -81,19 +81,29 @@ class ActivePaths:
         k = len(handles)
         if k == 0:
             return
+        lens = np.fromiter(map(len, paths), dtype=np.int64, count=k)
+        flat = np.concatenate(paths) if k > 1 else np.asarray(paths[0])
+        self.put_flat(handles, flat, lens, costs, num_nodes)
+
+    def put_flat(self, handles, flat, lens, costs, num_nodes) -> None:
+        """``put_many`` with the paths already one after another: path
+        ``i`` is the next ``lens[i]`` entries of ``flat`` (int32), as a
+        ``PathBatch`` holds its answers (no array per path)."""
+        k = len(handles)
+        if k == 0:
+            return
         if self.num_nodes == 0:
             self.num_nodes = max(int(num_nodes), 1)
         pop, slot_handles, old = self.slot_of.pop, self.handles, []
-        for h in handles:               # most handles have no path yet
+        for h in handles:
             slot = pop(h, None)
             if slot is not None:
                 slot_handles[slot] = None
                 old.append(slot)
-        if old:                          # before a compaction renumbers slots
+        if old:
             self.live_entries -= _drop_slots(np.array(old, dtype=np.int64), self.alive,
                                              self.length)
-        lens = np.fromiter(map(len, paths), dtype=np.int64, count=k)
-        flat = np.concatenate(paths) if k > 1 else np.asarray(paths[0])
+        lens = np.asarray(lens, dtype=np.int64)
         total = flat.size
         if self.used + total > self.nodes.size:
             self._compact(extra=total)
@@ -178,6 +188,42 @@ def _block_mask(nodes, n):
             b += 1
         m |= np.uint64(1) << np.uint64(b if b < 63 else 63)
     return m
+
+
+def batch_paths(batch, entries):
+    """``(nodes, lengths, costs)``: the found paths of ``PathBatch``
+    entries ``entries`` (a list of ints) one after another, for
+    ``put_flat``; one kernel call for the usual batch (one answer)."""
+    one = batch.one_answer()
+    if one is None:
+        return batch.paths(entries)
+    nodes, offsets, cost, slot = one
+    return _gather_answers(np.asarray(nodes), offsets, cost, slot,
+                           np.array(entries, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _gather_answers(nodes, offsets, cost, slot, entries):
+    """The paths of ``entries`` (see ``PathBatch.one_answer``) as int32
+    nodes one after another, their lengths and costs."""
+    k = entries.shape[0]
+    lens = np.empty(k, dtype=np.int64)
+    costs = np.empty(k, dtype=np.float64)
+    total = 0
+    for i in range(k):
+        j = slot[entries[i]]
+        lens[i] = offsets[j + 1] - offsets[j]
+        costs[i] = cost[j]
+        total += lens[i]
+    flat = np.empty(total, dtype=np.int32)
+    at = 0
+    for i in range(k):
+        j = slot[entries[i]]
+        a = offsets[j]
+        for m in range(lens[i]):
+            flat[at + m] = nodes[a + m]
+        at += lens[i]
+    return flat, lens, costs
 
 
 @njit(cache=True, nogil=True)
@@ -294,5 +340,9 @@ def warm_up() -> None:
         idx.put(k, np.arange(400, dtype=np.int32), 1.0, 400)
     idx.put_many([3, 4], [np.arange(400, dtype=np.int32)] * 2, [1.0, 1.0], 400)
     idx.put_many([3, 5], [np.arange(400, dtype=np.int32)] * 2, [1.0, 1.0], 400)   # a re-plan
+    idx.put_flat([4, 6], np.tile(np.arange(400, dtype=np.int32), 2), np.array([400, 400]),
+                 np.array([1.0, 1.0]), 400)
+    _gather_answers(np.arange(8, dtype=np.int32), np.array([0, 3, 8]), np.ones(2),
+                    np.array([1, 0]), np.array([0, 1]))
     idx.near(np.arange(400, dtype=np.int32), np.ones(400, dtype=np.bool_))
     idx._compact(extra=0)

@@ -62,6 +62,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import operator
 import threading
 import time
 from collections import deque
@@ -72,9 +73,15 @@ from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
-from .active import ActivePaths
-from .rounds import MIN_CHUNK_S, Item, run_round
+from .active import ActivePaths, batch_paths
+from .rounds import MIN_CHUNK_S, Item, run_groups
 
+#: what a request whose start or goal is not walkable gets (``_resolve_many``'s
+#: ``bad`` 1 and 2), as ``World.prepare_path`` answers it
+_INVALID = (PathResult.failed(PathStatus.INVALID_START),
+            PathResult.failed(PathStatus.INVALID_GOAL))
+_BY_SEQ = operator.attrgetter("handle.seq")
+_EXPANDED = operator.attrgetter("expanded")
 _RECENT = 64      # chunks of searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
@@ -107,7 +114,7 @@ class PathHandle:
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
-                 "replan_from", "seq", "repaths", "_in_queue", "_result", "_error", "_queued", "_cancelled",
+                 "replan_from", "seq", "repaths", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
                  "_served", "_waiters", "_queue", "_event")
 
     def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
@@ -123,7 +130,8 @@ class PathHandle:
         self.callback = callback
         self.repath = bool(repath)
         self.repaths = 0
-        self._result = None
+        self._r = None                   # the newest result, once made
+        self._lazy = None                # or [PathBatch, entry, made]: made when read
         self._error = None
         self._queued = False
         self._cancelled = False
@@ -132,8 +140,32 @@ class PathHandle:
         self._event = None               # made by wait(), set when a result exists
 
     @property
+    def _result(self):
+        """The newest ``PathResult`` (``None`` before the first), made from
+        its batch's arrays on first read. Only the ticking thread writes
+        ``_r``/``_lazy``, each in one assignment and in an order that never
+        shows a reader neither (see ``_publish_all``); a reader caches the
+        made result in the ``_lazy`` list, never in the handle, so a
+        reader on another thread cannot bring back an older result."""
+        r = self._r
+        if r is not None:
+            return r
+        lazy = self._lazy
+        if lazy is None:
+            return self._r
+        r = lazy[2]
+        if r is None:
+            r = lazy[2] = lazy[0].result(lazy[1])
+        return r
+
+    @_result.setter
+    def _result(self, result):
+        self._r = result
+        self._lazy = None
+
+    @property
     def done(self) -> bool:
-        return self._result is not None or self._error is not None
+        return self._r is not None or self._lazy is not None or self._error is not None
 
     @property
     def cancelled(self) -> bool:
@@ -142,11 +174,12 @@ class PathHandle:
     def result(self):
         if self._error is not None:
             raise self._error
-        if self._result is None:
+        r = self._result
+        if r is None:
             state = "cancelled" if self._cancelled else "waiting to be served"
             raise QueryError(f"path request {self.seq} on graph {self.graph_id!r} is "
                              f"{state}; call world.tick() until handle.done")
-        return self._result
+        return r
 
     def cancel(self) -> None:
         """Withdraw the request and its re-plans; a handle that has no
@@ -290,14 +323,14 @@ class RequestQueue:
             if not take:
                 break
             free_pass = False
-            items = self._prepare(take)
+            items, groups = self._prepare(take)
             per = {gid: _estimate(d) for gid, d in self._durations.items() if d}
             t_search = clock()
-            timing = run_round(self.world, self.jobs, items, self._batchable, per,
-                               self.min_chunk_s)
+            timing = run_groups(self.world, self.jobs, groups, self._batchable, per,
+                                self.min_chunk_s)
             self.search_s_last += clock() - t_search
-            self._learn(items, timing)
-            for gid in {it.handle.graph_id for it in items}:    # what the round taught
+            self._learn(items, groups, timing)
+            for gid in {g[0] for g in groups}:    # what the round taught
                 if timed and gid in self._durations:
                     estimates[gid] = _estimate(self._durations[gid])
                 d = self._expanded.get(gid)
@@ -312,11 +345,11 @@ class RequestQueue:
                         break
                 self._put_back(items[cut:])
             else:
-                spent += sum(it.expanded for it in items)
+                spent += sum(map(_EXPANDED, items))
             accepted.extend(items[:cut])
             if timed and clock() >= deadline:
                 break
-        accepted.sort(key=lambda it: it.handle.seq)   # publish in request order
+        accepted.sort(key=_BY_SEQ)                     # publish in request order
         t0 = clock()
         self._publish_all(accepted)
         if accepted:      # what publishing (callbacks included) costs per result
@@ -324,7 +357,7 @@ class RequestQueue:
             self._publish_cost += (per - self._publish_cost) / 8.0
         self._served_last = len(accepted)
         self.nodes_last = spent if budget_nodes is None else \
-            sum(it.expanded for it in accepted)
+            sum(map(_EXPANDED, accepted))
         return len(accepted)
 
     def _take(self, deadline, estimates, par, free_pass, nodes_left, means, accepted) -> list:
@@ -380,30 +413,40 @@ class RequestQueue:
                     break
         return take
 
-    def _prepare(self, take) -> list:
+    def _prepare(self, take) -> tuple:
         """Resolve the handles of a round on this thread: each one's start
         (``replan_from`` for a re-plan, see ``_replan_starts``) and nodes,
         or its immediate result (start or goal not walkable) or error.
+        Returns the items and the groups to search, ``(graph_id,
+        algorithm, items, starts, goals)`` (``rounds.run_groups``).
         The requests of one graph and algorithm are resolved together
-        (``World.prepare_paths``: on a grid one ``locate_many`` for their
-        starts and goals); when that raises, one at a time, so
+        (``World.prepare_paths``' arrays: on a grid one ``locate_many`` for
+        their starts and goals); when that raises, one at a time, so
         the error lands on the request that caused it."""
         items = [Item(h, h.start) for h in take]
         self._replan_starts(items)
-        groups: dict = {}
+        by: dict = {}
         for it in items:
             if it.error is None:
                 h = it.handle
-                groups.setdefault((h.graph_id, h.algorithm), []).append(it)
-        world = self.world
-        for (gid, algorithm), members in groups.items():
+                key = (h.graph_id, h.algorithm)
+                got = by.get(key)
+                if got is None:
+                    got = by[key] = ([], [], [])
+                got[0].append(it)
+                got[1].append(it.start)
+                got[2].append(h.goal)
+                it.due = True                # unless its ends are not walkable
+        world, groups = self.world, []
+        for (gid, algorithm), (members, starts, goals) in by.items():
             try:
-                _, reqs = world.prepare_paths(gid, [it.start for it in members],
-                                              [it.handle.goal for it in members], algorithm)
+                _, s, t, bad = world._resolve_many(gid, starts, goals, algorithm)
             except Exception:                # find the culprit: one at a time
-                reqs = None
-            if reqs is None:
+                s = None
+            if s is None:
+                due = []
                 for it in members:
+                    it.due = False
                     h = it.handle
                     try:
                         _, req = world.prepare_path(gid, it.start, h.goal, algorithm)
@@ -411,16 +454,26 @@ class RequestQueue:
                         it.error = exc
                         continue
                     if type(req) is PathResult:
-                        it.result = req
+                        it.set_result(req)
                     else:
                         it.request = req
+                        it.due = True
+                        due.append(it)
+                if due:
+                    groups.append((gid, algorithm, due,
+                                   np.array([it.request.start_node for it in due], np.int32),
+                                   np.array([it.request.goal_node for it in due], np.int32)))
                 continue
-            for it, req in zip(members, reqs):
-                if type(req) is PathResult:
-                    it.result = req
-                else:
-                    it.request = req
-        return items
+            if bad is not None:
+                for k in np.flatnonzero(bad).tolist():
+                    members[k].due = False
+                    members[k].set_result(_INVALID[bad[k] - 1])
+                keep = np.flatnonzero(bad == 0)
+                members = [members[k] for k in keep.tolist()]
+                s, t = s[keep], t[keep]
+            if members:
+                groups.append((gid, algorithm, members, s, t))
+        return items, groups
 
     @staticmethod
     def _replan_starts(items) -> None:
@@ -437,8 +490,12 @@ class RequestQueue:
                 continue
             many = getattr(h.replan_from, "many", None)
             if many is not None:
-                try:
-                    batched.setdefault(many, []).append(it)
+                try:            # (get: setdefault would make a list per request)
+                    got = batched.get(many)
+                    if got is None:
+                        batched[many] = [it]
+                    else:
+                        got.append(it)
                     continue
                 except TypeError:            # unhashable: asked on its own
                     pass
@@ -461,7 +518,7 @@ class RequestQueue:
                 except Exception as exc:
                     it.error = exc
 
-    def _learn(self, items, timing) -> None:
+    def _learn(self, items, groups, timing) -> None:
         """Keep the recent search times and expansions of each graph (in
         round order, so the node rule sees the same history on any number
         of workers)."""
@@ -471,12 +528,19 @@ class RequestQueue:
             if recent is None:
                 recent = durations[gid] = deque(maxlen=_RECENT)
             recent.extend(seconds / n for n, seconds in chunks)
-        for it in items:
-            if it.request is not None and it.result is not None:
-                recent = expanded.get(it.request.graph_id)
+        gids = [g[0] for g in groups]
+        if len(set(gids)) == len(gids):
+            runs = [(g[0], g[2]) for g in groups]
+        else:           # a graph in several groups (algorithms): in round order
+            runs = [(it.handle.graph_id, (it,)) for it in items if it.due]
+        for gid, members in runs:
+            got = [it.expanded for it in members
+                   if it.error is None and (it.lazy is not None or it.result is not None)]
+            if got:
+                recent = expanded.get(gid)
                 if recent is None:
-                    recent = expanded[it.request.graph_id] = deque(maxlen=_RECENT)
-                recent.append(it.result.expanded)
+                    recent = expanded[gid] = deque(maxlen=_RECENT)
+                recent.extend(got)
 
     def _put_back(self, items) -> None:
         """Requests searched past a spent node budget wait at the front
@@ -497,15 +561,22 @@ class RequestQueue:
         so a callback sees all of the frame's results."""
         puts: dict = {}
         active = self._active
-        found = PathStatus.FOUND
         for it in items:
-            h, result, error = it.handle, it.result, it.error
+            h, error, lazy = it.handle, it.error, it.lazy
             h.start = it.start
             h._queued = False
             if h._served:
                 h.repaths += 1
             h._served += 1
-            h._result, h._error = result, error
+            # one assignment each, the new one first: a reader on another
+            # thread sees the old result or the new one, never none
+            if lazy is not None:
+                h._lazy = lazy
+                h._r = None
+            else:
+                h._r = it.result
+                h._lazy = None
+            h._error = error
             if error is not None:           # no result to keep up to date any more
                 mine = active.get(h.graph_id)
                 if mine:
@@ -514,25 +585,31 @@ class RequestQueue:
             elif h.repath and not h._cancelled:
                 gid = h.graph_id
                 mine = active.get(gid)
-                if result.status is found:
+                if it.found:
                     if mine:
                         mine.pop(h.seq, None)
                     got = puts.get(gid)
                     if got is None:
-                        got = puts[gid] = ([], [], [])
+                        got = puts[gid] = ([], [])
                     got[0].append(h)
-                    got[1].append(result.nodes)
-                    got[2].append(result.cost)
+                    runs = got[1]         # runs of one batch's entries, or a result
+                    if lazy is None:
+                        runs.append((None, it.result))
+                    elif runs and runs[-1][0] is lazy[0]:
+                        runs[-1][1].append(lazy[1])
+                    else:
+                        runs.append((lazy[0], [lazy[1]]))
                 else:
                     self._drop_path(h)
                     if mine is None:
                         mine = active[gid] = {}
                     mine[h.seq] = h
-        for gid, (handles, paths, costs) in puts.items():
+        for gid, (handles, runs) in puts.items():
             index = self._paths.get(gid)
             if index is None:
                 index = self._paths[gid] = ActivePaths()
-            index.put_many(handles, paths, costs, self.world.graph(gid).num_nodes)
+            flat, lens, costs = _paths_of(runs)
+            index.put_flat(handles, flat, lens, costs, self.world.graph(gid).num_nodes)
         batched: dict = {}
         for it in items:
             h = it.handle
@@ -543,8 +620,12 @@ class RequestQueue:
                 continue
             many = getattr(callback, "many", None)
             if many is not None:
-                try:
-                    batched.setdefault(many, []).append(h)
+                try:            # (get: setdefault would make a list per request)
+                    got = batched.get(many)
+                    if got is None:
+                        batched[many] = [h]
+                    else:
+                        got.append(h)
                     continue
                 except TypeError:               # unhashable: called on its own
                     pass
@@ -648,6 +729,26 @@ class RequestQueue:
         self._expanded.pop(graph_id, None)
         for h in mine.values():
             h.cancel()
+
+
+def _paths_of(runs) -> tuple:
+    """``(nodes, lengths, costs)`` of found paths given as runs of
+    ``(batch, entries)`` (``PathBatch.paths``) or ``(None, result)``, in
+    order, one after another."""
+    if len(runs) == 1 and runs[0][0] is not None:
+        return batch_paths(*runs[0])
+    flat, lens, costs = [], [], []
+    for batch, what in runs:
+        if batch is None:
+            flat.append(np.asarray(what.nodes, dtype=np.int32))
+            lens.append(np.array([len(what.nodes)], dtype=np.int64))
+            costs.append(np.array([what.cost]))
+        else:
+            f, n, c = batch_paths(batch, what)
+            flat.append(f)
+            lens.append(n)
+            costs.append(c)
+    return np.concatenate(flat), np.concatenate(lens), np.concatenate(costs)
 
 
 def _set_result(fut):

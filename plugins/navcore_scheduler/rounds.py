@@ -25,7 +25,10 @@ import time
 
 import numpy as np
 
-from navcore.types import PathBatch
+from navcore.types import PathBatch, PathRequest, PathStatus
+
+#: ``PathBatch.state`` of an entry answered ``found``
+_FOUND = tuple(PathStatus).index(PathStatus.FOUND)
 
 #: a chunk of a batch is expected to search for at least this long (seconds):
 #: each chunk costs its thread a few tens of microseconds of Python and a
@@ -42,30 +45,45 @@ MIN_PARALLEL_S = 0.0001
 
 
 class Item:
-    """One request of a round: where its search started and its outcome."""
+    """One request of a round: where its search started and its outcome:
+    ``result``, or ``lazy`` (``[batch, entry, None]``: the answer of a
+    ``PathBatch`` entry, made into a ``PathResult`` when a handle's result
+    is first read; most frames' results are read after the tick, if at
+    all), or ``error``. ``expanded`` and ``found`` say what the search
+    did without a ``PathResult``."""
 
-    __slots__ = ("handle", "start", "request", "result", "error")
+    __slots__ = ("handle", "start", "request", "due", "result", "lazy", "error",
+                 "expanded", "found")
 
     def __init__(self, handle, start):
         self.handle = handle
         self.start = start
-        self.request = None      # the resolved PathRequest while a search is due
+        self.request = None      # the resolved PathRequest, if made (see _Chunk.solve)
+        self.due = False         # a search is due (resolved, ends walkable)
         self.result = None
+        self.lazy = None
         self.error = None
+        self.expanded = 0
+        self.found = False
 
-    @property
-    def expanded(self) -> int:
-        return self.result.expanded if self.result is not None else 0
+    def set_result(self, result) -> None:
+        self.result = result
+        self.expanded = result.expanded
+        self.found = result.status is PathStatus.FOUND
 
 
 class _Chunk:
     """Items ``items`` of one group: one PathBatch (``batch``) or, when
     the graph cannot be batched, one request at a time."""
 
-    __slots__ = ("graph", "items", "batch", "seconds")
+    __slots__ = ("graph", "gid", "algorithm", "starts", "goals", "items", "batch", "seconds")
 
-    def __init__(self, graph, items, batch):
+    def __init__(self, graph, gid, algorithm, starts, goals, items, batch):
         self.graph = graph
+        self.gid = gid
+        self.algorithm = algorithm
+        self.starts = starts
+        self.goals = goals
         self.items = items
         self.batch = batch
         self.seconds = 0.0
@@ -88,19 +106,30 @@ class _Chunk:
     def solve(self, world, left) -> None:
         for j in left:
             it = self.items[j]
+            req = it.request
+            if req is None:           # as World.prepare_path would have made it
+                req = PathRequest(self.gid, it.start, it.handle.goal, self.algorithm,
+                                  int(self.starts[j]), int(self.goals[j]), {})
             try:
-                it.result = world.solve(self.graph, it.request)
+                it.set_result(world.solve(self.graph, req))
             except Exception as exc:    # the handle says so
                 it.error = exc
 
     def collect(self) -> None:
-        """Move the batch's answers into the items (on the thread that ran
-        the chunk: each item belongs to one chunk)."""
-        if self.batch is None:
+        """Point the items the batch answered at their entries (on the
+        thread that ran the chunk: each item belongs to one chunk); their
+        ``PathResult``s are made when read."""
+        b = self.batch
+        if b is None:
             return
-        for it, r in zip(self.items, self.batch.results()):
-            if it.result is None and it.error is None:
-                it.result = r
+        state, items = b.state, self.items
+        expanded = b.expanded.tolist()
+        found = (state == _FOUND).tolist()
+        for i in np.flatnonzero(state >= 0).tolist():
+            it = items[i]
+            it.lazy = [b, i, None]
+            it.expanded = expanded[i]
+            it.found = found[i]
 
 
 def chunk_plan(n: int, threads: int, per: float | None, least_s: float = MIN_CHUNK_S,
@@ -185,7 +214,26 @@ def batchable(world, graph, cache: dict) -> bool:
 def run_round(world, jobs, items, cache: dict, per: dict,
               least_s: float = MIN_CHUNK_S) -> dict:
     """Search every item of ``items`` that has a ``request`` (others have
-    their result or error already); fill in ``result``/``error``. ``per``:
+    their result or error already); see ``run_groups``."""
+    groups: dict = {}
+    for it in items:
+        if it.request is not None:
+            it.due = True
+            r = it.request
+            groups.setdefault((r.graph_id, r.algorithm), []).append(it)
+    return run_groups(world, jobs, [
+        (gid, algorithm, members,
+         np.fromiter((it.request.start_node for it in members), np.int32, len(members)),
+         np.fromiter((it.request.goal_node for it in members), np.int32, len(members)))
+        for (gid, algorithm), members in groups.items()], cache, per, least_s)
+
+
+def run_groups(world, jobs, groups, cache: dict, per: dict,
+               least_s: float = MIN_CHUNK_S) -> dict:
+    """Search the round's ``groups``: ``(graph_id, algorithm, items,
+    starts, goals)`` with the items' int32 start and goal nodes (resolved,
+    walkable: ``World.prepare_paths``); fill in the items' outcome
+    (``lazy``/``result``/``error``). ``per``:
     the seconds a search on each graph is expected to take (chunk sizes).
     With workers a batchable group with at least ``MIN_PARALLEL_S`` of
     expected work is one batch offered to ``workers`` threads, run on
@@ -196,28 +244,20 @@ def run_round(world, jobs, items, cache: dict, per: dict,
     each single request a chunk and hands every chunk to the worker
     threads. Returns ``{graph_id: [(searches, thread seconds) per
     chunk]}`` for the time estimates."""
-    groups: dict = {}
-    for it in items:
-        if it.request is not None:
-            r = it.request
-            groups.setdefault((r.graph_id, r.algorithm), []).append(it)
     workers = jobs.workers
     chunks, done = [], []
     clock = time.perf_counter
-    for (gid, algorithm), members in groups.items():
+    for gid, algorithm, members, starts, goals in groups:
         graph = world.graph(gid)
         ok = batchable(world, graph, cache)
-        starts = np.fromiter((it.request.start_node for it in members), np.int32,
-                             len(members))
-        goals = np.fromiter((it.request.goal_node for it in members), np.int32,
-                            len(members))
         if ok and workers > 1 and len(members) > 1:
             # the whole group in one batch, on this thread, offered to the
             # workers' count of threads when it is worth a parallel call
             p = per.get(gid)
             threads = workers if (least_s <= 0 or p is None
                                   or p * len(members) >= MIN_PARALLEL_S) else 1
-            c = _Chunk(graph, members, PathBatch(gid, algorithm, starts, goals, threads))
+            c = _Chunk(graph, gid, algorithm, starts, goals, members,
+                       PathBatch(gid, algorithm, starts, goals, threads))
             t0 = clock()
             left = c.run_batch(world)
             c.seconds = (clock() - t0) * threads
@@ -237,7 +277,8 @@ def run_round(world, jobs, items, cache: dict, per: dict,
                 part, s, t = members, starts, goals
             else:
                 part, s, t = [members[i] for i in idx.tolist()], starts[idx], goals[idx]
-            chunks.append(_Chunk(graph, part, PathBatch(gid, algorithm, s, t) if ok else None))
+            chunks.append(_Chunk(graph, gid, algorithm, s, t, part,
+                                 PathBatch(gid, algorithm, s, t) if ok else None))
     counter = itertools.count()
 
     def work():
@@ -265,5 +306,5 @@ def run_round(world, jobs, items, cache: dict, per: dict,
     for gid, n, seconds in done:
         timing.setdefault(gid, []).append((n, seconds))
     for c in chunks:
-        timing.setdefault(c.items[0].request.graph_id, []).append((len(c.items), c.seconds))
+        timing.setdefault(c.gid, []).append((len(c.items), c.seconds))
     return timing
