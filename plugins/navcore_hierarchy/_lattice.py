@@ -259,7 +259,8 @@ def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, are
     instead of 40 arrays: each argument of a call is unboxed again, which
     after a frame's other work evicted the caches is most of a small update.
 
-    Returns ``(n_tiles, n_removed, n_boundary, n_changed)``. ``n_tiles`` is
+    Returns ``(n_tiles, n_removed, n_boundary, n_changed)``, the changed
+    area ids sorted in ``changed[:n_changed]``. ``n_tiles`` is
     -1 / -2 as ``remove_tiles`` says (nothing changed); ``n_changed`` is -1
     when the tiles were removed but there was no room to rebuild them: the
     caller grows the arrays and finishes with the two other kernels (also

@@ -346,7 +346,7 @@ class Hierarchy(DerivedView):
         if searched == 0:
             d["local_updates"] += 1
         d["searched_nodes"] += searched
-        return np.sort(self.changed[:nch]) if nch else _NO_CHANGE
+        return self.changed[:nch].copy() if nch else _NO_CHANGE   # (settle sorted them)
 
     def _check_range(self, dirty):
         if dirty[0] < 0 or dirty[-1] >= self.num_nodes:

@@ -20,10 +20,21 @@ RULES = {"no-corner-cutting": ({}, FOUR), "corner-cutting": ({"corner_cutting": 
 class ChangeLog:
     def __init__(self):
         self.calls = []
+        self.arrays = []            # (the array as handed over, its values then)
 
     @navcore.hookimpl
     def navcore_components_changed(self, changed_areas):
-        self.calls.append(set(changed_areas.tolist()))
+        ids = changed_areas.tolist()
+        # the hookspec's promise: sorted, distinct, int32 (the kernel sorts them)
+        assert changed_areas.dtype == np.int32 and ids == sorted(set(ids)), ids
+        self.calls.append(set(ids))
+        self.arrays.append((changed_areas, ids))
+
+    def check_kept(self):
+        """Each array handed over still holds its ids (a copy, not a view
+        of a buffer the next update writes)."""
+        for arr, ids in self.arrays:
+            assert arr.tolist() == ids
 
 
 def expected_changes(before, after):
@@ -78,6 +89,7 @@ def run_toggles(side, density, rule, steps, seed, max_block=8):
         got = log.calls[-1] if len(log.calls) > n_calls else set()
         assert got == expected_changes(before, after), (rule, step)
         before = after
+    log.check_kept()
     return hierarchy_of(g)
 
 
