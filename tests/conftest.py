@@ -24,3 +24,27 @@ settings.load_profile("nojit" if NOJIT else "default")
 def world():
     import navcore
     return navcore.World(autoload=False)
+
+
+@pytest.fixture
+def section_held_elsewhere():
+    """A probe: whether ``navcore.parallel``'s process-wide lock is held,
+    tried from another thread (the lock is re-entrant, so the thread
+    holding it could always take it again)."""
+    import threading
+
+    import navcore.parallel as par
+
+    def probe() -> bool:
+        out = []
+
+        def attempt():
+            got = par._LOCK.acquire(blocking=False)
+            if got:
+                par._LOCK.release()
+            out.append(not got)
+        th = threading.Thread(target=attempt)
+        th.start()
+        th.join()
+        return out[0]
+    return probe

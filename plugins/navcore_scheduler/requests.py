@@ -100,6 +100,25 @@ def _estimate(values) -> float:
     return min(p90, 4.0 * v[(len(v) - 1) // 2]) if len(v) < 16 else p90
 
 
+def _batch_by_many(batched: dict, fn, x) -> bool:
+    """File ``x`` under ``fn.many`` in ``batched`` (one ``many`` call for
+    all of them later); False when ``fn`` has no hashable ``many`` (then
+    ``fn`` is called on its own). ``get``, not ``setdefault``, which would
+    make a list per request."""
+    many = getattr(fn, "many", None)
+    if many is None:
+        return False
+    try:
+        got = batched.get(many)
+    except TypeError:                   # unhashable: called on its own
+        return False
+    if got is None:
+        batched[many] = [x]
+    else:
+        got.append(x)
+    return True
+
+
 class PathHandle:
     """What ``World.request_path`` returns.
 
@@ -488,17 +507,8 @@ class RequestQueue:
             h = it.handle
             if not h._served or h.replan_from is None:
                 continue
-            many = getattr(h.replan_from, "many", None)
-            if many is not None:
-                try:            # (get: setdefault would make a list per request)
-                    got = batched.get(many)
-                    if got is None:
-                        batched[many] = [it]
-                    else:
-                        got.append(it)
-                    continue
-                except TypeError:            # unhashable: asked on its own
-                    pass
+            if _batch_by_many(batched, h.replan_from, it):
+                continue
             try:
                 it.start = h.replan_from(h)
             except Exception as exc:         # the handle says so
@@ -618,17 +628,8 @@ class RequestQueue:
             callback = h.callback
             if callback is None:
                 continue
-            many = getattr(callback, "many", None)
-            if many is not None:
-                try:            # (get: setdefault would make a list per request)
-                    got = batched.get(many)
-                    if got is None:
-                        batched[many] = [h]
-                    else:
-                        got.append(h)
-                    continue
-                except TypeError:               # unhashable: called on its own
-                    pass
+            if _batch_by_many(batched, callback, h):
+                continue
             try:
                 callback(h)
             except Exception as exc:           # the other results must still go out

@@ -110,30 +110,15 @@ def test_a_busy_stack_falls_back_to_this_thread():
         assert _answers(g, "jps", s, t, 2) == want
 
 
-def _held_elsewhere() -> bool:
-    """Whether a section's lock is held (tried from another thread: the
-    lock is re-entrant, so this thread could always take it)."""
-    out = []
-
-    def probe():
-        got = navcore_parallel._LOCK.acquire(blocking=False)
-        if got:
-            navcore_parallel._LOCK.release()
-        out.append(not got)
-    th = threading.Thread(target=probe)
-    th.start()
-    th.join()
-    return out[0]
-
-
-def test_parallel_calls_hold_the_lock_while_the_layer_may_be_workqueue(monkeypatch):
+def test_parallel_calls_hold_the_lock_while_the_layer_may_be_workqueue(monkeypatch,
+                                                                       section_held_elsewhere):
     g = GridGraph(_maze_like(9))
     s, t = _pairs(g, np.random.default_rng(9), 20)
     held = []
     real = parallel.P.jps_parallel
 
     def spy(*args):
-        held.append(_held_elsewhere())
+        held.append(section_held_elsewhere())
         return real(*args)
 
     monkeypatch.setattr(parallel.P, "jps_parallel", spy)
@@ -142,7 +127,7 @@ def test_parallel_calls_hold_the_lock_while_the_layer_may_be_workqueue(monkeypat
         held.clear()
         _answers(g, "jps", s, t, 2)
         assert held == [locked]
-    assert not _held_elsewhere()
+    assert not section_held_elsewhere()
 
 
 def test_a_batch_does_not_wait_behind_another_threads_parallel_kernel(monkeypatch):

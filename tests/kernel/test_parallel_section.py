@@ -7,32 +7,19 @@ import pytest
 import navcore.parallel as par
 
 
-def _taken_elsewhere() -> bool:
-    out = []
-
-    def probe():
-        got = par._LOCK.acquire(blocking=False)
-        if got:
-            par._LOCK.release()
-        out.append(not got)
-    th = threading.Thread(target=probe)
-    th.start()
-    th.join()
-    return out[0]
-
-
 @pytest.mark.nojit
 @pytest.mark.parametrize("layer, held", [("workqueue", True), (None, True), ("omp", False),
                                          ("tbb", False)])
-def test_the_lock_is_held_only_under_a_layer_that_is_not_thread_safe(monkeypatch, layer, held):
+def test_the_lock_is_held_only_under_a_layer_that_is_not_thread_safe(monkeypatch, layer, held,
+                                                                    section_held_elsewhere):
     monkeypatch.setattr(par, "_layer", [layer])
     monkeypatch.setattr(par.numba, "threading_layer", lambda: (_ for _ in ()).throw(ValueError))
     with par.parallel_section() as may_run:
         assert may_run
-        assert _taken_elsewhere() == held
+        assert section_held_elsewhere() == held
         with par.parallel_section() as again:         # re-entrant on this thread
             assert again
-    assert not _taken_elsewhere()
+    assert not section_held_elsewhere()
 
 
 @pytest.mark.nojit
