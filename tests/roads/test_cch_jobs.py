@@ -2,6 +2,8 @@
 budget: customized by a scheduler job while ``auto`` answers by
 bidirectional search, swapped in at a tick; answers exact (scipy on the
 updated costs) before, during and after, a newer batch never lost."""
+import time
+
 import numpy as np
 import pytest
 
@@ -68,6 +70,13 @@ def test_a_batch_arriving_while_the_job_runs_is_not_lost():
         w.update("helsinki", edges=e[:4], cost=float("inf"))
         w.tick()
         assert h.customizing
+        # the job thread has taken the first costs (and waits for the lock)
+        # before the next batches come: on a loaded machine it may start
+        # late, and then it only ever sees the newest costs
+        deadline = time.monotonic() + 60
+        while h._next is not None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert h._next is None
         w.update("helsinki", edges=e[4:], factor=4.0)
         w.tick()
         w.update("helsinki", edges=e[:2], reset=True)
