@@ -233,9 +233,12 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     Answer the entries ``navcore_find_path`` would answer, exactly as it
     would (same status, cost, nodes, points, ``expanded`` and algorithm
     name): ``batch.answer(index, cost, expanded, nodes, offsets, points,
-    algorithm)`` with the paths one after another in flat arrays, or
-    ``batch.answer_status(index, status, algorithm)`` for answers without a
-    search. Leave the others open (the next implementation sees them), or
+    algorithm)`` with the paths one after another in flat arrays (the
+    batch keeps those arrays, not copies: results are made from them when
+    a handle is read, maybe frames later, so hand it arrays you never
+    change again), or ``batch.answer_status(index, status, algorithm)``
+    for answers without a path (``unreachable``, known without a search).
+    Leave the others open (the next implementation sees them), or
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
     at a time. Look only at ``batch.todo()``. No return value: every
     implementation runs, in pluggy's order (``tryfirst`` first: the

@@ -218,7 +218,9 @@ class PathBatch:
         unreachable), ``expanded[i]``, and the found paths one after
         another in ``nodes`` (int32) with ``offsets`` (``len(index) + 1``
         entries: path ``i`` is ``nodes[offsets[i]:offsets[i + 1]]``, empty
-        when unreachable) and ``points`` (float64, one row per node)."""
+        when unreachable) and ``points`` (float64, one row per node).
+        The batch keeps these arrays, not copies (results are made from
+        them when first read): the caller must not change them after."""
         index = self._claim(index, "answer")
         cost = np.asarray(cost, dtype=np.float64)
         expanded = np.asarray(expanded, dtype=np.int64)
@@ -241,9 +243,14 @@ class PathBatch:
 
     def answer_status(self, index, status, algorithm, expanded=0) -> None:
         """Answer entries ``index`` without a path: ``status`` (say
-        ``unreachable``, known without a search), ``expanded`` nodes each."""
+        ``unreachable``, known without a search), ``expanded`` nodes each.
+        Not ``found``: a found path is answered with its nodes (``answer``)."""
         index = self._claim(index, "answer_status")
         status = PathStatus(status)
+        if status is PathStatus.FOUND:
+            from .errors import PluginError
+            raise PluginError("PathBatch.answer_status: a found path needs its nodes, "
+                              "cost and points; answer it with PathBatch.answer")
         self._lists = None
         self._parts.append((None, status, None, None, algorithm))
         self._part[index] = len(self._parts) - 1
@@ -300,7 +307,7 @@ class PathBatch:
             costs[sel] = cost[j]
         flat = np.concatenate([np.asarray(self._parts[p][1][a:a + k])
                                for p, a, k in zip(part.tolist(), heads.tolist(),
-                                                  lens.tolist())]
+                                                  lens.tolist()) if k]
                               or [np.empty(0, np.int32)])
         return flat.astype(np.int32, copy=False), lens, costs
 

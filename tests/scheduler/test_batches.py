@@ -134,6 +134,9 @@ def test_path_batch_contract():
     assert b.todo().tolist() == [0, 2]
     with pytest.raises(navcore.PluginError, match="open entries"):
         b.answer_status([1], PathStatus.UNREACHABLE, "again")
+    with pytest.raises(navcore.PluginError, match="found path needs its nodes"):
+        b.answer_status([0], PathStatus.FOUND, "trivial")     # and nothing changed:
+    assert b.todo().tolist() == [0, 2]
     with pytest.raises(navcore.PluginError, match="offsets"):
         b.answer([0, 2], [1.0, 2.0], [3, 4], np.zeros(3, np.int32), [0, 3], np.zeros((3, 2)),
                  "x")
@@ -151,3 +154,33 @@ def test_path_batch_contract():
             assert (a.status, a.cost, a.expanded, a.algorithm) == \
                 (c.status, c.cost, c.expanded, c.algorithm)
     assert b.expanded.tolist() == [3, 0, 4, 0]
+
+
+def test_a_plugin_answering_found_without_a_path_loses_no_request():
+    """``answer_status(..., found)`` is refused (a found path has nodes): the
+    plugin's batch fails, its requests are served one at a time, and every
+    handle of the tick gets its result and its callback, kept-up-to-date
+    ones included (this used to raise while publishing, after the results
+    and before any waiter or callback)."""
+    class SameCell:
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_find_paths(self, graph, batch):
+            idx = batch.todo()
+            same = idx[batch.starts[idx] == batch.goals[idx]]
+            if same.size:
+                batch.answer_status(same, PathStatus.FOUND, "trivial")
+
+    rows = ["....#....", ".##.#.##.", "........."]
+    world = navcore.World(frame_budget_ms=NO_BUDGET)
+    world.plugins.register(SameCell())
+    world.add_graph("g", type="grid", rows=rows)
+    got = []
+    ends = [((0, 0), (0, 0)), ((0, 0), (8, 0)), ((8, 2), (0, 2))]
+    handles = [world.request_path("g", a, b, repath=True, callback=got.append)
+               for a, b in ends]
+    world.tick()
+    assert got == handles
+    truth = navcore.World()
+    truth.add_graph("g", type="grid", rows=rows)
+    for h, (a, b) in zip(handles, ends):
+        _same(h.result(), truth.find_path("g", a, b))
