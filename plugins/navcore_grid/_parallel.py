@@ -36,6 +36,12 @@ from ._kernels import INF, grid_astar, trace_into
 ST_TAKEN, ST_USED, ST_NEED, ST_POOL = 0, 1, 2, 3
 ST_WIDTH = 16
 
+#: where a parallel call notes the caller's thread count in ``ctl`` (a
+#: cache line away from the work counter at ``ctl[0]``): an exception
+#: inside the call (say a ``MemoryError`` of the join) skips the restore
+#: at its end, so the caller restores it from there
+CTL_PREVIOUS = 8
+
 #: a join copies the cells on all threads from this many cells on (below,
 #: a second fork and join cost more than the half of the copy they save)
 PARALLEL_COPY_CELLS = 1024
@@ -297,6 +303,7 @@ def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale
     order = heaviest_first(starts, goals, W)
     _reset(ctl, st)
     previous = thread_count()
+    ctl[CTL_PREVIOUS] = previous    # for the caller to restore if this call raises
     if previous != T:
         use_threads(T)              # this call's regions only (restored below)
     for t in prange(T):
@@ -329,6 +336,7 @@ def astar_parallel(stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, l
     order = heaviest_first(starts, goals, W)
     _reset(ctl, st)
     previous = thread_count()
+    ctl[CTL_PREVIOUS] = previous
     if previous != T:
         use_threads(T)
     for t in prange(T):

@@ -68,7 +68,7 @@ class ParallelScratch:
         self.res_i = np.zeros((threads, 3, _ROOM), dtype=np.int64)
         self.res_f = np.zeros((threads, _ROOM), dtype=np.float64)
         self.st = np.zeros((threads, P.ST_WIDTH), dtype=np.int64)
-        self.ctl = np.zeros(16, dtype=np.int64)          # [0]: the work counter
+        self.ctl = np.zeros(16, dtype=np.int64)   # [0]: the work counter, [8]: see P.CTL_PREVIOUS
         self.lock = threading.Lock()       # one batch at a time per stack
 
     def pool(self, grow=False):
@@ -201,12 +201,20 @@ def _answer(graph, batch, kind, idx, sc) -> np.ndarray:
     if not whole:
         starts, goals = starts[idx], goals[idx]
     gen = sc.reserve_gens(graph, k)
-    if kind == "jps":
-        out = P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, gen, sc.ctl,
-                             sc.res_i, sc.res_f, sc.st, sc.bufs)
-    else:
-        out = P.astar_parallel(*sc.kernel_args(graph, kind), sc.g, sc.parent, *sc.pool(),
-                               starts, goals, gen, sc.ctl, sc.res_i, sc.res_f, sc.st, sc.bufs)
+    sc.ctl[P.CTL_PREVIOUS] = 0
+    try:
+        if kind == "jps":
+            out = P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, gen, sc.ctl,
+                                 sc.res_i, sc.res_f, sc.st, sc.bufs)
+        else:
+            out = P.astar_parallel(*sc.kernel_args(graph, kind), sc.g, sc.parent, *sc.pool(),
+                                   starts, goals, gen, sc.ctl, sc.res_i, sc.res_f, sc.st,
+                                   sc.bufs)
+    except BaseException:
+        previous = int(sc.ctl[P.CTL_PREVIOUS])
+        if previous > 0:              # the kernel changed this thread's count: back
+            numba.set_num_threads(previous)
+        raise
     index, cost, expanded, nodes, offsets, points, left = out
     if index.size:
         batch.answer(index if whole else idx[index], cost, expanded, nodes, offsets, points,

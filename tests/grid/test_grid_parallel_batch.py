@@ -4,6 +4,7 @@ single queries answer, with costs checked against a naive grid Dijkstra."""
 import math
 import threading
 
+import numba
 import numpy as np
 import pytest
 
@@ -169,3 +170,30 @@ def test_updates_reach_every_slot_of_the_stack():
     assert got == _answers(g, "astar", s, t, 1)
     for (_, _, _, nodes, *_) in got:
         assert all(n % 30 != 10 or n // 30 == 19 for n in nodes)   # through the gap
+
+
+@pytest.mark.nojit
+@pytest.mark.skipif(not numba.config.DISABLE_JIT,
+                    reason="makes the kernel's join raise by replacing a Python function")
+@pytest.mark.parametrize("algorithm", ["jps", "astar"])
+def test_a_raising_parallel_call_leaves_the_callers_thread_count(monkeypatch, algorithm):
+    """The kernel sets this thread's numba thread count and restores it at
+    its end; when it raises in between (a MemoryError of the join, say),
+    the caller restores it from ``ctl``, and the error still reaches it."""
+    from navcore_grid import _parallel as P
+    g = GridGraph(np.ones((10, 12), bool))
+    s = np.array([0, 5, 7], np.int32)
+    t = np.array([100, 60, 30], np.int32)
+
+    def boom(*args):
+        raise MemoryError("the join's arrays")
+
+    before = numba.get_num_threads()
+    monkeypatch.setattr(P, "_collect", boom)
+    numba.set_num_threads(1)
+    try:
+        with pytest.raises(MemoryError, match="join"):
+            search.grid_find_paths(g, PathBatch("g", algorithm, s, t, 2))
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(before)
