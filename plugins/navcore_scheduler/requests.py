@@ -184,7 +184,12 @@ class PathHandle:
 
     @property
     def done(self) -> bool:
-        return self._r is not None or self._lazy is not None or self._error is not None
+        # ``_r`` read again after ``_lazy``: the ticking thread replaces a
+        # lazy result by setting ``_r`` before clearing ``_lazy``, so a
+        # reader between those two writes still sees one of them (and an
+        # error is set before a result is cleared: see ``_publish_all``)
+        return self._r is not None or self._lazy is not None or self._r is not None \
+            or self._error is not None
 
     @property
     def cancelled(self) -> bool:
@@ -579,14 +584,18 @@ class RequestQueue:
                 h.repaths += 1
             h._served += 1
             # one assignment each, the new one first: a reader on another
-            # thread sees the old result or the new one, never none
+            # thread sees the old result or the new one, never none (an
+            # error before the old result is cleared)
+            if error is not None:
+                h._error = error
             if lazy is not None:
                 h._lazy = lazy
                 h._r = None
             else:
                 h._r = it.result
                 h._lazy = None
-            h._error = error
+            if error is None:
+                h._error = None
             if error is not None:           # no result to keep up to date any more
                 mine = active.get(h.graph_id)
                 if mine:
