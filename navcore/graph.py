@@ -82,6 +82,7 @@ class NavGraph:
         # odd while the world applies an update batch (a sequence lock, see
         # ``read_consistent``): builders on other threads never hold up a tick
         self._writes = 0
+        self._writer = None          # the thread applying the batch (while odd)
         self._tls = threading.local()
 
     # -- construction -------------------------------------------------------
@@ -146,11 +147,19 @@ class NavGraph:
     def begin_write(self) -> None:
         """Mark an update batch as being applied (``World.update`` calls
         this and ``end_write`` around ``navcore_apply_updates``)."""
+        self._writer = threading.get_ident()
         self._writes += 1
 
     def end_write(self) -> None:
         """The batch marked by ``begin_write`` is applied (or failed)."""
         self._writes += 1
+        self._writer = None
+
+    def writing_here(self) -> bool:
+        """Whether this thread is applying an update batch to the graph now
+        (a backend building a lazy view then reads the batch's own state
+        rather than waiting for itself)."""
+        return self._writes % 2 == 1 and self._writer == threading.get_ident()
 
     def read_consistent(self, read):
         """``read()``'s result, taken while no update batch was being

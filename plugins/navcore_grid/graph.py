@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -93,7 +94,7 @@ class GridGraph(NavGraph):
         self._world = None if world is None else weakref.ref(world)
         super().__init__(None, walkable=walkable.ravel(), directed=False, num_nodes=H * W,
                          heuristic="octile" if connectivity == 8 else "manhattan")
-        #: ``(offset, dx, dy, needed straight moves, length)`` per move
+        self._csr_lock = threading.Lock()     # the lazy CSR view's one builder
         #: ``(offset, dx, dy, needed straight moves, length)`` per move
         self.directions = _direction_tables(self.padded_width, self.diagonal_cost)
         # load locate_many's kernel now, not in the first frame that serves
@@ -194,17 +195,36 @@ class GridGraph(NavGraph):
     # -- CSR view -------------------------------------------------------------
     @property
     def csr(self):
-        """Explicit CSR view (built on first use; updates keep it current)."""
-        if self._csr is None:
-            offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,
-                                                 self.height, self.diagonal_cost,
-                                                 self.connectivity, self.corner_cutting)
-            # through the storage hook like every graph's, in the order the
-            # kernel made (sorted, distinct): nothing to sort again
-            world = self._world() if self._world is not None else None
-            self._csr = build_storage(None, targets, {"cost": cost}, self.num_nodes,
-                                      world=world, offsets=offsets)
-        return self._csr
+        """Explicit CSR view (built on first use; updates keep it current).
+
+        Built on another thread while the world applies updates (a
+        hierarchy built as a job), it is made from one version of the
+        cells: an update batch that began while it was being made may have
+        found no CSR to patch, so it is made again (``read_consistent``'s
+        sequence lock, with the view stored inside the checked part)."""
+        csr = self._csr
+        if csr is not None:
+            return csr
+        with self._csr_lock:            # one builder; the others take its view
+            while self._csr is None:
+                seen = self._writes
+                if seen % 2 == 0 or self.writing_here():
+                    self._csr = self._build_csr()
+                    if self._writes == seen:
+                        break
+                    self._csr = None    # a batch began meanwhile: maybe unpatched
+                time.sleep(0)           # let the writer finish its batch
+            return self._csr
+
+    def _build_csr(self):
+        offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,
+                                             self.height, self.diagonal_cost,
+                                             self.connectivity, self.corner_cutting)
+        # through the storage hook like every graph's, in the order the
+        # kernel made (sorted, distinct): nothing to sort again
+        world = self._world() if self._world is not None else None
+        return build_storage(None, targets, {"cost": cost}, self.num_nodes,
+                             world=world, offsets=offsets)
 
     def lattice(self):
         """``(height, width, diagonal)`` (see ``NavGraph.lattice``): cells
