@@ -33,6 +33,13 @@ def _rings(polys):
     return str([[list(c) for c in p.exterior.coords[:-1]] for p in polys])
 
 
+#: settings whose frame budget never binds: a test that checks where an
+#: agent stands at a given frame must not depend on how fast this machine
+#: searches (with the 2 ms default, an agent's first path came a frame
+#: later under NUMBA_DISABLE_JIT on a loaded machine)
+NO_BUDGET = "{dt: 0.05, frames: 400, seed: 3, frame_budget_ms: 1000.0}"
+
+
 def scene(body, radius=0.4, walls=WALLS, settings="{dt: 0.05, frames: 400, seed: 3}",
           extra="", merge=True):
     """A scene on one tiled navmesh ``m`` (tiles of 2: many of them) of the
@@ -419,7 +426,7 @@ agents:
 events:
   - {at: 30, block: [4, 4, 6, 6]}
   - {at: 30, block: [5.5, 7.5, 7, 9]}     # just ahead of b, within its radius
-""", walls=[])
+""", walls=[], settings=NO_BUDGET)
     track = positions(sim, 29)
     assert sim.agents.pos == pytest.approx(np.array([[4.9, 5.0], [5.3, 8.8]]))
     track = np.concatenate([track, positions(sim, 300)])
@@ -485,7 +492,7 @@ agents:
 events:
   - {at: 80, close: gate}
   - {at: 200, open: gate}
-""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n")
+""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n", settings=NO_BUDGET)
     track = positions(sim, 79)
     assert sim.agents.pos == pytest.approx(np.array([[9.5, 5.0], [8.3, 5.0]]))
     track = np.concatenate([track, positions(sim, 120)])
