@@ -473,6 +473,20 @@ def navcore_world_created(world: World) -> None:
 
 
 @hookspec
+def navcore_world_closed(world: World) -> None:
+    """Release what this plugin holds for ``world``: stop its threads and
+    pools, and finish every handle it still owes an answer (a path
+    request's handle finishes ``cancelled``, so nobody waits forever).
+
+    Called once, by the first ``World.close()`` (or the end of a ``with
+    World() as world:`` block), after background warm-ups have finished.
+    Afterwards the world answers queries on the calling thread but
+    refuses ``add_graph``, ``update``, ``request_path`` and ``tick``. No
+    return value.
+    """
+
+
+@hookspec
 def navcore_warm_up(world: World, graph: NavGraph) -> None:
     """Load the kernels this plugin will run on ``graph`` now.
 

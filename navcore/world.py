@@ -116,7 +116,45 @@ class World:
         self.last_stats: FrameStats | None = None
         #: set by the scheduler plugin (``navcore_world_created``)
         self.scheduler = None
+        #: ``close()`` was called: queries only, no more frames or changes
+        self.closed = False
         self.plugins.hook.navcore_world_created(world=self)
+
+    def close(self) -> None:
+        """Stop the world's threads (the scheduler's workers, its jobs) once
+        background warm-ups have finished, and finish every waiting path
+        request ``cancelled``. Calling it again does nothing.
+
+        A closed world still answers queries (``find_path``, ``reachable``,
+        matrices) on the calling thread; ``add_graph``, ``update``,
+        ``request_path`` and ``tick`` raise ``FrameError``. ``with
+        navcore.World() as world:`` closes the world at the block's end.
+
+        >>> import navcore
+        >>> with navcore.World(workers=1) as world:
+        ...     _ = world.add_graph("g", type="grid", rows=["...", "..."])
+        ...     handle = world.request_path("g", (0, 0), (2, 1))
+        >>> handle.result().status, world.find_path("g", (0, 0), (2, 0)).cost
+        (<PathStatus.CANCELLED: 'cancelled'>, 2.0)
+        """
+        if self.closed:
+            return
+        for job in list(self._warming.values()):
+            job.done.wait()           # a kernel compile cannot be interrupted
+        self.closed = True
+        self.plugins.hook.navcore_world_closed(world=self)
+
+    def __enter__(self) -> "World":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _check_open(self, what: str) -> None:
+        if self.closed:
+            raise FrameError(f"{what}: the world is closed (World.close()); it answers "
+                             f"queries but takes no more graphs, updates, requests or "
+                             f"frames")
 
     # -- graphs -------------------------------------------------------------
     def graph_types(self) -> dict:
@@ -125,6 +163,7 @@ class World:
 
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
         """Build a graph of ``type`` from ``params`` and add it as ``graph_id``."""
+        self._check_open("add_graph")
         self._check_new_id(graph_id)
         types = self.plugins.graph_types()
         if not isinstance(type, str) or type not in types:
@@ -168,6 +207,7 @@ class World:
         if graph_id is None:
             raise GraphError("adopt_graph: the graph has no graph_id (a graph built "
                              "outside a world); add it with add_graph")
+        self._check_open("adopt_graph")
         self._check_new_id(graph_id)
         types = self.plugins.graph_types()
         if graph.kind not in types:
@@ -519,6 +559,8 @@ class World:
         ``rect=``/``cells=``/``mask=`` with ``walkable=`` or ``cost=``).
         Malformed updates raise ``UpdateError`` now and queue nothing.
         """
+        if self.closed:
+            self._check_open("update")
         graph = self.graph(graph_id)
         # ``params`` is already this call's own dict (``**params``)
         upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS,
@@ -549,6 +591,8 @@ class World:
         that share it are asked together, ``many(handles)`` returning their
         start points in order (see ``navcore_scheduler.requests``).
         """
+        if self.closed:
+            self._check_open("request_path")
         if self.scheduler is None:
             raise QueryError("request_path needs the scheduler plugin "
                              "(navcore_scheduler), which is not loaded")
@@ -584,6 +628,8 @@ class World:
         searches. A deterministic world (``World(deterministic=True)``)
         counts nodes only, so a frame serves the same requests on any
         machine and with any number of workers (replays, lockstep)."""
+        if self.closed:
+            self._check_open("tick")
         if not (type(dt) is float and 0.0 <= dt < math.inf):   # (the usual dt: no call)
             dt = _frame_number(dt, "dt")                 # before anything changes
         budget = self.frame_budget_ms if budget_ms is None else \

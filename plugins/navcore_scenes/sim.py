@@ -126,8 +126,8 @@ class Simulation:
 
     def close(self) -> None:
         """Stop the worker threads of a world this simulation created."""
-        if self._own_world and self.world.scheduler is not None:
-            self.world.scheduler.close()
+        if self._own_world:
+            self.world.close()
 
     def __enter__(self):
         return self

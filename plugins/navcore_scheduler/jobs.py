@@ -91,7 +91,14 @@ class JobScheduler:
         return job
 
     def _submit(self, job):
-        self._pool.submit(self._run_and_release, job)
+        pool = self._pool
+        if pool is not None:
+            try:
+                pool.submit(self._run_and_release, job)
+                return
+            except RuntimeError:      # closed meanwhile: it runs here instead
+                pass
+        self._run_and_release(job)
 
     def _run_and_release(self, job):
         job._run()
@@ -110,12 +117,16 @@ class JobScheduler:
         inline once with ``workers=0``) and return their results in order;
         with ``here`` also once on the calling thread (its result last),
         which would otherwise only wait."""
-        if self._pool is None:
+        pool = self._pool
+        if pool is None:
             return [fn()]
-        futures = [self._pool.submit(fn) for _ in range(n or self.workers)]
+        futures = [pool.submit(fn) for _ in range(n or self.workers)]
         mine = [fn()] if here else []
         return [f.result() for f in futures] + mine
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
+        """Stop the threads once the running jobs are done; jobs scheduled
+        afterwards run inline, as with ``workers=0``. Idempotent."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)

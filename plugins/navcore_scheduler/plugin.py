@@ -14,6 +14,12 @@ def navcore_world_created(world):
 
 
 @navcore.hookimpl
+def navcore_world_closed(world):
+    if isinstance(world.scheduler, Scheduler):
+        world.scheduler.close()
+
+
+@navcore.hookimpl
 def navcore_warm_up(world, graph):
     active.warm_up()
     sched = getattr(world, "scheduler", None)

@@ -726,6 +726,15 @@ class RequestQueue:
             if h._result.status is PathStatus.UNREACHABLE:
                 self._enqueue(h)
 
+    def cancel_all(self) -> None:
+        """Cancel every request of every graph, as ``graph_removed`` does
+        for one (the world is closing)."""
+        ids = {h.graph_id for h in self._pending}
+        ids.update(self._active)
+        ids.update(self._paths)
+        for graph_id in ids:
+            self.graph_removed(graph_id)
+
     def graph_removed(self, graph_id) -> None:
         """The graph is gone: its requests, queued or kept up to date, are
         cancelled (a handle without a result finishes ``cancelled``)."""

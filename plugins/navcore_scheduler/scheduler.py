@@ -77,4 +77,8 @@ class Scheduler:
         self.jobs.run_on_workers(one, self.workers)
 
     def close(self) -> None:
+        """Finish every waiting or kept-up-to-date path request
+        ``cancelled`` and stop the worker threads (waiting for the jobs
+        already running). ``World.close()`` calls it; call that instead."""
+        self.requests.cancel_all()
         self.jobs.close()
