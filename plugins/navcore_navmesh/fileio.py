@@ -9,7 +9,7 @@ file beside the target, so a failed write leaves no half file
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from navcore import validate
@@ -41,8 +41,12 @@ def write_atomic(path, data: bytes) -> None:
     """Write through a temporary file beside ``path``: a failed write
     leaves no half file."""
     path = Path(path)
+    # os.open with mode 0o666 lets the umask decide (0644 usually), as for
+    # any file a program writes; tempfile.mkstemp would make it 0600
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
     except OSError as exc:
         raise NavError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:

@@ -777,3 +777,27 @@ def test_exact_search_on_the_read_meshes_finds_the_exact_lengths(name):
         r = w.find_path("m", (sx, sy), (gx, gy))            # auto: polyanya
         assert r.status is navcore.PathStatus.FOUND, (sx, sy, gx, gy)
         assert r.cost == pytest.approx(exact, rel=1e-6), (sx, sy, gx, gy)
+
+
+@pytest.mark.nojit
+def test_baked_and_written_meshes_get_the_mode_any_new_file_gets(tmp_path):
+    """Mesh files are created as ``open(path, "w")`` creates a file (mode
+    0666 less the umask), not 0600 like a private temporary file, and no
+    temporary file is left beside them."""
+    import os
+    import stat
+    w = _world()
+    g = w.add_graph("yard", type="navmesh", bounds=(0, 0, 10, 10),
+                    obstacles=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    old = os.umask(0o022)
+    try:
+        meshfile.save_mesh(tmp_path / "yard.npz", g)
+        meshfile.write_polyanya_mesh(tmp_path / "yard.mesh", g)
+    finally:
+        os.umask(old)
+    for name in ("yard.npz", "yard.mesh"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.txt", "yard.mesh",
+                                                          "yard.npz"]
