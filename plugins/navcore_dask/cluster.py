@@ -3,9 +3,15 @@ the client it is given. Dask is imported only here and only when used, so
 navcore and this plugin load without the ``dask`` extra."""
 from __future__ import annotations
 
+import sys
+
 from navcore.errors import NavError
 
 INSTALL_HINT = "install the dask extra: pip install 'navcore[dask]'"
+#: a LocalCluster's worker processes import the calling script again, and
+#: one that connects at its top level starts a cluster in each of them
+MAIN_GUARD = ("each worker process imports the script again, so put the code that "
+              "calls navcore_dask.connect() under 'if __name__ == \"__main__\":'")
 
 
 class ClusterError(NavError, ConnectionError):
@@ -46,6 +52,8 @@ def connect(address=None, *, n_workers=None, threads_per_worker: int = 1,
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ClusterError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     if address is None:
+        if _starting_a_process():
+            raise ClusterError(f"connect() ran while a worker process was starting: {MAIN_GUARD}")
         for name, value in (("n_workers", n_workers), ("threads_per_worker", threads_per_worker)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
@@ -56,13 +64,27 @@ def connect(address=None, *, n_workers=None, threads_per_worker: int = 1,
                              timeout=timeout, **options)
         except Exception as exc:      # dask raises many kinds here, all "no cluster"
             _drop_half_made_client()
-            raise ClusterError(f"could not start a LocalCluster: {exc}") from None
+            hint = f"; if this runs from a script: {MAIN_GUARD}" if _run_as_script() else ""
+            raise ClusterError(f"could not start a LocalCluster: {str(exc).rstrip('.')}{hint}") from None
     try:
         return dd.Client(address, timeout=timeout)
     except Exception as exc:          # refused, timed out, a bad scheme, a closed comm ...
         _drop_half_made_client()
         raise ClusterError(f"no Dask scheduler answered at {address!r} within {timeout:g} s: "
                            f"{exc}") from None
+
+
+def _starting_a_process() -> bool:
+    """Whether this is a new worker process importing the parent's script
+    (multiprocessing's spawn sets ``_inheriting`` while it does, and checks
+    it the same way before it starts a process)."""
+    import multiprocessing
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+
+
+def _run_as_script() -> bool:
+    main = sys.modules.get("__main__")
+    return getattr(main, "__file__", None) is not None
 
 
 def _drop_half_made_client():
