@@ -86,3 +86,13 @@ def test_battlefield_full_run():
     assert summary["agents"]["stuck"] == 0
     assert summary["agents"]["arrived"] >= 500
     assert [(b, a) for _, _, b, a in _areas(summary)] == [(1, 1)] * 3   # rivers have 3 bridges
+
+
+def test_make_demo_draws_the_readme_picture_byte_for_byte(tmp_path):
+    """``make demo``'s scene is deterministic (a node budget, no clock), so
+    its last frame is the README's picture on any machine and load."""
+    out = tmp_path / "dungeon.png"
+    assert main(["run", str(SCENES / "dungeon.yaml"), "--render", str(out), "--borders",
+                 "--no-progress"]) == 0
+    docs = SCENES.parent / "docs" / "dungeon.png"
+    assert out.read_bytes() == docs.read_bytes()
