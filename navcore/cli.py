@@ -1,6 +1,7 @@
 """The ``navcore`` command line: one entry point, one subcommand per job.
 
     navcore plugins          list plugins, their source, hooks and graph types
+    navcore types [TYPE]     each graph type's parameters, defaults and meanings
     navcore run SCENE        play a scene file headless and summarise it (scenes plugin)
     navcore validate SCENE   check scene files without running them (scenes plugin)
     navcore render SCENE -o OUT.png   draw a scene: areas, agents, paths; --gif (scenes plugin)
@@ -64,6 +65,16 @@ def _cmd_plugins(args) -> int:
     return 0
 
 
+def _cmd_types(args) -> int:
+    from .world import World
+    world = World(autoload=False if args.builtin_only else None, warm_up=False)
+    if args.type is None:
+        print(world.graph_type_help())
+    else:
+        print(world.graph_type_help(args.type))
+    return 0
+
+
 def build_parser(plugins=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +83,12 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
     p.add_argument("--builtin-only", action="store_true",
                    help="ignore third-party entry points")
     p.set_defaults(func=_cmd_plugins)
+    p = sub.add_parser("types", help="each graph type's add_graph parameters, "
+                                     "with defaults and meanings")
+    p.add_argument("type", nargs="?", help="one graph type (default: all)")
+    p.add_argument("--builtin-only", action="store_true",
+                   help="ignore third-party entry points")
+    p.set_defaults(func=_cmd_types)
     if plugins is None:
         from .plugins import PluginRegistry
         plugins = PluginRegistry()

@@ -70,6 +70,9 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   pass through them in order, for ``GraphFactory.drawn_points``), and
   a node's point (``graph.points_of``) locates back to that node, so
   points from a result can be passed to the next query.
+* ``parameters_documented``: every keyword of the type's builder has a
+  meaning in its docstring's ``Parameters:`` section (``navcore.builders``),
+  so ``help(world.add_graph)`` and ``navcore types`` can tell users.
 
 Geometric algorithms (``GraphFactory.geometric_algorithms``, a navmesh's
 ``funnel``) answer with a polyline, not a walk on the CSR view: for them
@@ -97,6 +100,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import builders
 from .errors import NavError, QueryError
 from .graph import NavGraph
 from .plugins import hookimpl
@@ -107,7 +111,7 @@ __all__ = ["GraphFactory", "CHECKS", "check_graph_type", "parametrize", "check_n
            "check_paths_match_reference", "check_reachable_and_areas_match_labelling",
            "check_dirty_covers_changes", "check_scheduler_replans",
            "check_bad_input_changes_nothing", "check_workers_agree",
-           "check_points_locate_back", "reference_distances", "reference_labels",
+           "check_points_locate_back", "check_parameters_documented", "reference_distances", "reference_labels",
            "REQUIRED_ALGORITHMS", "FEWEST_EDGES", "VIEW_BUILDERS", "check_geometric"]
 
 #: relative and absolute tolerance of cost comparisons
@@ -342,8 +346,7 @@ def _random_updates(factory, world, graph, rng, ctx, most=3):
 
 
 def _close(world):
-    if getattr(world, "scheduler", None) is not None:
-        world.scheduler.close()
+    world.close()
 
 
 def _sample_nodes(graph, rng, k, blocked=1):
@@ -1045,10 +1048,37 @@ def check_points_locate_back(factory, seed=0, *, nodes=30):
         _close(world)
 
 
+def check_parameters_documented(factory, seed=0):
+    """Every keyword the type's builder takes has a meaning in the
+    ``Parameters:`` section of its docstring (``navcore.builders``), which
+    names no parameter the builder does not take: ``help(world.add_graph)``
+    and ``navcore types`` show them."""
+    ctx = _Context(factory, seed, "parameters_documented")
+    world = factory.make_world()
+    try:
+        types = world.plugins.graph_types()
+        if factory.graph_type not in types:
+            _fail(ctx, f"no plugin of the factory's world builds {factory.graph_type!r}")
+        builder = types[factory.graph_type][0]
+        params = builders.parameters(builder)
+        missing = [p.name for p in params if not p.meaning]
+        if missing:
+            _fail(ctx, f"the builder's docstring gives no meaning for "
+                       f"{', '.join(missing)} (a 'Parameters:' section, one "
+                       f"'name: meaning' entry each)")
+        extra = sorted(set(builders.documented(builder)) - {p.name for p in params})
+        if extra:
+            _fail(ctx, f"the builder's docstring documents {', '.join(extra)}, which it "
+                       f"does not take")
+    finally:
+        _close(world)
+
+
 #: every check, in the order ``check_graph_type`` runs them
 CHECKS = [check_paths_match_reference, check_reachable_and_areas_match_labelling,
           check_dirty_covers_changes, check_scheduler_replans,
-          check_bad_input_changes_nothing, check_workers_agree, check_points_locate_back]
+          check_bad_input_changes_nothing, check_workers_agree, check_points_locate_back,
+          check_parameters_documented]
 
 
 def check_name(check) -> str:

@@ -6,6 +6,7 @@ query ever sees half a batch.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import math
@@ -15,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import limits, progress, validate
+from . import builders, limits, progress, validate
 from .errors import (CapacityError, FrameError, GraphError, NodeError, PluginError, QueryError,
                      UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
@@ -50,6 +51,32 @@ _PLAIN_NUMBERS = {float, int, np.float64, np.float32, np.int64, np.int32}
 #: a deterministic world's node budget per frame when none is given: about a
 #: millisecond or two of grid A* on one core (JPS expands fewer, dearer nodes)
 DEFAULT_FRAME_BUDGET_NODES = 20_000
+
+
+class _HelpedByPlugins:
+    """``World.add_graph`` as a descriptor: through a world it is the
+    method with a docstring that also lists every graph type's parameters
+    (made from the builders' docstrings, once per plugin set), so
+    ``help(world.add_graph)`` tells what each ``type=`` takes."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        sig = inspect.signature(fn)
+        self.signature = sig.replace(parameters=list(sig.parameters.values())[1:])
+
+    def __get__(self, world, owner=None):
+        if world is None:
+            return self.fn
+        fn = self.fn
+
+        def add_graph(graph_id, type, **params):
+            return fn(world, graph_id, type, **params)
+        add_graph.__qualname__ = fn.__qualname__
+        add_graph.__module__ = fn.__module__
+        add_graph.__doc__ = world._add_graph_doc()
+        add_graph.__signature__ = self.signature
+        return add_graph
 
 
 class World:
@@ -113,6 +140,7 @@ class World:
         self._seq = 0
         self._algo_cache: dict = {}   # (graph, plugins.version) -> names
         self._post_cache = (-1, False)  # (plugins.version, any postprocessor)
+        self._type_doc = (-1, "")       # (plugins.version, add_graph's help)
         self.last_stats: FrameStats | None = None
         #: set by the scheduler plugin (``navcore_world_created``)
         self.scheduler = None
@@ -161,8 +189,42 @@ class World:
         """``{type_name: plugin_name}`` for every graph type on offer."""
         return {t: owner for t, (_, owner) in self.plugins.graph_types().items()}
 
+    def graph_type_help(self, type: str | None = None) -> str:
+        """What graph ``type`` (every type on offer by default) is made
+        from: each parameter with its default and meaning, as
+        ``help(world.add_graph)`` and ``navcore types`` show them.
+
+        >>> import navcore
+        >>> print(navcore.World().graph_type_help("csr").splitlines()[0])
+        csr (plugin csr)
+        """
+        types = self.plugins.graph_types()
+        if type is None:
+            return "\n\n".join(builders.describe(t, b, owner)
+                               for t, (b, owner) in sorted(types.items()))
+        if not isinstance(type, str) or type not in types:
+            raise UnknownGraphTypeError(f"unknown graph type {type!r}; known types: "
+                                        f"{', '.join(sorted(types)) or 'none'}")
+        builder, owner = types[type]
+        return builders.describe(type, builder, owner)
+
+    def _add_graph_doc(self) -> str:
+        version, text = self._type_doc
+        if version != self.plugins.version:
+            text = (inspect.getdoc(World.add_graph) + "\n\nThe graph types of this world "
+                    "and their parameters:\n\n" + self.graph_type_help())
+            self._type_doc = (self.plugins.version, text)
+        return text
+
+    @_HelpedByPlugins
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
-        """Build a graph of ``type`` from ``params`` and add it as ``graph_id``."""
+        """Build a graph of ``type`` from ``params`` and add it as ``graph_id``.
+
+        ``help(world.add_graph)`` lists the parameters of every graph type
+        the world's plugins offer; ``world.graph_type_help(type)`` one.
+        An unknown type or parameter is a ``NavError`` naming the ones
+        there are; on any error the world is left as it was.
+        """
         self._check_open("add_graph")
         self._check_new_id(graph_id)
         types = self.plugins.graph_types()
@@ -843,4 +905,5 @@ def _check_params(builder, type_name, owner, params) -> None:
         accepted = [p.name for p in list(sig.parameters.values())[2:]
                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
         raise GraphError(f"graph type {type_name!r} (plugin {owner!r}): {exc}; "
-                         f"parameters: {', '.join(accepted)}") from None
+                         f"parameters: {', '.join(accepted)} (their meanings: "
+                         f"world.graph_type_help({type_name!r}))") from None

@@ -73,6 +73,14 @@ class HexLayer(navcore.SceneLayer):
 
 
 def build_hexgrid(world, graph_id, *, width, height, blocked=()):
+    """A hexagonal grid in axial coordinates; cell ``(q, r)`` is node
+    ``r * width + q``, with six neighbours at cost 1.
+
+    Parameters:
+        width: cells per row.
+        height: rows.
+        blocked: ``(q, r)`` cells that are walls.
+    """
     if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
         raise navcore.GraphError(f"hexgrid needs positive integer width and height, "
                                  f"got {width!r} x {height!r}")

@@ -14,7 +14,25 @@ ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
 
 def build_csr_graph(world, graph_id, *, src, dst, cost=None, num_nodes=None,
                     positions=None, directed=True, heuristic=None, walkable=None):
-    """Builder of ``type: csr``: any graph described as edge arrays."""
+    """Any graph described as edge arrays; nodes are ``0..num_nodes-1``.
+
+    Parameters:
+        src: tail node of each edge (integers).
+        dst: head node of each edge.
+        cost: cost of each edge (>= 0; ``inf`` closes it); 1 per edge when
+            not given.
+        num_nodes: node count (default: one more than the largest id).
+        positions: ``(N, 2)`` or ``(N, 3)`` node positions; with them A*
+            uses the straight-line distance as its heuristic and
+            ``locate`` finds the nearest node to a point.
+        directed: ``False`` adds every edge in both directions.
+        heuristic: the A* lower bound between positions:
+            ``"euclidean"`` (the default with positions), ``"manhattan"``,
+            ``"octile"`` or ``"zero"`` (the default without); no edge may
+            cost less than the distance it measures.
+        walkable: bool per node; ``False`` blocks a node as an update with
+            ``walkable=False`` would.
+    """
     return NavGraph.from_edges(src, dst, cost, num_nodes=num_nodes, positions=positions,
                                directed=directed, heuristic=heuristic,
                                walkable=walkable, world=world)

@@ -27,12 +27,28 @@ GENERATORS = {"maze": maze_cells}
 def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=None,
                width=None, height=None, seed=None, connectivity=8,
                diagonal_cost=math.sqrt(2.0), corner_cutting=False, landmarks=None):
-    """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
-    ``rows=``, an ``array=`` (bool walkable, or float per-cell cost with
-    inf for blocked) or ``generate="maze"`` (a seeded spanning-tree maze of
-    ``width`` x ``height`` rooms, drawn ``2*width+1`` cells wide). Exactly
-    one source. ``landmarks=k`` measures k landmarks for a stronger
-    heuristic (see ``navcore_grid.landmarks``)."""
+    """A grid of square cells; cell ``(x, y)`` is node ``y * width + x``,
+    ``(0, 0)`` top-left. Exactly one of ``map``, ``rows``, ``array``,
+    ``generate``.
+
+    Parameters:
+        map: path of a MovingAI ``.map`` file (``.``, ``G``, ``S`` passable).
+        rows: the map inline: a list of equal-length strings, ``.`` floor
+            and ``#`` wall (MovingAI's characters too).
+        array: a 2-d array: bool (True walkable), or a numeric cost per
+            cell (``inf`` blocks it).
+        generate: ``"maze"``: a seeded spanning-tree maze of ``width`` x
+            ``height`` rooms, drawn ``2*width+1`` x ``2*height+1`` cells.
+        width: rooms per row of a generated maze.
+        height: rows of rooms of a generated maze.
+        seed: the generated maze's random seed.
+        connectivity: 8 (moves to the diagonal neighbours too) or 4.
+        diagonal_cost: the length of a diagonal move (a straight one is 1).
+        corner_cutting: whether a diagonal move may pass a wall's corner
+            (MovingAI's rule, the default, says no).
+        landmarks: measure this many landmarks now for a stronger exact
+            heuristic (``navcore_grid.landmarks``).
+    """
     given = [k for k, v in (("map", map), ("rows", rows), ("array", array),
                             ("generate", generate)) if v is not None]
     if len(given) != 1:

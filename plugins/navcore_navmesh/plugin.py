@@ -22,7 +22,33 @@ from .tiles import TiledMesh
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
                   map=None, agent_radius=0.0, tile_size=None, merge=None, snap=None,
                   mesh=None, vertices=None, polygons=None):
-    """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters.
+    """A navigation mesh of convex polygons over 2D free space; paths are
+    exact any-angle polylines (Polyanya). Free space from ``walkable``,
+    ``bounds``, ``map`` less ``obstacles``, or a whole mesh from ``mesh``
+    or ``vertices`` + ``polygons``.
+
+    Parameters:
+        walkable: shapely polygons (holes allowed) or ``[x, y]`` rings:
+            areas one may walk.
+        obstacles: polygons or rings subtracted from the free space; on a
+            tiled mesh they can be moved and removed at run time.
+        bounds: ``(xmin, ymin, xmax, ymax)``: a rectangle of free space
+            (intersected with ``walkable`` when both are given).
+        map: path of a MovingAI ``.map``: free space is the map rectangle
+            less its blocked cells, y growing down.
+        agent_radius: shrink the free space by this radius (mitre joins:
+            never closer than it to a wall).
+        tile_size: side of the square tiles that updates re-triangulate
+            (``None``: chosen from the vertex density; 0: one static mesh).
+        merge: merge triangles into convex polygons (``None``: merge meshes
+            triangulated here, keep a given mesh's own polygons).
+        snap: how far off the mesh a query's end may lie and still count
+            as on it (default: a millionth of the mesh's size plus
+            ``agent_radius``).
+        mesh: path of a Polyanya ``.mesh`` (v2/v3) or a baked ``.npz``.
+        vertices: ``(V, 2)`` vertex coordinates of a given mesh.
+        polygons: vertex-id lists (or a ``(P, k)`` array padded with -1),
+            one per convex polygon of a given mesh.
 
     The free space comes from ``walkable=``, ``bounds=``, ``map=`` and
     ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a

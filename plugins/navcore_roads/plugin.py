@@ -25,17 +25,35 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
                 compress=None, contract=False):
-    """``type: roads``: exactly one source, ``osm=PATH`` (``.osm.pbf``,
-    ``.osm``, ``.osm.gz``/``.bz2``), ``dimacs=PATH.gr`` (with
-    ``coords=PATH.co``), ``geojson=PATH`` or arrays (``src=``, ``dst=``,
-    ``length=`` metres, ``speed=`` km/h or ``cost=``, ``positions=``
-    (lon, lat), ``oneway=``, ``way=`` ids). ``profile``: ``car``, ``bike``,
-    ``foot`` or a dict (``navcore_roads.profiles``); ``weight``:
-    ``"time"`` (seconds) or ``"distance"`` (metres); ``keep``:
-    ``"largest_scc"`` or ``"all"``; ``compress``: chains of degree-2 nodes
-    become one edge (default for OSM and GeoJSON; DIMACS and arrays keep
-    their node ids unless ``compress=True``); ``contract=True`` builds the
-    contraction hierarchy at once (``navcore_roads.contract``)."""
+    """A road network: junctions are nodes, roads directed edges, points
+    are (lon, lat) degrees. Exactly one source: ``osm``, ``dimacs``,
+    ``geojson`` or the arrays ``src``/``dst`` (with ``length`` and
+    ``speed``, or ``cost``).
+
+    Parameters:
+        osm: path of an OpenStreetMap extract (``.osm.pbf``, ``.osm``,
+            ``.osm.gz``/``.bz2``).
+        dimacs: path of a DIMACS ``.gr`` graph.
+        coords: path of the DIMACS ``.co`` coordinates that go with it.
+        geojson: path of a GeoJSON file of LineString roads.
+        src: tail junction of each road (arrays source).
+        dst: head junction of each road.
+        length: each road's length in metres.
+        speed: each road's speed in km/h.
+        cost: each road's cost as it is (instead of length and speed).
+        positions: ``(N, 2)`` (lon, lat) of the junctions.
+        oneway: whether the array roads run one way only (bool or per road).
+        way: an OSM-style way id per road, kept on the edges.
+        profile: ``"car"``, ``"bike"``, ``"foot"`` or a dict
+            (``navcore_roads.profiles``): which roads and speeds count.
+        weight: ``"time"`` (seconds) or ``"distance"`` (metres).
+        keep: ``"largest_scc"`` (the largest strongly connected part) or
+            ``"all"``.
+        compress: merge chains of degree-2 junctions into one edge
+            (default for OSM and GeoJSON; DIMACS and arrays keep their ids).
+        contract: build the contraction hierarchy now
+            (``navcore_roads.contract``).
+    """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
                                  "between time and distance for lengths and speeds only")
