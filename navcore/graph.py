@@ -24,6 +24,17 @@ from .errors import GraphError, NodeError
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
 
 
+#: reads of ``NavGraph.read_consistent`` spoiled by update batches before
+#: it holds the batches off for one read
+READ_TRIES = 3
+
+
+def _published(out, publish):
+    if publish is not None:
+        publish(out)
+    return out
+
+
 class NavGraph:
     """A navigable graph: nodes, walkable mask, CSR topology, geometry.
 
@@ -83,6 +94,10 @@ class NavGraph:
         # ``read_consistent``): builders on other threads never hold up a tick
         self._writes = 0
         self._writer = None          # the thread applying the batch (while odd)
+        # held while a batch is applied, and by a reader that lost
+        # READ_TRIES races with batches: it holds off the next batch for
+        # one read, so a game that updates every frame cannot starve it
+        self._write_gate = threading.RLock()
         self._tls = threading.local()
 
     # -- construction -------------------------------------------------------
@@ -146,7 +161,9 @@ class NavGraph:
     # -- consistent reads from other threads ---------------------------------
     def begin_write(self) -> None:
         """Mark an update batch as being applied (``World.update`` calls
-        this and ``end_write`` around ``navcore_apply_updates``)."""
+        this and ``end_write`` around ``navcore_apply_updates``). Waits
+        while a starved reader holds the batches off (``read_consistent``)."""
+        self._write_gate.acquire()
         self._writer = threading.get_ident()
         self._writes += 1
 
@@ -154,6 +171,7 @@ class NavGraph:
         """The batch marked by ``begin_write`` is applied (or failed)."""
         self._writes += 1
         self._writer = None
+        self._write_gate.release()
 
     def writing_here(self) -> bool:
         """Whether this thread is applying an update batch to the graph now
@@ -161,20 +179,38 @@ class NavGraph:
         rather than waiting for itself)."""
         return self._writes % 2 == 1 and self._writer == threading.get_ident()
 
-    def read_consistent(self, read):
+    def read_consistent(self, read, publish=None):
         """``read()``'s result, taken while no update batch was being
         applied to this graph: retried when a batch began or ran meanwhile
         (a sequence lock). A view built on a worker thread copies the
         arrays it builds from through this, so it never sees half an update
         (an edge changed one way and not yet the other), and the ticking
-        thread never waits for it. ``read`` must copy what it keeps."""
-        while True:
+        thread does not wait for it. ``read`` must copy what it keeps.
+
+        After ``READ_TRIES`` reads that a batch spoiled, the read is made
+        holding the batches off (the next ``begin_write`` waits for this
+        one read), so it always finishes. ``publish(out)``, when given,
+        stores the result where a batch beginning afterwards finds and
+        patches it (a lazily built view); it is called inside the checked
+        part, and ``publish(None)`` when a batch began meanwhile. On the
+        thread applying a batch, ``read()`` runs at once (it reads the
+        batch's own state).
+        """
+        if self.writing_here():
+            return _published(read(), publish)
+        spoiled = 0
+        while spoiled < READ_TRIES:
             seen = self._writes
             if seen % 2 == 0:
-                out = read()
+                out = _published(read(), publish)
                 if self._writes == seen:
                     return out
-            time.sleep(0)            # let the writer finish its batch
+                spoiled += 1
+                if publish is not None:
+                    publish(None)        # a batch began meanwhile: maybe unpatched
+            time.sleep(0)                # let the writer finish its batch
+        with self._write_gate:
+            return _published(read(), publish)
 
     # -- derived views (see navcore.views) ----------------------------------
     def view(self, key, build=None):

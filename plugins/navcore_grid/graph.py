@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import numbers
 import threading
-import time
 import weakref
 
 import numpy as np
@@ -201,20 +200,22 @@ class GridGraph(NavGraph):
         hierarchy built as a job), it is made from one version of the
         cells: an update batch that began while it was being made may have
         found no CSR to patch, so it is made again (``read_consistent``'s
-        sequence lock, with the view stored inside the checked part)."""
+        sequence lock, with the view published inside the checked part)."""
         csr = self._csr
         if csr is not None:
             return csr
         with self._csr_lock:            # one builder; the others take its view
-            while self._csr is None:
-                seen = self._writes
-                if seen % 2 == 0 or self.writing_here():
-                    self._csr = self._build_csr()
-                    if self._writes == seen:
-                        break
-                    self._csr = None    # a batch began meanwhile: maybe unpatched
-                time.sleep(0)           # let the writer finish its batch
+            if self._csr is None:
+                self.read_consistent(self._build_csr, publish=self._publish_csr)
             return self._csr
+
+    def built_csr(self):
+        """The CSR view if it is built, else ``None`` (never builds: an
+        update batch patches the view only when there is one)."""
+        return self._csr
+
+    def _publish_csr(self, csr) -> None:
+        self._csr = csr
 
     def _build_csr(self):
         offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,

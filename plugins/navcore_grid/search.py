@@ -350,8 +350,8 @@ def warm_up(graph: GridGraph) -> None:
                                          np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
-    if graph.csr_built:
-        csr = graph.csr
+    csr = graph.built_csr()
+    if csr is not None:
         K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
                              W, graph.diagonal_cost, graph.connectivity,
                              graph.corner_cutting, np.empty(0, np.int64))

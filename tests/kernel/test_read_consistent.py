@@ -65,3 +65,36 @@ def test_world_update_marks_its_batch_and_closes_it_when_it_fails():
         world.tick()
     assert g._writes == 4                 # a failed batch does not leave readers spinning
     assert g.read_consistent(lambda: 1) == 1
+
+
+@pytest.mark.nojit
+def test_a_slow_reader_finishes_while_every_tick_applies_a_batch():
+    """A game that updates every frame: each try of a slow read overlaps a
+    batch. After ``READ_TRIES`` spoiled tries the reader holds the batches
+    off for one read, so it finishes and reads one version."""
+    import time
+
+    from navcore.graph import READ_TRIES
+    world, g = _grid_world()
+    tries, out = [], []
+
+    def slow_read():
+        tries.append(1)
+        before = g.walkable.copy()
+        time.sleep(0.02)                      # a few ticks happen meanwhile
+        return before, g.walkable.copy()
+
+    reader = threading.Thread(target=lambda: out.append(g.read_consistent(slow_read)))
+    reader.start()
+    ticks, flip = 0, False
+    deadline = time.monotonic() + 20
+    while reader.is_alive() and time.monotonic() < deadline:
+        flip = not flip
+        world.update("g", cells=[(1, 1)], walkable=flip)
+        world.tick()
+        ticks += 1
+    reader.join(1)
+    assert not reader.is_alive(), f"the reader starved ({len(tries)} tries, {ticks} ticks)"
+    assert len(tries) == READ_TRIES + 1 and ticks > READ_TRIES
+    before, after = out[0]
+    np.testing.assert_array_equal(before, after)     # no batch ran during the read
