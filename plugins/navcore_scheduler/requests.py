@@ -208,10 +208,8 @@ class PathHandle:
     def cancel(self) -> None:
         """Withdraw the request and its re-plans; a handle that has no
         result yet finishes with a ``cancelled`` one (callbacks are not
-        called for it: the caller knows)."""
-        if not self._cancelled:
-            self._cancelled = True
-            self._queue._forget(self)
+        called for it: the caller knows). Safe from any thread."""
+        if self._queue._cancel(self):
             if not self.done:
                 self._result = PathResult.failed(PathStatus.CANCELLED,
                                                  self.algorithm if isinstance(
@@ -289,17 +287,28 @@ class RequestQueue:
         return h
 
     def _enqueue(self, h) -> None:
-        if not h._queued and not h._cancelled:
-            h._queued = h._in_queue = True
-            self._pending.append(h)
+        with self._lock:             # not between a cancel's mark and its count
+            if not h._queued and not h._cancelled:
+                h._queued = h._in_queue = True
+                self._pending.append(h)
 
-    def _forget(self, h) -> None:
-        if h._in_queue:
-            self._cancelled_queued += 1      # still in the queue, skipped when popped
+    def _cancel(self, h) -> bool:
+        """Mark ``h`` cancelled (``False`` when it already was) and forget
+        it. The mark and the count of cancelled handles still queued change
+        under the lock the ticking thread pops the queue under: a cancel
+        from another thread between its look at the mark and its count
+        would leave the count one off (``waiting`` at -1)."""
+        with self._lock:
+            if h._cancelled:
+                return False
+            h._cancelled = True
+            if h._in_queue:
+                self._cancelled_queued += 1  # still in the queue, skipped when popped
         active = self._active.get(h.graph_id)
         if active is not None:
             active.pop(h.seq, None)
         self._drop_path(h)
+        return True
 
     def _drop_path(self, h) -> None:
         index = self._paths.get(h.graph_id)
