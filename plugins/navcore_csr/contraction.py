@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from navcore.errors import CapacityError, GraphError, QueryError
+from navcore.files import npz_bytes, write_atomic
 from navcore.types import PathResult, PathStatus
 
 from . import _contract as K
@@ -187,10 +188,15 @@ class ContractedGraph(DerivedView):
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` (a ``.npz`` file, no pickles) with
         the fingerprint of the graph as it was built from, so it only ever
-        loads into that map (a stale one will not load into the changed map)."""
-        np.savez(path, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
-                 witness_limit=np.array(self.witness_limit),
-                 **{name: getattr(self, name) for name in _ARRAYS})
+        loads into that map (a stale one will not load into the changed map).
+        The file is named as given (no ``.npz`` added) and written whole or
+        not at all, over a regular file only (``navcore.files.write_atomic``;
+        ``GraphError`` when it cannot be written)."""
+        write_atomic(path, npz_bytes(format=np.array(_FORMAT),
+                                     fingerprint=np.array(self.fingerprint),
+                                     witness_limit=np.array(self.witness_limit),
+                                     **{name: getattr(self, name) for name in _ARRAYS}),
+                     GraphError)
 
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"

@@ -9,10 +9,9 @@ file beside the target, so a failed write leaves no half file
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
-from navcore import validate
+from navcore import files, validate
 from navcore.errors import GraphError, MeshFormatError, NavError
 
 
@@ -38,22 +37,6 @@ def read_bytes(path, size=-1) -> bytes:
 
 
 def write_atomic(path, data: bytes) -> None:
-    """Write through a temporary file beside ``path``: a failed write
-    leaves no half file."""
-    path = Path(path)
-    # os.open with mode 0o666 lets the umask decide (0644 usually), as for
-    # any file a program writes; tempfile.mkstemp would make it 0600
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)
-    except OSError as exc:
-        raise NavError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise NavError(f"cannot write {path}: {exc.strerror or exc}") from None
-
+    """Write ``data`` to ``path`` whole or not at all, over a regular file
+    only (``navcore.files.write_atomic``; ``NavError`` when it cannot)."""
+    files.write_atomic(path, data, NavError)

@@ -42,7 +42,6 @@ search (exact) meanwhile (:meth:`RoadCCH.follow`).
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 
@@ -50,6 +49,7 @@ import numba
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
+from navcore.files import npz_bytes, write_atomic
 from navcore.parallel import parallel_section
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
@@ -394,15 +394,12 @@ class RoadCCH(DerivedView):
     def save(self, path) -> None:
         """Write the order and the topology's fingerprint to ``path`` (an
         ``.npz`` archive, no pickles); ``load_hierarchy`` rebuilds the
-        supergraph and customizes for the costs the graph has then."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise GraphError(f"save needs a file path, got {path!r}")
-        try:
-            with open(path, "wb") as f:
-                np.savez(f, format=np.array(FORMAT), fingerprint=np.array(self.fingerprint),
-                         order=self.topology.order)
-        except OSError as exc:
-            raise GraphError(f"cannot write {path}: {exc.strerror or exc}") from None
+        supergraph and customizes for the costs the graph has then
+        (``navcore.files.write_atomic``: whole or not at all, over a regular
+        file only; ``GraphError`` when it cannot be written)."""
+        write_atomic(path, npz_bytes(format=np.array(FORMAT),
+                                     fingerprint=np.array(self.fingerprint),
+                                     order=self.topology.order), GraphError)
 
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
+from navcore.files import npz_bytes, write_atomic
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -80,15 +81,12 @@ class RoadHierarchy(DerivedView):
 
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` as it is named (an ``.npz``
-        archive, no pickles; ``GraphError`` when it cannot be written)."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise GraphError(f"save needs a file path, got {path!r}")
-        try:
-            with open(path, "wb") as f:            # np.savez(str) would append ".npz"
-                np.savez(f, format=np.array(_FORMAT), fingerprint=np.array(self.fingerprint),
-                         **self.hierarchy.arrays())
-        except OSError as exc:
-            raise GraphError(f"cannot write {path}: {exc.strerror or exc}") from None
+        archive, no pickles; ``navcore.files.write_atomic``: whole or not
+        at all, over a regular file only; ``GraphError`` when it cannot be
+        written)."""
+        write_atomic(path, npz_bytes(format=np.array(_FORMAT),
+                                     fingerprint=np.array(self.fingerprint),
+                                     **self.hierarchy.arrays()), GraphError)
 
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
