@@ -272,7 +272,7 @@ class World:
         self._check_open("adopt_graph")
         self._check_new_id(graph_id)
         types = self.plugins.graph_types()
-        if graph.kind not in types:
+        if not isinstance(graph.kind, str) or graph.kind not in types:
             raise UnknownGraphTypeError(
                 f"adopt_graph: no plugin of this world builds graphs of type {graph.kind!r} "
                 f"(graph {graph_id!r}); known types: {', '.join(sorted(types)) or 'none'}")
@@ -319,6 +319,12 @@ class World:
         >>> w.ready()            # waits until the kernels are loaded
         True
         """
+        if timeout is not None and not (isinstance(timeout, (int, float))
+                                        and not isinstance(timeout, bool)
+                                        and timeout == timeout):
+            raise FrameError(f"ready: timeout must be a number of seconds or None, "
+                             f"got {timeout!r}")
+        timeout = None if timeout is None or timeout > 1e9 else timeout   # ~30 years: forever
         deadline = None if timeout is None else time.perf_counter() + max(0.0, timeout)
         for graph_id, job in list(self._warming.items()):
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -580,6 +586,9 @@ class World:
         graph = self.graph(graph_id)
         src = self._nodes(graph, sources, "sources")
         dst = self._nodes(graph, targets, "targets")
+        # the answer's float64s (a plugin's scratch besides is its own matter)
+        limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
+                            8 * src.size * dst.size)
         out = self.plugins.hook.navcore_distance_matrix(world=self, graph=graph,
                                                         sources=src, targets=dst)
         if out is None:

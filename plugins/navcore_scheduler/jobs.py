@@ -70,7 +70,13 @@ class JobScheduler:
         """Run ``fn(*args)`` once every job in ``depends_on`` is done."""
         if not callable(fn):
             raise NavError(f"schedule needs a callable, got {fn!r}")
-        deps = list(depends_on)
+        if isinstance(depends_on, JobHandle):
+            depends_on = (depends_on,)
+        try:
+            deps = list(depends_on)
+        except TypeError:
+            raise NavError(f"depends_on must be a JobHandle or a list of them, "
+                           f"got {depends_on!r}") from None
         for d in deps:
             if not isinstance(d, JobHandle):
                 raise NavError(f"depends_on holds {d!r}, not a JobHandle")

@@ -43,8 +43,10 @@ class Scheduler:
 
     @min_chunk_ms.setter
     def min_chunk_ms(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise NavError(f"min_chunk_ms must be a number >= 0, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 \
+                or value > 1e12:
+            raise NavError(f"min_chunk_ms must be a number of milliseconds from 0 to 1e12, "
+                           f"got {value!r}")
         self.requests.min_chunk_s = float(value) / 1e3
 
     def schedule(self, fn, *args, depends_on=()) -> JobHandle:
