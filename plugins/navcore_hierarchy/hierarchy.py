@@ -81,6 +81,31 @@ class Hierarchy(DerivedView):
             self.__dict__["_largs"] = None
         object.__setattr__(self, name, value)
 
+    #: the 2-D blocks whose rows are also kept under their own names (views)
+    _BLOCKS = {"_node_rows": NODE_ROWS, "_area_rows": AREA_ROWS,
+               "_area64_rows": AREA64_ROWS, "_edge_rows": EDGE_ROWS,
+               "_claim_rows": CLAIM_ROWS}
+
+    def __getstate__(self):
+        # pickled, a row would become a copy of its own that the kernels'
+        # writes into the block no longer reach (an adopted graph's areas
+        # stopped following updates): the rows are made again on load
+        state = dict(self.__dict__)
+        for block, names in self._BLOCKS.items():
+            if state.get(block) is not None:
+                for name in names:
+                    state.pop(name, None)
+        state["_largs"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for block, names in self._BLOCKS.items():
+            arr = state.get(block)
+            if arr is not None:
+                for i, name in enumerate(names):
+                    self.__dict__[name] = arr[i]
+
     def __init__(self, graph):
         super().__init__(graph)
         n = graph.num_nodes
