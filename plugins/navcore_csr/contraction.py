@@ -46,14 +46,13 @@ from __future__ import annotations
 
 import hashlib
 import time
-import zipfile
-import zlib
+import os
 from pathlib import Path
 
 import numpy as np
 
 from navcore.errors import CapacityError, GraphError, QueryError
-from navcore.files import npz_bytes, write_atomic
+from navcore.files import npz_bytes, read_npz, verify, write_atomic
 from navcore.types import PathResult, PathStatus
 
 from . import _contract as K
@@ -296,6 +295,8 @@ def load_contracted(graph, path) -> ContractedGraph:
     graph (same nodes, edges, costs and walkable nodes) and keep it with
     the graph. ``GraphError`` when the file is unreadable, inconsistent or
     was made for another graph; the graph keeps what it had then."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise GraphError(f"load_contracted needs a file path, got {path!r}")
     path = Path(path)
     arrays, fingerprint, limit = _read(path)
     _check_arrays(arrays, graph.num_nodes, path)
@@ -313,37 +314,30 @@ def load_contracted(graph, path) -> ContractedGraph:
 
 def _read(path):
     """``(arrays, fingerprint, witness limit)`` from a hierarchy file, or
-    ``GraphError`` saying what is wrong with it."""
-    unreadable = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except unreadable as exc:
-        raise GraphError(f"{path}: cannot read a hierarchy file: {exc}") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise GraphError(f"{path}: not a navcore hierarchy file (a single array, not .npz)")
-    try:
-        with data:
-            def scalar(key, kinds):
-                a = data[key]
-                if a.shape != () or a.dtype.kind not in kinds:
-                    raise GraphError(f"{path}: {key} is {a.dtype}{a.shape}, expected a "
-                                     f"single {'string' if kinds == 'U' else 'integer'}")
-                return a[()]
-            fmt = scalar("format", "U") if "format" in data.files else None
-            if fmt != _FORMAT:
-                raise GraphError(f"{path}: not a navcore hierarchy file (format {fmt!r}, "
-                                 f"expected {_FORMAT!r})")
-            missing = [k for k in _ARRAYS + ("fingerprint", "witness_limit")
-                       if k not in data.files]
-            if missing:
-                raise GraphError(f"{path}: hierarchy file lacks {', '.join(missing)}")
-            arrays = {k: data[k] for k in _ARRAYS}
-            fingerprint = str(scalar("fingerprint", "U"))
-            limit = int(scalar("witness_limit", "iu"))
-    except unreadable as exc:
-        raise GraphError(f"{path}: cannot read a hierarchy file: {exc}") from None
+    ``GraphError`` saying what is wrong with it (a damaged archive, a
+    checksum that does not match, a missing or malformed entry)."""
+    def fail(message):
+        raise GraphError(f"{path}: {message}")
+
+    data = read_npz(path, fail)
+    def scalar(key, kinds):
+        a = data[key]
+        if a.shape != () or a.dtype.kind not in kinds:
+            fail(f"{key} is {a.dtype}{a.shape}, expected a single "
+                 f"{'string' if kinds == 'U' else 'integer'}")
+        return a[()]
+    fmt = scalar("format", "U") if "format" in data else None
+    if fmt != _FORMAT:
+        fail(f"not a navcore hierarchy file (format {fmt!r}, expected {_FORMAT!r})")
+    data = verify(data, fail)
+    missing = [k for k in _ARRAYS + ("fingerprint", "witness_limit") if k not in data]
+    if missing:
+        fail(f"hierarchy file lacks {', '.join(missing)}")
+    arrays = {k: data[k] for k in _ARRAYS}
+    fingerprint = str(scalar("fingerprint", "U"))
+    limit = int(scalar("witness_limit", "iu"))
     if not 1 <= limit <= _MAX_LIMIT:
-        raise GraphError(f"{path}: witness_limit {limit} is outside 1..{_MAX_LIMIT}")
+        fail(f"witness_limit {limit} is outside 1..{_MAX_LIMIT}")
     return arrays, fingerprint, limit
 
 

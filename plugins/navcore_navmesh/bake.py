@@ -14,15 +14,14 @@ either file from a scene, a ``.map`` or a ``.mesh``.
 """
 from __future__ import annotations
 
-import io
 import math
-import zipfile
 
 import numpy as np
 
 import shapely
 
 from navcore.errors import MeshFormatError
+from navcore.files import npz_bytes, read_npz, verify
 
 from .fileio import readable, write_atomic
 from .mesh import default_snap_distance
@@ -40,16 +39,14 @@ def save_mesh(path, graph) -> None:
     ``.npz`` file that ``load_mesh`` (and ``add_graph(...,
     mesh=path)``) reads back exactly; ``NavError`` if it cannot be
     written."""
-    buf = io.BytesIO()
-    np.savez(buf, format=np.array(NPZ_FORMAT), version=np.array(NPZ_VERSION, dtype=np.int64),
-             vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),
-             poly_start=np.ascontiguousarray(graph.poly_start, dtype=np.int32),
-             poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32),
-             snap_distance=np.array(_snap_of(graph), dtype=np.float64),
-             agent_radius=np.array(float(getattr(graph, "agent_radius", 0.0)),
-                                   dtype=np.float64),
-             ground=_wkb(getattr(graph, "ground", None)))
-    write_atomic(path, buf.getvalue())
+    write_atomic(path, npz_bytes(
+        format=np.array(NPZ_FORMAT), version=np.array(NPZ_VERSION, dtype=np.int64),
+        vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),
+        poly_start=np.ascontiguousarray(graph.poly_start, dtype=np.int32),
+        poly_verts=np.ascontiguousarray(graph.poly_verts, dtype=np.int32),
+        snap_distance=np.array(_snap_of(graph), dtype=np.float64),
+        agent_radius=np.array(float(getattr(graph, "agent_radius", 0.0)), dtype=np.float64),
+        ground=_wkb(getattr(graph, "ground", None))))
 
 
 def _wkb(geometry) -> np.ndarray:
@@ -86,24 +83,22 @@ def load_mesh(path) -> MeshArrays:
     def fail(message):
         raise MeshFormatError(message, path=path)
 
-    try:
-        with zipfile.ZipFile(path) as z:
-            members = {name: z.getinfo(name) for name in z.namelist()}
-            names = sorted(n[:-4] if n.endswith(".npy") else n for n in members)
-            unknown = [n for n in names if n not in _NPZ_SPEC]
-            missing = [n for n in NPZ_ARRAYS if n not in names]
-            if unknown or missing or len(names) != len(set(names)):
-                fail(f"not a baked navcore mesh: it holds the arrays {names}, expected "
-                     f"{list(NPZ_ARRAYS)}")
-            for name in NPZ_ARRAYS:
-                _check_npy_header(z, members[name + ".npy"], name, fail)
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in NPZ_ARRAYS}
-    except MeshFormatError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        fail(f"not a baked navcore mesh (.npz): {exc}")
-
+    arrays = read_npz(path, fail, {name: "U" if name == "format" else dtype
+                                   for name, (dtype, _) in _NPZ_SPEC.items()})
+    names = sorted(arrays)
+    unknown = [n for n in names if n not in _NPZ_SPEC and n != "checksum"]
+    missing = [n for n in NPZ_ARRAYS if n not in names]
+    if unknown or missing:
+        fail(f"not a baked navcore mesh: it holds the arrays {names}, expected "
+             f"{list(NPZ_ARRAYS)}")
+    for name in NPZ_ARRAYS:
+        dtype, ndim = _NPZ_SPEC[name]
+        got = arrays[name]
+        if (got.dtype != dtype and not (name == "format" and got.dtype.kind == "U")) \
+                or got.ndim != ndim:
+            fail(f"array {name!r} must be {dtype.name if name != 'format' else 'a string'} "
+                 f"with {ndim} dimension{'s' * (ndim != 1)}, got {got.dtype} with shape "
+                 f"{got.shape}")
     if str(arrays["format"]) != NPZ_FORMAT:
         fail(f"array 'format' is {str(arrays['format'])!r}, expected {NPZ_FORMAT!r}")
     version = int(arrays["version"])
@@ -139,6 +134,8 @@ def load_mesh(path) -> MeshArrays:
     where = Where(MeshFormatError, path, vertex_name="array 'vertices': vertex {}",
                    poly_name="array 'poly_verts': polygon {}")
     mesh = check_mesh(vertices, poly_start, poly_verts, where, may_reverse=False)
+    # last: what the checks above can name, they name; the rest of any damage
+    verify(arrays, fail)
     return mesh._replace(snap_distance=snap, agent_radius=radius, ground=ground)
 
 
@@ -159,25 +156,3 @@ def _ground(data, fail):
     if not geom.is_valid:
         fail(f"array 'ground' is not a valid polygon: {shapely.is_valid_reason(geom)}")
     return geom
-
-
-def _check_npy_header(z, info, name, fail) -> None:
-    """Dtype and dimensions of one member, from its header, before numpy
-    reads it: a forged shape never turns into a huge allocation."""
-    dtype, ndim = _NPZ_SPEC[name]
-    with z.open(info) as f:
-        try:
-            major, _ = np.lib.format.read_magic(f)
-            if major not in (1, 2):
-                raise ValueError(f"npy format version {major} is not read here")
-            read = (np.lib.format.read_array_header_1_0 if major == 1
-                    else np.lib.format.read_array_header_2_0)
-            shape, _, got = read(f)
-        except ValueError as exc:
-            fail(f"array {name!r} is not a numpy array: {exc}")
-    if (got != dtype and not (name == "format" and got.kind == "U")) or len(shape) != ndim:
-        fail(f"array {name!r} must be {dtype.name if name != 'format' else 'a string'} "
-             f"with {ndim} dimension{'s' * (ndim != 1)}, got {got} with shape {shape}")
-    if math.prod(shape) * got.itemsize > info.file_size:
-        fail(f"array {name!r} declares shape {shape}, more than the file holds")
-

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
-from navcore.files import npz_bytes, write_atomic
+from navcore.files import npz_bytes, read_npz, verify, write_atomic
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -159,18 +159,19 @@ def load_hierarchy(graph, path):
     if not isinstance(path, (str, os.PathLike)):
         raise GraphError(f"load_hierarchy needs a file path, got {path!r}")
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, EOFError) as exc:
-        raise GraphError(f"{path}: not a saved road hierarchy ({exc})") from None
-    kind = str(arrays.pop("format", ""))
+
+    def fail(message):
+        raise GraphError(f"{path}: not a saved road hierarchy: {message}")
+    arrays = read_npz(path, fail)
+    kind = str(arrays.get("format", ""))
     from . import cch
-    if kind == cch.FORMAT:
-        return cch.load(graph, path, arrays)
-    if kind != _FORMAT:
+    if kind not in (_FORMAT, cch.FORMAT):
         raise GraphError(f"{path}: not a saved road hierarchy (format {_FORMAT} or "
                          f"{cch.FORMAT} expected)")
+    arrays = verify(arrays, fail)
+    del arrays["format"]
+    if kind == cch.FORMAT:
+        return cch.load(graph, path, arrays)
     want = str(arrays.pop("fingerprint", ""))
     cost = effective_costs(graph)
     # the stored fingerprint says which graph it was saved for; the arrays

@@ -264,6 +264,31 @@ def _check_arrays(a: dict) -> None:
         c = a[key]
         if nsc and (c.min() < 0 or np.any(c >= own)):
             raise GraphError(f"arrays[{key!r}] must name input edges or older shortcuts")
+    # and every arc costs what it stands for: an input edge its weight, a
+    # shortcut the sum of its children's (a damaged weight answers wrongly)
+    arc_w = _arc_weights(w, a["sc_c1"], a["sc_c2"])
+    for side in ("fwd", "bwd"):
+        got, want = a[side + "_w"], arc_w[a[side + "_arc"]]
+        bad = np.flatnonzero(~np.isclose(got, want, rtol=1e-9, atol=0.0))
+        if bad.size:
+            raise GraphError(f"arrays['{side}_w'][{bad[0]}] is {got[bad[0]]}, but its arc "
+                             f"{a[side + '_arc'][bad[0]]} costs {want[bad[0]]}")
+
+
+def _arc_weights(weights, c1, c2) -> np.ndarray:
+    """The cost of every arc: input edges, then shortcuts as the sums of
+    their children (older arcs), filled in rounds of one shortcut level."""
+    m = weights.shape[0]
+    out = np.concatenate([weights, np.full(c1.shape[0], np.nan)])
+    todo = np.arange(c1.shape[0], dtype=np.int64)
+    while todo.size:
+        a, b = out[c1[todo]], out[c2[todo]]
+        ready = ~(np.isnan(a) | np.isnan(b))
+        if not ready.any():               # children are older, so this never happens
+            raise GraphError("shortcut children form a cycle")
+        out[m + todo[ready]] = a[ready] + b[ready]
+        todo = todo[~ready]
+    return out
 
 
 class HierarchyQuery:

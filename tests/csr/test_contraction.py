@@ -10,6 +10,7 @@ from hypothesis import given, strategies as st
 
 import navcore
 from navcore.errors import GraphError, NavError, NodeError, QueryError
+from navcore.files import npz_bytes
 from navcore_csr import contract, contracted_view, load_contracted
 from navcore_csr.contraction import VIEW_KEY
 from reference import adjacency, dijkstra, grid_dijkstra, is_valid_grid_walk
@@ -260,9 +261,9 @@ def test_save_and_load(tmp_path):
         load_contracted(g3, f)
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
-    with pytest.raises(GraphError, match="cannot read"):
+    with pytest.raises(GraphError, match="not a readable .npz archive"):
         load_contracted(g3, bad)
-    with pytest.raises(GraphError, match="cannot read"):
+    with pytest.raises(GraphError, match="no such file"):
         load_contracted(g3, tmp_path / "missing.npz")
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     with pytest.raises(GraphError, match="not a navcore hierarchy"):
@@ -271,8 +272,12 @@ def test_save_and_load(tmp_path):
         parts = dict(data)
     parts["up_hops"] = parts["up_hops"] + 1
     np.savez(tmp_path / "tampered.npz", **parts)
-    with pytest.raises(GraphError, match="inconsistent"):
+    with pytest.raises(GraphError, match="do not match its checksum"):
         load_contracted(g2, tmp_path / "tampered.npz")
+    del parts["checksum"]                       # forged with a checksum of its own
+    (tmp_path / "forged.npz").write_bytes(npz_bytes(**parts))
+    with pytest.raises(GraphError, match="inconsistent"):
+        load_contracted(g2, tmp_path / "forged.npz")
     assert contracted_view(g3) is None
     assert isinstance(GraphError("x"), NavError)
 
@@ -346,12 +351,33 @@ def test_bad_ids_are_refused_before_anything_is_built():
 
 
 def _tampered(tmp_path, f, name, change):
+    """``f`` with ``change`` made to its arrays and a checksum made anew:
+    a forged file, which only the structural checks can refuse."""
     with np.load(f) as data:
         parts = dict(data)
+    parts.pop("checksum")
     change(parts)
     out = tmp_path / f"{name}.npz"
-    np.savez(out, **parts)
+    out.write_bytes(npz_bytes(**parts))
     return out
+
+
+@pytest.mark.nojit
+def test_a_file_edited_without_its_checksum_is_refused(tmp_path):
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["....", ".#..", "...."])
+    f = tmp_path / "g.npz"
+    contract(g).save(f)
+    with np.load(f) as data:
+        parts = dict(data)
+    parts["up_tgt"] = parts["up_tgt"][::-1].copy()       # shuffled, shapes intact
+    np.savez(tmp_path / "edited.npz", **parts)
+    with pytest.raises(GraphError, match="do not match its checksum"):
+        load_contracted(g, tmp_path / "edited.npz")
+    del parts["checksum"]
+    np.savez(tmp_path / "bare.npz", **parts)
+    with pytest.raises(GraphError, match="has no checksum"):
+        load_contracted(g, tmp_path / "bare.npz")
 
 
 @pytest.mark.nojit
@@ -411,9 +437,9 @@ def test_files_that_are_not_hierarchies(tmp_path):
     f = tmp_path / "g.npz"
     contract(g).save(f)
     np.save(tmp_path / "one.npy", np.zeros(3))
-    with pytest.raises(GraphError, match="single array"):
+    with pytest.raises(GraphError, match="not a readable .npz archive"):
         load_contracted(g, tmp_path / "one.npy")
     cut = tmp_path / "cut.npz"
     cut.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
-    with pytest.raises(GraphError, match="cannot read"):
+    with pytest.raises(GraphError, match="not a readable .npz archive"):
         load_contracted(g, cut)

@@ -22,6 +22,7 @@ from shapely.geometry import LineString
 import navcore
 from navcore import GraphError, MeshFormatError, NavError
 from navcore.cli import main
+from navcore.files import npz_bytes
 from navcore_navmesh import build, meshfile
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
@@ -288,9 +289,9 @@ def test_npz_round_trip_gives_the_same_arrays_and_answers(tmp_path):
             assert a.cost == b.cost and np.array_equal(a.points, b.points)
             found += 1
     assert found >= 30
-    # the file holds what the docstring says, nothing pickled
+    # the file holds what the docstring says and its checksum, nothing pickled
     with np.load(tmp_path / "arena.npz", allow_pickle=False) as z:
-        assert sorted(z.files) == sorted(meshfile.NPZ_ARRAYS)
+        assert sorted(z.files) == sorted([*meshfile.NPZ_ARRAYS, "checksum"])
         assert str(z["format"]) == "navcore-navmesh" and int(z["version"]) == 1
 
 
@@ -604,12 +605,11 @@ def test_baked_file_checks_shapes_before_reading_and_refuses_non_zips(tmp_path):
         meshfile.load_mesh(path)
     text = tmp_path / "text.npz"
     text.write_text("hello")
-    with pytest.raises(MeshFormatError, match="not a baked navcore mesh"):
+    with pytest.raises(MeshFormatError, match="not a readable .npz archive"):
         meshfile.load_mesh(text)
     # a good one loads, whatever its name: .npz is told apart by content
     good = tmp_path / "good.bin"
-    with open(good, "wb") as f:
-        np.savez(f, **_good_arrays())
+    good.write_bytes(npz_bytes(**_good_arrays()))
     w = _world()
     assert w.add_graph("m", type="navmesh", mesh=str(good)).num_polygons > 0
 

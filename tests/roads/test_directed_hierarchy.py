@@ -252,6 +252,16 @@ def corruptions(a):
     bad[0] = np.nan
     yield "nan", {**a, "fwd_w": bad}
     yield "2-d", {**a, "rank": a["rank"].reshape(1, -1)}
+    bad = a["fwd_w"].copy()
+    bad[0] += 0.5                               # finite, >= 0: only its arc tells
+    yield "weight", {**a, "fwd_w": bad}
+    bad = a["weights"].copy()
+    bad[0] += 0.5                               # an input edge: its arcs disagree
+    yield "input weight", {**a, "weights": bad}
+    if a["sc_c1"].shape[0]:
+        bad, other = a["sc_c1"].copy(), a["sc_c2"].copy()
+        bad[0], other[0] = other[0], bad[0]     # children swapped: same sum
+        yield None, {**a, "sc_c1": bad, "sc_c2": other}
 
 
 @pytest.mark.nojit
@@ -261,6 +271,9 @@ def test_corrupt_arrays_raise_graph_error():
     a = DirectedHierarchy.build(offsets, targets, weights).arrays()
     assert a["sc_c1"].shape[0] > 0 and a["fwd_head"].shape[0] > 0
     for name, broken in corruptions(a):
+        if name is None:                        # harmless: still loads
+            DirectedHierarchy.from_arrays(broken)
+            continue
         with pytest.raises(GraphError):
             DirectedHierarchy.from_arrays(broken)
     with pytest.raises(GraphError):
