@@ -46,16 +46,16 @@ PATH_COLOURS = ((20, 30, 150), (170, 0, 30), (0, 100, 40), (100, 0, 140),
                 (120, 60, 0), (0, 0, 0))
 #: ``draw``'s paths lie on a white line two pixels wider than they are
 PATH_HALO = (255, 255, 255)
-#: a frame from node positions keeps one unit of the positions as its map
-#: unit while the frame is this many units across, else 1/256th of it
-POSITION_UNITS = (8, TARGET_PX)
+#: a frame from node positions keeps a unit of the positions as its map
+#: unit while they span 1 to this many units, else takes 1/256th of the span
+POSITION_SPAN = TARGET_PX - 2
 
 
 class PositionFrame:
     """The frame of a graph with node positions whose backend lends no
     scene layer: the positions' box with one map unit to spare, y growing
     downwards as in map files. A map unit is a unit of the positions when
-    the box is 8 to 1024 of them across, else a 256th of its larger side
+    they span 1 to 1022 of them, else a 256th of their larger side
     (positions in metres or in thousandths draw at a sensible size)."""
 
     y_up = False
@@ -65,8 +65,7 @@ class PositionFrame:
         pos = np.asarray(graph.positions, dtype=np.float64)[:, :2]
         lo, hi = pos.min(axis=0), pos.max(axis=0)
         side = float((hi - lo).max())
-        low, high = POSITION_UNITS
-        self.unit = 1.0 if side == 0 or low <= side + 2 <= high else side / 256
+        self.unit = 1.0 if side == 0 or 1 <= side <= POSITION_SPAN else side / 256
         self._bounds = (*(lo - self.unit).tolist(), *(hi + self.unit).tolist())
 
     def bounds(self) -> tuple:
