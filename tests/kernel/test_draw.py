@@ -405,3 +405,27 @@ def test_plot_without_matplotlib_says_to_install_it(yard, monkeypatch):
     with pytest.raises(navcore.QueryError) as info:
         navcore.plot(object(), yard, "yard")
     assert "pip install matplotlib" in str(info.value)
+
+
+def _readme_blocks():
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Pictures of your own world", 1)[1].split("\n## ", 1)[0]
+    import re
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+@pytest.mark.nojit
+def test_the_readme_example_draws_docs_keep_png(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    draw_block, plot_block = _readme_blocks()
+    names = {}
+    exec(compile(draw_block, "README.md", "exec"), names)
+    assert capsys.readouterr().out == "(96, 320, 3) uint8\n"
+    with Image.open(tmp_path / "keep.png") as made, Image.open(ROOT / "docs" / "keep.png") as doc:
+        assert np.array_equal(np.asarray(made.convert("RGB")), np.asarray(doc.convert("RGB")))
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    exec(compile(plot_block, "README.md", "exec"), names)
+    names["plt"].close("all")
+    assert (tmp_path / "keep_plot.png").stat().st_size > 0
