@@ -69,6 +69,16 @@ def test_a_grid_is_drawn_as_its_scene_draws_it():
 
 
 @pytest.mark.nojit
+def test_without_the_hierarchy_plugin_all_floor_is_one_colour():
+    world = navcore.World()
+    world.plugins.unregister("hierarchy")                  # nobody answers areas
+    world.add_graph("yard", type="grid", rows=ROWS)
+    pic = navcore.draw(world, "yard", scale=10)
+    assert np.array_equal(pic, navcore.draw(world, "yard", scale=10, areas=False))
+    assert tuple(pic[15, 15]) == tuple(pic[15, 65]) == area_colour(0)
+
+
+@pytest.mark.nojit
 def test_a_navmesh_is_drawn_as_its_scene_draws_it():
     text = ("graphs: [{id: yard, type: navmesh, bounds: [0, 0, 20, 10], agent_radius: 0.5,"
             " obstacles: [[[5, 2], [8, 2], [8, 6], [5, 6]]]}]")
