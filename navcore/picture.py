@@ -19,9 +19,11 @@ a walking one).
 """
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
-from . import validate
+from . import files, validate
 from .canvas import Canvas, pixel_size
 from .errors import NavError, PluginError, QueryError
 from .scene_layer import SceneLayer
@@ -227,8 +229,9 @@ def draw(world, graph_id, *, paths=(), agents=(), areas=True, out=None,
     hierarchy plugin answers; otherwise all floor is one colour); walls are
     dark. ``paths``: ``PathResult``s (found ones) or ``(k, 2)`` point
     arrays in world coordinates, drawn as lines in ``PATH_COLOURS`` in
-    turn, each on a thin white halo; ``agents``: ``(k, 2)`` points, drawn as white discs as wide as
-    the graph's agent radius (a navmesh's), else 0.35 map units. ``scale``:
+    turn, each on a thin white halo; ``agents``: ``(k, 2)`` points, drawn
+    as white discs as wide as the graph's agent radius (a navmesh's),
+    else 0.35 map units. ``scale``:
     whole pixels per map unit (a grid cell, a navmesh unit, a 256th of a
     road map); ``None`` makes the picture about 1024 pixels on its long
     side. Mistakes are ``navcore.NavError``s: an unknown graph
@@ -288,11 +291,10 @@ def _picture(world, graph_id, paths, agents, areas, out, scale, name):
     if len(spots):
         r = agent_pixels(layer, scale)
         draw_discs(image, canvas, spots, [r] * len(spots), [AGENT] * len(spots))
-    if target is not None:
-        try:
-            image.save(target, format="PNG")
-        except (OSError, ValueError) as exc:
-            raise QueryError(f"cannot write picture {target}: {exc}") from None
+    if target is not None:        # whole or not at all, over a regular file only
+        png = io.BytesIO()
+        image.save(png, format="PNG")
+        files.write_atomic(target, png.getvalue(), QueryError)
     return np.array(image), canvas
 
 
@@ -329,11 +331,12 @@ def _lines(paths, box, graph_id) -> list:
             if len(pts) == 0:
                 raise QueryError(f"{what} has no points to draw: its graph has no node "
                                  f"positions")
+            pts = _inside(pts, what, box, graph_id)
         else:
             pts = _points(p, what, box, graph_id)
             if len(pts) == 0:
                 raise QueryError(f"{what} holds no points")
-        out.append(_inside(pts, what, box, graph_id))
+        out.append(pts)
     return out
 
 
