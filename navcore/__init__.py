@@ -12,12 +12,15 @@ Scenes (YAML files played through ``World.tick``) live in the scenes
 plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
 ``Simulation``, ``Scene``, ``read_scene``, ``EventKind`` and ``render``
 reach it from here, imported on first use so that ``import navcore``
-loads neither YAML nor Pillow.
+loads neither YAML nor Pillow. ``navcore.draw(world, graph_id)`` pictures
+any graph without a scene (Pillow loads then), ``navcore.plot`` shows it
+on matplotlib axes.
 """
 from .errors import (CapacityError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
+from .picture import draw, plot
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
 from .scene_layer import SceneLayer
 from .views import DerivedView
@@ -27,7 +30,7 @@ from .world import World
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "NavGraph", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
+    "World", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
     "PathBatch", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",

@@ -97,9 +97,11 @@ How to write a backend (a new graph type)
    events, crowds drawn from regions and moving obstacles, return a
    ``navcore.SceneLayer`` subclass from ``navcore_scene_layer`` (it says
    what a region is on your graphs and how a change reaches them; see
-   ``navcore/scene_layer.py``); for pictures, draw the map with numpy in
-   ``navcore_draw_graph``. The scenes plugin itself knows no geometry, and
-   neither hook imports it (nor YAML, nor Pillow).
+   ``navcore/scene_layer.py``); for pictures (``navcore.draw`` and a
+   scene's), draw the map with numpy in ``navcore_draw_graph``; without
+   it, a graph with node positions is drawn as nodes and edges by the csr
+   plugin. The scenes plugin itself knows no geometry, and neither hook
+   imports it (nor YAML, nor Pillow).
 """
 from __future__ import annotations
 
@@ -594,7 +596,12 @@ def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> An
     a scene that gives it regions is a ``SceneError`` at the offending
     value. Firstresult. Called by the scenes plugin once per graph of a
     scene when a ``navcore.Simulation`` is built, after the graph was added
-    to ``world`` (``navcore run``, ``validate``, ``render``).
+    to ``world`` (``navcore run``, ``validate``, ``render``), and by
+    ``navcore.draw`` / ``navcore.plot`` once per picture, whose frame is
+    the layer's ``bounds``, ``unit``, ``y_up`` and ``aspect`` (a layer
+    that raises a ``NavError`` there is passed over: the picture is then
+    framed by the node positions, or refused). Building a layer must
+    change nothing in the graph or the world.
     """
 
 
@@ -603,7 +610,7 @@ def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
     """Draw ``graph``'s map into ``canvas``: every node in its colour (its
     area's; dark for walls), or return ``None`` to pass.
 
-    ``canvas`` (``navcore_scenes.canvas.Canvas``) holds ``rgb``, an
+    ``canvas`` (``navcore.canvas.Canvas``) holds ``rgb``, an
     ``(H, W, 3)`` uint8 array to paint, and ``node_at``, an ``(H, W)``
     int32 array to fill with the node each pixel shows (``-1``: none),
     which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8 colour of
@@ -613,9 +620,11 @@ def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
     and ``covered`` (the colours of walls and of floor under a moving
     obstacle, for backends that draw those as shapes). Draw with
     numpy only. Return ``True`` when drawn. Firstresult: the grid plugin
-    draws its cells. Called by the scenes plugin once per picture (each
-    frame of an animation), for a graph that has a scene layer, whose
-    ``bounds`` the canvas covers.
+    draws its cells; the csr plugin draws, last, any graph with node
+    positions as nodes and edges. Called once per picture by
+    ``navcore.draw`` / ``navcore.plot`` and by the scenes plugin (each
+    frame of an animation); the canvas covers the bounds of the graph's
+    scene layer, or of its node positions when it has no layer (csr).
     """
 
 
@@ -627,7 +636,7 @@ def navcore_draw_overlay(graph: NavGraph, canvas: Any) -> None:
     ``canvas.outline(labels)``, which darkens the pixels where a per-node
     label changes (it reads ``canvas.node_at``, so it needs no geometry).
     Not firstresult: every plugin draws (pluggy's order: the last
-    registered first). Called by the scenes plugin once per picture, after
-    ``navcore_draw_graph`` and before agents and paths are drawn. No
-    return value.
+    registered first). Called once per picture (``navcore.draw`` and the
+    scenes plugin), after ``navcore_draw_graph`` and before agents and
+    paths are drawn. No return value.
     """

@@ -1,12 +1,13 @@
 """The csr plugin's hooks: CSR storage, the ``csr`` graph type, generic
 search (``trylast``: specialised planners answer first), reachability,
-distance matrices and generic updates."""
+distance matrices, generic updates and pictures of graphs with
+positions that no other plugin draws."""
 from __future__ import annotations
 
 import navcore
 from navcore.graph import NavGraph
 
-from . import contraction, search, simplification, updates
+from . import contraction, drawing, search, simplification, updates
 from .storage import build_grouped, build_validated
 
 ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
@@ -167,3 +168,9 @@ def navcore_make_update(graph, params):
 @navcore.hookimpl(trylast=True)
 def navcore_apply_updates(graph, batch):
     return updates.apply_updates(graph, batch)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_draw_graph(graph, canvas):
+    # any graph with node positions that its own plugin does not draw
+    return drawing.draw(graph, canvas)

@@ -116,7 +116,13 @@ class NavMeshSceneLayer(SceneLayer):
         #: the polygons re-carving makes
         self.mud: list = []
         self._mud_on = None             # the poly_verts the mud was laid on
-        graph.extensions[SCENE_KEY] = self
+
+    def _shown(self) -> None:
+        """Pictures of the graph draw this layer's walls and obstacles from
+        now on. Set when the layer first walls or places something, not
+        when it is made: a layer that ``navcore.draw`` makes only to frame
+        a picture must not hide a running scene's."""
+        self.graph.extensions[SCENE_KEY] = self
 
     # -- geometry ---------------------------------------------------------------
     def region(self, value) -> MeshRegion:
@@ -215,12 +221,14 @@ class NavMeshSceneLayer(SceneLayer):
 
     # -- what a scene does to the mesh: queued as navmesh updates ----------------
     def set_walkable(self, region, walkable) -> None:
+        self._shown()
         self._pending.append((region.polygon, bool(walkable)))
         self.walled = (self.walled.difference(region.polygon) if walkable
                        else self.walled.union(region.polygon))
 
     def restore(self, region) -> None:
         """The region as the map was built: unblocked where it is ground."""
+        self._shown()
         self.walled = self.walled.difference(region.polygon)
         # where the region runs along a wall, the cut also has segments
         # and points (a GeometryCollection): the update takes polygons
@@ -290,6 +298,8 @@ class NavMeshSceneLayer(SceneLayer):
         changed, self._changed = self._changed, set()
         arrived = [r for r in changed if r in self._cover and r not in self._ids]
         left = [r for r in changed if r not in self._cover and r in self._ids]
+        if arrived or left:
+            self._shown()
         for r in left:
             oid = self._ids.pop(r)
             del self.placed[oid]

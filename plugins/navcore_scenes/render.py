@@ -11,17 +11,22 @@ as wide as its graph's scene layer says (``SceneLayer.agent_radius``), or
 ``AGENT_RADIUS`` when the layer gives no size.
 
 Any graph whose backend lends it a scene layer (its ``bounds`` frame the
-picture) and draws it can be pictured; the canvas backends draw into is
-``navcore_scenes.canvas.Canvas``.
+picture) and draws it can be pictured. The map, the canvas backends draw
+into (``navcore.canvas.Canvas``) and the drawing of lines and discs are
+the kernel's (``navcore.picture``, which ``navcore.draw`` uses for a world
+without a scene); this module adds what a scene knows: its obstacles, its
+agents and their states.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from navcore import picture as P
+from navcore.canvas import BORDER_DARKEN, COVERED, WALL, Canvas, area_colour
 from navcore.errors import NavError, QueryError
+from navcore.picture import AGENT_RADIUS, MAX_SIDE, TARGET_PX, default_scale
 
 from .agents import ARRIVED, MOVING, RETRY, STUCK, WAITING
-from .canvas import BORDER_DARKEN, COVERED, WALL, Canvas, area_colour, pixel_size
 
 __all__ = ["draw", "picture", "save", "GifRecorder", "Canvas", "area_colour", "pick_graph",
            "map_size", "check_scale", "default_scale", "WALL", "COVERED", "BORDER_DARKEN",
@@ -30,12 +35,6 @@ __all__ = ["draw", "picture", "save", "GifRecorder", "Canvas", "area_colour", "p
 AGENT = {MOVING: (255, 255, 255), WAITING: (255, 214, 10), RETRY: (255, 214, 10),
          ARRIVED: (60, 220, 90), STUCK: (255, 40, 40)}
 PATH = (255, 255, 255, 90)
-#: the radius (map units) of agents whose graph gives them no size
-AGENT_RADIUS = 0.35
-#: pictures aim at about this many pixels on their long side
-TARGET_PX = 1024
-#: the longest side of a picture, in pixels
-MAX_SIDE = 16384
 
 
 def pick_graph(sim, graph_id=None):
@@ -66,66 +65,34 @@ def shown_graphs(sim, graph_id) -> list:
 
 def agent_radii(sim, graph_ids, scale) -> dict:
     """Pixels of an agent's radius, by graph id (at least 1.5)."""
-    out = {}
-    for g in graph_ids:
-        lay = sim.layers.get(g)
-        r = lay.agent_radius() if lay is not None else None
-        unit = lay.unit if lay is not None else 1.0
-        out[g] = max(1.5, scale * (AGENT_RADIUS if r is None or r <= 0 else float(r) / unit))
-    return out
+    return {g: P.agent_pixels(sim.layers.get(g), scale) for g in graph_ids}
 
 
 def map_size(sim, graph_id) -> tuple:
     """``(width, height)`` of the graph's ``bounds``, in map units (the
     scene layer's ``unit``: world units, or degrees for a road map)."""
-    layer = sim.layers[graph_id]
-    x0, y0, x1, y1 = layer.bounds()
-    return (x1 - x0) * layer.aspect / layer.unit, (y1 - y0) / layer.unit
-
-
-def default_scale(width, height) -> int:
-    return max(1, min(16, int(TARGET_PX // max(width, height))))
+    return P.map_size(sim.layers[graph_id])
 
 
 def check_scale(width, height, scale) -> int:
-    """``scale`` (pixels per map unit; ``None``: about 1024 pixels wide)
-    as an int, or ``NavError`` when it is below 1 or makes a side longer
-    than ``MAX_SIDE`` pixels."""
-    scale = default_scale(width, height) if scale is None else int(scale)
-    if scale < 1:
-        raise NavError(f"scale must be >= 1, got {scale}")
-    w, h = pixel_size(width, height, scale)
-    if max(w, h) > MAX_SIDE:
-        raise NavError(f"scale {scale} makes a {w} x {h} pixel picture; at most "
-                       f"{MAX_SIDE} pixels a side, so scale <= "
-                       f"{max(1, int(MAX_SIDE // max(width, height)))} for this "
-                       f"{width:g} x {height:g} map")
-    return scale
+    """``scale`` (whole pixels per map unit; ``None``: about 1024 pixels
+    wide) as an int, or ``NavError`` when it is not a whole number, below
+    1, or makes a side longer than ``MAX_SIDE`` pixels."""
+    return P.check_scale(width, height, scale, NavError)
 
 
 def node_colours(sim, graph_id) -> np.ndarray:
     """``(num_nodes, 3)`` uint8: each node's area colour, walls dark,
     floor under a moving obstacle dark red."""
-    try:
-        areas = sim.world.areas(graph_id)
-    except QueryError:                      # no hierarchy plugin: walkable or not
-        areas = np.where(sim.world.graph(graph_id).walkable, 0, -1).astype(np.int32)
-    colours = Canvas.area_colours(areas)
+    colours = P.node_colours(sim.world, graph_id, sim.world.graph(graph_id))
     colours[sim.layers[graph_id].obstacle_nodes()] = COVERED
     return colours
 
 
 def picture(sim, graph_id, scale: int, borders: bool = False) -> Canvas:
     """The graph's map and overlays, drawn by its plugins into a canvas."""
-    graph = sim.world.graph(graph_id)
-    layer = sim.layers[graph_id]
-    canvas = Canvas(layer.bounds(), scale / layer.unit, node_colours(sim, graph_id),
-                    borders, layer.y_up, layer.aspect)
-    hook = sim.world.plugins.hook
-    if not hook.navcore_draw_graph(graph=graph, canvas=canvas):
-        raise NavError(f"no plugin draws {graph.kind} graphs (navcore_draw_graph), so "
-                       f"graph {graph_id!r} cannot be pictured")
-    hook.navcore_draw_overlay(graph=graph, canvas=canvas)
+    canvas = P.map_canvas(sim.world, graph_id, sim.world.graph(graph_id),
+                          sim.layers[graph_id], scale, node_colours(sim, graph_id), borders)
     if borders and not canvas.outlined:
         raise NavError(f"graph {graph_id!r} has no hierarchical nodes to draw (is the "
                        f"hierarchy plugin loaded?)")
@@ -135,7 +102,11 @@ def picture(sim, graph_id, scale: int, borders: bool = False) -> Canvas:
 def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
          paths: bool = True):
     """The picture of ``sim`` now, as a ``PIL.Image`` (RGB)."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
+    if not hasattr(sim, "layers") or not hasattr(sim, "agents"):
+        raise QueryError(f"navcore.render.draw pictures a scene (a navcore.Simulation), "
+                         f"got {type(sim).__name__}; for a World use "
+                         f"navcore.draw(world, graph_id) (an RGB array; out= writes a PNG)")
     graph_id = pick_graph(sim, graph_id)
     scale = check_scale(*map_size(sim, graph_id), scale)
     canvas = picture(sim, graph_id, scale, borders)
@@ -147,21 +118,16 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     mine = sorted((i for i, g in enumerate(agents.graph_ids) if g in rank),
                   key=lambda i: -rank[agents.graph_ids[i]])
     if paths and mine:
-        overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
-        pen = ImageDraw.Draw(overlay)
         remaining = agents.remaining_paths()
-        for i in mine:
-            if agents.state[i] == MOVING and len(remaining[i]) > 1:
-                pen.line([tuple(p) for p in canvas.to_pixels(remaining[i])], fill=PATH,
-                         width=max(1, scale // 6))
-        base = Image.alpha_composite(base.convert("RGBA"), overlay).convert("RGB")
-    pen = ImageDraw.Draw(base)
+        lines = [remaining[i] for i in mine
+                 if agents.state[i] == MOVING and len(remaining[i]) > 1]
+        if lines:
+            base = P.draw_lines(base, canvas, lines, [PATH] * len(lines),
+                                max(1, scale // 6))
     radius = agent_radii(sim, shown, scale)
-    for i in mine:
-        x, y = canvas.to_pixels(agents.pos[i])
-        r = radius[agents.graph_ids[i]]
-        pen.ellipse((x - r, y - r, x + r, y + r), fill=AGENT[int(agents.state[i])],
-                    outline=(0, 0, 0) if r >= 3 else None)
+    P.draw_discs(base, canvas, agents.pos[mine] if mine else np.empty((0, 2)),
+                 [radius[agents.graph_ids[i]] for i in mine],
+                 [AGENT[int(agents.state[i])] for i in mine])
     return base
 
 
