@@ -24,10 +24,7 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
     if cost is None:
         cost = np.ones(m, dtype=np.float64)
     else:
-        try:
-            cost = np.ascontiguousarray(cost, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise GraphError(f"cost must be numbers: {exc}") from None
+        cost = costs(cost, "cost")
         if cost.size != m:
             raise GraphError(f"cost has {cost.size} entries but there are {m} edges")
         bad = np.flatnonzero(np.isnan(cost) | (cost < 0))
@@ -35,6 +32,12 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
             e = int(bad[0])
             raise GraphError(f"edge {e} ({src[e]} -> {dst[e]}) has cost {cost[e]}; "
                              f"costs must be >= 0 (inf closes an edge)")
+        big = np.flatnonzero(np.isfinite(cost) & (cost > limits.MAX_COST))
+        if big.size:
+            e = int(big[0])
+            raise GraphError(f"edge {e} ({src[e]} -> {dst[e]}) has cost {cost[e]:g}; "
+                             f"finite costs must be at most {limits.MAX_COST:g} (a path's "
+                             f"sum must stay finite; inf closes an edge)")
     for name, a in (("src", src), ("dst", dst)):
         if m and a.min() < 0:
             e = int(np.argmin(a))
@@ -81,3 +84,20 @@ def _int_array(name, a):
 def _show(value) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def costs(values, what: str, error=GraphError) -> np.ndarray:
+    """``values`` as a flat float64 array of numbers: integers or floats,
+    not bools, strings or objects (numpy would turn ``True`` into 1.0 and
+    ``"2"`` into 2.0), else ``error`` naming ``what``."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise error(f"{what} must be numbers: {exc}") from None
+    if arr.dtype.kind not in "iuf" and not (arr.size == 0 and arr.dtype.kind in "O"):
+        raise error(f"{what} must be numbers (int or float), got "
+                    f"{'bools' if arr.dtype.kind == 'b' else arr.dtype}")
+    try:
+        return np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise error(f"{what} must be numbers: {exc}") from None

@@ -45,6 +45,10 @@ MAX_COORDINATE = 1e12
 #: the 4 M allowed before: half an hour), so past 256 x 256 tiles a typo'd
 #: tile_size is refused rather than left to look like a hang
 MAX_TILES = 65_536
+#: the largest finite cost of an edge or cell: a path of 2**31 moves at
+#: this cost (times a grid's longest move) still sums to a finite float64,
+#: so no search reports "unreachable" for a path whose sum overflowed
+MAX_COST = 1e290
 #: the share of the available memory one graph may be estimated to take
 MEMORY_FRACTION = 0.8
 #: nodes a graph may have beyond two per edge, in files and scenes (DIMACS

@@ -14,7 +14,7 @@ from navcore.graph import NavGraph
 pytestmark = pytest.mark.nojit
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-_ROW = re.compile(r"^\| `(\w+)`: (.+?) \| ([\d,.]+)(?: \w+)? \| (.+?) \|$")
+_ROW = re.compile(r"^\| `(\w+)`: (.+?) \| ([\d,.]+(?:e\d+)?)(?: \w+)? \| (.+?) \|$")
 
 
 def _table():
