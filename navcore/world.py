@@ -17,7 +17,8 @@ from collections import defaultdict
 import numpy as np
 
 from . import builders, limits, progress, validate
-from .errors import (CapacityError, FrameError, GraphError, NodeError, PluginError, QueryError,
+from .errors import (CapacityError, FrameError, GraphError, NavError, NodeError, PluginError,
+                     QueryError,
                      UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
@@ -628,12 +629,19 @@ class World:
 
         What ``params`` may say depends on the backend (for grids:
         ``rect=``/``cells=``/``mask=`` with ``walkable=`` or ``cost=``).
-        Malformed updates raise ``UpdateError`` now and queue nothing.
+        Malformed updates raise ``UpdateError`` now and queue nothing. The
+        update is a value: its arrays and lists are copied, so changing
+        them afterwards changes nothing. If a graph's batch still fails
+        when ``tick`` applies it (a backend's error), the other graphs'
+        batches are applied and observed first, then ``tick`` raises a
+        ``NavError`` saying the failed graph's updates were dropped.
         """
         if self.closed:
             self._check_open("update")
         graph = self.graph(graph_id)
-        # ``params`` is already this call's own dict (``**params``)
+        # an update is a value: what was checked now is what tick applies,
+        # whatever the caller does with its arrays and lists meanwhile
+        params = {k: _own_copy(v) for k, v in params.items()}
         upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS,
                                         type(graph))(self, graph, params)
         if upd is None:
@@ -714,15 +722,18 @@ class World:
         plugins = self.plugins
         stats = FrameStats(self.frame, dt)
         plugins.all_results("navcore_frame_start", _FRAME_START_ARGS)(self, self.frame)
-        applied = []
+        applied, failed = [], []
         if self._pending:
             pending, self._pending = self._pending, defaultdict(list)
             work = [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
                     if batch and gid in self.graphs]
             for (graph_id, graph, batch), dirty in zip(work, self._apply_all(work)):
                 if dirty is None:
-                    raise UpdateError(f"no plugin applied the updates of {graph.kind} "
-                                      f"graph {graph_id!r}")
+                    dirty = UpdateError(f"no plugin applied the updates of {graph.kind} "
+                                        f"graph {graph_id!r}")
+                if isinstance(dirty, Exception):
+                    failed.append((graph_id, len(batch), dirty))
+                    continue
                 stats.updates_applied += len(batch)
                 stats.dirty_nodes += len(dirty)
                 applied.append((graph_id, graph, dirty))
@@ -730,6 +741,8 @@ class World:
         for graph_id, graph, dirty in applied:
             plugins.all_results("navcore_graph_updated", _UPDATED_ARGS, type(graph))(
                 self, graph_id, graph, dirty)
+        if failed:
+            _raise_failed_batch(failed, len(applied))
         t2 = time.perf_counter()
         deadline = math.inf if self.deterministic else t0 + budget / 1e3
         plugins.all_results("navcore_frame_work", _FRAME_WORK_ARGS)(self, deadline, stats,
@@ -761,6 +774,8 @@ class World:
         graph.begin_write()              # builders on other threads re-read after it
         try:
             return first(self, graph, batch)
+        except Exception as exc:         # raised by tick once the other graphs' are in
+            return exc
         finally:
             graph.end_write()
 
@@ -861,6 +876,36 @@ class _BackgroundWarmUp:
         if self.error is not None:
             err, self.error = self.error, None
             raise err
+
+
+def _own_copy(value):
+    """``value`` with its numpy arrays, lists, dicts and sets copied, at
+    any depth (other objects are kept: numbers, strings, geometries)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [_own_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_own_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _own_copy(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return type(value)(value)
+    return value
+
+
+def _raise_failed_batch(failed, applied: int):
+    """The first batch that failed in a tick, raised as a ``NavError``
+    once every other graph's batch is applied and observed."""
+    graph_id, size, exc = failed[0]
+    others = (f"; {applied} other graph(s)' batches were applied" if applied else "") + \
+        (f"; {len(failed) - 1} more graph(s)' batches failed too" if len(failed) > 1 else "")
+    note = f"the {size} update(s) queued for graph {graph_id!r} were dropped{others}"
+    if isinstance(exc, NavError):
+        exc.add_note(note)
+        raise exc
+    raise UpdateError(f"applying the updates of graph {graph_id!r} failed: "
+                      f"{type(exc).__name__}: {exc} ({note})") from exc
 
 
 def _workers(value) -> int:

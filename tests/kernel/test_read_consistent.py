@@ -61,7 +61,7 @@ def test_world_update_marks_its_batch_and_closes_it_when_it_fails():
     assert g._writes == 2 and not g.walkable[:2].any()
     world.plugins.register(_FailingApply())
     world.update("g", rect=(2, 0, 1, 1), walkable=False)
-    with pytest.raises(RuntimeError, match="mid-batch"):
+    with pytest.raises(navcore.UpdateError, match="RuntimeError: backend failed mid-batch"):
         world.tick()
     assert g._writes == 4                 # a failed batch does not leave readers spinning
     assert g.read_consistent(lambda: 1) == 1

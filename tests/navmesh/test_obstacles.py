@@ -664,7 +664,7 @@ def test_a_failed_batch_changes_nothing(monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("GEOS failed")
     monkeypatch.setattr("navcore_navmesh.tiles.triangulate_pieces", boom)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(navcore.UpdateError, match="RuntimeError: GEOS failed"):
         world.tick()
     assert _same(before, _state(g))
     monkeypatch.undo()
