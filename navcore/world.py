@@ -370,7 +370,7 @@ class World:
         graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
         if type(request) is PathResult:
             return request
-        return self.solve(graph, request)
+        return self._solve(graph, request)
 
     def prepare_path(self, graph_id, start, goal, algorithm: str = "auto", **options):
         """``(graph, request)``: ``find_path``'s checks without the search.
@@ -461,7 +461,30 @@ class World:
                              f"{', '.join(known) or 'none'}")
 
     def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
-        """Run an already resolved request through the query hooks."""
+        """Run a request resolved by ``prepare_path`` through the query
+        hooks (the scheduler serves requests this way). ``QueryError``
+        when ``graph`` is not this world's graph of ``request.graph_id``;
+        ends that are not node ids are a ``NodeError``, blocked ones the
+        ``invalid_start`` / ``invalid_goal`` result."""
+        if type(request) is not PathRequest or request.graph_id not in self.graphs \
+                or self.graphs[request.graph_id] is not graph:
+            raise QueryError(f"solve takes a graph of this world and a PathRequest for it "
+                             f"(World.prepare_path makes both), got {graph!r} and "
+                             f"{request!r}")
+        n = graph.num_nodes
+        s, t = request.start_node, request.goal_node
+        if not (type(s) is int and 0 <= s < n):
+            s = request.start_node = validate.node_id(s, n, "start")
+        if not (type(t) is int and 0 <= t < n):
+            t = request.goal_node = validate.node_id(t, n, "goal")
+        walkable = graph.walkable
+        if not walkable[s]:
+            return _INVALID_START
+        if not walkable[t]:
+            return _INVALID_GOAL
+        return self._solve(graph, request)
+
+    def _solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
         result = self.plugins.first_result("navcore_find_path", _FIND_PATH_ARGS)(
             self, graph, request)
         if result is None:

@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import CapacityError, GraphError, QueryError
 from navcore.files import npz_bytes, read_npz, verify, write_atomic
 from navcore.types import PathResult, PathStatus
@@ -224,10 +225,19 @@ class HierarchyQuery:
         s, t, answer = ends_or_answer(ch.graph, start, goal, "ch")
         if answer is not None:
             return answer
-        return self.search(s, t)
+        return self._search(s, t)
 
     def search(self, s, t) -> PathResult:
-        """The search between walkable, distinct node ids ``s`` and ``t``."""
+        """The search between walkable, distinct node ids ``s`` and ``t``
+        (``find_path`` without its checks; ``NodeError`` for ids that are
+        not nodes, ``QueryError`` on a stale hierarchy)."""
+        n = self.hierarchy.graph.num_nodes
+        s, t = validate.node_id(s, n, "start"), validate.node_id(t, n, "goal")
+        if not self.hierarchy.current:
+            return self.find_path(s, t)           # says it is stale
+        return self._search(s, t)
+
+    def _search(self, s, t) -> PathResult:
         ch, sc = self.hierarchy, self.scratch
         while True:
             cost, settled, path = K.ch_path(*ch.kernel_args, s, t, sc.dist, sc.stamp,
@@ -391,7 +401,7 @@ def contracted_path(graph, start, goal) -> PathResult:
         raise QueryError(f"algorithm='ch' needs a current contraction hierarchy, and "
                          f"the one of graph {graph.graph_id!r} {why}: build it with "
                          f"navcore_csr.contract(graph)")
-    return view.query().search(s, t)
+    return view.query()._search(s, t)
 
 
 def warm_up(graph) -> None:

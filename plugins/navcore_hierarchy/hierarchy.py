@@ -413,8 +413,26 @@ class Hierarchy(DerivedView):
         return self.hnode_of.copy()
 
     def areas(self, nodes=None) -> np.ndarray:
-        """Area id per node (all nodes, or the int array ``nodes``), -1 for
-        blocked nodes."""
+        """Area id per node (all nodes, or the node ids ``nodes``), -1 for
+        blocked nodes; ``NodeError`` for ids that are not nodes."""
+        if nodes is not None:
+            nodes = validate.node_ids(nodes, self.num_nodes)
+        return self._areas(nodes)
+
+    def area(self, node: int) -> int:
+        """The area id of ``node`` (-1 when it is blocked)."""
+        return self._area(validate.node_id(node, self.num_nodes))
+
+    def same_area(self, a, b) -> np.ndarray:
+        """bool per pair: ``a[i]`` and ``b[i]`` are walkable and in one area."""
+        a = validate.node_ids(a, self.num_nodes, "a")
+        b = validate.node_ids(b, self.num_nodes, "b")
+        if a.shape != b.shape:
+            raise NodeError(f"same_area needs as many a as b, got {a.size} and {b.size}")
+        return self._same_area(a, b)
+
+    # the unchecked forms, for this plugin's hooks (the world checked the ids)
+    def _areas(self, nodes) -> np.ndarray:
         if nodes is None:
             out = np.empty(self.num_nodes, dtype=np.int32)
             K.all_areas(self.hnode_of, self.harea, out)
@@ -423,11 +441,11 @@ class Hierarchy(DerivedView):
             K.node_areas(nodes, self.hnode_of, self.harea, out)
         return out
 
-    def area(self, node: int) -> int:
+    def _area(self, node: int) -> int:
         h = self.hnode_of[node]
         return int(self.harea[h]) if h >= 0 else -1
 
-    def same_area(self, a, b) -> np.ndarray:
+    def _same_area(self, a, b) -> np.ndarray:
         out = np.empty(len(a), dtype=np.bool_)
         K.same_area(a, b, self.hnode_of, self.harea, out)
         return out
@@ -435,6 +453,7 @@ class Hierarchy(DerivedView):
     def forward_reach(self, start: int) -> np.ndarray:
         """int8 mask of the nodes reachable from ``start`` along out-edges
         (a BFS; used on directed graphs)."""
+        start = validate.node_id(start, self.num_nodes, "start")
         csr = self.graph.csr
         queue = self.graph.scratch("navcore_hierarchy.queue",
                                    lambda g: np.empty(g.num_nodes, dtype=np.int32))
@@ -446,8 +465,9 @@ class Hierarchy(DerivedView):
     def nearest_reachable(self, point, start: int) -> int:
         """The walkable node closest to ``point`` that ``start`` can reach
         (-1 when ``start`` is blocked). Tries the node at ``point`` first."""
+        start = validate.node_id(start, self.num_nodes, "start")
         graph = self.graph
-        a = self.area(start)
+        a = self._area(start)
         if a < 0:
             return -1
         if not graph.has_positions():
@@ -466,6 +486,6 @@ class Hierarchy(DerivedView):
                 return int(near)
             hnode = np.where(mask > 0, 0, -1).astype(np.int32)
             return int(K.nearest_in_area(pos, hnode, np.zeros(1, np.int32), 0, pt))
-        if near >= 0 and self.area(near) == a:
+        if near >= 0 and self._area(near) == a:
             return int(near)
         return int(K.nearest_in_area(pos, self.hnode_of, self.harea, a, pt))

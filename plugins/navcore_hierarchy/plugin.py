@@ -73,10 +73,10 @@ def _follow(graph, dirty) -> np.ndarray:
         changed = h.update(dirty)
         h.mark_current()
         return changed
-    old = h.areas(None)                  # it missed a batch: measure again
+    old = h._areas(None)                  # it missed a batch: measure again
     h = Hierarchy(graph)
     graph.set_view(VIEW_KEY, h)
-    ids = np.concatenate([old, h.areas(None)])
+    ids = np.concatenate([old, h._areas(None)])
     return np.unique(ids[ids >= 0]).astype(np.int32)    # every area, old or new
 
 
@@ -110,7 +110,7 @@ def navcore_find_paths(graph, batch):
 @navcore.hookimpl(tryfirst=True)
 def navcore_reachable(graph, a, b):
     h = hierarchy_of(graph)
-    same = h.area(a) == h.area(b) and h.area(a) >= 0
+    same = h._area(a) == h._area(b) and h._area(a) >= 0
     if not same:
         return False
     if graph.directed:          # same weak component: only a search can tell
@@ -125,13 +125,13 @@ def navcore_reachable_many(graph, a, b):
     h = hierarchy_of(graph)
     ok = (a >= 0) & (b >= 0)
     out = ok.copy()
-    out[ok] = h.same_area(a[ok], b[ok])
+    out[ok] = h._same_area(a[ok], b[ok])
     return out
 
 
 @navcore.hookimpl
 def navcore_areas(graph, nodes):
-    return hierarchy_of(graph).areas(nodes)
+    return hierarchy_of(graph)._areas(nodes)
 
 
 @navcore.hookimpl

@@ -59,3 +59,47 @@ def test_a_matrix_larger_than_memory_is_a_capacity_error(w):
     big = np.zeros(10 ** 6, dtype=np.int64)
     with pytest.raises(navcore.CapacityError, match="1000000 x 1000000 distance matrix"):
         w.distance_matrix("g", big, big)
+
+
+def test_solve_checks_its_graph_and_request(w):
+    from navcore import PathRequest, PathStatus
+    g = w.graph("g")
+    graph, req = w.prepare_path("g", (0, 0), (3, 1))
+    assert w.solve(graph, req).status is PathStatus.FOUND
+    for bad_graph, bad_req in ((None, req), (g, "request"),
+                               (navcore.World().add_graph("g", type="grid", rows=[".."]),
+                                req)):
+        with pytest.raises(navcore.QueryError, match="solve takes"):
+            w.solve(bad_graph, bad_req)
+    for s, t in ((99, 0), (0, -1), (0, 2 ** 40)):
+        with pytest.raises(navcore.NodeError):
+            w.solve(g, PathRequest("g", s, t, "auto", s, t))
+    w.update("g", cells=[(1, 0)], walkable=False)
+    w.tick()
+    assert w.solve(g, PathRequest("g", 1, 0, "auto", 1, 0)).status is \
+        PathStatus.INVALID_START
+
+
+def test_hierarchy_queries_check_their_node_ids():
+    import navcore_hierarchy
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["..#..", "....."])
+    h = navcore_hierarchy.hierarchy_of(g)
+    for call in (lambda: h.areas([0, 10]), lambda: h.areas([-1]), lambda: h.area(10 ** 12),
+                 lambda: h.area("x"), lambda: h.same_area([0], [99]),
+                 lambda: h.same_area([0, 1], [1]), lambda: h.forward_reach(-3),
+                 lambda: h.nearest_reachable((0.5, 0.5), 10)):
+        with pytest.raises(navcore.NodeError):
+            call()
+    assert h.area(0) == h.areas([4])[0] and h.same_area([0], [4]).tolist() == [True]
+
+
+def test_a_contracted_graphs_search_checks_its_node_ids():
+    import navcore_csr
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", rows=["....", "...."])
+    q = navcore_csr.contract(g).query()
+    assert q.search(0, 7).cost == q.find_path(0, 7).cost
+    for s, t in ((0, 8), (-1, 3), (2 ** 40, 0), ("a", 1)):
+        with pytest.raises(navcore.NodeError):
+            q.search(s, t)
