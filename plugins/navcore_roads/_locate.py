@@ -93,7 +93,8 @@ def nearest_segment(qlon, qlat, seg_src, seg_dst, lon, lat, lo, cell, dims, star
                     dd = dx * dx + dy * dy
                     t = 0.0
                     if dd > 0.0:
-                        t = min(max(-(ax * dx + ay * dy) / dd, 0.0), 1.0)
+                        t = -(ax * dx + ay * dy) / dd
+                        t = 0.0 if t <= 0.0 else min(t, 1.0)      # never -0.0
                     px = ax + t * dx
                     py = ay + t * dy
                     d2 = px * px + py * py

@@ -138,7 +138,8 @@ def route(graph, request, name, solve) -> PathResult:
     if r is None:                  # along one edge
         pts = np.vstack((s_end.points[:1], drawn(chain[where[s_seg]:where[t_seg]]),
                          t_end.points[:1]))
-        return PathResult.found_path(np.empty(0, dtype=np.int32), pts, best, expanded, name)
+        return PathResult.found_path(np.empty(0, dtype=np.int32), _distinct(pts), best,
+                                     expanded, name)
     parts = []
     if s_seg >= 0:
         e = s_end.edges[0, a]
@@ -149,7 +150,16 @@ def route(graph, request, name, solve) -> PathResult:
     if t_seg >= 0:
         f = t_end.edges[0, b]
         parts += [drawn(chain[chain_start[f]:where[t_seg]]), t_end.points[:1]]
-    return PathResult.found_path(r.nodes, np.vstack(parts), best, expanded, name)
+    return PathResult.found_path(r.nodes, _distinct(np.vstack(parts)), best, expanded, name)
+
+
+def _distinct(points):
+    """``points`` without a row equal to the one before it (a point that
+    snapped onto a node: the snapped point is that node)."""
+    if points.shape[0] < 2:
+        return points
+    keep = np.r_[True, (points[1:] != points[:-1]).any(axis=1)]
+    return points if keep.all() else points[keep]
 
 
 def _end(graph, where, what) -> Ends:
