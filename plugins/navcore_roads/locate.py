@@ -163,6 +163,9 @@ class Snapped:
         self.points, self.segments, self.edges = proj, segs, edges
         self.before, self.after, self.metres = before, after, metres
         self.valid = metres <= graph.max_snap
+        if graph.csr.num_edges == 0:              # nothing to snap onto
+            self.nodes = np.full(metres.size, -1, dtype=np.int32)
+            return
         ok = edges >= 0
         e = np.maximum(edges, 0)
         tail, head = graph.edge_src[e], graph.csr.targets[e]

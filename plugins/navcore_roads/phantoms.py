@@ -44,8 +44,12 @@ def of_points(graph, points, what="points") -> Ends:
     sn = locate.snap(graph, locate.lonlat_points(graph, points, what))
     on = (sn.edges >= 0) & sn.valid[:, None]
     e = np.maximum(sn.edges, 0)
-    tail, head = graph.edge_src[e], graph.csr.targets[e]
-    walk = graph.walkable
+    if graph.csr.num_edges == 0:
+        tail = head = np.zeros(e.shape, dtype=np.int64)   # unused: nothing is ``on``
+        walk = np.zeros(1, dtype=np.bool_)
+    else:
+        tail, head = graph.edge_src[e], graph.csr.targets[e]
+        walk = graph.walkable
     out = Ends()
     out.exits = np.where(on, head, -1)
     out.exit_cost = np.where(on & walk[head], sn.after, INF)

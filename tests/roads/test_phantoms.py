@@ -141,6 +141,17 @@ def test_points_beyond_max_snap_are_invalid_and_none_is_unlimited():
             line_world(False, max_snap=bad)
 
 
+def test_a_graph_without_roads_places_no_point():
+    w = navcore.World()
+    g = w.add_graph("one", type="roads", src=[0], dst=[1], positions=[(0, 0), (0.001, 0)],
+                    speed=36.0)                    # one way: its largest SCC is one node
+    assert g.csr.num_edges == 0
+    assert w.find_path("one", (0.0, 0.0), (0.001, 0.0)).status is \
+        navcore.PathStatus.INVALID_START
+    s = navcore_roads.snap(g, [(0.0, 0.0)])
+    assert s.nodes.tolist() == [-1] and not s.valid.any()
+
+
 def test_swapped_lat_lon_is_a_node_error_with_a_hint():
     w = navcore.World()
     pos = [(120.0, 30.0), (120.001, 30.0), (120.002, 30.0)]
