@@ -225,7 +225,11 @@ def snap(graph, points) -> Snapped:
     """Where each (lon, lat) point of ``points`` lies on the roads
     (``Snapped``): the nearest point on an open road segment, how far in
     metres, the edges through it and the costs along them."""
-    pts = lonlat_points(graph, points)
+    return snap_points(graph, lonlat_points(graph, points))
+
+
+def snap_points(graph, pts) -> Snapped:
+    """``snap`` of points ``lonlat_points`` checked already."""
     if graph.num_nodes == 0 or graph.csr.num_edges == 0:
         k = pts.shape[0]
         none = np.full((k, 2), -1, dtype=np.int64)

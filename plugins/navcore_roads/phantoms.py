@@ -41,7 +41,7 @@ class Ends:
 def of_points(graph, points, what="points") -> Ends:
     """The phantoms of (lon, lat) ``points`` (a ``NodeError`` for a point
     that is not a (lon, lat))."""
-    sn = locate.snap(graph, locate.lonlat_points(graph, points, what))
+    sn = locate.snap_points(graph, locate.lonlat_points(graph, points, what))
     on = (sn.edges >= 0) & sn.valid[:, None]
     e = np.maximum(sn.edges, 0)
     if graph.csr.num_edges == 0:
@@ -105,8 +105,7 @@ def route(graph, request, name, solve) -> PathResult:
     """``find_path`` between ``request.start`` and ``request.goal``
     (node ids or points; at least one a point) by ``solve(s, t)``, the
     junction-to-junction route of algorithm ``name``."""
-    s_end, t_end = (_end(graph, where, what) for where, what in
-                    ((request.start, "start"), (request.goal, "goal")))
+    s_end, t_end = _route_ends(graph, request.start, request.goal)
     along = _along(s_end, t_end)[0, 0]
     best, how = INF, None
     if np.isfinite(along).any():
@@ -166,11 +165,31 @@ def _distinct(points):
     return points if keep.all() else points[keep]
 
 
+def _route_ends(graph, start, goal):
+    """The ends of a route (both points: snapped in one call)."""
+    if _is_node(start) or _is_node(goal):
+        return _end(graph, start, "start"), _end(graph, goal, "goal")
+    both = of_points(graph, [_xy(start, "start"), _xy(goal, "goal")], "ends")
+    one, two = Ends(), Ends()
+    for name in Ends.__slots__:
+        value = getattr(both, name)
+        setattr(one, name, value[:1])
+        setattr(two, name, value[1:])
+    return one, two
+
+
+def _is_node(where) -> bool:
+    return type(where) is int or validate.is_int(where)
+
+
+def _xy(where, what):
+    return validate.xy(where, f"the {what}: a node id or a (lon, lat) point")
+
+
 def _end(graph, where, what) -> Ends:
-    if type(where) is int or validate.is_int(where):
+    if _is_node(where):
         return of_nodes(graph, [where])
-    return of_points(graph, [validate.xy(where, f"the {what}: a node id or a (lon, lat) "
-                                                f"point")], what)
+    return of_points(graph, [_xy(where, what)], what)
 
 
 def _ends(graph, nodes, points, what) -> Ends:
