@@ -109,72 +109,110 @@ def nearest_segment(qlon, qlat, seg_src, seg_dst, lon, lat, lo, cell, dims, star
 
 
 @njit(cache=True, nogil=True)
-def _phantom(s, t, k, seg_edge, seg_where, chain_start, chain, seg_cost, seg, edge, before,
-             after):
-    """Costs along the edge through segment ``s`` at fraction ``t``."""
+def _phantom(s, t, i, k, road, out):
+    """Costs along the edge through segment ``s`` at fraction ``t``: the
+    ``k``-th edge of point ``i``."""
+    seg_edge, seg_where, chain_start, chain, seg_cost = road[0], road[1], road[2], road[3], \
+        road[4]
     e = seg_edge[s]
     j = seg_where[s]
     b = t * seg_cost[s]
-    for i in range(chain_start[e], j):
-        b += seg_cost[chain[i]]
+    for m in range(chain_start[e], j):
+        b += seg_cost[chain[m]]
     a = (1.0 - t) * seg_cost[s]
-    for i in range(j + 1, chain_start[e + 1]):
-        a += seg_cost[chain[i]]
-    seg[k] = s
-    edge[k] = e
-    before[k] = b
-    after[k] = a
+    for m in range(j + 1, chain_start[e + 1]):
+        a += seg_cost[chain[m]]
+    out[1][i, k] = s
+    out[2][i, k] = e
+    out[3][i, k] = b
+    out[4][i, k] = a
 
 
 @njit(cache=True, nogil=True)
-def _snap_one(i, queries, seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs, usable,
-              twin, seg_edge, seg_where, chain_start, chain, seg_cost, proj, seg, edge,
-              before, after):
-    s, t = nearest_segment(queries[i, 0], queries[i, 1], seg_src, seg_dst, lon, lat, lo,
-                           cell, dims, start, segs, usable)
+def _haversine(lon1, lat1, lon2, lat2, radius):
+    p1 = np.radians(lat1)
+    p2 = np.radians(lat2)
+    a = np.sin((p2 - p1) * 0.5) ** 2 + np.cos(p1) * np.cos(p2) * \
+        np.sin(np.radians(lon2 - lon1) * 0.5) ** 2
+    return 2.0 * radius * np.arcsin(np.sqrt(min(a, 1.0)))
+
+
+@njit(cache=True, nogil=True)
+def _snap_one(i, queries, index, road, max_snap, radius, out):
+    """Point ``i``: the snapped point, its edges and costs (``snap``)."""
+    seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs, usable, twin = index
+    edge_src, heads, walkable = road[5], road[6], road[7]
+    proj, seg, edge, before, after, metres, node, exits, exit_cost, entries, entry_cost = out
     for k in range(2):
         seg[i, k] = -1
         edge[i, k] = -1
-    for k in range(2):
         before[i, k] = np.inf
         after[i, k] = np.inf
+        exits[i, k] = -1
+        exit_cost[i, k] = np.inf
+        entries[i, k] = -1
+        entry_cost[i, k] = np.inf
+    node[i] = -1
+    s, t = nearest_segment(queries[i, 0], queries[i, 1], seg_src, seg_dst, lon, lat, lo,
+                           cell, dims, start, segs, usable)
     if s < 0:
         proj[i, 0] = np.nan
         proj[i, 1] = np.nan
+        metres[i] = np.inf
         return
     a = seg_src[s]
     b = seg_dst[s]
     proj[i, 0] = lon[a] + t * (lon[b] - lon[a])
     proj[i, 1] = lat[a] + t * (lat[b] - lat[a])
-    _phantom(s, t, 0, seg_edge, seg_where, chain_start, chain, seg_cost, seg[i],
-             edge[i], before[i], after[i])
+    metres[i] = _haversine(queries[i, 0], queries[i, 1], proj[i, 0], proj[i, 1], radius)
+    _phantom(s, t, i, 0, road, out)
     w = twin[s]
     if w >= 0 and usable[w]:
-        _phantom(w, 1.0 - t, 1, seg_edge, seg_where, chain_start, chain, seg_cost, seg[i],
-                 edge[i], before[i], after[i])
+        _phantom(w, 1.0 - t, i, 1, road, out)
+    if not metres[i] <= max_snap:
+        return
+    best = np.inf
+    for k in range(2):
+        e = edge[i, k]
+        if e < 0:
+            continue
+        tail = edge_src[e]
+        head = heads[e]
+        exits[i, k] = head
+        entries[i, k] = tail
+        if walkable[head]:
+            exit_cost[i, k] = after[i, k]
+            if after[i, k] < best:
+                best = after[i, k]
+                node[i] = head
+        if walkable[tail]:
+            entry_cost[i, k] = before[i, k]
+            if before[i, k] < best:
+                best = before[i, k]
+                node[i] = tail
+    if node[i] < 0:          # a road closed beyond both ends: its nearer end
+        node[i] = edge_src[edge[i, 0]] if before[i, 0] <= after[i, 0] else heads[edge[i, 0]]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def snap(queries, seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs, usable, twin,
-         seg_edge, seg_where, chain_start, chain, seg_cost, proj, seg, edge, before, after):
+def snap(queries, index, road, max_snap, radius, out):
     """For each (lon, lat) row of ``queries``: the nearest point on a
-    usable road (``proj``) and the directed edges through it (``edge[i]``:
-    the nearest segment's edge, then its reverse twin's, -1 for none;
-    ``seg[i]`` those segments) with
-    the cost from each edge's tail to the point (``before``) and from the
-    point to its head (``after``); over all cores."""
+    usable road (``proj``), its great-circle ``metres``, the directed edges
+    through it (``edge[i]``: the nearest segment's edge, then its reverse
+    twin's, -1 for none; ``seg[i]`` those segments) with the cost from
+    each edge's tail to the point (``before``) and from the point to its
+    head (``after``), and within ``max_snap``: the junctions a route from
+    it leaves by (``exits``, ``exit_cost``: heads) and arrives by
+    (``entries``, ``entry_cost``: tails; inf where the junction is not
+    walkable), ``node`` the walkable one nearest along the road (-1
+    beyond ``max_snap``). ``index``, ``road``, ``out``: the tuples
+    ``locate.SegmentIndex.snap`` makes. Over all cores."""
     for i in prange(queries.shape[0]):
-        _snap_one(i, queries, seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs,
-                  usable, twin, seg_edge, seg_where, chain_start, chain, seg_cost, proj,
-                  seg, edge, before, after)
+        _snap_one(i, queries, index, road, max_snap, radius, out)
 
 
 @njit(cache=True, nogil=True)
-def snap_serial(queries, seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs, usable,
-                twin, seg_edge, seg_where, chain_start, chain, seg_cost, proj, seg, edge,
-                before, after):
+def snap_serial(queries, index, road, max_snap, radius, out):
     """``snap`` on the calling thread (a route's two ends; worker threads)."""
     for i in range(queries.shape[0]):
-        _snap_one(i, queries, seg_src, seg_dst, lon, lat, lo, cell, dims, start, segs,
-                  usable, twin, seg_edge, seg_where, chain_start, chain, seg_cost, proj,
-                  seg, edge, before, after)
+        _snap_one(i, queries, index, road, max_snap, radius, out)

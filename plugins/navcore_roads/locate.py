@@ -30,7 +30,7 @@ from navcore.parallel import parallel_section
 from navcore.views import DerivedView
 
 from . import _locate as K
-from .segments import haversine_m
+from .segments import EARTH_RADIUS_M
 
 VIEW_KEY = "navcore_roads.locate"
 #: metres from a road beyond which a point is off the graph by default
@@ -81,27 +81,29 @@ class SegmentIndex(DerivedView):
         self.usable = (graph.seg_edge >= 0) & np.isfinite(graph.seg_cost)
         self.mark_current()
 
-    def snap(self, lonlat):
-        """``(proj, seg, edge, before, after)`` of each row of ``lonlat``
-        (validated float64 (k, 2)); see ``_locate.snap``."""
+    def snap(self, lonlat) -> "Snapped":
+        """``Snapped`` of each row of ``lonlat`` (validated float64
+        (k, 2)); see ``_locate.snap``."""
         g = self.graph
         seg = g.segments
         k = lonlat.shape[0]
-        proj = np.empty((k, 2))
-        sid = np.empty((k, 2), dtype=np.int64)
-        edge = np.empty((k, 2), dtype=np.int64)
-        before = np.empty((k, 2))
-        after = np.empty((k, 2))
-        args = (np.ascontiguousarray(lonlat), self.src, self.dst, seg.lon, seg.lat, self.lo,
-                self.cell, self.dims, self.start, self.segs, self.usable, self.twin,
-                g.seg_edge, self.where, g.chain_start, g.chain, g.seg_cost, proj, sid, edge,
-                before, after)
+        pair = (k, 2)
+        out = (np.empty(pair), np.empty(pair, np.int64), np.empty(pair, np.int64),
+               np.empty(pair), np.empty(pair), np.empty(k), np.empty(k, np.int32),
+               np.empty(pair, np.int64), np.empty(pair), np.empty(pair, np.int64),
+               np.empty(pair))
+        index = (self.src, self.dst, seg.lon, seg.lat, self.lo, self.cell, self.dims,
+                 self.start, self.segs, self.usable, self.twin)
+        road = (g.seg_edge, self.where, g.chain_start, g.chain, g.seg_cost, g.edge_src,
+                g.csr.targets, g.walkable)
+        args = (np.ascontiguousarray(lonlat), index, road, float(g.max_snap), EARTH_RADIUS_M,
+                out)
         if k >= PARALLEL_FROM:
             with parallel_section():     # numba's pool: see navcore.parallel
                 K.snap(*args)
         else:
             K.snap_serial(*args)
-        return proj, sid, edge, before, after
+        return Snapped(g, *out)
 
 
 def _twins(src, dst, on, n) -> np.ndarray:
@@ -146,44 +148,31 @@ class Snapped:
     """Where (lon, lat) points lie on the roads (``navcore_roads.snap``).
 
     Per point ``i``: ``points[i]`` the nearest point on an open road
-    ((lon, lat)), ``metres[i]`` how far that is, ``valid[i]`` whether it
-    is within the graph's ``max_snap``; ``edges[i]`` the directed edges
-    (CSR positions) through it, the snapped segment's then its reverse
-    twin's (-1: a one-way road), ``before[i]`` / ``after[i]`` the cost
-    from each edge's tail to the point and from the point to its head
-    (``inf`` where there is no edge); ``nodes[i]`` the walkable junction
-    nearest along the road (-1 when not valid): what ``graph.locate``
-    answers. Unpacks as ``nodes, metres = snap(graph, points)``.
+    ((lon, lat)), ``metres[i]`` how far that is (inf: no open road),
+    ``valid[i]`` whether it is within the graph's ``max_snap``;
+    ``edges[i]`` the directed edges (CSR positions) through it, the
+    snapped segment's then its reverse twin's (-1: a one-way road), with
+    ``segments[i]`` those segments, ``before[i]`` / ``after[i]`` the cost
+    from each edge's tail to the point and from the point to its head;
+    where valid, ``exits[i]`` / ``exit_cost[i]`` the junctions a route
+    from the point leaves by (the edges' heads) and what the road costs up
+    to them, ``entries[i]`` / ``entry_cost[i]`` those a route to it
+    arrives by (the tails; -1 / inf for none or a blocked junction), and
+    ``nodes[i]`` the walkable junction nearest along the road (-1 when not
+    valid): what ``graph.locate`` answers. Unpacks as
+    ``nodes, metres = snap(graph, points)``.
     """
 
-    __slots__ = ("points", "metres", "valid", "segments", "edges", "before", "after",
-                 "nodes")
+    __slots__ = ("points", "segments", "edges", "before", "after", "metres", "nodes",
+                 "exits", "exit_cost", "entries", "entry_cost", "valid")
 
-    def __init__(self, graph, proj, segs, edges, before, after, metres):
-        self.points, self.segments, self.edges = proj, segs, edges
-        self.before, self.after, self.metres = before, after, metres
+    def __init__(self, graph, points, segments, edges, before, after, metres, nodes, exits,
+                 exit_cost, entries, entry_cost):
+        self.points, self.segments, self.edges = points, segments, edges
+        self.before, self.after, self.metres, self.nodes = before, after, metres, nodes
+        self.exits, self.exit_cost = exits, exit_cost
+        self.entries, self.entry_cost = entries, entry_cost
         self.valid = metres <= graph.max_snap
-        if graph.csr.num_edges == 0:              # nothing to snap onto
-            self.nodes = np.full(metres.size, -1, dtype=np.int32)
-            return
-        ok = edges >= 0
-        e = np.maximum(edges, 0)
-        tail, head = graph.edge_src[e], graph.csr.targets[e]
-        walk = graph.walkable
-        # the nearest end along the road that is walkable
-        cand = np.concatenate((tail, head), axis=1)
-        cost = np.concatenate((np.where(ok & walk[tail], before, np.inf),
-                               np.where(ok & walk[head], after, np.inf)), axis=1)
-        pick = np.argmin(cost, axis=1)
-        rows = np.arange(pick.size)
-        self.nodes = np.where(self.valid & np.isfinite(cost[rows, pick]), cand[rows, pick],
-                              -1).astype(np.int32)
-        # a road with both ends blocked still has a node to name when the
-        # point is on it (its costs say inf): the nearer end
-        blocked = self.valid & (self.nodes < 0) & ok[:, 0]
-        if blocked.any():
-            near = np.where(before[:, 0] <= after[:, 0], tail[:, 0], head[:, 0])
-            self.nodes[blocked] = near[blocked]
 
     def __iter__(self):
         return iter((self.nodes, self.metres))
@@ -205,20 +194,13 @@ def lonlat_points(graph, points, what="points"):
         i = int(np.flatnonzero(bad)[0])
         msg = f"{what}[{i}] = {pts[i].tolist()} is not a (lon, lat) in degrees"
         lon, lat = pts[i, 1], pts[i, 0]
-        if abs(lon) <= 180 and abs(lat) <= 90 and graph.segments.num_segments:
-            swapped = _snap(graph, np.array([[lon, lat]]))
+        if abs(lon) <= 180 and abs(lat) <= 90:
+            swapped = snap_points(graph, np.array([[lon, lat]]))
             if swapped.valid[0]:
                 msg += (f"; read as (lat, lon) it is ({lon}, {lat}), {swapped.metres[0]:.0f} m "
                         f"from a road of graph {graph.graph_id!r}: points are (lon, lat)")
         raise NodeError(msg)
     return pts
-
-
-def _snap(graph, pts) -> Snapped:
-    proj, segs, edges, before, after = index_of(graph).snap(pts)
-    metres = haversine_m(pts[:, 0], pts[:, 1], proj[:, 0], proj[:, 1])
-    metres = np.where(segs[:, 0] >= 0, metres, np.inf)
-    return Snapped(graph, proj, segs, edges, before, after, metres)
 
 
 def snap(graph, points) -> Snapped:
@@ -235,5 +217,17 @@ def snap_points(graph, pts) -> Snapped:
         none = np.full((k, 2), -1, dtype=np.int64)
         inf = np.full((k, 2), np.inf)
         return Snapped(graph, np.full((k, 2), np.nan), none, none, inf, inf,
-                       np.full(k, np.inf))
-    return _snap(graph, pts)
+                       np.full(k, np.inf), np.full(k, -1, np.int32), none, inf, none, inf)
+    return index_of(graph).snap(pts)
+
+
+def node_at(graph, x: float, y: float) -> int:
+    """``snap(graph, [(x, y)]).nodes[0]`` without the checks of an array
+    (``graph.locate`` on every query end)."""
+    if not (abs(x) <= 180 and abs(y) <= 90):
+        lonlat_points(graph, [(x, y)], "point")             # raises, with the hint
+    if graph.unit is None:
+        lonlat_points(graph, [(x, y)])                      # raises: no coordinates
+    if graph.num_nodes == 0 or graph.csr.num_edges == 0:
+        return -1
+    return int(index_of(graph).snap(np.array([[x, y]])).nodes[0])

@@ -90,9 +90,9 @@ class RoadGraph(NavGraph):
         degrees) that is nearest along that road (-1 when the road is more
         than ``max_snap`` metres away). Routes from and to a point start
         and end on the road itself (``navcore_roads.snap``)."""
-        from .locate import snap
+        from .locate import node_at
         x, y = validate.xy(point, "a node id or a (lon, lat) point")
-        return int(snap(self, [(x, y)]).nodes[0])
+        return node_at(self, x, y)
 
     def locate_many(self, points) -> np.ndarray:
         """``locate`` (int32) of each (lon, lat) row of ``points``, in one

@@ -42,22 +42,12 @@ def of_points(graph, points, what="points") -> Ends:
     """The phantoms of (lon, lat) ``points`` (a ``NodeError`` for a point
     that is not a (lon, lat))."""
     sn = locate.snap_points(graph, locate.lonlat_points(graph, points, what))
-    on = (sn.edges >= 0) & sn.valid[:, None]
-    e = np.maximum(sn.edges, 0)
-    if graph.csr.num_edges == 0:
-        tail = head = np.zeros(e.shape, dtype=np.int64)   # unused: nothing is ``on``
-        walk = np.zeros(1, dtype=np.bool_)
-    else:
-        tail, head = graph.edge_src[e], graph.csr.targets[e]
-        walk = graph.walkable
     out = Ends()
-    out.exits = np.where(on, head, -1)
-    out.exit_cost = np.where(on & walk[head], sn.after, INF)
-    out.entries = np.where(on, tail, -1)
-    out.entry_cost = np.where(on & walk[tail], sn.before, INF)
+    out.exits, out.exit_cost = sn.exits, sn.exit_cost
+    out.entries, out.entry_cost = sn.entries, sn.entry_cost
+    on = sn.valid[:, None]
     out.edges = np.where(on, sn.edges, -1)
-    out.before = np.where(on, sn.before, INF)
-    out.after = np.where(on, sn.after, INF)
+    out.before, out.after = sn.before, sn.after
     out.segs = sn.segments
     out.points = sn.points
     return out
@@ -106,11 +96,15 @@ def route(graph, request, name, solve) -> PathResult:
     (node ids or points; at least one a point) by ``solve(s, t)``, the
     junction-to-junction route of algorithm ``name``."""
     s_end, t_end = _route_ends(graph, request.start, request.goal)
-    along = _along(s_end, t_end)[0, 0]
     best, how = INF, None
-    if np.isfinite(along).any():
-        a, b = np.unravel_index(int(np.argmin(along)), along.shape)
-        best, how = float(along[a, b]), (int(a), int(b), None)
+    se, sb, sa = s_end.edges[0].tolist(), s_end.before[0].tolist(), s_end.after[0].tolist()
+    te, tb, ta = t_end.edges[0].tolist(), t_end.before[0].tolist(), t_end.after[0].tolist()
+    for a in range(2):
+        for b in range(2):
+            if se[a] >= 0 and se[a] == te[b]:
+                c = float(_along_cost(se[a], sb[a], sa[a], te[b], tb[b], ta[b]))
+                if c < best:
+                    best, how = c, (a, b, None)
     expanded = 0
     solved = {}
     for a in range(2):
