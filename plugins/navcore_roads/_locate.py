@@ -171,6 +171,23 @@ def _snap_one(i, queries, index, road, max_snap, radius, out):
         _phantom(w, 1.0 - t, i, 1, road, out)
     if not metres[i] <= max_snap:
         return
+    # a point that snaps onto a junction is that junction: routes leave and
+    # reach it by any of its roads, not only by the segment it snapped to
+    e = edge[i, 0]
+    j = road[1][s]
+    at = -1
+    if t == 0.0 and j == road[2][e]:
+        at = edge_src[e]
+    elif t == 1.0 and j == road[2][e + 1] - 1:
+        at = heads[e]
+    if at >= 0:
+        node[i] = at
+        exits[i, 0] = at
+        entries[i, 0] = at
+        if walkable[at]:
+            exit_cost[i, 0] = 0.0
+            entry_cost[i, 0] = 0.0
+        return
     best = np.inf
     for k in range(2):
         e = edge[i, k]

@@ -159,7 +159,9 @@ class Snapped:
     to them, ``entries[i]`` / ``entry_cost[i]`` those a route to it
     arrives by (the tails; -1 / inf for none or a blocked junction), and
     ``nodes[i]`` the walkable junction nearest along the road (-1 when not
-    valid): what ``graph.locate`` answers. Unpacks as
+    valid): what ``graph.locate`` answers. A point that snaps onto a
+    junction itself (a node's own position) is that junction: its only
+    exit and entry, at cost 0. Unpacks as
     ``nodes, metres = snap(graph, points)``.
     """
 
