@@ -45,10 +45,11 @@ def of_points(graph, points, what="points") -> Ends:
     out = Ends()
     out.exits, out.exit_cost = sn.exits, sn.exit_cost
     out.entries, out.entry_cost = sn.entries, sn.entry_cost
-    on = sn.valid[:, None]
+    # on a junction (its one exit and entry, the same node): a node end
+    on = (sn.valid & ((sn.exits[:, 0] < 0) | (sn.exits[:, 0] != sn.entries[:, 0])))[:, None]
     out.edges = np.where(on, sn.edges, -1)
     out.before, out.after = sn.before, sn.after
-    out.segs = sn.segments
+    out.segs = np.where(on, sn.segments, -1)
     out.points = sn.points
     return out
 
