@@ -92,10 +92,12 @@ def _along_cost(se, sb, sa, te, tb, ta):
     return np.where(ok, cost, INF)
 
 
-def route(graph, request, name, solve) -> PathResult:
+def route(graph, request, name, solve, seeded=None) -> PathResult:
     """``find_path`` between ``request.start`` and ``request.goal``
     (node ids or points; at least one a point) by ``solve(s, t)``, the
-    junction-to-junction route of algorithm ``name``."""
+    junction-to-junction route of algorithm ``name`` (one per exit and
+    entry), or by ``seeded(exits, exit_cost, entries, entry_cost)``, one
+    search from all exits to all entries at once."""
     s_end, t_end = _route_ends(graph, request.start, request.goal)
     best, how = INF, None
     se, sb, sa = s_end.edges[0].tolist(), s_end.before[0].tolist(), s_end.after[0].tolist()
@@ -108,7 +110,15 @@ def route(graph, request, name, solve) -> PathResult:
                     best, how = c, (a, b, None)
     expanded = 0
     solved = {}
-    for a in range(2):
+    if seeded is not None:
+        r = seeded(s_end.exits[0], s_end.exit_cost[0], t_end.entries[0],
+                   t_end.entry_cost[0])
+        expanded = r.expanded
+        if r.found and r.cost < best:
+            a = 0 if s_end.exits[0, 0] == r.nodes[0] else 1
+            b = 0 if t_end.entries[0, 0] == r.nodes[-1] else 1
+            best, how = r.cost, (a, b, r)
+    for a in range(2 if seeded is None else 0):
         x, cx = int(s_end.exits[0, a]), s_end.exit_cost[0, a]
         if not cx < INF:
             continue

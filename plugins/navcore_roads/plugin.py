@@ -106,8 +106,10 @@ def navcore_find_path(graph, request):
 
 
 def _solver(graph, algorithm):
-    """``(name, route(s, t))``: the junction-to-junction route of
-    ``algorithm``, or None for one the roads plugin does not answer."""
+    """``(name, route(s, t)[, seeded])``: the junction-to-junction route of
+    ``algorithm`` (and for ``bidijkstra`` its search seeded with phantom
+    nodes' exits and entries, ``search.route_seeded``), or None for one
+    the roads plugin does not answer."""
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
@@ -116,6 +118,9 @@ def _solver(graph, algorithm):
         if view is not None:
             return "ch", lambda s, t: ch.route(view, s, t)
         algorithm = "bidijkstra"
+    if algorithm == "bidijkstra":            # phantoms: one search from both exits
+        return algorithm, lambda s, t: search.route(graph, s, t, algorithm), \
+            lambda *ends: search.route_seeded(graph, *ends)
     if algorithm == "cch":
         view = cch.need_current(graph)
         return "cch", lambda s, t: cch.route(view, s, t)
