@@ -170,6 +170,30 @@ def _distinct(points):
     return points if keep.all() else points[keep]
 
 
+def best_pair(name, solve, distance):
+    """A ``seeded`` for ``route`` from an algorithm whose distances cost
+    less than its paths (a hierarchy's): the cheapest exit-entry pair by
+    ``distance(x, y)``, then the one path ``solve(x, y)``."""
+    def seeded(exits, exit_cost, entries, entry_cost) -> PathResult:
+        best, pick = INF, None
+        for a in range(2):
+            x, cx = int(exits[a]), float(exit_cost[a])
+            if not cx < INF:
+                continue
+            for b in range(2):
+                y, cy = int(entries[b]), float(entry_cost[b])
+                if cy < INF:
+                    c = cx + distance(x, y) + cy
+                    if c < best:
+                        best, pick = c, (x, y)
+        if pick is None:
+            return PathResult.failed(PathStatus.UNREACHABLE, name)
+        r = solve(*pick)
+        return PathResult.found_path(r.nodes, r.points, best, r.expanded, name) if r.found \
+            else r
+    return seeded
+
+
 def _route_ends(graph, start, goal):
     """The ends of a route (both points: snapped in one call)."""
     if _is_node(start) or _is_node(goal):

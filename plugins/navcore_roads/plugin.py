@@ -107,29 +107,36 @@ def navcore_find_path(graph, request):
 
 def _solver(graph, algorithm):
     """``(name, route(s, t)[, seeded])``: the junction-to-junction route of
-    ``algorithm`` (and for ``bidijkstra`` its search seeded with phantom
-    nodes' exits and entries, ``search.route_seeded``), or None for one
-    the roads plugin does not answer."""
+    ``algorithm`` and between phantom nodes' exits and entries at once
+    (``bidijkstra``: one seeded search, ``search.route_seeded``;
+    hierarchies: ``phantoms.best_pair``), or None for one the roads
+    plugin does not answer."""
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
-            return "cch", lambda s, t: cch.route(view, s, t)
+            return _hierarchy("cch", view, cch.route)
         view = ch.current(graph)
         if view is not None:
-            return "ch", lambda s, t: ch.route(view, s, t)
+            return _hierarchy("ch", view, ch.route)
         algorithm = "bidijkstra"
     if algorithm == "bidijkstra":            # phantoms: one search from both exits
         return algorithm, lambda s, t: search.route(graph, s, t, algorithm), \
             lambda *ends: search.route_seeded(graph, *ends)
     if algorithm == "cch":
-        view = cch.need_current(graph)
-        return "cch", lambda s, t: cch.route(view, s, t)
+        return _hierarchy("cch", cch.need_current(graph), cch.route)
     if algorithm == "ch":
-        view = ch.need_current(graph)
-        return "ch", lambda s, t: ch.route(view, s, t)
+        return _hierarchy("ch", ch.need_current(graph), ch.route)
     if algorithm in ALGORITHMS:
         return algorithm, lambda s, t: search.route(graph, s, t, algorithm)
     return None
+
+
+def _hierarchy(name, view, route):
+    """``_solver`` of a hierarchy: between phantom nodes, the distances of
+    every exit-entry pair first, then one path."""
+    solve = (lambda s, t: route(view, s, t))
+    return name, solve, phantoms.best_pair(name, solve,
+                                           lambda s, t: view.query().distance(s, t))
 
 
 @navcore.hookimpl
