@@ -166,7 +166,8 @@ def _distinct(points):
     snapped onto a node: the snapped point is that node)."""
     if points.shape[0] < 2:
         return points
-    keep = np.r_[True, (points[1:] != points[:-1]).any(axis=1)]
+    keep = np.ones(points.shape[0], dtype=np.bool_)
+    keep[1:] = (points[1:] != points[:-1]).any(axis=1)
     return points if keep.all() else points[keep]
 
 
