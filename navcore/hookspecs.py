@@ -352,11 +352,17 @@ def navcore_nearest_reachable(world: World, graph: NavGraph, point: Sequence[flo
 
 @hookspec(firstresult=True)
 def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
-                            targets: np.ndarray) -> np.ndarray | None:
+                            targets: np.ndarray, source_points: np.ndarray | None,
+                            target_points: np.ndarray | None) -> np.ndarray | None:
     """Return the ``(len(sources), len(targets))`` float64 matrix of
     shortest path costs (``inf`` where unreachable), or ``None``.
 
-    ``sources`` and ``targets`` are validated int32 node id arrays.
+    ``sources`` and ``targets`` are validated int32 node id arrays (the
+    nodes ``graph.locate`` gives for points). ``source_points`` /
+    ``target_points``: the caller's float64 ``(k, 2)`` points when that
+    side was given as points, else ``None``; a backend that places a point
+    between nodes (a road's phantom node on its edge) answers from them,
+    any other may ignore them (declare only the arguments you read).
     Firstresult: road graphs answer with contraction-hierarchy buckets, the
     csr plugin answers last with one Dijkstra per source (or per target on
     the reversed graph when targets are fewer). Called once per
@@ -389,13 +395,15 @@ def navcore_matrix_search_side(world: World, graph: NavGraph, num_sources: int,
 
 @hookspec(firstresult=True)
 def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
-                           targets: np.ndarray) -> np.ndarray | None:
+                           targets: np.ndarray, source_points: np.ndarray | None,
+                           target_points: np.ndarray | None) -> np.ndarray | None:
     """Return float64 ``out[i]``, the shortest path cost from
     ``sources[i]`` to ``targets[i]`` (``inf`` where unreachable), or
     ``None``.
 
     ``sources`` and ``targets`` are validated int32 node id arrays of one
-    length. Firstresult: road graphs answer with one hierarchy query per
+    length; ``source_points`` / ``target_points`` as for
+    ``navcore_distance_matrix``. Firstresult: road graphs answer with one hierarchy query per
     pair, or bidirectional searches, over both cores; the csr plugin
     answers last with one early-exit Dijkstra per distinct source. Called
     once per ``World.distance_pairs`` call: a batch answers many routes

@@ -613,8 +613,9 @@ class World:
         # the answer's float64s (a plugin's scratch besides is its own matter)
         limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
                             8 * src.size * dst.size)
-        out = self.plugins.hook.navcore_distance_matrix(world=self, graph=graph,
-                                                        sources=src, targets=dst)
+        out = self.plugins.hook.navcore_distance_matrix(
+            world=self, graph=graph, sources=src, targets=dst,
+            source_points=_points_given(sources), target_points=_points_given(targets))
         if out is None:
             raise QueryError(f"no plugin answered distance_matrix on graph {graph_id!r}")
         return out
@@ -636,8 +637,9 @@ class World:
         if src.shape != dst.shape:
             raise QueryError(f"distance_pairs needs as many sources as targets, got "
                              f"{src.size} and {dst.size}")
-        out = self.plugins.hook.navcore_distance_pairs(world=self, graph=graph,
-                                                       sources=src, targets=dst)
+        out = self.plugins.hook.navcore_distance_pairs(
+            world=self, graph=graph, sources=src, targets=dst,
+            source_points=_points_given(sources), target_points=_points_given(targets))
         if out is None:
             raise QueryError(f"no plugin answered distance_pairs on graph {graph_id!r}")
         return out
@@ -929,6 +931,23 @@ def _raise_failed_batch(failed, applied: int):
         raise exc
     raise UpdateError(f"applying the updates of graph {graph_id!r} failed: "
                       f"{type(exc).__name__}: {exc} ({note})") from exc
+
+
+def _points_given(items) -> np.ndarray | None:
+    """float64 ``(k, 2)`` when ``items`` (already resolved to nodes by
+    ``_nodes``) were given as an array or list of points, else None (node
+    ids, or ids mixed with points: those are nodes)."""
+    if isinstance(items, np.ndarray):
+        arr = items
+    else:
+        try:
+            arr = np.asarray(items)
+        except (TypeError, ValueError):
+            return None
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype == np.bool_ \
+            or not np.issubdtype(arr.dtype, np.number):
+        return None
+    return arr.astype(np.float64)
 
 
 def _workers(value) -> int:

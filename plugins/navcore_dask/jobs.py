@@ -55,6 +55,7 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     _check_graph(graph)
     src = resolve_nodes(graph, sources, "sources")
     dst = resolve_nodes(graph, targets, "targets")
+    send_src, send_dst = _sent(sources, src), _sent(targets, dst)
     # the tiles cut the side the graph's plugin searches from (cutting the
     # other would repeat every one of those searches in every tile)
     from_targets = search_side(graph, src.size, dst.size) == "targets"
@@ -66,13 +67,14 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
         return out
     snap = shipping.ship(client, graph)
     if lazy:
-        return _lazy_matrix(snap, src, dst, rows, cols)
+        return _lazy_matrix(snap, send_src, send_dst, rows, cols)
     job = _job("matrix")
     work = {}
     for i, r0 in enumerate(range(0, src.size, rows)):
         for j, c0 in enumerate(range(0, dst.size, cols)):
             place = (slice(r0, r0 + rows), slice(c0, c0 + cols))
-            fut = client.submit(tiles.matrix_tile, snap, src[place[0]], dst[place[1]],
+            fut = client.submit(tiles.matrix_tile, snap, send_src[place[0]],
+                                send_dst[place[1]],
                                 key=f"{job}-{i}-{j}", pure=False, retries=retries)
             work[fut] = place
     for place, block in _gather(client, work, progress, "matrix tiles"):
@@ -100,7 +102,8 @@ def distance_pairs(client, graph, sources, targets, *, chunk=None, progress: boo
         return out
     snap = shipping.ship(client, graph)
     job = _job("pairs")
-    work = {client.submit(tiles.pairs_tile, snap, src[a:a + size], dst[a:a + size],
+    send_src, send_dst = _sent(sources, src), _sent(targets, dst)
+    work = {client.submit(tiles.pairs_tile, snap, send_src[a:a + size], send_dst[a:a + size],
                           key=f"{job}-{k}", pure=False, retries=retries): slice(a, a + size)
             for k, a in enumerate(range(0, src.size, size))}
     for place, part in _gather(client, work, progress, "pair tiles"):
@@ -140,6 +143,21 @@ def find_paths(client, graph, starts, goals, *, algorithm: str = "auto", chunk=N
 
 
 # -- input ---------------------------------------------------------------------
+def _sent(items, nodes) -> np.ndarray:
+    """What the tiles get for one side: the points themselves when the
+    side was given as an array of points (a backend may place a point
+    between nodes: a road's phantom node on its edge), else the node ids
+    (already checked here by ``resolve_nodes``)."""
+    if isinstance(nodes, np.ndarray) and nodes.size:
+        try:
+            arr = items if isinstance(items, np.ndarray) else np.asarray(items)
+        except (TypeError, ValueError):
+            return nodes
+        if arr.ndim == 2 and arr.shape[1] == 2 and validate.real_dtype(arr.dtype):
+            return np.ascontiguousarray(arr, dtype=np.float64)
+    return nodes
+
+
 def resolve_nodes(graph, items, what) -> np.ndarray:
     """int32 node ids from ids or points (as ``World`` resolves them), or
     ``NodeError`` naming the first that is out of range or outside."""
@@ -349,7 +367,10 @@ def _lazy_matrix(snap, src, dst, rows, cols):
     except ImportError as exc:
         raise ClusterError(f"lazy=True needs dask.array ({exc}); install the dask extra: "
                            f"pip install 'navcore[dask]'") from None
-    s = da.from_array(src, chunks=max(1, min(rows, src.size or 1)))
-    t = da.from_array(dst, chunks=max(1, min(cols, dst.size or 1)))
-    return da.blockwise(tiles.lazy_matrix_block, "ij", s, "i", t, "j", snapshot=snap,
-                        dtype=np.float64, concatenate=True, meta=np.empty((0, 0)))
+    # a side given as points is (k, 2): its second axis is one block that
+    # every tile takes whole ("k", concatenated)
+    s = da.from_array(src, chunks=(max(1, min(rows, len(src) or 1)),) + src.shape[1:])
+    t = da.from_array(dst, chunks=(max(1, min(cols, len(dst) or 1)),) + dst.shape[1:])
+    return da.blockwise(tiles.lazy_matrix_block, "ij", s, "ik"[:src.ndim], t,
+                        "jk"[:dst.ndim], snapshot=snap, dtype=np.float64, concatenate=True,
+                        meta=np.empty((0, 0)))

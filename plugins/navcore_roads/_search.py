@@ -81,21 +81,46 @@ def bidijkstra(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable, s, t
     edge id), the side with the smaller queue top first; stops when the
     two tops together reach the best meeting cost. Returns
     ``(cost, meet, expanded)``; ``meet`` is -1 when unreachable."""
+    return bidijkstra_seeded(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable,
+                             s, 0.0, -1, INF, t, 0.0, -1, INF, dist, par, stamp, hk, hn, gen)
+
+
+@njit(cache=True, nogil=True)
+def _seed(side, v, d, dist, par, stamp, hk, hn, size, opened):
+    """Label root ``v`` of ``side`` at ``d`` (skipped: -1 or inf)."""
+    if v < 0 or not d < INF or (stamp[side, v] == opened and dist[side, v] <= d):
+        return size
+    dist[side, v] = d
+    par[side, v] = -1
+    stamp[side, v] = opened
+    push(hk[side], hn[side], size, d, v)
+    return size + 1
+
+
+@njit(cache=True, nogil=True)
+def bidijkstra_seeded(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkable,
+                      s1, ds1, s2, ds2, t1, dt1, t2, dt2, dist, par, stamp, hk, hn, gen):
+    """``bidijkstra`` from two roots at costs ``ds1``/``ds2`` (a phantom
+    node's exits: the rest of its road's cost) to two roots at ``dt1``/
+    ``dt2`` (its entries), -1 or inf for a missing one: the cheapest of
+    every root-cost + path + root-cost in one search. The path found runs
+    from the forward root that ``par[0]`` leads back to."""
     opened = 2 * gen
     closed = opened + 1
-    for side in range(2):
-        r = s if side == 0 else t
-        dist[side, r] = 0.0
-        par[side, r] = -1
-        stamp[side, r] = opened
-        hk[side, 0] = 0.0
-        hn[side, 0] = r
-    size0 = 1
-    size1 = 1
+    size0 = _seed(0, s1, ds1, dist, par, stamp, hk, hn, 0, opened)
+    size0 = _seed(0, s2, ds2, dist, par, stamp, hk, hn, size0, opened)
+    size1 = _seed(1, t1, dt1, dist, par, stamp, hk, hn, 0, opened)
+    size1 = _seed(1, t2, dt2, dist, par, stamp, hk, hn, size1, opened)
     best = INF
     meet = -1
-    if s == t:
-        return 0.0, s, 0
+    # a root of both sides meets at once
+    if t1 >= 0 and stamp[0, t1] == opened and stamp[1, t1] == opened:
+        best = dist[0, t1] + dist[1, t1]
+        meet = t1
+    if t2 >= 0 and stamp[0, t2] == opened and stamp[1, t2] == opened and \
+            dist[0, t2] + dist[1, t2] < best:
+        best = dist[0, t2] + dist[1, t2]
+        meet = t2
     expanded = 0
     while size0 > 0 or size1 > 0:
         top0 = hk[0, 0] if size0 > 0 else INF

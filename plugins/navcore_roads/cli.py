@@ -134,9 +134,9 @@ def _cmd_roads(args) -> int:
         "s" if g.weight == "time" else "m"
     if args.start is not None:
         from .locate import snap
-        nodes, metres = snap(g, [args.start, args.goal])
+        metres = snap(g, [args.start, args.goal]).metres
         t0 = time.perf_counter()
-        r = world.find_path("roads", int(nodes[0]), int(nodes[1]))
+        r = world.find_path("roads", tuple(args.start), tuple(args.goal))
         ms = (time.perf_counter() - t0) * 1e3
         report["route"] = {"from": list(args.start), "to": list(args.goal),
                            "snapped_m": [round(float(m), 2) for m in metres],

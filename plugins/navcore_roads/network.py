@@ -53,6 +53,11 @@ class RoadGraph(NavGraph):
     """
 
     kind = "roads"
+    #: points are located in bulk (``locate_many``: one snapping call)
+    vector_locate = True
+    #: metres from the nearest road beyond which a point is off the graph
+    #: (``invalid_start`` / ``invalid_goal``; ``math.inf``: no limit)
+    max_snap = 500.0
 
     def setup(self, segments, node_source, chain_start, chain, weight, profile, report):
         self.segments = segments
@@ -81,16 +86,19 @@ class RoadGraph(NavGraph):
         self.unit = None if self.positions is None else unit_vectors(self.positions)
 
     def locate(self, point) -> int:
-        """The node nearest to ``point`` ((lon, lat) degrees) on the sphere."""
-        from .locate import snap
+        """The junction of the road nearest to ``point`` ((lon, lat)
+        degrees) that is nearest along that road (-1 when the road is more
+        than ``max_snap`` metres away). Routes from and to a point start
+        and end on the road itself (``navcore_roads.snap``)."""
+        from .locate import node_at
         x, y = validate.xy(point, "a node id or a (lon, lat) point")
-        return int(snap(self, [(x, y)])[0][0])
+        return node_at(self, x, y)
 
     def locate_many(self, points) -> np.ndarray:
-        """Nearest node (int32) of each (lon, lat) row of ``points``, in
-        one vectorised call (``navcore_roads.snap`` also gives metres)."""
+        """``locate`` (int32) of each (lon, lat) row of ``points``, in one
+        vectorised call (``navcore_roads.snap`` says where and how far)."""
         from .locate import snap
-        return snap(self, points)[0]
+        return snap(self, points).nodes
 
     def edge_segments(self, e) -> np.ndarray:
         """Segment ids (into ``segments``) of edge ``e`` (a CSR position)."""

@@ -14,7 +14,7 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import cch, ch, search, updates
+from . import cch, ch, locate, phantoms, search, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -24,7 +24,7 @@ ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
 def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=None,
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
-                compress=None, contract=False):
+                compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP):
     """A road network: junctions are nodes, roads directed edges, points
     are (lon, lat) degrees. Exactly one source: ``osm``, ``dimacs``,
     ``geojson`` or the arrays ``src``/``dst`` (with ``length`` and
@@ -53,6 +53,9 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
             (default for OSM and GeoJSON; DIMACS and arrays keep their ids).
         contract: build the contraction hierarchy now
             (``navcore_roads.contract``).
+        max_snap: metres from the nearest open road beyond which a
+            (lon, lat) end is off the graph (``invalid_start`` /
+            ``invalid_goal``); ``None``: no limit.
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -62,9 +65,11 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
         way=way, profile=profile)
     contract = validate.boolean(contract, "contract")
+    limit = locate.max_snap(max_snap)
     graph = build_road_graph(segments, weight=weight, keep=keep,
                              compress=default_compress if compress is None else compress,
                              profile=used_profile, world=world)
+    graph.max_snap = limit
     if contract:
         ch.contract(graph)
     return graph
@@ -85,32 +90,60 @@ def navcore_algorithms(graph):
 # hierarchy while one is current (customizable first: it follows updates,
 # so it is the one likely current), else the bidirectional search (the csr
 # plugin's one-directional A* is slower here), and ``ch`` is the roads'
-# directed hierarchy, not the csr plugin's undirected one
+# directed hierarchy, not the csr plugin's undirected one. A (lon, lat)
+# end is a phantom node on its road (``phantoms``).
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_find_path(graph, request):
-    algorithm = request.algorithm
-    s, t = request.start_node, request.goal_node
+    solver = _solver(graph, request.algorithm)
+    if solver is None:
+        return None
+    start, goal = request.start, request.goal
+    if (type(start) is int or validate.is_int(start)) and \
+            (type(goal) is int or validate.is_int(goal)):
+        return solver[1](request.start_node, request.goal_node)
+    return phantoms.route(graph, request, *solver)
+
+
+def _solver(graph, algorithm):
+    """``(name, route(s, t)[, seeded])``: the junction-to-junction route of
+    ``algorithm`` and between phantom nodes' exits and entries at once
+    (``bidijkstra``: one seeded search, ``search.route_seeded``;
+    hierarchies: ``phantoms.best_pair``), or None for one the roads
+    plugin does not answer."""
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
-            return cch.route(view, s, t)
+            return _hierarchy("cch", view, cch.route)
         view = ch.current(graph)
         if view is not None:
-            return ch.route(view, s, t)
+            return _hierarchy("ch", view, ch.route)
         algorithm = "bidijkstra"
+    if algorithm == "bidijkstra":            # phantoms: one search from both exits
+        return algorithm, lambda s, t: search.route(graph, s, t, algorithm), \
+            lambda *ends: search.route_seeded(graph, *ends)
     if algorithm == "cch":
-        return cch.route(cch.need_current(graph), s, t)
+        return _hierarchy("cch", cch.need_current(graph), cch.route)
     if algorithm == "ch":
-        return ch.route(ch.need_current(graph), s, t)
+        return _hierarchy("ch", ch.need_current(graph), ch.route)
     if algorithm in ALGORITHMS:
-        return search.route(graph, s, t, algorithm)
+        return algorithm, lambda s, t: search.route(graph, s, t, algorithm)
     return None
+
+
+def _hierarchy(name, view, route):
+    """``_solver`` of a hierarchy: between phantom nodes, the distances of
+    every exit-entry pair first, then one path."""
+    solve = (lambda s, t: route(view, s, t))
+    return name, solve, phantoms.best_pair(name, solve,
+                                           lambda s, t: view.query().distance(s, t))
 
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
-def navcore_distance_matrix(graph, sources, targets):
+def navcore_distance_matrix(world, graph, sources, targets, source_points, target_points):
+    if source_points is not None or target_points is not None:
+        return phantoms.matrix(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)
     if view is None:
         return None        # the csr plugin's parallel Dijkstra per row answers
@@ -133,7 +166,9 @@ def navcore_matrix_search_side(graph, num_sources, num_targets):
 
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
-def navcore_distance_pairs(graph, sources, targets):
+def navcore_distance_pairs(world, graph, sources, targets, source_points, target_points):
+    if source_points is not None or target_points is not None:
+        return phantoms.pairs(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)
     if view is None:
         return search.distance_pairs(graph, sources, targets)
@@ -157,11 +192,11 @@ def navcore_apply_updates(graph, batch):
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_graph_updated(world, graph):
-    # updates re-weight roads, never move nodes: the locate index stays right
-    from .locate import VIEW_KEY
-    index = graph.stored_view(VIEW_KEY)
+    # updates re-weight roads, never move nodes: the locate index stays,
+    # and learns which segments are closed now
+    index = graph.stored_view(locate.VIEW_KEY)
     if index is not None:
-        index.mark_current()
+        index.refresh()
     # nor change the topology: a customizable hierarchy keeps its order and
     # supergraph and is customized again for the new costs (inline, or as a
     # scheduler job when it would not fit the frame budget)

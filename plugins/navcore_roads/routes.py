@@ -74,7 +74,11 @@ class Routes:
 
 def routes(graph, sources, targets) -> Routes:
     """The cheapest route of every pair ``sources[i]`` -> ``targets[i]``
-    (node ids, or (lon, lat) points that snap to junctions)."""
+    (node ids, or (lon, lat) points: each then starts or ends at the
+    junction nearest along its road, ``snap(graph, points).nodes``, not
+    on the road itself as ``find_path`` and ``distance_pairs`` do; a
+    point farther than ``graph.max_snap`` from every road is a
+    ``NodeError``)."""
     from .network import RoadGraph
     if not isinstance(graph, RoadGraph):
         raise GraphError(f"routes takes a road graph (type: roads), got {graph!r}")
@@ -114,5 +118,11 @@ def routes(graph, sources, targets) -> Routes:
 def _ends(graph, items, what) -> np.ndarray:
     arr = np.asarray(items)
     if arr.ndim == 2:
-        return graph.locate_many(validate.points(arr, what))
+        nodes = graph.locate_many(validate.points(arr, what))
+        if (nodes < 0).any():
+            i = int(np.flatnonzero(nodes < 0)[0])
+            raise NodeError(f"{what}[{i}] = {arr[i].tolist()} is more than max_snap = "
+                            f"{graph.max_snap} m from every open road of graph "
+                            f"{graph.graph_id!r}")
+        return nodes
     return validate.node_ids(arr, graph.num_nodes, what)

@@ -40,7 +40,7 @@ class RoadScratch:
 
     def __init__(self, graph):
         n = max(graph.num_nodes, 1)
-        m = graph.csr.num_edges + 1
+        m = graph.csr.num_edges + 2         # a push per relaxation, and two roots
         self.dist = np.empty((2, n), dtype=np.float64)
         self.par = np.empty((2, n), dtype=np.int64)
         self.stamp = np.zeros((2, n), dtype=np.int32)
@@ -124,6 +124,31 @@ def route(graph, s: int, t: int, algorithm: str) -> PathResult:
             return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
         edges = K.trace_edges(sc.par[0], graph.edge_src, t, True)
     return path_result(graph, s, edges, cost, expanded, algorithm)
+
+
+def route_seeded(graph, exits, exit_cost, entries, entry_cost) -> PathResult:
+    """The cheapest ``exit_cost[a] + route(exits[a], entries[b]) +
+    entry_cost[b]`` over the two exits and two entries of phantom nodes
+    (-1 / inf for none) by one bidirectional search seeded with those
+    costs; ``cost`` is that sum, ``nodes`` run from the exit taken to the
+    entry taken."""
+    csr = graph.csr
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    rev = csr.reverse()
+    x1, x2 = int(exits[0]), int(exits[1])
+    y1, y2 = int(entries[0]), int(entries[1])
+    cost, meet, expanded = K.bidijkstra_seeded(
+        csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
+        rev.cost, graph.walkable, x1, float(exit_cost[0]), x2, float(exit_cost[1]), y1,
+        float(entry_cost[0]), y2, float(entry_cost[1]), sc.dist, sc.par, sc.stamp, sc.hk,
+        sc.hn, gen)
+    if meet < 0:
+        return PathResult.failed(PathStatus.UNREACHABLE, "bidijkstra", expanded)
+    edges = np.concatenate((K.trace_edges(sc.par[0], graph.edge_src, meet, True),
+                            K.trace_edges(sc.par[1], csr.targets, meet, False)))
+    first = int(graph.edge_src[edges[0]]) if edges.size else int(meet)
+    return path_result(graph, first, edges, cost, expanded, "bidijkstra")
 
 
 _NO_UNIT = np.zeros((1, 3))

@@ -70,3 +70,83 @@ def close(a, b, rel=1e-9):
         return False
     fin = np.isfinite(b)
     return bool(np.all(np.abs(a[fin] - b[fin]) <= rel * np.maximum(np.abs(b[fin]), 1.0)))
+
+
+# -- points snapped onto roads (phantom nodes) --------------------------------
+
+def project(graph, pts):
+    """Brute force: per point the nearest open segment of the graph in the
+    plane tangent at the point, and the fraction along it."""
+    seg = graph.segments
+    on = np.flatnonzero((graph.seg_edge >= 0) & np.isfinite(graph.seg_cost))
+    out = []
+    for qlon, qlat in pts:
+        kx = np.cos(np.radians(qlat))
+        ax = (seg.lon[seg.src[on]] - qlon) * kx
+        ay = seg.lat[seg.src[on]] - qlat
+        dx = (seg.lon[seg.dst[on]] - qlon) * kx - ax
+        dy = seg.lat[seg.dst[on]] - qlat - ay
+        dd = dx * dx + dy * dy
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.clip(np.where(dd > 0, -(ax * dx + ay * dy) / dd, 0.0), 0.0, 1.0)
+        d2 = (ax + t * dx) ** 2 + (ay + t * dy) ** 2
+        k = int(np.argmin(d2))
+        out.append((int(on[k]), float(t[k])))
+    return out
+
+
+def split_graph(graph, snaps):
+    """The segment graph (every source node, open segments of the graph's
+    edges) with each snapped segment, and the reverse segment of its road,
+    split at the snapped points: scipy CSR and the phantom node ids."""
+    seg = graph.segments
+    n = seg.num_nodes
+    on = (graph.seg_edge >= 0) & np.isfinite(graph.seg_cost)
+    src, dst, cost = list(seg.src[on]), list(seg.dst[on]), list(graph.seg_cost[on])
+    ids = np.flatnonzero(on)
+    cuts = {}                          # directed segment -> [(fraction from src, phantom)]
+    phantom = []
+    for k, (s, t) in enumerate(snaps):
+        p = n + k
+        phantom.append(p)
+        a, b = seg.src[s], seg.dst[s]
+        cuts.setdefault(s, []).append((t, p))
+        back = np.flatnonzero(on & (seg.src == b) & (seg.dst == a))
+        if back.size:
+            cuts.setdefault(int(back[0]), []).append((1.0 - t, p))
+    keep = np.ones(len(src), bool)
+    for s, points in cuts.items():
+        keep[np.flatnonzero(ids == s)[0]] = False
+        points.sort()
+        prev, prev_t = seg.src[s], 0.0
+        c = graph.seg_cost[s]
+        for t, p in points + [(1.0, seg.dst[s])]:
+            src.append(prev)
+            dst.append(p)
+            cost.append((t - prev_t) * c)
+            prev, prev_t = p, t
+    keep = np.r_[keep, np.ones(len(src) - keep.size, bool)]
+    src, dst, cost = (np.asarray(x)[keep] for x in (src, dst, cost))
+    m = n + len(snaps)
+    # explicit zeros vanish from scipy matrices: a tiny cost instead; the
+    # cheapest of parallel segments
+    order = np.lexsort((cost, dst, src))
+    key = src[order].astype(np.int64) * m + dst[order]
+    first = np.r_[True, key[1:] != key[:-1]]
+    o = order[first]
+    walk = np.ones(m, bool)
+    walk[graph.node_source[~graph.walkable]] = False
+    ok = walk[src[o]] & walk[dst[o]]
+    o = o[ok]
+    return csr_matrix((np.maximum(cost[o], 1e-300), (src[o], dst[o])), shape=(m, m)), phantom
+
+
+def phantom_reference(graph, starts, goals):
+    """(len(starts), len(goals)) costs between (lon, lat) points on the
+    segment graph split at their snapped points (scipy)."""
+    snaps = project(graph, list(starts) + list(goals))
+    mat, ph = split_graph(graph, snaps)
+    d = dijkstra(mat, indices=ph[:len(starts)])
+    out = d[:, ph[len(starts):]]
+    out[out < 1e-200] = 0.0
+    return out

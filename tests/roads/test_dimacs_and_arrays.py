@@ -155,22 +155,37 @@ def test_compressed_arrays_equal_scipy_on_the_full_graph(seed):
 
 
 @pytest.mark.nojit
-def test_locate_snaps_to_the_nearest_node_and_says_how_far():
+def test_snap_finds_the_nearest_road_point_and_says_how_far():
     from navcore_roads import snap
     from navcore_roads.segments import haversine_m
     rng = np.random.default_rng(5)
     w, g = arrays_world(rng, n=80)
     pts = np.column_stack((10 + rng.random(300) * 0.07 - 0.01, 50 + rng.random(300) * 0.07
                            - 0.01))
-    pts = np.vstack((pts, [[-170.0, -60.0], [179.9, 89.0]]))    # far away: still a node
-    nodes, metres = snap(g, pts)
-    brute = haversine_m(pts[:, None, 0], pts[:, None, 1], g.positions[None, :, 0],
-                        g.positions[None, :, 1])
-    assert np.allclose(metres, brute.min(axis=1), rtol=1e-9, atol=1e-6)
-    assert np.allclose(brute[np.arange(len(pts)), nodes], brute.min(axis=1), atol=1e-6)
-    assert w.locate("r", tuple(pts[0])) == nodes[0]
+    pts = np.vstack((pts, [[-170.0, -60.0], [179.9, 89.0]]))    # far away: off the graph
+    s = snap(g, pts)
+    # brute force over every segment, in the plane tangent at each point
+    seg = g.segments
+    on = np.flatnonzero(g.seg_edge >= 0)
+    a, b = seg.src[on], seg.dst[on]
+    kx = np.cos(np.radians(pts[:, 1]))[:, None]
+    ax, ay = (seg.lon[a][None] - pts[:, :1]) * kx, seg.lat[a][None] - pts[:, 1:]
+    dx, dy = (seg.lon[b][None] - pts[:, :1]) * kx - ax, seg.lat[b][None] - pts[:, 1:] - ay
+    dd = dx * dx + dy * dy
+    t = np.clip(-(ax * dx + ay * dy) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
+    d2 = (ax + t * dx) ** 2 + (ay + t * dy) ** 2
+    near = np.argmin(d2[:-2], axis=1)
+    rows = np.arange(near.size)
+    proj_lon = seg.lon[a[near]] + t[rows, near] * (seg.lon[b[near]] - seg.lon[a[near]])
+    proj_lat = seg.lat[a[near]] + t[rows, near] * (seg.lat[b[near]] - seg.lat[a[near]])
+    want = haversine_m(pts[:-2, 0], pts[:-2, 1], proj_lon, proj_lat)
+    assert np.allclose(s.metres[:-2], want, rtol=1e-9, atol=1e-6)
+    assert np.allclose(s.points[:-2], np.column_stack((proj_lon, proj_lat)), atol=1e-12)
+    assert s.valid.tolist() == (s.metres <= 500).tolist() and not s.valid[-2:].any()
+    assert (s.nodes[~s.valid] == -1).all() and (s.nodes[s.valid] >= 0).all()
+    assert w.locate("r", tuple(pts[0])) == s.nodes[0]
     r = w.find_path("r", pts[0], pts[1])
-    assert r.nodes[0] == nodes[0] or not r.found
+    assert not r.found or np.allclose(r.points[0], s.points[0])
 
 
 def test_malformed_dimacs_files_name_the_line(tmp_path):

@@ -16,7 +16,7 @@ import navcore
 from navcore.cli import main
 from navcore_scenes.summary import results
 
-from roadtruth import csgraph_of
+from roadtruth import csgraph_of, phantom_reference
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes"
 HARBOUR_ROAD = 4227276             # Boulevard Albert 1er, both ways
@@ -104,12 +104,12 @@ def test_a_driver_re_plans_onto_the_shortest_path_when_a_crash_closes_the_road()
               f"  - {{at: 30, traffic: {{reopen: crash}}}}\n")
     with scene(events, agents) as sim:
         g = sim.world.graph("s")
-        goal = g.node_of((7.4200, 43.7310))
 
         def route():
+            # from the road point the car asked from to the road beside the goal
             r = sim.agents.handles[0].result()
             segs = np.concatenate([g.edge_segments(e) for e in g.path_edges(r.nodes)])
-            truth = dijkstra(csgraph_of(g), indices=[int(r.nodes[0])])[0, goal]
+            truth = phantom_reference(g, [r.points[0]], [(7.4200, 43.7310)])[0, 0]
             return r, set(g.segments.way[segs].tolist()), truth
 
         play(sim, 4)
