@@ -13,6 +13,7 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from . import parallel, scen, scene_layer, search, updates
+from .costs import as_costs, walls
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
 from .landmarks import on_update as landmarks_on_update
@@ -28,9 +29,12 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
                width=None, height=None, seed=None, connectivity=8,
                diagonal_cost=math.sqrt(2.0), corner_cutting=False, landmarks=None):
     """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
-    ``rows=``, an ``array=`` (bool walkable, or float per-cell cost with
-    inf for blocked) or ``generate="maze"`` (a seeded spanning-tree maze of
-    ``width`` x ``height`` rooms, drawn ``2*width+1`` cells wide). Exactly
+    ``rows=``, an ``array=`` (``(height, width)``, indexed ``[y, x]``:
+    bool walkable, or per-cell costs read as python-tcod does: a number
+    > 0 is the cell's cost, 0 and inf are walls, negative and NaN are
+    refused; see ``costs.py``) or ``generate="maze"`` (a seeded
+    spanning-tree maze of ``width`` x ``height`` rooms, drawn
+    ``2*width+1`` cells wide). Exactly
     one source. ``landmarks=k`` measures k landmarks for a stronger
     heuristic (see ``navcore_grid.landmarks``)."""
     given = [k for k, v in (("map", map), ("rows", rows), ("array", array),
@@ -62,16 +66,11 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
             raise GraphError(f"array must be a non-empty 2-d array, got shape {arr.shape}")
         if arr.dtype == np.bool_:
             walkable = arr
-        elif validate.real_dtype(arr.dtype):         # not complex, not timedelta64
-            arr = arr.astype(np.float64)
-            if np.isnan(arr).any() or (arr < 0).any():
-                raise GraphError("array costs must be >= 0 (inf blocks a cell); found "
-                                 f"{arr[np.isnan(arr) | (arr < 0)][0]}")
-            walkable = np.isfinite(arr)
-            cost = np.where(walkable, arr, 1.0)
         else:
-            raise GraphError(f"array must be bool (walkable) or numeric (cost), got "
-                             f"dtype {arr.dtype}")
+            W = arr.shape[1]
+            costs = as_costs(arr, lambda i: (i % W, i // W), GraphError)
+            walkable = ~walls(costs)
+            cost = np.where(walkable, costs, 1.0)
     graph = GridGraph(walkable, cost, connectivity=connectivity,
                       diagonal_cost=diagonal_cost, corner_cutting=corner_cutting,
                       world=world)

@@ -60,7 +60,7 @@ def test_last_write_wins_and_dirty_nodes():
     (dict(cells=[0, 1], walkable=False), "cells must be a list of"),
     (dict(mask=np.ones((2, 2), bool), walkable=False), r"mask must be a bool array of shape \(4, 5\)"),
     (dict(rect=(0, 0, 2, 2), cost=np.ones(3)), r"cost has shape \(3,\)"),
-    (dict(rect=(0, 0, 1, 1), cost=-1), "cell costs must be >= 0"),
+    (dict(rect=(0, 0, 1, 1), cost=-1), r"cell \(0, 0\) has cost -1.0"),
     (dict(rect=(0, 0, 1, 1)), "exactly one of rect=, cells=, mask= and exactly one"),
     (dict(rect=(0, 0, 1, 1), walkable=False, cost=2), "exactly one of"),
     (dict(rect=(0, 0, 1, 1), walkable=0), "walkable must be True or False"),
