@@ -237,7 +237,7 @@ class TrafficKind:
         where = _where(value, select)
         if select == "box":
             box = sim.region(graph.graph_id, v, "'box' of 'traffic'", where)
-            segs = updates.select_segments(graph, "rect", box)
+            segs = updates.select_segments(graph, "bbox", box)
             label = "[" + ", ".join(f"{x:g}" for x in box) + "]"
         else:
             key = "osm_way" if select == "way" else "edges"
