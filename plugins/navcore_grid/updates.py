@@ -2,6 +2,7 @@
 
     world.update("g", rect=(x, y, w, h), walkable=False)
     world.update("g", cells=[(3, 4), (5, 6)], walkable=True)
+    world.update("g", nodes=[7, 12], walkable=False)     # node ids, y * width + x
     world.update("g", mask=bool_array_h_by_w, cost=2.5)
     world.update("g", rect=(0, 0, 4, 4), cost=array_4_by_4)
 
@@ -27,7 +28,7 @@ from . import _updates as U
 from .costs import as_costs, walls
 from .search import dirty_mark, sync_blocked
 
-_REGION_KEYS = ("rect", "cells", "mask")
+_REGION_KEYS = ("rect", "cells", "mask", "nodes")
 _VALUE_KEYS = ("walkable", "cost")
 _KEYS = frozenset(_REGION_KEYS + _VALUE_KEYS)
 #: what the update kernel is handed for "no cells list" / "no bit lines" /
@@ -50,11 +51,12 @@ def make_update(graph, params) -> Update:
     unknown = set(params) - _KEYS
     if unknown:
         raise UpdateError(f"unknown grid update parameter(s) {sorted(unknown)} for graph "
-                          f"{gid!r}; use one of rect=/cells=/mask= with walkable= or cost=")
+                          f"{gid!r}; use one of rect=/cells=/mask=/nodes= with walkable= or "
+                          f"cost=")
     regions = [k for k in _REGION_KEYS if k in params]
     values = [k for k in _VALUE_KEYS if k in params]
     if len(regions) != 1 or len(values) != 1:
-        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask= and "
+        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and "
                           f"exactly one of walkable=, cost=; got {sorted(params)}")
     idx, shape = _region(graph, regions[0], params[regions[0]])
     if values[0] == "walkable":
@@ -98,6 +100,11 @@ def _region(graph, key, value):
             i = int(np.argmax(out))
             raise UpdateError(f"cell ({xs[i]}, {ys[i]}) is outside the {W} x {H} grid")
         return ys * W + xs, (len(xs),)
+    if key == "nodes":
+        ids = validate.node_ids(validate.array(value, "nodes", UpdateError).reshape(-1),
+                                W * H, f"nodes of grid {graph.graph_id!r}", UpdateError,
+                                np.int64)
+        return ids, (ids.size,)
     mask = validate.array(value, "mask", UpdateError)
     if mask.dtype != np.bool_ or mask.shape != (H, W):
         raise UpdateError(f"mask must be a bool array of shape ({H}, {W}), got "
