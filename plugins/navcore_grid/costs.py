@@ -41,11 +41,13 @@ def as_costs(values, cell_of, error, what="array"):
     if arr.dtype == np.bool_:
         return arr.astype(np.float64)
     if not validate.real_dtype(arr.dtype):
-        bad = (0, arr.reshape(-1)[0]) if arr.dtype.kind != "O" else _first_not_real(arr)
+        whole = arr.dtype.kind != "O"          # text, complex, times: every cell
+        bad = (0, arr.reshape(-1)[0]) if whole else _first_not_real(arr)
         if bad is not None:
             x, y = cell_of(bad[0])
             raise error(f"{what} must be bool (walkable) or numeric (cost): cell ({x}, {y}) "
-                        f"is {bad[1]!r} ({RULE})")
+                        f"is {bad[1]!r}" + (f", got dtype {arr.dtype}" if whole else "")
+                        + f" ({RULE})")
     try:
         arr = arr.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
