@@ -199,15 +199,28 @@ def navcore_algorithms(world: World, graph: NavGraph) -> list[str] | None:
 
 
 @hookspec
-def navcore_query_options(world: World, graph: NavGraph) -> list[str] | None:
-    """List the keyword options (``find_path(..., heuristic="zero")``) this
-    plugin reads from ``PathRequest.options`` for ``graph``.
+def navcore_query_options(world: World, graph: NavGraph) -> dict | list[str] | None:
+    """Declare the keyword options (``find_path(..., heuristic="zero")``)
+    this plugin reads from ``PathRequest.options`` for ``graph``.
 
-    Not firstresult: names from all plugins are merged, and ``find_path``
-    refuses any other keyword with a ``QueryError`` listing these (a typo
-    such as ``heuristc=`` would otherwise be ignored). Called when a
-    query passes options, once per graph and plugin set (cached like
-    ``navcore_algorithms``).
+    Answer only for the graph types whose searches read them (mark the
+    implementation ``@navcore.for_graphs(YourGraph)``): a dict mapping each
+    option to its allowed values (a tuple; ``None`` when any value may
+    come and the plugin checks it where it reads it), a list of names
+    (any value), or ``None``. The csr plugin declares ``heuristic`` for
+    the csr type only: a backend whose graphs the csr plugin's A* searches
+    (a navmesh's ``astar`` over polygons, the example hexgrid) declares
+    it for its own graph class; grids and roads, whose own searches read
+    no option, declare nothing.
+
+    Not firstresult: the answers of all plugins are merged
+    (``navcore.validate.query_options``), and ``find_path`` refuses any
+    other keyword, and a declared one with a value outside its allowed
+    ones, with a ``QueryError`` that lists what the graph reads (a typo
+    such as ``heuristc=``, or ``heuristic=`` on a grid, would otherwise be
+    ignored). Called when a query passes options, once per graph and
+    plugin set (cached like ``navcore_algorithms``). The conformance kit
+    checks every graph type refuses what it does not declare.
     """
 
 
@@ -425,6 +438,20 @@ def navcore_make_update(world: World, graph: NavGraph, params: dict) -> Update |
     ``UpdateError`` naming the offending parameter when ``params`` is
     malformed, so the caller hears about it at once and nothing is queued.
     Called once per ``World.update`` call, on the caller's thread.
+
+    The shared vocabulary, which every backend honours for its graphs (the
+    conformance kit checks it) beside its own:
+
+    * ``nodes=[ids], walkable=bool``: those nodes become walls or floor
+      (grids, navmeshes, roads and the csr type alike; ``edges=`` with
+      ``cost=`` is the csr plugin's generic edge update);
+    * ``rect=(x, y, w, h)`` on planar graphs (grids: whole cells; navmeshes
+      and csr graphs with positions: world units), with ``walkable=``:
+      corner ``(x, y)``, ``w`` wide and ``h`` high, never two corners. A
+      box that does not fit the graph is an ``UpdateError``, not clipped;
+    * road networks (lon, lat) take ``bbox=(west, south, east, north)``
+      in degrees instead, and refuse ``rect=`` with an ``UpdateError``
+      that names ``bbox=``.
     """
 
 

@@ -50,6 +50,11 @@ class SceneLayer(ABC):
 
     #: what one node is called in messages ("holds no walkable cell")
     node_word = "node"
+    #: the key a scene writes a box region under in a ``cost`` event:
+    #: ``rect`` (``[x, y, w, h]``) on planar graphs, ``bbox`` (``[west,
+    #: south, east, north]`` in degrees) on road networks, as their
+    #: ``world.update`` calls name them
+    region_key = "rect"
     #: pictures: the world length of one map unit (``--scale`` is pixels
     #: per map unit; path widths and agent sizes are in map units). A grid
     #: cell or a navmesh unit is 1; a road map in degrees says how many

@@ -66,6 +66,15 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
 * ``workers_agree``: one script of requests, updates and ticks gives
   identical results with ``World(workers=0)`` and ``World(workers=2)``
   (with every search on a worker thread: ``Scheduler.min_chunk_ms = 0``).
+* ``options_are_read_or_refused``: ``find_path`` refuses, with a
+  ``QueryError`` listing the graph's options, every keyword option no
+  plugin declares for the graph (``heuristic=`` on a grid), and a value
+  outside a declared option's allowed ones; each declared option is read
+  by some algorithm of the graph (declared per graph type).
+* ``update_vocabulary``: the shared updates of ``navcore_make_update``:
+  ``nodes=`` with ``walkable=`` blocks and frees nodes; on a graph with
+  positions ``rect=(x, y, w, h)`` blocks and frees the place under it, or
+  a road network refuses it naming ``bbox=``.
 * ``points_locate_back``: a path's ``points`` are its nodes' points (or
   pass through them in order, for ``GraphFactory.drawn_points``), and
   a node's point (``graph.points_of``) locates back to that node, so
@@ -100,8 +109,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import builders
-from .errors import NavError, QueryError
+from . import builders, validate
+from .errors import NavError, QueryError, UpdateError
 from .graph import NavGraph
 from .plugins import hookimpl
 from .types import PathStatus
@@ -111,7 +120,9 @@ __all__ = ["GraphFactory", "CHECKS", "check_graph_type", "parametrize", "check_n
            "check_paths_match_reference", "check_reachable_and_areas_match_labelling",
            "check_dirty_covers_changes", "check_scheduler_replans",
            "check_bad_input_changes_nothing", "check_workers_agree",
-           "check_points_locate_back", "check_parameters_documented", "reference_distances", "reference_labels",
+           "check_points_locate_back", "check_options_are_read_or_refused",
+           "check_update_vocabulary", "check_parameters_documented", "reference_distances",
+           "reference_labels",
            "REQUIRED_ALGORITHMS", "FEWEST_EDGES", "VIEW_BUILDERS", "check_geometric"]
 
 #: relative and absolute tolerance of cost comparisons
@@ -1074,10 +1085,209 @@ def check_parameters_documented(factory, seed=0):
         _close(world)
 
 
+class _ReadOptions(dict):
+    """``PathRequest.options`` that notes which keys a planner looked up."""
+
+    def __init__(self, options, read: set):
+        super().__init__(options)
+        self._read = read
+
+    def get(self, key, default=None):
+        self._read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self._read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self._read.add(key)
+        return super().__contains__(key)
+
+    def pop(self, key, *default):
+        self._read.add(key)
+        return super().pop(key, *default)
+
+    def setdefault(self, key, default=None):
+        self._read.add(key)
+        return super().setdefault(key, default)
+
+
+class _OptionReader:
+    """A plugin that hands every search options that note what was read."""
+
+    def __init__(self):
+        self.read: set = set()
+
+    @hookimpl(wrapper=True)
+    def navcore_find_path(self, request):
+        request.options = _ReadOptions(request.options, self.read)
+        return (yield)
+
+
+#: option names the kit passes to see them refused: typos, and names
+#: other libraries use
+UNREAD_OPTIONS = ("no_such_option", "heuristc", "heuristic", "weight", "diagonal",
+                  "smooth")
+
+
+def check_options_are_read_or_refused(factory, seed=0, *, pairs=4):
+    """``find_path`` takes only the keyword options that the plugins declare
+    for the graph (``navcore_query_options``), each declared one is read by
+    some algorithm the graph lists, and a value outside a declared
+    option's allowed values is refused: an option nobody reads (a typo,
+    ``heuristic=`` on a graph whose search has none) is a ``QueryError``
+    listing the graph's options, never ignored."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "options_are_read_or_refused")
+    world = factory.make_world(frame_budget_ms=NO_BUDGET_MS)
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        declared = validate.query_options(
+            world.plugins.hook.navcore_query_options(world=world, graph=graph))
+        s, t = _sample_nodes(graph, rng, 2, blocked=0)
+        listed = ", ".join(sorted(map(str, declared))) or "none"
+        for name in UNREAD_OPTIONS:
+            if name in declared:
+                continue
+            call = f"find_path({s}, {t}, {name}='zero')"
+            try:
+                world.find_path(gid, s, t, **{name: "zero"})
+            except QueryError as exc:
+                if name not in str(exc) or listed not in str(exc):
+                    _fail(ctx, f"{call} raised QueryError({str(exc)!r}), which does not "
+                               f"name {name!r} and list the graph's options ({listed})")
+            except Exception as exc:
+                _fail(ctx, f"{call} raised {type(exc).__name__}: {exc}; an option no "
+                           f"plugin declares must be a QueryError")
+            else:
+                _fail(ctx, f"{call} was accepted, but no plugin declares {name!r} for "
+                           f"this graph (its options: {listed}): an unread option must be "
+                           f"a QueryError")
+        reader = _OptionReader()
+        world.plugins.register(reader)
+        algorithms = ["auto", *sorted(world.algorithms(gid))]
+        ends = [(a, b) for a, goals in _pairs(graph, rng, pairs, 2) for b in goals[1:]]
+        for name, allowed in sorted(declared.items(), key=lambda kv: str(kv[0])):
+            if allowed is not None:
+                call = f"find_path({s}, {t}, {name}='no-such-value')"
+                try:
+                    world.find_path(gid, s, t, **{name: "no-such-value"})
+                except QueryError as exc:
+                    if not any(str(v) in str(exc) for v in allowed):
+                        _fail(ctx, f"{call} raised QueryError({str(exc)!r}), which does "
+                                   f"not list the allowed values {allowed!r}")
+                except Exception as exc:
+                    _fail(ctx, f"{call} raised {type(exc).__name__}: {exc}; a value "
+                               f"outside the allowed ones must be a QueryError")
+                else:
+                    _fail(ctx, f"{call} was accepted; {name!r} allows only {allowed!r}")
+            # any value allowed: a probe the reader may refuse once it read it
+            value = allowed[0] if allowed else "navcore-kit-probe"
+            reader.read.clear()
+            for algorithm in algorithms:
+                for a, b in ends:
+                    try:
+                        world.find_path(gid, a, b, algorithm=algorithm, **{name: value})
+                    except QueryError:
+                        pass          # an algorithm may decline this graph, or the value
+            if name not in reader.read:
+                _fail(ctx, f"option {name!r} is declared for this graph, but no algorithm "
+                           f"({', '.join(algorithms)}) read it: declare options only for "
+                           f"the graph types whose searches read them (for_graphs)")
+    finally:
+        _close(world)
+
+
+def check_update_vocabulary(factory, seed=0):
+    """The shared update vocabulary (``navcore_make_update``): ``nodes=``
+    with ``walkable=`` blocks and frees those nodes on every graph type;
+    on a graph with positions, ``rect=(x, y, w, h)`` with ``walkable=``
+    blocks the place under it (a box round a node's point: that point is
+    then no valid start) and frees it again, or, on a road network, is
+    refused with an ``UpdateError`` that names ``bbox=``."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "update_vocabulary")
+    world = factory.make_world(frame_budget_ms=NO_BUDGET_MS)
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        gid = graph.graph_id
+        open_ = np.flatnonzero(np.asarray(graph.walkable))
+        if open_.size < 2:
+            _fail(ctx, "the factory's graph has fewer than two walkable nodes")
+        nodes = sorted({int(n) for n in rng.choice(open_, size=min(3, open_.size - 1),
+                                                   replace=False)})
+        other = int(next(n for n in open_ if int(n) not in nodes))
+        for walkable in (False, True):
+            params = {"nodes": nodes, "walkable": walkable}
+            _update(world, gid, params, ctx, f"the shared update nodes=..., "
+                                             f"walkable={walkable}")
+            world.tick()
+            now = np.asarray(graph.walkable)[nodes]
+            if (now != walkable).any():
+                _fail(ctx, f"update(nodes={nodes}, walkable={walkable}) left nodes "
+                           f"{[n for n, w in zip(nodes, now) if w != walkable]} "
+                           f"{'walkable' if walkable else 'blocked'}")
+            if not walkable:
+                r = world.find_path(gid, other, nodes[0])
+                if r.status is not PathStatus.INVALID_GOAL:
+                    _fail(ctx, f"after update(nodes={nodes}, walkable=False), "
+                               f"find_path({other}, {nodes[0]}) is {r.status.value}, "
+                               f"not invalid_goal")
+        if not graph.has_positions():
+            return
+        _check_rect(world, graph, rng, ctx)
+    finally:
+        _close(world)
+
+
+def _check_rect(world, graph, rng, ctx):
+    """``rect=`` round the point of a walkable node (its fractions of a
+    unit between 0.25 and 0.75, so it lies well inside the unit box)."""
+    gid = graph.graph_id
+    open_ = np.flatnonzero(np.asarray(graph.walkable))
+    full = np.asarray(graph.points_of(open_), dtype=np.float64)
+    pts = full[:, :2]
+    frac = pts - np.floor(pts)
+    inner = np.flatnonzero(((frac >= 0.25) & (frac <= 0.75)).all(axis=1))
+    refusals = []
+    for i in rng.permutation(inner)[:8]:
+        p = tuple(float(c) for c in full[i])         # the node's point, all coordinates
+        rect = (int(math.floor(p[0])), int(math.floor(p[1])), 1, 1)
+        try:
+            world.update(gid, rect=rect, walkable=False)
+        except UpdateError as exc:
+            if "bbox=" in str(exc):
+                return                 # a road network: boxes are bbox=
+            refusals.append(f"rect={rect}: {exc}")
+            continue
+        except Exception as exc:
+            _fail(ctx, f"update(rect={rect}, walkable=False) raised {type(exc).__name__}: "
+                       f"{exc}; a refused update must be an UpdateError")
+        ctx.applied({"rect": rect, "walkable": False})
+        world.tick()
+        r = world.find_path(gid, p, p)
+        if r.status is not PathStatus.INVALID_START:
+            _fail(ctx, f"after update(rect={rect}, walkable=False), find_path from the "
+                       f"point {p} inside it is {r.status.value}, not invalid_start")
+        _update(world, gid, {"rect": rect, "walkable": True}, ctx, "rect=..., walkable=True")
+        world.tick()
+        node = graph.locate(p)
+        if node < 0 or not graph.walkable[node]:
+            _fail(ctx, f"after update(rect={rect}, walkable=True) the point {p} is "
+                       f"still on no walkable node")
+        return
+    if refusals:
+        _fail(ctx, f"rect= was refused round every node tried, and not for bbox=: "
+                   f"{'; '.join(refusals[:3])}")
+
+
 #: every check, in the order ``check_graph_type`` runs them
 CHECKS = [check_paths_match_reference, check_reachable_and_areas_match_labelling,
           check_dirty_covers_changes, check_scheduler_replans,
           check_bad_input_changes_nothing, check_workers_agree, check_points_locate_back,
+          check_options_are_read_or_refused, check_update_vocabulary,
           check_parameters_documented]
 
 

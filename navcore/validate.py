@@ -230,3 +230,46 @@ def choice(value, choices, what: str, error=QueryError, where: str = ""):
     raise error(f"unknown {what} {value!r}{where}"
                 + (f" (did you mean {hint[0]!r}?)" if hint else "")
                 + f"; choose one of: {', '.join(str(c) for c in choices)}")
+
+
+def query_options(answers) -> dict:
+    """The ``navcore_query_options`` answers of every plugin for one graph,
+    merged: ``{option: allowed values (a tuple) or None}``. A plugin
+    answers a dict (an option's allowed values, or ``None`` when the plugin
+    checks the value itself), a list of names (any value) or ``None`` (it
+    reads none on this graph). Where plugins disagree, the values either
+    allows are allowed, and ``None`` (any) wins."""
+    merged: dict = {}
+    for answer in answers:
+        if not answer:
+            continue
+        pairs = answer.items() if isinstance(answer, dict) else ((n, None) for n in answer)
+        for name, allowed in pairs:
+            allowed = None if allowed is None else tuple(allowed)
+            if name in merged:
+                old = merged[name]
+                allowed = None if old is None or allowed is None else \
+                    old + tuple(v for v in allowed if v not in old)
+            merged[name] = allowed
+    return merged
+
+
+def query_option_values(options: dict, declared: dict, where: str) -> None:
+    """``QueryError`` unless every key of ``options`` is a ``declared``
+    option (``query_options``) and its value one of the allowed ones;
+    ``where`` names the graph (``"grid graph 'g'"``).
+
+    >>> query_option_values({"heuristic": "zero"}, {"heuristic": ("zero",)}, "csr graph 'c'")
+    >>> query_option_values({"smooth": 1}, {}, "grid graph 'g'")
+    Traceback (most recent call last):
+    navcore.errors.QueryError: unknown find_path option(s) 'smooth' for grid graph 'g'; its options: none
+    """
+    extra = sorted(set(options) - set(declared), key=str)
+    if extra:
+        raise QueryError(f"unknown find_path option(s) {', '.join(map(repr, extra))} "
+                         f"for {where}; its options: "
+                         f"{', '.join(sorted(map(str, declared))) or 'none'}")
+    for name, value in options.items():
+        allowed = declared[name]
+        if allowed is not None:
+            choice(value, allowed, f"{name}", QueryError, where=f" for {where}")

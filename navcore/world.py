@@ -453,12 +453,9 @@ class World:
             validate.choice(algorithm, ["auto", *sorted(self._algorithms(graph))],
                             "algorithm", QueryError,
                             where=f" for {graph.kind} graph {graph_id!r}")
-        if options and not self._query_options(graph).issuperset(options):
-            known = sorted(self._query_options(graph))
-            extra = sorted(set(options) - set(known))
-            raise QueryError(f"unknown find_path option(s) {', '.join(map(repr, extra))} "
-                             f"for {graph.kind} graph {graph_id!r}; its options: "
-                             f"{', '.join(known) or 'none'}")
+        if options:
+            validate.query_option_values(options, self._query_options(graph),
+                                         f"{graph.kind} graph {graph_id!r}")
 
     def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
         """Run a request resolved by ``prepare_path`` through the query
@@ -816,13 +813,13 @@ class World:
             self._algo_cache[key] = names
         return names
 
-    def _query_options(self, graph) -> set:
+    def _query_options(self, graph) -> dict:
+        """``{option: allowed values or None}`` the plugins read for ``graph``."""
         key = ("options", id(graph), graph.kind, self.plugins.version)
         names = self._algo_cache.get(key)
         if names is None:
-            names = set()
-            for lst in self.plugins.hook.navcore_query_options(world=self, graph=graph):
-                names.update(lst or ())
+            names = validate.query_options(
+                self.plugins.hook.navcore_query_options(world=self, graph=graph))
             self._algo_cache[key] = names
         return names
 

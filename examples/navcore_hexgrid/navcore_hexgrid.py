@@ -21,6 +21,7 @@ import numpy as np
 
 import navcore
 from navcore import validate
+from navcore.graph import HEURISTICS
 
 # axial neighbour directions
 _DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)])
@@ -110,6 +111,14 @@ def build_hexgrid(world, graph_id, *, width, height, blocked=()):
 @navcore.hookimpl
 def navcore_graph_types():
     return {"hexgrid": build_hexgrid}
+
+
+@navcore.hookimpl
+@navcore.for_graphs(HexGraph)
+def navcore_query_options(graph):
+    # the csr plugin's A* searches hexgrids and reads heuristic= (any other
+    # option is refused on them)
+    return {"heuristic": HEURISTICS}
 
 
 @navcore.hookimpl

@@ -61,8 +61,8 @@ def navcore_algorithms():
 
 
 @navcore.hookimpl
-def navcore_query_options():
-    return ["heuristic"]          # astar's: "euclidean", "manhattan", "zero", ...
+def navcore_query_options(graph):
+    return search.query_options(graph)
 
 
 @navcore.hookimpl(trylast=True)

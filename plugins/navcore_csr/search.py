@@ -20,6 +20,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import QueryError
+from navcore.graph import NavGraph
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -27,6 +28,17 @@ from . import _search as K
 
 HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
           "manhattan": K.H_MANHATTAN, "octile": K.H_OCTILE}
+#: the find_path options this search reads, with their allowed values
+QUERY_OPTIONS = {"heuristic": tuple(sorted(HKIND))}
+
+
+def query_options(graph):
+    """``QUERY_OPTIONS`` for graphs of the csr type (``NavGraph`` itself),
+    else ``None``. A backend whose graphs the csr plugin searches with A*
+    (a navmesh's ``astar`` over polygons, the example hexgrid) declares
+    ``heuristic`` for its own graph class; one with its own A* (grids,
+    roads) never has it read, so it is refused there."""
+    return QUERY_OPTIONS if type(graph) is NavGraph else None
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"

@@ -5,7 +5,14 @@ answer ``navcore_make_update`` first; this covers the csr type and any
 third-party graph that keeps the base NavGraph arrays.
 
     world.update("g", nodes=[3, 4], walkable=False)
+    world.update("g", rect=(2, 1, 4, 3), walkable=False)  # nodes placed inside
     world.update("g", edges=[(0, 1), (1, 2)], cost=7.5)   # inf closes
+
+``rect=(x, y, w, h)`` (the planar box of every backend: corner, width,
+height) selects the nodes whose position (its first two coordinates) lies
+in ``[x, x + w] x [y, y + h]``; a graph without positions refuses it, and
+so does a box that runs past the positions' bounding box (the sign of two
+corners given as a corner and a size).
 """
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ from navcore import validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
-_KEYS = {"nodes", "walkable", "edges", "cost"}
+_KEYS = {"nodes", "rect", "walkable", "edges", "cost"}
 
 
 def make_update(graph, params) -> Update:
@@ -23,7 +30,16 @@ def make_update(graph, params) -> Update:
     if unknown:
         raise UpdateError(f"unknown update parameter(s) {sorted(unknown)} for "
                           f"{graph.kind} graph {graph.graph_id!r}; expected "
-                          f"nodes=..., walkable=... or edges=..., cost=...")
+                          f"nodes=... or rect=(x, y, w, h) with walkable=..., or "
+                          f"edges=..., cost=...")
+    if "rect" in params:
+        if set(params) != {"rect", "walkable"}:
+            raise UpdateError("a rect update takes exactly rect=(x, y, w, h) and walkable=bool")
+        nodes = _nodes_in_rect(graph, params["rect"])
+        walkable = params["walkable"]
+        if not isinstance(walkable, (bool, np.bool_)):
+            raise UpdateError(f"walkable must be True or False, got {walkable!r}")
+        return Update(graph.graph_id, "walkable", {"nodes": nodes, "walkable": bool(walkable)})
     if "nodes" in params:
         if "walkable" not in params or set(params) != {"nodes", "walkable"}:
             raise UpdateError("a node update takes exactly nodes=[...] and walkable=bool")
@@ -96,3 +112,30 @@ def _ids(graph, nodes, what) -> np.ndarray:
     return validate.node_ids(validate.array(nodes, what, UpdateError).reshape(-1),
                              graph.num_nodes,
                              f"{what} of graph {graph.graph_id!r}", UpdateError, np.int64)
+
+
+def _nodes_in_rect(graph, value) -> np.ndarray:
+    """The nodes whose position lies in ``rect=(x, y, w, h)``, or
+    ``UpdateError``: no positions, a malformed box, or one that runs past
+    the bounding box of the positions."""
+    if not graph.has_positions():
+        raise UpdateError(f"rect= selects nodes by position; {graph.kind} graph "
+                          f"{graph.graph_id!r} has no positions (use nodes=)")
+    try:
+        x, y, w, h = (float(v) for v in value)
+    except (TypeError, ValueError, OverflowError):
+        raise UpdateError(f"rect must be (x, y, w, h), got {value!r}") from None
+    if isinstance(value, (str, bytes)) or not all(np.isfinite((x, y, w, h))) \
+            or w <= 0 or h <= 0:
+        raise UpdateError(f"rect must be finite (x, y, w, h) with w > 0 and h > 0, "
+                          f"got {value!r}")
+    pos = graph.positions[:, :2]
+    (x0, y0), (x1, y1) = pos.min(axis=0), pos.max(axis=0)
+    tol = 1e-9 * max(x1 - x0, y1 - y0, 1.0)
+    if x < x0 - tol or y < y0 - tol or x + w > x1 + tol or y + h > y1 + tol:
+        raise UpdateError(f"rect={tuple(value)!r} (x, y, w, h) covers x {x:g}..{x + w:g}, "
+                          f"y {y:g}..{y + h:g}, which runs past the nodes of graph "
+                          f"{graph.graph_id!r} (x {x0:g}..{x1:g}, y {y0:g}..{y1:g}); "
+                          f"rect is (x, y, width, height), not two corners")
+    inside = (pos[:, 0] >= x) & (pos[:, 0] <= x + w) & (pos[:, 1] >= y) & (pos[:, 1] <= y + h)
+    return np.flatnonzero(inside).astype(np.int64)

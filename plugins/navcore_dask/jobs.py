@@ -244,14 +244,10 @@ def _check_algorithm(graph, algorithm, options) -> None:
         validate.choice(algorithm, ["auto", *sorted(names)], "algorithm", QueryError,
                         where=f" for {graph.kind} graph {graph.graph_id!r}")
     if options:
-        known: set = set()
-        for part in world.plugins.hook.navcore_query_options(world=world, graph=graph):
-            known.update(part or ())
-        extra = sorted(set(options) - known)
-        if extra:
-            raise QueryError(f"unknown find_path option(s) {', '.join(map(repr, extra))} "
-                             f"for {graph.kind} graph {graph.graph_id!r}; its options: "
-                             f"{', '.join(sorted(known)) or 'none'}")
+        validate.query_option_values(
+            options, validate.query_options(
+                world.plugins.hook.navcore_query_options(world=world, graph=graph)),
+            f"{graph.kind} graph {graph.graph_id!r}")
     del navcore
 
 

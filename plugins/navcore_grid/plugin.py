@@ -13,6 +13,7 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from . import parallel, scen, scene_layer, search, updates
+from .costs import as_costs, walls
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
 from .landmarks import on_update as landmarks_on_update
@@ -35,8 +36,10 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
         map: path of a MovingAI ``.map`` file (``.``, ``G``, ``S`` passable).
         rows: the map inline: a list of equal-length strings, ``.`` floor
             and ``#`` wall (MovingAI's characters too).
-        array: a 2-d array: bool (True walkable), or a numeric cost per
-            cell (``inf`` blocks it).
+        array: a 2-d ``(height, width)`` array indexed ``[y, x]``: bool
+            (True walkable), or a cost per cell read as python-tcod does:
+            a number > 0 is the cell's cost, 0 and ``inf`` are walls,
+            negative and NaN are refused.
         generate: ``"maze"``: a seeded spanning-tree maze of ``width`` x
             ``height`` rooms, drawn ``2*width+1`` x ``2*height+1`` cells.
         width: rooms per row of a generated maze.
@@ -78,16 +81,11 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
             raise GraphError(f"array must be a non-empty 2-d array, got shape {arr.shape}")
         if arr.dtype == np.bool_:
             walkable = arr
-        elif validate.real_dtype(arr.dtype):         # not complex, not timedelta64
-            arr = arr.astype(np.float64)
-            if np.isnan(arr).any() or (arr < 0).any():
-                raise GraphError("array costs must be >= 0 (inf blocks a cell); found "
-                                 f"{arr[np.isnan(arr) | (arr < 0)][0]}")
-            walkable = np.isfinite(arr)
-            cost = np.where(walkable, arr, 1.0)
         else:
-            raise GraphError(f"array must be bool (walkable) or numeric (cost), got "
-                             f"dtype {arr.dtype}")
+            W = arr.shape[1]
+            costs = as_costs(arr, lambda i: (i % W, i // W), GraphError)
+            walkable = ~walls(costs)
+            cost = np.where(walkable, costs, 1.0)
     graph = GridGraph(walkable, cost, connectivity=connectivity,
                       diagonal_cost=diagonal_cost, corner_cutting=corner_cutting,
                       world=world)

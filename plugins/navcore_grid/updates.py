@@ -2,12 +2,15 @@
 
     world.update("g", rect=(x, y, w, h), walkable=False)
     world.update("g", cells=[(3, 4), (5, 6)], walkable=True)
+    world.update("g", nodes=[7, 12], walkable=False)     # node ids, y * width + x
     world.update("g", mask=bool_array_h_by_w, cost=2.5)
     world.update("g", rect=(0, 0, 4, 4), cost=array_4_by_4)
 
-``walkable=`` toggles cells and keeps their cost. ``cost=`` writes the
-cost (a scalar or one value per selected cell) and makes the cell walkable
-where it is finite, blocked where it is ``inf``. A batch is applied with
+``walkable=`` toggles cells and keeps their cost. ``cost=`` (a scalar or
+one value per selected cell) follows ``array=``'s rule (``costs.py``): a
+number > 0 is written as the cell's cost and makes the cell walkable; 0
+and ``inf`` make it a wall and keep its cost (so a later ``walkable=True``
+opens it at its old cost); negative and NaN are refused. A batch is applied with
 "last write wins" per cell, as vectorised array work proportional to the
 cells it touches, and reports as dirty the changed cells plus their eight
 neighbours (whose moves into or past them changed).
@@ -22,9 +25,10 @@ from navcore.types import Update
 
 from . import _kernels as K
 from . import _updates as U
+from .costs import as_costs, walls
 from .search import dirty_mark, sync_blocked
 
-_REGION_KEYS = ("rect", "cells", "mask")
+_REGION_KEYS = ("rect", "cells", "mask", "nodes")
 _VALUE_KEYS = ("walkable", "cost")
 _KEYS = frozenset(_REGION_KEYS + _VALUE_KEYS)
 #: what the update kernel is handed for "no cells list" / "no bit lines" /
@@ -47,11 +51,12 @@ def make_update(graph, params) -> Update:
     unknown = set(params) - _KEYS
     if unknown:
         raise UpdateError(f"unknown grid update parameter(s) {sorted(unknown)} for graph "
-                          f"{gid!r}; use one of rect=/cells=/mask= with walkable= or cost=")
+                          f"{gid!r}; use one of rect=/cells=/mask=/nodes= with walkable= or "
+                          f"cost=")
     regions = [k for k in _REGION_KEYS if k in params]
     values = [k for k in _VALUE_KEYS if k in params]
     if len(regions) != 1 or len(values) != 1:
-        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask= and "
+        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and "
                           f"exactly one of walkable=, cost=; got {sorted(params)}")
     idx, shape = _region(graph, regions[0], params[regions[0]])
     if values[0] == "walkable":
@@ -61,7 +66,7 @@ def make_update(graph, params) -> Update:
     if regions[0] == "mask" and not isinstance(cost, (int, float)) and \
             validate.array(cost, "cost", UpdateError).shape == (graph.height, graph.width):
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
-    cost = _cost_values(cost, idx, shape)
+    cost = _cost_values(cost, idx, shape, graph.width)
     return Update(gid, "cost", {"idx": idx, "cost": cost})
 
 
@@ -95,6 +100,11 @@ def _region(graph, key, value):
             i = int(np.argmax(out))
             raise UpdateError(f"cell ({xs[i]}, {ys[i]}) is outside the {W} x {H} grid")
         return ys * W + xs, (len(xs),)
+    if key == "nodes":
+        ids = validate.node_ids(validate.array(value, "nodes", UpdateError).reshape(-1),
+                                W * H, f"nodes of grid {graph.graph_id!r}", UpdateError,
+                                np.int64)
+        return ids, (ids.size,)
     mask = validate.array(value, "mask", UpdateError)
     if mask.dtype != np.bool_ or mask.shape != (H, W):
         raise UpdateError(f"mask must be a bool array of shape ({H}, {W}), got "
@@ -103,7 +113,7 @@ def _region(graph, key, value):
     return idx, (idx.size,)
 
 
-def _cost_values(cost, idx, shape):
+def _cost_values(cost, idx, shape, W):
     try:
         if np.iscomplexobj(cost):           # casting would drop the imaginary part
             raise TypeError
@@ -117,10 +127,7 @@ def _cost_values(cost, idx, shape):
         arr = arr.reshape(-1).copy()
     else:
         raise UpdateError(f"cost has shape {arr.shape}, expected a scalar or shape {shape}")
-    if np.isnan(arr).any() or (arr < 0).any():
-        raise UpdateError("cell costs must be >= 0 (inf blocks the cell), got "
-                          f"{arr[np.isnan(arr) | (arr < 0)][0]}")
-    return arr
+    return as_costs(arr, lambda i: (int(idx[i]) % W, int(idx[i]) // W), UpdateError, "cost")
 
 
 def _cells(graph, p) -> np.ndarray:
@@ -154,11 +161,11 @@ def apply_updates(graph, batch) -> np.ndarray:
             w_idx.append(cells)
             w_val.append(np.full(cells.size, p["walkable"]))
         elif upd.kind == "cost":
-            finite = np.isfinite(p["cost"])
+            open_ = ~walls(p["cost"])
             w_idx.append(p["idx"])
-            w_val.append(finite)
-            c_idx.append(p["idx"][finite])
-            c_val.append(p["cost"][finite])
+            w_val.append(open_)
+            c_idx.append(p["idx"][open_])
+            c_val.append(p["cost"][open_])
         else:
             raise UpdateError(f"update kind {upd.kind!r} does not apply to grids")
     W, Wp = graph.width, graph.padded_width

@@ -16,7 +16,8 @@ next ``World.tick``, all of a tick's updates of a graph as one batch.
   takes it away again.
 * ``walkable=False`` over ``region=`` (a polygon, as above) or
   ``rect=(x, y, w, h)`` (the grid's rectangle order, in world units) blocks
-  that area; ``walkable=True`` over a region lifts earlier blocks there
+  that area; a ``rect=`` that runs past the map's bounds (or lies beyond
+  them) is an ``UpdateError``, the sign of a box written as two corners; ``walkable=True`` over a region lifts earlier blocks there
   (it never opens walls of the map, nor obstacles, which go by id). The
   last write wins where writes overlap, as on a grid.
 * An obstacle or a blocked region keeps agents' centres ``agent_radius``
@@ -99,6 +100,31 @@ def _rect(value):
     return box(x, y, x + w, y + h)
 
 
+def map_bounds(graph) -> tuple:
+    """``(x0, y0, x1, y1)`` of the place as the map draws it (the ground
+    before the agent radius was taken off it), else of the mesh as built."""
+    ground = graph.ground
+    return tuple(float(c) for c in (ground.bounds if ground is not None
+                                    else graph.tiles.grid.bounds))
+
+
+def _check_inside(graph, geom, value):
+    """A ``rect=`` that runs past the map is refused, not clipped: a box
+    written as corners ``(x0, y0, x1, y1)`` reads as a corner and a size
+    and runs past the map (or lies beyond it), so clipping it would block
+    the wrong place without a word."""
+    x0, y0, x1, y1 = map_bounds(graph)
+    tol = 1e-9 * max(x1 - x0, y1 - y0, 1.0)
+    bx0, by0, bx1, by1 = geom.bounds
+    if bx0 < x0 - tol or by0 < y0 - tol or bx1 > x1 + tol or by1 > y1 + tol:
+        where = "lies outside" if (bx0 >= x1 or bx1 <= x0 or by0 >= y1 or by1 <= y0) \
+            else "runs past"
+        raise UpdateError(f"rect={tuple(value)!r} (x, y, w, h) covers x {bx0:g}..{bx1:g}, "
+                          f"y {by0:g}..{by1:g}, which {where} the bounds of navmesh "
+                          f"{graph.graph_id!r} (x {x0:g}..{x1:g}, y {y0:g}..{y1:g}); "
+                          f"rect is (x, y, width, height), not two corners")
+
+
 def _will_have(world, graph, oid) -> bool:
     """Whether the graph has obstacle ``oid`` once the queued updates are in
     (the queue, not every obstacle, is walked)."""
@@ -179,7 +205,11 @@ def make_update(world, graph, params) -> Update | None:
     if "cost" in keys:
         raise UpdateError("navmesh regions take walkable= only")
     walkable = validate.boolean(params["walkable"], "walkable", UpdateError)
-    geom = _rect(params["rect"]) if "rect" in keys else _polygon(params["region"], "region")
+    if "rect" in keys:
+        geom = _rect(params["rect"])
+        _check_inside(graph, geom, params["rect"])
+    else:
+        geom = _polygon(params["region"], "region")
     # a blocked region's grown outline changes at most this far outside it
     # (mitre joins reach MITRE_LIMIT radii past a corner)
     reach = MITRE_LIMIT * tm.radius

@@ -12,6 +12,7 @@ import numpy as np
 
 import navcore
 from navcore import validate
+from navcore.graph import HEURISTICS
 
 from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer, tiles
 from . import obstacles as updates
@@ -137,6 +138,18 @@ def navcore_graph_types():
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):
     return [polyanya.ALGORITHM, funnel.ALGORITHM]
+
+
+#: find_path options read on navmeshes: ``heuristic=`` of ``astar`` over
+#: the polygon graph (the csr plugin's search); polyanya and the funnel
+#: read none
+QUERY_OPTIONS = {"heuristic": HEURISTICS}
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_query_options(graph):
+    return QUERY_OPTIONS
 
 
 # tryfirst: on a navmesh "auto" is the geometric path, not a walk between

@@ -3,9 +3,10 @@
 ``NavMeshSceneLayer`` is what the navmesh plugin's ``navcore_scene_layer``
 returns for a navmesh of a scene (the contract: ``navcore/scene_layer.py``);
 ``draw`` is its ``navcore_draw_graph``. A scene writes a region as a
-rectangle ``[x0, y0, x1, y1]`` (corners, not a width and height) or as a
-polygon ring ``[[x, y], [x, y], [x, y], ...]``; its nodes are the polygons
-of the mesh whose inside overlaps the region's inside.
+rectangle ``[x, y, w, h]`` (a corner and a width and height, as on grids
+and in ``world.update(..., rect=)``) or as a polygon ring
+``[[x, y], [x, y], [x, y], ...]``; its nodes are the polygons of the mesh
+whose inside overlaps the region's inside.
 
 On a grid a change flips cells; on a navmesh it changes the geometry, so
 the layer keeps what a scene did as geometry and queues it with the
@@ -77,10 +78,12 @@ class MeshRegion:
     polygon: Polygon = field(compare=False, repr=False)
 
     @classmethod
-    def rect(cls, x0, y0, x1, y1) -> "MeshRegion":
-        x0, y0, x1, y1 = (float(c) for c in (x0, y0, x1, y1))
-        return cls(((x0, y0), (x1, y0), (x1, y1), (x0, y1)),
-                   f"[{x0:g}, {y0:g}, {x1:g}, {y1:g}]", box(x0, y0, x1, y1))
+    def rect(cls, x, y, w, h) -> "MeshRegion":
+        """The rectangle with corner ``(x, y)``, ``w`` wide and ``h`` high."""
+        x, y, w, h = (float(c) for c in (x, y, w, h))
+        x1, y1 = x + w, y + h
+        return cls(((x, y), (x1, y), (x1, y1), (x, y1)),
+                   f"[{x:g}, {y:g}, {w:g}, {h:g}]", box(x, y, x1, y1))
 
 
 def _number(v) -> bool:
@@ -127,11 +130,11 @@ class NavMeshSceneLayer(SceneLayer):
     # -- geometry ---------------------------------------------------------------
     def region(self, value) -> MeshRegion:
         if isinstance(value, list) and len(value) == 4 and all(_number(c) for c in value):
-            x0, y0, x1, y1 = value
-            if not (x0 < x1 and y0 < y1):
-                raise SceneError(f"must be a rectangle [x0, y0, x1, y1] with x0 < x1 and "
-                                 f"y0 < y1, got {describe(value)}")
-            reg = MeshRegion.rect(x0, y0, x1, y1)
+            x, y, w, h = value
+            if not (w > 0 and h > 0):
+                raise SceneError(f"must be a rectangle [x, y, width, height] with width "
+                                 f"and height > 0, got {describe(value)}")
+            reg = MeshRegion.rect(x, y, w, h)
         elif isinstance(value, list) and len(value) >= 3 and all(
                 isinstance(p, list) and len(p) == 2 and all(_number(c) for c in p)
                 for p in value):
@@ -144,7 +147,7 @@ class NavMeshSceneLayer(SceneLayer):
             reg = MeshRegion(ring, "[" + ", ".join(f"[{x:g}, {y:g}]" for x, y in ring) + "]",
                              poly)
         else:
-            raise SceneError(f"must be a rectangle [x0, y0, x1, y1] or a polygon ring "
+            raise SceneError(f"must be a rectangle [x, y, width, height] or a polygon ring "
                              f"[[x, y], [x, y], [x, y], ...] in world units, got "
                              f"{describe(value)}")
         if not self._box.covers(reg.polygon):
@@ -170,7 +173,7 @@ class NavMeshSceneLayer(SceneLayer):
         x, y, w, h = box_
         x0 = round(x / OBSTACLE_STEP) * OBSTACLE_STEP
         y0 = round(y / OBSTACLE_STEP) * OBSTACLE_STEP
-        return MeshRegion.rect(x0, y0, x0 + w, y0 + h)
+        return MeshRegion.rect(x0, y0, w, h)
 
     def region_box(self, region) -> tuple:
         x0, y0, x1, y1 = region.polygon.bounds

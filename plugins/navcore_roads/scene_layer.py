@@ -1,7 +1,8 @@
 """Road graphs in scenes: regions, events and pictures.
 
-A region on a road graph is a box ``[lon0, lat0, lon1, lat1]`` in degrees;
-it holds the junctions inside it. ``block`` closes those junctions (no
+A region on a road graph is a box ``[west, south, east, north]`` in
+degrees (``bbox``, as in ``world.update(..., bbox=)``; a ``cost`` event
+writes it under ``bbox:``); it holds the junctions inside it. ``block`` closes those junctions (no
 route passes them), ``unblock`` opens them, and a ``cost`` event slows
 every road with a segment end in the box by that factor (``inf`` closes
 them, 1 puts them back as loaded, open and at free flow; other factors
@@ -22,6 +23,7 @@ from navcore.errors import SceneError
 from navcore.scene_layer import SceneLayer
 
 from .segments import haversine_m
+from .updates import bbox
 
 #: pictures: map units across the network's larger side
 UNITS_ACROSS = 256.0
@@ -31,6 +33,7 @@ MARGIN = 0.03
 
 class RoadSceneLayer(SceneLayer):
     node_word = "junction"
+    region_key = "bbox"
     y_up = True
 
     def __init__(self, world, graph_id, graph):
@@ -56,20 +59,20 @@ class RoadSceneLayer(SceneLayer):
         return haversine_m(p[:-1, 0], p[:-1, 1], p[1:, 0], p[1:, 1])
 
     def region(self, value):
-        try:
-            box = tuple(float(v) for v in value)
-        except (TypeError, ValueError):
-            box = ()
-        if len(box) != 4 or not all(np.isfinite(box)):
-            raise SceneError(f"must be a box [lon0, lat0, lon1, lat1] in degrees, got "
+        if isinstance(value, (str, bytes, dict)) or any(
+                isinstance(v, bool) for v in (value if isinstance(value, list) else ())):
+            raise SceneError(f"must be a box [west, south, east, north] in degrees, got "
                              f"{value!r}")
+        box = bbox(value, SceneError)
         lon0, lat0, lon1, lat1 = box
-        if lon0 >= lon1 or lat0 >= lat1:
-            raise SceneError(f"{list(box)} is empty: lon0 < lon1 and lat0 < lat1")
         x0, y0, x1, y1 = self._box
         if lon1 < x0 or lon0 > x1 or lat1 < y0 or lat0 > y1:
+            swapped = not (lat1 < x0 or lat0 > x1 or lon1 < y0 or lon0 > y1)
             raise SceneError(f"{list(box)} does not overlap graph {self.graph_id!r} "
-                             f"(lon {x0:.5f}..{x1:.5f}, lat {y0:.5f}..{y1:.5f})")
+                             f"(lon {x0:.5f}..{x1:.5f}, lat {y0:.5f}..{y1:.5f})"
+                             + (" (it looks like [south, west, north, east]: a box is "
+                                "[west, south, east, north], longitude first)"
+                                if swapped else ""))
         return box
 
     def nodes_in(self, region) -> np.ndarray:
@@ -95,11 +98,11 @@ class RoadSceneLayer(SceneLayer):
         free-flow cost, and leaves closed roads closed (a jam beside a
         closure does not reopen it)."""
         if np.isinf(value):
-            self.world.update(self.graph_id, rect=region, cost=np.inf)
+            self.world.update(self.graph_id, bbox=region, cost=np.inf)
         elif value == 1:
-            self.world.update(self.graph_id, rect=region, reset=True)
+            self.world.update(self.graph_id, bbox=region, reset=True)
         elif value > 0:
-            self.world.update(self.graph_id, rect=region, factor=float(value))
+            self.world.update(self.graph_id, bbox=region, factor=float(value))
         else:
             raise SceneError(f"a road cost is a factor > 0 (inf closes), got {value!r}")
 

@@ -8,7 +8,7 @@ In a scene on a ``roads`` graph::
       - {at: 500, traffic: {reopen: crash}}
       - {at: 700, traffic: {reopen: rush}}
 
-Which roads (one of): ``box: [lon0, lat0, lon1, lat1]`` (every road
+Which roads (one of): ``box: [west, south, east, north]`` (every road
 segment with an end inside, as the roads' scene layer reads boxes),
 ``way: ID`` or ``way: [ID, ...]`` (OpenStreetMap way ids: every segment
 of those ways), ``edges: [[u, v], ...]`` (the graph's edges ``u -> v``,
@@ -237,7 +237,7 @@ class TrafficKind:
         where = _where(value, select)
         if select == "box":
             box = sim.region(graph.graph_id, v, "'box' of 'traffic'", where)
-            segs = updates.select_segments(graph, "rect", box)
+            segs = updates.select_segments(graph, "bbox", box)
             label = "[" + ", ".join(f"{x:g}" for x in box) + "]"
         else:
             key = "osm_way" if select == "way" else "edges"

@@ -7,7 +7,11 @@ Which roads (one of):
   parallel road between them; one direction only);
 * ``osm_way=ID`` or a list of ids: every segment of those ways, whichever
   edges they lie on (part of a long edge when a way ends inside a chain);
-* ``rect=(lon0, lat0, lon1, lat1)``: every segment with an end inside;
+* ``bbox=(west, south, east, north)`` in degrees (west < east, south <
+  north, inside ±180 / ±90, overlapping the network): every segment with
+  an end inside. Not
+  ``rect=``, which is ``(x, y, w, h)`` on planar graphs: a road graph
+  refuses it, so a box in the other order is never reordered silently;
 * ``segments=[...]``: segment ids (indices into ``graph.segments``, as
   ``graph.edge_segments`` gives them), one direction each (what a scene's
   ``traffic`` event selected).
@@ -33,13 +37,17 @@ from navcore import validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
-SELECTIONS = ("edges", "osm_way", "rect", "segments", "nodes")
+SELECTIONS = ("edges", "osm_way", "bbox", "segments", "nodes")
 ACTIONS = ("cost", "factor", "speed", "reset", "walkable")
 
 
 def make_update(graph, params) -> Update:
     """Validate one ``World.update`` call now (``UpdateError`` naming what
     is wrong; nothing is queued then)."""
+    if "rect" in params:
+        raise UpdateError(f"road graph {graph.graph_id!r} selects roads by "
+                          f"bbox=(west, south, east, north) in degrees, not rect= (which is "
+                          f"(x, y, w, h) on planar graphs); got rect={params['rect']!r}")
     known = set(SELECTIONS) | set(ACTIONS)
     unknown = sorted(set(params) - known)
     if unknown:
@@ -66,7 +74,7 @@ def make_update(graph, params) -> Update:
 
 def select_segments(graph, where, value) -> np.ndarray:
     """Segment ids that a selection names (``where`` is one of ``edges``,
-    ``osm_way``, ``rect``, ``segments``); ``UpdateError`` when it is
+    ``osm_way``, ``bbox``, ``segments``); ``UpdateError`` when it is
     malformed or names what the graph does not have."""
     seg = graph.segments
     if where == "edges":
@@ -103,11 +111,10 @@ def select_segments(graph, where, value) -> np.ndarray:
     if where == "segments":
         return _segment_ids(graph, value)
     if graph.positions is None:
-        raise UpdateError(f"rect= selects roads by (lon, lat); road graph "
+        raise UpdateError(f"bbox= selects roads by (lon, lat); road graph "
                           f"{graph.graph_id!r} has no coordinates (a DIMACS .gr without .co)")
-    lon0, lat0, lon1, lat1 = _bbox(value)
-    lo_x, hi_x = min(lon0, lon1), max(lon0, lon1)
-    lo_y, hi_y = min(lat0, lat1), max(lat0, lat1)
+    lo_x, lo_y, hi_x, hi_y = bbox(value)
+    _check_overlaps(graph, (lo_x, lo_y, hi_x, hi_y), value)
     inside = ((seg.lon >= lo_x) & (seg.lon <= hi_x) & (seg.lat >= lo_y) & (seg.lat <= hi_y))
     return np.flatnonzero((inside[seg.src] | inside[seg.dst]) & (graph.seg_edge >= 0))
 
@@ -129,15 +136,48 @@ def _segment_ids(graph, value) -> np.ndarray:
     return np.unique(ids)
 
 
-def _bbox(value):
+def bbox(value, error=UpdateError) -> tuple:
+    """``(west, south, east, north)`` in degrees as four floats, or
+    ``error`` saying what is wrong: not four finite numbers, outside ±180
+    / ±90, or west >= east / south >= north (a box in another order, such
+    as (x, y, w, h) or (lat, lon), is refused rather than reordered)."""
     try:
         box = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         box = None
-    if box is None or box.shape != (4,) or not np.isfinite(box).all() \
-            or (np.abs(box[[0, 2]]) > 180).any() or (np.abs(box[[1, 3]]) > 90).any():
-        raise UpdateError(f"rect must be (lon0, lat0, lon1, lat1) in degrees, got {value!r}")
-    return box.tolist()
+    if box is None or box.shape != (4,) or not np.isfinite(box).all():
+        raise error(f"bbox must be (west, south, east, north) in degrees, got {value!r}")
+    west, south, east, north = box.tolist()
+    if max(abs(west), abs(east)) > 180 or max(abs(south), abs(north)) > 90:
+        raise error(f"bbox={value!r} is not (west, south, east, north) in degrees: "
+                    f"longitudes lie within ±180 and latitudes within ±90")
+    if not (west < east and south < north):
+        raise error(f"bbox={value!r} is empty: (west, south, east, north) needs west < east "
+                    f"and south < north")
+    return west, south, east, north
+
+
+def _check_overlaps(graph, box, value) -> None:
+    """A box wholly off the network is refused (it would change nothing):
+    most likely (lat, lon) order, which the message suggests when the
+    swapped box overlaps."""
+    seg = graph.segments
+    used = seg.src[graph.seg_edge >= 0], seg.dst[graph.seg_edge >= 0]
+    ends = np.concatenate(used)
+    if ends.size == 0:
+        return
+    x0, x1 = float(seg.lon[ends].min()), float(seg.lon[ends].max())
+    y0, y1 = float(seg.lat[ends].min()), float(seg.lat[ends].max())
+
+    def overlaps(w, s, e, n):
+        return w <= x1 and e >= x0 and s <= y1 and n >= y0
+
+    if overlaps(*box):
+        return
+    hint = " (it looks like (south, west, north, east): bbox is (west, south, east, " \
+        "north), longitude first)" if overlaps(box[1], box[0], box[3], box[2]) else ""
+    raise UpdateError(f"bbox={value!r} lies outside road graph {graph.graph_id!r} "
+                      f"(lon {x0:.5f}..{x1:.5f}, lat {y0:.5f}..{y1:.5f}){hint}")
 
 
 def _action(graph, act, value):

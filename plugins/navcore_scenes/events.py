@@ -96,11 +96,19 @@ class _Door(EventKind):
 
 class _Cost(EventKind):
     """``cost: {rect: REGION, value: 3.0}``: mud, roads, ``.inf`` walls (a
-    finite cost leaves the walls in the region walls)."""
+    finite cost leaves the walls in the region walls). The region's key is
+    the graph's scene layer's ``region_key``: ``bbox`` on road networks."""
 
     def validate(self, value, graph, sim):
         e = Entry(value, "'cost'", _value_where(value))
-        r = sim.region(graph.graph_id, e.take("rect"), "'rect' of 'cost'", e.where("rect"))
+        key = sim.layers[graph.graph_id].region_key
+        for other in {"rect", "bbox"} - {key}:
+            if other in e:
+                raise e.key_where(other).error(
+                    f"'cost' on graph {graph.graph_id!r} takes its region as '{key}', "
+                    f"not '{other}'" + (" ([west, south, east, north] in degrees)"
+                                        if key == "bbox" else " ([x, y, w, h])"))
+        r = sim.region(graph.graph_id, e.take(key), f"'{key}' of 'cost'", e.where(key))
         v = e.take("value")
         if not isinstance(v, numbers.Real) or isinstance(v, bool) or not 0 < v:
             raise e.where("value").error(f"'value' of 'cost' must be a number > 0 "

@@ -11,7 +11,8 @@ a wall, event values) before anything runs. Every mistake is a
 A *region* (a door, a crowd's ``from`` and ``to``, an obstacle's
 ``rect``, a ``block`` or ``cost`` event) means what the graph's backend
 says (``navcore.SceneLayer``): on a grid, a rectangle ``[x, y, w, h]`` of
-cells; on a navmesh, a rectangle ``[x0, y0, x1, y1]`` or a polygon ring.
+cells; on a navmesh, a rectangle ``[x, y, w, h]`` or a polygon ring; on
+a road network, a box ``[west, south, east, north]`` in degrees.
 
 Graphs that give one ``space`` a name are maps of one place (a navmesh
 per agent size: infantry on one, carts on another): a picture of one of

@@ -17,7 +17,7 @@ class GridFactory(GraphFactory):
     """Random grids of about 50 to 160 cells with a quarter of them walls."""
 
     graph_type = "grid"
-    #: per-cell costs a grid with costs draws from (0 makes free cells)
+    #: per-cell costs a grid with costs draws from (0 is a wall, as in tcod)
     CELL_COSTS = (0.0, 0.5, 1.0, 1.0, 2.0, 3.5)
 
     def __init__(self, connectivity=8, *, costs=False, corner_cutting=False, landmarks=None):
@@ -203,6 +203,23 @@ class ShiftedPoints:
         return result
 
 
+class SmoothEverywhere:
+    """Declares an option for every graph that no search reads."""
+    @navcore.hookimpl
+    def navcore_query_options(self, graph):
+        return {"smooth": (True, False)}
+
+
+class NodesIgnored:
+    """Accepts nodes= updates and drops them."""
+    @navcore.hookimpl(tryfirst=True)
+    def navcore_make_update(self, graph, params):
+        if "nodes" in params:
+            return navcore.Update(graph.graph_id, "walkable",
+                                  {"nodes": np.empty(0, np.int64), "walkable": True})
+        return None
+
+
 @pytest.mark.nojit
 @pytest.mark.parametrize("plugin, check, message", [
     (DearerPaths(), navcore.testing.check_paths_match_reference, "reference Dijkstra"),
@@ -213,6 +230,9 @@ class ShiftedPoints:
     (LaxUpdates(), navcore.testing.check_bad_input_changes_nothing, "raised nothing"),
     (WorkerDrift(), navcore.testing.check_workers_agree, "with workers=2"),
     (ShiftedPoints(), navcore.testing.check_points_locate_back, "not the points"),
+    (SmoothEverywhere(), navcore.testing.check_options_are_read_or_refused,
+     "'smooth' is declared for this graph, but no algorithm"),
+    (NodesIgnored(), navcore.testing.check_update_vocabulary, "left nodes"),
 ], ids=lambda v: navcore.testing.check_name(v) if callable(v) and not isinstance(v, str)
    and hasattr(v, "__name__") else None)
 def test_each_check_catches_a_broken_plugin(plugin, check, message):
@@ -221,6 +241,29 @@ def test_each_check_catches_a_broken_plugin(plugin, check, message):
         check(factory)
     # the same check passes without the broken plugin
     check(CsrFactory(directed=False, nodes=(30, 60)))
+
+
+class HeuristicEverywhere:
+    """What the csr plugin used to do: declare heuristic= for every graph."""
+    @navcore.hookimpl
+    def navcore_query_options(self, graph):
+        return ["heuristic"]
+
+
+@pytest.mark.nojit
+def test_an_option_declared_for_a_graph_whose_search_ignores_it_is_caught():
+    factory = GridFactory(8)
+    factory.plugins = (HeuristicEverywhere(),)
+    with pytest.raises(AssertionError, match="'heuristic' is declared for this graph, but no "
+                                             "algorithm"):
+        navcore.testing.check_options_are_read_or_refused(factory)
+    navcore.testing.check_options_are_read_or_refused(GridFactory(8))
+    # and on a grid today, heuristic= is refused, naming what a grid reads
+    world = navcore.World(autoload=False)
+    world.add_graph("g", type="grid", rows=["...", "..."])
+    with pytest.raises(navcore.QueryError, match=r"'heuristic' for grid graph 'g'; its "
+                                                 r"options: none"):
+        world.find_path("g", (0, 0), (2, 1), heuristic="bogus")
 
 
 @pytest.mark.nojit

@@ -54,8 +54,9 @@ class NavMeshFactory(GenericUpdates, GraphFactory):
             ids.discard(oid)
             return {"remove_obstacle": oid}
         c = rng.uniform([x0, y0], [x1, y1])
-        if r < 0.7:                                       # block or lift a rectangle
-            return {"rect": (float(c[0]) - 1, float(c[1]) - 0.5, 2.0, 1.0),
+        if r < 0.7:           # block or lift a rectangle (inside the map: past it is refused)
+            cx, cy = min(max(c[0], x0 + 1), x1 - 1), min(max(c[1], y0 + 0.5), y1 - 0.5)
+            return {"rect": (float(cx) - 1, float(cy) - 0.5, 2.0, 1.0),
                     "walkable": bool(rng.random() < 0.4)}
         if rng.random() < 0.5:                            # a box, often on tile lines
             shape = box(*np.floor(c), *(np.floor(c) + rng.integers(1, 3, 2)))

@@ -2,7 +2,7 @@
 drawn (``points`` follows the road between junctions), it answers ``ch``
 from its own directed hierarchy, and its random updates mix closures,
 jams, speed changes, resets and closed junctions, selected by edge, by
-way and by rectangle."""
+way and by box (``bbox=``, west, south, east, north)."""
 import numpy as np
 
 import navcore.testing
@@ -69,7 +69,7 @@ class RoadFactory(GraphFactory):
             where = {"osm_way": rng.choice(ways, size=min(3, ways.size)).tolist()}
         else:
             c = graph.positions[int(rng.integers(graph.num_nodes))]
-            where = {"rect": (float(c[0]) - 0.002, float(c[1]) - 0.001,
+            where = {"bbox": (float(c[0]) - 0.002, float(c[1]) - 0.001,
                               float(c[0]) + 0.002, float(c[1]) + 0.001)}
         return {**where, **action}
 

@@ -163,7 +163,7 @@ def test_graph_sent_once_per_version(client):
         assert worker["loaded"].get(token, 0) <= 1
     assert sum(w["loaded"].get(token, 0) for w in counts.values()) >= 1
     # closures: the next job replaces the old version everywhere first
-    world.update("roads", rect=(7.4225, 43.7345, 7.4255, 43.7362), cost=float("inf"))
+    world.update("roads", bbox=(7.4225, 43.7345, 7.4255, 43.7362), cost=float("inf"))
     world.tick()
     _wait(lambda: not any(token in w["held"]
                           for w in navcore_dask.worker_counts(client).values()))

@@ -258,6 +258,7 @@ def update_keys(kind):
         gen["edges"] = st.one_of(st.just([(0, 1)]), st.just([(1, 2)]), gen["edges"])
         return {**gen, "osm_way": st.one_of(_ints(), st.lists(_ints(), max_size=3), ragged(),
                                             junk(2)),
+                "bbox": st.one_of(st.tuples(*[finite_or_not(-200, 200)] * 4), junk(3)),
                 "rect": st.one_of(st.tuples(*[finite_or_not(-200, 200)] * 4), junk(3)),
                 "factor": st.one_of(finite_or_not(-1, 5), junk(2)),
                 "speed": st.one_of(finite_or_not(-1, 200), junk(2)), "reset": _flags()}
@@ -270,7 +271,7 @@ UPDATE_PAIRS = {
     "csr": (["nodes", "edges"], ["walkable", "cost"]),
     "navmesh": (["add_obstacle", "remove_obstacle", "region", "rect", "nodes", "edges"],
                 ["walkable", "obstacle_id", "cost"]),
-    "roads": (["edges", "osm_way", "rect", "nodes"],
+    "roads": (["edges", "osm_way", "bbox", "rect", "nodes"],
               ["cost", "factor", "speed", "reset", "walkable"]),
 }
 

@@ -63,7 +63,7 @@ def test_inline_rows_and_arrays():
     assert g.cost.tolist() == [[1.0, 1.0], [2.0, 0.5]]
     for bad, message in [(dict(), "exactly one of map=, rows=, array="),
                          (dict(rows=["."], array=np.ones((1, 1), bool)), "got rows, array"),
-                         (dict(array=np.array([[-1.0]])), "costs must be >= 0"),
+                         (dict(array=np.array([[-1.0]])), r"cell \(0, 0\) has cost -1.0"),
                          (dict(array=np.array([["a"]])), "must be bool"),
                          (dict(rows=["."], connectivity=6), "connectivity must be 4 or 8"),
                          (dict(rows=["."], diagonal_cost=0), "diagonal_cost must be")]:

@@ -274,6 +274,11 @@ def test_find_path_accepts_only_the_options_some_plugin_reads(world):
                                                  r"'heuristc' for csr graph 'c'; its "
                                                  r"options: heuristic"):
         world.find_path("c", 0, 2, heuristc="zero")
+    # a declared option's value is checked before any search runs
+    with pytest.raises(navcore.QueryError, match=r"unknown heuristic 'bogus' for csr graph "
+                                                 r"'c'; choose one of: euclidean, "
+                                                 r"manhattan, octile, zero"):
+        world.find_path("c", 0, 2, heuristic="bogus")
 
     class Smooth:                      # a plugin that reads an option of its own
         @navcore.hookimpl

@@ -44,19 +44,22 @@ def _brute_nodes(graph, polygon):
 @pytest.mark.nojit
 def test_regions_are_rectangles_or_rings_and_must_fit():
     layer, _ = _layer()
-    rect = layer.region([1, 1, 5, 3])
+    rect = layer.region([1, 1, 4, 2])
     assert rect == layer.region([[1, 1], [5, 1], [5, 3], [1, 3]])   # the same corners
     assert rect.polygon.equals(shapely.box(1, 1, 5, 3))
-    assert layer.show(rect) == "[1, 1, 5, 3]"
-    assert rect == layer.region([1.0, 1.0, 5.0, 3.0])        # compares by corners
+    assert layer.show(rect) == "[1, 1, 4, 2]"
+    assert rect == layer.region([1.0, 1.0, 4.0, 2.0])        # compares by corners
     tri = layer.region([[0, 0], [3, 0], [0, 2.5]])
     assert tri.polygon.area == pytest.approx(3.75) and layer.show(tri) == "[[0, 0], [3, 0], [0, 2.5]]"
-    for bad, says in [([1, 1, 1, 3], "x0 < x1"), ([1, 1, 5], "must be a rectangle"),
+    for bad, says in [([1, 1, 0, 3], "width and height > 0"),
+                      ([1, 1, 2, -1], "width and height > 0"), ([1, 1, 5], "must be a rectangle"),
                       ([[0, 0], [2, 2], [2, 0], [0, 2]], "simple polygon"),
                       ([[0, 0], [1, 1], [2, 2]], "simple polygon"),
                       ([1, 1, True, 3], "must be a rectangle"), ("hall", "must be a rectangle"),
                       ([1, 1, float("nan"), 3], "must be a rectangle"),
-                      ([10, 1, 13, 3], "does not fit in graph 'm' (bounds [0, 0, 12, 8])")]:
+                      ([10, 1, 3, 2], "does not fit in graph 'm' (bounds [0, 0, 12, 8])"),
+                      # corners written as a width and height: past the mesh
+                      ([4, 4, 10, 6], "does not fit in graph 'm' (bounds [0, 0, 12, 8])")]:
         with pytest.raises(navcore.SceneError, match=re.escape(says)):
             layer.region(bad)
     assert layer.bounds() == (0.0, 0.0, 12.0, 8.0)
@@ -69,7 +72,7 @@ def test_nodes_in_agrees_with_brute_force_shapely():
     for _ in range(40):
         x0, y0 = rng.uniform(0, 10), rng.uniform(0, 6)
         x1, y1 = x0 + rng.uniform(0.1, 12 - x0), y0 + rng.uniform(0.1, 8 - y0)
-        region = layer.region([x0, y0, x1, y1])
+        region = layer.region([x0, y0, x1 - x0, y1 - y0])
         got = layer.nodes_in(region)
         assert got.tolist() == _brute_nodes(graph, region.polygon)
         # a star-shaped ring: not convex
@@ -81,8 +84,8 @@ def test_nodes_in_agrees_with_brute_force_shapely():
         assert layer.nodes_in(region).tolist() == _brute_nodes(graph, region.polygon)
     # an obstacle holds no polygon; a region sharing only an edge with a
     # polygon does not hold it
-    assert layer.nodes_in(layer.region([2.2, 2.2, 3.8, 3.8])).size == 0
-    assert layer.nodes_in(layer.region([6.1, 1.1, 6.9, 6.9])).size == 0
+    assert layer.nodes_in(layer.region([2.2, 2.2, 1.6, 1.6])).size == 0
+    assert layer.nodes_in(layer.region([6.1, 1.1, 0.8, 5.8])).size == 0
     whole = layer.nodes_in(layer.region([0, 0, 12, 8]))
     assert whole.tolist() == list(range(graph.num_polygons))
 
@@ -127,15 +130,15 @@ def test_bad_regions_in_a_scene_file_are_scene_errors_at_their_place(tmp_path):
     base = ("graphs: [{id: m, type: navmesh, bounds: [0, 0, 12, 8], agent_radius: 0.5,\n"
             "          obstacles: [[[6, 0], [7, 0], [7, 8], [6, 8]]]}]\n"
             "crowds:\n"
-            "  - {id: c, count: 3, from: FROM, to: [8, 1, 11, 7]}\n")
+            "  - {id: c, count: 3, from: FROM, to: [8, 1, 3, 6]}\n")
     for value, says in [("[1, 1, 0, 3]", "4:29: 'from' of crowd 'c' must be a rectangle "
-                                         "[x0, y0, x1, y1] with x0 < x1 and y0 < y1, got "
+                                         "[x, y, width, height] with width and height > 0, got "
                                          "[1, 1, 0, 3]"),
                         ("[[0, 0], [20, 0], [0, 5]]", "4:29: 'from' of crowd 'c' [[0, 0], "
                                                       "[20, 0], [0, 5]] does not fit in graph "
                                                       "'m' (bounds [0, 0, 12, 8])"),
                         # inside the wall and the margin the radius keeps from it
-                        ("[5.6, 2, 7.4, 3]", "4:29: 'from' of crowd 'c' [5.6, 2, 7.4, 3] holds "
+                        ("[5.6, 2, 1.8, 1]", "4:29: 'from' of crowd 'c' [5.6, 2, 1.8, 1] holds "
                                              "no walkable polygon")]:
         path.write_text(base.replace("FROM", value))
         with pytest.raises(navcore.SceneError) as err:
@@ -163,10 +166,10 @@ class Recorder:
 def test_changes_are_queued_as_region_and_obstacle_updates():
     layer, graph = _layer()
     layer.world = rec = Recorder()
-    door = layer.region([4, 2, 6, 4])
+    door = layer.region([4, 2, 2, 2])
     layer.set_walkable(door, False)
     layer.restore(door)
-    layer.set_walkable(layer.region([8, 1, 9, 2]), True)
+    layer.set_walkable(layer.region([8, 1, 1, 1]), True)
     assert layer.flush() == 3
     (g1, p1), (g2, p2), (g3, p3) = rec.calls
     assert g1 == g2 == g3 == "m"
@@ -180,7 +183,7 @@ def test_changes_are_queued_as_region_and_obstacle_updates():
     # nothing queued while they stay (or arrive and leave within a frame)
     rec.calls.clear()
     a = layer.box_region((1.06, 5.1, 1.0, 0.5))
-    assert a == layer.region([1.0, 5.0, 2.0, 5.5])          # snapped to 0.25
+    assert a == layer.region([1, 5, 1, 0.5])          # snapped to 0.25
     assert layer.region_box(a) == (1.0, 5.0, 1.0, 0.5)
     layer.cover(a, +1)
     assert layer.flush() == 1 and layer.flush() == 0
@@ -335,8 +338,11 @@ def _courtyard_blocked(sim, gid):
     walled on graph ``gid`` from that frame on (blocked regions and the
     closed gate, as the scene file writes them), worked out here from the
     events, not asked of the scene layer."""
+    def box(x, y, w, h):               # a rectangle region is [x, y, width, height]
+        return shapely.box(x, y, x + w, y + h)
+
     spec = sim.scene.graph_spec(gid)
-    doors = {d.name: shapely.box(*d.region) for d in spec.doors.values()}
+    doors = {d.name: box(*d.region) for d in spec.doors.values()}
     blocked, out = Polygon(), {0: Polygon()}
     for ev in sim.scene.events:
         if ev.graph != gid:
@@ -345,7 +351,7 @@ def _courtyard_blocked(sim, gid):
         kind = next(k for k in ("block", "unblock", "open", "close") if k in what)
         value = what[kind]
         region = doors[value] if kind in ("open", "close") else (
-            shapely.box(*value) if not isinstance(value[0], list) else Polygon(value))
+            box(*value) if not isinstance(value[0], list) else Polygon(value))
         blocked = (blocked.union(region) if kind in ("block", "close")
                    else blocked.difference(region))
         out[max(ev.at, 1)] = blocked

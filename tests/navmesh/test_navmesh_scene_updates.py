@@ -149,7 +149,7 @@ graphs:
 events:
   - {{at: 3, graph: foot, block: {_rings([CRATE])[1:-1]}}}
   - {{at: 3, graph: cart, block: {_rings([CRATE])[1:-1]}}}
-  - {{at: 5, graph: cart, block: [14, 1, 16, 3]}}
+  - {{at: 5, graph: cart, block: [14, 1, 2, 2]}}
 """)
     calls = recording(sim.world)
     for _ in range(2):
@@ -179,10 +179,10 @@ events:
 def test_block_then_unblock_gives_the_free_space_back():
     sim = scene("""
 events:
-  - {at: 2, block: [7, 3, 13, 7]}          # over the passage and the walls beside it
+  - {at: 2, block: [7, 3, 6, 4]}          # over the passage and the walls beside it
   - {at: 2, block: [[2, 1], [5, 1], [3, 4]]}
-  - {at: 6, unblock: [7, 3, 13, 7]}
-  - {at: 8, unblock: [1, 0.5, 6, 5]}
+  - {at: 6, unblock: [7, 3, 6, 4]}
+  - {at: 8, unblock: [1, 0.5, 5, 4.5]}
 """)
     g = sim.world.graph("m")
     before = expected(0.4)
@@ -210,7 +210,7 @@ events:
 
 # drawn wider than the passage, and flush with the wall's east side: the
 # door as the ground holds it is a polygon plus two segments along the wall
-DOOR = "{gate: {rect: [8.5, 3, 11, 7], open: false}, back: [16, 0, 17, 10]}"
+DOOR = "{gate: {rect: [8.5, 3, 2.5, 4], open: false}, back: [16, 0, 1, 10]}"
 
 
 @pytest.mark.nojit
@@ -297,8 +297,8 @@ def test_moving_obstacles_are_added_removed_and_added_again_cleanly():
     # a crate that bounces along the yard and one that stands still
     sim = scene("""
 obstacles:
-  - {id: sled, rect: [1, 7.5, 3, 9], velocity: [40, 0]}
-  - {id: bale, rect: [14, 1, 15, 2]}
+  - {id: sled, rect: [1, 7.5, 2, 1.5], velocity: [40, 0]}
+  - {id: bale, rect: [14, 1, 1, 1]}
 """)
     g, lay = sim.world.graph("m"), sim.layers["m"]
     sim.step()          # both placed (the sled where it is after its first move)
@@ -333,7 +333,7 @@ obstacles:
 def test_an_obstacle_that_arrives_and_leaves_in_one_frame_sends_nothing():
     sim = scene("""
 obstacles:
-  - {id: snail, rect: [2, 2, 3, 3], velocity: [1, 0]}
+  - {id: snail, rect: [2, 2, 1, 1], velocity: [1, 0]}
 """)
     g, lay = sim.world.graph("m"), sim.layers["m"]
     sim.step()                                     # placed
@@ -358,13 +358,13 @@ obstacles:
 def test_nodes_places_and_the_picture_follow_the_new_polygons():
     sim = scene("""
 obstacles:
-  - {id: cart, rect: [1, 1, 3, 2], velocity: [20, 0]}
+  - {id: cart, rect: [1, 1, 2, 1], velocity: [20, 0]}
 events:
   - {at: 2, block: [[13, 6], [16, 6.5], [14, 8.5]]}
   - {at: 3, close: gate}
-  - {at: 6, block: [2, 6, 5, 8]}
-  - {at: 8, unblock: [2, 6, 5, 8]}
-""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n")
+  - {at: 6, block: [2, 6, 3, 2]}
+  - {at: 8, unblock: [2, 6, 3, 2]}
+""", extra="    doors: {gate: [8.5, 3, 2.5, 4]}\n")
     g, lay = sim.world.graph("m"), sim.layers["m"]
     for _ in range(10):
         sim.step()
@@ -378,7 +378,7 @@ events:
     rng = np.random.default_rng(5)
     for _ in range(15):
         x0, y0 = rng.uniform(0, 17), rng.uniform(0, 8)
-        region = lay.region([x0, y0, x0 + rng.uniform(0.5, 3), y0 + rng.uniform(0.5, 2)])
+        region = lay.region([x0, y0, rng.uniform(0.5, 3), rng.uniform(0.5, 2)])
         brute = [int(p) for p in live(g)
                  if Polygon(g.polygon_points(int(p))).intersection(region.polygon).area > 1e-12]
         assert lay.nodes_in(region).tolist() == brute
@@ -424,8 +424,8 @@ agents:
   - {id: a, start: [2, 5], goal: [18, 5], speed: 2}
   - {id: b, start: [2.4, 8.8], goal: [18, 8.8], speed: 2}
 events:
-  - {at: 30, block: [4, 4, 6, 6]}
-  - {at: 30, block: [5.5, 7.5, 7, 9]}     # just ahead of b, within its radius
+  - {at: 30, block: [4, 4, 2, 2]}
+  - {at: 30, block: [5.5, 7.5, 1.5, 1.5]}     # just ahead of b, within its radius
 """, walls=[], settings=NO_BUDGET)
     track = positions(sim, 29)
     assert sim.agents.pos == pytest.approx(np.array([[4.9, 5.0], [5.3, 8.8]]))
@@ -451,9 +451,9 @@ def test_agents_whose_path_is_cut_plan_again_and_arrive_without_walking_in():
     # for a while before the new one comes: none may walk into the crate
     sim = scene("""
 crowds:
-  - {id: c, count: 30, from: [1, 1, 6, 9], to: [14, 1, 19, 9], speed: 3}
+  - {id: c, count: 30, from: [1, 1, 5, 8], to: [14, 1, 5, 8], speed: 3}
 events:
-  - {at: 40, block: [9.5, 0, 10.5, 7]}
+  - {at: 40, block: [9.5, 0, 1, 7]}
 """, walls=[], settings="{dt: 0.05, frames: 400, seed: 3, frame_budget_ms: 0.02}",
                 radius=1.0)
     ground = box(*BOUNDS)
@@ -492,7 +492,7 @@ agents:
 events:
   - {at: 80, close: gate}
   - {at: 200, open: gate}
-""", extra="    doors: {gate: [8.5, 3, 11, 7]}\n", settings=NO_BUDGET)
+""", extra="    doors: {gate: [8.5, 3, 2.5, 4]}\n", settings=NO_BUDGET)
     track = positions(sim, 79)
     assert sim.agents.pos == pytest.approx(np.array([[9.5, 5.0], [8.3, 5.0]]))
     track = np.concatenate([track, positions(sim, 120)])
@@ -567,13 +567,13 @@ def test_mud_stays_on_the_polygons_that_re_carving_makes():
     # a slow sled (a new place every 5 frames) and a block re-carve the mud
     sim = scene("""
 obstacles:
-  - {id: sled, rect: [12, 1, 13, 2], velocity: [0, 1]}
+  - {id: sled, rect: [12, 1, 1, 1], velocity: [0, 1]}
 events:
-  - {at: 2, cost: {rect: [11, 0, 20, 10], value: 3}}
-  - {at: 4, cost: {rect: [14, 3, 16, 5], value: 1.5}}
-  - {at: 6, block: [14.5, 6, 15.5, 7]}
-  - {at: 9, cost: {rect: [14, 7.5, 18, 10], value: 2}}
-  - {at: 11, unblock: [14.5, 6, 15.5, 7]}
+  - {at: 2, cost: {rect: [11, 0, 9, 10], value: 3}}
+  - {at: 4, cost: {rect: [14, 3, 2, 2], value: 1.5}}
+  - {at: 6, block: [14.5, 6, 1, 1]}
+  - {at: 9, cost: {rect: [14, 7.5, 4, 2.5], value: 2}}
+  - {at: 11, unblock: [14.5, 6, 1, 1]}
 """)
     g = sim.world.graph("m")
     calls = recording(sim.world)

@@ -775,7 +775,7 @@ def test_exact_search_on_merged_tiles_equals_the_static_mesh(name, seed):
             for gid in ("m", "t"):
                 world.update(gid, add_obstacle=poly, obstacle_id=oid)
         if rng.random() < 0.3:
-            c = rng.uniform([x0, y0], [x1, y1])
+            c = rng.uniform([x0, y0], [x1 - 1.5, y1 - 0.7])      # inside the map
             for gid in ("m", "t"):
                 world.update(gid, rect=(float(c[0]), float(c[1]), 1.5, 0.7), walkable=False)
         world.tick()
@@ -828,3 +828,22 @@ def test_merged_tiles_keep_ids_and_dirty_sets_like_triangles():
                         and set(g.csr.neighbors(p).tolist()) & (new | retired)}
             assert new and dirty == retired | new | relinked
             check_tile_polygons(g)
+
+
+@pytest.mark.nojit
+def test_a_rect_past_the_map_is_refused_not_clipped():
+    # (x0, y0, x1, y1) corners given as (x, y, w, h) run past the map: the
+    # mesh would be blocked in the wrong place without a word
+    world = navcore.World(autoload=False)
+    g = world.add_graph("m", type="navmesh", bounds=(0, 0, 12, 6), agent_radius=0.2)
+    before = g.free_space
+    for rect, says in [((4, 2, 8, 5), r"runs past the bounds of navmesh 'm' \(x 0..12, y 0..6\)"),
+                       ((11.5, 0, 1, 6), "runs past"), ((-1, 1, 2, 2), "runs past"),
+                       ((20, 20, 1, 1), "lies outside"), ((0, -3, 12, 2), "lies outside")]:
+        with pytest.raises(navcore.UpdateError, match=says) as info:
+            world.update("m", rect=rect, walkable=False)
+        assert "not two corners" in str(info.value)
+    assert world.pending_updates("m") == 0
+    world.update("m", rect=(0, 0, 12, 6), walkable=False)      # the whole map fits
+    world.tick()
+    assert g.free_space.area < before.area

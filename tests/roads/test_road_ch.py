@@ -47,7 +47,7 @@ def test_updates_make_it_stale_and_a_rebuild_is_exact_again():
     rng = np.random.default_rng(1)
     ways = rng.choice(g.num_nodes, 6, replace=False)
     w.update("monaco", nodes=ways[:3].tolist(), walkable=False)
-    w.update("monaco", rect=tuple(g.positions[ways[3]] - 0.001) + tuple(g.positions[ways[3]]
+    w.update("monaco", bbox=tuple(g.positions[ways[3]] - 0.001) + tuple(g.positions[ways[3]]
                                                                         + 0.001),
              factor=4.0)
     w.tick()

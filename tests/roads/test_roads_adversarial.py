@@ -192,10 +192,10 @@ def test_arrays_refuse_boolean_speeds_and_cost_with_a_distance_weight():
     assert set(w.graphs) == {"c"}
 
 
-def test_rect_updates_need_coordinates(tmp_path):
+def test_bbox_updates_need_coordinates(tmp_path):
     path = tmp_path / "t.gr"
     path.write_text("p sp 2 1\na 1 2 5\n")
     w = navcore.World()
     w.add_graph("g", type="roads", dimacs=str(path), keep="all")
     with pytest.raises(navcore.UpdateError, match="no coordinates"):
-        w.update("g", rect=(0, 0, 1, 1), factor=2.0)
+        w.update("g", bbox=(0, 0, 1, 1), factor=2.0)

@@ -69,6 +69,32 @@ crowds:
     with pytest.raises(navcore.SceneError, match="empty") as err:
         navcore.load_scene(scene)
     assert err.value.line == 5
+    # (lat, lon) order: off the map, and said so
+    scene.write_text(scene.read_text().replace("[7.42, 43.73, 7.41, 43.74]",
+                                               "[43.73, 7.42, 43.74, 7.43]"))
+    with pytest.raises(navcore.SceneError, match=r"does not overlap graph 's' .* looks like "
+                                                 r"\[south, west, north, east\]"):
+        navcore.load_scene(scene)
+    scene.write_text(scene.read_text().replace("[43.73, 7.42, 43.74, 7.43]",
+                                               "[7.42, 91, 7.43, 92]"))
+    with pytest.raises(navcore.SceneError, match="within ±90"):
+        navcore.load_scene(scene)
+    # a cost event's box is bbox: on a road graph; rect: is refused at its key
+    scene.write_text("""name: bad
+graphs:
+  - {id: s, type: roads, osm: m.osm.gz}
+events:
+  - {at: 1, cost: {rect: [7.4225, 43.7345, 7.4255, 43.7362], value: .inf}}
+""")
+    with pytest.raises(navcore.SceneError, match="takes its region as 'bbox', not 'rect'") \
+            as err:
+        navcore.load_scene(scene)
+    assert err.value.line == 5
+    scene.write_text(scene.read_text().replace("rect:", "bbox:"))
+    with navcore.load_scene(scene) as sim:
+        sim.run(frames=2)
+        g = sim.world.graph("s")
+        assert np.isinf(g.seg_cost).sum() > 0
 
 
 def test_agents_measure_roads_in_metres():

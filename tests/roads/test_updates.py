@@ -40,10 +40,10 @@ def test_every_kind_of_update_keeps_answers_exact():
     box = (mid[0] - 0.002, mid[1] - 0.002, mid[0] + 0.002, mid[1] + 0.002)
     steps = [dict(osm_way=int(ways[3]), cost=np.inf),
              dict(osm_way=[int(x) for x in ways[10:40]], factor=3.0),
-             dict(rect=box, speed=5.0),
+             dict(bbox=box, speed=5.0),
              dict(edges=[(int(g.edge_src[0]), int(g.csr.targets[0]))], cost=float("inf")),
              dict(nodes=[5, 6, 7], walkable=False),
-             dict(rect=box, reset=True),
+             dict(bbox=box, reset=True),
              dict(osm_way=[int(x) for x in ways[10:20]], factor=1.0),
              dict(nodes=[5, 6, 7], walkable=True)]
     before = g.csr.cost.copy()
@@ -94,19 +94,19 @@ def test_a_jam_on_part_of_a_compressed_edge_costs_only_that_part():
 def test_distance_graphs_refuse_speed_and_bad_updates_change_nothing():
     w, g = monaco("distance")
     version, cost = g.version, g.csr.cost.copy()
-    bad = [dict(rect=(0, 0, 1, 1), speed=50.0),             # weight is distance
+    bad = [dict(bbox=(7.42, 43.73, 7.43, 43.74), speed=50.0),     # weight is distance
            dict(osm_way=-5, cost=np.inf),                 # no such way
            dict(osm_way=int(g.segments.way[0]), cost=5.0),
            dict(osm_way=int(g.segments.way[0]), factor=0.0),
            dict(osm_way=int(g.segments.way[0]), factor=True),
            dict(osm_way=int(g.segments.way[0]), reset=1),
-           dict(rect=(0, 0, 1), factor=2.0),
-           dict(rect=(0, 0, 1, 100), factor=2.0),
+           dict(bbox=(0, 0, 1), factor=2.0),
+           dict(bbox=(0, 0, 1, 100), factor=2.0),
            dict(edges=[(0, 0)], cost=np.inf),             # no such edge
            dict(edges=[(0, g.num_nodes)], cost=np.inf),
            dict(nodes=[0], factor=2.0),
            dict(nodes=[0], walkable="no"),
-           dict(osm_way=1, rect=(0, 0, 1, 1), factor=2.0),
+           dict(osm_way=1, bbox=(0, 0, 1, 1), factor=2.0),
            dict(osm_way=1),
            dict(lanes=2)]
     for params in bad:
@@ -114,3 +114,35 @@ def test_distance_graphs_refuse_speed_and_bad_updates_change_nothing():
             w.update("m", **params)
     w.tick()
     assert g.version == version and np.array_equal(g.csr.cost, cost)
+
+
+def test_boxes_are_bbox_west_south_east_north_and_rect_is_refused():
+    w, g = monaco()
+    version, cost = g.version, g.csr.cost.copy()
+    harbour = (7.4225, 43.7345, 7.4255, 43.7362)
+    x, y = harbour[0], harbour[1]
+    for params, says in [
+            # the trap: a planar (x, y, w, h) box, or rect= at all
+            (dict(rect=harbour, cost=np.inf), r"bbox=\(west, south, east, north\).*not rect="),
+            (dict(bbox=(x, y, 0.003, 0.0017), cost=np.inf), "needs west < east"),
+            (dict(bbox=harbour[2:] + harbour[:2], cost=np.inf), "needs west < east"),
+            (dict(bbox=(y, x, y + 0.001, x + 0.001), factor=2.0),
+             r"lies outside road graph 'm' .* looks like \(south, west, north, east\)"),
+            (dict(bbox=(0, 0, 1, 1), factor=2.0), r"lies outside road graph 'm' \(lon"),
+            (dict(bbox=(x, 89, x + 1, 91), factor=2.0), r"within ±90"),
+            (dict(bbox=(-181, 0, 1, 1), factor=2.0), r"within ±180"),
+            (dict(bbox=(0, np.nan, 1, 1), factor=2.0), "bbox must be"),
+            (dict(bbox="harbour", factor=2.0), "bbox must be")]:
+        with pytest.raises(navcore.UpdateError, match=says):
+            w.update("m", **params)
+    w.tick()
+    assert g.version == version and np.array_equal(g.csr.cost, cost)
+    # the box selects the roads with a segment end inside it (a reference by hand)
+    seg = g.segments
+    inside = ((seg.lon >= harbour[0]) & (seg.lon <= harbour[2]) & (seg.lat >= harbour[1])
+              & (seg.lat <= harbour[3]))
+    want = np.flatnonzero((inside[seg.src] | inside[seg.dst]) & (g.seg_edge >= 0))
+    assert want.size > 0
+    w.update("m", bbox=harbour, cost=np.inf)
+    w.tick()
+    assert np.flatnonzero(np.isinf(g.seg_cost)).tolist() == want.tolist()
