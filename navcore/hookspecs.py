@@ -350,15 +350,22 @@ def navcore_nearest_reachable(world: World, graph: NavGraph, point: Sequence[flo
 
 @hookspec(firstresult=True)
 def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
-                            targets: np.ndarray) -> np.ndarray | None:
+                            targets: np.ndarray, source_points: np.ndarray | None,
+                            target_points: np.ndarray | None) -> np.ndarray | None:
     """Return the ``(len(sources), len(targets))`` float64 matrix of
     shortest path costs (``inf`` where unreachable), or ``None``.
 
-    ``sources`` and ``targets`` are validated int32 node id arrays.
-    Firstresult: road graphs answer with contraction-hierarchy buckets, the
-    csr plugin answers last with one Dijkstra per source (or per target on
-    the reversed graph when targets are fewer). Called once per
-    ``World.distance_matrix`` call.
+    ``sources`` and ``targets`` are validated int32 node id arrays (points
+    already located). ``source_points``/``target_points`` are what the
+    caller gave as points: float64 ``(k, 2)`` ``(x, y)`` rows, NaN in the
+    rows given as node ids, or ``None`` when every entry was a node id. A
+    backend whose costs depend on where in a node a point lies (a navmesh:
+    exact path lengths between the points, a polygon id standing for its
+    centroid) reads them; the graph searches ignore them. Firstresult: road
+    graphs answer with contraction-hierarchy buckets, navmeshes with one
+    exact any-angle search per pair, the csr plugin answers last with one
+    Dijkstra per source (or per target on the reversed graph when targets
+    are fewer). Called once per ``World.distance_matrix`` call.
     """
 
 
@@ -387,17 +394,20 @@ def navcore_matrix_search_side(world: World, graph: NavGraph, num_sources: int,
 
 @hookspec(firstresult=True)
 def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
-                           targets: np.ndarray) -> np.ndarray | None:
+                           targets: np.ndarray, source_points: np.ndarray | None,
+                           target_points: np.ndarray | None) -> np.ndarray | None:
     """Return float64 ``out[i]``, the shortest path cost from
     ``sources[i]`` to ``targets[i]`` (``inf`` where unreachable), or
     ``None``.
 
     ``sources`` and ``targets`` are validated int32 node id arrays of one
-    length. Firstresult: road graphs answer with one hierarchy query per
-    pair, or bidirectional searches, over both cores; the csr plugin
-    answers last with one early-exit Dijkstra per distinct source. Called
-    once per ``World.distance_pairs`` call: a batch answers many routes
-    without a Python loop per pair.
+    length; ``source_points``/``target_points`` the points the caller gave,
+    as in ``navcore_distance_matrix``. Firstresult: road graphs answer with
+    one hierarchy query per pair, or bidirectional searches, over both
+    cores; navmeshes with the exact any-angle search, all pairs in one
+    numba call; the csr plugin answers last with one early-exit Dijkstra
+    per distinct source. Called once per ``World.distance_pairs`` call: a
+    batch answers many routes without a Python loop per pair.
     """
 
 

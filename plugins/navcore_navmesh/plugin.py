@@ -13,7 +13,8 @@ import numpy as np
 import navcore
 from navcore import validate
 
-from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer, tiles
+from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
+from . import tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -110,19 +111,38 @@ def navcore_graph_types():
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):
-    return [polyanya.ALGORITHM, funnel.ALGORITHM]
+    return [polyanya.ALGORITHM, funnel.ALGORITHM, *polygon_search.ALGORITHMS]
 
 
-# tryfirst: on a navmesh "auto" is the geometric path, not a walk between
-# centroids (and not a contraction hierarchy the user built over them)
+# tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric
+# path, not a walk between centroids (nor a contraction hierarchy the user
+# built over them); the polygon-graph searches answer under their own names
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(graph, request):
-    if request.algorithm in ("auto", polyanya.ALGORITHM):
+    if request.algorithm in ("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES):
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:
         return funnel.funnel_path(graph, request)
-    return None           # astar / dijkstra / bfs: the csr plugin's, over polygons
+    if request.algorithm in polygon_search.ALGORITHMS:
+        return polygon_search.polygon_path(graph, request)
+    if request.algorithm in polygon_search.REFUSED:
+        polygon_search.refuse(graph, request)
+    return None
+
+
+# before the csr plugin's (trylast) Dijkstra over the polygon graph: exact
+# path lengths between the points, as find_path measures them
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
+    return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_distance_pairs(graph, sources, targets, source_points, target_points):
+    return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
 
 
 @navcore.hookimpl
