@@ -24,20 +24,25 @@ ALGORITHMS = ("astar", "dijkstra", "jps")
 GENERATORS = {"maze": maze_cells}
 
 
-def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=None,
-               width=None, height=None, seed=None, connectivity=8,
+def build_grid(world, graph_id, *, map=None, passable=None, rows=None, array=None,
+               generate=None, width=None, height=None, seed=None, connectivity=8,
                diagonal_cost=math.sqrt(2.0), corner_cutting=False, landmarks=None):
     """Builder of ``type: grid`` from a MovingAI ``map=`` file, inline
     ``rows=``, an ``array=`` (bool walkable, or float per-cell cost with
     inf for blocked) or ``generate="maze"`` (a seeded spanning-tree maze of
     ``width`` x ``height`` rooms, drawn ``2*width+1`` cells wide). Exactly
-    one source. ``landmarks=k`` measures k landmarks for a stronger
-    heuristic (see ``navcore_grid.landmarks``)."""
+    one source. ``passable=`` (with ``map=``): the map characters that are
+    floor, default MovingAI's ``".GS"``; ``".G"`` is Polyanya's rule
+    (``navcore_grid.read_map``). ``landmarks=k`` measures k landmarks for a
+    stronger heuristic (see ``navcore_grid.landmarks``)."""
     given = [k for k, v in (("map", map), ("rows", rows), ("array", array),
                             ("generate", generate)) if v is not None]
     if len(given) != 1:
         raise GraphError(f"a grid needs exactly one of map=, rows=, array=, generate=; "
                          f"got {', '.join(given) or 'none'}")
+    if passable is not None and map is None:
+        raise GraphError(f"passable={passable!r} names the passable characters of a "
+                         f"MovingAI map: it goes with map=")
     if generate is None and (width, height, seed) != (None, None, None):
         raise GraphError("width=, height= and seed= go with generate=\"maze\"")
     cost = None
@@ -49,7 +54,7 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
     elif map is not None:
         if not isinstance(map, (str, os.PathLike)):
             raise GraphError(f"map must be the path of a MovingAI .map file, got {map!r}")
-        walkable = read_map(map)
+        walkable = read_map(map, passable=passable)
     elif rows is not None:
         walkable = parse_rows(rows)
     else:

@@ -21,12 +21,12 @@ from .tiles import TiledMesh
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0, tile_size=None, merge=None, snap=None,
-                  mesh=None, vertices=None, polygons=None):
+                  map=None, passable=None, agent_radius=0.0, tile_size=None, merge=None,
+                  snap=None, mesh=None, vertices=None, polygons=None):
     """``type: navmesh``: see ``navcore_navmesh.build`` for the parameters.
 
-    The free space comes from ``walkable=``, ``bounds=``, ``map=`` and
-    ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
+    The free space comes from ``walkable=``, ``bounds=``, ``map=`` (with
+    ``passable=``, its floor characters) and ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
     Polyanya ``.mesh`` or a baked ``.npz``) or ``vertices=`` with
     ``polygons=`` (``meshfile``); ``agent_radius=`` shrinks either (a given
     mesh is then triangulated again).
@@ -54,7 +54,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
                        and tile_size == 0)
     if not static:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map)
+                                  map=map, passable=passable)
         free = build.shrink(ground, agent_radius)
         graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
                                 merge=merge is not False)
@@ -64,13 +64,14 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     elif given:
         found, free = meshfile.given_mesh(
             mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
-            others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
+            others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map,
+                        passable=passable))
         vertices, start, verts = found[:3]
         ground, radius, baked_snap = found.ground, found.agent_radius, found.snap_distance
         triangulated = free is not None              # shrunk by the agent radius
     else:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map)
+                                  map=map, passable=passable)
         free = build.shrink(ground, agent_radius)
         radius, baked_snap = float(agent_radius), None
         vertices, triangles = build.triangulate(free)
