@@ -370,16 +370,19 @@ def navcore_distance_matrix(world: World, graph: NavGraph, sources: np.ndarray,
     """Return the ``(len(sources), len(targets))`` float64 matrix of
     shortest path costs (``inf`` where unreachable), or ``None``.
 
-    ``sources`` and ``targets`` are validated int32 node id arrays (the
-    nodes ``graph.locate`` gives for points). ``source_points`` /
-    ``target_points``: the caller's float64 ``(k, 2)`` points when that
-    side was given as points, else ``None``; a backend that places a point
-    between nodes (a road's phantom node on its edge) answers from them,
-    any other may ignore them (declare only the arguments you read).
-    Firstresult: road graphs answer with contraction-hierarchy buckets, the
-    csr plugin answers last with one Dijkstra per source (or per target on
-    the reversed graph when targets are fewer). Called once per
-    ``World.distance_matrix`` call.
+    ``sources`` and ``targets`` are validated int32 node id arrays (points
+    already located). ``source_points``/``target_points`` are what the
+    caller gave as points: float64 ``(k, 2)`` rows, NaN in the rows given
+    as node ids, or ``None`` when every entry was a node id. A backend
+    whose costs depend on where in or between nodes a point lies reads
+    them (a navmesh: exact path lengths between the points, a polygon id
+    standing for its centroid; a road network: phantom nodes on the roads
+    the points snap onto, a junction id standing for its position); the
+    graph searches ignore them. Firstresult: road graphs answer with
+    contraction-hierarchy buckets, navmeshes with one exact any-angle
+    search per pair, the csr plugin answers last with one Dijkstra per
+    source (or per target on the reversed graph when targets are fewer).
+    Called once per ``World.distance_matrix`` call.
     """
 
 
@@ -415,12 +418,13 @@ def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
     ``None``.
 
     ``sources`` and ``targets`` are validated int32 node id arrays of one
-    length; ``source_points`` / ``target_points`` as for
-    ``navcore_distance_matrix``. Firstresult: road graphs answer with one hierarchy query per
-    pair, or bidirectional searches, over both cores; the csr plugin
-    answers last with one early-exit Dijkstra per distinct source. Called
-    once per ``World.distance_pairs`` call: a batch answers many routes
-    without a Python loop per pair.
+    length; ``source_points``/``target_points`` the points the caller gave,
+    as in ``navcore_distance_matrix``. Firstresult: road graphs answer with
+    one hierarchy query per pair, or bidirectional searches, over both
+    cores; navmeshes with the exact any-angle search, all pairs in one
+    numba call; the csr plugin answers last with one early-exit Dijkstra
+    per distinct source. Called once per ``World.distance_pairs`` call: a
+    batch answers many routes without a Python loop per pair.
     """
 
 

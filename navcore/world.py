@@ -603,16 +603,19 @@ class World:
         return int(node)
 
     def distance_matrix(self, graph_id, sources, targets) -> np.ndarray:
-        """Float64 matrix of shortest costs, ``inf`` where unreachable."""
+        """Float64 matrix of shortest costs, ``inf`` where unreachable
+        (node ids, or points where the graph has positions). On a navmesh
+        the costs are exact path lengths between the points (a polygon id
+        stands for its centroid), as ``find_path`` measures them."""
         graph = self.graph(graph_id)
-        src = self._nodes(graph, sources, "sources")
-        dst = self._nodes(graph, targets, "targets")
+        src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
         # the answer's float64s (a plugin's scratch besides is its own matter)
         limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
                             8 * src.size * dst.size)
         out = self.plugins.hook.navcore_distance_matrix(
-            world=self, graph=graph, sources=src, targets=dst,
-            source_points=_points_given(sources), target_points=_points_given(targets))
+            world=self, graph=graph, sources=src, targets=dst, source_points=src_pts,
+            target_points=dst_pts)
         if out is None:
             raise QueryError(f"no plugin answered distance_matrix on graph {graph_id!r}")
         return out
@@ -620,7 +623,8 @@ class World:
     def distance_pairs(self, graph_id, sources, targets) -> np.ndarray:
         """Float64 ``out[i]``: the shortest cost from ``sources[i]`` to
         ``targets[i]`` (``inf`` where unreachable), for arrays of pairs in
-        one call (node ids, or points where the graph has positions).
+        one call (node ids, or points where the graph has positions; on a
+        navmesh exact path lengths, as ``distance_matrix``).
 
         >>> import navcore
         >>> w = navcore.World()
@@ -629,14 +633,14 @@ class World:
         [1.0, 3.0, inf]
         """
         graph = self.graph(graph_id)
-        src = self._nodes(graph, sources, "sources")
-        dst = self._nodes(graph, targets, "targets")
+        src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
         if src.shape != dst.shape:
             raise QueryError(f"distance_pairs needs as many sources as targets, got "
                              f"{src.size} and {dst.size}")
         out = self.plugins.hook.navcore_distance_pairs(
-            world=self, graph=graph, sources=src, targets=dst,
-            source_points=_points_given(sources), target_points=_points_given(targets))
+            world=self, graph=graph, sources=src, targets=dst, source_points=src_pts,
+            target_points=dst_pts)
         if out is None:
             raise QueryError(f"no plugin answered distance_pairs on graph {graph_id!r}")
         return out
@@ -837,9 +841,13 @@ class World:
                              f"(is the hierarchy plugin loaded?)")
         return out
 
-    def _nodes(self, graph, items, what, allow_outside=False) -> np.ndarray:
+    def _nodes(self, graph, items, what, allow_outside=False, with_points=False):
         """Validated int32 node ids from ids or points; a point outside the
-        graph is ``-1`` when ``allow_outside``, else a ``NodeError``."""
+        graph is ``-1`` when ``allow_outside``, else a ``NodeError``. With
+        ``with_points``: ``(ids, points)``, ``points`` the float64 ``(k, 2)``
+        points the caller gave, NaN in the rows given as node ids (or as
+        anything but an ``(x, y)`` pair), ``None`` when every entry was an id."""
+        points = None
         try:
             arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
         except (TypeError, ValueError):      # ragged: ids mixed with points
@@ -849,17 +857,21 @@ class World:
                 arr is not items and any(isinstance(x, (bool, np.bool_)) for x in items)):
             # (numpy reads [3, True] as [3, 1]; a bool is no node id, so a
             # list holding one goes the slow way and node_of rejects it)
-            return validate.node_ids(arr, graph.num_nodes, what)
+            out = validate.node_ids(arr, graph.num_nodes, what)
+            return (out, None) if with_points else out
         if graph.vector_locate and arr is not None and arr.ndim == 2 and arr.size \
                 and np.issubdtype(arr.dtype, np.number) and arr.dtype != np.bool_:
-            out = graph.locate_many(validate.points(arr, what))   # one call, not one per point
+            points = validate.points(arr, what)
+            out = graph.locate_many(points)   # one call, not one per point
         else:
             out = self._locate_each(graph, items, what)
+            if with_points:
+                points = _given_points(items)
         if not allow_outside and (out < 0).any():
             i = int(np.flatnonzero(out < 0)[0])
             raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
                             f"{graph.graph_id!r}")
-        return out
+        return (out, points) if with_points else out
 
     @staticmethod
     def _locate_each(graph, items, what) -> np.ndarray:
@@ -930,21 +942,15 @@ def _raise_failed_batch(failed, applied: int):
                       f"{type(exc).__name__}: {exc} ({note})") from exc
 
 
-def _points_given(items) -> np.ndarray | None:
-    """float64 ``(k, 2)`` when ``items`` (already resolved to nodes by
-    ``_nodes``) were given as an array or list of points, else None (node
-    ids, or ids mixed with points: those are nodes)."""
-    if isinstance(items, np.ndarray):
-        arr = items
-    else:
-        try:
-            arr = np.asarray(items)
-        except (TypeError, ValueError):
-            return None
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype == np.bool_ \
-            or not np.issubdtype(arr.dtype, np.number):
-        return None
-    return arr.astype(np.float64)
+def _given_points(items) -> np.ndarray | None:
+    """float64 ``(k, 2)``: the ``(x, y)`` of each entry of ``items`` that
+    is a pair of numbers, NaN for the others (node ids); ``None`` when no
+    entry is such a pair. ``items`` already resolved through ``node_of``."""
+    out = np.full((len(items), 2), np.nan)
+    for i, p in enumerate(items):
+        if not validate.is_int(p) and np.shape(p) == (2,):
+            out[i] = np.asarray(p, dtype=np.float64)
+    return None if np.isnan(out[:, 0]).all() else out
 
 
 def _workers(value) -> int:

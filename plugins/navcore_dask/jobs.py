@@ -53,28 +53,27 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     """
     client = check_client(client)
     _check_graph(graph)
-    src = resolve_nodes(graph, sources, "sources")
-    dst = resolve_nodes(graph, targets, "targets")
-    send_src, send_dst = _sent(sources, src), _sent(targets, dst)
+    src = tile_ends(graph, sources, "sources")
+    dst = tile_ends(graph, targets, "targets")
     # the tiles cut the side the graph's plugin searches from (cutting the
     # other would repeat every one of those searches in every tile)
-    from_targets = search_side(graph, src.size, dst.size) == "targets"
-    rows, cols = _matrix_tiles(chunk, src.size, dst.size, total_threads(client), from_targets)
+    from_targets = search_side(graph, len(src), len(dst)) == "targets"
+    rows, cols = _matrix_tiles(chunk, len(src), len(dst), total_threads(client), from_targets)
     _check_flags(lazy=lazy, progress=progress)
     retries = _retries(retries)
-    out = np.empty((src.size, dst.size))
+    out = np.empty((len(src), len(dst)))
     if out.size == 0 and not lazy:
         return out
     snap = shipping.ship(client, graph)
     if lazy:
-        return _lazy_matrix(snap, send_src, send_dst, rows, cols)
+        return _lazy_matrix(snap, src, dst, rows, cols)
     job = _job("matrix")
     work = {}
-    for i, r0 in enumerate(range(0, src.size, rows)):
-        for j, c0 in enumerate(range(0, dst.size, cols)):
+    for i, r0 in enumerate(range(0, len(src), rows)):
+        for j, c0 in enumerate(range(0, len(dst), cols)):
             place = (slice(r0, r0 + rows), slice(c0, c0 + cols))
-            fut = client.submit(tiles.matrix_tile, snap, send_src[place[0]],
-                                send_dst[place[1]],
+            fut = client.submit(tiles.matrix_tile, snap, src[place[0]],
+                                dst[place[1]],
                                 key=f"{job}-{i}-{j}", pure=False, retries=retries)
             work[fut] = place
     for place, block in _gather(client, work, progress, "matrix tiles"):
@@ -89,23 +88,22 @@ def distance_pairs(client, graph, sources, targets, *, chunk=None, progress: boo
     per tile (by default a few tiles per worker thread)."""
     client = check_client(client)
     _check_graph(graph)
-    src = resolve_nodes(graph, sources, "sources")
-    dst = resolve_nodes(graph, targets, "targets")
-    if src.shape != dst.shape:
+    src = tile_ends(graph, sources, "sources")
+    dst = tile_ends(graph, targets, "targets")
+    if len(src) != len(dst):
         raise QueryError(f"distance_pairs needs as many sources as targets, got "
-                         f"{src.size} and {dst.size}")
-    size = _chunk_1d(chunk, src.size, total_threads(client))
+                         f"{len(src)} and {len(dst)}")
+    size = _chunk_1d(chunk, len(src), total_threads(client))
     _check_flags(progress=progress)
     retries = _retries(retries)
-    out = np.empty(src.size)
+    out = np.empty(len(src))
     if out.size == 0:
         return out
     snap = shipping.ship(client, graph)
     job = _job("pairs")
-    send_src, send_dst = _sent(sources, src), _sent(targets, dst)
-    work = {client.submit(tiles.pairs_tile, snap, send_src[a:a + size], send_dst[a:a + size],
+    work = {client.submit(tiles.pairs_tile, snap, src[a:a + size], dst[a:a + size],
                           key=f"{job}-{k}", pure=False, retries=retries): slice(a, a + size)
-            for k, a in enumerate(range(0, src.size, size))}
+            for k, a in enumerate(range(0, len(src), size))}
     for place, part in _gather(client, work, progress, "pair tiles"):
         out[place] = part
     return out
@@ -143,21 +141,6 @@ def find_paths(client, graph, starts, goals, *, algorithm: str = "auto", chunk=N
 
 
 # -- input ---------------------------------------------------------------------
-def _sent(items, nodes) -> np.ndarray:
-    """What the tiles get for one side: the points themselves when the
-    side was given as an array of points (a backend may place a point
-    between nodes: a road's phantom node on its edge), else the node ids
-    (already checked here by ``resolve_nodes``)."""
-    if isinstance(nodes, np.ndarray) and nodes.size:
-        try:
-            arr = items if isinstance(items, np.ndarray) else np.asarray(items)
-        except (TypeError, ValueError):
-            return nodes
-        if arr.ndim == 2 and arr.shape[1] == 2 and validate.real_dtype(arr.dtype):
-            return np.ascontiguousarray(arr, dtype=np.float64)
-    return nodes
-
-
 def resolve_nodes(graph, items, what) -> np.ndarray:
     """int32 node ids from ids or points (as ``World`` resolves them), or
     ``NodeError`` naming the first that is out of range or outside."""
@@ -185,6 +168,29 @@ def resolve_nodes(graph, items, what) -> np.ndarray:
         i = int(np.flatnonzero(out < 0)[0])
         raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph {graph.graph_id!r}")
     return out.astype(np.int32, copy=False)
+
+
+def tile_ends(graph, items, what) -> np.ndarray:
+    """What the tiles of a matrix or pairs job hand to the worker's
+    ``World``, checked here as ``resolve_nodes`` checks them: the int32
+    node ids when ``items`` are ids, else the caller's points themselves
+    (a float64 ``(k, 2)`` array, or for ids mixed with points an object
+    array of both), so that a backend measuring from the point (a navmesh:
+    exact lengths, not from the polygon's centroid) answers as
+    ``world.distance_matrix`` does here."""
+    ids = resolve_nodes(graph, items, what)
+    try:
+        arr = items if isinstance(items, np.ndarray) else np.asarray(items)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.ndim == 1 and (arr.size == 0 or validate.int_dtype(arr.dtype)):
+        return ids
+    if arr is not None and arr.ndim == 2 and validate.real_dtype(arr.dtype):
+        return validate.points(arr, what) if arr.size else ids
+    out = np.empty(len(ids), dtype=object)
+    for i, p in enumerate(items):           # mixed: each as node_of read it
+        out[i] = int(p) if validate.is_int(p) else tuple(float(x) for x in p)
+    return out
 
 
 def _ends(graph, items, what):
@@ -354,6 +360,16 @@ def _gather(client, work: dict, progress: bool, label: str):
             bar.close()
 
 
+def _one_per_end(ends) -> np.ndarray:
+    """``ends`` as a 1-d array (a block of it is a run of ends): points
+    as an object array of ``(x, y)`` tuples."""
+    if ends.ndim == 1:
+        return ends
+    out = np.empty(len(ends), dtype=object)
+    out[:] = list(map(tuple, ends.tolist()))
+    return out
+
+
 def _lazy_matrix(snap, src, dst, rows, cols):
     """A ``dask.array`` whose block ``(i, j)`` is one tile; the snapshot
     future travels inside its graph, so it answers for the version it was
@@ -363,10 +379,8 @@ def _lazy_matrix(snap, src, dst, rows, cols):
     except ImportError as exc:
         raise ClusterError(f"lazy=True needs dask.array ({exc}); install the dask extra: "
                            f"pip install 'navcore[dask]'") from None
-    # a side given as points is (k, 2): its second axis is one block that
-    # every tile takes whole ("k", concatenated)
-    s = da.from_array(src, chunks=(max(1, min(rows, len(src) or 1)),) + src.shape[1:])
-    t = da.from_array(dst, chunks=(max(1, min(cols, len(dst) or 1)),) + dst.shape[1:])
-    return da.blockwise(tiles.lazy_matrix_block, "ij", s, "ik"[:src.ndim], t,
-                        "jk"[:dst.ndim], snapshot=snap, dtype=np.float64, concatenate=True,
-                        meta=np.empty((0, 0)))
+    src, dst = _one_per_end(src), _one_per_end(dst)
+    s = da.from_array(src, chunks=max(1, min(rows, src.size or 1)))
+    t = da.from_array(dst, chunks=max(1, min(cols, dst.size or 1)))
+    return da.blockwise(tiles.lazy_matrix_block, "ij", s, "i", t, "j", snapshot=snap,
+                        dtype=np.float64, concatenate=True, meta=np.empty((0, 0)))

@@ -8,14 +8,19 @@ Map format (https://movingai.com/benchmarks/formats.html)::
     map
     <H rows of W characters>
 
-``.`` ``G`` ``S`` are passable, ``@`` ``O`` ``T`` ``W`` are not. Inline
-rows (scenes, tests) also accept ``#`` as a wall and a space as floor.
+By default ``.`` ``G`` ``S`` are passable, ``@`` ``O`` ``T`` ``W`` are not
+(MovingAI's rule); ``passable=`` names the passable characters instead:
+``passable=".G"`` is Polyanya's rule (its tools and the any-angle
+benchmark data block swamp ``S`` and water ``W``). Inline rows (scenes,
+tests) take the default rule and also accept ``#`` as a wall and a space
+as floor.
 CRLF line ends and a missing final newline are fine; anything else wrong
 is a ``MapFormatError`` with the file and line (and column for a bad
 character).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +29,13 @@ import numpy as np
 
 from navcore import limits, validate
 from navcore.limits import MAX_NODES
-from navcore.errors import MapFormatError
+from navcore.errors import GraphError, MapFormatError
 
+#: MovingAI's rule: the characters passable by default, and the others
 PASSABLE = ".GS"
 BLOCKED = "@OTW"
+#: every character of a MovingAI map
+MAP_CHARACTERS = ".G@OTSW"
 _INLINE_PASSABLE = PASSABLE + " "
 _INLINE_BLOCKED = BLOCKED + "#"
 
@@ -39,12 +47,45 @@ def _lookup(passable, blocked):
     return table
 
 
-_MAP_TABLE = _lookup(PASSABLE, BLOCKED)
 _ROWS_TABLE = _lookup(_INLINE_PASSABLE, _INLINE_BLOCKED)
 
 
-def read_map(path) -> np.ndarray:
-    """Walkable mask ``(height, width)`` of a MovingAI ``.map`` file."""
+def passable_characters(value, error=GraphError) -> str:
+    """``passable=``: a non-empty ``str`` of MovingAI map characters
+    (``MAP_CHARACTERS``), returned as given; ``None`` is the default
+    ``PASSABLE``. Anything else is ``error`` naming the value.
+
+    >>> passable_characters(".G")
+    '.G'
+    >>> passable_characters(".X")
+    Traceback (most recent call last):
+    ...
+    navcore.errors.GraphError: passable must be a string of MovingAI map characters (of '.G@OTSW'), got '.X': 'X' is not one
+    """
+    if value is None:
+        return PASSABLE
+    if not isinstance(value, str) or not value:
+        raise error(f"passable must be a non-empty string of MovingAI map characters "
+                    f"(of {MAP_CHARACTERS!r}; the default is {PASSABLE!r}), got {value!r}")
+    bad = sorted(set(value) - set(MAP_CHARACTERS))
+    if bad:
+        raise error(f"passable must be a string of MovingAI map characters (of "
+                    f"{MAP_CHARACTERS!r}), got {value[:40]!r}: "
+                    f"{', '.join(map(repr, bad[:5]))} is not one")
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _map_table(passable: str):
+    blocked = "".join(c for c in MAP_CHARACTERS if c not in passable)
+    return _lookup(passable, blocked), passable, blocked
+
+
+def read_map(path, passable=None) -> np.ndarray:
+    """Walkable mask ``(height, width)`` of a MovingAI ``.map`` file;
+    ``passable``: the characters that are floor (``passable_characters``;
+    default ``PASSABLE``, MovingAI's ``.GS``)."""
+    passable = passable_characters(passable)
     path = validate.file_path(path, "map", MapFormatError)
     try:
         data = path.read_bytes()
@@ -52,11 +93,12 @@ def read_map(path) -> np.ndarray:
         raise MapFormatError("map file not found", path=path) from None
     except OSError as exc:
         raise MapFormatError(f"cannot read map file: {exc.strerror}", path=path) from None
-    return parse_map(data, path=path)
+    return parse_map(data, path=path, passable=passable)
 
 
-def parse_map(data, path="<map>") -> np.ndarray:
+def parse_map(data, path="<map>", passable=None) -> np.ndarray:
     """Parse the bytes (or text) of a ``.map`` file; see :func:`read_map`."""
+    table = _map_table(passable_characters(passable))
     if isinstance(data, str):
         data = data.encode()
     lines = data.split(b"\n")
@@ -104,7 +146,7 @@ def parse_map(data, path="<map>") -> np.ndarray:
     if len(rows) > height:
         raise MapFormatError(f"more map rows than the declared height {height}",
                              path=path, line=4 + height + 1)
-    return _decode_rows(rows, width, _MAP_TABLE, path, first_line=5)
+    return _decode_rows(rows, width, table, path, first_line=5)
 
 
 def parse_rows(rows, path="<rows>") -> np.ndarray:
@@ -116,11 +158,14 @@ def parse_rows(rows, path="<rows>") -> np.ndarray:
     width = len(rows[0])
     if width == 0:
         raise MapFormatError("rows must not be empty strings", path=path, line=1)
-    return _decode_rows([r.encode("utf-8") for r in rows], width, _ROWS_TABLE, path,
-                        first_line=1)
+    return _decode_rows([r.encode("utf-8") for r in rows], width,
+                        (_ROWS_TABLE, PASSABLE, BLOCKED), path, first_line=1)
 
 
-def _decode_rows(rows, width, table, path, first_line):
+def _decode_rows(rows, width, rule, path, first_line):
+    """``rule``: the lookup table and the passable and blocked characters
+    an error lists."""
+    table, passable, blocked = rule
     for i, row in enumerate(rows):
         if len(row) != width:
             raise MapFormatError(f"row has {len(row)} characters, expected width "
@@ -131,8 +176,8 @@ def _decode_rows(rows, width, table, path, first_line):
         r, c = (int(v) for v in bad[0])
         ch = rows[r][c:c + 1].decode("utf-8", "replace")
         raise MapFormatError(f"unknown map character {ch!r} (passable: "
-                             f"{''.join(sorted(set(PASSABLE)))}, blocked: "
-                             f"{''.join(sorted(set(BLOCKED)))})", path=path,
+                             f"{''.join(sorted(set(passable)))}, blocked: "
+                             f"{''.join(sorted(set(blocked)))})", path=path,
                              line=first_line + r, column=c + 1)
     return codes == 1
 

@@ -25,15 +25,17 @@ ALGORITHMS = ("astar", "dijkstra", "jps")
 GENERATORS = {"maze": maze_cells}
 
 
-def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=None,
-               width=None, height=None, seed=None, connectivity=8,
+def build_grid(world, graph_id, *, map=None, passable=None, rows=None, array=None,
+               generate=None, width=None, height=None, seed=None, connectivity=8,
                diagonal_cost=math.sqrt(2.0), corner_cutting=False, landmarks=None):
     """A grid of square cells; cell ``(x, y)`` is node ``y * width + x``,
     ``(0, 0)`` top-left. Exactly one of ``map``, ``rows``, ``array``,
     ``generate``.
 
     Parameters:
-        map: path of a MovingAI ``.map`` file (``.``, ``G``, ``S`` passable).
+        map: path of a MovingAI ``.map`` file.
+        passable: with ``map``, the map characters that are floor: MovingAI's
+            ``".GS"`` by default, ``".G"`` Polyanya's rule (swamps blocked).
         rows: the map inline: a list of equal-length strings, ``.`` floor
             and ``#`` wall (MovingAI's characters too).
         array: a 2-d ``(height, width)`` array indexed ``[y, x]``: bool
@@ -57,6 +59,9 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
     if len(given) != 1:
         raise GraphError(f"a grid needs exactly one of map=, rows=, array=, generate=; "
                          f"got {', '.join(given) or 'none'}")
+    if passable is not None and map is None:
+        raise GraphError(f"passable={passable!r} names the passable characters of a "
+                         f"MovingAI map: it goes with map=")
     if generate is None and (width, height, seed) != (None, None, None):
         raise GraphError("width=, height= and seed= go with generate=\"maze\"")
     cost = None
@@ -68,7 +73,7 @@ def build_grid(world, graph_id, *, map=None, rows=None, array=None, generate=Non
     elif map is not None:
         if not isinstance(map, (str, os.PathLike)):
             raise GraphError(f"map must be the path of a MovingAI .map file, got {map!r}")
-        walkable = read_map(map)
+        walkable = read_map(map, passable=passable)
     elif rows is not None:
         walkable = parse_rows(rows)
     else:

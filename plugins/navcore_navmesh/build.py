@@ -8,9 +8,10 @@ The free space is a shapely (multi)polygon built from any of:
   ``walkable`` when both are given);
 * ``map=PATH.map``: a MovingAI grid map, read with the grid plugin's public
   ``navcore_grid.read_map``; cell ``(x, y)`` covers ``[x, x+1] x [y, y+1]``
-  with y growing down (the row index), as in the file. Passable characters
-  are the grid plugin's (``. G S``); Polyanya's gridmap2poly blocks ``S``
-  too (the shared benchmark maps have no ``S``);
+  with y growing down (the row index), as in the file. ``passable=``: the
+  map characters that are floor, by default MovingAI's ``".GS"``;
+  ``passable=".G"`` is Polyanya's rule (its gridmap2poly, and the shared
+  any-angle benchmark data, block swamp ``S`` and water ``W``);
 * ``obstacles=``: polygons or rings subtracted from all of the above.
 
 ``agent_radius=r`` erodes the free space by ``r`` before triangulating.
@@ -187,12 +188,12 @@ def _bounds_box(bounds):
     return box(*b.tolist())
 
 
-def map_free_space(path):
+def map_free_space(path, passable=None):
     """Free space of a MovingAI ``.map``: the map rectangle minus its
-    blocked cells. Blocked cells are merged into row runs first (one box
+    blocked cells (``passable``: the floor characters, ``read_map``'s). Blocked cells are merged into row runs first (one box
     per run, not per cell), then unioned, so GEOS sees few, large boxes."""
     import navcore_grid          # public API of the grid plugin: its map reader
-    walkable = navcore_grid.read_map(Path(path))       # MapFormatError with file:line
+    walkable = navcore_grid.read_map(Path(path), passable=passable)   # errors with file:line
     h, w = walkable.shape
     blocked = ~walkable
     # run starts/ends per row, vectorised: pad with free cells on both sides
@@ -208,7 +209,7 @@ def map_free_space(path):
     return rect.difference(shapely.union_all(runs))
 
 
-def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
+def free_space(*, walkable=None, obstacles=None, bounds=None, map=None, passable=None,
                agent_radius=0.0):
     """The free space the parameters describe, as one valid shapely
     geometry (polygon or multipolygon), eroded by ``agent_radius``."""
@@ -216,7 +217,10 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None,
     if map is not None:
         if not isinstance(map, (str, Path)):
             raise GraphError(f"map must be the path of a .map file, got {map!r}")
-        parts.append(map_free_space(map))
+        parts.append(map_free_space(map, passable))
+    elif passable is not None:
+        raise GraphError(f"passable={passable!r} names the passable characters of a "
+                         f"MovingAI map: it goes with map=")
     if bounds is not None:
         parts.append(_bounds_box(bounds))
     if walkable is not None:

@@ -1,7 +1,7 @@
 """``navcore bake``: build a navigation mesh once and save it.
 
     navcore bake SCENE -o OUT.npz [--graph ID] [--agent-radius R]
-    navcore bake --map FILE.map -o OUT.npz [--agent-radius R]
+    navcore bake --map FILE.map -o OUT.npz [--agent-radius R] [--passable CHARS]
     navcore bake --mesh FILE.mesh -o OUT.npz [--agent-radius R]
 
 ``OUT.npz`` is navcore's baked mesh (``bake.save_mesh``), which
@@ -9,7 +9,8 @@
 triangulating again; ``-o OUT.mesh`` writes Polyanya's v2 text instead
 (for Polyanya's C++). From a scene, the navmesh graph is built from the
 scene's parameters (``--graph`` picks one when the scene has several);
-``--agent-radius`` replaces the radius the source gives. The navmesh
+``--agent-radius`` replaces the radius the source gives; ``--passable``
+names a ``--map``'s floor characters (``.G``: Polyanya's rule). The navmesh
 plugin adds the command through ``navcore_add_commands``; a mistake is a
 ``navcore: error: ...`` line and exit status 2.
 """
@@ -42,6 +43,9 @@ def add_command(subparsers) -> None:
                    help="the file to write: OUT.npz (navcore) or OUT.mesh (Polyanya v2)")
     p.add_argument("--agent-radius", type=float, metavar="R",
                    help="shrink the free space by R (replaces the source's agent_radius)")
+    p.add_argument("--passable", metavar="CHARS",
+                   help="with --map: the map characters that are floor (default .GS, "
+                        "MovingAI's rule; .G is Polyanya's, blocking swamp S and water W)")
     p.add_argument("--graph", metavar="ID", help="the scene's navmesh graph to bake (needed "
                                                  "when it has several)")
     p.set_defaults(func=_cmd_bake)
@@ -53,6 +57,9 @@ def _cmd_bake(args) -> int:
         raise NavError("bake needs exactly one source: a SCENE, --map FILE or --mesh FILE")
     if args.graph is not None and args.scene is None:
         raise NavError("--graph picks a graph of a scene; --map and --mesh give one mesh")
+    if args.passable is not None and args.map is None:
+        raise NavError("--passable names the floor characters of a --map; a scene says "
+                       "passable: in its graph, a mesh has no map characters")
     out = Path(args.output)
     write = WRITERS.get(out.suffix.lower())
     if write is None:
@@ -63,6 +70,8 @@ def _cmd_bake(args) -> int:
         graph, source = _from_scene(args.scene, args.graph, args.agent_radius)
     else:
         params = {"map": args.map} if args.map is not None else {"mesh": args.mesh}
+        if args.passable is not None:
+            params["passable"] = args.passable
         if args.agent_radius is not None:
             params["agent_radius"] = args.agent_radius
         graph = navcore.World().add_graph("bake", type="navmesh", **params)

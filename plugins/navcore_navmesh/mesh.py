@@ -8,8 +8,9 @@ and ``poly_adj[j]`` is the polygon across it (``-1``: a wall).
 
 Node positions are the polygon centroids; two nodes are joined (both ways)
 when their polygons share an edge, at the distance between the centroids,
-so the generic csr searches (``astar``, ``dijkstra``, ``bfs``) and the
-hierarchy work on the polygon graph unchanged. ``locate`` finds the polygon
+so the generic csr searches (as ``polygon_astar`` and ``polygon_dijkstra``:
+``polygon_search``) and the hierarchy work on the polygon
+graph unchanged. ``locate`` finds the polygon
 holding a point through a bucket grid (a derived view, ``LocateIndex``).
 """
 from __future__ import annotations

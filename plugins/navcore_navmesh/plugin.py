@@ -14,15 +14,16 @@ import navcore
 from navcore import validate
 from navcore.graph import HEURISTICS
 
-from . import build, funnel, merge as merging, meshfile, polyanya, scene_layer, tiles
+from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
+from . import tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
 
 
 def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None,
-                  map=None, agent_radius=0.0, tile_size=None, merge=None, snap=None,
-                  mesh=None, vertices=None, polygons=None):
+                  map=None, passable=None, agent_radius=0.0, tile_size=None, merge=None,
+                  snap=None, mesh=None, vertices=None, polygons=None):
     """A navigation mesh of convex polygons over 2D free space; paths are
     exact any-angle polylines (Polyanya). Free space from ``walkable``,
     ``bounds``, ``map`` less ``obstacles``, or a whole mesh from ``mesh``
@@ -37,6 +38,8 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
             (intersected with ``walkable`` when both are given).
         map: path of a MovingAI ``.map``: free space is the map rectangle
             less its blocked cells, y growing down.
+        passable: with ``map``, the map characters that are floor: MovingAI's
+            ``".GS"`` by default, ``".G"`` Polyanya's rule (swamps blocked).
         agent_radius: shrink the free space by this radius (mitre joins:
             never closer than it to a wall).
         tile_size: side of the square tiles that updates re-triangulate
@@ -51,8 +54,8 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
         polygons: vertex-id lists (or a ``(P, k)`` array padded with -1),
             one per convex polygon of a given mesh.
 
-    The free space comes from ``walkable=``, ``bounds=``, ``map=`` and
-    ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
+    The free space comes from ``walkable=``, ``bounds=``, ``map=`` (with
+    ``passable=``, its floor characters) and ``obstacles=`` (``build``), or a mesh is given whole: ``mesh=PATH`` (a
     Polyanya ``.mesh`` or a baked ``.npz``) or ``vertices=`` with
     ``polygons=`` (``meshfile``); ``agent_radius=`` shrinks either (a given
     mesh is then triangulated again).
@@ -80,7 +83,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
                        and tile_size == 0)
     if not static:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map)
+                                  map=map, passable=passable)
         free = build.shrink(ground, agent_radius)
         graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
                                 merge=merge is not False)
@@ -90,13 +93,14 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     elif given:
         found, free = meshfile.given_mesh(
             mesh=mesh, vertices=vertices, polygons=polygons, agent_radius=agent_radius,
-            others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map))
+            others=dict(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map,
+                        passable=passable))
         vertices, start, verts = found[:3]
         ground, radius, baked_snap = found.ground, found.agent_radius, found.snap_distance
         triangulated = free is not None              # shrunk by the agent radius
     else:
         ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map)
+                                  map=map, passable=passable)
         free = build.shrink(ground, agent_radius)
         radius, baked_snap = float(agent_radius), None
         vertices, triangles = build.triangulate(free)
@@ -137,11 +141,11 @@ def navcore_graph_types():
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):
-    return [polyanya.ALGORITHM, funnel.ALGORITHM]
+    return [polyanya.ALGORITHM, funnel.ALGORITHM, *polygon_search.ALGORITHMS]
 
 
-#: find_path options read on navmeshes: ``heuristic=`` of ``astar`` over
-#: the polygon graph (the csr plugin's search); polyanya and the funnel
+#: find_path options read on navmeshes: ``heuristic=`` of ``polygon_astar``
+#: (the csr plugin's A* over the polygon graph); polyanya and the funnel
 #: read none
 QUERY_OPTIONS = {"heuristic": HEURISTICS}
 
@@ -152,16 +156,35 @@ def navcore_query_options(graph):
     return QUERY_OPTIONS
 
 
-# tryfirst: on a navmesh "auto" is the geometric path, not a walk between
-# centroids (and not a contraction hierarchy the user built over them)
+# tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric
+# path, not a walk between centroids (nor a contraction hierarchy the user
+# built over them); the polygon-graph searches answer under their own names
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(graph, request):
-    if request.algorithm in ("auto", polyanya.ALGORITHM):
+    if request.algorithm in ("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES):
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:
         return funnel.funnel_path(graph, request)
-    return None           # astar / dijkstra / bfs: the csr plugin's, over polygons
+    if request.algorithm in polygon_search.ALGORITHMS:
+        return polygon_search.polygon_path(graph, request)
+    if request.algorithm in polygon_search.REFUSED:
+        polygon_search.refuse(graph, request)
+    return None
+
+
+# before the csr plugin's (trylast) Dijkstra over the polygon graph: exact
+# path lengths between the points, as find_path measures them
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
+    return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
+
+
+@navcore.hookimpl
+@navcore.for_graphs(NavMeshGraph)
+def navcore_distance_pairs(graph, sources, targets, source_points, target_points):
+    return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
 
 
 @navcore.hookimpl

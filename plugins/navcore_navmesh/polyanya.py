@@ -12,7 +12,8 @@ query allocates only its result.
 ``cost`` their length; ``nodes`` the polygons crossed, from the start's to
 the goal's; ``expanded`` the search nodes popped. Lengths are Euclidean:
 polygons blocked with ``walkable=False`` are walls to it, but per-polygon
-``cost`` updates only weigh the graph searches (``astar``, ``dijkstra``).
+``cost`` updates only weigh the polygon-graph searches (``polygon_astar``,
+``polygon_dijkstra``: ``polygon_search``).
 
 >>> import navcore
 >>> w = navcore.World()
@@ -220,6 +221,49 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
                 rows.append(i)
         if rows:
             out[rows] = _many_lengths(graph, space, np.array(moved, dtype=np.float64))
+    return out
+
+
+def pair_lengths(graph, sources, targets, source_points=None,
+                 target_points=None) -> np.ndarray:
+    """``World.distance_pairs`` on a navmesh: float64 ``out[i]``, the exact
+    shortest length from source ``i`` to target ``i``, ``inf`` where
+    unreachable. ``sources``/``targets``: validated int32 polygon ids (the
+    points already located); ``*_points``: the points the caller gave
+    (``(k, 2)``, NaN where a polygon id was given; ``None``: ids only).
+    A point is searched from where it lies; a polygon id from its centroid,
+    as ``find_path`` does. A blocked polygon reaches nothing (``inf``).
+    All pairs in one numba call (``path_lengths``)."""
+    out = np.full(len(sources), np.inf)
+    live = graph.walkable[sources] & graph.walkable[targets]
+    if live.any():
+        a = _where(graph, sources[live], None if source_points is None else
+                   source_points[live])
+        b = _where(graph, targets[live], None if target_points is None else
+                   target_points[live])
+        got = path_lengths(graph, a, b)
+        out[live] = np.where(np.isnan(got), np.inf, got)     # nan: an end in a wall
+    return out
+
+
+def matrix_lengths(graph, sources, targets, source_points=None,
+                   target_points=None) -> np.ndarray:
+    """``World.distance_matrix`` on a navmesh: the ``(len(sources),
+    len(targets))`` matrix of ``pair_lengths``, every pair in one call."""
+    m, n = len(sources), len(targets)
+    rows, cols = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
+    out = pair_lengths(graph, sources[rows], targets[cols],
+                       None if source_points is None else source_points[rows],
+                       None if target_points is None else target_points[cols])
+    return out.reshape(m, n)
+
+
+def _where(graph, nodes, points) -> np.ndarray:
+    """float64 ``(k, 2)``: each given point, else its polygon's centroid."""
+    out = np.array(graph.positions[nodes, :2], dtype=np.float64)
+    if points is not None:
+        given = ~np.isnan(points[:, 0])
+        out[given] = points[given]
     return out
 
 

@@ -26,7 +26,7 @@ change, so nothing here is kept per node):
   polygons at the plain centroid distance, so the layer keeps the costs
   (``mud``) and lays them on the new polygons at the next flush, a frame
   after the change (their ids are known once the tick made them). Costs
-  weigh the searches over the polygon graph (``astar``, ``funnel``);
+  weigh the searches over the polygon graph (``polygon_astar``, ``funnel``);
   ``polyanya``, the exact search agents use by default, measures length.
 
 Regions and obstacles are given in world coordinates, as the map is drawn;

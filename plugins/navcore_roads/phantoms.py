@@ -223,7 +223,13 @@ def _end(graph, where, what) -> Ends:
 
 
 def _ends(graph, nodes, points, what) -> Ends:
-    return of_nodes(graph, nodes) if points is None else of_points(graph, points, what)
+    if points is None:
+        return of_nodes(graph, nodes)
+    ids = np.isnan(points[:, 0])
+    if ids.any():              # entries given as junction ids: at the junction itself
+        points = points.copy()
+        points[ids] = graph.positions[nodes[ids]]
+    return of_points(graph, points, what)
 
 
 def _junctions(nodes, cost):

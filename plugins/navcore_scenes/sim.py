@@ -183,10 +183,13 @@ class Simulation:
     def _param_where(spec, message: str):
         """Where the parameter a builder's error names was written (the
         first one the message mentions), else the graph's mapping."""
+        found = []
         for key in spec.params:
-            if re.search(rf"(?<![\w-]){re.escape(str(key))}(?![\w-])", message):
-                return spec.entry.where(key)
-        return spec.where
+            m = re.search(rf"(?<![\w-]){re.escape(str(key))}(?![\w-])", message)
+            if m:
+                found.append((m.start(), key))
+        # ("passable must be ... map characters": passable, not map)
+        return spec.entry.where(min(found)[1]) if found else spec.where
 
     def _relative(self, exc: NavError) -> str:
         """The error's text with a file inside the scene's folder named

@@ -1,5 +1,5 @@
 """The navmesh graph type passes navcore's conformance kit; its ``auto``,
-``polyanya`` and ``funnel`` paths are geometric (a polyline, not a walk on the CSR
+``polyanya``, ``astar``, ``dijkstra`` and ``funnel`` paths are geometric (a polyline, not a walk on the CSR
 view), so the kit checks them with ``check_geometric``. Its random
 updates mix the generic ones with obstacles added and removed and regions
 blocked and lifted, on meshes built in small tiles, so batches retire
@@ -22,7 +22,9 @@ class NavMeshFactory(GenericUpdates, GraphFactory):
     in two, so some triangles cannot reach others; tiles of 3 units."""
 
     graph_type = "navmesh"
-    geometric_algorithms = frozenset({"auto", "polyanya", "funnel"})
+    # "astar" and "dijkstra" are the exact search on a navmesh (the walks
+    # over the polygon graph are "polygon_astar" and friends)
+    geometric_algorithms = frozenset({"auto", "polyanya", "funnel", "astar", "dijkstra"})
 
     def __init__(self):
         # the obstacle ids each graph has or has queued, as this factory

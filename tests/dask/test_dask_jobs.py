@@ -132,6 +132,26 @@ def test_matrix_from_points_on_roads(client):
                           world.distance_matrix("roads", pts, pts))
 
 
+def test_navmesh_matrices_measure_from_the_points(client):
+    # the tiles get the caller's points, not their polygons: a navmesh
+    # answers exact lengths between points (a polygon id: its centroid)
+    world = navcore.World()
+    g = world.add_graph("yard", type="navmesh", bounds=(0, 0, 20, 10),
+                        obstacles=[[(5, 2), (8, 2), (8, 6), (5, 6)]])
+    pts = np.array([(1.0, 1.0), (18.0, 8.0), (1.0, 4.0), (12.5, 3.25), (6.5, 9.0)])
+    want = world.distance_matrix("yard", pts, pts[::-1])
+    assert want[0, 3] == pytest.approx(world.find_path("yard", (1, 1), (18, 8)).cost)
+    assert np.array_equal(navcore_dask.distance_matrix(client, g, pts, pts[::-1], chunk=2),
+                          want)
+    assert np.array_equal(navcore_dask.distance_pairs(client, g, pts, pts[::-1], chunk=2),
+                          np.diag(want))
+    lazy = navcore_dask.distance_matrix(client, g, pts, pts[::-1], chunk=(2, 3), lazy=True)
+    assert np.array_equal(lazy.compute(), want)
+    mixed = [0, (1.0, 1.0), 3]
+    assert np.array_equal(navcore_dask.distance_matrix(client, g, mixed, pts, chunk=1),
+                          world.distance_matrix("yard", mixed, pts))
+
+
 def test_lazy_matrix_is_a_dask_array_of_tiles(client):
     import dask.array as da
     world = navcore.World()

@@ -4,6 +4,7 @@ import pytest
 
 import navcore
 from navcore_grid import parse_map, parse_rows, read_map, read_scen
+from reference import grid_dijkstra
 
 GOOD = "type octile\nheight 2\nwidth 3\nmap\n.@G\nTS.\n"
 
@@ -49,6 +50,50 @@ def test_bad_character_reports_the_column_and_world_is_unchanged(tmp_path):
     assert w.graphs == {}
     with pytest.raises(navcore.MapFormatError, match="map file not found"):
         w.add_graph("m", type="grid", map=str(tmp_path / "nope.map"))
+
+
+SWAMPS = ["....S....", ".@@.W.@@.", "....S....", "@@@.S.@@@", "G...S...G"]
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("passable", [None, ".GS", ".G", ".GSW", "GS.T"])
+def test_passable_names_the_floor_characters(tmp_path, passable):
+    path = tmp_path / "swamp.map"
+    path.write_text(f"type octile\nheight {len(SWAMPS)}\nwidth {len(SWAMPS[0])}\nmap\n"
+                    + "\n".join(SWAMPS) + "\n")
+    floor = set(".GS" if passable is None else passable)
+    truth = [[c in floor for c in row] for row in SWAMPS]       # by hand, from the rule
+    assert read_map(path, passable=passable).tolist() == truth
+    w = navcore.World(autoload=False)
+    kw = {} if passable is None else {"passable": passable}
+    g = w.add_graph("g", type="grid", map=str(path), **kw)
+    assert g.walkable.reshape(len(SWAMPS), -1).tolist() == truth
+    # paths across the swamp column, against a reference Dijkstra on the rule
+    dist = grid_dijkstra(truth, start=(0, 0))
+    for goal in [(8, 0), (8, 4), (5, 2)]:
+        r = w.find_path("g", (0, 0), goal)
+        want = dist.get(goal, float("inf"))
+        assert (r.cost == pytest.approx(want)) if want < float("inf") else not r.found
+
+
+@pytest.mark.nojit
+def test_passable_is_checked(tmp_path):
+    path = tmp_path / "swamp.map"
+    path.write_text("type octile\nheight 1\nwidth 3\nmap\n.SW\n")
+    w = navcore.World(autoload=False)
+    for bad, message in [("", "non-empty string"), (".X", "'X' is not one"),
+                         (["."], "non-empty string"), (3, "got 3"), (".#", "'#' is not one")]:
+        with pytest.raises(navcore.GraphError, match=f"passable.*{message}"):
+            w.add_graph("g", type="grid", map=str(path), passable=bad)
+        with pytest.raises(navcore.GraphError, match="passable"):
+            read_map(path, passable=bad)
+    with pytest.raises(navcore.GraphError, match="passable='.G' .* goes with map="):
+        w.add_graph("g", type="grid", rows=["..."], passable=".G")
+    assert w.graphs == {}
+    # the error for an unknown character lists the rule in force
+    path.write_text("type octile\nheight 1\nwidth 3\nmap\n.S?\n")
+    with pytest.raises(navcore.MapFormatError, match=r"passable: \.G, blocked: @OSTW"):
+        read_map(path, passable=".G")
 
 
 @pytest.mark.nojit

@@ -98,7 +98,7 @@ def test_arena_mesh_covers_exactly_the_free_space_of_arena_map():
     verts, polys, _, _ = _tokens(ARENA_MESH)
     assert np.array_equal(g.vertices, verts)
     assert g.poly_verts.tolist() == [v for p in polys for v in p]
-    free = build.map_free_space(ARENA_MAP)
+    free = build.map_free_space(ARENA_MAP, passable=".G")       # Polyanya's rule
     assert g.free_space.symmetric_difference(free).area == 0
     assert g.free_space.area == free.area == 2054
 
@@ -238,7 +238,10 @@ def test_v2_round_trip_of_the_v3_mesh_and_of_a_map_mesh(tmp_path):
 def test_polyanya_cpp_finds_the_exact_lengths_on_meshes_navcore_writes(tmp_path, name,
                                                                       params):
     w = _world()
-    g = w.add_graph("m", type="navmesh", **{k: str(DATA / v) for k, v in params.items()})
+    params = {k: str(DATA / v) for k, v in params.items()}
+    if "map" in params:
+        params["passable"] = ".G"          # the data's rule is Polyanya's
+    g = w.add_graph("m", type="navmesh", **params)
     meshfile.write_polyanya_mesh(tmp_path / "m.mesh", g)
     rows = list(csv.reader(open(DATA / f"{name}.anyangle.csv")))[1:]
     with open(tmp_path / "m.scen", "w") as f:
@@ -327,7 +330,7 @@ def test_vertices_and_polygons_give_the_mesh_the_file_gives():
 def test_agent_radius_shrinks_a_given_mesh_and_triangulates_it_again():
     w = _world()
     g = w.add_graph("m", type="navmesh", mesh=str(ARENA_MESH), agent_radius=0.25)
-    free = build.map_free_space(ARENA_MAP)
+    free = build.map_free_space(ARENA_MAP, passable=".G")       # Polyanya's rule
     want = shapely.buffer(free, -0.25, join_style="mitre")
     assert g.free_space.symmetric_difference(want).area < 1e-9
     union = meshfile.union(g)                # the triangles cover it, nothing more
@@ -678,10 +681,11 @@ graphs:
 def test_bake_a_map_to_npz_and_to_polyanya_v2(tmp_path, capsys):
     out = tmp_path / "sub" / "arena.npz"
     assert main(["bake", "--map", str(ARENA_MAP), "-o", str(out), "--agent-radius",
-                 "0.25"]) == 0
+                 "0.25", "--passable", ".G"]) == 0
     assert "polygons" in capsys.readouterr().out
     w = _world()
-    want = w.add_graph("want", type="navmesh", map=str(ARENA_MAP), agent_radius=0.25)
+    want = w.add_graph("want", type="navmesh", map=str(ARENA_MAP), agent_radius=0.25,
+                       passable=".G")
     got = w.add_graph("got", type="navmesh", mesh=str(out))
     for key in ("vertices", "poly_start", "poly_verts"):
         assert np.array_equal(getattr(want, key), getattr(got, key))
@@ -728,6 +732,8 @@ def test_bake_a_scene_graph(tmp_path, capsys):
     (["--mesh", "MISSING", "-o", "OUT.npz"], "mesh file not found"),
     (["--map", "MESH", "-o", "OUT.npz"], "bad.map:1: expected 'type octile'"),
     (["--mesh", "MESH", "-o", "OUT.npz"], "bad.map:2: expected the format version"),
+    (["--mesh", "MESH", "--passable", ".G", "-o", "OUT.npz"], "--passable names the floor"),
+    (["--map", "MAP", "--passable", ".Q", "-o", "OUT.npz"], "'Q' is not one"),
 ])
 def test_bake_errors_are_one_clean_line(tmp_path, capsys, args, words):
     scene = tmp_path / "yards.yaml"

@@ -209,14 +209,14 @@ def test_finite_costs_weigh_the_polygons_of_a_region():
     graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 12, 8), obstacles=OBSTACLES)
     layer = NavMeshSceneLayer(world, "m", graph)
     mud = layer.region([0, 0, 12, 8])
-    before = world.find_path("m", (1, 1), (11, 7), algorithm="astar").cost
+    before = world.find_path("m", (1, 1), (11, 7), algorithm="polygon_astar").cost
     layer.set_cost(mud, 3.0)
     world.tick()
-    assert world.find_path("m", (1, 1), (11, 7), algorithm="astar").cost == \
+    assert world.find_path("m", (1, 1), (11, 7), algorithm="polygon_astar").cost == \
         pytest.approx(3 * before)
     layer.set_cost(mud, 1.0)
     world.tick()
-    assert world.find_path("m", (1, 1), (11, 7), algorithm="astar").cost == \
+    assert world.find_path("m", (1, 1), (11, 7), algorithm="polygon_astar").cost == \
         pytest.approx(before)
 
 

@@ -160,14 +160,25 @@ def test_agent_radius_keeps_paths_clear_of_walls(algorithm):
     assert r.cost > 2 * (7 + 0.5 - 1)        # over the top of the obstacle
 
 
-def test_other_algorithms_walk_the_triangle_graph():
+def test_polygon_searches_walk_the_polygon_graph_under_their_own_names():
     world, graph = _world(**HOLES["pillars"])
     s, g = (1, 1), (11, 7)
-    walk = world.find_path("m", s, g, algorithm="astar")
-    assert walk.found and walk.algorithm in ("astar", "dijkstra")
-    assert np.allclose(walk.points, graph.points_of(walk.nodes))
-    assert world.find_path("m", s, g, algorithm="funnel").cost <= walk.cost + 1e-9 + \
-        math.dist(s, graph.positions[walk.nodes[0]]) + math.dist(g, graph.positions[walk.nodes[-1]])
+    for name in ("polygon_astar", "polygon_dijkstra"):
+        walk = world.find_path("m", s, g, algorithm=name)
+        assert walk.found and walk.algorithm == name
+        assert np.allclose(walk.points, graph.points_of(walk.nodes))     # centroids
+        assert walk.cost == pytest.approx(world.path_costs("m", [walk.nodes])[0])
+        assert world.find_path("m", s, g, algorithm="funnel").cost <= walk.cost + 1e-9 + \
+            math.dist(s, walk.points[0]) + math.dist(g, walk.points[-1])
+    # the generic names are the exact search on a navmesh, or refused
+    exact = world.find_path("m", s, g)
+    for name in ("astar", "dijkstra"):
+        r = world.find_path("m", s, g, algorithm=name)
+        assert r.algorithm == "polyanya" and r.cost == exact.cost
+        assert np.array_equal(r.points, exact.points)
+    for name in ("bfs", "simplified", "ch"):
+        with pytest.raises(navcore.QueryError, match="polygon_astar"):
+            world.find_path("m", s, g, algorithm=name)
 
 
 @pytest.mark.parametrize("name", ["U room", "zigzag"])

@@ -329,3 +329,25 @@ def test_an_event_kind_without_apply_fails_when_it_is_made():
 
     with pytest.raises(TypeError, match="apply"):
         Half()
+
+
+@pytest.mark.nojit
+def test_scene_maps_take_passable(tmp_path):
+    # a swamp (S) column: MovingAI's rule walks it, Polyanya's ('.G') walls it
+    (tmp_path / "swamp.map").write_text("type octile\nheight 2\nwidth 3\nmap\n.S.\n.S.\n")
+    text = ("graphs:\n"
+            "  - {id: moving, type: grid, map: swamp.map}\n"
+            "  - {id: poly, type: grid, map: swamp.map, passable: '.G'}\n"
+            "  - {id: mesh, type: navmesh, map: swamp.map, passable: '.G'}\n"
+            "agents:\n"
+            "  - {id: a, graph: moving, start: [1, 0], goal: [2, 1]}\n")
+    sim = navcore.Simulation.from_text(text, str(tmp_path / "s.yaml"),
+                                       world=navcore.World(autoload=False))
+    assert sim.world.graph("moving").walkable.tolist() == [True] * 6
+    assert sim.world.graph("poly").walkable.tolist() == [True, False, True] * 2
+    assert sim.world.graph("mesh").free_space.area == pytest.approx(4.0)
+    with pytest.raises(navcore.SceneError, match=r"s.yaml:6:35: start of agent 'a' \[1, 0\] "
+                                                 r"is in a wall of graph 'poly'"):
+        navcore.Simulation.from_text(text.replace("graph: moving", "graph: poly  "),
+                                     str(tmp_path / "s.yaml"),
+                                     world=navcore.World(autoload=False))

@@ -1,0 +1,54 @@
+"""Searches over a navmesh's polygon graph, under names that say so.
+
+A navmesh's nodes are its polygons, joined where they share an edge at
+the distance between their centroids (``mesh``), weighted by per-polygon
+``cost`` updates. A search over that graph answers the cheapest walk from
+polygon centroid to polygon centroid: a *polygon-graph cost*, not the
+length of a path between the query's points. So on a navmesh the generic
+names mean the exact search: ``astar`` and ``dijkstra`` answer as
+``polyanya`` does (``polyanya`` is an A* over intervals of mesh edges),
+and the polygon-graph searches go by their own names:
+
+* ``polygon_astar`` / ``polygon_dijkstra``: the cheapest walk over the
+  polygon graph (centroid to centroid, times the polygons' costs);
+  ``points`` are the centroids, ``cost`` that walk's polygon-graph cost.
+
+The other generic names (``bfs``, the fewest polygons, and ``simplified``
+and ``ch``, which answer from views of the polygon graph) are a
+``QueryError`` naming these.
+"""
+from __future__ import annotations
+
+import navcore_csr
+
+import navcore
+from navcore.types import PathResult
+
+#: the names of the polygon-graph searches, in ``world.algorithms``
+ALGORITHMS = ("polygon_astar", "polygon_dijkstra")
+#: the generic names that mean the exact search on a navmesh
+EXACT_ALIASES = ("astar", "dijkstra")
+#: the generic names that would answer a polygon-graph cost as a path length
+REFUSED = ("bfs", "simplified", "ch")
+
+
+def polygon_path(graph, request) -> PathResult:
+    """Answer ``request`` (``algorithm`` one of ``ALGORITHMS``) over the
+    polygon graph, its ends the polygons they were resolved to."""
+    s, t, name = request.start_node, request.goal_node, request.algorithm
+    if name == "polygon_astar":
+        return navcore_csr.astar(graph, s, t, heuristic=request.options.get("heuristic"),
+                                 algorithm=name)
+    result = navcore_csr.dijkstra(graph, s, t)
+    result.algorithm = name
+    return result
+
+
+def refuse(graph, request):
+    """``QueryError`` for a generic name that would search the polygon graph."""
+    raise navcore.QueryError(
+        f"algorithm {request.algorithm!r} would search the polygon graph of navmesh "
+        f"{request.graph_id!r}, whose costs are distances between polygon centroids, not "
+        f"path lengths; ask for 'polyanya' (exact, also what 'auto', 'astar' and "
+        f"'dijkstra' mean on a navmesh), 'funnel', or a polygon-graph search by its own "
+        f"name: {', '.join(map(repr, ALGORITHMS))}")
