@@ -73,6 +73,11 @@ def test_phantom_matrices_without_a_hierarchy_agree_with_find_path(extract):
     assert close(mixed, [[w.find_path("h", tuple(a), int(v)).cost for v in nodes]
                          for a in pts])
     assert close(w.distance_pairs("h", pts[:3], nodes), np.diag(mixed[:3]))
+    # ids and points mixed on one side: each entry as find_path reads it
+    ends = [tuple(pts[0]), int(nodes[0]), tuple(pts[1]), int(nodes[1])]
+    want = [[w.find_path("h", a, b).cost for b in ends] for a in ends]
+    assert close(w.distance_matrix("h", ends, ends), want)
+    assert close(w.distance_pairs("h", ends, ends[::-1]), np.diag(np.array(want)[:, ::-1]))
 
 
 def line_world(oneway, **params):
