@@ -190,6 +190,7 @@ class World:
         world: the ``navcore_graph_built`` observers and the warm-up run,
         and if either fails the world is left without it."""
         graph_id = graph.graph_id
+        graph.workers = self.workers         # its kernels' threads follow the world's
         self.graphs[graph_id] = graph
         try:
             with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):

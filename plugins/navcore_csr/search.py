@@ -20,6 +20,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import QueryError
+from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -241,8 +242,8 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
         offsets, heads, cost = csr.offsets, csr.targets, csr.cost
         rows, cols, res = src, dst, out
     walk = graph.walkable
-    nchunks = 1 if rows.size < _PARALLEL_MIN_ROWS else min(numba.get_num_threads(), rows.size)
-    K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, nchunks)
+    with kernel_threads(graph, rows.size, _PARALLEL_MIN_ROWS) as threads:
+        K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, min(threads, rows.size))
     res[:, ~walk[cols]] = np.inf
     return res.T.copy() if backward else res
 
@@ -293,7 +294,8 @@ def reachable(graph, a, b) -> bool:
 def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     """For every node, how many nodes it can reach (itself included; 0 for
     blocked nodes). Parallel over nodes on ``threads`` numba threads
-    (default: numba's setting); no per-node allocation.
+    (default: as many as the graph's world lets its kernels use, see
+    ``navcore.parallel.max_threads``); no per-node allocation.
 
     Each parallel chunk owns one stamp array and one stack for all of its
     searches, so chunks are few: one per thread, and a single chunk for
@@ -306,16 +308,11 @@ def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     if n == 0:
         return out
     available = numba.config.NUMBA_NUM_THREADS
-    threads = numba.get_num_threads() if threads is None else int(threads)
-    if not 1 <= threads <= available:
-        raise QueryError(f"threads must be between 1 and {available}, got {threads}")
-    nchunks = 1 if n < _PARALLEL_MIN_NODES else threads
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    if threads is not None and not (validate.is_int(threads) and 1 <= threads <= available):
+        raise QueryError(f"threads must be between 1 and {available}, got {threads!r}")
+    with kernel_threads(graph if threads is None else int(threads), n,
+                        _PARALLEL_MIN_NODES) as nchunks:
         K.reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
-    finally:
-        numba.set_num_threads(previous)
     return out
 
 

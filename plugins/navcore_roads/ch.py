@@ -76,7 +76,7 @@ class RoadHierarchy(DerivedView):
 
     def query(self):
         """This thread's query object (its own scratch)."""
-        return self.thread_local(self.hierarchy.query)
+        return self.thread_local(lambda: self.hierarchy.query(self.graph))
 
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` as it is named (an ``.npz``
@@ -145,7 +145,8 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     csr = graph.csr
     with _Progress(progress, graph) as report:
         h = DirectedHierarchy.build(csr.offsets, csr.targets, cost,
-                                    witness_limit=witness_limit, progress=report)
+                                    witness_limit=witness_limit, progress=report,
+                                    threads=graph)
     view.hierarchy = h
     view.fingerprint = fingerprint(graph, cost)
     graph.set_view(VIEW_KEY, view)

@@ -13,7 +13,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import NodeError
-from navcore.parallel import parallel_section
+from navcore.parallel import kernel_threads
 from navcore.views import DerivedView
 
 from . import _locate as K
@@ -55,8 +55,8 @@ class LocateIndex(DerivedView):
         q = unit_vectors(lonlat)
         out = np.empty(q.shape[0], dtype=np.int32)
         chord = np.empty(q.shape[0], dtype=np.float64)
-        kernel = K.nearest if q.shape[0] >= PARALLEL_FROM else K.nearest_serial
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(self.graph, q.shape[0], PARALLEL_FROM) as threads:
+            kernel = K.nearest if threads > 1 else K.nearest_serial
             kernel(q, self.graph.unit, self.lo, self.cell, self.dims, self.start,
                    self.nodes, self.all_nodes if usable is None else usable, out, chord)
         metres = 2.0 * EARTH_RADIUS_M * np.arcsin(np.minimum(chord / 2.0, 1.0))
