@@ -64,6 +64,37 @@ def _cmd_plugins(args) -> int:
     return 0
 
 
+def _cmd_warm_up(args) -> int:
+    from . import progress
+    from .warmup import warm_up
+    bar = None
+    tty = sys.stderr.isatty()
+
+    def show(done, total, name):
+        nonlocal bar
+        if tty:
+            if bar is None:
+                from tqdm import tqdm
+                progress._compiling.set()          # the heartbeat stays quiet
+                bar = tqdm(total=total, desc="navcore: warming up", unit=" types",
+                           file=sys.stderr, leave=False)
+            bar.n = done
+            bar.set_postfix_str(name, refresh=False)
+            bar.refresh()
+        elif not name.startswith("compiling "):
+            print(f"navcore: warmed up {name} ({done}/{total})", file=sys.stderr, flush=True)
+    try:
+        took = warm_up(args.types or None, progress=show,
+                       autoload=False if args.builtin_only else None)
+    finally:
+        if bar is not None:
+            bar.close()
+            progress._compiling.clear()
+    for name, seconds in took.items():
+        print(f"{name}: {seconds:.2f} s")
+    return 0
+
+
 def build_parser(plugins=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -72,6 +103,13 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
     p.add_argument("--builtin-only", action="store_true",
                    help="ignore third-party entry points")
     p.set_defaults(func=_cmd_plugins)
+    p = sub.add_parser("warm-up", help="compile (first run) or load the kernels of every "
+                                       "graph type, or of the types named, into numba's "
+                                       "cache, with a progress bar")
+    p.add_argument("types", nargs="*", metavar="TYPE", help="graph types (default: all)")
+    p.add_argument("--builtin-only", action="store_true",
+                   help="ignore third-party entry points")
+    p.set_defaults(func=_cmd_warm_up, own_compile_bar=True)
     if plugins is None:
         from .plugins import PluginRegistry
         plugins = PluginRegistry()
@@ -85,6 +123,9 @@ def main(argv=None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         # a first run compiles for a while, large input loads for a while: say so
+        if getattr(args, "own_compile_bar", False):
+            with heartbeat():
+                return args.func(args)
         with compile_progress(), heartbeat():
             return args.func(args)
     except NavError as exc:

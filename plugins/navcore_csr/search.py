@@ -31,9 +31,11 @@ HKIND = {"zero": K.H_ZERO, "euclidean": K.H_EUCLIDEAN,
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"
-#: matrix rows from which the rows are spread over the numba threads
-#: (each thread makes labels of its own, and waking the pool costs)
-_PARALLEL_MIN_ROWS = 8
+#: matrix rows x nodes from which the rows are spread over the numba
+#: threads (each thread makes labels of its own, and waking the pool
+#: costs): on 2 cores a 63k-node grid took 19 ms a row pair on one thread
+#: and 24 on two, 4 rows 33 and 18 ms (BENCHMARKS.md "Serial or parallel")
+_PARALLEL_MIN_WORK = 250_000
 _SCALES_KEY = "navcore_csr.heuristic_scales"
 _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
 
@@ -242,7 +244,7 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
         offsets, heads, cost = csr.offsets, csr.targets, csr.cost
         rows, cols, res = src, dst, out
     walk = graph.walkable
-    with kernel_threads(graph, rows.size, _PARALLEL_MIN_ROWS) as threads:
+    with kernel_threads(graph, rows.size * graph.num_nodes, _PARALLEL_MIN_WORK) as threads:
         K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, min(threads, rows.size))
     res[:, ~walk[cols]] = np.inf
     return res.T.copy() if backward else res

@@ -45,13 +45,19 @@ WITNESS_LIMIT = 500
 PRIORITY_LIMIT = 50
 _MAX_LIMIT = 2 ** 31 - 1
 _INT32_MAX = 2 ** 31 - 1
-#: nodes from which a build contracts on several threads (below, its rounds
-#: are too small to pay for the pool; the rounds of a parallel build still
-#: pick serial or parallel each by its size, ``_ch._PAR_MIN``)
-BUILD_PARALLEL_FROM = 20_000
+#: nodes from which a build contracts on several threads; the rounds of a
+#: parallel build still pick serial or parallel each by its size
+#: (``_ch._PAR_MIN``). 2 cores (BENCHMARKS.md "Serial or parallel"): 21k
+#: nodes 0.34-0.37 s on one thread, 0.74-1.09 s on two; 90k nodes two
+#: threads lost too while other processes used the machine
+BUILD_PARALLEL_FROM = 100_000
 #: pairs from which ``distances`` and ``paths`` search on several threads
-PAIRS_PARALLEL_FROM = 16
+#: (21k nodes: 16 pairs 0.05 ms on one thread, 32 pairs 0.25 ms on one and
+#: 0.05 ms on two)
+PAIRS_PARALLEL_FROM = 32
 #: source x target cells from which ``matrix`` fills on several threads
+#: (21k nodes: 20x20 0.17 ms on one thread, 0.14 ms on two; 50x50 0.49 and
+#: 0.38 ms; a pool that waits for a descheduled thread costs 8-30 ms)
 MATRIX_PARALLEL_FROM = 1024
 #: the arrays of :meth:`DirectedHierarchy.arrays`, with their dtypes
 _ARRAYS = {

@@ -145,7 +145,7 @@ def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
 #: pairs from which ``distance_pairs`` runs on several threads (each
 #: thread allocates its own search arrays; measured on 2 cores, see
 #: BENCHMARKS.md "Serial or parallel")
-PAIRS_PARALLEL_FROM = 8
+PAIRS_PARALLEL_FROM = 64
 
 
 def distance_pairs(graph, sources, targets) -> np.ndarray:
@@ -178,3 +178,8 @@ def warm_up(graph) -> None:
     if graph.unit is not None:
         from .locate import snap
         snap(graph, graph.positions[:1])
+    # the hierarchies contract() built since add_graph (World.warm_up then
+    # loads their query kernels too)
+    from . import cch, ch
+    ch.warm_up(graph)
+    cch.warm_up(graph)
