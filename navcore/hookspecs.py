@@ -497,9 +497,10 @@ def navcore_sample_graph(world: World, graph_type: str, graph_id: Hashable) -> N
     with the views a game may build on one later (``contract``,
     ``simplify``, ...), for ``navcore.warm_up``, which then warms it up
     (``navcore_warm_up``): a game or an installer runs that once to fill
-    numba's cache with every kernel of the type. ``world`` is made with
-    ``warm_up=False``. Return the graph; None when ``graph_type`` is not
-    one of this plugin's. firstresult.
+    numba's cache with every kernel of the type. Called once per graph
+    type by ``navcore.warm_up`` (and ``navcore warm-up``), on a world made
+    with ``warm_up=False``. Return the graph; None when ``graph_type`` is
+    not one of this plugin's. firstresult.
     """
 
 

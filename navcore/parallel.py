@@ -26,10 +26,12 @@ How many threads a kernel runs on is one policy, :func:`threads_for`
 ``World(workers=N)`` on up to ``N`` numba threads, and only when the
 call's work reaches the kernel's break-even (measured on 2 cores, see
 BENCHMARKS.md "Serial or parallel"): below it, waking the pool and the
-barrier at the end cost more than the half of the work they save, and on
-a machine whose cores are busy with other processes a parallel region
-waits for a thread the OS has not scheduled (a 50x50 road matrix took
-80 ms instead of 0.15 ms with three busy processes beside it).
+barrier at the end cost more than the half of the work they save. And
+only on cores no other program is running on at the moment of the call
+(:func:`free_cores`): a parallel region waits at its end for every
+thread, and one the OS has not scheduled costs a time slice (a 50x50
+road matrix took 80 ms instead of 0.15 ms with three busy processes
+beside it; 32 CH pairs 24 ms instead of 0.23 ms on one thread).
 
 >>> from navcore.parallel import kernel_threads
 >>> with kernel_threads(0, work=10 ** 9, least=1) as n:   # workers=0
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import threading
 
+import os
 from contextlib import contextmanager
 
 import numba
@@ -121,13 +124,43 @@ def max_threads(owner) -> int:
     return numba.get_num_threads()
 
 
+_CPUS = os.cpu_count() or 1
+try:                                    # Linux: runnable tasks, read in ~3 us
+    _LOADAVG = os.open("/proc/loadavg", os.O_RDONLY)
+except OSError:
+    _LOADAVG = None
+
+
+def _running() -> int | None:
+    """Tasks runnable on the machine now (this thread among them), or None
+    where the system does not say (then every core counts as free)."""
+    if _LOADAVG is None:
+        return None
+    try:
+        return int(os.pread(_LOADAVG, 64, 0).split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def free_cores() -> int:
+    """Cores no other task is running on right now, this thread's own
+    included (at least 1): the machine's cores less the other runnable
+    tasks (``/proc/loadavg``; all the cores where that is not known)."""
+    running = _running()
+    if running is None:
+        return _CPUS
+    return max(1, _CPUS - max(running - 1, 0))
+
+
 def threads_for(owner, work, least) -> int:
     """Threads for a kernel call doing ``work`` units (rows, pairs, arcs,
     ... each kernel counts its own) whose parallel run pays from ``least``
-    units on: 1 below it, else :func:`max_threads` of ``owner``."""
+    units on: 1 below it, else :func:`max_threads` of ``owner``, but no
+    more than :func:`free_cores`."""
     if work < least:
         return 1
-    return max_threads(owner)
+    n = max_threads(owner)
+    return n if n < 2 else min(n, free_cores())
 
 
 @contextmanager

@@ -13,6 +13,8 @@ import pytest
 
 import navcore
 
+from hooktags import exercises
+
 ROOT = Path(__file__).resolve().parents[2]
 JIT_OFF = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
@@ -63,6 +65,7 @@ def test_progress_must_be_callable():
         world.warm_up(progress="bar")
 
 
+@exercises("navcore_sample_graph")
 def test_navcore_warm_up_builds_and_warms_each_type_named():
     seen = []
     took = navcore.warm_up(["csr", "grid"], progress=lambda *a: seen.append(a))

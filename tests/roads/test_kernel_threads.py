@@ -19,6 +19,7 @@ import pytest
 from numba import njit, prange
 
 import navcore
+import navcore.parallel as navcore_parallel
 import navcore_roads
 from navcore_csr import _search as csr_kernels
 from navcore_roads import _cch, _ch, _locate, _search
@@ -108,9 +109,10 @@ def test_workers_0_runs_every_kernel_on_the_calling_thread_on_a_busy_machine(
     assert plain.workers == 0
 
 
-def test_with_workers_a_large_call_runs_on_several_threads(threads_seen):
+def test_with_workers_a_large_call_runs_on_several_threads(threads_seen, monkeypatch):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has one thread here")
+    monkeypatch.setattr(navcore_parallel, "_running", lambda: 1)      # a quiet machine
     w, g = monaco(workers=2)
     navcore_roads.contract(g)
     rng = np.random.default_rng(6)
@@ -119,6 +121,33 @@ def test_with_workers_a_large_call_runs_on_several_threads(threads_seen):
     assert close(w.distance_matrix("r", s, t), ref[:, t])       # 1600 cells: parallel
     assert close(w.distance_matrix("r", s[:3], t[:3]), ref[:3][:, t[:3]])   # 9: serial
     assert threads_seen["bucket_matrix"] == [2, 1]
+
+
+def test_with_workers_a_large_call_stays_on_one_thread_while_the_cores_are_busy(
+        threads_seen, monkeypatch):
+    w, g = monaco(workers=2)
+    navcore_roads.contract(g)
+    monkeypatch.setattr(navcore_parallel, "_running", lambda: 3)      # two others run
+    s = np.arange(40)
+    ref = scipy_distances(g, s)
+    assert close(w.distance_matrix("r", s, s), ref[:, s])
+    monkeypatch.setattr(navcore_parallel, "_running", lambda: 2)      # one other: 1 core free
+    assert close(w.distance_matrix("r", s, s), ref[:, s])
+    assert threads_seen["bucket_matrix"] == [1, 1]
+
+
+@pytest.mark.nojit
+def test_free_cores_counts_the_other_runnable_tasks(monkeypatch):
+    monkeypatch.setattr(navcore_parallel, "_CPUS", 4)
+    for running, free in ((1, 4), (2, 3), (4, 1), (9, 1)):
+        monkeypatch.setattr(navcore_parallel, "_running", lambda r=running: r)
+        assert navcore_parallel.free_cores() == free
+    monkeypatch.setattr(navcore_parallel, "_running", lambda: None)   # not Linux
+    assert navcore_parallel.free_cores() == 4
+    most = min(4, numba.config.NUMBA_NUM_THREADS)
+    assert navcore_parallel.threads_for(4, work=10, least=5) == most
+    assert navcore_parallel.threads_for(4, work=4, least=5) == 1
+    assert navcore_parallel.threads_for(0, work=10, least=5) == 1
 
 
 def test_the_caller_keeps_its_own_thread_count(threads_seen):
