@@ -128,3 +128,15 @@ def test_world_warm_up_after_contract_loads_the_hierarchy_kernels(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     loaded = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded == {}, f"kernels loaded by the first hierarchy queries: {loaded}"
+
+
+def test_readme_shipping_example(capsys):
+    import re
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Shipping a game with navcore.*?```python\n(.*?)```", text,
+                      re.S).group(1)
+    scope = {}
+    exec(compile(block, "README.md", "exec"), scope)
+    shown = capsys.readouterr().out.split("\r")
+    assert shown[-1].startswith("2/2 roads")
+    scope["world"].scheduler.close()
