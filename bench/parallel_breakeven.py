@@ -69,10 +69,10 @@ def main():
         contract(w.graph("c"), customizable=True)
         w.add_graph("g", type="grid", array=np.random.default_rng(1).random((300, 300)) > 0.3)
     n = worlds[0].graph("r").num_nodes
-    rng = np.random.default_rng(3)
     from navcore_roads import ch as rch, cch as rcch
     for t, w in worlds.items():
         label = 1 if t == 0 else 2
+        rng = np.random.default_rng(3)      # the same pairs and rows in both worlds
         view = rcch.current(w.graph("c"))
         out.setdefault("cch customize ms", {})[label] = med(view.customize, 31)
         out.setdefault("cch arcs", view.topology.num_arcs)
