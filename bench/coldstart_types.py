@@ -22,7 +22,8 @@ GRAPHS = {
     "navmesh": ('add_graph("g", type="navmesh", bounds=(0, 0, 20, 10), '
                 'obstacles=[[(5, 2), (8, 2), (8, 6), (5, 6)]])', "(1, 1), (18, 8)"),
     "roads": ('add_graph("g", type="roads", src=[0, 1, 2], dst=[1, 2, 3], cost=[1.0] * 3, '
-              'positions=[[7.42, 43.73], [7.421, 43.73], [7.422, 43.73], [7.423, 43.73]])',
+              'positions=[[7.42, 43.73], [7.421, 43.73], [7.422, 43.73], [7.423, 43.73]], '
+              'keep="all", compress=False)',
               "0, 3"),
 }
 
