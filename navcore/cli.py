@@ -91,7 +91,8 @@ def _cmd_warm_up(args) -> int:
             bar.close()
             progress._compiling.clear()
     for name, seconds in took.items():
-        print(f"{name}: {seconds:.2f} s")
+        print(f"{name}: {seconds:.2f} s" if seconds is not None else
+              f"{name}: skipped (its plugin makes no sample graph)")
     return 0
 
 

@@ -25,7 +25,9 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
     while kernels compile, with each kernel's name as numba starts it
     (``done`` unchanged), on this thread: a loading screen's bar. It ends
     at ``done == total``. ``plugins``/``autoload``: as for ``World``.
-    Returns ``{type: seconds}``.
+    Returns ``{type: seconds}``; None for a type whose plugin makes no
+    sample graph (``navcore_sample_graph``), which is a ``PluginError``
+    when the type is named.
 
     >>> import navcore
     >>> seen = []
@@ -58,8 +60,12 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
                 graph = world.plugins.hook.navcore_sample_graph(
                     world=world, graph_type=t, graph_id=t)
                 if graph is None:
-                    raise PluginError(f"warm_up: plugin {offered[t]!r} makes no sample graph "
-                                      f"of type {t!r} (hook navcore_sample_graph)")
+                    if graph_types is not None:
+                        raise PluginError(f"warm_up: plugin {offered[t]!r} makes no sample "
+                                          f"graph of type {t!r} (hook navcore_sample_graph)")
+                    took[t] = None               # a plugin without the hook: left cold
+                    report.step(f"{t} (no sample graph: plugin {offered[t]!r})")
+                    continue
                 world.warm_up(t)
                 world.remove_graph(t)
                 took[t] = time.perf_counter() - t0

@@ -78,6 +78,27 @@ def test_navcore_warm_up_builds_and_warms_each_type_named():
         navcore.warm_up("csr", progress=1)
 
 
+class RingPlugin:
+    """A graph type without a sample graph."""
+
+    @navcore.hookimpl
+    def navcore_graph_types(self):
+        def build(world, graph_id):
+            return navcore.NavGraph.from_edges([0, 1], [1, 0], world=world)
+        return {"ring": build}
+
+
+def test_a_type_without_a_sample_graph_is_skipped_unless_named():
+    seen = []
+    took = navcore.warm_up(None, plugins=[RingPlugin()], autoload=False,
+                           progress=lambda *a: seen.append(a))
+    assert took["ring"] is None and took["csr"] is not None
+    assert (took and _steps_only(seen)[-1][0] == len(took))
+    assert any("ring (no sample graph" in n for _, _, n in seen)
+    with pytest.raises(navcore.PluginError, match="no sample graph of type 'ring'"):
+        navcore.warm_up(["ring"], plugins=[RingPlugin()], autoload=False)
+
+
 def test_cli_warm_up_command_runs():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "plugins")]))
     out = subprocess.run([sys.executable, "-m", "navcore", "warm-up", "csr"], cwd=ROOT, env=env,
