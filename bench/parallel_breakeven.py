@@ -114,7 +114,7 @@ def main():
 
 def builds(sizes):
     import navcore
-    from navcore_roads import cch as rcch, contract
+    from navcore_roads import contract
     from roadgen import make_roads
     out = {}
     for nodes in sizes:

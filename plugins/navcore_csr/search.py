@@ -303,7 +303,6 @@ def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     searches, so chunks are few: one per thread, and a single chunk for
     graphs too small to repay zeroing a second pair of arrays.
     """
-    import numba
     csr = graph.csr
     n = graph.num_nodes
     out = np.zeros(n, dtype=np.int64)
