@@ -26,11 +26,12 @@ from .scene_layer import SceneLayer
 from .views import DerivedView
 from .types import FrameStats, PathBatch, PathRequest, PathResult, PathStatus, Update
 from .world import World
+from .warmup import warm_up
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
+    "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
     "PathBatch", "PathStatus", "Update",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",

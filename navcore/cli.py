@@ -2,6 +2,7 @@
 
     navcore plugins          list plugins, their source, hooks and graph types
     navcore types [TYPE]     each graph type's parameters, defaults and meanings
+    navcore warm-up [TYPE]   compile or load every kernel into numba's cache
     navcore run SCENE        play a scene file headless and summarise it (scenes plugin)
     navcore validate SCENE   check scene files without running them (scenes plugin)
     navcore render SCENE -o OUT.png   draw a scene: areas, agents, paths; --gif (scenes plugin)
@@ -9,7 +10,7 @@
     navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
     navcore bake SCENE|--map|--mesh -o OUT.npz   build a navmesh once, save it (navmesh plugin)
 
-Only ``plugins`` is the kernel's own; plugins add the other subcommands
+``plugins``, ``types`` and ``warm-up`` are the kernel's own; plugins add the other subcommands
 through the ``navcore_add_commands`` hook.
 """
 from __future__ import annotations
@@ -75,6 +76,38 @@ def _cmd_types(args) -> int:
     return 0
 
 
+def _cmd_warm_up(args) -> int:
+    from . import progress
+    from .warmup import warm_up
+    bar = None
+    tty = sys.stderr.isatty()
+
+    def show(done, total, name):
+        nonlocal bar
+        if tty:
+            if bar is None:
+                from tqdm import tqdm
+                progress._compiling.set()          # the heartbeat stays quiet
+                bar = tqdm(total=total, desc="navcore: warming up", unit=" types",
+                           file=sys.stderr, leave=False)
+            bar.n = done
+            bar.set_postfix_str(name, refresh=False)
+            bar.refresh()
+        elif not name.startswith("compiling "):
+            print(f"navcore: warmed up {name} ({done}/{total})", file=sys.stderr, flush=True)
+    try:
+        took = warm_up(args.types or None, progress=show,
+                       autoload=False if args.builtin_only else None)
+    finally:
+        if bar is not None:
+            bar.close()
+            progress._compiling.clear()
+    for name, seconds in took.items():
+        print(f"{name}: {seconds:.2f} s" if seconds is not None else
+              f"{name}: skipped (its plugin makes no sample graph)")
+    return 0
+
+
 def build_parser(plugins=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -89,6 +122,13 @@ def build_parser(plugins=None) -> argparse.ArgumentParser:
     p.add_argument("--builtin-only", action="store_true",
                    help="ignore third-party entry points")
     p.set_defaults(func=_cmd_types)
+    p = sub.add_parser("warm-up", help="compile (first run) or load the kernels of every "
+                                       "graph type, or of the types named, into numba's "
+                                       "cache, with a progress bar")
+    p.add_argument("types", nargs="*", metavar="TYPE", help="graph types (default: all)")
+    p.add_argument("--builtin-only", action="store_true",
+                   help="ignore third-party entry points")
+    p.set_defaults(func=_cmd_warm_up, own_compile_bar=True)
     if plugins is None:
         from .plugins import PluginRegistry
         plugins = PluginRegistry()
@@ -102,6 +142,9 @@ def main(argv=None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         # a first run compiles for a while, large input loads for a while: say so
+        if getattr(args, "own_compile_bar", False):
+            with heartbeat():
+                return args.func(args)
         with compile_progress(), heartbeat():
             return args.func(args)
     except NavError as exc:

@@ -53,6 +53,10 @@ class NavGraph:
     #: in one vectorised call: ``World`` then hands it whole point arrays
     #: (sources and targets of a matrix, pairs) instead of one point at a time
     vector_locate = False
+    #: numba threads its kernels may use (``navcore.parallel.threads_for``):
+    #: its world's ``workers`` (set when it joins one; 0 runs every kernel on
+    #: the calling thread), None outside a world (numba's own setting)
+    workers = None
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):

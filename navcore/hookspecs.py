@@ -546,6 +546,19 @@ def navcore_warm_up(world: World, graph: NavGraph) -> None:
     """
 
 
+@hookspec(firstresult=True)
+def navcore_sample_graph(world: World, graph_type: str, graph_id: Hashable) -> NavGraph | None:
+    """Add a small graph of ``graph_type`` to ``world`` as ``graph_id``,
+    with the views a game may build on one later (``contract``,
+    ``simplify``, ...), for ``navcore.warm_up``, which then warms it up
+    (``navcore_warm_up``): a game or an installer runs that once to fill
+    numba's cache with every kernel of the type. Called once per graph
+    type by ``navcore.warm_up`` (and ``navcore warm-up``), on a world made
+    with ``warm_up=False``. Return the graph; None when ``graph_type`` is
+    not one of this plugin's. firstresult.
+    """
+
+
 @hookspec
 def navcore_frame_start(world: World, frame: int) -> None:
     """``World.tick`` begins frame number ``frame`` (counting from 1).

@@ -276,6 +276,20 @@ class PluginRegistry:
         self._first_result[key] = (self.version, call)
         return call
 
+    def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
+        """``[(plugin_name, call)]``: hook ``name``'s implementations in
+        pluggy's order, each a plain ``call(*args)`` (``args`` in the order
+        of ``params``), those marked ``for_graphs`` for other classes than
+        ``graph_type`` left out; for running them one at a time (a warm-up
+        that reports each step). A hook with wrappers is one step, run
+        through pluggy (``plugin_name`` then ``None``)."""
+        caller = getattr(self._pm.hook, name)
+        impls = caller.get_hookimpls()
+        if any(i.wrapper or i.hookwrapper for i in impls):
+            return [(None, lambda *args: caller(**dict(zip(params, args))))]
+        return [(i.plugin_name, _adapter(i.function, i.argnames, params, graph_type))
+                for i in reversed(_serving(impls, graph_type))]
+
     # -- internals ------------------------------------------------------------
     def _extra_hook_names(self):
         return [n for n in dir(self._pm.hook) if n.startswith("navcore_")

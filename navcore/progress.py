@@ -132,6 +132,55 @@ def compile_progress(file=None, delay: float = 0.5):
             counter.close()
 
 
+class Steps:
+    """A warm-up's report to a loading screen: ``callback(done, total,
+    name)`` after each of ``total`` steps (:meth:`step`), and, while the
+    block compiles kernels on this thread (a first run), with the name of
+    each kernel numba starts compiling (``done`` unchanged). A context
+    manager; with ``callback=None`` it does nothing.
+
+    >>> seen = []
+    >>> with Steps(lambda *a: seen.append(a), 2) as report:
+    ...     report.step("a")
+    ...     report.step("b")
+    >>> seen
+    [(1, 2, 'a'), (2, 2, 'b')]
+    """
+
+    def __init__(self, callback, total: int):
+        self.callback, self.total, self.done = callback, int(total), 0
+        self._listening = None
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if self.callback is not None:
+            self.callback(self.done, self.total, name)
+
+    def __enter__(self) -> "Steps":
+        if self.callback is None or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+            return self
+        from numba.core import event
+        report, thread = self, threading.get_ident()
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                name = _kernel_name(ev)
+                if name and threading.get_ident() == thread:
+                    report.callback(report.done, report.total, f"compiling {name}")
+
+            def on_end(self, ev):
+                pass
+        self._listening = event.install_listener("numba:compile", Listener())
+        self._listening.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._listening is not None:
+            self._listening.__exit__(*exc)
+            self._listening = None
+        return False
+
+
 def _kernel_name(ev) -> str | None:
     fn = getattr(ev.data.get("dispatcher"), "py_func", None)
     if fn is None or fn.__module__.startswith("numba."):

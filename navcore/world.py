@@ -17,6 +17,7 @@ from collections import defaultdict
 import numpy as np
 
 from . import builders, limits, progress, validate
+from . import progress as _progress     # where a parameter named progress hides it
 from .errors import (CapacityError, FrameError, GraphError, NavError, NodeError, PluginError,
                      QueryError,
                      UnknownGraphError,
@@ -100,23 +101,37 @@ class World:
     anything that touches the graph through the world (queries, updates,
     ``tick``) waits for them first, so no frame pays for a kernel load.
     ``warm_up=False`` loads kernels on first use.
+
+    ``on_progress``: None or ``callback(done, total, name)``, told how a
+    warm-up goes for a loading screen: after each plugin's warm-up of a
+    graph (``done`` of ``total`` steps, ``name`` the step, e.g.
+    ``"roads: graph 'r'"``) and, while one compiles kernels (a machine's
+    first run), with each kernel's name as numba starts compiling it
+    (``done`` unchanged). Called on the thread that warms up (the
+    background thread with ``warm_up="background"``); it ends at
+    ``done == total``.
     """
 
     def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
                  workers: int = 0, seed: int | None = None, deterministic: bool = False,
-                 frame_budget_nodes: int | None = None, warm_up=True):
+                 frame_budget_nodes: int | None = None, warm_up=True, on_progress=None):
         # every setting checked before anything is made (threads, plugins)
         if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
             raise FrameError(f"World: warm_up must be True, False or 'background', "
                              f"got {warm_up!r}")
         frame_budget_ms = _frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
         workers = _workers(workers)
+        if on_progress is not None and not callable(on_progress):
+            raise FrameError(f"World: on_progress must be None or a callable(done, total, "
+                             f"name), got {on_progress!r}")
         if seed is not None and not validate.is_int(seed):
             raise FrameError(f"World: seed must be an integer or None, got {seed!r}")
         if isinstance(plugins, (str, bytes)) or not isinstance(plugins, (list, tuple)):
             raise PluginError(f"World: plugins must be a list of plugin modules or "
                               f"objects, got {plugins!r}")
         self.warm_up_mode = warm_up
+        #: ``callback(done, total, name)`` told how warm-ups go (or None)
+        self.on_progress = on_progress
         #: seconds spent loading kernels in ``add_graph`` and ``warm_up`` so far
         self.warm_up_seconds = 0.0
         self._warming: dict = {}             # graph_id -> _BackgroundWarmUp in flight
@@ -293,6 +308,7 @@ class World:
         world: the ``navcore_graph_built`` observers and the warm-up run,
         and if either fails the world is left without it."""
         graph_id = graph.graph_id
+        graph.workers = self.workers         # its kernels' threads follow the world's
         self.graphs[graph_id] = graph
         try:
             with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):
@@ -495,22 +511,40 @@ class World:
                 result = better
         return result
 
-    def warm_up(self, graph_id=None) -> float:
+    def warm_up(self, graph_id=None, *, progress=None) -> float:
         """Load the kernels the plugins will run on ``graph_id`` (every
         graph by default) now, so no frame pays for it later. ``add_graph``
         does this already (unless ``World(warm_up=False)``); call it again
-        after registering a plugin. Returns the seconds it took."""
+        after registering a plugin or building a view (``contract``,
+        ``simplify``). ``progress``: a ``callback(done, total, name)`` for
+        this call (see ``on_progress``). Returns the seconds it took."""
+        if progress is not None and not callable(progress):
+            raise FrameError(f"warm_up: progress must be None or a callable(done, total, "
+                             f"name), got {progress!r}")
         self.ready()
         t0 = time.perf_counter()
         graphs = self.graphs if graph_id is None else {graph_id: self.graph(graph_id)}
-        for graph in list(graphs.values()):
-            self._warm_graph(graph)
+        graphs = list(graphs.values())
+        steps = [self._warm_steps(g) for g in graphs]
+        with _progress.Steps(progress or self.on_progress, sum(map(len, steps))) as report:
+            for graph, todo in zip(graphs, steps):
+                self._warm_graph(graph, todo, report)
         return time.perf_counter() - t0
 
-    def _warm_graph(self, graph) -> None:
+    def _warm_steps(self, graph) -> list:
+        """``[(plugin_name, call)]``: the plugins' warm-ups of ``graph``."""
+        return self.plugins.each_impl("navcore_warm_up", ("world", "graph"), type(graph))
+
+    def _warm_graph(self, graph, steps=None, report=None) -> None:
+        if report is None:
+            steps = self._warm_steps(graph)
+            with _progress.Steps(self.on_progress, len(steps)) as report:
+                return self._warm_graph(graph, steps, report)
         t0 = time.perf_counter()
         with progress.stage(f"loading the kernels of graph {graph.graph_id!r}"):
-            self.plugins.hook.navcore_warm_up(world=self, graph=graph)
+            for plugin_name, call in steps:
+                call(self, graph)
+                report.step(f"{plugin_name or 'plugins'}: graph {graph.graph_id!r}")
             # the frame loop's hook callers (each made once, by eval, ~0.1 ms)
             for name, args in _FRAME_HOOKS:
                 make = self.plugins.first_result if name in _FIRST_RESULT else \

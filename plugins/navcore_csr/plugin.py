@@ -44,6 +44,27 @@ def navcore_graph_types():
     return {"csr": build_csr_graph}
 
 
+def sample_graph(world, graph_id):
+    """A 3x3 lattice of 1-cost streets, contracted and simplified (for
+    ``navcore.warm_up``)."""
+    import numpy as np
+    from .contraction import contract
+    from .simplification import simplify
+    src = [0, 1, 3, 4, 6, 7, 0, 3, 1, 4, 2, 5]
+    dst = [1, 2, 4, 5, 7, 8, 3, 6, 4, 7, 5, 8]
+    xy = np.array([(i % 3, i // 3) for i in range(9)], dtype=np.float64)
+    graph = world.add_graph(graph_id, type="csr", src=src, dst=dst, cost=np.ones(12),
+                            positions=xy, directed=False)
+    contract(graph)
+    simplify(graph)
+    return graph
+
+
+@navcore.hookimpl
+def navcore_sample_graph(world, graph_type, graph_id):
+    return sample_graph(world, graph_id) if graph_type == "csr" else None
+
+
 @navcore.hookimpl(trylast=True)
 def navcore_storage_build(src, dst, data, num_nodes, options):
     if options.get("offsets") is not None:

@@ -21,6 +21,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import QueryError
 from navcore.graph import NavGraph
+from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -42,9 +43,11 @@ def query_options(graph):
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_csr.search"
-#: matrix rows from which the rows are spread over the numba threads
-#: (each thread makes labels of its own, and waking the pool costs)
-_PARALLEL_MIN_ROWS = 8
+#: matrix rows x nodes from which the rows are spread over the numba
+#: threads (each thread makes labels of its own, and waking the pool
+#: costs): on 2 cores a 63k-node grid took 19 ms a row pair on one thread
+#: and 24 on two, 4 rows 33 and 18 ms (BENCHMARKS.md "Serial or parallel")
+_PARALLEL_MIN_WORK = 250_000
 _SCALES_KEY = "navcore_csr.heuristic_scales"
 _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
 
@@ -253,8 +256,8 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
         offsets, heads, cost = csr.offsets, csr.targets, csr.cost
         rows, cols, res = src, dst, out
     walk = graph.walkable
-    nchunks = 1 if rows.size < _PARALLEL_MIN_ROWS else min(numba.get_num_threads(), rows.size)
-    K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, nchunks)
+    with kernel_threads(graph, rows.size * graph.num_nodes, _PARALLEL_MIN_WORK) as threads:
+        K.matrix_rows(offsets, heads, cost, walk, rows, cols, res, min(threads, rows.size))
     res[:, ~walk[cols]] = np.inf
     return res.T.copy() if backward else res
 
@@ -305,29 +308,24 @@ def reachable(graph, a, b) -> bool:
 def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     """For every node, how many nodes it can reach (itself included; 0 for
     blocked nodes). Parallel over nodes on ``threads`` numba threads
-    (default: numba's setting); no per-node allocation.
+    (default: as many as the graph's world lets its kernels use, see
+    ``navcore.parallel.max_threads``); no per-node allocation.
 
     Each parallel chunk owns one stamp array and one stack for all of its
     searches, so chunks are few: one per thread, and a single chunk for
     graphs too small to repay zeroing a second pair of arrays.
     """
-    import numba
     csr = graph.csr
     n = graph.num_nodes
     out = np.zeros(n, dtype=np.int64)
     if n == 0:
         return out
     available = numba.config.NUMBA_NUM_THREADS
-    threads = numba.get_num_threads() if threads is None else int(threads)
-    if not 1 <= threads <= available:
-        raise QueryError(f"threads must be between 1 and {available}, got {threads}")
-    nchunks = 1 if n < _PARALLEL_MIN_NODES else threads
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    if threads is not None and not (validate.is_int(threads) and 1 <= threads <= available):
+        raise QueryError(f"threads must be between 1 and {available}, got {threads!r}")
+    with kernel_threads(graph if threads is None else int(threads), n,
+                        _PARALLEL_MIN_NODES) as nchunks:
         K.reach_counts(csr.offsets, csr.targets, csr.cost, graph.walkable, nchunks, out)
-    finally:
-        numba.set_num_threads(previous)
     return out
 
 

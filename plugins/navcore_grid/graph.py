@@ -188,7 +188,9 @@ class GridGraph(NavGraph):
     def points_of(self, nodes) -> np.ndarray:
         nodes = np.asarray(nodes).reshape(-1)
         if nodes.dtype != np.int32:
-            nodes = nodes.astype(np.int64)
+            # cell ids are int32 (a grid has at most MAX_NODES cells): one
+            # signature of the kernel to compile, not one per id dtype
+            nodes = nodes.astype(np.int32)
         return K.centres(nodes, self.width)
 
     # -- CSR view -------------------------------------------------------------

@@ -25,7 +25,7 @@ import threading
 import numba
 import numpy as np
 
-from navcore.parallel import parallel_section
+from navcore.parallel import max_threads, parallel_section
 
 from . import _kernels as K
 from . import _parallel as P
@@ -38,8 +38,10 @@ _ROOM = 256
 
 
 def usable_threads(threads: int) -> int:
-    """``threads`` capped at numba's thread pool (``NUMBA_NUM_THREADS``)."""
-    return max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    """``threads`` capped at numba's thread pool (``NUMBA_NUM_THREADS``);
+    the scheduler asks for several only for a batch whose expected work
+    pays for them (``navcore_scheduler.rounds.MIN_PARALLEL_S``)."""
+    return max_threads(int(threads))
 
 
 class ParallelScratch:

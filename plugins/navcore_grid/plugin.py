@@ -104,6 +104,19 @@ def navcore_graph_types():
     return {"grid": build_grid}
 
 
+def sample_graph(world, graph_id):
+    """A 16x16 room with a wall (for ``navcore.warm_up``)."""
+    import numpy as np
+    free = np.ones((16, 16), dtype=bool)
+    free[4:12, 8] = False
+    return world.add_graph(graph_id, type="grid", array=free)
+
+
+@navcore.hookimpl
+def navcore_sample_graph(world, graph_type, graph_id):
+    return sample_graph(world, graph_id) if graph_type == "grid" else None
+
+
 @navcore.hookimpl
 @navcore.for_graphs(GridGraph)
 def navcore_algorithms(graph):

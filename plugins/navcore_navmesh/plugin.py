@@ -138,6 +138,17 @@ def navcore_graph_types():
     return {"navmesh": build_navmesh}
 
 
+def sample_graph(world, graph_id):
+    """A yard with a pillar (for ``navcore.warm_up``)."""
+    return world.add_graph(graph_id, type="navmesh", bounds=(0, 0, 20, 10),
+                           obstacles=[[(5, 2), (8, 2), (8, 6), (5, 6)]])
+
+
+@navcore.hookimpl
+def navcore_sample_graph(world, graph_type, graph_id):
+    return sample_graph(world, graph_id) if graph_type == "navmesh" else None
+
+
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):

@@ -43,10 +43,11 @@ INF = np.inf
 #: many costs time, one too few a wrong answer
 _TIE = 1e-12
 #: supergraphs with fewer arcs customize on the calling thread: a parallel
-#: launch costs tens of microseconds, and far more when another process
-#: holds the other core (the whole customization of a 7k-arc graph takes
-#: about 0.1 ms)
-PAR_MIN_ARCS = 40_000
+#: launch costs tens of microseconds, and milliseconds when another process
+#: holds the other core (2 cores, BENCHMARKS.md "Serial or parallel": 87k
+#: arcs 3.0 ms on one thread, 8.0 ms on two; 192k arcs 7.3 ms on one,
+#: 4.5 ms on two with the second core free)
+PAR_MIN_ARCS = 150_000
 
 
 # -- topology ---------------------------------------------------------------------

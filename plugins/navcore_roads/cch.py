@@ -50,7 +50,7 @@ import numpy as np
 
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, write_atomic
-from navcore.parallel import parallel_section
+from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -63,6 +63,12 @@ FORMAT = "navcore-road-cch-1"
 BALANCE = 0.25
 #: parts this small are ordered by degree, not cut further
 LEAF = 4
+#: pairs from which ``distances`` and ``paths`` search on several threads,
+#: and cells from which ``matrix`` does (measured as for the CH's, see
+#: ``hierarchy.PAIRS_PARALLEL_FROM``: 32 pairs 0.20 ms on one thread, 0.08
+#: on two; 50x50 0.54 and 0.24 ms)
+PAIRS_PARALLEL_FROM = 32
+MATRIX_PARALLEL_FROM = 1024
 
 
 def _threads() -> int:
@@ -113,11 +119,11 @@ class CCHTopology:
         self.level_first, self.level_nodes, self.depth = K.tree_levels(self.parent)
         self.edge_arc, self.edge_up = K.edge_arcs(offsets, targets, self.rank, self.up_first,
                                                   self.up_head)
-        #: the subtree groups customized side by side, and whether that pays
+        #: the subtree groups customized side by side (when the arcs pay for
+        #: it: ``_cch.PAR_MIN_ARCS``)
         self.part_first, self.part_nodes = K.tree_parts(
             self.parent, self.up_first, self.down_first, self.down_tail, self.down_arc,
             _threads())
-        self.parallel = _threads() > 1 and self.num_arcs >= K.PAR_MIN_ARCS
         #: arc ids, the query graphs' "arc" column when every arc is kept
         self.arc_ids = np.arange(self.num_arcs, dtype=np.int64)
 
@@ -129,6 +135,12 @@ class CCHTopology:
     @property
     def num_arcs(self) -> int:
         return int(self.up_head.shape[0])
+
+    @property
+    def parallel(self) -> bool:
+        """Whether a customization may run on several threads: enough arcs
+        to pay for it (``_cch.PAR_MIN_ARCS``) and more than one numba thread."""
+        return _threads() > 1 and self.num_arcs >= K.PAR_MIN_ARCS
 
 
 def check_order(order, n) -> np.ndarray:
@@ -170,16 +182,20 @@ class Metric:
         self.perfect = False
         self.version = -1
 
-    def compute(self, topo: CCHTopology, cost, marks, perfect: bool, version: int) -> "Metric":
+    def compute(self, topo: CCHTopology, cost, marks, perfect: bool, version: int,
+                threads=None) -> "Metric":
         """Customize for edge costs ``cost`` (kept: paths sum them): basic,
-        then perfect if asked. The query graphs are the supergraph itself
+        then perfect if asked, on ``threads``' threads (a graph, a count,
+        None: see ``navcore.parallel.max_threads``) when the arcs pay for
+        it. The query graphs are the supergraph itself
         after a basic customization (every finite arc), the arcs a
         shortest path may use after a perfect one."""
         t0 = time.perf_counter()
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(threads, topo.num_arcs, K.PAR_MIN_ARCS) as used:
+            parallel = used > 1
             K.customize(topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head,
                         topo.down_first, topo.down_tail, topo.down_arc, topo.part_first,
-                        topo.part_nodes, marks, topo.parallel, self.w_up, self.w_down,
+                        topo.part_nodes, marks, parallel, self.w_up, self.w_down,
                         self.mid_up, self.mid_down, self.src_up, self.src_down)
         if perfect:
             m, n = topo.num_arcs, topo.num_nodes
@@ -187,9 +203,9 @@ class Metric:
                 self.b_up, self.b_down = np.empty(m), np.empty(m)
                 self._graphs = [(np.empty(n + 1, dtype=np.int64), np.empty(m, dtype=np.int32),
                                  np.empty(m), np.empty(m, dtype=np.int64)) for _ in range(2)]
-            with parallel_section():     # numba's pool: see navcore.parallel
+            with kernel_threads(threads, topo.num_arcs, K.PAR_MIN_ARCS) as used:
                 K.perfect(topo.up_first, topo.up_head, topo.part_first, topo.part_nodes,
-                          topo.parallel, self.w_up, self.w_down, self.b_up, self.b_down)
+                          used > 1, self.w_up, self.w_down, self.b_up, self.b_down)
             graphs = []
             for w, b, (first, head, wt, arc) in zip((self.w_up, self.w_down),
                                                      (self.b_up, self.b_down), self._graphs):
@@ -264,7 +280,8 @@ class RoadCCH(DerivedView):
             metric = self._free.pop() if self._free else None
         if metric is None:
             metric = Metric(self.topology)
-        return metric.compute(self.topology, cost, self._marks, bool(self.perfect), version)
+        return metric.compute(self.topology, cost, self._marks, bool(self.perfect), version,
+                              self.graph)
 
     def _swap(self, metric: Metric) -> None:
         """Answer from ``metric`` from now on (the caller holds ``_state``)."""
@@ -482,7 +499,7 @@ class CCHQuery:
         s, t = self._pairs(sources, targets)
         out = np.empty(s.shape[0], dtype=np.float64)
         df, db, pf, pb = self._rows()
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(self.view, s.shape[0], PAIRS_PARALLEL_FROM):
             K.pair_distances(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], s, t, out,
                              df, db, pf, pb)
         return out
@@ -501,7 +518,7 @@ class CCHQuery:
                 topo.arc_low, m.mid_up, m.mid_down, m.src_up, m.src_down, m.cost,
                 int(topo.depth))
         none = np.empty(0, dtype=np.int64)
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
             K.pair_paths(*args, offsets, none, costs, True)
             np.cumsum(offsets, out=offsets)
             edges = np.empty(offsets[-1], dtype=np.int64)
@@ -516,7 +533,7 @@ class CCHQuery:
         t = self._nodes("targets", targets)
         dist = self._rows()[0]
         parent, depth = self.view.topology.parent, int(self.view.topology.depth)
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(self.view, s.shape[0] * t.shape[0], MATRIX_PARALLEL_FROM):
             if s.shape[0] <= t.shape[0]:
                 return K.bucket_matrix(parent, *m.fwd[:3], *m.bwd[:3], s, t, dist, depth)
             res = K.bucket_matrix(parent, *m.bwd[:3], *m.fwd[:3], t, s, dist, depth)
@@ -606,3 +623,20 @@ def route(view: RoadCCH, s: int, t: int) -> PathResult:
     if not cost < np.inf:
         return PathResult.failed(PathStatus.UNREACHABLE, "cch")
     return path_result(view.graph, s, np.asarray(edges, dtype=np.int64), cost, 0, "cch")
+
+
+def warm_up(graph) -> None:
+    """Load the query kernels of the graph's customizable hierarchy, if it has a current
+    one: a route, pairs, paths and a matrix between the ends of its first
+    edge."""
+    view = current(graph)
+    if view is None or graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    route(view, s, t)
+    q = view.query()
+    one, other = np.array([s]), np.array([t])
+    q.distances(one, other)
+    q.paths(one, other)
+    q.matrix(one, other)
+    q.matrix(np.array([s, t]), other)     # more sources than targets: the other side

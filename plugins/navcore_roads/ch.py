@@ -77,7 +77,7 @@ class RoadHierarchy(DerivedView):
 
     def query(self):
         """This thread's query object (its own scratch)."""
-        return self.thread_local(self.hierarchy.query)
+        return self.thread_local(lambda: self.hierarchy.query(self.graph))
 
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` as it is named (an ``.npz``
@@ -143,7 +143,8 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     csr = graph.csr
     with _Progress(progress, graph) as report:
         h = DirectedHierarchy.build(csr.offsets, csr.targets, cost,
-                                    witness_limit=witness_limit, progress=report)
+                                    witness_limit=witness_limit, progress=report,
+                                    threads=graph)
     view.hierarchy = h
     view.fingerprint = fingerprint(graph, cost)
     graph.set_view(VIEW_KEY, view)
@@ -246,3 +247,20 @@ class _Progress:
         if self.bar is not None:
             self.bar.close()
         return False
+
+
+def warm_up(graph) -> None:
+    """Load the query kernels of the graph's contraction hierarchy, if it has a current
+    one: a route, pairs, paths and a matrix between the ends of its first
+    edge."""
+    view = current(graph)
+    if view is None or graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    route(view, s, t)
+    q = view.query()
+    one, other = np.array([s]), np.array([t])
+    q.distances(one, other)
+    q.paths(one, other)
+    q.matrix(one, other)
+    q.matrix(np.array([s, t]), other)     # more sources than targets: the other side

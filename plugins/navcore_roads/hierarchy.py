@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from navcore.errors import GraphError, QueryError
-from navcore.parallel import parallel_section
+from navcore.parallel import kernel_threads
 
 from . import _ch as K
 
@@ -45,6 +45,20 @@ WITNESS_LIMIT = 500
 PRIORITY_LIMIT = 50
 _MAX_LIMIT = 2 ** 31 - 1
 _INT32_MAX = 2 ** 31 - 1
+#: nodes from which a build contracts on several threads; the rounds of a
+#: parallel build still pick serial or parallel each by its size
+#: (``_ch._PAR_MIN``). 2 cores (BENCHMARKS.md "Serial or parallel"): 21k
+#: nodes 0.34-0.37 s on one thread, 0.74-1.09 s on two; 90k nodes two
+#: threads lost too while other processes used the machine
+BUILD_PARALLEL_FROM = 100_000
+#: pairs from which ``distances`` and ``paths`` search on several threads
+#: (21k nodes: 16 pairs 0.05 ms on one thread, 32 pairs 0.25 ms on one and
+#: 0.05 ms on two)
+PAIRS_PARALLEL_FROM = 32
+#: source x target cells from which ``matrix`` fills on several threads
+#: (21k nodes: 20x20 0.17 ms on one thread, 0.14 ms on two; 50x50 0.49 and
+#: 0.38 ms; a pool that waits for a descheduled thread costs 8-30 ms)
+MATRIX_PARALLEL_FROM = 1024
 #: the arrays of :meth:`DirectedHierarchy.arrays`, with their dtypes
 _ARRAYS = {
     "rank": np.int32, "fwd_first": np.int64, "fwd_head": np.int32, "fwd_w": np.float64,
@@ -129,14 +143,17 @@ class DirectedHierarchy:
     # -- build -------------------------------------------------------------------
     @classmethod
     def build(cls, offsets, targets, weights, *, witness_limit: int = WITNESS_LIMIT,
-              priority_limit: int = PRIORITY_LIMIT, progress=None) -> "DirectedHierarchy":
+              priority_limit: int = PRIORITY_LIMIT, progress=None,
+              threads=None) -> "DirectedHierarchy":
         """Contract the graph ``offsets``/``targets``/``weights`` (CSR).
 
         ``witness_limit``: settled nodes after which a contraction's witness
         search gives up (more means fewer shortcuts and a slower build);
         ``priority_limit`` the same for priority estimates. ``progress``:
         None or ``callable(done_nodes, total)``, called between chunks of
-        rounds (about ten a build)."""
+        rounds (about ten a build). ``threads``: whose threads the build
+        may use (``navcore.parallel.max_threads``: a graph in a world, a
+        count; None: numba's setting)."""
         offsets, targets, weights = _csr(offsets, targets, weights)
         limit = _limit("witness_limit", witness_limit)
         sim_limit = _limit("priority_limit", priority_limit)
@@ -155,7 +172,7 @@ class DirectedHierarchy:
         step = n if progress is None else max(n // 10, 1)
         while ints[2] < n:
             until = min(int(ints[2]) + step, n)
-            with parallel_section():     # numba's pool: see navcore.parallel
+            with kernel_threads(threads, n, BUILD_PARALLEL_FROM):
                 nbr, wt, arc, hops, sc_c1, sc_c2 = K.build_rounds(
                     until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints,
                     level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist,
@@ -214,9 +231,10 @@ class DirectedHierarchy:
         out.update(self._stats)
         return out
 
-    def query(self) -> "HierarchyQuery":
-        """A new query object (scratch for one thread)."""
-        return HierarchyQuery(self)
+    def query(self, threads=None) -> "HierarchyQuery":
+        """A new query object (scratch for one thread); ``threads``: whose
+        threads its many-pair calls may use (see :meth:`build`)."""
+        return HierarchyQuery(self, threads)
 
     def __repr__(self) -> str:
         return (f"DirectedHierarchy(nodes={self.num_nodes}, edges={self.num_edges}, "
@@ -295,8 +313,9 @@ class HierarchyQuery:
     """Queries on one :class:`DirectedHierarchy` with scratch of their own
     (generation-stamped labels, heaps that grow): one per thread."""
 
-    def __init__(self, h: DirectedHierarchy):
+    def __init__(self, h: DirectedHierarchy, threads=None):
         self.hierarchy = h
+        self.threads = threads
         n = h.num_nodes
         self._n = n
         self._df = np.empty(n, dtype=np.float64)
@@ -405,7 +424,7 @@ class HierarchyQuery:
         while todo.size:
             p = self._parallel(hcap)
             part = np.empty(todo.size)
-            with parallel_section():     # numba's pool: see navcore.parallel
+            with kernel_threads(self.threads, todo.size, PAIRS_PARALLEL_FROM):
                 K.pair_distances(*self._graphs(), s[todo], t[todo], part, p["df"], p["db"],
                                  p["sf"], p["sb"], p["pf"], p["pb"], p["hkf"], p["hnf"],
                                  p["hkb"], p["hnb"], p["gens"])
@@ -441,7 +460,7 @@ class HierarchyQuery:
             na = np.empty(todo.size, dtype=np.int64)
             ne = np.zeros(todo.size, dtype=np.int64)
             part = np.empty((todo.size, width), dtype=np.int64)
-            with parallel_section():     # numba's pool: see navcore.parallel
+            with kernel_threads(self.threads, todo.size, PAIRS_PARALLEL_FROM):
                 K.pair_arcs(h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first,
                             h._bwd_head, h._bwd_w, h._bwd_arc, s[todo], t[todo], self._hops,
                             part, na, ne, p["df"], p["db"], p["sf"], p["sb"], p["pf"],
@@ -461,7 +480,7 @@ class HierarchyQuery:
         offsets = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(np.where(narcs >= 0, counts, 0), out=offsets[1:])
         edges = np.empty(offsets[-1], dtype=np.int64)
-        with parallel_section():     # numba's pool: see navcore.parallel
+        with kernel_threads(self.threads, k, PAIRS_PARALLEL_FROM):
             K.unpack_arcs(arcs, narcs, offsets, h.num_edges, h._sc_c1, h._sc_c2, h._weights,
                           h._depth, edges, costs)
         return costs, offsets, edges
@@ -477,7 +496,8 @@ class HierarchyQuery:
         hcap = 1024
         while True:
             p = self._parallel(hcap)
-            with parallel_section():     # numba's pool: see navcore.parallel
+            with kernel_threads(self.threads, s.shape[0] * t.shape[0],
+                                MATRIX_PARALLEL_FROM):
                 if s.shape[0] <= t.shape[0]:
                     res, ok = K.bucket_matrix(*fwd, s, t, self._n, p["df"], p["sf"],
                                               p["gens"], p["hkf"], p["hnf"], self._space)

@@ -80,6 +80,27 @@ def navcore_graph_types():
     return {"roads": build_roads}
 
 
+def sample_graph(world, graph_id):
+    """Four blocks of two-way streets (lon, lat near Monaco), with both
+    hierarchies (for ``navcore.warm_up``)."""
+    from .ch import contract
+    pairs = [(0, 1), (1, 2), (3, 4), (4, 5), (6, 7), (7, 8), (0, 3), (3, 6), (1, 4), (4, 7),
+             (2, 5), (5, 8)]
+    src = [a for a, b in pairs] + [b for a, b in pairs]
+    dst = [b for a, b in pairs] + [a for a, b in pairs]
+    lonlat = np.array([(7.42 + 0.001 * (i % 3), 43.73 + 0.001 * (i // 3)) for i in range(9)])
+    graph = world.add_graph(graph_id, type="roads", src=src, dst=dst, cost=np.full(24, 10.0),
+                            positions=lonlat)
+    contract(graph, progress=False)
+    contract(graph, customizable=True)
+    return graph
+
+
+@navcore.hookimpl
+def navcore_sample_graph(world, graph_type, graph_id):
+    return sample_graph(world, graph_id) if graph_type == "roads" else None
+
+
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_algorithms(graph):

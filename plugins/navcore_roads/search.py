@@ -13,11 +13,10 @@ consistent whatever the weights, the profile's speeds or the updates.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from navcore.errors import QueryError
-from navcore.parallel import parallel_section
+from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -168,8 +167,10 @@ def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
     return PathResult.found_path(nodes, points, cost, expanded, algorithm)
 
 
-def threads_for(jobs: int) -> int:
-    return max(1, min(numba.get_num_threads(), int(jobs)))
+#: pairs from which ``distance_pairs`` runs on several threads (each
+#: thread allocates its own search arrays; measured on 2 cores, see
+#: BENCHMARKS.md "Serial or parallel")
+PAIRS_PARALLEL_FROM = 64
 
 
 def distance_pairs(graph, sources, targets) -> np.ndarray:
@@ -181,9 +182,9 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
         return out
     csr = graph.csr
     rev = csr.reverse()
-    with parallel_section():     # numba's pool: see navcore.parallel
+    with kernel_threads(graph, sources.size, PAIRS_PARALLEL_FROM) as threads:
         K.pairs(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
-                rev.cost, graph.walkable, sources, targets, out, threads_for(sources.size))
+                rev.cost, graph.walkable, sources, targets, out, threads)
     return out
 
 
@@ -202,3 +203,8 @@ def warm_up(graph) -> None:
     if graph.unit is not None:
         from .locate import snap
         snap(graph, graph.positions[:1])
+    # the hierarchies contract() built since add_graph (World.warm_up then
+    # loads their query kernels too)
+    from . import cch, ch
+    ch.warm_up(graph)
+    cch.warm_up(graph)

@@ -1,0 +1,77 @@
+"""``navcore.warm_up``: fill numba's cache before a game's first frame.
+
+numba compiles each kernel the first time a machine runs it (tens of
+seconds in all) and keeps the result in its cache, from which later runs
+load it in milliseconds. ``warm_up`` builds a small graph of each type
+(``navcore_sample_graph``: with the views a game may build, such as
+``contract``) and warms it up (``navcore_warm_up``), so an installer or a
+game's first launch pays the compiles once, behind a loading screen.
+"""
+from __future__ import annotations
+
+import time
+
+from . import limits
+from .errors import PluginError, UnknownGraphTypeError
+from .progress import Steps
+
+
+def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> dict:
+    """Compile (a first run) or load every kernel of ``graph_types`` (a
+    type name or a list of them; every type the plugins offer by default).
+
+    ``progress``: None or ``callback(done, total, name)``, called after
+    each graph type (``done`` of ``total`` types, ``name`` the type) and,
+    while kernels compile, with each kernel's name as numba starts it
+    (``done`` unchanged), on this thread: a loading screen's bar. It ends
+    at ``done == total``. ``plugins``/``autoload``: as for ``World``.
+    Returns ``{type: seconds}``; None for a type whose plugin makes no
+    sample graph (``navcore_sample_graph``), which is a ``PluginError``
+    when the type is named.
+
+    >>> import navcore
+    >>> seen = []
+    >>> took = navcore.warm_up("csr", progress=lambda *a: seen.append(a))
+    >>> list(took), seen[-1]
+    (['csr'], (1, 1, 'csr'))
+    """
+    from .world import World
+    if progress is not None and not callable(progress):
+        raise PluginError(f"warm_up: progress must be None or a callable(done, total, name), "
+                          f"got {progress!r}")
+    # workers: the grid's parallel batch kernels load only in a world with them
+    world = World(plugins=plugins, autoload=autoload, warm_up=False,
+                  workers=min(2, limits.max_workers()))
+    try:
+        offered = world.graph_types()
+        if graph_types is None:
+            types = sorted(offered)
+        else:
+            types = [graph_types] if isinstance(graph_types, str) else list(graph_types)
+        for t in types:
+            if t not in offered:
+                raise UnknownGraphTypeError(
+                    f"warm_up: unknown graph type {t!r}; known types: "
+                    f"{', '.join(sorted(offered)) or 'none'}")
+        took = {}
+        with Steps(progress, len(types)) as report:
+            for t in types:
+                t0 = time.perf_counter()
+                graph = world.plugins.hook.navcore_sample_graph(
+                    world=world, graph_type=t, graph_id=t)
+                if graph is None:
+                    if graph_types is not None:
+                        raise PluginError(f"warm_up: plugin {offered[t]!r} makes no sample "
+                                          f"graph of type {t!r} (hook navcore_sample_graph)")
+                    took[t] = None               # a plugin without the hook: left cold
+                    report.step(f"{t} (no sample graph: plugin {offered[t]!r})")
+                    continue
+                world.warm_up(t)
+                world.remove_graph(t)
+                took[t] = time.perf_counter() - t0
+                report.step(t)
+        return took
+    finally:
+        close = getattr(world.scheduler, "close", None)
+        if close is not None:
+            close()
