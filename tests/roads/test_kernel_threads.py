@@ -66,7 +66,7 @@ def threads_seen(monkeypatch):
 
     for module, names in ((_ch, ("bucket_matrix", "pair_distances", "build_rounds")),
                           (_cch, ("bucket_matrix", "pair_distances", "customize")),
-                          (_search, ("pairs",)), (_locate, ("nearest", "nearest_serial")),
+                          (_search, ("pairs",)), (_locate, ("snap", "snap_serial")),
                           (csr_kernels, ("matrix_rows",))):
         for name in names:
             wrap(module, name)
