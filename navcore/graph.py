@@ -24,9 +24,12 @@ from .errors import GraphError, NodeError
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
 
 
-#: reads of ``NavGraph.read_consistent`` spoiled by update batches before
-#: it holds the batches off for one read
+#: reads of ``NavGraph.read_consistent`` spoiled by update batches, or
+#: seconds spent waiting for batches to end (a writer that applies batches
+#: back to back, the GIL handed over mostly inside one), before it holds
+#: the batches off for one read
 READ_TRIES = 3
+READ_PATIENCE_S = 0.05
 
 
 def _published(out, publish):
@@ -191,8 +194,9 @@ class NavGraph:
         (an edge changed one way and not yet the other), and the ticking
         thread does not wait for it. ``read`` must copy what it keeps.
 
-        After ``READ_TRIES`` reads that a batch spoiled, the read is made
-        holding the batches off (the next ``begin_write`` waits for this
+        After ``READ_TRIES`` reads that a batch spoiled (or
+        ``READ_PATIENCE_S`` seconds of batches), the read is made holding
+        the batches off (the next ``begin_write`` waits for this
         one read), so it always finishes. ``publish(out)``, when given,
         stores the result where a batch beginning afterwards finds and
         patches it (a lazily built view); it is called inside the checked
@@ -203,6 +207,7 @@ class NavGraph:
         if self.writing_here():
             return _published(read(), publish)
         spoiled = 0
+        patience = time.monotonic() + READ_PATIENCE_S
         while spoiled < READ_TRIES:
             seen = self._writes
             if seen % 2 == 0:
@@ -212,6 +217,8 @@ class NavGraph:
                 spoiled += 1
                 if publish is not None:
                     publish(None)        # a batch began meanwhile: maybe unpatched
+            elif time.monotonic() > patience:
+                break                    # batches back to back: wait for this one's end
             time.sleep(0)                # let the writer finish its batch
         with self._write_gate:
             return _published(read(), publish)

@@ -250,17 +250,7 @@ class _Progress:
 
 
 def warm_up(graph) -> None:
-    """Load the query kernels of the graph's contraction hierarchy, if it has a current
-    one: a route, pairs, paths and a matrix between the ends of its first
-    edge."""
-    view = current(graph)
-    if view is None or graph.csr.num_edges == 0:
-        return
-    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
-    route(view, s, t)
-    q = view.query()
-    one, other = np.array([s]), np.array([t])
-    q.distances(one, other)
-    q.paths(one, other)
-    q.matrix(one, other)
-    q.matrix(np.array([s, t]), other)     # more sources than targets: the other side
+    """Load the query kernels of the graph's contraction hierarchy, if it
+    has a current one (``search.warm_hierarchy``)."""
+    from .search import warm_hierarchy
+    warm_hierarchy(graph, current(graph), route)

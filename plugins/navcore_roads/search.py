@@ -208,3 +208,19 @@ def warm_up(graph) -> None:
     from . import cch, ch
     ch.warm_up(graph)
     cch.warm_up(graph)
+
+
+def warm_hierarchy(graph, view, route) -> None:
+    """Load the query kernels of a current hierarchy ``view`` of ``graph``
+    (a CH or a CCH; ``None``: nothing to load): ``route(view, s, t)``,
+    pairs, paths and matrices between the ends of its first edge."""
+    if view is None or graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    route(view, s, t)
+    q = view.query()
+    one, other = np.array([s]), np.array([t])
+    q.distances(one, other)
+    q.paths(one, other)
+    q.matrix(one, other)
+    q.matrix(np.array([s, t]), other)     # more sources than targets: the other side
