@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import UpdateError
 from navcore.types import Update
 
@@ -62,8 +62,11 @@ def make_update(graph, params) -> Update:
         if cost is None or np.isnan(cost).any() or (cost < 0).any():
             raise UpdateError(f"cost must be numbers >= 0 (inf closes an edge), "
                               f"got {params['cost']!r}")
+        if (np.isfinite(cost) & (cost > limits.MAX_COST)).any():
+            raise UpdateError(f"finite costs must be at most {limits.MAX_COST:g} (a path's "
+                              f"sum must stay finite; inf closes an edge)")
         if not graph.directed:
-            u, v, cost = np.concatenate([u, v]), np.concatenate([v, u]), np.tile(cost, 2)
+            u, v, cost = _both_ways(u, v, cost, graph.num_nodes)
         pos = graph.csr.edge_positions(u, v)
         if (pos < 0).any():
             i = int(np.argmax(pos < 0))
@@ -99,13 +102,26 @@ def apply_updates(graph, batch) -> np.ndarray:
 
 def _costs(x, shape):
     """float64 costs of ``shape`` from a number or one per edge, or None:
-    text, complex, ragged, 10**400 or a count that does not match."""
+    bools, text, complex, ragged, 10**400 or a count that does not match."""
     try:
-        if np.iscomplexobj(x):
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "iuf":        # numpy reads True as 1.0 and "2" as 2.0
             return None
-        return np.broadcast_to(np.asarray(x, dtype=np.float64), shape).copy()
+        return np.broadcast_to(arr.astype(np.float64), shape).copy()
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _both_ways(u, v, cost, n):
+    """An undirected graph's edge update in both directions: each edge
+    once, the last cost given for it in either direction, written both
+    ways (``(0, 1)`` and ``(1, 0)`` in one update are one edge)."""
+    lo, hi = np.minimum(u, v), np.maximum(u, v)
+    key = lo * n + hi
+    _, last = np.unique(key[::-1], return_index=True)
+    keep = np.sort(len(key) - 1 - last)
+    lo, hi, cost = lo[keep], hi[keep], cost[keep]
+    return np.concatenate([lo, hi]), np.concatenate([hi, lo]), np.tile(cost, 2)
 
 
 def _ids(graph, nodes, what) -> np.ndarray:
