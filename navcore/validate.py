@@ -66,7 +66,11 @@ def node_id(value, num_nodes: int, what: str | None = None, error=NodeError) -> 
 def node_ids(values, num_nodes: int, what: str = "nodes", error=NodeError,
              dtype=np.int32) -> np.ndarray:
     """A 1-d array of integer node ids in range, as ``dtype``."""
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):     # ragged, or not numbers at all
+        raise error(f"{what} must be a 1-d sequence of integer node ids, got "
+                    f"{describe(values)}") from None
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1 or not (arr.size == 0 or int_dtype(arr.dtype)):

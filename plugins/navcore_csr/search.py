@@ -18,8 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from navcore import validate
-from navcore.errors import QueryError
+from navcore import limits, validate
+from navcore.errors import NodeError, QueryError
 from navcore.graph import NavGraph
 from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
@@ -95,6 +95,15 @@ def heuristic_scale(graph, heuristic: str) -> float:
     measured (one pass over the edges) on the first A* query after each
     update: A* cannot be exact without it.
     """
+    if not isinstance(graph, NavGraph):
+        raise QueryError(f"heuristic_scale needs a NavGraph, got {graph!r}")
+    if heuristic not in HKIND:
+        validate.choice(heuristic, sorted(HKIND), "heuristic", QueryError)
+    if heuristic == "zero":
+        return 0.0                     # no distance to scale: A* is Dijkstra
+    if not graph.has_positions():
+        raise QueryError(f"heuristic {heuristic!r} needs node positions; graph "
+                         f"{graph.graph_id!r} has none")
     view = graph.view(_SCALES_KEY)
     if view is None:      # no lock: a duplicate is harmless, waiting on a build is not
         view = HeuristicScales(graph)
@@ -243,6 +252,8 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     """
     src = _node_array(graph, sources, "sources")
     dst = _node_array(graph, targets, "targets")
+    limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
+                        16 * src.size * dst.size)      # the answer, and its transpose
     out = np.full((src.size, dst.size), np.inf)
     if src.size == 0 or dst.size == 0:
         return out
@@ -341,7 +352,17 @@ def _node_array(graph, nodes, what) -> np.ndarray:
 def path_costs(graph, nodes, starts) -> np.ndarray:
     """Cost of each path on ``graph`` now, from its CSR view (path ``i``
     is ``nodes[starts[i]:starts[i+1]]``; inf where a node is blocked or a
-    move has no usable edge). Node ids must be in range (``World`` checks)."""
+    move has no usable edge). ``NodeError`` for ids that are not nodes or
+    ``starts`` that are not offsets into ``nodes``."""
+    nodes = validate.node_ids(nodes, graph.num_nodes, "nodes")
+    try:
+        starts = np.asarray(starts)
+    except (TypeError, ValueError):
+        starts = np.empty(0, dtype=object)
+    if starts.ndim != 1 or starts.size == 0 or not validate.int_dtype(starts.dtype) \
+            or starts[0] != 0 or starts[-1] != nodes.size or (np.diff(starts) < 0).any():
+        raise NodeError(f"starts must be offsets into nodes: 1-d integers from 0 to "
+                        f"{nodes.size}, never decreasing")
     csr = graph.csr
     out = np.empty(max(len(starts) - 1, 0), dtype=np.float64)
     K.path_costs(csr.offsets, csr.targets, csr.cost, graph.walkable,

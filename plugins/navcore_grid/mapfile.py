@@ -101,6 +101,9 @@ def parse_map(data, path="<map>", passable=None) -> np.ndarray:
     table = _map_table(passable_characters(passable))
     if isinstance(data, str):
         data = data.encode()
+    if not isinstance(data, (bytes, bytearray)):
+        raise MapFormatError(f"a map must be given as its text or bytes, got "
+                             f"{type(data).__name__}", path=path)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()                                     # final newline
@@ -151,8 +154,11 @@ def parse_map(data, path="<map>", passable=None) -> np.ndarray:
 
 def parse_rows(rows, path="<rows>") -> np.ndarray:
     """Walkable mask from inline ASCII rows (a list of equal-length strings)."""
-    if isinstance(rows, str) or not hasattr(rows, "__len__") or len(rows) == 0:
-        raise MapFormatError("rows must be a non-empty list of strings", path=path)
+    if isinstance(rows, np.ndarray) and rows.ndim == 1:
+        rows = rows.tolist()
+    if not isinstance(rows, (list, tuple)) or len(rows) == 0:
+        raise MapFormatError(f"rows must be a non-empty list of strings, got "
+                             f"{type(rows).__name__}", path=path)
     if not all(isinstance(r, str) for r in rows):
         raise MapFormatError("rows must be strings", path=path)
     width = len(rows[0])

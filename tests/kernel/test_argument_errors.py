@@ -103,3 +103,48 @@ def test_a_contracted_graphs_search_checks_its_node_ids():
     for s, t in ((0, 8), (-1, 3), (2 ** 40, 0), ("a", 1)):
         with pytest.raises(navcore.NodeError):
             q.search(s, t)
+
+
+@pytest.mark.parametrize("rows", [{"..."}, {"...": 1}, np.array("..."), 3, None.__class__],
+                         ids=["set", "dict", "0-d", "int", "type"])
+def test_grid_rows_that_are_not_a_list_of_strings(rows):
+    with pytest.raises(navcore.NavError, match="rows must be"):
+        navcore.World().add_graph("g", type="grid", rows=rows)
+
+
+def test_map_text_that_is_not_text():
+    import navcore_grid
+    for bad in (None, 3, ["type octile"]):
+        with pytest.raises(navcore.MapFormatError, match="text or bytes"):
+            navcore_grid.parse_map(bad)
+
+
+def test_the_csr_plugins_public_functions_check_their_input():
+    import navcore_csr
+    g = navcore.World().add_graph("g", type="grid", rows=["....", "...."])
+    for call in (lambda: navcore_csr.distance_matrix(g, [[0, 1], [2]], [0]),
+                 lambda: navcore_csr.distance_pairs(g, [[0, 1], [2]], [0, 1]),
+                 lambda: navcore_csr.distance_matrix(g, [0, 99], [1]),
+                 lambda: navcore_csr.path_costs(g, np.array([0, 99]), np.array([0, 2])),
+                 lambda: navcore_csr.path_costs(g, np.array([0, 1]), np.array([0, 5])),
+                 lambda: navcore_csr.path_costs(g, np.array([0, 1]), np.array([1, 2])),
+                 lambda: navcore_csr.path_costs(g, np.array([0, 1]), [[0, 2]])):
+        with pytest.raises(navcore.NodeError):
+            call()
+    assert navcore_csr.path_costs(g, np.array([0, 1, 5]), np.array([0, 2, 3])).tolist() \
+        == [1.0, 0.0]
+    big = np.zeros(10 ** 6, dtype=np.int64)
+    with pytest.raises(navcore.CapacityError):
+        navcore_csr.distance_matrix(g, big, big)
+
+
+def test_heuristic_scale_checks_its_heuristic_and_positions():
+    import navcore_csr
+    w = navcore.World()
+    g = w.add_graph("g", type="grid", rows=["...."])
+    c = w.add_graph("c", type="csr", src=[0], dst=[1])
+    assert 0 < navcore_csr.heuristic_scale(g, "octile") <= 1
+    assert navcore_csr.heuristic_scale(c, "zero") == 0.0
+    for graph, bad in ((g, "bogus"), (g, None), (c, "euclidean"), ("g", "zero")):
+        with pytest.raises(navcore.QueryError):
+            navcore_csr.heuristic_scale(graph, bad)
