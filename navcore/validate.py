@@ -213,6 +213,29 @@ def describe(value) -> str:
     return repr(value)
 
 
+def distance(value, what: str, error=GraphError) -> float:
+    """``value`` as a finite float >= 0: an int or float (numpy's too),
+    not a bool or a numeric string (``float(True)`` is 1.0, ``float("2")``
+    2.0: a mistake read as a number).
+
+    >>> distance(0.5, "agent_radius")
+    0.5
+    >>> distance(True, "agent_radius")
+    Traceback (most recent call last):
+    navcore.errors.GraphError: agent_radius must be a finite number >= 0, got True
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise error(f"{what} must be a finite number >= 0, got {value!r}")
+    try:
+        d = float(value)
+    except OverflowError:
+        raise error(f"{what} must be a finite number >= 0, got {value!r}") from None
+    if not 0 <= d < math.inf:
+        raise error(f"{what} must be a finite number >= 0, got {value!r}")
+    return d
+
+
 def boolean(value, what: str, error=GraphError) -> bool:
     """``True`` or ``False`` only: ``"no"``, 0 or None are mistakes, not
     falsy values."""

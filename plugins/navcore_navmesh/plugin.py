@@ -76,6 +76,12 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     ``NavMeshGraph.snap_distance`` (how far off the mesh a query's end may
     lie and still count as on it; default: a millionth of the mesh's size
     plus ``agent_radius``)."""
+    # numbers, not bools or strings (True would be a radius of 1)
+    agent_radius = validate.distance(agent_radius, "agent_radius")
+    if tile_size is not None:
+        tile_size = validate.distance(tile_size, "tile_size")
+    if snap is not None:
+        snap = validate.distance(snap, "snap")
     if merge is not None:
         merge = validate.boolean(merge, "merge")
     given = mesh is not None or vertices is not None or polygons is not None
@@ -124,13 +130,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
 
 
 def _snap_distance(value) -> float:
-    try:
-        d = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise navcore.GraphError(f"snap must be a distance, got {value!r}") from None
-    if not d >= 0 or d == float("inf"):
-        raise navcore.GraphError(f"snap must be finite and >= 0, got {value!r}")
-    return d
+    return validate.distance(value, "snap")
 
 
 @navcore.hookimpl

@@ -148,3 +148,23 @@ def test_heuristic_scale_checks_its_heuristic_and_positions():
     for graph, bad in ((g, "bogus"), (g, None), (c, "euclidean"), ("g", "zero")):
         with pytest.raises(navcore.QueryError):
             navcore_csr.heuristic_scale(graph, bad)
+
+
+@pytest.mark.parametrize("param", ["agent_radius", "tile_size", "snap"])
+@pytest.mark.parametrize("bad", [True, "0.5", -1.0, float("nan"), float("inf"), [1.0]],
+                         ids=["bool", "str", "negative", "nan", "inf", "list"])
+def test_navmesh_distances_are_numbers(param, bad):
+    w = navcore.World()
+    with pytest.raises(navcore.GraphError, match=param):
+        w.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4), **{param: bad})
+    assert not w.graphs
+
+
+@pytest.mark.parametrize("param, bad", [("length", ["10", "20"]), ("speed", [True, True]),
+                                        ("length", [[1], [2]]), ("speed", ["fast", "slow"])])
+def test_road_arrays_are_numbers(param, bad):
+    given = {"length": [10.0, 20.0], "speed": [50.0, 50.0], param: bad}
+    with pytest.raises(navcore.GraphError, match=param):
+        navcore.World().add_graph("r", type="roads", src=[0, 1], dst=[1, 2],
+                                  positions=[[7.4, 43.7], [7.401, 43.7], [7.402, 43.7]],
+                                  keep="all", **given)

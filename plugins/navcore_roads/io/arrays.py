@@ -76,8 +76,10 @@ def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positi
 
 
 def _per_edge(values, m, name, positive):
-    if isinstance(values, (bool, np.bool_)) or validate.array(values, name).dtype == np.bool_:
-        raise GraphError(f"{name} must be numbers, got booleans")
+    kind = "b" if isinstance(values, (bool, np.bool_)) else validate.array(values, name).dtype.kind
+    if kind not in "iuf":            # numpy would read True as 1.0 and "10" as 10.0
+        raise GraphError(f"{name} must be numbers, got "
+                         f"{'booleans' if kind == 'b' else 'strings' if kind in 'SU' else 'other values'}")
     arr = validate.array(values, name, GraphError, np.float64)
     if arr.ndim == 0:
         arr = np.full(m, float(arr))
