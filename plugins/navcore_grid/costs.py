@@ -6,8 +6,9 @@ the libraries game developers come from: a cell's value is its cost, and
 
 * ``True`` / a positive finite number: walkable at that cost (``True`` is 1);
 * ``0``, ``False`` or ``inf``: a wall;
-* a negative number, NaN or anything that is not a real number: refused,
-  naming the first such cell ``(x, y)``.
+* a negative number, NaN, a finite number above ``limits.MAX_COST`` (a
+  path's sum could overflow to inf) or anything that is not a real number:
+  refused, naming the first such cell ``(x, y)``.
 
 A* stays exact for every accepted map: its octile heuristic is scaled by
 the cheapest cell cost (``GridGraph.cost_stats``), which is positive.
@@ -18,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 
 #: the rule in one line, for error messages
 RULE = "a cell's cost is a number > 0; 0, False and inf are walls"
@@ -59,6 +60,13 @@ def as_costs(values, cell_of, error, what="array"):
         x, y = cell_of(i)
         raise error(f"{what}: cell ({x}, {y}) has cost {arr.reshape(-1)[i]}; {RULE} "
                     f"(negative and NaN costs are refused)")
+    big = np.isfinite(arr) & (arr > limits.MAX_COST)
+    if big.any():
+        i = int(np.flatnonzero(big.reshape(-1))[0])
+        x, y = cell_of(i)
+        raise error(f"{what}: cell ({x}, {y}) has cost {arr.reshape(-1)[i]:g}; finite costs "
+                    f"must be at most {limits.MAX_COST:g}, so a path's sum stays finite "
+                    f"(inf is a wall)")
     return arr
 
 

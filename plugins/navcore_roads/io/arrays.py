@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.edges import validate_edges
 from navcore.errors import GraphError
 
@@ -85,11 +85,13 @@ def _per_edge(values, m, name, positive):
         arr = np.full(m, float(arr))
     if arr.shape != (m,):
         raise GraphError(f"{name} has shape {arr.shape}, expected one value per edge ({m})")
-    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
+    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0)) | \
+        (arr > limits.MAX_COST)
     if bad.any():
         e = int(np.flatnonzero(bad)[0])
         want = "> 0" if positive else ">= 0"
-        raise GraphError(f"{name}[{e}] = {arr[e]} must be finite and {want}")
+        raise GraphError(f"{name}[{e}] = {arr[e]} must be finite, {want} and at most "
+                         f"{limits.MAX_COST:g}")
     return arr
 
 
