@@ -188,9 +188,10 @@ def test_points_with_an_int_too_large_for_a_float(every, gid):
 
 @pytest.mark.parametrize("params, match", [
     (dict(bounds=(0, 0, 10 ** 400, 1)), "bounds must be"),
-    (dict(bounds=(0, 0, 10, 10), agent_radius=10 ** 400), "agent_radius must be a number"),
-    (dict(bounds=(0, 0, 10, 10), snap=10 ** 400), "snap must be a distance"),
-    (dict(bounds=(0, 0, 10, 10), tile_size=10 ** 400), "tile_size must be a number"),
+    (dict(bounds=(0, 0, 10, 10), agent_radius=10 ** 400),
+     "agent_radius must be a finite number"),
+    (dict(bounds=(0, 0, 10, 10), snap=10 ** 400), "snap must be a finite number"),
+    (dict(bounds=(0, 0, 10, 10), tile_size=10 ** 400), "tile_size must be a finite number"),
     (dict(bounds=(0, 0, 10, 10), obstacles=[[[1, 1], [10 ** 400, 1], [2, 2]]]),
      r"obstacles\[0\] must be a ring"),
     (dict(vertices=[[0, 0], [1, 0], [0, 1]], polygons=[[0, 1, 2 ** 63]]),
