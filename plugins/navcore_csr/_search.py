@@ -4,8 +4,8 @@ Seed 002's rule everywhere: node state lives in one int32 ``stamp`` array
 per scratch set. ``stamp[v] == 2*gen`` means open (in the heap),
 ``2*gen + 1`` closed, anything lower unseen; a new query bumps ``gen`` and
 clears nothing. The heap is an indexed binary heap (decrease-key) on
-preallocated arrays, written inline (PERF-NOTES: helper calls per
-neighbour cost 4-13x).
+preallocated arrays, written inline (a helper call per
+neighbour measured 4-13x slower).
 
 The indexed-heap pop and sift-up are written out in every search kernel on
 purpose: a shared ``inline="always"`` version was measured 10-15% slower on

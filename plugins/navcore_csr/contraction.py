@@ -1,4 +1,4 @@
-"""Contraction hierarchies (seed 003): exact shortest paths on a static graph
+"""Contraction hierarchies: exact shortest paths on a static graph
 in a small fraction of an A* search, after a build that contracts every node.
 
 :func:`contract` orders the nodes (RoutingKit's priority: level, edges and
@@ -80,7 +80,7 @@ _ARRAYS = ("rank", "up_begin", "up_end", "up_tgt", "up_src", "up_w", "up_c1", "u
 
 class QueryScratch:
     """One thread's memory for hierarchy queries: both searches' labels
-    (generation-stamped, seed 002), heaps that grow when a query needs more,
+    (generation-stamped), heaps that grow when a query needs more,
     and the unpacking stack."""
 
     __slots__ = ("dist", "stamp", "par", "hk", "hn", "stack", "gen")
@@ -206,7 +206,7 @@ class ContractedGraph(DerivedView):
 
 class HierarchyQuery:
     """Queries on one :class:`ContractedGraph` from one thread: both
-    searches' labels (generation-stamped, seed 002), heaps that grow when a
+    searches' labels (generation-stamped), heaps that grow when a
     query needs more, and the unpacking stack. Get one with
     ``hierarchy.query()``; never share one between threads."""
 

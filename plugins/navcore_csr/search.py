@@ -53,7 +53,7 @@ _ROUNDING_MARGIN = 1.0 - 1e-12   # keeps the scaled heuristic below true costs
 
 
 class SearchScratch:
-    """One thread's search memory for one graph (seed 002's stamp trick).
+    """One thread's search memory for one graph (labels stamped by generation).
 
     ``stamp`` and ``mark`` are only ever compared with the current
     generation, so starting a query costs one increment; they are wiped
@@ -247,7 +247,7 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     """``(len(sources), len(targets))`` shortest costs, inf if unreachable.
 
     One early-exit Dijkstra per source, or per target over the reversed
-    graph when there are fewer targets (seed 003's rule), the rows spread
+    graph when there are fewer targets (fewer searches), the rows spread
     over the numba threads (a few rows run on the calling thread).
     """
     src = _node_array(graph, sources, "sources")

@@ -1,4 +1,4 @@
-"""Graph simplification (seed 001): contract corridors for exact, faster search.
+"""Graph simplification: contract corridors for exact, faster search.
 
 :func:`simplify` keeps the nodes where a route can choose (junctions, ends,
 nodes where a one-way street meets a two-way one) and replaces each chain
@@ -246,7 +246,7 @@ class Packed:
 
 class QueryScratch:
     """One thread's memory for simplified queries: the top graph's search
-    arrays (generation-stamped, seed 002), the entry lists and two path
+    arrays (generation-stamped), the entry lists and two path
     buffers, laid out as ``_simplify.query`` takes them."""
 
     __slots__ = ("ent_i32", "ent_cost", "ent_off", "search_f64", "search_i32", "bufs",

@@ -1,4 +1,4 @@
-"""CSR storage: offsets + neighbours + parallel edge data (seed 004).
+"""CSR storage: offsets + neighbours + parallel edge data.
 
 Build and query are separate (Detour's model): ``build_csr`` validates and
 runs the O(E + V) numba build once; a ``CSR`` then hands out array views.

@@ -4,7 +4,7 @@ Cells are addressed in a padded layout: a one-cell blocked border around the
 map, so ``p = (y + 1) * Wp + (x + 1)`` with ``Wp = width + 2`` and no kernel
 ever checks bounds. In each scratch ``stamp`` array a blocked cell holds the
 permanent sentinel ``BLOCKED`` (above every ``2*gen + 1``), so one load and
-one comparison reject closed and blocked neighbours alike (PERF-NOTES #2).
+one comparison reject closed and blocked neighbours alike.
 
 Directions are numbered 0..7: E, W, S, N, SE, SW, NE, NW (straight first,
 so the diagonal corner test can use the straight results).

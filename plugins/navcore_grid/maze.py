@@ -1,4 +1,4 @@
-"""Perfect mazes as in seed 001: the minimum spanning tree of a grid graph
+"""Perfect mazes: the minimum spanning tree of a grid graph
 whose edges got random weights (Kruskal's algorithm).
 
 Sorting edges by independent random weights is the same as visiting them
@@ -80,7 +80,7 @@ def _check(width, height, seed):
 
 def maze_edges(width: int, height: int, seed: int | None = None):
     """The maze as a graph: ``(src, dst)`` int64 arrays of the spanning
-    tree's edges over cells ``y * width + x`` (seed 001's graph)."""
+    tree's edges over cells ``y * width + x``."""
     _check(width, height, seed)
     w, h = int(width), int(height)
     nh = (w - 1) * h

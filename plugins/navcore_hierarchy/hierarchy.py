@@ -1,6 +1,6 @@
 """``Hierarchy``: connected components of one graph that survive updates.
 
-The A* Pathfinding Project's hierarchical graph (seed 000): real nodes are
+The A* Pathfinding Project's hierarchical graph: real nodes are
 grouped into hierarchical nodes of at most 256 (by BFS; on a grid, the
 pieces of each 16x16 tile, see ``NavGraph.lattice``); the hierarchical
 nodes and their links form a small graph whose components give every real

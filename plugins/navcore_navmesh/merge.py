@@ -2,7 +2,7 @@
 
 A constrained Delaunay triangulation has about twice as many faces as it
 needs: many diagonals can go while every polygon stays convex. Fewer,
-larger polygons mean fewer search nodes for Polyanya (PERF-NOTES: 1.4-2.7x
+larger polygons mean fewer search nodes for Polyanya (measured: 1.4-2.7x
 faster on merged meshes) and shorter corridors for the funnel. Diagonals
 are tried longest first (a greedy order that leaves long interior edges
 out, so polygons come out fat); Hertel and Mehlhorn's bound holds for any

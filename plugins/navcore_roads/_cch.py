@@ -298,7 +298,7 @@ def _initial(edge_arc, edge_up, cost, w_up, w_down, src_up, src_down, mid_up, mi
 
 
 # inlined: a call per node passing a dozen arrays costs more than the work
-# of a small node (PERF-NOTES, numba lesson 1)
+# of a small node (measured when this was written)
 @njit(cache=True, nogil=True, inline="always")
 def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
                 mid_up, mid_down, mark):

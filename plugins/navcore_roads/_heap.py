@@ -1,7 +1,7 @@
 """The binary min-heap the road kernels share (private): keys ``hk`` and
 nodes ``hn`` in two arrays, written inline into each search (numba's
 ``inline='always'``; a call per push costs the searches 4-25%, see
-PERF-NOTES). The caller keeps the size and checks the room."""
+measured). The caller keeps the size and checks the room."""
 from __future__ import annotations
 
 from numba import njit

@@ -2,7 +2,7 @@
 ``search.py``): A* (Dijkstra when the heuristic scale is 0) and
 bidirectional Dijkstra, both with lazy binary heaps (``_heap``) (an entry per
 relaxation, so a heap as long as the edge list never overflows) and
-generation-stamped labels (seed 002): a query costs one increment to
+generation-stamped labels: a query costs one increment to
 start, and allocates only its result.
 
 Labels: ``stamp[side, v] == 2 * gen`` open, ``2 * gen + 1`` closed;

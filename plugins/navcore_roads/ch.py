@@ -1,4 +1,4 @@
-"""Contraction hierarchies of road graphs (seed 003): ``contract(graph)``
+"""Contraction hierarchies of road graphs: ``contract(graph)``
 builds one, after which ``algorithm="ch"`` and ``"auto"`` routes,
 ``distance_pairs`` and ``distance_matrix`` (the bucket many-to-many
 algorithm, on both cores) answer from it.
