@@ -26,7 +26,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import GraphError, NodeError
-from navcore.parallel import kernel_threads
+from navcore.parallel import kernel_threads, threads_for
 from navcore.views import DerivedView
 
 from . import _locate as K
@@ -98,8 +98,11 @@ class SegmentIndex(DerivedView):
                 g.csr.targets, g.walkable)
         args = (np.ascontiguousarray(lonlat), index, road, float(g.max_snap), EARTH_RADIUS_M,
                 out)
-        with kernel_threads(g, k, PARALLEL_FROM) as threads:
-            (K.snap if threads > 1 else K.snap_serial)(*args)
+        if threads_for(g, k, PARALLEL_FROM) < 2:
+            K.snap_serial(*args)         # no parallel region: no thread count to set
+        else:
+            with kernel_threads(g, k, PARALLEL_FROM) as threads:
+                (K.snap if threads > 1 else K.snap_serial)(*args)
         return Snapped(g, *out)
 
 

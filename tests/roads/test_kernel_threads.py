@@ -66,7 +66,7 @@ def threads_seen(monkeypatch):
 
     for module, names in ((_ch, ("bucket_matrix", "pair_distances", "build_rounds")),
                           (_cch, ("bucket_matrix", "pair_distances", "customize")),
-                          (_search, ("pairs",)), (_locate, ("snap", "snap_serial")),
+                          (_search, ("pairs",)), (_locate, ("snap",)),
                           (csr_kernels, ("matrix_rows",))):
         for name in names:
             wrap(module, name)
@@ -83,7 +83,11 @@ def monaco(workers):
 
 
 def test_workers_0_runs_every_kernel_on_the_calling_thread_on_a_busy_machine(
-        busy_machine, threads_seen):
+        busy_machine, threads_seen, monkeypatch):
+    serial_snaps = []
+    snap_serial = _locate.snap_serial
+    monkeypatch.setattr(_locate, "snap_serial",
+                        lambda *a: serial_snaps.append(1) or snap_serial(*a))
     w, g = monaco(workers=0)
     c = w.add_graph("c", type="roads", src=g.edge_src, dst=g.csr.targets,
                     cost=g.csr.cost, positions=g.positions, keep="all")
@@ -97,6 +101,7 @@ def test_workers_0_runs_every_kernel_on_the_calling_thread_on_a_busy_machine(
     assert close(w.distance_pairs("r", s, t), ref[np.arange(50), t])
     assert close(w.distance_pairs("c", s, t), ref[np.arange(50), t])
     navcore_roads.snap(g, g.positions[:300] + 1e-5)
+    assert serial_snaps and "snap" not in threads_seen          # no parallel region at all
     w.update("c", nodes=[int(s[0])], walkable=False)
     w.tick()                                                     # customizes again
     assert navcore_roads.cch.current(c) is not None
