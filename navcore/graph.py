@@ -60,6 +60,11 @@ class NavGraph:
     #: its world's ``workers`` (set when it joins one; 0 runs every kernel on
     #: the calling thread), None outside a world (numba's own setting)
     workers = None
+    #: True when an edge's cost is the length of the move it stands for, so a
+    #: search over the edges answers path lengths. A navmesh's polygon graph
+    #: sets False (its costs join polygon centroids): the generic edge
+    #: searches (``bfs``, ``ch``, ``simplified``...) are then not offered for it
+    edge_costs_are_lengths = True
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):

@@ -75,10 +75,11 @@ def navcore_storage_build(src, dst, data, num_nodes, options):
 
 
 @navcore.hookimpl
-def navcore_algorithms():
-    # Every NavGraph can hand out a CSR view, so these always apply. Do not
-    # touch graph.csr here: on a grid that would build the whole view.
-    return list(ALGORITHMS)
+def navcore_algorithms(graph):
+    # Every NavGraph can hand out a CSR view, so these apply wherever edge
+    # costs are path lengths. Do not touch graph.csr here: on a grid that
+    # would build the whole view.
+    return list(ALGORITHMS) if graph.edge_costs_are_lengths else None
 
 
 @navcore.hookimpl

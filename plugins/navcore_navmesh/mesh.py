@@ -223,6 +223,8 @@ class NavMeshGraph(navcore.NavGraph):
 
     agent_radius = 0.0
     ground = None
+    #: edge costs join polygon centroids: path lengths come from polyanya
+    edge_costs_are_lengths = False
     #: the tile state of a mesh built in tiles (see ``tiles.py``)
     tiles = None
     #: the locate index class ``locate_index`` builds when none is current

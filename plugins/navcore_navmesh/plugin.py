@@ -152,7 +152,8 @@ def navcore_sample_graph(world, graph_type, graph_id):
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_algorithms(graph):
-    return [polyanya.ALGORITHM, funnel.ALGORITHM, *polygon_search.ALGORITHMS]
+    return [polyanya.ALGORITHM, funnel.ALGORITHM, *polygon_search.EXACT_ALIASES,
+            *polygon_search.ALGORITHMS]
 
 
 #: find_path options read on navmeshes: ``heuristic=`` of ``polygon_astar``

@@ -176,6 +176,8 @@ def test_polygon_searches_walk_the_polygon_graph_under_their_own_names():
         r = world.find_path("m", s, g, algorithm=name)
         assert r.algorithm == "polyanya" and r.cost == exact.cost
         assert np.array_equal(r.points, exact.points)
+    assert set(world.algorithms("m")) == {"polyanya", "funnel", "astar", "dijkstra",
+                                          "polygon_astar", "polygon_dijkstra"}
     for name in ("bfs", "simplified", "ch"):
         with pytest.raises(navcore.QueryError, match="polygon_astar"):
             world.find_path("m", s, g, algorithm=name)
