@@ -578,7 +578,10 @@ def load(graph, path, arrays) -> RoadCCH:
                          f"with contract(graph, customizable=True)")
     csr = graph.csr
     t0 = time.perf_counter()
-    topo = CCHTopology.build(csr.offsets, csr.targets, order)
+    try:
+        topo = CCHTopology.build(csr.offsets, csr.targets, order)
+    except GraphError as e:
+        raise GraphError(f"{path}: not a saved road hierarchy: {e}") from None
     view = RoadCCH(graph, topo, want, 0.0, time.perf_counter() - t0)
     view.customize()
     graph.set_view(VIEW_KEY, view)

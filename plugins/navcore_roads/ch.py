@@ -184,7 +184,11 @@ def load_hierarchy(graph, path):
             or not np.array_equal(weights, cost):
         raise GraphError(f"{path}: built for another graph or other costs than road graph "
                          f"{graph.graph_id!r} has now; build it again with contract()")
-    view = RoadHierarchy(graph, DirectedHierarchy.from_arrays(arrays), want)
+    try:
+        hierarchy = DirectedHierarchy.from_arrays(arrays)
+    except GraphError as e:
+        raise GraphError(f"{path}: not a saved road hierarchy: {e}") from None
+    view = RoadHierarchy(graph, hierarchy, want)
     graph.set_view(VIEW_KEY, view)
     return view
 

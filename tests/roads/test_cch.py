@@ -388,3 +388,18 @@ def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
         out.append(basic + [m.w_up.copy(), m.w_down.copy()])
     for a, b in zip(*out):
         assert np.array_equal(a, b)
+
+
+def test_an_order_that_is_no_permutation_is_refused_naming_the_file(tmp_path):
+    # the checksum is recomputed, so only the structural check can see it
+    w, g = dimacs("helsinki")
+    path = tmp_path / "h.npz"
+    navcore_roads.contract(g, customizable=True).save(path)
+    saved = {k: v for k, v in np.load(path).items() if k != "checksum"}
+    order = saved["order"]
+    for damaged in (np.concatenate([order[:1], order[:-1]]), order - 1, order[:-2]):
+        bad = tmp_path / "bad.npz"
+        bad.write_bytes(npz_bytes(**{**saved, "order": damaged}))
+        with pytest.raises(navcore.GraphError, match=f"{bad}: not a saved road hierarchy: "
+                                                     "order must"):
+            navcore_roads.load_hierarchy(g, bad)
