@@ -127,6 +127,7 @@ class NavGraph:
         """
         from .edges import validate_edges
         src, dst, cost, num_nodes = validate_edges(src, dst, cost, num_nodes)
+        directed = validate.boolean(directed, "directed")
         if not directed:
             src, dst, cost = (np.column_stack((src, dst)).ravel(),
                               np.column_stack((dst, src)).ravel(),

@@ -38,10 +38,9 @@ the octile distance alone until ``landmarks(graph)`` measures again.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError
 from navcore.views import DerivedView
 
@@ -62,8 +61,7 @@ class Landmarks(DerivedView):
 
     def __init__(self, graph, count: int):
         from .search import scratch_for
-        if not isinstance(count, numbers.Integral) or isinstance(count, bool) \
-                or not 1 <= count <= MAX_COUNT:
+        if not validate.is_int(count) or not 1 <= count <= MAX_COUNT:
             raise GraphError(f"landmarks must be a whole number in 1..{MAX_COUNT}, "
                              f"got {count!r}")
         super().__init__(graph)

@@ -138,6 +138,10 @@ class LocateIndex(navcore.DerivedView):
         size = max(float(np.sqrt(np.mean((hi - lo).prod(axis=1)))), 1e-9)
         # at most about 4 cells per polygon, whatever the polygons' shapes
         size = max(size, float(np.sqrt(max(extent[0] * extent[1], 1e-18) / (4 * n))))
+        # and at most 4n + 1 along each side, also when the mesh is a sliver
+        # whose area is next to nothing (the area bound alone then allows
+        # billions of cells along its length)
+        size = max(size, float(extent.max()) / (4 * n))
         self.inv = 1.0 / size
         self.nx = max(int(np.floor(extent[0] * self.inv)) + 1, 1)
         self.ny = max(int(np.floor(extent[1] * self.inv)) + 1, 1)

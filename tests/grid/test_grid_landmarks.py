@@ -144,3 +144,11 @@ def test_queries_drop_a_table_the_moment_it_goes_stale(algorithm):
         b = lit.find_path("g", s, t, algorithm=algorithm)
         assert b.cost == pytest.approx(truth[t], rel=1e-12)
         assert (b.expanded, b.nodes.tolist()) == (a.expanded, a.nodes.tolist())
+
+
+@pytest.mark.parametrize("count", [np.timedelta64(3, "s"), True, 2.0, "3"])
+def test_a_landmark_count_that_is_no_whole_number_is_refused(count):
+    world = navcore.World()
+    with pytest.raises(navcore.GraphError, match="landmarks must be a whole number"):
+        world.add_graph("g", type="grid", generate="maze", width=3, height=2, seed=1,
+                        landmarks=count)

@@ -1,6 +1,7 @@
 """Lenient parsing that hid mistakes is gone (issue 19): booleans are
 True/False only, and malformed sources are GraphErrors naming the argument,
 with the world unchanged."""
+import numpy as np
 import pytest
 
 import navcore
@@ -30,3 +31,11 @@ def test_real_booleans_still_work():
     g = w.add_graph("g", type="grid", rows=["..", ".."], corner_cutting=True)
     c = w.add_graph("c", type="csr", src=[0], dst=[1], directed=False)
     assert g.corner_cutting is True and c.directed is False
+
+
+@pytest.mark.parametrize("directed", [np.array([["a", "b"]]), np.array([True, False]), "no", 0])
+def test_directed_must_be_true_or_false(directed):
+    world = navcore.World()
+    with pytest.raises(navcore.GraphError, match="directed must be True or False"):
+        world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2], directed=directed)
+    assert "c" not in world.graphs

@@ -55,3 +55,14 @@ def test_unknown_parameter_is_refused():
     with pytest.raises(NavError):
         world.add_graph("m", type="navmesh", bounds=(0, 0, 1, 1), radius=1)
     assert "m" not in world.graphs
+
+
+def test_a_sliver_mesh_gets_a_locate_index_of_a_few_cells():
+    # bounds that cut the walkable square to a sliver of height 6e-285: the
+    # index once asked for 1e10 cells (75 GiB) along its length
+    world = navcore.World()
+    g = world.add_graph("m", type="navmesh", walkable=[[0, 0], [10, 0], [10, 10], [0, 10]],
+                        tile_size=0, bounds=(-3, -2, 15.0, 6.3080904905309664e-285))
+    index = g.locate_index()
+    assert index.nx * index.ny <= 4 * g.num_nodes + 1
+    assert g.locate((5.0, 0.0)) >= 0
