@@ -82,11 +82,21 @@ def node_ids(values, num_nodes: int, what: str = "nodes", error=NodeError,
     return arr.astype(dtype, copy=False)
 
 
+def _numbers(value):
+    """``value``, or ``TypeError`` when numpy would take it for numbers by
+    dropping something: complex values (their imaginary part), text
+    (``"1.5"`` parsed), times (``timedelta64`` read as counts), booleans."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if arr.dtype.kind in "bcmMSU":
+        raise TypeError(f"not numbers: {arr.dtype}")
+    return arr
+
+
 def point(value, dims: int = 2, what: str = "a point", error=NodeError) -> np.ndarray:
     """A finite float64 point of ``dims`` coordinates (a 2-d point is
     accepted where 3 are expected, at height 0)."""
     try:
-        p = np.asarray(value, dtype=np.float64)
+        p = np.asarray(_numbers(value), dtype=np.float64)
     except OverflowError:
         raise error(f"{what} {value!r} has a coordinate too large for a float") from None
     except (TypeError, ValueError):
@@ -106,8 +116,8 @@ def points(value, what: str = "points", error=NodeError) -> np.ndarray:
     [[1.0, 2.0], [3.0, 4.5]]
     """
     try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+        p = np.asarray(_numbers(value), dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
         raise error(f"{what} must be (k, 2) points, got {value!r}") from None
     if p.ndim != 2 or p.shape[1] != 2:
         raise error(f"{what} must be (k, 2) points, got shape {p.shape}")
@@ -167,7 +177,7 @@ def array(value, what: str, error=GraphError, dtype=None) -> np.ndarray:
     navcore.errors.GraphError: way must be an array (equal-length rows), got [[1], [2, 3]]
     """
     try:
-        return np.asarray(value, dtype=dtype)
+        return np.asarray(value if dtype is None else _numbers(value), dtype=dtype)
     except (TypeError, ValueError, OverflowError):
         kind = "of numbers" if dtype is not None else "(equal-length rows)"
         text = repr(value)

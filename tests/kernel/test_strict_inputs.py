@@ -39,3 +39,16 @@ def test_directed_must_be_true_or_false(directed):
     with pytest.raises(navcore.GraphError, match="directed must be True or False"):
         world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2], directed=directed)
     assert "c" not in world.graphs
+
+
+@pytest.mark.parametrize("value", [[1 + 2j, 3.0], np.array(["1.5", "2"]),
+                                   np.array([3, 4], dtype="timedelta64[s]"), [True, False]])
+def test_points_that_are_not_numbers_are_refused_not_cast(value):
+    # numpy casts these to floats by dropping the imaginary part, parsing
+    # the text or counting the seconds: a point other than the caller's
+    world = navcore.World()
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 10))
+    with pytest.raises(navcore.NodeError):
+        world.find_path("m", value, (5.0, 5.0))
+    with pytest.raises(navcore.NodeError):
+        world.distance_matrix("m", [value], [(5.0, 5.0)])
