@@ -18,6 +18,17 @@ def _find(parent, f):
 
 
 @njit(cache=True, nogil=True)
+def _bends(vertices, x, a, y):
+    """Whether the path x -> a -> y turns right at a, or straight back."""
+    ux = vertices[a, 0] - vertices[x, 0]
+    uy = vertices[a, 1] - vertices[x, 1]
+    vx = vertices[y, 0] - vertices[a, 0]
+    vy = vertices[y, 1] - vertices[a, 1]
+    cross = ux * vy - uy * vx
+    return cross < 0.0 or (cross == 0.0 and ux * vx + uy * vy < 0.0)
+
+
+@njit(cache=True, nogil=True)
 def merge_convex(vertices, poly_start, poly_verts, opposite, order, max_sides):
     """Merge polygons across the half-edges in ``order`` (each interior
     edge once, best first) while the merged polygon stays convex (no
@@ -59,18 +70,15 @@ def merge_loops(vertices, poly_start, poly_verts, opposite, order, max_sides):
             continue
         # h runs a -> b in one polygon, t runs b -> a in the other; without
         # them, a is entered by prv[h] and left by nxt[t], b entered by
-        # prv[t] and left by nxt[h]: both turns must not be to the right
+        # prv[t] and left by nxt[h]: both turns must not be to the right,
+        # nor straight back (two polygons sharing two edges in a row, as
+        # around a vertex put into an edge at a T-junction: merging across
+        # one would leave the other as a spike)
         a = poly_verts[h]
         b = poly_verts[t]
-        x = poly_verts[prv[h]]
-        y = poly_verts[nxt[nxt[t]]]
-        if (vertices[a, 0] - vertices[x, 0]) * (vertices[y, 1] - vertices[a, 1]) - \
-                (vertices[a, 1] - vertices[x, 1]) * (vertices[y, 0] - vertices[a, 0]) < 0.0:
+        if _bends(vertices, poly_verts[prv[h]], a, poly_verts[nxt[nxt[t]]]):
             continue
-        x = poly_verts[prv[t]]
-        y = poly_verts[nxt[nxt[h]]]
-        if (vertices[b, 0] - vertices[x, 0]) * (vertices[y, 1] - vertices[b, 1]) - \
-                (vertices[b, 1] - vertices[x, 1]) * (vertices[y, 0] - vertices[b, 0]) < 0.0:
+        if _bends(vertices, poly_verts[prv[t]], b, poly_verts[nxt[nxt[h]]]):
             continue
         nxt[prv[h]] = nxt[t]
         prv[nxt[t]] = prv[h]

@@ -16,9 +16,16 @@ clockwise by more than ``CONVEX_TOLERANCE``, or a boundary that winds
 round more than once), a mesh that mixes both windings and two polygons
 on the same side of one edge (overlapping; so an edge of three polygons).
 A mesh whose polygons are *all* clockwise is reversed as a whole (each
-polygon's vertex order), unless the caller forbids it (bakes). Not
-checked: polygons overlapping in their interiors and T-junctions (a
-vertex inside another polygon's edge). Errors go through ``Where``, which
+polygon's vertex order), unless the caller forbids it (bakes). A
+T-junction (a vertex inside another polygon's wall edge, where two
+polygons meet along part of an edge) is mended by putting the vertex into
+that edge (``t_junctions``, ``split_edges``): the vertex is collinear, so
+the polygon stays convex, and the part of the edge the two polygons share
+becomes a shared edge that joins them, as Recast-like tools do; without
+it the whole edge would be a wall. Polygon and vertex ids stay. A reader
+whose format cannot hold the split (Polyanya files list one neighbour per
+edge) refuses T-junctions instead. Not checked: polygons overlapping in
+their interiors. Errors go through ``Where``, which
 names the place as the source does: a file's line, an array entry
 (``polygons[p]``) or an array of a baked file.
 
@@ -33,6 +40,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import shapely
 
 from navcore import limits, validate
 from navcore.errors import GraphError
@@ -105,12 +113,15 @@ class Where:
 
 # -- the checks every mesh passes ------------------------------------------------
 
-def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True):
+def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True,
+               split=True):
     """Check a mesh given as flat arrays (float64 finite vertices, int64
     or int32 polygon arrays with ids in range and at least 3 corners per
     polygon, which the callers check first) and return it as
     ``MeshArrays``: polygons all clockwise are reversed when
-    ``may_reverse``; anything else wrong raises through ``where``."""
+    ``may_reverse``; an edge with another polygon's vertex inside it (a
+    T-junction) is split there when ``split`` (``t_junctions``), else
+    refused; anything else wrong raises through ``where``."""
     vertices = np.ascontiguousarray(vertices, dtype=np.float64)
     poly_start = np.asarray(poly_start, dtype=np.int64)
     poly_verts = np.asarray(poly_verts, dtype=np.int64)
@@ -184,6 +195,22 @@ def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True)
         where.polygon(loops[0], "is not convex: its boundary winds around more than once "
                                 "(it crosses itself)")
 
+    # T-junctions: a vertex inside another polygon's edge, where two
+    # polygons meet along part of an edge without sharing it
+    inside = t_junctions(vertices, poly_start, poly_verts)
+    if inside[0].size:
+        if not split:
+            j, v = inside[0][0], inside[1][0]
+            where.polygon(owner[j], f"has vertex {where.vid(v)} inside its edge from vertex "
+                                    f"{where.vid(poly_verts[j])} to vertex "
+                                    f"{where.vid(poly_verts[nxt[j]])} (a T-junction): "
+                                    f"polygons must meet at whole edges, so that edge must "
+                                    f"be split at vertex {where.vid(v)}")
+        poly_start, poly_verts = split_edges(poly_start, poly_verts, inside[0], inside[1])
+        n_poly, e = len(poly_start) - 1, len(poly_verts)
+        owner = np.repeat(np.arange(n_poly), np.diff(poly_start))
+        nxt = next_edge(poly_start, e).astype(np.int64)
+
     # an edge is shared by at most two polygons, which run along it in
     # opposite directions: two running the same way lie on the same side of
     # it and overlap (and of three polygons on an edge, two do)
@@ -198,6 +225,68 @@ def check_mesh(vertices, poly_start, poly_verts, where: Where, may_reverse=True)
                                 f"{where.vid(v_from[k])} to vertex {where.vid(v_to[k])}"
                                 f" on the same side")
     return MeshArrays(vertices, poly_start.astype(np.int32), poly_verts.astype(np.int32))
+
+
+def t_junctions(vertices, poly_start, poly_verts):
+    """``(edges, inside, t)``: each wall edge (an edge no other polygon
+    shares; by its position in ``poly_verts``) with a vertex of the mesh
+    strictly inside it, that vertex, and where along the edge it lies
+    (``0 < t < 1``), sorted by edge and ``t``. Such a vertex ends a wall
+    of another polygon that runs along part of the edge: the two polygons
+    meet there but, sharing no edge, would not be joined. A vertex counts
+    as inside when the corner the edge would turn at it is straight
+    within ``CONVEX_TOLERANCE`` (the sine of the turn), so that splitting
+    the edge there keeps a convex polygon convex; the polygon's own
+    vertices never count (a convex polygon has none inside its edges)."""
+    e = len(poly_verts)
+    none = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    nxt = next_edge(poly_start, e).astype(np.int64)
+    a, b = poly_verts, poly_verts[nxt]
+    key = np.minimum(a, b) * len(vertices) + np.maximum(a, b)
+    _, inverse, count = np.unique(key, return_inverse=True, return_counts=True)
+    wall = np.flatnonzero(count[inverse] == 1)
+    if wall.size == 0:
+        return none
+    # a vertex inside a wall edge ends walls of its own: only those vertices
+    ends = np.unique(np.concatenate([a[wall], b[wall]]))
+    pa, pb = vertices[a[wall]], vertices[b[wall]]
+    lo, hi = np.minimum(pa, pb), np.maximum(pa, pb)
+    pad = 1e-9 * (hi - lo).max(axis=1, keepdims=True)
+    tree = shapely.STRtree(shapely.points(vertices[ends]))
+    w, k = tree.query(shapely.box(*(lo - pad).T, *(hi + pad).T))
+    j, v = wall[w], ends[k]
+    keep = (v != a[j]) & (v != b[j])
+    j, v = j[keep], v[keep]
+    d = vertices[b[j]] - vertices[a[j]]
+    p = vertices[v] - vertices[a[j]]
+    q = vertices[b[j]] - vertices[v]
+    t = (p * d).sum(axis=1) / (d * d).sum(axis=1)
+    lp, lq = np.hypot(p[:, 0], p[:, 1]), np.hypot(q[:, 0], q[:, 1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sine = (p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0]) / (lp * lq)
+    keep = (t > 0) & (t < 1) & (np.abs(sine) <= CONVEX_TOLERANCE) & (lp > 0) & (lq > 0)
+    j, v, t = j[keep], v[keep], t[keep]
+    if j.size:
+        owner = np.repeat(np.arange(len(poly_start) - 1), np.diff(poly_start))
+        own = np.isin(owner[j] * len(vertices) + v, owner * len(vertices) + poly_verts)
+        j, v, t = j[~own], v[~own], t[~own]
+    order = np.lexsort((t, j))
+    return j[order], v[order], t[order]
+
+
+def split_edges(poly_start, poly_verts, edges, inside):
+    """``(poly_start, poly_verts)`` with vertex ``inside[i]`` put into
+    edge ``edges[i]`` (a position in ``poly_verts``: after that corner),
+    in the order given (``t_junctions``: along each edge). Polygon ids,
+    vertex ids and each polygon's first vertex stay."""
+    e = len(poly_verts)
+    position = np.concatenate([np.arange(e), np.asarray(edges, dtype=np.int64)])
+    rank = np.concatenate([np.full(e, -1), np.arange(len(edges))])
+    order = np.lexsort((rank, position))
+    verts = np.concatenate([poly_verts, np.asarray(inside, dtype=poly_verts.dtype)])[order]
+    owner = np.repeat(np.arange(len(poly_start) - 1), np.diff(poly_start))
+    sizes = np.diff(poly_start) + np.bincount(owner[edges], minlength=len(poly_start) - 1)
+    return poly_start_of(sizes), verts
 
 
 def poly_start_of(sizes) -> np.ndarray:

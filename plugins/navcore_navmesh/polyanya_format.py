@@ -39,8 +39,10 @@ Reading rules (``read_polyanya_mesh``):
   out of range, a polygon with fewer than 3 corners, a repeated vertex,
   two vertices at one point, a face that is not convex or has no area,
   an edge of three polygons) is a ``navcore.MeshFormatError`` naming the
-  file and line. Not checked: polygons overlapping in their interiors and
-  T-junctions (a vertex inside another polygon's edge).
+  file and line, and so is a T-junction (a vertex inside another
+  polygon's edge: the file's neighbour lists name one polygon across each
+  edge, so polygons must meet at whole edges). Not checked: polygons
+  overlapping in their interiors.
 
 ``write_polyanya_mesh(path, graph)`` writes v2 for Polyanya's C++ (its
 ``scenariorunner``): unused vertices are dropped (Polyanya wants two
@@ -184,7 +186,7 @@ def parse_polyanya_mesh(data, path="<mesh>") -> MeshArrays:
     where = Where(MeshFormatError, path, vline, pline,
                    "vertex {}", "face {}" if version == 3 else "polygon {}",
                    vertex_id=lambda i: i + one, poly_id=lambda p: label[p])
-    mesh = check_mesh(vertices, poly_start, poly_verts, where)
+    mesh = check_mesh(vertices, poly_start, poly_verts, where, split=False)
     _check_neighbours(poly_start, poly_verts, np.array(nbs, dtype=np.int64), len(vertices),
                       version, label, where)
     return mesh
