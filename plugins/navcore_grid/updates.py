@@ -4,7 +4,7 @@
     world.update("g", cells=[(3, 4), (5, 6)], walkable=True)
     world.update("g", nodes=[7, 12], walkable=False)     # node ids, y * width + x
     world.update("g", mask=bool_array_h_by_w, cost=2.5)
-    world.update("g", rect=(0, 0, 4, 4), cost=array_4_by_4)
+    world.update("g", rect=(0, 0, 4, 2), cost=array_2_by_4)   # (h, w): rows, columns
 
 ``walkable=`` toggles cells and keeps their cost. ``cost=`` (a scalar or
 one value per selected cell) follows ``array=``'s rule (``costs.py``): a
@@ -66,7 +66,7 @@ def make_update(graph, params) -> Update:
     if regions[0] == "mask" and not isinstance(cost, (int, float)) and \
             validate.array(cost, "cost", UpdateError).shape == (graph.height, graph.width):
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
-    cost = _cost_values(cost, idx, shape, graph.width)
+    cost = _cost_values(cost, idx, shape, graph.width, exact=regions[0] == "rect")
     return Update(gid, "cost", {"idx": idx, "cost": cost})
 
 
@@ -113,7 +113,12 @@ def _region(graph, key, value):
     return idx, (idx.size,)
 
 
-def _cost_values(cost, idx, shape, W):
+def _cost_values(cost, idx, shape, W, exact=False):
+    """The costs of the cells ``idx`` (float64, one per cell): a scalar
+    for all, or an array of the region's ``shape``; with ``exact`` (a
+    rectangle, ``(h, w)``) only that shape, since an array of another
+    shape with as many values (the transposed ``(w, h)``) would be laid
+    over the rectangle row by row, silently scrambled."""
     try:
         if np.iscomplexobj(cost):           # casting would drop the imaginary part
             raise TypeError
@@ -123,8 +128,13 @@ def _cost_values(cost, idx, shape, W):
             from None
     if arr.ndim == 0:
         arr = np.full(idx.size, float(arr))
-    elif arr.shape == shape or arr.size == idx.size:
+    elif arr.shape == shape or (arr.size == idx.size and not exact):
         arr = arr.reshape(-1).copy()
+    elif exact:
+        h, w = shape
+        raise UpdateError(f"cost has shape {arr.shape}, expected a scalar or shape {shape}: "
+                          f"the rectangle's {h} row{'s' * (h != 1)} (height) by {w} "
+                          f"column{'s' * (w != 1)} (width)")
     else:
         raise UpdateError(f"cost has shape {arr.shape}, expected a scalar or shape {shape}")
     return as_costs(arr, lambda i: (int(idx[i]) % W, int(idx[i]) // W), UpdateError, "cost")

@@ -74,6 +74,25 @@ def test_bad_grid_updates_raise_at_once(params, message):
     assert w.pending_updates() == 0
 
 
+@pytest.mark.nojit
+def test_rect_cost_array_must_have_the_rectangles_shape():
+    w = _world(["....."] * 4)
+    g = w.graph("g")
+    # rect=(x=1, y=0, w=3, h=2): rows y = 0, 1; columns x = 1, 2, 3
+    cost = np.array([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+    with pytest.raises(navcore.UpdateError, match=r"cost has shape \(3, 2\), expected a "
+                                                  r"scalar or shape \(2, 3\)"):
+        w.update("g", rect=(1, 0, 3, 2), cost=cost.T)        # (w, h): transposed
+    with pytest.raises(navcore.UpdateError, match=r"cost has shape \(6,\), expected"):
+        w.update("g", rect=(1, 0, 3, 2), cost=cost.ravel())
+    assert w.pending_updates("g") == 0
+    w.update("g", rect=(1, 0, 3, 2), cost=cost)
+    w.update("g", rect=(0, 3, 2, 1), cost=9.0)                # a scalar fills it
+    w.tick()
+    assert g.cost.tolist() == [[1.0, 2.0, 3.0, 4.0, 1.0], [1.0, 5.0, 6.0, 7.0, 1.0],
+                               [1.0] * 5, [9.0, 9.0, 1.0, 1.0, 1.0]]
+
+
 @given(st.integers(0, 2**31), st.sampled_from([dict(), dict(corner_cutting=True),
                                                dict(connectivity=4)]))
 def test_csr_view_and_searches_stay_consistent_through_updates(seed, rule):
