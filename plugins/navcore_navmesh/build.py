@@ -58,6 +58,11 @@ from shapely.geometry.base import BaseGeometry
 from navcore import limits
 from navcore.errors import GraphError
 
+#: GEOS's mitre ratio limit, the one free spaces are shrunk and obstacles
+#: grown with: an obstacle grown by ``r`` reaches at most this many ``r``
+#: past a corner
+MITRE_LIMIT = 5.0
+
 
 # -- free space ---------------------------------------------------------------
 
@@ -212,7 +217,25 @@ def map_free_space(path, passable=None):
 def free_space(*, walkable=None, obstacles=None, bounds=None, map=None, passable=None,
                agent_radius=0.0):
     """The free space the parameters describe, as one valid shapely
-    geometry (polygon or multipolygon), eroded by ``agent_radius``."""
+    geometry (polygon or multipolygon), eroded by ``agent_radius``
+    (``spaces``)."""
+    return spaces(walkable=walkable, obstacles=obstacles, bounds=bounds, map=map,
+                  passable=passable, agent_radius=agent_radius)[1]
+
+
+def spaces(*, walkable=None, obstacles=None, bounds=None, map=None, passable=None,
+           agent_radius=0.0):
+    """``(ground, free)``: the space the parameters describe (the walkable
+    space minus the obstacles: the place as a map draws it) and the free
+    space an agent's centre may take, ``ground`` eroded by
+    ``agent_radius``. The walkable space is shrunk (``shrink``) and the
+    union of the obstacles grown by the radius (``grow``) and cut from it,
+    exactly as obstacles added at run time are (``obstacles.Cluster``),
+    so that a mesh built with obstacles and one given them later have the
+    same free space. (Shrinking ``ground`` as a whole is the same shape in
+    exact arithmetic, but GEOS simplifies a buffer's input by 1% of the
+    distance, on the other side of the outline for an erosion, so the two
+    would differ by that much where obstacles overlap.)"""
     parts = []
     if map is not None:
         if not isinstance(map, (str, Path)):
@@ -232,11 +255,25 @@ def free_space(*, walkable=None, obstacles=None, bounds=None, map=None, passable
         # an empty part (walkable=[]) empties the whole: GEOS cannot tell
         # the dimension of an overlay with an empty collection and asserts
         free = Polygon() if p.is_empty or free.is_empty else _overlay(free.intersection, p)
-    if obstacles is not None:
-        obs = polygons(obstacles, "obstacles")
-        if obs and not free.is_empty:
-            free = _overlay(free.difference, union(obs))
-    return shrink(free, agent_radius)
+    r = check_radius(agent_radius)
+    obs = polygons(obstacles, "obstacles") if obstacles is not None else []
+    if not obs or free.is_empty:
+        return free, shrink(free, r)
+    cut = union(obs)
+    ground = _overlay(free.difference, cut)
+    if r == 0:
+        return ground, shrink(ground)
+    return ground, shrink(_overlay(shrink(free, r).difference, grow(cut, r)))
+
+
+def grow(geom, agent_radius):
+    """``geom`` (obstacles) grown by ``agent_radius`` with the mitre joins
+    ``shrink`` erodes with (an obstacle's outline is never closer than the
+    radius to it; GEOS's mitre limit, 5 radii, cuts off sharper corners)."""
+    r = check_radius(agent_radius)
+    if r > 0:
+        return shapely.buffer(geom, r, join_style="mitre", mitre_limit=MITRE_LIMIT)
+    return geom
 
 
 def _overlay(operation, other):
@@ -268,7 +305,7 @@ def shrink(free, agent_radius=0.0):
         # mitre joins: the eroded space is never closer than r to a wall
         # (round joins approximate the arc by chords that cut inside it)
         # and obstacle corners add no arc vertices (fewer slivers)
-        free = shapely.buffer(free, -r, join_style="mitre")
+        free = shapely.buffer(free, -r, join_style="mitre", mitre_limit=MITRE_LIMIT)
     # keep polygons only (an intersection may leave lines or points behind)
     polys = [g for g in shapely.get_parts(free) if isinstance(g, Polygon) and g.area > 0]
     if not polys:

@@ -22,7 +22,10 @@ next ``World.tick``, all of a tick's updates of a graph as one batch.
   last write wins where writes overlap, as on a grid.
 * An obstacle or a blocked region keeps agents' centres ``agent_radius``
   away, like the walls of the static build: it is grown by the radius with
-  mitre joins (``build.free_space`` shrinks the free space the same way).
+  mitre joins (``build.grow``). Obstacles that overlap or touch are grown
+  as their union (``Cluster``), as the static ``obstacles=`` are
+  (``build.spaces``), so a mesh given obstacles at run time has the free
+  space of one built with them, whatever the order they came in.
 * The generic ``nodes=``/``edges=`` updates of the csr plugin (walkable
   flags of polygons, costs of moves between them) still apply; a polygon
   that a later obstacle re-triangulates away takes its flag with it.
@@ -42,36 +45,56 @@ from navcore.errors import GraphError, UpdateError
 from navcore.types import Update
 
 from . import build
-from .tiles import MITRE_LIMIT, node_with_grid
+from .build import MITRE_LIMIT
+from .tiles import node_with_grid
 
 _OBSTACLE_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle")
 _REGION_KEYS = ("region", "rect")
 _GENERIC_KEYS = ("nodes", "edges", "cost")
+#: the key of ``TiledMesh.tile_obs`` that lists the clusters reaching no
+#: tile (obstacles beyond the map), which new obstacles may still meet
+OFF_GRID = -1
 VOCABULARY = ("add_obstacle= with obstacle_id=, remove_obstacle=, region= or rect= with "
               "walkable=, or the generic nodes= with walkable= / edges= with cost=")
 
 
 class Obstacle:
-    """An obstacle as given (``polygon``) and as carved (``grown``: grown
-    by the agent radius and noded with the tile grid), with the box of
-    the grown one."""
+    """An obstacle as given (``polygon``), with its box."""
 
-    __slots__ = ("id", "polygon", "grown", "bounds")
+    __slots__ = ("id", "polygon", "bounds")
 
-    def __init__(self, oid, polygon, grown):
+    def __init__(self, oid, polygon):
         self.id = oid
         self.polygon = polygon
-        self.grown = grown
-        self.bounds = tuple(grown.bounds)
+        self.bounds = tuple(polygon.bounds)
 
     def __repr__(self) -> str:
         return f"Obstacle({self.id!r}, {self.polygon.wkt[:60]})"
 
 
-def _grow(geom, radius):
-    if radius > 0:
-        return shapely.buffer(geom, radius, join_style="mitre", mitre_limit=MITRE_LIMIT)
-    return geom
+class Cluster:
+    """Obstacles that overlap or touch, one after another (``members``,
+    their ids), carved as one: their union (``raw``) grown by the agent
+    radius and noded with the tile grid (``grown``, with its box
+    ``bounds``). A static build shrinks the free space left by the union
+    of its obstacles, so a corner of one obstacle inside another makes no
+    mitre spike; growing each obstacle on its own would let such a spike
+    poke out of the other's grown outline, and runtime obstacles would
+    block more than the same obstacles built in. Apart obstacles grow
+    alike either way (the mitre outline of disjoint shapes is the union of
+    theirs), so only what overlaps is grown together. Every tile a cluster
+    reaches cuts the same ``grown`` object, so their borders match."""
+
+    __slots__ = ("members", "raw", "grown", "bounds")
+
+    def __init__(self, members, raw, radius, grid):
+        self.members = members
+        self.raw = raw
+        self.grown = node_with_grid(build.grow(raw, radius), grid)
+        self.bounds = tuple(self.grown.bounds)
+
+    def __repr__(self) -> str:
+        return f"Cluster({sorted(map(repr, self.members))})"
 
 
 def _polygon(value, what):
@@ -182,8 +205,7 @@ def make_update(world, graph, params) -> Update | None:
             raise UpdateError(f"navmesh {gid!r} already has an obstacle {oid!r} (or one "
                               f"is queued); remove_obstacle it first")
         geom = _polygon(params["add_obstacle"], "add_obstacle")
-        grown = node_with_grid(_grow(geom, tm.radius), tm.grid)
-        return Update(gid, "add_obstacle", {"obstacle": Obstacle(oid, geom, grown)})
+        return Update(gid, "add_obstacle", {"obstacle": Obstacle(oid, geom)})
     if "remove_obstacle" in keys:
         if keys != {"remove_obstacle"}:
             raise UpdateError(f"remove_obstacle= takes nothing else, got {sorted(params)}")
@@ -231,17 +253,10 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     grid = tm.grid
     obstacles = tm.obstacles
     copied = False
-    tile_obs = {}                      # tile -> {id: Obstacle}, the batch's copies
     touched, regions = set(), set()
     blocked, region_changed = tm.blocked, False
     walk, cost = [], []
     csr = graph.csr
-
-    def obs_of(t):
-        got = tile_obs.get(t)
-        if got is None:
-            got = tile_obs[t] = dict(tm.tile_obs.get(t, ()))
-        return got
 
     for upd in batch:
         p = upd.params
@@ -259,12 +274,6 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
                 if ob is None:
                     raise UpdateError(f"navmesh {graph.graph_id!r} has no obstacle "
                                       f"{p['id']!r}")
-            for t in grid.tiles(ob.bounds).tolist():
-                if upd.kind == "add_obstacle":
-                    obs_of(t)[ob.id] = ob
-                else:
-                    obs_of(t).pop(ob.id, None)
-                touched.add(t)
         elif upd.kind == "region":
             g = p["region"]
             if p["walkable"]:
@@ -285,10 +294,13 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
         else:
             raise UpdateError(f"update kind {upd.kind!r} does not apply to navmeshes")
 
+    clusters, tile_obs = tm.clusters, {}
+    if copied:
+        clusters, tile_obs = _regroup(tm, obstacles, touched)
     blocked_grown = tm.blocked_grown
     if region_changed:
         blocked_grown = (None if blocked is None else
-                         node_with_grid(_grow(blocked, tm.radius), grid))
+                         node_with_grid(build.grow(blocked, tm.radius), grid))
     # a tile is built again when its obstacles (by identity) or the blocked
     # regions over it changed
     cutters = {}
@@ -298,7 +310,7 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
         same = now.keys() == before.keys() and all(now[i] is before[i] for i in now)
         if same and t not in regions:
             continue
-        geoms = [ob.grown for ob in now.values()]
+        geoms = [c.grown for c in now.values()]
         if blocked_grown is not None:
             bx = grid.boxes([t])
             b = blocked_grown.bounds
@@ -327,5 +339,83 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
             ch.ecost[u[m], k] = c[m]
         ch.dirty += [u, v]
     dirty = ch.dirty_nodes()
-    tm.commit(graph, world, ch, (obstacles, blocked, blocked_grown, tile_obs))
+    tm.commit(graph, world, ch, (obstacles, blocked, blocked_grown, tile_obs, clusters))
     return dirty
+
+
+def _regroup(tm, obstacles, touched):
+    """``(clusters, tile_obs)`` for the obstacles after a batch
+    (``obstacles``, id -> Obstacle) from the mesh's (``tm.obstacles``,
+    ``tm.clusters``): the clusters of removed obstacles and those the new
+    ones meet are broken up, and their obstacles still there, with the
+    new ones, grouped again (``Cluster``); ``clusters`` maps each obstacle
+    id to its cluster, ``tile_obs`` the tiles whose clusters changed to
+    them all (``{id(cluster): cluster}``, a copy; ``OFF_GRID`` for those
+    reaching none). The tiles of the clusters gone and made are added to
+    ``touched``."""
+    grid, before = tm.grid, tm.obstacles
+    gone = [i for i, ob in before.items() if obstacles.get(i) is not ob]
+    new = [ob for i, ob in obstacles.items() if before.get(i) is not ob]
+    broken = {id(c): c for c in (tm.clusters[i] for i in gone)}
+    everyone = None
+    for ob in new:
+        tiles = grid.tiles(ob.bounds).tolist()
+        if tiles:
+            near = {k: c for t in tiles + [OFF_GRID]
+                    for k, c in tm.tile_obs.get(t, {}).items()}
+        else:                   # beyond the map: what it meets may be anywhere
+            if everyone is None:
+                everyone = {id(c): c for c in tm.clusters.values()}
+            near = everyone
+        near = [c for k, c in near.items() if k not in broken]
+        if near:
+            meets = shapely.intersects(ob.polygon, np.array([c.raw for c in near],
+                                                             dtype=object))
+            broken.update((id(c), c) for c, m in zip(near, meets.tolist()) if m)
+    pool = list(dict.fromkeys([i for c in broken.values() for i in c.members
+                               if i in obstacles] + [ob.id for ob in new]))
+    made = []
+    if pool:
+        polys = np.array([obstacles[i].polygon for i in pool], dtype=object)
+        a, b = shapely.STRtree(polys).query(polys, predicate="intersects")
+        root = list(range(len(pool)))
+
+        def find(k):
+            while root[k] != k:
+                root[k] = root[root[k]]
+                k = root[k]
+            return k
+
+        for x, y in zip(a.tolist(), b.tolist()):
+            root[find(x)] = find(y)
+        groups = {}
+        for k in range(len(pool)):
+            groups.setdefault(find(k), []).append(k)
+        for ks in groups.values():
+            raw = polys[ks[0]] if len(ks) == 1 else shapely.union_all(polys[ks])
+            made.append(Cluster(tuple(pool[k] for k in ks), raw, tm.radius, grid))
+    clusters = dict(tm.clusters)
+    for c in broken.values():
+        for i in c.members:
+            clusters.pop(i, None)
+    for c in made:
+        clusters.update((i, c) for i in c.members)
+    tile_obs = {}
+
+    def obs_of(t):
+        got = tile_obs.get(t)
+        if got is None:
+            got = tile_obs[t] = dict(tm.tile_obs.get(t, ()))
+        return got
+
+    for c in broken.values():
+        obs_of(OFF_GRID).pop(id(c), None)
+        for t in grid.tiles(c.bounds).tolist():
+            obs_of(t).pop(id(c), None)
+            touched.add(t)
+    for c in made:
+        tiles = grid.tiles(c.bounds).tolist()
+        for t in tiles or [OFF_GRID]:
+            obs_of(t)[id(c)] = c
+        touched.update(tiles)
+    return clusters, tile_obs

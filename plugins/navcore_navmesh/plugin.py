@@ -88,9 +88,8 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     static = given or (tile_size is not None and not isinstance(tile_size, bool)
                        and tile_size == 0)
     if not static:
-        ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map, passable=passable)
-        free = build.shrink(ground, agent_radius)
+        ground, free = build.spaces(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                                    map=map, passable=passable, agent_radius=agent_radius)
         graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
                                 merge=merge is not False)
         graph.agent_radius, graph.ground = float(agent_radius), ground
@@ -105,9 +104,8 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
         ground, radius, baked_snap = found.ground, found.agent_radius, found.snap_distance
         triangulated = free is not None              # shrunk by the agent radius
     else:
-        ground = build.free_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                  map=map, passable=passable)
-        free = build.shrink(ground, agent_radius)
+        ground, free = build.spaces(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                                    map=map, passable=passable, agent_radius=agent_radius)
         radius, baked_snap = float(agent_radius), None
         vertices, triangles = build.triangulate(free)
         start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)

@@ -108,9 +108,6 @@ from .mesh import LOCATE_KEY, NavMeshGraph, match_edges, size_scale
 #: tile): polygons +89% / +41% / +17% / 0 over the merged whole mesh; an
 #: update 1.6 / 1.4 to 2.2 (load) / 2.9 / 170 ms: 16 stays.
 TILE_VERTICES = 48
-#: GEOS's mitre ratio limit, the one ``build.free_space`` shrinks with: an
-#: obstacle grown by ``r`` reaches at most this many ``r`` past a corner
-MITRE_LIMIT = 5.0
 #: crossings this close to a tile corner (in tile sizes) are put on it
 CORNER_SNAP = 1e-9
 
@@ -446,8 +443,10 @@ class TiledMesh:
     centroid). Per tile ``t``: ``base[t]``
     (the static free space in it), ``piece[t]`` (what is left of it now),
     ``tile_polys[t]`` and ``tile_verts[t]`` (its slots and vertex ids),
-    ``tile_obs[t]`` (``{obstacle id: Obstacle}`` of the obstacles that
-    reach it). The graph's flat arrays are assembled from these after every
+    ``tile_obs[t]`` (``{id(cluster): Cluster}`` of the obstacle clusters
+    that reach it, ``obstacles.Cluster``; key ``-1``: those reaching no
+    tile). ``obstacles`` maps obstacle ids to ``Obstacle``, ``clusters``
+    to the ``Cluster`` each is in. The graph's flat arrays are assembled from these after every
     batch (``_tiles.assemble``)."""
 
     def __init__(self, grid, radius, base, merge=True):
@@ -460,7 +459,8 @@ class TiledMesh:
         self.base = base
         self.piece = base.copy()
         self.obstacles = {}            # id -> Obstacle
-        self.tile_obs = {}             # tile -> {id: Obstacle}
+        self.clusters = {}             # id -> Cluster (of overlapping obstacles)
+        self.tile_obs = {}             # tile -> {id(Cluster): Cluster}
         self.blocked = None            # union of walkable=False regions (not grown)
         self.blocked_grown = None      # ... grown by the radius and noded
         self.free_slots = np.empty(0, dtype=np.int32)
@@ -622,7 +622,7 @@ class TiledMesh:
 
     def commit(self, graph, world, ch, state):
         """Make ``ch`` (with its generic writes) the graph's mesh and
-        ``state`` (obstacles, blocked regions) this mesh's; bump the
+        ``state`` (obstacles, blocked regions, clusters) this mesh's; bump the
         version; patch the locate index. Called once per batch, after
         everything that could fail."""
         old_index = graph.stored_view(LOCATE_KEY)
@@ -636,6 +636,7 @@ class TiledMesh:
             self.tile_verts[t] = ch.tile_verts[i]
             self.piece[t] = ch.pieces[i]
         self.obstacles, self.blocked, self.blocked_grown = state[:3]
+        self.clusters = state[4]
         self.tile_obs.update(state[3])
         for t in [t for t, obs in state[3].items() if not obs]:
             del self.tile_obs[t]
