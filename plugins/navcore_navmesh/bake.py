@@ -23,7 +23,7 @@ import shapely
 from navcore.errors import MeshFormatError
 from navcore.files import npz_bytes, read_npz, verify
 
-from .fileio import readable, write_atomic
+from .fileio import mesh_to_write, readable, write_atomic
 from .mesh import default_snap_distance
 from .meshcheck import MeshArrays, Where, check_mesh
 
@@ -34,11 +34,12 @@ NPZ_ARRAYS = ("format", "version", "vertices", "poly_start", "poly_verts", "snap
               "agent_radius", "ground")
 
 
-def save_mesh(path, graph) -> None:
+def save_mesh(path, graph=None) -> None:
     """Bake ``graph`` (a ``NavMeshGraph`` or ``MeshArrays``) into an
     ``.npz`` file that ``load_mesh`` (and ``add_graph(...,
     mesh=path)``) reads back exactly; ``NavError`` if it cannot be
-    written."""
+    written, or ``graph`` is missing or not a mesh."""
+    graph = mesh_to_write(graph, "save_mesh(path, graph)")
     write_atomic(path, npz_bytes(
         format=np.array(NPZ_FORMAT), version=np.array(NPZ_VERSION, dtype=np.int64),
         vertices=np.ascontiguousarray(graph.vertices, dtype=np.float64),

@@ -36,6 +36,17 @@ def read_bytes(path, size=-1) -> bytes:
                               path=path) from None
 
 
+def mesh_to_write(mesh, what):
+    """``mesh`` when it is something a writer can save (a ``NavMeshGraph``
+    or ``MeshArrays``: ``vertices``, ``poly_start`` and ``poly_verts``),
+    else a ``GraphError`` naming the writer ``what``."""
+    if mesh is None or not all(hasattr(mesh, k) for k in ("vertices", "poly_start",
+                                                          "poly_verts")):
+        raise GraphError(f"{what} writes a navmesh graph (type: navmesh) or MeshArrays, "
+                         f"got {mesh!r}")
+    return mesh
+
+
 def write_atomic(path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all, over a regular file
     only (``navcore.files.write_atomic``; ``NavError`` when it cannot)."""

@@ -83,7 +83,7 @@ import numpy as np
 from navcore import limits
 from navcore.errors import MeshFormatError
 
-from .fileio import read_bytes, write_atomic
+from .fileio import mesh_to_write, read_bytes, write_atomic
 from .mesh import match_edges, next_edge, prev_edge
 from .meshcheck import MeshArrays, Where, check_mesh, number_text, poly_start_of
 
@@ -349,6 +349,7 @@ def _walk_fan(c, after, owner, seen, out) -> None:
 def polyanya_v2_text(mesh) -> str:
     """The Polyanya v2 text of ``mesh`` (a ``NavMeshGraph`` or
     ``MeshArrays``); see ``write_polyanya_mesh``."""
+    mesh = mesh_to_write(mesh, "polyanya_v2_text(mesh)")
     poly_start = np.asarray(mesh.poly_start, dtype=np.int64)
     poly_verts = np.asarray(mesh.poly_verts, dtype=np.int64)
     vertices = np.asarray(mesh.vertices, dtype=np.float64)
@@ -369,9 +370,11 @@ def polyanya_v2_text(mesh) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_polyanya_mesh(path, graph) -> None:
+def write_polyanya_mesh(path, graph=None) -> None:
     """Write ``graph`` (a ``NavMeshGraph`` or ``MeshArrays``) as a Polyanya
     v2 ``.mesh`` file that Polyanya's C++ reads (see the module
-    docstring); ``NavError`` if the file cannot be written."""
+    docstring); ``NavError`` if the file cannot be written, or ``graph``
+    is missing or not a mesh."""
+    graph = mesh_to_write(graph, "write_polyanya_mesh(path, graph)")
     write_atomic(path, polyanya_v2_text(graph).encode())
 
