@@ -36,6 +36,14 @@ BYTES_PER_NODE = 96
 BYTES_PER_EDGE = 64
 #: bytes per grid cell (padded walkable mask and cost, search scratch)
 BYTES_PER_CELL = 48
+#: bytes a query holds per pair of ends it answers (``distance_pairs``,
+#: ``routes``, a navmesh's matrix): the ends as int32 ids and float64
+#: points, the sort grouping them, the kernel's seeds and the answer
+BYTES_PER_PAIR = 64
+#: bytes a navmesh build holds per vertex of its free space (the shapely
+#: geometry and its tile pieces, the triangles, their merge, the mesh
+#: arrays); measured 1-2 KB once the numba kernels are loaded
+BYTES_PER_VERTEX = 1024
 #: the largest coordinate of a navmesh's geometry (bounds, rings, vertices,
 #: rectangles), in world units: past it a float's spacing (1e-4 at 1e12)
 #: is too coarse for the mesh, and at 1e154 squared lengths overflow to inf
@@ -107,6 +115,28 @@ def check_memory(what: str, nbytes: int, available: int | None = None) -> None:
     raise CapacityError(f"{what} needs about {_gb(nbytes)} of memory; "
                         f"{_gb(MEMORY_FRACTION * available)} of the {_gb(available)} "
                         f"available may be used")
+
+
+def count(items) -> int:
+    """How many entries ``items`` has, without converting it: the first
+    dimension of an array (a view of a huge one, ``np.broadcast_to``,
+    costs no memory until converted), a sequence's length, else 1."""
+    shape = getattr(items, "shape", None)
+    if shape is not None:
+        try:
+            return int(shape[0]) if len(shape) else 1
+        except (TypeError, ValueError, IndexError):
+            return 1
+    try:
+        return len(items)
+    except TypeError:
+        return 1
+
+
+def check_pairs(what: str, num_pairs: int, per_pair: int = BYTES_PER_PAIR) -> None:
+    """``CapacityError`` when answering ``num_pairs`` pairs of ends
+    (``BYTES_PER_PAIR`` each) would not fit, before they are converted."""
+    check_memory(f"{what} of {num_pairs} pairs", int(num_pairs) * per_pair)
 
 
 def graph_bytes(num_nodes: int, num_edges: int = 0) -> int:

@@ -642,11 +642,13 @@ class World:
         the costs are exact path lengths between the points (a polygon id
         stands for its centroid), as ``find_path`` measures them."""
         graph = self.graph(graph_id)
+        # the answer's float64s (a plugin's scratch besides is its own
+        # matter), weighed before the ends are converted: a view of a huge
+        # array costs nothing until then
+        m, n = limits.count(sources), limits.count(targets)
+        limits.check_memory(f"a {m} x {n} distance matrix", 8 * m * n)
         src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
         dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
-        # the answer's float64s (a plugin's scratch besides is its own matter)
-        limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
-                            8 * src.size * dst.size)
         out = self.plugins.hook.navcore_distance_matrix(
             world=self, graph=graph, sources=src, targets=dst, source_points=src_pts,
             target_points=dst_pts)
@@ -667,6 +669,7 @@ class World:
         [1.0, 3.0, inf]
         """
         graph = self.graph(graph_id)
+        limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
         src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
         dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
         if src.shape != dst.shape:

@@ -250,10 +250,12 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     graph when there are fewer targets (fewer searches), the rows spread
     over the numba threads (a few rows run on the calling thread).
     """
+    m, n = limits.count(sources), limits.count(targets)
+    # before the ids are converted (a view of a huge array costs nothing yet)
+    limits.check_memory(f"a {m} x {n} distance matrix",
+                        16 * m * n)      # the answer, and its transpose
     src = _node_array(graph, sources, "sources")
     dst = _node_array(graph, targets, "targets")
-    limits.check_memory(f"a {src.size} x {dst.size} distance matrix",
-                        16 * src.size * dst.size)      # the answer, and its transpose
     out = np.full((src.size, dst.size), np.inf)
     if src.size == 0 or dst.size == 0:
         return out
@@ -279,6 +281,7 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
     Pairs are grouped by source, so each distinct source runs one
     early-exit Dijkstra that stops once all of its targets are settled.
     """
+    limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
     src = _node_array(graph, sources, "sources")
     dst = _node_array(graph, targets, "targets")
     if src.shape != dst.shape:

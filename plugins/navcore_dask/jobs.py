@@ -14,7 +14,7 @@ import uuid
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import NavError, NodeError, QueryError
 
 from . import shipping, tiles
@@ -53,6 +53,10 @@ def distance_matrix(client, graph, sources, targets, *, chunk=None, lazy: bool =
     """
     client = check_client(client)
     _check_graph(graph)
+    m, n = limits.count(sources), limits.count(targets)
+    if not lazy:                  # the answer, gathered here
+        limits.check_memory(f"a {m} x {n} distance matrix", 8 * m * n)
+    limits.check_pairs("distance_matrix ends", m + n)
     src = tile_ends(graph, sources, "sources")
     dst = tile_ends(graph, targets, "targets")
     # the tiles cut the side the graph's plugin searches from (cutting the
@@ -88,6 +92,7 @@ def distance_pairs(client, graph, sources, targets, *, chunk=None, progress: boo
     per tile (by default a few tiles per worker thread)."""
     client = check_client(client)
     _check_graph(graph)
+    limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
     src = tile_ends(graph, sources, "sources")
     dst = tile_ends(graph, targets, "targets")
     if len(src) != len(dst):

@@ -48,6 +48,7 @@ nodes, 1.4-2.7x faster searches, measured), tiles.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -180,6 +181,14 @@ def union(polys):
     return MultiPolygon(list(pieces)) if len(pieces) != 1 else pieces[0]
 
 
+def check_vertices(what: str, num_vertices: int) -> None:
+    """``CapacityError`` when a navmesh of ``num_vertices`` free-space
+    vertices (``limits.BYTES_PER_VERTEX`` each) would not fit in memory,
+    before it is built."""
+    limits.check_memory(f"{what}: a navmesh of about {num_vertices} vertices",
+                        int(num_vertices) * limits.BYTES_PER_VERTEX)
+
+
 def _bounds_box(bounds):
     try:
         b = np.asarray(bounds, dtype=np.float64)
@@ -198,6 +207,8 @@ def map_free_space(path, passable=None):
     blocked cells (``passable``: the floor characters, ``read_map``'s). Blocked cells are merged into row runs first (one box
     per run, not per cell), then unioned, so GEOS sees few, large boxes."""
     import navcore_grid          # public API of the grid plugin: its map reader
+    if not isinstance(path, (str, os.PathLike)):
+        raise GraphError(f"map must be the path of a .map file, got {path!r}")
     walkable = navcore_grid.read_map(Path(path), passable=passable)   # errors with file:line
     h, w = walkable.shape
     blocked = ~walkable
@@ -210,6 +221,9 @@ def map_free_space(path, passable=None):
     rect = box(0.0, 0.0, float(w), float(h))
     if rs.size == 0:
         return rect
+    # each run is a box of 4 corners in the free space and the mesh after
+    check_vertices(f"the free space of {path} ({w} x {h} cells, {rs.size} runs of "
+                   f"blocked cells)", 4 * rs.size)
     runs = shapely.box(xs, rs, xe, rs + 1)
     return rect.difference(shapely.union_all(runs))
 

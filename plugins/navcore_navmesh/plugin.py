@@ -9,6 +9,7 @@ beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 import navcore
 from navcore import validate
@@ -90,6 +91,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     if not static:
         ground, free = build.spaces(walkable=walkable, obstacles=obstacles, bounds=bounds,
                                     map=map, passable=passable, agent_radius=agent_radius)
+        build.check_vertices("the free space", shapely.get_num_coordinates(free))
         graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
                                 merge=merge is not False)
         graph.agent_radius, graph.ground = float(agent_radius), ground
@@ -106,6 +108,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     else:
         ground, free = build.spaces(walkable=walkable, obstacles=obstacles, bounds=bounds,
                                     map=map, passable=passable, agent_radius=agent_radius)
+        build.check_vertices("the free space", shapely.get_num_coordinates(free))
         radius, baked_snap = float(agent_radius), None
         vertices, triangles = build.triangulate(free)
         start = np.arange(0, triangles.size + 1, 3, dtype=np.int32)

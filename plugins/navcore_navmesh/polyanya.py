@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
-from navcore import validate
+from navcore import limits, validate
 from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
@@ -200,6 +200,7 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     >>> path_lengths(g, [(1, 1), (1, 1), (5, 5)], [(9, 1), (1, 4), (1, 1)]).round(6).tolist()
     [17.231546, 3.0, nan]
     """
+    limits.check_pairs("path_lengths", max(limits.count(starts), limits.count(goals)))
     a = validate.points(starts, "starts", navcore.QueryError)
     b = validate.points(goals, "goals", navcore.QueryError)
     if len(a) != len(b):
@@ -251,6 +252,9 @@ def matrix_lengths(graph, sources, targets, source_points=None,
     """``World.distance_matrix`` on a navmesh: the ``(len(sources),
     len(targets))`` matrix of ``pair_lengths``, every pair in one call."""
     m, n = len(sources), len(targets)
+    # every pair's ends are gathered (ids, points, seeds) before the search:
+    # far more than the answer's float64 that World.distance_matrix weighs
+    limits.check_pairs(f"a {m} x {n} navmesh distance matrix", m * n, 3 * limits.BYTES_PER_PAIR)
     rows, cols = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
     out = pair_lengths(graph, sources[rows], targets[cols],
                        None if source_points is None else source_points[rows],

@@ -93,7 +93,7 @@ from navcore.errors import GraphError
 from navcore.graph import build_storage
 
 from . import _tiles as K
-from .build import split_flat
+from .build import check_vertices, split_flat
 from .merge import MAX_SIDES
 from .mesh import LOCATE_KEY, NavMeshGraph, match_edges, size_scale
 
@@ -491,6 +491,9 @@ class TiledMesh:
         if count > limits.MAX_TILES:
             raise GraphError(f"tile_size={size} cuts the free space into {count} "
                              f"tiles (at most {limits.MAX_TILES}); choose a larger one")
+        # every tile's piece has its own corners besides the free space's
+        check_vertices(f"the free space in {count} tiles",
+                       shapely.get_num_coordinates(free) + 4 * count)
         base = clip_to_tiles(node_with_grid(free, grid), grid)
         tm = cls(grid, radius, base, merge)
         full = np.flatnonzero(base != None)                       # noqa: E711

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import navcore
+from navcore import limits
 from navcore.cli import output_path
 from navcore.errors import NavError
 
@@ -87,6 +88,11 @@ def _cmd_roads(args) -> int:
         raise NavError("--from and --to go together")
     if args.matrix is not None and args.matrix < 1:
         raise NavError(f"--matrix needs a positive size, got {args.matrix}")
+    if args.matrix is not None:
+        # the answer's float64s, before the network is loaded and the ends
+        # drawn (CapacityError: one line, as every NavError here)
+        n = args.matrix
+        limits.check_memory(f"--matrix {n}: a {n} x {n} distance matrix", 8 * n * n)
     if args.dask is not None and args.matrix is None:
         raise NavError("--dask answers --matrix N; give --matrix too")
     out = _json_target(args.json)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import GraphError, NodeError
 
 from . import cch, ch, search
@@ -82,6 +82,7 @@ def routes(graph, sources, targets) -> Routes:
     from .network import RoadGraph
     if not isinstance(graph, RoadGraph):
         raise GraphError(f"routes takes a road graph (type: roads), got {graph!r}")
+    limits.check_pairs("routes", max(limits.count(sources), limits.count(targets)))
     s = _ends(graph, sources, "sources")
     t = _ends(graph, targets, "targets")
     if s.shape != t.shape:
@@ -116,7 +117,14 @@ def routes(graph, sources, targets) -> Routes:
 
 
 def _ends(graph, items, what) -> np.ndarray:
-    arr = np.asarray(items)
+    """Node ids from ``items``: ids, or (lon, lat) points snapped to the
+    junction nearest along their road; ``NodeError`` for anything else
+    (a mix of ids and points, rows of different lengths)."""
+    try:
+        arr = np.asarray(items)
+    except (TypeError, ValueError, OverflowError):      # ragged: numpy refuses
+        raise NodeError(f"{what} must be node ids or (lon, lat) points, all alike, got "
+                        f"{validate.describe(items)}") from None
     if arr.ndim == 2:
         nodes = graph.locate_many(validate.points(arr, what))
         if (nodes < 0).any():

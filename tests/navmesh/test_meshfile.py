@@ -807,3 +807,43 @@ def test_baked_and_written_meshes_get_the_mode_any_new_file_gets(tmp_path):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.txt", "yard.mesh",
                                                           "yard.npz"]
+
+
+# -- memory and missing arguments -------------------------------------------------------
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("source", ["map", "scene"])
+def test_a_bake_too_large_for_memory_is_one_clean_line(tmp_path, capsys, monkeypatch,
+                                                       source):
+    # a map whose blocked cells make 16 runs (64 corners) and a scene of
+    # 4 x 4 tiles, against 8 kB of memory: refused before GEOS or the
+    # triangulation allocates, with the CapacityError's message
+    mp = tmp_path / "checks.map"
+    mp.write_text("type octile\nheight 4\nwidth 8\nmap\n" + "@.@.@.@.\n" * 4)
+    scene = tmp_path / "yard.yaml"
+    scene.write_text("name: yard\ngraphs:\n  - {id: yard, type: navmesh, "
+                     "bounds: [0, 0, 4, 4], tile_size: 1}\n")
+    monkeypatch.setattr(navcore.limits, "available_memory", lambda: 10 ** 4)
+    args = ["--map", str(mp)] if source == "map" else [str(scene)]
+    assert main(["bake"] + args + ["-o", str(tmp_path / "out.npz")]) == 2
+    err = capsys.readouterr().err
+    want = (f"the free space of {mp} (8 x 4 cells, 16 runs of blocked cells): a navmesh "
+            f"of about 64 vertices needs" if source == "map" else
+            "the free space in 16 tiles: a navmesh of about 69 vertices needs")
+    assert err.startswith("navcore: error: ") and want in err, err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert not (tmp_path / "out.npz").exists()
+
+
+@pytest.mark.nojit
+def test_writers_given_no_mesh_raise_a_nav_error(tmp_path):
+    out = str(tmp_path / "out.npz")
+    for call in (lambda: meshfile.save_mesh(None), lambda: meshfile.save_mesh(out, None),
+                 lambda: meshfile.save_mesh(out, 3),
+                 lambda: meshfile.write_polyanya_mesh(str(tmp_path / "o.mesh"), None),
+                 lambda: meshfile.polyanya_v2_text(None)):
+        with pytest.raises(GraphError, match="writes a navmesh graph .* or MeshArrays, got"):
+            call()
+    with pytest.raises(GraphError, match="map must be the path of a .map file, got None"):
+        build.map_free_space(None)
+    assert not os.listdir(tmp_path)

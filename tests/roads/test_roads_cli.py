@@ -54,3 +54,16 @@ def test_customizable_hierarchy_from_the_command_line(capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["cch"]["arcs"] > 0 and report["cch"]["tree_depth"] > 0
     assert np.isfinite(p["dimacs_dm"]).all()
+
+
+def test_a_matrix_too_large_for_memory_is_one_line_and_status_2(tmp_path, capsys):
+    # 10**8 x 10**8 float64s: refused before the network is read and the
+    # 2 x 10**8 ends are drawn (1.6 GB), with the CapacityError's message
+    gr = tmp_path / "three.gr"
+    gr.write_text("p sp 3 3\na 1 2 10\na 2 3 10\na 3 1 10\n")
+    assert main(["roads", str(gr), "--matrix", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("navcore: error: --matrix 100000000: a 100000000 x 100000000 "
+                          "distance matrix needs about 80000000.0 GB of memory")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert main(["roads", str(gr), "--matrix", "3"]) == 0

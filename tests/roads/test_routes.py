@@ -72,3 +72,20 @@ def test_routes_take_points_and_refuse_bad_input():
         navcore_roads.routes(g, [0, 1], [2])
     with pytest.raises(navcore.NodeError):
         navcore_roads.routes(g, [g.num_nodes], [0])
+
+
+@pytest.mark.parametrize("sources, words", [
+    ([[0, 1], [2]], "sources must be node ids or (lon, lat) points, all alike"),
+    ([0, [1, 2]], "sources must be node ids or (lon, lat) points, all alike"),
+    ([(24.9, 60.1), 3], "sources must be node ids or (lon, lat) points, all alike"),
+])
+def test_ragged_ends_are_a_node_error(sources, words):
+    # numpy refused to make an array of them: a bare ValueError
+    w = navcore.World()
+    g = w.add_graph("r", type="roads", src=[0, 1, 2], dst=[1, 2, 0],
+                    length=[100.0, 100.0, 100.0], speed=36.0)
+    with pytest.raises(navcore.NodeError) as info:
+        navcore_roads.routes(g, sources, [0, 1])
+    assert words in str(info.value)
+    with pytest.raises(navcore.NodeError):
+        navcore_roads.routes(g, [0, 1], sources)
