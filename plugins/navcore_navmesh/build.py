@@ -330,11 +330,26 @@ def shrink(free, agent_radius=0.0):
 
 # -- triangles -----------------------------------------------------------------
 
+def geos_triangles(geom, hint):
+    """GEOS's constrained Delaunay triangles of ``geom`` (a collection).
+    GEOS fails on some valid polygons, such as holes that touch at a corner
+    (blocked cells of a map meeting diagonally: "Unable to find a convex
+    corner"); that is a ``GraphError`` naming the box of ``geom`` and
+    ``hint`` (what may get round it), not a GEOSException."""
+    try:
+        return shapely.constrained_delaunay_triangles(geom)
+    except shapely.errors.GEOSException as exc:
+        x0, y0, x1, y1 = shapely.bounds(geom).tolist()
+        raise GraphError(f"GEOS cannot triangulate the free space within x {x0:g}..{x1:g}, "
+                         f"y {y0:g}..{y1:g} ({exc}); {hint}") from None
+
+
 def triangulate(free):
     """``(vertices, triangles)``: float64 ``(V, 2)`` unique vertices and
     int32 ``(T, 3)`` counter-clockwise (positive signed area in (x, y))
     vertex ids of the constrained Delaunay triangles of ``free``."""
-    tris = shapely.get_parts(shapely.constrained_delaunay_triangles(free))
+    tris = shapely.get_parts(geos_triangles(free, "a mesh built in tiles (tile_size=None) "
+                                                  "cuts it elsewhere"))
     # each triangle is a closed 4-point ring: keep its first three corners
     coords = shapely.get_coordinates(tris).reshape(-1, 4, 2)[:, :3, :]
     vertices, inverse = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)

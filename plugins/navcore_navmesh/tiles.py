@@ -93,7 +93,7 @@ from navcore.errors import GraphError
 from navcore.graph import build_storage
 
 from . import _tiles as K
-from .build import check_vertices, split_flat
+from .build import check_vertices, geos_triangles, split_flat
 from .merge import MAX_SIDES
 from .mesh import LOCATE_KEY, NavMeshGraph, match_edges, size_scale
 
@@ -398,11 +398,18 @@ def triangulate_pieces(pieces):
     triangles of the constrained Delaunay triangulation of each piece
     (GEOS, one call) and the index of the piece each came from. A triangle
     without area in floating point is replaced by splitting its neighbour
-    (``build.split_flat``), so the mesh is not cut along it."""
+    (``build.split_flat``), so the mesh is not cut along it. A piece GEOS
+    cannot triangulate is a ``GraphError`` naming where it lies
+    (``build.geos_triangles``)."""
     if len(pieces) == 0:
         return np.empty((0, 3, 2)), np.empty(0, dtype=np.int64)
-    tris, owner = shapely.get_parts(shapely.constrained_delaunay_triangles(pieces),
-                                    return_index=True)
+    try:
+        tris, owner = shapely.get_parts(shapely.constrained_delaunay_triangles(pieces),
+                                        return_index=True)
+    except shapely.errors.GEOSException:
+        for p in pieces:                   # the one GEOS fails on, named
+            geos_triangles(p, "another tile_size cuts the free space elsewhere")
+        raise
     coords = shapely.get_coordinates(tris).reshape(-1, 4, 2)[:, :3, :]
     a, b, c = coords[:, 0], coords[:, 1], coords[:, 2]
     area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])

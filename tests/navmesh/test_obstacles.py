@@ -215,6 +215,54 @@ def test_tiles_on_a_grid_map_match_the_whole_mesh(tmp_path, tile_size):
     _same_connectivity_and_lengths(world, tiled, whole, free, np.random.default_rng(5))
 
 
+# a corner of a random map: the tile (8, 8)-(16, 16) of its free space has
+# holes (blocked cells) that touch at corners, where GEOS's constrained
+# Delaunay fails ("Unable to find a convex corner")
+TOUCHING_HOLES = """\
+......@@.@..........@.@.
+.@@@@.....@.....@.......
+..@..@@......@..........
+@@...@......@.@.....@...
+..........@........@....
+..@...@........@@....@..
+.@@@..........@..@......
+......@@@...@........@..
+........@...@...@.....@.
+.@....................@.
+@.@....@.@@..........@..
+.@.@.......@@@....@...@.
+@....@.@..@..@...@.@..@.
+@.............@.@@..@@..
+...........@...@.....@..
+....@....@.......@......
+@.....@@.@.....@.@...@.@
+.............@@..@.@....
+@........@.....@..@@....
+.....@@.........@.......
+...@....@@...@....@@....
+@.....@@..@.....@.......
+@.......@.@@...........@
+.@....@..@@.............
+"""
+
+
+def test_a_tile_geos_cannot_triangulate_is_a_graph_error_naming_it(tmp_path):
+    path = tmp_path / "touching.map"
+    rows = TOUCHING_HOLES.splitlines()
+    path.write_text(f"type octile\nheight {len(rows)}\nwidth {len(rows[0])}\nmap\n"
+                    + TOUCHING_HOLES)
+    world = navcore.World(autoload=False)
+    with pytest.raises(navcore.GraphError, match=r"GEOS cannot triangulate the free space "
+                                                 r"within x 8\.\.16, y 8\.\.16 \(.*convex "
+                                                 r"corner\); another tile_size"):
+        world.add_graph("t", type="navmesh", map=str(path), tile_size=8)
+    assert "t" not in world.graphs
+    # as it says: cut elsewhere, the same free space builds
+    free = build.free_space(map=path)
+    tiled = world.add_graph("t", type="navmesh", map=str(path), tile_size=4)
+    check_covers(tiled, free)
+
+
 @pytest.mark.parametrize("name", sorted(SCENES))
 def test_tiles_match_the_whole_mesh(name):
     params = SCENES[name]
