@@ -48,6 +48,7 @@ from navcore.errors import SceneError
 from navcore.scene_layer import SceneLayer
 from navcore.validate import describe
 
+from .build import geos_triangles
 from .mesh import size_scale
 
 #: where a navmesh keeps the scene layer that plays on it (``graph.extensions``):
@@ -193,7 +194,7 @@ class NavMeshSceneLayer(SceneLayer):
         pieces = pieces[shapely.area(pieces) > 0]
         if pieces.size == 0:
             return None
-        tris = shapely.get_parts(shapely.constrained_delaunay_triangles(pieces))
+        tris = shapely.get_parts(geos_triangles(pieces, "a point is drawn elsewhere"))
         corners = shapely.get_coordinates(tris).reshape(-1, 4, 2)[:, :3]
         a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
         area = np.abs((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1])

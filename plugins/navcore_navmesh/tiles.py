@@ -406,10 +406,11 @@ def triangulate_pieces(pieces):
     try:
         tris, owner = shapely.get_parts(shapely.constrained_delaunay_triangles(pieces),
                                         return_index=True)
-    except shapely.errors.GEOSException:
-        for p in pieces:                   # the one GEOS fails on, named
-            geos_triangles(p, "another tile_size cuts the free space elsewhere")
-        raise
+    except shapely.errors.GEOSException:   # some piece GEOS cannot take: one by one
+        each = [shapely.get_parts(geos_triangles(
+            p, "another tile_size cuts the free space elsewhere")) for p in pieces]
+        tris = np.concatenate(each)
+        owner = np.repeat(np.arange(len(each)), [len(t) for t in each])
     coords = shapely.get_coordinates(tris).reshape(-1, 4, 2)[:, :3, :]
     a, b, c = coords[:, 0], coords[:, 1], coords[:, 2]
     area2 = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])

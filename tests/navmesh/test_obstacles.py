@@ -246,21 +246,60 @@ TOUCHING_HOLES = """\
 """
 
 
-def test_a_tile_geos_cannot_triangulate_is_a_graph_error_naming_it(tmp_path):
+#: that map's tile x 8..16, y 8..16 as the tiles cut it
+TOUCHING_PIECE = ("POLYGON ((8 10, 8 11, 8 12, 8 13, 8 16, 9 16, 9 15, 10 15, 10 16, 15 16, "
+                  "16 16, 16 15, 15 15, 15 14, 16 14, 16 13, 16 9, 16 8, 13 8, 13 9, 12 9, "
+                  "12 8, 9 8, 9 9, 8 9, 8 10), (14 14, 14 13, 15 13, 15 14, 14 14), (13 13, "
+                  "13 12, 11 12, 11 11, 14 11, 14 12, 14 13, 13 13), (11 13, 10 13, 10 12, "
+                  "11 12, 11 13), (9 11, 9 10, 11 10, 11 11, 9 11), (12 14, 12 15, 11 15, "
+                  "11 14, 12 14))")
+
+
+def test_triangles_of_a_polygon_geos_fails_on_meet_edge_to_edge():
+    piece = shapely.from_wkt(TOUCHING_PIECE)
+    with pytest.raises(shapely.errors.GEOSException, match="convex corner"):
+        shapely.constrained_delaunay_triangles(piece)
+    tris = shapely.get_parts(build.geos_triangles(piece, "hint"))
+    assert shapely.area(tris).sum() == piece.area
+    assert shapely.union_all(tris).symmetric_difference(piece).area == 0
+    # every corner of the piece is a corner of the triangles it touches: no
+    # triangle edge runs past one (a T, where neighbours would not link)
+    corners = shapely.points(shapely.get_coordinates(piece))
+    for t in tris:
+        touching = corners[shapely.intersects(t.exterior, corners)]
+        mine = set(map(tuple, shapely.get_coordinates(t)))
+        assert all(tuple(c) in mine for c in shapely.get_coordinates(touching))
+
+
+@pytest.mark.parametrize("tile_size", [8, 16])
+def test_a_tile_geos_cannot_triangulate_is_ear_clipped(tmp_path, tile_size):
+    # GEOS's constrained Delaunay fails on the tile x 8..16, y 8..16 of this
+    # map ("Unable to find a convex corner": holes touching at corners);
+    # that piece is ear-clipped, and the mesh is as exact as any
     path = tmp_path / "touching.map"
     rows = TOUCHING_HOLES.splitlines()
     path.write_text(f"type octile\nheight {len(rows)}\nwidth {len(rows[0])}\nmap\n"
                     + TOUCHING_HOLES)
     world = navcore.World(autoload=False)
-    with pytest.raises(navcore.GraphError, match=r"GEOS cannot triangulate the free space "
-                                                 r"within x 8\.\.16, y 8\.\.16 \(.*convex "
-                                                 r"corner\); another tile_size"):
-        world.add_graph("t", type="navmesh", map=str(path), tile_size=8)
-    assert "t" not in world.graphs
-    # as it says: cut elsewhere, the same free space builds
     free = build.free_space(map=path)
-    tiled = world.add_graph("t", type="navmesh", map=str(path), tile_size=4)
+    tiled = world.add_graph("t", type="navmesh", map=str(path), tile_size=tile_size)
     check_covers(tiled, free)
+    wt = walls(tiled)
+    # GEOS triangulates these whole: the mesh in one piece, and in tiles of 4
+    world.add_graph("whole", type="navmesh", map=str(path), tile_size=0)
+    world.add_graph("small", type="navmesh", map=str(path), tile_size=4)
+    rng = np.random.default_rng(tile_size)
+    pts = random_points(free, rng, 40)
+    for s, g in zip(pts[:3], pts[3:6]):
+        ref = visibility_length(free, s, g)
+        assert visibility_length(free, s, g, barriers=wt) == pytest.approx(ref, rel=1e-12)
+    for s, g in zip(pts[:20], pts[20:]):
+        # no path squeezes between blocked cells that meet at a corner, so
+        # the lengths are compared with the meshes GEOS made
+        s, g = tuple(s), tuple(g)
+        cost = world.find_path("t", s, g).cost
+        assert cost == pytest.approx(world.find_path("whole", s, g).cost, rel=1e-12)
+        assert cost == pytest.approx(world.find_path("small", s, g).cost, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
