@@ -27,6 +27,7 @@ from navcore_navmesh import (NavMeshGraph, TileGrid, build, node_with_grid, path
                              pull, triangulate)
 from navcore_navmesh.merge import MAX_SIDES
 from navcore_navmesh import obstacles as obstacle_updates
+from navcore_navmesh import tiles
 from reference import visibility_length, same_partition
 from reference import random_free_points as random_points
 
@@ -993,3 +994,28 @@ def test_a_rect_past_the_map_is_refused_not_clipped():
     world.update("m", rect=(0, 0, 12, 6), walkable=False)      # the whole map fits
     world.tick()
     assert g.free_space.area < before.area
+
+
+def test_a_long_shell_is_cut_into_tiles_by_halving(monkeypatch):
+    # cut tile by tile, a strip of n tiles cost n clips of its n-vertex
+    # outline; halved, each level of halving passes over it once
+    rng = np.random.default_rng(3)
+    free = build.free_space(walkable=[[0, 0], [4096, 0], [4096, 1], [0, 1]],
+                            obstacles=[box(x, 0.2, x + 0.5, 0.6)
+                                       for x in rng.choice(4000, 300, replace=False) + 0.25])
+    grid = tiles.TileGrid(free.bounds, 1.0)
+    noded = tiles.node_with_grid(free, grid)
+    seen = []
+    halve = tiles._halve
+    monkeypatch.setattr(tiles, "_halve", lambda g, *a: seen.append(
+        shapely.get_num_coordinates(g)) or halve(g, *a))
+    halved = tiles.clip_to_tiles(noded, grid)
+    assert sum(seen) <= 2 * shapely.get_num_coordinates(noded) * np.log2(grid.count)
+    monkeypatch.setattr(tiles, "HALVING_FROM", float("inf"))
+    direct = tiles.clip_to_tiles(noded, grid)
+    assert [p is None for p in halved] == [p is None for p in direct]
+    for a, b in zip(halved, direct):
+        if a is not None:
+            assert a.symmetric_difference(b).area == 0
+            assert set(map(tuple, shapely.get_coordinates(a))) == \
+                set(map(tuple, shapely.get_coordinates(b)))
