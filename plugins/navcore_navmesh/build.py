@@ -250,6 +250,36 @@ def spaces(*, walkable=None, obstacles=None, bounds=None, map=None, passable=Non
     exact arithmetic, but GEOS simplifies a buffer's input by 1% of the
     distance, on the other side of the outline for an erosion, so the two
     would differ by that much where obstacles overlap.)"""
+    free, obs = walkable_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                               map=map, passable=passable)
+    r = check_radius(agent_radius)
+    if not obs or free.is_empty:
+        return free, shrink(free, r)
+    cut = union(obs)
+    ground = _overlay(free.difference, cut)
+    if r == 0:
+        return ground, shrink(ground)
+    return ground, shrink(_overlay(shrink(free, r).difference, grow(cut, r)))
+
+
+def spaces_apart(*, walkable=None, obstacles=None, bounds=None, map=None, passable=None,
+                 agent_radius=0.0):
+    """``(ground, free, obstacles)``: ``spaces``' ground, the free space
+    before the obstacles are cut from it (the walkable space shrunk by
+    ``agent_radius``) and the obstacles, for a mesh that cuts them itself
+    as it cuts obstacles added later (``TiledMesh.build``)."""
+    space, obs = walkable_space(walkable=walkable, obstacles=obstacles, bounds=bounds,
+                                map=map, passable=passable)
+    r = check_radius(agent_radius)
+    ground = _overlay(space.difference, union(obs)) if obs and not space.is_empty else space
+    return ground, shrink(space, r), obs
+
+
+def walkable_space(*, walkable=None, obstacles=None, bounds=None, map=None, passable=None):
+    """``(space, obstacles)``: the walkable space the parameters describe
+    before any obstacle is cut from it, and the ``obstacles=`` as a list
+    of polygons (``spaces`` takes the one from the other; a tiled mesh
+    cuts them as it cuts obstacles added later)."""
     parts = []
     if map is not None:
         if not isinstance(map, (str, Path)):
@@ -269,15 +299,7 @@ def spaces(*, walkable=None, obstacles=None, bounds=None, map=None, passable=Non
         # an empty part (walkable=[]) empties the whole: GEOS cannot tell
         # the dimension of an overlay with an empty collection and asserts
         free = Polygon() if p.is_empty or free.is_empty else _overlay(free.intersection, p)
-    r = check_radius(agent_radius)
-    obs = polygons(obstacles, "obstacles") if obstacles is not None else []
-    if not obs or free.is_empty:
-        return free, shrink(free, r)
-    cut = union(obs)
-    ground = _overlay(free.difference, cut)
-    if r == 0:
-        return ground, shrink(ground)
-    return ground, shrink(_overlay(shrink(free, r).difference, grow(cut, r)))
+    return free, (polygons(obstacles, "obstacles") if obstacles is not None else [])
 
 
 def grow(geom, agent_radius):

@@ -46,7 +46,7 @@ from navcore.types import Update
 
 from . import build
 from .build import MITRE_LIMIT
-from .tiles import node_with_grid
+from .tiles import node_many, node_with_grid
 
 _OBSTACLE_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle")
 _REGION_KEYS = ("region", "rect")
@@ -87,11 +87,20 @@ class Cluster:
 
     __slots__ = ("members", "raw", "grown", "bounds")
 
-    def __init__(self, members, raw, radius, grid):
+    def __init__(self, members, raw, grown):
         self.members = members
         self.raw = raw
-        self.grown = node_with_grid(build.grow(raw, radius), grid)
-        self.bounds = tuple(self.grown.bounds)
+        self.grown = grown
+        self.bounds = tuple(grown.bounds)
+
+    @classmethod
+    def many(cls, members, raws, radius, grid) -> list:
+        """A cluster for each of ``members`` (tuples of ids) and ``raws``
+        (their unions), grown and noded in one pass over them all."""
+        raw = np.empty(len(raws), dtype=object)
+        raw[:] = raws
+        grown = node_many(build.grow(raw, radius), grid)
+        return [cls(m, r, g) for m, r, g in zip(members, raws, grown)]
 
     def __repr__(self) -> str:
         return f"Cluster({sorted(map(repr, self.members))})"
@@ -210,6 +219,10 @@ def make_update(world, graph, params) -> Update | None:
         if keys != {"remove_obstacle"}:
             raise UpdateError(f"remove_obstacle= takes nothing else, got {sorted(params)}")
         oid = params["remove_obstacle"]
+        if isinstance(oid, StaticId):
+            raise UpdateError(f"{oid!r} of navmesh {gid!r} is one of the obstacles= it was "
+                              f"built with, part of the build; only obstacles added with "
+                              f"add_obstacle= can be removed")
         try:
             known = _will_have(world, graph, oid)
         except TypeError:                     # unhashable: no obstacle has it
@@ -296,7 +309,7 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
 
     clusters, tile_obs = tm.clusters, {}
     if copied:
-        clusters, tile_obs = _regroup(tm, obstacles, touched)
+        clusters, tile_obs = _regroup(tm, {**tm.static, **obstacles}, touched)
     blocked_grown = tm.blocked_grown
     if region_changed:
         blocked_grown = (None if blocked is None else
@@ -310,14 +323,7 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
         same = now.keys() == before.keys() and all(now[i] is before[i] for i in now)
         if same and t not in regions:
             continue
-        geoms = [c.grown for c in now.values()]
-        if blocked_grown is not None:
-            bx = grid.boxes([t])
-            b = blocked_grown.bounds
-            if b[0] <= bx[2][0] and b[2] >= bx[0][0] and b[1] <= bx[3][0] and b[3] >= bx[1][0]:
-                geoms.append(blocked_grown)
-        cutters[t] = (None if not geoms else geoms[0] if len(geoms) == 1
-                      else shapely.union_all(geoms))
+        cutters[t] = _cutter(grid, t, now, blocked_grown)
     ch = tm.prepare(cutters, graph.walkable)
     if walk or cost:
         ch.own()
@@ -343,22 +349,64 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     return dirty
 
 
+def _cutter(grid, t, clusters, blocked_grown):
+    """What tile ``t`` loses: the grown outlines of ``clusters`` (``{id:
+    Cluster}``, those reaching it) and of the blocked regions, as one
+    geometry; None when nothing."""
+    geoms = [c.grown for c in clusters.values()]
+    if blocked_grown is not None:
+        bx = grid.boxes([t])
+        b = blocked_grown.bounds
+        if b[0] <= bx[2][0] and b[2] >= bx[0][0] and b[1] <= bx[3][0] and b[3] >= bx[1][0]:
+            geoms.append(blocked_grown)
+    return None if not geoms else geoms[0] if len(geoms) == 1 else shapely.union_all(geoms)
+
+
+class StaticId:
+    """The obstacle id of the ``k``-th of the ``obstacles=`` a mesh was
+    built with: part of the build, so no update removes it."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __repr__(self) -> str:
+        return f"<static obstacle {self.k}>"
+
+
+def seed(tm, polygons) -> dict:
+    """Register the ``obstacles=`` of a build (polygons) with the tiled
+    mesh ``tm`` (which has none yet) as obstacles are registered at run
+    time, grown as clusters of those that overlap, so a run-time obstacle
+    that meets one later is grown together with it; returns the cutters
+    (``{tile: geometry}``) the build cuts from the tiles."""
+    obstacles = {}
+    for k, poly in enumerate(polygons):
+        oid = StaticId(k)
+        obstacles[oid] = Obstacle(oid, poly)
+    tm.clusters, tm.tile_obs = _regroup(tm, obstacles, set())
+    tm.static = obstacles
+    return {t: _cutter(tm.grid, t, now, None) for t, now in tm.tile_obs.items()
+            if t != OFF_GRID}
+
+
 def _regroup(tm, obstacles, touched):
     """``(clusters, tile_obs)`` for the obstacles after a batch
-    (``obstacles``, id -> Obstacle) from the mesh's (``tm.obstacles``,
-    ``tm.clusters``): the clusters of removed obstacles and those the new
-    ones meet are broken up, and their obstacles still there, with the
+    (``obstacles``, id -> Obstacle, the static ones included) from the
+    mesh's (``tm.static`` and ``tm.obstacles``, ``tm.clusters``): the
+    clusters of removed obstacles and those the new ones meet are broken up, and their obstacles still there, with the
     new ones, grouped again (``Cluster``); ``clusters`` maps each obstacle
     id to its cluster, ``tile_obs`` the tiles whose clusters changed to
     them all (``{id(cluster): cluster}``, a copy; ``OFF_GRID`` for those
     reaching none). The tiles of the clusters gone and made are added to
     ``touched``."""
-    grid, before = tm.grid, tm.obstacles
+    grid, before = tm.grid, {**tm.static, **tm.obstacles}
     gone = [i for i, ob in before.items() if obstacles.get(i) is not ob]
     new = [ob for i, ob in obstacles.items() if before.get(i) is not ob]
     broken = {id(c): c for c in (tm.clusters[i] for i in gone)}
     everyone = None
-    for ob in new:
+    for ob in new if tm.clusters else ():          # no clusters yet: none to meet
         tiles = grid.tiles(ob.bounds).tolist()
         if tiles:
             near = {k: c for t in tiles + [OFF_GRID]
@@ -391,9 +439,10 @@ def _regroup(tm, obstacles, touched):
         groups = {}
         for k in range(len(pool)):
             groups.setdefault(find(k), []).append(k)
-        for ks in groups.values():
-            raw = polys[ks[0]] if len(ks) == 1 else shapely.union_all(polys[ks])
-            made.append(Cluster(tuple(pool[k] for k in ks), raw, tm.radius, grid))
+        groups = list(groups.values())
+        made = Cluster.many([tuple(pool[k] for k in ks) for ks in groups],
+                            [polys[ks[0]] if len(ks) == 1 else shapely.union_all(polys[ks])
+                             for ks in groups], tm.radius, grid)
     clusters = dict(tm.clusters)
     for c in broken.values():
         for i in c.members:

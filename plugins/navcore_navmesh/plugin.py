@@ -89,11 +89,15 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     static = given or (tile_size is not None and not isinstance(tile_size, bool)
                        and tile_size == 0)
     if not static:
-        ground, free = build.spaces(walkable=walkable, obstacles=obstacles, bounds=bounds,
-                                    map=map, passable=passable, agent_radius=agent_radius)
-        build.check_vertices("the free space", shapely.get_num_coordinates(free))
+        # the obstacles are cut as the tiles cut obstacles added later: a
+        # run-time obstacle that overlaps one of them is grown with it
+        ground, free, cut = build.spaces_apart(
+            walkable=walkable, obstacles=obstacles, bounds=bounds, map=map,
+            passable=passable, agent_radius=agent_radius)
+        build.check_vertices("the free space", shapely.get_num_coordinates(free)
+                             + int(shapely.get_num_coordinates(np.array(cut, dtype=object)).sum()))
         graph = TiledMesh.build(free, tile_size, float(agent_radius), world=world,
-                                merge=merge is not False)
+                                merge=merge is not False, obstacles=cut)
         graph.agent_radius, graph.ground = float(agent_radius), ground
         graph.snap_distance = default_snap_distance(graph.vertices)
         baked_snap = None

@@ -5,13 +5,13 @@ tiles, triangulate each tile on its own, and when something changes build
 again only the tiles it touches and link their borders to the neighbours.
 
 **Tiles.** A ``TileGrid`` of square tiles of side ``tile_size`` on the
-lines ``x = k * tile_size``, ``y = k * tile_size``. The free space
-(``build.free_space``: walkable area minus static obstacles, shrunk by the
-agent radius) is clipped to each tile (its *base* piece, kept for the
-graph's life) and the pieces are cut into constrained Delaunay triangles
-by shapely (GEOS), one call for all of them. An update cuts the grown
-obstacles and blocked regions that reach a tile from its base piece and
-triangulates that again.
+lines ``x = k * tile_size``, ``y = k * tile_size``. The walkable space,
+shrunk by the agent radius, is clipped to each tile (its *base* piece,
+kept for the graph's life); the grown obstacles that reach a tile (those
+of the build and those added since, grown as one where they overlap) and
+the blocked regions are cut from it, and the pieces are cut into
+constrained Delaunay triangles by shapely (GEOS), one call for all of
+them. An update cuts a tile's base piece again and triangulates that.
 
 **Borders match exactly.** Two tiles meet along a grid line, and a
 triangle edge on that line must have the same two vertices in both tiles
@@ -212,7 +212,7 @@ class TileGrid:
         return np.array(sorted(near - inside), dtype=np.int64)
 
 
-def choose_tile_size(free, target=None) -> float:
+def choose_tile_size(free, target=None, extra: int = 0) -> float:
     """The tile side ``tile_size=None`` means: the power of two (``... 0.5,
     1, 2, 4 ...``) at or just below the side of a square holding about
     ``target`` (``TILE_VERTICES``) of the free space's vertices on
@@ -222,7 +222,7 @@ def choose_tile_size(free, target=None) -> float:
     target = TILE_VERTICES if target is None else target
     x0, y0, x1, y1 = free.bounds
     w, h = x1 - x0, y1 - y0
-    count = int(shapely.get_num_coordinates(free))
+    count = int(shapely.get_num_coordinates(free)) + int(extra)   # + obstacles' vertices
     whole = max(w, h)
     if count <= target or whole <= 0:
         return float(whole) if whole > 0 else 1.0
@@ -299,6 +299,36 @@ def node_with_grid(geom, grid):
     parts = parts[shapely.get_type_id(parts) == 3]          # polygons
     if parts.size == 0:
         return geom
+    polys = _noded_parts(parts, grid)
+    if polys is None:
+        return geom
+    return polys[0] if len(polys) == 1 else MultiPolygon(list(polys))
+
+
+def node_many(geoms, grid) -> np.ndarray:
+    """``node_with_grid`` of each of ``geoms`` (polygonal), in one pass
+    over all their vertices: an object array, one geometry per input."""
+    parts, owner = shapely.get_parts(np.asarray(geoms, dtype=object), return_index=True)
+    keep = shapely.get_type_id(parts) == 3
+    parts, owner = parts[keep], owner[keep]
+    out = np.empty(len(geoms), dtype=object)
+    out[:] = list(geoms)
+    if parts.size == 0:
+        return out
+    polys = _noded_parts(parts, grid)
+    if polys is None:
+        return out
+    for i in np.unique(owner).tolist():
+        mine = polys[owner == i]
+        out[i] = mine[0] if len(mine) == 1 else MultiPolygon(list(mine))
+    return out
+
+
+def _noded_parts(parts, grid):
+    """The polygons ``parts`` with a vertex wherever an edge crosses a tile
+    line (and corners within ``grid.snap`` of a line moved onto it), one
+    per part; None when none changes."""
+    snap = grid.snap
     rings, pidx = shapely.get_rings(parts, return_index=True)
     coords, ridx = shapely.get_coordinates(rings, return_index=True)
     moved = _snap_to_lines(coords, grid, snap)
@@ -307,7 +337,7 @@ def node_with_grid(geom, grid):
     s1, pt1 = _crossings(p, q, grid.xs, 0, grid.ys, snap)
     s2, pt2 = _crossings(p, q, grid.ys, 1, grid.xs, snap)
     if s1.size + s2.size == 0 and not moved:
-        return geom
+        return None
     s = np.concatenate([s1, s2])
     pt = np.concatenate([pt1, pt2])
     d = q[s] - p[s]
@@ -322,8 +352,7 @@ def node_with_grid(geom, grid):
     keep = np.ones(len(pts), dtype=bool)          # corner snaps can repeat a point
     keep[1:] = ~((pts[1:] == pts[:-1]).all(axis=1) & (ring_of[1:] == ring_of[:-1]))
     new_rings = shapely.linearrings(pts[keep], indices=ring_of[keep])
-    polys = shapely.polygons(new_rings, indices=pidx)
-    return polys[0] if len(polys) == 1 else MultiPolygon(list(polys))
+    return shapely.polygons(new_rings, indices=pidx)
 
 
 def _polygonal(geoms):
@@ -488,12 +517,13 @@ class TiledMesh:
     there, ``-1`` for a wall), ``ecost[p, k]`` (the cost of crossing it),
     ``tile_of[p]`` (``-1``: a retired slot), ``cent[p]`` (its area
     centroid). Per tile ``t``: ``base[t]``
-    (the static free space in it), ``piece[t]`` (what is left of it now),
+    (the shrunk walkable space in it), ``piece[t]`` (what is left of it now),
     ``tile_polys[t]`` and ``tile_verts[t]`` (its slots and vertex ids),
     ``tile_obs[t]`` (``{id(cluster): Cluster}`` of the obstacle clusters
     that reach it, ``obstacles.Cluster``; key ``-1``: those reaching no
-    tile). ``obstacles`` maps obstacle ids to ``Obstacle``, ``clusters``
-    to the ``Cluster`` each is in. The graph's flat arrays are assembled from these after every
+    tile). ``obstacles`` maps the ids of obstacles added at run time to
+    ``Obstacle``, ``static`` those of the build's ``obstacles=`` (ids
+    ``obstacles.StaticId``), ``clusters`` both to the ``Cluster`` each is in. The graph's flat arrays are assembled from these after every
     batch (``_tiles.assemble``)."""
 
     def __init__(self, grid, radius, base, merge=True):
@@ -505,7 +535,8 @@ class TiledMesh:
         self.width = MAX_SIDES if self.merge else 3
         self.base = base
         self.piece = base.copy()
-        self.obstacles = {}            # id -> Obstacle
+        self.obstacles = {}            # id -> Obstacle, added at run time
+        self.static = {}               # obstacles.StaticId -> Obstacle, of the build
         self.clusters = {}             # id -> Cluster (of overlapping obstacles)
         self.tile_obs = {}             # tile -> {id(Cluster): Cluster}
         self.blocked = None            # union of walkable=False regions (not grown)
@@ -516,11 +547,15 @@ class TiledMesh:
 
     # -- build ------------------------------------------------------------------
     @classmethod
-    def build(cls, free, tile_size=None, radius=0.0, world=None, merge=True):
+    def build(cls, free, tile_size=None, radius=0.0, world=None, merge=True, obstacles=()):
         """A tiled ``NavMeshGraph`` of the free space ``free``; ``merge``:
-        each tile's triangles merged into convex polygons (``polygons``)."""
+        each tile's triangles merged into convex polygons (``polygons``).
+        ``obstacles`` (polygons) are grown by ``radius`` and cut from the
+        tiles as obstacles added later are (``obstacles.seed``): they stay
+        as static obstacles that later ones may overlap and merge with."""
         if tile_size is None:
-            size = choose_tile_size(free)
+            size = choose_tile_size(free, extra=shapely.get_num_coordinates(
+                np.array(list(obstacles), dtype=object)).sum() if len(obstacles) else 0)
         else:
             try:
                 size = float(tile_size)
@@ -543,10 +578,15 @@ class TiledMesh:
                        shapely.get_num_coordinates(free) + 4 * count)
         base = clip_to_tiles(node_with_grid(free, grid), grid)
         tm = cls(grid, radius, base, merge)
-        full = np.flatnonzero(base != None)                       # noqa: E711
-        coords, owner = triangulate_pieces(base[full])
+        if len(obstacles):
+            from .obstacles import seed          # the obstacles module builds on this one
+            tm.piece = tm.cut(seed(tm, obstacles), np.arange(grid.count))
+        full = np.flatnonzero(tm.piece != None)                   # noqa: E711
+        coords, owner = triangulate_pieces(tm.piece[full])
         if len(coords) == 0:
-            raise GraphError("the free space has no area to triangulate")
+            raise GraphError("the free space is empty" + (
+                " once the obstacles are cut from it" if len(obstacles) else
+                ": it has no area to triangulate"))
         vertices, inverse = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)
         nv = len(vertices)
         tri = inverse.reshape(-1, 3).astype(np.int32)
@@ -619,6 +659,19 @@ class TiledMesh:
         return self._free_space
 
     # -- an update: re-triangulate tiles --------------------------------------------
+    def cut(self, cutters, tiles) -> np.ndarray:
+        """The pieces of ``tiles`` (int64 ids): each one's base piece, minus
+        ``cutters[t]`` (a geometry, or None) where ``cutters`` has one."""
+        base = self.base[tiles]
+        cut = np.empty(len(tiles), dtype=object)
+        cut[:] = [cutters.get(t) for t in tiles.tolist()]
+        pieces = base.copy()
+        has = np.array([c is not None and b is not None for c, b in zip(cut, base)],
+                       dtype=bool)
+        if has.any():
+            pieces[has] = _polygonal(shapely.difference(base[has], cut[has]))
+        return pieces
+
     def prepare(self, cutters, walkable):
         """Re-triangulate the tiles of ``cutters`` (``{tile: geometry to cut
         from its base piece, or None}``) into a ``Change``, leaving this
@@ -630,13 +683,7 @@ class TiledMesh:
         ch.tiles = tiles
         if tiles.size == 0:
             return ch
-        base = self.base[tiles]
-        cut = np.empty(len(tiles), dtype=object)
-        cut[:] = [cutters[t] for t in tiles.tolist()]
-        pieces = base.copy()
-        has = np.array([c is not None for c in cut], dtype=bool)
-        if has.any():
-            pieces[has] = _polygonal(shapely.difference(base[has], cut[has]))
+        pieces = self.cut(cutters, tiles)
         ch.pieces = pieces
         live = np.flatnonzero(pieces != None)                      # noqa: E711
         coords, owner = triangulate_pieces(pieces[live])

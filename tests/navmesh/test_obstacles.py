@@ -590,6 +590,42 @@ def test_overlapping_runtime_obstacles_leave_the_static_build(seed):
         check_covers(runtime, want)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_runtime_obstacles_over_static_ones_leave_the_static_build(seed):
+    # half the overlapping obstacles built in, the other half added later:
+    # those that meet are grown as one, as in a build with all of them
+    rng = np.random.default_rng(seed)
+    obs = _overlapping(rng, 8, 14, 11)
+    world = navcore.World(autoload=False)
+    every = world.add_graph("s", type="navmesh", bounds=(0, 0, 14, 11), obstacles=obs,
+                            agent_radius=0.3, tile_size=2.5)
+    half = world.add_graph("h", type="navmesh", bounds=(0, 0, 14, 11), obstacles=obs[::2],
+                           agent_radius=0.3, tile_size=2.5)
+    for i in range(1, len(obs), 2):
+        world.update("h", add_obstacle=obs[i], obstacle_id=i)
+    world.tick()
+    assert every.free_space.symmetric_difference(half.free_space).area < 1e-9
+    check_covers(half, every.free_space)
+    pts = random_points(every.free_space, rng, 40)
+    for s, g in zip(pts[::2], pts[1::2]):
+        a, b = world.find_path("s", s, g), world.find_path("h", s, g)
+        assert a.found == b.found
+        if a.found:
+            assert b.cost == pytest.approx(a.cost, rel=1e-9, abs=1e-9)
+    # removing the added ones leaves the build with the first half
+    for i in range(1, len(obs), 2):
+        world.update("h", remove_obstacle=i)
+    world.tick()
+    want = build.free_space(bounds=(0, 0, 14, 11), obstacles=obs[::2], agent_radius=0.3)
+    assert half.free_space.symmetric_difference(want).area < 1e-9
+    # the built-in ones are part of the build: not listed, not removable
+    with pytest.raises(UpdateError, match="has no obstacle 1; it has none"):
+        world.update("h", remove_obstacle=1)
+    static_id = next(iter(half.tiles.static))
+    with pytest.raises(UpdateError, match="part of the build"):
+        world.update("h", remove_obstacle=static_id)
+
+
 def test_untouched_tiles_keep_their_polygons_and_ids():
     world = navcore.World(autoload=False)
     seen = []
