@@ -148,6 +148,19 @@ def check_call(world, name, fn, *args, seconds: float = CALL_SECONDS, **kwargs):
 SURVEY = os.environ.get("NAVCORE_FUZZ_SURVEY")
 
 
+def disagree(name, call, message):
+    """A wrong answer (a query that returned where it should have agreed
+    with the reference): recorded as kind ``disagreement`` under the
+    survey, which ``tally.py`` fails on; otherwise the example fails."""
+    if SURVEY is None:
+        raise AssertionError(f"disagreement in {name}: {message}\nreproducer:\n{call}")
+    import json
+    with open(SURVEY, "a") as f:
+        f.write(json.dumps({"kind": "disagreement", "api": name, "type": "Disagreement",
+                            "where": name, "message": str(message)[:200],
+                            "call": call[:4000]}) + "\n")
+
+
 def _record(kind, name, call, exc):
     import json
     import traceback
