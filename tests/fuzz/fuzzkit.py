@@ -332,9 +332,13 @@ def ragged(lo=-1, hi=5):
 #: NAVCORE_FUZZ=1 (``make fuzz``): many examples, fresh random seeds;
 #: otherwise (``make test``) a few, derandomised, so CI is reproducible
 LONG = os.environ.get("NAVCORE_FUZZ") == "1"
+#: NAVCORE_FUZZ_SEED=N (``make fuzz FUZZ_SEED=N``, which also passes
+#: ``--hypothesis-seed``): no example database either, so that run repeats
+SEEDED = bool(os.environ.get("NAVCORE_FUZZ_SEED", "").strip())
 FUZZ = settings(
     max_examples=int(os.environ.get("NAVCORE_FUZZ_EXAMPLES", "2000" if LONG else "25")),
-    derandomize=not LONG, deadline=None, database=settings().database if LONG else None,
+    derandomize=not LONG, deadline=None,
+    database=settings().database if LONG and not SEEDED else None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                            HealthCheck.data_too_large, HealthCheck.large_base_example,
                            HealthCheck.function_scoped_fixture])

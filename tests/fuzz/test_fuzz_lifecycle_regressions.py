@@ -98,3 +98,66 @@ def test_an_update_queued_while_another_thread_ticks_is_applied():
     world.tick()
     assert world.pending_updates("g") == 0
     assert not world.graph("g").walkable[1]
+
+
+def _csr_lattice():
+    """A 5 x 5 lattice with uneven costs: its hierarchy has shortcuts."""
+    src, dst, cost = [], [], []
+    for y in range(5):
+        for x in range(5):
+            for dx, dy in ((1, 0), (0, 1)):
+                if x + dx < 5 and y + dy < 5:
+                    src.append(5 * y + x)
+                    dst.append(5 * (y + dy) + x + dx)
+                    cost.append(float(1 + (3 * (5 * y + x) + 5 * dx + 7 * dy) % 5))
+    return dict(src=src, dst=dst, cost=cost, directed=False)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("name, change", [
+    # the targets of the upward edges shuffled: every check of the arrays'
+    # shape passed and (0, 1) cost 5.0 instead of 1.0
+    ("up_tgt", lambda a: np.random.default_rng(270).permutation(a)),
+    ("rank", lambda a: a[::-1].copy()),
+    ("up_w", lambda a: np.where(np.arange(a.size) == 0, a + 1, a)),
+])
+def test_a_csr_hierarchy_file_changed_to_answer_wrong_is_refused(tmp_path, name, change):
+    import navcore_csr
+    g = navcore.World().add_graph("g", type="csr", **_csr_lattice())
+    path = tmp_path / "ch.npz"
+    navcore_csr.contract(g).save(path)
+    _resaved(path, name, change)
+    fresh = navcore.World().add_graph("g", type="csr", **_csr_lattice())
+    with pytest.raises(navcore.GraphError, match="do not fit graph") as info:
+        navcore_csr.load_contracted(fresh, path)
+    assert str(path) in str(info.value)
+    assert fresh.view(navcore_csr.contraction.VIEW_KEY) is None
+
+
+@pytest.mark.nojit
+def test_a_road_hierarchy_file_with_its_ranks_shuffled_is_refused(tmp_path):
+    """``rank`` shuffled passed every check and answered 0 -> 4 at 60.0,
+    cheaper than any path (70.0)."""
+    g = navcore.World().add_graph("r", type="roads", **ROADS)
+    path = tmp_path / "h.npz"
+    navcore_roads.contract(g, progress=False).save(path)
+    _resaved(path, "rank", lambda a: np.random.default_rng(0).permutation(a))
+    fresh = navcore.World().add_graph("r", type="roads", **ROADS)
+    with pytest.raises(navcore.GraphError, match="ranks name") as info:
+        navcore_roads.load_hierarchy(fresh, path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.nojit
+def test_a_baked_mesh_with_a_vertex_near_the_float_limit_names_the_file(tmp_path):
+    """A vertex at 1.7e308 passed the finite check; the polygons' centres
+    overflowed to NaN and the graph refused them without naming the file."""
+    import navcore_navmesh
+    g = navcore.World().add_graph("m", type="navmesh", bounds=(0, 0, 10, 10))
+    path = tmp_path / "m.npz"
+    navcore_navmesh.save_mesh(path, g)
+    _resaved(path, "vertices", lambda a: np.where(np.arange(a.size).reshape(a.shape) == 0,
+                                                  np.finfo(np.float64).max, a))
+    with pytest.raises(navcore.MeshFormatError, match="vertex 0") as info:
+        navcore.World().add_graph("m", type="navmesh", mesh=str(path))
+    assert info.value.path == str(path)
