@@ -49,7 +49,7 @@ fuzz: $(STAMP)
 
 # CI's brief fuzz run (.ci/run, after make test): every fuzz test with
 # FUZZ_CI_EXAMPLES examples and seed 0, about two minutes on two cores
-FUZZ_CI_EXAMPLES ?= 60
+FUZZ_CI_EXAMPLES ?= 150
 fuzz-ci: $(STAMP)
 	$(MAKE) fuzz FUZZ_EXAMPLES=$(FUZZ_CI_EXAMPLES) FUZZ_SEED=0
 
