@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-all test-nojit fuzz fuzz-atheris bench venv clean
+.PHONY: demo test test-all test-nojit fuzz fuzz-ci fuzz-atheris bench venv clean
 
 venv: $(STAMP)
 
@@ -29,16 +29,29 @@ test-all: $(STAMP)
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -o addopts="-p no:cacheprovider" tests
 
-# The fuzzing harness of issue 19 (tests/fuzz), long: many examples per test
-# with fresh seeds; raw exceptions and hangs are written to out/fuzz.jsonl
-# and tallied at the end instead of stopping the run (FUZZ_EXAMPLES=N to
-# change the length). On a shared machine: flock /tmp/navcore-cpu.lock make fuzz
+# The fuzzing harness (tests/fuzz: the public API, file loaders, damaged
+# saved .npz files, update sequences against a reference, a world's
+# lifecycle across threads), long: many examples per test with fresh seeds;
+# raw exceptions, hangs and wrong answers (disagreements) are written to
+# out/fuzz.jsonl and tallied at the end instead of stopping the run, and
+# the tally fails the target if there is any. FUZZ_EXAMPLES=N changes the
+# length; FUZZ_SEED=N fixes the seed (hypothesis's --hypothesis-seed, no
+# example database) so a run can be repeated. On a shared machine:
+# flock /tmp/navcore-cpu.lock make fuzz
 FUZZ_EXAMPLES ?= 1500
+FUZZ_SEED ?=
 fuzz: $(STAMP)
 	mkdir -p out && rm -f out/fuzz.jsonl
-	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl \
-		$(BIN)/python -m pytest -q -m fuzz -o faulthandler_timeout=120 tests/fuzz
+	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SEED=$(FUZZ_SEED) \
+		NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl $(BIN)/python -m pytest -q -m fuzz \
+		-o faulthandler_timeout=120 $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fuzz
 	$(BIN)/python tests/fuzz/tally.py out/fuzz.jsonl
+
+# CI's brief fuzz run (.ci/run, after make test): every fuzz test with
+# FUZZ_CI_EXAMPLES examples and seed 0, about two minutes on two cores
+FUZZ_CI_EXAMPLES ?= 150
+fuzz-ci: $(STAMP)
+	$(MAKE) fuzz FUZZ_EXAMPLES=$(FUZZ_CI_EXAMPLES) FUZZ_SEED=0
 
 # Coverage-guided fuzzing of the file loaders (atheris, libFuzzer), SECONDS
 # per loader; a raw exception stops it with the input in out/atheris/crash-*

@@ -153,6 +153,10 @@ class World:
         self.workers = workers
         self.seed = seed
         self._pending: dict = defaultdict(list)   # graph_id -> [Update]
+        # update() from another thread appends while tick() swaps the queue
+        # out: without it an update appended to a batch tick() had already
+        # applied was lost without a word
+        self._pending_lock = threading.Lock()
         self._seq = 0
         self._algo_cache: dict = {}   # (graph, plugins.version) -> names
         self._post_cache = (-1, False)  # (plugins.version, any postprocessor)
@@ -710,9 +714,10 @@ class World:
         if upd is None:
             raise UpdateError(f"{graph.kind} graph {graph_id!r} does not accept "
                               f"updates {sorted(params)}")
-        self._seq += 1
-        self._pending[graph_id].append(
-            type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
+        with self._pending_lock:
+            self._seq += 1
+            self._pending[graph_id].append(
+                type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
 
     def request_path(self, graph_id, start, goal, *, algorithm: str = "auto",
                      callback=None, repath: bool = False, replan_from=None):
@@ -787,7 +792,8 @@ class World:
         plugins.all_results("navcore_frame_start", _FRAME_START_ARGS)(self, self.frame)
         applied, failed = [], []
         if self._pending:
-            pending, self._pending = self._pending, defaultdict(list)
+            with self._pending_lock:
+                pending, self._pending = self._pending, defaultdict(list)
             work = [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
                     if batch and gid in self.graphs]
             for (graph_id, graph, batch), dirty in zip(work, self._apply_all(work)):

@@ -314,10 +314,12 @@ def load_contracted(graph, path) -> ContractedGraph:
         # the view takes the graph's version before the fingerprint is
         # compared: an update in between leaves it stale, never wrong
         view = ContractedGraph(graph, limit, _loaded=(arrays, fingerprint))
-        if fingerprint != _fingerprint(graph.num_nodes, *_checked_costs(graph)):
+        inputs = _checked_costs(graph)
+        if fingerprint != _fingerprint(graph.num_nodes, *inputs):
             raise GraphError(f"{path}: this hierarchy was built for another graph (or "
                              f"another version of graph {graph.graph_id!r}); build it anew "
                              f"with contract()")
+        _check_edges(arrays, inputs, path)
         graph.set_view(VIEW_KEY, view)
         return view
 
@@ -385,6 +387,67 @@ def _check_arrays(a, n, path):
         ok = bool((h[~short] == 1).all() and (h[short] == h[c1[short]] + h[c2[short]]).all())
     if not ok:
         raise GraphError(f"{path}: hierarchy arrays are inconsistent (corrupt file?)")
+
+
+def _check_edges(a, inputs, path):
+    """Refuse a file whose edges are not the graph's: the fingerprint
+    names the graph a file was saved for, but the arrays beside it can be
+    changed (and the checksum made again) into a structure that passes
+    :func:`_check_arrays` and answers wrong. Each edge must climb the
+    order (``rank``); the edges of the graph (no ``up_c1``) must be the
+    graph's edges with a finite cost, each once, at the cheapest cost
+    between their ends; a shortcut must join the two other ends of its
+    two edges, which leave one node, and cost their sum. (Whether every
+    shortcut the order needs is there is left to the fingerprint: telling
+    would take the contraction itself.)"""
+    offsets, targets, cost, _ = inputs
+    n = offsets.size - 1
+    rank, src, tgt, w = a["rank"], a["up_src"], a["up_tgt"], a["up_w"]
+    c1, c2 = a["up_c1"], a["up_c2"]
+
+    def fail(what):
+        raise GraphError(f"{path}: hierarchy arrays do not fit graph it was saved for "
+                         f"({what}; corrupt or edited file?)")
+    if n and not np.array_equal(np.sort(rank), np.arange(n, dtype=rank.dtype)):
+        fail("rank is not an order of the nodes")
+    if not (rank[src] < rank[tgt]).all():
+        fail("an upward edge runs down the order")
+    u = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    v = targets.astype(np.int64)
+    ok = np.isfinite(cost) & (u != v)
+    keys = np.minimum(u, v)[ok] * n + np.maximum(u, v)[ok]
+    order = np.lexsort((cost[ok], keys))
+    keys, best = keys[order], cost[ok][order]
+    first = np.ones(keys.size, dtype=np.bool_)
+    first[1:] = keys[1:] != keys[:-1]
+    keys, best = keys[first], best[first]          # each pair once, its cheapest cost
+    orig = c1 < 0
+    s64, t64 = src.astype(np.int64), tgt.astype(np.int64)
+    every = np.minimum(s64, t64) * n + np.maximum(s64, t64)
+    mine = every[orig]
+    at = np.minimum(np.searchsorted(keys, mine), max(keys.size - 1, 0))
+    if mine.size and (keys.size == 0 or np.unique(mine).size != mine.size
+                      or not (keys[at] == mine).all() or not (best[at] == w[orig]).all()):
+        fail("its edges of the graph are not the graph's edges and costs")
+    # a graph edge it does not hold was replaced by a shortcut between the
+    # same two nodes that costs no more
+    gone = ~np.isin(keys, mine)
+    if gone.any():
+        by = np.lexsort((w, every))
+        k, c = every[by], w[by]
+        head = np.ones(k.size, dtype=np.bool_)
+        head[1:] = k[1:] != k[:-1]
+        k, c = k[head], c[head]
+        at = np.minimum(np.searchsorted(k, keys[gone]), max(k.size - 1, 0))
+        if k.size == 0 or not ((k[at] == keys[gone]) & (c[at] <= best[gone])).all():
+            fail("an edge of the graph is missing")
+    short = np.flatnonzero(~orig)
+    a1, a2 = c1[short], c2[short]
+    ends = np.sort(np.stack([tgt[a1], tgt[a2]], axis=1), axis=1)
+    own = np.sort(np.stack([src[short], tgt[short]], axis=1), axis=1)
+    if not ((src[a1] == src[a2]).all() and (ends == own).all()
+            and (w[short] == w[a1] + w[a2]).all()):
+        fail("a shortcut does not join the ends of its two edges at their cost")
 
 
 def contracted_path(graph, start, goal) -> PathResult:

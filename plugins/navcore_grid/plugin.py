@@ -62,7 +62,9 @@ def build_grid(world, graph_id, *, map=None, passable=None, rows=None, array=Non
     if passable is not None and map is None:
         raise GraphError(f"passable={passable!r} names the passable characters of a "
                          f"MovingAI map: it goes with map=")
-    if generate is None and (width, height, seed) != (None, None, None):
+    # "is not None" each: comparing tuples compares an array seed= with
+    # None element-wise, whose truth numpy refuses (a raw ValueError)
+    if generate is None and any(v is not None for v in (width, height, seed)):
         raise GraphError("width=, height= and seed= go with generate=\"maze\"")
     cost = None
     if generate is not None:

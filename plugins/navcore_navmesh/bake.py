@@ -20,6 +20,7 @@ import numpy as np
 
 import shapely
 
+from navcore import limits
 from navcore.errors import MeshFormatError
 from navcore.files import npz_bytes, read_npz, verify
 
@@ -114,9 +115,14 @@ def load_mesh(path) -> MeshArrays:
     vertices, poly_start, poly_verts = (arrays[k] for k in NPZ_ARRAYS[2:5])
     if vertices.shape[1:] != (2,) or len(vertices) < 3:
         fail(f"array 'vertices' must have shape (V, 2) with V >= 3, got {vertices.shape}")
-    bad = ~np.isfinite(vertices).all(axis=1)
+    # the bound vertices= has (meshcheck.mesh_arrays): coordinates near the
+    # float limit overflowed to NaN in the polygons' centres, a GraphError
+    # that did not name the file
+    bad = ~(np.abs(vertices) <= limits.MAX_COORDINATE).all(axis=1)     # NaN fails too
     if bad.any():
-        fail(f"array 'vertices': vertex {np.flatnonzero(bad)[0]} is not finite")
+        i = np.flatnonzero(bad)[0]
+        fail(f"array 'vertices': vertex {i} is not finite or lies beyond "
+             f"±{limits.MAX_COORDINATE:g}: {vertices[i].tolist()}")
     if len(poly_start) < 2 or poly_start[0] != 0:
         fail(f"array 'poly_start' must start at 0 and hold P + 1 >= 2 entries, got "
              f"{poly_start[:3].tolist()}{'...' if len(poly_start) > 3 else ''}")

@@ -288,9 +288,14 @@ class RequestQueue:
 
     def _enqueue(self, h) -> None:
         with self._lock:             # not between a cancel's mark and its count
-            if not h._queued and not h._cancelled:
+            # a request made on another thread while the world closed:
+            # close's cancel_all may already have run, so none would finish it
+            closing = self.world.closed
+            if not closing and not h._queued and not h._cancelled:
                 h._queued = h._in_queue = True
                 self._pending.append(h)
+        if closing:
+            h.cancel()
 
     def _cancel(self, h) -> bool:
         """Mark ``h`` cancelled (``False`` when it already was) and forget
@@ -738,7 +743,10 @@ class RequestQueue:
     def cancel_all(self) -> None:
         """Cancel every request of every graph, as ``graph_removed`` does
         for one (the world is closing)."""
-        ids = {h.graph_id for h in self._pending}
+        with self._lock:
+            # from here on _enqueue sees the world closed (World.close sets
+            # it first) and cancels; a request queued before is listed here
+            ids = {h.graph_id for h in self._pending}
         ids.update(self._active)
         ids.update(self._paths)
         for graph_id in ids:

@@ -148,6 +148,19 @@ def check_call(world, name, fn, *args, seconds: float = CALL_SECONDS, **kwargs):
 SURVEY = os.environ.get("NAVCORE_FUZZ_SURVEY")
 
 
+def disagree(name, call, message):
+    """A wrong answer (a query that returned where it should have agreed
+    with the reference): recorded as kind ``disagreement`` under the
+    survey, which ``tally.py`` fails on; otherwise the example fails."""
+    if SURVEY is None:
+        raise AssertionError(f"disagreement in {name}: {message}\nreproducer:\n{call}")
+    import json
+    with open(SURVEY, "a") as f:
+        f.write(json.dumps({"kind": "disagreement", "api": name, "type": "Disagreement",
+                            "where": name, "message": str(message)[:200],
+                            "call": call[:4000]}) + "\n")
+
+
 def _record(kind, name, call, exc):
     import json
     import traceback
@@ -319,9 +332,13 @@ def ragged(lo=-1, hi=5):
 #: NAVCORE_FUZZ=1 (``make fuzz``): many examples, fresh random seeds;
 #: otherwise (``make test``) a few, derandomised, so CI is reproducible
 LONG = os.environ.get("NAVCORE_FUZZ") == "1"
+#: NAVCORE_FUZZ_SEED=N (``make fuzz FUZZ_SEED=N``, which also passes
+#: ``--hypothesis-seed``): no example database either, so that run repeats
+SEEDED = bool(os.environ.get("NAVCORE_FUZZ_SEED", "").strip())
 FUZZ = settings(
     max_examples=int(os.environ.get("NAVCORE_FUZZ_EXAMPLES", "2000" if LONG else "25")),
-    derandomize=not LONG, deadline=None, database=settings().database if LONG else None,
+    derandomize=not LONG, deadline=None,
+    database=settings().database if LONG and not SEEDED else None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                            HealthCheck.data_too_large, HealthCheck.large_base_example,
                            HealthCheck.function_scoped_fixture])

@@ -1,5 +1,7 @@
 """Tally of a fuzz survey (NAVCORE_FUZZ_SURVEY): distinct bugs by where they
-were raised, with one reproducer each. ``python tests/fuzz/tally.py FILE``."""
+were raised, with one reproducer each. ``python tests/fuzz/tally.py FILE``;
+exits 1 when the survey holds any raw exception, hang or disagreement (a
+wrong answer) that is not a known bug."""
 import collections
 import json
 import sys
@@ -15,7 +17,7 @@ def main(path):
     for r in rows:
         groups[(r["kind"], r["type"], r["where"])].append(r)
     known = sum(1 for r in rows if r["kind"] == "known")
-    print(f"{len(rows) - known} raw exceptions or hangs, "
+    print(f"{len(rows) - known} raw exceptions, hangs or disagreements, "
           f"{sum(1 for g in groups if g[0] != 'known')} distinct (type, place); "
           f"{known} more on known bugs left to world.py/the scheduler (fuzzkit.KNOWN)")
     for (kind, typ, where), rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):

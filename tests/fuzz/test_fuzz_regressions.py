@@ -288,3 +288,11 @@ def test_road_search_without_coordinates_reads_no_coordinate():
     world.add_graph("r", type="roads", src=[0, 1], dst=[1, 2], cost=[1.0, 2.0],
                     length=[10.0, 10.0], oneway=False)
     assert world.find_path("r", 0, 2, algorithm="dijkstra").cost == 3.0
+
+
+@pytest.mark.parametrize("seed", [np.array([], dtype=np.complex64), np.array([1, 2])])
+def test_grid_seed_given_as_an_array_without_generate(w, seed):
+    # (width, height, seed) != (None, None, None) compared the array with
+    # None element-wise: "truth value of an empty array is ambiguous"
+    _refused(w, navcore.GraphError, r"seed= go with generate=", type="grid", rows=["..", ".."],
+             seed=seed)
