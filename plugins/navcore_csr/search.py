@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from navcore import limits, validate
-from navcore.errors import NodeError, QueryError
+from navcore.errors import CapacityError, NodeError, QueryError
 from navcore.graph import NavGraph
 from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
@@ -63,6 +63,9 @@ class SearchScratch:
     __slots__ = ("g", "parent", "stamp", "mark", "hnode", "hkey", "hpos", "gen")
 
     def __init__(self, n: int):
+        if not validate.is_int(n) or not 0 <= n <= limits.MAX_NODES:
+            raise CapacityError(f"a search scratch holds 0..{limits.MAX_NODES} nodes, got "
+                                f"{validate.describe(n)}")
         n = max(int(n), 1)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
@@ -97,7 +100,7 @@ def heuristic_scale(graph, heuristic: str) -> float:
     """
     if not isinstance(graph, NavGraph):
         raise QueryError(f"heuristic_scale needs a NavGraph, got {graph!r}")
-    if heuristic not in HKIND:
+    if type(heuristic) is not str or heuristic not in HKIND:
         validate.choice(heuristic, sorted(HKIND), "heuristic", QueryError)
     if heuristic == "zero":
         return 0.0                     # no distance to scale: A* is Dijkstra

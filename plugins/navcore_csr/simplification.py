@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.views import DerivedView
 from navcore.types import PathResult, PathStatus
@@ -58,6 +59,9 @@ from .storage import build_csr
 
 #: where a graph keeps its simplified view (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_csr.simplified"
+#: the most levels a caller may ask for (a level at best halves the nodes:
+#: 64 is past any graph of int32 node ids)
+MAX_LEVELS = 64
 #: automatic levels stop below this many nodes (a search there is cheap)...
 AUTO_MIN_NODES = 256
 #: ...or when a level would keep more than this fraction of the one below
@@ -284,10 +288,12 @@ class SimplifiedGraph(DerivedView):
     """
 
     def __init__(self, graph, levels=None):
-        if levels is not None and (not isinstance(levels, (int, np.integer))
-                                   or isinstance(levels, bool) or levels < 1):
-            raise QueryError(f"levels must be a positive integer or None (automatic), "
-                             f"got {levels!r}")
+        # at most MAX_LEVELS: each level is built whether or not it shrinks
+        # the one below, so levels=10**6 would build a million of them
+        if levels is not None and (not validate.is_int(levels)
+                                   or not 1 <= levels <= MAX_LEVELS):
+            raise QueryError(f"levels must be an integer in 1..{MAX_LEVELS} or None "
+                             f"(automatic), got {validate.describe(levels)}")
         t0 = time.perf_counter()
         super().__init__(graph)      # the version first: later updates make it stale
         self.requested_levels = levels

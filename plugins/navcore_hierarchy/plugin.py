@@ -69,8 +69,8 @@ def _follow(graph, dirty) -> np.ndarray:
         return np.empty(0, np.int32)
     if h.version == graph.version - 1 and graph.num_nodes >= h.num_nodes:
         if graph.num_nodes > h.num_nodes:      # the batch added nodes (all dirty)
-            h.grow(graph.num_nodes)
-        changed = h.update(dirty)
+            h._grow(graph.num_nodes)
+        changed = h._update(dirty)
         h.mark_current()
         return changed
     old = h._areas(None)                  # it missed a batch: measure again
