@@ -234,6 +234,7 @@ def grid_specs():
         Spec("navcore_grid.GridGraph.points_of", lambda: call(g().points_of, [0, 5])),
         Spec("navcore_grid.GridGraph.cost_stats", lambda: call(g().cost_stats)),
         Spec("navcore_grid.GridGraph.lattice", lambda: call(g().lattice)),
+        Spec("navcore_grid.GridGraph.has_positions", lambda: call(g().has_positions)),
         Spec("navcore_grid.parse_map", lambda: call(G.parse_map, MAP, "<map>", passable=".")),
         Spec("navcore_grid.parse_rows", lambda: call(G.parse_rows, ["..", "#."], "<rows>")),
         Spec("navcore_grid.read_map", lambda: call(G.read_map, _file("m.map", MAP), ".")),
@@ -316,12 +317,9 @@ def navmesh_specs():
         Spec("navcore_navmesh.NavMeshGraph.locate_many",
              lambda: call(m().locate_many, [(1.0, 1.0), (9.0, 1.0)])),
         Spec("navcore_navmesh.NavMeshGraph.locate_index", lambda: call(m().locate_index)),
-        Spec("navcore_navmesh.NavMeshGraph.node_of", lambda: call(m().node_of, (1.0, 1.0))),
         Spec("navcore_navmesh.NavMeshGraph.on_mesh", lambda: call(m().on_mesh, (1.0, 1.0))),
-        Spec("navcore_navmesh.NavMeshGraph.points_of", lambda: call(m().points_of, [0, 1])),
         Spec("navcore_navmesh.NavMeshGraph.polygon", lambda: call(m().polygon, 1)),
         Spec("navcore_navmesh.NavMeshGraph.polygon_points", lambda: call(m().polygon_points, 1)),
-        Spec("navcore_navmesh.NavMeshGraph.lattice", lambda: call(m().lattice)),
         Spec("navcore_navmesh.LocateIndex", lambda: call(M.LocateIndex, m())),
         Spec("navcore_navmesh.LocateIndex.locate_many",
              lambda: call(m().locate_index().locate_many, [(1.0, 1.0)])),
@@ -515,11 +513,47 @@ def scenes_specs():
 
 
 def scheduler_specs():
-    return []
+    import navcore
+    from navcore_scheduler import JobScheduler
+
+    @functools.lru_cache(None)
+    def world():
+        w = navcore.World(workers=1)
+        w.add_graph("g", type="grid", rows=["....", "...."])
+        return w
+
+    @functools.lru_cache(None)
+    def jobs():
+        return JobScheduler(0)
+
+    def handle():
+        h = world().scheduler.request_path("g", 0, 5)
+        world().tick()
+        return h
+    return [
+        Spec("navcore_scheduler.Scheduler.request_path",
+             lambda: call(world().scheduler.request_path, "g", 0, 5, algorithm="auto",
+                          callback=None, repath=False, replan_from=None)),
+        Spec("navcore_scheduler.Scheduler.schedule",
+             lambda: call(world().scheduler.schedule, Arg(int, hostile=False), 3,
+                          depends_on=())),
+        Spec("navcore_scheduler.JobScheduler",
+             lambda: call(lambda n: JobScheduler(n).close(), 0)),
+        Spec("navcore_scheduler.JobScheduler.schedule",
+             lambda: call(jobs().schedule, Arg(int, hostile=False), 3, depends_on=())),
+        Spec("navcore_scheduler.JobScheduler.run_on_workers",
+             lambda: call(jobs().run_on_workers, Arg(int, hostile=False), None, False)),
+        Spec("navcore_scheduler.JobHandle.complete",
+             lambda: call(jobs().schedule(int, 3).complete, 1.0)),
+        Spec("navcore_scheduler.PathHandle.wait", lambda: call(handle().wait, 1.0)),
+        Spec("navcore_scheduler.PathHandle.result", lambda: call(handle().result)),
+        Spec("navcore_scheduler.PathHandle.cancel", lambda: call(handle().cancel)),
+    ]
 
 
 def dask_specs():
-    return []
+    import navcore_dask as D
+    return [Spec("navcore_dask.scattered", lambda: call(D.scattered, csr_graph()))]
 
 
 SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
