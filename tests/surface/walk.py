@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import sys
 import traceback
 from pathlib import Path
@@ -93,6 +94,11 @@ def walked(arg) -> bool:
 
 def main(plugin: str, start: int) -> None:
     import navcore
+
+    import surface_specs
+    # hostile paths ("x", "0") are written where the walk runs: its own
+    # temporary folder, never the checkout
+    os.chdir(surface_specs.TMP)
     nav_error = navcore.NavError
     values = hostile()
     index = -1
@@ -129,6 +135,7 @@ def main(plugin: str, start: int) -> None:
                 out(f"{'V' if slot is None else 'R'} {index} {text}: {type(exc).__name__}: "
                     f"{short(str(exc))} @ {Path(where.filename).name}:{where.lineno}")
     out(f"E {index + 1}")
+    shutil.rmtree(surface_specs.TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":
