@@ -290,6 +290,7 @@ class SimplifiedGraph(DerivedView):
     def __init__(self, graph, levels=None):
         # at most MAX_LEVELS: each level is built whether or not it shrinks
         # the one below, so levels=10**6 would build a million of them
+        graph = validate.graph(graph)
         if levels is not None and (not validate.is_int(levels)
                                    or not 1 <= levels <= MAX_LEVELS):
             raise QueryError(f"levels must be an integer in 1..{MAX_LEVELS} or None "
@@ -385,7 +386,7 @@ class SimplifiedGraph(DerivedView):
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
 
-    def patch(self, dirty) -> bool:
+    def _patch(self, dirty) -> bool:
         """Bring the view up to date with the batch that made ``dirty`` (the
         nodes ``navcore_apply_updates`` reported) without rebuilding it:
         exact when no edge became cheaper than it was at build time (walls
@@ -446,6 +447,7 @@ class SimplifiedGraph(DerivedView):
 def simplified_view(graph):
     """The graph's simplified view if one was built and is current, else None
     (never builds)."""
+    graph = validate.graph(graph)
     return graph.view(VIEW_KEY)
 
 
@@ -459,6 +461,7 @@ def simplify(graph, levels=None) -> SimplifiedGraph:
     ``AUTO_MIN_NODES`` nodes (on spanning-tree mazes each level keeps about
     a quarter; see BENCHMARKS.md); an integer builds exactly that many.
     """
+    graph = validate.graph(graph)
     view = graph.view(VIEW_KEY)
     if view is not None and view.requested_levels == levels:
         return view
@@ -474,6 +477,7 @@ def simplified_path(graph, start, goal) -> PathResult:
     """``find_path`` on the graph's current simplified view; ``QueryError``
     when it has none or it is stale (queries never build one: ``simplify``
     does). Bad or unwalkable ends are answered first."""
+    graph = validate.graph(graph)
     view = graph.view(VIEW_KEY)
     if view is None:
         s, t, answer = ends_or_answer(graph, start, goal, "simplified")
@@ -495,7 +499,7 @@ def on_update(graph, dirty) -> None:
         # no graph.lock: a contraction building on a worker thread holds it
         # for seconds, and the tick would wait. Patches run on the ticking
         # thread only, and a build reads its inputs through read_consistent
-        view.patch(dirty)
+        view._patch(dirty)
 
 
 def warm_up(graph) -> None:

@@ -160,6 +160,7 @@ def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
     1 <= diagonal_cost <= 2 (its pruning rules assume that move model),
     and fewer than 2^29 cells (two bits of its parent links hold turns)."""
+    graph = validate.graph(graph, GridGraph)
     return graph.cost_stats()[2]
 
 

@@ -107,6 +107,7 @@ class Hierarchy(DerivedView):
                     self.__dict__[name] = arr[i]
 
     def __init__(self, graph):
+        graph = validate.graph(graph)
         super().__init__(graph)
         n = graph.num_nodes
         self.num_nodes = n

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
+from navcore import validate
 from navcore.types import PathResult, PathStatus
 
 from .hierarchy import Hierarchy
@@ -21,6 +22,7 @@ def hierarchy_of(graph) -> Hierarchy:
     """The graph's current ``Hierarchy``. It is built when the graph is
     added and follows every update, so this builds only for a graph added
     before this plugin was registered (areas have no other source)."""
+    graph = validate.graph(graph)
     return graph.view(VIEW_KEY, Hierarchy)
 
 

@@ -222,6 +222,7 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     >>> path_lengths(g, [(1, 1), (1, 1), (5, 5)], [(9, 1), (1, 4), (1, 1)]).round(6).tolist()
     [17.231546, 3.0, nan]
     """
+    graph = validate.graph(graph, NavMeshGraph)
     limits.check_pairs("path_lengths", max(limits.count(starts), limits.count(goals)))
     a = validate.points(starts, "starts", navcore.QueryError)
     b = validate.points(goals, "goals", navcore.QueryError)

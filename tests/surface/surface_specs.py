@@ -154,7 +154,6 @@ def csr_specs():
         Spec("navcore_csr.SimplifiedGraph.find_path",
              lambda: call(_simplified()[1].find_path, 0, 4)),
         Spec("navcore_csr.SimplifiedGraph.stats", lambda: call(_simplified()[1].stats)),
-        Spec("navcore_csr.SimplifiedGraph.patch", lambda: _fresh_simplified_patch(), fresh=True),
         Spec("navcore_csr.contract", lambda: call(C.contract, g(True), witness_limit=50),
              fresh=True),
         Spec("navcore_csr.contracted_path", lambda: call(C.contracted_path, _contracted()[0], 0, 4)),
@@ -168,7 +167,6 @@ def csr_specs():
         Spec("navcore_csr.ContractedGraph.save",
              lambda: call(_contracted()[1].save, TMP / "ch-save.npz")),
         Spec("navcore_csr.ContractedGraph.stats", lambda: call(_contracted()[1].stats)),
-        Spec("navcore_csr.HierarchyQuery", lambda: call(C.HierarchyQuery, _contracted()[1])),
         Spec("navcore_csr.HierarchyQuery.find_path",
              lambda: call(_contracted()[1].query().find_path, 0, 4)),
         Spec("navcore_csr.HierarchyQuery.search",
@@ -196,13 +194,6 @@ def _simplified():
     import navcore_csr as C
     g = csr_graph()
     return g, C.simplify(g, levels=2)
-
-
-def _fresh_simplified_patch():
-    import navcore_csr as C
-    g = csr_graph(True)
-    view = C.simplify(g, levels=2)
-    return call(view.patch, np.array([1], np.int32))
 
 
 @functools.lru_cache(None)
@@ -256,7 +247,6 @@ def grid_specs():
         Spec("navcore_grid.Landmarks", lambda: call(G.Landmarks, grid_graph(True), 2),
              fresh=True),
         Spec("navcore_grid.Landmarks.args", lambda: call(_landmarks().args)),
-        Spec("navcore_grid.Landmarks.check", lambda: _fresh_landmarks_check(), fresh=True),
     ]
 
 
@@ -269,12 +259,6 @@ def _scen():
 def _landmarks():
     import navcore_grid as G
     return G.landmarks(grid_graph(), 2)
-
-
-def _fresh_landmarks_check():
-    import navcore_grid as G
-    g = grid_graph(True)
-    return call(G.landmarks(g, 2).check, g, np.array([1], np.int32))
 
 
 def hierarchy_specs():
@@ -320,7 +304,6 @@ def navmesh_specs():
         Spec("navcore_navmesh.NavMeshGraph.on_mesh", lambda: call(m().on_mesh, (1.0, 1.0))),
         Spec("navcore_navmesh.NavMeshGraph.polygon", lambda: call(m().polygon, 1)),
         Spec("navcore_navmesh.NavMeshGraph.polygon_points", lambda: call(m().polygon_points, 1)),
-        Spec("navcore_navmesh.LocateIndex", lambda: call(M.LocateIndex, m())),
         Spec("navcore_navmesh.LocateIndex.locate_many",
              lambda: call(m().locate_index().locate_many, [(1.0, 1.0)])),
         Spec("navcore_navmesh.LocateIndex.locate_point",

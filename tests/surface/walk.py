@@ -81,15 +81,9 @@ def short(text: str, n: int = 300) -> str:
 
 
 def walked(arg) -> bool:
-    """Whether the walk replaces this argument: not when its spec says
-    so, nor when it is a graph (``NavGraph``) or derived view: a plugin
-    function is handed the library's own objects, and what it does with
-    another object is Python's duck typing, not input validation."""
-    from navcore.graph import NavGraph
-    from navcore.views import DerivedView
-    if isinstance(arg, Arg):
-        return arg.hostile
-    return not isinstance(arg, (NavGraph, DerivedView))
+    """Whether the walk replaces this argument (all but those its spec
+    marks ``Arg(..., hostile=False)``)."""
+    return arg.hostile if isinstance(arg, Arg) else True
 
 
 def main(plugin: str, start: int) -> None:
