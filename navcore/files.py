@@ -48,7 +48,7 @@ def write_atomic(path, data: bytes, error=NavError) -> None:
     ``NavError`` subclass) says why it cannot."""
     if not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip():
         raise error(f"need a file path to write to, got {path!r}")
-    validate.file_path(path, "file path", error)        # a NUL: no file name holds one
+    validate.file_path(path, "path", error)        # a NUL: no file name holds one
     target = Path(os.path.realpath(path))         # a symlink: the file it names
     mode = None
     try:

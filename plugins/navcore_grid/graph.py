@@ -227,7 +227,7 @@ class GridGraph(NavGraph):
                 self.read_consistent(self._build_csr, publish=self._publish_csr)
             return self._csr
 
-    def built_csr(self):
+    def _built_csr(self):
         """The CSR view if it is built, else ``None`` (never builds: an
         update batch patches the view only when there is one)."""
         return self._csr
@@ -268,7 +268,7 @@ class GridGraph(NavGraph):
             self._bits = (_jps.pack_lines(free2d), _jps.pack_lines(free2d.T))
         return self._bits
 
-    def sync_bits(self, padded_cells) -> None:
+    def _sync_bits(self, padded_cells) -> None:
         """Copy the walkability of ``padded_cells`` into the bit lines."""
         if self._bits is not None:
             _jps.set_bits(self._bits[0], self._bits[1], self.padded_width,
@@ -287,7 +287,7 @@ class GridGraph(NavGraph):
             self._stats = (uniform, float(inner.min()), jps)
         return self._stats
 
-    def costs_changed(self) -> None:
+    def _costs_changed(self) -> None:
         """Cell costs were written: ``cost_stats`` works them out again."""
         self._stats = None
 

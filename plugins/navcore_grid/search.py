@@ -368,7 +368,7 @@ def warm_up(graph: GridGraph) -> None:
     grid_astar(graph, *pair, heuristic=False)
     if jps_applies(graph):
         grid_jps(graph, *pair)
-        graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
+        graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     # the update kernels and their scratch, on nothing (an update's first
     # tick must not load them)
     none = np.empty(0, dtype=np.int64)
@@ -385,7 +385,7 @@ def warm_up(graph: GridGraph) -> None:
                                          np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
-    csr = graph.built_csr()
+    csr = graph._built_csr()
     if csr is not None:
         K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
                              W, graph.diagonal_cost, graph.connectivity,

@@ -58,11 +58,6 @@ NOT_CALLED = {
     "navcore_dask.worker_counts": "needs a Dask client (tests/dask)",
     "navcore_dask.ClusterError": "an exception class",
     "navcore_grid.Scenario": "the record read_scen (walked) returns",
-    "navcore_grid.GridGraph.built_csr": "update plumbing: the grid plugin's own updates call "
-                                        "it (no arguments to walk)",
-    "navcore_grid.GridGraph.sync_bits": "NOT WALKED: update plumbing the grid plugin's updates "
-                                        "call with cells they checked; should become private",
-    "navcore_grid.GridGraph.costs_changed": "update plumbing (no arguments to walk)",
     "navcore_navmesh.NavMeshGraph": "made by add_graph, from_polygons, from_triangles (walked)",
     "navcore_roads.Routes": "made by routes() (walked)",
     "navcore_roads.RoadHierarchy": "made by contract() (walked)",
