@@ -25,11 +25,18 @@ import numpy as np
 
 
 class Arg:
-    """A valid argument the walk does not replace."""
+    """A valid argument the walk does not replace (``hostile=False``), or
+    replaces with every hostile value but those labelled in ``skip``."""
 
-    def __init__(self, value, hostile=True):
+    def __init__(self, value, hostile=True, skip=()):
         self.value = value
         self.hostile = hostile
+        self.skip = frozenset(skip)
+
+
+#: labels of the hostile values that are valid counts, only large:
+#: ``run(frames=10**6)`` plays a million frames, as asked
+LARGE = ("10**6", "2**31", "2**63", "10**30", "np.uint64(2**64-1)")
 
 
 def _plain(value):
@@ -491,8 +498,49 @@ def _segment_parts():
             np.array([0, 0]), ("residential",), None, "arrays")
 
 
+SCENE = """\
+settings: {frames: 3}
+graphs:
+  - id: field
+    type: grid
+    rows: ["......", "..##..", "......"]
+    doors: {gap: [2, 1, 2, 1]}
+agents:
+  - {id: a, graph: field, start: [0, 0], goal: [5, 2]}
+"""
+
+
 def scenes_specs():
-    return []
+    import navcore_scenes as S
+
+    @functools.lru_cache(None)
+    def sim():
+        return S.Simulation.from_text(SCENE, "s.yaml")
+    return [
+        Spec("navcore_scenes.parse_scene", lambda: call(S.parse_scene, SCENE, "s.yaml")),
+        Spec("navcore_scenes.read_scene", lambda: call(S.read_scene, _file("s.yaml", SCENE))),
+        Spec("navcore_scenes.Simulation",
+             lambda: call(lambda *a: S.Simulation(*a).close(), S.parse_scene(SCENE, "s.yaml"),
+                          None, ())),
+        Spec("navcore_scenes.Simulation.from_text",
+             lambda: call(lambda *a: S.Simulation.from_text(*a).close(), SCENE, "s.yaml",
+                          None)),
+        Spec("navcore_scenes.Simulation.from_file",
+             lambda: call(lambda *a: S.Simulation.from_file(*a).close(),
+                          _file("s.yaml", SCENE), None, ())),
+        Spec("navcore_scenes.Simulation.set_goal", lambda: call(sim().set_goal, "a", (4, 2))),
+        Spec("navcore_scenes.Simulation.set_walkable",
+             lambda: call(sim().set_walkable, "field", [0, 2, 1, 1], True)),
+        Spec("navcore_scenes.Simulation.set_cost",
+             lambda: call(sim().set_cost, "field", [0, 2, 1, 1], 2.0)),
+        Spec("navcore_scenes.Simulation.set_door",
+             lambda: call(sim().set_door, "field", "gap", True)),
+        Spec("navcore_scenes.Simulation.replan", lambda: call(sim().replan, "field")),
+        Spec("navcore_scenes.Simulation.step", lambda: call(sim().step)),
+        Spec("navcore_scenes.Simulation.run", lambda: call(sim().run, Arg(1, skip=LARGE), False, None)),
+        Spec("navcore_scenes.Simulation.count_areas", lambda: call(sim().count_areas, "field")),
+        Spec("navcore_scenes.Scene.graph_spec", lambda: call(sim().scene.graph_spec, "field")),
+    ]
 
 
 def scheduler_specs():

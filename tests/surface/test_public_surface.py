@@ -45,10 +45,6 @@ RETURNED = {
     "navcore_roads.CCHQuery": ("navcore_roads.cch", "CCHQuery"),
 }
 
-SCENES_NOT_WALKED = ("NOT WALKED YET: scene files and their events are checked by "
-                     "tests/scenes (test_scene_validation, the broken/ scenes); a spec per "
-                     "Simulation method is still to write")
-
 # Public callables the walk does not call, each with its reason.
 NOT_CALLED = {
     "navcore_dask.connect": "starts a Dask cluster (tests/dask covers its arguments)",
@@ -70,28 +66,16 @@ NOT_CALLED = {
     "navcore_scheduler.Scheduler.warm_up_workers": "the world's loading step (World.ready)",
     "navcore_scheduler.Scheduler.close": "no arguments; closing the walk's world",
     "navcore_scheduler.JobScheduler.close": "no arguments; closing the walk's scheduler",
-    "navcore_scenes.Simulation": SCENES_NOT_WALKED,
-    "navcore_scenes.Scene": SCENES_NOT_WALKED,
-    "navcore_scenes.read_scene": SCENES_NOT_WALKED,
-    "navcore_scenes.parse_scene": SCENES_NOT_WALKED,
-    "navcore_scenes.EventKind": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.from_file": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.from_text": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.close": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.region": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.check_point": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.set_walkable": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.set_cost": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.set_door": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.set_goal": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.replan": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.step": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.run": SCENES_NOT_WALKED,
-    "navcore_scenes.Simulation.count_areas": SCENES_NOT_WALKED,
-    "navcore_scenes.Scene.graph_spec": SCENES_NOT_WALKED,
-    "navcore_scenes.EventKind.validate": SCENES_NOT_WALKED,
-    "navcore_scenes.EventKind.apply": SCENES_NOT_WALKED,
-    "navcore_scenes.EventKind.describe": SCENES_NOT_WALKED,
+    "navcore_scenes.Scene": "the record parse_scene and read_scene (walked) return",
+    "navcore_scenes.EventKind": "an abstract base: plugins subclass it for their event kinds",
+    "navcore_scenes.EventKind.validate": "abstract (a plugin's event kind implements it)",
+    "navcore_scenes.EventKind.apply": "abstract (a plugin's event kind implements it)",
+    "navcore_scenes.EventKind.describe": "abstract (a plugin's event kind implements it)",
+    "navcore_scenes.Simulation.region": "for event kinds: reads a region with the scene "
+                                        "file's location to report errors at",
+    "navcore_scenes.Simulation.check_point": "for event kinds: checks a point with the scene "
+                                             "file's location to report errors at",
+    "navcore_scenes.Simulation.close": "no arguments",
     "navcore_csr.CSR": "the record build_csr and the backends fill with arrays they "
                        "checked; users build one with build_csr (walked)",
     "navcore_navmesh.LocateIndex": "made by NavMeshGraph.locate_index() (walked)",

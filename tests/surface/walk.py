@@ -98,11 +98,13 @@ def main(plugin: str, start: int) -> None:
     index = -1
     for spec in specs(plugin):
         args, kwargs = spec.sample()
-        slots = [i for i, a in enumerate(args) if walked(a)] + \
-                [k for k, a in kwargs.items() if walked(a)]
+        given = dict(enumerate(args), **kwargs)
+        slots = [k for k, a in given.items() if walked(a)]
         trials = [(None, None, None)] + ([] if VALID_ONLY else
                                          [(slot, label, value) for slot in slots
-                                          for label, value in values])
+                                          for label, value in values
+                                          if not (isinstance(given[slot], Arg)
+                                                  and label in given[slot].skip)])
         for slot, label, value in trials:
             index += 1
             if index < start:
