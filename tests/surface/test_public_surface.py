@@ -208,12 +208,7 @@ def test_hostile_arguments(plugin):
 
 # Raw errors found and left to a fix under way elsewhere: (call name and
 # hostile value's label prefix) -> why. The walk fails on anything else.
-KNOWN = {
-    "navcore_roads.routes [1]=[[0], [1, 2]]": "routes() given ragged sources: the road routes "
-                                              "input checks are being reworked on their own branch",
-    "navcore_roads.routes [2]=[[0], [1, 2]]": "routes() given ragged targets: the road routes "
-                                              "input checks are being reworked on their own branch",
-}
+KNOWN: dict = {}
 
 
 def _grouped(raw: list) -> list:
