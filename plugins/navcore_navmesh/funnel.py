@@ -61,8 +61,10 @@ def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
     if not isinstance(graph, NavMeshGraph):
         raise QueryError(f"pull needs a navmesh graph, got {graph!r}")
     corridor = validate.node_ids(corridor, graph.num_polygons, "corridor")
-    if corridor.size > 1 and (graph.csr.edge_positions(corridor[:-1], corridor[1:]) < 0).any():
-        i = int(np.flatnonzero(graph.csr.edge_positions(corridor[:-1], corridor[1:]) < 0)[0])
+    apart = np.flatnonzero(graph.csr.edge_positions(corridor[:-1], corridor[1:]) < 0) \
+        if corridor.size > 1 else ()
+    if len(apart):
+        i = int(apart[0])
         raise NodeError(f"corridor polygons {int(corridor[i])} and {int(corridor[i + 1])} "
                         f"(index {i}) share no edge")
     start, goal = validate.xy(start, "start point"), validate.xy(goal, "goal point")
