@@ -17,6 +17,7 @@ leave a broken object behind for the next.
 from __future__ import annotations
 
 import functools
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,10 @@ class Spec:
         return fn, [_plain(a) for a in args], {k: _plain(v) for k, v in kwargs.items()}
 
 
-TMP = Path(tempfile.mkdtemp(prefix="navcore-surface-"))
+#: the walk's files: the parent's folder for all its children, or one of
+#: this process's own (made by ``walk.py``, not by importing this module)
+TMP = Path(os.environ.get("NAVCORE_SURFACE_TMP")
+           or Path(tempfile.gettempdir()) / f"navcore-surface-{os.getpid()}")
 
 
 def call(fn, *args, **kwargs):

@@ -25,6 +25,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -171,6 +172,8 @@ def walk(plugin: str):
                                          env.get("PYTHONPATH", "")])
     raw, crashes, invalid = [], [], []
     start, total = 0, None
+    folder = tempfile.TemporaryDirectory(prefix="navcore-surface-")
+    env["NAVCORE_SURFACE_TMP"] = folder.name      # also what a crashed child left
     while total is None:
         lines, code, err = _run_child(plugin, start, env)
         last = None
@@ -191,6 +194,7 @@ def walk(plugin: str):
             what = f"hung over {HANG_SECONDS:.0f} s" if code is None else f"exit {code}"
             crashes.append(f"{last} ({what})")
             start = int(last.split(" ", 1)[0]) + 1
+    folder.cleanup()
     return raw, crashes, total, invalid
 
 

@@ -92,6 +92,7 @@ def main(plugin: str, start: int) -> None:
     import surface_specs
     # hostile paths ("x", "0") are written where the walk runs: its own
     # temporary folder, never the checkout
+    surface_specs.TMP.mkdir(exist_ok=True)
     os.chdir(surface_specs.TMP)
     nav_error = navcore.NavError
     values = hostile()
@@ -131,7 +132,8 @@ def main(plugin: str, start: int) -> None:
                 out(f"{'V' if slot is None else 'R'} {index} {text}: {type(exc).__name__}: "
                     f"{short(str(exc))} @ {Path(where.filename).name}:{where.lineno}")
     out(f"E {index + 1}")
-    shutil.rmtree(surface_specs.TMP, ignore_errors=True)
+    if not os.environ.get("NAVCORE_SURFACE_TMP"):
+        shutil.rmtree(surface_specs.TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":
