@@ -644,7 +644,8 @@ def field_stages(obstacles, rounds):
     the navmesh plugin's public functions (free space, triangulation,
     merge, graph + locate index); None when they are not there any more."""
     try:
-        from navcore_navmesh import LOCATE_KEY, LocateIndex, NavMeshGraph, build, merge
+        from navcore_navmesh import LocateIndex, NavMeshGraph, build, merge
+        from navcore_navmesh.mesh import LOCATE_KEY
         free = build.free_space(bounds=(0, 0, 1000, 1000), obstacles=obstacles)
         v, tri = build.triangulate(free)
         start = np.arange(0, tri.size + 1, 3, dtype=np.int32)

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import validate
 from .errors import NavError
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
@@ -47,6 +48,7 @@ def write_atomic(path, data: bytes, error=NavError) -> None:
     ``NavError`` subclass) says why it cannot."""
     if not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip():
         raise error(f"need a file path to write to, got {path!r}")
+    validate.file_path(path, "path", error)        # a NUL: no file name holds one
     target = Path(os.path.realpath(path))         # a symlink: the file it names
     mode = None
     try:

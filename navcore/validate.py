@@ -310,3 +310,23 @@ def query_option_values(options: dict, declared: dict, where: str) -> None:
         allowed = declared[name]
         if allowed is not None:
             choice(value, allowed, f"{name}", QueryError, where=f" for {where}")
+
+
+_NAV_GRAPH = []
+
+
+def graph(value, kind=None, what: str = "graph", error=QueryError):
+    """``value`` if it is a navcore graph (a ``NavGraph``, or of class
+    ``kind`` where a plugin's own graphs are needed): the functions that
+    take one read its arrays, and a string or None there would surface as
+    an ``AttributeError`` deep inside."""
+    if not _NAV_GRAPH:
+        from .graph import NavGraph          # (navcore.graph imports this module)
+        _NAV_GRAPH.append(NavGraph)
+    want = kind or _NAV_GRAPH[0]
+    if not isinstance(value, want):
+        name = " or ".join(k.__name__ for k in want) if isinstance(want, tuple) else \
+            want.__name__
+        raise error(f"{what} must be a {name} (world.graph(id) gives one), got "
+                    f"{describe(value) if not isinstance(value, str) else repr(value)}")
+    return value

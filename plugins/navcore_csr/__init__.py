@@ -3,8 +3,14 @@
 Public functions validate their input; the ``@njit`` kernels in the
 private modules compute. Other plugins may call anything exported here
 (storage is shared vocabulary), never the private modules.
+
+``scratch_for`` and ``SearchScratch`` stay public: the grid and road
+plugins search with this plugin's scratch sets. ``CSR`` and ``ReverseCSR``
+are the records ``build_csr`` and ``CSR.reverse()`` make; build them with
+those, not by hand. ``check_node`` is internal (``navcore.validate.node_id``
+is the public check).
 """
-from .search import (SearchScratch, astar, bfs, check_node, dijkstra, dijkstra_all,
+from .search import (SearchScratch, astar, bfs, dijkstra, dijkstra_all,
                      distance_matrix, distance_pairs, path_costs, heuristic_scale, reachable, reachable_counts,
                      scratch_for)
 from .contraction import (ContractedGraph, HierarchyQuery, contract, contracted_path,
@@ -14,7 +20,7 @@ from .storage import CSR, ReverseCSR, build_csr
 
 __all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
            "dijkstra_all", "distance_matrix", "distance_pairs", "path_costs", "reachable", "reachable_counts",
-           "heuristic_scale", "SearchScratch", "scratch_for", "check_node",
+           "heuristic_scale", "SearchScratch", "scratch_for",
            "simplify", "simplified_path", "simplified_view", "SimplifiedGraph",
            "contract", "contracted_path", "contracted_view", "load_contracted",
            "ContractedGraph", "HierarchyQuery"]

@@ -117,6 +117,7 @@ class ContractedGraph(DerivedView):
     """
 
     def __init__(self, graph, witness_limit=WITNESS_LIMIT, *, _loaded=None):
+        graph = validate.graph(graph)
         if (not isinstance(witness_limit, (int, np.integer)) or isinstance(witness_limit, bool)
                 or not 1 <= witness_limit <= _MAX_LIMIT):
             raise QueryError(f"witness_limit must be an integer from 1 to {_MAX_LIMIT}, got "
@@ -281,6 +282,7 @@ def _fingerprint(num_nodes, offsets, targets, cost, walkable) -> str:
 def contracted_view(graph):
     """The graph's hierarchy if one was built and is current, else None
     (never builds)."""
+    graph = validate.graph(graph)
     return graph.view(VIEW_KEY)
 
 
@@ -289,6 +291,7 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
     if it is missing, stale or was built with another ``witness_limit``,
     and kept with the graph for later queries (``algorithm="ch"``, and
     ``"auto"`` while it is current)."""
+    graph = validate.graph(graph)
     view = graph.view(VIEW_KEY)
     if view is not None and view.witness_limit == witness_limit:
         return view
@@ -305,6 +308,7 @@ def load_contracted(graph, path) -> ContractedGraph:
     graph (same nodes, edges, costs and walkable nodes) and keep it with
     the graph. ``GraphError`` when the file is unreadable, inconsistent or
     was made for another graph; the graph keeps what it had then."""
+    graph = validate.graph(graph)
     if not isinstance(path, (str, os.PathLike)):
         raise GraphError(f"load_contracted needs a file path, got {path!r}")
     path = Path(path)
@@ -454,6 +458,7 @@ def contracted_path(graph, start, goal) -> PathResult:
     """``find_path`` on the graph's current hierarchy; ``QueryError`` when
     it has none or it is stale (queries never build one: ``contract`` does).
     Bad or unwalkable ends are answered first."""
+    graph = validate.graph(graph)
     s, t, answer = ends_or_answer(graph, start, goal, "ch")
     if answer is not None:
         return answer

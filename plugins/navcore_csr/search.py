@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from navcore import limits, validate
-from navcore.errors import NodeError, QueryError
+from navcore.errors import CapacityError, NodeError, QueryError
 from navcore.graph import NavGraph
 from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
@@ -63,6 +63,9 @@ class SearchScratch:
     __slots__ = ("g", "parent", "stamp", "mark", "hnode", "hkey", "hpos", "gen")
 
     def __init__(self, n: int):
+        if not validate.is_int(n) or not 0 <= n <= limits.MAX_NODES:
+            raise CapacityError(f"a search scratch holds 0..{limits.MAX_NODES} nodes, got "
+                                f"{validate.describe(n)}")
         n = max(int(n), 1)
         self.g = np.empty(n, dtype=np.float64)
         self.parent = np.empty(n, dtype=np.int32)
@@ -84,6 +87,7 @@ class SearchScratch:
 
 def scratch_for(graph) -> SearchScratch:
     """This thread's scratch set for ``graph``."""
+    graph = validate.graph(graph)
     return graph.scratch(_SCRATCH_KEY, lambda g: SearchScratch(g.num_nodes))
 
 
@@ -97,7 +101,7 @@ def heuristic_scale(graph, heuristic: str) -> float:
     """
     if not isinstance(graph, NavGraph):
         raise QueryError(f"heuristic_scale needs a NavGraph, got {graph!r}")
-    if heuristic not in HKIND:
+    if type(heuristic) is not str or heuristic not in HKIND:
         validate.choice(heuristic, sorted(HKIND), "heuristic", QueryError)
     if heuristic == "zero":
         return 0.0                     # no distance to scale: A* is Dijkstra
@@ -160,6 +164,7 @@ def astar(graph, start, goal, *, heuristic: str | None = None,
     ``heuristic`` defaults to the graph's; it is scaled by
     :func:`heuristic_scale` so the result is exact for any costs.
     """
+    graph = validate.graph(graph)
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
@@ -193,6 +198,7 @@ def run_astar(graph, s, t, heuristic, algorithm):
 
 def dijkstra(graph, start, goal) -> PathResult:
     """Single-pair Dijkstra with early exit at ``goal``."""
+    graph = validate.graph(graph)
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
@@ -201,6 +207,7 @@ def dijkstra(graph, start, goal) -> PathResult:
 
 def bfs(graph, start, goal) -> PathResult:
     """Path with the fewest edges; ``cost`` is that path's summed cost."""
+    graph = validate.graph(graph)
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
@@ -219,6 +226,7 @@ def bfs(graph, start, goal) -> PathResult:
 def dijkstra_all(graph, source):
     """Distances (float64, inf if unreachable) and parents (int32, -1 for
     the source and unreached nodes) from ``source`` to every node."""
+    graph = validate.graph(graph)
     s = check_node(graph, source, "source")
     n = graph.num_nodes
     dist = np.full(n, np.inf)
@@ -250,6 +258,7 @@ def distance_matrix(graph, sources, targets) -> np.ndarray:
     graph when there are fewer targets (fewer searches), the rows spread
     over the numba threads (a few rows run on the calling thread).
     """
+    graph = validate.graph(graph)
     m, n = limits.count(sources), limits.count(targets)
     # before the ids are converted (a view of a huge array costs nothing yet)
     limits.check_memory(f"a {m} x {n} distance matrix",
@@ -281,6 +290,7 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
     Pairs are grouped by source, so each distinct source runs one
     early-exit Dijkstra that stops once all of its targets are settled.
     """
+    graph = validate.graph(graph)
     limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
     src = _node_array(graph, sources, "sources")
     dst = _node_array(graph, targets, "targets")
@@ -307,6 +317,7 @@ def distance_pairs(graph, sources, targets) -> np.ndarray:
 
 def reachable(graph, a, b) -> bool:
     """Whether ``b`` can be reached from ``a`` along usable edges (BFS)."""
+    graph = validate.graph(graph)
     s = check_node(graph, a, "a")
     t = check_node(graph, b, "b")
     if not (graph.walkable[s] and graph.walkable[t]):
@@ -329,6 +340,7 @@ def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:
     searches, so chunks are few: one per thread, and a single chunk for
     graphs too small to repay zeroing a second pair of arrays.
     """
+    graph = validate.graph(graph)
     csr = graph.csr
     n = graph.num_nodes
     out = np.zeros(n, dtype=np.int64)
@@ -357,6 +369,7 @@ def path_costs(graph, nodes, starts) -> np.ndarray:
     is ``nodes[starts[i]:starts[i+1]]``; inf where a node is blocked or a
     move has no usable edge). ``NodeError`` for ids that are not nodes or
     ``starts`` that are not offsets into ``nodes``."""
+    graph = validate.graph(graph)
     nodes = validate.node_ids(nodes, graph.num_nodes, "nodes")
     try:
         starts = np.asarray(starts)

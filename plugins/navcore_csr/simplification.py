@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.views import DerivedView
 from navcore.types import PathResult, PathStatus
@@ -58,6 +59,9 @@ from .storage import build_csr
 
 #: where a graph keeps its simplified view (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_csr.simplified"
+#: the most levels a caller may ask for (a level at best halves the nodes:
+#: 64 is past any graph of int32 node ids)
+MAX_LEVELS = 64
 #: automatic levels stop below this many nodes (a search there is cheap)...
 AUTO_MIN_NODES = 256
 #: ...or when a level would keep more than this fraction of the one below
@@ -284,10 +288,13 @@ class SimplifiedGraph(DerivedView):
     """
 
     def __init__(self, graph, levels=None):
-        if levels is not None and (not isinstance(levels, (int, np.integer))
-                                   or isinstance(levels, bool) or levels < 1):
-            raise QueryError(f"levels must be a positive integer or None (automatic), "
-                             f"got {levels!r}")
+        # at most MAX_LEVELS: each level is built whether or not it shrinks
+        # the one below, so levels=10**6 would build a million of them
+        graph = validate.graph(graph)
+        if levels is not None and (not validate.is_int(levels)
+                                   or not 1 <= levels <= MAX_LEVELS):
+            raise QueryError(f"levels must be an integer in 1..{MAX_LEVELS} or None "
+                             f"(automatic), got {validate.describe(levels)}")
         t0 = time.perf_counter()
         super().__init__(graph)      # the version first: later updates make it stale
         self.requested_levels = levels
@@ -379,7 +386,7 @@ class SimplifiedGraph(DerivedView):
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
 
-    def patch(self, dirty) -> bool:
+    def _patch(self, dirty) -> bool:
         """Bring the view up to date with the batch that made ``dirty`` (the
         nodes ``navcore_apply_updates`` reported) without rebuilding it:
         exact when no edge became cheaper than it was at build time (walls
@@ -440,6 +447,7 @@ class SimplifiedGraph(DerivedView):
 def simplified_view(graph):
     """The graph's simplified view if one was built and is current, else None
     (never builds)."""
+    graph = validate.graph(graph)
     return graph.view(VIEW_KEY)
 
 
@@ -453,6 +461,7 @@ def simplify(graph, levels=None) -> SimplifiedGraph:
     ``AUTO_MIN_NODES`` nodes (on spanning-tree mazes each level keeps about
     a quarter; see BENCHMARKS.md); an integer builds exactly that many.
     """
+    graph = validate.graph(graph)
     view = graph.view(VIEW_KEY)
     if view is not None and view.requested_levels == levels:
         return view
@@ -468,6 +477,7 @@ def simplified_path(graph, start, goal) -> PathResult:
     """``find_path`` on the graph's current simplified view; ``QueryError``
     when it has none or it is stale (queries never build one: ``simplify``
     does). Bad or unwalkable ends are answered first."""
+    graph = validate.graph(graph)
     view = graph.view(VIEW_KEY)
     if view is None:
         s, t, answer = ends_or_answer(graph, start, goal, "simplified")
@@ -489,7 +499,7 @@ def on_update(graph, dirty) -> None:
         # no graph.lock: a contraction building on a worker thread holds it
         # for seconds, and the tick would wait. Patches run on the ticking
         # thread only, and a build reads its inputs through read_consistent
-        view.patch(dirty)
+        view._patch(dirty)
 
 
 def warm_up(graph) -> None:

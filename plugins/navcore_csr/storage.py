@@ -16,7 +16,8 @@ import numpy as np
 from navcore import validate
 from navcore.edges import validate_edges
 from navcore.limits import MAX_NODES
-from navcore.errors import CapacityError, GraphError
+from navcore.errors import CapacityError, GraphError, NodeError, UpdateError
+from navcore.limits import MAX_COST
 
 from ._build import csr_order, find_edges, row_ids
 
@@ -69,7 +70,7 @@ class CSR:
     def edge_data(self, u, name: str = "cost") -> np.ndarray:
         """Edge data ``name`` of ``u``'s out-edges, parallel to ``neighbors``."""
         u = self.check_node(u)
-        if name not in self.data:
+        if type(name) is not str or name not in self.data:
             raise GraphError(f"no edge data {name!r}; have {sorted(self.data)}")
         return self.data[name][self.offsets[u]:self.offsets[u + 1]]
 
@@ -82,8 +83,11 @@ class CSR:
 
     def edge_positions(self, src, dst) -> np.ndarray:
         """Storage position of each edge ``src[i] -> dst[i]`` (-1 if absent)."""
-        src = np.asarray(src, dtype=np.int64).reshape(-1)
-        dst = np.asarray(dst, dtype=np.int64).reshape(-1)
+        src = validate.node_ids(src, self.num_nodes, "src", dtype=np.int64)
+        dst = validate.node_ids(dst, self.num_nodes, "dst", dtype=np.int64)
+        if src.shape != dst.shape:
+            raise NodeError(f"edge_positions needs as many src as dst nodes, got {src.size} "
+                            f"and {dst.size}")
         return find_edges(self.offsets, self.targets, src, dst)
 
     def set_cost(self, positions, values) -> None:
@@ -92,7 +96,20 @@ class CSR:
         For backends, inside ``navcore_apply_updates``: that batch's one
         ``graph.version`` bump is what tells the graph's derived views
         (hierarchies, heuristic scales) that costs changed. Users change
-        costs with ``World.update``."""
+        costs with ``World.update``. ``UpdateError`` for positions that
+        are not edges and costs that are not finite numbers >= 0 (at most
+        ``limits.MAX_COST``)."""
+        positions = validate.node_ids(positions, self.num_edges, "edge positions",
+                                      UpdateError, np.int64)
+        values = validate.array(values, "edge costs", UpdateError, np.float64)
+        if values.ndim > 1 or values.size not in (1, positions.size):
+            raise UpdateError(f"set_cost needs one cost or one per position, got shape "
+                              f"{values.shape} for {positions.size} positions")
+        # inf is a closed edge; NaN, negatives and finite costs past
+        # MAX_COST (a path's sum would overflow) are refused
+        if values.size and not ((values >= 0) & ((values <= MAX_COST) | (values == np.inf))).all():
+            raise UpdateError(f"edge costs must be numbers in 0..{MAX_COST:g} or inf, got "
+                              f"{values.reshape(-1).tolist()[:8]}")
         self.data["cost"][positions] = values
         self.cost_version += 1
 
@@ -157,6 +174,11 @@ def build_csr(src, dst, data=None, num_nodes=None, *, sort: bool = True,
     pair. Node ids are int32: more than 2**31 - 1 nodes is a
     ``CapacityError``; offsets are int64, so the edge count is not limited.
     """
+    if data is not None and not isinstance(data, dict):
+        raise GraphError(f"data must be a dict of per-edge arrays or None, got "
+                         f"{validate.describe(data)}")
+    sort = validate.boolean(sort, "sort")
+    dedup = validate.boolean(dedup, "dedup")
     data = dict(data or {})
     src, dst, cost, num_nodes = validate_edges(src, dst, data.pop("cost", None), num_nodes)
     extra = {}

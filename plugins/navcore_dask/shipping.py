@@ -19,6 +19,7 @@ import threading
 import uuid
 import weakref
 
+from navcore import validate
 from navcore.views import DerivedView
 
 from .snapshot import Snapshot, dumps
@@ -70,6 +71,7 @@ def ship(client, graph):
 
 def scattered(graph) -> int:
     """How many snapshots of ``graph`` were scattered so far."""
+    graph = validate.graph(graph)
     with _lock:
         entry = _shipped.get(graph)
         return 0 if entry is None else entry.scattered

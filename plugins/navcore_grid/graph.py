@@ -23,6 +23,7 @@ from navcore.errors import CapacityError, GraphError, NodeError
 from navcore.graph import NavGraph, build_storage
 
 from . import _jps, _locate
+from .costs import as_costs, walls
 from . import _kernels as K
 
 
@@ -44,7 +45,11 @@ class GridGraph(NavGraph):
     def __init__(self, walkable, cost=None, *, connectivity=8,
                  diagonal_cost=math.sqrt(2.0), corner_cutting=False, world=None):
         # a copy: updates must never write into the caller's array
-        walkable = np.array(walkable, dtype=bool)
+        try:
+            walkable = np.array(walkable, dtype=bool)
+        except (TypeError, ValueError):       # ragged rows, objects that are no flags
+            raise GraphError(f"a grid needs a non-empty 2-d array of walkable flags, got "
+                             f"{validate.describe(walkable)}") from None
         if walkable.ndim != 2 or walkable.size == 0:
             raise GraphError(f"a grid needs a non-empty 2-d array, got shape {walkable.shape}")
         # before the padded arrays are made: a grid past int32 cell ids or
@@ -78,6 +83,17 @@ class GridGraph(NavGraph):
         #: per-cell cost in padded layout
         self.padded_cost = np.ones((H + 2) * (W + 2), dtype=np.float64)
         if cost is not None:
+            # the cell costs a search adds: finite, > 0, at most MAX_COST
+            # (walls are the walkable mask's, not a cost's)
+            cost = validate.array(cost, "cost", GraphError)
+            if cost.shape != walkable.shape:
+                raise GraphError(f"cost must have the grid's shape {walkable.shape}, got "
+                                 f"shape {cost.shape}")
+            cost = as_costs(cost, lambda i: (i % W, i // W), GraphError, "cost")
+            if walls(cost).any():
+                i = int(np.flatnonzero(walls(cost).reshape(-1))[0])
+                raise GraphError(f"cost: cell ({i % W}, {i // W}) has cost "
+                                 f"{cost.reshape(-1)[i]}; a cell cost must be > 0 and finite")
             self.padded_cost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
         self._stats = None
         #: bumped whenever what a search kernel is handed may change (cells,
@@ -129,10 +145,13 @@ class GridGraph(NavGraph):
         return True
 
     def node_id(self, x, y) -> int:
-        return int(y) * self.width + int(x)
+        """The id of cell ``(x, y)``; ``NodeError`` outside the grid."""
+        x = validate.node_id(x, self.width, "x", NodeError)
+        return validate.node_id(y, self.height, "y", NodeError) * self.width + x
 
     def cell_of(self, node) -> tuple:
-        y, x = divmod(int(node), self.width)
+        """``(x, y)`` of cell ``node``; ``NodeError`` for an id that is no cell."""
+        y, x = divmod(validate.node_id(node, self.num_nodes, "cell"), self.width)
         return (x, y)
 
     def node_of(self, where) -> int:
@@ -186,12 +205,9 @@ class GridGraph(NavGraph):
         return out
 
     def points_of(self, nodes) -> np.ndarray:
-        nodes = np.asarray(nodes).reshape(-1)
-        if nodes.dtype != np.int32:
-            # cell ids are int32 (a grid has at most MAX_NODES cells): one
-            # signature of the kernel to compile, not one per id dtype
-            nodes = nodes.astype(np.int32)
-        return K.centres(nodes, self.width)
+        # cell ids are int32 (a grid has at most MAX_NODES cells): one
+        # signature of the kernel to compile, not one per id dtype
+        return K.centres(validate.node_ids(nodes, self.num_nodes, "nodes"), self.width)
 
     # -- CSR view -------------------------------------------------------------
     @property
@@ -211,7 +227,7 @@ class GridGraph(NavGraph):
                 self.read_consistent(self._build_csr, publish=self._publish_csr)
             return self._csr
 
-    def built_csr(self):
+    def _built_csr(self):
         """The CSR view if it is built, else ``None`` (never builds: an
         update batch patches the view only when there is one)."""
         return self._csr
@@ -252,7 +268,7 @@ class GridGraph(NavGraph):
             self._bits = (_jps.pack_lines(free2d), _jps.pack_lines(free2d.T))
         return self._bits
 
-    def sync_bits(self, padded_cells) -> None:
+    def _sync_bits(self, padded_cells) -> None:
         """Copy the walkability of ``padded_cells`` into the bit lines."""
         if self._bits is not None:
             _jps.set_bits(self._bits[0], self._bits[1], self.padded_width,
@@ -271,7 +287,7 @@ class GridGraph(NavGraph):
             self._stats = (uniform, float(inner.min()), jps)
         return self._stats
 
-    def costs_changed(self) -> None:
+    def _costs_changed(self) -> None:
         """Cell costs were written: ``cost_stats`` works them out again."""
         self._stats = None
 

@@ -60,7 +60,9 @@ class Landmarks(DerivedView):
     close cells or raise costs."""
 
     def __init__(self, graph, count: int):
+        from .graph import GridGraph         # (graph.py imports this module)
         from .search import scratch_for
+        graph = validate.graph(graph, GridGraph, error=GraphError)
         if not validate.is_int(count) or not 1 <= count <= MAX_COUNT:
             raise GraphError(f"landmarks must be a whole number in 1..{MAX_COUNT}, "
                              f"got {count!r}")
@@ -119,7 +121,7 @@ class Landmarks(DerivedView):
     def nbytes(self) -> int:
         return int(self.table.nbytes + self.built_free.nbytes + self.built_cost.nbytes)
 
-    def check(self, graph, dirty) -> None:
+    def _check(self, graph, dirty) -> None:
         """After an update: still exact (and current) unless a ``dirty``
         cell is walkable now but was not at build time, or costs less than
         it did; then stale until ``landmarks(graph)`` measures again."""
@@ -157,6 +159,7 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
     are stale, or ``count`` differs (``None``: keep the count, 8 for a
     first build). Queries use them from then on (``algorithm="auto"``,
     ``"astar"``, ``"jps"``) while they are current."""
+    graph = validate.graph(graph, error=GraphError)
     from .graph import GridGraph
     if not isinstance(graph, GridGraph):
         raise GraphError(f"landmarks are for grids; graph {graph.graph_id!r} is of type "
@@ -173,6 +176,7 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
 
 def landmarks_of(graph):
     """The grid's landmarks (current or stale), or None; never measures."""
+    graph = validate.graph(graph)
     return graph.stored_view(VIEW_KEY)
 
 
@@ -188,4 +192,4 @@ def kernel_args(graph):
 def on_update(graph, dirty) -> None:
     lm = graph.stored_view(VIEW_KEY)
     if lm is not None:
-        lm.check(graph, dirty)
+        lm._check(graph, dirty)

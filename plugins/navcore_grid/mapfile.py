@@ -266,7 +266,9 @@ def tolerance(optimal, decimals):
     printed precision for older ones. Old files print 6 significant digits
     and their last digit is not always rounded (205.76450 appears as
     205.764), so the allowance is one unit in the last printed place."""
-    optimal = np.asarray(optimal, dtype=np.float64)
-    decimals = np.asarray(decimals)
+    optimal = validate.array(optimal, "optimal", MapFormatError, np.float64)
+    decimals = validate.array(decimals, "decimals", MapFormatError)
+    if not (decimals.size == 0 or validate.int_dtype(decimals.dtype)):
+        raise MapFormatError(f"decimals must be whole numbers, got {decimals!r}")
     printed = 10.0 ** (-decimals.astype(np.float64)) + 1e-9
     return np.where(decimals >= 8, 1e-6 * np.maximum(optimal, 1.0), printed)

@@ -133,13 +133,13 @@ def navcore_find_path(graph, request):
     if algo == "auto":
         if search.jps_applies(graph):
             return search.jps_query(graph, s, t)
-        return search.grid_astar(graph, s, t)
+        return search.astar_query(graph, s, t)
     if algo == "jps":
-        return search.grid_jps(graph, s, t)
+        return search.jps_or_refuse(graph, s, t)
     if algo == "astar":
-        return search.grid_astar(graph, s, t)
+        return search.astar_query(graph, s, t)
     if algo == "dijkstra":
-        return search.grid_astar(graph, s, t, heuristic=False, algorithm="dijkstra")
+        return search.astar_query(graph, s, t, heuristic=False, algorithm="dijkstra")
     return None
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from navcore import progress
-from navcore.errors import MapFormatError
+from navcore import progress, validate
+from navcore.errors import GraphError, MapFormatError, QueryError
 
 from .mapfile import read_scen, tolerance
 
@@ -43,7 +43,13 @@ def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=
     ``algorithm="ch"`` builds each map's contraction hierarchy first (both
     not timed; the hierarchy's build time is ``build_s``)."""
     import navcore
-    scen_path = Path(scen_file)
+    scen_path = validate.file_path(scen_file, "scenario file", MapFormatError)
+    if maps_dir is not None:
+        maps_dir = validate.file_path(maps_dir, "maps_dir", MapFormatError)
+    if type(algorithm) is not str:
+        raise QueryError(f"algorithm must be a name (a str), got {algorithm!r}")
+    if world is not None and not isinstance(world, navcore.World):
+        raise GraphError(f"world must be a navcore.World or None, got {world!r}")
     scen = read_scen(scen_path)
     world = world or navcore.World()
     if limit is not None and (not isinstance(limit, (int, np.integer)) or limit < 0):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
@@ -159,6 +160,7 @@ def jps_applies(graph: GridGraph) -> bool:
     """JPS is exact here: uniform costs, 8-connected, no corner cutting and
     1 <= diagonal_cost <= 2 (its pruning rules assume that move model),
     and fewer than 2^29 cells (two bits of its parent links hold turns)."""
+    graph = validate.graph(graph, GridGraph)
     return graph.cost_stats()[2]
 
 
@@ -191,9 +193,35 @@ def grid_astar(graph: GridGraph, start: int, goal: int, *, heuristic=True,
 
     Exact for any per-cell costs: the octile heuristic is scaled by the
     cheapest cell cost, and current landmarks (``landmarks.py``) raise it
-    where they know better. Callers pass walkable, in-range node ids
-    (``World`` checks them).
+    where they know better. ``NodeError`` for ids that are not cells; a
+    blocked end is answered ``invalid_start``/``invalid_goal``.
     """
+    heuristic = validate.boolean(heuristic, "heuristic", QueryError)
+    if type(algorithm) is not str:
+        raise QueryError(f"algorithm must be a name (a str), got {algorithm!r}")
+    s, t, bad = _ends(graph, start, goal)
+    # (a failed PathResult is falsy: it has no nodes)
+    return bad if bad is not None else astar_query(graph, s, t, heuristic, algorithm)
+
+
+def _ends(graph, start, goal):
+    """``(s, t, answer)``: the ids checked (the kernels index the padded
+    grid with them unchecked), and the answer when an end is blocked."""
+    if not isinstance(graph, GridGraph):
+        raise QueryError(f"expected a grid graph, got {graph!r}")
+    s = validate.node_id(start, graph.num_nodes, "start")
+    t = validate.node_id(goal, graph.num_nodes, "goal")
+    if not graph.walkable[s]:
+        return s, t, PathResult.failed(PathStatus.INVALID_START)
+    if not graph.walkable[t]:
+        return s, t, PathResult.failed(PathStatus.INVALID_GOAL)
+    return s, t, None
+
+
+def astar_query(graph: GridGraph, start: int, goal: int, heuristic=True,
+                algorithm="astar") -> PathResult:
+    """``grid_astar`` for callers whose ends are walkable cells already
+    (``World`` resolved them)."""
     sc = scratch_for(graph)
     args = sc.kernel_args(graph, "astar" if heuristic else "dijkstra",
                           _astar_args if heuristic else _dijkstra_args)
@@ -218,7 +246,14 @@ def _dijkstra_args(graph, sc):
 
 def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
     """Jump point search between node ids; same cost as A*, far fewer
-    expansions on open maps. ``QueryError`` where JPS does not apply."""
+    expansions on open maps. ``QueryError`` where JPS does not apply,
+    ``NodeError`` for ids that are not cells."""
+    s, t, bad = _ends(graph, start, goal)
+    return bad if bad is not None else jps_or_refuse(graph, s, t)
+
+
+def jps_or_refuse(graph: GridGraph, start: int, goal: int) -> PathResult:
+    """``grid_jps`` for callers whose ends are walkable cells already."""
     if not jps_applies(graph):
         raise QueryError(f"jps needs a uniform-cost, 8-connected grid without corner "
                          f"cutting and 1 <= diagonal_cost <= 2; graph "
@@ -333,7 +368,7 @@ def warm_up(graph: GridGraph) -> None:
     grid_astar(graph, *pair, heuristic=False)
     if jps_applies(graph):
         grid_jps(graph, *pair)
-        graph.sync_bits(np.empty(0, dtype=np.int64))      # what updates call
+        graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call
     # the update kernels and their scratch, on nothing (an update's first
     # tick must not load them)
     none = np.empty(0, dtype=np.int64)
@@ -350,7 +385,7 @@ def warm_up(graph: GridGraph) -> None:
                                          np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
-    csr = graph.built_csr()
+    csr = graph._built_csr()
     if csr is not None:
         K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
                              W, graph.diagonal_cost, graph.connectivity,

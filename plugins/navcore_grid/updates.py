@@ -188,7 +188,7 @@ def apply_updates(graph, batch) -> np.ndarray:
             graph.walkable[flip] = newv
             pad = (flip // W + 1) * Wp + flip % W + 1
             graph.padded_free[pad] = newv
-            graph.sync_bits(pad)
+            graph._sync_bits(pad)
             sync_blocked(graph, pad)
             changed.append(flip)
     if c_idx:
@@ -197,7 +197,7 @@ def apply_updates(graph, batch) -> np.ndarray:
         diff = graph.padded_cost[pad] != val
         if diff.any():
             graph.padded_cost[pad[diff]] = val[diff]
-            graph.costs_changed()
+            graph._costs_changed()
             changed.append(idx[diff])
     graph.epoch += 1
     if not changed:
@@ -244,7 +244,7 @@ def _apply_walkable(graph, p):
 
 
 def _finish(graph, dirty):
-    csr = graph.built_csr()     # one read: a builder on another thread may
+    csr = graph._built_csr()     # one read: a builder on another thread may
     if csr is not None:         # take it back (it re-reads after this batch)
         K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free,
                              graph.padded_cost, graph.width, graph.diagonal_cost,

@@ -107,6 +107,7 @@ class Hierarchy(DerivedView):
                     self.__dict__[name] = arr[i]
 
     def __init__(self, graph):
+        graph = validate.graph(graph)
         super().__init__(graph)
         n = graph.num_nodes
         self.num_nodes = n
@@ -273,7 +274,7 @@ class Hierarchy(DerivedView):
             else:
                 self._alloc_pairs(max(2 * self.pcap, int(c[K.C_ELIVE]) + need))
 
-    def grow(self, num_nodes: int) -> None:
+    def _grow(self, num_nodes: int) -> None:
         """Make room for nodes ``self.num_nodes .. num_nodes - 1``, which an
         update batch added (``num_nodes`` never shrinks). They start
         ungrouped, like blocked nodes; the batch's ``update`` (whose dirty
@@ -289,7 +290,7 @@ class Hierarchy(DerivedView):
         self.seeds = np.empty(n, dtype=np.int32)
         self.num_nodes = n
 
-    def update(self, dirty, _fused=True) -> np.ndarray:
+    def _update(self, dirty, _fused=True) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
         settle the areas they can change; returns the ids of areas that
         split, merged, appeared or vanished (empty when connectivity did
@@ -387,9 +388,9 @@ class Hierarchy(DerivedView):
             # a few times: the first runs of the Python around the kernel
             # (the interpreter specialises it) cost a first frame ~2x
             for _ in range(4):
-                self.update(walk[:1].astype(np.int32))
+                self._update(walk[:1].astype(np.int32))
             if self.lattice is not None:     # and the kernels of a growing update
-                self.update(walk[:1].astype(np.int32), _fused=False)
+                self._update(walk[:1].astype(np.int32), _fused=False)
             d = self.__dict__
             d["updates"], d["local_updates"], d["searched_nodes"] = counts
 

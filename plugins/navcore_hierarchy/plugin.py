@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
+from navcore import validate
 from navcore.types import PathResult, PathStatus
 
 from .hierarchy import Hierarchy
@@ -21,6 +22,7 @@ def hierarchy_of(graph) -> Hierarchy:
     """The graph's current ``Hierarchy``. It is built when the graph is
     added and follows every update, so this builds only for a graph added
     before this plugin was registered (areas have no other source)."""
+    graph = validate.graph(graph)
     return graph.view(VIEW_KEY, Hierarchy)
 
 
@@ -69,8 +71,8 @@ def _follow(graph, dirty) -> np.ndarray:
         return np.empty(0, np.int32)
     if h.version == graph.version - 1 and graph.num_nodes >= h.num_nodes:
         if graph.num_nodes > h.num_nodes:      # the batch added nodes (all dirty)
-            h.grow(graph.num_nodes)
-        changed = h.update(dirty)
+            h._grow(graph.num_nodes)
+        changed = h._update(dirty)
         h.mark_current()
         return changed
     old = h._areas(None)                  # it missed a batch: measure again

@@ -18,17 +18,21 @@ shortest path through the free space; ``algorithm="funnel"``
 near-optimal compromise.
 """
 from .build import free_space, map_free_space, polygons, triangulate
-from .funnel import funnel_path, pull
-from .polyanya import SPACE_KEY, SearchSpace, path_lengths, polyanya_path, shortest_path
-from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
+from .funnel import pull
+from .polyanya import path_lengths, shortest_path
+from .mesh import LocateIndex, NavMeshGraph
 from .bake import load_mesh, save_mesh
 from .meshcheck import MeshArrays
 from .meshfile import read_mesh
 from .polyanya_format import read_polyanya_mesh, write_polyanya_mesh
-from .tiles import TiledMesh, TileGrid, TileLocateIndex, node_with_grid
 
-__all__ = ["NavMeshGraph", "LocateIndex", "LOCATE_KEY", "free_space", "map_free_space",
-           "polygons", "triangulate", "funnel_path", "pull", "SPACE_KEY", "SearchSpace",
-           "polyanya_path", "shortest_path", "path_lengths", "MeshArrays", "read_mesh",
-           "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh",
-           "TiledMesh", "TileGrid", "TileLocateIndex", "node_with_grid"]
+# Public: what builds, reads, writes and searches a mesh. ``LocateIndex``
+# is what ``NavMeshGraph.locate_index()`` answers. Internal (import them
+# from their modules inside this plugin): the view keys (``mesh.LOCATE_KEY``,
+# ``polyanya.SPACE_KEY``), the views and tiling machinery (``SearchSpace``,
+# ``tiles.TiledMesh``, ``TileGrid``, ``TileLocateIndex``, ``node_with_grid``)
+# and the algorithm hooks ``funnel_path``/``polyanya_path``, which answer a
+# request ``World.find_path`` has resolved already.
+__all__ = ["NavMeshGraph", "LocateIndex", "free_space", "map_free_space",
+           "polygons", "triangulate", "pull", "shortest_path", "path_lengths", "MeshArrays",
+           "read_mesh", "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh"]

@@ -20,7 +20,7 @@ import numpy as np
 
 import shapely
 
-from navcore import limits
+from navcore import limits, validate
 from navcore.errors import MeshFormatError
 from navcore.files import npz_bytes, read_npz, verify
 

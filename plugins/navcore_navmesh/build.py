@@ -429,6 +429,8 @@ def triangulate(free):
     """``(vertices, triangles)``: float64 ``(V, 2)`` unique vertices and
     int32 ``(T, 3)`` counter-clockwise (positive signed area in (x, y))
     vertex ids of the constrained Delaunay triangles of ``free``."""
+    if not isinstance(free, shapely.Geometry):
+        raise GraphError(f"triangulate needs a shapely geometry (free space), got {free!r}")
     tris = shapely.get_parts(geos_triangles(free, "a mesh built in tiles (tile_size=None) "
                                                   "cuts it elsewhere"))
     # each triangle is a closed 4-point ring: keep its first three corners

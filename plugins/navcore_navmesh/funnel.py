@@ -25,10 +25,11 @@ import numpy as np
 
 import navcore_csr
 from navcore import validate
-from navcore.errors import NodeError
+from navcore.errors import NodeError, QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _funnel as K
+from .mesh import NavMeshGraph
 
 ALGORITHM = "funnel"
 
@@ -48,14 +49,34 @@ def funnel_path(graph, request) -> PathResult:
     corridor = navcore_csr.astar(graph, s, t, heuristic="euclidean", algorithm=ALGORITHM)
     if corridor.status is not PathStatus.FOUND:
         return corridor
-    return pull(graph, corridor.nodes, _end_point(graph, request.start, s),
-                _end_point(graph, request.goal, t), corridor.expanded)
+    return _pull(graph, corridor.nodes, _end_point(graph, request.start, s),
+                 _end_point(graph, request.goal, t), corridor.expanded)
 
 
 def pull(graph, corridor, start, goal, expanded=0) -> PathResult:
     """A found result walking the polygon ``corridor`` (int32, each
-    sharing an edge with the next) taut from ``start`` to ``goal``."""
-    corridor = np.ascontiguousarray(corridor, dtype=np.int32)
+    sharing an edge with the next) taut from ``start`` to ``goal``.
+    ``NodeError`` for ids that are not polygons, neighbours that share no
+    edge and ends that are not finite points."""
+    if not isinstance(graph, NavMeshGraph):
+        raise QueryError(f"pull needs a navmesh graph, got {graph!r}")
+    corridor = validate.node_ids(corridor, graph.num_polygons, "corridor")
+    apart = np.flatnonzero(graph.csr.edge_positions(corridor[:-1], corridor[1:]) < 0) \
+        if corridor.size > 1 else ()
+    if len(apart):
+        i = int(apart[0])
+        raise NodeError(f"corridor polygons {int(corridor[i])} and {int(corridor[i + 1])} "
+                        f"(index {i}) share no edge")
+    start, goal = validate.xy(start, "start point"), validate.xy(goal, "goal point")
+    if not validate.is_int(expanded) or expanded < 0:
+        raise QueryError(f"expanded must be an int >= 0, got {expanded!r}")
+    return _pull(graph, np.ascontiguousarray(corridor, dtype=np.int32), start, goal,
+                 int(expanded))
+
+
+def _pull(graph, corridor, start, goal, expanded) -> PathResult:
+    """``pull`` of a corridor A* found (int32 polygon ids, each sharing an
+    edge with the next)."""
     out, k = K.string_pull(graph.vertices, graph.poly_start, graph.poly_verts,
                            graph.poly_adj, corridor,
                            float(start[0]), float(start[1]), float(goal[0]), float(goal[1]))

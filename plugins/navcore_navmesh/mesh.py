@@ -15,12 +15,14 @@ holding a point through a bucket grid (a derived view, ``LocateIndex``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import shapely
 
 import navcore
-from navcore import validate
-from navcore.errors import GraphError
+from navcore import limits, validate
+from navcore.errors import GraphError, NodeError
 from navcore.graph import build_storage
 
 from . import _locate as K
@@ -118,6 +120,39 @@ def polygons_union(vertices, poly_start, poly_verts):
     return shapely.union_all(shapely.polygons(rings))
 
 
+def index_xy(x, y) -> tuple:
+    """A locate index's point: two finite floats (Python floats pass
+    with two checks: the queries' own calls)."""
+    if type(x) is float and type(y) is float and math.isfinite(x) and math.isfinite(y):
+        return x, y
+    if validate.is_int(x) and validate.is_int(y):
+        return validate.xy((x, y), "a point")
+    if not (isinstance(x, (float, np.floating)) and isinstance(y, (float, np.floating))):
+        raise NodeError(f"a point's x and y must be numbers, got {x!r} and {y!r}")
+    return validate.xy((float(x), float(y)), "a point")
+
+
+def index_radius(radius) -> float:
+    """A search radius: a number >= 0, inf for no limit."""
+    if type(radius) is float and radius >= 0:
+        return radius
+    if isinstance(radius, (float, np.floating)) and radius == math.inf:
+        return math.inf
+    return validate.distance(radius, "radius", NodeError)
+
+
+def index_points(points) -> np.ndarray:
+    """``(k, 2)`` finite float64 points (one point alone as ``(2,)``)."""
+    p = validate.array(points, "points", NodeError)
+    if p.ndim == 1 and p.shape == (2,):
+        p = p.reshape(1, 2)
+    if p.size == 0:
+        return np.empty((0, 2))
+    if p.dtype.kind not in "iuf":
+        raise NodeError(f"points must be (k, 2) numbers, got dtype {p.dtype}")
+    return np.ascontiguousarray(validate.points(p.astype(np.float64), error=NodeError))
+
+
 class LocateIndex(navcore.DerivedView):
     """A uniform bucket grid over the mesh: each cell lists (by ascending
     id) the polygons whose bounding box overlaps it. Cells are about the
@@ -167,6 +202,8 @@ class LocateIndex(navcore.DerivedView):
                   out=self.cell_start[1:])
 
     def locate_point(self, x: float, y: float) -> int:
+        """The walkable polygon holding ``(x, y)``, -1 where none does."""
+        x, y = index_xy(x, y)
         g = self.graph
         return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
                               self.cell_start, self.cell_polys, self.x0, self.y0, self.inv,
@@ -175,13 +212,15 @@ class LocateIndex(navcore.DerivedView):
     def nearest(self, x: float, y: float, radius: float):
         """``(polygon, px, py)``: the nearest walkable polygon within
         ``radius`` and its point nearest ``(x, y)``; ``(-1, x, y)``."""
+        x, y = index_xy(x, y)
+        radius = index_radius(radius)
         g = self.graph
         return K.nearest_point(x, y, radius, g.vertices, g.poly_start, g.poly_verts,
                                g.walkable, self.cell_start, self.cell_polys, self.x0,
                                self.y0, self.inv, self.nx, self.ny)
 
     def locate_many(self, points) -> np.ndarray:
-        p = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
+        p = index_points(points)
         out = np.empty(len(p), dtype=np.int32)
         g = self.graph
         K.locate_points(np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]),
@@ -255,8 +294,41 @@ class NavMeshGraph(navcore.NavGraph):
 
     @classmethod
     def from_polygons(cls, vertices, poly_start, poly_verts, free_space=None, world=None):
-        """A graph over checked mesh arrays (counter-clockwise convex
-        polygons; ``build`` and the mesh readers check them)."""
+        """A graph over mesh arrays: ``vertices`` ``(V, 2)``, polygon ``p``
+        the vertex ids ``poly_verts[poly_start[p]:poly_start[p + 1]]``,
+        counter-clockwise and convex. ``GraphError`` says what is wrong
+        with them (the checks of ``meshcheck``, O(size) numpy)."""
+        from .meshcheck import Where, check_mesh
+        vertices = validate.array(vertices, "vertices", GraphError, np.float64)
+        if vertices.ndim != 2 or vertices.shape[1] != 2 or len(vertices) < 3:
+            raise GraphError(f"vertices must have shape (V, 2) with V >= 3, got "
+                             f"{vertices.shape}")
+        bad = ~(np.abs(vertices) <= limits.MAX_COORDINATE).all(axis=1)      # NaN fails too
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise GraphError(f"vertices[{i}] is not finite or lies beyond "
+                             f"±{limits.MAX_COORDINATE:g}: {vertices[i].tolist()}")
+        poly_verts = validate.node_ids(poly_verts, len(vertices), "poly_verts", GraphError,
+                                       np.int64)
+        poly_start = validate.node_ids(poly_start, len(poly_verts) + 1, "poly_start",
+                                       GraphError, np.int64)
+        if len(poly_start) < 2 or poly_start[0] != 0 or poly_start[-1] != len(poly_verts) \
+                or (np.diff(poly_start) < 3).any():
+            raise GraphError(f"poly_start must rise from 0 to len(poly_verts) = "
+                             f"{len(poly_verts)} by at least 3 corners a polygon, got "
+                             f"{poly_start.tolist()[:12]}")
+        if free_space is not None and not isinstance(free_space, shapely.Geometry):
+            raise GraphError(f"free_space must be a shapely geometry or None, got "
+                             f"{validate.describe(free_space)}")
+        if world is not None and not isinstance(world, navcore.World):
+            raise GraphError(f"world must be a navcore.World or None, got {world!r}")
+        mesh = check_mesh(vertices, poly_start, poly_verts, Where(GraphError), may_reverse=False)
+        return cls._from_checked(mesh.vertices, mesh.poly_start, mesh.poly_verts, free_space,
+                                world)
+
+    @classmethod
+    def _from_checked(cls, vertices, poly_start, poly_verts, free_space=None, world=None):
+        """``from_polygons`` of arrays ``build`` or a mesh reader checked."""
         vertices = np.ascontiguousarray(vertices, dtype=np.float64)
         poly_start = np.ascontiguousarray(poly_start, dtype=np.int32)
         poly_verts = np.ascontiguousarray(poly_verts, dtype=np.int32)
@@ -287,9 +359,12 @@ class NavMeshGraph(navcore.NavGraph):
     @classmethod
     def from_triangles(cls, vertices, triangles, free_space=None, world=None):
         """A graph over ``(T, 3)`` counter-clockwise triangles."""
+        triangles = validate.array(triangles, "triangles", GraphError)
+        if triangles.ndim != 2 or triangles.shape[1] != 3:
+            raise GraphError(f"triangles must have shape (T, 3), got {triangles.shape}")
         t = len(triangles)
-        return cls.from_polygons(vertices, np.arange(0, 3 * t + 1, 3),
-                                 np.asarray(triangles).ravel(), free_space, world)
+        return cls.from_polygons(vertices, np.arange(0, 3 * t + 1, 3), triangles.ravel(),
+                                 free_space, world)
 
     @property
     def num_polygons(self) -> int:

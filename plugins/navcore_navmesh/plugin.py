@@ -121,7 +121,7 @@ def build_navmesh(world, graph_id, *, walkable=None, obstacles=None, bounds=None
     if static:
         if merge or (merge is None and triangulated):
             start, verts = merging.merge_polygons(vertices, start, verts)
-        graph = NavMeshGraph.from_polygons(vertices, start, verts, free, world=world)
+        graph = NavMeshGraph._from_checked(vertices, start, verts, free, world=world)
         graph.agent_radius = radius
         graph.ground = ground
         graph.view(LOCATE_KEY, LocateIndex)      # built here, once: every query locates

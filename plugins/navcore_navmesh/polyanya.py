@@ -31,10 +31,11 @@ import numpy as np
 
 import navcore
 from navcore import limits, validate
+from navcore.errors import NodeError, QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
-from .mesh import size_scale
+from .mesh import NavMeshGraph, size_scale
 
 ALGORITHM = "polyanya"
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
@@ -152,12 +153,32 @@ def shortest_path(graph, start, goal, start_polygon=None, goal_polygon=None,
     mesh but within ``graph.snap_distance`` of it is moved to the mesh's
     nearest point (the path starts or ends there); farther off, the status
     is ``invalid_start``/``invalid_goal``."""
+    if not isinstance(graph, NavMeshGraph):
+        raise QueryError(f"shortest_path needs a navmesh graph, got {graph!r}")
+    sx, sy = validate.xy(start, "start point")
+    gx, gy = validate.xy(goal, "goal point")
+    s_seed = _seed(graph, (sx, sy)) if start_polygon is None else \
+        _polygon(graph, start_polygon, "start_polygon")
+    g_seed = _seed(graph, (gx, gy)) if goal_polygon is None else \
+        _polygon(graph, goal_polygon, "goal_polygon")
+    return _shortest(graph, sx, sy, gx, gy, s_seed, g_seed,
+                     validate.boolean(snapped, "snapped", QueryError))
+
+
+def _polygon(graph, p, what) -> int:
+    """A polygon id the caller located an end in: in range (the kernel
+    indexes the mesh arrays with it unchecked) and not a retired slot."""
+    p = validate.node_id(p, graph.num_polygons, what)
+    if graph.poly_start[p + 1] <= graph.poly_start[p]:
+        raise NodeError(f"{what} {p} is a retired polygon slot (no longer part of the mesh)")
+    return p
+
+
+def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResult:
+    """``shortest_path`` between checked float ends and their polygons
+    (-1: off the mesh)."""
     space = search_space(graph)
     s = space.scratch()
-    sx, sy = float(start[0]), float(start[1])
-    gx, gy = float(goal[0]), float(goal[1])
-    s_seed = _seed(graph, start) if start_polygon is None else int(start_polygon)
-    g_seed = _seed(graph, goal) if goal_polygon is None else int(goal_polygon)
     while True:
         status, points, polygons, length, expanded = K.search(
             graph.vertices, graph.poly_start, graph.poly_verts, space.links,
@@ -176,7 +197,8 @@ def shortest_path(graph, start, goal, start_polygon=None, goal_polygon=None,
         except navcore.NodeError:
             pass
         else:
-            return shortest_path(graph, start, goal, snapped=True)
+            return _shortest(graph, *start, *goal, _seed(graph, start), _seed(graph, goal),
+                             snapped=True)
     if status == K.START_OFF_MESH:
         return PathResult.failed(PathStatus.INVALID_START, ALGORITHM)
     if status == K.GOAL_OFF_MESH:
@@ -200,6 +222,7 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
     >>> path_lengths(g, [(1, 1), (1, 1), (5, 5)], [(9, 1), (1, 4), (1, 1)]).round(6).tolist()
     [17.231546, 3.0, nan]
     """
+    graph = validate.graph(graph, NavMeshGraph)
     limits.check_pairs("path_lengths", max(limits.count(starts), limits.count(goals)))
     a = validate.points(starts, "starts", navcore.QueryError)
     b = validate.points(goals, "goals", navcore.QueryError)
@@ -295,9 +318,9 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
 
 def polyanya_path(graph, request) -> PathResult:
     """Answer ``request`` (ends already resolved to polygons)."""
-    return shortest_path(graph, _end_point(graph, request.start, request.start_node),
-                         _end_point(graph, request.goal, request.goal_node),
-                         request.start_node, request.goal_node)
+    return _shortest(graph, *_end_point(graph, request.start, request.start_node),
+                     *_end_point(graph, request.goal, request.goal_node),
+                     request.start_node, request.goal_node)
 
 
 def warm_up(graph) -> None:

@@ -95,7 +95,8 @@ from navcore.graph import build_storage
 from . import _tiles as K
 from .build import check_vertices, geos_triangles, split_flat
 from .merge import MAX_SIDES
-from .mesh import LOCATE_KEY, NavMeshGraph, match_edges, size_scale
+from .mesh import (LOCATE_KEY, NavMeshGraph, index_points, index_radius, index_xy, match_edges,
+                   size_scale)
 
 #: Free-space vertices per tile that ``tile_size=None`` aims at (the side
 #: is then rounded down to a power of two, so a tile holds 1/4 to all of
@@ -1047,6 +1048,7 @@ class TileLocateIndex(navcore.DerivedView):
         return new
 
     def locate_point(self, x: float, y: float) -> int:
+        x, y = index_xy(x, y)
         g = self.graph
         grid = g.tiles.grid
         return K.locate_one(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
@@ -1054,7 +1056,7 @@ class TileLocateIndex(navcore.DerivedView):
                             self.k, grid.nx, grid.ny, self.tol, BORDER_EPS)
 
     def locate_many(self, points) -> np.ndarray:
-        p = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
+        p = index_points(points)
         out = np.empty(len(p), dtype=np.int32)
         g = self.graph
         grid = g.tiles.grid
@@ -1067,6 +1069,8 @@ class TileLocateIndex(navcore.DerivedView):
     def nearest(self, x: float, y: float, radius: float):
         """``(polygon, px, py)``: the nearest walkable polygon within
         ``radius`` and its point nearest ``(x, y)``; ``(-1, x, y)``."""
+        x, y = index_xy(x, y)
+        radius = index_radius(radius)
         g = self.graph
         grid = g.tiles.grid
         return K.nearest_point(x, y, radius, g.vertices, g.poly_start, g.poly_verts,

@@ -48,6 +48,7 @@ import time
 import numba
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, write_atomic
 from navcore.parallel import kernel_threads
@@ -454,7 +455,7 @@ class CCHQuery:
         return int(self.view.topology.rank[int(v)])
 
     def _nodes(self, name, v) -> np.ndarray:
-        a = np.asarray(v)
+        a = validate.array(v, name, QueryError)             # ragged: no array
         if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
             raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
                              f"and shape {a.shape}")

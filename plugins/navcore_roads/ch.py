@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, read_npz, verify, write_atomic
 from navcore.types import PathResult, PathStatus
@@ -125,6 +126,7 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     of updates, so it stays current under live traffic); ``order`` gives
     it a node order (``order[rank] = node``) instead of computing one.
     """
+    graph = validate.graph(graph, error=GraphError)
     _check_road_graph(graph)
     if not isinstance(customizable, (bool, np.bool_)):
         raise GraphError(f"customizable must be True or False, got {customizable!r}")
@@ -156,6 +158,7 @@ def load_hierarchy(graph, path):
     the file is not one, or was built for another graph or other costs.
     A customizable one (``RoadCCH.save``: its node order) loads into any
     graph of the same topology and is customized for its costs now."""
+    graph = validate.graph(graph, error=GraphError)
     _check_road_graph(graph)
     if not isinstance(path, (str, os.PathLike)):
         raise GraphError(f"load_hierarchy needs a file path, got {path!r}")

@@ -33,6 +33,7 @@ import time
 import numba
 import numpy as np
 
+from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.parallel import kernel_threads
 
@@ -74,9 +75,9 @@ def _threads() -> int:
 
 def _csr(offsets, targets, weights):
     """The input checked and in the kernels' dtypes."""
-    offsets = np.asarray(offsets)
-    targets = np.asarray(targets)
-    weights = np.asarray(weights)
+    offsets = validate.array(offsets, "offsets", GraphError)
+    targets = validate.array(targets, "targets", GraphError)
+    weights = validate.array(weights, "weights", GraphError)
     for name, a in (("offsets", offsets), ("targets", targets)):
         if a.ndim != 1 or a.dtype.kind not in "iu":
             raise GraphError(f"{name} must be a 1-d integer array, got dtype {a.dtype} "
@@ -352,7 +353,7 @@ class HierarchyQuery:
         return int(v)
 
     def _nodes(self, name, v) -> np.ndarray:
-        a = np.asarray(v)
+        a = validate.array(v, name, QueryError)             # ragged: no array
         if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
             raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
                              f"and shape {a.shape}")

@@ -30,6 +30,7 @@ from navcore.parallel import kernel_threads, threads_for
 from navcore.views import DerivedView
 
 from . import _locate as K
+from .network import RoadGraph
 from .segments import EARTH_RADIUS_M
 
 VIEW_KEY = "navcore_roads.locate"
@@ -209,6 +210,7 @@ def snap(graph, points) -> Snapped:
     """Where each (lon, lat) point of ``points`` lies on the roads
     (``Snapped``): the nearest point on an open road segment, how far in
     metres, the edges through it and the costs along them."""
+    graph = validate.graph(graph, RoadGraph, error=GraphError)
     return snap_points(graph, lonlat_points(graph, points))
 
 

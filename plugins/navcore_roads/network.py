@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+import navcore
+
 from navcore.errors import GraphError
 from navcore.graph import NavGraph, build_storage
 from navcore import validate
@@ -59,7 +61,7 @@ class RoadGraph(NavGraph):
     #: (``invalid_start`` / ``invalid_goal``; ``math.inf``: no limit)
     max_snap = 500.0
 
-    def setup(self, segments, node_source, chain_start, chain, weight, profile, report):
+    def _setup(self, segments, node_source, chain_start, chain, weight, profile, report):
         self.segments = segments
         self.node_source = node_source            # graph node -> source node index
         self.osm_ids = segments.node_id[node_source]
@@ -108,8 +110,13 @@ class RoadGraph(NavGraph):
     def route_points(self, edges) -> np.ndarray:
         """(lon, lat) of every source node along ``edges`` (CSR positions,
         in path order): the drawn route."""
+        return self._route_points(validate.node_ids(edges, self.csr.num_edges, "edges",
+                                                    GraphError, np.int64))
+
+    def _route_points(self, edges) -> np.ndarray:
+        """``route_points`` of edge positions a search found (int64)."""
         seg = self.segments
-        return K.polyline(np.asarray(edges, dtype=np.int64), self.chain_start, self.chain,
+        return K.polyline(edges, self.chain_start, self.chain,
                           seg.src, seg.dst, seg.lon, seg.lat)
 
     def path_edges(self, nodes) -> np.ndarray:
@@ -117,7 +124,8 @@ class RoadGraph(NavGraph):
         cheapest of parallel ones)."""
         csr = self.csr
         return K.cheapest_edges(csr.offsets, csr.targets, csr.cost,
-                                np.asarray(nodes, dtype=np.int64))
+                                validate.node_ids(nodes, self.num_nodes, "nodes",
+                                                  dtype=np.int64))
 
     def __repr__(self) -> str:
         return (f"<RoadGraph {self.graph_id!r} nodes={self.num_nodes} "
@@ -171,6 +179,10 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     only the largest strongly connected component kept (``keep``), edges
     weighted by ``weight``. ``graph.report`` says what was dropped."""
     t0 = time.perf_counter()
+    if not isinstance(segments, Segments):
+        raise GraphError(f"build_road_graph needs Segments, got {segments!r}")
+    if world is not None and not isinstance(world, navcore.World):
+        raise GraphError(f"world must be a navcore.World or None, got {world!r}")
     weight = validate.choice(weight, WEIGHTS, "weight", GraphError)
     keep = validate.choice(keep, KEEP, "keep", GraphError)
     compress = validate.boolean(compress, "compress", GraphError)
@@ -222,7 +234,7 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     has_coords = bool(np.isfinite(positions).all()) and num_nodes > 0
     graph = RoadGraph(storage, positions=positions if has_coords else None,
                       heuristic="zero", directed=True, num_nodes=num_nodes)
-    graph.setup(segments, node_source, chain_start, chain, weight, profile, report)
+    graph._setup(segments, node_source, chain_start, chain, weight, profile, report)
     storage.data["cost"][:] = edge_costs(graph)
     report.update(nodes=num_nodes, edges=int(e_src.size),
                   seconds=time.perf_counter() - t0)

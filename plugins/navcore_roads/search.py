@@ -163,7 +163,7 @@ def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
     elif edges.size == 0:
         points = graph.positions[[s]]
     else:
-        points = graph.route_points(edges)
+        points = graph._route_points(np.asarray(edges, dtype=np.int64))
     return PathResult.found_path(nodes, points, cost, expanded, algorithm)
 
 

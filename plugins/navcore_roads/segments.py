@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navcore import validate
+from navcore.errors import GraphError
+
 #: mean Earth radius (IUGG), the sphere every length in navcore_roads is on
 EARTH_RADIUS_M = 6371008.8
 
@@ -64,8 +67,9 @@ def haversine_m(lon1, lat1, lon2, lat2):
     >>> round(float(haversine_m(0.0, 0.0, 0.0, 1.0)), 3)
     111195.08
     """
-    lon1, lat1, lon2, lat2 = (np.radians(np.asarray(a, dtype=np.float64))
-                              for a in (lon1, lat1, lon2, lat2))
+    lon1, lat1, lon2, lat2 = (np.radians(validate.array(a, what, GraphError, np.float64))
+                              for a, what in ((lon1, "lon1"), (lat1, "lat1"), (lon2, "lon2"),
+                                              (lat2, "lat2")))
     a = (np.sin((lat2 - lat1) * 0.5) ** 2
          + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) * 0.5) ** 2)
     return 2.0 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.minimum(a, 1.0)))

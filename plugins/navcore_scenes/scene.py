@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from navcore import limits, validate
-from navcore.errors import SceneError
+from navcore.errors import QueryError, SceneError
 
 from . import yamlmarks as Y
 from .yamlmarks import Entry, MarkedList, Where
@@ -160,7 +160,13 @@ class Scene:
         return self.path.parent
 
     def graph_spec(self, graph_id) -> GraphSpec:
-        return next(g for g in self.graphs if g.id == graph_id)
+        """The spec of graph ``graph_id``; ``QueryError`` for an id the scene
+        has no graph of."""
+        for g in self.graphs:
+            if type(graph_id) is str and g.id == graph_id:
+                return g
+        raise QueryError(f"the scene has no graph {graph_id!r}; its graphs: "
+                         f"{', '.join(g.id for g in self.graphs)}")
 
 
 def read_scene(path) -> Scene:
@@ -185,7 +191,9 @@ def read_scene(path) -> Scene:
 def parse_scene(text: str, path) -> Scene:
     """``read_scene`` for text already in memory (``path`` names it in
     errors and anchors relative file names)."""
-    path = Path(path)
+    if not isinstance(text, str):
+        raise SceneError(f"a scene's text must be a str, got {validate.describe(text)}")
+    path = validate.file_path(path, "scene path", SceneError)
     data = Y.loads(text, str(path))
     if data is None:
         raise SceneError("the scene file is empty; it needs at least 'graphs'", path=path,

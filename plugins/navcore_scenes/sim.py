@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import navcore
-from navcore import limits
+from navcore import limits, validate
 from navcore.errors import NavError, PluginError, QueryError, SceneError
 
 from . import events
@@ -52,6 +52,11 @@ class Simulation:
     """
 
     def __init__(self, scene: Scene, world=None, plugins=()):
+        if not isinstance(scene, Scene):
+            raise SceneError(f"Simulation needs a Scene (read_scene, parse_scene), got "
+                             f"{scene!r}")
+        if world is not None and not isinstance(world, navcore.World):
+            raise SceneError(f"world must be a navcore.World or None, got {world!r}")
         self.scene = scene
         s = scene.settings
         self._own_world = world is None
@@ -122,7 +127,7 @@ class Simulation:
 
     @classmethod
     def from_text(cls, text: str, path="<scene>.yaml", world=None) -> "Simulation":
-        return cls(parse_scene(text, Path(path)), world)
+        return cls(parse_scene(text, path), world)
 
     def close(self) -> None:
         """Stop the worker threads of a world this simulation created."""
@@ -380,7 +385,7 @@ class Simulation:
 
     # -- what event kinds may call ------------------------------------------
     def _layer(self, graph_id):
-        lay = self.layers.get(graph_id)
+        lay = self.layers.get(graph_id) if type(graph_id) is str else None
         if lay is None:
             raise QueryError(f"graph {graph_id!r} has no scene layer; a scene cannot "
                              f"change its nodes")
@@ -390,30 +395,67 @@ class Simulation:
         """Make the nodes of ``region`` (a region of the graph's scene
         layer) walls or floor (obstacles on them keep them blocked until
         they leave)."""
-        self._layer(graph_id).set_walkable(region, bool(walkable))
+        walkable = validate.boolean(walkable, "walkable", QueryError)
+        lay = self._layer(graph_id)
+        lay.set_walkable(self._nodes_region(lay, region), walkable)
 
     def set_cost(self, graph_id, region, value: float) -> None:
         """Cost of the nodes of ``region`` (``inf`` blocks them)."""
-        self._layer(graph_id).set_cost(region, value)
+        try:
+            ok = not isinstance(value, (bool, np.bool_)) and \
+                isinstance(value, (int, float, np.integer, np.floating)) and float(value) >= 0
+        except OverflowError:               # an int past any float
+            ok = False
+        if not ok:
+            raise QueryError(f"cost must be a number >= 0 (inf blocks), got {value!r}")
+        lay = self._layer(graph_id)
+        lay.set_cost(self._nodes_region(lay, region), float(value))
+
+    @staticmethod
+    def _nodes_region(lay, region):
+        """``region`` as the layer reads it: a list is a scene file's
+        value (``[x, y, w, h]`` on a grid), read and checked by the layer;
+        anything else must be a region it read already (``region()``).
+        ``QueryError`` or ``SceneError`` where it is neither."""
+        if isinstance(region, list):
+            return lay.region(region)
+        try:
+            idx = np.asarray(lay.nodes_in(region))
+        except (TypeError, ValueError, IndexError, KeyError) as exc:
+            raise QueryError(f"{region!r} is not a region of graph {lay.graph_id!r} "
+                             f"(read one with Simulation.region): {exc}") from None
+        if idx.dtype.kind not in "iu" or idx.size and (idx.min() < 0 or
+                                                        idx.max() >= lay.graph.num_nodes):
+            raise QueryError(f"{region!r} is not a region of graph {lay.graph_id!r}: it "
+                             f"names nodes outside it")
+        return region
 
     def set_door(self, graph_id, name: str, open: bool) -> None:
         """Open or close a door declared under the graph's ``doors``. An
         open door is the map as drawn under it (a door drawn wider than
         its passage leaves the walls beside it walls); a closed one is
         wall."""
-        region = self.doors[graph_id][name]
-        if open:
+        doors = self.doors.get(graph_id, {}) if type(graph_id) is str else {}
+        region = doors.get(name) if type(name) is str else None
+        if region is None:
+            raise QueryError(f"no door {name!r} on graph {graph_id!r}; its doors: "
+                             f"{', '.join(doors) or 'none'}")
+        if validate.boolean(open, "open", QueryError):
             self._layer(graph_id).restore(region)
         else:
             self.set_walkable(graph_id, region, False)
 
     def set_goal(self, agent_or_crowd: str, point) -> None:
         """Send an agent (or every agent of a crowd) to ``point``."""
-        members = self.crowds.get(agent_or_crowd, [self.agents.index.get(agent_or_crowd)])
+        members = [None] if type(agent_or_crowd) is not str else \
+            self.crowds.get(agent_or_crowd, [self.agents.index.get(agent_or_crowd)])
         if None in members:
             raise QueryError(f"no agent or crowd {agent_or_crowd!r} in this scene")
+        goal = _query(point)
+        for i in members:   # checked first: a refused point leaves every agent as it was
+            self.world.graph(self.agents.graph_ids[i]).node_of(goal)
         for i in members:
-            self.agents.set_goal(i, _query(point))
+            self.agents.set_goal(i, goal)
 
     def replan(self, graph_id) -> int:
         """Every agent on ``graph_id`` that is on its way and re-plans
@@ -421,6 +463,8 @@ class Simulation:
         how many did. The scheduler re-plans by itself only the paths an
         update broke or made dearer; an event that makes some way cheaper
         (a road reopens) calls this so that agents take it."""
+        if type(graph_id) is not str or graph_id not in self.world.graphs:
+            raise QueryError(f"no graph {graph_id!r} in this scene's world")
         return self.agents.replan(graph_id)
 
     # -- running --------------------------------------------------------------
@@ -475,6 +519,13 @@ class Simulation:
         default) and return the summary (``navcore_scenes.summary``).
         ``progress``: a progress bar on stderr (``None``: only on a
         terminal). ``on_frame(sim)`` runs after each frame (pictures)."""
+        if frames is not None and not (validate.is_int(frames) and frames >= 0):
+            raise QueryError(f"frames must be a whole number >= 0 or None, got {frames!r}")
+        if on_frame is not None and not callable(on_frame):
+            raise QueryError(f"on_frame must be a function of the simulation or None, got "
+                             f"{on_frame!r}")
+        if progress is not None:
+            progress = validate.boolean(progress, "progress", QueryError)
         frames = self.scene.settings.frames if frames is None else int(frames)
         bar = None
         if progress is not False:
@@ -531,7 +582,12 @@ def _keywords(builder):
 
 def _query(place):
     """A scene place as ``find_path`` takes it: a node id or an ``(x, y)``."""
-    return place if isinstance(place, int) else tuple(place)
+    if validate.is_int(place):
+        return int(place)
+    try:
+        return tuple(place)
+    except TypeError:
+        raise QueryError(f"a place is a node id or an (x, y) point, got {place!r}") from None
 
 
 def _check_node_count(spec) -> None:

@@ -5,7 +5,7 @@ import pytest
 import shapely
 
 import navcore
-from navcore_navmesh import LOCATE_KEY
+from navcore_navmesh.mesh import LOCATE_KEY
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
 pytestmark = pytest.mark.nojit

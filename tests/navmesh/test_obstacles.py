@@ -23,8 +23,8 @@ from shapely.geometry import LineString, Polygon, box
 import navcore
 from navcore import PathStatus, UpdateError
 from navcore.testing import reference_labels
-from navcore_navmesh import (NavMeshGraph, TileGrid, build, node_with_grid, path_lengths,
-                             pull, triangulate)
+from navcore_navmesh import NavMeshGraph, build, path_lengths, pull, triangulate
+from navcore_navmesh.tiles import TileGrid, node_with_grid
 from navcore_navmesh.merge import MAX_SIDES
 from navcore_navmesh import obstacles as obstacle_updates
 from navcore_navmesh import tiles

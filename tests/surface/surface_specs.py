@@ -1,0 +1,601 @@
+"""One valid call of every public callable of every plugin.
+
+``specs(plugin)`` lists a ``Spec`` per callable: its name (``module.name``
+or ``module.Class.method``, as ``test_public_surface`` enumerates the
+surface) and a ``make()`` giving ``(fn, args, kwargs)`` that must succeed.
+``walk.py`` then replaces each argument in turn with hostile values.
+
+The objects the calls run on are small (a 3 x 4 grid, a 5-node CSR graph,
+a room-sized mesh, a triangle of roads) so the whole walk stays fast.
+Specs whose calls change their object (updates, growth) are ``fresh``:
+built anew for every call, so one hostile call that is accepted cannot
+leave a broken object behind for the next.
+
+``Arg(value, hostile=False)`` marks an argument the walk leaves as given
+(with the reason next to it).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+class Arg:
+    """A valid argument the walk does not replace (``hostile=False``), or
+    replaces with every hostile value but those labelled in ``skip``."""
+
+    def __init__(self, value, hostile=True, skip=()):
+        self.value = value
+        self.hostile = hostile
+        self.skip = frozenset(skip)
+
+
+#: labels of the hostile values that are valid counts, only large:
+#: ``run(frames=10**6)`` plays a million frames, as asked
+LARGE = ("10**6", "2**31", "2**63", "10**30", "np.uint64(2**64-1)")
+
+
+def _plain(value):
+    return value.value if isinstance(value, Arg) else value
+
+
+@dataclass
+class Spec:
+    name: str
+    make: object
+    fresh: bool = False
+
+    @functools.cached_property
+    def _cached(self):
+        return self.make()
+
+    def sample(self):
+        _, args, kwargs = self._cached
+        return list(args), dict(kwargs)
+
+    def build(self):
+        fn, args, kwargs = self.make() if self.fresh else self._cached
+        return fn, [_plain(a) for a in args], {k: _plain(v) for k, v in kwargs.items()}
+
+
+#: the walk's files: the parent's folder for all its children, or one of
+#: this process's own (made by ``walk.py``, not by importing this module)
+TMP = Path(os.environ.get("NAVCORE_SURFACE_TMP")
+           or Path(tempfile.gettempdir()) / f"navcore-surface-{os.getpid()}")
+
+
+def call(fn, *args, **kwargs):
+    return fn, args, kwargs
+
+
+# ---------------------------------------------------------------- fixtures
+
+@functools.lru_cache(None)
+def _world():
+    import navcore
+    return navcore.World(autoload=True, workers=1)
+
+
+def csr_graph(fresh=False):
+    import navcore
+    w = navcore.World(workers=1) if fresh else _world()
+    name = "c" if fresh else "csr"
+    if name in w.graphs:
+        return w.graphs[name]
+    return w.add_graph(name, type="csr", src=[0, 1, 2, 3, 0], dst=[1, 2, 3, 4, 4],
+                       cost=[1.0, 1.0, 1.0, 1.0, 5.0], num_nodes=5,
+                       positions=[(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)], directed=False)
+
+
+def grid_graph(fresh=False):
+    import navcore
+    w = navcore.World(workers=1) if fresh else _world()
+    name = "g" if fresh else "grid"
+    if name in w.graphs:
+        return w.graphs[name]
+    return w.add_graph(name, type="grid", rows=["....", ".#..", "...."])
+
+
+def mesh_graph(fresh=False):
+    import navcore
+    w = navcore.World(workers=1) if fresh else _world()
+    name = "m" if fresh else "mesh"
+    if name in w.graphs:
+        return w.graphs[name]
+    return w.add_graph(name, type="navmesh", bounds=(0, 0, 10, 6),
+                       obstacles=[[(4, 0), (6, 0), (6, 4), (4, 4)]])
+
+
+def road_graph(fresh=False):
+    import navcore
+    w = navcore.World(workers=1) if fresh else _world()
+    name = "r" if fresh else "roads"
+    if name in w.graphs:
+        return w.graphs[name]
+    return w.add_graph(name, type="roads", src=[0, 1, 2, 3], dst=[1, 2, 3, 0],
+                       length=[100.0] * 4, speed=36.0, oneway=False, keep="all",
+                       compress=False,
+                       positions=[(0, 0), (0.001, 0), (0.001, 0.001), (0, 0.001)])
+
+
+def _file(name, text):
+    path = TMP / name
+    if not path.exists():
+        path.write_text(text) if isinstance(text, str) else path.write_bytes(text)
+    return path
+
+
+MAP = "type octile\nheight 3\nwidth 4\nmap\n....\n.@..\n....\n"
+SCEN = "version 1\n0\tm.map\t4\t3\t0\t0\t3\t2\t3.82842712\n"
+
+
+# ---------------------------------------------------------------- plugins
+
+def csr_specs():
+    import navcore_csr as C
+    g = csr_graph
+    specs = [
+        Spec("navcore_csr.build_csr",
+             lambda: call(C.build_csr, [0, 1], [1, 2], {"cost": [1.0, 2.0]}, 3,
+                          sort=True, dedup=True)),
+        Spec("navcore_csr.astar", lambda: call(C.astar, g(), 0, 4, heuristic="euclidean",
+                                               algorithm="astar")),
+        Spec("navcore_csr.dijkstra", lambda: call(C.dijkstra, g(), 0, 4)),
+        Spec("navcore_csr.bfs", lambda: call(C.bfs, g(), 0, 4)),
+        Spec("navcore_csr.dijkstra_all", lambda: call(C.dijkstra_all, g(), 0)),
+        Spec("navcore_csr.distance_matrix", lambda: call(C.distance_matrix, g(), [0, 1], [3, 4])),
+        Spec("navcore_csr.distance_pairs", lambda: call(C.distance_pairs, g(), [0, 1], [3, 4])),
+        Spec("navcore_csr.path_costs", lambda: call(C.path_costs, g(), [0, 1, 2, 3, 4], [0, 3, 5])),
+        Spec("navcore_csr.reachable", lambda: call(C.reachable, g(), 0, 4)),
+        Spec("navcore_csr.reachable_counts", lambda: call(C.reachable_counts, g(), threads=1)),
+        Spec("navcore_csr.heuristic_scale", lambda: call(C.heuristic_scale, g(), "euclidean")),
+        Spec("navcore_csr.scratch_for", lambda: call(C.scratch_for, g())),
+        Spec("navcore_csr.SearchScratch", lambda: call(C.SearchScratch, 5)),
+        Spec("navcore_csr.SearchScratch.next_gen", lambda: call(C.SearchScratch(5).next_gen)),
+        Spec("navcore_csr.simplify", lambda: call(C.simplify, g(True), levels=2), fresh=True),
+        Spec("navcore_csr.simplified_path",
+             lambda: call(C.simplified_path, _simplified()[0], 0, 4)),
+        Spec("navcore_csr.simplified_view", lambda: call(C.simplified_view, g())),
+        Spec("navcore_csr.SimplifiedGraph", lambda: call(C.SimplifiedGraph, g(), levels=2)),
+        Spec("navcore_csr.SimplifiedGraph.find_path",
+             lambda: call(_simplified()[1].find_path, 0, 4)),
+        Spec("navcore_csr.SimplifiedGraph.stats", lambda: call(_simplified()[1].stats)),
+        Spec("navcore_csr.contract", lambda: call(C.contract, g(True), witness_limit=50),
+             fresh=True),
+        Spec("navcore_csr.contracted_path", lambda: call(C.contracted_path, _contracted()[0], 0, 4)),
+        Spec("navcore_csr.contracted_view", lambda: call(C.contracted_view, g())),
+        Spec("navcore_csr.load_contracted", lambda: call(C.load_contracted, _contracted()[0],
+                                                         _saved_ch())),
+        Spec("navcore_csr.ContractedGraph", lambda: call(C.ContractedGraph, g(), 50)),
+        Spec("navcore_csr.ContractedGraph.find_path",
+             lambda: call(_contracted()[1].find_path, 0, 4)),
+        Spec("navcore_csr.ContractedGraph.query", lambda: call(_contracted()[1].query)),
+        Spec("navcore_csr.ContractedGraph.save",
+             lambda: call(_contracted()[1].save, TMP / "ch-save.npz")),
+        Spec("navcore_csr.ContractedGraph.stats", lambda: call(_contracted()[1].stats)),
+        Spec("navcore_csr.HierarchyQuery.find_path",
+             lambda: call(_contracted()[1].query().find_path, 0, 4)),
+        Spec("navcore_csr.HierarchyQuery.search",
+             lambda: call(_contracted()[1].query().search, 0, 4)),
+        Spec("navcore_csr.CSR.check_node", lambda: call(g().csr.check_node, 1)),
+        Spec("navcore_csr.CSR.degree", lambda: call(g().csr.degree, 1)),
+        Spec("navcore_csr.CSR.edge_data", lambda: call(g().csr.edge_data, 1, "cost")),
+        Spec("navcore_csr.CSR.edge_positions", lambda: call(g().csr.edge_positions, [0, 1], [1, 2])),
+        Spec("navcore_csr.CSR.neighbors", lambda: call(g().csr.neighbors, 1)),
+        Spec("navcore_csr.CSR.reverse", lambda: call(g().csr.reverse)),
+        Spec("navcore_csr.CSR.set_cost", lambda: call(C.build_csr([0, 1], [1, 2], {"cost": [1.0, 2.0]}, 3).set_cost,
+                                                       [0], [3.0]), fresh=True),
+        Spec("navcore_csr.ReverseCSR.neighbors", lambda: call(g().csr.reverse().neighbors, 1)),
+    ]
+    return specs
+
+
+def _csr_parts():
+    c = csr_graph().csr
+    return c.offsets, c.targets, dict(c.data), c.num_nodes, True, True
+
+
+@functools.lru_cache(None)
+def _simplified():
+    import navcore_csr as C
+    g = csr_graph()
+    return g, C.simplify(g, levels=2)
+
+
+@functools.lru_cache(None)
+def _contracted():
+    import navcore_csr as C
+    g = csr_graph()
+    return g, C.contract(g, witness_limit=50)
+
+
+@functools.lru_cache(None)
+def _saved_ch():
+    path = TMP / "ch.npz"
+    _contracted()[1].save(path)
+    return path
+
+
+def grid_specs():
+    import navcore_grid as G
+    g = grid_graph
+    return [
+        Spec("navcore_grid.GridGraph", lambda: call(G.GridGraph, np.ones((3, 4), bool),
+                                                   np.ones((3, 4)), connectivity=8,
+                                                   diagonal_cost=1.5, corner_cutting=False)),
+        Spec("navcore_grid.GridGraph.cell_of", lambda: call(g().cell_of, 5)),
+        Spec("navcore_grid.GridGraph.node_id", lambda: call(g().node_id, 1, 2)),
+        Spec("navcore_grid.GridGraph.locate", lambda: call(g().locate, (1.0, 2.0))),
+        Spec("navcore_grid.GridGraph.locate_many", lambda: call(g().locate_many, [(1.0, 2.0)])),
+        Spec("navcore_grid.GridGraph.node_of", lambda: call(g().node_of, (1, 2))),
+        Spec("navcore_grid.GridGraph.points_of", lambda: call(g().points_of, [0, 5])),
+        Spec("navcore_grid.GridGraph.cost_stats", lambda: call(g().cost_stats)),
+        Spec("navcore_grid.GridGraph.lattice", lambda: call(g().lattice)),
+        Spec("navcore_grid.GridGraph.has_positions", lambda: call(g().has_positions)),
+        Spec("navcore_grid.parse_map", lambda: call(G.parse_map, MAP, "<map>", passable=".")),
+        Spec("navcore_grid.parse_rows", lambda: call(G.parse_rows, ["..", "#."], "<rows>")),
+        Spec("navcore_grid.read_map", lambda: call(G.read_map, _file("m.map", MAP), ".")),
+        Spec("navcore_grid.read_scen", lambda: call(G.read_scen, _scen())),
+        Spec("navcore_grid.passable_characters", lambda: call(G.passable_characters, ".G")),
+        Spec("navcore_grid.tolerance", lambda: call(G.tolerance, np.array([3.82]),
+                                                    np.array([2]))),
+        Spec("navcore_grid.run_scenarios", lambda: call(G.run_scenarios, _scen(), TMP,
+                                                        "auto", None, 1, None)),
+        Spec("navcore_grid.grid_astar", lambda: call(G.grid_astar, g(), 0, 11, heuristic=True,
+                                                     algorithm="astar")),
+        Spec("navcore_grid.grid_jps", lambda: call(G.grid_jps, g(), 0, 11)),
+        Spec("navcore_grid.jps_applies", lambda: call(G.jps_applies, g())),
+        Spec("navcore_grid.maze_cells", lambda: call(G.maze_cells, 3, 2, seed=1)),
+        Spec("navcore_grid.maze_edges", lambda: call(G.maze_edges, 3, 2, seed=1)),
+        Spec("navcore_grid.landmarks", lambda: call(G.landmarks, grid_graph(True), 2),
+             fresh=True),
+        Spec("navcore_grid.landmarks_of", lambda: call(G.landmarks_of, g())),
+        Spec("navcore_grid.Landmarks", lambda: call(G.Landmarks, grid_graph(True), 2),
+             fresh=True),
+        Spec("navcore_grid.Landmarks.args", lambda: call(_landmarks().args)),
+    ]
+
+
+def _scen():
+    _file("m.map", MAP)
+    return _file("m.map.scen", SCEN)
+
+
+@functools.lru_cache(None)
+def _landmarks():
+    import navcore_grid as G
+    return G.landmarks(grid_graph(), 2)
+
+
+def hierarchy_specs():
+    import navcore_hierarchy as H
+
+    def h(fresh=False):
+        return H.hierarchy_of(grid_graph(fresh))
+    return [
+        Spec("navcore_hierarchy.hierarchy_of", lambda: call(H.hierarchy_of, grid_graph())),
+        Spec("navcore_hierarchy.Hierarchy", lambda: call(H.Hierarchy, grid_graph(True)),
+             fresh=True),
+        Spec("navcore_hierarchy.Hierarchy.area", lambda: call(h().area, 3)),
+        Spec("navcore_hierarchy.Hierarchy.areas", lambda: call(h().areas, [0, 3])),
+        Spec("navcore_hierarchy.Hierarchy.same_area", lambda: call(h().same_area, [0, 1], [3, 4])),
+        Spec("navcore_hierarchy.Hierarchy.forward_reach", lambda: call(h().forward_reach, 0)),
+        Spec("navcore_hierarchy.Hierarchy.nearest_reachable",
+             lambda: call(h().nearest_reachable, (2.0, 2.0), 0)),
+        Spec("navcore_hierarchy.Hierarchy.hierarchical_nodes",
+             lambda: call(h().hierarchical_nodes)),
+        Spec("navcore_hierarchy.Hierarchy.hierarchical_sizes",
+             lambda: call(h().hierarchical_sizes)),
+        Spec("navcore_hierarchy.Hierarchy.recalculate", lambda: call(h(True).recalculate),
+             fresh=True),
+        Spec("navcore_hierarchy.Hierarchy.warm_up", lambda: call(h().warm_up)),
+    ]
+
+
+def navmesh_specs():
+    import navcore_navmesh as M
+    m = mesh_graph
+    return [
+        Spec("navcore_navmesh.NavMeshGraph.from_polygons",
+             lambda: call(M.NavMeshGraph.from_polygons, np.array([(0, 0), (1, 0), (1, 1), (0, 1.0)]),
+                          np.array([0, 4]), np.array([0, 1, 2, 3]))),
+        Spec("navcore_navmesh.NavMeshGraph.from_triangles",
+             lambda: call(M.NavMeshGraph.from_triangles,
+                          np.array([(0, 0), (1, 0), (1, 1), (0, 1.0)]),
+                          np.array([(0, 1, 2), (0, 2, 3)]))),
+        Spec("navcore_navmesh.NavMeshGraph.locate", lambda: call(m().locate, (1.0, 1.0))),
+        Spec("navcore_navmesh.NavMeshGraph.locate_many",
+             lambda: call(m().locate_many, [(1.0, 1.0), (9.0, 1.0)])),
+        Spec("navcore_navmesh.NavMeshGraph.locate_index", lambda: call(m().locate_index)),
+        Spec("navcore_navmesh.NavMeshGraph.on_mesh", lambda: call(m().on_mesh, (1.0, 1.0))),
+        Spec("navcore_navmesh.NavMeshGraph.polygon", lambda: call(m().polygon, 1)),
+        Spec("navcore_navmesh.NavMeshGraph.polygon_points", lambda: call(m().polygon_points, 1)),
+        Spec("navcore_navmesh.LocateIndex.locate_many",
+             lambda: call(m().locate_index().locate_many, [(1.0, 1.0)])),
+        Spec("navcore_navmesh.LocateIndex.locate_point",
+             lambda: call(m().locate_index().locate_point, 1.0, 1.0)),
+        Spec("navcore_navmesh.LocateIndex.nearest",
+             lambda: call(m().locate_index().nearest, 5.0, 2.0, 3.0)),
+        Spec("navcore_navmesh.free_space",
+             lambda: call(M.free_space, walkable=None, obstacles=[[(1, 1), (2, 1), (2, 2)]],
+                          bounds=(0, 0, 4, 4), map=None, passable=None, agent_radius=0.1)),
+        Spec("navcore_navmesh.map_free_space",
+             lambda: call(M.map_free_space, _file("m.map", MAP), ".")),
+        Spec("navcore_navmesh.polygons",
+             lambda: call(M.polygons, [[(0, 0), (1, 0), (1, 1)]], "walkable")),
+        Spec("navcore_navmesh.triangulate", lambda: call(M.triangulate, _free())),
+        Spec("navcore_navmesh.pull", lambda: call(M.pull, m(), *_corridor(), 3)),
+        Spec("navcore_navmesh.shortest_path",
+             lambda: call(M.shortest_path, m(), (1.0, 1.0), (9.0, 1.0),
+                          start_polygon=m().locate((1.0, 1.0)),
+                          goal_polygon=m().locate((9.0, 1.0)), snapped=False)),
+        Spec("navcore_navmesh.path_lengths",
+             lambda: call(M.path_lengths, m(), [(1.0, 1.0)], [(9.0, 1.0)])),
+        Spec("navcore_navmesh.MeshArrays",
+             lambda: call(M.MeshArrays, np.array([(0, 0), (1, 0), (1, 1.0)]), np.array([0, 3]),
+                          np.array([0, 1, 2]), None, 0.0, None)),
+        Spec("navcore_navmesh.read_mesh", lambda: call(M.read_mesh, _saved_mesh())),
+        Spec("navcore_navmesh.load_mesh", lambda: call(M.load_mesh, _saved_mesh())),
+        Spec("navcore_navmesh.save_mesh", lambda: call(M.save_mesh, TMP / "save.npz", m())),
+        Spec("navcore_navmesh.read_polyanya_mesh",
+             lambda: call(M.read_polyanya_mesh, _saved_polyanya())),
+        Spec("navcore_navmesh.write_polyanya_mesh",
+             lambda: call(M.write_polyanya_mesh, TMP / "w.mesh", m())),
+    ]
+
+
+@functools.lru_cache(None)
+def _free():
+    import navcore_navmesh as M
+    return M.free_space(bounds=(0, 0, 4, 4), obstacles=[[(1, 1), (2, 1), (2, 2)]])
+
+
+@functools.lru_cache(None)
+def _corridor():
+    import navcore_csr as C
+    g = mesh_graph()
+    s, t = g.locate((1.0, 1.0)), g.locate((9.0, 1.0))
+    corridor = C.astar(g, s, t).nodes
+    return corridor, (1.0, 1.0), (9.0, 1.0)
+
+
+@functools.lru_cache(None)
+def _saved_mesh():
+    import navcore_navmesh as M
+    path = TMP / "mesh.npz"
+    M.save_mesh(path, mesh_graph())
+    return path
+
+
+@functools.lru_cache(None)
+def _saved_polyanya():
+    import navcore_navmesh as M
+    path = TMP / "mesh.mesh"
+    M.write_polyanya_mesh(path, mesh_graph())
+    return path
+
+
+def roads_specs():
+    import navcore_roads as R
+    r = road_graph
+    return [
+        Spec("navcore_roads.routes", lambda: call(R.routes, r(), [0, 1], [2, 3])),
+        Spec("navcore_roads.Routes.nodes", lambda: call(_routes().nodes, 0)),
+        Spec("navcore_roads.Routes.points", lambda: call(_routes().points, 0)),
+        Spec("navcore_roads.Routes.route_edges", lambda: call(_routes().route_edges, 0)),
+        Spec("navcore_roads.contract", lambda: call(R.contract, r(True), progress=None,
+                                                    witness_limit=50, customizable=False,
+                                                    order=None), fresh=True),
+        Spec("navcore_roads.load_hierarchy", lambda: call(R.load_hierarchy, _road_ch()[0],
+                                                          _saved_road_ch())),
+        Spec("navcore_roads.RoadHierarchy.query", lambda: call(_road_ch()[1].query)),
+        Spec("navcore_roads.RoadHierarchy.save",
+             lambda: call(_road_ch()[1].save, TMP / "rch-save.npz")),
+        Spec("navcore_roads.RoadHierarchy.stats", lambda: call(_road_ch()[1].stats)),
+        Spec("navcore_roads.HierarchyQuery.distance",
+             lambda: call(_road_ch()[1].query().distance, 0, 2)),
+        Spec("navcore_roads.HierarchyQuery.path", lambda: call(_road_ch()[1].query().path, 0, 2)),
+        Spec("navcore_roads.HierarchyQuery.distances",
+             lambda: call(_road_ch()[1].query().distances, [0, 1], [2, 3])),
+        Spec("navcore_roads.HierarchyQuery.paths",
+             lambda: call(_road_ch()[1].query().paths, [0, 1], [2, 3])),
+        Spec("navcore_roads.HierarchyQuery.matrix",
+             lambda: call(_road_ch()[1].query().matrix, [0, 1], [2, 3])),
+        Spec("navcore_roads.RoadCCH.query", lambda: call(_road_cch()[1].query)),
+        Spec("navcore_roads.RoadCCH.save", lambda: call(_road_cch()[1].save, TMP / "cch.npz")),
+        Spec("navcore_roads.RoadCCH.stats", lambda: call(_road_cch()[1].stats)),
+        Spec("navcore_roads.RoadCCH.estimate_seconds", lambda: call(_road_cch()[1].estimate_seconds)),
+        Spec("navcore_roads.RoadCCH.wait", lambda: call(_road_cch()[1].wait, 1.0)),
+        Spec("navcore_roads.RoadCCH.adopt", lambda: call(_road_cch()[1].adopt)),
+        Spec("navcore_roads.RoadCCH.customize", lambda: call(_road_cch()[1].customize)),
+        Spec("navcore_roads.RoadCCH.follow", lambda: _fresh_cch_follow(), fresh=True),
+        Spec("navcore_roads.CCHQuery.distance",
+             lambda: call(_road_cch()[1].query().distance, 0, 2)),
+        Spec("navcore_roads.CCHQuery.path", lambda: call(_road_cch()[1].query().path, 0, 2)),
+        Spec("navcore_roads.CCHQuery.distances",
+             lambda: call(_road_cch()[1].query().distances, [0, 1], [2, 3])),
+        Spec("navcore_roads.CCHQuery.paths",
+             lambda: call(_road_cch()[1].query().paths, [0, 1], [2, 3])),
+        Spec("navcore_roads.CCHQuery.matrix",
+             lambda: call(_road_cch()[1].query().matrix, [0, 1], [2, 3])),
+        Spec("navcore_roads.DirectedHierarchy.build",
+             lambda: call(R.DirectedHierarchy.build, *_arcs(), witness_limit=50,
+                          priority_limit=10, progress=None, threads=1)),
+        Spec("navcore_roads.DirectedHierarchy.from_arrays",
+             lambda: call(R.DirectedHierarchy.from_arrays, _directed().arrays())),
+        Spec("navcore_roads.DirectedHierarchy.arrays", lambda: call(_directed().arrays)),
+        Spec("navcore_roads.DirectedHierarchy.stats", lambda: call(_directed().stats)),
+        Spec("navcore_roads.DirectedHierarchy.query", lambda: call(_directed().query, 1)),
+        Spec("navcore_roads.RoadGraph.locate", lambda: call(r().locate, (0.0005, 0.0))),
+        Spec("navcore_roads.RoadGraph.locate_many",
+             lambda: call(r().locate_many, [(0.0005, 0.0)])),
+        Spec("navcore_roads.RoadGraph.edge_segments", lambda: call(r().edge_segments, 0)),
+        Spec("navcore_roads.RoadGraph.route_points", lambda: call(r().route_points, [0, 2])),
+        Spec("navcore_roads.RoadGraph.path_edges", lambda: call(r().path_edges, [0, 1, 2])),
+        Spec("navcore_roads.Segments", lambda: call(R.Segments, *_segment_parts())),
+        Spec("navcore_roads.build_road_graph",
+             lambda: call(R.build_road_graph, R.Segments(*_segment_parts()), weight="time",
+                          keep="all", compress=True, profile=None, world=None)),
+        Spec("navcore_roads.snap", lambda: call(R.snap, r(), [(0.0005, 0.0)])),
+        Spec("navcore_roads.haversine_m", lambda: call(R.haversine_m, 0.0, 0.0, 0.001, 0.001)),
+    ]
+
+
+@functools.lru_cache(None)
+def _routes():
+    import navcore_roads as R
+    return R.routes(road_graph(), [0, 1], [2, 3])
+
+
+@functools.lru_cache(None)
+def _road_ch():
+    import navcore_roads as R
+    g = road_graph()
+    return g, R.contract(g, witness_limit=50)
+
+
+@functools.lru_cache(None)
+def _saved_road_ch():
+    path = TMP / "rch.npz"
+    _road_ch()[1].save(path)
+    return path
+
+
+@functools.lru_cache(None)
+def _road_cch():
+    import navcore
+    import navcore_roads as R
+    w = navcore.World(workers=1)
+    g = w.add_graph("r", type="roads", src=[0, 1, 2, 3], dst=[1, 2, 3, 0],
+                    length=[100.0] * 4, speed=36.0, oneway=False, keep="all", compress=False,
+                    positions=[(0, 0), (0.001, 0), (0.001, 0.001), (0, 0.001)])
+    return g, R.contract(g, customizable=True)
+
+
+def _fresh_cch_follow():
+    import navcore_roads as R
+    g = road_graph(True)
+    return call(R.contract(g, customizable=True).follow, g.world if hasattr(g, "world")
+                else None)
+
+
+def _arcs():
+    c = road_graph().csr
+    return c.offsets, c.targets, c.cost
+
+
+@functools.lru_cache(None)
+def _directed():
+    import navcore_roads as R
+    return R.DirectedHierarchy.build(*_arcs(), witness_limit=50)
+
+
+def _segment_parts():
+    n = np.arange(3, dtype=np.int64)
+    return (n, np.array([0.0, 0.001, 0.002]), np.zeros(3), np.array([0, 1]), np.array([1, 2]),
+            np.array([100.0, 100.0]), np.array([10.0, 10.0]), np.array([0, 0]),
+            np.array([0, 0]), ("residential",), None, "arrays")
+
+
+SCENE = """\
+settings: {frames: 3}
+graphs:
+  - id: field
+    type: grid
+    rows: ["......", "..##..", "......"]
+    doors: {gap: [2, 1, 2, 1]}
+agents:
+  - {id: a, graph: field, start: [0, 0], goal: [5, 2]}
+"""
+
+
+def scenes_specs():
+    import navcore_scenes as S
+
+    @functools.lru_cache(None)
+    def sim():
+        return S.Simulation.from_text(SCENE, "s.yaml")
+    return [
+        Spec("navcore_scenes.parse_scene", lambda: call(S.parse_scene, SCENE, "s.yaml")),
+        Spec("navcore_scenes.read_scene", lambda: call(S.read_scene, _file("s.yaml", SCENE))),
+        Spec("navcore_scenes.Simulation",
+             lambda: call(lambda *a: S.Simulation(*a).close(), S.parse_scene(SCENE, "s.yaml"),
+                          None, ())),
+        Spec("navcore_scenes.Simulation.from_text",
+             lambda: call(lambda *a: S.Simulation.from_text(*a).close(), SCENE, "s.yaml",
+                          None)),
+        Spec("navcore_scenes.Simulation.from_file",
+             lambda: call(lambda *a: S.Simulation.from_file(*a).close(),
+                          _file("s.yaml", SCENE), None, ())),
+        Spec("navcore_scenes.Simulation.set_goal", lambda: call(sim().set_goal, "a", (4, 2))),
+        Spec("navcore_scenes.Simulation.set_walkable",
+             lambda: call(sim().set_walkable, "field", [0, 2, 1, 1], True)),
+        Spec("navcore_scenes.Simulation.set_cost",
+             lambda: call(sim().set_cost, "field", [0, 2, 1, 1], 2.0)),
+        Spec("navcore_scenes.Simulation.set_door",
+             lambda: call(sim().set_door, "field", "gap", True)),
+        Spec("navcore_scenes.Simulation.replan", lambda: call(sim().replan, "field")),
+        Spec("navcore_scenes.Simulation.step", lambda: call(sim().step)),
+        Spec("navcore_scenes.Simulation.run", lambda: call(sim().run, Arg(1, skip=LARGE), False, None)),
+        Spec("navcore_scenes.Simulation.count_areas", lambda: call(sim().count_areas, "field")),
+        Spec("navcore_scenes.Scene.graph_spec", lambda: call(sim().scene.graph_spec, "field")),
+    ]
+
+
+def scheduler_specs():
+    import navcore
+    from navcore_scheduler import JobScheduler
+
+    @functools.lru_cache(None)
+    def world():
+        w = navcore.World(workers=1)
+        w.add_graph("g", type="grid", rows=["....", "...."])
+        return w
+
+    @functools.lru_cache(None)
+    def jobs():
+        return JobScheduler(0)
+
+    def handle():
+        h = world().scheduler.request_path("g", 0, 5)
+        world().tick()
+        return h
+    return [
+        Spec("navcore_scheduler.Scheduler.request_path",
+             lambda: call(world().scheduler.request_path, "g", 0, 5, algorithm="auto",
+                          callback=None, repath=False, replan_from=None)),
+        Spec("navcore_scheduler.Scheduler.schedule",
+             lambda: call(world().scheduler.schedule, Arg(int, hostile=False), 3,
+                          depends_on=())),
+        Spec("navcore_scheduler.JobScheduler",
+             lambda: call(lambda n: JobScheduler(n).close(), 0)),
+        Spec("navcore_scheduler.JobScheduler.schedule",
+             lambda: call(jobs().schedule, Arg(int, hostile=False), 3, depends_on=())),
+        Spec("navcore_scheduler.JobScheduler.run_on_workers",
+             lambda: call(jobs().run_on_workers, Arg(int, hostile=False), None, False)),
+        Spec("navcore_scheduler.JobHandle.complete",
+             lambda: call(jobs().schedule(int, 3).complete, 1.0)),
+        Spec("navcore_scheduler.PathHandle.wait", lambda: call(handle().wait, 1.0)),
+        Spec("navcore_scheduler.PathHandle.result", lambda: call(handle().result)),
+        Spec("navcore_scheduler.PathHandle.cancel", lambda: call(handle().cancel)),
+    ]
+
+
+def dask_specs():
+    import navcore_dask as D
+    return [Spec("navcore_dask.scattered", lambda: call(D.scattered, csr_graph()))]
+
+
+SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
+         "navcore_hierarchy": hierarchy_specs, "navcore_navmesh": navmesh_specs,
+         "navcore_roads": roads_specs, "navcore_scenes": scenes_specs,
+         "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs}
+
+
+def specs(plugin: str) -> list:
+    return SPECS[plugin]()
