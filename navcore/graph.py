@@ -309,10 +309,20 @@ class NavGraph:
         return np.array([self.locate(p) for p in points], dtype=np.int32)
 
     def points_of(self, nodes) -> np.ndarray:
-        """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry."""
-        if self.positions is None:
-            return np.full((len(nodes), 2), np.nan)
-        pts = self.positions.take(nodes, axis=0)   # take: 2-3x faster than [nodes]
+        """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry.
+        A node id out of range (negative included) is a ``NodeError``."""
+        positions = self.positions
+        if positions is None:
+            return np.full((len(validate.node_ids(nodes, self.num_nodes)), 2), np.nan)
+        ids = nodes if type(nodes) is np.ndarray else None
+        if ids is None or ids.ndim != 1 or ids.dtype.kind not in "iu":
+            ids = validate.node_ids(nodes, self.num_nodes)     # a list, or a mistake
+        try:
+            pts = positions.take(ids, axis=0)      # take: 2-3x faster than [nodes]
+        except IndexError:
+            pts = None
+        if pts is None or (ids.size and ids.min() < 0):        # take wraps those round
+            validate.node_ids(ids, self.num_nodes)             # names the bad id
         return pts if pts.shape[1] == 2 else np.ascontiguousarray(pts[:, :2])
 
     # -- per-thread scratch -------------------------------------------------

@@ -52,3 +52,17 @@ def test_points_that_are_not_numbers_are_refused_not_cast(value):
         world.find_path("m", value, (5.0, 5.0))
     with pytest.raises(navcore.NodeError):
         world.distance_matrix("m", [value], [(5.0, 5.0)])
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("nodes", [[3], [-1], np.array([-1]), np.array([5], np.int64), [1.5],
+                                   [[0]], "x", [True]])
+def test_points_of_refuses_ids_it_would_wrap_or_index_past(nodes):
+    # numpy's take raised a bare IndexError past the end and wrapped
+    # negative ids round to the last nodes
+    world = navcore.World()
+    g = world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2],
+                        positions=[[0, 0], [1, 0], [2, 0]])
+    assert g.points_of(np.array([2, 0], np.int32)).tolist() == [[2.0, 0.0], [0.0, 0.0]]
+    with pytest.raises(navcore.NodeError):
+        g.points_of(nodes)
