@@ -746,16 +746,18 @@ class RequestQueue:
         with self._lock:
             # from here on _enqueue sees the world closed (World.close sets
             # it first) and cancels; a request queued before is listed here
-            ids = {h.graph_id for h in self._pending}
-        ids.update(self._active)
-        ids.update(self._paths)
+            ids = {h.graph_id for h in list(self._pending)}
+        ids.update(list(self._active))        # list(): one C-level step, no switch inside
+        ids.update(list(self._paths))
         for graph_id in ids:
             self.graph_removed(graph_id)
 
     def graph_removed(self, graph_id) -> None:
         """The graph is gone: its requests, queued or kept up to date, are
         cancelled (a handle without a result finishes ``cancelled``)."""
-        mine = {h.seq: h for h in self._pending if h.graph_id == graph_id}
+        with self._lock:         # a tick on another thread pops and pushes the queue
+            queued = list(self._pending)
+        mine = {h.seq: h for h in queued if h.graph_id == graph_id}
         mine.update(self._active.pop(graph_id, {}))
         index = self._paths.pop(graph_id, None)
         if index is not None:

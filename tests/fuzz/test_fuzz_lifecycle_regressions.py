@@ -161,3 +161,36 @@ def test_a_baked_mesh_with_a_vertex_near_the_float_limit_names_the_file(tmp_path
     with pytest.raises(navcore.MeshFormatError, match="vertex 0") as info:
         navcore.World().add_graph("m", type="navmesh", mesh=str(path))
     assert info.value.path == str(path)
+
+
+def test_closing_while_another_thread_serves_the_queue_reads_a_copy():
+    """``close()`` on one thread walked the scheduler's queue of requests
+    while a tick on another popped and pushed it: "deque mutated during
+    iteration". A handle whose ``graph_id`` pushes a request as it is read
+    is that interleaving: the walk must read a copy of the queue."""
+    world = navcore.World(workers=2)
+    world.add_graph("g", type="grid", rows=["....", "...."])
+    queue = world.scheduler.requests
+    h = world.request_path("g", (0, 0), (3, 1))
+    other = world.request_path("g", (1, 0), (3, 1))
+    pushed = []
+
+    class Pushing:
+        seq = -1
+
+        @property
+        def graph_id(self):
+            if not pushed:                     # the other thread's tick, mid-walk
+                pushed.append(queue._pending.popleft())
+                queue._pending.append(pushed[0])
+            return "g"
+
+        def cancel(self):
+            pass
+    fake = Pushing()
+    queue._pending.appendleft(fake)
+    world.close()
+    assert h.done and other.done
+    assert h.result().status == other.result().status == navcore.PathStatus.CANCELLED
+    queue._pending.remove(fake)
+    assert queue.waiting == 0
