@@ -307,11 +307,17 @@ def _scene_file(value, where: Where, label: str, folder: Path) -> str:
     if Path(value).is_absolute():
         raise where.error(f"{label}: {value!r} is an absolute path; name files "
                           f"relative to the scene file")
-    root = folder.resolve()
-    full = (folder / value).resolve()
-    if not full.is_relative_to(root):
+    try:
+        root = folder.resolve()
+        full = (folder / value).resolve()
+        inside = full.is_relative_to(root)
+        found = inside and full.is_file()
+    except (OSError, RuntimeError) as exc:    # a name too long, a symlink loop
+        raise where.error(f"{label}: {value!r} cannot be looked up: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    if not inside:
         raise where.error(f"{label}: {value!r} lies outside the scene's folder")
-    if not full.is_file():
+    if not found:
         raise where.error(f"{label}: file {value!r} does not exist next to the scene")
     return str(full)
 
