@@ -150,6 +150,27 @@ def polygons(value, what) -> list:
     return list(items)
 
 
+def meeting_groups(geoms) -> np.ndarray:
+    """int64 label of each of ``geoms`` (an object array): geometries that
+    meet, directly or through others, share a label (the least index of
+    their group): connected components of the pairs an STRtree finds, by
+    union-find."""
+    a, b = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+    keep = a < b
+    root = np.arange(len(geoms))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+    for i, j in zip(a[keep].tolist(), b[keep].tolist()):
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            root[max(ri, rj)] = min(ri, rj)
+    return np.array([find(i) for i in range(len(geoms))], dtype=np.int64)
+
+
 def union(polys):
     """The union of the polygons ``polys``, as one valid geometry. Only
     those that meet are merged (by groups an STRtree finds): obstacles are
@@ -159,22 +180,7 @@ def union(polys):
     parts = shapely.get_parts(arr)
     if parts.size <= 1:
         return shapely.union_all(parts)
-    a, b = shapely.STRtree(parts).query(parts, predicate="intersects")
-    keep = a < b
-    a, b = a[keep], b[keep]
-    # groups of meeting polygons: connected components by union-find
-    root = np.arange(parts.size)
-
-    def find(i):
-        while root[i] != i:
-            root[i] = root[root[i]]
-            i = root[i]
-        return i
-    for i, j in zip(a.tolist(), b.tolist()):
-        ri, rj = find(i), find(j)
-        if ri != rj:
-            root[max(ri, rj)] = min(ri, rj)
-    group = np.array([find(i) for i in range(parts.size)])
+    group = meeting_groups(parts)
     alone = np.bincount(group, minlength=parts.size)[group] == 1
     merged = [shapely.union_all(parts[group == g]) for g in np.unique(group[~alone])]
     pieces = shapely.get_parts(np.array(list(parts[alone]) + merged, dtype=object))

@@ -425,20 +425,9 @@ def _regroup(tm, obstacles, touched):
     made = []
     if pool:
         polys = np.array([obstacles[i].polygon for i in pool], dtype=object)
-        a, b = shapely.STRtree(polys).query(polys, predicate="intersects")
-        root = list(range(len(pool)))
-
-        def find(k):
-            while root[k] != k:
-                root[k] = root[root[k]]
-                k = root[k]
-            return k
-
-        for x, y in zip(a.tolist(), b.tolist()):
-            root[find(x)] = find(y)
         groups = {}
-        for k in range(len(pool)):
-            groups.setdefault(find(k), []).append(k)
+        for k, g in enumerate(build.meeting_groups(polys).tolist()):
+            groups.setdefault(g, []).append(k)
         groups = list(groups.values())
         made = Cluster.many([tuple(pool[k] for k in ks) for ks in groups],
                             [polys[ks[0]] if len(ks) == 1 else shapely.union_all(polys[ks])
