@@ -569,14 +569,7 @@ def test_overlapping_runtime_obstacles_leave_the_static_build(seed):
         if tick % 3 == 2:
             world.tick()
     world.tick()
-    assert static.free_space.symmetric_difference(runtime.free_space).area < 1e-9
-    check_covers(runtime, static.free_space)
-    pts = random_points(static.free_space, rng, 80)
-    for s, g in zip(pts[::2], pts[1::2]):
-        a, b = world.find_path("s", s, g), world.find_path("d", s, g)
-        assert a.found == b.found
-        if a.found:
-            assert b.cost == pytest.approx(a.cost, rel=1e-9, abs=1e-9)
+    _same_free_space_and_lengths(world, static, runtime, rng, 80)
     # taking obstacles away (one of each overlapping pair, then the rest)
     # leaves what a static build of those still there leaves
     for gone in (order[:4], order[4:7]):
@@ -588,6 +581,19 @@ def test_overlapping_runtime_obstacles_leave_the_static_build(seed):
                                 agent_radius=radius)
         assert runtime.free_space.symmetric_difference(want).area < 1e-9
         check_covers(runtime, want)
+
+
+def _same_free_space_and_lengths(world, want, got, rng, points):
+    """``got`` covers ``want``'s free space exactly, and paths between
+    random points of it are as long through either."""
+    assert want.free_space.symmetric_difference(got.free_space).area < 1e-9
+    check_covers(got, want.free_space)
+    pts = random_points(want.free_space, rng, points)
+    for s, g in zip(pts[::2], pts[1::2]):
+        a, b = world.find_path(want.graph_id, s, g), world.find_path(got.graph_id, s, g)
+        assert a.found == b.found
+        if a.found:
+            assert b.cost == pytest.approx(a.cost, rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -604,14 +610,7 @@ def test_runtime_obstacles_over_static_ones_leave_the_static_build(seed):
     for i in range(1, len(obs), 2):
         world.update("h", add_obstacle=obs[i], obstacle_id=i)
     world.tick()
-    assert every.free_space.symmetric_difference(half.free_space).area < 1e-9
-    check_covers(half, every.free_space)
-    pts = random_points(every.free_space, rng, 40)
-    for s, g in zip(pts[::2], pts[1::2]):
-        a, b = world.find_path("s", s, g), world.find_path("h", s, g)
-        assert a.found == b.found
-        if a.found:
-            assert b.cost == pytest.approx(a.cost, rel=1e-9, abs=1e-9)
+    _same_free_space_and_lengths(world, every, half, rng, 40)
     # removing the added ones leaves the build with the first half
     for i in range(1, len(obs), 2):
         world.update("h", remove_obstacle=i)
