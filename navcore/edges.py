@@ -46,7 +46,7 @@ def validate_edges(src, dst, cost=None, num_nodes=None):
     if num_nodes is None:
         num_nodes = top
     else:
-        if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)):
+        if not validate.is_int(num_nodes):          # bools and timedelta64 too
             raise GraphError(f"num_nodes must be an integer, got {num_nodes!r}")
         num_nodes = int(num_nodes)
         if num_nodes < 0:

@@ -118,8 +118,7 @@ class ContractedGraph(DerivedView):
 
     def __init__(self, graph, witness_limit=WITNESS_LIMIT, *, _loaded=None):
         graph = validate.graph(graph)
-        if (not isinstance(witness_limit, (int, np.integer)) or isinstance(witness_limit, bool)
-                or not 1 <= witness_limit <= _MAX_LIMIT):
+        if not validate.is_int(witness_limit) or not 1 <= witness_limit <= _MAX_LIMIT:
             raise QueryError(f"witness_limit must be an integer from 1 to {_MAX_LIMIT}, got "
                              f"{witness_limit!r}")
         t0 = time.perf_counter()

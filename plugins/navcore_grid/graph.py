@@ -62,7 +62,8 @@ class GridGraph(NavGraph):
                             cells * limits.BYTES_PER_CELL)
         if not validate.is_int(connectivity) or connectivity not in (4, 8):
             raise GraphError(f"connectivity must be 4 or 8, got {connectivity!r}")
-        if not isinstance(diagonal_cost, numbers.Real) or isinstance(diagonal_cost, bool) \
+        if not isinstance(diagonal_cost, numbers.Real) \
+                or isinstance(diagonal_cost, (bool, np.bool_, np.timedelta64)) \
                 or not (0 < diagonal_cost <= 1e300):               # 10**400: no float
             raise GraphError(f"diagonal_cost must be a positive number, got {diagonal_cost!r}")
         self.height, self.width = walkable.shape
@@ -159,7 +160,7 @@ class GridGraph(NavGraph):
             return self.locate(where)
         if type(where) is int:
             return super().node_of(where)
-        if isinstance(where, numbers.Integral) and not isinstance(where, bool):
+        if validate.is_int(where):
             return super().node_of(where)
         return self.locate(where)
 

@@ -16,12 +16,10 @@ Same ``seed``, same maze, on every machine: numpy's ``default_rng``.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numba import njit
 
-from navcore import limits
+from navcore import limits, validate
 from navcore.errors import GraphError
 
 #: a maze larger than this many rooms per side is almost certainly a typo
@@ -67,14 +65,12 @@ def _kruskal(width, height, order, keep):
 
 def _check(width, height, seed):
     for name, v in (("width", width), ("height", height)):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool) \
-                or not 1 <= v <= MAX_SIDE:
+        if not validate.is_int(v) or not 1 <= v <= MAX_SIDE:
             raise GraphError(f"maze {name} must be an integer in 1..{MAX_SIDE}, got {v!r}")
     if width * height > MAX_ROOMS:
         raise GraphError(f"a maze of {width} x {height} rooms is too large: at most "
                          f"{MAX_ROOMS} rooms (4096 x 4096)")
-    if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool)
-                             or seed < 0):
+    if seed is not None and (not validate.is_int(seed) or seed < 0):
         raise GraphError(f"maze seed must be a non-negative integer, got {seed!r}")
 
 

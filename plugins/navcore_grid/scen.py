@@ -52,7 +52,7 @@ def run_scenarios(scen_file, maps_dir=None, algorithm="auto", world=None, limit=
         raise GraphError(f"world must be a navcore.World or None, got {world!r}")
     scen = read_scen(scen_path)
     world = world or navcore.World()
-    if limit is not None and (not isinstance(limit, (int, np.integer)) or limit < 0):
+    if limit is not None and (not validate.is_int(limit) or limit < 0):
         raise MapFormatError(f"limit must be a whole number >= 0, got {limit!r}",
                              path=scen_path)
     n = len(scen) if limit is None else min(int(limit), len(scen))

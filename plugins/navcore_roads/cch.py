@@ -449,8 +449,7 @@ class CCHQuery:
         return m
 
     def _node(self, name, v) -> int:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
-                or not 0 <= v < self._n:
+        if not validate.is_int(v) or not 0 <= v < self._n:
             raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
         return int(self.view.topology.rank[int(v)])
 

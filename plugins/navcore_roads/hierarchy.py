@@ -116,8 +116,7 @@ def _csr(offsets, targets, weights):
 
 
 def _limit(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or not 1 <= value <= _MAX_LIMIT:
+    if not validate.is_int(value) or not 1 <= value <= _MAX_LIMIT:
         raise GraphError(f"{name} must be an integer from 1 to {_MAX_LIMIT}, got {value!r}")
     return int(value)
 
@@ -347,8 +346,7 @@ class HierarchyQuery:
         return self._gen
 
     def _node(self, name, v) -> int:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
-                or not 0 <= v < self._n:
+        if not validate.is_int(v) or not 0 <= v < self._n:
             raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
         return int(v)
 

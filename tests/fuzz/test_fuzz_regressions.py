@@ -296,3 +296,17 @@ def test_grid_seed_given_as_an_array_without_generate(w, seed):
     # None element-wise: "truth value of an empty array is ambiguous"
     _refused(w, navcore.GraphError, r"seed= go with generate=", type="grid", rows=["..", ".."],
              seed=seed)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("csr", dict(src=[0, 1], dst=[1, 2], num_nodes=np.timedelta64(3, "s"))),
+    ("grid", dict(generate="maze", width=np.timedelta64(3, "s"), height=2)),
+    ("grid", dict(generate="maze", width=3, height=2, seed=np.timedelta64(1, "s"))),
+    ("grid", dict(rows=["..", ".."], diagonal_cost=np.timedelta64(1, "s"))),
+])
+def test_a_timedelta_is_not_a_count(w, kind, params):
+    # numpy makes timedelta64 a subclass of its integers: int() of one is a
+    # TypeError, and comparisons with numbers pass
+    with pytest.raises(navcore.GraphError):
+        w.add_graph("t", type=kind, **params)
+    assert "t" not in w.graphs
