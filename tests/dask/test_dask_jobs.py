@@ -178,8 +178,12 @@ def test_graph_sent_once_per_version(client):
     new = _new_tokens(before, counts)
     assert len(new) == 1                         # one snapshot ...
     token = new.pop()
-    for worker in counts.values():               # ... arrived once at every worker,
-        assert worker["arrived"][token] == 1     # unpickled at most once there
+    for worker in counts.values():
+        # ... arrived at every worker once from the client's broadcast, and
+        # at most once more from a peer (a task Dask placed there before it
+        # knew of the broadcast copy fetches the key; seen on a loaded
+        # machine): four jobs, not four sends. Unpickled at most once there
+        assert 1 <= worker["arrived"][token] <= 2
         assert worker["loaded"].get(token, 0) <= 1
     assert sum(w["loaded"].get(token, 0) for w in counts.values()) >= 1
     # closures: the next job replaces the old version everywhere first
