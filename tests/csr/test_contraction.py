@@ -1,4 +1,4 @@
-"""Contraction hierarchies (seed 003) against a naive Dijkstra: the same
+"""Contraction hierarchies against a naive Dijkstra: the same
 optimal costs, paths that are real walks of the graph, on random graphs,
 grids with costs and walls, and MovingAI scenarios; the hierarchy's
 lifecycle (stale after updates, rebuilt on request, saved and loaded)."""

@@ -1,4 +1,4 @@
-"""Graph simplification (seed 001) against a naive Dijkstra on the original
+"""Graph simplification against a naive Dijkstra on the original
 graph: same optimal costs, paths that are real walks, on mazes and on
 random corridor graphs, directed and undirected."""
 import math

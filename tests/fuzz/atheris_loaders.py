@@ -1,4 +1,4 @@
-"""Coverage-guided fuzzing of one file loader with atheris (issue 19): where
+"""Coverage-guided fuzzing of one file loader with atheris: where
 the hypothesis mutations of test_fuzz_loaders.py stop finding new paths,
 libFuzzer's coverage feedback keeps going. Not a test module: run it as
 

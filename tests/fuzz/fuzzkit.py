@@ -1,4 +1,4 @@
-"""Fuzzing kit of issue 19: junk values, a hang guard per call, world
+"""Fuzzing kit: junk values, a hang guard per call, world
 snapshots and the one property every public call must keep.
 
 The property (``check_call``): a call returns, or raises a ``NavError``

@@ -1,4 +1,4 @@
-"""Property fuzz of the public API (issue 19): every call returns or raises a
+"""Property fuzz of the public API: every call returns or raises a
 NavError naming the mistake, and a NavError leaves the world unchanged
 (fuzzkit.check_call). ``make test`` runs a few derandomised examples of
 each; ``make fuzz`` many more, with fresh seeds."""

@@ -1,4 +1,4 @@
-"""Mutation fuzz of every file loader (issue 19): real files (MovingAI maps
+"""Mutation fuzz of every file loader: real files (MovingAI maps
 and scenarios, the scenes and their maps, a Polyanya mesh, DIMACS, GeoJSON
 and OSM XML cut from the Monaco extract) with bytes flipped, numbers
 replaced, lines dropped, doubled or swapped. Each load either works or

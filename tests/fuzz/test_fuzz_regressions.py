@@ -1,4 +1,4 @@
-"""One small test per raw exception the fuzzing of issue 19 found (each was
+"""One small test per raw exception the fuzzing found (each was
 a TypeError, ValueError, OverflowError, ... before its fix): the call now
 raises the NavError named here, with a message naming the argument, and
 the world keeps what it had."""

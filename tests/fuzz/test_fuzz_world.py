@@ -1,4 +1,4 @@
-"""Raw exceptions the fuzzing of issue 19 found in World and the scheduler
+"""Raw exceptions the fuzzing found in World and the scheduler
 (World settings, add_graph ids and types, tick numbers, pending updates,
 request_path), each a minimal reproducer that now raises a NavError and
 leaves the world unchanged."""

@@ -1,4 +1,4 @@
-"""The size limits of issue 19: the README's Limits table agrees with navcore/limits.py,
+"""The size limits: the README's Limits table agrees with navcore/limits.py,
 and each limit is a clear error before anything large is allocated, with
 the world unchanged."""
 import re

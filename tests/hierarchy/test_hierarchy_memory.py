@@ -1,5 +1,5 @@
 """The hierarchy's member blocks (1 KB per hierarchical node off lattices)
-are checked against free memory before they grow (issue 19): a graph of
+are checked against free memory before they grow: a graph of
 many isolated nodes is a CapacityError, not minutes of swapping."""
 import pytest
 

@@ -1,5 +1,5 @@
 """Every command checks its output paths before its work, and a closed
-pipe ends a command quietly with a non-zero status (issue 19)."""
+pipe ends a command quietly with a non-zero status."""
 import subprocess
 import sys
 from pathlib import Path

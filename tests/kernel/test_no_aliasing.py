@@ -1,4 +1,4 @@
-"""A graph never keeps a reference to a caller's array (issue 19): writing
+"""A graph never keeps a reference to a caller's array: writing
 into the arrays a graph was built from changes nothing in the graph."""
 import numpy as np
 import pytest

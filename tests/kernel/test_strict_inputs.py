@@ -1,4 +1,4 @@
-"""Lenient parsing that hid mistakes is gone (issue 19): booleans are
+"""Lenient parsing that hid mistakes is gone: booleans are
 True/False only, and malformed sources are GraphErrors naming the argument,
 with the world unchanged."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Kernels are ready before the first frame (issue 18): after ``add_graph``
+"""Kernels are ready before the first frame: after ``add_graph``
 no ``tick`` loads or compiles a numba kernel, and ``World(warm_up=...)``
 and ``ready()`` behave as documented.
 

@@ -1,4 +1,4 @@
-"""Customizable contraction hierarchies on road graphs (issue 20), through
+"""Customizable contraction hierarchies on road graphs, through
 the world and the public API: exact against the extracts' truth and
 scipy after every random batch of closures, reopenings, jams, speeds and
 blocked junctions; graphs without coordinates; disconnected graphs; the

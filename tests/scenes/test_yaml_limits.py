@@ -1,5 +1,5 @@
 """Scene YAML that would make the loader or whatever walks the scene blow
-up is a SceneError at its position (issue 19): alias bombs, deep nesting,
+up is a SceneError at its position: alias bombs, deep nesting,
 numbers too long for Python's int()."""
 import pytest
 

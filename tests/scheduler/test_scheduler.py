@@ -57,7 +57,7 @@ def test_bad_requests_say_what_is_wrong_and_queue_nothing():
     with pytest.raises(navcore.QueryError, match="callback must be callable"):
         world.request_path("d", (0, 0), (1, 1), callback=5)
     assert world.scheduler.requests.waiting == 0
-    # malformed ends fail at the call, not frames later (issue 19) ...
+    # malformed ends fail at the call, not frames later ...
     with pytest.raises(navcore.NodeError, match="out of range"):
         world.request_path("d", 0, 10_000)
     with pytest.raises(navcore.QueryError, match="unknown algorithm 'nope'"):
