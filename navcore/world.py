@@ -759,7 +759,7 @@ class World:
     def pending_updates(self, graph_id=None) -> int:
         """Updates queued for ``graph_id`` (all graphs by default)."""
         if graph_id is None:
-            return sum(len(v) for v in self._pending.values())
+            return sum(len(v) for v in list(self._pending.values()))
         self.graph(graph_id)                  # an unknown id is a mistake, not 0
         return len(self._pending.get(graph_id, ()))
 

@@ -345,9 +345,12 @@ class RequestQueue:
         clock = time.perf_counter
         timed = deadline < math.inf
         par = max(self.jobs.workers, 1)
-        # what a search on each graph is expected to take (see _estimate)
-        estimates = {gid: _estimate(d) for gid, d in self._durations.items()} if timed else {}
-        means = {gid: sum(d) / len(d) for gid, d in self._expanded.items() if d}
+        # what a search on each graph is expected to take (see _estimate);
+        # list(): a copy in one step, as close() on another thread may drop
+        # a graph's entries meanwhile
+        durations = list(self._durations.items())
+        estimates = {gid: _estimate(d) for gid, d in durations} if timed else {}
+        means = {gid: sum(d) / len(d) for gid, d in list(self._expanded.items()) if d}
         # one request goes even past the deadline when the last tick served
         # none, so updates that eat the budget cannot starve requests; under
         # a node budget every frame serves at least one
@@ -362,7 +365,7 @@ class RequestQueue:
                 break
             free_pass = False
             items, groups = self._prepare(take)
-            per = {gid: _estimate(d) for gid, d in self._durations.items() if d}
+            per = {gid: _estimate(d) for gid, d in list(self._durations.items()) if d}
             t_search = clock()
             timing = run_groups(self.world, self.jobs, groups, self._batchable, per,
                                 self.min_chunk_s)

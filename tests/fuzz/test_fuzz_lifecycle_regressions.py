@@ -194,3 +194,29 @@ def test_closing_while_another_thread_serves_the_queue_reads_a_copy():
     assert h.result().status == other.result().status == navcore.PathStatus.CANCELLED
     queue._pending.remove(fake)
     assert queue.waiting == 0
+
+
+def test_a_tick_reads_a_copy_of_the_search_times_close_may_drop(monkeypatch):
+    """A tick on one thread walked the scheduler's search times per graph
+    while ``close()`` on another dropped a graph's entry: "dictionary
+    changed size during iteration". An estimate that drops another graph's
+    times as it is read is that interleaving."""
+    import navcore_scheduler.requests as requests
+    world = navcore.World(workers=2)
+    for gid in ("g", "h"):
+        world.add_graph(gid, type="grid", rows=["....", "...."])
+    queue = world.scheduler.requests
+    for gid in ("g", "h"):
+        world.request_path(gid, (0, 0), (3, 1))
+    world.tick(budget_ms=50.0)
+    assert set(queue._durations) == {"g", "h"}
+    estimate = requests._estimate
+
+    def dropping(d):
+        queue._durations.pop("h", None)        # close() on the other thread
+        return estimate(d)
+    monkeypatch.setattr(requests, "_estimate", dropping)
+    handles = [world.request_path(gid, (0, 0), (3, 1)) for gid in ("g", "h")]
+    world.tick(budget_ms=50.0)
+    assert all(h.done for h in handles)
+    world.close()
