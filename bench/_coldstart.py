@@ -3,10 +3,10 @@
 
 A game starts a process, loads a level (``add_graph``, which loads the
 kernels from numba's cache) and plays. What it feels is the first frames:
-before issue 18 the first tick that applied an update loaded kernels
-(7.7 ms on a 2 ms budget). ``first_frames`` starts a fresh interpreter
-(numba's on-disk cache warm, nothing loaded in memory), builds a
-1000x1000 grid with 30% walls, then plays frames that each toggle a 16x16
+when the kernels an update needs were loaded lazily, the first tick that
+applied an update loaded them (7.7 ms on a 2 ms budget). ``first_frames``
+starts a fresh interpreter (numba's on-disk cache warm, nothing loaded in
+memory), builds a 1000x1000 grid with 30% walls, then plays frames that each toggle a 16x16
 block and serve a few path requests across a screen's width (every one
 fits the 2 ms budget, so the first frame shows what loading costs and not
 one long search), and reports the ``add_graph`` time,

@@ -1,4 +1,4 @@
-"""navcore_dask against navcore in one process (issue 21).
+"""navcore_dask against navcore in one process.
 
     flock /tmp/navcore-cpu.lock .venv/bin/python bench/dask.py [--quick]
         [--nodes 50000] [--n 1000] [--rounds 3]

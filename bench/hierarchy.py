@@ -10,7 +10,7 @@ Maps (1000x1000 cells, 8-connected, no corner cutting, so areas are the
 4-connected components that ``scipy.ndimage.label`` finds with its default
 structure):
 
-* ``random-30``: 30% random walls (seeded), the map of issue 18;
+* ``random-30``: 30% random walls (seeded), where an update splits and joins many areas;
 * ``random-25``: 25% random walls (seeded);
 * ``brc202d-tiled``: the Dragon Age map brc202d tiled 2x2 and cropped.
 

@@ -1,4 +1,4 @@
-"""Graph simplification (seed 001) on spanning-tree mazes, in one run, as ratios.
+"""Graph simplification (corridors contracted to single edges) on spanning-tree mazes, in one run, as ratios.
 
     .venv/bin/python bench/simplify.py            # full run (several minutes)
     .venv/bin/python bench/simplify.py --quick    # up to 128x128 rooms

@@ -66,7 +66,7 @@ def bfs_hops(adj, start, goal, walkable=None):
 
 
 def reach_count_sets(adj, walkable=None):
-    """Seed 002's allocating version: one Python set per node."""
+    """The allocating version: one Python set per node."""
     n = len(adj)
     out = []
     for s in range(n):
