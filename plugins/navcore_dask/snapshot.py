@@ -69,16 +69,18 @@ class _GraphPickler(pickle.Pickler):
 
 
 def dumps(graph) -> bytes:
-    """The graph and its views as bytes, taken under the graph's lock so
-    no batch of updates is half in it."""
-    buf = io.BytesIO()
-    with graph.lock:
-        try:
-            _GraphPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(graph)
-        except (TypeError, pickle.PicklingError, AttributeError) as exc:
-            raise QueryError(f"{graph.kind} graph {graph.graph_id!r} cannot be sent to Dask "
-                             f"workers: {exc}") from None
-    return buf.getvalue()
+    """The graph and its views as bytes, read through the graph's sequence
+    lock (``read_consistent``): a batch of updates applied meanwhile makes
+    it pickle again, so no batch is half in it."""
+    def read():
+        buf = io.BytesIO()
+        _GraphPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(graph)
+        return buf.getvalue()
+    try:
+        return graph.read_consistent(read)
+    except (TypeError, pickle.PicklingError, AttributeError) as exc:
+        raise QueryError(f"{graph.kind} graph {graph.graph_id!r} cannot be sent to Dask "
+                         f"workers: {exc}") from None
 
 
 class Snapshot:
