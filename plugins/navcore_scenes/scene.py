@@ -337,10 +337,7 @@ def _graph_ref(e: Entry, ids: list) -> str:
 
 
 def _agent(item, i: int, ids: list) -> AgentSpec:
-    value, at = item
-    e = Entry(value, f"agent #{i + 1}", at)
-    aid = e.take("id", Y.name)
-    e.what = f"agent {aid!r}"
+    e, aid = _named_entry(item, "agent", i)
     graph = _graph_ref(e, ids)
     start = e.take("start", Y.place)
     has_goal, has_waypoints = "goal" in e, "waypoints" in e
@@ -362,11 +359,18 @@ def _agent(item, i: int, ids: list) -> AgentSpec:
     return spec
 
 
-def _crowd(item, i: int, ids: list) -> CrowdSpec:
+def _named_entry(item, kind: str, i: int):
+    """The ``i``-th ``kind`` entry of its list and its ``id``; from then on
+    its mistakes name it by id (``crowd 'guards'``), not by position."""
     value, at = item
-    e = Entry(value, f"crowd #{i + 1}", at)
-    cid = e.take("id", Y.name)
-    e.what = f"crowd {cid!r}"
+    e = Entry(value, f"{kind} #{i + 1}", at)
+    name = e.take("id", Y.name)
+    e.what = f"{kind} {name!r}"
+    return e, name
+
+
+def _crowd(item, i: int, ids: list) -> CrowdSpec:
+    e, cid = _named_entry(item, "crowd", i)
     spec = CrowdSpec(cid, _graph_ref(e, ids), e.take("count", Y.count),
                      e.take("from"), e.take("to"),
                      e.take("speed", Y.number_or_range, 4.0), e.take("repath", Y.boolean, True),
@@ -379,10 +383,7 @@ def _crowd(item, i: int, ids: list) -> CrowdSpec:
 
 
 def _obstacle(item, i: int, ids: list) -> ObstacleSpec:
-    value, at = item
-    e = Entry(value, f"obstacle #{i + 1}", at)
-    oid = e.take("id", Y.name)
-    e.what = f"obstacle {oid!r}"
+    e, oid = _named_entry(item, "obstacle", i)
     spec = ObstacleSpec(oid, _graph_ref(e, ids), e.take("rect"),
                         e.take("velocity", Y.vector, (0.0, 0.0)), e.at, e.where("rect"))
     e.finish()

@@ -120,13 +120,7 @@ def _stray_lines(lines, head, allowed):
 def _locate_gr_error(lines, path, head, n, m):
     """Read again line by line to say where the file is wrong (raises)."""
     count = 0
-    for i in range(head + 1, len(lines)):
-        words = lines[i].split()
-        if not words or words[0] == b"c":
-            continue
-        if words[0] != b"a" or len(words) != 4:
-            raise MapFormatError(f"expected an arc 'a U V W', got {_show(lines[i])}",
-                                 path=path, line=i + 1)
+    for i, words in _records(lines, path, head, b"a", "an arc 'a U V W'"):
         try:
             u, v, w = int(words[1]), int(words[2]), float(words[3])
         except ValueError:
@@ -174,13 +168,7 @@ def _read_co(path, n):
 
 def _locate_co_error(lines, path, head, n):
     seen = set()
-    for i in range(head + 1, len(lines)):
-        words = lines[i].split()
-        if not words or words[0] == b"c":
-            continue
-        if words[0] != b"v" or len(words) != 4:
-            raise MapFormatError(f"expected a node 'v ID X Y', got {_show(lines[i])}",
-                                 path=path, line=i + 1)
+    for i, words in _records(lines, path, head, b"v", "a node 'v ID X Y'"):
         try:
             k, x, y = int(words[1]), int(words[2]) / 1e6, int(words[3]) / 1e6
         except (ValueError, OverflowError):       # 10**400 / 1e6: no float holds it
@@ -196,6 +184,19 @@ def _locate_co_error(lines, path, head, n):
         seen.add(k)
     missing = sorted(set(range(1, n + 1)) - seen)[:3]
     raise MapFormatError(f"no coordinates for node(s) {missing}", path=path, line=head + 1)
+
+
+def _records(lines, path, head, tag: bytes, expected: str):
+    """``(index, words)`` of each line after the problem line that is not a
+    comment or blank; one that is not a 4-word ``tag`` record is refused."""
+    for i in range(head + 1, len(lines)):
+        words = lines[i].split()
+        if not words or words[0] == b"c":
+            continue
+        if words[0] != tag or len(words) != 4:
+            raise MapFormatError(f"expected {expected}, got {_show(lines[i])}",
+                                 path=path, line=i + 1)
+        yield i, words
 
 
 def _show(line: bytes) -> str:
