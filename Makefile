@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/navcore run scenes/dungeon.yaml --render out/dungeon.png --gif out/dungeon.gif --borders
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" --durations=30
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -o addopts="-p no:cacheprovider" tests
 
 test-all: $(STAMP)
@@ -38,13 +38,18 @@ test-nojit: $(STAMP)
 # length; FUZZ_SEED=N fixes the seed (hypothesis's --hypothesis-seed, no
 # example database) so a run can be repeated. On a shared machine:
 # flock /tmp/navcore-cpu.lock make fuzz
+# Each call has its own hang guard (tests/fuzz/fuzzkit.py); pytest's
+# faulthandler_timeout, the last resort for a kernel that never returns,
+# grows with the examples a test runs (a quarter second each on top of two
+# minutes): a fixed two minutes fired on long runs on a busy machine.
 FUZZ_EXAMPLES ?= 1500
 FUZZ_SEED ?=
+FUZZ_TEST_SECONDS = $(shell echo $$((120 + $(FUZZ_EXAMPLES) / 4)))
 fuzz: $(STAMP)
 	mkdir -p out && rm -f out/fuzz.jsonl
 	NAVCORE_FUZZ=1 NAVCORE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) NAVCORE_FUZZ_SEED=$(FUZZ_SEED) \
 		NAVCORE_FUZZ_SURVEY=out/fuzz.jsonl $(BIN)/python -m pytest -q -m fuzz \
-		-o faulthandler_timeout=120 $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fuzz
+		-o faulthandler_timeout=$(FUZZ_TEST_SECONDS) $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED)) tests/fuzz
 	$(BIN)/python tests/fuzz/tally.py out/fuzz.jsonl
 
 # CI's brief fuzz run (.ci/run, after make test): every fuzz test with

@@ -45,7 +45,8 @@ def time_limit(seconds: float = CALL_SECONDS, what: str = "call"):
     signal is handled when Python runs again: a numba kernel that takes a
     minute is reported when it returns; one that never returns hangs the
     run: ``make fuzz`` sets pytest's ``faulthandler_timeout``, which prints
-    every thread's stack after two minutes of one test."""
+    every thread's stack when one test runs far longer than its examples
+    should (``FUZZ_TEST_SECONDS``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
