@@ -270,9 +270,6 @@ class NavMeshGraph(navcore.NavGraph):
     edge_costs_are_lengths = False
     #: the tile state of a mesh built in tiles (see ``tiles.py``)
     tiles = None
-    #: the locate index class ``locate_index`` builds when none is current
-    _locate_class = LocateIndex
-
     _free_space = None
     _free_space_of = None         # the arrays the computed union belongs to
 
@@ -341,20 +338,82 @@ class NavMeshGraph(navcore.NavGraph):
         cost = np.sqrt(((mid[src] - mid[dst]) ** 2).sum(axis=1))
         storage = build_storage(src, dst, {"cost": cost}, n, world=world)
         graph = cls(storage, positions=mid, heuristic="euclidean", directed=False)
-        graph.vertices = vertices
-        graph.poly_start = poly_start
-        graph.poly_verts = poly_verts
-        graph.poly_adj = adj
-        graph.poly_opposite = opposite
-        graph.poly_next = next_edge(poly_start, len(poly_verts))
-        corner = np.zeros(len(vertices), dtype=np.bool_)
-        wall = ~keep
-        corner[poly_verts[wall]] = True
-        corner[poly_verts[graph.poly_next[wall]]] = True
-        graph.corner = corner
+        graph.replace_mesh(vertices, poly_start, poly_verts, csr=storage,
+                           positions=graph.positions, walkable=graph.walkable,
+                           poly_adj=adj, poly_opposite=opposite)
         graph.free_space = free_space
         graph.snap_distance = default_snap_distance(vertices)
         return graph
+
+    @classmethod
+    def from_tiles(cls, tiles, **mesh):
+        """A graph over ``tiles`` (a ``navcore_navmesh.tiles.TiledMesh``)
+        whose first mesh is ``mesh`` (``replace_mesh``'s arguments, as
+        ``tiles.mesh_arrays`` makes them)."""
+        graph = cls(mesh["csr"], positions=mesh["positions"], heuristic="euclidean",
+                    directed=False)
+        graph.tiles = tiles
+        graph.replace_mesh(**mesh)
+        return graph
+
+    def replace_mesh(self, vertices, poly_start, poly_verts, *, csr, positions, walkable,
+                     poly_adj, poly_opposite, poly_next=None, corner=None) -> None:
+        """Make these arrays the graph's mesh, all at once (see the class
+        docstring for each; the graph keeps them, not copies, and nobody
+        may write them afterwards): the polygons, the CSR view ``csr`` of
+        their adjacency (``num_nodes`` nodes, one per polygon slot), the
+        node ``positions`` (``(P, 2)``) and ``walkable`` mask. ``poly_next``
+        and ``corner`` are derived from the others when not given.
+
+        A mesh is replaced inside an update batch (``begin_write`` ..
+        ``end_write``, as ``World.update`` brackets ``navcore_apply_updates``;
+        the batch bumps ``version`` once, which makes the views built on
+        the old arrays stale), or before the graph is shared; called outside
+        a batch it brackets itself, so a ``read_consistent`` reader on
+        another thread never sees half the arrays old and half new. Views
+        that key on the arrays themselves (the computed ``free_space``, the
+        search space's ``same_geometry``) see them replaced by identity."""
+        n = len(poly_start) - 1
+        if csr.num_nodes != n or positions.shape != (n, 2) or walkable.shape != (n,) \
+                or len(poly_adj) != len(poly_verts) or len(poly_opposite) != len(poly_verts):
+            raise GraphError(f"replace_mesh: arrays of different sizes for {n} polygons "
+                             f"and {len(poly_verts)} edges: csr of {csr.num_nodes} nodes, "
+                             f"positions {positions.shape}, walkable {walkable.shape}, "
+                             f"poly_adj {poly_adj.shape}, poly_opposite {poly_opposite.shape}")
+        if poly_next is None:
+            poly_next = next_edge(poly_start, len(poly_verts))
+        if corner is None:
+            # a vertex ends a wall edge: a shortest path may turn there
+            wall = poly_adj < 0
+            corner = np.zeros(len(vertices), dtype=np.bool_)
+            corner[poly_verts[wall]] = True
+            corner[poly_verts[poly_next[wall]]] = True
+        if self.writing_here():
+            self._install(vertices, poly_start, poly_verts, csr, positions, walkable,
+                          poly_adj, poly_opposite, poly_next, corner)
+            return
+        self.begin_write()
+        try:
+            self._install(vertices, poly_start, poly_verts, csr, positions, walkable,
+                          poly_adj, poly_opposite, poly_next, corner)
+        finally:
+            self.end_write()
+
+    def _install(self, vertices, poly_start, poly_verts, csr, positions, walkable, poly_adj,
+                 poly_opposite, poly_next, corner) -> None:
+        self.set_csr(csr)
+        self.num_nodes = len(poly_start) - 1
+        # NavGraph keeps the node positions there (``positions``,
+        # ``has_positions``); a navmesh's are its polygons' centroids
+        self._positions = positions
+        self.walkable = walkable
+        self.vertices = vertices
+        self.poly_start = poly_start
+        self.poly_verts = poly_verts
+        self.poly_adj = poly_adj
+        self.poly_opposite = poly_opposite
+        self.poly_next = poly_next
+        self.corner = corner
 
     @classmethod
     def from_triangles(cls, vertices, triangles, free_space=None, world=None):
@@ -382,7 +441,7 @@ class NavMeshGraph(navcore.NavGraph):
     def locate_index(self) -> LocateIndex:
         """The current locate index (made again if the geometry's version
         moved on without the plugin marking it current)."""
-        return self.view(LOCATE_KEY, self._locate_class)
+        return self.view(LOCATE_KEY, _new_locate_index)
 
     def locate(self, point) -> int:
         """The polygon holding ``point`` (on an edge or corner: the lowest
@@ -419,3 +478,12 @@ class NavMeshGraph(navcore.NavGraph):
             for i in np.flatnonzero(out < 0):        # only the few points off the mesh
                 out[i] = index.nearest(float(p[i, 0]), float(p[i, 1]), self.snap_distance)[0]
         return out
+
+
+def _new_locate_index(graph):
+    """The locate index ``graph.locate_index()`` builds when none is
+    current: a tiled mesh's own kind (its cells follow the tiles), else a
+    ``LocateIndex``."""
+    if graph.tiles is not None:
+        return graph.tiles.locate_index(graph)
+    return LocateIndex(graph)

@@ -613,12 +613,8 @@ class TiledMesh:
         tm.tile_of = tile_of
         tm.cent = cent
         tm.ecost = _edge_costs(tm.cent, np.arange(n), tm.adj)
-        graph = NavMeshGraph(_Placeholder(n), positions=tm.cent, heuristic="euclidean",
-                             directed=False)
-        graph.tiles = tm
-        graph._locate_class = TileLocateIndex
-        tm.publish(graph, world, np.ones(n, dtype=np.bool_))
-        graph.set_view(LOCATE_KEY, TileLocateIndex(graph))
+        graph = NavMeshGraph.from_tiles(tm, **tm.mesh_arrays(world, np.ones(n, dtype=np.bool_)))
+        graph.locate_index()              # built here, once: every query locates
         return graph
 
     @property
@@ -697,26 +693,24 @@ class TiledMesh:
         ch.link(*self.polygons(ch.vertices, gid, owner), owner, gid, retired, ring)
         return ch
 
-    def publish(self, graph, world, walkable):
-        """Write the slot arrays into ``graph``'s flat arrays and CSR view."""
+    def mesh_arrays(self, world, walkable) -> dict:
+        """The graph's mesh for the slots now, as ``NavMeshGraph.replace_mesh``
+        takes it: the slot rows flattened, the CSR view of their links
+        (storage built through ``world``'s plugins), the centroids and
+        ``walkable``."""
         alive = self.tile_of >= 0
         (poly_start, poly_verts, poly_adj, poly_opp, poly_next, offsets, targets, cost,
          corner) = K.assemble(self.poly, self.nside, self.adj, self.opp, self.ecost, alive,
                               len(self.vertices))
-        n = self.num_slots
-        storage = build_storage(None, targets, {"cost": cost}, n, world=world,
+        storage = build_storage(None, targets, {"cost": cost}, self.num_slots, world=world,
                                 sort=True, dedup=True, offsets=offsets)
-        graph.set_csr(storage)
-        graph.num_nodes = n
-        graph._positions = self.cent
-        graph.walkable = walkable
-        graph.vertices = self.vertices
-        graph.poly_start = poly_start
-        graph.poly_verts = poly_verts
-        graph.poly_adj = poly_adj
-        graph.poly_opposite = poly_opp
-        graph.poly_next = poly_next
-        graph.corner = corner
+        return dict(vertices=self.vertices, poly_start=poly_start, poly_verts=poly_verts,
+                    csr=storage, positions=self.cent, walkable=walkable, poly_adj=poly_adj,
+                    poly_opposite=poly_opp, poly_next=poly_next, corner=corner)
+
+    def locate_index(self, graph) -> "TileLocateIndex":
+        """A new locate index of ``graph`` (this mesh's graph)."""
+        return TileLocateIndex(graph)
 
     def commit(self, graph, world, ch, state):
         """Make ``ch`` (with its generic writes) the graph's mesh and
@@ -740,7 +734,7 @@ class TiledMesh:
             del self.tile_obs[t]
         if ch.tiles.size:
             self._free_space = None
-        self.publish(graph, world, ch.walkable)
+        graph.replace_mesh(**self.mesh_arrays(world, ch.walkable))
         graph.version += 1
         if not isinstance(old_index, TileLocateIndex):
             graph.set_view(LOCATE_KEY, TileLocateIndex(graph))
@@ -767,15 +761,6 @@ def warm_up(graph) -> None:
         # may be collinear, and the merge divides by a triangle's area)
         unit = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
         tm.polygons(unit, np.array([[0, 1, 2]], dtype=np.int32), np.zeros(1, dtype=np.int64))
-
-
-class _Placeholder:
-    """The storage a tiled graph is constructed with, replaced at once by
-    ``publish`` (the CSR view is assembled with the flat arrays)."""
-
-    def __init__(self, n):
-        self.num_nodes = n
-        self.num_edges = 0
 
 
 def triangle_centroids(vertices, tri):
