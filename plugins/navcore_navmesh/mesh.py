@@ -204,6 +204,10 @@ class LocateIndex(navcore.DerivedView):
     def locate_point(self, x: float, y: float) -> int:
         """The walkable polygon holding ``(x, y)``, -1 where none does."""
         x, y = index_xy(x, y)
+        return self.locate_xy(x, y)
+
+    def locate_xy(self, x: float, y: float) -> int:
+        """``locate_point`` of two finite Python floats (unchecked)."""
         g = self.graph
         return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
                               self.cell_start, self.cell_polys, self.x0, self.y0, self.inv,
@@ -448,11 +452,27 @@ class NavMeshGraph(navcore.NavGraph):
         id of the polygons holding it); off the mesh, the nearest walkable
         polygon within ``snap_distance``; else ``-1``."""
         x, y = validate.xy(point, "a node id or a point")
-        index = self.locate_index()
-        p = index.locate_point(x, y)
+        return self._locate_xy(x, y)
+
+    def _locate_xy(self, x: float, y: float) -> int:
+        """``locate`` of two finite Python floats."""
+        index = self.view(LOCATE_KEY, _new_locate_index)
+        p = index.locate_xy(x, y)
         if p < 0 and self.snap_distance > 0:
             p = index.nearest(x, y, self.snap_distance)[0]
         return p
+
+    def node_of(self, where) -> int:
+        # a point as games pass it, a tuple of two finite floats, goes
+        # straight to the locate index: NavGraph.node_of would first ask
+        # whether it is an integer (an abstract-class check), then locate
+        # checks it again
+        if type(where) is tuple and len(where) == 2:
+            x, y = where
+            if type(x) is float and type(y) is float and math.isfinite(x) \
+                    and math.isfinite(y):
+                return self._locate_xy(x, y)
+        return super().node_of(where)
 
     def on_mesh(self, point) -> tuple[float, float]:
         """``point`` if the mesh holds it, else the nearest walkable point

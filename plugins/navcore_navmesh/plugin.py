@@ -173,13 +173,17 @@ def navcore_query_options(graph):
     return QUERY_OPTIONS
 
 
+#: the algorithm names polyanya answers
+_EXACT = frozenset(("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES))
+
+
 # tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric
 # path, not a walk between centroids (nor a contraction hierarchy the user
 # built over them); the polygon-graph searches answer under their own names
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(graph, request):
-    if request.algorithm in ("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES):
+    if request.algorithm in _EXACT:
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:
         return funnel.funnel_path(graph, request)

@@ -27,6 +27,9 @@ polygons blocked with ``walkable=False`` are walls to it, but per-polygon
 """
 from __future__ import annotations
 
+import threading
+from math import isfinite
+
 import numpy as np
 
 import navcore
@@ -76,6 +79,7 @@ class SearchSpace(navcore.DerivedView):
         #: the tolerances, packed for the kernels: a point within ``tol`` of
         #: twice a polygon's signed area is on its edge (as the locate index)
         self.params = np.array([graph.locate_index().tol, self.eps, self.geps])
+        self._scratch = threading.local()
         #: the arrays it was made for: a batch that replaced them (obstacles
         #: re-triangulated) makes a new one, one that kept them does not
         self.geometry = (graph.vertices, graph.poly_start, graph.poly_adj)
@@ -95,6 +99,12 @@ class SearchSpace(navcore.DerivedView):
         self.corner = g.corner.copy()
         K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, g.walkable,
                      csr.offsets, csr.targets, csr.cost, self.links, self.corner)
+        #: the kernels' mesh arguments before ``walkable`` and after it, in
+        #: their order: gathered once per batch, not per query (a query
+        #: reads ``graph.walkable`` itself)
+        self.before_walkable = (g.vertices, g.poly_start, g.poly_verts, self.links,
+                                g.poly_opposite, self.corner)
+        self.after_walkable = (self.one_way, self.incidence, self.params)
 
     def same_geometry(self) -> bool:
         g = self.graph
@@ -103,7 +113,11 @@ class SearchSpace(navcore.DerivedView):
 
     def scratch(self) -> "Scratch":
         """This thread's scratch set (Detour: one query object per thread)."""
-        return self.thread_local(lambda: Scratch(self))
+        try:
+            return self._scratch.set
+        except AttributeError:           # this thread's first query
+            self._scratch.set = Scratch(self)
+            return self._scratch.set
 
 
 class Scratch:
@@ -127,6 +141,9 @@ class Scratch:
         self.ni = np.empty((capacity, 4), dtype=np.int32)
         self.hkey = np.empty(capacity, dtype=np.float64)
         self.hid = np.empty(capacity, dtype=np.int32)
+        #: the kernels' scratch arguments, in their order
+        self.args = (self.nf, self.ni, self.hkey, self.hid, self.root_g, self.stamps, self.work,
+                     self.s_pts)
 
 
 def _end_point(graph, where, node):
@@ -177,14 +194,12 @@ def _polygon(graph, p, what) -> int:
 def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResult:
     """``shortest_path`` between checked float ends and their polygons
     (-1: off the mesh)."""
-    space = search_space(graph)
+    space = graph.view(SPACE_KEY, SearchSpace)
     s = space.scratch()
     while True:
         status, points, polygons, length, expanded = K.search(
-            graph.vertices, graph.poly_start, graph.poly_verts, space.links,
-            graph.poly_opposite, space.corner, graph.walkable, space.one_way,
-            space.incidence, space.params, sx, sy, s_seed, gx, gy, g_seed, s.nf, s.ni, s.hkey, s.hid,
-            s.root_g, s.stamps, s.work, s.s_pts)
+            *space.before_walkable, graph.walkable, *space.after_walkable,
+            sx, sy, s_seed, gx, gy, g_seed, *s.args)
         if status != K.OUT_OF_NODES:
             break
         s.grow(2 * len(s.hid))
@@ -305,10 +320,8 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
     done = 0
     while done < len(ends):
         stop = K.many_lengths(
-            graph.vertices, graph.poly_start, graph.poly_verts, space.links,
-            graph.poly_opposite, space.corner, graph.walkable, space.one_way,
-            space.incidence, space.params, ends[done:], seeds[done:], s.nf, s.ni, s.hkey,
-            s.hid, s.root_g, s.stamps, s.work, s.s_pts, out[done:])
+            *space.before_walkable, graph.walkable, *space.after_walkable,
+            ends[done:], seeds[done:], *s.args, out[done:])
         if stop < 0:
             break
         done += stop
@@ -318,9 +331,20 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
 
 def polyanya_path(graph, request) -> PathResult:
     """Answer ``request`` (ends already resolved to polygons)."""
-    return _shortest(graph, *_end_point(graph, request.start, request.start_node),
-                     *_end_point(graph, request.goal, request.goal_node),
-                     request.start_node, request.goal_node)
+    start, goal = request.start, request.goal
+    # ends given as tuples of two finite floats (as games pass them) go
+    # through as they are: validate.xy would only copy them
+    if type(start) is tuple and len(start) == 2 and type(start[0]) is float \
+            and type(start[1]) is float and isfinite(start[0]) and isfinite(start[1]):
+        sx, sy = start
+    else:
+        sx, sy = _end_point(graph, start, request.start_node)
+    if type(goal) is tuple and len(goal) == 2 and type(goal[0]) is float \
+            and type(goal[1]) is float and isfinite(goal[0]) and isfinite(goal[1]):
+        gx, gy = goal
+    else:
+        gx, gy = _end_point(graph, goal, request.goal_node)
+    return _shortest(graph, sx, sy, gx, gy, request.start_node, request.goal_node)
 
 
 def warm_up(graph) -> None:

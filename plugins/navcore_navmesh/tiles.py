@@ -1034,6 +1034,10 @@ class TileLocateIndex(navcore.DerivedView):
 
     def locate_point(self, x: float, y: float) -> int:
         x, y = index_xy(x, y)
+        return self.locate_xy(x, y)
+
+    def locate_xy(self, x: float, y: float) -> int:
+        """``locate_point`` of two finite Python floats (unchecked)."""
         g = self.graph
         grid = g.tiles.grid
         return K.locate_one(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
