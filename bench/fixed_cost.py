@@ -9,7 +9,8 @@ Per backend, a small graph and fixed queries (same every run):
 * grid: a 64 x 64 room with two walls (JPS, ``auto``), cell ids;
 * csr: a 2,000-node random geometric graph (A*, ``auto``), node ids;
 * navmesh: the ``arena`` map (tiled, merged) with its exact any-angle
-  queries, ``(x, y)`` points (Polyanya, ``auto``);
+  queries, ``(x, y)`` points (Polyanya, ``auto``); navmesh_den312d: the
+  same on ``den312d``;
 * roads: a generated 10,000-node road network, contracted (``ch``),
   junction ids.
 
@@ -147,10 +148,10 @@ def csr_case(k):
     return w, "g", [(int(a), int(b)) for a, b in q], {}
 
 
-def navmesh_case(k):
+def navmesh_case(k, name="arena"):
     w = navcore.World()
-    w.add_graph("m", type="navmesh", map=str(DATA / "arena.map"))
-    rows = np.genfromtxt(DATA / "arena.anyangle.csv", delimiter=",", names=True)[:k]
+    w.add_graph("m", type="navmesh", map=str(DATA / f"{name}.map"))
+    rows = np.genfromtxt(DATA / f"{name}.anyangle.csv", delimiter=",", names=True)[:k]
     return w, "m", [((float(r["sx"]), float(r["sy"])), (float(r["gx"]), float(r["gy"])))
                     for r in rows], {}
 
@@ -170,7 +171,8 @@ def roads_case(k):
     return w, "r", [(int(a), int(b)) for a, b in q], {"algorithm": "ch"}
 
 
-CASES = {"grid": grid_case, "csr": csr_case, "navmesh": navmesh_case, "roads": roads_case}
+CASES = {"grid": grid_case, "csr": csr_case, "navmesh": navmesh_case,
+         "navmesh_den312d": lambda k: navmesh_case(k, "den312d"), "roads": roads_case}
 
 
 def measure(backend, queries=100, reps=31):
@@ -178,7 +180,7 @@ def measure(backend, queries=100, reps=31):
     find = world.find_path
     for a, b in qs:                              # warm: compile, views, scratch
         find(gid, a, b, **opts)
-    probe = Probe(backend)
+    probe = Probe(backend.split("_")[0])
     whole = [[] for _ in qs]
     kernel = [[] for _ in qs]
     rng = np.random.default_rng(0)
@@ -220,12 +222,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     queries, reps = (20, 5) if args.quick else (100, 31)
     rows = []
-    print(f"{'backend':8} {'find_path us':>12} {'kernel us':>10} {'ratio':>6} "
+    print(f"{'backend':16} {'find_path us':>12} {'kernel us':>10} {'ratio':>6} "
           f"{'overhead us':>11} {'p90':>6}")
     for name in args.backends.split(","):
         r = measure(name, queries, reps)
         rows.append(r)
-        print(f"{name:8} {r['find_path_us']:12.2f} {r['kernel_us']:10.2f} {r['ratio']:6.2f} "
+        print(f"{name:16} {r['find_path_us']:12.2f} {r['kernel_us']:10.2f} {r['ratio']:6.2f} "
               f"{r['overhead_us']:11.2f} {r['overhead_p90_us']:6.2f}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

@@ -204,9 +204,9 @@ class LocateIndex(navcore.DerivedView):
     def locate_point(self, x: float, y: float) -> int:
         """The walkable polygon holding ``(x, y)``, -1 where none does."""
         x, y = index_xy(x, y)
-        return self.locate_xy(x, y)
+        return self._locate_xy(x, y)
 
-    def locate_xy(self, x: float, y: float) -> int:
+    def _locate_xy(self, x: float, y: float) -> int:
         """``locate_point`` of two finite Python floats (unchecked)."""
         g = self.graph
         return K.locate_point(x, y, g.vertices, g.poly_start, g.poly_verts, g.walkable,
@@ -237,7 +237,8 @@ class LocateIndex(navcore.DerivedView):
 class NavMeshGraph(navcore.NavGraph):
     """A convex-polygon navmesh as a NavGraph: node ``p`` is polygon ``p``.
 
-    Attributes (read-only by convention; updates replace them whole):
+    Attributes (read-only by convention; ``replace_mesh`` replaces the
+    mesh arrays, centroids, walkable mask and CSR view together):
 
     * ``vertices`` float64 ``(V, 2)``;
     * ``poly_start`` int32 ``(P + 1,)``, ``poly_verts`` int32 ``(E,)``:
@@ -349,25 +350,18 @@ class NavMeshGraph(navcore.NavGraph):
         graph.snap_distance = default_snap_distance(vertices)
         return graph
 
-    @classmethod
-    def from_tiles(cls, tiles, **mesh):
-        """A graph over ``tiles`` (a ``navcore_navmesh.tiles.TiledMesh``)
-        whose first mesh is ``mesh`` (``replace_mesh``'s arguments, as
-        ``tiles.mesh_arrays`` makes them)."""
-        graph = cls(mesh["csr"], positions=mesh["positions"], heuristic="euclidean",
-                    directed=False)
-        graph.tiles = tiles
-        graph.replace_mesh(**mesh)
-        return graph
-
     def replace_mesh(self, vertices, poly_start, poly_verts, *, csr, positions, walkable,
                      poly_adj, poly_opposite, poly_next=None, corner=None) -> None:
         """Make these arrays the graph's mesh, all at once (see the class
-        docstring for each; the graph keeps them, not copies, and nobody
-        may write them afterwards): the polygons, the CSR view ``csr`` of
-        their adjacency (``num_nodes`` nodes, one per polygon slot), the
-        node ``positions`` (``(P, 2)``) and ``walkable`` mask. ``poly_next``
-        and ``corner`` are derived from the others when not given.
+        docstring for each): the polygons, the CSR view ``csr`` of their
+        adjacency (one node per polygon slot), the node ``positions``
+        (``(P, 2)``) and ``walkable`` mask. ``poly_next`` and ``corner``
+        are derived from the others when not given. The graph keeps the
+        arrays (no copies; nobody may write them afterwards), so they must
+        have the kernels' dtypes: float64 ``vertices`` and ``positions``,
+        int32 polygon arrays, bool ``walkable`` and ``corner``; sizes and
+        ids are checked (``GraphError``, and nothing changes), convexity
+        and orientation are not (``from_polygons`` checks those).
 
         A mesh is replaced inside an update batch (``begin_write`` ..
         ``end_write``, as ``World.update`` brackets ``navcore_apply_updates``;
@@ -377,19 +371,46 @@ class NavMeshGraph(navcore.NavGraph):
         another thread never sees half the arrays old and half new. Views
         that key on the arrays themselves (the computed ``free_space``, the
         search space's ``same_geometry``) see them replaced by identity."""
-        n = len(poly_start) - 1
-        if csr.num_nodes != n or positions.shape != (n, 2) or walkable.shape != (n,) \
-                or len(poly_adj) != len(poly_verts) or len(poly_opposite) != len(poly_verts):
-            raise GraphError(f"replace_mesh: arrays of different sizes for {n} polygons "
-                             f"and {len(poly_verts)} edges: csr of {csr.num_nodes} nodes, "
-                             f"positions {positions.shape}, walkable {walkable.shape}, "
-                             f"poly_adj {poly_adj.shape}, poly_opposite {poly_opposite.shape}")
+        vertices = _exact(vertices, "vertices", np.float64, 2)
+        poly_start = _exact(poly_start, "poly_start", np.int32, 1)
+        poly_verts = _exact(poly_verts, "poly_verts", np.int32, 1)
+        poly_adj = _exact(poly_adj, "poly_adj", np.int32, 1)
+        poly_opposite = _exact(poly_opposite, "poly_opposite", np.int32, 1)
+        positions = _exact(positions, "positions", np.float64, 2)
+        walkable = _exact(walkable, "walkable", np.bool_, 1)
+        nv, e, n = len(vertices), len(poly_verts), len(poly_start) - 1
+        if n < 0 or poly_start[0] != 0 or poly_start[-1] != e or (np.diff(poly_start) < 0).any():
+            raise GraphError(f"replace_mesh: poly_start must rise from 0 to len(poly_verts) "
+                             f"= {e}, got {poly_start.tolist()[:12]}")
         if poly_next is None:
-            poly_next = next_edge(poly_start, len(poly_verts))
+            poly_next = next_edge(poly_start, e)
+        poly_next = _exact(poly_next, "poly_next", np.int32, 1)
+        if corner is not None:
+            corner = _exact(corner, "corner", np.bool_, 1)
+        nodes = getattr(csr, "num_nodes", None)
+        sizes = {"vertices": (vertices.shape, (nv, 2)), "positions": (positions.shape, (n, 2)),
+                 "walkable": (walkable.shape, (n,)), "poly_adj": (poly_adj.shape, (e,)),
+                 "poly_opposite": (poly_opposite.shape, (e,)),
+                 "poly_next": (poly_next.shape, (e,)),
+                 "csr.num_nodes": (nodes if type(nodes) is int else repr(nodes), n)}
+        if corner is not None:
+            sizes["corner"] = (corner.shape, (nv,))
+        wrong = [f"{k} {got}, expected {want}" for k, (got, want) in sizes.items() if got != want]
+        if wrong:
+            raise GraphError(f"replace_mesh: arrays of different sizes for {n} polygons, "
+                             f"{e} edges and {nv} vertices: {'; '.join(wrong)}")
+        for what, arr, lo, hi in (("poly_verts", poly_verts, 0, nv),
+                                  ("poly_adj", poly_adj, -1, n),
+                                  ("poly_opposite", poly_opposite, -1, e),
+                                  ("poly_next", poly_next, 0, e)):
+            if e and (arr.min() < lo or arr.max() >= hi):
+                bad = int(np.flatnonzero((arr < lo) | (arr >= hi))[0])
+                raise GraphError(f"replace_mesh: {what}[{bad}] = {arr[bad]} is not in "
+                                 f"[{lo}, {hi})")
         if corner is None:
             # a vertex ends a wall edge: a shortest path may turn there
             wall = poly_adj < 0
-            corner = np.zeros(len(vertices), dtype=np.bool_)
+            corner = np.zeros(nv, dtype=np.bool_)
             corner[poly_verts[wall]] = True
             corner[poly_verts[poly_next[wall]]] = True
         if self.writing_here():
@@ -457,7 +478,7 @@ class NavMeshGraph(navcore.NavGraph):
     def _locate_xy(self, x: float, y: float) -> int:
         """``locate`` of two finite Python floats."""
         index = self.view(LOCATE_KEY, _new_locate_index)
-        p = index.locate_xy(x, y)
+        p = index._locate_xy(x, y)
         if p < 0 and self.snap_distance > 0:
             p = index.nearest(x, y, self.snap_distance)[0]
         return p
@@ -498,6 +519,18 @@ class NavMeshGraph(navcore.NavGraph):
             for i in np.flatnonzero(out < 0):        # only the few points off the mesh
                 out[i] = index.nearest(float(p[i, 0]), float(p[i, 1]), self.snap_distance)[0]
         return out
+
+
+def _exact(value, what, dtype, ndim) -> np.ndarray:
+    """``value`` when it is a C-contiguous ``dtype`` array of ``ndim``
+    dimensions (what the kernels take without a copy), else GraphError."""
+    if type(value) is not np.ndarray or value.dtype != dtype or value.ndim != ndim \
+            or not value.flags.c_contiguous:
+        got = (f"a {value.dtype} array of shape {value.shape}" if isinstance(value, np.ndarray)
+               else validate.describe(value))
+        raise GraphError(f"replace_mesh: {what} must be a C-contiguous {np.dtype(dtype)} "
+                         f"array of {ndim} dimension{'s' if ndim > 1 else ''}, got {got}")
+    return value
 
 
 def _new_locate_index(graph):

@@ -525,7 +525,8 @@ class TiledMesh:
     tile). ``obstacles`` maps the ids of obstacles added at run time to
     ``Obstacle``, ``static`` those of the build's ``obstacles=`` (ids
     ``obstacles.StaticId``), ``clusters`` both to the ``Cluster`` each is in. The graph's flat arrays are assembled from these after every
-    batch (``_tiles.assemble``)."""
+    batch (``mesh_arrays``, over ``_tiles.assemble``) and handed to
+    ``NavMeshGraph.replace_mesh``."""
 
     def __init__(self, grid, radius, base, merge=True):
         self.grid = grid
@@ -613,7 +614,11 @@ class TiledMesh:
         tm.tile_of = tile_of
         tm.cent = cent
         tm.ecost = _edge_costs(tm.cent, np.arange(n), tm.adj)
-        graph = NavMeshGraph.from_tiles(tm, **tm.mesh_arrays(world, np.ones(n, dtype=np.bool_)))
+        mesh = tm.mesh_arrays(world, np.ones(n, dtype=np.bool_))
+        graph = NavMeshGraph(mesh["csr"], positions=tm.cent, heuristic="euclidean",
+                             directed=False)
+        graph.tiles = tm
+        graph.replace_mesh(**mesh)
         graph.locate_index()              # built here, once: every query locates
         return graph
 
@@ -1034,9 +1039,9 @@ class TileLocateIndex(navcore.DerivedView):
 
     def locate_point(self, x: float, y: float) -> int:
         x, y = index_xy(x, y)
-        return self.locate_xy(x, y)
+        return self._locate_xy(x, y)
 
-    def locate_xy(self, x: float, y: float) -> int:
+    def _locate_xy(self, x: float, y: float) -> int:
         """``locate_point`` of two finite Python floats (unchecked)."""
         g = self.graph
         grid = g.tiles.grid

@@ -297,6 +297,13 @@ def hierarchy_specs():
     ]
 
 
+def _replace_mesh(g):
+    """``g.replace_mesh`` with ``g``'s own arrays (the mesh stays as it was)."""
+    return call(g.replace_mesh, g.vertices, g.poly_start, g.poly_verts, csr=g.csr,
+                positions=g.positions, walkable=g.walkable, poly_adj=g.poly_adj,
+                poly_opposite=g.poly_opposite, poly_next=g.poly_next, corner=g.corner)
+
+
 def navmesh_specs():
     import navcore_navmesh as M
     m = mesh_graph
@@ -312,6 +319,9 @@ def navmesh_specs():
         Spec("navcore_navmesh.NavMeshGraph.locate_many",
              lambda: call(m().locate_many, [(1.0, 1.0), (9.0, 1.0)])),
         Spec("navcore_navmesh.NavMeshGraph.locate_index", lambda: call(m().locate_index)),
+        Spec("navcore_navmesh.NavMeshGraph.node_of", lambda: call(m().node_of, (1.0, 1.0))),
+        Spec("navcore_navmesh.NavMeshGraph.replace_mesh", lambda: _replace_mesh(m(True)),
+             fresh=True),
         Spec("navcore_navmesh.NavMeshGraph.on_mesh", lambda: call(m().on_mesh, (1.0, 1.0))),
         Spec("navcore_navmesh.NavMeshGraph.polygon", lambda: call(m().polygon, 1)),
         Spec("navcore_navmesh.NavMeshGraph.polygon_points", lambda: call(m().polygon_points, 1)),
