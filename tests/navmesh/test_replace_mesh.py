@@ -63,6 +63,24 @@ def test_mismatched_arrays_are_refused_and_nothing_changes():
     assert all(getattr(g, k) is v for k, v in before.items())
 
 
+@pytest.mark.parametrize("key, change, message", [
+    ("poly_verts", lambda a: np.where(a == a.max(), a.max() + 50, a).astype(np.int32),
+     r"poly_verts\[\d+\] = \d+ is not in \[0, \d+\)"),
+    ("poly_adj", lambda a: np.full_like(a, -2), r"poly_adj\[0\] = -2 is not in \[-1, "),
+    ("poly_start", lambda a: a[::-1].copy(), "poly_start must rise from 0"),
+    ("vertices", lambda a: a.astype(np.float32), "vertices must be a C-contiguous float64"),
+    ("walkable", lambda a: a.tolist(), "walkable must be a C-contiguous bool array"),
+])
+def test_arrays_the_kernels_cannot_take_are_refused(key, change, message):
+    g, other = room(False), room(True)
+    before = {k: getattr(g, k) for k in MESH_ATTRS}
+    bad = arrays_of(other)
+    bad[key] = change(bad[key])
+    with pytest.raises(GraphError, match=message):
+        g.replace_mesh(**bad)
+    assert all(getattr(g, k) is v for k, v in before.items())
+
+
 def test_replacing_outside_a_batch_is_one_write_and_inside_joins_the_batch():
     g, other = room(False), room(True)
     calls = []
