@@ -132,6 +132,29 @@ def index_xy(x, y) -> tuple:
     return validate.xy((float(x), float(y)), "a point")
 
 
+def plain_xy(where):
+    """``(x, y)``, two finite Python floats, when ``where`` is a point as
+    games pass it: a tuple or list of two Python numbers (``validate.xy``
+    reads those without an array) or a 1-d float array of two; ``None``
+    for anything else (a node id; a point the caller checks the long
+    way, which also says what is wrong with it)."""
+    kind = type(where)
+    if kind is tuple or kind is list:
+        if len(where) == 2:
+            x, y = where
+            if type(x) is float and type(y) is float:
+                return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+            try:
+                return validate.xy(where)
+            except NodeError:
+                return None
+    elif kind is np.ndarray and where.shape == (2,) and where.dtype.kind == "f":
+        x, y = where.tolist()
+        if math.isfinite(x) and math.isfinite(y):
+            return x, y
+    return None
+
+
 def index_radius(radius) -> float:
     """A search radius: a number >= 0, inf for no limit."""
     if type(radius) is float and radius >= 0:
@@ -484,15 +507,14 @@ class NavMeshGraph(navcore.NavGraph):
         return p
 
     def node_of(self, where) -> int:
-        # a point as games pass it, a tuple of two finite floats, goes
-        # straight to the locate index: NavGraph.node_of would first ask
-        # whether it is an integer (an abstract-class check), then locate
-        # checks it again
-        if type(where) is tuple and len(where) == 2:
-            x, y = where
-            if type(x) is float and type(y) is float and math.isfinite(x) \
-                    and math.isfinite(y):
-                return self._locate_xy(x, y)
+        # a point as games pass it (a tuple or list of two numbers, a
+        # float array of two) goes straight to the locate index:
+        # NavGraph.node_of would first ask whether it is an integer (an
+        # abstract-class check), and a float array would be copied and
+        # checked as an array of points
+        xy = plain_xy(where)
+        if xy is not None:
+            return self._locate_xy(*xy)
         return super().node_of(where)
 
     def on_mesh(self, point) -> tuple[float, float]:

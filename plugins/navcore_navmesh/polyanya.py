@@ -28,7 +28,6 @@ polygons blocked with ``walkable=False`` are walls to it, but per-polygon
 from __future__ import annotations
 
 import threading
-from math import isfinite
 
 import numpy as np
 
@@ -38,7 +37,7 @@ from navcore.errors import NodeError, QueryError
 from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
-from .mesh import NavMeshGraph, size_scale
+from .mesh import NavMeshGraph, plain_xy, size_scale
 
 ALGORITHM = "polyanya"
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
@@ -332,19 +331,11 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
 def polyanya_path(graph, request) -> PathResult:
     """Answer ``request`` (ends already resolved to polygons)."""
     start, goal = request.start, request.goal
-    # ends given as tuples of two finite floats (as games pass them) go
-    # through as they are: validate.xy would only copy them
-    if type(start) is tuple and len(start) == 2 and type(start[0]) is float \
-            and type(start[1]) is float and isfinite(start[0]) and isfinite(start[1]):
-        sx, sy = start
-    else:
-        sx, sy = _end_point(graph, start, request.start_node)
-    if type(goal) is tuple and len(goal) == 2 and type(goal[0]) is float \
-            and type(goal[1]) is float and isfinite(goal[0]) and isfinite(goal[1]):
-        gx, gy = goal
-    else:
-        gx, gy = _end_point(graph, goal, request.goal_node)
-    return _shortest(graph, sx, sy, gx, gy, request.start_node, request.goal_node)
+    # ends given as points were checked when World located them
+    # (``node_of``): read as they are, a polygon id at its centroid
+    s = plain_xy(start) or _end_point(graph, start, request.start_node)
+    g = plain_xy(goal) or _end_point(graph, goal, request.goal_node)
+    return _shortest(graph, s[0], s[1], g[0], g[1], request.start_node, request.goal_node)
 
 
 def warm_up(graph) -> None:
