@@ -10,7 +10,8 @@ Per backend, a small graph and fixed queries (same every run):
 * csr: a 2,000-node random geometric graph (A*, ``auto``), node ids;
 * navmesh: the ``arena`` map (tiled, merged) with its exact any-angle
   queries, ``(x, y)`` points (Polyanya, ``auto``); navmesh_den312d: the
-  same on ``den312d``;
+  same on ``den312d``; navmesh_arrays: ``arena`` with each point a float64
+  array of two;
 * roads: a generated 10,000-node road network, contracted (``ch``),
   junction ids.
 
@@ -148,12 +149,14 @@ def csr_case(k):
     return w, "g", [(int(a), int(b)) for a, b in q], {}
 
 
-def navmesh_case(k, name="arena"):
+def navmesh_case(k, name="arena", arrays=False):
     w = navcore.World()
     w.add_graph("m", type="navmesh", map=str(DATA / f"{name}.map"))
     rows = np.genfromtxt(DATA / f"{name}.anyangle.csv", delimiter=",", names=True)[:k]
-    return w, "m", [((float(r["sx"]), float(r["sy"])), (float(r["gx"]), float(r["gy"])))
-                    for r in rows], {}
+    qs = [((float(r["sx"]), float(r["sy"])), (float(r["gx"]), float(r["gy"]))) for r in rows]
+    if arrays:
+        qs = [(np.array(a), np.array(b)) for a, b in qs]
+    return w, "m", qs, {}
 
 
 def roads_case(k):
@@ -172,7 +175,8 @@ def roads_case(k):
 
 
 CASES = {"grid": grid_case, "csr": csr_case, "navmesh": navmesh_case,
-         "navmesh_den312d": lambda k: navmesh_case(k, "den312d"), "roads": roads_case}
+         "navmesh_den312d": lambda k: navmesh_case(k, "den312d"),
+         "navmesh_arrays": lambda k: navmesh_case(k, arrays=True), "roads": roads_case}
 
 
 def measure(backend, queries=100, reps=31):
