@@ -34,9 +34,12 @@ walls | () | cells that are walls, as (x, y).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from typing import NamedTuple
+
+from .errors import GraphError
 
 _SECTION = re.compile(r"^(\s*)Parameters:\s*$")
 _ENTRY = re.compile(r"^(\w+)\s*:\s*(.*)$")
@@ -111,3 +114,45 @@ def _wrap(text: str, indent: str, first: str | None = None, width: int = 79) -> 
     import textwrap
     return textwrap.wrap(text, width, initial_indent=first if first is not None else indent,
                          subsequent_indent=indent, break_on_hyphens=False) or [first or ""]
+
+
+def check_params(builder, type_name, owner, params) -> None:
+    """Name unknown or missing builder parameters instead of a TypeError."""
+    try:
+        sig = inspect.signature(builder)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(None, None, **params)
+    except TypeError as exc:
+        accepted = [p.name for p in list(sig.parameters.values())[2:]
+                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        raise GraphError(f"graph type {type_name!r} (plugin {owner!r}): {exc}; "
+                         f"parameters: {', '.join(accepted)} (their meanings: "
+                         f"world.graph_type_help({type_name!r}))") from None
+
+
+class HelpedByPlugins:
+    """``World.add_graph`` as a descriptor: through a world it is the
+    method with a docstring that also lists every graph type's parameters
+    (made from the builders' docstrings, once per plugin set), so
+    ``help(world.add_graph)`` tells what each ``type=`` takes."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        sig = inspect.signature(fn)
+        self.signature = sig.replace(parameters=list(sig.parameters.values())[1:])
+
+    def __get__(self, world, owner=None):
+        if world is None:
+            return self.fn
+        fn = self.fn
+
+        def add_graph(graph_id, type, **params):
+            return fn(world, graph_id, type, **params)
+        add_graph.__qualname__ = fn.__qualname__
+        add_graph.__module__ = fn.__module__
+        add_graph.__doc__ = world._add_graph_doc()
+        add_graph.__signature__ = self.signature
+        return add_graph

@@ -559,6 +559,33 @@ def navcore_sample_graph(world: World, graph_type: str, graph_id: Hashable) -> N
     """
 
 
+@hookspec(firstresult=True)
+def navcore_run_frame(world: World, frame: int, stats: FrameStats, deadline: float,
+                      budget_nodes: int | None,
+                      take_updates: Callable[[], list]) -> FrameStats | None:
+    """Run frame number ``frame`` of ``World.tick`` and return ``stats``
+    filled in. ``World.tick`` checks its arguments, waits for background
+    warm-ups, counts the frame and leaves the rest to this hook; the
+    scheduler plugin implements it, and without an implementation ``tick``
+    is a ``FrameError``. Firstresult; called on the thread that calls
+    ``tick``. In this order:
+
+    1. ``navcore_frame_start``;
+    2. ``take_updates()``: ``[(graph_id, graph, [Update])]``, the batches
+       queued since the last frame (taken out of the queue; called once);
+       each graph's batch applied through ``navcore_apply_updates``
+       between ``graph.begin_write()`` and ``graph.end_write()``, graphs
+       in any order or at once (the scheduler runs them on its workers);
+    3. ``navcore_graph_updated`` per applied batch, in queue order, on
+       this thread; then a failed batch is raised as a ``NavError`` saying
+       its updates were dropped;
+    4. ``navcore_frame_work(world, deadline, stats, budget_nodes)``;
+       ``deadline`` is ``inf`` in a deterministic world;
+    5. ``world.last_stats = stats`` with the phases' times, then
+       ``navcore_frame_end``.
+    """
+
+
 @hookspec
 def navcore_frame_start(world: World, frame: int) -> None:
     """``World.tick`` begins frame number ``frame`` (counting from 1).

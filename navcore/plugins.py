@@ -106,6 +106,50 @@ class SkippedPlugin:
     failed: bool = False
 
 
+class _Manager(pluggy.PluginManager):
+    """pluggy's manager, telling its registry whenever the hook
+    implementations or the monitors of hook calls change (also when
+    someone registers through ``PluginRegistry.manager`` directly), so the
+    registry's hook callers are never out of date."""
+
+    def __init__(self, changed):
+        super().__init__(PROJECT)
+        self._changed = changed
+        self.monitors = 0        # add_hookcall_monitoring calls not undone
+
+    def register(self, plugin, name=None):
+        try:
+            return super().register(plugin, name)
+        finally:
+            self._changed()
+
+    def unregister(self, plugin=None, name=None):
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self._changed()
+
+    def add_hookspecs(self, module_or_class) -> None:
+        try:
+            super().add_hookspecs(module_or_class)
+        finally:
+            self._changed()
+
+    def add_hookcall_monitoring(self, before, after):
+        undo = super().add_hookcall_monitoring(before, after)
+        self.monitors += 1
+        self._changed()
+        done = []
+
+        def undo_once() -> None:
+            undo()
+            if not done:
+                done.append(True)
+                self.monitors -= 1
+                self._changed()
+        return undo_once
+
+
 def _hook_names() -> set:
     return {n for n in dir(hookspecs) if n.startswith("navcore_")}
 
@@ -114,12 +158,12 @@ class PluginRegistry:
     """Owns one ``pluggy.PluginManager("navcore")``; ``world.plugins``."""
 
     def __init__(self, autoload: bool | None = None):
-        self._pm = pluggy.PluginManager(PROJECT)
+        self.version = 0          # bumped whenever plugins, hooks or monitors change
+        self._types_cache = None  # (version, {type: (builder, plugin)})
+        self._callers: dict = {}  # (hook name, graph class, params) -> call
+        self._pm = _Manager(self._changed)
         self._pm.add_hookspecs(hookspecs)
         self._sources: dict[str, tuple[str, str]] = {}
-        self.version = 0          # bumped on every (un)registration
-        self._types_cache = None  # (version, {type: (builder, plugin)})
-        self._first_result: dict = {}   # hook name -> (version, call)
         #: plugins left out because an optional dependency is missing
         self.skipped: list[SkippedPlugin] = []
         if autoload is None:
@@ -135,10 +179,10 @@ class PluginRegistry:
 
     @property
     def manager(self) -> pluggy.PluginManager:
-        """The pluggy manager underneath. Whoever takes it may register or
-        block plugins behind the registry's back, so taking it drops the
-        cached hook chains and graph types (``version`` moves on)."""
-        self.version += 1
+        """The pluggy manager underneath, for what only pluggy offers:
+        ``add_hookcall_monitoring``, ``enable_tracing``, ``subset_hook_caller``.
+        Plugins registered through it directly are heard like any other
+        (without the registry's checks)."""
         return self._pm
 
     def register(self, plugin, name: str | None = None) -> str:
@@ -156,12 +200,10 @@ class PluginRegistry:
         name = self._pm.get_name(plugin)
         self._pm.unregister(plugin)
         self._sources.pop(name, None)
-        self.version += 1
 
     def add_hookspecs(self, module_or_class) -> None:
         """Add hooks of your own (functions marked ``navcore.hookspec``)."""
         self._pm.add_hookspecs(module_or_class)
-        self.version += 1
 
     def names(self) -> list:
         return [n for n, _ in self._pm.list_name_plugin()]
@@ -194,103 +236,104 @@ class PluginRegistry:
         self._types_cache = (self.version, types)
         return types
 
-    def first_result(self, name: str, params: tuple, graph_type: type | None = None):
-        """A plain function ``call(*args)`` (``args`` in the order of
-        ``params``) with the semantics of firstresult hook ``name``: the
-        implementations in pluggy's order, the first non-None answer wins.
+    def caller(self, name: str, graph_type: type | None = None, params: tuple | None = None):
+        """Hook ``name`` as a plain function ``call(*args)``, ``args`` in the
+        order of ``params`` (by default the hook's own, as hookspecs.py lists
+        them), answering as pluggy's ``plugins.hook.<name>(**kwargs)`` does:
+        the first non-None answer of a firstresult hook, else the list of
+        non-None answers. Every hook navcore calls goes through one.
 
-        For hot paths (every ``find_path`` goes through one): pluggy's
-        generic machinery costs several microseconds a call, this a few
-        hundred nanoseconds. Rebuilt when plugins change; with a hook
-        wrapper registered it simply calls pluggy.
+        While nobody watches the calls, ``call`` runs the implementations
+        itself, in pluggy's order, each given the arguments it asks for by
+        position: pluggy's generic call costs several microseconds (an
+        argument dict checked against the spec, a list of arguments built
+        per implementation), this a few hundred nanoseconds, and every
+        ``find_path`` pays it. A hook with a hook wrapper, and every hook
+        once ``manager.add_hookcall_monitoring`` (or ``enable_tracing``)
+        is on, is run by the hook caller's own ``_hookexec``, the way its
+        ``__call__`` runs it, so the monitors see every call. Made once per
+        plugin set; registering, unregistering or a monitor being added or
+        removed makes them again.
 
         With ``graph_type`` (the class of the ``graph`` argument of every
         call), implementations marked ``for_graphs`` for other classes are
-        left out of the chain and the others run without their class
-        check: a grid's update does not pass through the hooks of roads
-        and navmeshes.
+        left out and the others run without their class check: a grid's
+        update does not pass through the hooks of roads and navmeshes.
         """
-        key = name if graph_type is None else (name, graph_type)
-        cached = self._first_result.get(key)
-        if cached is not None and cached[0] == self.version:
-            return cached[1]
-        caller = getattr(self._pm.hook, name)
-        impls = caller.get_hookimpls()
-        if any(i.wrapper or i.hookwrapper for i in impls):
-            def call(*args, _caller=caller, _params=params):
-                return _caller(**dict(zip(_params, args)))
-        else:
-            chain = tuple(_adapter(i.function, i.argnames, params, graph_type)
-                          for i in reversed(_serving(impls, graph_type)))
-
-            def call(*args, _chain=chain):
-                for fn in _chain:
-                    result = fn(*args)
-                    if result is not None:
-                        return result
-                return None
-        self._first_result[key] = (self.version, call)
+        key = (name, graph_type, params)
+        call = self._callers.get(key)
+        if call is None:
+            call = self._callers[key] = self._make_caller(name, graph_type, params)
         return call
+
+    def first_result(self, name: str, params: tuple, graph_type: type | None = None):
+        """``caller`` of a firstresult hook (the first non-None answer)."""
+        return self.caller(name, graph_type, tuple(params))
 
     def all_results(self, name: str, params: tuple, graph_type: type | None = None):
-        """A plain function ``call(*args)`` (``args`` in the order of
-        ``params``) with the semantics of hook ``name`` that is not
-        firstresult: every implementation in pluggy's order, the list of
-        their non-None answers, new-style wrappers (``wrapper=True``)
-        around them as pluggy runs them (an exception goes to each
-        wrapper's ``yield``, innermost first).
-
-        For the frame loop (every ``tick`` calls several hooks): pluggy
-        builds an argument list per implementation on every call, which
-        a frame after the caches went cold pays several times over. Rebuilt
-        when plugins change; with an old-style hookwrapper it calls pluggy.
-        ``graph_type``: as for ``first_result``.
-        """
-        key = ("all", name) if graph_type is None else ("all", name, graph_type)
-        cached = self._first_result.get(key)
-        if cached is not None and cached[0] == self.version:
-            return cached[1]
-        caller = getattr(self._pm.hook, name)
-        impls = caller.get_hookimpls()
-        if any(i.hookwrapper for i in impls) or caller.spec is None or \
-                caller.spec.opts.get("firstresult") or caller.is_historic():
-            def call(*args, _caller=caller, _params=params):
-                return _caller(**dict(zip(_params, args)))
-        else:
-            order = tuple(reversed(_serving(impls, graph_type)))
-            wrappers = tuple(_adapter(i.function, i.argnames, params) for i in order
-                             if i.wrapper)
-            chain = tuple(_adapter(i.function, i.argnames, params, graph_type) for i in order
-                          if not i.wrapper)
-            if not wrappers:
-                def call(*args, _chain=chain):
-                    results = []
-                    for fn in _chain:
-                        result = fn(*args)
-                        if result is not None:
-                            results.append(result)
-                    return results
-            else:
-                def call(*args, _chain=chain, _wrappers=wrappers):
-                    return _wrapped_call(_wrappers, _chain, args)
-        self._first_result[key] = (self.version, call)
-        return call
+        """``caller`` of a hook that is not firstresult (the list of answers)."""
+        return self.caller(name, graph_type, tuple(params))
 
     def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
         """``[(plugin_name, call)]``: hook ``name``'s implementations in
         pluggy's order, each a plain ``call(*args)`` (``args`` in the order
-        of ``params``), those marked ``for_graphs`` for other classes than
-        ``graph_type`` left out; for running them one at a time (a warm-up
-        that reports each step). A hook with wrappers is one step, run
-        through pluggy (``plugin_name`` then ``None``)."""
-        caller = getattr(self._pm.hook, name)
-        impls = caller.get_hookimpls()
+        of ``params``) that runs that one implementation through the hook
+        caller (as pluggy runs a historic hook for a late plugin), those
+        marked ``for_graphs`` for other classes than ``graph_type`` left
+        out; for running them one at a time (a warm-up that reports each
+        step). A hook with wrappers is one step, the whole call
+        (``plugin_name`` then ``None``)."""
+        hook = getattr(self._pm.hook, name)
+        impls = hook.get_hookimpls()
         if any(i.wrapper or i.hookwrapper for i in impls):
-            return [(None, lambda *args: caller(**dict(zip(params, args))))]
-        return [(i.plugin_name, _adapter(i.function, i.argnames, params, graph_type))
-                for i in reversed(_serving(impls, graph_type))]
+            return [(None, self.caller(name, graph_type, tuple(params)))]
+
+        def one(impl):
+            return lambda *args: hook._hookexec(name, [impl], dict(zip(params, args)), False)
+        return [(i.plugin_name, one(i)) for i in reversed(_serving(impls, graph_type))]
 
     # -- internals ------------------------------------------------------------
+    def _changed(self) -> None:
+        """Plugins, hooks or monitors changed: hook callers are made again."""
+        self.version += 1
+        self._callers.clear()
+
+    def _make_caller(self, name, graph_type, params):
+        hook = getattr(self._pm.hook, name, None)
+        if hook is None or hook.is_historic():
+            raise PluginError(f"no hook named {name!r} to call (historic hooks are called "
+                              f"through plugins.hook)")
+        if params is None:
+            if hook.spec is None:
+                raise PluginError(f"hook {name!r} has no spec: pass its params")
+            params = tuple(hook.spec.argnames)
+        first = bool(hook.spec and hook.spec.opts.get("firstresult"))
+        impls = hook._hookimpls
+        if self._pm.monitors or any(i.wrapper or i.hookwrapper for i in impls):
+            run = hook._hookexec
+
+            def call(*args):
+                return run(name, impls.copy(), dict(zip(params, args)), first)
+            return call
+        chain = tuple(_adapter(i.function, i.argnames, params, graph_type)
+                      for i in reversed(_serving(impls, graph_type)))
+        if first:
+            def call(*args):
+                for fn in chain:
+                    result = fn(*args)
+                    if result is not None:
+                        return result
+                return None
+        else:
+            def call(*args):
+                results = []
+                for fn in chain:
+                    result = fn(*args)
+                    if result is not None:
+                        results.append(result)
+                return results
+        return call
+
     def _extra_hook_names(self):
         return [n for n in dir(self._pm.hook) if n.startswith("navcore_")
                 and n not in _hook_names()]
@@ -351,7 +394,6 @@ class PluginRegistry:
                         f"graph type {tname!r} is provided by both plugin "
                         f"{existing[tname][1]!r} and plugin {name!r}")
         self._sources[name] = (source, origin)
-        self.version += 1
         return name
 
     def _add_own_hookspecs(self, plugin, name):
@@ -513,38 +555,3 @@ def _attribute(obj, name):
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _wrapped_call(wrappers, chain, args):
-    """``PluginRegistry.all_results`` with new-style wrappers: each wrapper
-    runs to its ``yield``, then the implementations, then the wrappers'
-    teardowns innermost first, each getting the result (``send``) or the
-    exception (``throw``) and able to replace it, as in pluggy."""
-    teardowns = []
-    result, exc = None, None
-    try:
-        for fn in wrappers:
-            gen = fn(*args)
-            next(gen)
-            teardowns.append(gen)
-        result = []
-        for fn in chain:
-            r = fn(*args)
-            if r is not None:
-                result.append(r)
-    except BaseException as e:       # noqa: B036 - handed to the wrappers, as pluggy does
-        exc = e
-    for gen in reversed(teardowns):
-        try:
-            if exc is None:
-                gen.send(result)
-            else:
-                gen.throw(exc)
-            exc = RuntimeError(f"hook wrapper {gen!r} yielded twice")
-        except StopIteration as stop:
-            result, exc = stop.value, None
-        except BaseException as e:   # noqa: B036
-            exc = e
-    if exc is not None:
-        raise exc
-    return result

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import GraphError, NodeError, QueryError, UpdateError
+from .errors import CapacityError, FrameError, GraphError, NodeError, QueryError, UpdateError
 
 
 def is_int(value) -> bool:
@@ -329,4 +329,61 @@ def graph(value, kind=None, what: str = "graph", error=QueryError):
             want.__name__
         raise error(f"{what} must be a {name} (world.graph(id) gives one), got "
                     f"{describe(value) if not isinstance(value, str) else repr(value)}")
+    return value
+
+
+def frame_number(value, what, where="tick: ") -> float:
+    """A finite number ``>= 0`` of seconds or milliseconds for ``World``
+    and ``tick``, or ``FrameError``: a bool, a string, NaN, inf or a
+    negative time would otherwise surface frames later, far from the
+    mistake (a budget of 0 is legal: a spent frame still serves one
+    request every other tick)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise FrameError(f"{where}{what} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except OverflowError:                   # an int no float holds: 10**400
+        x = math.inf
+    if not math.isfinite(x) or x < 0:
+        raise FrameError(f"{where}{what} must be finite and >= 0, got {describe(value)}")
+    return x
+
+
+def budget_nodes(value, what, where="") -> int:
+    """A node budget: an integer >= 0, or ``FrameError``."""
+    if not is_int(value) or value < 0:
+        raise FrameError(f"{where}{what} must be an integer >= 0 (nodes expanded per "
+                         f"frame), got {value!r}")
+    return int(value)
+
+
+def workers(value) -> int:
+    """``World(workers=)``: an integer from 0 to ``limits.max_workers()``."""
+    from . import limits
+    if not is_int(value) or value < 0:
+        raise FrameError(f"World: workers must be an integer >= 0 (search threads), "
+                         f"got {value!r}")
+    most = limits.max_workers()
+    if value > most:
+        raise CapacityError(f"World: workers={value} is more search threads than this "
+                            f"machine can use; at most {most} ({limits.WORKERS_PER_CPU} "
+                            f"per CPU, {limits.MAX_WORKERS} in all)")
+    return int(value)
+
+
+def own_copy(value):
+    """``value`` with its numpy arrays, lists, dicts and sets copied, at
+    any depth (other objects are kept: numbers, strings, geometries): an
+    update is a value, whatever its caller does with its arrays later."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [own_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(own_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: own_copy(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return type(value)(value)
     return value

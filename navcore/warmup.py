@@ -9,9 +9,10 @@ game's first launch pays the compiles once, behind a loading screen.
 """
 from __future__ import annotations
 
+import threading
 import time
 
-from . import limits
+from . import limits, progress as _progress
 from .errors import PluginError, UnknownGraphTypeError
 from .progress import Steps
 
@@ -75,3 +76,53 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
         close = getattr(world.scheduler, "close", None)
         if close is not None:
             close()
+
+
+def steps_of(world, graph) -> list:
+    """``[(plugin_name, call)]``: the plugins' warm-ups of ``graph``."""
+    return world.plugins.each_impl("navcore_warm_up", ("world", "graph"), type(graph))
+
+
+def warm_graph(world, graph, steps=None, report=None) -> None:
+    """Run the plugins' warm-ups of ``graph`` (``World.warm_up``), telling
+    ``report`` (a ``progress.Steps``; one made for ``world.on_progress``
+    when None) after each, and add the time to ``world.warm_up_seconds``."""
+    if report is None:
+        steps = steps_of(world, graph)
+        with Steps(world.on_progress, len(steps)) as report:
+            return warm_graph(world, graph, steps, report)
+    t0 = time.perf_counter()
+    with _progress.stage(f"loading the kernels of graph {graph.graph_id!r}"):
+        for plugin_name, call in steps:
+            call(world, graph)
+            report.step(f"{plugin_name or 'plugins'}: graph {graph.graph_id!r}")
+    world.warm_up_seconds += time.perf_counter() - t0
+
+
+class BackgroundWarmUp:
+    """One graph's warm-up on a daemon thread, after the warm-ups before
+    it (one at a time: they would only queue on numba's compiler lock)."""
+
+    def __init__(self, world, graph, earlier):
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        before = [job.done for job in earlier]
+
+        def run():
+            for ev in before:
+                ev.wait()
+            world._warm_thread.active = True
+            try:
+                warm_graph(world, graph)
+            except BaseException as exc:      # handed to ready(), on the game's thread
+                self.error = exc
+            finally:
+                self.done.set()
+
+        threading.Thread(target=run, daemon=True,
+                         name=f"navcore-warm-up-{graph.graph_id!r}").start()
+
+    def raise_error(self) -> None:
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err

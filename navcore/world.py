@@ -6,9 +6,7 @@ query ever sees half a batch.
 """
 from __future__ import annotations
 
-import functools
 import inspect
-import itertools
 import math
 import threading
 import time
@@ -16,69 +14,22 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import builders, limits, progress, validate
+from . import builders, ends, limits, progress, validate, warmup
 from . import progress as _progress     # where a parameter named progress hides it
-from .errors import (CapacityError, FrameError, GraphError, NavError, NodeError, PluginError,
-                     QueryError,
-                     UnknownGraphError,
-                     UnknownGraphTypeError, UpdateError)
+from .errors import (FrameError, GraphError, NodeError, PluginError, QueryError,
+                     UnknownGraphError, UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry
 from .types import FrameStats, PathRequest, PathResult, PathStatus
 
-_FIND_PATH_ARGS = ("world", "graph", "request")
-# the frame loop's hooks, called through plain functions (``PluginRegistry.
-# first_result`` / ``all_results``: no per-call argument dicts and lists)
-_MAKE_UPDATE_ARGS = ("world", "graph", "params")
-_APPLY_ARGS = ("world", "graph", "batch")
-_FRAME_START_ARGS = ("world", "frame")
-_UPDATED_ARGS = ("world", "graph_id", "graph", "dirty")
-_FRAME_WORK_ARGS = ("world", "deadline", "stats", "budget_nodes")
-_FRAME_END_ARGS = ("world", "frame", "stats")
-_FRAME_HOOKS = (("navcore_make_update", _MAKE_UPDATE_ARGS),
-                ("navcore_apply_updates", _APPLY_ARGS),
-                ("navcore_frame_start", _FRAME_START_ARGS),
-                ("navcore_graph_updated", _UPDATED_ARGS),
-                ("navcore_frame_work", _FRAME_WORK_ARGS),
-                ("navcore_frame_end", _FRAME_END_ARGS))
-_FIRST_RESULT = ("navcore_make_update", "navcore_apply_updates")
-#: the frame hooks called per graph: their callers are made per graph class
-#: (``PluginRegistry.first_result(..., graph_type)``), without the hooks of
-#: plugins that serve other classes only (``navcore.for_graphs``)
-_PER_GRAPH = ("navcore_make_update", "navcore_apply_updates", "navcore_graph_updated")
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
-#: the types of the numbers ``prepare_paths`` hands to ``locate_many`` in bulk
-_PLAIN_NUMBERS = {float, int, np.float64, np.float32, np.int64, np.int32}
+#: what a QueryError adds when a hook that a plugin answers goes unanswered
+_HINTS = {"navcore_areas": " (is the hierarchy plugin loaded?)",
+          "navcore_nearest_reachable": " (is the hierarchy plugin loaded?)"}
 #: a deterministic world's node budget per frame when none is given: about a
 #: millisecond or two of grid A* on one core (JPS expands fewer, dearer nodes)
 DEFAULT_FRAME_BUDGET_NODES = 20_000
-
-
-class _HelpedByPlugins:
-    """``World.add_graph`` as a descriptor: through a world it is the
-    method with a docstring that also lists every graph type's parameters
-    (made from the builders' docstrings, once per plugin set), so
-    ``help(world.add_graph)`` tells what each ``type=`` takes."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        functools.update_wrapper(self, fn)
-        sig = inspect.signature(fn)
-        self.signature = sig.replace(parameters=list(sig.parameters.values())[1:])
-
-    def __get__(self, world, owner=None):
-        if world is None:
-            return self.fn
-        fn = self.fn
-
-        def add_graph(graph_id, type, **params):
-            return fn(world, graph_id, type, **params)
-        add_graph.__qualname__ = fn.__qualname__
-        add_graph.__module__ = fn.__module__
-        add_graph.__doc__ = world._add_graph_doc()
-        add_graph.__signature__ = self.signature
-        return add_graph
 
 
 class World:
@@ -119,8 +70,8 @@ class World:
         if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
             raise FrameError(f"World: warm_up must be True, False or 'background', "
                              f"got {warm_up!r}")
-        frame_budget_ms = _frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
-        workers = _workers(workers)
+        frame_budget_ms = validate.frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
+        workers = validate.workers(workers)
         if on_progress is not None and not callable(on_progress):
             raise FrameError(f"World: on_progress must be None or a callable(done, total, "
                              f"name), got {on_progress!r}")
@@ -134,14 +85,14 @@ class World:
         self.on_progress = on_progress
         #: seconds spent loading kernels in ``add_graph`` and ``warm_up`` so far
         self.warm_up_seconds = 0.0
-        self._warming: dict = {}             # graph_id -> _BackgroundWarmUp in flight
+        self._warming: dict = {}             # graph_id -> BackgroundWarmUp in flight
         self._warm_thread = threading.local()   # marks the warm-up thread's own calls
         #: serve requests by a node budget only, never by the clock (replays)
         self.deterministic = validate.boolean(deterministic, "deterministic", FrameError)
         #: nodes the searches of one frame may expand (``None``: no node
         #: budget; a deterministic world then uses ``DEFAULT_FRAME_BUDGET_NODES``)
         self.frame_budget_nodes = None if frame_budget_nodes is None else \
-            _budget_nodes(frame_budget_nodes, "frame_budget_nodes")
+            validate.budget_nodes(frame_budget_nodes, "frame_budget_nodes")
         if self.deterministic and self.frame_budget_nodes is None:
             self.frame_budget_nodes = DEFAULT_FRAME_BUDGET_NODES
         self.plugins = PluginRegistry(autoload=autoload)
@@ -166,7 +117,7 @@ class World:
         self.scheduler = None
         #: ``close()`` was called: queries only, no more frames or changes
         self.closed = False
-        self.plugins.hook.navcore_world_created(world=self)
+        self.plugins.caller("navcore_world_created")(self)
 
     def close(self) -> None:
         """Stop the world's threads (the scheduler's workers, its jobs) once
@@ -190,7 +141,7 @@ class World:
         for job in list(self._warming.values()):
             job.done.wait()           # a kernel compile cannot be interrupted
         self.closed = True
-        self.plugins.hook.navcore_world_closed(world=self)
+        self.plugins.caller("navcore_world_closed")(self)
 
     def __enter__(self) -> "World":
         return self
@@ -236,7 +187,7 @@ class World:
             self._type_doc = (self.plugins.version, text)
         return text
 
-    @_HelpedByPlugins
+    @builders.HelpedByPlugins
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
         """Build a graph of ``type`` from ``params`` and add it as ``graph_id``.
 
@@ -255,7 +206,7 @@ class World:
             raise UnknownGraphTypeError(
                 f"unknown graph type {type!r}; known types: {offered or 'none'}{left_out}")
         builder, owner = types[type]
-        _check_params(builder, type, owner, params)
+        builders.check_params(builder, type, owner, params)
         with progress.stage(f"building {type} graph {graph_id!r}"):
             graph = builder(self, graph_id, **params)
         if not isinstance(graph, NavGraph):
@@ -316,15 +267,15 @@ class World:
         self.graphs[graph_id] = graph
         try:
             with progress.stage(f"building the views of graph {graph_id!r} (areas, ...)"):
-                self.plugins.hook.navcore_graph_built(world=self, graph_id=graph_id,
-                                                      graph=graph)
+                self.plugins.caller("navcore_graph_built")(self, graph_id, graph)
             if self.warm_up_mode is True:
-                self._warm_graph(graph)
+                warmup.warm_graph(self, graph)
         except BaseException:
             del self.graphs[graph_id]
             raise
         if self.warm_up_mode == "background":
-            self._warming[graph_id] = _BackgroundWarmUp(self, graph, self._warming.values())
+            self._warming[graph_id] = warmup.BackgroundWarmUp(self, graph,
+                                                              self._warming.values())
         return graph
 
     def ready(self, timeout: float | None = None) -> bool:
@@ -360,7 +311,7 @@ class World:
         del self.graphs[graph_id]
         self._pending.pop(graph_id, None)
         self._algo_cache.clear()        # ids of removed graphs may be reused
-        self.plugins.hook.navcore_graph_removed(world=self, graph_id=graph_id, graph=graph)
+        self.plugins.caller("navcore_graph_removed")(self, graph_id, graph)
 
     def graph(self, graph_id) -> NavGraph:
         if self._warming and graph_id in self._warming and \
@@ -443,28 +394,13 @@ class World:
             raise QueryError(f"prepare_paths needs as many starts as goals, got "
                              f"{len(starts)} and {len(goals)}")
         k = len(starts)
-        nodes = self._ends_of(graph, starts + goals).astype(np.int32)   # both in one
+        nodes = ends.ends_of(graph, starts + goals).astype(np.int32)   # both in one
         s, t = nodes[:k], nodes[k:]
         off = (nodes < 0) | ~graph.walkable[np.maximum(nodes, 0)]
         if not off.any():
             return graph, s, t, None
         bad = np.where(off[:k], 1, np.where(off[k:], 2, 0)).astype(np.int8)
         return graph, s, t, bad
-
-    @staticmethod
-    def _ends_of(graph, ends) -> np.ndarray:
-        """Integer nodes of ``ends`` as ``node_of`` resolves them."""
-        if graph.vector_locate and ends:
-            # ends that are all pairs of plain numbers (no bools, which
-            # locate refuses and numpy reads as 0/1) are points: in bulk
-            try:
-                plain = set(map(type, itertools.chain.from_iterable(ends))) <= _PLAIN_NUMBERS
-                pts = np.asarray(ends, dtype=np.float64) if plain else None
-            except (TypeError, ValueError, OverflowError):
-                pts = None
-            if pts is not None and pts.shape == (len(ends), 2):
-                return graph.locate_many(pts)
-        return np.fromiter(map(graph.node_of, ends), dtype=np.int64, count=len(ends))
 
     def _check_query(self, graph, graph_id, algorithm, options) -> None:
         """``algorithm`` and ``options`` are known for ``graph``."""
@@ -502,15 +438,10 @@ class World:
         return self._solve(graph, request)
 
     def _solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
-        result = self.plugins.first_result("navcore_find_path", _FIND_PATH_ARGS)(
-            self, graph, request)
-        if result is None:
-            raise QueryError(f"no plugin answered find_path on {graph.kind} graph "
-                             f"{request.graph_id!r} with algorithm "
-                             f"{request.algorithm!r}")
+        result = self._ask("navcore_find_path", graph, request)
         if result.status is PathStatus.FOUND and self._has_postprocess():
-            better = self.plugins.hook.navcore_postprocess_path(
-                world=self, graph=graph, request=request, result=result)
+            better = self.plugins.caller("navcore_postprocess_path", type(graph))(
+                self, graph, request, result)
             if better is not None:
                 result = better
         return result
@@ -529,32 +460,11 @@ class World:
         t0 = time.perf_counter()
         graphs = self.graphs if graph_id is None else {graph_id: self.graph(graph_id)}
         graphs = list(graphs.values())
-        steps = [self._warm_steps(g) for g in graphs]
+        steps = [warmup.steps_of(self, g) for g in graphs]
         with _progress.Steps(progress or self.on_progress, sum(map(len, steps))) as report:
             for graph, todo in zip(graphs, steps):
-                self._warm_graph(graph, todo, report)
+                warmup.warm_graph(self, graph, todo, report)
         return time.perf_counter() - t0
-
-    def _warm_steps(self, graph) -> list:
-        """``[(plugin_name, call)]``: the plugins' warm-ups of ``graph``."""
-        return self.plugins.each_impl("navcore_warm_up", ("world", "graph"), type(graph))
-
-    def _warm_graph(self, graph, steps=None, report=None) -> None:
-        if report is None:
-            steps = self._warm_steps(graph)
-            with _progress.Steps(self.on_progress, len(steps)) as report:
-                return self._warm_graph(graph, steps, report)
-        t0 = time.perf_counter()
-        with progress.stage(f"loading the kernels of graph {graph.graph_id!r}"):
-            for plugin_name, call in steps:
-                call(self, graph)
-                report.step(f"{plugin_name or 'plugins'}: graph {graph.graph_id!r}")
-            # the frame loop's hook callers (each made once, by eval, ~0.1 ms)
-            for name, args in _FRAME_HOOKS:
-                make = self.plugins.first_result if name in _FIRST_RESULT else \
-                    self.plugins.all_results
-                make(name, args, type(graph) if name in _PER_GRAPH else None)
-        self.warm_up_seconds += time.perf_counter() - t0
 
     def path_costs(self, graph_id, paths) -> np.ndarray:
         """What each path in ``paths`` (sequences of node ids, e.g. earlier
@@ -572,19 +482,11 @@ class World:
         graph = self.graph(graph_id)
         if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__"):
             raise NodeError(f"paths must be a list of node-id sequences, got {paths!r}")
-        arrays = [self._nodes(graph, p, f"paths[{i}]") for i, p in enumerate(paths)]
+        arrays = [ends.nodes(graph, p, f"paths[{i}]") for i, p in enumerate(paths)]
         starts = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum([a.size for a in arrays], out=starts[1:])
         nodes = np.concatenate(arrays) if arrays else np.empty(0, np.int32)
-        return self._path_costs(graph, nodes.astype(np.int32), starts)
-
-    def _path_costs(self, graph, nodes, starts) -> np.ndarray:
-        out = self.plugins.hook.navcore_path_costs(world=self, graph=graph, nodes=nodes,
-                                                   starts=starts)
-        if out is None:
-            raise QueryError(f"no plugin answered path_costs on {graph.kind} graph "
-                             f"{graph.graph_id!r}")
-        return out
+        return self._ask("navcore_path_costs", graph, nodes.astype(np.int32), starts)
 
     def reachable(self, graph_id, a, b) -> bool:
         """Whether ``b`` can be reached from ``a`` (False if either is blocked)."""
@@ -592,21 +494,18 @@ class World:
         s, t = graph.node_of(a), graph.node_of(b)
         if s < 0 or t < 0 or not graph.walkable[s] or not graph.walkable[t]:
             return False
-        answer = self.plugins.hook.navcore_reachable(world=self, graph=graph, a=s, b=t)
-        if answer is None:
-            raise QueryError(f"no plugin answered reachable on graph {graph_id!r}")
-        return bool(answer)
+        return bool(self._ask("navcore_reachable", graph, s, t))
 
     def reachable_many(self, graph_id, a, b) -> np.ndarray:
         """Vectorised ``reachable``: a bool array, one entry per pair
         ``(a[i], b[i])`` (node id arrays, or sequences of points)."""
         graph = self.graph(graph_id)
-        src = self._nodes(graph, a, "a", allow_outside=True)
-        dst = self._nodes(graph, b, "b", allow_outside=True)
+        src = ends.nodes(graph, a, "a", allow_outside=True)
+        dst = ends.nodes(graph, b, "b", allow_outside=True)
         if src.shape != dst.shape:
             raise QueryError(f"reachable_many needs as many a as b, got "
                              f"{src.size} and {dst.size}")
-        out = self.plugins.hook.navcore_reachable_many(world=self, graph=graph, a=src, b=dst)
+        out = self.plugins.caller("navcore_reachable_many", type(graph))(self, graph, src, dst)
         if out is None:
             out = np.array([self.reachable(graph_id, int(s), int(t)) if s >= 0 and t >= 0
                             else False for s, t in zip(src, dst)], dtype=bool)
@@ -619,12 +518,12 @@ class World:
         s = graph.node_of(node_or_point)
         if s < 0:
             return -1
-        return int(self._areas(graph, np.array([s], dtype=np.int32))[0])
+        return int(self._ask("navcore_areas", graph, np.array([s], dtype=np.int32))[0])
 
     def areas(self, graph_id) -> np.ndarray:
         """int32 area id of every node (``-1`` for blocked nodes)."""
         graph = self.graph(graph_id)
-        return self._areas(graph, None)
+        return self._ask("navcore_areas", graph, None)
 
     def nearest_reachable(self, graph_id, point, from_) -> int:
         """The walkable node closest to ``point`` that ``from_`` (a node or
@@ -633,12 +532,7 @@ class World:
         s = graph.node_of(from_)
         if s < 0 or not graph.walkable[s]:
             return -1
-        node = self.plugins.hook.navcore_nearest_reachable(world=self, graph=graph,
-                                                           point=point, start=s)
-        if node is None:
-            raise QueryError(f"no plugin answered nearest_reachable on graph "
-                             f"{graph_id!r} (is the hierarchy plugin loaded?)")
-        return int(node)
+        return int(self._ask("navcore_nearest_reachable", graph, point, s))
 
     def distance_matrix(self, graph_id, sources, targets) -> np.ndarray:
         """Float64 matrix of shortest costs, ``inf`` where unreachable
@@ -651,14 +545,9 @@ class World:
         # array costs nothing until then
         m, n = limits.count(sources), limits.count(targets)
         limits.check_memory(f"a {m} x {n} distance matrix", 8 * m * n)
-        src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
-        dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
-        out = self.plugins.hook.navcore_distance_matrix(
-            world=self, graph=graph, sources=src, targets=dst, source_points=src_pts,
-            target_points=dst_pts)
-        if out is None:
-            raise QueryError(f"no plugin answered distance_matrix on graph {graph_id!r}")
-        return out
+        src, src_pts = ends.nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = ends.nodes(graph, targets, "targets", with_points=True)
+        return self._ask("navcore_distance_matrix", graph, src, dst, src_pts, dst_pts)
 
     def distance_pairs(self, graph_id, sources, targets) -> np.ndarray:
         """Float64 ``out[i]``: the shortest cost from ``sources[i]`` to
@@ -674,17 +563,12 @@ class World:
         """
         graph = self.graph(graph_id)
         limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
-        src, src_pts = self._nodes(graph, sources, "sources", with_points=True)
-        dst, dst_pts = self._nodes(graph, targets, "targets", with_points=True)
+        src, src_pts = ends.nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = ends.nodes(graph, targets, "targets", with_points=True)
         if src.shape != dst.shape:
             raise QueryError(f"distance_pairs needs as many sources as targets, got "
                              f"{src.size} and {dst.size}")
-        out = self.plugins.hook.navcore_distance_pairs(
-            world=self, graph=graph, sources=src, targets=dst, source_points=src_pts,
-            target_points=dst_pts)
-        if out is None:
-            raise QueryError(f"no plugin answered distance_pairs on graph {graph_id!r}")
-        return out
+        return self._ask("navcore_distance_pairs", graph, src, dst, src_pts, dst_pts)
 
     def locate(self, graph_id, point) -> int:
         """The node at or nearest to ``point`` (``-1`` outside the graph)."""
@@ -708,9 +592,8 @@ class World:
         graph = self.graph(graph_id)
         # an update is a value: what was checked now is what tick applies,
         # whatever the caller does with its arrays and lists meanwhile
-        params = {k: _own_copy(v) for k, v in params.items()}
-        upd = self.plugins.first_result("navcore_make_update", _MAKE_UPDATE_ARGS,
-                                        type(graph))(self, graph, params)
+        params = {k: validate.own_copy(v) for k, v in params.items()}
+        upd = self.plugins.caller("navcore_make_update", type(graph))(self, graph, params)
         if upd is None:
             raise UpdateError(f"{graph.kind} graph {graph_id!r} does not accept "
                               f"updates {sorted(params)}")
@@ -778,82 +661,40 @@ class World:
         if self.closed:
             self._check_open("tick")
         if not (type(dt) is float and 0.0 <= dt < math.inf):   # (the usual dt: no call)
-            dt = _frame_number(dt, "dt")                 # before anything changes
+            dt = validate.frame_number(dt, "dt")         # before anything changes
         budget = self.frame_budget_ms if budget_ms is None else \
-            _frame_number(budget_ms, "budget_ms")
+            validate.frame_number(budget_ms, "budget_ms")
         nodes = self.frame_budget_nodes if budget_nodes is None else \
-            _budget_nodes(budget_nodes, "budget_nodes", "tick: ")
+            validate.budget_nodes(budget_nodes, "budget_nodes", "tick: ")
         if self._warming:
             self.ready()      # a game that skipped its loading screen waits here once
         t0 = time.perf_counter()
         self.frame += 1
-        plugins = self.plugins
-        stats = FrameStats(self.frame, dt)
-        plugins.all_results("navcore_frame_start", _FRAME_START_ARGS)(self, self.frame)
-        applied, failed = [], []
-        if self._pending:
-            with self._pending_lock:
-                pending, self._pending = self._pending, defaultdict(list)
-            work = [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
-                    if batch and gid in self.graphs]
-            for (graph_id, graph, batch), dirty in zip(work, self._apply_all(work)):
-                if dirty is None:
-                    dirty = UpdateError(f"no plugin applied the updates of {graph.kind} "
-                                        f"graph {graph_id!r}")
-                if isinstance(dirty, Exception):
-                    failed.append((graph_id, len(batch), dirty))
-                    continue
-                stats.updates_applied += len(batch)
-                stats.dirty_nodes += len(dirty)
-                applied.append((graph_id, graph, dirty))
-        t1 = time.perf_counter()
-        for graph_id, graph, dirty in applied:
-            plugins.all_results("navcore_graph_updated", _UPDATED_ARGS, type(graph))(
-                self, graph_id, graph, dirty)
-        if failed:
-            _raise_failed_batch(failed, len(applied))
-        t2 = time.perf_counter()
         deadline = math.inf if self.deterministic else t0 + budget / 1e3
-        plugins.all_results("navcore_frame_work", _FRAME_WORK_ARGS)(self, deadline, stats,
-                                                                    nodes)
-        t3 = time.perf_counter()
-        stats.time_updates_ms = (t1 - t0) * 1e3
-        stats.time_observers_ms = (t2 - t1) * 1e3
-        stats.time_requests_ms = (t3 - t2) * 1e3
-        stats.time_total_ms = (time.perf_counter() - t0) * 1e3
-        self.last_stats = stats       # before frame_end: its hooks may raise (callbacks)
-        plugins.all_results("navcore_frame_end", _FRAME_END_ARGS)(self, self.frame, stats)
+        stats = self.plugins.caller("navcore_run_frame")(
+            self, self.frame, FrameStats(self.frame, dt), deadline, nodes, self._take_updates)
+        if stats is None:
+            raise FrameError(f"no plugin ran frame {self.frame} (navcore_run_frame: is the "
+                             f"scheduler plugin loaded?)")
         return stats
 
+    def _take_updates(self) -> list:
+        """``[(graph_id, graph, [Update])]``: the batches queued since the
+        last frame, taken out of the queue (``navcore_run_frame``)."""
+        if not self._pending:
+            return []
+        with self._pending_lock:
+            pending, self._pending = self._pending, defaultdict(list)
+        return [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
+                if batch and gid in self.graphs]
+
     # -- internals ------------------------------------------------------------
-    def _apply_all(self, work) -> list:
-        """Dirty nodes per ``(graph_id, graph, batch)``. Graphs are
-        independent, so with a scheduler that has workers each graph's batch
-        is a job of its own; observers still run afterwards, in order, on
-        this thread."""
-        sched = self.scheduler
-        if len(work) < 2 or sched is None or not getattr(sched, "workers", 0):
-            return [self._apply(g, b) for _, g, b in work]
-        jobs = [sched.schedule(lambda g=g, b=b: self._apply(g, b)) for _, g, b in work]
-        return [job.complete() for job in jobs]
-
-    def _apply(self, graph, batch):
-        """One graph's batch through ``navcore_apply_updates``."""
-        first = self.plugins.first_result("navcore_apply_updates", _APPLY_ARGS, type(graph))
-        graph.begin_write()              # builders on other threads re-read after it
-        try:
-            return first(self, graph, batch)
-        except Exception as exc:         # raised by tick once the other graphs' are in
-            return exc
-        finally:
-            graph.end_write()
-
     def _algorithms(self, graph) -> set:
         key = (id(graph), graph.kind, self.plugins.version)
         names = self._algo_cache.get(key)
         if names is None:
             names = set()
-            for lst in self.plugins.hook.navcore_algorithms(world=self, graph=graph):
+            for lst in self.plugins.caller("navcore_algorithms", type(graph))(self, graph):
                 names.update(lst or ())
             if len(self._algo_cache) > 256:   # plugins or graphs changed a lot
                 self._algo_cache.clear()
@@ -866,7 +707,7 @@ class World:
         names = self._algo_cache.get(key)
         if names is None:
             names = validate.query_options(
-                self.plugins.hook.navcore_query_options(world=self, graph=graph))
+                self.plugins.caller("navcore_query_options", type(graph))(self, graph))
             self._algo_cache[key] = names
         return names
 
@@ -877,175 +718,16 @@ class World:
             self._post_cache = (self.plugins.version, has)
         return has
 
-    def _areas(self, graph, nodes):
-        out = self.plugins.hook.navcore_areas(world=self, graph=graph, nodes=nodes)
-        if out is None:
-            raise QueryError(f"no plugin answered areas on graph {graph.graph_id!r} "
-                             f"(is the hierarchy plugin loaded?)")
-        return out
-
-    def _nodes(self, graph, items, what, allow_outside=False, with_points=False):
-        """Validated int32 node ids from ids or points; a point outside the
-        graph is ``-1`` when ``allow_outside``, else a ``NodeError``. With
-        ``with_points``: ``(ids, points)``, ``points`` the float64 ``(k, 2)``
-        points the caller gave, NaN in the rows given as node ids (or as
-        anything but an ``(x, y)`` pair), ``None`` when every entry was an id."""
-        points = None
-        try:
-            arr = np.asarray(items) if not isinstance(items, np.ndarray) else items
-        except (TypeError, ValueError):      # ragged: ids mixed with points
-            arr = None
-        if arr is not None and arr.ndim == 1 and (
-                arr.size == 0 or np.issubdtype(arr.dtype, np.integer)) and not (
-                arr is not items and any(isinstance(x, (bool, np.bool_)) for x in items)):
-            # (numpy reads [3, True] as [3, 1]; a bool is no node id, so a
-            # list holding one goes the slow way and node_of rejects it)
-            out = validate.node_ids(arr, graph.num_nodes, what)
-            return (out, None) if with_points else out
-        if graph.vector_locate and arr is not None and arr.ndim == 2 and arr.size \
-                and np.issubdtype(arr.dtype, np.number) and arr.dtype != np.bool_:
-            points = validate.points(arr, what)
-            out = graph.locate_many(points)   # one call, not one per point
-        else:
-            out = self._locate_each(graph, items, what)
-            if with_points:
-                points = _given_points(items)
-        if not allow_outside and (out < 0).any():
-            i = int(np.flatnonzero(out < 0)[0])
-            raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
-                            f"{graph.graph_id!r}")
-        return (out, points) if with_points else out
-
-    @staticmethod
-    def _locate_each(graph, items, what) -> np.ndarray:
-        try:
-            out = np.array([graph.node_of(p) for p in items], dtype=np.int32)
-        except TypeError:
-            raise NodeError(f"{what} must be a sequence of node ids or points, "
-                            f"got {items!r}") from None
-        return out
-
-
-class _BackgroundWarmUp:
-    """One graph's warm-up on a daemon thread, after the warm-ups before
-    it (one at a time: they would only queue on numba's compiler lock)."""
-
-    def __init__(self, world, graph, earlier):
-        self.done = threading.Event()
-        self.error: BaseException | None = None
-        before = [job.done for job in earlier]
-
-        def run():
-            for ev in before:
-                ev.wait()
-            world._warm_thread.active = True
-            try:
-                world._warm_graph(graph)
-            except BaseException as exc:      # handed to ready(), on the game's thread
-                self.error = exc
-            finally:
-                self.done.set()
-
-        threading.Thread(target=run, daemon=True,
-                         name=f"navcore-warm-up-{graph.graph_id!r}").start()
-
-    def raise_error(self) -> None:
-        if self.error is not None:
-            err, self.error = self.error, None
-            raise err
-
-
-def _own_copy(value):
-    """``value`` with its numpy arrays, lists, dicts and sets copied, at
-    any depth (other objects are kept: numbers, strings, geometries)."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, list):
-        return [_own_copy(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_own_copy(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _own_copy(v) for k, v in value.items()}
-    if isinstance(value, (set, frozenset)):
-        return type(value)(value)
-    return value
-
-
-def _raise_failed_batch(failed, applied: int):
-    """The first batch that failed in a tick, raised as a ``NavError``
-    once every other graph's batch is applied and observed."""
-    graph_id, size, exc = failed[0]
-    others = (f"; {applied} other graph(s)' batches were applied" if applied else "") + \
-        (f"; {len(failed) - 1} more graph(s)' batches failed too" if len(failed) > 1 else "")
-    note = f"the {size} update(s) queued for graph {graph_id!r} were dropped{others}"
-    if isinstance(exc, NavError):
-        exc.add_note(note)
-        raise exc
-    raise UpdateError(f"applying the updates of graph {graph_id!r} failed: "
-                      f"{type(exc).__name__}: {exc} ({note})") from exc
-
-
-def _given_points(items) -> np.ndarray | None:
-    """float64 ``(k, 2)``: the ``(x, y)`` of each entry of ``items`` that
-    is a pair of numbers, NaN for the others (node ids); ``None`` when no
-    entry is such a pair. ``items`` already resolved through ``node_of``."""
-    out = np.full((len(items), 2), np.nan)
-    for i, p in enumerate(items):
-        if not validate.is_int(p) and np.shape(p) == (2,):
-            out[i] = np.asarray(p, dtype=np.float64)
-    return None if np.isnan(out[:, 0]).all() else out
-
-
-def _workers(value) -> int:
-    """``World(workers=)``: an integer from 0 to ``limits.max_workers()``."""
-    if not validate.is_int(value) or value < 0:
-        raise FrameError(f"World: workers must be an integer >= 0 (search threads), "
-                         f"got {value!r}")
-    most = limits.max_workers()
-    if value > most:
-        raise CapacityError(f"World: workers={value} is more search threads than this "
-                            f"machine can use; at most {most} ({limits.WORKERS_PER_CPU} "
-                            f"per CPU, {limits.MAX_WORKERS} in all)")
-    return int(value)
-
-
-def _frame_number(value, what, where="tick: ") -> float:
-    """A finite number ``>= 0`` of seconds or milliseconds for ``tick``, or
-    ``FrameError``: a bool, a string, NaN, inf or a negative time would
-    otherwise surface frames later, far from the mistake (a budget of 0
-    is legal: a spent frame still serves one request every other tick)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                      np.floating)):
-        raise FrameError(f"{where}{what} must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except OverflowError:                   # an int no float holds: 10**400
-        x = math.inf
-    if not math.isfinite(x) or x < 0:
-        raise FrameError(f"{where}{what} must be finite and >= 0, got "
-                         f"{validate.describe(value)}")
-    return x
-
-
-def _budget_nodes(value, what, where="") -> int:
-    """A node budget: an integer >= 0, or ``FrameError``."""
-    if not validate.is_int(value) or value < 0:
-        raise FrameError(f"{where}{what} must be an integer >= 0 (nodes expanded per "
-                         f"frame), got {value!r}")
-    return int(value)
-
-
-def _check_params(builder, type_name, owner, params) -> None:
-    """Name unknown or missing builder parameters instead of a TypeError."""
-    try:
-        sig = inspect.signature(builder)
-    except (TypeError, ValueError):
-        return
-    try:
-        sig.bind(None, None, **params)
-    except TypeError as exc:
-        accepted = [p.name for p in list(sig.parameters.values())[2:]
-                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        raise GraphError(f"graph type {type_name!r} (plugin {owner!r}): {exc}; "
-                         f"parameters: {', '.join(accepted)} (their meanings: "
-                         f"world.graph_type_help({type_name!r}))") from None
+    def _ask(self, name, graph, *args):
+        """The answer of firstresult hook ``name`` on ``graph`` (``args``:
+        the hook's arguments after ``world`` and ``graph``, in its order):
+        every query asks its hook this way. ``QueryError`` naming the graph,
+        its type and the algorithm when no plugin answers."""
+        answer = self.plugins.caller(name, type(graph))(self, graph, *args)
+        if answer is None:
+            algorithm = [f" with algorithm {a.algorithm!r}" for a in args
+                         if isinstance(a, PathRequest)]
+            raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
+                             f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
+                             f"{_HINTS.get(name, '')}")
+        return answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import navcore
 
 from . import active
+from . import frame as frames
 from .scheduler import Scheduler
 
 
@@ -22,9 +23,17 @@ def navcore_world_closed(world):
 @navcore.hookimpl
 def navcore_warm_up(world, graph):
     active.warm_up()
+    frames.warm_up(world, graph)
     sched = getattr(world, "scheduler", None)
     if isinstance(sched, Scheduler) and sched.workers:
         sched.warm_up_workers(world, graph)
+
+
+@navcore.hookimpl
+def navcore_run_frame(world, frame, stats, deadline, budget_nodes, take_updates):
+    sched = getattr(world, "scheduler", None)
+    return frames.run_frame(world, sched if isinstance(sched, Scheduler) else None,
+                            frame, stats, deadline, budget_nodes, take_updates)
 
 
 def _requests(world):
