@@ -10,9 +10,9 @@ Plugin authors import the markers from here::
 
 Scenes (YAML files played through ``World.tick``) live in the scenes
 plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
-``Simulation``, ``Scene``, ``read_scene``, ``EventKind`` and ``render``
-reach it from here, imported on first use so that ``import navcore``
-loads neither YAML nor Pillow. ``navcore.draw(world, graph_id)`` pictures
+``Simulation``, ``Scene``, ``read_scene`` and ``EventKind`` reach it from
+here, imported on first use so that ``import navcore`` loads neither YAML
+nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``. ``navcore.draw(world, graph_id)`` pictures
 any graph without a scene (Pillow loads then), ``navcore.plot`` shows it
 on matplotlib axes.
 """
@@ -40,7 +40,7 @@ __all__ = [
     "SceneError", "QueryError", "UpdateError", "FrameError",
 ]
 
-#: public names that moved to the scenes plugin and still resolve here
+#: public names of the scenes plugin that ``navcore`` offers too
 _SCENE_NAMES = ("Simulation", "Scene", "read_scene", "EventKind")
 
 
@@ -65,11 +65,8 @@ def __getattr__(name):
         import navcore_scenes
         value = globals()[name] = getattr(navcore_scenes, name)
         return value
-    if name == "render":            # ``navcore.render.draw(sim)`` without an import
-        import importlib
-        return importlib.import_module(".render", __name__)
     raise AttributeError(f"module 'navcore' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_SCENE_NAMES) | {"render"})
+    return sorted(set(globals()) | set(_SCENE_NAMES))

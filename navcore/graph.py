@@ -173,9 +173,11 @@ class NavGraph:
 
     # -- consistent reads from other threads ---------------------------------
     def begin_write(self) -> None:
-        """Mark an update batch as being applied (``World.update`` calls
-        this and ``end_write`` around ``navcore_apply_updates``). Waits
-        while a starved reader holds the batches off (``read_consistent``)."""
+        """Mark an update batch as being applied: ``World.tick`` (its
+        ``navcore_run_frame``) calls this and ``end_write`` around each
+        graph's ``navcore_apply_updates``; ``World.update`` only queues.
+        Waits while a starved reader holds the batches off
+        (``read_consistent``)."""
         self._write_gate.acquire()
         self._writer = threading.get_ident()
         self._writes += 1

@@ -11,7 +11,7 @@ Pillow, which is imported only when a picture is made. The kernel knows no
 geometry and imports no plugin: everything goes through those hooks.
 
 ``navcore.draw`` draws the world as it is; a scene's picture
-(``navcore.render.draw(sim)``) is the same map with the scene's own state
+(``navcore_scenes.render.draw(sim)``) is the same map with the scene's own state
 on top: floor under a moving obstacle in dark red (``draw`` shows those
 nodes as the walls the obstacle made them) and agents coloured by what
 they are doing (``draw`` paints every agent it is given as a scene paints
@@ -265,7 +265,7 @@ def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
 def _picture(world, graph_id, paths, agents, areas, out, scale, name):
     from .world import World
     if not isinstance(world, World):
-        hint = (": a scene's picture is navcore.render.draw(sim), or draw sim.world"
+        hint = (": a scene's picture is navcore_scenes.render.draw(sim), or draw sim.world"
                 if hasattr(world, "world") and isinstance(world.world, World) else "")
         raise QueryError(f"navcore.{name} needs a navcore.World, got "
                          f"{type(world).__name__}{hint}")

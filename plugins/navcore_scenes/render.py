@@ -104,7 +104,7 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     """The picture of ``sim`` now, as a ``PIL.Image`` (RGB)."""
     from PIL import Image
     if not hasattr(sim, "layers") or not hasattr(sim, "agents"):
-        raise QueryError(f"navcore.render.draw pictures a scene (a navcore.Simulation), "
+        raise QueryError(f"navcore_scenes.render.draw pictures a scene (a navcore.Simulation), "
                          f"got {type(sim).__name__}; for a World use "
                          f"navcore.draw(world, graph_id) (an RGB array; out= writes a PNG)")
     graph_id = pick_graph(sim, graph_id)

@@ -321,9 +321,10 @@ def test_what_cannot_be_drawn_is_a_clear_error(yard, tmp_path):
                                "to frame a picture")
     with pytest.raises(navcore.QueryError, match=r"navcore.draw needs a navcore.World, got dict"):
         navcore.draw({}, "yard")
-    # the old entry point says where to go instead of failing on an attribute
+    # the scene picture says where to go instead of failing on an attribute
+    import navcore_scenes.render
     with pytest.raises(navcore.QueryError) as info:
-        navcore.render.draw(yard, "yard")
+        navcore_scenes.render.draw(yard, "yard")
     assert "for a World use navcore.draw(world, graph_id)" in str(info.value)
 
 

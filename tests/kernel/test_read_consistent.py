@@ -17,7 +17,7 @@ def _grid_world():
 @pytest.mark.nojit
 def test_a_read_waits_for_the_batch_being_applied():
     _, g = _grid_world()
-    g.begin_write()                       # as World.update does around the batch
+    g.begin_write()                       # as World.tick does around a batch
     done = threading.Event()
     out = []
     reader = threading.Thread(target=lambda: (out.append(g.read_consistent(
