@@ -1,0 +1,294 @@
+"""The queries of ``World`` (paths, reachability, areas, distances): each
+checks its arguments, makes node ids of the ends (``navcore.ends``) and
+asks its hook through ``_ask``, the one place that calls query hooks and
+says when no plugin answered."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import ends, limits, validate
+from .errors import NodeError, QueryError
+from .graph import NavGraph
+from .types import PathRequest, PathResult, PathStatus
+
+_INVALID_START = PathResult.failed(PathStatus.INVALID_START)
+_INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+#: what a QueryError adds when a hook that a plugin answers goes unanswered
+_HINTS = {"navcore_areas": " (is the hierarchy plugin loaded?)",
+          "navcore_nearest_reachable": " (is the hierarchy plugin loaded?)"}
+
+
+class Queries:
+    """``World``'s query methods (``World`` is the class to use)."""
+
+    def algorithms(self, graph_id) -> list:
+        """The ``algorithm=`` names that some plugin answers for this graph."""
+        graph = self.graph(graph_id)
+        return sorted(self._algorithms(graph))
+
+    def find_path(self, graph_id, start, goal, algorithm: str = "auto",
+                  **options) -> PathResult:
+        """Shortest path from ``start`` to ``goal`` (node ids or points).
+
+        Returns a ``PathResult``; a start or goal outside the graph or not
+        walkable gives ``invalid_start`` / ``invalid_goal``, no path gives
+        ``unreachable``. Malformed input raises a ``NavError``.
+        """
+        graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
+        if type(request) is PathResult:
+            return request
+        return self._solve(graph, request)
+
+    def prepare_path(self, graph_id, start, goal, algorithm: str = "auto", **options):
+        """``(graph, request)``: ``find_path``'s checks without the search.
+        ``request`` is the resolved ``PathRequest``, or already the
+        ``PathResult`` when the start or goal is not walkable (``solve``
+        then answers the request; the scheduler batches requests this way).
+        Malformed input raises a ``NavError``."""
+        graph = self.graph(graph_id)
+        self._check_query(graph, graph_id, algorithm, options)
+        s = graph.node_of(start)
+        t = graph.node_of(goal)
+        if s < 0 or not graph.walkable[s]:
+            return graph, _INVALID_START
+        if t < 0 or not graph.walkable[t]:
+            return graph, _INVALID_GOAL
+        return graph, PathRequest(graph_id, start, goal, algorithm, s, t, options)
+
+    def prepare_paths(self, graph_id, starts, goals, algorithm: str = "auto"):
+        """``(graph, requests)``: ``prepare_path`` for many requests on one
+        graph, ``requests[i]`` what ``prepare_path(graph_id, starts[i],
+        goals[i], algorithm)`` would return. On a graph that locates whole
+        arrays (``vector_locate``), ends given as ``(x, y)`` tuples or lists
+        of Python or numpy numbers are located in one ``locate_many`` call
+        (starts and goals together) and walkability is checked on arrays
+        (the scheduler resolves a frame's requests this way); other ends
+        one at a time through ``node_of``. Malformed input (an unknown
+        graph or algorithm, an end the graph cannot place) raises a
+        ``NavError`` and changes nothing."""
+        starts, goals = list(starts), list(goals)
+        graph, s, t, bad = self._resolve_many(graph_id, starts, goals, algorithm)
+        if bad is None:
+            bad = np.zeros(len(starts), dtype=np.int8)
+        out = [(_INVALID_START, _INVALID_GOAL)[b - 1] if b else
+               PathRequest(graph_id, a, g, algorithm, i, j, {})
+               for a, g, i, j, b in zip(starts, goals, s.tolist(), t.tolist(),
+                                        bad.tolist())]
+        return graph, out
+
+    def _resolve_many(self, graph_id, starts, goals, algorithm):
+        """``prepare_paths`` in arrays, for the scheduler (no object per
+        request): ``(graph, s, t, bad)`` with the int32 start and goal
+        nodes and per request 0 (a search is due), 1 (invalid start) or
+        2 (invalid goal), ``bad`` ``None`` when all are 0 (few numpy
+        calls: a frame's round is ~40 requests, where each call costs as
+        much as several requests' Python). ``starts``/``goals``: lists.
+        Same checks and errors as ``prepare_paths``."""
+        graph = self.graph(graph_id)
+        self._check_query(graph, graph_id, algorithm, {})
+        if len(starts) != len(goals):
+            raise QueryError(f"prepare_paths needs as many starts as goals, got "
+                             f"{len(starts)} and {len(goals)}")
+        k = len(starts)
+        nodes = ends.ends_of(graph, starts + goals).astype(np.int32)   # both in one
+        s, t = nodes[:k], nodes[k:]
+        off = (nodes < 0) | ~graph.walkable[np.maximum(nodes, 0)]
+        if not off.any():
+            return graph, s, t, None
+        bad = np.where(off[:k], 1, np.where(off[k:], 2, 0)).astype(np.int8)
+        return graph, s, t, bad
+
+    def _check_query(self, graph, graph_id, algorithm, options) -> None:
+        """``algorithm`` and ``options`` are known for ``graph``."""
+        if type(algorithm) is not str or (algorithm != "auto"
+                                          and algorithm not in self._algorithms(graph)):
+            validate.choice(algorithm, ["auto", *sorted(self._algorithms(graph))],
+                            "algorithm", QueryError,
+                            where=f" for {graph.kind} graph {graph_id!r}")
+        if options:
+            validate.query_option_values(options, self._query_options(graph),
+                                         f"{graph.kind} graph {graph_id!r}")
+
+    def solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
+        """Run a request resolved by ``prepare_path`` through the query
+        hooks (the scheduler serves requests this way). ``QueryError``
+        when ``graph`` is not this world's graph of ``request.graph_id``;
+        ends that are not node ids are a ``NodeError``, blocked ones the
+        ``invalid_start`` / ``invalid_goal`` result."""
+        if type(request) is not PathRequest or request.graph_id not in self.graphs \
+                or self.graphs[request.graph_id] is not graph:
+            raise QueryError(f"solve takes a graph of this world and a PathRequest for it "
+                             f"(World.prepare_path makes both), got {graph!r} and "
+                             f"{request!r}")
+        n = graph.num_nodes
+        s, t = request.start_node, request.goal_node
+        if not (type(s) is int and 0 <= s < n):
+            s = request.start_node = validate.node_id(s, n, "start")
+        if not (type(t) is int and 0 <= t < n):
+            t = request.goal_node = validate.node_id(t, n, "goal")
+        walkable = graph.walkable
+        if not walkable[s]:
+            return _INVALID_START
+        if not walkable[t]:
+            return _INVALID_GOAL
+        return self._solve(graph, request)
+
+    def _solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
+        result = self._ask("navcore_find_path", graph, request)
+        if result.status is PathStatus.FOUND and self._has_postprocess():
+            better = self.plugins.caller("navcore_postprocess_path", type(graph))(
+                self, graph, request, result)
+            if better is not None:
+                result = better
+        return result
+
+    def path_costs(self, graph_id, paths) -> np.ndarray:
+        """What each path in ``paths`` (sequences of node ids, e.g. earlier
+        ``PathResult.nodes``) costs to walk on the graph as it is now:
+        float64, ``inf`` where a node is blocked or a move is gone.
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="grid", rows=["...", "..."])
+        >>> p = w.find_path("g", (0, 0), (2, 0)).nodes
+        >>> w.update("g", cells=[(1, 0)], walkable=False); _ = w.tick()
+        >>> w.path_costs("g", [p, [0, 3]]).tolist()
+        [inf, 1.0]
+        """
+        graph = self.graph(graph_id)
+        if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__"):
+            raise NodeError(f"paths must be a list of node-id sequences, got {paths!r}")
+        arrays = [ends.nodes(graph, p, f"paths[{i}]") for i, p in enumerate(paths)]
+        starts = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum([a.size for a in arrays], out=starts[1:])
+        nodes = np.concatenate(arrays) if arrays else np.empty(0, np.int32)
+        return self._ask("navcore_path_costs", graph, nodes.astype(np.int32), starts)
+
+    def reachable(self, graph_id, a, b) -> bool:
+        """Whether ``b`` can be reached from ``a`` (False if either is blocked)."""
+        graph = self.graph(graph_id)
+        s, t = graph.node_of(a), graph.node_of(b)
+        if s < 0 or t < 0 or not graph.walkable[s] or not graph.walkable[t]:
+            return False
+        return bool(self._ask("navcore_reachable", graph, s, t))
+
+    def reachable_many(self, graph_id, a, b) -> np.ndarray:
+        """Vectorised ``reachable``: a bool array, one entry per pair
+        ``(a[i], b[i])`` (node id arrays, or sequences of points)."""
+        graph = self.graph(graph_id)
+        src = ends.nodes(graph, a, "a", allow_outside=True)
+        dst = ends.nodes(graph, b, "b", allow_outside=True)
+        if src.shape != dst.shape:
+            raise QueryError(f"reachable_many needs as many a as b, got "
+                             f"{src.size} and {dst.size}")
+        out = self.plugins.caller("navcore_reachable_many", type(graph))(self, graph, src, dst)
+        if out is None:
+            out = np.array([self.reachable(graph_id, int(s), int(t)) if s >= 0 and t >= 0
+                            else False for s, t in zip(src, dst)], dtype=bool)
+        return out
+
+    def area(self, graph_id, node_or_point) -> int:
+        """Area (connected component) id of a node or point; ``-1`` when it
+        is blocked or outside the graph."""
+        graph = self.graph(graph_id)
+        s = graph.node_of(node_or_point)
+        if s < 0:
+            return -1
+        return int(self._ask("navcore_areas", graph, np.array([s], dtype=np.int32))[0])
+
+    def areas(self, graph_id) -> np.ndarray:
+        """int32 area id of every node (``-1`` for blocked nodes)."""
+        graph = self.graph(graph_id)
+        return self._ask("navcore_areas", graph, None)
+
+    def nearest_reachable(self, graph_id, point, from_) -> int:
+        """The walkable node closest to ``point`` that ``from_`` (a node or
+        point) can reach; ``-1`` when ``from_`` is blocked or outside."""
+        graph = self.graph(graph_id)
+        s = graph.node_of(from_)
+        if s < 0 or not graph.walkable[s]:
+            return -1
+        return int(self._ask("navcore_nearest_reachable", graph, point, s))
+
+    def distance_matrix(self, graph_id, sources, targets) -> np.ndarray:
+        """Float64 matrix of shortest costs, ``inf`` where unreachable
+        (node ids, or points where the graph has positions). On a navmesh
+        the costs are exact path lengths between the points (a polygon id
+        stands for its centroid), as ``find_path`` measures them."""
+        graph = self.graph(graph_id)
+        # the answer's float64s (a plugin's scratch besides is its own
+        # matter), weighed before the ends are converted: a view of a huge
+        # array costs nothing until then
+        m, n = limits.count(sources), limits.count(targets)
+        limits.check_memory(f"a {m} x {n} distance matrix", 8 * m * n)
+        src, src_pts = ends.nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = ends.nodes(graph, targets, "targets", with_points=True)
+        return self._ask("navcore_distance_matrix", graph, src, dst, src_pts, dst_pts)
+
+    def distance_pairs(self, graph_id, sources, targets) -> np.ndarray:
+        """Float64 ``out[i]``: the shortest cost from ``sources[i]`` to
+        ``targets[i]`` (``inf`` where unreachable), for arrays of pairs in
+        one call (node ids, or points where the graph has positions; on a
+        navmesh exact path lengths, as ``distance_matrix``).
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], cost=[1.0, 2.0])
+        >>> w.distance_pairs("g", [0, 0, 2], [1, 2, 0]).tolist()
+        [1.0, 3.0, inf]
+        """
+        graph = self.graph(graph_id)
+        limits.check_pairs("distance_pairs", max(limits.count(sources), limits.count(targets)))
+        src, src_pts = ends.nodes(graph, sources, "sources", with_points=True)
+        dst, dst_pts = ends.nodes(graph, targets, "targets", with_points=True)
+        if src.shape != dst.shape:
+            raise QueryError(f"distance_pairs needs as many sources as targets, got "
+                             f"{src.size} and {dst.size}")
+        return self._ask("navcore_distance_pairs", graph, src, dst, src_pts, dst_pts)
+
+    def locate(self, graph_id, point) -> int:
+        """The node at or nearest to ``point`` (``-1`` outside the graph)."""
+        return self.graph(graph_id).locate(point)
+
+    def _algorithms(self, graph) -> set:
+        key = (id(graph), graph.kind, self.plugins.version)
+        names = self._algo_cache.get(key)
+        if names is None:
+            names = set()
+            for lst in self.plugins.caller("navcore_algorithms", type(graph))(self, graph):
+                names.update(lst or ())
+            if len(self._algo_cache) > 256:   # plugins or graphs changed a lot
+                self._algo_cache.clear()
+            self._algo_cache[key] = names
+        return names
+
+    def _query_options(self, graph) -> dict:
+        """``{option: allowed values or None}`` the plugins read for ``graph``."""
+        key = ("options", id(graph), graph.kind, self.plugins.version)
+        names = self._algo_cache.get(key)
+        if names is None:
+            names = validate.query_options(
+                self.plugins.caller("navcore_query_options", type(graph))(self, graph))
+            self._algo_cache[key] = names
+        return names
+
+    def _has_postprocess(self) -> bool:
+        version, has = self._post_cache
+        if version != self.plugins.version:
+            has = bool(self.plugins.hook.navcore_postprocess_path.get_hookimpls())
+            self._post_cache = (self.plugins.version, has)
+        return has
+
+    def _ask(self, name, graph, *args):
+        """The answer of firstresult hook ``name`` on ``graph`` (``args``:
+        the hook's arguments after ``world`` and ``graph``, in its order):
+        every query asks its hook this way. ``QueryError`` naming the graph,
+        its type and the algorithm when no plugin answers."""
+        answer = self.plugins.caller(name, type(graph))(self, graph, *args)
+        if answer is None:
+            algorithm = [f" with algorithm {a.algorithm!r}" for a in args
+                         if isinstance(a, PathRequest)]
+            raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
+                             f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
+                             f"{_HINTS.get(name, '')}")
+        return answer
