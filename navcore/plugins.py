@@ -263,7 +263,10 @@ class PluginRegistry:
         key = (name, graph_type, params)
         call = self._callers.get(key)
         if call is None:
-            call = self._callers[key] = self._make_caller(name, graph_type, params)
+            version = self.version
+            call = self._make_caller(name, graph_type, params)
+            if version == self.version:      # not made from plugins changing meanwhile
+                self._callers[key] = call
         return call
 
     def first_result(self, name: str, params: tuple, graph_type: type | None = None):

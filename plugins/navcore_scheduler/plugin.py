@@ -1,5 +1,6 @@
-"""The scheduler plugin's hooks: a ``Scheduler`` per world, path requests
-served in the frame's work phase, re-planning after updates."""
+"""The scheduler plugin's hooks: a ``Scheduler`` per world, the frame of
+``World.tick`` (``frame.py``), path requests served in the frame's work
+phase, re-planning after updates."""
 from __future__ import annotations
 
 import navcore
