@@ -250,6 +250,7 @@ class Queries:
         """The node at or nearest to ``point`` (``-1`` outside the graph)."""
         return self.graph(graph_id).locate(point)
 
+    # -- internals ------------------------------------------------------------
     def _algorithms(self, graph) -> set:
         key = (id(graph), graph.kind, self.plugins.version)
         names = self._algo_cache.get(key)

@@ -1,8 +1,9 @@
 """``World``: the graphs of a game, the plugins that serve them, the frame.
 
-Queries are synchronous and dispatch through hooks; updates are queued by
-``World.update`` and applied together by the next ``World.tick`` so no
-query ever sees half a batch.
+Queries are synchronous and dispatch through hooks (their methods are in
+``queries.py``); updates are queued by ``World.update`` and applied
+together by the next ``World.tick`` (the scheduler plugin's
+``navcore_run_frame`` runs the frame) so no query ever sees half a batch.
 """
 from __future__ import annotations
 
@@ -442,6 +443,7 @@ class World(Queries):
                              f"scheduler plugin loaded?)")
         return stats
 
+    # -- internals ------------------------------------------------------------
     def _take_updates(self) -> list:
         """``[(graph_id, graph, [Update])]``: the batches queued since the
         last frame, taken out of the queue (``navcore_run_frame``)."""
@@ -451,5 +453,3 @@ class World(Queries):
             pending, self._pending = self._pending, defaultdict(list)
         return [(gid, self.graphs[gid], batch) for gid, batch in pending.items()
                 if batch and gid in self.graphs]
-
-    # -- internals ------------------------------------------------------------
