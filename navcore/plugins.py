@@ -269,12 +269,9 @@ class PluginRegistry:
                 self._callers[key] = call
         return call
 
-    def first_result(self, name: str, params: tuple, graph_type: type | None = None):
-        """``caller`` of a firstresult hook (the first non-None answer)."""
-        return self.caller(name, graph_type, tuple(params))
-
     def all_results(self, name: str, params: tuple, graph_type: type | None = None):
-        """``caller`` of a hook that is not firstresult (the list of answers)."""
+        """``caller(name, graph_type, params)``, for a hook that is not
+        firstresult (the list of answers): the hierarchy plugin's call."""
         return self.caller(name, graph_type, tuple(params))
 
     def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
