@@ -71,8 +71,12 @@ How to write a backend (a new graph type)
    obstacle): ``num_nodes`` may grow, never shrink, and every new id is
    dirty. Anything sized by ``num_nodes`` follows: per-thread scratch
    (``graph.scratch`` makes it again), the hierarchy (it grows its arrays),
-   derived views (rebuilt with the version). Nodes that are gone stay as
-   blocked ids without edges, so stored paths through them cost ``inf``.
+   derived views (rebuilt with the version). A node that is gone becomes
+   a blocked id without edges in the batch that removes it and is dirty
+   there, so a stored path through it costs ``inf``; a later batch may
+   give the id to a new node (navmesh tiles reuse retired polygon slots,
+   and mark them dirty again), so a path is checked against the batches
+   since it was planned, as the scheduler's re-planning does.
    Without these hooks the csr plugin's generic updates apply
    (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
 4. **Queries**, optionally: a specialised ``navcore_find_path`` (and

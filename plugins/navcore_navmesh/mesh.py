@@ -387,7 +387,7 @@ class NavMeshGraph(navcore.NavGraph):
         and orientation are not (``from_polygons`` checks those).
 
         A mesh is replaced inside an update batch (``begin_write`` ..
-        ``end_write``, as ``World.update`` brackets ``navcore_apply_updates``;
+        ``end_write``, as ``World.tick`` brackets ``navcore_apply_updates``;
         the batch bumps ``version`` once, which makes the views built on
         the old arrays stale), or before the graph is shared; called outside
         a batch it brackets itself, so a ``read_consistent`` reader on
