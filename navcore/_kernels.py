@@ -1,0 +1,113 @@
+"""numba primitives the plugins' search kernels share (private to navcore
+and its plugins; not public API).
+
+**The binary heap.** One indexed min-heap on three preallocated arrays:
+``hnode[i]``/``hkey[i]`` the node and key in slot ``i``, ``hpos[v]`` the
+slot of node ``v`` while it is in the heap (decrease-key). The caller keeps
+the size and knows (from its ``stamp``, below) whether a node is in the
+heap. Every function is ``inline="always"``: numba copies it into each
+kernel at its IR level, so the kernels read as calls and run as if the
+heap were written out: ``bench/heap.py`` measured them at 1.00x (csr
+Dijkstra) and 1.03x (grid A*, brc202d) the time of the heap written out by
+hand, and a lazy heap (an improved node pushed again instead of
+decrease-key) at 1.05x and 1.28x (BENCHMARKS.md, "Binary heap").
+With ``ties`` True, equal keys pop in order of their node ids
+(lower first): a search whose node ids are created in order then expands
+ties first come, first served.
+
+**Generation-stamped scratch.** Per-node search state lives in one int32
+``stamp`` array that a query never clears: with generation ``gen``,
+``stamp[v] == 2 * gen`` means in the heap, ``2 * gen + 1`` expanded,
+anything lower not seen by this query. The next query uses ``gen + 1``;
+when ``wraps`` says the int32 range is used up, the owner resets the
+stamps once. A permanent sentinel above every mark (``BLOCKED``) marks
+nodes no search enters, so one load and one comparison reject closed and
+blocked nodes alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: a stamp above every ``closed_mark``: a node no search enters
+BLOCKED = np.iinfo(np.int32).max
+
+
+# -- the binary heap ----------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _before(ka, na, kb, nb, ties):
+    """Whether entry ``(ka, na)`` pops before ``(kb, nb)``."""
+    if ties:
+        return ka < kb or (ka == kb and na < nb)
+    return ka < kb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_place(hnode, hkey, hpos, i, node, key, ties=False):
+    """Put ``node`` with ``key`` at slot ``i`` and sift it up: slot
+    ``size`` for a new node (the caller then adds one to its size), or
+    ``hpos[node]`` when its key decreased."""
+    while i > 0:
+        p = (i - 1) >> 1
+        if not _before(key, node, hkey[p], hnode[p], ties):
+            break
+        hnode[i] = hnode[p]
+        hkey[i] = hkey[p]
+        hpos[hnode[i]] = i
+        i = p
+    hnode[i] = node
+    hkey[i] = key
+    hpos[node] = i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_push(hnode, hkey, hpos, size, node, key, ties=False):
+    """Add ``node`` (not in the heap) with ``key``; returns the new size."""
+    heap_place(hnode, hkey, hpos, size, node, key, ties)
+    return size + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_decrease(hnode, hkey, hpos, node, key, ties=False):
+    """Lower the key of ``node`` (in the heap) to ``key``."""
+    heap_place(hnode, hkey, hpos, hpos[node], node, key, ties)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_pop(hnode, hkey, hpos, size, ties=False):
+    """Remove the least entry of a heap of ``size >= 1``; returns ``(node,
+    new size)``. Its key was ``hkey[0]`` (read it before)."""
+    # the last leaf moves to the root and sifts down. No branch around this
+    # for the heap that becomes empty (the leaf is then the root and stays):
+    # with one, numba kept three reference counts per call in the kernels
+    # (1.1-1.2x slower pops, bench/heap.py)
+    u = hnode[0]
+    size -= 1
+    last = hnode[size]
+    lk = hkey[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and _before(hkey[c + 1], hnode[c + 1], hkey[c], hnode[c], ties):
+            c += 1
+        if not _before(hkey[c], hnode[c], lk, last, ties):
+            break
+        hnode[i] = hnode[c]
+        hkey[i] = hkey[c]
+        hpos[hnode[i]] = i
+        i = c
+    hnode[i] = last
+    hkey[i] = lk
+    hpos[last] = i
+    return u, size
+
+
+# -- generation-stamped scratch ----------------------------------------------
+def wraps(gen, k=1) -> bool:
+    """Whether ``k`` more generations after ``gen`` would bring a
+    ``closed_mark`` (``2 * gen + 1``) to ``BLOCKED``: the owner then resets
+    its stamps (to 0, ``BLOCKED`` where nodes are blocked for good) and
+    counts again from 1."""
+    return 2 * (gen + k) + 1 >= BLOCKED
