@@ -1,15 +1,10 @@
 """numba search kernels over CSR arrays (private; see ``search.py``).
 
-Seed 002's rule everywhere: node state lives in one int32 ``stamp`` array
-per scratch set. ``stamp[v] == 2*gen`` means open (in the heap),
-``2*gen + 1`` closed, anything lower unseen; a new query bumps ``gen`` and
-clears nothing. The heap is an indexed binary heap (decrease-key) on
-preallocated arrays, written inline (a helper call per
-neighbour measured 4-13x slower).
-
-The indexed-heap pop and sift-up are written out in every search kernel on
-purpose: a shared ``inline="always"`` version was measured 10-15% slower on
-grid A* (brc202d and maze512-4-0, 2026-11-23), so the copies stay.
+Node state lives in one int32 ``stamp`` array per scratch set
+(generation-stamped, ``navcore._kernels``): ``stamp[v] == 2*gen`` means
+open (in the heap), ``2*gen + 1`` closed, anything lower unseen; a new
+query bumps ``gen`` and clears nothing. The heap is the indexed binary
+heap of ``navcore._kernels`` (decrease-key) on preallocated arrays.
 """
 from __future__ import annotations
 
@@ -17,6 +12,8 @@ import math
 
 import numpy as np
 from numba import njit, prange
+
+from navcore._kernels import heap_place, heap_pop, heap_push
 
 INF = np.inf
 H_ZERO, H_EUCLIDEAN, H_MANHATTAN, H_OCTILE = 0, 1, 2, 3
@@ -58,33 +55,10 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
     g[start] = 0.0
     parent[start] = -1
     stamp[start] = open_mark
-    hnode[0] = start
-    hkey[0] = heuristic(pos, start, gx, gy, gz, hkind, hscale)
-    hpos[start] = 0
-    size = 1
+    size = heap_push(hnode, hkey, hpos, 0, start, heuristic(pos, start, gx, gy, gz, hkind, hscale))
     expanded = 0
     while size > 0:
-        u = hnode[0]
-        size -= 1
-        if size > 0:  # move the last leaf to the root and sift it down
-            last = hnode[size]
-            lk = hkey[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and hkey[c + 1] < hkey[c]:
-                    c += 1
-                if hkey[c] >= lk:
-                    break
-                hnode[i] = hnode[c]
-                hkey[i] = hkey[c]
-                hpos[hnode[i]] = i
-                i = c
-            hnode[i] = last
-            hkey[i] = lk
-            hpos[last] = i
+        u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
         expanded += 1
         if u == goal:
@@ -111,17 +85,7 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
                 size += 1
             g[v] = ng
             parent[v] = u
-            while i > 0:  # sift up
-                p = (i - 1) >> 1
-                if hkey[p] <= key:
-                    break
-                hnode[i] = hnode[p]
-                hkey[i] = hkey[p]
-                hpos[hnode[i]] = i
-                i = p
-            hnode[i] = v
-            hkey[i] = key
-            hpos[v] = i
+            heap_place(hnode, hkey, hpos, i, v, key)
     return INF, expanded
 
 
@@ -146,33 +110,10 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
     g[source] = 0.0
     parent[source] = -1
     stamp[source] = open_mark
-    hnode[0] = source
-    hkey[0] = 0.0
-    hpos[source] = 0
-    size = 1
+    size = heap_push(hnode, hkey, hpos, 0, source, 0.0)
     expanded = 0
     while size > 0:
-        u = hnode[0]
-        size -= 1
-        if size > 0:
-            last = hnode[size]
-            lk = hkey[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and hkey[c + 1] < hkey[c]:
-                    c += 1
-                if hkey[c] >= lk:
-                    break
-                hnode[i] = hnode[c]
-                hkey[i] = hkey[c]
-                hpos[hnode[i]] = i
-                i = c
-            hnode[i] = last
-            hkey[i] = lk
-            hpos[last] = i
+        u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
         expanded += 1
         if not all_nodes and mark[u] == gen:
@@ -199,17 +140,7 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
                 size += 1
             g[v] = ng
             parent[v] = u
-            while i > 0:
-                p = (i - 1) >> 1
-                if hkey[p] <= ng:
-                    break
-                hnode[i] = hnode[p]
-                hkey[i] = hkey[p]
-                hpos[hnode[i]] = i
-                i = p
-            hnode[i] = v
-            hkey[i] = ng
-            hpos[v] = i
+            heap_place(hnode, hkey, hpos, i, v, ng)
     for j in range(goals.shape[0]):
         t = goals[j]
         out[j] = g[t] if stamp[t] == closed_mark else INF

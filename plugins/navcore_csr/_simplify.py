@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from navcore._kernels import heap_place, heap_pop
+
 from ._search import heuristic
 
 INF = np.inf
@@ -218,44 +220,14 @@ def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
         g[s] = src_cost[k]
         pnode[s] = -1 - k
         pedge[s] = -1
-        while i > 0:
-            p = (i - 1) >> 1
-            if hkey[p] <= key:
-                break
-            hnode[i] = hnode[p]
-            hkey[i] = hkey[p]
-            hpos[hnode[i]] = i
-            i = p
-        hnode[i] = s
-        hkey[i] = key
-        hpos[s] = i
+        heap_place(hnode, hkey, hpos, i, s, key)
     best = bound
     best_k = -1
     expanded = 0
     while size > 0:
         if hkey[0] >= best:
             break
-        u = hnode[0]
-        size -= 1
-        if size > 0:
-            last = hnode[size]
-            lk = hkey[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and hkey[c + 1] < hkey[c]:
-                    c += 1
-                if hkey[c] >= lk:
-                    break
-                hnode[i] = hnode[c]
-                hkey[i] = hkey[c]
-                hpos[hnode[i]] = i
-                i = c
-            hnode[i] = last
-            hkey[i] = lk
-            hpos[last] = i
+        u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
         expanded += 1
         gu = g[u]
@@ -284,17 +256,7 @@ def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             g[v] = ng
             pnode[v] = u
             pedge[v] = e
-            while i > 0:
-                p = (i - 1) >> 1
-                if hkey[p] <= key:
-                    break
-                hnode[i] = hnode[p]
-                hkey[i] = hkey[p]
-                hpos[hnode[i]] = i
-                i = p
-            hnode[i] = v
-            hkey[i] = key
-            hpos[v] = i
+            heap_place(hnode, hkey, hpos, i, v, key)
     return best, best_k, expanded
 
 

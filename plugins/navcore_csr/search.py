@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from navcore import limits, validate
+from navcore._kernels import wraps
 from navcore.errors import CapacityError, NodeError, QueryError
 from navcore.graph import NavGraph
 from navcore.parallel import kernel_threads
@@ -77,11 +78,11 @@ class SearchScratch:
         self.gen = 0
 
     def next_gen(self) -> int:
-        self.gen += 1
-        if 2 * self.gen + 1 >= INT32_MAX:   # wrap-around: wipe once
+        if wraps(self.gen):                 # wrap-around: wipe once
             self.stamp[:] = 0
             self.mark[:] = 0
-            self.gen = 1
+            self.gen = 0
+        self.gen += 1
         return self.gen
 
 

@@ -48,13 +48,14 @@ import time
 import numpy as np
 
 from navcore import validate
+from navcore._kernels import wraps
 from navcore.errors import QueryError
 from navcore.views import DerivedView
 from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
 from ._build import row_ids
-from .search import HKIND, INT32_MAX, NO_POSITIONS, ends_or_answer, heuristic_scale
+from .search import HKIND, NO_POSITIONS, ends_or_answer, heuristic_scale
 from .storage import build_csr
 
 #: where a graph keeps its simplified view (``graph.view(VIEW_KEY)``)
@@ -267,10 +268,10 @@ class QueryScratch:
         self.gen = 0
 
     def next_gen(self) -> int:
-        self.gen += 1
-        if 2 * self.gen + 1 >= INT32_MAX:   # wrap-around: wipe the stamps once
+        if wraps(self.gen):                 # wrap-around: wipe the stamps once
             self.search_i32[2] = 0
-            self.gen = 1
+            self.gen = 0
+        self.gen += 1
         return self.gen
 
     def kernel_args(self, gen):

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit
 
+from navcore._kernels import heap_place, heap_pop, heap_push
+
 from ._kernels import landmark_bound, leading_zeros
 
 if config.DISABLE_JIT:          # the intrinsic needs the compiler
@@ -193,17 +195,7 @@ def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g
     key = ng + landmark_bound(lm, nk, lscale, j, goal, max(hx, hy) + hb * min(hx, hy))
     g[j] = ng
     parent[j] = (parent_j << 2) | turn
-    while i > 0:
-        p = (i - 1) >> 1
-        if hkey[p] <= key:
-            break
-        hnode[i] = hnode[p]
-        hkey[i] = hkey[p]
-        hpos[hnode[i]] = i
-        i = p
-    hnode[i] = j
-    hkey[i] = key
-    hpos[j] = i
+    heap_place(hnode, hkey, hpos, i, j, key)
     return size
 
 
@@ -224,35 +216,10 @@ def jump_search(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
     g[start] = 0.0
     parent[start] = -1
     stamp[start] = open_mark
-    hnode[0] = start
-    hkey[0] = 0.0
-    hpos[start] = 0
-    size = 1
+    size = heap_push(hnode, hkey, hpos, 0, start, 0.0)
     expanded = 0
     while size > 0:
-        # the heap's pop is written out here, as in every search kernel of
-        # navcore: a shared inline helper measured 10-15% slower (_kernels)
-        u = hnode[0]
-        size -= 1
-        if size > 0:
-            last = hnode[size]
-            lk = hkey[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and hkey[c + 1] < hkey[c]:
-                    c += 1
-                if hkey[c] >= lk:
-                    break
-                hnode[i] = hnode[c]
-                hkey[i] = hkey[c]
-                hpos[hnode[i]] = i
-                i = c
-            hnode[i] = last
-            hkey[i] = lk
-            hpos[last] = i
+        u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
         expanded += 1
         if u == goal:

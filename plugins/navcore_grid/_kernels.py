@@ -9,15 +9,16 @@ one comparison reject closed and blocked neighbours alike.
 Directions are numbered 0..7: E, W, S, N, SE, SW, NE, NW (straight first,
 so the diagonal corner test can use the straight results).
 
-A* keeps its open list in a radix heap (see ``grid_astar``); its pop and
-push are written out in the kernel on purpose: a shared ``inline="always"``
-heap was measured 10-15% slower (brc202d and maze512-4-0, 2026-11-23).
-Jump point search lives in ``_jps.py``.
+A* keeps its open list in a radix heap (see ``grid_astar``), a monotone
+queue of its own, not the binary heap of ``navcore._kernels`` that jump
+point search (``_jps.py``) uses.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import config, njit
+
+from navcore._kernels import BLOCKED  # (the grid's modules import it from here)
 
 if config.DISABLE_JIT:          # the intrinsic needs the compiler
     def leading_zeros(x):
@@ -25,7 +26,6 @@ if config.DISABLE_JIT:          # the intrinsic needs the compiler
 else:
     from numba.cpython.unsafe.numbers import leading_zeros
 
-BLOCKED = np.iinfo(np.int32).max
 INF = np.inf
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from navcore import validate
+from navcore._kernels import wraps
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
@@ -67,23 +68,24 @@ class GridScratch:
             got = self._args[kind] = (graph.epoch, make(graph, self))
         return got[1]
 
+    def _wipe(self, graph) -> None:
+        """Forget every stamp (the generations wrap around)."""
+        self.gen = 0
+        self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
+        if self._jps is not None:
+            self._jps[0][0] = 0
+
     def next_gen(self, graph) -> int:
+        if wraps(self.gen):
+            self._wipe(graph)
         self.gen += 1
-        if 2 * self.gen + 1 >= K.BLOCKED:           # wrap-around: wipe once
-            self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
-            if self._jps is not None:
-                self._jps[0][0] = 0
-            self.gen = 1
         return self.gen
 
     def reserve_gens(self, graph, k: int) -> int:
         """``k`` fresh generations for a batch, ``first .. first + k - 1``
         (as ``k`` calls of ``next_gen`` would give, wiping at wrap-around)."""
-        if 2 * (self.gen + k) + 1 >= K.BLOCKED:
-            self.gen = 0
-            self.stamp[:] = np.where(graph.padded_free, 0, K.BLOCKED)
-            if self._jps is not None:
-                self._jps[0][0] = 0
+        if wraps(self.gen, k):
+            self._wipe(graph)
         first = self.gen + 1
         self.gen += k
         return first
