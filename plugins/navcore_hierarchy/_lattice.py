@@ -266,14 +266,9 @@ def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, are
     caller grows the arrays and finishes with the two other kernels (also
     when ``tile_ids`` is negative: ``Hierarchy.warm_up`` loads them)."""
     # the rows, in the order of _base.NODE_ROWS, AREA_ROWS, AREA64_ROWS, ...
-    hsize, harea, ehead, uf, fuf, fcount = nodes[0], nodes[1], nodes[2], nodes[3], \
-        nodes[4], nodes[5]
-    qhead, qtail, qnext, gid, act, vis = nodes[6], nodes[7], nodes[8], nodes[9], \
-        nodes[10], nodes[11]
-    removed, rarea, bnd, built, hfree, gflag = nodes[12], nodes[13], nodes[14], \
-        nodes[15], nodes[16], nodes[17]
-    acount, afree, changed, aown, amap = areas[0], areas[1], areas[2], areas[3], areas[4]
-    aclaim, anote, aseen, hmark = areas64[0], areas64[1], areas64[2], areas64[3]
+    hsize, harea, ehead = nodes[0], nodes[1], nodes[2]
+    removed, rarea, bnd, built, hfree = nodes[12], nodes[13], nodes[14], nodes[15], nodes[16]
+    acount, aseen, hmark = areas[0], areas64[2], areas64[3]
     eto, enext, eprev = edges[0], edges[1], edges[2]
     cl_node, cl_area = claims[0], claims[1]
     nt, nrem, nb = remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext,
@@ -288,9 +283,7 @@ def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, are
         return nt, nrem, nb, -1
     rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev,
                   eto, hfree, counters, built, prev_area, cl_node, cl_area, aseen, stack)
-    nch = settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea, ehead, enext,
-                 eto, hmark, counters, uf, fuf, fcount, qhead, qtail, qnext, gflag, gid, act,
-                 vis, acount, aclaim, aown, amap, anote, afree, changed)
+    nch = settle(nrem, nb, nodes, areas, areas64, edges, claims, counters)
     free_removed(removed, nrem, hfree, counters)
     return nt, nrem, nb, nch
 

@@ -67,15 +67,25 @@ def _join(a, b, uf, qhead, qtail, qnext, fcount, f):
 
 
 @njit(cache=True, nogil=True)
-def settle(rarea, nrem, bnd, nb, built, cl_node, cl_area, hsize, harea,
-           ehead, enext, eto, hmark, counters, uf, fuf, fcount, qhead, qtail, qnext,
-           gflag, gid, act, vis, acount, aclaim, aown, amap, anote, afree, changed):
-    """Give area ids after an update (module docs). ``rarea[:nrem]``: the
-    areas of the removed nodes (already uncounted in ``acount``);
-    ``bnd[:nb]``: surviving nodes next to removed ones; ``built[:nbuilt]``
-    the new nodes, and ``(cl_node, cl_area)[:ncl]`` the distinct old areas
-    of each new node's members. Returns the number of changed area ids
-    written to ``changed`` (split, merged, appeared or vanished), sorted."""
+def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
+    """Give area ids after an update (module docs). The arrays are the rows
+    of the blocks ``nodes``, ``areas``, ``areas64``, ``edges`` and
+    ``claims`` (in the order of ``_base.NODE_ROWS``, ``AREA_ROWS``, ...).
+    ``rarea[:nrem]``: the areas of the removed nodes (already uncounted in
+    ``acount``); ``bnd[:nb]``: surviving nodes next to removed ones;
+    ``built[:nbuilt]`` the new nodes, and ``(cl_node, cl_area)[:ncl]`` the
+    distinct old areas of each new node's members. Returns the number of
+    changed area ids written to ``changed`` (split, merged, appeared or
+    vanished), sorted."""
+    hsize, harea, ehead, uf, fuf, fcount = nodes[0], nodes[1], nodes[2], nodes[3], \
+        nodes[4], nodes[5]
+    qhead, qtail, qnext, gid, act, vis = nodes[6], nodes[7], nodes[8], nodes[9], \
+        nodes[10], nodes[11]
+    rarea, bnd, built, gflag = nodes[13], nodes[14], nodes[15], nodes[17]
+    acount, afree, changed, aown, amap = areas[0], areas[1], areas[2], areas[3], areas[4]
+    aclaim, anote, hmark = areas64[0], areas64[1], areas64[3]
+    eto, enext = edges[0], edges[1]
+    cl_node, cl_area = claims[0], claims[1]
     nbuilt = counters[C_NBUILT]
     ncl = counters[C_NCLAIM]
     counters[C_STAMP] += 5

@@ -74,13 +74,6 @@ class Hierarchy(DerivedView):
     updates between queries).
     """
 
-    def __setattr__(self, name, value):
-        # an array replaced (grown, rebuilt) drops the lattice update's
-        # argument tuple, whoever replaced it
-        if type(value) is np.ndarray:
-            self.__dict__["_largs"] = None
-        object.__setattr__(self, name, value)
-
     #: the 2-D blocks whose rows are also kept under their own names (views)
     _BLOCKS = {"_node_rows": NODE_ROWS, "_area_rows": AREA_ROWS,
                "_area64_rows": AREA64_ROWS, "_edge_rows": EDGE_ROWS,
@@ -96,6 +89,7 @@ class Hierarchy(DerivedView):
                 for name in names:
                     state.pop(name, None)
         state["_largs"] = None
+        state["_unannounced"] = None
         return state
 
     def __setstate__(self, state):
@@ -104,11 +98,18 @@ class Hierarchy(DerivedView):
             arr = state.get(block)
             if arr is not None:
                 for i, name in enumerate(names):
-                    self.__dict__[name] = arr[i]
+                    setattr(self, name, arr[i])
+        self._largs = None
+        self._unannounced = None
 
     def __init__(self, graph):
         graph = validate.graph(graph)
         super().__init__(graph)
+        #: ``update_tiles``'s arguments (``_lattice_args``); every method
+        #: that replaces an array sets it back to None
+        self._largs = None
+        #: the area ids the last update changed, until ``take_changed``
+        self._unannounced = None
         n = graph.num_nodes
         self.num_nodes = n
         self.directed = bool(graph.directed)
@@ -181,6 +182,7 @@ class Hierarchy(DerivedView):
         setattr(self, block, arr)
         for i, name in enumerate(names):
             setattr(self, name, arr[i])
+        self._largs = None
 
     def _alloc_pairs(self, pcap):
         """Room for ``pcap`` links (pairs of half-edges), keeping them."""
@@ -289,6 +291,7 @@ class Hierarchy(DerivedView):
             setattr(self, name, arr)
         self.seeds = np.empty(n, dtype=np.int32)
         self.num_nodes = n
+        self._largs = None
 
     def _update(self, dirty, _fused=True) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
@@ -317,11 +320,8 @@ class Hierarchy(DerivedView):
                                     self.prev_area)
             self._alloc_claims(ns)
             self._group(ns)
-        nch = S.settle(self.rarea, nrem, self.bnd, nb, self.built, self.cl_node, self.cl_area,
-                       self.hsize, self.harea, self.ehead, self.enext, self.eto, self.hmark, c,
-                       self.uf, self.fuf, self.fcount, self.qhead, self.qtail, self.qnext,
-                       self.gflag, self.gid, self.act, self.vis, self.acount, self.aclaim,
-                       self.aown, self.amap, self.anote, self.afree, self.changed)
+        nch = S.settle(nrem, nb, self._node_rows, self._area_rows, self._area64_rows,
+                       self._edge_rows, self._claim_rows, c)
         L.free_removed(self.removed, nrem, self.hfree, c)
         return self._finish(c, nch)
 
@@ -331,7 +331,7 @@ class Hierarchy(DerivedView):
         (the settle is left to the caller). Returns ``(n_removed,
         n_boundary, n_changed)``, ``n_changed`` -1 when the caller settles.
         ``fused=False`` takes the second way (``warm_up`` loads both)."""
-        args = self.__dict__.get("_largs")
+        args = self._largs
         if args is None or args[0] is not self.graph.walkable:
             args = self._lattice_args()
         for _ in range(2):          # the kernel checks the order (a grid's are sorted)
@@ -362,17 +362,26 @@ class Hierarchy(DerivedView):
         args = (self.graph.walkable, W, H, diag, self.hnode_of, self.prev_area, self._node_rows,
                 self._area_rows, self._area64_rows, self._edge_rows, self._claim_rows,
                 self.tmark, self.tiles, self.stack, self.counters)
-        self.__dict__["_largs"] = args
+        self._largs = args
         return args
 
     def _finish(self, c, nch):
-        d = self.__dict__               # (plain counters: past __setattr__)
-        d["updates"] += 1
+        self.updates += 1
         searched = int(c[K.C_SEARCHED])
         if searched == 0:
-            d["local_updates"] += 1
-        d["searched_nodes"] += searched
+            self.local_updates += 1
+        self.searched_nodes += searched
         return self.changed[:nch].copy() if nch else _NO_CHANGE   # (settle sorted them)
+
+    def note_changed(self, changed) -> None:
+        """Keep the area ids an update changed for ``take_changed`` (the
+        plugin follows a batch first and announces it last)."""
+        self._unannounced = changed
+
+    def take_changed(self):
+        """The ids ``note_changed`` kept (None if none), forgotten."""
+        changed, self._unannounced = self._unannounced, None
+        return changed
 
     def _check_range(self, dirty):
         if dirty[0] < 0 or dirty[-1] >= self.num_nodes:
@@ -391,8 +400,7 @@ class Hierarchy(DerivedView):
                 self._update(walk[:1].astype(np.int32))
             if self.lattice is not None:     # and the kernels of a growing update
                 self._update(walk[:1].astype(np.int32), _fused=False)
-            d = self.__dict__
-            d["updates"], d["local_updates"], d["searched_nodes"] = counts
+            self.updates, self.local_updates, self.searched_nodes = counts
 
     # -- queries --------------------------------------------------------------
     @property

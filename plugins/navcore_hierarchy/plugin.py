@@ -50,14 +50,14 @@ def navcore_graph_removed(graph):
 def navcore_graph_updated(graph, dirty):
     changed = _follow(graph, dirty)
     h = graph.stored_view(VIEW_KEY)
-    if h is not None:               # for _announce (past Hierarchy.__setattr__)
-        h.__dict__["_changed"] = changed
+    if h is not None:               # for _announce
+        h.note_changed(changed)
 
 
 @navcore.hookimpl(specname="navcore_graph_updated", trylast=True)
 def _announce(world, graph_id, graph):
     h = graph.stored_view(VIEW_KEY)
-    changed = None if h is None else h.__dict__.pop("_changed", None)
+    changed = None if h is None else h.take_changed()
     if changed is not None and changed.size:
         world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)(
             world, graph_id, changed)
