@@ -32,8 +32,9 @@ the far edges ("the chain", ``c_0`` right end to ``c_{N-1}`` left end).
 
 Scratch layout (one set per thread, ``polyanya.py``): node pool
 ``nf[i] = (Lx, Ly, Rx, Ry, g, f)`` and ``ni[i] = (root, parent, polygon,
-entry edge)``; a binary heap of node ids keyed by ``f`` (ties: lower id,
-so answers are deterministic); per-vertex ``root_g`` (then, at ``V + r``,
+entry edge, heap slot)``; the binary heap of ``navcore._kernels`` over node
+ids in ``hid`` keyed by ``f`` in ``hkey`` (ties: lower id, so answers are
+deterministic); per-vertex ``root_g`` (then, at ``V + r``,
 the node that turned at ``r``)/``root_stamp``;
 per-polygon ``goal_stamp``; ``state[0]`` the stamp generation (the last
 three packed into two arrays, see ``unpack``).
@@ -42,6 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from navcore._kernels import heap_pop, heap_push
 
 from ._locate import inside
 
@@ -334,46 +337,6 @@ def successors(vertices, poly_start, poly_verts, corner, poly, entry,
 
 
 @njit(cache=True, nogil=True)
-def _heap_push(hkey, hid, size, key, node):
-    i = size
-    while i > 0:
-        parent = (i - 1) >> 1
-        pk = hkey[parent]
-        if pk < key or (pk == key and hid[parent] < node):
-            break
-        hkey[i] = pk
-        hid[i] = hid[parent]
-        i = parent
-    hkey[i] = key
-    hid[i] = node
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _heap_pop(hkey, hid, size):
-    """Remove the top; returns the new size (the top was ``hid[0]``)."""
-    size -= 1
-    key = hkey[size]
-    node = hid[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and (hkey[c + 1] < hkey[c]
-                             or (hkey[c + 1] == hkey[c] and hid[c + 1] < hid[c])):
-            c += 1
-        if key < hkey[c] or (key == hkey[c] and node < hid[c]):
-            break
-        hkey[i] = hkey[c]
-        hid[i] = hid[c]
-        i = c
-    hkey[i] = key
-    hid[i] = node
-    return size
-
-
-@njit(cache=True, nogil=True)
 def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
            one_way, incidence, params, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid,
            root_g, stamps, work, s_pts):
@@ -423,6 +386,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
         gen = 1
     state[0] = gen
     cap = ni.shape[0]
+    hpos = ni[:, 4]
     nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
     m = ends.shape[0] // 2
     starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
@@ -470,13 +434,12 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
             nf[n, 4] = 0.0
             f = h_value(sx, sy, bx, by, ax, ay, gx, gy, eps)
             nf[n, 5] = f
-            size = _heap_push(hkey, hid, size, f, n)
+            size = heap_push(hid, hkey, hpos, size, n, f, True)
             n += 1
 
     expanded = 0
     while size > 0:
-        u = hid[0]
-        size = _heap_pop(hkey, hid, size)
+        u, size = heap_pop(hid, hkey, hpos, size, True)
         expanded += 1
         root = ni[u, 0]
         if root >= 0:
@@ -560,7 +523,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                 f = nf[i, 4] + h_value(rx2, ry2, nf[i, 0], nf[i, 1], nf[i, 2], nf[i, 3],
                                        gx, gy, eps)
                 nf[i, 5] = f
-                size = _heap_push(hkey, hid, size, f, i)
+                size = heap_push(hid, hkey, hpos, size, i, f, True)
             break
     return NO_PATH, -1, 0, expanded
 

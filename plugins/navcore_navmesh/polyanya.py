@@ -137,7 +137,7 @@ class Scratch:
 
     def grow(self, capacity: int) -> None:
         self.nf = np.empty((capacity, 6), dtype=np.float64)
-        self.ni = np.empty((capacity, 4), dtype=np.int32)
+        self.ni = np.empty((capacity, 5), dtype=np.int32)   # column 4: heap slots
         self.hkey = np.empty(capacity, dtype=np.float64)
         self.hid = np.empty(capacity, dtype=np.int32)
         #: the kernels' scratch arguments, in their order
