@@ -250,8 +250,8 @@ def path_costs(offsets, targets, cost, walkable, nodes, starts, out):
 def reach_counts(offsets, targets, cost, walkable, nchunks, out):
     """``out[s]`` = number of nodes reachable from ``s`` (itself included).
 
-    Seed 002's example done the data-oriented way: the nodes are split into
-    ``nchunks`` ranges run in parallel; each range owns one stamp array and
+    Data-oriented: the nodes are split into ``nchunks`` ranges run in
+    parallel; each range owns one stamp array and
     one stack for all its searches, and a search bumps the stamp instead of
     clearing a visited set.
     """

@@ -1,6 +1,6 @@
 """numba kernels of graph simplification (private; see ``simplify.py``).
 
-Seed 001's idea on CSR arrays: nodes that only pass traffic through (two
+Corridor contraction on CSR arrays: nodes that only pass traffic through (two
 distinct neighbours, edges that continue the same way) are *interior*;
 every maximal run of them between two *kept* nodes is a chain, replaced in
 the small graph by one edge per direction it can be walked. A chain that

@@ -7,8 +7,8 @@ linked list of half-edges in one pool: ``ehead[h]`` is the first, and
 ``2p + 1`` (one in each end's list), so a pair's other half is ``e ^ 1``
 and removing a node unlinks its pairs from its neighbours in O(degree).
 The lists are symmetric because the bounded searches of an update walk
-from any node to all its neighbours (the connection lists of the seed are
-one-sided, which only a global flood can use). Free pairs are a list
+from any node to all its neighbours (the A* Pathfinding Project's
+connection lists are one-sided, which only a global flood can use). Free pairs are a list
 through ``enext[2p]`` headed by ``counters[C_EFREE]``; the wrapper keeps
 enough of them free before each update, so kernels never run out.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-MAX_CHILDREN = 256          # the seed's 16 x 16 tiling
+MAX_CHILDREN = 256          # the A* Pathfinding Project's 16 x 16 tiling
 MIN_CHILDREN = MAX_CHILDREN // 2   # smaller neighbours are regrouped too
 TILE = 16                   # lattice graphs: a hierarchical node lies in one tile
 

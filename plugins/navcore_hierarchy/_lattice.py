@@ -3,7 +3,7 @@
 A graph that describes itself as a lattice (``NavGraph.lattice()``: a grid
 of cells whose components follow from ``walkable`` alone) is grouped by
 tiles instead of by BFS: a hierarchical node is one connected piece of one
-16 x 16 tile (so at most 256 cells, the seed's tiling). That grouping is a
+16 x 16 tile (so at most 256 cells, the A* Pathfinding Project's tiling). That grouping is a
 function of the mask alone, which makes it cheap both ways:
 
 * from scratch, the pieces are found by the bit-packed run-based

@@ -1,8 +1,8 @@
 """Area ids after an update, and from scratch (private kernels).
 
-``settle`` is what keeps an update bounded: the seed floods the whole
-hierarchical graph after every update, which on a 1000x1000 grid (18 k
-hierarchical nodes) is most of the update's time. Here only the nodes
+``settle`` is what keeps an update bounded: the A* Pathfinding Project
+floods the whole hierarchical graph after every update, which on a
+1000x1000 grid (18 k hierarchical nodes) is most of the update's time. Here only the nodes
 whose area can have changed are looked at:
 
 1. The local set L: the new nodes, and the surviving nodes next to a

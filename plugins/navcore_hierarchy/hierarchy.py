@@ -9,7 +9,8 @@ dirty node (tiles: the tiles of dirty cells whose walkability changed),
 regroups those nodes and settles the areas that can have changed: merges
 from the new nodes and their neighbours, a possible split by searches from
 each piece taking turns, stopped when one is left (``_settle.py``); never a
-flood of the whole small graph, which the seed does after every update.
+flood of the whole small graph, which the A* Pathfinding Project does
+after every update.
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
