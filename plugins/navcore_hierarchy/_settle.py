@@ -77,8 +77,7 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
     distinct old areas of each new node's members. Returns the number of
     changed area ids written to ``changed`` (split, merged, appeared or
     vanished), sorted."""
-    hsize, harea, ehead, uf, fuf, fcount = nodes[0], nodes[1], nodes[2], nodes[3], \
-        nodes[4], nodes[5]
+    harea, ehead, uf, fuf, fcount = nodes[1], nodes[2], nodes[3], nodes[4], nodes[5]
     qhead, qtail, qnext, gid, act, vis = nodes[6], nodes[7], nodes[8], nodes[9], \
         nodes[10], nodes[11]
     rarea, bnd, built, gflag = nodes[13], nodes[14], nodes[15], nodes[17]
