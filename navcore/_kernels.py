@@ -23,6 +23,11 @@ when ``wraps`` says the int32 range is used up, the owner resets the
 stamps once. A permanent sentinel above every mark (``BLOCKED``) marks
 nodes no search enters, so one load and one comparison reject closed and
 blocked nodes alike.
+
+numba's on-disk cache checks a kernel against its own module's file only:
+in a working copy, after editing this module delete the plugins' cached
+kernels (``__pycache__/*.nbi``, ``*.nbc``), or they keep the old inlined
+code. An installed release replaces every file, so its caches follow.
 """
 from __future__ import annotations
 
