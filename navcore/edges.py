@@ -66,9 +66,18 @@ def _int_array(name, a):
     except (TypeError, ValueError):          # ragged: [[0], [1, 2]], or ids mixed with lists
         raise GraphError(f"{name} must be a flat sequence of integer node ids, "
                          f"got {_show(a)}") from None
-    if arr.dtype == np.bool_ or not (arr.size == 0 or validate.int_dtype(arr.dtype)):
-        if arr.size and np.issubdtype(arr.dtype, np.floating) and \
-                np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+    if arr.size == 0:
+        arr = np.empty(arr.shape, dtype=np.int64)      # [] is a float array to numpy
+    elif arr.dtype == np.bool_ or not validate.int_dtype(arr.dtype):
+        # whole floats are ids (1.0), checked against the id range before
+        # the cast, which would wrap 1e30 around
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and \
+                np.all(arr == np.round(arr)):
+            if arr.min() < 0:
+                raise GraphError(f"{name} holds negative node id {arr.min():g}")
+            if arr.max() > MAX_NODES:
+                raise CapacityError(f"{name} holds node id {arr.max():g}, beyond the int32 "
+                                    f"node-id limit of {MAX_NODES}")
             arr = arr.astype(np.int64)
         else:
             raise GraphError(f"{name} must be an array of integer node ids, "

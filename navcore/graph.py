@@ -83,7 +83,7 @@ class NavGraph:
         self.walkable = walkable
         if heuristic is None:
             heuristic = "euclidean" if self._positions is not None else "zero"
-        if heuristic not in HEURISTICS:
+        if type(heuristic) is not str or heuristic not in HEURISTICS:
             raise GraphError(f"unknown heuristic {heuristic!r}; choose one of "
                              f"{', '.join(HEURISTICS)}")
         if heuristic != "zero" and not self.has_positions():
@@ -299,10 +299,13 @@ class NavGraph:
         if self.num_nodes == 0:
             return -1
         if dims == 3 and np.shape(point) == (2,):
-            d = ((self.positions[:, :2] - p[:2]) ** 2).sum(axis=1)
+            diff = self.positions[:, :2] - p[:2]
         else:
-            d = ((self.positions - p) ** 2).sum(axis=1)
-        return int(np.argmin(d))
+            diff = self.positions - p
+        far = np.abs(diff).max()
+        if far > 1e150:                  # squares would overflow to inf and tie
+            diff = diff / far
+        return int(np.argmin((diff ** 2).sum(axis=1)))
 
     def locate_many(self, points) -> np.ndarray:
         """:meth:`locate` for each point of ``points`` (int32, ``-1``

@@ -310,3 +310,29 @@ def test_a_timedelta_is_not_a_count(w, kind, params):
     with pytest.raises(navcore.GraphError):
         w.add_graph("t", type=kind, **params)
     assert "t" not in w.graphs
+
+
+def test_a_heuristic_given_as_an_array(w):
+    # `array([]) not in HEURISTICS`: "the truth value of an empty array is ambiguous"
+    _refused(w, navcore.GraphError, "unknown heuristic", type="csr", src=[0, 1], dst=[1, 2],
+             positions=[[0, 0], [1, 0], [0, 1]], heuristic=np.array([], dtype="<U1"))
+
+
+@pytest.mark.parametrize("ids, error, match", [
+    ([0.0, 1e30], navcore.CapacityError, "src holds node id 1e\\+30, beyond the int32"),
+    ([0.0, -1e30], navcore.GraphError, "src holds negative node id -1e\\+30"),
+])
+def test_whole_float_ids_beyond_int64(w, ids, error, match):
+    # the cast to int64 wrapped them around (numpy: "invalid value encountered in cast")
+    with np.errstate(invalid="raise"):
+        _refused(w, error, match, type="csr", src=ids, dst=[1, 2])
+
+
+def test_nearest_node_to_a_point_far_beyond_the_positions(w):
+    # the squared distances overflowed to inf, so every node tied and node 0 won
+    g = w.add_graph("far", type="csr", src=[0, 1], dst=[1, 2],
+                    positions=[[-1e200, 0.0], [0.0, 0.0], [1e200, 0.0]])
+    with np.errstate(over="raise"):
+        assert w.locate("far", (1e201, 0.0)) == 2
+        assert w.locate("far", (-1e201, 5.0)) == 0
+    assert g.locate((1.0, 1.0)) == 1
