@@ -15,6 +15,7 @@ from .search import (SearchScratch, astar, bfs, dijkstra, dijkstra_all,
                      scratch_for)
 from .contraction import (ContractedGraph, HierarchyQuery, contract, contracted_path,
                           contracted_view, load_contracted)
+from .hierarchy import DirectedHierarchy
 from .simplification import SimplifiedGraph, simplified_path, simplified_view, simplify
 from .storage import CSR, ReverseCSR, build_csr
 
@@ -23,4 +24,4 @@ __all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
            "heuristic_scale", "SearchScratch", "scratch_for",
            "simplify", "simplified_path", "simplified_view", "SimplifiedGraph",
            "contract", "contracted_path", "contracted_view", "load_contracted",
-           "ContractedGraph", "HierarchyQuery"]
+           "ContractedGraph", "HierarchyQuery", "DirectedHierarchy"]

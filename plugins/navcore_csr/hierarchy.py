@@ -1,5 +1,6 @@
-"""Directed contraction hierarchies over CSR arrays (the road backend's
-fast exact shortest paths, one-way streets included).
+"""Directed contraction hierarchies over CSR arrays: the fast exact
+shortest paths of every graph type (one-way streets included; an
+undirected graph is the symmetric case).
 
 :meth:`DirectedHierarchy.build` contracts the nodes of a directed graph
 given as CSR arrays (``offsets``, ``targets``, ``weights``; ``inf`` is a

@@ -48,7 +48,8 @@ from navcore.files import npz_bytes, read_npz, verify, write_atomic
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
-from .hierarchy import WITNESS_LIMIT, DirectedHierarchy
+from navcore_csr import DirectedHierarchy
+from navcore_csr.hierarchy import WITNESS_LIMIT
 from .search import path_result
 
 VIEW_KEY = "navcore_roads.ch"

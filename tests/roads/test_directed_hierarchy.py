@@ -1,4 +1,4 @@
-"""The directed contraction hierarchy (``navcore_roads.hierarchy``) against
+"""The directed contraction hierarchy (``navcore_csr.hierarchy``) against
 scipy's Dijkstra: random directed graphs with every awkward edge (one-way,
 parallel, self-loop, zero, inf), the real Monaco and Helsinki road graphs
 with their stored truth, the arrays round trip and corrupt arrays."""
@@ -10,7 +10,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from navcore.errors import GraphError, QueryError
-from navcore_roads.hierarchy import DirectedHierarchy
+from navcore_csr.hierarchy import DirectedHierarchy
 from roadlike import roadlike
 
 ROADS = Path("/work/shared/data/roads")
