@@ -37,6 +37,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.parallel import kernel_threads
+from navcore.types import PathResult, PathStatus
 
 from . import _ch as K
 
@@ -294,6 +295,38 @@ def _check_arrays(a: dict) -> None:
                              f"{a[side + '_arc'][bad[0]]} costs {want[bad[0]]}")
 
 
+def check_ends(a, offsets, targets, fail) -> None:
+    """``fail(message)`` unless every arc of the hierarchy ``a`` (the
+    arrays of :meth:`DirectedHierarchy.arrays`) joins the nodes its place
+    says in the graph ``offsets``/``targets`` it was built from: an input
+    edge ``u -> v`` of the graph, a shortcut the start of its first child
+    to the end of its second (which meet), and each stored between the
+    ranks ``rank`` gives its ends. :meth:`DirectedHierarchy.from_arrays`
+    checks that the arrays can be walked and costs add up; this ties them
+    to the graph: a file's ``rank`` shuffled (checksum made again) passes
+    those and answers with costs no path has."""
+    rank = a["rank"].astype(np.int64)
+    c1, c2 = a["sc_c1"], a["sc_c2"]
+    m = a["weights"].shape[0]
+    n = offsets.shape[0] - 1
+    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    start = np.concatenate([tails, np.full(c1.shape[0], -1)])
+    end = np.concatenate([targets.astype(np.int64), np.full(c1.shape[0], -1)])
+    todo = np.arange(c1.shape[0], dtype=np.int64)
+    while todo.size:      # children are older arcs (from_arrays checked): rounds end
+        ready = (end[c1[todo]] >= 0) & (start[c2[todo]] >= 0)
+        k = todo[ready]
+        if (end[c1[k]] != start[c2[k]]).any():
+            fail("a shortcut's two children do not meet")
+        start[m + k], end[m + k] = start[c1[k]], end[c2[k]]
+        todo = todo[~ready]
+    for side, lo, hi in (("fwd", start, end), ("bwd", end, start)):
+        first, head, arc = a[side + "_first"], a[side + "_head"], a[side + "_arc"]
+        tail = np.repeat(np.arange(first.shape[0] - 1, dtype=np.int64), np.diff(first))
+        if not ((rank[lo[arc]] == tail) & (rank[hi[arc]] == head)).all():
+            fail(f"an arc of '{side}' does not join the nodes its ranks name")
+
+
 def _arc_weights(weights, c1, c2) -> np.ndarray:
     """The cost of every arc: input edges, then shortcuts as the sums of
     their children (older arcs), filled in rounds of one shortcut level."""
@@ -312,11 +345,18 @@ def _arc_weights(weights, c1, c2) -> np.ndarray:
 
 class HierarchyQuery:
     """Queries on one :class:`DirectedHierarchy` with scratch of their own
-    (generation-stamped labels, heaps that grow): one per thread."""
+    (generation-stamped labels, heaps that grow): one per thread, never
+    shared between threads.
 
-    def __init__(self, h: DirectedHierarchy, threads=None):
+    ``view``: the graph's hierarchy view it answers for (a
+    ``navcore_csr.ContractedGraph``, whose ``query()`` makes it), which
+    :meth:`find_path` and :meth:`search` need to answer with the graph's
+    nodes and to refuse a stale hierarchy."""
+
+    def __init__(self, h: DirectedHierarchy, threads=None, *, view=None):
         self.hierarchy = h
         self.threads = threads
+        self.view = view
         n = h.num_nodes
         self._n = n
         self._df = np.empty(n, dtype=np.float64)
@@ -396,6 +436,51 @@ class HierarchyQuery:
             if status != -2:
                 return float(cost), edges
             self._heaps(4 * self._hkf.shape[0])
+
+    def find_path(self, start, goal) -> PathResult:
+        """Optimal path between node ids ``start`` and ``goal`` of the
+        view's graph; ``QueryError`` when the hierarchy is stale."""
+        view = self._view()
+        from .search import ends_or_answer
+        s, t, answer = ends_or_answer(view.graph, start, goal, "ch")
+        if answer is not None:
+            return answer
+        return self._search(s, t)
+
+    def search(self, s, t) -> PathResult:
+        """The search between walkable, distinct node ids ``s`` and ``t``
+        (``find_path`` without its checks; ``NodeError`` for ids that are
+        not nodes, ``QueryError`` on a stale hierarchy)."""
+        view = self._view()
+        n = view.graph.num_nodes
+        s, t = validate.node_id(s, n, "start"), validate.node_id(t, n, "goal")
+        return self._search(s, t)
+
+    def _view(self):
+        view = self.view
+        if view is None:
+            raise QueryError("find_path and search answer for a graph's hierarchy: use the "
+                             "query() of navcore_csr.contract(graph); this one only has "
+                             "distance, path, distances, paths and matrix")
+        if not view.current:
+            raise QueryError(f"the contraction hierarchy of graph {view.graph.graph_id!r} "
+                             f"is stale: the graph changed after it was built; build it "
+                             f"again with navcore_csr.contract(graph)")
+        return view
+
+    def _search(self, s, t) -> PathResult:
+        """The path between node ids ``s`` and ``t`` of the view's graph as a
+        ``PathResult`` (nodes, points, cost summed edge by edge)."""
+        cost, edges = self.path(s, t)
+        if not cost < np.inf:
+            return PathResult(PathStatus.UNREACHABLE, algorithm="ch")
+        graph = self.view.graph
+        nodes = np.empty(edges.shape[0] + 1, dtype=np.int32)
+        nodes[0] = s
+        nodes[1:] = graph.csr.targets[edges]
+        # the bidirectional search does not count what it settles
+        return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), float(cost), 0,
+                          "ch")
 
     def _parallel(self, hcap=1024):
         """Per-thread scratch rows for the parallel kernels."""

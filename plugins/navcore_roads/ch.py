@@ -49,7 +49,7 @@ from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
-from navcore_csr.hierarchy import WITNESS_LIMIT
+from navcore_csr.hierarchy import WITNESS_LIMIT, check_ends
 from .search import path_result
 
 VIEW_KEY = "navcore_roads.ch"
@@ -192,38 +192,10 @@ def load_hierarchy(graph, path):
         hierarchy = DirectedHierarchy.from_arrays(arrays)
     except GraphError as e:
         raise GraphError(f"{path}: not a saved road hierarchy: {e}") from None
-    _check_ends(arrays, graph, fail)
+    check_ends(arrays, graph.csr.offsets, graph.csr.targets, fail)
     view = RoadHierarchy(graph, hierarchy, want)
     graph.set_view(VIEW_KEY, view)
     return view
-
-
-def _check_ends(a, graph, fail) -> None:
-    """``fail`` unless every arc of the hierarchy joins the nodes its place
-    says: an input edge ``u -> v`` of the graph, a shortcut the start of
-    its first child to the end of its second (which meet), and each stored
-    between the ranks ``rank`` gives its ends. ``from_arrays`` checks that
-    the arrays can be walked and costs add up; this ties them to the graph:
-    a file's ``rank`` shuffled (checksum made again) passed those and
-    answered with costs no path has."""
-    rank = a["rank"].astype(np.int64)
-    c1, c2 = a["sc_c1"], a["sc_c2"]
-    m = a["weights"].shape[0]
-    start = np.concatenate([graph.edge_src.astype(np.int64), np.full(c1.shape[0], -1)])
-    end = np.concatenate([graph.csr.targets.astype(np.int64), np.full(c1.shape[0], -1)])
-    todo = np.arange(c1.shape[0], dtype=np.int64)
-    while todo.size:      # children are older arcs (from_arrays checked): rounds end
-        ready = (end[c1[todo]] >= 0) & (start[c2[todo]] >= 0)
-        k = todo[ready]
-        if (end[c1[k]] != start[c2[k]]).any():
-            fail("a shortcut's two children do not meet")
-        start[m + k], end[m + k] = start[c1[k]], end[c2[k]]
-        todo = todo[~ready]
-    for side, lo, hi in (("fwd", start, end), ("bwd", end, start)):
-        first, head, arc = a[side + "_first"], a[side + "_head"], a[side + "_arc"]
-        tail = np.repeat(np.arange(first.shape[0] - 1, dtype=np.int64), np.diff(first))
-        if not ((rank[lo[arc]] == tail) & (rank[hi[arc]] == head)).all():
-            fail(f"an arc of '{side}' does not join the nodes its ranks name")
 
 
 def current(graph) -> RoadHierarchy | None:
