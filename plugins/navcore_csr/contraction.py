@@ -370,7 +370,7 @@ def tie_to_graph(path, arrays, offsets, targets, cost) -> DirectedHierarchy:
     (``DirectedHierarchy.from_arrays``), hold the graph's very costs, and
     every arc must join the nodes its place says (:func:`check_ends`)."""
     def fail(message):
-        raise GraphError(f"{path}: hierarchy arrays do not fit the graph it was saved for "
+        raise GraphError(f"{path}: hierarchy arrays do not fit graph it was saved for "
                          f"({message}; corrupt or edited file?)")
     rank, weights = arrays.get("rank"), arrays.get("weights")
     if rank is None or weights is None or rank.shape != (offsets.shape[0] - 1,) \

@@ -49,6 +49,7 @@ from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
+from navcore_csr.contraction import hierarchy_inputs
 from navcore_csr.hierarchy import WITNESS_LIMIT, check_ends
 from .search import path_result
 
@@ -97,13 +98,10 @@ class RoadHierarchy(DerivedView):
 
 
 def effective_costs(graph) -> np.ndarray:
-    """Edge costs with the edges of blocked junctions closed."""
-    csr = graph.csr
-    cost = csr.cost.copy()
-    if not graph.walkable.all():
-        blocked = ~graph.walkable
-        cost[blocked[graph.edge_src] | blocked[csr.targets]] = np.inf
-    return cost
+    """Edge costs with the edges of blocked junctions closed (a copy, read
+    with ``NavGraph.read_consistent`` as every hierarchy's inputs are:
+    ``navcore_csr.contraction.hierarchy_inputs``)."""
+    return hierarchy_inputs(graph)[2]
 
 
 def fingerprint(graph, cost) -> str:
@@ -142,10 +140,9 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
                          f"got {progress!r}")
     view = RoadHierarchy.__new__(RoadHierarchy)
     DerivedView.__init__(view, graph)             # the version first: updates from here on
-    cost = effective_costs(graph)                 # leave this hierarchy stale
-    csr = graph.csr
+    offsets, targets, cost = hierarchy_inputs(graph)    # leave this hierarchy stale
     with _Progress(progress, graph) as report:
-        h = DirectedHierarchy.build(csr.offsets, csr.targets, cost,
+        h = DirectedHierarchy.build(offsets, targets, cost,
                                     witness_limit=witness_limit, progress=report,
                                     threads=graph)
     view.hierarchy = h

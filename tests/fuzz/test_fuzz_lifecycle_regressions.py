@@ -115,11 +115,11 @@ def _csr_lattice():
 
 @pytest.mark.nojit
 @pytest.mark.parametrize("name, change", [
-    # the targets of the upward edges shuffled: every check of the arrays'
+    # the heads of the upward arcs shuffled: every check of the arrays'
     # shape passed and (0, 1) cost 5.0 instead of 1.0
-    ("up_tgt", lambda a: np.random.default_rng(270).permutation(a)),
+    ("fwd_head", lambda a: np.random.default_rng(270).permutation(a)),
     ("rank", lambda a: a[::-1].copy()),
-    ("up_w", lambda a: np.where(np.arange(a.size) == 0, a + 1, a)),
+    ("fwd_w", lambda a: np.where(np.arange(a.size) == 0, a + 1, a)),
 ])
 def test_a_csr_hierarchy_file_changed_to_answer_wrong_is_refused(tmp_path, name, change):
     import navcore_csr

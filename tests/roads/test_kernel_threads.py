@@ -22,7 +22,8 @@ import navcore
 import navcore.parallel as navcore_parallel
 import navcore_roads
 from navcore_csr import _search as csr_kernels
-from navcore_roads import _cch, _ch, _locate, _search
+from navcore_csr import _ch
+from navcore_roads import _cch, _locate, _search
 from roadtruth import close, need, scipy_distances
 
 

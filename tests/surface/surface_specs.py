@@ -182,6 +182,25 @@ def csr_specs():
              lambda: call(_contracted()[1].query().find_path, 0, 4)),
         Spec("navcore_csr.HierarchyQuery.search",
              lambda: call(_contracted()[1].query().search, 0, 4)),
+        Spec("navcore_csr.HierarchyQuery.distance",
+             lambda: call(_contracted()[1].query().distance, 0, 4)),
+        Spec("navcore_csr.HierarchyQuery.path", lambda: call(_contracted()[1].query().path, 0, 4)),
+        Spec("navcore_csr.HierarchyQuery.distances",
+             lambda: call(_contracted()[1].query().distances, [0, 1], [2, 4])),
+        Spec("navcore_csr.HierarchyQuery.paths",
+             lambda: call(_contracted()[1].query().paths, [0, 1], [2, 4])),
+        Spec("navcore_csr.HierarchyQuery.matrix",
+             lambda: call(_contracted()[1].query().matrix, [0, 1], [2, 4])),
+        Spec("navcore_csr.DirectedHierarchy.build",
+             lambda: call(C.DirectedHierarchy.build, *_csr_arcs(), witness_limit=50,
+                          priority_limit=10, progress=None, threads=1)),
+        Spec("navcore_csr.DirectedHierarchy.from_arrays",
+             lambda: call(C.DirectedHierarchy.from_arrays, _contracted()[1].hierarchy.arrays())),
+        Spec("navcore_csr.DirectedHierarchy.arrays",
+             lambda: call(_contracted()[1].hierarchy.arrays)),
+        Spec("navcore_csr.DirectedHierarchy.stats", lambda: call(_contracted()[1].hierarchy.stats)),
+        Spec("navcore_csr.DirectedHierarchy.query",
+             lambda: call(_contracted()[1].hierarchy.query, 1)),
         Spec("navcore_csr.CSR.check_node", lambda: call(g().csr.check_node, 1)),
         Spec("navcore_csr.CSR.degree", lambda: call(g().csr.degree, 1)),
         Spec("navcore_csr.CSR.edge_data", lambda: call(g().csr.edge_data, 1, "cost")),
@@ -193,6 +212,11 @@ def csr_specs():
         Spec("navcore_csr.ReverseCSR.neighbors", lambda: call(g().csr.reverse().neighbors, 1)),
     ]
     return specs
+
+
+def _csr_arcs():
+    c = csr_graph().csr
+    return c.offsets, c.targets, np.array(c.cost)
 
 
 def _csr_parts():
@@ -416,6 +440,12 @@ def roads_specs():
              lambda: call(_road_ch()[1].query().paths, [0, 1], [2, 3])),
         Spec("navcore_roads.HierarchyQuery.matrix",
              lambda: call(_road_ch()[1].query().matrix, [0, 1], [2, 3])),
+        # a road hierarchy's query answers between phantom nodes through the
+        # world; find_path and search are the csr view's (QueryError here)
+        Spec("navcore_roads.HierarchyQuery.find_path",
+             lambda: call(_road_ch()[1].query().find_path, 0, 2)),
+        Spec("navcore_roads.HierarchyQuery.search",
+             lambda: call(_road_ch()[1].query().search, 0, 2)),
         Spec("navcore_roads.RoadCCH.query", lambda: call(_road_cch()[1].query)),
         Spec("navcore_roads.RoadCCH.save", lambda: call(_road_cch()[1].save, TMP / "cch.npz")),
         Spec("navcore_roads.RoadCCH.stats", lambda: call(_road_cch()[1].stats)),

@@ -42,7 +42,7 @@ PLUGINS = list(SPECS)
 # Classes the plugins' public calls return without exporting them: their
 # public methods are surface too.
 RETURNED = {
-    "navcore_roads.HierarchyQuery": ("navcore_roads.hierarchy", "HierarchyQuery"),
+    "navcore_roads.HierarchyQuery": ("navcore_csr.hierarchy", "HierarchyQuery"),
     "navcore_roads.CCHQuery": ("navcore_roads.cch", "CCHQuery"),
 }
 
@@ -60,6 +60,7 @@ NOT_CALLED = {
     "navcore_roads.RoadHierarchy": "made by contract() (walked)",
     "navcore_roads.RoadCCH": "made by contract(customizable=True) (walked)",
     "navcore_roads.DirectedHierarchy": "made by DirectedHierarchy.build/from_arrays (walked)",
+    "navcore_csr.DirectedHierarchy": "made by DirectedHierarchy.build/from_arrays (walked)",
     "navcore_roads.RoadGraph": "made by add_graph and build_road_graph (walked)",
     "navcore_scheduler.Scheduler": "World makes it (world.scheduler)",
     "navcore_scheduler.JobHandle": "made by schedule() (walked)",
