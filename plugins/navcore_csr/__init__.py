@@ -7,7 +7,9 @@ private modules compute. Other plugins may call anything exported here
 ``scratch_for`` and ``SearchScratch`` stay public: the grid and road
 plugins search with this plugin's scratch sets. ``CSR`` and ``ReverseCSR``
 are the records ``build_csr`` and ``CSR.reverse()`` make; build them with
-those, not by hand. ``check_node`` is internal (``navcore.validate.node_id``
+those, not by hand. ``DirectedHierarchy`` is the contraction hierarchy of every graph type
+(``contract`` keeps one with a graph; ``navcore_roads.contract`` wraps it
+for road graphs). ``check_node`` is internal (``navcore.validate.node_id``
 is the public check).
 """
 from .search import (SearchScratch, astar, bfs, dijkstra, dijkstra_all,

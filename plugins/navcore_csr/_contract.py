@@ -1,6 +1,10 @@
-"""numba kernels of contraction hierarchies (private; see ``contraction.py``).
+"""numba kernels of the one-node contraction order (private; see
+``contraction.py``, which turns its upward edges into the arrays of a
+``hierarchy.DirectedHierarchy``: queries, files and many-to-many are that
+structure's, for every graph).
 
-Build (``ch_build``): nodes are contracted one at a time, cheapest first.
+Build (``ch_build``), for graphs whose edges cost the same both ways:
+nodes are contracted one at a time, cheapest first.
 While contracting, each remaining node keeps its edges to other remaining
 nodes in a list of its own inside one pool (``start``/``deg``/``cap`` per
 node; a full list moves to the end of the pool with twice the room). When

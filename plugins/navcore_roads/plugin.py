@@ -110,8 +110,9 @@ def navcore_algorithms(graph):
 # tryfirst: routes carry the drawn road in ``points``; ``auto`` is a
 # hierarchy while one is current (customizable first: it follows updates,
 # so it is the one likely current), else the bidirectional search (the csr
-# plugin's one-directional A* is slower here), and ``ch`` is the roads'
-# directed hierarchy, not the csr plugin's undirected one. A (lon, lat)
+# plugin's one-directional A* is slower here), and ``ch`` is the hierarchy
+# ``navcore_roads.contract`` built (between phantom nodes), not the view
+# ``navcore_csr.contract`` keeps. A (lon, lat)
 # end is a phantom node on its road (``phantoms``).
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
