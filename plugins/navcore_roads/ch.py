@@ -50,7 +50,7 @@ from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
 from navcore_csr.contraction import hierarchy_inputs
-from navcore_csr.hierarchy import WITNESS_LIMIT, check_ends
+from navcore_csr.hierarchy import WITNESS_LIMIT, HierarchyQuery, check_ends
 from .search import path_result
 
 VIEW_KEY = "navcore_roads.ch"
@@ -80,7 +80,7 @@ class RoadHierarchy(DerivedView):
 
     def query(self):
         """This thread's query object (its own scratch)."""
-        return self.thread_local(lambda: self.hierarchy.query(self.graph))
+        return self.thread_local(lambda: HierarchyQuery(self.hierarchy, self.graph, view=self))
 
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` as it is named (an ``.npz``

@@ -440,8 +440,8 @@ def roads_specs():
              lambda: call(_road_ch()[1].query().paths, [0, 1], [2, 3])),
         Spec("navcore_roads.HierarchyQuery.matrix",
              lambda: call(_road_ch()[1].query().matrix, [0, 1], [2, 3])),
-        # a road hierarchy's query answers between phantom nodes through the
-        # world; find_path and search are the csr view's (QueryError here)
+        # node to node, as every graph's hierarchy query (World.find_path
+        # answers between phantom nodes)
         Spec("navcore_roads.HierarchyQuery.find_path",
              lambda: call(_road_ch()[1].query().find_path, 0, 2)),
         Spec("navcore_roads.HierarchyQuery.search",
