@@ -37,7 +37,7 @@ from _common import (fmt_ratio, fmt_s, interleaved, log, machine, median,  # noq
                      print_table, ratio, timed, versions, write_json)
 
 SEED = 20261128
-FULL = dict(grid_side=100, roads_nodes=20_000, rand_nodes=15_000, rand_edges=20_000,
+FULL = dict(grid_side=100, roads_nodes=20_000, rand_nodes=8_000, rand_edges=10_000,
             rounds=3, pairs=300)
 QUICK = dict(grid_side=60, roads_nodes=4_000, rand_nodes=4_000, rand_edges=5_000,
              rounds=1, pairs=50)
@@ -140,7 +140,10 @@ def main(argv=None):
               ("grid-octile", *grid(cfg["grid_side"], True, rng)),
               ("roads", *roads(cfg["roads_nodes"])),
               ("random", *random_graph(cfg["rand_nodes"], cfg["rand_edges"], rng))]
-    res = [bench_graph(*g, cfg, rng) for g in graphs]
+    res = []
+    for g in graphs:
+        res.append(bench_graph(*g, cfg, rng))
+        log(f"{g[0]}: {res[-1]}")
     print_table("contraction: round-based (directed) vs one-node (undirected)",
                 ["graph", "nodes", "build 1-node", "build rounds", "ratio", "shortcuts 1/r",
                  "query 1-node", "query rounds", "ratio", "mismatch"],

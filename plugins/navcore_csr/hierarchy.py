@@ -425,8 +425,11 @@ class HierarchyQuery:
         positions into the input CSR, its cost their weights summed in path
         order; ``(inf, empty)`` if there is none."""
         h = self.hierarchy
-        rs = h._rank[self._node("s", s)]
-        rt = h._rank[self._node("t", t)]
+        return self._path(h._rank[self._node("s", s)], h._rank[self._node("t", t)])
+
+    def _path(self, rs, rt):
+        """:meth:`path` between ranks ``rs`` and ``rt`` (no checks)."""
+        h = self.hierarchy
         while True:
             cost, edges, status = K.path_query(
                 h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
@@ -471,7 +474,8 @@ class HierarchyQuery:
     def _search(self, s, t) -> PathResult:
         """The path between node ids ``s`` and ``t`` of the view's graph as a
         ``PathResult`` (nodes, points, cost summed edge by edge)."""
-        cost, edges = self.path(s, t)
+        rank = self.hierarchy._rank
+        cost, edges = self._path(rank[s], rank[t])
         if not cost < np.inf:
             return PathResult(PathStatus.UNREACHABLE, algorithm="ch")
         graph = self.view.graph
