@@ -629,8 +629,9 @@ def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, h
     ``df``/``db`` are valid where the stamps equal ``gen``; ``pf``/``pb`` is
     the edge position that reached a node (-1 at the ends).
 
-    Returns ``(distance, meeting rank)``: -1 unreachable, -2 a heap ran out
-    of room (the caller grows them and asks again)."""
+    Returns ``(distance, meeting rank, settled)``: meeting rank -1
+    unreachable, -2 a heap ran out of room (the caller grows them and asks
+    again); ``settled`` counts the nodes expanded (not stalled)."""
     cap = hkf.shape[0]
     df[s] = 0.0
     sf[s] = gen
@@ -646,8 +647,9 @@ def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, h
     n1 = 1
     best = INF
     meet = -1
+    settled = 0
     if s == t:
-        return 0.0, s
+        return 0.0, s, settled
     while True:
         k0 = hkf[0] if n0 > 0 else INF
         k1 = hkb[0] if n1 > 0 else INF
@@ -671,12 +673,13 @@ def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, h
                     break
             if stalled:
                 continue
+            settled += 1
             for e in range(ff[x], ff[x + 1]):
                 y = fh[e]
                 nd = d + fw[e]
                 if sf[y] != gen or nd < df[y]:
                     if n0 >= cap:
-                        return INF, -2
+                        return INF, -2, settled
                     df[y] = nd
                     sf[y] = gen
                     pf[y] = e
@@ -700,18 +703,19 @@ def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, h
                     break
             if stalled:
                 continue
+            settled += 1
             for e in range(bf[x], bf[x + 1]):
                 y = bh[e]
                 nd = d + bw[e]
                 if sb[y] != gen or nd < db[y]:
                     if n1 >= cap:
-                        return INF, -2
+                        return INF, -2, settled
                     db[y] = nd
                     sb[y] = gen
                     pb[y] = e
                     _push(hkb, hnb, n1, nd, y)
                     n1 += 1
-    return best, meet
+    return best, meet, settled
 
 
 @njit(cache=True, nogil=True)
@@ -796,15 +800,15 @@ def _tail(first, e):
 @njit(cache=True, nogil=True)
 def path_query(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb,
                hnb, gen, m, sc_c1, sc_c2, weights, stack):
-    """:func:`bidir` then :func:`unpack`: ``(cost, edges, status)``,
-    status 0 found, -1 unreachable, -2 out of heap room."""
-    best, meet = bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb,
+    """:func:`bidir` then :func:`unpack`: ``(cost, edges, status,
+    settled)``, status 0 found, -1 unreachable, -2 out of heap room."""
+    best, meet, settled = bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb,
                        hnb, gen)
     if meet < 0:
-        return INF, np.empty(0, dtype=np.int64), meet
+        return INF, np.empty(0, dtype=np.int64), meet, settled
     cost, edges = unpack(meet, s, t, ff, fh, fa, bf, bh, ba, pf, pb, m, sc_c1, sc_c2,
                          weights, stack)
-    return cost, edges, 0
+    return cost, edges, 0, settled
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -820,7 +824,7 @@ def pair_distances(ff, fh, fw, bf, bh, bw, s, t, out, df, db, sf, sb, pf, pb, hk
             sb[row, :] = 0
             gens[row] = 0
         gens[row] += 1
-        best, meet = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
+        best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
                            sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
                            hnb[row], gens[row])
         out[i] = np.nan if meet == -2 else best
@@ -976,7 +980,7 @@ def pair_arcs(ff, fh, fw, fa, bf, bh, bw, ba, s, t, hops, arcs, narcs, nedges, d
             sb[row, :] = 0
             gens[row] = 0
         gens[row] += 1
-        best, meet = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
+        best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
                            sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
                            hnb[row], gens[row])
         if meet < 0:

@@ -413,7 +413,7 @@ class HierarchyQuery:
         rs = h._rank[self._node("s", s)]
         rt = h._rank[self._node("t", t)]
         while True:
-            best, meet = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
+            best, meet, _ = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
                                  self._sb, self._pf, self._pb, self._hkf, self._hnf,
                                  self._hkb, self._hnb, self._next_gen())
             if meet != -2:
@@ -425,19 +425,21 @@ class HierarchyQuery:
         positions into the input CSR, its cost their weights summed in path
         order; ``(inf, empty)`` if there is none."""
         h = self.hierarchy
-        return self._path(h._rank[self._node("s", s)], h._rank[self._node("t", t)])
+        cost, edges, _ = self._path(h._rank[self._node("s", s)], h._rank[self._node("t", t)])
+        return cost, edges
 
     def _path(self, rs, rt):
-        """:meth:`path` between ranks ``rs`` and ``rt`` (no checks)."""
+        """``(cost, edges, settled)``: :meth:`path` between ranks ``rs`` and
+        ``rt`` (no checks) and the nodes its searches expanded."""
         h = self.hierarchy
         while True:
-            cost, edges, status = K.path_query(
+            cost, edges, status, settled = K.path_query(
                 h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
                 h._bwd_w, h._bwd_arc, rs, rt, self._df, self._db, self._sf, self._sb,
                 self._pf, self._pb, self._hkf, self._hnf, self._hkb, self._hnb,
                 self._next_gen(), h.num_edges, h._sc_c1, h._sc_c2, h._weights, self._stack)
             if status != -2:
-                return float(cost), edges
+                return float(cost), edges, int(settled)
             self._heaps(4 * self._hkf.shape[0])
 
     def find_path(self, start, goal) -> PathResult:
@@ -475,16 +477,15 @@ class HierarchyQuery:
         """The path between node ids ``s`` and ``t`` of the view's graph as a
         ``PathResult`` (nodes, points, cost summed edge by edge)."""
         rank = self.hierarchy._rank
-        cost, edges = self._path(rank[s], rank[t])
+        cost, edges, settled = self._path(rank[s], rank[t])
         if not cost < np.inf:
-            return PathResult(PathStatus.UNREACHABLE, algorithm="ch")
+            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
         graph = self.view.graph
         nodes = np.empty(edges.shape[0] + 1, dtype=np.int32)
         nodes[0] = s
         nodes[1:] = graph.csr.targets[edges]
-        # the bidirectional search does not count what it settles
-        return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), float(cost), 0,
-                          "ch")
+        return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), float(cost),
+                          settled, "ch")
 
     def _parallel(self, hcap=1024):
         """Per-thread scratch rows for the parallel kernels."""

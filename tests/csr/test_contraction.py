@@ -475,3 +475,19 @@ def test_files_that_are_not_hierarchies(tmp_path):
     cut.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
     with pytest.raises(GraphError, match="not a readable .npz archive"):
         load_contracted(g, cut)
+
+
+@pytest.mark.nojit
+def test_a_hierarchy_answer_counts_the_nodes_its_searches_settled():
+    walk = np.random.default_rng(3).random((24, 24)) >= 0.25
+    walk[0, 0] = walk[-1, -1] = True
+    world = navcore.World()
+    g = world.add_graph("g", type="grid", array=walk)
+    contract(g)
+    a = world.find_path("g", 0, 24 * 24 - 1, algorithm="astar")
+    r = world.find_path("g", 0, 24 * 24 - 1, algorithm="ch")
+    assert r.found == a.found
+    if r.found:
+        assert r.cost == pytest.approx(a.cost)
+    # both searches settle at least their own end; never every node twice
+    assert 2 <= r.expanded <= 2 * int(walk.sum())
