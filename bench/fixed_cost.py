@@ -50,7 +50,7 @@ KERNELS = {
     "grid": [("navcore_grid.search", "_jps"), ("navcore_grid._kernels", "astar_path")],
     "csr": [("navcore_csr._search", "astar")],
     "navmesh": [("navcore_navmesh._polyanya", "search")],
-    "roads": [("navcore_roads._ch", "path_query")],
+    "roads": [("navcore_csr._ch", "path_query")],
 }
 
 
