@@ -109,7 +109,7 @@ class Hierarchy(DerivedView):
         #: ``update_tiles``'s arguments (``_lattice_args``); every method
         #: that replaces an array sets it back to None
         self._largs = None
-        #: the area ids the last update changed, until ``take_changed``
+        #: the area ids the last update changed, until ``_take_changed``
         self._unannounced = None
         n = graph.num_nodes
         self.num_nodes = n
@@ -374,13 +374,13 @@ class Hierarchy(DerivedView):
         self.searched_nodes += searched
         return self.changed[:nch].copy() if nch else _NO_CHANGE   # (settle sorted them)
 
-    def note_changed(self, changed) -> None:
-        """Keep the area ids an update changed for ``take_changed`` (the
+    def _note_changed(self, changed) -> None:
+        """Keep the area ids an update changed for ``_take_changed`` (the
         plugin follows a batch first and announces it last)."""
         self._unannounced = changed
 
-    def take_changed(self):
-        """The ids ``note_changed`` kept (None if none), forgotten."""
+    def _take_changed(self):
+        """The ids ``_note_changed`` kept (None if none), forgotten."""
         changed, self._unannounced = self._unannounced, None
         return changed
 

@@ -51,13 +51,13 @@ def navcore_graph_updated(graph, dirty):
     changed = _follow(graph, dirty)
     h = graph.stored_view(VIEW_KEY)
     if h is not None:               # for _announce
-        h.note_changed(changed)
+        h._note_changed(changed)
 
 
 @navcore.hookimpl(specname="navcore_graph_updated", trylast=True)
 def _announce(world, graph_id, graph):
     h = graph.stored_view(VIEW_KEY)
-    changed = None if h is None else h.take_changed()
+    changed = None if h is None else h._take_changed()
     if changed is not None and changed.size:
         world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)(
             world, graph_id, changed)

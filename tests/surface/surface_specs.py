@@ -603,7 +603,12 @@ def scheduler_specs():
 
     def handle():
         h = world().scheduler.request_path("g", 0, 5)
-        world().tick()
+        # a frame's budget is wall-clock time: on a busy machine one tick
+        # may end before the search, and wait(1e9) would then wait for ever
+        for _ in range(1000):
+            if h.done:
+                break
+            world().tick()
         return h
     return [
         Spec("navcore_scheduler.Scheduler.request_path",
