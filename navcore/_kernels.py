@@ -109,6 +109,50 @@ def heap_pop(hnode, hkey, hpos, size, ties=False):
     return u, size
 
 
+# -- the lazy heap -------------------------------------------------------------
+# The contraction hierarchy's searches (build, queries, road A*) push a node
+# again when its distance improves and skip stale entries when popped: two
+# arrays ``hk`` (keys) and ``hn`` (nodes), no position array to keep.
+@njit(cache=True, nogil=True, inline="always")
+def lazy_push(hk, hn, size, key, node):
+    """Add ``(key, node)`` to a lazy heap of ``size`` entries (``size + 1``
+    after; the caller checks the room)."""
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] <= key:
+            break
+        hk[i] = hk[p]
+        hn[i] = hn[p]
+        i = p
+    hk[i] = key
+    hn[i] = node
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lazy_pop(hk, hn, size):
+    """Drop the root of a lazy heap of ``size >= 1`` entries (the caller
+    read it first; ``size - 1`` after). Branch-free at the end, as
+    ``heap_pop``: the heap that becomes empty rewrites its root in place."""
+    size -= 1
+    key = hk[size]
+    node = hn[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and hk[c + 1] < hk[c]:
+            c += 1
+        if hk[c] >= key:
+            break
+        hk[i] = hk[c]
+        hn[i] = hn[c]
+        i = c
+    hk[i] = key
+    hn[i] = node
+
+
 # -- generation-stamped scratch ----------------------------------------------
 def wraps(gen, k=1) -> bool:
     """Whether ``k`` more generations after ``gen`` would bring a

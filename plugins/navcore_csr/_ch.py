@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
-from ._heap import pop as _pop, push as _push
+from navcore._kernels import lazy_pop as _pop, lazy_push as _push
 
 INF = np.inf
 #: a witness must be shorter than the path through ``v`` by this much
@@ -138,8 +138,9 @@ def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, sta
         d = hk[0]
         x = hn[0]
         # pop, written out: the witness search is the build's inner loop, and
-        # with _heap's inline='always' functions the build took 25-35% longer
-        # (Monaco 8.6 ms against 6.7, 2026-11-25)
+        # with an inline='always' pop that ended in a branch the build took
+        # 25-35% longer (Monaco 8.6 ms against 6.7); navcore._kernels.lazy_pop
+        # has no such branch and is the candidate to replace this once timed
         size -= 1
         key = hk[size]
         node = hn[size]

@@ -1,6 +1,6 @@
 """numba kernels of the road searches without a hierarchy (private; see
 ``search.py``): A* (Dijkstra when the heuristic scale is 0) and
-bidirectional Dijkstra, both with lazy binary heaps (``_heap``) (an entry per
+bidirectional Dijkstra, both with lazy binary heaps (``navcore._kernels``) (an entry per
 relaxation, so a heap as long as the edge list never overflows) and
 generation-stamped labels: a query costs one increment to
 start, and allocates only its result.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._heap import pop, push
+from navcore._kernels import lazy_pop as pop, lazy_push as push
 
 INF = np.inf
 
