@@ -56,7 +56,8 @@ QUICK = dict(build_nodes=100_000, build_edges=800_000,
              reach_nodes=20_000, reach_degree=0.8, jit_rounds=1)
 
 #: rustworkx ``dijkstra_shortest_paths(target=...)`` keeps a path for every
-#: settled node (PERF-NOTES), so it runs in a child process with these bounds.
+#: settled node (gigabytes on a large graph), so it runs in a child process
+#: with these bounds.
 RX_PATHS_MEMORY_LIMIT = 6 << 30
 RX_PATHS_TIMEOUT = 240.0
 
@@ -508,7 +509,7 @@ def bench_query(cfg):
 # 3. reachability counts
 # ---------------------------------------------------------------------------
 def python_reach_counts(adj):
-    """Seed 002's naive version: a DFS with a fresh Python set per node."""
+    """The naive version: a DFS with a fresh Python set per node."""
     out = [0] * len(adj)
     for s in range(len(adj)):
         seen = {s}
