@@ -137,28 +137,8 @@ def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, sta
     while size > 0:
         d = hk[0]
         x = hn[0]
-        # pop, written out: the witness search is the build's inner loop, and
-        # with an inline='always' pop that ended in a branch the build took
-        # 25-35% longer (Monaco 8.6 ms against 6.7); navcore._kernels.lazy_pop
-        # has no such branch and is the candidate to replace this once timed
+        _pop(hk, hn, size)
         size -= 1
-        key = hk[size]
-        node = hn[size]
-        i = 0
-        while True:
-            c = 2 * i + 1
-            if c >= size:
-                break
-            if c + 1 < size and hk[c + 1] < hk[c]:
-                c += 1
-            if hk[c] >= key:
-                break
-            hk[i] = hk[c]
-            hn[i] = hn[c]
-            i = c
-        if size > 0:
-            hk[i] = key
-            hn[i] = node
         if d > dist[x]:
             continue                           # stale entry
         if d > maxd:

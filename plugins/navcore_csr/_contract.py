@@ -36,50 +36,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from navcore._kernels import lazy_pop as heap_pop, lazy_push as heap_push
+
 INF = np.inf
 #: a witness found this much longer than the path through ``v`` still
 #: counts: equal-length detours summed in another order may differ by an ulp
 _TIE = 1e-12
-
-
-@njit(cache=True, nogil=True)
-def heap_push(hk, hn, size, key, node):
-    """Push onto the binary min-heap ``hk``/``hn`` (keys, nodes) of ``size``
-    entries; the caller checks the capacity."""
-    i = size
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= key:
-            break
-        hk[i] = hk[p]
-        hn[i] = hn[p]
-        i = p
-    hk[i] = key
-    hn[i] = node
-
-
-@njit(cache=True, nogil=True)
-def heap_pop(hk, hn, size):
-    """Remove the root of a heap of ``size`` entries (size >= 1); the
-    caller reads it first. Returns nothing; the heap has ``size - 1``."""
-    size -= 1
-    key = hk[size]
-    node = hn[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and hk[c + 1] < hk[c]:
-            c += 1
-        if hk[c] >= key:
-            break
-        hk[i] = hk[c]
-        hn[i] = hn[c]
-        i = c
-    if size > 0:
-        hk[i] = key
-        hn[i] = node
 
 
 @njit(cache=True, nogil=True)
