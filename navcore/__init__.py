@@ -12,15 +12,15 @@ Scenes (YAML files played through ``World.tick``) live in the scenes
 plugin, ``navcore_scenes``; ``navcore.load_scene`` and the names
 ``Simulation``, ``Scene``, ``read_scene`` and ``EventKind`` reach it from
 here, imported on first use so that ``import navcore`` loads neither YAML
-nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``. ``navcore.draw(world, graph_id)`` pictures
-any graph without a scene (Pillow loads then), ``navcore.plot`` shows it
-on matplotlib axes.
+nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``.
+``navcore.draw(world, graph_id)`` pictures any graph without a scene
+(Pillow loads then), ``navcore.plot`` shows it on matplotlib axes: both
+ask the draw plugin, ``navcore_draw``, through ``navcore_picture``.
 """
 from .errors import (CapacityError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .picture import draw, plot
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
 from .scene_layer import SceneLayer
 from .views import DerivedView
@@ -56,6 +56,58 @@ def load_scene(path, world=None, **kw):
     """
     from navcore_scenes import Simulation
     return Simulation.from_file(path, world=world, **kw)
+
+
+def draw(world, graph_id, *, paths=(), agents=(), areas=True, out=None,
+         scale=None) -> "np.ndarray":
+    """A picture of graph ``graph_id`` of ``world`` as it is now: an
+    ``(H, W, 3)`` uint8 RGB array (row 0 at the top), also written as a PNG
+    to ``out`` when given.
+
+    Any graph type whose plugin draws it (``navcore_draw_graph``): grids,
+    navmeshes, road networks (north up), csr graphs with node positions
+    (nodes and open edges), third-party types such as the hexgrid example.
+    With ``areas`` each connected area has its own colour (when the
+    hierarchy plugin answers; otherwise all floor is one colour); walls are
+    dark. ``paths``: ``PathResult``s (found ones) or ``(k, 2)`` point
+    arrays in world coordinates, drawn as lines in
+    ``navcore_draw.picture.PATH_COLOURS`` in turn, each on a thin white
+    halo; ``agents``: ``(k, 2)`` points, drawn as white discs as wide as
+    the graph's agent radius (a navmesh's), else 0.35 map units. ``scale``:
+    whole pixels per map unit (a grid cell, a navmesh unit, a 256th of a
+    road map); ``None`` makes the picture about 1024 pixels on its long
+    side. Mistakes are ``navcore.NavError``s: an unknown graph
+    (``UnknownGraphError``), and a ``QueryError`` for a graph no plugin
+    draws, a bad scale, a path or point outside the picture, an ``out``
+    that cannot be written, or a world without the draw plugin.
+    """
+    return _picture("draw", world, graph_id, None, paths, agents, areas, scale, out)
+
+
+def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
+    """Show ``draw(world, graph_id, ...)`` on the matplotlib axes ``ax``
+    in world coordinates (``imshow`` with the picture's ``extent``), so
+    your own artists (``ax.plot(xs, ys)``) land where they are in the
+    world. Returns the ``AxesImage``. Needs matplotlib (not a navcore
+    dependency): a ``QueryError`` says to install it when it is missing.
+    """
+    return _picture("plot", world, graph_id, ax, paths, agents, areas, scale, None)
+
+
+def _picture(call, world, graph_id, ax, paths, agents, areas, scale, out):
+    """``navcore_picture``'s answer to ``navcore.draw`` or ``plot``
+    (``call``); the kernel draws nothing itself."""
+    if not isinstance(world, World):
+        hint = (": a scene's picture is navcore_scenes.render.draw(sim), or draw sim.world"
+                if hasattr(world, "world") and isinstance(world.world, World) else "")
+        raise QueryError(f"navcore.{call} needs a navcore.World, got "
+                         f"{type(world).__name__}{hint}")
+    answer = world.plugins.caller("navcore_picture")(world, graph_id, call, ax, paths,
+                                                     agents, areas, scale, out)
+    if answer is None:
+        raise QueryError(f"navcore.{call} needs the draw plugin (navcore_draw, entry point "
+                         f"'draw'), and no plugin of this world answered navcore_picture")
+    return answer
 
 
 def __getattr__(name):

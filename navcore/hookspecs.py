@@ -679,12 +679,49 @@ def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> An
     a scene that gives it regions is a ``SceneError`` at the offending
     value. Firstresult. Called by the scenes plugin once per graph of a
     scene when a ``navcore.Simulation`` is built, after the graph was added
-    to ``world`` (``navcore run``, ``validate``, ``render``), and by
-    ``navcore.draw`` / ``navcore.plot`` once per picture, whose frame is
+    to ``world`` (``navcore run``, ``validate``, ``render``), and by the
+    draw plugin (``navcore.draw`` / ``navcore.plot``) once per picture,
+    whose frame is
     the layer's ``bounds``, ``unit``, ``y_up`` and ``aspect`` (a layer
     that raises a ``NavError`` there is passed over: the picture is then
     framed by the node positions, or refused). Building a layer must
     change nothing in the graph or the world.
+    """
+
+
+# -- pictures ----------------------------------------------------------------
+# ``navcore.draw`` and ``navcore.plot`` ask ``navcore_picture`` (the draw
+# plugin answers); backends paint the map into its canvas
+# (``navcore_draw_graph``) and other plugins add extras
+# (``navcore_draw_overlay``), for those and for a scene's pictures alike.
+
+@hookspec(firstresult=True)
+def navcore_picture(world: World, graph_id: Hashable, call: str, ax: Any, paths: Any,
+                    agents: Any, areas: Any, scale: Any, out: Any) -> Any:
+    """Make the picture ``navcore.draw`` or ``navcore.plot`` asks for, or
+    return ``None`` to pass.
+
+    ``call`` is ``"draw"`` or ``"plot"``: the public function asking.
+    ``world`` is a ``navcore.World`` (the kernel checked that); the other
+    arguments are the caller's, unchecked: ``graph_id`` names the graph
+    (an unknown one is ``UnknownGraphError``); ``ax`` the matplotlib axes
+    ``plot`` was given (``None`` for ``draw``); ``paths`` found
+    ``PathResult``s or ``(k, 2)`` world points, drawn as lines; ``agents``
+    ``(k, 2)`` world points, drawn as discs; ``areas`` whether each
+    connected area gets its own colour; ``scale`` whole pixels per map
+    unit, or ``None`` for about 1024 pixels on the long side; ``out`` a
+    ``.png`` path to write the picture to, or ``None`` (always ``None``
+    for ``plot``). Return, for ``"draw"``, the ``(H, W, 3)`` uint8 RGB
+    array (row 0 at the top); for ``"plot"``, the ``AxesImage`` shown on
+    ``ax`` in world coordinates. A mistake is a ``QueryError`` (as
+    ``navcore.draw`` documents), raised before ``out`` is written.
+
+    Firstresult: the draw plugin (``navcore_draw``) answers; when no
+    plugin does, ``navcore.draw`` and ``navcore.plot`` raise a
+    ``QueryError`` saying the draw plugin is missing. Called once per
+    ``navcore.draw`` or ``navcore.plot`` call, on the caller's thread. An
+    implementation imports Pillow (and matplotlib) in the call, never when
+    it is loaded: ``World()`` loads no Pillow.
     """
 
 
@@ -693,20 +730,20 @@ def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
     """Draw ``graph``'s map into ``canvas``: every node in its colour (its
     area's; dark for walls), or return ``None`` to pass.
 
-    ``canvas`` (``navcore.canvas.Canvas``) holds ``rgb``, an
-    ``(H, W, 3)`` uint8 array to paint, and ``node_at``, an ``(H, W)``
-    int32 array to fill with the node each pixel shows (``-1``: none),
-    which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8 colour of
-    each node; the world-to-pixel transform (``origin``, ``scale`` pixels
+    ``canvas`` (the draw plugin's ``navcore_draw.canvas.Canvas``) holds
+    ``rgb``, an ``(H, W, 3)`` uint8 array to paint, and ``node_at``, an
+    ``(H, W)`` int32 array to fill with the node each pixel shows (``-1``:
+    none), which overlays use; ``colours``, the ``(num_nodes, 3)`` uint8
+    colour of each node; the world-to-pixel transform (``origin``, ``scale`` pixels
     per unit, ``to_pixels(points)``, ``pixel_centres()``), ``paint(node_at)``
     (fill both arrays at once), ``area_colours(area_ids)``, and ``wall``
     and ``covered`` (the colours of walls and of floor under a moving
     obstacle, for backends that draw those as shapes). Draw with
     numpy only. Return ``True`` when drawn. Firstresult: the grid plugin
     draws its cells; the csr plugin draws, last, any graph with node
-    positions as nodes and edges. Called once per picture by
-    ``navcore.draw`` / ``navcore.plot`` and by the scenes plugin (each
-    frame of an animation); the canvas covers the bounds of the graph's
+    positions as nodes and edges. Called once per picture by the draw
+    plugin (``navcore.draw`` / ``navcore.plot``) and by the scenes plugin
+    (each frame of an animation); the canvas covers the bounds of the graph's
     scene layer, or of its node positions when it has no layer (csr).
     """
 
@@ -719,7 +756,7 @@ def navcore_draw_overlay(graph: NavGraph, canvas: Any) -> None:
     ``canvas.outline(labels)``, which darkens the pixels where a per-node
     label changes (it reads ``canvas.node_at``, so it needs no geometry).
     Not firstresult: every plugin draws (pluggy's order: the last
-    registered first). Called once per picture (``navcore.draw`` and the
-    scenes plugin), after ``navcore_draw_graph`` and before agents and
+    registered first). Called once per picture (by the draw plugin for
+    ``navcore.draw`` and by the scenes plugin), after ``navcore_draw_graph`` and before agents and
     paths are drawn. No return value.
     """

@@ -12,19 +12,20 @@ as wide as its graph's scene layer says (``SceneLayer.agent_radius``), or
 
 Any graph whose backend lends it a scene layer (its ``bounds`` frame the
 picture) and draws it can be pictured. The map, the canvas backends draw
-into (``navcore.canvas.Canvas``) and the drawing of lines and discs are
-the kernel's (``navcore.picture``, which ``navcore.draw`` uses for a world
-without a scene); this module adds what a scene knows: its obstacles, its
-agents and their states.
+into (``navcore_draw.canvas.Canvas``) and the drawing of lines and discs
+are the draw plugin's (``navcore_draw.picture``, which answers
+``navcore.draw`` for a world without a scene); this module adds what a
+scene knows: its obstacles, its agents and their states.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from navcore import picture as P
-from navcore.canvas import BORDER_DARKEN, COVERED, WALL, Canvas, area_colour
 from navcore.errors import NavError, QueryError
-from navcore.picture import AGENT_RADIUS, MAX_SIDE, TARGET_PX, default_scale
+
+from navcore_draw import picture as P
+from navcore_draw.canvas import BORDER_DARKEN, COVERED, WALL, Canvas, area_colour
+from navcore_draw.picture import AGENT_RADIUS, MAX_SIDE, TARGET_PX, default_scale
 
 from .agents import ARRIVED, MOVING, RETRY, STUCK, WAITING
 

@@ -1,14 +1,15 @@
-"""Pictures of a graph: ``navcore.draw`` and ``navcore.plot``, and what the
-scenes plugin's pictures are made of.
+"""Pictures of a graph: what answers ``navcore.draw`` and ``navcore.plot``
+(through ``navcore_picture``), and what the scenes plugin's pictures are
+made of.
 
 A picture is framed by the graph's scene layer (``navcore_scene_layer``:
 its ``bounds``, ``unit``, ``y_up`` and ``aspect``), or, for a graph whose
 backend lends none (csr), by its node positions (``PositionFrame``). The
-backend paints the map into a ``navcore.canvas.Canvas`` through
+backend paints the map into a ``navcore_draw.canvas.Canvas`` through
 ``navcore_draw_graph``, other plugins add overlays through
 ``navcore_draw_overlay``, and paths and agents are drawn over it with
-Pillow, which is imported only when a picture is made. The kernel knows no
-geometry and imports no plugin: everything goes through those hooks.
+Pillow, which is imported only when a picture is made. This plugin knows
+no geometry either: everything graph-specific goes through those hooks.
 
 ``navcore.draw`` draws the world as it is; a scene's picture
 (``navcore_scenes.render.draw(sim)``) is the same map with the scene's own state
@@ -23,13 +24,14 @@ import io
 
 import numpy as np
 
-from . import files, validate
-from .canvas import Canvas, pixel_size
-from .errors import NavError, PluginError, QueryError
-from .scene_layer import SceneLayer
-from .types import PathResult
+from navcore import files, validate
+from navcore.errors import NavError, PluginError, QueryError
+from navcore.scene_layer import SceneLayer
+from navcore.types import PathResult
 
-__all__ = ["draw", "plot", "PositionFrame", "frame_of", "map_size", "default_scale",
+from .canvas import Canvas, pixel_size
+
+__all__ = ["picture", "plot", "PositionFrame", "frame_of", "map_size", "default_scale",
            "check_scale", "node_colours", "map_canvas", "draw_lines", "draw_discs",
            "agent_pixels", "extent", "TARGET_PX", "MAX_SIDE", "AGENT_RADIUS", "AGENT",
            "PATH_COLOURS", "PATH_HALO"]
@@ -216,59 +218,16 @@ def extent(canvas) -> tuple:
             float(top))
 
 
-def draw(world, graph_id, *, paths=(), agents=(), areas=True, out=None,
-         scale=None) -> np.ndarray:
-    """A picture of graph ``graph_id`` of ``world`` as it is now: an
-    ``(H, W, 3)`` uint8 RGB array (row 0 at the top), also written as a PNG
-    to ``out`` when given.
-
-    Any graph type whose plugin draws it (``navcore_draw_graph``): grids,
-    navmeshes, road networks (north up), csr graphs with node positions
-    (nodes and open edges), third-party types such as the hexgrid example.
-    With ``areas`` each connected area has its own colour (when the
-    hierarchy plugin answers; otherwise all floor is one colour); walls are
-    dark. ``paths``: ``PathResult``s (found ones) or ``(k, 2)`` point
-    arrays in world coordinates, drawn as lines in ``PATH_COLOURS`` in
-    turn, each on a thin white halo; ``agents``: ``(k, 2)`` points, drawn
-    as white discs as wide as the graph's agent radius (a navmesh's),
-    else 0.35 map units. ``scale``:
-    whole pixels per map unit (a grid cell, a navmesh unit, a 256th of a
-    road map); ``None`` makes the picture about 1024 pixels on its long
-    side. Mistakes are ``navcore.NavError``s: an unknown graph
-    (``UnknownGraphError``), and a ``QueryError`` for a graph no plugin
-    draws, a bad scale, a path or point outside the picture, an ``out``
-    that cannot be written.
-    """
-    return _picture(world, graph_id, paths, agents, areas, out, scale, "draw")[0]
-
-
-def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
-    """Show ``draw(world, graph_id, ...)`` on the matplotlib axes ``ax``
-    in world coordinates (``imshow`` with the picture's ``extent``), so
-    your own artists (``ax.plot(xs, ys)``) land where they are in the
-    world. Returns the ``AxesImage``. Needs matplotlib (not a navcore
-    dependency): a ``QueryError`` says to install it when it is missing.
-    """
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise QueryError("navcore.plot draws with matplotlib, which is not installed: "
-                         "pip install matplotlib (navcore.draw needs only Pillow)") from None
-    if not callable(getattr(ax, "imshow", None)):
-        raise QueryError(f"ax must be matplotlib axes (fig, ax = plt.subplots()), got "
-                         f"{type(ax).__name__}")
-    rgb, canvas = _picture(world, graph_id, paths, agents, areas, None, scale, "plot")
-    return ax.imshow(rgb, extent=extent(canvas), origin="upper", interpolation="nearest",
-                     aspect=1.0 / canvas.aspect)
-
-
-def _picture(world, graph_id, paths, agents, areas, out, scale, name):
-    from .world import World
-    if not isinstance(world, World):
-        hint = (": a scene's picture is navcore_scenes.render.draw(sim), or draw sim.world"
-                if hasattr(world, "world") and isinstance(world.world, World) else "")
-        raise QueryError(f"navcore.{name} needs a navcore.World, got "
-                         f"{type(world).__name__}{hint}")
+def picture(world, graph_id, paths=(), agents=(), areas=True, out=None,
+            scale=None) -> tuple:
+    """``navcore.draw``'s picture of graph ``graph_id`` of ``world`` (a
+    ``navcore.World``; ``navcore.draw`` checked that): ``(rgb, canvas)``,
+    the ``(H, W, 3)`` uint8 RGB array, also written as a PNG to ``out``
+    when given, and the ``Canvas`` its map was drawn into (whose frame
+    ``extent`` gives). The arguments and the mistakes (``QueryError``s,
+    ``UnknownGraphError``) are ``navcore.draw``'s: paths are drawn in
+    ``PATH_COLOURS`` in turn, each on a ``PATH_HALO``, agents as ``AGENT``
+    discs."""
     graph = world.graph(graph_id)
     areas = validate.boolean(areas, "areas", QueryError)
     target = _check_out(out)
@@ -296,6 +255,24 @@ def _picture(world, graph_id, paths, agents, areas, out, scale, name):
         image.save(png, format="PNG")
         files.write_atomic(target, png.getvalue(), QueryError)
     return np.array(image), canvas
+
+
+def plot(ax, world, graph_id, paths=(), agents=(), areas=True, scale=None):
+    """``navcore.plot``: ``picture(world, graph_id, ...)`` shown on the
+    matplotlib axes ``ax`` in world coordinates (``imshow`` with the
+    picture's ``extent``); the ``AxesImage``. A ``QueryError`` when
+    matplotlib is not installed or ``ax`` is not axes."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise QueryError("navcore.plot draws with matplotlib, which is not installed: "
+                         "pip install matplotlib (navcore.draw needs only Pillow)") from None
+    if not callable(getattr(ax, "imshow", None)):
+        raise QueryError(f"ax must be matplotlib axes (fig, ax = plt.subplots()), got "
+                         f"{type(ax).__name__}")
+    rgb, canvas = picture(world, graph_id, paths, agents, areas, None, scale)
+    return ax.imshow(rgb, extent=extent(canvas), origin="upper", interpolation="nearest",
+                     aspect=1.0 / canvas.aspect)
 
 
 def _check_out(out):

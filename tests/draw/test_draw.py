@@ -19,8 +19,8 @@ import pytest
 from PIL import Image
 
 import navcore
-from navcore.canvas import COVERED, WALL, area_colour
-from navcore.picture import PATH_COLOURS, PATH_HALO
+from navcore_draw.canvas import COVERED, WALL, area_colour
+from navcore_draw.picture import PATH_COLOURS, PATH_HALO
 from navcore_scenes.agents import MOVING
 from navcore_scenes.render import draw as scene_draw
 

@@ -5,9 +5,9 @@ one canvas covering the graph's frame (its scene layer's ``bounds``),
 handed to ``navcore_draw_graph`` (the backend paints its map: cells,
 triangles, roads) and then to ``navcore_draw_overlay`` (extras: the
 hierarchy plugin's node borders); paths and agents are drawn over the
-result with Pillow (``navcore.picture``). A backend needs nothing from
-this module: everything it uses is an attribute or method of the canvas
-it is given.
+result with Pillow (``navcore_draw.picture``). A backend needs nothing
+from this module: everything it uses is an attribute or method of the
+canvas it is given.
 
 Colours: every connected area in its own light colour, a function of the
 area id, so an area keeps its colour from frame to frame of an animation;
