@@ -33,6 +33,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from navcore._kernels import lazy_pop as _pop, lazy_push as _push
+from .buckets import fill_buckets, scan_buckets
 
 INF = np.inf
 #: a witness must be shorter than the path through ``v`` by this much
@@ -46,6 +47,18 @@ _GEN_MAX = 2 ** 31 - 16
 #: tens of microseconds, and milliseconds when another process has the other
 #: core (Monaco, 60 rounds: 6 ms alone, 2.2 s under load, 2026-11-25)
 _PAR_MIN = 512
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_gen(gens, row, a, b):
+    """The next generation of scratch row ``row``; its stamps ``a[row]``
+    and ``b[row]`` are reset before the counter would overflow."""
+    if gens[row] >= _GEN_MAX:
+        a[row, :] = 0
+        b[row, :] = 0
+        gens[row] = 0
+    gens[row] += 1
+    return gens[row]
 
 
 # -- build ----------------------------------------------------------------------
@@ -194,12 +207,7 @@ def _simulate(v, limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp, tma
     for i in range(di):
         u = nbr[bi + i]
         wu = wt[bi + i]
-        if gens[row] >= _GEN_MAX:
-            stamp[row, :] = 0
-            tmark[row, :] = 0
-            gens[row] = 0
-        gens[row] += 1
-        gen = gens[row]
+        gen = _next_gen(gens, row, stamp, tmark)
         wmax = -1.0
         nt = 0
         for j in range(do):
@@ -800,14 +808,9 @@ def pair_distances(ff, fh, fw, bf, bh, bw, s, t, out, df, db, sf, sb, pf, pb, hk
     ran out of room."""
     for i in prange(s.shape[0]):
         row = get_thread_id()
-        if gens[row] >= _GEN_MAX:
-            sf[row, :] = 0
-            sb[row, :] = 0
-            gens[row] = 0
-        gens[row] += 1
         best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
-                           sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
-                           hnb[row], gens[row])
+                              sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
+                              hnb[row], _next_gen(gens, row, sf, sb))
         out[i] = np.nan if meet == -2 else best
 
 
@@ -860,78 +863,42 @@ def _upward(af, ah, aw, bf, bh, bw, src, dist, stamp, gen, hk, hn, nodes, dists)
 
 @njit(cache=True, nogil=True, parallel=True)
 def bucket_matrix(af, ah, aw, bf, bh, bw, srcs, tgts, n, dist, stamp, gens, hk, hn, space):
-    """Many-to-many by buckets: an upward search on graph b from every
-    ``tgts`` rank fills the buckets of its settled nodes, then an upward
-    search on graph a from every ``srcs`` rank scans the buckets of its
-    settled nodes. ``(S, T)`` result, inf unreachable; ``None``-like empty
-    result (shape (0, 0)) with ``ok[0] = False`` is signalled by returning
-    ``ok`` False when a search ran out of room (the caller grows and asks
-    again). ``space`` is the per-search output room."""
+    """Many-to-many by buckets (``navcore_csr.buckets``): an upward search
+    on graph b from every ``tgts`` rank fills the buckets of its settled
+    nodes, then an upward search on graph a from every ``srcs`` rank scans
+    the buckets of its settled nodes. ``(result, ok)``: the ``(S, T)``
+    distances (inf unreachable), ``ok`` False when a search ran out of
+    room (the caller grows ``space``, the per-search output room, and the
+    heaps, and asks again)."""
     ns = srcs.shape[0]
     nt = tgts.shape[0]
     res = np.full((ns, nt), INF)
     if ns == 0 or nt == 0:
         return res, True
-    # backward searches, each into its own slice of one big array
+    # backward searches, each into its own row of one big array
     bn = np.empty((nt, space), dtype=np.int32)
     bd = np.empty((nt, space), dtype=np.float64)
     cnt = np.empty(nt, dtype=np.int64)
     for j in prange(nt):
         row = get_thread_id()
-        if gens[row] >= _GEN_MAX:
-            stamp[row, :] = 0
-            gens[row] = 0
-        gens[row] += 1
-        cnt[j] = _upward(bf, bh, bw, af, ah, aw, tgts[j], dist[row], stamp[row], gens[row],
-                         hk[row], hn[row], bn[j], bd[j])
-    for j in range(nt):
-        if cnt[j] < 0:
-            return res, False
-    # buckets by counting sort over nodes
-    bstart = np.zeros(n + 1, dtype=np.int64)
-    for j in range(nt):
-        for k in range(cnt[j]):
-            bstart[bn[j, k] + 1] += 1
-    for x in range(n):
-        bstart[x + 1] += bstart[x]
-    fill = bstart[:n].copy()
-    btgt = np.empty(bstart[n], dtype=np.int32)
-    bdst = np.empty(bstart[n], dtype=np.float64)
-    for j in range(nt):
-        for k in range(cnt[j]):
-            x = bn[j, k]
-            p = fill[x]
-            btgt[p] = j
-            bdst[p] = bd[j, k]
-            fill[x] = p + 1
+        cnt[j] = _upward(bf, bh, bw, af, ah, aw, tgts[j], dist[row], stamp[row],
+                         _next_gen(gens, row, stamp, stamp), hk[row], hn[row], bn[j], bd[j])
+    if cnt.min() < 0:
+        return res, False
+    first, btgt, bdst = fill_buckets(bn, bd, cnt, n)
     # forward searches scan the buckets
     fails = np.zeros(ns, dtype=np.bool_)
     fn = np.empty((dist.shape[0], space), dtype=np.int32)
     fd = np.empty((dist.shape[0], space), dtype=np.float64)
     for i in prange(ns):
         row = get_thread_id()
-        if gens[row] >= _GEN_MAX:
-            stamp[row, :] = 0
-            gens[row] = 0
-        gens[row] += 1
-        g = gens[row]
-        c = _upward(af, ah, aw, bf, bh, bw, srcs[i], dist[row], stamp[row], g, hk[row],
-                    hn[row], fn[row], fd[row])
+        c = _upward(af, ah, aw, bf, bh, bw, srcs[i], dist[row], stamp[row],
+                    _next_gen(gens, row, stamp, stamp), hk[row], hn[row], fn[row], fd[row])
         if c < 0:
             fails[i] = True
-            continue
-        for k in range(c):
-            x = fn[row, k]
-            d = fd[row, k]
-            for p in range(bstart[x], bstart[x + 1]):
-                v = d + bdst[p]
-                j = btgt[p]
-                if v < res[i, j]:
-                    res[i, j] = v
-    for i in range(ns):
-        if fails[i]:
-            return res, False
-    return res, True
+        else:
+            scan_buckets(res[i], fn[row], fd[row], c, first, btgt, bdst)
+    return res, not fails.any()
 
 
 @njit(cache=True, nogil=True)
@@ -956,14 +923,9 @@ def pair_arcs(ff, fh, fw, fa, bf, bh, bw, ba, s, t, hops, arcs, narcs, nedges, d
     width = arcs.shape[1]
     for i in prange(s.shape[0]):
         row = get_thread_id()
-        if gens[row] >= _GEN_MAX:
-            sf[row, :] = 0
-            sb[row, :] = 0
-            gens[row] = 0
-        gens[row] += 1
         best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
-                           sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
-                           hnb[row], gens[row])
+                              sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
+                              hnb[row], _next_gen(gens, row, sf, sb))
         if meet < 0:
             narcs[i] = meet
             continue

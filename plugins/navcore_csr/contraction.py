@@ -299,6 +299,42 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
         return view
 
 
+def contracted_matrix(graph, sources, targets):
+    """``distance_matrix`` between node ids (checked) from the graph's
+    current hierarchy (:meth:`HierarchyQuery.matrix`, the bucket
+    many-to-many), None when it has none. Blocked ends are inf as in the
+    searches: the hierarchy closed a blocked node's edges, not the node, so
+    from and to itself it would say 0."""
+    view = contracted_view(graph)
+    if view is None:
+        return None
+    out = view.query().matrix(sources, targets)
+    walk = graph.walkable
+    out[~walk[sources]] = np.inf
+    out[:, ~walk[targets]] = np.inf
+    return out
+
+
+def contracted_pairs(graph, sources, targets):
+    """``distance_pairs`` between node ids (checked, as many of each) from
+    the graph's current hierarchy, None when it has none (blocked ends inf,
+    as in :func:`contracted_matrix`)."""
+    view = contracted_view(graph)
+    if view is None:
+        return None
+    out = view.query().distances(sources, targets)
+    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
+    return out
+
+
+def bucket_search_side(num_sources: int, num_targets: int) -> str:
+    """The side whose searches a hierarchy's matrix repeats when it is cut
+    into blocks (``navcore_matrix_search_side``): the buckets cost an
+    upward search from every source and every target, so blocks cut along
+    the larger side repeat only the smaller side's searches."""
+    return "sources" if num_sources >= num_targets else "targets"
+
+
 def load_contracted(graph, path) -> ContractedGraph:
     """Load a hierarchy that :meth:`ContractedGraph.save` wrote for this
     graph (same nodes, edges, costs and walkable nodes) and keep it with

@@ -169,17 +169,22 @@ def navcore_reachable(graph, a, b):
 
 @navcore.hookimpl(trylast=True)
 def navcore_distance_matrix(graph, sources, targets):
-    return search.distance_matrix(graph, sources, targets)
+    # a current contraction hierarchy (contract(graph)) answers by buckets
+    out = contraction.contracted_matrix(graph, sources, targets)
+    return search.distance_matrix(graph, sources, targets) if out is None else out
 
 
 @navcore.hookimpl(trylast=True)
 def navcore_matrix_search_side(graph, num_sources, num_targets):
+    if contraction.contracted_view(graph) is not None:
+        return contraction.bucket_search_side(num_sources, num_targets)
     return search.matrix_search_side(graph, num_sources, num_targets)
 
 
 @navcore.hookimpl(trylast=True)
 def navcore_distance_pairs(graph, sources, targets):
-    return search.distance_pairs(graph, sources, targets)
+    out = contraction.contracted_pairs(graph, sources, targets)
+    return search.distance_pairs(graph, sources, targets) if out is None else out
 
 
 @navcore.hookimpl(trylast=True)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
-from ._buckets import group_by
+from navcore_csr.buckets import fill_buckets, group_by, scan_buckets
 
 INF = np.inf
 #: perfect weights below basic ones by less than this (relative) keep the
@@ -109,22 +109,15 @@ def down_graph(up_first, up_head):
     ascending (``down_tail``, ``down_arc``), and ``arc_low[a]`` = ``x``."""
     n = up_first.shape[0] - 1
     m = up_head.shape[0]
-    down_first = np.zeros(n + 1, dtype=np.int64)
-    for a in range(m):
-        down_first[up_head[a] + 1] += 1
-    for y in range(n):
-        down_first[y + 1] += down_first[y]
-    fill = down_first[:n].copy()
-    down_tail = np.empty(m, dtype=np.int32)
-    down_arc = np.empty(m, dtype=np.int64)
     arc_low = np.empty(m, dtype=np.int32)
     for x in range(n):
         for a in range(up_first[x], up_first[x + 1]):
-            y = up_head[a]
-            down_tail[fill[y]] = x
-            down_arc[fill[y]] = a
-            fill[y] += 1
             arc_low[a] = x
+    # arcs by head, in arc order: for each head its tails ascending
+    down_first, down_arc = group_by(up_head, n)
+    down_tail = np.empty(m, dtype=np.int32)
+    for d in range(m):
+        down_tail[d] = arc_low[down_arc[d]]
     return down_first, down_tail, down_arc, arc_low
 
 
@@ -150,16 +143,7 @@ def tree_levels(parent):
     for x in range(n):
         if height[x] + 1 > nlev:
             nlev = height[x] + 1
-    level_first = np.zeros(nlev + 1, dtype=np.int64)
-    for x in range(n):
-        level_first[height[x] + 1] += 1
-    for i in range(nlev):
-        level_first[i + 1] += level_first[i]
-    fill = level_first[:nlev].copy()
-    level_nodes = np.empty(n, dtype=np.int32)
-    for x in range(n):
-        level_nodes[fill[height[x]]] = x
-        fill[height[x]] += 1
+    level_first, level_nodes = group_by(height, nlev)
     return level_first, level_nodes, longest
 
 
@@ -670,12 +654,11 @@ def _up_chain(x, parent, first, head, w, dist, nodes, dists):
 
 @njit(cache=True, nogil=True, parallel=True)
 def bucket_matrix(parent, af, ah, aw, bf, bh, bw, srcs, tgts, dist, space):
-    """Many-to-many by buckets over the elimination tree: the chain of
-    every target (graph b) fills the buckets of the nodes it reaches, the
-    chain of every source (graph a) scans them. ``(S, T)``, inf where
-    unreachable. ``space``: the longest chain; ``dist``: per-thread rows,
-    all inf."""
-    n = parent.shape[0]
+    """Many-to-many by buckets (``navcore_csr.buckets``) over the
+    elimination tree: the chain of every target (graph b) fills the
+    buckets of the nodes it reaches, the chain of every source (graph a)
+    scans them. ``(S, T)``, inf where unreachable. ``space``: the longest
+    chain; ``dist``: per-thread rows, all inf."""
     ns = srcs.shape[0]
     nt = tgts.shape[0]
     res = np.full((ns, nt), INF)
@@ -686,34 +669,12 @@ def bucket_matrix(parent, af, ah, aw, bf, bh, bw, srcs, tgts, dist, space):
     cnt = np.empty(nt, dtype=np.int64)
     for j in prange(nt):
         cnt[j] = _up_chain(tgts[j], parent, bf, bh, bw, dist[get_thread_id()], bn[j], bd[j])
-    bstart = np.zeros(n + 1, dtype=np.int64)
-    for j in range(nt):
-        for k in range(cnt[j]):
-            bstart[bn[j, k] + 1] += 1
-    for x in range(n):
-        bstart[x + 1] += bstart[x]
-    fill = bstart[:n].copy()
-    btgt = np.empty(bstart[n], dtype=np.int32)
-    bdst = np.empty(bstart[n], dtype=np.float64)
-    for j in range(nt):
-        for k in range(cnt[j]):
-            x = bn[j, k]
-            p = fill[x]
-            btgt[p] = j
-            bdst[p] = bd[j, k]
-            fill[x] = p + 1
+    first, btgt, bdst = fill_buckets(bn, bd, cnt, parent.shape[0])
     rows = dist.shape[0]
     fn = np.empty((rows, space), dtype=np.int32)
     fd = np.empty((rows, space), dtype=np.float64)
     for i in prange(ns):
         row = get_thread_id()
         c = _up_chain(srcs[i], parent, af, ah, aw, dist[row], fn[row], fd[row])
-        for k in range(c):
-            x = fn[row, k]
-            d = fd[row, k]
-            for p in range(bstart[x], bstart[x + 1]):
-                v = d + bdst[p]
-                j = btgt[p]
-                if v < res[i, j]:
-                    res[i, j] = v
+        scan_buckets(res[i], fn[row], fd[row], c, first, btgt, bdst)
     return res

@@ -1,0 +1,90 @@
+"""The bucket many-to-many of hierarchies, for numba kernels: the one
+piece every contracted graph's ``distance_matrix`` shares (the csr
+plugin's :class:`~navcore_csr.hierarchy.HierarchyQuery` for csr, grid,
+navmesh polygon and road graphs, and the road plugin's customizable
+hierarchy), public so that other plugins' kernels call it.
+
+A matrix from ``S`` sources to ``T`` targets is an upward search from
+every target (backward) and from every source (forward): the target
+searches leave ``(target, distance)`` in a *bucket* at every node they
+settle (:func:`fill_buckets`), and each source search scans the buckets of
+the nodes it settles (:func:`scan_buckets`): ``d(s, x) + d(x, t)`` over the
+nodes ``x`` both reach is the distance, as in a bidirectional query. How
+the searches climb (Dijkstra with stall-on-demand, or the elimination
+tree's chain) is the caller's; they hand over the nodes they reached and
+the distances there.
+
+>>> import numpy as np
+>>> nodes = np.array([[2, 0], [1, 2]], dtype=np.int32)  # target 0 reached 2, target 1 1 and 2
+>>> dists = np.array([[0.0, 0.0], [0.0, 3.0]])
+>>> first, tgt, dist = fill_buckets(nodes, dists, np.array([1, 2]), 3)
+>>> first.tolist(), tgt.tolist(), dist.tolist()       # node 1: t1 at 0; node 2: t0 at 0, t1 at 3
+([0, 0, 1, 3], [1, 0, 1], [0.0, 0.0, 3.0])
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def group_by(keys, count):
+    """Items ``0..len(keys)-1`` grouped by key (keys in ``0..count-1``), in
+    item order within a group: ``(first, items)``, the items of key ``k``
+    being ``items[first[k]:first[k + 1]]``. One counting pass, one fill."""
+    n = keys.shape[0]
+    first = np.zeros(count + 1, dtype=np.int64)
+    for x in range(n):
+        first[keys[x] + 1] += 1
+    for k in range(count):
+        first[k + 1] += first[k]
+    fill = first[:count].copy()
+    items = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        items[fill[keys[x]]] = x
+        fill[keys[x]] += 1
+    return first, items
+
+
+@njit(cache=True, nogil=True)
+def fill_buckets(nodes, dists, counts, n):
+    """The buckets of ``n`` nodes from the target searches: search ``j``
+    reached ``nodes[j, :counts[j]]`` at ``dists[j, :counts[j]]``.
+    ``(first, target, dist)``: the bucket of node ``x`` is
+    ``first[x]..first[x + 1]``, each entry a target and its distance from
+    ``x``, targets ascending."""
+    total = 0
+    for j in range(counts.shape[0]):
+        total += counts[j]
+    keys = np.empty(total, dtype=np.int32)
+    owner = np.empty(total, dtype=np.int32)
+    flat = np.empty(total, dtype=np.float64)
+    p = 0
+    for j in range(counts.shape[0]):
+        for k in range(counts[j]):
+            keys[p] = nodes[j, k]
+            owner[p] = j
+            flat[p] = dists[j, k]
+            p += 1
+    first, items = group_by(keys, n)
+    target = np.empty(total, dtype=np.int32)
+    dist = np.empty(total, dtype=np.float64)
+    for p in range(total):
+        target[p] = owner[items[p]]
+        dist[p] = flat[items[p]]
+    return first, target, dist
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scan_buckets(out, nodes, dists, count, first, target, dist):
+    """One source's row: ``out[t]`` lowered to ``dists[k] + d(x, t)`` for
+    every node ``x = nodes[k]`` (``k < count``) its search reached and
+    every entry of ``x``'s bucket."""
+    for k in range(count):
+        x = nodes[k]
+        d = dists[k]
+        for p in range(first[x], first[x + 1]):
+            v = d + dist[p]
+            t = target[p]
+            if v < out[t]:
+                out[t] = v
