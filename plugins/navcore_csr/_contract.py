@@ -38,12 +38,15 @@ from numba import njit
 
 from navcore._kernels import lazy_pop as heap_pop, lazy_push as heap_push
 
+from ._ch import grown
+
 INF = np.inf
 #: a witness found this much longer than the path through ``v`` still
 #: counts: equal-length detours summed in another order may differ by an ulp
 _TIE = 1e-12
 
 
+# not shared with _ch._witness (see there: one kernel for both was slower)
 @njit(cache=True, nogil=True)
 def witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, hn,
              tmark, targets, work):
@@ -174,12 +177,11 @@ def iheap_down(key, pos, heap, size, i):
 
 
 @njit(cache=True, nogil=True)
-def grown(a, size, keep):
-    """A copy of ``a`` with room for ``size`` entries, the first ``keep``
-    of them kept."""
-    out = np.empty(size, dtype=a.dtype)
-    out[:keep] = a[:keep]
-    return out
+def grown5(size, keep, a, b, c, d, e):
+    """Five arrays, each copied into room for ``size`` entries, the first
+    ``keep`` kept (``_ch.grown``)."""
+    return (grown(a, size, keep), grown(b, size, keep), grown(c, size, keep),
+            grown(d, size, keep), grown(e, size, keep))
 
 
 @njit(cache=True, nogil=True)
@@ -302,19 +304,12 @@ def ch_build(offsets, targets, cost, limit, check_limit):
         for i in range(start[v], start[v] + d):
             want += 2 * cap[nbr[i]] + d
         if top + want > nbr.shape[0]:
-            grow = max(2 * nbr.shape[0], top + want)
-            nbr = grown(nbr, grow, top)
-            wt = grown(wt, grow, top)
-            hops = grown(hops, grow, top)
-            c1 = grown(c1, grow, top)
-            c2 = grown(c2, grow, top)
+            nbr, wt, hops, c1, c2 = grown5(max(2 * nbr.shape[0], top + want), top, nbr,
+                                           wt, hops, c1, c2)
         if nup + d > up_tgt.shape[0]:
             grow = max(2 * up_tgt.shape[0], nup + d)
-            up_tgt = grown(up_tgt, grow, nup)
-            up_src = grown(up_src, grow, nup)
-            up_w = grown(up_w, grow, nup)
-            up_c1 = grown(up_c1, grow, nup)
-            up_c2 = grown(up_c2, grow, nup)
+            up_tgt, up_src, up_w, up_c1, up_c2 = grown5(grow, nup, up_tgt, up_src, up_w,
+                                                        up_c1, up_c2)
             up_hops = grown(up_hops, grow, nup)
         # v's remaining edges become its upward edges
         b = start[v]

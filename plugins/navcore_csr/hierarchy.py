@@ -14,7 +14,7 @@ The result is two *upward* graphs over node ranks: the forward one (edges
 Queries go through a :class:`HierarchyQuery` (one per thread, it owns the
 scratch): ``distance``, ``path`` (the edges as positions into the input
 CSR, their weights summed in path order), ``distances`` for pairs and
-``matrix`` (the bucket many-to-many algorithm, on both cores).
+``matrix`` (the bucket many-to-many of ``navcore_csr.buckets``, on both cores).
 
 >>> import numpy as np
 >>> offsets = np.array([0, 1, 2, 3], dtype=np.int64)       # a one-way ring 0->1->2->0
@@ -327,6 +327,30 @@ def check_ends(a, offsets, targets, fail) -> None:
             fail(f"an arc of '{side}' does not join the nodes its ranks name")
 
 
+def node_rank(name, v, rank) -> int:
+    """The rank (a hierarchy's kernels' node id) of node id ``v``, given as
+    argument ``name``; ``QueryError`` unless it is a node of the ``rank``
+    array's graph."""
+    n = rank.shape[0]
+    if not validate.is_int(v) or not 0 <= v < n:
+        raise QueryError(f"{name} must be a node id from 0 to {n - 1}, got {v!r}")
+    return int(rank[int(v)])
+
+
+def node_ranks(name, v, rank) -> np.ndarray:
+    """:func:`node_rank` of a 1-d array of node ids (empty allowed)."""
+    n = rank.shape[0]
+    a = validate.array(v, name, QueryError)             # ragged: no array
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
+                         f"and shape {a.shape}")
+    if a.size and (a.min() < 0 or a.max() >= n):
+        i = int(np.argmax((a < 0) | (a >= n)))
+        raise QueryError(f"{name} must hold node ids from 0 to {n - 1}, got "
+                         f"{name}[{i}] = {a[i]}")
+    return rank[a.astype(np.int64)] if a.size else rank[:0].copy()
+
+
 def _arc_weights(weights, c1, c2) -> np.ndarray:
     """The cost of every arc: input edges, then shortcuts as the sums of
     their children (older arcs), filled in rounds of one shortcut level."""
@@ -386,22 +410,8 @@ class HierarchyQuery:
         self._gen += 1
         return self._gen
 
-    def _node(self, name, v) -> int:
-        if not validate.is_int(v) or not 0 <= v < self._n:
-            raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
-        return int(v)
-
     def _nodes(self, name, v) -> np.ndarray:
-        a = validate.array(v, name, QueryError)             # ragged: no array
-        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
-            raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
-                             f"and shape {a.shape}")
-        if a.size and (a.min() < 0 or a.max() >= self._n):
-            i = int(np.argmax((a < 0) | (a >= self._n)))
-            raise QueryError(f"{name} must hold node ids from 0 to {self._n - 1}, got "
-                             f"{name}[{i}] = {a[i]}")
-        # to ranks: the kernels' node ids
-        return self.hierarchy._rank[a.astype(np.int64)] if a.size else np.empty(0, np.int32)
+        return node_ranks(name, v, self.hierarchy._rank)
 
     def _graphs(self):
         h = self.hierarchy
@@ -410,8 +420,8 @@ class HierarchyQuery:
     def distance(self, s, t) -> float:
         """The cost of a shortest path from ``s`` to ``t``; inf if none."""
         h = self.hierarchy
-        rs = h._rank[self._node("s", s)]
-        rt = h._rank[self._node("t", t)]
+        rs = node_rank("s", s, h._rank)
+        rt = node_rank("t", t, h._rank)
         while True:
             best, meet, _ = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
                                  self._sb, self._pf, self._pb, self._hkf, self._hnf,
@@ -425,7 +435,7 @@ class HierarchyQuery:
         positions into the input CSR, its cost their weights summed in path
         order; ``(inf, empty)`` if there is none."""
         h = self.hierarchy
-        cost, edges, _ = self._path(h._rank[self._node("s", s)], h._rank[self._node("t", t)])
+        cost, edges, _ = self._path(node_rank("s", s, h._rank), node_rank("t", t, h._rank))
         return cost, edges
 
     def _path(self, rs, rt):

@@ -55,6 +55,7 @@ from navcore.types import PathResult, PathStatus
 
 from . import _simplify as K
 from ._build import row_ids
+from .contraction import built_view
 from .search import HKIND, NO_POSITIONS, ends_or_answer, heuristic_scale
 from .storage import build_csr
 
@@ -463,15 +464,8 @@ def simplify(graph, levels=None) -> SimplifiedGraph:
     a quarter; see BENCHMARKS.md); an integer builds exactly that many.
     """
     graph = validate.graph(graph)
-    view = graph.view(VIEW_KEY)
-    if view is not None and view.requested_levels == levels:
-        return view
-    with graph.lock:
-        view = graph.view(VIEW_KEY)          # another thread may have built it
-        if view is None or view.requested_levels != levels:
-            view = SimplifiedGraph(graph, levels)
-            graph.set_view(VIEW_KEY, view)
-        return view
+    return built_view(graph, VIEW_KEY, lambda v: v.requested_levels == levels,
+                      lambda: SimplifiedGraph(graph, levels))
 
 
 def simplified_path(graph, start, goal) -> PathResult:

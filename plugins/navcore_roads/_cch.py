@@ -505,25 +505,17 @@ def _expand(code, up_first, up_head, arc_low, mid_up, mid_down, src_up, src_down
         x = arc_low[a]
         y = up_head[a]
         if c & 1:                                 # x -> y
-            z = mid_up[a]
-            if z < 0:
-                if write:
-                    out[p] = src_up[a]
-                p += 1
-                continue
-            # x -> z (down of (z, x)), then z -> y (up of (z, y))
-            stack[top] = 2 * _find(up_first, up_head, z, y) + 1
-            stack[top + 1] = 2 * _find(up_first, up_head, z, x)
+            z, edge, tail, head = mid_up[a], src_up[a], x, y
         else:                                     # y -> x
-            z = mid_down[a]
-            if z < 0:
-                if write:
-                    out[p] = src_down[a]
-                p += 1
-                continue
-            # y -> z (down of (z, y)), then z -> x (up of (z, x))
-            stack[top] = 2 * _find(up_first, up_head, z, x) + 1
-            stack[top + 1] = 2 * _find(up_first, up_head, z, y)
+            z, edge, tail, head = mid_down[a], src_down[a], y, x
+        if z < 0:
+            if write:
+                out[p] = edge
+            p += 1
+            continue
+        # tail -> z (down of (z, tail)), then z -> head (up of (z, head))
+        stack[top] = 2 * _find(up_first, up_head, z, head) + 1
+        stack[top + 1] = 2 * _find(up_first, up_head, z, tail)
         top += 2
     return p
 

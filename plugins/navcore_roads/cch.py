@@ -48,14 +48,16 @@ import time
 import numba
 import numpy as np
 
-from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, write_atomic
 from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
+from navcore_csr.hierarchy import node_rank, node_ranks
+
 from . import _cch as K
+from .ch import need_view
 from . import _order as O
 
 VIEW_KEY = "navcore_roads.cch"
@@ -449,22 +451,10 @@ class CCHQuery:
         return m
 
     def _node(self, name, v) -> int:
-        if not validate.is_int(v) or not 0 <= v < self._n:
-            raise QueryError(f"{name} must be a node id from 0 to {self._n - 1}, got {v!r}")
-        return int(self.view.topology.rank[int(v)])
+        return node_rank(name, v, self.view.topology.rank)
 
     def _nodes(self, name, v) -> np.ndarray:
-        a = validate.array(v, name, QueryError)             # ragged: no array
-        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
-            raise QueryError(f"{name} must be a 1-d array of node ids, got dtype {a.dtype} "
-                             f"and shape {a.shape}")
-        if a.size and (a.min() < 0 or a.max() >= self._n):
-            i = int(np.argmax((a < 0) | (a >= self._n)))
-            raise QueryError(f"{name} must hold node ids from 0 to {self._n - 1}, got "
-                             f"{name}[{i}] = {a[i]}")
-        if not a.size:
-            return np.empty(0, dtype=np.int64)
-        return self.view.topology.rank[a.astype(np.int64)]
+        return node_ranks(name, v, self.view.topology.rank)
 
     def _rows(self):
         if self._par is None:
@@ -594,14 +584,11 @@ def current(graph) -> RoadCCH | None:
 
 
 def need_current(graph) -> RoadCCH:
-    view = graph.view(VIEW_KEY)
-    if view is not None:
-        return view
-    stale = graph.stored_view(VIEW_KEY) is not None
-    raise QueryError(f"road graph {graph.graph_id!r} has "
-                     f"{'a customizable hierarchy not yet customized for its latest update' if stale else 'no customizable hierarchy'}; "
-                     f"build it with navcore_roads.contract(graph, customizable=True)"
-                     f"{' or call its customize()' if stale else ''}")
+    return need_view(graph, VIEW_KEY, "a customizable hierarchy not yet customized for its "
+                     "latest update", "no customizable hierarchy",
+                     lambda stale: "build it with navcore_roads.contract(graph, "
+                                   "customizable=True)" + (" or call its customize()"
+                                                           if stale else ""))
 
 
 def follow(graph, world=None) -> None:

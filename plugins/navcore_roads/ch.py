@@ -201,13 +201,22 @@ def current(graph) -> RoadHierarchy | None:
 
 
 def need_current(graph) -> RoadHierarchy:
-    view = graph.view(VIEW_KEY)
+    return need_view(graph, VIEW_KEY, "a stale contraction hierarchy (the graph changed "
+                     "since it was built)", "no contraction hierarchy",
+                     "build it with navcore_roads.contract(graph)")
+
+
+def need_view(graph, key, stale, missing, how):
+    """The graph's current view ``key``, else a ``QueryError`` saying it
+    has ``stale`` (a view no longer current) or ``missing`` (none), and
+    ``how`` to build it (a callable of whether it is stale, or a text)."""
+    view = graph.view(key)
     if view is not None:
         return view
-    stale = graph.stored_view(VIEW_KEY) is not None
-    raise QueryError(f"road graph {graph.graph_id!r} has "
-                     f"{'a stale contraction hierarchy (the graph changed since it was built)' if stale else 'no contraction hierarchy'}; "
-                     f"build it with navcore_roads.contract(graph)")
+    is_stale = graph.stored_view(key) is not None
+    advice = how(is_stale) if callable(how) else how
+    raise QueryError(f"road graph {graph.graph_id!r} has {stale if is_stale else missing}; "
+                     f"{advice}")
 
 
 def route(view: RoadHierarchy, s: int, t: int) -> PathResult:
