@@ -58,6 +58,7 @@ def ends(rng, n):
     return a, b
 
 
+@pytest.mark.nojit
 @pytest.mark.parametrize("directed", [True, False])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_contracted_csr_matrix_and_pairs_are_scipys(directed, seed, monkeypatch):
@@ -84,6 +85,7 @@ def test_contracted_csr_matrix_and_pairs_are_scipys(directed, seed, monkeypatch)
     assert world.distance_pairs("g", [], []).shape == (0,)
 
 
+@pytest.mark.nojit
 def test_contracted_grid_matrix_is_scipys():
     world = navcore.World(warm_up=False)
     rng = np.random.default_rng(7)
@@ -101,6 +103,7 @@ def test_contracted_grid_matrix_is_scipys():
     assert np.isinf(got).any() and np.isfinite(got).any()
 
 
+@pytest.mark.nojit
 def test_matrix_uses_the_current_hierarchy_only():
     """A stale hierarchy is left alone: the searches answer for the graph now."""
     world = navcore.World(warm_up=False)
@@ -136,6 +139,7 @@ def test_hierarchy_matrix_retries_when_its_room_runs_out(seed):
     assert q.matrix([], b).shape == (0, b.size)
 
 
+@pytest.mark.nojit
 def test_a_contracted_graph_cuts_matrix_blocks_along_the_larger_side():
     """The buckets cost a search from every end (the csr rule without a
     hierarchy searches from the targets of a directed graph when fewer)."""
