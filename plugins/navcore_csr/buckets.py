@@ -53,25 +53,24 @@ def fill_buckets(nodes, dists, counts, n):
     ``(first, target, dist)``: the bucket of node ``x`` is
     ``first[x]..first[x + 1]``, each entry a target and its distance from
     ``x``, targets ascending."""
-    total = 0
-    for j in range(counts.shape[0]):
-        total += counts[j]
-    keys = np.empty(total, dtype=np.int32)
-    owner = np.empty(total, dtype=np.int32)
-    flat = np.empty(total, dtype=np.float64)
-    p = 0
+    # counted and filled straight from the rows, not through group_by: its
+    # flattened copies made Monaco's 30 x 300 CCH matrix 5-7% slower
+    first = np.zeros(n + 1, dtype=np.int64)
     for j in range(counts.shape[0]):
         for k in range(counts[j]):
-            keys[p] = nodes[j, k]
-            owner[p] = j
-            flat[p] = dists[j, k]
-            p += 1
-    first, items = group_by(keys, n)
-    target = np.empty(total, dtype=np.int32)
-    dist = np.empty(total, dtype=np.float64)
-    for p in range(total):
-        target[p] = owner[items[p]]
-        dist[p] = flat[items[p]]
+            first[nodes[j, k] + 1] += 1
+    for x in range(n):
+        first[x + 1] += first[x]
+    fill = first[:n].copy()
+    target = np.empty(first[n], dtype=np.int32)
+    dist = np.empty(first[n], dtype=np.float64)
+    for j in range(counts.shape[0]):
+        for k in range(counts[j]):
+            x = nodes[j, k]
+            p = fill[x]
+            target[p] = j
+            dist[p] = dists[j, k]
+            fill[x] = p + 1
     return first, target, dist
 
 
