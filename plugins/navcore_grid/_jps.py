@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit
 
-from navcore._kernels import heap_place, heap_pop, heap_push
+from navcore._kernels import close_next, heap_place, open_source
 
 from ._kernels import landmark_bound, leading_zeros, path_between, search_batch
 
@@ -222,14 +222,10 @@ def jump_search(grid, scratch, start, goal, gen):
     # direction k -> (dx, dy): E, W, S, N, SE, SW, NE, NW
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
-    g[start] = 0.0
-    parent[start] = -1
-    stamp[start] = open_mark
-    size = heap_push(hnode, hkey, hpos, 0, start, 0.0)
+    size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)
     expanded = 0
     while size > 0:
-        u, size = heap_pop(hnode, hkey, hpos, size)
-        stamp[u] = closed_mark
+        u, size = close_next(stamp, hnode, hkey, hpos, size, closed_mark)
         expanded += 1
         if u == goal:
             return g[u], expanded, parent

@@ -445,36 +445,27 @@ def grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
     n = W * H
     offsets = np.empty(n + 1, dtype=np.int64)
-    e = 0
-    for y in range(H):
-        for x in range(W):
-            offsets[y * W + x] = e
-            for j in range(8):
-                k = order[j]
-                if connectivity == 4 and k >= 4:
-                    continue
-                nx = x + kdx[k]
-                ny = y + kdy[k]
-                if 0 <= nx < W and 0 <= ny < H:
-                    e += 1
-    offsets[n] = e
-    targets = np.empty(e, dtype=np.int32)
-    cost = np.empty(e, dtype=np.float64)
-    e = 0
-    for y in range(H):
-        for x in range(W):
-            pu = (y + 1) * Wp + x + 1
-            for j in range(8):
-                k = order[j]
-                if connectivity == 4 and k >= 4:
-                    continue
-                nx = x + kdx[k]
-                ny = y + kdy[k]
-                if 0 <= nx < W and 0 <= ny < H:
-                    targets[e] = ny * W + nx
-                    cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity,
-                                         corner_cut)
-                    e += 1
+    targets = np.empty(0, dtype=np.int32)
+    cost = np.empty(0, dtype=np.float64)
+    for fill in range(2):              # count the edges, then write them
+        e = 0
+        for y in range(H):
+            for x in range(W):
+                offsets[y * W + x] = e
+                for j in range(8):
+                    k = order[j]
+                    nx = x + kdx[k]
+                    ny = y + kdy[k]
+                    if (k < 4 or connectivity == 8) and 0 <= nx < W and 0 <= ny < H:
+                        if fill:
+                            targets[e] = ny * W + nx
+                            cost[e] = move_cost(free, pcost, (y + 1) * Wp + x + 1, k, Wp,
+                                                diag, connectivity, corner_cut)
+                        e += 1
+        offsets[n] = e
+        if not fill:
+            targets = np.empty(e, dtype=np.int32)
+            cost = np.empty(e, dtype=np.float64)
     return offsets, targets, cost
 
 
@@ -510,13 +501,12 @@ def set_walkable(idx, val, walkable, free, W, flipped):
     changes once). Returns their count. One pass, no temporaries: a 16x16
     toggle costs microseconds, not the ~50 us of the numpy fancy-indexing
     version."""
-    Wp = W + 2
     n = 0
     for i in range(idx.shape[0]):
         c = idx[i]
         if walkable[c] != val:
             walkable[c] = val
-            free[(c // W + 1) * Wp + c % W + 1] = val
+            free[padded(c, W, W + 2)] = val
             flipped[n] = c
             n += 1
     return n
