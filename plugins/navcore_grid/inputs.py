@@ -29,27 +29,23 @@ class SearchInputs(DerivedView):
     """The kernel inputs of one version of a grid. ``astar`` and
     ``dijkstra`` are ``_kernels.grid_astar``'s ``grid`` (``Wp, W, pcost,
     uniform, ndirs, off, dxs, dys, need, lens, corner_cut, ha, hb, hscale,
-    lm, nk, lscale``; Dijkstra's with no heuristic); ``jps()`` is
+    lm, nk, lscale``; Dijkstra's with no heuristic); ``jps`` is
     ``_jps.jump_search``'s (``Wp, W, free, rowbits, colbits, diag, lm,
-    nk, lscale``), made on first use (the bit lines are)."""
+    nk, lscale``) where jump point search applies (``cost_stats``), else
+    None."""
 
     def __init__(self, graph):
         super().__init__(graph)
-        uniform, cmin, _ = graph.cost_stats()
+        uniform, cmin, jps = graph.cost_stats()
         ha, hb = heuristic_coefficients(graph)
-        self._landmarks = landmark_args(graph)
-        moves = (graph.padded_width, graph.width, graph.padded_cost, uniform,
-                 graph.connectivity, *graph.directions, graph.corner_cutting, ha, hb)
-        self.astar = (*moves, cmin, *self._landmarks)
+        lm = landmark_args(graph)
+        Wp, W = graph.padded_width, graph.width
+        moves = (Wp, W, graph.padded_cost, uniform, graph.connectivity, *graph.directions,
+                 graph.corner_cutting, ha, hb)
+        self.astar = (*moves, cmin, *lm)
         self.dijkstra = (*moves, 0.0, *_NO_LANDMARKS)
-        self._jps = None
-
-    def jps(self):
-        if self._jps is None:
-            g = self.graph
-            self._jps = (g.padded_width, g.width, g.padded_free, *g.bit_lines,
-                         g.diagonal_cost, *self._landmarks)
-        return self._jps
+        self.jps = (Wp, W, graph.padded_free, *graph.bit_lines, graph.diagonal_cost,
+                    *lm) if jps else None
 
 
 def search_inputs(graph) -> SearchInputs:

@@ -184,7 +184,7 @@ def _answer(graph, batch, kind, idx, sc) -> np.ndarray:
     try:
         inputs = search_inputs(graph)
         if kind == "jps":
-            out = P.jps_parallel(inputs.jps(), *sc.jps(), starts, goals, gen, sc.ctl,
+            out = P.jps_parallel(inputs.jps, *sc.jps(), starts, goals, gen, sc.ctl,
                                  sc.res_i, sc.res_f, sc.st, sc.bufs)
         else:
             grid = inputs.astar if kind == "astar" else inputs.dijkstra

@@ -235,7 +235,7 @@ def jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     """``grid_jps`` for callers that checked ``jps_applies`` already."""
     sc = scratch_for(graph)
     cost, expanded, nodes, points = _jps.jps_path(
-        search_inputs(graph).jps(), sc.jps(), start, goal, sc.next_gen(graph))
+        search_inputs(graph).jps, sc.jps(), start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
     return PathResult.found_path(nodes, points, cost, expanded, "jps")
@@ -283,7 +283,7 @@ def _find_paths_here(graph, batch, kind, idx) -> None:
     offsets = np.empty(k + 1, dtype=np.int64)
     inputs = search_inputs(graph)
     if kind == "jps":
-        buf, used = _jps.jps_batch(inputs.jps(), sc.jps(), starts, goals,
+        buf, used = _jps.jps_batch(inputs.jps, sc.jps(), starts, goals,
                                    sc.reserve_gens(graph, k), cost, expanded, offsets,
                                    sc.buffer)
     else:
