@@ -109,6 +109,25 @@ def heap_pop(hnode, hkey, hpos, size, ties=False):
     return u, size
 
 
+@njit(cache=True, nogil=True, inline="always")
+def open_source(stamp, g, parent, hnode, hkey, hpos, source, open_mark):
+    """Begin a label-setting search at ``source``: distance 0, no parent,
+    open (``stamp``), alone in the indexed heap; returns the heap size."""
+    g[source] = 0.0
+    parent[source] = -1
+    stamp[source] = open_mark
+    return heap_push(hnode, hkey, hpos, 0, source, 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def close_next(stamp, hnode, hkey, hpos, size, closed_mark):
+    """Pop the open node of least key and mark it closed: ``(node, new
+    size)``."""
+    u, size = heap_pop(hnode, hkey, hpos, size)
+    stamp[u] = closed_mark
+    return u, size
+
+
 # -- the lazy heap -------------------------------------------------------------
 # The contraction hierarchy's searches (build, queries, road A*) push a node
 # again when its distance improves and skip stale entries when popped: two

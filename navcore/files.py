@@ -109,6 +109,19 @@ _DAMAGE = (OSError, ValueError, EOFError, KeyError, IndexError, TypeError, zipfi
            OverflowError)
 
 
+def read_file(path, what: str, error=NavError) -> tuple:
+    """``(path, data)``: ``path`` checked (``validate.file_path``) as a
+    ``Path`` and the bytes of the file; ``error`` (``path=`` set) when it
+    is not found or cannot be read, ``what`` naming it ("map file")."""
+    path = validate.file_path(path, what, error)
+    try:
+        return path, path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{what} not found", path=path) from None
+    except OSError as exc:
+        raise error(f"cannot read {what}: {exc.strerror or exc}", path=path) from None
+
+
 def read_npz(path, fail, dtypes: dict | None = None) -> dict:
     """Every array of the ``.npz`` at ``path`` that :func:`npz_bytes`
     wrote, read with ``allow_pickle=False`` after its header was checked

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit
 
-from navcore._kernels import heap_place, heap_pop, heap_push
+from navcore._kernels import close_next, heap_place, open_source
 
-from ._kernels import landmark_bound, leading_zeros
+from ._kernels import landmark_bound, leading_zeros, path_between, search_batch
 
 if config.DISABLE_JIT:          # the intrinsic needs the compiler
     def trailing_zeros(x):
@@ -44,6 +44,8 @@ else:
 
 INF = np.inf
 PAD = 64                        # blocked bits before each line's first cell
+#: a parent link is ``(cell << 2) | turn`` (module docs; ``_kernels.trace_into``)
+JPS_LINKS = 2
 
 
 def line_words(length: int) -> int:
@@ -200,11 +202,18 @@ def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g
 
 
 @njit(cache=True, nogil=True)
-def jump_search(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
-         hnode, hkey, hpos, gen, lm, nk, lscale):
-    """Jump point search from padded ``start`` to ``goal``. Returns
-    ``(cost, expanded)``; ``parent`` links the jump points of the path
-    (``(cell << 2) | turn``, see the module docs; -1 at the start)."""
+def jump_search(grid, scratch, start, goal, gen):
+    """Jump point search from padded ``start`` to ``goal``. ``grid``: the
+    grid's inputs as ``search_inputs`` gathers them (``Wp, W, free,
+    rowbits, colbits, diag, lm, nk, lscale``); ``scratch``: ``(i32,
+    f64)``, rows stamp, parent, heap node, heap position; g, heap key.
+    Returns ``(cost, expanded, parent)``; ``parent`` links the jump points
+    of the path (``(cell << 2) | turn``, see the module docs; -1 at the
+    start)."""
+    Wp, _, free, rowbits, colbits, diag, lm, nk, lscale = grid
+    i32, f64 = scratch
+    stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
+    g, hkey = f64[0], f64[1]
     open_mark = 2 * gen
     closed_mark = open_mark + 1
     hb = diag - 1.0
@@ -213,17 +222,13 @@ def jump_search(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
     # direction k -> (dx, dy): E, W, S, N, SE, SW, NE, NW
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
-    g[start] = 0.0
-    parent[start] = -1
-    stamp[start] = open_mark
-    size = heap_push(hnode, hkey, hpos, 0, start, 0.0)
+    size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)
     expanded = 0
     while size > 0:
-        u, size = heap_pop(hnode, hkey, hpos, size)
-        stamp[u] = closed_mark
+        u, size = close_next(stamp, hnode, hkey, hpos, size, closed_mark)
         expanded += 1
         if u == goal:
-            return g[u], expanded
+            return g[u], expanded, parent
         uy = u // Wp
         ux = u - uy * Wp
         gu = g[u]
@@ -305,153 +310,22 @@ def jump_search(free, rowbits, colbits, stamp, Wp, diag, start, goal, g, parent,
                         size = push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
                                      stamp, open_mark, closed_mark, g, parent, hnode, hkey,
                                      hpos, size, lm, nk, lscale, goal)
-    return INF, expanded
-
-
-@njit(cache=True, nogil=True, inline="always")
-def run(a, b, Wp):
-    """Moves from padded cell ``a`` to ``b`` along a straight or diagonal run."""
-    ay = a // Wp
-    by = b // Wp
-    return max(abs((a - ay * Wp) - (b - by * Wp)), abs(ay - by))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def turn_cell(code, v, Wp):
-    """The cell where the link ``code`` (``(parent << 2) | turn``) into
-    ``v`` turned from its diagonal into its last straight leg, or the
-    parent itself when the link is one straight or diagonal run."""
-    p = code >> 2
-    turn = code & 3
-    if turn == 0:
-        return p
-    py = p // Wp
-    px = p - py * Wp
-    vy = v // Wp
-    vx = v - vy * Wp
-    if turn == 1:          # ... then along row vy: the diagonal covered |vy - py|
-        return vy * Wp + px + np.sign(vx - px) * abs(vy - py)
-    return (py + np.sign(vy - py) * abs(vx - px)) * Wp + vx
+    return INF, expanded, parent
 
 
 @njit(cache=True, nogil=True)
-def trace(parent, goal, Wp, W):
-    """Cell ids (``y * W + x``) and centres of the path ending at padded
-    ``goal``: the runs between linked jump points (through their turn
-    cells) filled in."""
-    n = 1
-    v = goal
-    while parent[v] != -1:
-        w = turn_cell(parent[v], v, Wp)
-        n += run(v, w, Wp) + run(w, parent[v] >> 2, Wp)
-        v = parent[v] >> 2
-    nodes = np.empty(n, dtype=np.int32)
-    points = np.empty((n, 2), dtype=np.float64)
-    i = n - 1
-    c = goal
-    cy = c // Wp
-    nodes[i] = (cy - 1) * W + c - cy * Wp - 1
-    points[i, 0] = c - cy * Wp - 0.5          # padded x - 1 + 0.5
-    points[i, 1] = cy - 0.5
-    v = goal
-    while parent[v] != -1:
-        turn_at = turn_cell(parent[v], v, Wp)
-        for leg in range(2):
-            to = turn_at if leg == 0 else parent[v] >> 2
-            ty = to // Wp
-            sx = np.sign((to - ty * Wp) - (c - (c // Wp) * Wp))
-            sy = np.sign(ty - c // Wp)
-            while c != to:
-                c += sx + sy * Wp
-                cy = c // Wp
-                i -= 1
-                nodes[i] = (cy - 1) * W + c - cy * Wp - 1
-                points[i, 0] = c - cy * Wp - 0.5
-                points[i, 1] = cy - 0.5
-        v = parent[v] >> 2
-    return nodes, points
+def jps_path(grid, scratch, start, goal, gen):
+    """``jump_search`` and the trace of its path in one call
+    (``_kernels.path_between``): ``(cost, expanded, nodes, points)``,
+    empty arrays when unreachable. The scratch comes as rows (``(i32,
+    f64)``, see ``jump_search``), two array arguments instead of six."""
+    return path_between(jump_search, grid, scratch, JPS_LINKS, start, goal, gen)
 
 
 @njit(cache=True, nogil=True)
-def jps_path(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, start, goal,
-              gen):
-    """``jump_search`` and ``trace`` in one call (a query pays one dispatch):
-    ``(cost, expanded, nodes, points)``, empty arrays when unreachable.
-    ``start`` and ``goal`` are cell ids ``y * W + x``; the scratch comes as
-    rows (``i32``: stamp, parent, heap node, heap position; ``f64``: g,
-    heap key), five array arguments instead of ten."""
-    stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
-    g, hkey = f64[0], f64[1]
-    s = (start // W + 1) * Wp + start % W + 1
-    t = (goal // W + 1) * Wp + goal % W + 1
-    cost, expanded = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
-                          hnode, hkey, hpos, gen, lm, nk, lscale)
-    if not cost < INF:
-        return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
-    nodes, points = trace(parent, t, Wp, W)
-    return cost, expanded, nodes, points
-
-
-@njit(cache=True, nogil=True)
-def trace_nodes(parent, goal, Wp, W, out, at):
-    """``trace`` for batches: the cell ids of the path ending at padded
-    ``goal`` written to ``out[at:at + n]``; returns ``n``, or ``-n`` when
-    ``out`` has no room for it (nothing written then)."""
-    n = 1
-    v = goal
-    while parent[v] != -1:
-        w = turn_cell(parent[v], v, Wp)
-        n += run(v, w, Wp) + run(w, parent[v] >> 2, Wp)
-        v = parent[v] >> 2
-    if at + n > out.shape[0]:
-        return -n
-    i = at + n - 1
-    c = goal
-    cy = c // Wp
-    out[i] = (cy - 1) * W + c - cy * Wp - 1
-    v = goal
-    while parent[v] != -1:
-        turn_at = turn_cell(parent[v], v, Wp)
-        for leg in range(2):
-            to = turn_at if leg == 0 else parent[v] >> 2
-            ty = to // Wp
-            sx = np.sign((to - ty * Wp) - (c - (c // Wp) * Wp))
-            sy = np.sign(ty - c // Wp)
-            while c != to:
-                c += sx + sy * Wp
-                cy = c // Wp
-                i -= 1
-                out[i] = (cy - 1) * W + c - cy * Wp - 1
-        v = parent[v] >> 2
-    return n
-
-
-@njit(cache=True, nogil=True)
-def jps_batch(free, rowbits, colbits, i32, f64, Wp, W, diag, lm, nk, lscale, starts, goals,
-              gen, cost, expanded, offsets, buf):
-    """``jps_path`` for many pairs in one call (one nogil call per worker's
-    batch): ``cost[q]``, ``expanded[q]`` and the cells of path ``q`` in
-    ``buf[offsets[q]:offsets[q + 1]]`` (empty when unreachable); pair ``q``
-    searches with generation ``gen + q``. ``buf`` grows (doubles) when a
-    path does not fit; returns ``(buf, cells used)``."""
-    stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
-    g, hkey = f64[0], f64[1]
-    used = 0
-    offsets[0] = 0
-    for q in range(starts.shape[0]):
-        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-        t = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-        c, e = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, t, g, parent,
-                           hnode, hkey, hpos, gen + q, lm, nk, lscale)
-        cost[q] = c
-        expanded[q] = e
-        if c < INF:
-            n = trace_nodes(parent, t, Wp, W, buf, used)
-            if n < 0:
-                bigger = np.empty(max(2 * buf.shape[0], used - 2 * n), dtype=np.int32)
-                bigger[:used] = buf[:used]
-                buf = bigger
-                n = trace_nodes(parent, t, Wp, W, buf, used)
-            used += n
-        offsets[q + 1] = used
+def jps_batch(grid, scratch, starts, goals, gen, cost, expanded, offsets, buf):
+    """``_kernels.search_batch`` with jump point search: ``(buf, cells
+    used)``."""
+    buf, used, _ = search_batch(jump_search, grid, scratch, JPS_LINKS, starts, goals, gen,
+                                cost, expanded, offsets, buf, 0, 0)
     return buf, used

@@ -44,11 +44,24 @@ def landmark_bound(lm, nk, lscale, v, goal, h):
     return h
 
 
+#: bits of a parent link that hold a turn (``trace_into``): A*'s links
+#: are plain cells, jump point search's ``(cell << 2) | turn`` (``_jps.py``)
+ASTAR_LINKS = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def padded(cell, W, Wp):
+    """The padded index of cell id ``cell`` (``y * W + x``)."""
+    return (cell // W + 1) * Wp + cell % W + 1
+
+
 @njit(cache=True, nogil=True)
-def grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
-                corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
-                enode, ekey, enext, head, fbits, ibits, gen):
-    """A* on the implicit grid. A move costs ``lens[k]`` times the mean of
+def grid_astar(grid, state, pool, start, goal, gen):
+    """A* on the implicit grid. ``grid``: the grid's inputs as
+    ``search_inputs`` gathers them (``Wp, W, pcost, uniform, ndirs, off,
+    dxs, dys, need, lens, corner_cut, ha, hb, hscale, lm, nk, lscale``);
+    ``state``: ``(stamp, g, parent)``; ``pool``: ``(enode, ekey, enext,
+    head, fbits, ibits)``. A move costs ``lens[k]`` times the mean of
     the two cells' costs (just ``lens[k]`` when ``uniform``). The heuristic
     is the larger of ``hscale * (ha * max(dx, dy) + hb * min(dx, dy))``,
     consistent for the move set the wrapper describes, and, with ``nk``
@@ -68,6 +81,10 @@ def grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
     Equal keys pop last-in first-out, which favours the deeper node.
     ``fbits``/``ibits`` are one float64 seen as int64 (a bit cast).
     """
+    (Wp, _, pcost, uniform, ndirs, off, dxs, dys, need, lens, corner_cut, ha, hb, hscale,
+     lm, nk, lscale) = grid
+    stamp, g, parent = state
+    enode, ekey, enext, head, fbits, ibits = pool
     open_mark = 2 * gen
     closed_mark = open_mark + 1
     cap = enode.shape[0]
@@ -185,39 +202,6 @@ def grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
 
 
 @njit(cache=True, nogil=True)
-def trace_cells(parent, goal, Wp, W):
-    """Cell ids (``y * W + x``) of the path ending at padded ``goal``,
-    filling in the straight or diagonal runs between linked cells, and the
-    cell centres as float64 ``(k, 2)``."""
-    n = 1
-    v = goal
-    while parent[v] != -1:
-        p = parent[v]
-        n += max(abs(v % Wp - p % Wp), abs(v // Wp - p // Wp))
-        v = p
-    nodes = np.empty(n, dtype=np.int32)
-    points = np.empty((n, 2), dtype=np.float64)
-    i = n - 1
-    v = goal
-    nodes[i] = (v // Wp - 1) * W + v % Wp - 1
-    points[i, 0] = v % Wp - 0.5
-    points[i, 1] = v // Wp - 0.5
-    while parent[v] != -1:
-        p = parent[v]
-        sx = np.sign(p % Wp - v % Wp)
-        sy = np.sign(p // Wp - v // Wp)
-        c = v
-        while c != p:
-            c += sx + sy * Wp
-            i -= 1
-            nodes[i] = (c // Wp - 1) * W + c % Wp - 1
-            points[i, 0] = c % Wp - 0.5       # padded x - 1 + 0.5
-            points[i, 1] = c // Wp - 0.5
-        v = p
-    return nodes, points
-
-
-@njit(cache=True, nogil=True)
 def centres(nodes, W):
     """Centres ``(x + 0.5, y + 0.5)`` of cell ids ``nodes`` as float64
     ``(k, 2)``: one call instead of four numpy passes (5.8 us -> under 1 for
@@ -230,23 +214,157 @@ def centres(nodes, W):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def run(a, b, Wp):
+    """Moves from padded cell ``a`` to ``b`` along a straight or diagonal run."""
+    ay = a // Wp
+    by = b // Wp
+    return max(abs((a - ay * Wp) - (b - by * Wp)), abs(ay - by))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def turn_cell(code, v, Wp, links):
+    """The cell where the link ``code`` into ``v`` turned from its diagonal
+    into its last straight leg, or the parent itself when the link is one
+    straight or diagonal run. ``links``: the bits of ``code`` below the
+    parent that hold the turn (``ASTAR_LINKS``, ``_jps.JPS_LINKS``)."""
+    p = code >> links
+    turn = code & ((1 << links) - 1)
+    if turn == 0:
+        return p
+    py = p // Wp
+    px = p - py * Wp
+    vy = v // Wp
+    vx = v - vy * Wp
+    if turn == 1:          # ... then along row vy: the diagonal covered |vy - py|
+        return vy * Wp + px + np.sign(vx - px) * abs(vy - py)
+    return (py + np.sign(vy - py) * abs(vx - px)) * Wp + vx
+
+
+@njit(cache=True, nogil=True, inline="always")
+def path_length(parent, goal, Wp, links):
+    """Cells of the path ending at padded ``goal``."""
+    n = 1
+    v = goal
+    while parent[v] != -1:
+        p = parent[v] >> links
+        w = turn_cell(parent[v], v, Wp, links)
+        n += run(v, w, Wp) + run(w, p, Wp)
+        v = p
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_path(parent, goal, Wp, W, links, out, end):
+    """The cell ids (``y * W + x``) of the path ending at padded ``goal``
+    into ``out[end - path_length:end]``: the runs between linked cells
+    (through their turn cells) filled in."""
+    i = end - 1
+    c = goal
+    cy = c // Wp
+    out[i] = (cy - 1) * W + c - cy * Wp - 1
+    v = goal
+    while parent[v] != -1:
+        p = parent[v] >> links
+        turn_at = turn_cell(parent[v], v, Wp, links)
+        for leg in range(2):
+            to = turn_at if leg == 0 else p
+            ty = to // Wp
+            sx = np.sign((to - ty * Wp) - (c - (c // Wp) * Wp))
+            sy = np.sign(ty - c // Wp)
+            while c != to:
+                c += sx + sy * Wp
+                cy = c // Wp
+                i -= 1
+                out[i] = (cy - 1) * W + c - cy * Wp - 1
+        v = p
+
+
 @njit(cache=True, nogil=True)
-def astar_path(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
-                corner_cut, ha, hb, hscale, lm, nk, lscale, start, goal, g, parent,
-                enode, ekey, enext, head, fbits, ibits, gen):
-    """``grid_astar`` and ``trace_cells`` in one call (a query pays one
+def trace_into(parent, goal, Wp, W, links, out, at):
+    """The cell ids of the path ending at padded ``goal`` written to
+    ``out[at:at + n]``; returns ``n``, or ``-n`` when ``out`` has no room
+    for it (nothing written then)."""
+    n = path_length(parent, goal, Wp, links)
+    if at + n > out.shape[0]:
+        return -n
+    write_path(parent, goal, Wp, W, links, out, at + n)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def traced(parent, goal, Wp, W, links, buf, used):
+    """``(buf, n)``: the ``n`` cells of the path ending at padded ``goal``
+    appended to ``buf`` after its ``used`` cells; ``buf`` is replaced by
+    one at least twice as large when it has no room."""
+    n = trace_into(parent, goal, Wp, W, links, buf, used)
+    if n < 0:
+        bigger = np.empty(max(2 * buf.shape[0], used - 2 * n), dtype=np.int32)
+        bigger[:used] = buf[:used]
+        buf = bigger
+        n = trace_into(parent, goal, Wp, W, links, buf, used)
+    return buf, n
+
+
+@njit(cache=True, nogil=True)
+def astar_search(grid, scratch, start, goal, gen):
+    """``grid_astar`` with ``scratch = (state, pool)``: ``(cost, expanded,
+    parent)``, the form ``path_between`` and the batches take a search in."""
+    state, pool = scratch
+    cost, expanded = grid_astar(grid, state, pool, start, goal, gen)
+    return cost, expanded, state[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def path_between(search, grid, scratch, links, start, goal, gen):
+    """``search`` and the trace of its path in one call (a query pays one
     dispatch): ``(cost, expanded, nodes, points)`` for cell ids ``start``,
-    ``goal`` (``y * W + x``); empty arrays when unreachable, cost -1 when
-    the entry pool ran out (the wrapper grows it and asks again)."""
-    s = (start // W + 1) * Wp + start % W + 1
-    t = (goal // W + 1) * Wp + goal % W + 1
-    cost, expanded = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need,
-                                 lens, corner_cut, ha, hb, hscale, lm, nk, lscale, s, t, g,
-                                 parent, enode, ekey, enext, head, fbits, ibits, gen)
+    ``goal``; empty arrays when unreachable, cost -1 when A*'s entry pool
+    ran out (the wrapper grows it and asks again)."""
+    Wp, W = grid[0], grid[1]
+    t = padded(goal, W, Wp)
+    cost, expanded, parent = search(grid, scratch, padded(start, W, Wp), t, gen)
     if not (0.0 <= cost < INF):
         return cost, expanded, np.empty(0, dtype=np.int32), np.empty((0, 2), np.float64)
-    nodes, points = trace_cells(parent, t, Wp, W)
-    return cost, expanded, nodes, points
+    nodes = np.empty(path_length(parent, t, Wp, links), dtype=np.int32)
+    write_path(parent, t, Wp, W, links, nodes, nodes.shape[0])
+    return cost, expanded, nodes, centres(nodes, W)
+
+
+@njit(cache=True, nogil=True)
+def astar_path(grid, state, pool, start, goal, gen):
+    """``grid_astar`` and the trace of its path in one call
+    (``path_between``)."""
+    return path_between(astar_search, grid, (state, pool), ASTAR_LINKS, start, goal, gen)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def search_batch(search, grid, scratch, links, starts, goals, gen, cost, expanded, offsets,
+                 buf, first, used):
+    """``path_between`` for pairs ``first..`` of ``starts``/``goals`` in
+    one call (one nogil call per worker's batch): ``cost[q]``,
+    ``expanded[q]`` and the cells of path ``q`` in
+    ``buf[offsets[q]:offsets[q + 1]]`` (empty when unreachable), ``used``
+    cells of ``buf`` taken before; pair ``q`` searches with generation
+    ``gen + q - first``. ``buf`` grows when a path does not fit. Returns
+    ``(buf, used, q)``: ``q`` is the number of pairs done, less than all
+    when A*'s entry pool ran out at pair ``q`` (the wrapper grows it and
+    calls again from there)."""
+    Wp, W = grid[0], grid[1]
+    if first == 0:
+        offsets[0] = 0
+    for q in range(first, starts.shape[0]):
+        t = padded(goals[q], W, Wp)
+        c, e, parent = search(grid, scratch, padded(starts[q], W, Wp), t, gen + q - first)
+        if c == -1.0:
+            return buf, used, q
+        cost[q] = c
+        expanded[q] = e
+        if c < INF:
+            buf, n = traced(parent, t, Wp, W, links, buf, used)
+            used += n
+        offsets[q + 1] = used
+    return buf, used, starts.shape[0]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -327,36 +445,27 @@ def grid_csr(free, pcost, W, H, diag, connectivity, corner_cut):
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
     n = W * H
     offsets = np.empty(n + 1, dtype=np.int64)
-    e = 0
-    for y in range(H):
-        for x in range(W):
-            offsets[y * W + x] = e
-            for j in range(8):
-                k = order[j]
-                if connectivity == 4 and k >= 4:
-                    continue
-                nx = x + kdx[k]
-                ny = y + kdy[k]
-                if 0 <= nx < W and 0 <= ny < H:
-                    e += 1
-    offsets[n] = e
-    targets = np.empty(e, dtype=np.int32)
-    cost = np.empty(e, dtype=np.float64)
-    e = 0
-    for y in range(H):
-        for x in range(W):
-            pu = (y + 1) * Wp + x + 1
-            for j in range(8):
-                k = order[j]
-                if connectivity == 4 and k >= 4:
-                    continue
-                nx = x + kdx[k]
-                ny = y + kdy[k]
-                if 0 <= nx < W and 0 <= ny < H:
-                    targets[e] = ny * W + nx
-                    cost[e] = move_cost(free, pcost, pu, k, Wp, diag, connectivity,
-                                         corner_cut)
-                    e += 1
+    targets = np.empty(0, dtype=np.int32)
+    cost = np.empty(0, dtype=np.float64)
+    for fill in range(2):              # count the edges, then write them
+        e = 0
+        for y in range(H):
+            for x in range(W):
+                offsets[y * W + x] = e
+                for j in range(8):
+                    k = order[j]
+                    nx = x + kdx[k]
+                    ny = y + kdy[k]
+                    if (k < 4 or connectivity == 8) and 0 <= nx < W and 0 <= ny < H:
+                        if fill:
+                            targets[e] = ny * W + nx
+                            cost[e] = move_cost(free, pcost, (y + 1) * Wp + x + 1, k, Wp,
+                                                diag, connectivity, corner_cut)
+                        e += 1
+        offsets[n] = e
+        if not fill:
+            targets = np.empty(e, dtype=np.int32)
+            cost = np.empty(e, dtype=np.float64)
     return offsets, targets, cost
 
 
@@ -386,88 +495,29 @@ def refresh_csr_costs(offsets, targets, cost, free, pcost, W, diag, connectivity
 
 
 @njit(cache=True, nogil=True)
-def trace_into(parent, goal, Wp, W, out, at):
-    """``trace_cells`` for batches: the cell ids of the path ending at
-    padded ``goal`` written to ``out[at:at + n]``; returns ``n``, or ``-n``
-    when ``out`` has no room for it (nothing written then)."""
-    n = 1
-    v = goal
-    while parent[v] != -1:
-        p = parent[v]
-        n += max(abs(v % Wp - p % Wp), abs(v // Wp - p // Wp))
-        v = p
-    if at + n > out.shape[0]:
-        return -n
-    i = at + n - 1
-    v = goal
-    out[i] = (v // Wp - 1) * W + v % Wp - 1
-    while parent[v] != -1:
-        p = parent[v]
-        sx = np.sign(p % Wp - v % Wp)
-        sy = np.sign(p // Wp - v // Wp)
-        c = v
-        while c != p:
-            c += sx + sy * Wp
-            i -= 1
-            out[i] = (c // Wp - 1) * W + c % Wp - 1
-        v = p
-    return n
-
-
-@njit(cache=True, nogil=True)
 def set_walkable(idx, val, walkable, free, W, flipped):
     """Write ``val`` into the walkable mask (flat and padded) of cells
     ``idx``; the cells that changed go to ``flipped`` (a cell listed twice
     changes once). Returns their count. One pass, no temporaries: a 16x16
     toggle costs microseconds, not the ~50 us of the numpy fancy-indexing
     version."""
-    Wp = W + 2
     n = 0
     for i in range(idx.shape[0]):
         c = idx[i]
         if walkable[c] != val:
             walkable[c] = val
-            free[(c // W + 1) * Wp + c % W + 1] = val
+            free[padded(c, W, W + 2)] = val
             flipped[n] = c
             n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
-def astar_batch(stamp, pcost, uniform, Wp, W, ndirs, off, dxs, dys, need, lens,
-                corner_cut, ha, hb, hscale, lm, nk, lscale, starts, goals, g, parent,
-                enode, ekey, enext, head, fbits, ibits, gen, cost, expanded, offsets, buf,
-                first, used):
-    """``astar_path`` for pairs ``first..`` of ``starts``/``goals`` in one
-    call (one nogil call per worker's batch): ``cost[q]``, ``expanded[q]``
-    and the cells of path ``q`` in ``buf[offsets[q]:offsets[q + 1]]``
-    (empty when unreachable), ``used`` cells of ``buf`` taken before; pair
-    ``q`` searches with generation ``gen + q - first``. ``buf`` grows when
-    a path does not fit. Returns ``(buf, used, q)``: ``q`` is the number of
-    pairs done, less than all when the entry pool ran out at pair ``q``
-    (the wrapper grows it and calls again from there)."""
-    if first == 0:
-        offsets[0] = 0
-    for q in range(first, starts.shape[0]):
-        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-        t = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-        c, e = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, need, lens,
-                          corner_cut, ha, hb, hscale, lm, nk, lscale, s, t, g, parent,
-                          enode, ekey, enext, head, fbits, ibits, gen + q - first)
-        if c == -1.0:
-            return buf, used, q
-        cost[q] = c
-        expanded[q] = e
-        if c < INF:
-            n = trace_into(parent, t, Wp, W, buf, used)
-            if n < 0:
-                bigger = np.empty(max(2 * buf.shape[0], used - 2 * n), dtype=np.int32)
-                bigger[:used] = buf[:used]
-                buf = bigger
-                n = trace_into(parent, t, Wp, W, buf, used)
-            used += n
-        offsets[q + 1] = used
-    return buf, used, starts.shape[0]
+def astar_batch(grid, state, pool, starts, goals, gen, cost, expanded, offsets, buf, first,
+                used):
+    """``search_batch`` with A*."""
+    return search_batch(astar_search, grid, (state, pool), ASTAR_LINKS, starts, goals, gen,
+                        cost, expanded, offsets, buf, first, used)
 
 
 @njit(cache=True, nogil=True)

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit, prange
 
-from ._jps import jump_search, trace_nodes
-from ._kernels import INF, grid_astar, trace_into
+from ._jps import JPS_LINKS, jump_search
+from ._kernels import ASTAR_LINKS, INF, astar_search, padded, trace_into
 
 #: columns of a slot's row of ``st``: searches taken, path cells written,
 #: room the row lacked (0: none), the A* entry pool ran out (1); rows are
@@ -129,14 +129,14 @@ def heaviest_first(starts, goals, W):
     return np.argsort(key, kind="mergesort")
 
 
-@njit(cache=True, nogil=True)
-def _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
-              goals, order, gen, ctl, res_i, res_f, st, bufs):
-    """Slot ``t`` of ``jps_parallel``: searches taken from ``ctl[0]``."""
-    stamp, parent, hnode, hpos = i32s[t, 0], i32s[t, 1], i32s[t, 2], i32s[t, 3]
-    g, hkey = f64s[t, 0], f64s[t, 1]
+@njit(cache=True, nogil=True, inline="always")
+def _slot(t, search, grid, scratch, links, starts, goals, order, gen, ctl, res_i, res_f, st,
+          bufs):
+    """Slot ``t`` of a parallel kernel: searches taken from ``ctl[0]``,
+    each with ``search`` (``jump_search``, ``_kernels.astar_search``) on
+    the slot's rows ``scratch``."""
+    Wp, W = grid[0], grid[1]
     buf = bufs[t]
-    qs, xs, ms, cs = res_i[t, 0], res_i[t, 1], res_i[t, 2], res_f[t]
     n = order.shape[0]
     used = 0
     j = 0
@@ -145,70 +145,45 @@ def _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale
         if k >= n:
             break
         q = order[k]
-        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-        e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-        c, x = jump_search(free, rowbits, colbits, stamp, Wp, diag, s, e, g, parent,
-                           hnode, hkey, hpos, gen + j, lm, nk, lscale)
-        qs[j] = q
-        xs[j] = x
-        cs[j] = c
+        e = padded(goals[q], W, Wp)
+        c, x, parent = search(grid, scratch, padded(starts[q], W, Wp), e, gen + j)
+        res_i[t, 0, j] = q
+        res_i[t, 1, j] = x
+        res_f[t, j] = c
         j += 1
         m = 0
-        if c < INF:
-            m = trace_nodes(parent, e, Wp, W, buf, used)
-            if m < 0:             # no room: this slot stops (see above)
-                st[t, ST_NEED] = used - m
-                ms[j - 1] = -1
-                break
-            used += m
-        ms[j - 1] = m
-    st[t, ST_TAKEN] = j
-    st[t, ST_USED] = used
-
-
-@njit(cache=True, nogil=True)
-def _astar_slot(t, stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
-                corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
-                enexts, heads, fbits, ibits, starts, goals, order, gen, ctl, res_i, res_f,
-                st, bufs):
-    """Slot ``t`` of ``astar_parallel``: searches taken from ``ctl[0]``."""
-    stamp, g, parent = stamps[t], gs[t], parents[t]
-    enode, ekey, enext, head = enodes[t], ekeys[t], enexts[t], heads[t]
-    fb, ib = fbits[t], ibits[t]
-    buf = bufs[t]
-    qs, xs, ms, cs = res_i[t, 0], res_i[t, 1], res_i[t, 2], res_f[t]
-    n = order.shape[0]
-    used = 0
-    j = 0
-    while True:
-        k = fetch_add(ctl, 0, 1)
-        if k >= n:
-            break
-        q = order[k]
-        s = (starts[q] // W + 1) * Wp + starts[q] % W + 1
-        e = (goals[q] // W + 1) * Wp + goals[q] % W + 1
-        c, x = grid_astar(stamp, pcost, uniform, Wp, ndirs, off, dxs, dys, needs, lens,
-                          corner_cut, ha, hb, hscale, lm, nk, lscale, s, e, g, parent,
-                          enode, ekey, enext, head, fb, ib, gen + j)
-        qs[j] = q
-        xs[j] = x
-        cs[j] = c
-        j += 1
-        if c == -1.0:                 # the entry pool ran out: this slot stops
+        if c == -1.0:                 # the A* entry pool ran out: this slot stops
             st[t, ST_POOL] = 1
-            ms[j - 1] = -1
-            break
-        m = 0
-        if c < INF:
-            m = trace_into(parent, e, Wp, W, buf, used)
+            m = -1
+        elif c < INF:
+            m = trace_into(parent, e, Wp, W, links, buf, used)
             if m < 0:                 # no room: this slot stops (see above)
                 st[t, ST_NEED] = used - m
-                ms[j - 1] = -1
-                break
-            used += m
-        ms[j - 1] = m
+                m = -1
+        res_i[t, 2, j - 1] = m
+        if m < 0:
+            break
+        used += m
     st[t, ST_TAKEN] = j
     st[t, ST_USED] = used
+
+
+# a parallel kernel calls these, with ``_slot`` inlined: a kernel that
+# hands a search function on to a compiled (not inlined) ``_slot`` is not
+# cached by numba ("dynamic globals")
+@njit(cache=True, nogil=True)
+def _jps_slot(t, grid, i32s, f64s, starts, goals, order, gen, ctl, res_i, res_f, st, bufs):
+    _slot(t, jump_search, grid, (i32s[t], f64s[t]), JPS_LINKS, starts, goals, order, gen,
+          ctl, res_i, res_f, st, bufs)
+
+
+@njit(cache=True, nogil=True)
+def _astar_slot(t, grid, stamps, gs, parents, pools, starts, goals, order, gen, ctl, res_i,
+                res_f, st, bufs):
+    enodes, ekeys, enexts, heads, fbits, ibits = pools
+    _slot(t, astar_search, grid, ((stamps[t], gs[t], parents[t]),
+                                  (enodes[t], ekeys[t], enexts[t], heads[t], fbits[t], ibits[t])),
+          ASTAR_LINKS, starts, goals, order, gen, ctl, res_i, res_f, st, bufs)
 
 
 @njit(cache=True, nogil=True)
@@ -222,9 +197,10 @@ def _reset(ctl, st):
 @njit(cache=True, nogil=True)
 def _collect(n, res_i, res_f, st):
     """The slots' answered searches in slot order: ``(index, cost,
-    expanded, offsets, left, base)``; ``left``: the batch positions not
-    answered (not taken, or stopped), ``base[t]``: where slot ``t``'s
-    cells start in the joined path arrays (``base[T]``: all cells)."""
+    expanded, offsets, left, base, nodes, points)``; ``left``: the batch
+    positions not answered (not taken, or stopped), ``base[t]``: where
+    slot ``t``'s cells start in the joined path arrays ``nodes`` and
+    ``points`` (made here; ``base[T]``: all cells)."""
     T = st.shape[0]
     m = 0
     for t in range(T):
@@ -258,7 +234,9 @@ def _collect(n, res_i, res_f, st):
         if not answered[q]:
             left[i] = q
             i += 1
-    return index, cost, expanded, offsets, left, base
+    nodes = np.empty(base[T], dtype=np.int32)
+    points = np.empty((base[T], 2), dtype=np.float64)
+    return index, cost, expanded, offsets, left, base, nodes, points
 
 
 @njit(cache=True, nogil=True)
@@ -285,9 +263,23 @@ def _join_serial(bufs, base, W, nodes, points):
         _write_paths(t, bufs, base, W, nodes, points)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _begin(starts, goals, W, ctl, st, T):
+    """``(order, previous)``: the batch positions heaviest first, and this
+    thread's numba thread count, set to ``T`` for the call's regions (a
+    parallel kernel restores it at its end; inlined, so the intrinsics
+    stay in the kernel's module as numba's parfor launcher has them)."""
+    order = heaviest_first(starts, goals, W)
+    _reset(ctl, st)
+    previous = thread_count()
+    ctl[CTL_PREVIOUS] = previous    # for the caller to restore if the call raises
+    if previous != T:
+        use_threads(T)              # this call's regions only (restored at the end)
+    return order, previous
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
-                 goals, gen, ctl, res_i, res_f, st, bufs):
+def jps_parallel(grid, i32s, f64s, starts, goals, gen, ctl, res_i, res_f, st, bufs):
     """``jps_batch`` over ``i32s.shape[0]`` thread slots: search ``q =
     order[k]`` (heaviest first) for every ``k`` taken from ``ctl[0]``;
     slot ``t`` uses ``i32s[t]`` (stamp, parent, heap node, heap position),
@@ -298,20 +290,14 @@ def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale
     unanswered because a slot ran out of room (``st``: what it lacked).
     The call runs on ``T`` threads whatever this thread's numba mask says
     (set and restored inside: no Python call for it)."""
-    n = starts.shape[0]
-    T = i32s.shape[0]
-    order = heaviest_first(starts, goals, W)
-    _reset(ctl, st)
-    previous = thread_count()
-    ctl[CTL_PREVIOUS] = previous    # for the caller to restore if this call raises
-    if previous != T:
-        use_threads(T)              # this call's regions only (restored below)
+    n, T, W = starts.shape[0], i32s.shape[0], grid[1]
+    order, previous = _begin(starts, goals, W, ctl, st, T)
     for t in prange(T):
-        _jps_slot(t, free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale, starts,
-                  goals, order, gen + t * n, ctl, res_i, res_f, st, bufs)
-    index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
-    nodes = np.empty(base[T], dtype=np.int32)
-    points = np.empty((base[T], 2), dtype=np.float64)
+        _jps_slot(t, grid, i32s, f64s, starts, goals, order, gen + t * n, ctl, res_i, res_f,
+                  st, bufs)
+    # the join's prange stays in each kernel: numba does not parallelise a
+    # prange inlined from a helper (no parallel loop in its diagnostics)
+    index, cost, expanded, offsets, left, base, nodes, points = _collect(n, res_i, res_f, st)
     if base[T] >= PARALLEL_COPY_CELLS:
         for t in prange(T):
             _write_paths(t, bufs, base, W, nodes, points)
@@ -323,30 +309,19 @@ def jps_parallel(free, rowbits, colbits, i32s, f64s, Wp, W, diag, lm, nk, lscale
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def astar_parallel(stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
-                   corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
-                   enexts, heads, fbits, ibits, starts, goals, gen, ctl, res_i, res_f, st,
-                   bufs):
+def astar_parallel(grid, stamps, gs, parents, pools, starts, goals, gen, ctl, res_i, res_f,
+                   st, bufs):
     """``astar_batch`` over ``stamps.shape[0]`` thread slots, as
     ``jps_parallel``: slot ``t`` searches with row ``t`` of ``stamps``,
-    ``gs``, ``parents`` and of the entry pools; a slot whose pool ran out
-    stops with ``st[t, ST_POOL]`` set."""
-    n = starts.shape[0]
-    T = stamps.shape[0]
-    order = heaviest_first(starts, goals, W)
-    _reset(ctl, st)
-    previous = thread_count()
-    ctl[CTL_PREVIOUS] = previous
-    if previous != T:
-        use_threads(T)
+    ``gs``, ``parents`` and of the entry pools ``pools`` (``enodes,
+    ekeys, enexts, heads, fbits, ibits``); a slot whose pool ran out stops
+    with ``st[t, ST_POOL]`` set."""
+    n, T, W = starts.shape[0], stamps.shape[0], grid[1]
+    order, previous = _begin(starts, goals, W, ctl, st, T)
     for t in prange(T):
-        _astar_slot(t, stamps, pcost, uniform, Wp, W, ndirs, off, dxs, dys, needs, lens,
-                    corner_cut, ha, hb, hscale, lm, nk, lscale, gs, parents, enodes, ekeys,
-                    enexts, heads, fbits, ibits, starts, goals, order, gen + t * n, ctl, res_i,
-                    res_f, st, bufs)
-    index, cost, expanded, offsets, left, base = _collect(n, res_i, res_f, st)
-    nodes = np.empty(base[T], dtype=np.int32)
-    points = np.empty((base[T], 2), dtype=np.float64)
+        _astar_slot(t, grid, stamps, gs, parents, pools, starts, goals, order, gen + t * n,
+                    ctl, res_i, res_f, st, bufs)
+    index, cost, expanded, offsets, left, base, nodes, points = _collect(n, res_i, res_f, st)
     if base[T] >= PARALLEL_COPY_CELLS:
         for t in prange(T):
             _write_paths(t, bufs, base, W, nodes, points)

@@ -97,13 +97,13 @@ class GridGraph(NavGraph):
                                  f"{cost.reshape(-1)[i]}; a cell cost must be > 0 and finite")
             self.padded_cost.reshape(H + 2, W + 2)[1:-1, 1:-1] = cost
         self._stats = None
-        #: bumped whenever what a search kernel is handed may change (cells,
-        #: costs, landmarks): scratch sets rebuild their cached arguments
-        self.epoch = 0
         self._bits = None
         #: every thread's search scratch for this grid (updates rewrite
         #: their blocked sentinels), guarded by ``scratch_lock``
         self.scratch_sets = []
+        #: the parallel batches' scratch, one stack per thread count
+        #: (``parallel.parallel_scratch``; also in ``scratch_sets``)
+        self.parallel_stacks = {}
         self.scratch_lock = threading.Lock()
         # whose storage plugins build the CSR view when it is first asked
         # for (weakly: the world owns its graphs, not the other way round)

@@ -79,14 +79,14 @@ class Landmarks(DerivedView):
             self.scale = 1.0
             return
         sc = scratch_for(graph)
-        uniform, cmin, _ = graph.cost_stats()
+        _, cmin, _ = graph.cost_stats()
         # far from an arbitrary walkable cell is a good first landmark
         nearest = np.full(n, np.inf)
-        d = self._distances(graph, sc, int(free[0]), uniform)
+        d = self._distances(graph, sc, int(free[0]))
         pick = _farthest(d, free)
         for q in range(self.count):
             self.cells[q] = pick
-            d = self._distances(graph, sc, pick, uniform)
+            d = self._distances(graph, sc, pick)
             self.table[:, q] = d
             np.minimum(nearest, d, out=nearest)
             pick = _farthest(nearest, free)
@@ -100,19 +100,17 @@ class Landmarks(DerivedView):
         self.scale = max(0.0, 1.0 - delta)
 
     @staticmethod
-    def _distances(graph, sc, source, uniform):
+    def _distances(graph, sc, source):
         """Distance from padded ``source`` to every padded cell (inf where
         unreachable): the grid's own A* kernel with no heuristic and no goal."""
+        from .inputs import search_inputs
         from .search import with_pool
-        off, dxs, dys, need, lens = graph.directions
+        grid = search_inputs(graph).dijkstra
         gen = [0]
 
         def run(pool):
             gen[0] = sc.next_gen(graph)
-            return K.grid_astar(sc.stamp, graph.padded_cost, uniform, graph.padded_width,
-                                 graph.connectivity, off, dxs, dys, need, lens,
-                                 graph.corner_cutting, 1.0, 1.0, 0.0, NO_TABLE, 0, 1.0,
-                                 source, -1, sc.g, sc.parent, *pool, gen[0])
+            return K.grid_astar(grid, sc.state, pool, source, -1, gen[0])
 
         with_pool(sc, run)
         return np.where(sc.stamp == 2 * gen[0] + 1, sc.g, np.inf)
@@ -133,7 +131,8 @@ class Landmarks(DerivedView):
         cheaper = graph.padded_cost[pad] < self.built_cost[pad]
         if not (opened.any() or cheaper.any()):
             self.mark_current()
-        graph.epoch += 1       # searches fetch the table (or its absence) again
+        from .inputs import landmarks_changed
+        landmarks_changed(graph)     # searches fetch the table (or its absence) again
 
     def args(self):
         """``(table, count, scale)`` for the search kernels."""
@@ -170,7 +169,8 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
         if lm is None or not lm.current or lm.count != want:
             lm = Landmarks(graph, want)
             graph.set_view(VIEW_KEY, lm)
-            graph.epoch += 1               # searches pick the table up
+            from .inputs import landmarks_changed
+            landmarks_changed(graph)       # searches pick the table up
         return lm
 
 

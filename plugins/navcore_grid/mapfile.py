@@ -30,6 +30,7 @@ import numpy as np
 from navcore import limits, validate
 from navcore.limits import MAX_NODES
 from navcore.errors import GraphError, MapFormatError
+from navcore.files import read_file
 
 #: MovingAI's rule: the characters passable by default, and the others
 PASSABLE = ".GS"
@@ -86,13 +87,7 @@ def read_map(path, passable=None) -> np.ndarray:
     ``passable``: the characters that are floor (``passable_characters``;
     default ``PASSABLE``, MovingAI's ``.GS``)."""
     passable = passable_characters(passable)
-    path = validate.file_path(path, "map", MapFormatError)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise MapFormatError("map file not found", path=path) from None
-    except OSError as exc:
-        raise MapFormatError(f"cannot read map file: {exc.strerror}", path=path) from None
+    path, data = read_file(path, "map file", MapFormatError)
     return parse_map(data, path=path, passable=passable)
 
 
@@ -215,14 +210,8 @@ _SCEN_FIELDS = ("map width", "map height", "start x", "start y", "goal x", "goal
 
 def read_scen(path) -> Scenario:
     """Parse a MovingAI ``.scen`` file (``version 1`` and older layouts)."""
-    path = validate.file_path(path, "scenario", MapFormatError)
-    try:
-        text = path.read_text("ascii", errors="replace")
-    except FileNotFoundError:
-        raise MapFormatError("scenario file not found", path=path) from None
-    except OSError as exc:            # a folder, no permission, a name too long
-        raise MapFormatError(f"cannot read scenario file: {exc.strerror or exc}",
-                             path=path) from None
+    path, data = read_file(path, "scenario file", MapFormatError)
+    text = data.decode("ascii", errors="replace")
     maps, nums, opt, dec, lines = [], [], [], [], []
     for i, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()

@@ -9,9 +9,11 @@ handed to one cost a wake-up and GIL hand-overs of tens of microseconds,
 more than the searches of a typical frame (see BENCHMARKS.md, scheduler).
 
 Each thread slot has its own scratch, rows of 2-D arrays made once per
-grid (``ParallelScratch``, registered in ``graph.scratch_sets`` so updates
+grid and thread count (``ParallelScratch``, kept in the grid's
+``parallel_stacks`` and registered in ``graph.scratch_sets`` so updates
 keep its blocked sentinels), so nothing is allocated per round but the
-result arrays.
+result arrays. The grid itself comes as its search inputs
+(``inputs.search_inputs``), as for one search.
 
 Every parallel call is inside ``navcore.parallel.parallel_section``
 (numba's ``workqueue`` layer aborts the process when two Python threads
@@ -29,10 +31,8 @@ from navcore.parallel import max_threads, parallel_section
 
 from . import _kernels as K
 from . import _parallel as P
-from .landmarks import NO_TABLE
-from .landmarks import kernel_args as landmark_args
+from .inputs import search_inputs
 
-_SCRATCH_KEY = "navcore_grid.parallel"
 #: searches a slot's result rows hold at first (they grow to a batch's size)
 _ROOM = 256
 
@@ -60,7 +60,6 @@ class ParallelScratch:
         self.gen = 0
         self._pool = None
         self._jps = None
-        self._args = {}
         # path rows: half a cell per cell, at least 64 Ki cells (256 KiB):
         # the maze scene's first round of 400 long paths needed 68 Ki cells
         # a slot and, with rows of 8 Ki, four calls as the rows grew
@@ -116,12 +115,6 @@ class ParallelScratch:
         self.gen += T * k
         return first
 
-    def kernel_args(self, graph, kind):
-        got = self._args.get(kind)
-        if got is None or got[0] != graph.epoch:
-            got = self._args[kind] = (graph.epoch, _make_args(graph, self, kind))
-        return got[1]
-
     def grow_bufs(self, need: int) -> None:
         self.bufs = _touched((self.threads, max(2 * self.bufs.shape[1], need)), np.int32)
 
@@ -134,27 +127,12 @@ def _touched(shape, dtype=np.float64):
     return a
 
 
-def _make_args(graph, sc, kind):
-    if kind == "jps":
-        rowbits, colbits = graph.bit_lines
-        return (graph.padded_free, rowbits, colbits, *sc.jps(), graph.padded_width,
-                graph.width, graph.diagonal_cost, *landmark_args(graph))
-    from .search import _heuristic_coefficients
-    heuristic = kind == "astar"
-    uniform, cmin, _ = graph.cost_stats()
-    ha, hb = _heuristic_coefficients(graph)
-    lm = landmark_args(graph) if heuristic else (NO_TABLE, 0, 1.0)
-    return (sc.stamp, graph.padded_cost, uniform, graph.padded_width, graph.width,
-            graph.connectivity, *graph.directions, graph.corner_cutting, ha, hb,
-            cmin if heuristic else 0.0, *lm)
-
-
 def parallel_scratch(graph, threads: int) -> ParallelScratch:
     """The grid's stack for ``threads`` slots (made once, registered for
     updates; this thread's own scratch set is made first, so updates find
     a 1-D one at ``scratch_sets[0]``)."""
     from .search import scratch_for
-    stacks = graph.__dict__.setdefault("_parallel_stacks", {})
+    stacks = graph.parallel_stacks
     sc = stacks.get(threads)
     if sc is None:
         scratch_for(graph)
@@ -177,8 +155,7 @@ def find_paths_parallel(graph, batch, kind: str, idx: np.ndarray, threads: int) 
     threads = usable_threads(threads)
     if threads < 2:
         return False
-    stacks = graph.__dict__.get("_parallel_stacks")
-    sc = stacks.get(threads) if stacks else None
+    sc = graph.parallel_stacks.get(threads)
     if sc is None:
         sc = parallel_scratch(graph, threads)
     if not sc.lock.acquire(blocking=False):
@@ -205,13 +182,14 @@ def _answer(graph, batch, kind, idx, sc) -> np.ndarray:
     gen = sc.reserve_gens(graph, k)
     sc.ctl[P.CTL_PREVIOUS] = 0
     try:
+        inputs = search_inputs(graph)
         if kind == "jps":
-            out = P.jps_parallel(*sc.kernel_args(graph, "jps"), starts, goals, gen, sc.ctl,
+            out = P.jps_parallel(inputs.jps, *sc.jps(), starts, goals, gen, sc.ctl,
                                  sc.res_i, sc.res_f, sc.st, sc.bufs)
         else:
-            out = P.astar_parallel(*sc.kernel_args(graph, kind), sc.g, sc.parent, *sc.pool(),
-                                   starts, goals, gen, sc.ctl, sc.res_i, sc.res_f, sc.st,
-                                   sc.bufs)
+            grid = inputs.astar if kind == "astar" else inputs.dijkstra
+            out = P.astar_parallel(grid, sc.stamp, sc.g, sc.parent, sc.pool(), starts, goals,
+                                   gen, sc.ctl, sc.res_i, sc.res_f, sc.st, sc.bufs)
     except BaseException:
         previous = int(sc.ctl[P.CTL_PREVIOUS])
         if previous > 0:              # the kernel changed this thread's count: back

@@ -149,6 +149,7 @@ def navcore_find_paths(graph, batch):
     search.grid_find_paths(graph, batch)
 
 
+# (each hook below is its own one-line hookimpl: alike in shape only, as pluggy calls each by name)
 @navcore.hookimpl
 @navcore.for_graphs(GridGraph)
 def navcore_path_costs(graph, nodes, starts):

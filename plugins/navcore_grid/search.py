@@ -19,11 +19,8 @@ from . import _jps
 from . import _kernels as K
 from . import _updates as U
 from .graph import GridGraph
-from .landmarks import NO_TABLE
-from .landmarks import kernel_args as landmark_args
+from .inputs import search_inputs
 from .parallel import find_paths_parallel
-
-_NO_LANDMARKS = (NO_TABLE, 0, 1.0)
 
 INT32_MAX = np.iinfo(np.int32).max
 _SCRATCH_KEY = "navcore_grid.search"
@@ -38,11 +35,12 @@ class GridScratch:
     The open lists (A*'s radix-heap entry pool, JPS's indexed heap) are
     allocated on first use; the pool grows when a query runs out of it.
     JPS keeps its own arrays, packed as rows of two arrays (``jps()``): it
-    needs no blocked sentinel, and five array arguments instead of ten
-    make every call cheaper.
+    needs no blocked sentinel, and two array arguments instead of six
+    make every call cheaper. A* takes ``state`` (``stamp``, ``g``,
+    ``parent``) and ``pool()`` as two tuples.
     """
 
-    __slots__ = ("stamp", "g", "parent", "gen", "_pool", "_jps", "_args", "buffer",
+    __slots__ = ("stamp", "g", "parent", "state", "gen", "_pool", "_jps", "buffer",
                  "__weakref__")
 
     def __init__(self, graph: GridGraph):
@@ -50,23 +48,13 @@ class GridScratch:
         self.stamp = np.where(graph.padded_free, 0, K.BLOCKED).astype(np.int32)
         self.g = _touched(np.empty(n, dtype=np.float64))
         self.parent = _touched(np.empty(n, dtype=np.int32))
+        #: ``grid_astar``'s ``state`` (the arrays are written in place, never replaced)
+        self.state = (self.stamp, self.g, self.parent)
         self.gen = 0
         self._pool = None
         self._jps = None
-        self._args = {}
         #: where batches trace their paths (``grid_find_paths``); grows
         self.buffer = np.empty(4096, dtype=np.int32)
-
-    def kernel_args(self, graph, kind, make):
-        """The leading kernel arguments of search ``kind`` (everything but
-        the pair, the pool and the generation), made by ``make(graph,
-        self)`` once per ``graph.epoch``: queries between two changes of
-        the grid, its costs or its landmarks reuse one tuple instead of
-        gathering a dozen attributes each call."""
-        got = self._args.get(kind)
-        if got is None or got[0] != graph.epoch:
-            got = self._args[kind] = (graph.epoch, make(graph, self))
-        return got[1]
 
     def _wipe(self, graph) -> None:
         """Forget every stamp (the generations wrap around)."""
@@ -166,17 +154,6 @@ def jps_applies(graph: GridGraph) -> bool:
     return graph.cost_stats()[2]
 
 
-def _heuristic_coefficients(graph):
-    """``(a, b)`` with h = a * max(dx, dy) + b * min(dx, dy): a lower bound
-    on the unit-cost distance under the graph's move model."""
-    d = graph.diagonal_cost
-    if graph.connectivity == 4 or d >= 2.0:
-        return 1.0, 1.0            # manhattan
-    if d >= 1.0:
-        return 1.0, d - 1.0        # octile
-    return d, 0.0                  # cheap diagonals: d * chebyshev
-
-
 def with_pool(sc, run):
     """``run(pool)`` for an A* kernel until its entry pool was large enough:
     a result whose first item (the cost) is -1 means it ran out, and the
@@ -225,25 +202,13 @@ def astar_query(graph: GridGraph, start: int, goal: int, heuristic=True,
     """``grid_astar`` for callers whose ends are walkable cells already
     (``World`` resolved them)."""
     sc = scratch_for(graph)
-    args = sc.kernel_args(graph, "astar" if heuristic else "dijkstra",
-                          _astar_args if heuristic else _dijkstra_args)
+    inputs = search_inputs(graph)
+    grid = inputs.astar if heuristic else inputs.dijkstra
     cost, expanded, nodes, points = with_pool(sc, lambda pool: K.astar_path(
-        *args, start, goal, sc.g, sc.parent, *pool, sc.next_gen(graph)))
+        grid, sc.state, pool, start, goal, sc.next_gen(graph)))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
     return PathResult.found_path(nodes, points, cost, expanded, algorithm)
-
-
-def _astar_args(graph, sc, heuristic=True):
-    uniform, cmin, _ = graph.cost_stats()
-    ha, hb = _heuristic_coefficients(graph)
-    lm = landmark_args(graph) if heuristic else _NO_LANDMARKS
-    return (sc.stamp, graph.padded_cost, uniform, graph.padded_width, graph.width, graph.connectivity,
-            *graph.directions, graph.corner_cutting, ha, hb, cmin if heuristic else 0.0, *lm)
-
-
-def _dijkstra_args(graph, sc):
-    return _astar_args(graph, sc, heuristic=False)
 
 
 def grid_jps(graph: GridGraph, start: int, goal: int) -> PathResult:
@@ -270,16 +235,10 @@ def jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     """``grid_jps`` for callers that checked ``jps_applies`` already."""
     sc = scratch_for(graph)
     cost, expanded, nodes, points = _jps.jps_path(
-        *sc.kernel_args(graph, "jps", _jps_args), start, goal, sc.next_gen(graph))
+        search_inputs(graph).jps, sc.jps(), start, goal, sc.next_gen(graph))
     if not cost < np.inf:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="jps")
     return PathResult.found_path(nodes, points, cost, expanded, "jps")
-
-
-def _jps_args(graph, sc):
-    rowbits, colbits = graph.bit_lines
-    return (graph.padded_free, rowbits, colbits, *sc.jps(), graph.padded_width, graph.width,
-            graph.diagonal_cost, *landmark_args(graph))
 
 
 def grid_find_paths(graph: GridGraph, batch) -> None:
@@ -322,18 +281,18 @@ def _find_paths_here(graph, batch, kind, idx) -> None:
     cost = np.empty(k, dtype=np.float64)
     expanded = np.empty(k, dtype=np.int64)
     offsets = np.empty(k + 1, dtype=np.int64)
+    inputs = search_inputs(graph)
     if kind == "jps":
-        buf, used = _jps.jps_batch(*sc.kernel_args(graph, "jps", _jps_args), starts, goals,
+        buf, used = _jps.jps_batch(inputs.jps, sc.jps(), starts, goals,
                                    sc.reserve_gens(graph, k), cost, expanded, offsets,
                                    sc.buffer)
     else:
-        heuristic = kind == "astar"
-        args = sc.kernel_args(graph, kind, _astar_args if heuristic else _dijkstra_args)
+        grid = inputs.astar if kind == "astar" else inputs.dijkstra
         buf, used, done, grow = sc.buffer, 0, 0, False
         while done < k:              # the entry pool ran out: grow it, go on
-            buf, used, done = K.astar_batch(*args, starts, goals, sc.g, sc.parent,
-                                            *sc.pool(grow), sc.reserve_gens(graph, k - done),
-                                            cost, expanded, offsets, buf, done, used)
+            buf, used, done = K.astar_batch(grid, sc.state, sc.pool(grow), starts, goals,
+                                            sc.reserve_gens(graph, k - done), cost, expanded,
+                                            offsets, buf, done, used)
             grow = True
     sc.buffer = buf
     nodes = buf[:used].copy()

@@ -199,7 +199,6 @@ def apply_updates(graph, batch) -> np.ndarray:
             graph.padded_cost[pad[diff]] = val[diff]
             graph._costs_changed()
             changed.append(idx[diff])
-    graph.epoch += 1
     if not changed:
         graph.version += 1
         return np.empty(0, dtype=np.int32)
@@ -236,7 +235,6 @@ def _apply_walkable(graph, p):
         flip = buf[9 * n:9 * n + k].astype(np.int64)
         W, Wp = graph.width, graph.padded_width
         sync_blocked(graph, (flip // W + 1) * Wp + flip % W + 1)
-    graph.epoch += 1
     if k == 0:
         graph.version += 1
         return np.empty(0, dtype=np.int32)

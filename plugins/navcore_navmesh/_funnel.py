@@ -25,6 +25,25 @@ def _beyond(ax, ay, bx, by, cx, cy, side):
     return c == 0.0 and (bx - ax) * (cx - ax) + (by - ay) * (cy - ay) < 0.0
 
 
+#: what a new portal point does to a side of the funnel (``_side_step``)
+OUTSIDE, NARROWS, CROSSES = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _side_step(ax, ay, nx, ny, fx, fy, px, py, side):
+    """What the new point ``p`` of one side does to the funnel from apex
+    ``a`` with that side's point ``n`` and the other side's ``f``
+    (``side``: +1 the right side, -1 the left): ``OUTSIDE`` when it lies
+    outside the side (no change), ``NARROWS`` when it lies on or inside
+    it and not beyond the other side, ``CROSSES`` when it lies beyond the
+    other side (whose point is then a corner of the path)."""
+    if not side * _cross(ax, ay, nx, ny, px, py) >= 0.0:
+        return OUTSIDE
+    if (ax == nx and ay == ny) or _beyond(ax, ay, fx, fy, px, py, -side):
+        return NARROWS
+    return CROSSES
+
+
 @njit(cache=True, nogil=True)
 def string_pull(vertices, poly_start, poly_verts, poly_adj, corridor, sx, sy, gx, gy):
     """The shortest polyline from ``(sx, sy)`` to ``(gx, gy)`` inside the
@@ -67,37 +86,28 @@ def string_pull(vertices, poly_start, poly_verts, poly_adj, corridor, sx, sy, gx
     right_i = 0
     i = 1
     while i <= n:
-        px, py = lx[i], ly[i]
-        qx, qy = rx[i], ry[i]
-        # the right side: narrow the funnel when the new right point is
-        # on or inside it
-        if _cross(ax, ay, fr_x, fr_y, qx, qy) >= 0.0:
-            if (ax == fr_x and ay == fr_y) or _beyond(ax, ay, fl_x, fl_y, qx, qy, -1.0):
-                fr_x, fr_y, right_i = qx, qy, i
-            else:
-                # it crosses the left side: the left point is a corner
-                ax, ay, apex_i = fl_x, fl_y, left_i
-                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
-                    out[k, 0], out[k, 1] = ax, ay
-                    k += 1
-                fl_x, fl_y, fr_x, fr_y = ax, ay, ax, ay
-                left_i = right_i = apex_i
-                i = apex_i + 1
-                continue
-        # the left side, mirrored
-        if _cross(ax, ay, fl_x, fl_y, px, py) <= 0.0:
-            if (ax == fl_x and ay == fl_y) or _beyond(ax, ay, fr_x, fr_y, px, py, 1.0):
-                fl_x, fl_y, left_i = px, py, i
-            else:
+        # the right side, then the left side: each with its new point, the
+        # right side first (the left's test sees the narrowed right side)
+        step = _side_step(ax, ay, fr_x, fr_y, fl_x, fl_y, rx[i], ry[i], 1.0)
+        if step == NARROWS:
+            fr_x, fr_y, right_i = rx[i], ry[i], i
+        if step == CROSSES:             # the left point is a corner
+            ax, ay, apex_i = fl_x, fl_y, left_i
+        else:
+            step = _side_step(ax, ay, fl_x, fl_y, fr_x, fr_y, lx[i], ly[i], -1.0)
+            if step == NARROWS:
+                fl_x, fl_y, left_i = lx[i], ly[i], i
+            elif step == CROSSES:       # the right point is a corner
                 ax, ay, apex_i = fr_x, fr_y, right_i
-                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
-                    out[k, 0], out[k, 1] = ax, ay
-                    k += 1
-                fl_x, fl_y, fr_x, fr_y = ax, ay, ax, ay
-                left_i = right_i = apex_i
-                i = apex_i + 1
-                continue
-        i += 1
+        if step == CROSSES:             # the funnel restarts at the corner
+            if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
+                out[k, 0], out[k, 1] = ax, ay
+                k += 1
+            fl_x, fl_y, fr_x, fr_y = ax, ay, ax, ay
+            left_i = right_i = apex_i
+            i = apex_i + 1
+        else:
+            i += 1
     if out[k - 1, 0] != gx or out[k - 1, 1] != gy or k == 1:
         out[k, 0], out[k, 1] = gx, gy
         k += 1

@@ -137,16 +137,22 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
     the nearest point of it: ``(polygon, px, py)``, ``(-1, x, y)`` when
     none is that close. Scans the buckets the radius overlaps; ties go to
     the lower polygon id."""
-    best = -1
-    best_d = radius * radius
-    bx, by = x, y
-    c0x = max(int(np.floor((x - radius - x0) * inv)), 0)
-    c1x = min(int(np.floor((x + radius - x0) * inv)), nx - 1)
-    c0y = max(int(np.floor((y - radius - y0) * inv)), 0)
-    c1y = min(int(np.floor((y + radius - y0) * inv)), ny - 1)
+    best, best_d, bx, by = -1, radius * radius, x, y
+    c0x, c1x, c0y, c1y = cells_around(x, y, radius, x0, y0, inv, nx, ny)
     for cy in range(c0y, c1y + 1):
         for cx in range(c0x, c1x + 1):
             best, best_d, bx, by = nearest_in_cell(
                 x, y, cy * nx + cx, cell_start, cell_polys, walkable, vertices, poly_start,
                 poly_verts, best, best_d, bx, by)
     return best, bx, by
+
+
+@njit(cache=True, nogil=True, inline="always")
+def cells_around(x, y, radius, x0, y0, inv, nx, ny):
+    """``(c0x, c1x, c0y, c1y)``: the columns and rows (inclusive) of the
+    ``nx`` x ``ny`` buckets (side ``1 / inv`` from ``(x0, y0)``) that the
+    square of half-side ``radius`` around ``(x, y)`` overlaps."""
+    return (max(int(np.floor((x - radius - x0) * inv)), 0),
+            min(int(np.floor((x + radius - x0) * inv)), nx - 1),
+            max(int(np.floor((y - radius - y0) * inv)), 0),
+            min(int(np.floor((y + radius - y0) * inv)), ny - 1))

@@ -515,17 +515,31 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                 cur = made                          # one way on: no need to queue it
                 continue
             for i in range(made, n):
-                r = ni[i, 0]
-                if r >= 0:
-                    rx2, ry2 = vertices[r, 0], vertices[r, 1]
-                else:
-                    rx2, ry2 = sx, sy
+                rx2, ry2 = root_point(vertices, ni[i, 0], sx, sy)
                 f = nf[i, 4] + h_value(rx2, ry2, nf[i, 0], nf[i, 1], nf[i, 2], nf[i, 3],
                                        gx, gy, eps)
                 nf[i, 5] = f
                 size = heap_push(hid, hkey, hpos, size, i, f, True)
             break
     return NO_PATH, -1, 0, expanded
+
+
+@njit(cache=True, nogil=True, inline="always")
+def root_point(vertices, r, sx, sy):
+    """Where root ``r`` of a search node is: mesh vertex ``r``, or the
+    start ``(sx, sy)`` for ``r = -1``."""
+    if r >= 0:
+        return vertices[r, 0], vertices[r, 1]
+    return sx, sy
+
+
+@njit(cache=True, nogil=True, inline="always")
+def turn_point(nf, node, turn):
+    """The end of search node ``node``'s interval where the path to the
+    goal turns: ``turn`` 2 its left end (``nf[node, 0:2]``), 1 its right
+    end (``nf[node, 2:4]``)."""
+    c = 4 - 2 * turn
+    return nf[node, c], nf[node, c + 1]
 
 
 @njit(cache=True, nogil=True)
@@ -543,11 +557,8 @@ def trace(vertices, nf, ni, node, turn, sx, sy, gx, gy):
     k = 0
     buf[0, 0], buf[0, 1] = gx, gy
     k = 1
-    if turn == 2:
-        buf[1, 0], buf[1, 1] = nf[node, 0], nf[node, 1]
-        k = 2
-    elif turn == 1:
-        buf[1, 0], buf[1, 1] = nf[node, 2], nf[node, 3]
+    if turn == 1 or turn == 2:
+        buf[1, 0], buf[1, 1] = turn_point(nf, node, turn)
         k = 2
     last_root = -2
     u = node
@@ -557,10 +568,7 @@ def trace(vertices, nf, ni, node, turn, sx, sy, gx, gy):
         i -= 1
         r = ni[u, 0]
         if r != last_root:
-            if r >= 0:
-                px, py = vertices[r, 0], vertices[r, 1]
-            else:
-                px, py = sx, sy
+            px, py = root_point(vertices, r, sx, sy)
             if px != buf[k - 1, 0] or py != buf[k - 1, 1]:
                 buf[k, 0], buf[k, 1] = px, py
                 k += 1
@@ -585,21 +593,16 @@ def path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy):
     """The length of the path ``trace`` would return, without making it."""
     px, py = gx, gy
     total = 0.0
-    if turn == 2:
-        total += np.sqrt((nf[node, 0] - px) ** 2 + (nf[node, 1] - py) ** 2)
-        px, py = nf[node, 0], nf[node, 1]
-    elif turn == 1:
-        total += np.sqrt((nf[node, 2] - px) ** 2 + (nf[node, 3] - py) ** 2)
-        px, py = nf[node, 2], nf[node, 3]
+    if turn == 1 or turn == 2:
+        qx, qy = turn_point(nf, node, turn)
+        total += np.sqrt((qx - px) ** 2 + (qy - py) ** 2)
+        px, py = qx, qy
     last_root = -2
     u = node
     while u >= 0:
         r = ni[u, 0]
         if r != last_root:
-            if r >= 0:
-                qx, qy = vertices[r, 0], vertices[r, 1]
-            else:
-                qx, qy = sx, sy
+            qx, qy = root_point(vertices, r, sx, sy)
             total += np.sqrt((qx - px) ** 2 + (qy - py) ** 2)
             px, py = qx, qy
             last_root = r

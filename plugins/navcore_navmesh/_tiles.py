@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._locate import inside, nearest_in_cell
+from ._locate import cells_around, inside, nearest_in_cell
 from ._merge import merge_loops
 
 
@@ -78,6 +78,40 @@ def assemble(poly, nside, adj, opp, ecost, alive, num_vertices):
     return poly_start, poly_verts, poly_adj, poly_opp, poly_next, offsets, targets, cost, corner
 
 
+@njit(cache=True, nogil=True, inline="always")
+def edge_key(a, b, nv):
+    """The key of the undirected edge between vertices ``a`` and ``b`` (of
+    ``nv``): the same both ways round."""
+    a = np.int64(a)
+    b = np.int64(b)
+    return min(a, b) * nv + max(a, b)
+
+
+@njit(cache=True, nogil=True)
+def twin_pairs(keys):
+    """``(twins, bad)``: the pairs ``(x, y)`` of half-edges whose keys
+    (``edge_key``) are equal to each other and to no third one's, ordered
+    by key (stably), and ``bad``, a half-edge whose key three or more
+    share (the first such key), or -1."""
+    order = np.argsort(keys, kind="mergesort")
+    e = keys.shape[0]
+    twins = np.empty((e // 2, 2), dtype=np.int64)
+    m = 0
+    bad = -1
+    i = 0
+    while i < e:
+        j = i + 1
+        while j < e and keys[order[j]] == keys[order[i]]:
+            j += 1
+        if j - i == 2:
+            twins[m, 0], twins[m, 1] = order[i], order[i + 1]
+            m += 1
+        elif j - i > 2 and bad < 0:
+            bad = order[i]
+        i = j
+    return twins[:m], bad
+
+
 @njit(cache=True, nogil=True)
 def merge_tiles(vertices, tri, owner, max_sides):
     """Merge the counter-clockwise triangles ``tri`` (``(T, 3)`` vertex ids,
@@ -101,24 +135,16 @@ def merge_tiles(vertices, tri, owner, max_sides):
             poly_verts[3 * i + k] = tri[i, k]
     poly_start[t] = e
     for h in range(e):
-        a = np.int64(poly_verts[h])
-        b = np.int64(poly_verts[h - h % 3 + (h % 3 + 1) % 3])
-        keys[h] = min(a, b) * nv + max(a, b)
-    order = np.argsort(keys, kind="mergesort")
+        keys[h] = edge_key(poly_verts[h], poly_verts[h - h % 3 + (h % 3 + 1) % 3], nv)
+    twins, _ = twin_pairs(keys)
     opposite = np.full(e, -1, dtype=np.int32)
     nd = 0
-    i = 0
-    while i < e:
-        j = i + 1
-        while j < e and keys[order[j]] == keys[order[i]]:
-            j += 1
-        if j - i == 2:
-            x, y = order[i], order[i + 1]
-            if owner[x // 3] == owner[y // 3]:
-                opposite[x] = y
-                opposite[y] = x
-                nd += 1
-        i = j
+    for r in range(twins.shape[0]):
+        x, y = twins[r, 0], twins[r, 1]
+        if owner[x // 3] == owner[y // 3]:
+            opposite[x] = y
+            opposite[y] = x
+            nd += 1
     # each diagonal once (from its lower half-edge), longest first
     diag = np.empty(nd, dtype=np.int64)
     length = np.empty(nd, dtype=np.float64)
@@ -227,16 +253,9 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
     """``_locate.nearest_point`` over the tiled cells (numbered as in
     ``locate_one``): ``(polygon, px, py)`` of the walkable polygon nearest
     to ``(x, y)`` within ``radius``, ``(-1, x, y)`` when none is."""
-    nxc = ntx * k
-    nyc = nty * k
     kk = k * k
-    best = -1
-    best_d = radius * radius
-    bx, by = x, y
-    c0x = max(int(np.floor((x - radius - x0) * inv)), 0)
-    c1x = min(int(np.floor((x + radius - x0) * inv)), nxc - 1)
-    c0y = max(int(np.floor((y - radius - y0) * inv)), 0)
-    c1y = min(int(np.floor((y + radius - y0) * inv)), nyc - 1)
+    best, best_d, bx, by = -1, radius * radius, x, y
+    c0x, c1x, c0y, c1y = cells_around(x, y, radius, x0, y0, inv, ntx * k, nty * k)
     for cy in range(c0y, c1y + 1):
         for cx in range(c0x, c1x + 1):
             c = ((cy // k) * ntx + cx // k) * kk + (cy % k) * k + cx % k
@@ -294,31 +313,22 @@ def link(poly, nside, adj, opp, ecost, cent, slots, ring_slots, dead, num_vertic
     keys = np.empty(ne, dtype=np.int64)
     for i in range(ne):
         s = es[i]
-        a = np.int64(poly[s, ek[i]])
-        b = np.int64(poly[s, (ek[i] + 1) % nside[s]])
-        keys[i] = min(a, b) * num_vertices + max(a, b)
-    order = np.argsort(keys, kind="mergesort")
-    bad_s, bad_k = -1, -1
-    i = 0
-    while i < ne:
-        j = i + 1
-        while j < ne and keys[order[j]] == keys[order[i]]:
-            j += 1
-        if j - i == 2:
-            x, y = order[i], order[i + 1]
-            sx, kx, sy, ky = es[x], ek[x], es[y], ek[y]
-            adj[sx, kx] = sy
-            adj[sy, ky] = sx
-            opp[sx, kx] = ky
-            opp[sy, ky] = kx
-            d = np.sqrt((cent[sx, 0] - cent[sy, 0]) ** 2 + (cent[sx, 1] - cent[sy, 1]) ** 2)
-            ecost[sx, kx] = d
-            ecost[sy, ky] = d
-            if er[x] >= 0:
-                changed[er[x]] = True
-            if er[y] >= 0:
-                changed[er[y]] = True
-        elif j - i > 2 and bad_s < 0:
-            bad_s, bad_k = es[order[i]], ek[order[i]]
-        i = j
-    return changed, bad_s, bad_k
+        keys[i] = edge_key(poly[s, ek[i]], poly[s, (ek[i] + 1) % nside[s]], num_vertices)
+    twins, bad = twin_pairs(keys)
+    for r in range(twins.shape[0]):
+        x, y = twins[r, 0], twins[r, 1]
+        sx, kx, sy, ky = es[x], ek[x], es[y], ek[y]
+        adj[sx, kx] = sy
+        adj[sy, ky] = sx
+        opp[sx, kx] = ky
+        opp[sy, ky] = kx
+        d = np.sqrt((cent[sx, 0] - cent[sy, 0]) ** 2 + (cent[sx, 1] - cent[sy, 1]) ** 2)
+        ecost[sx, kx] = d
+        ecost[sy, ky] = d
+        if er[x] >= 0:
+            changed[er[x]] = True
+        if er[y] >= 0:
+            changed[er[y]] = True
+    if bad < 0:
+        return changed, -1, -1
+    return changed, es[bad], ek[bad]

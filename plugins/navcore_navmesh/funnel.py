@@ -15,8 +15,7 @@ the optimum. The exact any-angle search is ``polyanya`` (the default).
 >>> w = navcore.World()
 >>> _ = w.add_graph("room", type="navmesh", bounds=(0, 0, 10, 10),
 ...                 obstacles=[[(4, 0), (6, 0), (6, 8), (4, 8)]])
->>> r = w.find_path("room", (1, 1), (9, 1), algorithm="funnel")
->>> r.points.tolist()
+>>> w.find_path("room", (1, 1), (9, 1), algorithm="funnel").points.tolist()
 [[1.0, 1.0], [4.0, 8.0], [6.0, 8.0], [9.0, 1.0]]
 """
 from __future__ import annotations

@@ -47,6 +47,7 @@ from pathlib import Path
 
 from navcore import limits, validate
 from navcore.errors import QueryError, SceneError
+from navcore.files import read_file
 
 from . import yamlmarks as Y
 from .yamlmarks import Entry, MarkedList, Where
@@ -171,14 +172,7 @@ class Scene:
 
 def read_scene(path) -> Scene:
     """Read and check a scene file; ``SceneError`` on the first mistake."""
-    path = validate.file_path(path, "scene file", SceneError)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SceneError("scene file not found", path=path) from None
-    except OSError as exc:
-        raise SceneError(f"cannot read scene file: {exc.strerror or exc}", path=path) \
-            from None
+    path, data = read_file(path, "scene file", SceneError)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -152,3 +152,29 @@ def test_a_landmark_count_that_is_no_whole_number_is_refused(count):
     with pytest.raises(navcore.GraphError, match="landmarks must be a whole number"):
         world.add_graph("g", type="grid", generate="maze", width=3, height=2, seed=1,
                         landmarks=count)
+
+
+@pytest.mark.nojit
+def test_a_table_built_after_queries_is_used_by_the_next_query():
+    # Searches take the grid's inputs from a view kept per graph version;
+    # building landmarks changes no version, so the build must make the
+    # next query gather them again: it then searches as on a grid that had
+    # the table from the start, not as on one without it (A*: JPS expands
+    # as few nodes here with the table as without it).
+    algorithm = "astar"
+    rows = ["......#....."] * 15 + ["." * 12]
+    late, early = navcore.World(autoload=False), navcore.World(autoload=False)
+    late.add_graph("g", type="grid", rows=rows)
+    early.add_graph("g", type="grid", rows=rows, landmarks=4)
+    pairs = [((0, y), (11, y2)) for y in range(0, 15, 3) for y2 in range(0, 15, 4)]
+    plain = [late.find_path("g", s, t, algorithm=algorithm) for s, t in pairs]
+    landmarks(late.graph("g"), 4)
+    walk = late.graph("g").walkable_grid
+    for (s, t), p in zip(pairs, plain):
+        truth = reference.grid_dijkstra(walk, np.ones(walk.shape), s)
+        a = late.find_path("g", s, t, algorithm=algorithm)
+        b = early.find_path("g", s, t, algorithm=algorithm)
+        assert a.cost == pytest.approx(truth[t], rel=1e-12)
+        assert (a.expanded, a.nodes.tolist()) == (b.expanded, b.nodes.tolist())
+    assert sum(late.find_path("g", s, t, algorithm=algorithm).expanded for s, t in pairs) \
+        < sum(p.expanded for p in plain)
