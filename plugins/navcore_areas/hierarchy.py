@@ -463,7 +463,7 @@ class Hierarchy(DerivedView):
         (a BFS; used on directed graphs)."""
         start = validate.node_id(start, self.num_nodes, "start")
         csr = self.graph.csr
-        queue = self.graph.scratch("navcore_hierarchy.queue",
+        queue = self.graph.scratch("navcore_areas.queue",
                                    lambda g: np.empty(g.num_nodes, dtype=np.int32))
         out = np.empty(self.num_nodes, dtype=np.int8)
         K.forward_reach(start, self.graph.walkable, csr.offsets, csr.targets, csr.cost,
