@@ -121,7 +121,7 @@ def boundary(removed, nrem, ehead, enext, eto, hmark, st, sb, bnd):
         e = ehead[removed[i]]
         while e >= 0:
             o = eto[e]
-            if hmark[o] != st and hmark[o] != sb:    # (add_once per edge: slower)
+            if hmark[o] != st and hmark[o] != sb:    # written out, as in remove_tiles
                 hmark[o] = sb
                 bnd[nb] = o
                 nb += 1

@@ -36,7 +36,7 @@ def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, epre
                 seeds[ns] = d
                 prev_area[d] = -1
                 ns += 1
-        elif hmark[h] != st:          # (add_once per node: slower)
+        elif hmark[h] != st:          # written out, as in _lattice.remove_tiles
             hmark[h] = st
             removed[nrem] = h
             nrem += 1

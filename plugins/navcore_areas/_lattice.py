@@ -101,7 +101,9 @@ def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev,
             rs = row * W
             re = rs + W
         t = row // TILE * ntx + (d - rs) // TILE
-        if tmark[t] != st:            # (add_once per cell: slower, see rebuild_tiles)
+        # the appends here written out: with _base.add_once (inlined) a
+        # lattice update took 0.055 ms, not 0.044 (median, 1000x1000)
+        if tmark[t] != st:
             tmark[t] = st
             tiles[nt] = t
             nt += 1
