@@ -1,7 +1,8 @@
 """The full build of a lattice's hierarchical nodes, band by band on
-bit-packed rows (private kernels): one loop for both connectivities, with
-the steps of ``_label.py`` (4-neighbours, and the packing, numbering and
-writes both share) or ``_label8.py`` (diagonals) where they differ.
+bit-packed rows (private kernels): one loop for both connectivities, over
+the packing, numbering and writes of ``_label.py`` (its module docs give
+the steps), with the 4-neighbour joins and links written in and those with
+diagonals from ``_label8.py``.
 
 The pieces, ids and links are those the tile floods of
 ``_lattice.rebuild_tiles`` make (one connected piece of one 16 x 16 tile
@@ -12,12 +13,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, union_min
+from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, link, union_min
 from ._bits import ctz, popcount
-from ._label import (_FIRST, _LAST, _ONE, _starts, keep_last_row, pack_band, row_links4,
-                     top_links4, write_band)
-from ._label8 import _LOW, _ends, _upto, column_links8, top_links8
-from ._lattice import band_links, band_runs
+from ._label import _ALL, _HIGH, _LAST, _ONE, _starts, keep_last_row, pack_band, write_band
+from ._label8 import column_links8, join8, top_links8
+from ._lattice import _link_new, band_links, band_runs
 
 
 def scratch(W):
@@ -33,59 +33,6 @@ def scratch(W):
 
 
 @njit(cache=True, nogil=True)
-def join(bh, W, bits, sb, cnt, ruf, diag):
-    """Step 2: join the runs of neighbouring rows of a band that touch
-    (inside a tile). Each run of the touching cells ``c`` below a row
-    ``a`` lies in one run of the lower row. Without diagonals ``c`` is
-    ``a & b`` and lies in one run of ``a`` too; with them ``c`` is ``b`` and
-    ``a`` widened a cell each way, and it touches the runs of ``a`` from
-    the first cell of ``a`` at or after its start - 1 to the last one at
-    or before its end + 1 (mostly one). Runs are found by counting run
-    starts (popcount)."""
-    nw = (W + 63) // 64
-    for i in range(nw, bh * nw):
-        j = i - nw
-        a = bits[j]
-        c = a & bits[i]
-        if diag:
-            c = (a | ((a << _ONE) & ~_FIRST) | ((a >> _ONE) & ~_LAST)) & bits[i]
-        if c == 0:
-            continue
-        cs = _starts(c)
-        ce = _ends(c)
-        sa = sb[j]
-        sbl = sb[i]
-        ca = cnt[j] - 1
-        cb = cnt[i] - 1
-        while cs:
-            s = ctz(cs)
-            e = ctz(ce)
-            cs &= cs - _ONE
-            ce &= ce - _ONE
-            b = cb + popcount(sbl & _upto(s))
-            if diag:
-                lo = s - 1 if s & (TILE - 1) else s          # not across the tile's border
-                hi = e + 1 if (e + 1) & (TILE - 1) else e
-                # the run at lo, or (lo walled) the next: no branch
-                a0 = ca + popcount(sa & _upto(lo)) + 1 - np.int64((a >> np.uint64(lo)) & _LOW)
-                a1 = ca + popcount(sa & _upto(hi))
-            else:                          # the one run of a holding s
-                a0 = ca + popcount(sa & _upto(s))
-                a1 = a0
-            if ruf[b] == b:                # b is still alone: a's root is smaller
-                ruf[b] = find(ruf, a0)
-            else:
-                union_min(ruf, b, a0)
-            if diag:
-                # the last run touched (often a0 again) with no branch on that
-                x = find(ruf, b)
-                y = find(ruf, a1)
-                ruf[max(x, y)] = min(x, y)
-                for r in range(a0 + 1, a1):
-                    union_min(ruf, b, r)
-
-
-@njit(cache=True, nogil=True)
 def label_bands(walk, H, W, y0, diag, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
                 last_right, last_up, lastc, firstc, hnode_of, hsize, ehead, enext, eprev, eto,
                 counters):
@@ -97,6 +44,7 @@ def label_bands(walk, H, W, y0, diag, bits, sb, cnt, ruf, tab, pbits, psb, pcnt,
     work arrays come from ``scratch(W)``; ``pbits``, ``psb``, ``pcnt`` and
     ``plab`` keep the last row done (for the next band's top border; kept
     across calls)."""
+    nw = (W + 63) // 64
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2
     need_h = band_runs(W)
@@ -110,8 +58,31 @@ def label_bands(walk, H, W, y0, diag, bits, sb, cnt, ruf, tab, pbits, psb, pcnt,
         nr = pack_band(walk, yb, bh, W, bits, sb, cnt)
         for r in range(nr):
             ruf[r] = r
-        # 2. join the touching runs of neighbouring rows
-        join(bh, W, bits, sb, cnt, ruf, diag)
+        # 2. join the touching runs of neighbouring rows. The 4-neighbour
+        # steps are written in: as calls (or inlined functions) the reference
+        # counts of their arrays took a 256 x 256 build 33 us, not 29
+        if diag:
+            join8(bh, W, bits, sb, cnt, ruf)
+        else:
+            for i in range(nw, bh * nw):
+                j = i - nw
+                c = bits[i] & bits[j]
+                if c == 0:
+                    continue
+                cs = _starts(c)
+                sa = sb[j]
+                sbl = sb[i]
+                ca = cnt[j] - 1
+                cb = cnt[i] - 1
+                while cs:
+                    m = _ALL >> np.uint64(63 - ctz(cs))     # bits up to the pair's first cell
+                    a = ca + popcount(sa & m)
+                    b = cb + popcount(sbl & m)
+                    if ruf[b] == b:          # b is still alone: a's root is smaller
+                        ruf[b] = find(ruf, a)
+                    else:
+                        union_min(ruf, b, a)
+                    cs &= cs - _ONE
         # 3. number the runs (tab[r + 1]: the piece of run r), add them to
         # the sizes and write the cells
         h0 = counters[C_HWM]
@@ -123,15 +94,48 @@ def label_bands(walk, H, W, y0, diag, bits, sb, cnt, ruf, tab, pbits, psb, pcnt,
         if diag:
             column_links8(bh, W, h0, bits, sb, cnt, tab, lastc, firstc, last_right, ehead,
                           enext, eprev, eto, counters)
-        else:
-            row_links4(bh, W, h0, bits, sb, cnt, tab, last_right, ehead, enext, eprev, eto,
-                       counters)
-        if yb > 0:
-            if diag:
+            if yb > 0:
                 top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead,
                            enext, eprev, eto, counters)
-            else:
-                top_links4(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead,
-                           enext, eprev, eto, counters)
+        else:
+            # links between runs of a row cut by a tile border: walkable
+            # cells on both sides of it (the run ending there and the next)
+            for ly in range(bh):
+                for wi in range(nw):
+                    i = ly * nw + wi
+                    w = bits[i]
+                    x = w & (w >> _ONE) & _LAST          # inside the word
+                    if wi + 1 < nw and bits[i + 1] & _ONE:
+                        x |= w & _HIGH                    # into the next word
+                    while x:
+                        p = ctz(x)
+                        a = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p)))]
+                        b = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p))) + 1]
+                        la = last_right[a - h0]
+                        if la != b:                      # not the same pair as a row above
+                            last_right[a - h0] = b
+                            if la < 0:                   # a's first link to the right
+                                link(a, b, ehead, enext, eprev, eto, counters)
+                            else:
+                                _link_new(a, b, ehead, enext, eprev, eto, counters)
+                        x &= x - _ONE
+            if yb > 0:
+                for wi in range(nw):
+                    c = pbits[wi] & bits[wi]
+                    cs = _starts(c)
+                    ca = pcnt[wi] - 1
+                    cb = cnt[wi]
+                    while cs:
+                        m = _ALL >> np.uint64(63 - ctz(cs))
+                        a = plab[ca + popcount(psb[wi] & m)]
+                        b = tab[cb + popcount(sb[wi] & m)]
+                        lb = last_up[b - h0]
+                        if lb != a:
+                            last_up[b - h0] = a
+                            if lb < 0:          # b's first link up: no list to check
+                                link(a, b, ehead, enext, eprev, eto, counters)
+                            else:               # b's list is short: links of this band
+                                _link_new(b, a, ehead, enext, eprev, eto, counters)
+                        cs &= cs - _ONE
         keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab)
     return H

@@ -1,7 +1,7 @@
 """A full build of a lattice's hierarchical nodes on bit-packed rows
-(private kernels): the packing, numbering and writes every lattice shares
-and the 4-neighbour links (``diag=False``; ``_label8.py`` has the links
-with diagonals, ``_bands.py`` the loop over bands and the joins).
+(private kernels): the packing, numbering and writes every lattice shares;
+``_bands.label_bands`` runs the steps below (4-neighbours, ``diag=False``;
+``_label8.py`` has the joins and links with diagonals).
 
 The pieces, ids and links the lattice's update kernels expect (one
 connected piece of one 16 x 16 tile per hierarchical node, ids in row
@@ -29,17 +29,15 @@ few passes over the cells. Per band of ``TILE`` rows:
    the band's first row and the last row of the band above (kept).
 
 Links are checked against the piece's list only when the piece already
-has a link on that side (its first cannot repeat one). ``_bands.label_bands``
-runs the steps.
+has a link on that side (its first cannot repeat one).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._base import TILE, link
+from ._base import TILE
 from ._bits import ctz, fill16, pack8, popcount
-from ._lattice import _link_new
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -158,57 +156,3 @@ def keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab):
         pcnt[wi] = cnt[i0 + wi] - r0
     for r in range(r0, cnt[bh * nw]):
         plab[r - r0] = tab[r + 1]
-
-
-@njit(cache=True, nogil=True)
-def row_links4(bh, W, h0, bits, sb, cnt, tab, last_right, ehead, enext, eprev, eto,
-               counters):
-    """Step 4: link runs of a row cut by a tile border: walkable cells on
-    both sides of it (the run ending there and the next)."""
-    nw = (W + 63) // 64
-    for ly in range(bh):
-        for wi in range(nw):
-            i = ly * nw + wi
-            w = bits[i]
-            x = w & (w >> _ONE) & _LAST          # inside the word
-            if wi + 1 < nw and bits[i + 1] & _ONE:
-                x |= w & _HIGH                    # into the next word
-            while x:
-                p = ctz(x)
-                a = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p)))]
-                b = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p))) + 1]
-                # written out: through _label8._link_once (inlined) this build took
-                # 6.0 ms, not 4.3 (1000x1000, median): numba keeps reference counts
-                # around an inlined branch
-                la = last_right[a - h0]
-                if la != b:                      # not the same pair as a row above
-                    last_right[a - h0] = b
-                    if la < 0:                   # a's first link to the right
-                        link(a, b, ehead, enext, eprev, eto, counters)
-                    else:
-                        _link_new(a, b, ehead, enext, eprev, eto, counters)
-                x &= x - _ONE
-
-
-@njit(cache=True, nogil=True)
-def top_links4(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead, enext,
-               eprev, eto, counters):
-    """Step 5: link pieces across the band's top border."""
-    nw = (W + 63) // 64
-    for wi in range(nw):
-        c = pbits[wi] & bits[wi]
-        cs = _starts(c)
-        ca = pcnt[wi] - 1
-        cb = cnt[wi]
-        while cs:
-            m = _ALL >> np.uint64(63 - ctz(cs))
-            a = plab[ca + popcount(psb[wi] & m)]
-            b = tab[cb + popcount(sb[wi] & m)]
-            lb = last_up[b - h0]             # written out, as in row_links4
-            if lb != a:
-                last_up[b - h0] = a
-                if lb < 0:                      # b's first link up: no list to check
-                    link(a, b, ehead, enext, eprev, eto, counters)
-                else:                           # b's list is short: links of this band
-                    _link_new(b, a, ehead, enext, eprev, eto, counters)
-            cs &= cs - _ONE

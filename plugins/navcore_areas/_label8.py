@@ -7,8 +7,7 @@ row order (a piece: cells of one tile joined by
 the 8 moves inside the tile; a link: pieces of different tiles with two
 cells 8-adjacent, across a border or a tile corner), built by
 ``_bands.label_bands`` as a 4-neighbour lattice is (same packing, run
-numbering and cell writes), with these joins (``_bands.join``) and links
-instead:
+numbering and cell writes), with these joins and links instead:
 
 2. join: a run touches a run of the next row when they overlap after
    widening one of them by a cell each side. Below a row ``a`` the cells
@@ -29,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import TILE, link
+from ._base import TILE, find, link, union_min
 from ._bits import ctz, popcount
-from ._label import _ALL, _LAST, _ONE, _starts
+from ._label import _ALL, _FIRST, _LAST, _ONE, _starts
 from ._lattice import _link_new
 
 _LOW = np.uint64(1)
@@ -61,6 +60,46 @@ def _link_once(a, b, slot, last, ehead, enext, eprev, eto, counters):
             link(a, b, ehead, enext, eprev, eto, counters)
         else:
             _link_new(a, b, ehead, enext, eprev, eto, counters)
+
+
+@njit(cache=True, nogil=True)
+def join8(bh, W, bits, sb, cnt, ruf):
+    """Step 2: join the runs of neighbouring rows of a band that touch
+    with diagonals (inside a tile)."""
+    nw = (W + 63) // 64
+    for i in range(nw, bh * nw):
+        j = i - nw
+        a = bits[j]
+        c = (a | ((a << _ONE) & ~_FIRST) | ((a >> _ONE) & ~_LAST)) & bits[i]
+        if c == 0:
+            continue
+        cs = _starts(c)
+        ce = _ends(c)
+        sa = sb[j]
+        sbl = sb[i]
+        ca = cnt[j] - 1
+        cb = cnt[i] - 1
+        while cs:
+            s = ctz(cs)
+            e = ctz(ce)
+            cs &= cs - _ONE
+            ce &= ce - _ONE
+            b = cb + popcount(sbl & _upto(s))
+            lo = s - 1 if s & (TILE - 1) else s          # not across the tile's border
+            hi = e + 1 if (e + 1) & (TILE - 1) else e
+            # the run at lo, or (lo walled) the next: no branch
+            a0 = ca + popcount(sa & _upto(lo)) + 1 - np.int64((a >> np.uint64(lo)) & _LOW)
+            a1 = ca + popcount(sa & _upto(hi))
+            if ruf[b] == b:          # b is still alone: a's root is smaller
+                ruf[b] = find(ruf, a0)
+            else:
+                union_min(ruf, b, a0)
+            # the last run touched (often a0 again) with no branch on that
+            x = find(ruf, b)
+            y = find(ruf, a1)
+            ruf[max(x, y)] = min(x, y)
+            for r in range(a0 + 1, a1):
+                union_min(ruf, b, r)
 
 
 @njit(cache=True, nogil=True)
