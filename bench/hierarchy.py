@@ -1,4 +1,4 @@
-"""Incremental connected components (the hierarchy plugin): the whole tick
+"""Incremental connected components (the areas plugin): the whole tick
 of a block toggle against ``scipy.ndimage.label`` of the whole grid, and
 navcore's full recalculation against it, in one run, as ratios.
 
@@ -121,7 +121,7 @@ class _Label8:
 def bench_map(name, cfg, rng, corner_cutting=False):
     import navcore
     from scipy import ndimage
-    from navcore_hierarchy import hierarchy_of
+    from navcore_areas import hierarchy_of
     if corner_cutting:
         ndimage = _Label8(ndimage)
 

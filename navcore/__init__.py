@@ -68,7 +68,7 @@ def draw(world, graph_id, *, paths=(), agents=(), areas=True, out=None,
     navmeshes, road networks (north up), csr graphs with node positions
     (nodes and open edges), third-party types such as the hexgrid example.
     With ``areas`` each connected area has its own colour (when the
-    hierarchy plugin answers; otherwise all floor is one colour); walls are
+    areas plugin answers; otherwise all floor is one colour); walls are
     dark. ``paths``: ``PathResult``s (found ones) or ``(k, 2)`` point
     arrays in world coordinates, drawn as lines in
     ``navcore_draw.picture.PATH_COLOURS`` in turn, each on a thin white

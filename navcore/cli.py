@@ -7,7 +7,7 @@
     navcore validate SCENE   check scene files without running them (scenes plugin)
     navcore render SCENE -o OUT.png   draw a scene: areas, agents, paths; --gif (scenes plugin)
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
-    navcore areas FILE.map   connected areas and how updates change them (hierarchy plugin)
+    navcore areas FILE.map   connected areas and how updates change them (areas plugin)
     navcore bake SCENE|--map|--mesh -o OUT.npz   build a navmesh once, save it (navmesh plugin)
 
 ``plugins``, ``types`` and ``warm-up`` are the kernel's own; plugins add the other subcommands

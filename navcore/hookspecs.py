@@ -87,7 +87,7 @@ How to write a backend (a new graph type)
    list extra ``algorithm=`` names in ``navcore_algorithms``. Everything
    you do not answer falls back to the generic CSR kernels (A*, Dijkstra,
    BFS, path costs, distance matrices), and areas, ``reachable`` and
-   ``nearest_reachable`` come from the hierarchy plugin for every graph.
+   ``nearest_reachable`` come from the areas plugin for every graph.
 5. **Derived structures** (an index, a hierarchy) are ``navcore.DerivedView``
    objects kept with ``graph.view(key, build)``: never used stale, built
    by an explicit call when they only speed queries up (see
@@ -146,7 +146,7 @@ def navcore_graph_built(world: World, graph_id: Hashable, graph: NavGraph) -> No
     """A graph was built and added to ``world`` under ``graph_id``.
 
     Observers attach per-graph state here: derived structures as views
-    (``graph.set_view(key, view)``; the hierarchy plugin builds the areas),
+    (``graph.set_view(key, view)``; the areas plugin builds the areas),
     anything else in ``graph.extensions[plugin_name]``. Called once per
     ``add_graph``, after the builder returned and before ``add_graph``
     returns. No return value.
@@ -235,7 +235,7 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
     ``request`` is a ``navcore.PathRequest`` whose ``start_node`` and
     ``goal_node`` are already resolved, in range and walkable.
     Return a ``navcore.PathResult``. Specialised planners (grid JPS, road
-    contraction hierarchies, the hierarchy plugin's O(1) unreachable check)
+    contraction hierarchies, the areas plugin's O(1) unreachable check)
     are ``tryfirst`` or default; the csr plugin's generic A*/Dijkstra is
     ``trylast`` and answers for every graph. Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
@@ -261,7 +261,7 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
     at a time. Look only at ``batch.todo()``. No return value: every
     implementation runs, in pluggy's order (``tryfirst`` first: the
-    hierarchy plugin answers pairs in different areas ``unreachable``
+    areas plugin answers pairs in different areas ``unreachable``
     before the grid searches the rest); what is still open afterwards is
     served one request at a time through ``navcore_find_path``.
 
@@ -322,7 +322,7 @@ def navcore_path_costs(world: World, graph: NavGraph, nodes: np.ndarray,
 def navcore_reachable(world: World, graph: NavGraph, a: int, b: int) -> bool | None:
     """Return whether node ``b`` can be reached from node ``a``, or ``None``.
 
-    ``a`` and ``b`` are resolved node ids in range. The hierarchy plugin
+    ``a`` and ``b`` are resolved node ids in range. The areas plugin
     answers in O(1) from its area ids; the csr plugin answers last with a
     search. Firstresult. Called once per ``World.reachable`` call.
     """
@@ -336,7 +336,7 @@ def navcore_reachable_many(world: World, graph: NavGraph, a: np.ndarray,
 
     ``a`` and ``b`` are int32 arrays of equal length, ids in range (``-1``
     stands for a point outside the graph and is never reachable).
-    The hierarchy plugin answers with one vectorised area comparison; when
+    The areas plugin answers with one vectorised area comparison; when
     no plugin answers, ``World.reachable_many`` asks ``navcore_reachable``
     pair by pair. Firstresult. Called once per ``World.reachable_many``.
     """
@@ -349,7 +349,7 @@ def navcore_areas(world: World, graph: NavGraph, nodes: np.ndarray | None) -> np
     ``-1`` for blocked nodes. Or ``None`` to pass the call on.
 
     Nodes share an id exactly when they are connected (for directed
-    graphs: weakly connected). Firstresult; the hierarchy plugin answers.
+    graphs: weakly connected). Firstresult; the areas plugin answers.
     Called once per ``World.area`` / ``World.areas`` call.
     """
 
@@ -362,7 +362,7 @@ def navcore_nearest_reachable(world: World, graph: NavGraph, point: Sequence[flo
 
     This is how an agent picks its end node when the clicked point lies
     in a wall or on an island. ``start`` is a resolved, in-range node id.
-    Firstresult; the hierarchy plugin answers. Called once per
+    Firstresult; the areas plugin answers. Called once per
     ``World.nearest_reachable`` call.
     """
 
@@ -485,7 +485,7 @@ def navcore_graph_updated(world: World, graph_id: Hashable, graph: NavGraph,
     """React to an applied batch: ``dirty`` is the int32 array of changed
     nodes returned by ``navcore_apply_updates``.
 
-    The hierarchy plugin rebuilds the hierarchical nodes that contain dirty
+    The areas plugin rebuilds the hierarchical nodes that contain dirty
     nodes, caches are invalidated, the scheduler marks paths through dirty
     nodes stale. Called once per updated graph per tick. No return value.
     """
@@ -496,7 +496,7 @@ def navcore_components_changed(world: World, graph_id: Hashable, changed_areas: 
     """Connectivity of ``graph_id`` changed: ``changed_areas`` is a sorted
     int32 array of the area ids that split, merged, appeared or vanished.
 
-    Fired by the component tracker (the hierarchy plugin) from its
+    Fired by the component tracker (the areas plugin) from its
     ``navcore_graph_updated`` implementation, after an update that changed
     the partition into areas; not fired when every area kept its id and
     only gained or lost nodes at its edge. No return value.
@@ -751,7 +751,7 @@ def navcore_draw_graph(graph: NavGraph, canvas: Any) -> bool | None:
 @hookspec
 def navcore_draw_overlay(graph: NavGraph, canvas: Any) -> None:
     """Draw extras over the map ``navcore_draw_graph`` drew into
-    ``canvas``: the hierarchy plugin outlines its nodes when
+    ``canvas``: the areas plugin outlines its nodes when
     ``canvas.borders`` is set (``--borders``), with
     ``canvas.outline(labels)``, which darkens the pixels where a per-node
     label changes (it reads ``canvas.node_at``, so it needs no geometry).

@@ -38,6 +38,10 @@ hookspec = hookspecs.hookspec
 
 AUTOLOAD_ENV = "NAVCORE_DISABLE_PLUGIN_AUTOLOAD"
 
+#: built-in plugins renamed, old name -> new: the old name still works
+#: (with a DeprecationWarning) for one release
+RENAMED = {"hierarchy": "areas"}
+
 BUILTIN = "built-in"
 ENTRY_POINT = "entry point"
 RUN_TIME = "run time"
@@ -191,6 +195,7 @@ class PluginRegistry:
 
     def unregister(self, name_or_plugin) -> None:
         if isinstance(name_or_plugin, str):
+            name_or_plugin = self._current_name(name_or_plugin)
             plugin = self._pm.get_plugin(name_or_plugin)
             if plugin is None:
                 raise PluginError(f"no plugin named {name_or_plugin!r} is registered; "
@@ -209,7 +214,18 @@ class PluginRegistry:
         return [n for n, _ in self._pm.list_name_plugin()]
 
     def get(self, name: str):
-        return self._pm.get_plugin(name)
+        return self._pm.get_plugin(self._current_name(name))
+
+    def _current_name(self, name):
+        """``name``, or the new name of a renamed built-in (``RENAMED``)
+        with a DeprecationWarning, unless a plugin of the old name is
+        registered."""
+        new = RENAMED.get(name) if isinstance(name, str) else None
+        if new is None or self._pm.has_plugin(name):
+            return name
+        warnings.warn(f"the {name!r} plugin is now called {new!r}; the old name goes "
+                      f"in the next release", DeprecationWarning, stacklevel=3)
+        return new
 
     def info(self) -> list:
         """Every registered plugin with its source, hooks and graph types."""
@@ -271,7 +287,7 @@ class PluginRegistry:
 
     def all_results(self, name: str, params: tuple, graph_type: type | None = None):
         """``caller(name, graph_type, params)``, for a hook that is not
-        firstresult (the list of answers): the hierarchy plugin's call."""
+        firstresult (the list of answers): the areas plugin's call."""
         return self.caller(name, graph_type, tuple(params))
 
     def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
@@ -428,7 +444,12 @@ class PluginRegistry:
                     _warn_once(str(exc))
 
     def _load_one(self, ep, source, origin):
-        if self._pm.get_plugin(ep.name) is not None:
+        name = ep.name
+        if source == BUILTIN and name in RENAMED:
+            # navcore's metadata from before the rename (an install not
+            # redone): the plugin gets its new name
+            name = RENAMED[name]
+        if self._pm.get_plugin(name) is not None:
             # a third-party plugin named like a built-in: say so, load the built-in
             self.skipped.append(SkippedPlugin(ep.name, source, origin,
                                               f"a plugin named {ep.name!r} is already "
@@ -452,7 +473,13 @@ class PluginRegistry:
         except Exception as exc:  # any other import-time failure of a plugin
             raise PluginError(f"plugin {ep.name!r} ({origin}) failed to load: "
                               f"{type(exc).__name__}: {exc}") from exc
-        self._register(plugin, ep.name, source, origin)
+        if self._pm.is_registered(plugin):
+            # a second entry point to one module (an old name's alias): once
+            self.skipped.append(SkippedPlugin(
+                ep.name, source, origin, f"the plugin is registered already, as "
+                                         f"{self._pm.get_name(plugin)!r}"))
+            return
+        self._register(plugin, name, source, origin)
 
 
 _WARNED: set = set()

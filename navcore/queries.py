@@ -14,8 +14,8 @@ from .types import PathRequest, PathResult, PathStatus
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
 #: what a QueryError adds when a hook that a plugin answers goes unanswered
-_HINTS = {"navcore_areas": " (is the hierarchy plugin loaded?)",
-          "navcore_nearest_reachable": " (is the hierarchy plugin loaded?)"}
+_HINTS = {"navcore_areas": " (is the areas plugin loaded?)",
+          "navcore_nearest_reachable": " (is the areas plugin loaded?)"}
 
 
 class Queries:

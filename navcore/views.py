@@ -1,7 +1,7 @@
 """Derived views: structures computed from a graph and tied to its version.
 
 A contraction hierarchy, a simplified graph, a grid's landmarks, the
-hierarchy plugin's areas, a navmesh's locate index: each is computed from
+areas plugin's areas, a navmesh's locate index: each is computed from
 a graph and answers exactly only for the graph it was computed from. They
 all follow one protocol:
 
@@ -17,7 +17,7 @@ all follow one protocol:
   ``simplify(graph)``, ``landmarks(graph)``): a query never builds one.
   State a query cannot answer without is made on first need (the A*
   heuristic scale, one pass over the edges; the areas of a graph added
-  before the hierarchy plugin was registered).
+  before the areas plugin was registered).
 * A view that can follow an update (patch itself in place, or check that
   the batch changed nothing it depends on) does so in the
   ``navcore_graph_updated`` hook and then calls :meth:`mark_current`.

@@ -4,7 +4,7 @@ A picture (``navcore.draw``, or a scene's through the scenes plugin) is
 one canvas covering the graph's frame (its scene layer's ``bounds``),
 handed to ``navcore_draw_graph`` (the backend paints its map: cells,
 triangles, roads) and then to ``navcore_draw_overlay`` (extras: the
-hierarchy plugin's node borders); paths and agents are drawn over the
+areas plugin's node borders); paths and agents are drawn over the
 result with Pillow (``navcore_draw.picture``). A backend needs nothing
 from this module: everything it uses is an attribute or method of the
 canvas it is given.

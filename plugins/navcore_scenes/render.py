@@ -96,7 +96,7 @@ def picture(sim, graph_id, scale: int, borders: bool = False) -> Canvas:
                           sim.layers[graph_id], scale, node_colours(sim, graph_id), borders)
     if borders and not canvas.outlined:
         raise NavError(f"graph {graph_id!r} has no hierarchical nodes to draw (is the "
-                       f"hierarchy plugin loaded?)")
+                       f"areas plugin loaded?)")
     return canvas
 
 

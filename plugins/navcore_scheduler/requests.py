@@ -37,7 +37,7 @@ for the paths the update came near), or touches its start or goal when
 one was not walkable, it is queued again, and its result is replaced when
 the new search is done (``unreachable`` if the goal was cut off). An unreachable
 one is queued again when the graph's areas change (a door that reopens;
-this needs the hierarchy plugin). A path that merely became longer than a
+this needs the areas plugin). A path that merely became longer than a
 new shortcut is not re-planned: only updates that touch it count.
 
 A callback with a ``many`` attribute (the same callable for many

@@ -205,7 +205,7 @@ def test_invalid_ends_same_node_and_unreachable():
     assert r.found and r.cost == 0.0 and r.nodes.tolist() == [6]
     ch = contract(world.graph("g"))
     assert contract(world.graph("g")) is ch         # current: not built again
-    r = ch.find_path(0, 4)                  # asked directly: no hierarchy plugin in between
+    r = ch.find_path(0, 4)                  # asked directly: no areas plugin in between
     assert r.status is navcore.PathStatus.UNREACHABLE
     with pytest.raises(NodeError, match="start node 99"):
         ch.find_path(99, 0)

@@ -71,7 +71,7 @@ def test_a_grid_is_drawn_as_its_scene_draws_it():
 @pytest.mark.nojit
 def test_without_the_hierarchy_plugin_all_floor_is_one_colour():
     world = navcore.World()
-    world.plugins.unregister("hierarchy")                  # nobody answers areas
+    world.plugins.unregister("areas")                  # nobody answers areas
     world.add_graph("yard", type="grid", rows=ROWS)
     pic = navcore.draw(world, "yard", scale=10)
     assert np.array_equal(pic, navcore.draw(world, "yard", scale=10, areas=False))

@@ -189,9 +189,9 @@ def test_generic_csr_search_on_the_grid_view_agrees():
 
 @pytest.mark.nojit
 def test_grid_queries_never_build_the_csr_view():
-    # (the hierarchy plugin builds it for its BFS, so take that one out)
+    # (the areas plugin builds it for its BFS, so take that one out)
     world = navcore.World(autoload=False)
-    world.plugins.unregister("hierarchy")
+    world.plugins.unregister("areas")
     world.add_graph("g", type="grid", array=np.ones((50, 50), dtype=bool))
     for algorithm in ("auto", "astar", "jps", "dijkstra"):
         assert world.find_path("g", (0, 0), (49, 49), algorithm=algorithm).found

@@ -81,10 +81,10 @@ def test_solve_checks_its_graph_and_request(w):
 
 
 def test_hierarchy_queries_check_their_node_ids():
-    import navcore_hierarchy
+    import navcore_areas
     world = navcore.World()
     g = world.add_graph("g", type="grid", rows=["..#..", "....."])
-    h = navcore_hierarchy.hierarchy_of(g)
+    h = navcore_areas.hierarchy_of(g)
     for call in (lambda: h.areas([0, 10]), lambda: h.areas([-1]), lambda: h.area(10 ** 12),
                  lambda: h.area("x"), lambda: h.same_area([0], [99]),
                  lambda: h.same_area([0, 1], [1]), lambda: h.forward_reach(-3),

@@ -30,14 +30,14 @@ def test_an_unwritable_output_fails_before_the_work(tmp_path, capsys, monkeypatc
     # the work itself must not start: every command's work reads its input
     # through one of these, and they now raise
     import navcore_grid.scen
-    import navcore_hierarchy.cli
+    import navcore_areas.cli
     import navcore_navmesh.cli
     import navcore_scenes.cli
 
     def refuse(*a, **k):
         raise AssertionError("the work started before the output path was checked")
     monkeypatch.setattr(navcore_grid.scen, "run_scenarios", refuse)
-    monkeypatch.setattr(navcore_hierarchy.cli, "run_areas", refuse)
+    monkeypatch.setattr(navcore_areas.cli, "run_areas", refuse)
     monkeypatch.setattr(navcore_navmesh.cli, "_from_scene", refuse)
     monkeypatch.setattr(navcore_scenes.cli, "_play", refuse)
     assert main(cmd) == 2

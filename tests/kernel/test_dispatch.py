@@ -237,9 +237,9 @@ def test_a_query_no_plugin_answers_names_graph_type_and_algorithm():
     with pytest.raises(navcore.QueryError,
                        match=r"no plugin answered reachable on csr graph 'ring'$"):
         world.reachable("ring", 0, 2)
-    world.plugins.unregister("hierarchy")
+    world.plugins.unregister("areas")
     with pytest.raises(navcore.QueryError, match=r"no plugin answered areas on csr graph "
-                                                 r"'ring' \(is the hierarchy plugin"):
+                                                 r"'ring' \(is the areas plugin"):
         world.areas("ring")
 
 

@@ -67,7 +67,7 @@ def test_hierarchical_node_borders_are_drawn_on_the_edges_between_nodes():
     with navcore.Simulation.from_text(text, "s.yaml") as sim:
         plain = np.asarray(draw(sim, scale=4, paths=False))
         bordered = np.asarray(draw(sim, scale=4, borders=True, paths=False))
-        hier = sim.world.graph("f").view("navcore_hierarchy")
+        hier = sim.world.graph("f").view("navcore_areas")
         hnode = hier.hierarchical_nodes().reshape(20, 40)
     assert len(np.unique(hnode)) >= 4                 # 800 cells, at most 256 per node
     changed = (plain != bordered).any(axis=2)

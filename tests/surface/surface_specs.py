@@ -296,28 +296,28 @@ def _landmarks():
     return G.landmarks(grid_graph(), 2)
 
 
-def hierarchy_specs():
-    import navcore_hierarchy as H
+def areas_specs():
+    import navcore_areas as H
 
     def h(fresh=False):
         return H.hierarchy_of(grid_graph(fresh))
     return [
-        Spec("navcore_hierarchy.hierarchy_of", lambda: call(H.hierarchy_of, grid_graph())),
-        Spec("navcore_hierarchy.Hierarchy", lambda: call(H.Hierarchy, grid_graph(True)),
+        Spec("navcore_areas.hierarchy_of", lambda: call(H.hierarchy_of, grid_graph())),
+        Spec("navcore_areas.Hierarchy", lambda: call(H.Hierarchy, grid_graph(True)),
              fresh=True),
-        Spec("navcore_hierarchy.Hierarchy.area", lambda: call(h().area, 3)),
-        Spec("navcore_hierarchy.Hierarchy.areas", lambda: call(h().areas, [0, 3])),
-        Spec("navcore_hierarchy.Hierarchy.same_area", lambda: call(h().same_area, [0, 1], [3, 4])),
-        Spec("navcore_hierarchy.Hierarchy.forward_reach", lambda: call(h().forward_reach, 0)),
-        Spec("navcore_hierarchy.Hierarchy.nearest_reachable",
+        Spec("navcore_areas.Hierarchy.area", lambda: call(h().area, 3)),
+        Spec("navcore_areas.Hierarchy.areas", lambda: call(h().areas, [0, 3])),
+        Spec("navcore_areas.Hierarchy.same_area", lambda: call(h().same_area, [0, 1], [3, 4])),
+        Spec("navcore_areas.Hierarchy.forward_reach", lambda: call(h().forward_reach, 0)),
+        Spec("navcore_areas.Hierarchy.nearest_reachable",
              lambda: call(h().nearest_reachable, (2.0, 2.0), 0)),
-        Spec("navcore_hierarchy.Hierarchy.hierarchical_nodes",
+        Spec("navcore_areas.Hierarchy.hierarchical_nodes",
              lambda: call(h().hierarchical_nodes)),
-        Spec("navcore_hierarchy.Hierarchy.hierarchical_sizes",
+        Spec("navcore_areas.Hierarchy.hierarchical_sizes",
              lambda: call(h().hierarchical_sizes)),
-        Spec("navcore_hierarchy.Hierarchy.recalculate", lambda: call(h(True).recalculate),
+        Spec("navcore_areas.Hierarchy.recalculate", lambda: call(h(True).recalculate),
              fresh=True),
-        Spec("navcore_hierarchy.Hierarchy.warm_up", lambda: call(h().warm_up)),
+        Spec("navcore_areas.Hierarchy.warm_up", lambda: call(h().warm_up)),
     ]
 
 
@@ -637,7 +637,7 @@ def dask_specs():
 
 
 SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
-         "navcore_hierarchy": hierarchy_specs, "navcore_navmesh": navmesh_specs,
+         "navcore_areas": areas_specs, "navcore_navmesh": navmesh_specs,
          "navcore_roads": roads_specs, "navcore_scenes": scenes_specs,
          "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs}
 

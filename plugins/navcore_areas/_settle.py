@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ._base import (C_AHWM, C_ANFREE, C_HWM, C_NBUILT, C_NCLAIM, C_SEARCHED, C_STAMP,
-                    find, new_area, note, union_min)
+                    add_once, find, new_area, union_min)
 
 _BIG = np.iinfo(np.int32).max
 
@@ -64,6 +64,16 @@ def _join(a, b, uf, qhead, qtail, qnext, fcount, f):
         qtail[a] = qtail[b]
     fcount[f] -= 1
     return a
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _held(i, nb, bnd, harea, cl_node, cl_area):
+    """The ``i``-th old id held by L, with the node holding it: first the
+    survivors ``bnd[:nb]`` with their areas, then the claims."""
+    if i < nb:
+        h = bnd[i]
+        return h, harea[h]
+    return cl_node[i - nb], cl_area[i - nb]
 
 
 @njit(cache=True, nogil=True)
@@ -103,11 +113,7 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
     for i in range(nbuilt):
         e = ehead[built[i]]
         while e >= 0:
-            o = eto[e]
-            if hmark[o] != st:
-                hmark[o] = st
-                bnd[nb] = o
-                nb += 1
+            nb = add_once(eto[e], bnd, nb, hmark, st)
             e = enext[e]
     nl = nb + nbuilt
     for i in range(nl):
@@ -128,12 +134,7 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
             e = enext[e]
     # 3. families: pieces that hold the same old id
     for i in range(nb + ncl):
-        if i < nb:
-            h = bnd[i]
-            x = harea[h]
-        else:
-            h = cl_node[i - nb]
-            x = cl_area[i - nb]
+        h, x = _held(i, nb, bnd, harea, cl_node, cl_area)
         r = find(uf, h)
         if aclaim[x] != sa:
             aclaim[x] = sa
@@ -205,12 +206,7 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
     # 4. ids: each component's largest old area (most hierarchical nodes,
     # ties: the smaller id); gid holds it until the next loop makes it final
     for i in range(nb + ncl):
-        if i < nb:
-            h = bnd[i]
-            x = harea[h]
-        else:
-            h = cl_node[i - nb]
-            x = cl_area[i - nb]
+        h, x = _held(i, nb, bnd, harea, cl_node, cl_area)
         r = find(uf, h)
         y = gid[r]
         if y < 0 or acount[x] > acount[y] or (acount[x] == acount[y] and x < y):
@@ -228,17 +224,12 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
                 aclaim[x] = stk
             else:
                 x = new_area(counters, afree, acount)
-                nch = note(x, changed, nch, anote, sc)
+                nch = add_once(x, changed, nch, anote, sc)
             gid[h] = x                # final (each root is seen once)
     # where the unwalked rest of each old id goes (only ids held by an
     # unfinished search or a piece alone have an unwalked rest)
     for i in range(nb + ncl):
-        if i < nb:
-            h = bnd[i]
-            x = harea[h]
-        else:
-            h = cl_node[i - nb]
-            x = cl_area[i - nb]
+        h, x = _held(i, nb, bnd, harea, cl_node, cl_area)
         r = find(uf, h)
         if gflag[r] != 2:
             amap[x] = gid[r]
@@ -263,8 +254,8 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
                     harea[o] = y
                     acount[x] -= 1
                     acount[y] += 1
-                    nch = note(x, changed, nch, anote, sc)
-                    nch = note(y, changed, nch, anote, sc)
+                    nch = add_once(x, changed, nch, anote, sc)
+                    nch = add_once(y, changed, nch, anote, sc)
                     act[top] = o
                     top += 1
                 e = enext[e]
@@ -281,21 +272,21 @@ def settle(nrem, nb, nodes, areas, areas64, edges, claims, counters):
         if x != y:
             if x >= 0:
                 acount[x] -= 1
-                nch = note(x, changed, nch, anote, sc)
-                nch = note(y, changed, nch, anote, sc)
+                nch = add_once(x, changed, nch, anote, sc)
+                nch = add_once(y, changed, nch, anote, sc)
             harea[h] = y
             acount[y] += 1
     for i in range(ncl):              # members that came from another area
         x = cl_area[i]
         y = harea[cl_node[i]]
         if x != y:
-            nch = note(x, changed, nch, anote, sc)
-            nch = note(y, changed, nch, anote, sc)
+            nch = add_once(x, changed, nch, anote, sc)
+            nch = add_once(y, changed, nch, anote, sc)
     # old ids left without nodes vanished
     for i in range(nrem):
         x = rarea[i]
         if acount[x] == 0:
-            nch = note(x, changed, nch, anote, sc)
+            nch = add_once(x, changed, nch, anote, sc)
     for i in range(nch):
         x = changed[i]
         if acount[x] == 0:

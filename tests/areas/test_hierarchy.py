@@ -10,8 +10,8 @@ from scipy.sparse.csgraph import connected_components
 
 import navcore
 from navcore import PathStatus
-from navcore_hierarchy import hierarchy_of
-from navcore_hierarchy._kernels import MAX_CHILDREN
+from navcore_areas import hierarchy_of
+from navcore_areas._kernels import MAX_CHILDREN
 
 import reference
 from reference import same_partition
@@ -298,12 +298,12 @@ def test_bad_input_says_what_is_wrong():
         == [True, False]
 
 
-def test_world_without_the_hierarchy_plugin_still_answers_reachable():
+def test_world_without_the_areas_plugin_still_answers_reachable():
     world = navcore.World(autoload=False)
-    world.plugins.unregister("hierarchy")
+    world.plugins.unregister("areas")
     world.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], num_nodes=4, directed=False)
     assert world.reachable_many("g", [0, 0], [2, 3]).tolist() == [True, False]
-    with pytest.raises(navcore.QueryError, match="hierarchy plugin"):
+    with pytest.raises(navcore.QueryError, match="areas plugin"):
         world.areas("g")
 
 

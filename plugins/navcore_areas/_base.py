@@ -71,14 +71,21 @@ def union_min(uf, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _take_id(counters, free, c_nfree, c_hwm):
+    """An unused id: the top of the stack ``free`` (``counters[c_nfree]``
+    entries), else the next never used (``counters[c_hwm]``)."""
+    if counters[c_nfree] > 0:
+        counters[c_nfree] -= 1
+        return free[counters[c_nfree]]
+    x = counters[c_hwm]
+    counters[c_hwm] += 1
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
 def new_area(counters, afree, acount):
     """An unused area id: a freed one, else the next never used."""
-    if counters[C_ANFREE] > 0:
-        counters[C_ANFREE] -= 1
-        x = afree[counters[C_ANFREE]]
-    else:
-        x = counters[C_AHWM]
-        counters[C_AHWM] += 1
+    x = _take_id(counters, afree, C_ANFREE, C_AHWM)
     acount[x] = 0
     return x
 
@@ -87,24 +94,53 @@ def new_area(counters, afree, acount):
 def new_node(counters, hfree):
     """An unused hierarchical id: a freed one, else the next never used
     (the wrapper made sure one exists)."""
-    if counters[C_NFREE] > 0:
-        counters[C_NFREE] -= 1
-        h = hfree[counters[C_NFREE]]
-    else:
-        h = counters[C_HWM]
-        counters[C_HWM] += 1
+    h = _take_id(counters, hfree, C_NFREE, C_HWM)
     counters[C_NLIVE] += 1
     return h
 
 
 @njit(cache=True, nogil=True, inline="always")
-def note(x, changed, n, anote, st):
-    """Append area ``x`` to ``changed`` once per update (stamp ``st``)."""
-    if anote[x] != st:
-        anote[x] = st
-        changed[n] = x
+def add_once(x, out, n, mark, st):
+    """Append ``x`` to ``out[:n]`` unless ``mark[x]`` is already ``st`` (so
+    once per stamp); returns the new count. Not for a loop over cells or
+    members: inlined there, numba's reference counts around its branch
+    cost a lattice update ~30% (written out instead)."""
+    if mark[x] != st:
+        mark[x] = st
+        out[n] = x
         n += 1
     return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def boundary(removed, nrem, ehead, enext, eto, hmark, st, sb, bnd):
+    """The surviving neighbours of the removed nodes (``hmark == st``)
+    into ``bnd``, once each (``hmark`` becomes ``sb``); returns how many."""
+    nb = 0
+    for i in range(nrem):
+        e = ehead[removed[i]]
+        while e >= 0:
+            o = eto[e]
+            if hmark[o] != st and hmark[o] != sb:    # written out, as in remove_tiles
+                hmark[o] = sb
+                bnd[nb] = o
+                nb += 1
+            e = enext[e]
+    return nb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def drop_removed(removed, nrem, hsize, harea, ehead, enext, eprev, eto, acount, rarea,
+                 counters):
+    """Unlink the removed nodes, free their slots and uncount them from
+    their areas (``rarea[i]``: the area of ``removed[i]``)."""
+    for i in range(nrem):
+        h = removed[i]
+        unlink_all(h, ehead, enext, eprev, eto, counters)
+        rarea[i] = harea[h]
+        acount[harea[h]] -= 1
+        hsize[h] = 0
+        counters[C_NLIVE] -= 1
 
 
 @njit(cache=True, nogil=True, inline="always")

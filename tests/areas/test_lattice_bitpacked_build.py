@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import navcore
-from navcore_hierarchy import hierarchy_of
-from navcore_hierarchy._bits import ctz, fill16, popcount
+from navcore_areas import hierarchy_of
+from navcore_areas._bits import ctz, fill16, popcount
 
 TILE = 16
 

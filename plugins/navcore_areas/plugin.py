@@ -1,4 +1,4 @@
-"""The hierarchy plugin's hooks: a ``Hierarchy`` per graph, built when the
+"""The areas plugin's hooks: a ``Hierarchy`` per graph, built when the
 graph is added and updated after every applied batch; O(1) ``reachable``,
 areas, ``nearest_reachable`` and the early ``unreachable`` answer of
 ``find_path``; the borders of its nodes in scene pictures."""
@@ -13,7 +13,7 @@ from navcore.types import PathResult, PathStatus
 from .hierarchy import Hierarchy
 
 #: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
-VIEW_KEY = "navcore_hierarchy"
+VIEW_KEY = "navcore_areas"
 _CHANGED_ARGS = ("world", "graph_id", "changed_areas")
 _UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 

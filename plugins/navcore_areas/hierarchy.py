@@ -42,10 +42,9 @@ from navcore import limits, validate
 from navcore.errors import NodeError, QueryError
 from navcore.views import DerivedView
 
+from . import _bands as B
 from . import _generic as G
 from . import _kernels as K
-from . import _label as B
-from . import _label8 as B8
 from . import _lattice as L
 from . import _settle as S
 from ._base import AREA64_ROWS, AREA_ROWS, C_STAMP, CLAIM_ROWS, EDGE_ROWS, NODE_ROWS
@@ -236,13 +235,12 @@ class Hierarchy(DerivedView):
         m = L.band_runs(W)
         if self.pcap < 4 * L.band_links(W, diag):
             self._alloc_pairs(4 * L.band_links(W, diag))
-        # bit-packed rows: 4-neighbours (_label.py) or corners cut (_label8.py)
-        work = B8.scratch8(W) if diag else B.scratch(W)
-        label = B8.label_bands8 if diag else B.label_bands4
+        # bit-packed rows (_bands.py): 4-neighbours or corners cut
+        work = B.scratch(W)
         y = 0
         while y < H:
-            y = label(walk, H, W, y, *work, self.hnode_of, self.hsize, self.ehead,
-                      self.enext, self.eprev, self.eto, self.counters)
+            y = B.label_bands(walk, H, W, y, diag, *work, self.hnode_of, self.hsize,
+                              self.ehead, self.enext, self.eprev, self.eto, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
         # room for an update of 3 x 3 tiles now, so that the first updates
@@ -465,7 +463,7 @@ class Hierarchy(DerivedView):
         (a BFS; used on directed graphs)."""
         start = validate.node_id(start, self.num_nodes, "start")
         csr = self.graph.csr
-        queue = self.graph.scratch("navcore_hierarchy.queue",
+        queue = self.graph.scratch("navcore_areas.queue",
                                    lambda g: np.empty(g.num_nodes, dtype=np.int32))
         out = np.empty(self.num_nodes, dtype=np.int8)
         K.forward_reach(start, self.graph.walkable, csr.offsets, csr.targets, csr.cost,

@@ -5,8 +5,8 @@ The pieces and links the tile floods of ``_lattice.rebuild_tiles`` make
 with ``diag`` (as did the cell-by-cell full build this replaces), ids in
 row order (a piece: cells of one tile joined by
 the 8 moves inside the tile; a link: pieces of different tiles with two
-cells 8-adjacent, across a border or a tile corner), built as
-``_label.label_bands4`` builds a 4-neighbour lattice (same packing, run
+cells 8-adjacent, across a border or a tile corner), built by
+``_bands.label_bands`` as a 4-neighbour lattice is (same packing, run
 numbering and cell writes), with these joins and links instead:
 
 2. join: a run touches a run of the next row when they overlap after
@@ -28,10 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, link, union_min
+from ._base import TILE, find, link, union_min
 from ._bits import ctz, popcount
-from ._label import _ALL, _FIRST, _LAST, _ONE, _starts, keep_last_row, pack_band, scratch, write_band
-from ._lattice import _link_new, band_links, band_runs
+from ._label import _ALL, _FIRST, _LAST, _ONE, _starts
+from ._lattice import _link_new
 
 _LOW = np.uint64(1)
 
@@ -63,7 +63,7 @@ def _link_once(a, b, slot, last, ehead, enext, eprev, eto, counters):
 
 
 @njit(cache=True, nogil=True)
-def _join8(bh, W, bits, sb, cnt, ruf):
+def join8(bh, W, bits, sb, cnt, ruf):
     """Step 2: join the runs of neighbouring rows of a band that touch
     with diagonals (inside a tile)."""
     nw = (W + 63) // 64
@@ -102,13 +102,6 @@ def _join8(bh, W, bits, sb, cnt, ruf):
                 union_min(ruf, b, r)
 
 
-def scratch8(W):
-    """The work arrays of ``label_bands8``: those of ``_label.scratch(W)``
-    and the tile columns of a band (``_columns``)."""
-    nw = (W + 63) // 64
-    return scratch(W) + (np.empty(4 * nw, np.uint64), np.empty(4 * nw, np.uint64))
-
-
 @njit(cache=True, nogil=True)
 def _columns(bh, W, bits, lastc, firstc):
     """The band's tile columns as words (bit ``ly``: row ``ly``): the last
@@ -127,7 +120,7 @@ def _columns(bh, W, bits, lastc, firstc):
 
 
 @njit(cache=True, nogil=True)
-def _column_links8(bh, W, h0, bits, sb, cnt, tab, lastc, firstc, last_right, ehead, enext,
+def column_links8(bh, W, h0, bits, sb, cnt, tab, lastc, firstc, last_right, ehead, enext,
                    eprev, eto, counters):
     """Step 4: link the pieces of a band that meet across a tile's column
     border (in a row or diagonally). A border column's cells in a run down
@@ -183,7 +176,7 @@ def _cell(row, x):
 
 
 @njit(cache=True, nogil=True)
-def _top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead, enext,
+def top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead, enext,
                 eprev, eto, counters):
     """Step 5: link the pieces of the band's first row to those of the
     kept row above that touch them, diagonals included (across tile and
@@ -212,38 +205,3 @@ def _top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehea
             r1 = _prev_run(min(wi * 64 + e + 1, W - 1), pbits, psb, pcnt)
             for r in range(r0, r1 + 1):
                 _link_once(b, plab[r], b - h0, last_up, ehead, enext, eprev, eto, counters)
-
-
-@njit(cache=True, nogil=True)
-def label_bands8(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
-                 last_right, last_up, lastc, firstc, hnode_of, hsize, ehead, enext, eprev, eto,
-                 counters):
-    """``_label.label_bands4`` with diagonals: the same arguments (plus
-    two: the work arrays come from ``scratch8(W)``), return value and id
-    order, and the pieces and links ``_lattice.rebuild_tiles`` makes with
-    ``diag``."""
-    hcap = hsize.shape[0]
-    pcap = eto.shape[0] // 2
-    need_h = band_runs(W)
-    need_p = band_links(W, True)
-    n = H * W
-    for yb in range(y0, H, TILE):
-        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
-            return yb
-        bh = min(TILE, H - yb)
-        nr = pack_band(walk, yb, bh, W, bits, sb, cnt)
-        for r in range(nr):
-            ruf[r] = r
-        _join8(bh, W, bits, sb, cnt, ruf)
-        h0 = counters[C_HWM]
-        h = write_band(yb, bh, W, n, bits, sb, cnt, ruf, tab, h0, hnode_of, hsize, ehead,
-                       last_right, last_up)
-        counters[C_NLIVE] += h - h0
-        counters[C_HWM] = h
-        _column_links8(bh, W, h0, bits, sb, cnt, tab, lastc, firstc, last_right, ehead, enext,
-                       eprev, eto, counters)
-        if yb > 0:
-            _top_links8(W, h0, bits, sb, cnt, tab, pbits, psb, pcnt, plab, last_up, ehead,
-                        enext, eprev, eto, counters)
-        keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab)
-    return H

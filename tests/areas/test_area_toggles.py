@@ -7,7 +7,7 @@ import pytest
 from scipy import ndimage
 
 import navcore
-from navcore_hierarchy import hierarchy_of
+from navcore_areas import hierarchy_of
 
 from reference import same_partition
 

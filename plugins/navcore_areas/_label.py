@@ -1,6 +1,7 @@
 """A full build of a lattice's hierarchical nodes on bit-packed rows
-(private kernels; 4-neighbour lattices, ``diag=False``; ``_label8.py``
-builds those with diagonals on the same packing, numbering and writes).
+(private kernels): the packing, numbering and writes every lattice shares;
+``_bands.label_bands`` runs the steps below (4-neighbours, ``diag=False``;
+``_label8.py`` has the joins and links with diagonals).
 
 The pieces, ids and links the lattice's update kernels expect (one
 connected piece of one 16 x 16 tile per hierarchical node, ids in row
@@ -35,26 +36,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import C_ELIVE, C_HWM, C_NLIVE, TILE, find, link, union_min
+from ._base import TILE
 from ._bits import ctz, fill16, pack8, popcount
-from ._lattice import _link_new, band_links, band_runs
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FIRST = np.uint64(0x0001000100010001)   # the first column of each tile in a word
 _LAST = np.uint64(0x8000800080008000)    # the last column of each tile
 _HIGH = np.uint64(0x8000000000000000)    # the last cell of a word
-
-
-def scratch(W):
-    """The work arrays of ``label_bands4`` for rows of ``W`` cells."""
-    nw = (W + 63) // 64
-    m = band_runs(W)
-    return (np.empty(TILE * nw, np.uint64), np.empty(TILE * nw, np.uint64),
-            np.empty(TILE * nw + 1, np.int64), np.empty(m, np.int32),
-            np.empty(m + 1, np.int32), np.empty(nw, np.uint64), np.empty(nw, np.uint64),
-            np.empty(nw, np.int64), np.empty(m + 1, np.int32), np.empty(m, np.int32),
-            np.empty(m, np.int32))
 
 
 @njit(cache=True, nogil=True)
@@ -167,98 +156,3 @@ def keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab):
         pcnt[wi] = cnt[i0 + wi] - r0
     for r in range(r0, cnt[bh * nw]):
         plab[r - r0] = tab[r + 1]
-
-
-@njit(cache=True, nogil=True)
-def label_bands4(walk, H, W, y0, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
-                 last_right, last_up, hnode_of, hsize, ehead, enext, eprev, eto, counters):
-    """Group the cells of rows ``y0..`` into pieces of tiles (ids from
-    ``counters[C_HWM]`` on, in row order) and link pieces that touch across
-    a tile border (4-neighbours). Returns the first band it did not do for
-    want of room (``H`` when done): the caller grows the arrays and calls
-    again. ``walk`` is the mask as uint8 (0/1); the work arrays come from
-    ``scratch(W)``; ``pbits``, ``psb``, ``pcnt`` and ``plab`` keep the last
-    row done (for the next band's top border; kept across calls)."""
-    nw = (W + 63) // 64
-    hcap = hsize.shape[0]
-    pcap = eto.shape[0] // 2
-    need_h = band_runs(W)
-    need_p = band_links(W, False)
-    n = H * W
-    for yb in range(y0, H, TILE):
-        if counters[C_HWM] + need_h > hcap or counters[C_ELIVE] + need_p > pcap:
-            return yb
-        bh = min(TILE, H - yb)
-        # 1. pack the rows; run starts and the index of each word's first run
-        nr = pack_band(walk, yb, bh, W, bits, sb, cnt)
-        for r in range(nr):
-            ruf[r] = r
-        # 2. join the touching runs of neighbouring rows
-        for i in range(nw, bh * nw):
-            j = i - nw
-            c = bits[i] & bits[j]
-            if c == 0:
-                continue
-            cs = _starts(c)
-            sa = sb[j]
-            sbl = sb[i]
-            ca = cnt[j] - 1
-            cb = cnt[i] - 1
-            while cs:
-                m = _ALL >> np.uint64(63 - ctz(cs))     # bits up to the pair's first cell
-                a = ca + popcount(sa & m)
-                b = cb + popcount(sbl & m)
-                if ruf[b] == b:          # b is still alone: a's root is smaller
-                    ruf[b] = find(ruf, a)
-                else:
-                    union_min(ruf, b, a)
-                cs &= cs - _ONE
-        # 3. number the runs (tab[r + 1]: the piece of run r), add them to
-        # the sizes and write the cells
-        h0 = counters[C_HWM]
-        h = write_band(yb, bh, W, n, bits, sb, cnt, ruf, tab, h0, hnode_of, hsize, ehead,
-                       last_right, last_up)
-        counters[C_NLIVE] += h - h0
-        counters[C_HWM] = h
-        # 4. links between runs of a row cut by a tile border: walkable
-        # cells on both sides of it (the run ending there and the next)
-        for ly in range(bh):
-            for wi in range(nw):
-                i = ly * nw + wi
-                w = bits[i]
-                x = w & (w >> _ONE) & _LAST          # inside the word
-                if wi + 1 < nw and bits[i + 1] & _ONE:
-                    x |= w & _HIGH                    # into the next word
-                while x:
-                    p = ctz(x)
-                    a = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p)))]
-                    b = tab[cnt[i] + popcount(sb[i] & (_ALL >> np.uint64(63 - p))) + 1]
-                    la = last_right[a - h0]
-                    if la != b:                      # not the same pair as a row above
-                        last_right[a - h0] = b
-                        if la < 0:                   # a's first link to the right
-                            link(a, b, ehead, enext, eprev, eto, counters)
-                        else:
-                            _link_new(a, b, ehead, enext, eprev, eto, counters)
-                    x &= x - _ONE
-        # 5. links across the band's top border
-        if yb > 0:
-            for wi in range(nw):
-                c = pbits[wi] & bits[wi]
-                cs = _starts(c)
-                ca = pcnt[wi] - 1
-                cb = cnt[wi]
-                while cs:
-                    m = _ALL >> np.uint64(63 - ctz(cs))
-                    a = plab[ca + popcount(psb[wi] & m)]
-                    b = tab[cb + popcount(sb[wi] & m)]
-                    lb = last_up[b - h0]
-                    if lb != a:
-                        last_up[b - h0] = a
-                        if lb < 0:          # b's first link up: no list to check
-                            link(a, b, ehead, enext, eprev, eto, counters)
-                        else:               # b's list is short: links of this band
-                            _link_new(b, a, ehead, enext, eprev, eto, counters)
-                    cs &= cs - _ONE
-        keep_last_row(bh, W, bits, sb, cnt, tab, pbits, psb, pcnt, plab)
-    return H

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_NLIVE, C_STAMP,
-                    MAX_CHILDREN, MIN_CHILDREN, link, new_node, unlink_all)
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_STAMP, MAX_CHILDREN,
+                    MIN_CHILDREN, boundary, drop_removed, link, new_node)
 
 
 @njit(cache=True, nogil=True)
@@ -36,7 +36,7 @@ def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, epre
                 seeds[ns] = d
                 prev_area[d] = -1
                 ns += 1
-        elif hmark[h] != st:
+        elif hmark[h] != st:          # written out, as in _lattice.remove_tiles
             hmark[h] = st
             removed[nrem] = h
             nrem += 1
@@ -49,16 +49,7 @@ def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, epre
                 removed[nrem] = o
                 nrem += 1
             e = enext[e]
-    nb = 0
-    for i in range(nrem):
-        e = ehead[removed[i]]
-        while e >= 0:
-            o = eto[e]
-            if hmark[o] != st and hmark[o] != sb:
-                hmark[o] = sb
-                bnd[nb] = o
-                nb += 1
-            e = enext[e]
+    nb = boundary(removed, nrem, ehead, enext, eto, hmark, st, sb, bnd)
     for i in range(nrem):
         h = removed[i]
         base = h * MAX_CHILDREN
@@ -69,11 +60,7 @@ def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, epre
             prev_area[u] = a
             seeds[ns] = u
             ns += 1
-        unlink_all(h, ehead, enext, eprev, eto, counters)
-        rarea[i] = a
-        acount[a] -= 1
-        hsize[h] = 0
-        counters[C_NLIVE] -= 1
+    drop_removed(removed, nrem, hsize, harea, ehead, enext, eprev, eto, acount, rarea, counters)
     return nrem, nb, ns
 
 
@@ -148,7 +135,7 @@ def group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rs
         for j in range(cnt):
             u = children[base + j]
             pa = prev_area[u]
-            if pa >= 0 and aseen[pa] != st:
+            if pa >= 0 and aseen[pa] != st:     # written out: see _lattice.rebuild_tiles
                 aseen[pa] = st
                 cl_node[ncl] = h
                 cl_area[ncl] = pa
