@@ -277,6 +277,8 @@ class NavGraph:
         otherwise). Anything else is a point handed to :meth:`locate`,
         which returns ``-1`` for a point outside the graph.
         """
+        if type(where) is int and 0 <= where < self.num_nodes:
+            return where                 # the common case, on every query's path
         if type(where) is int or validate.is_int(where):
             return validate.node_id(where, self.num_nodes)
         return self.locate(where)

@@ -93,8 +93,9 @@ def navcore_find_path(graph, request):
     s, t = request.start_node, request.goal_node
     if algo == "auto" or algo == "astar":
         h = request.options.get("heuristic", graph.heuristic)
-        return search.astar(graph, s, t, heuristic=h,
-                            algorithm="astar" if h != "zero" else "dijkstra")
+        # s and t are checked node ids (World.prepare_path, World.solve)
+        return search.astar_between(graph, s, t, h,
+                                    "astar" if h != "zero" else "dijkstra")
     if algo == "dijkstra":
         return search.run_astar(graph, s, t, "zero", "dijkstra")
     if algo == "bfs":
@@ -115,10 +116,10 @@ def find_path_on_built_view(graph, request):
     view is left alone (``navcore.views``): queries never build one."""
     if request.algorithm != "auto":
         return None
-    ch = contraction.contracted_view(graph)
+    ch = graph.view(contraction.VIEW_KEY)       # contracted_view, on every query
     if ch is not None:
         return ch.query().find_path(request.start_node, request.goal_node)
-    view = simplification.simplified_view(graph)
+    view = graph.view(simplification.VIEW_KEY)
     if view is None or not view.pays:
         return None
     return view.find_path(request.start_node, request.goal_node)

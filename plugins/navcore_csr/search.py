@@ -89,7 +89,11 @@ class SearchScratch:
 def scratch_for(graph) -> SearchScratch:
     """This thread's scratch set for ``graph``."""
     graph = validate.graph(graph)
-    return graph.scratch(_SCRATCH_KEY, lambda g: SearchScratch(g.num_nodes))
+    return graph.scratch(_SCRATCH_KEY, _new_scratch)
+
+
+def _new_scratch(graph) -> SearchScratch:
+    return SearchScratch(graph.num_nodes)
 
 
 def heuristic_scale(graph, heuristic: str) -> float:
@@ -169,6 +173,13 @@ def astar(graph, start, goal, *, heuristic: str | None = None,
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
+    return astar_between(graph, s, t, heuristic, algorithm)
+
+
+def astar_between(graph, s, t, heuristic=None, algorithm="astar"):
+    """``astar`` between node ids ``s`` and ``t`` that are already checked
+    (in range and walkable: ``World.find_path`` checked them); only the
+    heuristic is checked here."""
     heuristic = graph.heuristic if heuristic is None else heuristic
     if type(heuristic) is not str or heuristic not in HKIND:    # [1]: not hashable
         raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(HKIND)}")
@@ -178,23 +189,41 @@ def astar(graph, start, goal, *, heuristic: str | None = None,
 
 
 def run_astar(graph, s, t, heuristic, algorithm):
+    """A* between checked node ids with a checked heuristic (on every
+    query's path: no call that checks again what the caller checked)."""
     csr = graph.csr
     if heuristic == "zero":
         hkind, scale, pos = K.H_ZERO, 0.0, NO_POSITIONS
     else:
-        hkind, scale, pos = HKIND[heuristic], heuristic_scale(graph, heuristic), graph.positions
-        if scale == 0.0:
-            hkind = K.H_ZERO
-    sc = scratch_for(graph)
+        pos = graph.positions
+        view = graph.view(_SCALES_KEY)
+        scale = None if view is None else view.scales.get(heuristic)
+        if scale is None:
+            scale = heuristic_scale(graph, heuristic)
+        hkind = HKIND[heuristic] if scale != 0.0 else K.H_ZERO
+    sc = graph.scratch(_SCRATCH_KEY, _new_scratch)
     gen = sc.next_gen()
     cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, graph.walkable, pos,
                               hkind, scale, s, t, sc.g, sc.parent, sc.stamp,
                               sc.hnode, sc.hkey, sc.hpos, gen)
-    if not cost < np.inf:
-        return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
+    if not cost < _INF:
+        return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
     nodes = K.trace(sc.parent, t)
-    return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), cost, expanded,
-                      algorithm)
+    return PathResult.found_path(nodes, points_along(graph, nodes), cost, expanded,
+                                 algorithm)
+
+
+_INF = float("inf")
+
+
+def points_along(graph, nodes) -> np.ndarray:
+    """``graph.points_of(nodes)`` for the int32 node ids a search traced
+    (in range by construction, so not checked again)."""
+    pos = graph.positions
+    if pos is None or type(graph) is not NavGraph:    # a subclass may draw its own
+        return graph.points_of(nodes)
+    pts = pos.take(nodes, axis=0)
+    return pts if pts.shape[1] == 2 else np.ascontiguousarray(pts[:, :2])
 
 
 def dijkstra(graph, start, goal) -> PathResult:

@@ -196,6 +196,18 @@ def polyline(edges, chain_start, chain, seg_src, seg_dst, lon, lat):
 
 
 @njit(cache=True, nogil=True)
+def route_arrays(s, edges, targets, chain_start, chain, seg_src, seg_dst, lon, lat, nodes):
+    """The ``polyline`` of a route from node ``s`` along ``edges`` (at
+    least one; graph edge ids in path order), with its int32 nodes written
+    to ``nodes`` (``s``, then the head of every edge): one call per found
+    route (a returned pair of arrays would cost more than the call)."""
+    nodes[0] = s
+    for i in range(edges.shape[0]):
+        nodes[i + 1] = targets[edges[i]]
+    return polyline(edges, chain_start, chain, seg_src, seg_dst, lon, lat)
+
+
+@njit(cache=True, nogil=True)
 def cheapest_edges(offsets, targets, cost, nodes):
     """For a path given as nodes, the cheapest edge between each
     consecutive pair (parallel roads: the one a search took)."""

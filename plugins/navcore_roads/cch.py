@@ -51,7 +51,7 @@ import numpy as np
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, write_atomic
 from navcore.parallel import kernel_threads
-from navcore.types import PathResult, PathStatus
+from navcore.types import PathResult
 from navcore.views import DerivedView
 
 from navcore_csr.hierarchy import node_rank, node_ranks
@@ -608,11 +608,8 @@ def adopt(graph) -> None:
 
 
 def route(view: RoadCCH, s: int, t: int) -> PathResult:
-    from .search import path_result
-    cost, edges = view.query().path(s, t)
-    if not cost < np.inf:
-        return PathResult.failed(PathStatus.UNREACHABLE, "cch")
-    return path_result(view.graph, s, np.asarray(edges, dtype=np.int64), cost, 0, "cch")
+    from .search import hierarchy_route
+    return hierarchy_route(view, s, t, "cch")
 
 
 def warm_up(graph) -> None:

@@ -45,13 +45,13 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, read_npz, verify, write_atomic
-from navcore.types import PathResult, PathStatus
+from navcore.types import PathResult
 from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
 from navcore_csr.contraction import hierarchy_inputs
 from navcore_csr.hierarchy import WITNESS_LIMIT, HierarchyQuery, check_ends
-from .search import path_result
+from .search import hierarchy_route
 
 VIEW_KEY = "navcore_roads.ch"
 _FORMAT = "navcore-road-ch-1"
@@ -220,10 +220,7 @@ def need_view(graph, key, stale, missing, how):
 
 
 def route(view: RoadHierarchy, s: int, t: int) -> PathResult:
-    cost, edges = view.query().path(s, t)
-    if not cost < np.inf:
-        return PathResult.failed(PathStatus.UNREACHABLE, "ch")
-    return path_result(view.graph, s, np.asarray(edges, dtype=np.int64), cost, 0, "ch")
+    return hierarchy_route(view, s, t, "ch")
 
 
 def _check_road_graph(graph) -> None:

@@ -119,6 +119,14 @@ class RoadGraph(NavGraph):
         return K.polyline(edges, self.chain_start, self.chain,
                           seg.src, seg.dst, seg.lon, seg.lat)
 
+    def _route_arrays(self, s, edges):
+        """``(nodes, points)`` of a route a search found from node ``s``
+        along ``edges`` (int64 edge positions, at least one)."""
+        seg = self.segments
+        nodes = np.empty(edges.shape[0] + 1, dtype=np.int32)
+        return nodes, K.route_arrays(s, edges, self.csr.targets, self.chain_start,
+                                     self.chain, seg.src, seg.dst, seg.lon, seg.lat, nodes)
+
     def path_edges(self, nodes) -> np.ndarray:
         """The edge a path takes between consecutive ``nodes`` (the
         cheapest of parallel ones)."""

@@ -117,48 +117,55 @@ def navcore_algorithms(graph):
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_find_path(graph, request):
-    solver = _solver(graph, request.algorithm)
-    if solver is None:
+    name, view = _search_of(graph, request.algorithm)
+    if name is None:
         return None
     start, goal = request.start, request.goal
     if (type(start) is int or validate.is_int(start)) and \
             (type(goal) is int or validate.is_int(goal)):
-        return solver[1](request.start_node, request.goal_node)
-    return phantoms.route(graph, request, *solver)
+        # junctions (checked by World.prepare_path): one search, no closures
+        if view is not None:
+            return search.hierarchy_route(view, request.start_node, request.goal_node, name)
+        return search.route(graph, request.start_node, request.goal_node, name)
+    return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
-def _solver(graph, algorithm):
-    """``(name, route(s, t)[, seeded])``: the junction-to-junction route of
-    ``algorithm`` and between phantom nodes' exits and entries at once
-    (``bidijkstra``: one seeded search, ``search.route_seeded``;
-    hierarchies: ``phantoms.best_pair``), or None for one the roads
-    plugin does not answer."""
+def _search_of(graph, algorithm):
+    """``(name, view)``: the search that answers ``algorithm`` on ``graph``,
+    with the hierarchy view it runs on (``None`` for the searches without
+    one); ``(None, None)`` for an algorithm the roads plugin does not
+    answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy."""
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
-            return _hierarchy("cch", view, cch.route)
+            return "cch", view
         view = ch.current(graph)
         if view is not None:
-            return _hierarchy("ch", view, ch.route)
-        algorithm = "bidijkstra"
-    if algorithm == "bidijkstra":            # phantoms: one search from both exits
-        return algorithm, lambda s, t: search.route(graph, s, t, algorithm), \
-            lambda *ends: search.route_seeded(graph, *ends)
+            return "ch", view
+        return "bidijkstra", None
     if algorithm == "cch":
-        return _hierarchy("cch", cch.need_current(graph), cch.route)
+        return algorithm, cch.need_current(graph)
     if algorithm == "ch":
-        return _hierarchy("ch", ch.need_current(graph), ch.route)
+        return algorithm, ch.need_current(graph)
     if algorithm in ALGORITHMS:
-        return algorithm, lambda s, t: search.route(graph, s, t, algorithm)
-    return None
+        return algorithm, None
+    return None, None
 
 
-def _hierarchy(name, view, route):
-    """``_solver`` of a hierarchy: between phantom nodes, the distances of
-    every exit-entry pair first, then one path."""
-    solve = (lambda s, t: route(view, s, t))
-    return name, solve, phantoms.best_pair(name, solve,
-                                           lambda s, t: view.query().distance(s, t))
+def _solver(graph, name, view):
+    """``(name, route(s, t)[, seeded])`` for ``phantoms.route``: the
+    junction-to-junction route of search ``name`` (``_search_of``) and
+    between phantom nodes' exits and entries at once (``bidijkstra``: one
+    seeded search, ``search.route_seeded``; hierarchies: the distances of
+    every exit-entry pair first, then one path, ``phantoms.best_pair``)."""
+    if view is not None:
+        solve = (lambda s, t: search.hierarchy_route(view, s, t, name))
+        return name, solve, phantoms.best_pair(name, solve,
+                                               lambda s, t: view.query().distance(s, t))
+    solve = (lambda s, t: search.route(graph, s, t, name))
+    if name == "bidijkstra":            # phantoms: one search from both exits
+        return name, solve, lambda *ends: search.route_seeded(graph, *ends)
+    return name, solve
 
 
 @navcore.hookimpl

@@ -155,16 +155,30 @@ _NO_UNIT = np.zeros((1, 3))
 
 def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
     """A found route from its edges (CSR positions, in order)."""
+    if edges.size and graph.positions is not None:       # a route drawn: one kernel
+        nodes, points = graph._route_arrays(s, np.asarray(edges, dtype=np.int64))
+        return PathResult.found_path(nodes, points, cost, expanded, algorithm)
     nodes = np.empty(edges.size + 1, dtype=np.int32)
     nodes[0] = s
     nodes[1:] = graph.csr.targets[edges]
     if graph.positions is None:
         points = np.full((nodes.size, 2), np.nan)
-    elif edges.size == 0:
-        points = graph.positions[[s]]
     else:
-        points = graph._route_points(np.asarray(edges, dtype=np.int64))
+        points = graph.positions[[s]]
     return PathResult.found_path(nodes, points, cost, expanded, algorithm)
+
+
+def hierarchy_route(view, s: int, t: int, name: str) -> PathResult:
+    """The route from node ``s`` to node ``t`` (checked, walkable ids) on
+    hierarchy ``view`` (a ``ch.RoadHierarchy`` or ``cch.RoadCCH``), its
+    ``algorithm`` ``name``."""
+    cost, edges = view.query().path(s, t)
+    if not cost < _INF:
+        return PathResult.failed(PathStatus.UNREACHABLE, name)
+    return path_result(view.graph, s, edges, cost, 0, name)
+
+
+_INF = float("inf")
 
 
 #: pairs from which ``distance_pairs`` runs on several threads (each
