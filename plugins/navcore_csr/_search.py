@@ -20,6 +20,20 @@ H_ZERO, H_EUCLIDEAN, H_MANHATTAN, H_OCTILE = 0, 1, 2, 3
 _SQRT2_M1 = math.sqrt(2.0) - 1.0
 
 
+@njit(cache=True, nogil=True)
+def _far_euclidean(pos, v, gx, gy, gz):
+    """The distance from node ``v`` to ``(gx, gy, gz)`` when its square
+    overflows float64 (coordinates beyond ~1e154): from halved coordinates
+    (whose differences cannot overflow) divided by the largest, so it is
+    finite whenever the distance itself is."""
+    ax = abs(0.5 * pos[v, 0] - 0.5 * gx)
+    ay = abs(0.5 * pos[v, 1] - 0.5 * gy)
+    az = abs(0.5 * pos[v, 2] - 0.5 * gz) if pos.shape[1] > 2 else 0.0
+    m = max(ax, ay, az)
+    x, y, z = ax / m, ay / m, az / m
+    return 2.0 * m * math.sqrt(x * x + y * y + z * z)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def heuristic(pos, v, gx, gy, gz, kind, scale):
     if kind == H_ZERO:
@@ -28,7 +42,10 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
     dy = abs(pos[v, 1] - gy)
     dz = abs(pos[v, 2] - gz) if pos.shape[1] > 2 else 0.0
     if kind == H_EUCLIDEAN:
-        return scale * math.sqrt(dx * dx + dy * dy + dz * dz)
+        sq = dx * dx + dy * dy + dz * dz
+        if sq < INF:
+            return scale * math.sqrt(sq)
+        return scale * _far_euclidean(pos, v, gx, gy, gz)
     if kind == H_MANHATTAN:
         return scale * (dx + dy + dz)
     lo = min(dx, dy)

@@ -177,3 +177,24 @@ def test_search_inputs_are_validated():
     with pytest.raises(navcore.QueryError, match="needs node positions"):
         astar(g, 0, 1, heuristic="euclidean")
     assert math.isinf(distance_matrix(g, [1], [0])[0, 0])
+
+
+@pytest.mark.parametrize("span", [1e200, 1e307])
+def test_euclidean_heuristic_on_positions_whose_squares_overflow(span):
+    # nodes 0..4 on a line towards the goal, 5..8 a spur away from it, each
+    # step span / 8 long and costing 1e-20 per unit of distance, so the
+    # heuristic scale is 1e-20 (dx * dx overflows float64: the distances
+    # were inf, the scale 0, and A* searched as Dijkstra does)
+    step = span / 8
+    xs = np.array([0, 1, 2, 3, 4, -1, -2, -3, -4]) * step
+    pos = np.column_stack((xs, np.zeros(9)))
+    src = np.array([0, 1, 2, 3, 0, 5, 6, 7])
+    dst = np.array([1, 2, 3, 4, 5, 6, 7, 8])
+    cost = 1e-20 * np.abs(xs[dst] - xs[src])
+    g = navcore.NavGraph.from_edges(src, dst, cost, positions=pos)
+    from navcore_csr.search import heuristic_scale
+    assert heuristic_scale(g, "euclidean") == pytest.approx(1e-20, rel=1e-9, abs=0)
+    r, d = astar(g, 0, 4), dijkstra(g, 0, 4)
+    assert r.found and r.nodes.tolist() == d.nodes.tolist() == [0, 1, 2, 3, 4]
+    assert r.cost == pytest.approx(cost[:4].sum(), rel=1e-12)
+    assert r.expanded < d.expanded      # the spur is left alone
