@@ -97,6 +97,26 @@ def for_graphs(*classes):
     return decorate
 
 
+def forward(fn, *classes, **opts):
+    """A hook implementation that hands the hook's arguments to ``fn``,
+    whose parameters are named as the hook's: a backend writes
+    ``navcore_make_update = forward(updates.make_update, GridGraph)``
+    rather than a function whose one line calls ``updates.make_update``.
+    ``classes``: the graphs it serves (``for_graphs``); ``opts``: as for
+    ``hookimpl`` (``trylast=True``). ``fn`` itself is left unmarked.
+    ``fn`` may have no parameter with a default: pluggy would not pass it."""
+    if any(p.default is not p.empty for p in inspect.signature(fn).parameters.values()):
+        raise PluginError(f"forward({fn.__qualname__}): pluggy passes no argument to a "
+                          f"parameter with a default; write the hook out")
+    if classes:
+        impl = for_graphs(*classes)(fn)      # unwrapped by the hook callers: no extra call
+    else:
+        @functools.wraps(fn)
+        def impl(*args, **kwargs):
+            return fn(*args, **kwargs)
+    return hookimpl(**opts)(impl)
+
+
 @dataclass(frozen=True)
 class SkippedPlugin:
     """A plugin that was not loaded, and why (``navcore plugins`` lists it)."""

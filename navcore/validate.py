@@ -254,6 +254,21 @@ def boolean(value, what: str, error=GraphError) -> bool:
     return bool(value)
 
 
+def one_of_each(params, selections, actions, unknown, wrong, error=UpdateError):
+    """``(selection, action)``: the one key of ``params`` (an update's
+    keyword arguments) among ``selections`` and the one among ``actions``.
+    ``error(unknown(keys))`` for keys in neither (sorted), ``error(wrong)``
+    unless exactly one of each is given."""
+    extra = sorted(set(params).difference(selections, actions))
+    if extra:
+        raise error(unknown(extra))
+    chosen = [k for k in selections if k in params]
+    acts = [k for k in actions if k in params]
+    if len(chosen) != 1 or len(acts) != 1:
+        raise error(wrong)
+    return chosen[0], acts[0]
+
+
 def choice(value, choices, what: str, error=QueryError, where: str = ""):
     """``value`` if it is one of ``choices``; else an error listing them,
     with the closest one as a suggestion (``where`` follows the value)."""

@@ -5,6 +5,7 @@ positions that no other plugin draws."""
 from __future__ import annotations
 
 import navcore
+from navcore.plugins import forward
 from navcore.graph import NavGraph
 
 from . import contraction, drawing, search, simplification, updates
@@ -158,14 +159,8 @@ def navcore_warm_up(graph):
     contraction.warm_up(graph)
 
 
-@navcore.hookimpl(trylast=True)
-def navcore_path_costs(graph, nodes, starts):
-    return search.path_costs(graph, nodes, starts)
-
-
-@navcore.hookimpl(trylast=True)
-def navcore_reachable(graph, a, b):
-    return search.reachable(graph, a, b)
+navcore_path_costs = forward(search.path_costs, trylast=True)
+navcore_reachable = forward(search.reachable, trylast=True)
 
 
 @navcore.hookimpl(trylast=True)
@@ -188,14 +183,8 @@ def navcore_distance_pairs(graph, sources, targets):
     return search.distance_pairs(graph, sources, targets) if out is None else out
 
 
-@navcore.hookimpl(trylast=True)
-def navcore_make_update(graph, params):
-    return updates.make_update(graph, params)
-
-
-@navcore.hookimpl(trylast=True)
-def navcore_apply_updates(graph, batch):
-    return updates.apply_updates(graph, batch)
+navcore_make_update = forward(updates.make_update, trylast=True)
+navcore_apply_updates = forward(updates.apply_updates, trylast=True)
 
 
 @navcore.hookimpl(trylast=True)

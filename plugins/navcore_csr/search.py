@@ -241,11 +241,7 @@ def bfs(graph, start, goal) -> PathResult:
     s, t, bad = _endpoints(graph, start, goal)
     if bad is not None:
         return bad
-    csr = graph.csr
-    sc = scratch_for(graph)
-    gen = sc.next_gen()
-    hops, expanded = K.bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
-                            sc.parent, sc.stamp, sc.hnode, gen)
+    hops, expanded, sc = _bfs(graph, s, t)
     if hops < 0:
         return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm="bfs")
     nodes = K.trace(sc.parent, t)
@@ -352,12 +348,18 @@ def reachable(graph, a, b) -> bool:
     t = check_node(graph, b, "b")
     if not (graph.walkable[s] and graph.walkable[t]):
         return False
+    return _bfs(graph, s, t)[0] >= 0
+
+
+def _bfs(graph, s, t):
+    """``(hops, expanded, scratch)`` of a breadth-first search between
+    checked node ids (``bfs``, ``reachable``); the path is left in
+    ``scratch.parent``."""
     csr = graph.csr
-    sc = scratch_for(graph)
-    gen = sc.next_gen()
-    hops, _ = K.bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
-                     sc.parent, sc.stamp, sc.hnode, gen)
-    return hops >= 0
+    sc = graph.scratch(_SCRATCH_KEY, _new_scratch)
+    hops, expanded = K.bfs(csr.offsets, csr.targets, csr.cost, graph.walkable, s, t,
+                           sc.parent, sc.stamp, sc.hnode, sc.next_gen())
+    return hops, expanded, sc
 
 
 def reachable_counts(graph, *, threads: int | None = None) -> np.ndarray:

@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 import navcore
+from navcore.plugins import forward
 from navcore import validate
 from navcore.errors import GraphError
 
@@ -149,11 +150,7 @@ def navcore_find_paths(graph, batch):
     search.grid_find_paths(graph, batch)
 
 
-# (each hook below is its own one-line hookimpl: alike in shape only, as pluggy calls each by name)
-@navcore.hookimpl
-@navcore.for_graphs(GridGraph)
-def navcore_path_costs(graph, nodes, starts):
-    return search.grid_path_costs(graph, nodes, starts)
+navcore_path_costs = forward(search.grid_path_costs, GridGraph)
 
 
 @navcore.hookimpl
@@ -170,16 +167,8 @@ def navcore_warm_up(world, graph):
     parallel.warm_up(graph, getattr(world, "workers", 0))
 
 
-@navcore.hookimpl
-@navcore.for_graphs(GridGraph)
-def navcore_make_update(graph, params):
-    return updates.make_update(graph, params)
-
-
-@navcore.hookimpl
-@navcore.for_graphs(GridGraph)
-def navcore_apply_updates(graph, batch):
-    return updates.apply_updates(graph, batch)
+navcore_make_update = forward(updates.make_update, GridGraph)
+navcore_apply_updates = forward(updates.apply_updates, GridGraph)
 
 
 @navcore.hookimpl
@@ -188,10 +177,7 @@ def navcore_scene_layer(world, graph_id, graph):
     return scene_layer.GridSceneLayer(world, graph_id, graph)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(GridGraph)
-def navcore_draw_graph(graph, canvas):
-    return scene_layer.draw(graph, canvas)
+navcore_draw_graph = forward(scene_layer.draw, GridGraph)
 
 
 @navcore.hookimpl

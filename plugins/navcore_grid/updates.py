@@ -30,7 +30,6 @@ from .search import dirty_mark, sync_blocked
 
 _REGION_KEYS = ("rect", "cells", "mask", "nodes")
 _VALUE_KEYS = ("walkable", "cost")
-_KEYS = frozenset(_REGION_KEYS + _VALUE_KEYS)
 #: what the update kernel is handed for "no cells list" / "no bit lines" /
 #: "no search scratch"
 _NO_CELLS = np.empty(0, dtype=np.int64)
@@ -48,25 +47,21 @@ def make_update(graph, params) -> Update:
         rect = _rect(params["rect"], graph.width, graph.height)
         w = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(gid, "walkable", {"rect": rect, "walkable": w})
-    unknown = set(params) - _KEYS
-    if unknown:
-        raise UpdateError(f"unknown grid update parameter(s) {sorted(unknown)} for graph "
-                          f"{gid!r}; use one of rect=/cells=/mask=/nodes= with walkable= or "
-                          f"cost=")
-    regions = [k for k in _REGION_KEYS if k in params]
-    values = [k for k in _VALUE_KEYS if k in params]
-    if len(regions) != 1 or len(values) != 1:
-        raise UpdateError(f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and "
-                          f"exactly one of walkable=, cost=; got {sorted(params)}")
-    idx, shape = _region(graph, regions[0], params[regions[0]])
-    if values[0] == "walkable":
+    region, value = validate.one_of_each(
+        params, _REGION_KEYS, _VALUE_KEYS,
+        lambda unknown: f"unknown grid update parameter(s) {unknown} for graph {gid!r}; use "
+                        f"one of rect=/cells=/mask=/nodes= with walkable= or cost=",
+        f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and exactly one of "
+        f"walkable=, cost=; got {sorted(params)}")
+    idx, shape = _region(graph, region, params[region])
+    if value == "walkable":
         w = validate.boolean(params["walkable"], "walkable", UpdateError)
         return Update(gid, "walkable", {"idx": idx, "walkable": w})
     cost = params["cost"]
-    if regions[0] == "mask" and not isinstance(cost, (int, float)) and \
+    if region == "mask" and not isinstance(cost, (int, float)) and \
             validate.array(cost, "cost", UpdateError).shape == (graph.height, graph.width):
         cost = np.asarray(cost).ravel()[idx]          # a full-grid cost array
-    cost = _cost_values(cost, idx, shape, graph.width, exact=regions[0] == "rect")
+    cost = _cost_values(cost, idx, shape, graph.width, exact=region == "rect")
     return Update(gid, "cost", {"idx": idx, "cost": cost})
 
 

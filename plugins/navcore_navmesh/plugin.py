@@ -12,6 +12,7 @@ import numpy as np
 import shapely
 
 import navcore
+from navcore.plugins import forward
 from navcore import validate
 from navcore.graph import HEURISTICS
 
@@ -199,6 +200,8 @@ def navcore_find_path(graph, request):
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
+    # not forward(): the points are optional there, and pluggy passes only
+    # the parameters without a default
     return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
 
 
@@ -208,16 +211,8 @@ def navcore_distance_pairs(graph, sources, targets, source_points, target_points
     return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(NavMeshGraph)
-def navcore_make_update(world, graph, params):
-    return updates.make_update(world, graph, params)
-
-
-@navcore.hookimpl
-@navcore.for_graphs(NavMeshGraph)
-def navcore_apply_updates(world, graph, batch):
-    return updates.apply_updates(world, graph, batch)
+navcore_make_update = forward(updates.make_update, NavMeshGraph)
+navcore_apply_updates = forward(updates.apply_updates, NavMeshGraph)
 
 
 @navcore.hookimpl
@@ -251,10 +246,7 @@ def navcore_scene_layer(world, graph_id, graph):
     return scene_layer.NavMeshSceneLayer(world, graph_id, graph)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(NavMeshGraph)
-def navcore_draw_graph(graph, canvas):
-    return scene_layer.draw(graph, canvas)
+navcore_draw_graph = forward(scene_layer.draw, NavMeshGraph)
 
 
 @navcore.hookimpl

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
+from navcore.plugins import forward
 from navcore import validate
 
 from . import cch, ch, locate, phantoms, search, updates
@@ -171,15 +172,36 @@ def _solver(graph, name, view):
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_matrix(world, graph, sources, targets, source_points, target_points):
+    return _distances(world, graph, sources, targets, source_points, target_points,
+                      phantoms.matrix, _hierarchy_matrix,
+                      None)        # the csr plugin's parallel Dijkstra per row answers
+
+
+def _distances(world, graph, sources, targets, source_points, target_points, by_points,
+               by_hierarchy, without):
+    """What the distance hooks answer: ``by_points`` (``phantoms``) when
+    an end is a point, else ``by_hierarchy(graph, query, sources,
+    targets)`` on the current hierarchy (customizable first), else
+    ``without(graph, sources, targets)`` (``None``: another plugin's)."""
     if source_points is not None or target_points is not None:
-        return phantoms.matrix(world, graph, sources, targets, source_points, target_points)
+        return by_points(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)
     if view is None:
-        return None        # the csr plugin's parallel Dijkstra per row answers
-    out = view.query().matrix(sources, targets)
+        return None if without is None else without(graph, sources, targets)
+    return by_hierarchy(graph, view.query(), sources, targets)
+
+
+def _hierarchy_matrix(graph, query, sources, targets):
+    out = query.matrix(sources, targets)
     walk = graph.walkable           # the hierarchy closed a blocked junction's roads,
     out[~walk[sources]] = np.inf    # not the junction: from and to itself it is 0
     out[:, ~walk[targets]] = np.inf
+    return out
+
+
+def _hierarchy_pairs(graph, query, sources, targets):
+    out = query.distances(sources, targets)
+    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
     return out
 
 
@@ -196,26 +218,12 @@ def navcore_matrix_search_side(graph, num_sources, num_targets):
 @navcore.hookimpl
 @navcore.for_graphs(RoadGraph)
 def navcore_distance_pairs(world, graph, sources, targets, source_points, target_points):
-    if source_points is not None or target_points is not None:
-        return phantoms.pairs(world, graph, sources, targets, source_points, target_points)
-    view = cch.current(graph) or ch.current(graph)
-    if view is None:
-        return search.distance_pairs(graph, sources, targets)
-    out = view.query().distances(sources, targets)
-    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
-    return out
+    return _distances(world, graph, sources, targets, source_points, target_points,
+                      phantoms.pairs, _hierarchy_pairs, search.distance_pairs)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(RoadGraph)
-def navcore_make_update(graph, params):
-    return updates.make_update(graph, params)
-
-
-@navcore.hookimpl
-@navcore.for_graphs(RoadGraph)
-def navcore_apply_updates(graph, batch):
-    return updates.apply_updates(graph, batch)
+navcore_make_update = forward(updates.make_update, RoadGraph)
+navcore_apply_updates = forward(updates.apply_updates, RoadGraph)
 
 
 @navcore.hookimpl

@@ -48,17 +48,12 @@ def make_update(graph, params) -> Update:
         raise UpdateError(f"road graph {graph.graph_id!r} selects roads by "
                           f"bbox=(west, south, east, north) in degrees, not rect= (which is "
                           f"(x, y, w, h) on planar graphs); got rect={params['rect']!r}")
-    known = set(SELECTIONS) | set(ACTIONS)
-    unknown = sorted(set(params) - known)
-    if unknown:
-        raise UpdateError(f"unknown update parameter(s) {unknown} for road graph "
-                          f"{graph.graph_id!r}; known: {', '.join(SELECTIONS + ACTIONS)}")
-    chosen = [k for k in SELECTIONS if k in params]
-    acts = [k for k in ACTIONS if k in params]
-    if len(chosen) != 1 or len(acts) != 1:
-        raise UpdateError(f"a road update takes one of {', '.join(SELECTIONS)} and one of "
-                          f"{', '.join(ACTIONS)}; got {sorted(params)}")
-    where, act = chosen[0], acts[0]
+    where, act = validate.one_of_each(
+        params, SELECTIONS, ACTIONS,
+        lambda unknown: f"unknown update parameter(s) {unknown} for road graph "
+                        f"{graph.graph_id!r}; known: {', '.join(SELECTIONS + ACTIONS)}",
+        f"a road update takes one of {', '.join(SELECTIONS)} and one of "
+        f"{', '.join(ACTIONS)}; got {sorted(params)}")
     if (where == "nodes") != (act == "walkable"):
         raise UpdateError("nodes= goes with walkable=True/False, and walkable= with nodes=")
     if where == "nodes":

@@ -359,3 +359,27 @@ def test_third_party_plugin_named_like_a_builtin_is_skipped_with_a_note(tmp_path
     assert out.returncode == 0, out.stderr
     assert "('grid', \"a plugin named 'grid' is already registered" in out.stdout
     assert out.stdout.split("\n")[1] == "built-in"
+
+
+def test_forward_makes_fn_the_hook_for_its_graphs_and_refuses_defaults():
+    from navcore.plugins import forward
+    seen = []
+
+    def reachable(graph, a, b):
+        seen.append((graph.graph_id, a, b))
+        return True
+
+    import types
+    plugin = types.ModuleType("fwd")          # as in a plugin module
+    plugin.navcore_reachable = forward(reachable, navcore.NavGraph, tryfirst=True)
+    w = navcore.World(warm_up=False)
+    w.plugins.register(plugin, name="fwd")
+    w.add_graph("g", type="csr", src=[0], dst=[1], num_nodes=3)
+    assert w.reachable("g", 2, 0) is True           # no edge: only the plugin says so
+    assert seen == [("g", 2, 0)]
+    assert not hasattr(reachable, "navcore_impl")    # fn itself stays unmarked
+
+    def with_default(graph, a, b=None):
+        return True
+    with pytest.raises(navcore.PluginError, match="parameter with a default"):
+        forward(with_default)
