@@ -105,9 +105,13 @@ def forward(fn, *classes, **opts):
     ``classes``: the graphs it serves (``for_graphs``); ``opts``: as for
     ``hookimpl`` (``trylast=True``). ``fn`` itself is left unmarked.
     ``fn`` may have no parameter with a default: pluggy would not pass it."""
-    if any(p.default is not p.empty for p in inspect.signature(fn).parameters.values()):
+    params = inspect.signature(fn).parameters
+    if any(p.default is not p.empty for p in params.values()):
         raise PluginError(f"forward({fn.__qualname__}): pluggy passes no argument to a "
                           f"parameter with a default; write the hook out")
+    if inspect.isclass(fn):              # pluggy reads the names off a function's code
+        names = ", ".join(params)
+        fn = eval(f"lambda {names}: cls({names})", {"cls": fn})
     if classes:
         impl = for_graphs(*classes)(fn)      # unwrapped by the hook callers: no extra call
     else:
@@ -115,6 +119,15 @@ def forward(fn, *classes, **opts):
         def impl(*args, **kwargs):
             return fn(*args, **kwargs)
     return hookimpl(**opts)(impl)
+
+
+def sample_hook(kind: str, make):
+    """The ``navcore_sample_graph`` implementation of a plugin whose graph
+    type ``kind`` has the sample graph ``make(world, graph_id)``."""
+    @hookimpl
+    def navcore_sample_graph(world, graph_type, graph_id):
+        return make(world, graph_id) if graph_type == kind else None
+    return navcore_sample_graph
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ positions that no other plugin draws."""
 from __future__ import annotations
 
 import navcore
-from navcore.plugins import forward
+from navcore.plugins import forward, sample_hook
 from navcore.graph import NavGraph
 
 from . import contraction, drawing, search, simplification, updates
@@ -61,9 +61,7 @@ def sample_graph(world, graph_id):
     return graph
 
 
-@navcore.hookimpl
-def navcore_sample_graph(world, graph_type, graph_id):
-    return sample_graph(world, graph_id) if graph_type == "csr" else None
+navcore_sample_graph = sample_hook("csr", sample_graph)
 
 
 @navcore.hookimpl(trylast=True)

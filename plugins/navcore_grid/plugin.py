@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 import navcore
-from navcore.plugins import forward
+from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.errors import GraphError
 
@@ -115,9 +115,7 @@ def sample_graph(world, graph_id):
     return world.add_graph(graph_id, type="grid", array=free)
 
 
-@navcore.hookimpl
-def navcore_sample_graph(world, graph_type, graph_id):
-    return sample_graph(world, graph_id) if graph_type == "grid" else None
+navcore_sample_graph = sample_hook("grid", sample_graph)
 
 
 @navcore.hookimpl
@@ -171,10 +169,7 @@ navcore_make_update = forward(updates.make_update, GridGraph)
 navcore_apply_updates = forward(updates.apply_updates, GridGraph)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(GridGraph)
-def navcore_scene_layer(world, graph_id, graph):
-    return scene_layer.GridSceneLayer(world, graph_id, graph)
+navcore_scene_layer = forward(scene_layer.GridSceneLayer, GridGraph)
 
 
 navcore_draw_graph = forward(scene_layer.draw, GridGraph)

@@ -12,7 +12,7 @@ import numpy as np
 import shapely
 
 import navcore
-from navcore.plugins import forward
+from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
 
@@ -150,9 +150,7 @@ def sample_graph(world, graph_id):
                            obstacles=[[(5, 2), (8, 2), (8, 6), (5, 6)]])
 
 
-@navcore.hookimpl
-def navcore_sample_graph(world, graph_type, graph_id):
-    return sample_graph(world, graph_id) if graph_type == "navmesh" else None
+navcore_sample_graph = sample_hook("navmesh", sample_graph)
 
 
 @navcore.hookimpl
@@ -240,10 +238,7 @@ def navcore_warm_up(graph):
         tiles.warm_up(graph)
 
 
-@navcore.hookimpl
-@navcore.for_graphs(NavMeshGraph)
-def navcore_scene_layer(world, graph_id, graph):
-    return scene_layer.NavMeshSceneLayer(world, graph_id, graph)
+navcore_scene_layer = forward(scene_layer.NavMeshSceneLayer, NavMeshGraph)
 
 
 navcore_draw_graph = forward(scene_layer.draw, NavMeshGraph)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import navcore
-from navcore.plugins import forward
+from navcore.plugins import forward, sample_hook
 from navcore import validate
 
 from . import cch, ch, locate, phantoms, search, updates
@@ -97,9 +97,7 @@ def sample_graph(world, graph_id):
     return graph
 
 
-@navcore.hookimpl
-def navcore_sample_graph(world, graph_type, graph_id):
-    return sample_graph(world, graph_id) if graph_type == "roads" else None
+navcore_sample_graph = sample_hook("roads", sample_graph)
 
 
 @navcore.hookimpl

@@ -379,6 +379,15 @@ def test_forward_makes_fn_the_hook_for_its_graphs_and_refuses_defaults():
     assert seen == [("g", 2, 0)]
     assert not hasattr(reachable, "navcore_impl")    # fn itself stays unmarked
 
+    class Layer:                               # a class: called with the hook's arguments
+        def __init__(self, world, graph_id, graph):
+            self.args = (world, graph_id, graph)
+    other = types.ModuleType("fwd2")
+    other.navcore_scene_layer = forward(Layer, navcore.NavGraph)
+    w.plugins.register(other, name="fwd2")
+    layer = w.plugins.caller("navcore_scene_layer", navcore.NavGraph)(w, "g", w.graph("g"))
+    assert isinstance(layer, Layer) and layer.args == (w, "g", w.graph("g"))
+
     def with_default(graph, a, b=None):
         return True
     with pytest.raises(navcore.PluginError, match="parameter with a default"):
