@@ -196,15 +196,31 @@ def polyline(edges, chain_start, chain, seg_src, seg_dst, lon, lat):
 
 
 @njit(cache=True, nogil=True)
-def route_arrays(s, edges, targets, chain_start, chain, seg_src, seg_dst, lon, lat, nodes):
-    """The ``polyline`` of a route from node ``s`` along ``edges`` (at
-    least one; graph edge ids in path order), with its int32 nodes written
-    to ``nodes`` (``s``, then the head of every edge): one call per found
-    route (a returned pair of arrays would cost more than the call)."""
+def route_arrays(s, edges, targets, chain_start, chain_xy, positions, nodes):
+    """The drawn road of a route from node ``s`` along ``edges`` (graph
+    edge ids in path order): ``positions[s]``, then the end of every
+    segment (``chain_xy``: (lon, lat) of each chain position's segment
+    end, so an edge's points are one contiguous run), as ``polyline``
+    draws it; its int32 nodes go to ``nodes`` (``s``, then the head of
+    every edge). One call per found route (a returned pair of arrays would
+    cost more than the call)."""
     nodes[0] = s
+    total = 1
     for i in range(edges.shape[0]):
-        nodes[i + 1] = targets[edges[i]]
-    return polyline(edges, chain_start, chain, seg_src, seg_dst, lon, lat)
+        e = edges[i]
+        nodes[i + 1] = targets[e]
+        total += chain_start[e + 1] - chain_start[e]
+    out = np.empty((total, 2), dtype=np.float64)
+    out[0, 0] = positions[s, 0]
+    out[0, 1] = positions[s, 1]
+    w = 1
+    for i in range(edges.shape[0]):
+        e = edges[i]
+        for j in range(chain_start[e], chain_start[e + 1]):
+            out[w, 0] = chain_xy[j, 0]
+            out[w, 1] = chain_xy[j, 1]
+            w += 1
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -86,6 +86,13 @@ class RoadGraph(NavGraph):
         #: unit vectors of the nodes on the sphere (A* measures chords);
         #: None without coordinates (DIMACS without ``.co``)
         self.unit = None if self.positions is None else unit_vectors(self.positions)
+        #: (lon, lat) of the end of the segment at each position of ``chain``:
+        #: a route's drawn road copies one run per edge (16 bytes a segment;
+        #: reading it through ``chain`` and ``segments`` cost a found route
+        #: microseconds of scattered loads). None without coordinates.
+        end = segments.dst[chain]
+        self.chain_xy = None if self.positions is None else \
+            np.column_stack((segments.lon[end], segments.lat[end]))
 
     def locate(self, point) -> int:
         """The junction of the road nearest to ``point`` ((lon, lat)
@@ -118,14 +125,6 @@ class RoadGraph(NavGraph):
         seg = self.segments
         return K.polyline(edges, self.chain_start, self.chain,
                           seg.src, seg.dst, seg.lon, seg.lat)
-
-    def _route_arrays(self, s, edges):
-        """``(nodes, points)`` of a route a search found from node ``s``
-        along ``edges`` (int64 edge positions, at least one)."""
-        seg = self.segments
-        nodes = np.empty(edges.shape[0] + 1, dtype=np.int32)
-        return nodes, K.route_arrays(s, edges, self.csr.targets, self.chain_start,
-                                     self.chain, seg.src, seg.dst, seg.lon, seg.lat, nodes)
 
     def path_edges(self, nodes) -> np.ndarray:
         """The edge a path takes between consecutive ``nodes`` (the

@@ -20,7 +20,7 @@ from navcore.parallel import kernel_threads
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
-from . import _search as K
+from . import _network as N, _search as K
 from .segments import EARTH_RADIUS_M
 
 ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
@@ -155,8 +155,11 @@ _NO_UNIT = np.zeros((1, 3))
 
 def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
     """A found route from its edges (CSR positions, in order)."""
-    if edges.size and graph.positions is not None:       # a route drawn: one kernel
-        nodes, points = graph._route_arrays(s, np.asarray(edges, dtype=np.int64))
+    xy = graph.chain_xy
+    if xy is not None and edges.size:          # a route drawn: one kernel
+        nodes = np.empty(edges.size + 1, dtype=np.int32)
+        points = N.route_arrays(s, np.asarray(edges, dtype=np.int64), graph.csr.targets,
+                                graph.chain_start, xy, graph.positions, nodes)
         return PathResult.found_path(nodes, points, cost, expanded, algorithm)
     nodes = np.empty(edges.size + 1, dtype=np.int32)
     nodes[0] = s

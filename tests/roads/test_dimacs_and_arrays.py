@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import navcore
+import navcore_roads
 from navcore_roads.io.dimacs import read_dimacs
 from navcore_roads.network import build_road_graph
 
@@ -95,6 +96,12 @@ def test_route_points_follow_the_whole_road():
     pairs_ = set(zip(seg.src.tolist(), seg.dst.tolist()))
     assert all((a, b) in pairs_ for a, b in zip(idx, idx[1:]))
     assert np.allclose(r.points[[0, -1]], g.positions[[r.nodes[0], r.nodes[-1]]])
+    # every search draws the road it found as route_points draws its edges
+    # (segment by segment through the source data)
+    navcore_roads.contract(g)
+    for algorithm in ("ch", "dijkstra", "astar", "bidijkstra"):
+        q = w.find_path("m", 0, g.num_nodes - 1, algorithm=algorithm)
+        assert np.array_equal(q.points, g.route_points(g.path_edges(q.nodes))), algorithm
 
 
 def arrays_world(rng, n=60, **params):
