@@ -26,6 +26,8 @@ def astar(offsets, targets, cost, walkable, unit, scale, s, t,
     chord, never longer than the great circle; ``scale`` is at most the
     cheapest cost per chord metre, so h is consistent). Returns
     ``(cost, expanded)``; cost is inf when ``t`` is not reached."""
+    # not navcore_csr's astar: a lazy heap (one push per relaxation, stale
+    # entries skipped), parents as edges for the drawn road, a chord heuristic
     opened = 2 * gen
     closed = opened + 1
     # without coordinates (scale 0) ``unit`` is one row: unit[t] would read
