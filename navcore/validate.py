@@ -257,15 +257,15 @@ def boolean(value, what: str, error=GraphError) -> bool:
 def one_of_each(params, selections, actions, unknown, wrong, error=UpdateError):
     """``(selection, action)``: the one key of ``params`` (an update's
     keyword arguments) among ``selections`` and the one among ``actions``.
-    ``error(unknown(keys))`` for keys in neither (sorted), ``error(wrong)``
-    unless exactly one of each is given."""
+    ``error(unknown(keys))`` for keys in neither (sorted), ``error(wrong())``
+    unless exactly one of each is given (messages made only then)."""
     extra = sorted(set(params).difference(selections, actions))
     if extra:
         raise error(unknown(extra))
     chosen = [k for k in selections if k in params]
     acts = [k for k in actions if k in params]
     if len(chosen) != 1 or len(acts) != 1:
-        raise error(wrong)
+        raise error(wrong())
     return chosen[0], acts[0]
 
 

@@ -51,8 +51,8 @@ def make_update(graph, params) -> Update:
         params, _REGION_KEYS, _VALUE_KEYS,
         lambda unknown: f"unknown grid update parameter(s) {unknown} for graph {gid!r}; use "
                         f"one of rect=/cells=/mask=/nodes= with walkable= or cost=",
-        f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and exactly one of "
-        f"walkable=, cost=; got {sorted(params)}")
+        lambda: f"a grid update takes exactly one of rect=, cells=, mask=, nodes= and exactly "
+                f"one of walkable=, cost=; got {sorted(params)}")
     idx, shape = _region(graph, region, params[region])
     if value == "walkable":
         w = validate.boolean(params["walkable"], "walkable", UpdateError)

@@ -52,8 +52,8 @@ def make_update(graph, params) -> Update:
         params, SELECTIONS, ACTIONS,
         lambda unknown: f"unknown update parameter(s) {unknown} for road graph "
                         f"{graph.graph_id!r}; known: {', '.join(SELECTIONS + ACTIONS)}",
-        f"a road update takes one of {', '.join(SELECTIONS)} and one of "
-        f"{', '.join(ACTIONS)}; got {sorted(params)}")
+        lambda: f"a road update takes one of {', '.join(SELECTIONS)} and one of "
+                f"{', '.join(ACTIONS)}; got {sorted(params)}")
     if (where == "nodes") != (act == "walkable"):
         raise UpdateError("nodes= goes with walkable=True/False, and walkable= with nodes=")
     if where == "nodes":
