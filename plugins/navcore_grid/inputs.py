@@ -15,6 +15,8 @@ for a plain tuple (measured, numba 0.68), paid by every query.
 """
 from __future__ import annotations
 
+import weakref
+
 from navcore.views import DerivedView
 
 from .landmarks import NO_TABLE
@@ -32,7 +34,16 @@ class SearchInputs(DerivedView):
     lm, nk, lscale``; Dijkstra's with no heuristic); ``jps`` is
     ``_jps.jump_search``'s (``Wp, W, free, rowbits, colbits, diag, lm,
     nk, lscale``) where jump point search applies (``cost_stats``), else
-    None."""
+    None.
+
+    It holds its grid weakly: the grid owns it (``graph.view``), and a
+    strong reference back would be a cycle that keeps the grid's arrays
+    alive until Python's cycle collector runs, where a dropped grid
+    should go at once (a Dask worker frees a removed graph by reference
+    count)."""
+
+    graph = property(lambda self: self._graph(),
+                     lambda self, graph: setattr(self, "_graph", weakref.ref(graph)))
 
     def __init__(self, graph):
         super().__init__(graph)
