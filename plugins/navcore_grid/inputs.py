@@ -40,10 +40,17 @@ class SearchInputs(DerivedView):
     strong reference back would be a cycle that keeps the grid's arrays
     alive until Python's cycle collector runs, where a dropped grid
     should go at once (a Dask worker frees a removed graph by reference
-    count)."""
+    count). A copy of the view whose grid is gone (a pickled grid's: the
+    weak reference does not travel) is never current, so the grid that
+    holds it gathers its inputs again."""
 
     graph = property(lambda self: self._graph(),
                      lambda self, graph: setattr(self, "_graph", weakref.ref(graph)))
+
+    @property
+    def current(self) -> bool:
+        graph = self._graph()
+        return graph is not None and self.version == graph.version
 
     def __init__(self, graph):
         super().__init__(graph)
