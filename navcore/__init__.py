@@ -23,6 +23,7 @@ from .errors import (CapacityError, FrameError, GraphError, MapFormatError, Mesh
 from .graph import NavGraph
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
 from .scene_layer import SceneLayer
+from .search import Search
 from .views import DerivedView
 from .types import FrameStats, PathBatch, PathRequest, PathResult, PathStatus, Update
 from .world import World
@@ -32,7 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
-    "PathBatch", "PathStatus", "Update",
+    "PathBatch", "PathStatus", "Update", "Search",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",

@@ -117,6 +117,7 @@ if TYPE_CHECKING:          # for the annotations only: no import cycle at run ti
     import numpy as np
 
     from .graph import NavGraph
+    from .search import Search
     from .types import FrameStats, PathBatch, PathRequest, PathResult, Update
     from .world import World
 
@@ -285,6 +286,29 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     ``navcore_postprocess_path`` is registered; otherwise the scheduler
     serves each request through ``navcore_find_path``, as
     ``World.find_path`` does. Must not mutate the graph.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_begin_search(world: World, graph: NavGraph, request: PathRequest) -> Search | None:
+    """Begin ``request`` as a search that runs a slice at a time
+    (``World.begin_search``; ``find_path`` with ``max_nodes``), or return
+    ``None`` to pass it on.
+
+    Return a ``navcore.Search`` (``navcore/search.py`` says what a
+    subclass implements) whose finished result equals what this plugin's
+    ``navcore_find_path`` answers for ``request`` (same status, path,
+    cost and ``expanded``) however it is stepped, keeping its state in
+    memory of its own (not the thread's scratch: steps may come from
+    different threads, and many searches may be under way). A search that
+    cannot stop midway is ``Search.whole(world, graph, request)``. Same
+    arguments and order as ``navcore_find_path`` (the areas plugin's O(1)
+    unreachable answer comes first).
+
+    Called by ``World.begin_search`` only when every plugin whose
+    ``navcore_find_path`` serves the graph implements it too and no
+    wrapper or ``navcore_postprocess_path`` is registered; otherwise the
+    search is ``Search.whole``. Must not mutate the graph.
     """
 
 

@@ -341,6 +341,23 @@ class PluginRegistry:
             return lambda *args: hook._hookexec(name, [impl], dict(zip(params, args)), False)
         return [(i.plugin_name, one(i)) for i in reversed(_serving(impls, graph_type))]
 
+    def covers(self, name: str, other: str, graph_type: type) -> bool:
+        """Whether hook ``other`` may stand in for hook ``name`` on graphs
+        of ``graph_type``: every plugin whose ``name`` implementation
+        serves them implements ``other`` too, and no wrapper surrounds
+        ``name`` (so asking ``other`` bypasses none of ``name``'s answers;
+        ``World.begin_search`` asks this of ``navcore_find_path``)."""
+        key = ("covers", name, other, graph_type)
+        got = self._callers.get(key)
+        if got is None:
+            impls = getattr(self._pm.hook, name).get_hookimpls()
+            others = {id(i.plugin) for i in _serving(getattr(self._pm.hook, other)
+                                                       .get_hookimpls(), graph_type)}
+            got = bool(others) and not any(i.wrapper or i.hookwrapper for i in impls) \
+                and all(id(i.plugin) in others for i in _serving(impls, graph_type))
+            self._callers[key] = got
+        return got
+
     # -- internals ------------------------------------------------------------
     def _changed(self) -> None:
         """Plugins, hooks or monitors changed: hook callers are made again."""

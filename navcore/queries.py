@@ -9,6 +9,7 @@ import numpy as np
 from . import ends, limits, validate
 from .errors import NodeError, QueryError
 from .graph import NavGraph
+from .search import Search
 from .types import PathRequest, PathResult, PathStatus
 
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
@@ -26,18 +27,53 @@ class Queries:
         graph = self.graph(graph_id)
         return sorted(self._algorithms(graph))
 
-    def find_path(self, graph_id, start, goal, algorithm: str = "auto",
+    def find_path(self, graph_id, start, goal, algorithm: str = "auto", *,
+                  max_nodes: int | None = None, partial: bool = False,
                   **options) -> PathResult:
         """Shortest path from ``start`` to ``goal`` (node ids or points).
 
         Returns a ``PathResult``; a start or goal outside the graph or not
         walkable gives ``invalid_start`` / ``invalid_goal``, no path gives
-        ``unreachable``. Malformed input raises a ``NavError``.
+        ``unreachable``. With ``max_nodes`` the search stops after that
+        many expansions: ``budget_exceeded``, or with ``partial=True`` the
+        path to the closed node nearest the goal (``partial``). Malformed
+        input raises a ``NavError``.
         """
+        if max_nodes is not None or partial is not False:
+            return self._capped(graph_id, start, goal, algorithm, max_nodes, partial, options)
         graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
         if type(request) is PathResult:
             return request
         return self._solve(graph, request)
+
+    def _capped(self, graph_id, start, goal, algorithm, max_nodes, partial, options):
+        """``find_path`` with ``max_nodes`` / ``partial``: one search step."""
+        partial = validate.boolean(partial, "find_path: partial", QueryError)
+        if max_nodes is None:
+            raise QueryError("find_path: partial=True needs max_nodes (the expansions "
+                             "after which the partial path is returned)")
+        cap = validate.expansions(max_nodes, "find_path: max_nodes")
+        search = self.begin_search(graph_id, start, goal, algorithm, **options)
+        try:
+            search.step(cap)
+            return search.result(partial)
+        finally:
+            search.close()
+
+    def begin_search(self, graph_id, start, goal, algorithm: str = "auto",
+                     **options) -> Search:
+        """``find_path``'s search, to run a slice at a time: a
+        ``navcore.Search`` (``step(n)``, ``result()``; see
+        ``navcore.search``). Same checks and errors as ``find_path``; ends
+        that are not walkable give a search already finished."""
+        graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
+        if type(request) is PathResult:
+            return Search.finished(graph, PathRequest(graph_id, start, goal, algorithm,
+                                                      -1, -1, options), request)
+        if not self._has_postprocess() and self.plugins.covers(
+                "navcore_find_path", "navcore_begin_search", type(graph)):
+            return self._ask("navcore_begin_search", graph, request)
+        return Search.whole(self, graph, request)
 
     def prepare_path(self, graph_id, start, goal, algorithm: str = "auto", **options):
         """``(graph, request)``: ``find_path``'s checks without the search.

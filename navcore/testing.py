@@ -689,6 +689,119 @@ def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
                 counts["answered"] += search
 
 
+#: expansions per step a sliced search is run with: every one must give
+#: ``find_path``'s result
+SLICES = (1, 7, 100)
+
+
+def check_sliced_equals_whole(factory, seed=0, *, rounds=2):
+    """``begin_search`` stepped 1, 7 or 100 expansions at a time finishes
+    with ``find_path``'s result (status, cost, nodes, ``expanded``), for
+    every listed algorithm; ``find_path(max_nodes=k, partial=True)`` gives
+    a ``partial`` path that is a walk from the start whose cost is the
+    reference distance to its last node, or the whole result when ``k``
+    covers the search; a search whose graph changes between steps
+    finishes as ``find_path`` does on the changed graph. Returns how many
+    searches were stepped and how many partial paths were checked."""
+    rng = np.random.default_rng(seed)
+    ctx = _Context(factory, seed, "sliced_equals_whole")
+    world = factory.make_world()
+    counts = {"stepped": 0, "partial": 0}
+    try:
+        graph = _build(factory, world, GRAPH_ID, rng, ctx)
+        algorithms = ["auto"] + world.algorithms(GRAPH_ID)
+        for k in range(rounds):
+            if k:
+                _random_updates(factory, world, graph, rng, ctx)
+                world.tick()
+                ctx.step = f"round {k}"
+            view = _view(graph)
+            for s, goals in _pairs(graph, rng, starts=3, goals=4):
+                dist = reference_distances(graph, s, view=view)
+                for t in goals:
+                    for algo in algorithms:
+                        _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts)
+        _check_restart(factory, world, graph, rng, algorithms, ctx)
+    finally:
+        _close(world)
+    return counts
+
+
+def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
+    call = f"find_path({s}, {t}, algorithm={algo!r})"
+    try:
+        whole = world.find_path(graph.graph_id, s, t, algorithm=algo)
+    except QueryError as exc:
+        try:                        # declined whole: declined stepped too
+            world.begin_search(graph.graph_id, s, t, algorithm=algo).step(1)
+        except QueryError:
+            return
+        _fail(ctx, f"{call} raised QueryError ({exc}), but its search stepped did not")
+    want = _result_key(whole) + (whole.expanded,)
+    for budget in SLICES:
+        search = world.begin_search(graph.graph_id, s, t, algorithm=algo)
+        steps = 0
+        while not search.step(budget):
+            steps += 1
+            if steps > whole.expanded + 2:
+                _fail(ctx, f"begin_search of {call} stepped {budget} at a time is not "
+                           f"finished after {steps} steps; find_path expanded "
+                           f"{whole.expanded}")
+        got = search.result()
+        if _result_key(got) + (got.expanded,) != want:
+            _fail(ctx, f"begin_search of {call} stepped {budget} at a time finished with "
+                       f"{got!r} nodes {_short(np.asarray(got.nodes).tolist())}; find_path "
+                       f"gives {whole!r} nodes {_short(np.asarray(whole.nodes).tolist())}")
+        counts["stepped"] += 1
+    if whole.status is not PathStatus.FOUND or whole.expanded < 2:
+        return
+    cap = whole.expanded // 2
+    part = world.find_path(graph.graph_id, s, t, algorithm=algo, max_nodes=cap,
+                           partial=True)
+    pcall = f"{call[:-1]}, max_nodes={cap}, partial=True)"
+    if part.status is PathStatus.FOUND:
+        if _result_key(part) != _result_key(whole):
+            _fail(ctx, f"{pcall} found {part!r}; find_path gives {whole!r}")
+        return
+    if part.status is PathStatus.BUDGET_EXCEEDED:
+        return                      # a search that cannot stop midway
+    if part.status is not PathStatus.PARTIAL or not len(part.nodes):
+        _fail(ctx, f"{pcall} returned {part!r}: expected found, partial (with a path) "
+                   f"or budget_exceeded")
+    end = int(part.nodes[-1])
+    walked = _walk_cost(ctx, view, part, s, end, pcall)
+    if end not in dist or not _close_enough(part.cost, dist[end]) \
+            or not _close_enough(walked, part.cost):
+        _fail(ctx, f"{pcall} returned a partial path to {end} of cost {part.cost!r} "
+                   f"(its edges add up to {walked!r}); the reference distance to {end} "
+                   f"is {dist.get(end)!r}")
+    counts["partial"] += 1
+
+
+def _check_restart(factory, world, graph, rng, algorithms, ctx):
+    """A search not finished by its first step, whose graph then
+    changes, finishes as ``find_path`` does on the changed graph."""
+    for s, goals in _pairs(graph, rng, starts=2, goals=2):
+        for t in goals:
+            for algo in algorithms:
+                try:
+                    search = world.begin_search(graph.graph_id, s, t, algorithm=algo)
+                    if search.step(1):
+                        continue        # finished before the graph changed
+                except QueryError:
+                    continue            # declined (as find_path declines it)
+                _update(world, graph.graph_id, factory.random_update(graph, rng), ctx)
+                world.tick()
+                while not search.step(7):
+                    pass
+                got = search.result()
+                whole = world.find_path(graph.graph_id, s, t, algorithm=algo)
+                if _result_key(got) != _result_key(whole):
+                    _fail(ctx, f"begin_search({s}, {t}, algorithm={algo!r}) stepped across "
+                               f"an update finished with {got!r}; find_path on the "
+                               f"updated graph gives {whole!r}")
+
+
 def check_reachable_and_areas_match_labelling(factory, seed=0, *, rounds=4):
     """``areas``, ``area``, ``reachable`` and ``reachable_many`` agree with
     a full labelling (and, on directed graphs, ``reachable`` with a forward
@@ -1284,7 +1397,8 @@ def _check_rect(world, graph, rng, ctx):
 
 
 #: every check, in the order ``check_graph_type`` runs them
-CHECKS = [check_paths_match_reference, check_reachable_and_areas_match_labelling,
+CHECKS = [check_paths_match_reference, check_sliced_equals_whole,
+          check_reachable_and_areas_match_labelling,
           check_dirty_covers_changes, check_scheduler_replans,
           check_bad_input_changes_nothing, check_workers_agree, check_points_locate_back,
           check_options_are_read_or_refused, check_update_vocabulary,

@@ -16,7 +16,11 @@ class PathStatus(str, enum.Enum):
     INVALID_START = "invalid_start"
     INVALID_GOAL = "invalid_goal"
     CANCELLED = "cancelled"
+    #: the search hit its expansion cap (``max_nodes``) before it finished
     BUDGET_EXCEEDED = "budget_exceeded"
+    #: the cap was hit and ``partial=True``: the path to the closed node
+    #: nearest the goal by the search's heuristic
+    PARTIAL = "partial"
 
     def __str__(self) -> str:  # print as the plain word
         return self.value

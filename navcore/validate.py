@@ -373,6 +373,15 @@ def budget_nodes(value, what, where="") -> int:
     return int(value)
 
 
+def expansions(value, what: str, error=QueryError) -> int:
+    """A cap on node expansions: an integer >= 1 (``max_nodes``, a search
+    step), or ``error``."""
+    if not is_int(value) or value < 1:
+        raise error(f"{what} must be an integer >= 1 (nodes a search may expand), "
+                    f"got {describe(value)}")
+    return int(value)
+
+
 def workers(value) -> int:
     """``World(workers=)``: an integer from 0 to ``limits.max_workers()``."""
     from . import limits

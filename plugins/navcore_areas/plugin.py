@@ -96,6 +96,13 @@ def navcore_find_path(graph, request):
 
 
 @navcore.hookimpl(tryfirst=True)
+def navcore_begin_search(graph, request):
+    # navcore_find_path's early answer, as a search already finished
+    result = navcore_find_path(graph, request)
+    return None if result is None else navcore.Search.finished(graph, request, result)
+
+
+@navcore.hookimpl(tryfirst=True)
 def navcore_find_paths(graph, batch):
     # navcore_find_path's early answer for a whole batch: one vectorised
     # comparison, the pairs in different areas answered unreachable

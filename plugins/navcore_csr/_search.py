@@ -52,15 +52,31 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
     return scale * (max(dx, dy) + _SQRT2_M1 * lo + dz)
 
 
+#: ``astar``'s cost when it stopped at its expansion budget (to be resumed)
+PAUSED = -1.0
+#: ``astar``'s registers, an int64 array kept between the calls of one search
+R_SIZE, R_EXPANDED, R_BEST, R_TRACK = 0, 1, 2, 3
+REGISTERS = 4
+
+
 @njit(cache=True, nogil=True)
 def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
-           g, parent, stamp, hnode, hkey, hpos, gen):
-    """A* (Dijkstra when ``hkind == H_ZERO``) from ``start`` to ``goal``.
+          g, parent, stamp, hnode, hkey, hpos, gen, regs, budget):
+    """A* (Dijkstra when ``hkind == H_ZERO``) from ``start`` to ``goal``,
+    resumable: it closes at most ``budget`` nodes per call.
 
-    Returns ``(cost, expanded)``; ``cost`` is inf when unreachable. The path
-    is left in ``parent``. The heuristic must be consistent (the wrapper
-    scales it by the least cost per unit distance), so closed nodes are
-    never reopened.
+    Returns ``(cost, expanded)``: ``cost`` is inf when unreachable and
+    ``PAUSED`` when the budget ran out first; ``expanded`` counts the
+    search's closed nodes over all its calls. The path is left in
+    ``parent``. A search begins when ``regs[R_EXPANDED] == -1`` (its
+    registers: heap size, nodes closed, and with ``regs[R_TRACK]`` the
+    closed node of least heuristic so far, ties to the earlier, for a
+    partial path); later calls with the same arrays, ``gen`` and
+    registers carry on exactly where it stopped. A finished search sets
+    ``regs[R_EXPANDED]`` back to -1, so the registers are ready for the
+    next search without a write from Python. The heuristic must be
+    consistent (the wrapper scales it by the least cost per unit
+    distance), so closed nodes are never reopened.
     """
     open_mark = 2 * gen
     closed_mark = open_mark + 1
@@ -69,16 +85,37 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         gx = pos[goal, 0]
         gy = pos[goal, 1]
         gz = pos[goal, 2] if pos.shape[1] > 2 else 0.0
-    g[start] = 0.0
-    parent[start] = -1
-    stamp[start] = open_mark
-    size = heap_push(hnode, hkey, hpos, 0, start, heuristic(pos, start, gx, gy, gz, hkind, hscale))
-    expanded = 0
+    expanded = regs[R_EXPANDED]
+    if expanded < 0:
+        g[start] = 0.0
+        parent[start] = -1
+        stamp[start] = open_mark
+        size = heap_push(hnode, hkey, hpos, 0, start,
+                         heuristic(pos, start, gx, gy, gz, hkind, hscale))
+        expanded = 0
+        regs[R_BEST] = -1
+    else:
+        size = regs[R_SIZE]
+    track = regs[R_TRACK] != 0
+    best = regs[R_BEST]
+    best_h = INF if best < 0 else heuristic(pos, best, gx, gy, gz, hkind, hscale)
+    stop = expanded + budget
     while size > 0:
+        if expanded >= stop:
+            regs[R_SIZE] = size
+            regs[R_EXPANDED] = expanded
+            regs[R_BEST] = best
+            return PAUSED, expanded
         u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
         expanded += 1
+        if track:
+            h = heuristic(pos, u, gx, gy, gz, hkind, hscale)
+            if h < best_h:
+                best, best_h = u, h
         if u == goal:
+            regs[R_EXPANDED] = -1
+            regs[R_BEST] = best
             return g[u], expanded
         gu = g[u]
         for e in range(offsets[u], offsets[u + 1]):
@@ -103,6 +140,8 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
             g[v] = ng
             parent[v] = u
             heap_place(hnode, hkey, hpos, i, v, key)
+    regs[R_EXPANDED] = -1
+    regs[R_BEST] = best
     return INF, expanded
 
 

@@ -8,7 +8,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore.graph import NavGraph
 
-from . import contraction, drawing, search, simplification, updates
+from . import contraction, drawing, search, simplification, sliced, updates
 from .storage import build_grouped, build_validated
 
 ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
@@ -104,6 +104,30 @@ def navcore_find_path(graph, request):
     if algo == "ch":
         return contraction.contracted_path(graph, s, t)
     return None
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_begin_search(world, graph, request):
+    return sliced.begin(graph, request) or navcore.Search.whole(world, graph, request)
+
+
+@navcore.hookimpl(specname="navcore_begin_search", tryfirst=True)
+def begin_search_on_built_view(world, graph, request):
+    # a built view's query is a short one (a few hundred expansions at
+    # most), run whole in the first step, where find_path would use it
+    if request.algorithm == "auto" and _built_view(graph) is not None:
+        return navcore.Search.whole(world, graph, request)
+    return None
+
+
+def _built_view(graph):
+    """The view ``auto`` queries on ``graph`` use: a current contraction
+    hierarchy, else a current simplified view that pays; or None."""
+    ch = graph.view(contraction.VIEW_KEY)
+    if ch is not None:
+        return ch
+    view = graph.view(simplification.VIEW_KEY)
+    return view if view is not None and view.pays else None
 
 
 @navcore.hookimpl(specname="navcore_find_path", tryfirst=True)

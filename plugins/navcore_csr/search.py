@@ -43,6 +43,8 @@ def query_options(graph):
     return QUERY_OPTIONS if type(graph) is NavGraph else None
 NO_POSITIONS = np.zeros((1, 2))
 INT32_MAX = np.iinfo(np.int32).max
+#: an expansion budget no search reaches (its sum with a count stays in int64)
+WHOLE = 1 << 62
 _SCRATCH_KEY = "navcore_csr.search"
 #: matrix rows x nodes from which the rows are spread over the numba
 #: threads (each thread makes labels of its own, and waking the pool
@@ -61,7 +63,7 @@ class SearchScratch:
     only when the generation would overflow int32.
     """
 
-    __slots__ = ("g", "parent", "stamp", "mark", "hnode", "hkey", "hpos", "gen")
+    __slots__ = ("g", "parent", "stamp", "mark", "hnode", "hkey", "hpos", "gen", "regs")
 
     def __init__(self, n: int):
         if not validate.is_int(n) or not 0 <= n <= limits.MAX_NODES:
@@ -76,6 +78,9 @@ class SearchScratch:
         self.hkey = np.empty(n, dtype=np.float64)
         self.hpos = np.empty(n, dtype=np.int32)
         self.gen = 0
+        #: ``astar``'s registers: "begin a search" until one pauses in them
+        self.regs = np.zeros(K.REGISTERS, dtype=np.int64)
+        self.regs[K.R_EXPANDED] = -1
 
     def next_gen(self) -> int:
         if wraps(self.gen):                 # wrap-around: wipe once
@@ -181,31 +186,45 @@ def astar_between(graph, s, t, heuristic=None, algorithm="astar"):
     (in range and walkable: ``World.find_path`` checked them); only the
     heuristic is checked here."""
     heuristic = graph.heuristic if heuristic is None else heuristic
+    check_heuristic(graph, heuristic)
+    return run_astar(graph, s, t, heuristic, algorithm)
+
+
+def check_heuristic(graph, heuristic) -> None:
+    """``QueryError`` unless ``heuristic`` is a kind A* can use on ``graph``."""
     if type(heuristic) is not str or heuristic not in HKIND:    # [1]: not hashable
         raise QueryError(f"unknown heuristic {heuristic!r}; choose one of {sorted(HKIND)}")
     if heuristic != "zero" and graph.positions is None:
         raise QueryError(f"heuristic {heuristic!r} needs node positions")
-    return run_astar(graph, s, t, heuristic, algorithm)
 
 
 def run_astar(graph, s, t, heuristic, algorithm):
     """A* between checked node ids with a checked heuristic (on every
     query's path: no call that checks again what the caller checked)."""
     csr = graph.csr
-    if heuristic == "zero":
-        hkind, scale, pos = K.H_ZERO, 0.0, NO_POSITIONS
-    else:
-        pos = graph.positions
-        view = graph.view(_SCALES_KEY)
-        scale = None if view is None else view.scales.get(heuristic)
-        if scale is None:
-            scale = heuristic_scale(graph, heuristic)
-        hkind = HKIND[heuristic] if scale != 0.0 else K.H_ZERO
+    pos, hkind, scale = heuristic_inputs(graph, heuristic)
     sc = graph.scratch(_SCRATCH_KEY, _new_scratch)
     gen = sc.next_gen()
     cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, graph.walkable, pos,
                               hkind, scale, s, t, sc.g, sc.parent, sc.stamp,
-                              sc.hnode, sc.hkey, sc.hpos, gen)
+                              sc.hnode, sc.hkey, sc.hpos, gen, sc.regs, WHOLE)
+    return result_of(graph, sc, t, cost, expanded, algorithm)
+
+
+def heuristic_inputs(graph, heuristic):
+    """``(positions, kind, scale)`` the A* kernel takes for a checked
+    ``heuristic`` on ``graph``."""
+    if heuristic == "zero":
+        return NO_POSITIONS, K.H_ZERO, 0.0
+    view = graph.view(_SCALES_KEY)
+    scale = None if view is None else view.scales.get(heuristic)
+    if scale is None:
+        scale = heuristic_scale(graph, heuristic)
+    return graph.positions, (HKIND[heuristic] if scale != 0.0 else K.H_ZERO), scale
+
+
+def result_of(graph, sc, t, cost, expanded, algorithm) -> PathResult:
+    """The result of an A* that ended with ``cost`` in scratch ``sc``."""
     if not cost < _INF:
         return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
     nodes = K.trace(sc.parent, t)

@@ -27,6 +27,8 @@ else:
     from numba.cpython.unsafe.numbers import leading_zeros
 
 INF = np.inf
+#: an expansion budget no search reaches (its sum with a count stays in int64)
+WHOLE = 1 << 62
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -55,20 +57,33 @@ def padded(cell, W, Wp):
     return (cell // W + 1) * Wp + cell % W + 1
 
 
+#: ``grid_astar``'s cost when it stopped at its expansion budget (to be resumed)
+PAUSED = -2.0
+#: ``grid_astar``'s registers (``pool[6]``, int64), kept between the calls
+#: of one search: nodes closed (-1: begin a search), the radix heap's last
+#: key, its pool's fresh and free entries and live count, the closed node
+#: of least heuristic (with ``R_TRACK`` set) and that heuristic's bits
+R_EXPANDED, R_LAST, R_FRESH, R_FREE, R_LIVE, R_BEST, R_BEST_H, R_TRACK = range(8)
+REGISTERS = 8
+
+
 @njit(cache=True, nogil=True)
-def grid_astar(grid, state, pool, start, goal, gen):
+def grid_astar(grid, state, pool, start, goal, gen, budget):
     """A* on the implicit grid. ``grid``: the grid's inputs as
     ``search_inputs`` gathers them (``Wp, W, pcost, uniform, ndirs, off,
     dxs, dys, need, lens, corner_cut, ha, hb, hscale, lm, nk, lscale``);
     ``state``: ``(stamp, g, parent)``; ``pool``: ``(enode, ekey, enext,
-    head, fbits, ibits)``. A move costs ``lens[k]`` times the mean of
+    head, fbits, ibits, regs)``. A move costs ``lens[k]`` times the mean of
     the two cells' costs (just ``lens[k]`` when ``uniform``). The heuristic
     is the larger of ``hscale * (ha * max(dx, dy) + hb * min(dx, dy))``,
     consistent for the move set the wrapper describes, and, with ``nk``
     landmarks, ``lscale * |lm[v, q] - lm[goal, q]|`` over them (a
     differential heuristic, see ``landmarks.py``). Returns ``(cost,
     expanded)``, cost -1 when the entry pool (``enode``/``ekey``/``enext``)
-    ran out. ``goal`` -1 runs Dijkstra over everything reachable.
+    ran out, ``PAUSED`` when ``budget`` nodes were closed in this call
+    first (the next call with the same arguments carries on from the
+    registers ``regs``; a finished search leaves them ready for the next).
+    ``goal`` -1 runs Dijkstra over everything reachable.
 
     The open list is a radix heap (Ahuja et al. 1990) over the bit patterns
     of the f values: with a consistent heuristic the popped keys never
@@ -84,7 +99,7 @@ def grid_astar(grid, state, pool, start, goal, gen):
     (Wp, _, pcost, uniform, ndirs, off, dxs, dys, need, lens, corner_cut, ha, hb, hscale,
      lm, nk, lscale) = grid
     stamp, g, parent = state
-    enode, ekey, enext, head, fbits, ibits = pool
+    enode, ekey, enext, head, fbits, ibits, regs = pool
     open_mark = 2 * gen
     closed_mark = open_mark + 1
     cap = enode.shape[0]
@@ -92,21 +107,37 @@ def grid_astar(grid, state, pool, start, goal, gen):
     inv = 1.0 / Wp
     gx = goal % Wp
     gy = goal // Wp
-    for b in range(65):
-        head[b] = -1
-    g[start] = 0.0
-    parent[start] = -1
-    stamp[start] = open_mark
-    last = np.int64(0)                # key of the last pop, as float bits
-    enode[0] = start
-    ekey[0] = 0
-    enext[0] = -1
-    head[0] = 0
-    fresh = 1                         # pool entries never used yet start here
-    free = -1                         # recycled entries
-    live = 1
-    expanded = 0
+    expanded = regs[R_EXPANDED]
+    if expanded < 0:
+        for b in range(65):
+            head[b] = -1
+        g[start] = 0.0
+        parent[start] = -1
+        stamp[start] = open_mark
+        last = np.int64(0)            # key of the last pop, as float bits
+        enode[0] = start
+        ekey[0] = 0
+        enext[0] = -1
+        head[0] = 0
+        fresh = 1                     # pool entries never used yet start here
+        free = -1                     # recycled entries
+        live = 1
+        expanded = 0
+        regs[R_BEST] = -1
+    else:
+        last, fresh, free, live = regs[R_LAST], regs[R_FRESH], regs[R_FREE], regs[R_LIVE]
+    track = regs[R_TRACK] != 0
+    best = regs[R_BEST]
+    ibits[0] = regs[R_BEST_H]
+    best_h = INF if best < 0 else fbits[0]
+    stop = expanded + budget
     while live > 0:
+        if expanded >= stop:
+            regs[R_EXPANDED], regs[R_LAST], regs[R_FRESH] = expanded, last, fresh
+            regs[R_FREE], regs[R_LIVE], regs[R_BEST] = free, live, best
+            fbits[0] = best_h
+            regs[R_BEST_H] = ibits[0]
+            return PAUSED, expanded
         if head[0] < 0:
             # refill bucket 0: the least key of the first non-empty bucket
             # becomes ``last``; that bucket's entries all move lower
@@ -141,6 +172,9 @@ def grid_astar(grid, state, pool, start, goal, gen):
         stamp[u] = closed_mark
         expanded += 1
         if u == goal:
+            regs[R_EXPANDED], regs[R_BEST] = -1, best
+            fbits[0] = best_h
+            regs[R_BEST_H] = ibits[0]
             return g[u], expanded
         uy = int(u * inv)
         ux = u - uy * Wp
@@ -150,6 +184,13 @@ def grid_astar(grid, state, pool, start, goal, gen):
         elif ux >= Wp:
             uy += 1
             ux -= Wp
+        if track:
+            hx = abs(ux - gx)
+            hy = abs(uy - gy)
+            h = landmark_bound(lm, nk, lscale, u, goal,
+                               hscale * (ha * max(hx, hy) + hb * min(hx, hy)))
+            if h < best_h:
+                best, best_h = u, h
         gu = g[u]
         cu = pcost[u]
         free_bits = 0
@@ -180,6 +221,7 @@ def grid_astar(grid, state, pool, start, goal, gen):
                 e = fresh
                 fresh += 1
             else:
+                regs[R_EXPANDED] = -1
                 return -1.0, expanded
             hx = abs(ux + dxs[k] - gx)
             hy = abs(uy + dys[k] - gy)
@@ -198,6 +240,9 @@ def grid_astar(grid, state, pool, start, goal, gen):
             enext[e] = head[b]
             head[b] = e
             live += 1
+    regs[R_EXPANDED], regs[R_BEST] = -1, best
+    fbits[0] = best_h
+    regs[R_BEST_H] = ibits[0]
     return INF, expanded
 
 
@@ -311,7 +356,7 @@ def astar_search(grid, scratch, start, goal, gen):
     """``grid_astar`` with ``scratch = (state, pool)``: ``(cost, expanded,
     parent)``, the form ``path_between`` and the batches take a search in."""
     state, pool = scratch
-    cost, expanded = grid_astar(grid, state, pool, start, goal, gen)
+    cost, expanded = grid_astar(grid, state, pool, start, goal, gen, WHOLE)
     return cost, expanded, state[2]
 
 
@@ -329,6 +374,15 @@ def path_between(search, grid, scratch, links, start, goal, gen):
     nodes = np.empty(path_length(parent, t, Wp, links), dtype=np.int32)
     write_path(parent, t, Wp, W, links, nodes, nodes.shape[0])
     return cost, expanded, nodes, centres(nodes, W)
+
+
+@njit(cache=True, nogil=True)
+def path_to(parent, cell, Wp, W):
+    """``(nodes, points)`` of A*'s path from its start to padded ``cell``
+    (closed by the search that left ``parent``)."""
+    nodes = np.empty(path_length(parent, cell, Wp, ASTAR_LINKS), dtype=np.int32)
+    write_path(parent, cell, Wp, W, ASTAR_LINKS, nodes, nodes.shape[0])
+    return nodes, centres(nodes, W)
 
 
 @njit(cache=True, nogil=True)

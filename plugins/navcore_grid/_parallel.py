@@ -180,9 +180,10 @@ def _jps_slot(t, grid, i32s, f64s, starts, goals, order, gen, ctl, res_i, res_f,
 @njit(cache=True, nogil=True)
 def _astar_slot(t, grid, stamps, gs, parents, pools, starts, goals, order, gen, ctl, res_i,
                 res_f, st, bufs):
-    enodes, ekeys, enexts, heads, fbits, ibits = pools
+    enodes, ekeys, enexts, heads, fbits, ibits, regs = pools
     _slot(t, astar_search, grid, ((stamps[t], gs[t], parents[t]),
-                                  (enodes[t], ekeys[t], enexts[t], heads[t], fbits[t], ibits[t])),
+                                  (enodes[t], ekeys[t], enexts[t], heads[t], fbits[t], ibits[t],
+                                   regs[t])),
           ASTAR_LINKS, starts, goals, order, gen, ctl, res_i, res_f, st, bufs)
 
 
@@ -314,7 +315,7 @@ def astar_parallel(grid, stamps, gs, parents, pools, starts, goals, gen, ctl, re
     """``astar_batch`` over ``stamps.shape[0]`` thread slots, as
     ``jps_parallel``: slot ``t`` searches with row ``t`` of ``stamps``,
     ``gs``, ``parents`` and of the entry pools ``pools`` (``enodes,
-    ekeys, enexts, heads, fbits, ibits``); a slot whose pool ran out stops
+    ekeys, enexts, heads, fbits, ibits, regs``); a slot whose pool ran out stops
     with ``st[t, ST_POOL]`` set."""
     n, T, W = starts.shape[0], stamps.shape[0], grid[1]
     order, previous = _begin(starts, goals, W, ctl, st, T)

@@ -110,7 +110,7 @@ class Landmarks(DerivedView):
 
         def run(pool):
             gen[0] = sc.next_gen(graph)
-            return K.grid_astar(grid, sc.state, pool, source, -1, gen[0])
+            return K.grid_astar(grid, sc.state, pool, source, -1, gen[0], K.WHOLE)
 
         with_pool(sc, run)
         return np.where(sc.stamp == 2 * gen[0] + 1, sc.g, np.inf)

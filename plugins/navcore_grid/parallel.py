@@ -82,9 +82,11 @@ class ParallelScratch:
             # writing the same cache line (false sharing) made A* on two
             # threads hardly faster than on one (1.07x, brc202d)
             fbits = _touched((T, 16), dtype=np.float64)
+            regs = np.zeros((T, 16), dtype=np.int64)      # grid_astar's registers
+            regs[:, K.R_EXPANDED] = -1
             self._pool = (_touched((T, cap), np.int32), _touched((T, cap), np.int64),
                           _touched((T, cap), np.int32), np.empty((T, 96), np.int32),
-                          fbits, fbits.view(np.int64))
+                          fbits, fbits.view(np.int64), regs)
         return self._pool
 
     def jps(self):

@@ -13,7 +13,7 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.errors import GraphError
 
-from . import parallel, scen, scene_layer, search, updates
+from . import parallel, scen, scene_layer, search, sliced, updates
 from .costs import as_costs, walls
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
@@ -140,6 +140,12 @@ def navcore_find_path(graph, request):
     if algo == "dijkstra":
         return search.astar_query(graph, s, t, heuristic=False, algorithm="dijkstra")
     return None
+
+
+@navcore.hookimpl
+@navcore.for_graphs(GridGraph)
+def navcore_begin_search(world, graph, request):
+    return sliced.begin(world, graph, request)
 
 
 @navcore.hookimpl

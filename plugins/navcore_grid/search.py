@@ -79,16 +79,18 @@ class GridScratch:
         return first
 
     def pool(self, grow=False):
-        """``(enode, ekey, enext, head, fbits, ibits)`` for ``grid_astar``.
+        """``(enode, ekey, enext, head, fbits, ibits, regs)`` for ``grid_astar``.
         One entry per cell covers almost every query (live entries are the
         open nodes plus a few stale ones); ``grow`` doubles it."""
         if self._pool is None or grow:
             n = self.stamp.size if self._pool is None else 2 * self._pool[0].size
             fbits = np.zeros(1, dtype=np.float64)
+            regs = np.zeros(K.REGISTERS, dtype=np.int64)
+            regs[K.R_EXPANDED] = -1
             self._pool = (_touched(np.empty(n, dtype=np.int32)),
                           _touched(np.empty(n, dtype=np.int64)),
                           _touched(np.empty(n, dtype=np.int32)), np.empty(65, dtype=np.int32),
-                          fbits, fbits.view(np.int64))
+                          fbits, fbits.view(np.int64), regs)
         return self._pool
 
     def jps(self):
@@ -118,7 +120,11 @@ def _touched(a: np.ndarray) -> np.ndarray:
 
 
 def _make_scratch(graph):
-    s = GridScratch(graph)
+    return register_scratch(graph, GridScratch(graph))
+
+
+def register_scratch(graph, s):
+    """``s``, kept in step with the grid's blocked cells by its updates."""
     with graph.scratch_lock:
         graph.scratch_sets.append(s)
     return s

@@ -193,6 +193,13 @@ def navcore_find_path(graph, request):
     return None
 
 
+# Polyanya and the funnel do not stop midway yet: one step runs them whole
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_begin_search(world, graph, request):
+    return navcore.Search.whole(world, graph, request)
+
+
 # before the csr plugin's (trylast) Dijkstra over the polygon graph: exact
 # path lengths between the points, as find_path measures them
 @navcore.hookimpl

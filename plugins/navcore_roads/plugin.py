@@ -129,6 +129,13 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
+# the road searches do not stop midway yet: one step runs them whole
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(RoadGraph)
+def navcore_begin_search(world, graph, request):
+    return navcore.Search.whole(world, graph, request)
+
+
 def _search_of(graph, algorithm):
     """``(name, view)``: the search that answers ``algorithm`` on ``graph``,
     with the hierarchy view it runs on (``None`` for the searches without

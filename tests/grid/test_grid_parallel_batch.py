@@ -94,7 +94,8 @@ def test_rows_and_pools_that_run_out_grow_and_lose_nothing():
     sc.pool()
     fb = np.zeros((2, 16))
     sc._pool = (np.zeros((2, 4), np.int32), np.zeros((2, 4), np.int64),
-                np.zeros((2, 4), np.int32), np.empty((2, 96), np.int32), fb, fb.view(np.int64))
+                np.zeros((2, 4), np.int32), np.empty((2, 96), np.int32), fb, fb.view(np.int64),
+                np.full((2, 16), -1, np.int64))
     for a in ("jps", "astar"):
         assert _answers(g, a, s, t, 2) == want[a]
     assert sc.bufs.shape[1] > 8 and sc._pool[0].shape[1] > 4

@@ -211,8 +211,8 @@ def test_astar_grows_its_open_list_pool_and_stays_exact():
     world = _world_grid(walk, cost)
     g = world.graph("g")
     sc = scratch_for(g)
-    enode, ekey, enext, head, fbits, ibits = sc.pool()
-    sc._pool = (enode[:2], ekey[:2], enext[:2], head, fbits, ibits)
+    enode, ekey, enext, head, fbits, ibits, regs = sc.pool()
+    sc._pool = (enode[:2], ekey[:2], enext[:2], head, fbits, ibits, regs)
     for goal in [(23, 19), (5, 7), (12, 3)]:
         if walk[goal[1], goal[0]]:
             _check(world, walk, cost, (0, 0), goal, "astar")

@@ -1,0 +1,168 @@
+"""Searches that run a slice at a time (``World.begin_search``).
+
+A game that must keep its frame time runs a long search in steps of at
+most ``n`` node expansions, one step a frame, as Detour's sliced queries
+do (``initSlicedFindPath`` / ``updateSlicedFindPath`` /
+``finalizeSlicedFindPath``)::
+
+    >>> import navcore
+    >>> world = navcore.World()
+    >>> _ = world.add_graph("g", type="grid", rows=["....", ".##.", "...."])
+    >>> search = world.begin_search("g", 0, 11, algorithm="astar")
+    >>> steps = 1
+    >>> while not search.step(2):          # two expansions a frame
+    ...     steps += 1
+    >>> r, whole = search.result(), world.find_path("g", 0, 11, algorithm="astar")
+    >>> r.nodes.tolist() == whole.nodes.tolist(), r.expanded == whole.expanded
+    (True, True)
+    >>> steps, r.expanded
+    (4, 8)
+
+However it is stepped, a finished search's result equals ``find_path``'s
+(the same path, cost and expansions). A search that is not finished yet
+answers ``result(partial=True)`` with the path to the node it closed that
+lies nearest the goal by its heuristic (status ``partial``). If its graph
+changes between steps (``graph.version``), the next step begins it again.
+
+A backend makes its searches in ``navcore_begin_search``: a subclass of
+``Search`` that implements ``_begin``, ``_advance`` and, for partial
+paths, ``_partial``; ``Search.whole`` wraps a backend's ``find_path`` for
+searches that cannot stop midway: its first step runs it all, and raises
+what ``find_path`` raises.
+"""
+from __future__ import annotations
+
+from .types import PathRequest, PathResult, PathStatus
+from . import validate
+
+#: ``Search.step``'s answer without a limit (sums with a count stay in int64)
+UNLIMITED = 1 << 62
+
+
+class Search:
+    """One path query advanced by ``step(n)``; see the module's text.
+
+    ``graph`` and ``request`` are what it searches, ``version`` the graph
+    version it runs on, ``expanded`` the nodes it closed so far, and
+    ``sliced`` False when one step runs the whole search.
+    """
+
+    sliced = True
+
+    def __init__(self, graph, request: PathRequest):
+        self.graph = graph
+        self.request = request
+        self.version = graph.version
+        self.expanded = 0
+        self._result = None
+        self._begin()
+
+    # -- what a backend implements -------------------------------------------
+    def _begin(self) -> None:
+        """Set up the search on ``self.graph`` as it is now (take a slot)."""
+
+    def _advance(self, budget: int) -> PathResult | None:
+        """Close at most ``budget`` more nodes; update ``self.expanded``;
+        return the result once the search is finished, else None."""
+        raise NotImplementedError
+
+    def _partial(self) -> PathResult | None:
+        """The ``partial`` result so far, or None when there is none."""
+        return None
+
+    def _release(self) -> None:
+        """Give back what ``_begin`` took (finished, closed or restarted)."""
+
+    # -- what callers use ----------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def step(self, max_expansions: int = UNLIMITED) -> bool:
+        """Close at most ``max_expansions`` (>= 1) more nodes; True once the
+        search is finished (then ``result()`` is its answer)."""
+        if self._result is not None:
+            return True
+        if not (type(max_expansions) is int and max_expansions >= 1):
+            max_expansions = validate.expansions(max_expansions, "step: max_expansions")
+        if self.graph.version != self.version:
+            self._restart()
+            if self._result is not None:
+                return True
+        result = self._advance(min(max_expansions, UNLIMITED))
+        if result is not None:
+            self._finish(result)
+            return True
+        return False
+
+    def result(self, partial: bool = False) -> PathResult:
+        """The answer once finished; before, ``budget_exceeded`` (no path),
+        or with ``partial`` the path to the closed node nearest the goal
+        (status ``partial``; ``budget_exceeded`` while there is none)."""
+        if self._result is not None:
+            return self._result
+        if partial:
+            r = self._partial()
+            if r is not None:
+                return r
+        return PathResult.failed(PathStatus.BUDGET_EXCEEDED, self.request.algorithm,
+                                 self.expanded)
+
+    def close(self) -> None:
+        """Stop the search and free its memory; an unfinished one ends
+        ``cancelled``."""
+        if self._result is None:
+            self._finish(PathResult.failed(PathStatus.CANCELLED, self.request.algorithm,
+                                           self.expanded))
+
+    def _finish(self, result: PathResult) -> None:
+        self._result = result
+        self._release()
+
+    def _restart(self) -> None:
+        self._release()
+        self.version = self.graph.version
+        self.expanded = 0
+        graph, req = self.graph, self.request
+        n = graph.num_nodes
+        for node, status in ((req.start_node, PathStatus.INVALID_START),
+                             (req.goal_node, PathStatus.INVALID_GOAL)):
+            if not (0 <= node < n and graph.walkable[node]):
+                self._result = PathResult.failed(status, req.algorithm)
+                return
+        self._begin()
+
+    def __del__(self):
+        if self._result is None:
+            self._release()
+
+    def __repr__(self) -> str:
+        state = self._result.status.value if self._result is not None else "running"
+        return (f"{type(self).__name__}({self.request.graph_id!r}, {self.request.start_node}"
+                f" -> {self.request.goal_node}, {state}, expanded={self.expanded})")
+
+    @staticmethod
+    def finished(graph, request, result: PathResult) -> "Search":
+        """A search already answered (``result``): an end not walkable, or
+        a pre-check that knows the answer without searching."""
+        s = Search.__new__(_Whole)
+        s.graph, s.request, s.version = graph, request, graph.version
+        s.expanded, s._result, s._solve = result.expanded, result, None
+        return s
+
+    @staticmethod
+    def whole(world, graph, request) -> "Search":
+        """A search that ``find_path`` runs whole in its first step: for a
+        backend's queries that cannot stop midway."""
+        s = _Whole(graph, request)
+        s._solve = world._solve
+        return s
+
+
+class _Whole(Search):
+    sliced = False
+
+    def _advance(self, budget):
+        result = self._solve(self.graph, self.request)
+        self.expanded = result.expanded
+        return result

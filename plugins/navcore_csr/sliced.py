@@ -1,0 +1,103 @@
+"""The generic A* and Dijkstra a slice at a time (``navcore.Search``).
+
+Each search keeps its labels, heap and registers in a slot of its own
+(a ``SearchScratch``, the memory one thread's whole searches use), taken
+from the graph's pool when it begins and given back when it ends, so any
+number of searches can be under way and step on any thread. Steps run
+the same kernel as ``find_path`` (``_search.astar``, which stops after
+``budget`` expansions and carries on from its registers), so the result
+is the same, path and ``expanded`` included.
+
+>>> import navcore
+>>> w = navcore.World()
+>>> _ = w.add_graph("g", type="csr", src=[0, 1, 2, 0], dst=[1, 2, 3, 3],
+...                 cost=[1.0, 1.0, 1.0, 5.0])
+>>> s = w.begin_search("g", 0, 3, algorithm="dijkstra")
+>>> s.step(2), s.result(partial=True).nodes.tolist()
+(False, [0])
+>>> s.step(10), s.result().nodes.tolist(), s.result().cost
+(True, [0, 1, 2, 3], 3.0)
+"""
+from __future__ import annotations
+
+from navcore.search import Search
+from navcore.types import PathResult, PathStatus
+
+from . import _search as K
+from . import search
+
+_POOL_KEY = "navcore_csr.slots"
+#: free slots a graph keeps for later searches (each holds seven arrays
+#: of its node count)
+_POOL_SIZE = 4
+
+
+class CsrSearch(Search):
+    """``search.run_astar``'s search, stepped (``heuristic`` checked)."""
+
+    def __init__(self, graph, request, heuristic: str, algorithm: str):
+        self._heuristic = heuristic
+        self._algorithm = algorithm
+        self._slot = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        graph = self.graph
+        self._csr = graph.csr
+        self._h = search.heuristic_inputs(graph, self._heuristic)
+        pool = self._pool = graph.scratch(_POOL_KEY, _new_pool)
+        n = graph.num_nodes
+        while pool and pool[-1].g.size != max(n, 1):      # the graph grew
+            pool.pop()
+        slot = pool.pop() if pool else search.SearchScratch(n)
+        slot.regs[K.R_EXPANDED] = -1
+        slot.regs[K.R_TRACK] = 1
+        self._gen = slot.next_gen()
+        self._slot = slot
+
+    def _advance(self, budget: int):
+        sl, csr = self._slot, self._csr
+        pos, hkind, scale = self._h
+        r = self.request
+        cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, self.graph.walkable,
+                                 pos, hkind, scale, r.start_node, r.goal_node, sl.g,
+                                 sl.parent, sl.stamp, sl.hnode, sl.hkey, sl.hpos, self._gen,
+                                 sl.regs, budget)
+        self.expanded = int(expanded)
+        if cost == K.PAUSED:
+            return None
+        return search.result_of(self.graph, sl, r.goal_node, cost, expanded,
+                                self._algorithm)
+
+    def _partial(self):
+        sl = self._slot
+        best = int(sl.regs[K.R_BEST])
+        if best < 0:
+            return None
+        nodes = K.trace(sl.parent, best)
+        return PathResult(PathStatus.PARTIAL, nodes, search.points_along(self.graph, nodes),
+                          sl.g[best], self.expanded, self._algorithm)
+
+    def _release(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None and len(self._pool) < _POOL_SIZE:
+            slot.regs[K.R_EXPANDED] = -1
+            self._pool.append(slot)
+
+
+def _new_pool(graph) -> list:
+    return []
+
+
+def begin(graph, request):
+    """The csr plugin's search for ``request`` as ``navcore_find_path``
+    would answer it: A* and Dijkstra stepped, other algorithms whole
+    (``None``: the caller makes that)."""
+    algo = request.algorithm
+    if algo == "auto" or algo == "astar":
+        h = request.options.get("heuristic", graph.heuristic)
+        search.check_heuristic(graph, h)
+        return CsrSearch(graph, request, h, "astar" if h != "zero" else "dijkstra")
+    if algo == "dijkstra":
+        return CsrSearch(graph, request, "zero", "dijkstra")
+    return None
