@@ -451,8 +451,11 @@ def warm_up(graph) -> None:
         if nb.size:
             t = int(nb[0])
             dijkstra(graph, int(s), t)
+            from .sliced import warm_up as warm_sliced     # sliced imports this module
+            warm_sliced(graph, int(s), t, "zero")
             if graph.positions is not None and graph.heuristic != "zero":
                 astar(graph, int(s), t)
+                warm_sliced(graph, int(s), t, graph.heuristic)
             path_costs(graph, np.array([s, t], np.int32), np.array([0, 2], np.int64))
             distance_matrix(graph, [int(s)], [t])        # matrices and pairs
             return

@@ -21,7 +21,7 @@ is the same, path and ``expanded`` included.
 from __future__ import annotations
 
 from navcore.search import Search
-from navcore.types import PathResult, PathStatus
+from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _search as K
 from . import search
@@ -81,8 +81,7 @@ class CsrSearch(Search):
     def _release(self) -> None:
         slot, self._slot = self._slot, None
         if slot is not None and len(self._pool) < _POOL_SIZE:
-            slot.regs[K.R_EXPANDED] = -1
-            self._pool.append(slot)
+            self._pool.append(slot)         # its next search resets the registers
 
 
 def _new_pool(graph) -> list:
@@ -101,3 +100,15 @@ def begin(graph, request):
     if algo == "dijkstra":
         return CsrSearch(graph, request, "zero", "dijkstra")
     return None
+
+
+def warm_up(graph, s: int, t: int, heuristic: str) -> None:
+    """Load the stepped kernel with a search from ``s`` to ``t`` stepped one
+    expansion at a time, its partial path read on the way."""
+    search = CsrSearch(graph, PathRequest(graph.graph_id, s, t, "astar", s, t), heuristic,
+                       "astar")
+    search.step(1)
+    search.result(partial=True)
+    while not search.step(1):
+        pass
+    search.close()

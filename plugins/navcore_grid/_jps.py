@@ -175,6 +175,16 @@ def scan(words, r, pos, gp, dirn):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _octile(v, Wp, gx, gy, hb, lm, nk, lscale, goal):
+    """The heuristic of padded cell ``v``: octile distance, raised by the
+    landmarks' bound where they know better."""
+    vy = v // Wp
+    hx = abs(v - vy * Wp - gx)
+    hy = abs(vy - gy)
+    return landmark_bound(lm, nk, lscale, v, goal, max(hx, hy) + hb * min(hx, hy))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g,
           parent, hnode, hkey, hpos, size, lm, nk, lscale, goal):
     """Offer jump point ``j`` at cost ``ng``; returns the heap size. The
@@ -191,27 +201,45 @@ def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g
         stamp[j] = open_mark
         i = size
         size += 1
-    jy = j // Wp
-    hx = abs(j - jy * Wp - gx)
-    hy = abs(jy - gy)
-    key = ng + landmark_bound(lm, nk, lscale, j, goal, max(hx, hy) + hb * min(hx, hy))
+    key = ng + _octile(j, Wp, gx, gy, hb, lm, nk, lscale, goal)
     g[j] = ng
     parent[j] = (parent_j << 2) | turn
     heap_place(hnode, hkey, hpos, i, j, key)
     return size
 
 
+#: ``jump_steps``' cost when it stopped at its expansion budget (to be resumed)
+PAUSED = -2.0
+#: ``jump_steps``' registers (``scratch[2]``, int64), kept between the
+#: calls of one search: nodes closed (-1: begin a search), heap size, and
+#: with ``R_TRACK`` set the closed jump point of least heuristic
+R_EXPANDED, R_SIZE, R_BEST, R_TRACK = range(4)
+REGISTERS = 4
+#: an expansion budget no search reaches (its sum with a count stays in int64)
+WHOLE = 1 << 62
+
+
 @njit(cache=True, nogil=True)
 def jump_search(grid, scratch, start, goal, gen):
+    """``jump_steps`` run to its end: the form ``path_between`` and the
+    batches take a search in."""
+    return jump_steps(grid, scratch, start, goal, gen, WHOLE)
+
+
+@njit(cache=True, nogil=True)
+def jump_steps(grid, scratch, start, goal, gen, budget):
     """Jump point search from padded ``start`` to ``goal``. ``grid``: the
     grid's inputs as ``search_inputs`` gathers them (``Wp, W, free,
     rowbits, colbits, diag, lm, nk, lscale``); ``scratch``: ``(i32,
-    f64)``, rows stamp, parent, heap node, heap position; g, heap key.
-    Returns ``(cost, expanded, parent)``; ``parent`` links the jump points
-    of the path (``(cell << 2) | turn``, see the module docs; -1 at the
-    start)."""
+    f64, regs)``, rows stamp, parent, heap node, heap position; g, heap
+    key; the registers. Returns ``(cost, expanded, parent)``; ``parent``
+    links the jump points of the path (``(cell << 2) | turn``, see the
+    module docs; -1 at the start); cost ``PAUSED`` when ``budget`` jump
+    points were closed in this call first (the next call with the same
+    arguments carries on; a finished search leaves the registers ready
+    for the next)."""
     Wp, _, free, rowbits, colbits, diag, lm, nk, lscale = grid
-    i32, f64 = scratch
+    i32, f64, regs = scratch
     stamp, parent, hnode, hpos = i32[0], i32[1], i32[2], i32[3]
     g, hkey = f64[0], f64[1]
     open_mark = 2 * gen
@@ -222,13 +250,30 @@ def jump_search(grid, scratch, start, goal, gen):
     # direction k -> (dx, dy): E, W, S, N, SE, SW, NE, NW
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
-    size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)
-    expanded = 0
+    expanded = regs[R_EXPANDED]
+    if expanded < 0:
+        size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)
+        expanded = 0
+        regs[R_BEST] = -1
+    else:
+        size = regs[R_SIZE]
+    track = regs[R_TRACK] != 0
+    best = regs[R_BEST]
+    best_h = INF if best < 0 else _octile(best, Wp, gx, gy, hb, lm, nk, lscale, goal)
+    stop = expanded + budget
     while size > 0:
+        if expanded >= stop:
+            regs[R_EXPANDED], regs[R_SIZE], regs[R_BEST] = expanded, size, best
+            return PAUSED, expanded, parent
         u, size = close_next(stamp, hnode, hkey, hpos, size, closed_mark)
         expanded += 1
         if u == goal:
+            regs[R_EXPANDED], regs[R_BEST] = -1, best
             return g[u], expanded, parent
+        if track:
+            h = _octile(u, Wp, gx, gy, hb, lm, nk, lscale, goal)
+            if h < best_h:
+                best, best_h = u, h
         uy = u // Wp
         ux = u - uy * Wp
         gu = g[u]
@@ -310,6 +355,7 @@ def jump_search(grid, scratch, start, goal, gen):
                         size = push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
                                      stamp, open_mark, closed_mark, g, parent, hnode, hkey,
                                      hpos, size, lm, nk, lscale, goal)
+    regs[R_EXPANDED], regs[R_BEST] = -1, best
     return INF, expanded, parent
 
 
@@ -318,7 +364,7 @@ def jps_path(grid, scratch, start, goal, gen):
     """``jump_search`` and the trace of its path in one call
     (``_kernels.path_between``): ``(cost, expanded, nodes, points)``,
     empty arrays when unreachable. The scratch comes as rows (``(i32,
-    f64)``, see ``jump_search``), two array arguments instead of six."""
+    f64, regs)``, see ``jump_steps``), three array arguments instead of seven."""
     return path_between(jump_search, grid, scratch, JPS_LINKS, start, goal, gen)
 
 

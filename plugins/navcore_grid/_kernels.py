@@ -377,11 +377,12 @@ def path_between(search, grid, scratch, links, start, goal, gen):
 
 
 @njit(cache=True, nogil=True)
-def path_to(parent, cell, Wp, W):
-    """``(nodes, points)`` of A*'s path from its start to padded ``cell``
-    (closed by the search that left ``parent``)."""
-    nodes = np.empty(path_length(parent, cell, Wp, ASTAR_LINKS), dtype=np.int32)
-    write_path(parent, cell, Wp, W, ASTAR_LINKS, nodes, nodes.shape[0])
+def path_to(parent, cell, Wp, W, links):
+    """``(nodes, points)`` of the path from a search's start to padded
+    ``cell`` (closed by the search that left ``parent``; its links
+    ``links``: ``ASTAR_LINKS``, ``_jps.JPS_LINKS``)."""
+    nodes = np.empty(path_length(parent, cell, Wp, links), dtype=np.int32)
+    write_path(parent, cell, Wp, W, links, nodes, nodes.shape[0])
     return nodes, centres(nodes, W)
 
 

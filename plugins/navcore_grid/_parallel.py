@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit, prange
 
-from ._jps import JPS_LINKS, jump_search
+from ._jps import JPS_LINKS, R_EXPANDED, REGISTERS, jump_search
 from ._kernels import ASTAR_LINKS, INF, astar_search, padded, trace_into
 
 #: columns of a slot's row of ``st``: searches taken, path cells written,
@@ -173,8 +173,10 @@ def _slot(t, search, grid, scratch, links, starts, goals, order, gen, ctl, res_i
 # cached by numba ("dynamic globals")
 @njit(cache=True, nogil=True)
 def _jps_slot(t, grid, i32s, f64s, starts, goals, order, gen, ctl, res_i, res_f, st, bufs):
-    _slot(t, jump_search, grid, (i32s[t], f64s[t]), JPS_LINKS, starts, goals, order, gen,
-          ctl, res_i, res_f, st, bufs)
+    regs = np.zeros(REGISTERS, dtype=np.int64)     # the slot's, once per batch
+    regs[R_EXPANDED] = -1
+    _slot(t, jump_search, grid, (i32s[t], f64s[t], regs), JPS_LINKS, starts, goals, order,
+          gen, ctl, res_i, res_f, st, bufs)
 
 
 @njit(cache=True, nogil=True)

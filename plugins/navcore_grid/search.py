@@ -94,12 +94,15 @@ class GridScratch:
         return self._pool
 
     def jps(self):
-        """``(i32, f64)`` for ``_jps``: rows stamp, parent, heap node, heap
-        position; g, heap key (made on first use, 24 bytes a cell)."""
+        """``(i32, f64, regs)`` for ``_jps``: rows stamp, parent, heap node,
+        heap position; g, heap key (made on first use, 24 bytes a cell);
+        the search's registers."""
         if self._jps is None:
             n = self.stamp.size
+            regs = np.zeros(_jps.REGISTERS, dtype=np.int64)
+            regs[_jps.R_EXPANDED] = -1
             self._jps = (_touched(np.zeros((4, n), dtype=np.int32)),
-                         _touched(np.empty((2, n), np.float64)))
+                         _touched(np.empty((2, n), np.float64)), regs)
         return self._jps
 
     @property
@@ -333,6 +336,8 @@ def warm_up(graph: GridGraph) -> None:
         return
     grid_astar(graph, *pair)
     grid_astar(graph, *pair, heuristic=False)
+    from .sliced import warm_up as warm_sliced     # sliced imports this module
+    warm_sliced(graph, *pair)
     if jps_applies(graph):
         grid_jps(graph, *pair)
         graph._sync_bits(np.empty(0, dtype=np.int64))      # what updates call

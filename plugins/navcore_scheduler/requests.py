@@ -74,6 +74,7 @@ from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths, batch_paths
+from .longsearch import LEAST_STEP, LongSearches
 from .rounds import MIN_CHUNK_S, Item, run_groups
 
 #: what a request whose start or goal is not walkable gets (``_resolve_many``'s
@@ -266,6 +267,8 @@ class RequestQueue:
         self._served_last = 0            # requests the last serving tick served
         self._cancelled_queued = 0       # cancelled handles still in _pending
         self._callback_errors = []       # (handle, exception), raised at the frame's end
+        self._long = LongSearches(self)  # requests under way as stepped searches
+        self._too_big = None             # the queue's head, when it did not fit (_take)
 
     # -- requests -------------------------------------------------------------
     def request(self, graph_id, start, goal, algorithm, callback, repath,
@@ -322,7 +325,7 @@ class RequestQueue:
 
     @property
     def waiting(self) -> int:
-        return len(self._pending) - self._cancelled_queued
+        return len(self._pending) - self._cancelled_queued + len(self._long)
 
     # -- serving ----------------------------------------------------------------
     def serve(self, deadline: float, budget_nodes: int | None = None) -> int:
@@ -340,7 +343,7 @@ class RequestQueue:
         frame serves depends on the queue and the searches only."""
         self.nodes_last = 0
         self.search_s_last = 0.0
-        if not self._pending:
+        if not self._pending and not len(self._long):
             return 0
         clock = time.perf_counter
         timed = deadline < math.inf
@@ -355,13 +358,25 @@ class RequestQueue:
         # none, so updates that eat the budget cannot starve requests; under
         # a node budget every frame serves at least one
         free_pass = self._served_last == 0 or budget_nodes is not None
-        spent = 0
         accepted = []
-        while budget_nodes is None or spent < budget_nodes or not accepted:
-            take = self._take(deadline if timed else None, estimates, par, free_pass,
-                              None if budget_nodes is None else budget_nodes - spent, means,
-                              len(accepted))
+        # the searches carried from earlier frames go first
+        spent = 0
+        if len(self._long):
+            spent = self._long.step(deadline if timed else None, budget_nodes, accepted,
+                                    LEAST_STEP if free_pass and timed else 0)
+            free_pass = free_pass and not spent and not accepted
+        # new requests only once no search is under way: one that is took
+        # what the frame had (searches finish in request order)
+        while not len(self._long) and (budget_nodes is None or spent < budget_nodes
+                                       or not accepted):
+            left = None if budget_nodes is None else budget_nodes - spent
+            take = self._take(deadline if timed else None, estimates, par, free_pass, left,
+                              means, len(accepted))
             if not take:
+                h, self._too_big = self._too_big, None
+                if h is not None and (left is None or left > 0):   # a slice of it instead
+                    spent += self._begin_long(h, free_pass, deadline if timed else None,
+                                              left, accepted)
                 break
             free_pass = False
             items, groups = self._prepare(take)
@@ -397,9 +412,44 @@ class RequestQueue:
             per = (clock() - t0) / len(accepted)
             self._publish_cost += (per - self._publish_cost) / 8.0
         self._served_last = len(accepted)
-        self.nodes_last = spent if budget_nodes is None else \
-            sum(map(_EXPANDED, accepted))
+        self.nodes_last = spent
         return len(accepted)
+
+    def _begin_long(self, h, free_pass, deadline, nodes_left, accepted) -> int:
+        """Pop ``h`` (the queue's head, too long for what is left of the
+        frame) and begin it as a stepped search (``longsearch``), stepped
+        at once with what is left; returns the expansions."""
+        with self._lock:
+            if not self._pending or self._pending[0] is not h:
+                return 0
+            self._pending.popleft()
+            h._in_queue = False
+        got = self._long.begin(h, free_pass)
+        least = LEAST_STEP if free_pass and deadline is not None else 0
+        if got is False:                     # cannot be sliced: it waits for room
+            self._put_back([Item(h, h.start)])
+            return 0
+        if got is not None:                  # answered without a search
+            accepted.append(got)
+            return got.expanded
+        return self._long.step(deadline, nodes_left, accepted, least)
+
+    def per_expansion(self, graph_id):
+        """Seconds one expansion took in the graph's recent searches, or None."""
+        d, n = self._durations.get(graph_id), self._expanded.get(graph_id)
+        if not d or not n:
+            return None
+        nodes = sum(n) / len(n)
+        return _estimate(d) / nodes if nodes > 0 else None
+
+    def learn_search(self, graph_id, seconds, expanded) -> None:
+        """A stepped search finished: its time and expansions count among
+        the graph's recent searches, as a round's do."""
+        for table, value in ((self._durations, seconds), (self._expanded, expanded)):
+            recent = table.get(graph_id)
+            if recent is None:
+                recent = table[graph_id] = deque(maxlen=_RECENT)
+            recent.append(value)
 
     def _take(self, deadline, estimates, par, free_pass, nodes_left, means, accepted) -> list:
         """The next round: handles popped from the front of the queue.
@@ -407,7 +457,8 @@ class RequestQueue:
         With a deadline, as many as are expected to finish before it (a
         search's estimate shared among the workers, plus publishing every
         result), and at most one per worker of a graph without an estimate
-        yet; with a node budget, until their expected expansions (the mean
+        yet (a head that does not fit is left in ``_too_big``: ``serve``
+        begins it as a sliced search); with a node budget, until their expected expansions (the mean
         of the graph's recent searches) reach what is left of it, one
         request alone for a graph without any yet. The rule for nodes uses
         nothing but earlier searches, so rounds are the same whatever the
@@ -427,17 +478,19 @@ class RequestQueue:
                     self._cancelled_queued -= 1
                     continue
                 gid = h.graph_id
-                last = False
                 if deadline is not None:
                     est = estimates.get(gid)
                     c = (0.0 if est is None else est / par) + publish
-                    if acc_t + c > room and not (free_pass and not take):
+                    if acc_t + c > room:
+                        if not take:           # served a slice at a time instead
+                            self._too_big = h
                         break
                     if est is None:
                         unknown += 1
                         if unknown > par:
                             break
                     acc_t += c
+                last = False
                 if nodes_left is not None:
                     m = means.get(gid)
                     if m is None:           # learn what a search costs first
@@ -752,6 +805,7 @@ class RequestQueue:
             ids = {h.graph_id for h in list(self._pending)}
         ids.update(list(self._active))        # list(): one C-level step, no switch inside
         ids.update(list(self._paths))
+        ids.update(self._long.graph_ids())
         for graph_id in ids:
             self.graph_removed(graph_id)
 
@@ -761,6 +815,7 @@ class RequestQueue:
         with self._lock:         # a tick on another thread pops and pushes the queue
             queued = list(self._pending)
         mine = {h.seq: h for h in queued if h.graph_id == graph_id}
+        mine.update((h.seq, h) for h in self._long.drop_graph(graph_id))
         mine.update(self._active.pop(graph_id, {}))
         index = self._paths.pop(graph_id, None)
         if index is not None:

@@ -112,3 +112,11 @@ def test_readme_contraction_example(capsys):
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["ch True True", "True", "False jps"]
+
+
+def test_readme_sliced_search_example(capsys):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(import navcore\n\nworld = navcore.World\(\)\n"
+                      r"world.add_graph\(\"g\".*?)```", text, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == ["5 11.0", "partial [0 1 2 3 4]"]

@@ -293,9 +293,10 @@ def test_every_worker_thread_has_its_scratch_before_the_first_frame():
     w = navcore.World(workers=2, frame_budget_ms=100.0)
     g = w.add_graph("g", type="grid", rows=["." * 40] * 30)
     made = len(g.scratch_sets)
-    # this thread, both workers, and the two-slot stack of the parallel
-    # rounds (navcore_grid.parallel)
-    assert made == 4
+    # this thread, both workers, the two-slot stack of the parallel rounds
+    # (navcore_grid.parallel) and the pool's slot of stepped searches
+    # (navcore_grid.sliced)
+    assert made == 5
     hs = [w.request_path("g", (0, y), (39, 29 - y)) for y in range(30)]
     w.scheduler.min_chunk_ms = 0            # every round goes to the workers
     w.tick()

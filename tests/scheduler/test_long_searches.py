@@ -1,0 +1,74 @@
+"""Requests too long for a frame run a slice per frame (``longsearch.py``)
+and finish with ``find_path``'s result; cancelling, removing the graph or
+changing it meanwhile behaves as for any request."""
+import numpy as np
+import pytest
+
+import navcore
+from navcore import PathStatus
+
+
+def _maze_world(budget_ms):
+    rng = np.random.default_rng(4)
+    walk = rng.random((120, 120)) >= 0.3
+    walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+    w = navcore.World(frame_budget_ms=budget_ms)
+    w.add_graph("g", type="grid", rows=["".join(".#"[not c] for c in r) for r in walk])
+    return w
+
+
+def _tick_until(w, handles, most=20_000):
+    stats = []
+    while not all(h.done for h in handles):
+        stats.append(w.tick())
+        assert len(stats) < most
+    return stats
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "astar"])
+def test_long_requests_are_stepped_over_frames_and_end_as_find_path(algorithm):
+    w = _maze_world(0.02)
+    ends = [((0, 0), (119, 119)), ((119, 0), (0, 119)), ((0, 60), (119, 60))]
+    hs = [w.request_path("g", a, b, algorithm=algorithm) for a, b in ends]
+    stats = _tick_until(w, hs)
+    for h, (a, b) in zip(hs, ends):
+        want = w.find_path("g", a, b, algorithm=algorithm)
+        got = h.result()
+        assert got.nodes.tolist() == want.nodes.tolist() and got.cost == want.cost
+        assert got.expanded == want.expanded
+    # frames that searched without finishing anything: slices of a search
+    assert any(s.requests_served == 0 and s.nodes_expanded > 0 for s in stats)
+
+
+def test_a_long_request_cancelled_or_whose_graph_goes_finishes_cancelled():
+    w = _maze_world(0.02)
+    first = w.request_path("g", (0, 0), (119, 119))      # learns the graph's cost
+    _tick_until(w, [first])
+    a = w.request_path("g", (0, 0), (119, 119))
+    b = w.request_path("g", (119, 0), (0, 119))
+    while w.scheduler.requests._long.graph_ids() == set():
+        w.tick()
+        assert not a.done
+    a.cancel()
+    w.tick()
+    assert a.result().status is PathStatus.CANCELLED and not b.done
+    w.remove_graph("g")
+    assert b.done and b.result().status is PathStatus.CANCELLED
+    assert len(w.scheduler.requests._long) == 0
+
+
+def test_a_long_request_whose_graph_changes_ends_as_find_path_on_the_new_graph():
+    w = _maze_world(0.02)
+    first = w.request_path("g", (0, 0), (119, 119))
+    _tick_until(w, [first])
+    path = first.result().nodes
+    h = w.request_path("g", (0, 0), (119, 119))
+    while not w.scheduler.requests._long.graph_ids():
+        w.tick()
+    g = w.graph("g")
+    cell = int(path[len(path) // 2])
+    w.update("g", cells=[(cell % g.width, cell // g.width)], walkable=False)
+    _tick_until(w, [h])
+    want = w.find_path("g", (0, 0), (119, 119))
+    assert h.result().nodes.tolist() == want.nodes.tolist()
+    assert cell not in h.result().nodes.tolist()
