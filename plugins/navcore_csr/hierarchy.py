@@ -413,12 +413,13 @@ class HierarchyQuery:
         self._hnb = np.empty(cap, dtype=np.int32)
 
     def _next_gen(self) -> int:
-        if self._gen >= K._GEN_MAX:
+        gen = self._gen + 1
+        if gen > K._GEN_MAX:                   # wrap-around: wipe the stamps once
             self._sf[:] = 0
             self._sb[:] = 0
-            self._gen = 0
-        self._gen += 1
-        return self._gen
+            gen = 1
+        self._gen = gen
+        return gen
 
     def _nodes(self, name, v) -> np.ndarray:
         return node_ranks(name, v, self.hierarchy._rank)
