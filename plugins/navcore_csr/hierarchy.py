@@ -337,6 +337,16 @@ def node_rank(name, v, rank) -> int:
     return int(rank[int(v)])
 
 
+def end_ranks(s, t, rank):
+    """``(rank of s, rank of t)``: :func:`node_rank` of both ends of a
+    path query, named ``s`` and ``t``. In-range Python ints (the ids every
+    route was checked to have before its search) cost two lookups."""
+    n = rank.shape[0]
+    if type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n:
+        return rank.item(s), rank.item(t)
+    return node_rank("s", s, rank), node_rank("t", t, rank)
+
+
 def node_ranks(name, v, rank) -> np.ndarray:
     """:func:`node_rank` of a 1-d array of node ids (empty allowed)."""
     n = rank.shape[0]
@@ -403,12 +413,13 @@ class HierarchyQuery:
         self._hnb = np.empty(cap, dtype=np.int32)
 
     def _next_gen(self) -> int:
-        if self._gen >= K._GEN_MAX:
+        gen = self._gen + 1
+        if gen > K._GEN_MAX:                   # wrap-around: wipe the stamps once
             self._sf[:] = 0
             self._sb[:] = 0
-            self._gen = 0
-        self._gen += 1
-        return self._gen
+            gen = 1
+        self._gen = gen
+        return gen
 
     def _nodes(self, name, v) -> np.ndarray:
         return node_ranks(name, v, self.hierarchy._rank)
@@ -419,9 +430,7 @@ class HierarchyQuery:
 
     def distance(self, s, t) -> float:
         """The cost of a shortest path from ``s`` to ``t``; inf if none."""
-        h = self.hierarchy
-        rs = node_rank("s", s, h._rank)
-        rt = node_rank("t", t, h._rank)
+        rs, rt = end_ranks(s, t, self.hierarchy._rank)
         while True:
             best, meet, _ = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
                                  self._sb, self._pf, self._pb, self._hkf, self._hnf,
@@ -434,8 +443,7 @@ class HierarchyQuery:
         """``(cost, edges)``: a shortest path from ``s`` to ``t`` as int64
         positions into the input CSR, its cost their weights summed in path
         order; ``(inf, empty)`` if there is none."""
-        h = self.hierarchy
-        cost, edges, _ = self._path(node_rank("s", s, h._rank), node_rank("t", t, h._rank))
+        cost, edges, _ = self._path(*end_ranks(s, t, self.hierarchy._rank))
         return cost, edges
 
     def _path(self, rs, rt):

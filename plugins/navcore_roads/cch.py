@@ -54,7 +54,7 @@ from navcore.parallel import kernel_threads
 from navcore.types import PathResult
 from navcore.views import DerivedView
 
-from navcore_csr.hierarchy import node_rank, node_ranks
+from navcore_csr.hierarchy import end_ranks, node_ranks
 
 from . import _cch as K
 from .ch import need_view
@@ -450,9 +450,6 @@ class CCHQuery:
                              "customize()")
         return m
 
-    def _node(self, name, v) -> int:
-        return node_rank(name, v, self.view.topology.rank)
-
     def _nodes(self, name, v) -> np.ndarray:
         return node_ranks(name, v, self.view.topology.rank)
 
@@ -466,7 +463,7 @@ class CCHQuery:
     def distance(self, s, t) -> float:
         """The cost of a shortest path from ``s`` to ``t``; inf if none."""
         m = self._metric()
-        rs, rt = self._node("s", s), self._node("t", t)
+        rs, rt = end_ranks(s, t, self.view.topology.rank)
         best, _ = K.pair(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, self._df,
                          self._db, self._pf, self._pb)
         return float(best)
@@ -477,7 +474,7 @@ class CCHQuery:
         empty)`` if there is none."""
         m = self._metric()
         topo = self.view.topology
-        rs, rt = self._node("s", s), self._node("t", t)
+        rs, rt = end_ranks(s, t, topo.rank)
         cost, edges = K.path(topo.parent, *m.fwd, *m.bwd, rs, rt, self._df, self._db, self._pf,
                              self._pb, topo.up_first, topo.up_head, topo.arc_low, m.mid_up,
                              m.mid_down, m.src_up, m.src_down, m.cost, self._stack)

@@ -93,6 +93,9 @@ class RoadGraph(NavGraph):
         end = segments.dst[chain]
         self.chain_xy = None if self.positions is None else \
             np.column_stack((segments.lon[end], segments.lat[end]))
+        #: every edge is one segment (no chain compressed: arrays, DIMACS):
+        #: a route's drawn road then has one point per node
+        self.one_segment_edges = chain.size == chain_start.size - 1
 
     def locate(self, point) -> int:
         """The junction of the road nearest to ``point`` ((lon, lat)

@@ -149,10 +149,12 @@ def _search_of(graph, algorithm):
         if view is not None:
             return "ch", view
         return "bidijkstra", None
-    if algorithm == "cch":
-        return algorithm, cch.need_current(graph)
     if algorithm == "ch":
-        return algorithm, ch.need_current(graph)
+        view = graph.view(ch.VIEW_KEY)          # current: the one lookup a route pays
+        return algorithm, ch.need_current(graph) if view is None else view
+    if algorithm == "cch":
+        view = graph.view(cch.VIEW_KEY)
+        return algorithm, cch.need_current(graph) if view is None else view
     if algorithm in ALGORITHMS:
         return algorithm, None
     return None, None

@@ -154,14 +154,20 @@ _NO_UNIT = np.zeros((1, 3))
 
 
 def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
-    """A found route from its edges (CSR positions, in order)."""
+    """A found route from its edges (int64 CSR positions, in order: what
+    the search kernels return)."""
+    k = edges.shape[0]
+    nodes = np.empty(k + 1, dtype=np.int32)
     xy = graph.chain_xy
-    if xy is not None and edges.size:          # a route drawn: one kernel
-        nodes = np.empty(edges.size + 1, dtype=np.int32)
-        points = N.route_arrays(s, np.asarray(edges, dtype=np.int64), graph.csr.targets,
-                                graph.chain_start, xy, graph.positions, nodes)
+    if xy is not None and k:                   # a route drawn: one kernel
+        if graph.one_segment_edges:            # a point per node: sized here
+            points = np.empty((k + 1, 2), dtype=np.float64)
+            N.one_segment_route(s, edges, graph.csr.targets, xy, graph.positions, nodes,
+                                points)
+        else:
+            points = N.route_arrays(s, edges, graph.csr.targets, graph.chain_start, xy,
+                                    graph.positions, nodes)
         return PathResult.found_path(nodes, points, cost, expanded, algorithm)
-    nodes = np.empty(edges.size + 1, dtype=np.int32)
     nodes[0] = s
     nodes[1:] = graph.csr.targets[edges]
     if graph.positions is None:
