@@ -133,7 +133,9 @@ class Search:
         self._begin()
 
     def __del__(self):
-        if self._result is None:
+        # a search dropped unfinished gives its memory back (a search
+        # whose __init__ failed has no result attribute)
+        if getattr(self, "_result", True) is None:
             self._release()
 
     def __repr__(self) -> str:
@@ -145,10 +147,7 @@ class Search:
     def finished(graph, request, result: PathResult) -> "Search":
         """A search already answered (``result``): an end not walkable, or
         a pre-check that knows the answer without searching."""
-        s = Search.__new__(_Whole)
-        s.graph, s.request, s.version = graph, request, graph.version
-        s.expanded, s._result, s._solve = result.expanded, result, None
-        return s
+        return _Answered(graph, request, result)
 
     @staticmethod
     def whole(world, graph, request) -> "Search":
@@ -166,3 +165,12 @@ class _Whole(Search):
         result = self._solve(self.graph, self.request)
         self.expanded = result.expanded
         return result
+
+
+class _Answered(Search):
+    sliced = False
+
+    def __init__(self, graph, request, result):
+        super().__init__(graph, request)
+        self.expanded = result.expanded
+        self._result = result
