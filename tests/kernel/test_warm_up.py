@@ -63,6 +63,21 @@ tick(world)
 world.update("g", cells=[(5, 5)], walkable=False)
 tick(world)
 """,
+    "grid_sliced": """
+world = navcore.World(frame_budget_ms=0.02)      # every search is stepped over frames
+rng = np.random.default_rng(5)
+walk = rng.random((120, 120)) > 0.3
+walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+world.add_graph("g", type="grid", array=walk)
+hs = [world.request_path("g", (0, 0), (119, 119), algorithm=a)
+      for a in ("auto", "astar", "dijkstra", "auto", "astar", "dijkstra")]
+while not all(h.done for h in hs):
+    tick(world)
+world.update("g", rect=(50, 50, 4, 4), walkable=False)
+h = world.request_path("g", (119, 0), (0, 119))
+while not h.done:
+    tick(world)
+""",
     "csr": """
 rng = np.random.default_rng(4)
 src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
