@@ -368,7 +368,8 @@ class World(Queries):
                 type(upd)(upd.graph_id, upd.kind, upd.params, self._seq))
 
     def request_path(self, graph_id, start, goal, *, algorithm: str = "auto",
-                     callback=None, repath: bool = False, replan_from=None):
+                     callback=None, repath: bool = False, replan_from=None,
+                     max_nodes: int | None = None, partial: bool = False):
         """Queue a path request; the next ticks serve it within their budget.
 
         Returns a handle (``done``, ``result()``, ``cancel()``, awaitable).
@@ -385,6 +386,9 @@ class World(Queries):
         ``replan_from`` has a ``many`` attribute, the handles of one round
         that share it are asked together, ``many(handles)`` returning their
         start points in order (see ``navcore_scheduler.requests``).
+        ``max_nodes`` and ``partial`` cap the search as ``find_path``'s
+        do (``budget_exceeded``, or the ``partial`` path); such a request
+        is stepped over frames like any search too long for one.
         """
         if self.closed:
             self._check_open("request_path")
@@ -393,7 +397,8 @@ class World(Queries):
                              "(navcore_scheduler), which is not loaded")
         return self.scheduler.request_path(graph_id, start, goal, algorithm=algorithm,
                                            callback=callback, repath=repath,
-                                           replan_from=replan_from)
+                                           replan_from=replan_from, max_nodes=max_nodes,
+                                           partial=partial)
 
     def queued_updates(self, graph_id) -> tuple:
         """The updates queued for ``graph_id`` since the last tick, oldest

@@ -102,6 +102,9 @@ class LongSearches:
             if budget < least:
                 budget = least
             least = 0
+            cap = it.handle.cap
+            if cap is not None and budget > cap[0] - search.expanded:
+                budget = cap[0] - search.expanded
             if budget < 1:
                 break
             before = search.expanded
@@ -122,12 +125,16 @@ class LongSearches:
                 rate = seconds / did
                 self._per_node[gid] = rate if old is None or did >= SURE else \
                     old + (rate - old) / 4.0
-            if not done:
+            capped = cap is not None and not done and search.expanded >= cap[0]
+            if not done and not capped:
                 if deadline is None or nodes_left is not None:
                     break
                 continue                       # the next, shorter step
             self._under_way.popleft()
-            if it.error is None:
+            if capped:
+                it.set_result(search.result(cap[1]))
+                search.close()
+            elif it.error is None:
                 it.set_result(search.result())
                 self._queue.learn_search(gid, entry[2], it.expanded)
             accepted.append(it)

@@ -134,12 +134,13 @@ class PathHandle:
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
-                 "replan_from", "seq", "repaths", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
+                 "replan_from", "seq", "repaths", "cap", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
                  "_served", "_waiters", "_queue", "_event")
 
     def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
-                 replan_from=None):
+                 replan_from=None, cap=None):
         self._queue = queue
+        self.cap = cap                   # (max_nodes, partial), or None
         self._in_queue = False          # in the pending deque (not yet popped)
         self.replan_from = replan_from
         self.seq = seq
@@ -272,7 +273,7 @@ class RequestQueue:
 
     # -- requests -------------------------------------------------------------
     def request(self, graph_id, start, goal, algorithm, callback, repath,
-                replan_from=None) -> PathHandle:
+                replan_from=None, max_nodes=None, partial=False) -> PathHandle:
         # malformed input fails now and queues nothing: an unknown graph,
         # start, goal or algorithm would otherwise surface frames later, in
         # the tick that serves it. (Ends are resolved again when served: the
@@ -283,9 +284,16 @@ class RequestQueue:
             raise QueryError(f"callback must be callable, got {callback!r}")
         if replan_from is not None and not callable(replan_from):
             raise QueryError(f"replan_from must be callable, got {replan_from!r}")
+        cap = None
+        if max_nodes is not None or partial is not False:
+            partial = validate.boolean(partial, "request_path: partial", QueryError)
+            if max_nodes is None:
+                raise QueryError("request_path: partial=True needs max_nodes (the "
+                                 "expansions after which the partial path is returned)")
+            cap = (validate.expansions(max_nodes, "request_path: max_nodes"), partial)
         self._seq += 1
         h = PathHandle(self, self._seq, graph_id, start, goal, algorithm, callback, repath,
-                       replan_from)
+                       replan_from, cap)
         self._enqueue(h)
         return h
 
@@ -478,6 +486,10 @@ class RequestQueue:
                     self._cancelled_queued -= 1
                     continue
                 gid = h.graph_id
+                if h.cap is not None:          # a capped search: stepped, alone
+                    if not take:
+                        self._too_big = h
+                    break
                 if deadline is not None:
                     est = estimates.get(gid)
                     c = (0.0 if est is None else est / par) + publish

@@ -54,9 +54,10 @@ class Scheduler:
         return self.jobs.schedule(fn, *args, depends_on=depends_on)
 
     def request_path(self, graph_id, start, goal, *, algorithm="auto", callback=None,
-                     repath=False, replan_from=None) -> PathHandle:
+                     repath=False, replan_from=None, max_nodes=None,
+                     partial=False) -> PathHandle:
         return self.requests.request(graph_id, start, goal, algorithm, callback, repath,
-                                     replan_from)
+                                     replan_from, max_nodes, partial)
 
     def warm_up_workers(self, world, graph) -> None:
         """Let every worker thread make its search scratch for ``graph`` now

@@ -72,3 +72,31 @@ def test_a_long_request_whose_graph_changes_ends_as_find_path_on_the_new_graph()
     want = w.find_path("g", (0, 0), (119, 119))
     assert h.result().nodes.tolist() == want.nodes.tolist()
     assert cell not in h.result().nodes.tolist()
+
+
+@pytest.mark.parametrize("budget_ms", [0.02, 100.0])
+def test_a_capped_request_ends_as_find_path_with_the_same_cap(budget_ms):
+    w = _maze_world(budget_ms)
+    ends = ((0, 0), (119, 119))
+    whole = w.find_path("g", *ends, algorithm="astar")
+    cap = whole.expanded // 3
+    hs = [w.request_path("g", *ends, algorithm="astar", max_nodes=cap, partial=p)
+          for p in (True, False)]
+    hs.append(w.request_path("g", *ends, algorithm="astar", max_nodes=whole.expanded))
+    _tick_until(w, hs)
+    want = w.find_path("g", *ends, algorithm="astar", max_nodes=cap, partial=True)
+    got = hs[0].result()
+    assert got.status is PathStatus.PARTIAL and got.expanded == cap
+    assert got.nodes.tolist() == want.nodes.tolist() and got.cost == want.cost
+    assert hs[1].result().status is PathStatus.BUDGET_EXCEEDED
+    assert hs[2].result().nodes.tolist() == whole.nodes.tolist()
+
+
+def test_bad_caps_on_request_path_are_query_errors_and_queue_nothing():
+    w = _maze_world(2.0)
+    for kwargs, message in (({"max_nodes": 0}, "max_nodes must be an integer >= 1"),
+                            ({"partial": True}, "partial=True needs max_nodes"),
+                            ({"max_nodes": 5, "partial": 1}, "partial")):
+        with pytest.raises(navcore.QueryError, match=message):
+            w.request_path("g", (0, 0), (5, 5), **kwargs)
+    assert w.scheduler.requests.waiting == 0
