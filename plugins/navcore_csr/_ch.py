@@ -29,6 +29,8 @@ CSR over ranks with heads above the node.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import get_thread_id, njit, prange
 
@@ -63,6 +65,42 @@ def _next_gen(gens, row, a, b):
 
 # -- build ----------------------------------------------------------------------
 
+class Pool(NamedTuple):
+    """The edge lists of the build (slot ``2v`` out, ``2v + 1`` in); the
+    entry arrays ``nbr``/``wt``/``arc``/``hops`` are replaced when they grow."""
+    start: np.ndarray
+    deg: np.ndarray
+    cap: np.ndarray
+    nbr: np.ndarray
+    wt: np.ndarray
+    arc: np.ndarray
+    hops: np.ndarray
+
+
+class Rounds(NamedTuple):
+    """The per-node state of the contraction rounds."""
+    level: np.ndarray
+    prio: np.ndarray
+    rank: np.ndarray
+    order: np.ndarray
+    alive: np.ndarray
+    block: np.ndarray
+    dmark: np.ndarray
+    dirty: np.ndarray
+    best: np.ndarray
+    chosen: np.ndarray
+
+
+class WitnessRows(NamedTuple):
+    """Per-thread scratch rows of the witness searches."""
+    dist: np.ndarray
+    stamp: np.ndarray
+    tmark: np.ndarray
+    gens: np.ndarray
+    hk: np.ndarray
+    hn: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def grown(a, size, keep):
     """``a`` copied into room for ``size`` entries, the first ``keep`` kept."""
@@ -74,8 +112,8 @@ def grown(a, size, keep):
 @njit(cache=True, nogil=True)
 def build_init(offsets, targets, weights):
     """The pool of edge lists of the input graph: self-loops and inf edges
-    dropped, parallel edges merged into the cheapest. Returns ``(start,
-    deg, cap, nbr, wt, arc, hops, top)``."""
+    dropped, parallel edges merged into the cheapest. Returns ``(pool, top)``
+    (:class:`Pool`)."""
     n = offsets.shape[0] - 1
     indeg = np.zeros(n, dtype=np.int64)
     for e in range(targets.shape[0]):
@@ -129,19 +167,20 @@ def build_init(offsets, targets, weights):
             arc[j] = arc[i]
             hops[j] = 1
             deg[2 * v + 1] += 1
-    return start, deg, cap, nbr, wt, arc, hops, top
+    return Pool(start, deg, cap, nbr, wt, arc, hops), top
 
 
 # not shared with _contract.witness: one inline kernel for both (list stride
 # and block check as arguments) built Monaco in 10.9 ms instead of 7.2 ms
 @njit(cache=True, nogil=True)
-def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, stamp,
-             gen, hk, hn, tmark, ntargets):
+def _witness(src, skip, block, bgen, maxd, limit, pool, dist, stamp, gen, hk, hn, tmark,
+             ntargets):
     """Bounded Dijkstra from ``src`` over out-lists, never entering ``skip``
     or a node with ``block[x] == bgen``: stops past ``maxd``, after
     ``limit`` settled nodes, or once the ``ntargets`` nodes with
     ``tmark[x] == gen`` are settled. ``dist[x]`` is valid where
     ``stamp[x] == gen``."""
+    start, deg, nbr, wt = pool.start, pool.deg, pool.nbr, pool.wt
     dist[src] = 0.0
     stamp[src] = gen
     hk[0] = 0.0
@@ -193,12 +232,13 @@ def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, sta
 
 
 @njit(cache=True, nogil=True)
-def _simulate(v, limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp, tmark, gens,
-              row, hk, hn, need, nbase):
+def _simulate(v, limit, block, bgen, pool, rows, row, need, nbase):
     """Witness searches for contracting ``v``: marks ``need[nbase + i * b +
     j]`` for in-edge ``i`` and out-edge ``j`` (b out-edges) when the
     shortcut is needed (if ``need`` is non-empty). Returns ``(added,
-    added hops)``."""
+    added hops)`` (``rows``: :class:`WitnessRows`, ``row`` this thread's)."""
+    start, deg, nbr, wt, hops = pool.start, pool.deg, pool.nbr, pool.wt, pool.hops
+    dist, stamp, tmark, gens = rows.dist, rows.stamp, rows.tmark, rows.gens
     bi = start[2 * v + 1]
     di = deg[2 * v + 1]
     bo = start[2 * v]
@@ -227,8 +267,8 @@ def _simulate(v, limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp, tma
             if wt[bo + j] > wmax:
                 wmax = wt[bo + j]
         if nt > 0:
-            _witness(u, v, block, bgen, wu + wmax, limit, start, deg, nbr, wt, dist[row],
-                     stamp[row], gen, hk[row], hn[row], tmark[row], nt)
+            _witness(u, v, block, bgen, wu + wmax, limit, pool, dist[row], stamp[row], gen,
+                     rows.hk[row], rows.hn[row], tmark[row], nt)
         for j in range(do):
             w = nbr[bo + j]
             flag = False
@@ -245,10 +285,11 @@ def _simulate(v, limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp, tma
 
 
 @njit(cache=True, nogil=True)
-def _priority(v, added, added_hops, level, start, deg, hops):
+def _priority(v, added, added_hops, level, pool):
     """The priority of contracting ``v`` (RoutingKit's, with the edge
     difference weighted 2x: 3% fewer shortcuts, 7% faster queries on the
     20k road-like graph)."""
+    start, deg, hops = pool.start, pool.deg, pool.hops
     removed = deg[2 * v] + deg[2 * v + 1]
     if removed == 0:
         return float(level[v])
@@ -261,39 +302,35 @@ def _priority(v, added, added_hops, level, start, deg, hops):
 
 
 @njit(cache=True, nogil=True)
-def _reprioritize_one(v, sim_limit, block, level, prio, start, deg, nbr, wt, hops, dist,
-                      stamp, tmark, gens, hk, hn, nothing):
-    """Simulate ``v`` again into ``prio[v]`` (scratch row of this thread;
+def _reprioritize_one(v, sim_limit, st, pool, rows, nothing):
+    """Simulate ``v`` again into ``st.prio[v]`` (scratch row of this thread;
     ``nothing``: an empty ``need``, made once per round, not per node)."""
-    added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops, dist,
-                                  stamp, tmark, gens, get_thread_id(), hk, hn, nothing, 0)
-    prio[v] = _priority(v, added, added_hops, level, start, deg, hops)
+    added, added_hops = _simulate(v, sim_limit, st.block, -1, pool, rows, get_thread_id(),
+                                  nothing, 0)
+    st.prio[v] = _priority(v, added, added_hops, st.level, pool)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
-                      hops, dist, stamp, tmark, gens, hk, hn):
-    """Simulate the ``dirty`` nodes again, in parallel."""
+def _reprioritize_par(ndirty, sim_limit, st, pool, rows):
+    """Simulate the ``st.dirty`` nodes again, in parallel."""
     nothing = np.zeros(0, dtype=np.bool_)
+    dirty = st.dirty
     for k in prange(ndirty):
-        _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
-                          dist, stamp, tmark, gens, hk, hn, nothing)
+        _reprioritize_one(dirty[k], sim_limit, st, pool, rows, nothing)
 
 
 @njit(cache=True, nogil=True)
-def _reprioritize(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt, hops,
-                  dist, stamp, tmark, gens, hk, hn):
-    """Simulate the ``dirty`` nodes again into ``prio``: few of them on this
-    thread, since waking the pool costs more than it saves (and on a busy
-    machine, milliseconds a round)."""
+def _reprioritize(ndirty, sim_limit, st, pool, rows):
+    """Simulate the first ``ndirty`` of ``st.dirty`` again into ``st.prio``
+    (:class:`Rounds`): few of them on this thread, since waking the pool
+    costs more than it saves (and on a busy machine, milliseconds a round)."""
     if ndirty >= _PAR_MIN:
-        _reprioritize_par(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
-                          hops, dist, stamp, tmark, gens, hk, hn)
+        _reprioritize_par(ndirty, sim_limit, st, pool, rows)
         return
     nothing = np.zeros(0, dtype=np.bool_)
+    dirty = st.dirty
     for k in range(ndirty):
-        _reprioritize_one(dirty[k], sim_limit, block, level, prio, start, deg, nbr, wt, hops,
-                          dist, stamp, tmark, gens, hk, hn, nothing)
+        _reprioritize_one(dirty[k], sim_limit, st, pool, rows, nothing)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -359,25 +396,20 @@ def _select(alive, nalive, prio, start, deg, nbr, best, chosen):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _round_witness_par(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops, dist,
-                       stamp, tmark, gens, hk, hn, need):
+def _round_witness_par(batch, nb, nbase, limit, block, bgen, pool, rows, need):
     """:func:`_round_witness` in parallel."""
     for k in prange(nb):
-        _simulate(batch[k], limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp,
-                  tmark, gens, get_thread_id(), hk, hn, need, nbase[k])
+        _simulate(batch[k], limit, block, bgen, pool, rows, get_thread_id(), need, nbase[k])
 
 
 @njit(cache=True, nogil=True)
-def _round_witness(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops, dist,
-                   stamp, tmark, gens, hk, hn, need):
+def _round_witness(batch, nb, nbase, limit, block, bgen, pool, rows, need):
     """The witness searches of one round's nodes (in parallel if many)."""
     if nb >= _PAR_MIN:
-        _round_witness_par(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops,
-                           dist, stamp, tmark, gens, hk, hn, need)
+        _round_witness_par(batch, nb, nbase, limit, block, bgen, pool, rows, need)
         return
     for k in range(nb):
-        _simulate(batch[k], limit, block, bgen, start, deg, nbr, wt, hops, dist, stamp,
-                  tmark, gens, 0, hk, hn, need, nbase[k])
+        _simulate(batch[k], limit, block, bgen, pool, rows, 0, need, nbase[k])
 
 
 @njit(cache=True, nogil=True)
@@ -406,12 +438,13 @@ def _remove(start, deg, nbr, wt, arc, hops, s, x):
 
 
 @njit(cache=True, nogil=True)
-def _make_room(s, extra, start, deg, cap, nbr, wt, arc, hops, top):
+def _make_room(s, extra, pool, top):
     """Move list ``s`` to the end of the pool with room for ``extra`` more
     entries if it is full; the pool grows when needed. Returns the
-    (possibly new) pool arrays and top."""
+    (possibly new) pool and top."""
+    start, deg, cap, nbr, wt, arc, hops = pool
     if deg[s] + extra <= cap[s]:
-        return nbr, wt, arc, hops, top
+        return pool, top
     newcap = 2 * cap[s] + extra + 2
     if top + newcap > nbr.shape[0]:
         size = max(2 * nbr.shape[0], top + newcap)
@@ -428,19 +461,23 @@ def _make_room(s, extra, start, deg, cap, nbr, wt, arc, hops, top):
     start[s] = top
     cap[s] = newcap
     top += newcap
-    return nbr, wt, arc, hops, top
+    return Pool(start, deg, cap, nbr, wt, arc, hops), top
 
 
 @njit(cache=True, nogil=True)
-def build_rounds(until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints,
-                 level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist,
-                 stamp, tmark, gens, hk, hn, sc_c1, sc_c2):
-    """Contract rounds until ``until`` nodes are done (or all are).
+def build_rounds(until, m, limit, sim_limit, pool, ints, st, rows, sc_c1, sc_c2):
+    """Contract rounds until ``until`` nodes are done (or all are):
+    ``pool`` a :class:`Pool`, ``st`` the :class:`Rounds`, ``rows`` the
+    :class:`WitnessRows`.
 
     ``ints``: ``[top, nalive, done, shortcuts, rounds, ndirty, witness
-    generation]``. ``order[r]`` is the node of rank ``r``. Returns the
-    arrays that may have grown: ``(nbr, wt, arc, hops, sc_c1, sc_c2)``.
+    generation]``. ``st.order[r]`` is the node of rank ``r``. Returns what
+    may have grown: ``(pool, sc_c1, sc_c2)``.
     """
+    start, deg, cap, nbr, wt, arc, hops = pool
+    level, rank, order, alive, block, dmark, dirty, best, chosen = (
+        st.level, st.rank, st.order, st.alive, st.block, st.dmark, st.dirty, st.best,
+        st.chosen)
     top = ints[0]
     nalive = ints[1]
     done = ints[2]
@@ -449,10 +486,9 @@ def build_rounds(until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops
     while done < until and nalive > 0:
         ints[4] += 1
         # the neighbours of the last round's nodes got new edges
-        _reprioritize(dirty, ndirty, sim_limit, block, level, prio, start, deg, nbr, wt,
-                      hops, dist, stamp, tmark, gens, hk, hn)
+        _reprioritize(ndirty, sim_limit, st, pool, rows)
         ndirty = 0
-        _select(alive, nalive, prio, start, deg, nbr, best, chosen)
+        _select(alive, nalive, st.prio, start, deg, nbr, best, chosen)
         nb = 0
         keep = 0
         for k in range(nalive):               # the batch to the front, the rest after
@@ -473,8 +509,7 @@ def build_rounds(until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops
             block[v] = bgen
             nbase[k + 1] = nbase[k] + deg[2 * v] * deg[2 * v + 1]
         need = np.empty(nbase[nb], dtype=np.bool_)
-        _round_witness(batch, nb, nbase, limit, block, bgen, start, deg, nbr, wt, hops,
-                       dist, stamp, tmark, gens, hk, hn, need)
+        _round_witness(batch, nb, nbase, limit, block, bgen, pool, rows, need)
         # shortcuts, one node after the other
         for k in range(nb):
             v = batch[k]
@@ -507,10 +542,9 @@ def build_rounds(until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops
                         arc[hit2] = a
                         hops[hit2] = h
                     else:
-                        nbr, wt, arc, hops, top = _make_room(2 * u, 1, start, deg, cap, nbr,
-                                                             wt, arc, hops, top)
-                        nbr, wt, arc, hops, top = _make_room(2 * w + 1, 1, start, deg, cap,
-                                                             nbr, wt, arc, hops, top)
+                        pool, top = _make_room(2 * u, 1, pool, top)
+                        pool, top = _make_room(2 * w + 1, 1, pool, top)
+                        nbr, wt, arc, hops = pool.nbr, pool.wt, pool.arc, pool.hops
                         bi = start[2 * v + 1]   # the pool may have been copied, not moved
                         bo = start[2 * v]
                         for s, x in ((2 * u, w), (2 * w + 1, u)):
@@ -543,14 +577,14 @@ def build_rounds(until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops
     ints[2] = done
     ints[3] = nsc
     ints[5] = ndirty
-    return nbr, wt, arc, hops, sc_c1, sc_c2
+    return pool, sc_c1, sc_c2
 
 
 @njit(cache=True, nogil=True)
 def build_prepare(n, threads):
-    """The scratch of the rounds and every node's first priority.
-    Returns ``(level, prio, rank, order, alive, block, dmark, dirty, best, chosen,
-    dist, stamp, tmark, gens, hk, hn)``."""
+    """The state of the rounds and the witness searches' scratch rows:
+    ``(Rounds, WitnessRows)`` (every node is dirty, so the first round
+    computes every priority)."""
     level = np.zeros(n, dtype=np.int64)
     prio = np.empty(n, dtype=np.float64)
     rank = np.full(n, -1, dtype=np.int32)
@@ -568,14 +602,24 @@ def build_prepare(n, threads):
     gens = np.zeros(threads, dtype=np.int32)
     hk = np.empty((threads, 4096), dtype=np.float64)
     hn = np.empty((threads, 4096), dtype=np.int32)
-    return (level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist, stamp, tmark,
-            gens, hk, hn)
+    return (Rounds(level, prio, rank, order, alive, block, dmark, dirty, best, chosen),
+            WitnessRows(dist, stamp, tmark, gens, hk, hn))
+
+
+class UpwardGraph(NamedTuple):
+    """One upward graph of a hierarchy: CSR over ranks (``first``), the
+    heads' ranks, the weights and the arc each edge stands for."""
+    first: np.ndarray
+    head: np.ndarray
+    w: np.ndarray
+    arc: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def finalize(order, rank, start, deg, nbr, wt, arc, sc_c1, sc_c2, m, nsc):
-    """The two upward graphs as CSR over ranks: ``(fwd_first, fwd_head,
-    fwd_w, fwd_arc, bwd_first, bwd_head, bwd_w, bwd_arc, sc_c1, sc_c2)``."""
+def finalize(order, rank, pool, sc_c1, sc_c2, nsc):
+    """The two upward graphs as CSR over ranks: ``(forward, backward,
+    sc_c1, sc_c2)``, both :class:`UpwardGraph`."""
+    start, deg, nbr, wt, arc = pool.start, pool.deg, pool.nbr, pool.wt, pool.arc
     n = order.shape[0]
     out = []
     for side in range(2):
@@ -594,11 +638,8 @@ def finalize(order, rank, start, deg, nbr, wt, arc, sc_c1, sc_c2, m, nsc):
                 head[p + i] = rank[nbr[b + i]]
                 w[p + i] = wt[b + i]
                 a[p + i] = arc[b + i]
-        out.append((first, head, w, a))
-    f = out[0]
-    b = out[1]
-    return (f[0], f[1], f[2], f[3], b[0], b[1], b[2], b[3], sc_c1[:nsc].copy(),
-            sc_c2[:nsc].copy())
+        out.append(UpwardGraph(first, head, w, a))
+    return out[0], out[1], sc_c1[:nsc].copy(), sc_c2[:nsc].copy()
 
 
 @njit(cache=True, nogil=True)
@@ -617,6 +658,22 @@ def nesting_depth(sc_c1, sc_c2, m):
 
 
 # -- queries --------------------------------------------------------------------
+
+class SearchRows(NamedTuple):
+    """Per-thread scratch rows of the bidirectional searches of many pairs
+    (labels, stamps, reaching edges, heaps, generations)."""
+    df: np.ndarray
+    db: np.ndarray
+    sf: np.ndarray
+    sb: np.ndarray
+    pf: np.ndarray
+    pb: np.ndarray
+    hkf: np.ndarray
+    hnf: np.ndarray
+    hkb: np.ndarray
+    hnb: np.ndarray
+    gens: np.ndarray
+
 
 @njit(cache=True, nogil=True)
 def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, hnb, gen):
@@ -810,26 +867,34 @@ def path_query(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf
     return cost, edges, 0, settled
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bidir_row(fwd, bwd, s, t, rows, row):
+    """:func:`bidir` from ``s`` to ``t`` on scratch row ``row`` of ``rows``
+    (:class:`SearchRows`), its generation advanced."""
+    gen = _next_gen(rows.gens, row, rows.sf, rows.sb)
+    return bidir(fwd.first, fwd.head, fwd.w, bwd.first, bwd.head, bwd.w, s, t, rows.df[row],
+                 rows.db[row], rows.sf[row], rows.sb[row], rows.pf[row], rows.pb[row],
+                 rows.hkf[row], rows.hnf[row], rows.hkb[row], rows.hnb[row], gen)
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def pair_distances(ff, fh, fw, bf, bh, bw, s, t, out, df, db, sf, sb, pf, pb, hkf, hnf, hkb,
-                   hnb, gens):
+def pair_distances(fwd, bwd, s, t, out, rows):
     """:func:`bidir` for every pair ``s[i]``, ``t[i]`` (ranks) into
-    ``out[i]``, in parallel with a scratch row per thread; NaN where a heap
-    ran out of room."""
+    ``out[i]`` over the upward graphs ``fwd`` and ``bwd``
+    (:class:`UpwardGraph`), in parallel with a row of ``rows``
+    (:class:`SearchRows`) per thread; NaN where a heap ran out of room."""
     for i in prange(s.shape[0]):
-        row = get_thread_id()
-        best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
-                              sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
-                              hnb[row], _next_gen(gens, row, sf, sb))
+        best, meet, _ = _bidir_row(fwd, bwd, s[i], t[i], rows, get_thread_id())
         out[i] = np.nan if meet == -2 else best
 
 
 @njit(cache=True, nogil=True)
-def _upward(af, ah, aw, bf, bh, bw, src, dist, stamp, gen, hk, hn, nodes, dists):
-    """Upward Dijkstra from ``src`` on graph a, stalling by graph b (edges
-    into a node from above). Writes the settled, unstalled nodes and their
+def _upward(a, b, src, dist, stamp, gen, hk, hn, nodes, dists):
+    """Upward Dijkstra from ``src`` on :class:`UpwardGraph` ``a``, stalling
+    by ``b`` (edges into a node from above). Writes the settled, unstalled nodes and their
     distances into ``nodes``/``dists``; returns their count, or -1 if the
     heap or the output ran out of room."""
+    af, ah, aw, bf, bh, bw = a.first, a.head, a.w, b.first, b.head, b.w
     cap = hk.shape[0]
     ocap = nodes.shape[0]
     dist[src] = 0.0
@@ -872,14 +937,16 @@ def _upward(af, ah, aw, bf, bh, bw, src, dist, stamp, gen, hk, hn, nodes, dists)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def bucket_matrix(af, ah, aw, bf, bh, bw, srcs, tgts, n, dist, stamp, gens, hk, hn, space):
+def bucket_matrix(a, b, srcs, tgts, n, rows, space):
     """Many-to-many by buckets (``navcore_csr.buckets``): an upward search
-    on graph b from every ``tgts`` rank fills the buckets of its settled
-    nodes, then an upward search on graph a from every ``srcs`` rank scans
-    the buckets of its settled nodes. ``(result, ok)``: the ``(S, T)``
-    distances (inf unreachable), ``ok`` False when a search ran out of
-    room (the caller grows ``space``, the per-search output room, and the
-    heaps, and asks again)."""
+    on :class:`UpwardGraph` ``b`` from every ``tgts`` rank fills the buckets
+    of its settled nodes, then an upward search on ``a`` from every
+    ``srcs`` rank scans the buckets of its settled nodes (scratch: the
+    ``df``, ``sf``, ``hkf``, ``hnf`` and ``gens`` of :class:`SearchRows`).
+    ``(result, ok)``: the ``(S, T)`` distances (inf unreachable), ``ok``
+    False when a search ran out of room (the caller grows ``space``, the
+    per-search output room, and the heaps, and asks again)."""
+    dist, stamp, gens, hk, hn = rows.df, rows.sf, rows.gens, rows.hkf, rows.hnf
     ns = srcs.shape[0]
     nt = tgts.shape[0]
     res = np.full((ns, nt), INF)
@@ -891,7 +958,7 @@ def bucket_matrix(af, ah, aw, bf, bh, bw, srcs, tgts, n, dist, stamp, gens, hk, 
     cnt = np.empty(nt, dtype=np.int64)
     for j in prange(nt):
         row = get_thread_id()
-        cnt[j] = _upward(bf, bh, bw, af, ah, aw, tgts[j], dist[row], stamp[row],
+        cnt[j] = _upward(b, a, tgts[j], dist[row], stamp[row],
                          _next_gen(gens, row, stamp, stamp), hk[row], hn[row], bn[j], bd[j])
     if cnt.min() < 0:
         return res, False
@@ -902,7 +969,7 @@ def bucket_matrix(af, ah, aw, bf, bh, bw, srcs, tgts, n, dist, stamp, gens, hk, 
     fd = np.empty((dist.shape[0], space), dtype=np.float64)
     for i in prange(ns):
         row = get_thread_id()
-        c = _upward(af, ah, aw, bf, bh, bw, srcs[i], dist[row], stamp[row],
+        c = _upward(a, b, srcs[i], dist[row], stamp[row],
                     _next_gen(gens, row, stamp, stamp), hk[row], hn[row], fn[row], fd[row])
         if c < 0:
             fails[i] = True
@@ -923,19 +990,19 @@ def arc_hops(sc_c1, sc_c2, m):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def pair_arcs(ff, fh, fw, fa, bf, bh, bw, ba, s, t, hops, arcs, narcs, nedges, df, db, sf,
-              sb, pf, pb, hkf, hnf, hkb, hnb, gens):
-    """Phase one of many routes: :func:`bidir` for every pair (ranks), the
+def pair_arcs(fwd, bwd, s, t, hops, arcs, narcs, nedges, rows):
+    """Phase one of many routes: :func:`bidir` for every pair (ranks) over
+    the upward graphs ``fwd`` and ``bwd`` (scratch: a row of
+    ``rows``, :class:`SearchRows`, per thread), the
     path's arcs (up from ``s[i]``, then down to ``t[i]``) into row ``i`` of
     ``arcs`` and how many input edges they unpack to into ``nedges[i]``.
     ``narcs[i]``: the number of arcs, -1 unreachable, -2 a heap ran out of
     room, -3 the row of ``arcs`` is too short (the caller retries those)."""
     width = arcs.shape[1]
+    ff, fa, bf, ba, pf, pb = fwd.first, fwd.arc, bwd.first, bwd.arc, rows.pf, rows.pb
     for i in prange(s.shape[0]):
         row = get_thread_id()
-        best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
-                              sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
-                              hnb[row], _next_gen(gens, row, sf, sb))
+        best, meet, _ = _bidir_row(fwd, bwd, s[i], t[i], rows, row)
         if meet < 0:
             narcs[i] = meet
             continue
