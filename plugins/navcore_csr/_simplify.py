@@ -136,14 +136,15 @@ def edge_cost(offsets, targets, cost, u, v):
     return best
 
 
+# separate arrays, unpacked from the groups once by chains: it runs once per
+# chain, and an array read out of a tuple takes a reference (an atomic
+# increment and decrement) each time
 @njit(cache=True, nogil=True)
-def walk(g, kind, nb1, nb2, a, x, fold, c, fill, ch):
-    """Record chain ``c`` that leaves kept node ``a`` through ``x`` into
-    :class:`Chains` ``ch``; its nodes go to ``ch.chain_nodes[fill:]``.
-    Returns the new ``fill``."""
-    offsets, targets, cost = g.offsets, g.targets, g.cost
-    (node_chain, node_pos, _, chain_nodes, chain_fwd, chain_bwd, chain_a, chain_b, chain_fend,
-     chain_bend) = ch
+def walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
+          node_chain, node_pos, chain_nodes, chain_fwd, chain_bwd,
+          chain_a, chain_b, chain_fend, chain_bend):
+    """Record chain ``c`` that leaves kept node ``a`` through ``x``;
+    its nodes go to ``chain_nodes[fill:]``. Returns the new ``fill``."""
     chain_a[c] = a
     prev = a
     cur = x
@@ -188,7 +189,8 @@ def chains(g, kind, nb1, nb2, ch):
     remaining ring kept and walks the ring from it.
     """
     offsets, targets, cost, roffsets, rsources, reids, walkable = g
-    node_chain, chain_off = ch.node_chain, ch.chain_off
+    (node_chain, node_pos, chain_off, chain_nodes, chain_fwd, chain_bwd, chain_a, chain_b,
+     chain_fend, chain_bend) = ch
     n = offsets.shape[0] - 1
     c = 0
     fill = 0
@@ -212,7 +214,9 @@ def chains(g, kind, nb1, nb2, ch):
                     if not (kind[x] == INTERIOR or (fold and kind[x] == LEAF)):
                         continue
                     chain_off[c] = fill
-                    fill = walk(g, kind, nb1, nb2, a, x, fold, c, fill, ch)
+                    fill = walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c,
+                                 fill, node_chain, node_pos, chain_nodes, chain_fwd,
+                                 chain_bwd, chain_a, chain_b, chain_fend, chain_bend)
                     c += 1
     chain_off[c] = fill
     return c, fill
