@@ -10,6 +10,8 @@ per hierarchical node), ids in row order.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -20,12 +22,31 @@ from ._label8 import column_links8, join8, top_links8
 from ._lattice import _link_new, band_links, band_runs
 
 
+class BandScratch(NamedTuple):
+    """The work arrays of :func:`label_bands`: a band's packed bits, run
+    starts and counts, run union-find and labels; the last row done; the
+    last links made right and up; a band's tile columns (diagonals only)."""
+    bits: np.ndarray
+    sb: np.ndarray
+    cnt: np.ndarray
+    ruf: np.ndarray
+    tab: np.ndarray
+    pbits: np.ndarray
+    psb: np.ndarray
+    pcnt: np.ndarray
+    plab: np.ndarray
+    last_right: np.ndarray
+    last_up: np.ndarray
+    lastc: np.ndarray
+    firstc: np.ndarray
+
+
 def scratch(W):
     """The work arrays of ``label_bands`` for rows of ``W`` cells (the last
-    two, a band's tile columns, only with diagonals)."""
+    two, a band's tile columns, only with diagonals): a :class:`BandScratch`."""
     nw = (W + 63) // 64
     m = band_runs(W)
-    return (np.empty(TILE * nw, np.uint64), np.empty(TILE * nw, np.uint64),
+    return BandScratch(np.empty(TILE * nw, np.uint64), np.empty(TILE * nw, np.uint64),
             np.empty(TILE * nw + 1, np.int64), np.empty(m, np.int32),
             np.empty(m + 1, np.int32), np.empty(nw, np.uint64), np.empty(nw, np.uint64),
             np.empty(nw, np.int64), np.empty(m + 1, np.int32), np.empty(m, np.int32),
@@ -33,17 +54,21 @@ def scratch(W):
 
 
 @njit(cache=True, nogil=True)
-def label_bands(walk, H, W, y0, diag, bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab,
-                last_right, last_up, lastc, firstc, hnode_of, hsize, ehead, enext, eprev, eto,
-                counters):
+def label_bands(lat, y0, work, nodes, links, counters):
     """Group the cells of rows ``y0..`` into pieces of tiles (ids from
     ``counters[C_HWM]`` on, in row order) and link pieces that touch across
     a tile border (8-neighbours with ``diag``, else 4). Returns the first
     band it did not do for want of room (``H`` when done): the caller grows
-    the arrays and calls again. ``walk`` is the mask as uint8 (0/1); the
-    work arrays come from ``scratch(W)``; ``pbits``, ``psb``, ``pcnt`` and
-    ``plab`` keep the last row done (for the next band's top border; kept
-    across calls)."""
+    the arrays and calls again. ``lat``: a ``_lattice.Lattice`` whose
+    ``walk`` is the mask as uint8 (0/1); ``nodes``, ``links``:
+    ``_base.Nodes``, ``Links``; ``work`` comes from ``scratch(W)``; its
+    ``pbits``, ``psb``, ``pcnt`` and ``plab`` keep the last row done (for
+    the next band's top border; kept across calls)."""
+    walk, W, H, diag = lat
+    (bits, sb, cnt, ruf, tab, pbits, psb, pcnt, plab, last_right, last_up, lastc,
+     firstc) = work
+    hnode_of, hsize = nodes.hnode_of, nodes.hsize
+    ehead, enext, eprev, eto = links
     nw = (W + 63) // 64
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2

@@ -14,6 +14,9 @@ enough of them free before each update, so kernels never run out.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
 
 MAX_CHILDREN = 256          # the A* Pathfinding Project's 16 x 16 tiling
@@ -48,6 +51,43 @@ AREA_ROWS = ("acount", "afree", "changed", "aown", "amap")
 AREA64_ROWS = ("aclaim", "anote", "aseen", "hmark")
 EDGE_ROWS = ("eto", "enext", "eprev")
 CLAIM_ROWS = ("cl_node", "cl_area")
+
+
+# The arrays of the build and regrouping kernels, in groups that travel
+# together (rows of the blocks above, made once per block by ``Hierarchy``)
+class Nodes(NamedTuple):
+    """The hierarchical node of every node, every hierarchical node's size
+    and area, the stack of free ids."""
+    hnode_of: np.ndarray
+    hsize: np.ndarray
+    harea: np.ndarray
+    hfree: np.ndarray
+
+
+class Links(NamedTuple):
+    """The hierarchical nodes' neighbour lists: each node's first
+    half-edge, the half-edges' next, previous and far end."""
+    ehead: np.ndarray
+    enext: np.ndarray
+    eprev: np.ndarray
+    eto: np.ndarray
+
+
+class Claims(NamedTuple):
+    """What a regrouping leaves the settle: every node's old area, the ids
+    built, the (node, old area) claims and the stamps of areas claimed."""
+    prev_area: np.ndarray
+    built: np.ndarray
+    cl_node: np.ndarray
+    cl_area: np.ndarray
+    aseen: np.ndarray
+
+
+class Removal(NamedTuple):
+    """The ids an update removed, their areas, the surviving nodes next to them."""
+    removed: np.ndarray
+    rarea: np.ndarray
+    bnd: np.ndarray
 
 
 @njit(cache=True, nogil=True, inline="always")

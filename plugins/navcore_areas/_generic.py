@@ -8,6 +8,8 @@ weakly connected components).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -15,15 +17,30 @@ from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_STAMP, MAX_CH
                     MIN_CHILDREN, boundary, drop_removed, link, new_node)
 
 
+class Csr(NamedTuple):
+    """A graph's CSR and, for a directed one, its reverse (sources and the
+    forward edge of each; empty otherwise)."""
+    offsets: np.ndarray
+    targets: np.ndarray
+    cost: np.ndarray
+    roff: np.ndarray
+    rsrc: np.ndarray
+    reid: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, eprev, eto,
-           hmark, counters, acount, removed, rarea, bnd, seeds, prev_area):
+def remove(dirty, walkable, nodes, children, links, hmark, counters, acount, rem, seeds,
+           prev_area):
     """Remove every hierarchical node holding a dirty node, plus the small
     nodes next to those (so fragments merge instead of piling up). Their
     members and the newly walkable dirty nodes become ``seeds``, each with
     its old area in ``prev_area``; surviving nodes next to removed ones go
-    to ``bnd``. ``dirty`` holds no duplicates. Returns ``(n_removed,
+    to ``bnd``. ``dirty`` holds no duplicates. ``nodes``, ``links``,
+    ``rem``: ``_base.Nodes``, ``Links``, ``Removal``. Returns ``(n_removed,
     n_boundary, n_seeds)``."""
+    hnode_of, hsize, harea = nodes.hnode_of, nodes.hsize, nodes.harea
+    ehead, enext, eprev, eto = links
+    removed, rarea, bnd = rem
     counters[C_STAMP] += 2
     st = counters[C_STAMP] - 1        # removed
     sb = st + 1                       # boundary
@@ -65,9 +82,8 @@ def remove(dirty, walkable, hnode_of, children, hsize, harea, ehead, enext, epre
 
 
 @njit(cache=True, nogil=True)
-def group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rsrc, reid,
-          hnode_of, children, hsize, harea, ehead, enext, eprev, eto, hfree, hmark,
-          counters, prev_area, built, cl_node, cl_area, aseen):
+def group(seeds, first, ns, walkable, csr, directed, nodes, children, links, hmark, counters,
+          claims):
     """Group the unassigned walkable ``seeds[first:ns]`` into new
     hierarchical nodes of at most ``MAX_CHILDREN`` by BFS (the member block
     doubles as the queue), link each to its assigned neighbours and claim
@@ -76,7 +92,12 @@ def group(seeds, first, ns, walkable, offsets, targets, cost, directed, roff, rs
     Returns ``(i, need)``: ``i == ns`` when done; otherwise it stopped at
     seed ``i`` for want of a free id (``need == 0``) or of ``need`` free
     link pairs, changed nothing for that seed, and the caller grows the
-    arrays and calls again from ``i``."""
+    arrays and calls again from ``i``. ``csr``: a :class:`Csr`; ``nodes``,
+    ``links``, ``claims``: ``_base.Nodes``, ``Links``, ``Claims``."""
+    offsets, targets, cost, roff, rsrc, reid = csr
+    hnode_of, hsize, harea, hfree = nodes
+    ehead, enext, eprev, eto = links
+    prev_area, built, cl_node, cl_area, aseen = claims
     hcap = hsize.shape[0]
     pcap = eto.shape[0] // 2
     for i in range(first, ns):

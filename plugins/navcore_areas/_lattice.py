@@ -21,10 +21,13 @@ cutting has the components of 4-connectivity and says ``diag=False``.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
 
-from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_STAMP, TILE, boundary,
-                    drop_removed, has_link, link, new_node)
+from ._base import (C_ELIVE, C_HWM, C_NBUILT, C_NCLAIM, C_NFREE, C_STAMP, TILE, Claims, Links,
+                    Nodes, Removal, boundary, drop_removed, has_link, link, new_node)
 from ._settle import settle
 
 _DX = (1, -1, 0, 0, 1, -1, 1, -1)
@@ -65,9 +68,18 @@ def _tile_box(t, ntx, W, H):
     return x0, y0, min(W, x0 + TILE), min(H, y0 + TILE)
 
 
+class Lattice(NamedTuple):
+    """A lattice graph: its walkable cells (row-major), width, height and
+    whether its moves go diagonally."""
+    walk: np.ndarray
+    W: int
+    H: int
+    diag: bool
+
+
 @njit(cache=True, nogil=True)
-def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev, eto,
-                 hmark, tmark, counters, acount, tiles, prev_area, removed, rarea, bnd):
+def remove_tiles(dirty, lat, nodes, links, hmark, tmark, counters, acount, tiles, prev_area,
+                 rem):
     """Remove every hierarchical node of the tiles that hold a dirty cell
     whose walkability changed (grouped, ``hnode_of >= 0``, exactly when it
     was walkable): a tile's pieces depend on its own cells alone, and the
@@ -78,7 +90,13 @@ def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev,
     go to ``bnd``. Returns ``(n_tiles, n_removed, n_boundary)``, or,
     changing nothing, ``n_tiles`` -1 when ``dirty`` is not strictly
     increasing and -2 when it leaves ``[0, W * H)`` (checked here: in
-    numpy it costs a few temporaries on every update)."""
+    numpy it costs a few temporaries on every update). ``lat``: a
+    :class:`Lattice`; ``nodes``, ``links``, ``rem``: ``_base.Nodes``,
+    ``Links``, ``Removal``."""
+    walk, W, H = lat.walk, lat.W, lat.H
+    hnode_of, hsize, harea = nodes.hnode_of, nodes.hsize, nodes.harea
+    ehead, enext, eprev, eto = links
+    removed, rarea, bnd = rem
     nd = dirty.shape[0]
     for i in range(1, nd):
         if dirty[i] <= dirty[i - 1]:
@@ -129,12 +147,17 @@ def remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext, eprev,
 
 
 @njit(cache=True, nogil=True)
-def rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext,
-                  eprev, eto, hfree, counters, built, prev_area, cl_node, cl_area, aseen,
-                  stack):
+def rebuild_tiles(tiles, nt, lat, nodes, links, counters, claims, stack):
     """Group the walkable cells of the removed tiles into pieces (a flood
     inside each tile), note each piece's distinct old areas as claims, and
-    link the pieces to the nodes around their tiles."""
+    link the pieces to the nodes around their tiles. ``lat``: a
+    :class:`Lattice`; ``nodes``, ``links``, ``claims``: ``_base.Nodes``,
+    ``Links``, ``Claims``."""
+    walk, W, H, diag = lat
+    hnode_of, hsize, harea, hfree = nodes
+    ehead, enext, eprev, eto = links
+    _, built, cl_node, cl_area, aseen = claims
+    prev_area = claims.prev_area
     ntx = (W + TILE - 1) // TILE
     ndir = 8 if diag else 4
     nbuilt = 0
@@ -261,9 +284,11 @@ def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, are
     acount, aseen, hmark = areas[0], areas64[2], areas64[3]
     eto, enext, eprev = edges[0], edges[1], edges[2]
     cl_node, cl_area = claims[0], claims[1]
-    nt, nrem, nb = remove_tiles(dirty, walk, W, H, hnode_of, hsize, harea, ehead, enext,
-                                eprev, eto, hmark, tmark, counters, acount, tiles, prev_area,
-                                removed, rarea, bnd)
+    lat = Lattice(walk, W, H, diag)
+    ids = Nodes(hnode_of, hsize, harea, hfree)
+    links = Links(ehead, enext, eprev, eto)
+    nt, nrem, nb = remove_tiles(dirty, lat, ids, links, hmark, tmark, counters, acount,
+                                tiles, prev_area, Removal(removed, rarea, bnd))
     if nt < 0:
         return nt, nrem, nb, 0
     room_ids = hsize.shape[0] - counters[C_HWM] + counters[C_NFREE]
@@ -271,8 +296,8 @@ def update_tiles(dirty, walk, W, H, diag, hnode_of, prev_area, nodes, areas, are
     if tile_ids < 0 or room_ids < tile_ids * nt or room_links < tile_links * nt or \
             cl_node.shape[0] < TILE * TILE * nt:
         return nt, nrem, nb, -1
-    rebuild_tiles(tiles, nt, walk, W, H, diag, hnode_of, hsize, harea, ehead, enext, eprev,
-                  eto, hfree, counters, built, prev_area, cl_node, cl_area, aseen, stack)
+    rebuild_tiles(tiles, nt, lat, ids, links, counters,
+                  Claims(prev_area, built, cl_node, cl_area, aseen), stack)
     nch = settle(nrem, nb, nodes, areas, areas64, edges, claims, counters)
     free_removed(removed, nrem, hfree, counters)
     return nt, nrem, nb, nch

@@ -47,7 +47,8 @@ from . import _generic as G
 from . import _kernels as K
 from . import _lattice as L
 from . import _settle as S
-from ._base import AREA64_ROWS, AREA_ROWS, C_STAMP, CLAIM_ROWS, EDGE_ROWS, NODE_ROWS
+from ._base import (AREA64_ROWS, AREA_ROWS, C_STAMP, CLAIM_ROWS, EDGE_ROWS, NODE_ROWS, Claims,
+                    Links, Nodes, Removal)
 
 
 #: room an update needs per tile it regroups: a 16 x 16 tile holds at most
@@ -89,6 +90,7 @@ class Hierarchy(DerivedView):
                 for name in names:
                     state.pop(name, None)
         state["_largs"] = None
+        state["_kgroups"] = None
         state["_unannounced"] = None
         return state
 
@@ -100,6 +102,7 @@ class Hierarchy(DerivedView):
                 for i, name in enumerate(names):
                     setattr(self, name, arr[i])
         self._largs = None
+        self._kgroups = None
         self._unannounced = None
 
     def __init__(self, graph):
@@ -108,6 +111,9 @@ class Hierarchy(DerivedView):
         #: ``update_tiles``'s arguments (``_lattice_args``); every method
         #: that replaces an array sets it back to None
         self._largs = None
+        #: the build and regrouping kernels' groups of arrays (``_groups``),
+        #: None again like ``_largs``
+        self._kgroups = None
         #: the area ids the last update changed, until ``_take_changed``
         self._unannounced = None
         n = graph.num_nodes
@@ -183,6 +189,7 @@ class Hierarchy(DerivedView):
         for i, name in enumerate(names):
             setattr(self, name, arr[i])
         self._largs = None
+        self._kgroups = None
 
     def _alloc_pairs(self, pcap):
         """Room for ``pcap`` links (pairs of half-edges), keeping them."""
@@ -206,10 +213,24 @@ class Hierarchy(DerivedView):
         csr = self.graph.csr
         if self.directed:
             rev = csr.reverse()
-            return csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids
+            return G.Csr(csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets,
+                         rev.edge_ids)
         empty64 = np.zeros(1, dtype=np.int64)
         empty32 = np.zeros(0, dtype=np.int32)
-        return csr.offsets, csr.targets, csr.cost, empty64, empty32, empty64
+        return G.Csr(csr.offsets, csr.targets, csr.cost, empty64, empty32, empty64)
+
+    def _groups(self):
+        """``(Nodes, Links, Claims, Removal)`` (``_base``): the arrays of the
+        build and regrouping kernels, made again after an array is replaced."""
+        groups = self._kgroups
+        if groups is None:
+            groups = (Nodes(self.hnode_of, self.hsize, self.harea, self.hfree),
+                      Links(self.ehead, self.enext, self.eprev, self.eto),
+                      Claims(self.prev_area, self.built, self.cl_node, self.cl_area,
+                             self.aseen),
+                      Removal(self.removed, self.rarea, self.bnd))
+            self._kgroups = groups
+        return groups
 
     # -- build and update -----------------------------------------------------
     def recalculate(self) -> np.ndarray:
@@ -237,10 +258,11 @@ class Hierarchy(DerivedView):
             self._alloc_pairs(4 * L.band_links(W, diag))
         # bit-packed rows (_bands.py): 4-neighbours or corners cut
         work = B.scratch(W)
+        lat = L.Lattice(walk, W, H, diag)
         y = 0
         while y < H:
-            y = B.label_bands(walk, H, W, y, diag, *work, self.hnode_of, self.hsize,
-                              self.ehead, self.enext, self.eprev, self.eto, self.counters)
+            nodes, links, _, _ = self._groups()
+            y = B.label_bands(lat, y, work, nodes, links, self.counters)
             if y < H:           # room for one more band's worst case
                 self._ensure(m, L.band_links(W, diag))
         # room for an update of 3 x 3 tiles now, so that the first updates
@@ -257,17 +279,15 @@ class Hierarchy(DerivedView):
         self._group(walk.size)
 
     def _group(self, ns):
-        offsets, targets, cost, roff, rsrc, reid = self._csr_arrays()
+        csr = self._csr_arrays()
         c = self.counters
         c[K.C_NBUILT] = 0
         c[K.C_NCLAIM] = 0
         i = 0
         while True:
-            i, need = G.group(self.seeds, i, ns, self.graph.walkable, offsets, targets, cost,
-                              self.directed, roff, rsrc, reid, self.hnode_of, self.children,
-                              self.hsize, self.harea, self.ehead, self.enext, self.eprev,
-                              self.eto, self.hfree, self.hmark, c, self.prev_area,
-                              self.built, self.cl_node, self.cl_area, self.aseen)
+            nodes, links, claims, _ = self._groups()
+            i, need = G.group(self.seeds, i, ns, self.graph.walkable, csr, self.directed, nodes,
+                              self.children, links, self.hmark, c, claims)
             if i >= ns:
                 return
             if need == 0:
@@ -291,6 +311,7 @@ class Hierarchy(DerivedView):
         self.seeds = np.empty(n, dtype=np.int32)
         self.num_nodes = n
         self._largs = None
+        self._kgroups = None
 
     def _update(self, dirty, _fused=True) -> np.ndarray:
         """Regroup the hierarchical nodes touched by ``dirty`` nodes and
@@ -312,10 +333,9 @@ class Hierarchy(DerivedView):
             if dirty.size > 1 and (dirty[1:] <= dirty[:-1]).any():
                 dirty = _sorted_ids(dirty)
             self._check_range(dirty)
-            nrem, nb, ns = G.remove(dirty, self.graph.walkable, self.hnode_of, self.children,
-                                    self.hsize, self.harea, self.ehead, self.enext,
-                                    self.eprev, self.eto, self.hmark, c, self.acount,
-                                    self.removed, self.rarea, self.bnd, self.seeds,
+            nodes, links, _, removal = self._groups()
+            nrem, nb, ns = G.remove(dirty, self.graph.walkable, nodes, self.children, links,
+                                    self.hmark, c, self.acount, removal, self.seeds,
                                     self.prev_area)
             self._alloc_claims(ns)
             self._group(ns)
@@ -347,10 +367,9 @@ class Hierarchy(DerivedView):
         c = self.counters
         self._ensure(_TILE_IDS * nt, _TILE_LINKS * nt)
         self._alloc_claims(K.TILE * K.TILE * nt)
-        L.rebuild_tiles(self.tiles, nt, self.graph.walkable, W, H, diag, self.hnode_of,
-                        self.hsize, self.harea, self.ehead, self.enext, self.eprev, self.eto,
-                        self.hfree, c, self.built, self.prev_area, self.cl_node, self.cl_area,
-                        self.aseen, self.stack)
+        nodes, links, claims, _ = self._groups()
+        L.rebuild_tiles(self.tiles, nt, L.Lattice(self.graph.walkable, W, H, diag), nodes,
+                        links, c, claims, self.stack)
         return nrem, nb, -1
 
     def _lattice_args(self):

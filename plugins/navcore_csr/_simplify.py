@@ -11,6 +11,8 @@ Only usable edges count: finite cost, both ends walkable, no self-loops.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -22,8 +24,36 @@ INF = np.inf
 BLOCKED, KEPT, INTERIOR, LEAF, FOLDED = 0, 1, 2, 3, 4
 
 
+class Graph(NamedTuple):
+    """The graph a level is made from: CSR, reverse CSR (sources and the
+    forward edge of each) and the walkable nodes."""
+    offsets: np.ndarray
+    targets: np.ndarray
+    cost: np.ndarray
+    roffsets: np.ndarray
+    rsources: np.ndarray
+    reids: np.ndarray
+    walkable: np.ndarray
+
+
+class Chains(NamedTuple):
+    """The chains of one level as :func:`chains` writes them: each node's
+    chain and position, each chain's node range, step costs, ends and end
+    costs."""
+    node_chain: np.ndarray
+    node_pos: np.ndarray
+    chain_off: np.ndarray
+    chain_nodes: np.ndarray
+    chain_fwd: np.ndarray
+    chain_bwd: np.ndarray
+    chain_a: np.ndarray
+    chain_b: np.ndarray
+    chain_fend: np.ndarray
+    chain_bend: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def classify(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2):
+def classify(g, kind, nb1, nb2):
     """Set ``kind`` of every node and, for interior nodes and leaves, the
     distinct neighbours ``nb1`` / ``nb2``.
 
@@ -31,8 +61,9 @@ def classify(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, 
     directions to both (a two-way corridor) or in from one and out to the
     other only (a one-way corridor). Anything else is kept: a junction, a
     node where a one-way street meets a two-way one, a leaf, an isolated
-    node.
+    node. ``g``: a :class:`Graph`.
     """
+    offsets, targets, cost, roffsets, rsources, reids, walkable = g
     n = offsets.shape[0] - 1
     for v in range(n):
         nb1[v] = -1
@@ -105,6 +136,9 @@ def edge_cost(offsets, targets, cost, u, v):
     return best
 
 
+# separate arrays, unpacked from the groups once by chains: it runs once per
+# chain, and an array read out of a tuple takes a reference (an atomic
+# increment and decrement) each time
 @njit(cache=True, nogil=True)
 def walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
           node_chain, node_pos, chain_nodes, chain_fwd, chain_bwd,
@@ -146,15 +180,17 @@ def walk(offsets, targets, cost, kind, nb1, nb2, a, x, fold, c, fill,
 
 
 @njit(cache=True, nogil=True)
-def chains(offsets, targets, cost, roffsets, rsources, reids, walkable, kind, nb1, nb2,
-            node_chain, node_pos, chain_off, chain_nodes, chain_fwd, chain_bwd,
-            chain_a, chain_b, chain_fend, chain_bend):
-    """Walk every chain; returns ``(chains, chain node count)``.
+def chains(g, kind, nb1, nb2, ch):
+    """Walk every chain of :class:`Graph` ``g`` into :class:`Chains`
+    ``ch``; returns ``(chains, chain node count)``.
 
     Pass 1 walks from junctions (folding dead ends), pass 2 from leaves
     (isolated paths keep both ends), pass 3 makes one node of every
     remaining ring kept and walks the ring from it.
     """
+    offsets, targets, cost, roffsets, rsources, reids, walkable = g
+    (node_chain, node_pos, chain_off, chain_nodes, chain_fwd, chain_bwd, chain_a, chain_b,
+     chain_fend, chain_bend) = ch
     n = offsets.shape[0] - 1
     c = 0
     fill = 0
@@ -614,17 +650,52 @@ def set(cur, build, row, idx, c):
     return True
 
 
+class Below(NamedTuple):
+    """The graph below a level as a patch reads it: CSR, walkable nodes and
+    whether to read them (the base graph's; the levels above keep only
+    walkable nodes)."""
+    offsets: np.ndarray
+    targets: np.ndarray
+    cost: np.ndarray
+    walkable: np.ndarray
+    use_walk: bool
+
+
+class PatchArrays(NamedTuple):
+    """The packed levels' arrays a patch reads and writes
+    (``simplification.Packed``): the slots, their costs at build, the small
+    graphs' edges and the chain stamps."""
+    base: np.ndarray
+    node_i32: np.ndarray
+    chain_off: np.ndarray
+    chain_nodes: np.ndarray
+    chain_steps: np.ndarray
+    steps_build: np.ndarray
+    chain_ends: np.ndarray
+    end_cost: np.ndarray
+    end_build: np.ndarray
+    offsets: np.ndarray
+    targets: np.ndarray
+    cost: np.ndarray
+    edge_chain: np.ndarray
+    cost_build: np.ndarray
+    chain_fedge: np.ndarray
+    chain_bedge: np.ndarray
+    chain_stamp: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def patch_level(j, us, vs, offsets_b, targets_b, cost_b, walkable, use_walk, base,
-                 node_i32, chain_off, chain_nodes, chain_steps, steps_build, chain_ends,
-                 end_cost, end_build, offsets, targets, cost, edge_chain, cost_build,
-                 chain_fedge, chain_bedge, chain_stamp, gen, out_u, out_v):
-    """Bring level ``j``'s slots for the edges ``us[i] -> vs[i]`` of the
-    graph below (``offsets_b``...; walkable nodes only when ``use_walk``)
-    up to date, then the small-graph edges of the chains touched. Returns
-    the number of small edges whose cost changed (their ends, in ids of
-    graph ``j + 1``, in ``out_u``/``out_v``: the next level's pairs), or
-    -1 when an edge is cheaper than at build."""
+def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
+    """Bring level ``j``'s slots (:class:`PatchArrays` ``pa``) for the
+    edges ``us[i] -> vs[i]`` of the graph below (:class:`Below`) up to
+    date, then the small-graph edges of the chains touched. Returns the
+    number of small edges whose cost changed (their ends, in ids of graph
+    ``j + 1``, in ``out_u``/``out_v``: the next level's pairs), or -1 when
+    an edge is cheaper than at build."""
+    offsets_b, targets_b, cost_b, walkable, use_walk = below
+    (base, node_i32, chain_off, chain_nodes, chain_steps, steps_build, chain_ends, end_cost,
+     end_build, offsets, targets, cost, edge_chain, cost_build, chain_fedge, chain_bedge,
+     chain_stamp) = pa
     nb = base[j, NODE_BASE]
     cb = base[j, CHAIN_BASE]
     kb = base[j, KEPT_BASE]

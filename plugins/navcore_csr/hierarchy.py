@@ -137,6 +137,9 @@ class DirectedHierarchy:
         self.num_edges = int(arrays["weights"].shape[0])
         self.num_shortcuts = int(np.count_nonzero(arrays["fwd_arc"] >= self.num_edges)
                                  + np.count_nonzero(arrays["bwd_arc"] >= self.num_edges))
+        # the upward graphs as the many-pair kernels take them
+        self._fwd = K.UpwardGraph(self._fwd_first, self._fwd_head, self._fwd_w, self._fwd_arc)
+        self._bwd = K.UpwardGraph(self._bwd_first, self._bwd_head, self._bwd_w, self._bwd_arc)
         self.build_seconds = float(build_seconds)
         self._stats = dict(stats or {})
         # shortcuts nest at most as deep as the chain of their children
@@ -164,9 +167,8 @@ class DirectedHierarchy:
         t0 = time.perf_counter()
         n = offsets.shape[0] - 1
         m = targets.shape[0]
-        start, deg, cap, nbr, wt, arc, hops, top = K.build_init(offsets, targets, weights)
-        (level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist, stamp,
-         tmark, gens, hk, hn) = K.build_prepare(n, _threads())
+        pool, top = K.build_init(offsets, targets, weights)
+        st, rows = K.build_prepare(n, _threads())
         ints = np.array([top, n, 0, 0, 0, n, 0], dtype=np.int64)
         sc_c1 = np.empty(max(16, m // 2), dtype=np.int64)
         sc_c2 = np.empty_like(sc_c1)
@@ -175,16 +177,19 @@ class DirectedHierarchy:
         while ints[2] < n:
             until = min(int(ints[2]) + step, n)
             with kernel_threads(threads, n, BUILD_PARALLEL_FROM):
-                nbr, wt, arc, hops, sc_c1, sc_c2 = K.build_rounds(
-                    until, m, limit, sim_limit, start, deg, cap, nbr, wt, arc, hops, ints,
-                    level, prio, rank, order, alive, block, dmark, dirty, best, chosen, dist,
-                    stamp, tmark, gens, hk, hn, sc_c1, sc_c2)
+                pool, sc_c1, sc_c2 = K.build_rounds(until, m, limit, sim_limit, pool, ints,
+                                                    st, rows, sc_c1, sc_c2)
             if progress is not None:
                 progress(int(ints[2]), n)
-        out = K.finalize(order, rank, start, deg, nbr, wt, arc, sc_c1, sc_c2, m, int(ints[3]))
-        arrays = dict(zip(("fwd_first", "fwd_head", "fwd_w", "fwd_arc", "bwd_first",
-                           "bwd_head", "bwd_w", "bwd_arc", "sc_c1", "sc_c2"), out[:10]))
-        arrays["rank"] = rank
+        fwd, bwd, sc_c1, sc_c2 = K.finalize(st.order, st.rank, pool, sc_c1, sc_c2,
+                                            int(ints[3]))
+        arrays = {}
+        for side, graph in (("fwd", fwd), ("bwd", bwd)):
+            arrays.update((f"{side}_{k}", v) for k, v in zip(("first", "head", "w", "arc"),
+                                                              graph))
+        arrays["sc_c1"] = sc_c1
+        arrays["sc_c2"] = sc_c2
+        arrays["rank"] = st.rank
         arrays["weights"] = weights
         seconds = time.perf_counter() - t0
         stats = {"rounds": int(ints[4]), "shortcuts_created": int(ints[3]),
@@ -507,15 +512,15 @@ class HierarchyQuery:
 
     def _parallel(self, hcap=1024):
         """Per-thread scratch rows for the parallel kernels."""
-        if self._par is None or self._par["hkf"].shape[1] < hcap:
+        if self._par is None or self._par.hkf.shape[1] < hcap:
             rows, n = _threads(), self._n
-            self._par = {
-                "df": np.empty((rows, n)), "db": np.empty((rows, n)),
-                "sf": np.zeros((rows, n), np.int32), "sb": np.zeros((rows, n), np.int32),
-                "pf": np.empty((rows, n), np.int64), "pb": np.empty((rows, n), np.int64),
-                "hkf": np.empty((rows, hcap)), "hnf": np.empty((rows, hcap), np.int32),
-                "hkb": np.empty((rows, hcap)), "hnb": np.empty((rows, hcap), np.int32),
-                "gens": np.zeros(rows, np.int32)}
+            self._par = K.SearchRows(
+                df=np.empty((rows, n)), db=np.empty((rows, n)),
+                sf=np.zeros((rows, n), np.int32), sb=np.zeros((rows, n), np.int32),
+                pf=np.empty((rows, n), np.int64), pb=np.empty((rows, n), np.int64),
+                hkf=np.empty((rows, hcap)), hnf=np.empty((rows, hcap), np.int32),
+                hkb=np.empty((rows, hcap)), hnb=np.empty((rows, hcap), np.int32),
+                gens=np.zeros(rows, np.int32))
         return self._par
 
     def distances(self, sources, targets) -> np.ndarray:
@@ -526,6 +531,7 @@ class HierarchyQuery:
         if s.shape != t.shape:
             raise QueryError(f"sources and targets must have the same length, got "
                              f"{s.shape[0]} and {t.shape[0]}")
+        h = self.hierarchy
         out = np.empty(s.shape[0], dtype=np.float64)
         todo = np.arange(s.shape[0])
         hcap = 1024
@@ -533,12 +539,10 @@ class HierarchyQuery:
             p = self._parallel(hcap)
             part = np.empty(todo.size)
             with kernel_threads(self.threads, todo.size, PAIRS_PARALLEL_FROM):
-                K.pair_distances(*self._graphs(), s[todo], t[todo], part, p["df"], p["db"],
-                                 p["sf"], p["sb"], p["pf"], p["pb"], p["hkf"], p["hnf"],
-                                 p["hkb"], p["hnb"], p["gens"])
+                K.pair_distances(h._fwd, h._bwd, s[todo], t[todo], part, p)
             out[todo] = part
             todo = todo[np.isnan(part)]          # a heap ran out of room: bigger ones
-            hcap = 4 * p["hkf"].shape[1]
+            hcap = 4 * p.hkf.shape[1]
         return out
 
     def paths(self, sources, targets):
@@ -569,10 +573,7 @@ class HierarchyQuery:
             ne = np.zeros(todo.size, dtype=np.int64)
             part = np.empty((todo.size, width), dtype=np.int64)
             with kernel_threads(self.threads, todo.size, PAIRS_PARALLEL_FROM):
-                K.pair_arcs(h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first,
-                            h._bwd_head, h._bwd_w, h._bwd_arc, s[todo], t[todo], self._hops,
-                            part, na, ne, p["df"], p["db"], p["sf"], p["sb"], p["pf"],
-                            p["pb"], p["hkf"], p["hnf"], p["hkb"], p["hnb"], p["gens"])
+                K.pair_arcs(h._fwd, h._bwd, s[todo], t[todo], self._hops, part, na, ne, p)
             done = na >= -1
             if width > arcs.shape[1]:
                 arcs = np.concatenate((arcs, np.empty((k, width - arcs.shape[1]),
@@ -581,7 +582,7 @@ class HierarchyQuery:
             narcs[todo[done]] = na[done]
             counts[todo[done]] = ne[done]
             if (na == -2).any():
-                hcap = 4 * p["hkf"].shape[1]
+                hcap = 4 * p.hkf.shape[1]
             if (na == -3).any():
                 width *= 4
             todo = todo[~done]
@@ -599,21 +600,18 @@ class HierarchyQuery:
         larger side (the graphs swap roles when sources outnumber targets)."""
         s = self._nodes("sources", sources)
         t = self._nodes("targets", targets)
-        fwd = self._graphs()
-        bwd = fwd[3:] + fwd[:3]
+        h = self.hierarchy
         hcap = 1024
         while True:
             p = self._parallel(hcap)
             with kernel_threads(self.threads, s.shape[0] * t.shape[0],
                                 MATRIX_PARALLEL_FROM):
                 if s.shape[0] <= t.shape[0]:
-                    res, ok = K.bucket_matrix(*fwd, s, t, self._n, p["df"], p["sf"],
-                                              p["gens"], p["hkf"], p["hnf"], self._space)
+                    res, ok = K.bucket_matrix(h._fwd, h._bwd, s, t, self._n, p, self._space)
                 else:                            # fewer sources: they fill the buckets
-                    res, ok = K.bucket_matrix(*bwd, t, s, self._n, p["df"], p["sf"],
-                                              p["gens"], p["hkf"], p["hnf"], self._space)
+                    res, ok = K.bucket_matrix(h._bwd, h._fwd, t, s, self._n, p, self._space)
                     res = res.T
             if ok:
                 return np.ascontiguousarray(res)
             self._space *= 4
-            hcap = 4 * p["hkf"].shape[1]
+            hcap = 4 * p.hkf.shape[1]

@@ -92,7 +92,8 @@ class Level:
         kind = np.empty(n, dtype=np.int8)
         nb1 = np.empty(n, dtype=np.int32)
         nb2 = np.empty(n, dtype=np.int32)
-        K.classify(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1, nb2)
+        graph = K.Graph(offsets, targets, cost, roff, rsrc, reid, walkable)
+        K.classify(graph, kind, nb1, nb2)
         self.node_chain = np.full(n, -1, dtype=np.int32)
         self.node_pos = np.full(n, -1, dtype=np.int32)
         chain_off = np.empty(n + 1, dtype=np.int64)
@@ -100,9 +101,9 @@ class Level:
         fwd, bwd, fend, bend = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         ca = np.empty(n, dtype=np.int32)
         cb = np.empty(n, dtype=np.int32)
-        nc, fill = K.chains(offsets, targets, cost, roff, rsrc, reid, walkable, kind, nb1,
-                             nb2, self.node_chain, self.node_pos, chain_off, nodes, fwd, bwd,
-                             ca, cb, fend, bend)
+        nc, fill = K.chains(graph, kind, nb1, nb2,
+                            K.Chains(self.node_chain, self.node_pos, chain_off, nodes, fwd,
+                                     bwd, ca, cb, fend, bend))
         self.chain_off = chain_off[:nc + 1].copy()
         self.chain_nodes = nodes[:fill].copy()
         self.chain_fwd = fwd[:fill].copy()   # cost from the previous chain node (or a)
@@ -221,6 +222,12 @@ class Packed:
             self.chain_bedge[g[rev]] = e[on][rev]
         self.chain_stamp = np.zeros(nchains, dtype=np.int32)
         self.stamp_gen = 0
+        #: what ``_simplify.patch_level`` reads and writes
+        self.patch_arrays = K.PatchArrays(
+            self.base, self.node_i32, self.chain_off, self.chain_nodes, self.chain_steps,
+            self.steps_build, self.chain_ends, self.chain_end_cost, self.end_build,
+            self.offsets, self.targets, self.cost, self.edge_chain, self.cost_build,
+            self.chain_fedge, self.chain_bedge, self.chain_stamp)
         # entry lists: level j holds at most min(2^j, nodes of graph j) of
         # them (each entry lifts to at most two, duplicates merge)
         sizes = [levels[0].below_nodes] + [lv.num_nodes for lv in levels]
@@ -407,11 +414,11 @@ class SimplifiedGraph(DerivedView):
         ones = np.ones(1, dtype=np.bool_)
         for j in range(len(self.levels)):
             if j == 0:
-                below = (csr.offsets, csr.targets, csr.cost, graph.walkable, True)
+                below = K.Below(csr.offsets, csr.targets, csr.cost, graph.walkable, True)
             else:
                 k0 = P.base[j - 1, 2]
-                below = (P.offsets[k0:k0 + self.levels[j].below_nodes + 1], P.targets,
-                         P.cost, ones, False)
+                below = K.Below(P.offsets[k0:k0 + self.levels[j].below_nodes + 1], P.targets,
+                                P.cost, ones, False)
             P.stamp_gen += 1
             if P.stamp_gen >= np.iinfo(np.int32).max:
                 P.chain_stamp[:] = 0
@@ -419,11 +426,7 @@ class SimplifiedGraph(DerivedView):
             cap = 5 * us.size + 1
             out_u = np.empty(cap, dtype=np.int64)
             out_v = np.empty(cap, dtype=np.int64)
-            n = K.patch_level(j, us, vs, *below, P.base, P.node_i32, P.chain_off,
-                               P.chain_nodes, P.chain_steps, P.steps_build, P.chain_ends,
-                               P.chain_end_cost, P.end_build, P.offsets, P.targets, P.cost,
-                               P.edge_chain, P.cost_build, P.chain_fedge, P.chain_bedge,
-                               P.chain_stamp, P.stamp_gen, out_u, out_v)
+            n = K.patch_level(j, us, vs, below, P.patch_arrays, P.stamp_gen, out_u, out_v)
             if n < 0:
                 return False
             us, vs = out_u[:n], out_v[:n]
@@ -507,12 +510,9 @@ def warm_up(graph) -> None:
     view.find_path(a, b)
     P = view.packed
     empty = np.empty(0, dtype=np.int64)
-    K.patch_level(0, empty, empty, graph.csr.offsets, graph.csr.targets, graph.csr.cost,
-                   graph.walkable, True, P.base, P.node_i32, P.chain_off, P.chain_nodes,
-                   P.chain_steps, P.steps_build, P.chain_ends, P.chain_end_cost,
-                   P.end_build, P.offsets, P.targets, P.cost, P.edge_chain, P.cost_build,
-                   P.chain_fedge, P.chain_bedge, P.chain_stamp, P.stamp_gen,
-                   np.empty(1, np.int64), np.empty(1, np.int64))
     csr = graph.csr
+    below = K.Below(csr.offsets, csr.targets, csr.cost, graph.walkable, True)
+    K.patch_level(0, empty, empty, below, P.patch_arrays, P.stamp_gen,
+                  np.empty(1, np.int64), np.empty(1, np.int64))
     K.incident_pairs(empty, csr.offsets, csr.targets, csr.reverse().offsets,
                       csr.reverse().targets)

@@ -41,6 +41,8 @@ three packed into two arrays, see ``unpack``).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -610,15 +612,45 @@ def path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy):
     return total
 
 
+class Mesh(NamedTuple):
+    """The mesh arguments of a search, in :func:`search`'s order (``links``
+    as ``poly_adj``, the walkable polygons, the tolerances ``params``)."""
+    vertices: np.ndarray
+    poly_start: np.ndarray
+    poly_verts: np.ndarray
+    poly_adj: np.ndarray
+    poly_opposite: np.ndarray
+    corner: np.ndarray
+    walkable: np.ndarray
+    one_way: np.ndarray
+    incidence: np.ndarray
+    params: np.ndarray
+
+
+class ScratchArrays(NamedTuple):
+    """One thread's search memory (``polyanya.Scratch``): node pool, heap,
+    roots, stamps, work and successor points."""
+    nf: np.ndarray
+    ni: np.ndarray
+    hkey: np.ndarray
+    hid: np.ndarray
+    root_g: np.ndarray
+    stamps: np.ndarray
+    work: np.ndarray
+    s_pts: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def many_lengths(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner,
-                 walkable, one_way, incidence, params, ends_xy, seeds, nf, ni, hkey, hid,
-                 root_g, stamps, work, s_pts, out):
+def many_lengths(mesh, ends_xy, seeds, scratch, out):
     """``out[i]``: the shortest length from ``ends_xy[i, :2]`` to
     ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh),
-    located in polygons ``seeds[i]``.
+    located in polygons ``seeds[i]``, on :class:`Mesh` ``mesh`` with
+    :class:`ScratchArrays` ``scratch``.
     Stops early and returns ``i`` when the node pool runs out at query
     ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
+    (vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable, one_way,
+     incidence, params) = mesh
+    nf, ni, hkey, hid, root_g, stamps, work, s_pts = scratch
     tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
         params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
     for i in range(ends_xy.shape[0]):

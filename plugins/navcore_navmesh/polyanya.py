@@ -143,6 +143,8 @@ class Scratch:
         #: the kernels' scratch arguments, in their order
         self.args = (self.nf, self.ni, self.hkey, self.hid, self.root_g, self.stamps, self.work,
                      self.s_pts)
+        #: the same, as the batch kernel ``many_lengths`` takes them
+        self.arrays = K.ScratchArrays(*self.args)
 
 
 def _end_point(graph, where, node):
@@ -316,11 +318,10 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
     seeds = np.ascontiguousarray(np.column_stack([index.locate_many(ends[:, :2]),
                                                   index.locate_many(ends[:, 2:])]))
     out = np.empty(len(ends))
+    mesh = K.Mesh(*space.before_walkable, graph.walkable, *space.after_walkable)
     done = 0
     while done < len(ends):
-        stop = K.many_lengths(
-            *space.before_walkable, graph.walkable, *space.after_walkable,
-            ends[done:], seeds[done:], *s.args, out[done:])
+        stop = K.many_lengths(mesh, ends[done:], seeds[done:], s.arrays, out[done:])
         if stop < 0:
             break
         done += stop

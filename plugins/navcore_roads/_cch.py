@@ -32,6 +32,8 @@ which walks the arrays front to back.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import get_thread_id, njit, prange
 
@@ -259,6 +261,31 @@ def tree_parts(parent, up_first, down_first, down_tail, down_arc, parts):
     return group_by(label, parts + 1)          # (part_first, part_nodes)
 
 
+class Topology(NamedTuple):
+    """The metric-independent arrays a customization reads: each input
+    edge's arc and direction, the supergraph up and down, the subtree groups."""
+    edge_arc: np.ndarray
+    edge_up: np.ndarray
+    up_first: np.ndarray
+    up_head: np.ndarray
+    down_first: np.ndarray
+    down_tail: np.ndarray
+    down_arc: np.ndarray
+    part_first: np.ndarray
+    part_nodes: np.ndarray
+
+
+class Weights(NamedTuple):
+    """A basic customization's output: each arc's two weights, the lower
+    triangle each came from (-1: the input edge ``src_*``)."""
+    w_up: np.ndarray
+    w_down: np.ndarray
+    mid_up: np.ndarray
+    mid_down: np.ndarray
+    src_up: np.ndarray
+    src_down: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def _initial(edge_arc, edge_up, cost, w_up, w_down, src_up, src_down, mid_up, mid_down):
     w_up[:] = INF
@@ -338,8 +365,10 @@ def _perfect_node(x, up_first, up_head, w_up, w_down):
 
 
 @njit(cache=True, nogil=True)
-def _basic_nodes(nodes, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
-                 mid_up, mid_down, mark):
+def _basic_nodes(nodes, topo, wts, mark):
+    up_first, up_head, down_first, down_tail, down_arc = (
+        topo.up_first, topo.up_head, topo.down_first, topo.down_tail, topo.down_arc)
+    w_up, w_down, mid_up, mid_down = wts.w_up, wts.w_down, wts.mid_up, wts.mid_down
     for i in range(nodes.shape[0]):
         _basic_node(nodes[i], up_first, up_head, down_first, down_tail, down_arc, w_up,
                     w_down, mid_up, mid_down, mark)
@@ -352,11 +381,10 @@ def _perfect_nodes(nodes, up_first, up_head, w_up, w_down):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _basic_parts(part_first, part_nodes, up_first, up_head, down_first, down_tail, down_arc,
-                 w_up, w_down, mid_up, mid_down, marks):
+def _basic_parts(topo, wts, marks):
+    part_first, part_nodes = topo.part_first, topo.part_nodes
     for p in prange(part_first.shape[0] - 2):
-        _basic_nodes(part_nodes[part_first[p]:part_first[p + 1]], up_first, up_head,
-                     down_first, down_tail, down_arc, w_up, w_down, mid_up, mid_down,
+        _basic_nodes(part_nodes[part_first[p]:part_first[p + 1]], topo, wts,
                      marks[get_thread_id()])
 
 
@@ -368,26 +396,27 @@ def _perfect_parts(part_first, part_nodes, up_first, up_head, w_up, w_down):
 
 
 @njit(cache=True, nogil=True)
-def customize(edge_arc, edge_up, cost, up_first, up_head, down_first, down_tail, down_arc,
-              part_first, part_nodes, marks, parallel, w_up, w_down, mid_up, mid_down, src_up,
-              src_down):
-    """Basic customization for edge costs ``cost`` into the given arrays:
-    ``w_up``/``w_down`` the shortest paths through lower nodes, ``mid_*``
-    the lower triangle (``z``, or -1: the input edge ``src_*``) each came
-    from. The elimination-tree query is exact on these weights. With
-    ``parallel`` the independent subtree groups of ``tree_parts`` run on
-    the thread pool, then the top on this thread (bit for bit the
-    sequential result); without, every node in rank order. ``marks``:
-    ``(threads, n)`` scratch, any content: a node reads only the marks it
-    set itself."""
-    _initial(edge_arc, edge_up, cost, w_up, w_down, src_up, src_down, mid_up, mid_down)
+def customize(topo, cost, marks, parallel, wts):
+    """Basic customization of :class:`Topology` ``topo`` for edge costs
+    ``cost`` into :class:`Weights` ``wts``: ``w_up``/``w_down`` the
+    shortest paths through lower nodes, ``mid_*`` the lower triangle
+    (``z``, or -1: the input edge ``src_*``) each came from. The
+    elimination-tree query is exact on these weights. With ``parallel``
+    the independent subtree groups of ``tree_parts`` run on the thread
+    pool, then the top on this thread (bit for bit the sequential result);
+    without, every node in rank order. ``marks``: ``(threads, n)``
+    scratch, any content: a node reads only the marks it set itself."""
+    up_first, up_head, down_first, down_tail, down_arc = (
+        topo.up_first, topo.up_head, topo.down_first, topo.down_tail, topo.down_arc)
+    w_up, w_down, mid_up, mid_down = wts.w_up, wts.w_down, wts.mid_up, wts.mid_down
+    _initial(topo.edge_arc, topo.edge_up, cost, w_up, w_down, wts.src_up, wts.src_down, mid_up,
+             mid_down)
     n = up_first.shape[0] - 1
     if parallel:
-        _basic_parts(part_first, part_nodes, up_first, up_head, down_first, down_tail,
-                     down_arc, w_up, w_down, mid_up, mid_down, marks)
-        top = part_nodes[part_first[part_first.shape[0] - 2]:]
-        _basic_nodes(top, up_first, up_head, down_first, down_tail, down_arc, w_up, w_down,
-                     mid_up, mid_down, marks[0])
+        _basic_parts(topo, wts, marks)
+        part_first = topo.part_first
+        top = topo.part_nodes[part_first[part_first.shape[0] - 2]:]
+        _basic_nodes(top, topo, wts, marks[0])
     else:
         mark = marks[0]
         for x in range(n):
@@ -435,6 +464,38 @@ def query_graph(up_first, up_head, w, basic, first, head, wt, arc):
 
 
 # -- queries ----------------------------------------------------------------------
+
+class QueryGraph(NamedTuple):
+    """An upward query graph: CSR over ranks, heads, weights and the
+    supergraph arc of each edge."""
+    first: np.ndarray
+    head: np.ndarray
+    w: np.ndarray
+    arc: np.ndarray
+
+
+class Unpack(NamedTuple):
+    """What turns a path's arcs into input edges and their summed cost:
+    the supergraph, each arc's lower end, the triangle or input edge each
+    direction came from, the input edges' costs."""
+    up_first: np.ndarray
+    up_head: np.ndarray
+    arc_low: np.ndarray
+    mid_up: np.ndarray
+    mid_down: np.ndarray
+    src_up: np.ndarray
+    src_down: np.ndarray
+    cost: np.ndarray
+
+
+class PairRows(NamedTuple):
+    """Per-thread scratch rows of the pair searches: labels (inf between
+    searches) and the edges that reached each node."""
+    df: np.ndarray
+    db: np.ndarray
+    pf: np.ndarray
+    pb: np.ndarray
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _relax(x, d, first, head, w, dist, pred):
@@ -569,9 +630,12 @@ def path(parent, ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, pf, pb, up_first,
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def pair_distances(parent, ff, fh, fw, bf, bh, bw, s, t, out, df, db, pf, pb):
-    """``out[i]``: distance from rank ``s[i]`` to rank ``t[i]``; per-thread
-    rows of scratch."""
+def pair_distances(parent, fwd, bwd, s, t, out, rows):
+    """``out[i]``: distance from rank ``s[i]`` to rank ``t[i]`` over the
+    :class:`QueryGraph` ``fwd`` and ``bwd``; a row of ``rows``
+    (:class:`PairRows`) per thread."""
+    ff, fh, fw, bf, bh, bw = fwd.first, fwd.head, fwd.w, bwd.first, bwd.head, bwd.w
+    df, db, pf, pb = rows
     for i in prange(s.shape[0]):
         row = get_thread_id()
         out[i] = pair(parent, ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], pf[row],
@@ -579,13 +643,17 @@ def pair_distances(parent, ff, fh, fw, bf, bh, bw, s, t, out, df, db, pf, pb):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def pair_paths(parent, ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, pf, pb, up_first,
-               up_head, arc_low, mid_up, mid_down, src_up, src_down, cost, depth, offsets,
-               edges, costs, counting):
-    """Many routes in two calls: with ``counting`` the number of edges of
-    pair ``i`` into ``offsets[i + 1]``; then the edges into
+def pair_paths(parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs, counting):
+    """Many routes in two calls over the :class:`QueryGraph` ``fwd`` and
+    ``bwd`` (a row of ``rows``, :class:`PairRows`, per thread; arcs
+    unpacked by :class:`Unpack` ``unpack``): with ``counting`` the number
+    of edges of pair ``i`` into ``offsets[i + 1]``; then the edges into
     ``edges[offsets[i]:offsets[i + 1]]`` and their summed costs into
     ``costs[i]`` (inf, no edges, where unreachable)."""
+    ff, fh, fw, fa = fwd
+    bf, bh, bw, ba = bwd
+    df, db, pf, pb = rows
+    up_first, up_head, arc_low, mid_up, mid_down, src_up, src_down, cost = unpack
     for i in prange(s.shape[0]):
         row = get_thread_id()
         stack = np.empty(2 * depth + 4, dtype=np.int64)

@@ -129,6 +129,10 @@ class CCHTopology:
             _threads())
         #: arc ids, the query graphs' "arc" column when every arc is kept
         self.arc_ids = np.arange(self.num_arcs, dtype=np.int64)
+        #: what a customization reads, as ``_cch.customize`` takes it
+        self.arrays = K.Topology(self.edge_arc, self.edge_up, self.up_first, self.up_head,
+                                 self.down_first, self.down_tail, self.down_arc,
+                                 self.part_first, self.part_nodes)
 
     @classmethod
     def build(cls, offsets, targets, order) -> "CCHTopology":
@@ -170,7 +174,8 @@ class Metric:
     one whole, as long as it ends before the customization after next."""
 
     __slots__ = ("w_up", "w_down", "mid_up", "mid_down", "src_up", "src_down", "b_up",
-                 "b_down", "fwd", "bwd", "_graphs", "cost", "seconds", "perfect", "version")
+                 "b_down", "fwd", "bwd", "_graphs", "cost", "seconds", "perfect", "version",
+                 "weights", "unpack")
 
     def __init__(self, topo: CCHTopology):
         m = topo.num_arcs
@@ -179,8 +184,10 @@ class Metric:
         self.mid_down = np.empty(m, dtype=np.int32)
         self.src_up = np.empty(m, dtype=np.int64)
         self.src_down = np.empty(m, dtype=np.int64)
+        self.weights = K.Weights(self.w_up, self.w_down, self.mid_up, self.mid_down,
+                                 self.src_up, self.src_down)
         self.b_up = self.b_down = self._graphs = None     # perfect customizations only
-        self.fwd = self.bwd = self.cost = None
+        self.fwd = self.bwd = self.cost = self.unpack = None
         self.seconds = 0.0
         self.perfect = False
         self.version = -1
@@ -196,10 +203,7 @@ class Metric:
         t0 = time.perf_counter()
         with kernel_threads(threads, topo.num_arcs, K.PAR_MIN_ARCS) as used:
             parallel = used > 1
-            K.customize(topo.edge_arc, topo.edge_up, cost, topo.up_first, topo.up_head,
-                        topo.down_first, topo.down_tail, topo.down_arc, topo.part_first,
-                        topo.part_nodes, marks, parallel, self.w_up, self.w_down,
-                        self.mid_up, self.mid_down, self.src_up, self.src_down)
+            K.customize(topo.arrays, cost, marks, parallel, self.weights)
         if perfect:
             m, n = topo.num_arcs, topo.num_nodes
             if self.b_up is None:
@@ -213,12 +217,14 @@ class Metric:
             for w, b, (first, head, wt, arc) in zip((self.w_up, self.w_down),
                                                      (self.b_up, self.b_down), self._graphs):
                 k = K.query_graph(topo.up_first, topo.up_head, w, b, first, head, wt, arc)
-                graphs.append((first, head[:k], wt[:k], arc[:k]))
+                graphs.append(K.QueryGraph(first, head[:k], wt[:k], arc[:k]))
             self.fwd, self.bwd = graphs
         else:
-            self.fwd = (topo.up_first, topo.up_head, self.w_up, topo.arc_ids)
-            self.bwd = (topo.up_first, topo.up_head, self.w_down, topo.arc_ids)
+            self.fwd = K.QueryGraph(topo.up_first, topo.up_head, self.w_up, topo.arc_ids)
+            self.bwd = K.QueryGraph(topo.up_first, topo.up_head, self.w_down, topo.arc_ids)
         self.cost = cost
+        self.unpack = K.Unpack(topo.up_first, topo.up_head, topo.arc_low, self.mid_up,
+                               self.mid_down, self.src_up, self.src_down, cost)
         self.perfect = bool(perfect)
         self.version = version
         self.seconds = time.perf_counter() - t0
@@ -456,8 +462,9 @@ class CCHQuery:
     def _rows(self):
         if self._par is None:
             rows, n = _threads(), self._n
-            self._par = (np.full((rows, n), np.inf), np.full((rows, n), np.inf),
-                         np.empty((rows, n), np.int64), np.empty((rows, n), np.int64))
+            self._par = K.PairRows(np.full((rows, n), np.inf), np.full((rows, n), np.inf),
+                                   np.empty((rows, n), np.int64),
+                                   np.empty((rows, n), np.int64))
         return self._par
 
     def distance(self, s, t) -> float:
@@ -485,10 +492,8 @@ class CCHQuery:
         m = self._metric()
         s, t = self._pairs(sources, targets)
         out = np.empty(s.shape[0], dtype=np.float64)
-        df, db, pf, pb = self._rows()
         with kernel_threads(self.view, s.shape[0], PAIRS_PARALLEL_FROM):
-            K.pair_distances(self.view.topology.parent, *m.fwd[:3], *m.bwd[:3], s, t, out,
-                             df, db, pf, pb)
+            K.pair_distances(self.view.topology.parent, m.fwd, m.bwd, s, t, out, self._rows())
         return out
 
     def paths(self, sources, targets):
@@ -500,10 +505,7 @@ class CCHQuery:
         k = s.shape[0]
         offsets = np.zeros(k + 1, dtype=np.int64)
         costs = np.full(k, np.inf)
-        df, db, pf, pb = self._rows()
-        args = (topo.parent, *m.fwd, *m.bwd, s, t, df, db, pf, pb, topo.up_first, topo.up_head,
-                topo.arc_low, m.mid_up, m.mid_down, m.src_up, m.src_down, m.cost,
-                int(topo.depth))
+        args = (topo.parent, m.fwd, m.bwd, s, t, self._rows(), m.unpack, int(topo.depth))
         none = np.empty(0, dtype=np.int64)
         with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
             K.pair_paths(*args, offsets, none, costs, True)

@@ -378,9 +378,7 @@ def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
     for parallel in (False, True):
         m = cch.Metric(t)
         marks = np.full((4, t.num_nodes), 7, dtype=np.int64)      # any content will do
-        K.customize(t.edge_arc, t.edge_up, cost, t.up_first, t.up_head, t.down_first,
-                    t.down_tail, t.down_arc, t.part_first, t.part_nodes, marks, parallel,
-                    m.w_up, m.w_down, m.mid_up, m.mid_down, m.src_up, m.src_down)
+        K.customize(t.arrays, cost, marks, parallel, m.weights)
         b_up, b_down = np.empty_like(m.w_up), np.empty_like(m.w_up)
         basic = [a.copy() for a in (m.w_up, m.w_down, m.mid_up, m.mid_down)]
         K.perfect(t.up_first, t.up_head, t.part_first, t.part_nodes, parallel, m.w_up,

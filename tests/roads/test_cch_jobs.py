@@ -127,10 +127,8 @@ def test_small_graph_kernels_parallel_and_sequential_agree_and_answer_exactly():
     got = []
     for parallel in (False, True):
         m = cch.Metric(t)
-        K.customize(t.edge_arc, t.edge_up, g.csr.cost.copy(), t.up_first, t.up_head,
-                    t.down_first, t.down_tail, t.down_arc, t.part_first, t.part_nodes,
-                    np.zeros((2, t.num_nodes), dtype=np.int64), parallel, m.w_up, m.w_down,
-                    m.mid_up, m.mid_down, m.src_up, m.src_down)
+        K.customize(t.arrays, g.csr.cost.copy(), np.zeros((2, t.num_nodes), dtype=np.int64),
+                    parallel, m.weights)
         got.append((m.w_up.copy(), m.w_down.copy(), m.mid_up.copy()))
     for a, b in zip(*got):
         assert np.array_equal(a, b)
