@@ -83,8 +83,7 @@ class Queries:
         Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
         self._check_query(graph, graph_id, algorithm, options)
-        s = graph.node_of(start)
-        t = graph.node_of(goal)
+        s, t = graph.nodes_of(start, goal)
         if s < 0 or not graph.walkable[s]:
             return graph, _INVALID_START
         if t < 0 or not graph.walkable[t]:

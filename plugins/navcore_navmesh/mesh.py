@@ -246,6 +246,16 @@ class LocateIndex(navcore.DerivedView):
                                g.walkable, self.cell_start, self.cell_polys, self.x0,
                                self.y0, self.inv, self.nx, self.ny)
 
+    def _locate_pair(self, ax: float, ay: float, bx: float, by: float, snap: float):
+        """``(s, t)``: ``NavMeshGraph.locate`` of two points in one kernel
+        call (a query's ends), off the mesh within ``snap`` taken to the
+        nearest walkable polygon; four finite Python floats and a float
+        ``snap`` (unchecked)."""
+        g = self.graph
+        return K.locate_pair(ax, ay, bx, by, snap, g.vertices, g.poly_start, g.poly_verts,
+                             g.walkable, self.cell_start, self.cell_polys, self.x0, self.y0,
+                             self.inv, self.nx, self.ny, self.tol)
+
     def locate_many(self, points) -> np.ndarray:
         p = index_points(points)
         out = np.empty(len(p), dtype=np.int32)
@@ -505,6 +515,16 @@ class NavMeshGraph(navcore.NavGraph):
         if p < 0 and self.snap_distance > 0:
             p = index.nearest(x, y, self.snap_distance)[0]
         return p
+
+    def nodes_of(self, start, goal) -> tuple:
+        """``(node_of(start), node_of(goal))``, two points as games pass
+        them (``plain_xy``) located in one kernel call."""
+        a = plain_xy(start)
+        b = plain_xy(goal)
+        snap = self.snap_distance
+        if a is None or b is None or type(snap) is not float:
+            return self.node_of(start), self.node_of(goal)
+        return self.view(LOCATE_KEY, _new_locate_index)._locate_pair(a[0], a[1], b[0], b[1], snap)
 
     def node_of(self, where) -> int:
         # a point as games pass it (a tuple or list of two numbers, a

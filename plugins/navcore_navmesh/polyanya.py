@@ -343,3 +343,4 @@ def warm_up(graph) -> None:
     own arrays."""
     end = graph.positions[0]
     shortest_path(graph, end, end)
+    graph.nodes_of(end, end)          # World.find_path's ends, in one call
