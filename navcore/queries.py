@@ -82,7 +82,8 @@ class Queries:
         then answers the request; the scheduler batches requests this way).
         Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
-        self._check_query(graph, graph_id, algorithm, options)
+        if type(algorithm) is not str or algorithm != "auto" or options:
+            self._check_query(graph, graph_id, algorithm, options)   # "auto" is always known
         s, t = graph.nodes_of(start, goal)
         if s < 0 or not graph.walkable[s]:
             return graph, _INVALID_START
