@@ -143,16 +143,21 @@ def plain_xy(where):
         if len(where) == 2:
             x, y = where
             if type(x) is float and type(y) is float:
-                return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+                return (x, y) if _isfinite(x) and _isfinite(y) else None
             try:
                 return validate.xy(where)
             except NodeError:
                 return None
-    elif kind is np.ndarray and where.shape == (2,) and where.dtype.kind == "f":
+    elif kind is np.ndarray and where.shape == (2,) and (
+            where.dtype is _FLOAT64 or where.dtype.kind == "f"):   # float64 asked once
         x, y = where.tolist()
-        if math.isfinite(x) and math.isfinite(y):
+        if _isfinite(x) and _isfinite(y):
             return x, y
     return None
+
+
+_FLOAT64 = np.dtype(np.float64)
+_isfinite = math.isfinite
 
 
 def index_radius(radius) -> float:
