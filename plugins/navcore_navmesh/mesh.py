@@ -148,14 +148,17 @@ def plain_xy(where):
                 return validate.xy(where)
             except NodeError:
                 return None
-    elif kind is np.ndarray and where.shape == (2,) and (
-            where.dtype is _FLOAT64 or where.dtype.kind == "f"):   # float64 asked once
+    elif kind is _NDARRAY and (where.dtype is _FLOAT64 or where.dtype.kind == "f") \
+            and where.shape == (2,):
         x, y = where.tolist()
         if _isfinite(x) and _isfinite(y):
             return x, y
     return None
 
 
+# (module names: plain_xy runs four times a query; float64, the usual
+# dtype, is one identity test before the kind is asked)
+_NDARRAY = np.ndarray
 _FLOAT64 = np.dtype(np.float64)
 _isfinite = math.isfinite
 
