@@ -283,6 +283,11 @@ class NavGraph:
             return validate.node_id(where, self.num_nodes)
         return self.locate(where)
 
+    def nodes_of(self, start, goal) -> tuple:
+        """``(node_of(start), node_of(goal))``: a query's two ends (a
+        backend that locates both in one call overrides it)."""
+        return self.node_of(start), self.node_of(goal)
+
     def locate(self, point) -> int:
         """Map a point to the nearest node (``-1`` if there is none).
 

@@ -14,6 +14,7 @@ from .types import PathRequest, PathResult, PathStatus
 
 _INVALID_START = PathResult.failed(PathStatus.INVALID_START)
 _INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+_FOUND = PathStatus.FOUND
 #: what a QueryError adds when a hook that a plugin answers goes unanswered
 _HINTS = {"navcore_areas": " (is the areas plugin loaded?)",
           "navcore_nearest_reachable": " (is the areas plugin loaded?)"}
@@ -82,9 +83,9 @@ class Queries:
         then answers the request; the scheduler batches requests this way).
         Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
-        self._check_query(graph, graph_id, algorithm, options)
-        s = graph.node_of(start)
-        t = graph.node_of(goal)
+        if type(algorithm) is not str or algorithm != "auto" or options:
+            self._check_query(graph, graph_id, algorithm, options)   # "auto" is always known
+        s, t = graph.nodes_of(start, goal)
         if s < 0 or not graph.walkable[s]:
             return graph, _INVALID_START
         if t < 0 or not graph.walkable[t]:
@@ -170,8 +171,11 @@ class Queries:
         return self._solve(graph, request)
 
     def _solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
-        result = self._ask("navcore_find_path", graph, request)
-        if result.status is PathStatus.FOUND and self._has_postprocess():
+        # _ask's call without its argument packing: every query runs this
+        result = self.plugins.caller("navcore_find_path", type(graph))(self, graph, request)
+        if result is None:
+            self._unanswered("navcore_find_path", graph, (request,))
+        if result.status is _FOUND and self._has_postprocess():
             better = self.plugins.caller("navcore_postprocess_path", type(graph))(
                 self, graph, request, result)
             if better is not None:
@@ -323,9 +327,14 @@ class Queries:
         its type and the algorithm when no plugin answers."""
         answer = self.plugins.caller(name, type(graph))(self, graph, *args)
         if answer is None:
-            algorithm = [f" with algorithm {a.algorithm!r}" for a in args
-                         if isinstance(a, PathRequest)]
-            raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
-                             f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
-                             f"{_HINTS.get(name, '')}")
+            self._unanswered(name, graph, args)
         return answer
+
+    @staticmethod
+    def _unanswered(name, graph, args):
+        """The QueryError of ``_ask`` when no plugin answered ``name``."""
+        algorithm = [f" with algorithm {a.algorithm!r}" for a in args
+                     if isinstance(a, PathRequest)]
+        raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
+                         f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
+                         f"{_HINTS.get(name, '')}")

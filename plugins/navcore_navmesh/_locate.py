@@ -147,6 +147,26 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
     return best, bx, by
 
 
+@njit(cache=True, nogil=True)
+def locate_pair(ax, ay, bx, by, snap, vertices, poly_start, poly_verts, walkable, cell_start,
+                cell_polys, x0, y0, inv, nx, ny, tol):
+    """``(s, t)``: the polygons of a query's two ends ``(ax, ay)`` and
+    ``(bx, by)`` in one call (``locate_point``), an end no polygon holds
+    taken to the nearest walkable one within ``snap`` when ``snap > 0``
+    (``nearest_point``), ``-1`` when none is that close."""
+    s = locate_point(ax, ay, vertices, poly_start, poly_verts, walkable, cell_start,
+                     cell_polys, x0, y0, inv, nx, ny, tol)
+    if s < 0 and snap > 0:
+        s = nearest_point(ax, ay, snap, vertices, poly_start, poly_verts, walkable,
+                          cell_start, cell_polys, x0, y0, inv, nx, ny)[0]
+    t = locate_point(bx, by, vertices, poly_start, poly_verts, walkable, cell_start,
+                     cell_polys, x0, y0, inv, nx, ny, tol)
+    if t < 0 and snap > 0:
+        t = nearest_point(bx, by, snap, vertices, poly_start, poly_verts, walkable,
+                          cell_start, cell_polys, x0, y0, inv, nx, ny)[0]
+    return s, t
+
+
 @njit(cache=True, nogil=True, inline="always")
 def cells_around(x, y, radius, x0, y0, inv, nx, ny):
     """``(c0x, c1x, c0y, c1y)``: the columns and rows (inclusive) of the

@@ -266,6 +266,26 @@ def nearest_point(x, y, radius, vertices, poly_start, poly_verts, walkable, cell
 
 
 @njit(cache=True, nogil=True)
+def locate_pair(ax, ay, bx, by, snap, vertices, poly_start, poly_verts, walkable, cell_start,
+                cell_polys, x0, y0, inv, k, ntx, nty, tol, eps):
+    """``(s, t)``: the polygons of a query's two ends ``(ax, ay)`` and
+    ``(bx, by)`` in one call (``locate_one``), an end no polygon holds
+    taken to the nearest walkable one within ``snap`` when ``snap > 0``
+    (``nearest_point``), ``-1`` when none is that close."""
+    s = locate_one(ax, ay, vertices, poly_start, poly_verts, walkable, cell_start, cell_polys,
+                   x0, y0, inv, k, ntx, nty, tol, eps)
+    if s < 0 and snap > 0:
+        s = nearest_point(ax, ay, snap, vertices, poly_start, poly_verts, walkable,
+                          cell_start, cell_polys, x0, y0, inv, k, ntx, nty)[0]
+    t = locate_one(bx, by, vertices, poly_start, poly_verts, walkable, cell_start, cell_polys,
+                   x0, y0, inv, k, ntx, nty, tol, eps)
+    if t < 0 and snap > 0:
+        t = nearest_point(bx, by, snap, vertices, poly_start, poly_verts, walkable,
+                          cell_start, cell_polys, x0, y0, inv, k, ntx, nty)[0]
+    return s, t
+
+
+@njit(cache=True, nogil=True)
 def link(poly, nside, adj, opp, ecost, cent, slots, ring_slots, dead, num_vertices):
     """Link the edges of the new polygons ``slots`` to each other and to
     the polygons ``ring_slots`` of the untouched tiles around them (in

@@ -143,16 +143,24 @@ def plain_xy(where):
         if len(where) == 2:
             x, y = where
             if type(x) is float and type(y) is float:
-                return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+                return (x, y) if _isfinite(x) and _isfinite(y) else None
             try:
                 return validate.xy(where)
             except NodeError:
                 return None
-    elif kind is np.ndarray and where.shape == (2,) and where.dtype.kind == "f":
+    elif kind is _NDARRAY and (where.dtype is _FLOAT64 or where.dtype.kind == "f") \
+            and where.shape == (2,):
         x, y = where.tolist()
-        if math.isfinite(x) and math.isfinite(y):
+        if _isfinite(x) and _isfinite(y):
             return x, y
     return None
+
+
+# (module names: plain_xy runs four times a query; float64, the usual
+# dtype, is one identity test before the kind is asked)
+_NDARRAY = np.ndarray
+_FLOAT64 = np.dtype(np.float64)
+_isfinite = math.isfinite
 
 
 def index_radius(radius) -> float:
@@ -245,6 +253,16 @@ class LocateIndex(navcore.DerivedView):
         return K.nearest_point(x, y, radius, g.vertices, g.poly_start, g.poly_verts,
                                g.walkable, self.cell_start, self.cell_polys, self.x0,
                                self.y0, self.inv, self.nx, self.ny)
+
+    def _locate_pair(self, ax: float, ay: float, bx: float, by: float, snap: float):
+        """``(s, t)``: ``NavMeshGraph.locate`` of two points in one kernel
+        call (a query's ends), off the mesh within ``snap`` taken to the
+        nearest walkable polygon; four finite Python floats and a float
+        ``snap`` (unchecked)."""
+        g = self.graph
+        return K.locate_pair(ax, ay, bx, by, snap, g.vertices, g.poly_start, g.poly_verts,
+                             g.walkable, self.cell_start, self.cell_polys, self.x0, self.y0,
+                             self.inv, self.nx, self.ny, self.tol)
 
     def locate_many(self, points) -> np.ndarray:
         p = index_points(points)
@@ -505,6 +523,16 @@ class NavMeshGraph(navcore.NavGraph):
         if p < 0 and self.snap_distance > 0:
             p = index.nearest(x, y, self.snap_distance)[0]
         return p
+
+    def nodes_of(self, start, goal) -> tuple:
+        """``(node_of(start), node_of(goal))``, two points as games pass
+        them (``plain_xy``) located in one kernel call."""
+        a = plain_xy(start)
+        b = plain_xy(goal)
+        snap = self.snap_distance
+        if a is None or b is None or type(snap) is not float:
+            return self.node_of(start), self.node_of(goal)
+        return self.view(LOCATE_KEY, _new_locate_index)._locate_pair(a[0], a[1], b[0], b[1], snap)
 
     def node_of(self, where) -> int:
         # a point as games pass it (a tuple or list of two numbers, a

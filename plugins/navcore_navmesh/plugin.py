@@ -178,10 +178,12 @@ _EXACT = frozenset(("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES))
 
 # tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric
 # path, not a walk between centroids (nor a contraction hierarchy the user
-# built over them); the polygon-graph searches answer under their own names
+# built over them); the polygon-graph searches answer under their own names.
+# It takes every argument of the hook (``world`` unused), so navcore calls it
+# as it is, without an adapter between (a call less on every query)
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
-def navcore_find_path(graph, request):
+def navcore_find_path(world, graph, request):
     if request.algorithm in _EXACT:
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:

@@ -40,6 +40,8 @@ from . import _polyanya as K
 from .mesh import NavMeshGraph, plain_xy, size_scale
 
 ALGORITHM = "polyanya"
+#: the kernel's statuses each query compares with (no module lookup)
+_FOUND, _OUT_OF_NODES = K.FOUND, K.OUT_OF_NODES
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
 SPACE_KEY = "navcore_navmesh.polyanya"
 
@@ -201,11 +203,11 @@ def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResul
         status, points, polygons, length, expanded = K.search(
             *space.before_walkable, graph.walkable, *space.after_walkable,
             sx, sy, s_seed, gx, gy, g_seed, *s.args)
-        if status != K.OUT_OF_NODES:
+        if status == _FOUND:
+            return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
+        if status != _OUT_OF_NODES:
             break
         s.grow(2 * len(s.hid))
-    if status == K.FOUND:
-        return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
     if status in (K.START_OFF_MESH, K.GOAL_OFF_MESH) and not snapped:
         # an end slightly off the mesh: search again from its nearest point
         try:
@@ -344,3 +346,4 @@ def warm_up(graph) -> None:
     own arrays."""
     end = graph.positions[0]
     shortest_path(graph, end, end)
+    graph.nodes_of(end, end)          # World.find_path's ends, in one call

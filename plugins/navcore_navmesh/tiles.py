@@ -1049,6 +1049,14 @@ class TileLocateIndex(navcore.DerivedView):
                             self.cell_start, self.cell_polys, grid.x0, grid.y0, self.inv,
                             self.k, grid.nx, grid.ny, self.tol, BORDER_EPS)
 
+    def _locate_pair(self, ax: float, ay: float, bx: float, by: float, snap: float):
+        """``LocateIndex._locate_pair`` over the tiled cells."""
+        g = self.graph
+        grid = g.tiles.grid
+        return K.locate_pair(ax, ay, bx, by, snap, g.vertices, g.poly_start, g.poly_verts,
+                             g.walkable, self.cell_start, self.cell_polys, grid.x0, grid.y0,
+                             self.inv, self.k, grid.nx, grid.ny, self.tol, BORDER_EPS)
+
     def locate_many(self, points) -> np.ndarray:
         p = index_points(points)
         out = np.empty(len(p), dtype=np.int32)

@@ -103,6 +103,21 @@ tick(world)
 world.update("m", remove_obstacle="wall")
 tick(world)
 """,
+    # find_path and World.find_path's ends (not a tick's batch) right after
+    # add_graph: a query's two ends are located in one kernel of their own
+    "navmesh_find_path": """
+world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30),
+                obstacles=[[[5, 5], [9, 5], [9, 12], [5, 12]]])
+world.add_graph("s", type="navmesh", bounds=(0, 0, 40, 30), tile_size=0,
+                obstacles=[[[5, 5], [9, 5], [9, 12], [5, 12]]])
+for gid in ("m", "s"):
+    before = signatures()
+    world.find_path(gid, (1.0, 1.0), (38.0, 28.0))
+    world.find_path(gid, np.array([1.0, 28.0]), np.array([38.0, 2.0]))
+    for name, n in signatures().items():
+        if n != before.get(name, 0):
+            loaded_in_ticks[name] = n - before.get(name, 0)
+""",
     "roads": """
 g = world.add_graph("r", type="roads", osm=sys.argv[1])
 a, b = 0, g.num_nodes - 1
