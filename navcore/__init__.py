@@ -21,7 +21,7 @@ from .errors import (CapacityError, FrameError, GraphError, MapFormatError, Mesh
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
+from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec, precheck
 from .scene_layer import SceneLayer
 from .search import Search
 from .views import DerivedView
@@ -34,7 +34,8 @@ __version__ = "0.1.0"
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
     "PathBatch", "PathStatus", "Update", "Search",
-    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
+    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
+    "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError", "MeshFormatError",

@@ -19,6 +19,16 @@ Rules that hold for every hook:
   something other than ``None``; return ``None`` to pass the call on.
   Mark specialised implementations ``tryfirst=True`` and generic fallbacks
   ``trylast=True`` (the csr plugin's generic search is ``trylast``).
+* pluggy runs implementations of one rank in reverse registration order
+  (the last registered ``tryfirst`` one first), and registration order is
+  the entry points' names, so ``tryfirst`` alone cannot put an answer
+  before every search. A cheap answer that must come first (O(1), or
+  vectorised over a batch; never a search) is marked
+  ``@navcore.precheck`` under ``@navcore.hookimpl``: the registry keeps
+  a hook's pre-checks before all its other implementations (after its
+  wrappers), whichever plugin was registered last. The areas plugin's
+  "start and goal in different areas: unreachable" is the pre-check of
+  ``navcore_find_path`` and ``navcore_find_paths``.
 * An implementation that serves only some graphs says so once, with
   ``@navcore.for_graphs(MyGraph)`` under ``@navcore.hookimpl``: for other
   graphs it is skipped (the call passes on), with no ``isinstance`` in it.
@@ -235,10 +245,13 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
 
     ``request`` is a ``navcore.PathRequest`` whose ``start_node`` and
     ``goal_node`` are already resolved, in range and walkable.
-    Return a ``navcore.PathResult``. Specialised planners (grid JPS, road
-    contraction hierarchies, the areas plugin's O(1) unreachable check)
-    are ``tryfirst`` or default; the csr plugin's generic A*/Dijkstra is
-    ``trylast`` and answers for every graph. Called once per query, on the
+    Return a ``navcore.PathResult``. Pre-checks (``navcore.precheck``:
+    the areas plugin's O(1) unreachable answer for ends in different
+    areas) run before any search, whatever the registration order;
+    specialised planners (grid JPS, road contraction hierarchies, the
+    navmesh's Polyanya) are ``tryfirst`` or default; the csr plugin's
+    generic A*/Dijkstra is ``trylast`` and answers for every graph.
+    Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
     (``graph.scratch``) and must not mutate the graph.
     """
@@ -261,9 +274,10 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     Leave the others open (the next implementation sees them), or
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
     at a time. Look only at ``batch.todo()``. No return value: every
-    implementation runs, in pluggy's order (``tryfirst`` first: the
-    areas plugin answers pairs in different areas ``unreachable``
-    before the grid searches the rest); what is still open afterwards is
+    implementation runs, in pluggy's order, pre-checks first
+    (``navcore.precheck``: the areas plugin answers pairs in different
+    areas ``unreachable`` before any backend searches the rest, whatever
+    the registration order); what is still open afterwards is
     served one request at a time through ``navcore_find_path``.
 
     Called by the scheduler plugin when it serves queued path requests:

@@ -82,7 +82,10 @@ def _follow(graph, dirty) -> np.ndarray:
     return np.unique(ids[ids >= 0]).astype(np.int32)    # every area, old or new
 
 
-@navcore.hookimpl(tryfirst=True)
+# a pre-check (navcore.precheck): asked before every backend's search,
+# whichever plugin was registered last
+@navcore.hookimpl
+@navcore.precheck
 def navcore_find_path(graph, request):
     # different areas: no path exists, answer without searching. On every
     # query's path, so two array loads and no method calls.
@@ -95,14 +98,17 @@ def navcore_find_path(graph, request):
     return None
 
 
-@navcore.hookimpl(tryfirst=True)
+# navcore_find_path's pre-check for a search run a slice at a time
+@navcore.hookimpl
+@navcore.precheck
 def navcore_begin_search(graph, request):
     # navcore_find_path's early answer, as a search already finished
     result = navcore_find_path(graph, request)
     return None if result is None else navcore.Search.finished(graph, request, result)
 
 
-@navcore.hookimpl(tryfirst=True)
+@navcore.hookimpl
+@navcore.precheck
 def navcore_find_paths(graph, batch):
     # navcore_find_path's early answer for a whole batch: one vectorised
     # comparison, the pairs in different areas answered unreachable
