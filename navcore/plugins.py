@@ -229,15 +229,23 @@ def _prechecks_first(relay) -> None:
     calls the list from the end, so they run first whoever registered
     last. Done after every registration: pluggy inserts a new ``tryfirst``
     implementation after them. In place, so pluggy's own calls keep the
-    order too."""
+    order too. Both parts are put back in pluggy's order (``trylast``,
+    plain, ``tryfirst``; by registration within each), which pluggy's
+    insertion of the next implementation counts on, and which a
+    pre-check without ``tryfirst`` at the end would otherwise break."""
     for hook in vars(relay).values():
         impls = getattr(hook, "_hookimpls", None)
         if type(impls) is not list or not any(_is_precheck(i) for i in impls):
             continue
-        first = [i for i in impls if _is_precheck(i)]
+        first = sorted((i for i in impls if _is_precheck(i)), key=_rank)
         wrappers = [i for i in impls if i.wrapper or i.hookwrapper]
-        rest = [i for i in impls if not _is_precheck(i) and not (i.wrapper or i.hookwrapper)]
+        rest = sorted((i for i in impls if not _is_precheck(i)
+                       and not (i.wrapper or i.hookwrapper)), key=_rank)
         impls[:] = rest + first + wrappers
+
+
+def _rank(impl) -> int:
+    return 0 if impl.trylast else 2 if impl.tryfirst else 1
 
 
 def _hook_names() -> set:

@@ -130,8 +130,15 @@ def _world(kind, order):
         w.plugins.register(mine, plugin)
     late = LateSearcher()
     w.plugins.register(late)
-    ends = make(w)
+    a, b, c, d = ends = make(w)
     assert w.graph("g").view("navcore_areas") is not None      # the areas are current
+    # the kernels of both paths compiled (or loaded) before Counter wraps
+    # them: a kernel compiled later would find a wrapper among its globals
+    w.find_path("g", c, d)
+    w.request_path("g", c, d)
+    w.request_path("g", c, d)
+    w.tick(budget_ms=1e6)
+    late.asked = 0
     return w, late, ends
 
 
@@ -214,3 +221,56 @@ def test_a_precheck_under_for_graphs_is_first_for_its_graphs_only():
     assert asked == [1] and late.asked == 1
     assert w.find_path("c", 0, 1).found
     assert asked == [1] and late.asked == 2
+
+
+def _spec_module():
+    class Spec:
+        @navcore.hookspec(firstresult=True)
+        def navcore_try_me(self, x):
+            """a hook of the test's own"""
+    return Spec
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_other_implementations_keep_pluggys_order(seed):
+    """Whatever the registration order and the marks, the implementations
+    that are not pre-checks run in the order pluggy gives them without any
+    pre-check (ranks, then the last registered first), and the pre-checks
+    run before all of them."""
+    import pluggy
+    rng = np.random.default_rng(seed)
+    marks = [dict(tryfirst=True), dict(trylast=True), {}]
+    plugins = []
+    for k in range(7):
+        opts = marks[int(rng.integers(3))]
+        pre = bool(rng.integers(3) == 0)
+
+        def impl(x, _k=k):
+            calls.append(_k)
+        impl = navcore.precheck(impl) if pre else impl
+        plugins.append((f"p{k}", opts, pre, impl))
+    calls = []
+
+    def holder(fn, opts):
+        return type("P", (), {"navcore_try_me": staticmethod(navcore.hookimpl(**opts)(fn))})
+
+    registry = navcore.PluginRegistry(autoload=False)
+    registry.add_hookspecs(_spec_module())
+    plain = pluggy.PluginManager("navcore")
+    plain.add_hookspecs(_spec_module())
+    for name, opts, pre, fn in plugins:
+        registry.register(holder(fn, opts), name)
+        if not pre:
+            plain.register(holder(fn, opts), name)
+    calls.clear()
+    registry.hook.navcore_try_me(x=0)
+    via_pluggy = list(calls)
+    calls.clear()
+    registry.caller("navcore_try_me")(0)
+    assert calls == via_pluggy
+    calls.clear()
+    plain.hook.navcore_try_me(x=0)
+    others = list(calls)
+    pres = [k for k, (_, _, pre, _) in enumerate(plugins) if pre]
+    assert sorted(via_pluggy[:len(pres)]) == pres
+    assert via_pluggy[len(pres):] == others
