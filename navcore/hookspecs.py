@@ -86,7 +86,9 @@ How to write a backend (a new graph type)
    there, so a stored path through it costs ``inf``; a later batch may
    give the id to a new node (navmesh tiles reuse retired polygon slots,
    and mark them dirty again), so a path is checked against the batches
-   since it was planned, as the scheduler's re-planning does.
+   since it was planned, as the scheduler's re-planning and
+   ``World.is_current`` (the graph's log of dirty nodes per batch,
+   ``NavGraph.dirty_since``) do.
    Without these hooks the csr plugin's generic updates apply
    (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
 4. **Queries**, optionally: a specialised ``navcore_find_path`` (and
@@ -251,7 +253,10 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
     specialised planners (grid JPS, road contraction hierarchies, the
     navmesh's Polyanya) are ``tryfirst`` or default; the csr plugin's
     generic A*/Dijkstra is ``trylast`` and answers for every graph.
-    Called once per query, on the
+    Return a new ``PathResult`` per call, never one shared between
+    queries: ``World`` writes on it the graph's version before the search
+    (``PathResult.version``, for ``World.is_current``); the conformance
+    kit checks it. Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
     (``graph.scratch``) and must not mutate the graph.
     """
@@ -273,7 +278,8 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     for answers without a path (``unreachable``, known without a search).
     Leave the others open (the next implementation sees them), or
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
-    at a time. Look only at ``batch.todo()``. No return value: every
+    at a time. (The results made from the batch carry ``batch.version``,
+    the graph's version the caller read before the hook.) Look only at ``batch.todo()``. No return value: every
     implementation runs, in pluggy's order, pre-checks first
     (``navcore.precheck``: the areas plugin answers pairs in different
     areas ``unreachable`` before any backend searches the rest, whatever
@@ -616,7 +622,9 @@ def navcore_run_frame(world: World, frame: int, stats: FrameStats, deadline: flo
     2. ``take_updates()``: ``[(graph_id, graph, [Update])]``, the batches
        queued since the last frame (taken out of the queue; called once);
        each graph's batch applied through ``navcore_apply_updates``
-       between ``graph.begin_write()`` and ``graph.end_write()``, graphs
+       between ``graph.begin_write()`` and ``graph.end_write(dirty)``
+       (``dirty``: what the hook returned, kept in the graph's log for
+       ``World.is_current``; ``end_write()`` after a failed batch), graphs
        in any order or at once (the scheduler runs them on its workers);
     3. ``navcore_graph_updated`` per applied batch, in queue order, on
        this thread; then a failed batch is raised as a ``NavError`` saying

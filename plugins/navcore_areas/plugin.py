@@ -15,7 +15,6 @@ from .hierarchy import Hierarchy
 #: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_areas"
 _CHANGED_ARGS = ("world", "graph_id", "changed_areas")
-_UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 
 
 def hierarchy_of(graph) -> Hierarchy:
@@ -94,7 +93,8 @@ def navcore_find_path(graph, request):
         return None
     hn, ha = h.hnode_of, h.harea
     if ha[hn[request.start_node]] != ha[hn[request.goal_node]]:
-        return _UNREACHABLE
+        # a new result each time: World sets its version
+        return PathResult(PathStatus.UNREACHABLE, algorithm="hierarchy")
     return None
 
 
