@@ -356,6 +356,16 @@ class NavGraph:
             return validate.node_id(where, self.num_nodes)
         return self.locate(where)
 
+    def end_nodes(self, end, node):
+        """Every node a query's ``end`` (as the caller gave it, which
+        ``node_of`` resolved to ``node``) lies in, when that is more than
+        ``node`` alone, else ``None`` (the base class: always ``None``). A
+        navmesh point on a corner that polygons of several areas share
+        lies in all of them, and a search from it may leave through any:
+        the areas plugin's pre-check asks this before it answers ends in
+        different areas ``unreachable``, and only on that answer's path."""
+        return None
+
     def locate(self, point) -> int:
         """Map a point to the nearest node (``-1`` if there is none).
 

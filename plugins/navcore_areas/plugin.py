@@ -12,6 +12,8 @@ from navcore.types import PathResult, PathStatus
 
 from .hierarchy import Hierarchy
 
+#: ``NavGraph.end_nodes`` of graphs whose query ends lie in their node alone
+_PLAIN_ENDS = navcore.NavGraph.end_nodes
 #: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_areas"
 _CHANGED_ARGS = ("world", "graph_id", "changed_areas")
@@ -92,10 +94,22 @@ def navcore_find_path(graph, request):
     if h is None:               # not current: let a search answer
         return None
     hn, ha = h.hnode_of, h.harea
-    if ha[hn[request.start_node]] != ha[hn[request.goal_node]]:
-        # a new result each time: World sets its version
-        return PathResult(PathStatus.UNREACHABLE, algorithm="hierarchy")
+    s, t = request.start_node, request.goal_node
+    if ha[hn[s]] != ha[hn[t]]:
+        if _end_areas(graph, h, request.start, s).isdisjoint(
+                _end_areas(graph, h, request.goal, t)):
+            # a new result each time: World sets its version
+            return PathResult(PathStatus.UNREACHABLE, algorithm="hierarchy")
     return None
+
+
+def _end_areas(graph, h, end, node) -> set:
+    """The areas a query's end lies in: its node's, or those of every node
+    it lies in (``NavGraph.end_nodes``: a navmesh corner two areas share)."""
+    nodes = graph.end_nodes(end, node)
+    if nodes is None:
+        return {int(h.harea[h.hnode_of[node]])}
+    return set(h.harea[h.hnode_of[nodes]].tolist())
 
 
 # navcore_find_path's pre-check for a search run a slice at a time
@@ -113,8 +127,8 @@ def navcore_find_paths(graph, batch):
     # navcore_find_path's early answer for a whole batch: one vectorised
     # comparison, the pairs in different areas answered unreachable
     h = graph.view(VIEW_KEY)
-    if h is None:
-        return
+    if h is None or type(graph).end_nodes is not _PLAIN_ENDS:
+        return        # (ends that may lie in several nodes: one at a time)
     idx = batch.todo()
     hn, ha = h.hnode_of, h.harea
     apart = ha[hn[batch.starts[idx]]] != ha[hn[batch.goals[idx]]]
