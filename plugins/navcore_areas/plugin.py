@@ -87,15 +87,17 @@ def _follow(graph, dirty) -> np.ndarray:
 # whichever plugin was registered last
 @navcore.hookimpl
 @navcore.precheck
-def navcore_find_path(graph, request):
+def navcore_find_path(world, graph, request):
     # different areas: no path exists, answer without searching. On every
-    # query's path, so two array loads and no method calls.
+    # query's path (before every search), so four array reads as Python
+    # ints and no other call; it takes the hook's arguments in the hook's
+    # order, so the dispatcher calls it without an adapter in between
     h = graph.view(VIEW_KEY)
     if h is None:               # not current: let a search answer
         return None
     hn, ha = h.hnode_of, h.harea
     s, t = request.start_node, request.goal_node
-    if ha[hn[s]] != ha[hn[t]]:
+    if ha.item(hn.item(s)) != ha.item(hn.item(t)):
         if _end_areas(graph, h, request.start, s).isdisjoint(
                 _end_areas(graph, h, request.goal, t)):
             # a new result each time: World sets its version
