@@ -323,7 +323,9 @@ def navcore_begin_search(world: World, graph: NavGraph, request: PathRequest) ->
     different threads, and many searches may be under way). A search that
     cannot stop midway is ``Search.whole(world, graph, request)``. Same
     arguments and order as ``navcore_find_path`` (the areas plugin's O(1)
-    unreachable answer comes first).
+    unreachable answer is this hook's pre-check too: ``navcore.precheck``).
+    The search writes on its results the graph version it ran on
+    (``PathResult.version``; ``Search._stamped``).
 
     Called by ``World.begin_search`` only when every plugin whose
     ``navcore_find_path`` serves the graph implements it too and no

@@ -117,9 +117,9 @@ def _end_areas(graph, h, end, node) -> set:
 # navcore_find_path's pre-check for a search run a slice at a time
 @navcore.hookimpl
 @navcore.precheck
-def navcore_begin_search(graph, request):
+def navcore_begin_search(world, graph, request):
     # navcore_find_path's early answer, as a search already finished
-    result = navcore_find_path(graph, request)
+    result = navcore_find_path(world, graph, request)
     return None if result is None else navcore.Search.finished(graph, request, result)
 
 

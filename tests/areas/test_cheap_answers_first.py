@@ -156,6 +156,22 @@ def test_find_path_between_areas_runs_no_search(kind, order, monkeypatch):
     assert count.take() > 0 and late.asked == 1
 
 
+@pytest.mark.parametrize("order", ["default", "areas_last"])
+@pytest.mark.parametrize("kind", list(CASES))
+def test_sliced_searches_between_areas_run_no_search(kind, order, monkeypatch):
+    w, late, (a, b, c, d) = _world(kind, order)
+    count = Counter(monkeypatch, CASES[kind][2])
+    search = w.begin_search("g", a, b)
+    assert search.step(1)
+    r = search.result()
+    assert (r.status, r.expanded, r.algorithm) == (PathStatus.UNREACHABLE, 0, "hierarchy")
+    assert count.take() == 0
+    search = w.begin_search("g", c, d)
+    while not search.step(1000):
+        pass
+    assert search.result().status is PathStatus.FOUND and count.take() > 0
+
+
 @pytest.mark.parametrize("order", ["default", "areas_last", "backend_last"])
 @pytest.mark.parametrize("kind", list(CASES))
 def test_requests_between_areas_run_no_search(kind, order, monkeypatch):

@@ -191,3 +191,19 @@ def test_a_navmesh_path_through_polygon_ids_reused_after_re_tiling_is_not_curren
     w.tick()
     assert set(r2.nodes.tolist()).isdisjoint(g.dirty_since(r2.version.version).tolist())
     assert w.is_current(r2)
+
+
+def test_sliced_searches_carry_the_version_they_ran_on():
+    w, g = _grid()
+    search = w.begin_search("g", (0, 0), (7, 3), algorithm="astar")
+    search.step(1)
+    part = search.result(partial=True)
+    assert part.version == (g.salt, 0)
+    w.update("g", cells=[(6, 0)], walkable=False)
+    w.tick()
+    while not search.step(5):          # begun again on the changed graph
+        pass
+    r = search.result()
+    assert r.found and r.version == (g.salt, 1) and w.is_current(r)
+    capped = w.find_path("g", (0, 0), (7, 3), algorithm="astar", max_nodes=1)
+    assert capped.status is PathStatus.BUDGET_EXCEEDED and capped.version == (g.salt, 1)
