@@ -21,11 +21,11 @@ from .errors import (CapacityError, FrameError, GraphError, MapFormatError, Mesh
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec
+from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec, precheck
 from .scene_layer import SceneLayer
 from .search import Search
 from .views import DerivedView
-from .types import FrameStats, PathBatch, PathRequest, PathResult, PathStatus, Update
+from .types import FrameStats, GraphVersion, PathBatch, PathRequest, PathResult, PathStatus, Update
 from .world import World
 from .warmup import warm_up
 
@@ -33,8 +33,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
-    "PathBatch", "PathStatus", "Update", "Search",
-    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "SceneLayer",
+    "GraphVersion", "PathBatch", "PathStatus", "Update", "Search",
+    "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
+    "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError", "MeshFormatError",

@@ -13,6 +13,8 @@ set, so a query allocates nothing but its result.
 """
 from __future__ import annotations
 
+import collections
+import secrets
 import threading
 import time
 
@@ -20,6 +22,7 @@ import numpy as np
 
 from . import validate
 from .errors import GraphError, NodeError
+from .types import GraphVersion
 
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
 
@@ -30,6 +33,14 @@ HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
 #: the batches off for one read
 READ_TRIES = 3
 READ_PATIENCE_S = 0.05
+
+#: the dirty nodes of at most this many update batches are kept per graph
+#: (``NavGraph.dirty_since``, ``World.is_current``): a path older than that
+#: is no longer known to be current
+DIRTY_LOG_BATCHES = 64
+#: ... and of at most this many node ids in all (the newest batch is always
+#: kept): about 4 MB; the oldest batches go first
+DIRTY_LOG_NODES = 1 << 20
 
 
 def _published(out, publish):
@@ -93,6 +104,7 @@ class NavGraph:
         self.graph_id = None
         #: bumped by the backend every time an update batch changes the graph
         self.version = 0
+        self._new_salt()
         #: per-plugin state attached to this graph, keyed by plugin name
         self.extensions: dict = {}
         self._views: dict = {}
@@ -171,6 +183,62 @@ class NavGraph:
         batch tells derived views)."""
         self._csr = storage
 
+    # -- versions ------------------------------------------------------------
+    def _new_salt(self) -> None:
+        #: drawn at random for each graph object (a copy or an unpickled
+        #: graph draws its own): what tells a result's graph from another
+        #: one of the same id and version (``GraphVersion.salt``)
+        self.salt = secrets.randbits(63)
+        self._stamp = GraphVersion(self.salt, self.version)
+        self._dirty_log = collections.deque()   # (version, dirty nodes) per batch
+        self._dirty_logged = 0                  # node ids in the log
+
+    def stamp(self) -> GraphVersion:
+        """The ``GraphVersion`` of the graph as it is now: what a result
+        computed now carries (``PathResult.version``)."""
+        stamp = self._stamp
+        if stamp[1] != self.version:
+            stamp = self._stamp = GraphVersion(self.salt, self.version)
+        return stamp
+
+    def dirty_since(self, version: int):
+        """The nodes (int32, sorted, distinct) that the update batches
+        applied after ``version`` made dirty, or ``None`` when the graph
+        no longer knows them all: the log keeps the latest
+        ``DIRTY_LOG_BATCHES`` batches (at most ``DIRTY_LOG_NODES`` ids), and
+        a version bump that no logged batch made (a batch being applied
+        right now, a backend changing the graph outside ``World.tick``)
+        leaves a gap. ``World.is_current`` answers from it."""
+        now = self.version
+        if version == now:
+            return np.empty(0, dtype=np.int32)
+        log = list(self._dirty_log)            # one step: batches may be logged meanwhile
+        after = [(v, d) for v, d in log if v > version]
+        if [v for v, _ in after] != list(range(version + 1, now + 1)):
+            return None
+        if not after:
+            return np.empty(0, dtype=np.int32)
+        return np.unique(np.concatenate([d for _, d in after]))
+
+    def _log_dirty(self, dirty) -> None:
+        """Keep the dirty nodes of the batch just applied (``end_write``)."""
+        dirty = np.array(dirty, dtype=np.int32).reshape(-1)    # a copy: ours
+        log = self._dirty_log
+        log.append((self.version, dirty))
+        self._dirty_logged += dirty.size
+        while len(log) > 1 and (len(log) > DIRTY_LOG_BATCHES
+                                or self._dirty_logged > DIRTY_LOG_NODES):
+            self._dirty_logged -= log.popleft()[1].size
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_dirty_log", None)          # this object's history, not the copy's
+        return state
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+        self._new_salt()                       # a copy is another graph
+
     # -- consistent reads from other threads ---------------------------------
     def begin_write(self) -> None:
         """Mark an update batch as being applied: ``World.tick`` (its
@@ -182,8 +250,13 @@ class NavGraph:
         self._writer = threading.get_ident()
         self._writes += 1
 
-    def end_write(self) -> None:
-        """The batch marked by ``begin_write`` is applied (or failed)."""
+    def end_write(self, dirty=None) -> None:
+        """The batch marked by ``begin_write`` is applied (or failed).
+        ``dirty``: the dirty nodes ``navcore_apply_updates`` returned for
+        it, kept for ``dirty_since`` (``None`` when the batch failed, and
+        so changed nothing)."""
+        if dirty is not None:
+            self._log_dirty(dirty)
         self._writes += 1
         self._writer = None
         self._write_gate.release()
@@ -287,6 +360,16 @@ class NavGraph:
         """``(node_of(start), node_of(goal))``: a query's two ends (a
         backend that locates both in one call overrides it)."""
         return self.node_of(start), self.node_of(goal)
+
+    def end_nodes(self, end, node):
+        """Every node a query's ``end`` (as the caller gave it, which
+        ``node_of`` resolved to ``node``) lies in, when that is more than
+        ``node`` alone, else ``None`` (the base class: always ``None``). A
+        navmesh point on a corner that polygons of several areas share
+        lies in all of them, and a search from it may leave through any:
+        the areas plugin's pre-check asks this before it answers ends in
+        different areas ``unreachable``, and only on that answer's path."""
+        return None
 
     def locate(self, point) -> int:
         """Map a point to the nearest node (``-1`` if there is none).

@@ -19,6 +19,16 @@ Rules that hold for every hook:
   something other than ``None``; return ``None`` to pass the call on.
   Mark specialised implementations ``tryfirst=True`` and generic fallbacks
   ``trylast=True`` (the csr plugin's generic search is ``trylast``).
+* pluggy runs implementations of one rank in reverse registration order
+  (the last registered ``tryfirst`` one first), and registration order is
+  the entry points' names, so ``tryfirst`` alone cannot put an answer
+  before every search. A cheap answer that must come first (O(1), or
+  vectorised over a batch; never a search) is marked
+  ``@navcore.precheck`` under ``@navcore.hookimpl``: the registry keeps
+  a hook's pre-checks before all its other implementations (after its
+  wrappers), whichever plugin was registered last. The areas plugin's
+  "start and goal in different areas: unreachable" is the pre-check of
+  ``navcore_find_path`` and ``navcore_find_paths``.
 * An implementation that serves only some graphs says so once, with
   ``@navcore.for_graphs(MyGraph)`` under ``@navcore.hookimpl``: for other
   graphs it is skipped (the call passes on), with no ``isinstance`` in it.
@@ -76,7 +86,9 @@ How to write a backend (a new graph type)
    there, so a stored path through it costs ``inf``; a later batch may
    give the id to a new node (navmesh tiles reuse retired polygon slots,
    and mark them dirty again), so a path is checked against the batches
-   since it was planned, as the scheduler's re-planning does.
+   since it was planned, as the scheduler's re-planning and
+   ``World.is_current`` (the graph's log of dirty nodes per batch,
+   ``NavGraph.dirty_since``) do.
    Without these hooks the csr plugin's generic updates apply
    (``nodes=``/``edges=`` with ``walkable=``/``cost=``).
 4. **Queries**, optionally: a specialised ``navcore_find_path`` (and
@@ -235,10 +247,16 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
 
     ``request`` is a ``navcore.PathRequest`` whose ``start_node`` and
     ``goal_node`` are already resolved, in range and walkable.
-    Return a ``navcore.PathResult``. Specialised planners (grid JPS, road
-    contraction hierarchies, the areas plugin's O(1) unreachable check)
-    are ``tryfirst`` or default; the csr plugin's generic A*/Dijkstra is
-    ``trylast`` and answers for every graph. Called once per query, on the
+    Return a ``navcore.PathResult``. Pre-checks (``navcore.precheck``:
+    the areas plugin's O(1) unreachable answer for ends in different
+    areas) run before any search, whatever the registration order;
+    specialised planners (grid JPS, road contraction hierarchies, the
+    navmesh's Polyanya) are ``tryfirst`` or default; the csr plugin's
+    generic A*/Dijkstra is ``trylast`` and answers for every graph.
+    Return a new ``PathResult`` per call, never one shared between
+    queries: ``World`` writes on it the graph's version before the search
+    (``PathResult.version``, for ``World.is_current``); the conformance
+    kit checks it. Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
     (``graph.scratch``) and must not mutate the graph.
     """
@@ -260,10 +278,12 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     for answers without a path (``unreachable``, known without a search).
     Leave the others open (the next implementation sees them), or
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
-    at a time. Look only at ``batch.todo()``. No return value: every
-    implementation runs, in pluggy's order (``tryfirst`` first: the
-    areas plugin answers pairs in different areas ``unreachable``
-    before the grid searches the rest); what is still open afterwards is
+    at a time. (The results made from the batch carry ``batch.version``,
+    the graph's version the caller read before the hook.) Look only at ``batch.todo()``. No return value: every
+    implementation runs, in pluggy's order, pre-checks first
+    (``navcore.precheck``: the areas plugin answers pairs in different
+    areas ``unreachable`` before any backend searches the rest, whatever
+    the registration order); what is still open afterwards is
     served one request at a time through ``navcore_find_path``.
 
     Called by the scheduler plugin when it serves queued path requests:
@@ -303,7 +323,9 @@ def navcore_begin_search(world: World, graph: NavGraph, request: PathRequest) ->
     different threads, and many searches may be under way). A search that
     cannot stop midway is ``Search.whole(world, graph, request)``. Same
     arguments and order as ``navcore_find_path`` (the areas plugin's O(1)
-    unreachable answer comes first).
+    unreachable answer is this hook's pre-check too: ``navcore.precheck``).
+    The search writes on its results the graph version it ran on
+    (``PathResult.version``; ``Search._stamped``).
 
     Called by ``World.begin_search`` only when every plugin whose
     ``navcore_find_path`` serves the graph implements it too and no
@@ -602,7 +624,9 @@ def navcore_run_frame(world: World, frame: int, stats: FrameStats, deadline: flo
     2. ``take_updates()``: ``[(graph_id, graph, [Update])]``, the batches
        queued since the last frame (taken out of the queue; called once);
        each graph's batch applied through ``navcore_apply_updates``
-       between ``graph.begin_write()`` and ``graph.end_write()``, graphs
+       between ``graph.begin_write()`` and ``graph.end_write(dirty)``
+       (``dirty``: what the hook returned, kept in the graph's log for
+       ``World.is_current``; ``end_write()`` after a failed batch), graphs
        in any order or at once (the scheduler runs them on its workers);
     3. ``navcore_graph_updated`` per applied batch, in queue order, on
        this thread; then a failed batch is raised as a ``NavError`` saying

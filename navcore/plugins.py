@@ -97,6 +97,35 @@ def for_graphs(*classes):
     return decorate
 
 
+def precheck(fn):
+    """Mark a hook implementation as a **pre-check**: a cheap answer asked
+    before every other (non-wrapper) implementation of its hook, whatever
+    the order plugins were registered in.
+
+    pluggy orders implementations by registration (``tryfirst`` ones too:
+    the last registered runs first), so a cheap answer marked only
+    ``tryfirst`` would run after the full search of any backend registered
+    after it. The registry keeps every hook's pre-checks together just
+    before its hook wrappers in pluggy's own list of implementations, so
+    ``plugins.hook.<name>(...)``, ``caller`` and the monitored calls all
+    run them first; among themselves they keep pluggy's order. The areas
+    plugin answers ``navcore_find_path`` / ``navcore_find_paths`` this way
+    (start and goal in different areas: unreachable, no search)::
+
+        @navcore.hookimpl
+        @navcore.precheck
+        def navcore_find_path(graph, request):
+            ...
+
+    A pre-check answers only what it knows without searching (O(1), or
+    vectorised over a batch) and passes (``None``) otherwise. Combines
+    with ``for_graphs`` in either order."""
+    if not callable(fn) or inspect.isgeneratorfunction(fn):
+        raise PluginError(f"precheck marks a plain hook implementation, got {fn!r}")
+    fn.navcore_precheck = True
+    return fn
+
+
 def forward(fn, *classes, **opts):
     """A hook implementation that hands the hook's arguments to ``fn``,
     whose parameters are named as the hook's: a backend writes
@@ -158,6 +187,7 @@ class _Manager(pluggy.PluginManager):
         try:
             return super().register(plugin, name)
         finally:
+            _prechecks_first(self.hook)
             self._changed()
 
     def unregister(self, plugin=None, name=None):
@@ -170,6 +200,7 @@ class _Manager(pluggy.PluginManager):
         try:
             super().add_hookspecs(module_or_class)
         finally:
+            _prechecks_first(self.hook)
             self._changed()
 
     def add_hookcall_monitoring(self, before, after):
@@ -185,6 +216,36 @@ class _Manager(pluggy.PluginManager):
                 self.monitors -= 1
                 self._changed()
         return undo_once
+
+
+def _is_precheck(impl) -> bool:
+    return getattr(impl.function, "navcore_precheck", False) \
+        and not (impl.wrapper or impl.hookwrapper)
+
+
+def _prechecks_first(relay) -> None:
+    """Move each hook's pre-checks (``precheck``) to the end of its plain
+    implementations in pluggy's list, right before the wrappers: pluggy
+    calls the list from the end, so they run first whoever registered
+    last. Done after every registration: pluggy inserts a new ``tryfirst``
+    implementation after them. In place, so pluggy's own calls keep the
+    order too. Both parts are put back in pluggy's order (``trylast``,
+    plain, ``tryfirst``; by registration within each), which pluggy's
+    insertion of the next implementation counts on, and which a
+    pre-check without ``tryfirst`` at the end would otherwise break."""
+    for hook in vars(relay).values():
+        impls = getattr(hook, "_hookimpls", None)
+        if type(impls) is not list or not any(_is_precheck(i) for i in impls):
+            continue
+        first = sorted((i for i in impls if _is_precheck(i)), key=_rank)
+        wrappers = [i for i in impls if i.wrapper or i.hookwrapper]
+        rest = sorted((i for i in impls if not _is_precheck(i)
+                       and not (i.wrapper or i.hookwrapper)), key=_rank)
+        impls[:] = rest + first + wrappers
+
+
+def _rank(impl) -> int:
+    return 0 if impl.trylast else 2 if impl.tryfirst else 1
 
 
 def _hook_names() -> set:

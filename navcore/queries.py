@@ -10,10 +10,18 @@ from . import ends, limits, validate
 from .errors import NodeError, QueryError
 from .graph import NavGraph
 from .search import Search
-from .types import PathRequest, PathResult, PathStatus
+from .types import GraphVersion, PathRequest, PathResult, PathStatus
 
-_INVALID_START = PathResult.failed(PathStatus.INVALID_START)
-_INVALID_GOAL = PathResult.failed(PathStatus.INVALID_GOAL)
+_INVALID_START = PathStatus.INVALID_START
+_INVALID_GOAL = PathStatus.INVALID_GOAL
+
+
+def _refused(graph, status) -> PathResult:
+    """An ``invalid_start`` / ``invalid_goal`` result, of the graph as it
+    is now (a new object per query: each carries its own version)."""
+    return PathResult(status, version=graph.stamp())
+
+
 _FOUND = PathStatus.FOUND
 #: what a QueryError adds when a hook that a plugin answers goes unanswered
 _HINTS = {"navcore_areas": " (is the areas plugin loaded?)",
@@ -87,9 +95,9 @@ class Queries:
             self._check_query(graph, graph_id, algorithm, options)   # "auto" is always known
         s, t = graph.nodes_of(start, goal)
         if s < 0 or not graph.walkable[s]:
-            return graph, _INVALID_START
+            return graph, _refused(graph, _INVALID_START)
         if t < 0 or not graph.walkable[t]:
-            return graph, _INVALID_GOAL
+            return graph, _refused(graph, _INVALID_GOAL)
         return graph, PathRequest(graph_id, start, goal, algorithm, s, t, options)
 
     def prepare_paths(self, graph_id, starts, goals, algorithm: str = "auto"):
@@ -107,7 +115,7 @@ class Queries:
         graph, s, t, bad = self._resolve_many(graph_id, starts, goals, algorithm)
         if bad is None:
             bad = np.zeros(len(starts), dtype=np.int8)
-        out = [(_INVALID_START, _INVALID_GOAL)[b - 1] if b else
+        out = [_refused(graph, (_INVALID_START, _INVALID_GOAL)[b - 1]) if b else
                PathRequest(graph_id, a, g, algorithm, i, j, {})
                for a, g, i, j, b in zip(starts, goals, s.tolist(), t.tolist(),
                                         bad.tolist())]
@@ -165,12 +173,17 @@ class Queries:
             t = request.goal_node = validate.node_id(t, n, "goal")
         walkable = graph.walkable
         if not walkable[s]:
-            return _INVALID_START
+            return _refused(graph, _INVALID_START)
         if not walkable[t]:
-            return _INVALID_GOAL
+            return _refused(graph, _INVALID_GOAL)
         return self._solve(graph, request)
 
     def _solve(self, graph: NavGraph, request: PathRequest) -> PathResult:
+        # the version before the search: a batch applied meanwhile (another
+        # thread's tick) is then one the result does not know of
+        stamp = graph._stamp
+        if stamp[1] != graph.version:
+            stamp = graph.stamp()
         # _ask's call without its argument packing: every query runs this
         result = self.plugins.caller("navcore_find_path", type(graph))(self, graph, request)
         if result is None:
@@ -180,7 +193,68 @@ class Queries:
                 self, graph, request, result)
             if better is not None:
                 result = better
+        result.version = stamp
         return result
+
+    def is_current(self, path) -> bool:
+        """Whether ``path`` still holds on its graph: a ``PathResult`` of
+        this world's queries (``find_path``, ``solve``) or a request's
+        handle (``request_path``; ``False`` before its first result).
+
+        True while the graph it was computed on (``PathResult.version``) is
+        still in the world, the same graph object, and no update batch
+        since made any node of the path dirty (blocked it, changed the
+        cost of an edge at it, or gave its id to a new node: a navmesh
+        re-tiling reuses polygon ids). A result that is not ``found`` (or a
+        path without nodes) is current only while the graph has not changed
+        at all: any batch may open a way or free an end. ``False`` when the
+        graph's log of dirty nodes (``NavGraph.dirty_since``) no longer
+        reaches back to the result, and for results without a version
+        (made outside a world's queries, a cancelled request's). A path
+        that is current may have a cheaper rival now (an update elsewhere
+        opened a shortcut); it is still walkable at its cost.
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="grid", rows=["......"] * 3)
+        >>> r = w.find_path("g", (0, 0), (5, 0))
+        >>> w.update("g", cells=[(4, 2)], walkable=False); _ = w.tick()
+        >>> w.is_current(r)                  # the wall is off the path
+        True
+        >>> w.update("g", cells=[(2, 0)], walkable=False); _ = w.tick()
+        >>> w.is_current(r)
+        False
+        """
+        result = path
+        if not isinstance(result, PathResult):
+            done, get = getattr(path, "done", None), getattr(path, "result", None)
+            if type(done) is not bool or not callable(get):     # (a handle's done: a property)
+                text = repr(path)
+                raise QueryError(f"is_current takes a PathResult or a request_path handle, "
+                                 f"got {type(path).__name__} "
+                                 f"{text if len(text) <= 60 else text[:57] + '...'}")
+            if not done:
+                return False
+            result = get()
+            if not isinstance(result, PathResult):
+                return False
+        stamp = result.version
+        if type(stamp) is not GraphVersion:
+            return False
+        for graph in list(self.graphs.values()):
+            if graph.salt == stamp.salt:
+                break
+        else:
+            return False                       # removed, or another graph object
+        if stamp.version == graph.version:
+            return True
+        nodes = np.asarray(result.nodes)
+        if result.status is not PathStatus.FOUND or nodes.size == 0:
+            return False
+        dirty = graph.dirty_since(stamp.version)
+        if dirty is None:
+            return False
+        return not (dirty.size and np.isin(nodes, dirty).any())
 
     def path_costs(self, graph_id, paths) -> np.ndarray:
         """What each path in ``paths`` (sequences of node ids, e.g. earlier

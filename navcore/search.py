@@ -32,7 +32,7 @@ what ``find_path`` raises.
 """
 from __future__ import annotations
 
-from .types import PathRequest, PathResult, PathStatus
+from .types import GraphVersion, PathRequest, PathResult, PathStatus
 from . import validate
 
 #: ``Search.step``'s answer without a limit (sums with a count stay in int64)
@@ -104,9 +104,9 @@ class Search:
         if partial:
             r = self._partial()
             if r is not None:
-                return r
-        return PathResult.failed(PathStatus.BUDGET_EXCEEDED, self.request.algorithm,
-                                 self.expanded)
+                return self._stamped(r)
+        return self._stamped(PathResult.failed(PathStatus.BUDGET_EXCEEDED,
+                                               self.request.algorithm, self.expanded))
 
     def close(self) -> None:
         """Stop the search and free its memory; an unfinished one ends
@@ -116,8 +116,14 @@ class Search:
                                            self.expanded))
 
     def _finish(self, result: PathResult) -> None:
-        self._result = result
+        self._result = self._stamped(result)
         self._release()
+
+    def _stamped(self, result: PathResult) -> PathResult:
+        """``result`` with the version of the graph this run of the search
+        began on (``PathResult.version``, for ``World.is_current``)."""
+        result.version = GraphVersion(self.graph.salt, self.version)
+        return result
 
     def _restart(self) -> None:
         self._release()
@@ -128,7 +134,7 @@ class Search:
         for node, status in ((req.start_node, PathStatus.INVALID_START),
                              (req.goal_node, PathStatus.INVALID_GOAL)):
             if not (0 <= node < n and graph.walkable[node]):
-                self._result = PathResult.failed(status, req.algorithm)
+                self._result = self._stamped(PathResult.failed(status, req.algorithm))
                 return
         self._begin()
 
@@ -173,4 +179,4 @@ class _Answered(Search):
     def __init__(self, graph, request, result):
         super().__init__(graph, request)
         self.expanded = result.expanded
-        self._result = result
+        self._result = self._stamped(result)

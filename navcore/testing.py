@@ -49,6 +49,9 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   grid). Algorithms that answer from a derived view built on request
   (``VIEW_BUILDERS``: ``ch``, ``simplified``) are checked once more after
   the kit built the view, stale views are checked to decline or be right.
+  Every result carries the graph's ``version`` (``graph.stamp()``), is
+  ``World.is_current`` and is an object of its own (a backend returns a
+  new ``PathResult`` per query: ``World`` writes the version on it).
 * ``reachable_and_areas_match_labelling``: ``areas`` gives the same
   partition as a full labelling of the weakly connected components, and
   ``reachable`` / ``reachable_many`` agree with a breadth-first search,
@@ -58,7 +61,9 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
   array that ``navcore_graph_updated`` receives; ``version`` moves on.
 * ``scheduler_replans``: blocking a node in the middle of a path found by
   ``request_path(..., repath=True)`` makes the scheduler plan it again,
-  and the new result is the reference answer on the changed graph.
+  and the new result is the reference answer on the changed graph; the
+  old result is no longer ``World.is_current``, the new one is, and both
+  carry the version of the graph they were planned on.
 * ``bad_input_changes_nothing``: malformed node ids, points, algorithm
   names, update parameters and graph ids raise a ``NavError`` subclass
   and leave the graph (walkable mask, CSR arrays, ``version``) and every
@@ -661,8 +666,26 @@ def check_paths_match_reference(factory, seed=0, *, rounds=3):
     return outcome
 
 
+def _check_version(ctx, world, graph, result, call, seen=None):
+    """``result`` (just computed) carries ``graph``'s version, is current,
+    and (with ``seen``, the results of earlier queries) is no earlier
+    result's object."""
+    if result.version != graph.stamp():
+        _fail(ctx, f"{call} carries version {result.version!r}, not the graph's "
+                   f"{graph.stamp()!r} (World sets PathResult.version on each result)")
+    if not world.is_current(result):
+        _fail(ctx, f"{call}: World.is_current is False for a result just computed")
+    if seen is not None:
+        if any(r is result for r in seen):
+            _fail(ctx, f"{call} returned the PathResult object of an earlier query; "
+                       f"World writes each result's version on it: return a new "
+                       f"PathResult per query")
+        seen.append(result)
+
+
 def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
              geometric=frozenset()):
+    seen = []
     for s, goals in groups:
         dist = reference_distances(graph, s, view=view)
         hops = _hops(view, s)
@@ -681,6 +704,7 @@ def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
                     continue
                 except NavError as exc:
                     _fail(ctx, f"{call} raised {type(exc).__name__}: {exc}")
+                _check_version(ctx, world, graph, result, call, seen)
                 expected = _expected(view, dist, hops, s, t, algo)
                 if algo in geometric:
                     check_geometric(ctx, view, graph, result, s, t, expected, call)
@@ -941,8 +965,10 @@ def check_scheduler_replans(factory, seed=0, *, ticks=10):
         call = f"request_path({s}, {t}, repath=True)"
         handle = world.request_path(gid, s, t, repath=True)
         _tick_until(world, ctx, lambda: handle.done, ticks, call)
-        _check_auto(factory, ctx, view, graph, handle.result(), s, t, call)
-        nodes = np.asarray(handle.result().nodes).tolist()
+        first = handle.result()
+        _check_auto(factory, ctx, view, graph, first, s, t, call)
+        _check_version(ctx, world, graph, first, call)
+        nodes = np.asarray(first.nodes).tolist()
         mid = nodes[len(nodes) // 2]
         _update(world, gid, factory.block_nodes(graph, [mid]), ctx, "block_nodes")
         ctx.step = f"after blocking node {mid} of the path {_short(nodes)}"
@@ -950,8 +976,12 @@ def check_scheduler_replans(factory, seed=0, *, ticks=10):
                     "planned again")
         if graph.walkable[mid]:
             _fail(ctx, f"factory.block_nodes(graph, [{mid}]) left node {mid} walkable")
+        if world.is_current(first):
+            _fail(ctx, f"World.is_current is True for the first result of {call}, whose "
+                       f"node {mid} was blocked since")
         view = _view(graph)
         _check_auto(factory, ctx, view, graph, handle.result(), s, t, f"the re-planned {call}")
+        _check_version(ctx, world, graph, handle.result(), f"the re-planned {call}")
     finally:
         _close(world)
 

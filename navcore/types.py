@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,6 +59,18 @@ class PathRequest:
                 f"goal={self.goal!r}, algorithm={self.algorithm!r})")
 
 
+class GraphVersion(NamedTuple):
+    """Which graph, and which of its versions, a ``PathResult`` was
+    computed on (``PathResult.version``; ``NavGraph.stamp()``)."""
+
+    #: the graph object's salt (``NavGraph.salt``): drawn at random when the
+    #: graph is made, and again for a copy or an unpickled graph, so a graph
+    #: removed and added again, or a Dask worker's copy, is another graph
+    salt: int
+    #: ``graph.version``: the update batches applied to it before
+    version: int
+
+
 class PathResult:
     """Result of a path query.
 
@@ -67,12 +79,17 @@ class PathResult:
     shape, a navmesh's corners) are empty unless ``status`` is ``found``;
     ``cost`` is ``inf`` then. ``expanded``
     counts the nodes the search closed (0 when no search ran).
+    ``version``: the ``GraphVersion`` of the graph the query was answered
+    on (set by ``World`` on every result of ``find_path``, ``solve`` and
+    the scheduler's requests; ``None`` on results made elsewhere, e.g. a
+    cancelled request's); ``World.is_current(result)`` tells whether the
+    path still holds on its graph.
     """
 
-    __slots__ = ("status", "nodes", "points", "cost", "expanded", "algorithm")
+    __slots__ = ("status", "nodes", "points", "cost", "expanded", "algorithm", "version")
 
     def __init__(self, status, nodes=_EMPTY_NODES, points=_EMPTY_POINTS,
-                 cost=float("inf"), expanded=0, algorithm=""):
+                 cost=float("inf"), expanded=0, algorithm="", version=None):
         # on every query: skip the Enum lookup when given a member already
         self.status = status if type(status) is PathStatus else PathStatus(status)
         self.nodes = nodes
@@ -80,9 +97,11 @@ class PathResult:
         self.cost = float(cost)
         self.expanded = int(expanded)
         self.algorithm = algorithm
+        self.version = version
 
     @classmethod
-    def found_path(cls, nodes, points, cost, expanded, algorithm) -> "PathResult":
+    def found_path(cls, nodes, points, cost, expanded, algorithm,
+                   version=None) -> "PathResult":
         """A ``found`` result from a backend's kernel (int32 ``nodes``,
         float64 ``points``, Python-convertible ``cost``/``expanded``):
         ``__init__`` without its checks, for the per-query path."""
@@ -93,6 +112,7 @@ class PathResult:
         r.cost = float(cost)
         r.expanded = int(expanded)
         r.algorithm = algorithm
+        r.version = version
         return r
 
     @property
@@ -168,6 +188,9 @@ class PathBatch:
     ``todo()``. Entries still open after the hook are served one by one
     too, so a plugin may answer any part of a batch.
 
+    ``version``: the ``GraphVersion`` of the graph the batch is searched
+    on (``graph.stamp()`` before the search), which its results carry.
+
     ``threads``: how many threads an implementation may search the batch
     on (the scheduler passes its worker count for a round's whole group,
     on the thread that calls ``tick``; the grid answers it in one parallel
@@ -182,11 +205,12 @@ class PathBatch:
     """
 
     __slots__ = ("graph_id", "algorithm", "starts", "goals", "threads", "state", "expanded",
-                 "_parts", "_part", "_slot", "_lists")
+                 "version", "_parts", "_part", "_slot", "_lists")
 
-    def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1):
+    def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1, version=None):
         self.graph_id = graph_id
         self.threads = threads
+        self.version = version
         self.algorithm = algorithm
         self.starts = starts
         self.goals = goals
@@ -272,18 +296,20 @@ class PathBatch:
         out = [None] * len(self)
         expanded = self.expanded.tolist()
         found = PathResult.found_path
+        version = self.version
         for p, (cost, nodes, offsets, points, algorithm) in enumerate(self._parts):
             index = np.flatnonzero(self._part == p).tolist()
             if cost is None:                   # answer_status: nodes is the status
                 for i in index:
-                    out[i] = PathResult(nodes, expanded=expanded[i], algorithm=algorithm)
+                    out[i] = PathResult(nodes, expanded=expanded[i], algorithm=algorithm,
+                                        version=version)
                 continue
             costs, ends = cost.tolist(), offsets.tolist()
             for i, j in zip(index, self._slot[index].tolist()):
                 c, a, b = costs[j], ends[j], ends[j + 1]
-                out[i] = found(nodes[a:b], points[a:b], c, expanded[i], algorithm) \
-                    if c < np.inf else PathResult(PathStatus.UNREACHABLE,
-                                                  expanded=expanded[i], algorithm=algorithm)
+                out[i] = found(nodes[a:b], points[a:b], c, expanded[i], algorithm, version) \
+                    if c < np.inf else PathResult(PathStatus.UNREACHABLE, expanded=expanded[i],
+                                                  algorithm=algorithm, version=version)
         return out
 
     def paths(self, index) -> tuple:
@@ -343,11 +369,14 @@ class PathBatch:
         _, nodes, _, points, algorithm = self._parts[p]
         expanded = lists[2][i]
         if lists[3][p] is None:
-            return PathResult(nodes, expanded=expanded, algorithm=algorithm)
+            return PathResult(nodes, expanded=expanded, algorithm=algorithm,
+                              version=self.version)
         cost, offsets = lists[3][p]
         j = lists[1][i]
         c = cost[j]
         if not c < np.inf:
-            return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm)
+            return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm,
+                              version=self.version)
         a, b = offsets[j], offsets[j + 1]
-        return PathResult.found_path(nodes[a:b], points[a:b], c, expanded, algorithm)
+        return PathResult.found_path(nodes[a:b], points[a:b], c, expanded, algorithm,
+                                     self.version)

@@ -12,10 +12,11 @@ from navcore.types import PathResult, PathStatus
 
 from .hierarchy import Hierarchy
 
+#: ``NavGraph.end_nodes`` of graphs whose query ends lie in their node alone
+_PLAIN_ENDS = navcore.NavGraph.end_nodes
 #: where a graph keeps its hierarchy (``graph.view(VIEW_KEY)``)
 VIEW_KEY = "navcore_areas"
 _CHANGED_ARGS = ("world", "graph_id", "changed_areas")
-_UNREACHABLE = PathResult(PathStatus.UNREACHABLE, expanded=0, algorithm="hierarchy")
 
 
 def hierarchy_of(graph) -> Hierarchy:
@@ -82,33 +83,54 @@ def _follow(graph, dirty) -> np.ndarray:
     return np.unique(ids[ids >= 0]).astype(np.int32)    # every area, old or new
 
 
-@navcore.hookimpl(tryfirst=True)
-def navcore_find_path(graph, request):
+# a pre-check (navcore.precheck): asked before every backend's search,
+# whichever plugin was registered last
+@navcore.hookimpl
+@navcore.precheck
+def navcore_find_path(world, graph, request):
     # different areas: no path exists, answer without searching. On every
-    # query's path, so two array loads and no method calls.
+    # query's path (before every search), so four array reads as Python
+    # ints and no other call; it takes the hook's arguments in the hook's
+    # order, so the dispatcher calls it without an adapter in between
     h = graph.view(VIEW_KEY)
     if h is None:               # not current: let a search answer
         return None
     hn, ha = h.hnode_of, h.harea
-    if ha[hn[request.start_node]] != ha[hn[request.goal_node]]:
-        return _UNREACHABLE
+    s, t = request.start_node, request.goal_node
+    if ha.item(hn.item(s)) != ha.item(hn.item(t)):
+        if _end_areas(graph, h, request.start, s).isdisjoint(
+                _end_areas(graph, h, request.goal, t)):
+            # a new result each time: World sets its version
+            return PathResult(PathStatus.UNREACHABLE, algorithm="hierarchy")
     return None
 
 
-@navcore.hookimpl(tryfirst=True)
-def navcore_begin_search(graph, request):
+def _end_areas(graph, h, end, node) -> set:
+    """The areas a query's end lies in: its node's, or those of every node
+    it lies in (``NavGraph.end_nodes``: a navmesh corner two areas share)."""
+    nodes = graph.end_nodes(end, node)
+    if nodes is None:
+        return {int(h.harea[h.hnode_of[node]])}
+    return set(h.harea[h.hnode_of[nodes]].tolist())
+
+
+# navcore_find_path's pre-check for a search run a slice at a time
+@navcore.hookimpl
+@navcore.precheck
+def navcore_begin_search(world, graph, request):
     # navcore_find_path's early answer, as a search already finished
-    result = navcore_find_path(graph, request)
+    result = navcore_find_path(world, graph, request)
     return None if result is None else navcore.Search.finished(graph, request, result)
 
 
-@navcore.hookimpl(tryfirst=True)
+@navcore.hookimpl
+@navcore.precheck
 def navcore_find_paths(graph, batch):
     # navcore_find_path's early answer for a whole batch: one vectorised
     # comparison, the pairs in different areas answered unreachable
     h = graph.view(VIEW_KEY)
-    if h is None:
-        return
+    if h is None or type(graph).end_nodes is not _PLAIN_ENDS:
+        return        # (ends that may lie in several nodes: one at a time)
     idx = batch.todo()
     hn, ha = h.hnode_of, h.harea
     apart = ha[hn[batch.starts[idx]]] != ha[hn[batch.goals[idx]]]

@@ -545,6 +545,22 @@ class NavMeshGraph(navcore.NavGraph):
             return self._locate_xy(*xy)
         return super().node_of(where)
 
+    def end_nodes(self, end, node):
+        """The walkable polygons around the corner of polygon ``node`` that
+        the point ``end`` lies exactly on, when there is one (two regions
+        that touch at a corner both hold a point there: ``NavGraph.end_nodes``);
+        ``None`` for a polygon id or a point off every corner."""
+        xy = plain_xy(end)
+        if xy is None or not (0 <= node < self.num_polygons):
+            return None
+        corners = self.poly_verts[self.poly_start[node]:self.poly_start[node + 1]]
+        at = corners[(self.vertices[corners, 0] == xy[0]) & (self.vertices[corners, 1] == xy[1])]
+        if not at.size:
+            return None
+        around = np.searchsorted(self.poly_start, np.flatnonzero(self.poly_verts == at[0]),
+                                 side="right") - 1
+        return np.unique(around[self.walkable[around]]).astype(np.int32)
+
     def on_mesh(self, point) -> tuple[float, float]:
         """``point`` if the mesh holds it, else the nearest walkable point
         within ``snap_distance`` (``NodeError`` when there is none): where

@@ -74,12 +74,14 @@ def _apply(world, graph, batch):
     read again after it)."""
     apply = world.plugins.caller("navcore_apply_updates", type(graph))
     graph.begin_write()
+    dirty = None
     try:
-        return apply(world, graph, batch)
+        dirty = apply(world, graph, batch)
+        return dirty
     except Exception as exc:         # raised once the other graphs' batches are in
         return exc
     finally:
-        graph.end_write()
+        graph.end_write(dirty)       # the batch's dirty nodes go in its log
 
 
 def _raise_failed_batch(failed, applied: int):

@@ -79,8 +79,7 @@ from .rounds import MIN_CHUNK_S, Item, run_groups
 
 #: what a request whose start or goal is not walkable gets (``_resolve_many``'s
 #: ``bad`` 1 and 2), as ``World.prepare_path`` answers it
-_INVALID = (PathResult.failed(PathStatus.INVALID_START),
-            PathResult.failed(PathStatus.INVALID_GOAL))
+_INVALID = (PathStatus.INVALID_START, PathStatus.INVALID_GOAL)
 _BY_SEQ = operator.attrgetter("handle.seq")
 _EXPANDED = operator.attrgetter("expanded")
 _RECENT = 64      # chunks of searches per graph the time estimate looks at
@@ -571,9 +570,10 @@ class RequestQueue:
                                    np.array([it.request.goal_node for it in due], np.int32)))
                 continue
             if bad is not None:
+                stamp = world.graph(gid).stamp()
                 for k in np.flatnonzero(bad).tolist():
                     members[k].due = False
-                    members[k].set_result(_INVALID[bad[k] - 1])
+                    members[k].set_result(PathResult(_INVALID[bad[k] - 1], version=stamp))
                 keep = np.flatnonzero(bad == 0)
                 members = [members[k] for k in keep.tolist()]
                 s, t = s[keep], t[keep]

@@ -257,7 +257,7 @@ def run_groups(world, jobs, groups, cache: dict, per: dict,
             threads = workers if (least_s <= 0 or p is None
                                   or p * len(members) >= MIN_PARALLEL_S) else 1
             c = _Chunk(graph, gid, algorithm, starts, goals, members,
-                       PathBatch(gid, algorithm, starts, goals, threads))
+                       PathBatch(gid, algorithm, starts, goals, threads, graph.stamp()))
             t0 = clock()
             left = c.run_batch(world)
             c.seconds = (clock() - t0) * threads
@@ -278,7 +278,8 @@ def run_groups(world, jobs, groups, cache: dict, per: dict,
             else:
                 part, s, t = [members[i] for i in idx.tolist()], starts[idx], goals[idx]
             chunks.append(_Chunk(graph, gid, algorithm, s, t, part,
-                                 PathBatch(gid, algorithm, s, t) if ok else None))
+                                 PathBatch(gid, algorithm, s, t, 1, graph.stamp())
+                                 if ok else None))
     counter = itertools.count()
 
     def work():

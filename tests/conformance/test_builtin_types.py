@@ -220,9 +220,26 @@ class NodesIgnored:
         return None
 
 
+class SharedResults:
+    """Answers a pair asked again (by another algorithm) with the result
+    object it gave the first time when the cost is the same: the version
+    World writes on it is then the last query's."""
+
+    def __init__(self):
+        self.kept = {}
+
+    @navcore.hookimpl(wrapper=True)
+    def navcore_find_path(self, graph, request):
+        result = yield
+        key = (graph.salt, request.start_node, request.goal_node, result.cost)
+        return self.kept.setdefault(key, result)
+
+
 @pytest.mark.nojit
 @pytest.mark.parametrize("plugin, check, message", [
     (DearerPaths(), navcore.testing.check_paths_match_reference, "reference Dijkstra"),
+    (SharedResults(), navcore.testing.check_paths_match_reference,
+     "PathResult object of an earlier query"),
     (OneArea(), navcore.testing.check_reachable_and_areas_match_labelling,
      "not connected"),
     (ForgetfulUpdates(), navcore.testing.check_dirty_covers_changes, "misses"),
