@@ -164,6 +164,28 @@ class Search:
         return s
 
 
+def take_slot(graph, key: str, fits, make):
+    """``(pool, slot)``: a free slot from ``graph``'s pool ``key`` (this
+    thread's list of them) for which ``fits(slot)`` holds, else ``make()``;
+    slots that no longer fit (the graph grew) are dropped. A search gives
+    its slot back with ``give_back(pool, slot, most)``."""
+    pool = graph.scratch(key, _new_pool)
+    while pool and not fits(pool[-1]):
+        pool.pop()
+    return pool, (pool.pop() if pool else make())
+
+
+def give_back(pool: list, slot, most: int) -> None:
+    """Keep ``slot`` in ``pool`` for a later search, up to ``most`` slots
+    (its next search resets what it holds)."""
+    if slot is not None and len(pool) < most:
+        pool.append(slot)
+
+
+def _new_pool(graph) -> list:
+    return []
+
+
 class _Whole(Search):
     sliced = False
 

@@ -361,6 +361,17 @@ def _random_updates(factory, world, graph, rng, ctx, most=3):
         _update(world, graph.graph_id, factory.random_update(graph, rng), ctx)
 
 
+def _rounds(factory, world, graph, rng, ctx, rounds):
+    """The graph's CSR view for each of ``rounds`` rounds of a check: as
+    built, then after a batch of random updates (applied by a tick) each."""
+    for k in range(rounds):
+        if k:
+            _random_updates(factory, world, graph, rng, ctx)
+            world.tick()
+            ctx.step = f"round {k}"
+        yield _view(graph)
+
+
 def _close(world):
     world.close()
 
@@ -636,12 +647,7 @@ def check_paths_match_reference(factory, seed=0, *, rounds=3):
         if missing:
             _fail(ctx, f"world.algorithms lists {listed}, without {missing}; every graph "
                        f"needs {list(REQUIRED_ALGORITHMS)}")
-        for k in range(rounds):
-            if k:
-                _random_updates(factory, world, graph, rng, ctx)
-                world.tick()
-                ctx.step = f"round {k}"
-            view = _view(graph)
+        for view in _rounds(factory, world, graph, rng, ctx, rounds):
             groups = _pairs(graph, rng)
             # every listed algorithm, with views as the updates left them
             # (stale ones must decline, patched ones must be right) ...
@@ -734,12 +740,7 @@ def check_sliced_equals_whole(factory, seed=0, *, rounds=2):
     try:
         graph = _build(factory, world, GRAPH_ID, rng, ctx)
         algorithms = ["auto"] + world.algorithms(GRAPH_ID)
-        for k in range(rounds):
-            if k:
-                _random_updates(factory, world, graph, rng, ctx)
-                world.tick()
-                ctx.step = f"round {k}"
-            view = _view(graph)
+        for view in _rounds(factory, world, graph, rng, ctx, rounds):
             for s, goals in _pairs(graph, rng, starts=3, goals=4):
                 dist = reference_distances(graph, s, view=view)
                 for t in goals:

@@ -20,7 +20,7 @@ is the same, path and ``expanded`` included.
 """
 from __future__ import annotations
 
-from navcore.search import Search
+from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _search as K
@@ -45,11 +45,9 @@ class CsrSearch(Search):
         graph = self.graph
         self._csr = graph.csr
         self._h = search.heuristic_inputs(graph, self._heuristic)
-        pool = self._pool = graph.scratch(_POOL_KEY, _new_pool)
         n = graph.num_nodes
-        while pool and pool[-1].g.size != max(n, 1):      # the graph grew
-            pool.pop()
-        slot = pool.pop() if pool else search.SearchScratch(n)
+        self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.g.size == max(n, 1),
+                                     lambda: search.SearchScratch(n))
         slot.regs[K.R_EXPANDED] = -1
         slot.regs[K.R_TRACK] = 1
         self._gen = slot.next_gen()
@@ -80,12 +78,7 @@ class CsrSearch(Search):
 
     def _release(self) -> None:
         slot, self._slot = self._slot, None
-        if slot is not None and len(self._pool) < _POOL_SIZE:
-            self._pool.append(slot)         # its next search resets the registers
-
-
-def _new_pool(graph) -> list:
-    return []
+        give_back(self._pool, slot, _POOL_SIZE)
 
 
 def begin(graph, request):

@@ -250,6 +250,8 @@ def jump_steps(grid, scratch, start, goal, gen, budget):
     # direction k -> (dx, dy): E, W, S, N, SE, SW, NE, NW
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
+    # begin or resume: the csr plugin's A* reads its registers alike (the two
+    # kernels differ in heuristic and neighbours, not in this preamble)
     expanded = regs[R_EXPANDED]
     if expanded < 0:
         size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)

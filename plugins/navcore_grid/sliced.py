@@ -18,7 +18,7 @@ grid's pool while it runs, so its result is ``find_path``'s, path and
 """
 from __future__ import annotations
 
-from navcore.search import Search
+from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _jps
@@ -48,10 +48,10 @@ class GridSearch(Search):
         kind = self._kind
         self._grid = inputs.jps if kind == "jps" else \
             inputs.astar if kind == "astar" else inputs.dijkstra
-        pool = self._pool = graph.scratch(_POOL_KEY, _new_pool)
-        while pool and pool[-1].stamp.size != graph.padded_free.size:
-            pool.pop()
-        self._slot = pool.pop() if pool else register_scratch(graph, GridScratch(graph))
+        size = graph.padded_free.size
+        self._pool, self._slot = take_slot(graph, _POOL_KEY,
+                                           lambda sc: sc.stamp.size == size,
+                                           lambda: register_scratch(graph, GridScratch(graph)))
         Wp, W = graph.padded_width, graph.width
         r = self.request
         self._ends = (K.padded(r.start_node, W, Wp), K.padded(r.goal_node, W, Wp))
@@ -110,12 +110,7 @@ class GridSearch(Search):
 
     def _release(self) -> None:
         slot, self._slot = self._slot, None
-        if slot is not None and len(self._pool) < _POOL_SIZE:
-            self._pool.append(slot)         # its next search resets the registers
-
-
-def _new_pool(graph) -> list:
-    return []
+        give_back(self._pool, slot, _POOL_SIZE)
 
 
 def begin(world, graph, request):
