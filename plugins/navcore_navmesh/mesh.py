@@ -550,6 +550,9 @@ class NavMeshGraph(navcore.NavGraph):
         the point ``end`` lies exactly on, when there is one (two regions
         that touch at a corner both hold a point there: ``NavGraph.end_nodes``);
         ``None`` for a polygon id or a point off every corner."""
+        if not (type(node) is int or validate.is_int(node)):
+            raise NodeError(f"end_nodes: node must be a polygon id (an integer), got "
+                            f"{validate.describe(node)}")
         xy = plain_xy(end)
         if xy is None or not (0 <= node < self.num_polygons):
             return None
