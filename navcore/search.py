@@ -32,6 +32,8 @@ what ``find_path`` raises.
 """
 from __future__ import annotations
 
+import abc
+
 from .types import GraphVersion, PathRequest, PathResult, PathStatus
 from . import validate
 
@@ -39,7 +41,7 @@ from . import validate
 UNLIMITED = 1 << 62
 
 
-class Search:
+class Search(abc.ABC):
     """One path query advanced by ``step(n)``; see the module's text.
 
     ``graph`` and ``request`` are what it searches, ``version`` the graph
@@ -61,10 +63,10 @@ class Search:
     def _begin(self) -> None:
         """Set up the search on ``self.graph`` as it is now (take a slot)."""
 
+    @abc.abstractmethod
     def _advance(self, budget: int) -> PathResult | None:
         """Close at most ``budget`` more nodes; update ``self.expanded``;
         return the result once the search is finished, else None."""
-        raise NotImplementedError
 
     def _partial(self) -> PathResult | None:
         """The ``partial`` result so far, or None when there is none."""
@@ -202,3 +204,6 @@ class _Answered(Search):
         super().__init__(graph, request)
         self.expanded = result.expanded
         self._result = self._stamped(result)
+
+    def _advance(self, budget):
+        return self._result          # answered from the start: step never asks

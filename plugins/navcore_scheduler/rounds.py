@@ -191,20 +191,9 @@ def batchable(world, graph, cache: dict) -> bool:
     key = (type(graph), world.plugins.version)
     got = cache.get(key)
     if got is None:
-        hook = world.plugins.hook
-        single = hook.navcore_find_path.get_hookimpls()
-        batch = hook.navcore_find_paths.get_hookimpls()
-        got = bool(batch) and not hook.navcore_postprocess_path.get_hookimpls() \
-            and not any(i.wrapper or i.hookwrapper for i in single)
-        if got:
-            batch_plugins = {id(i.plugin) for i in batch}
-            for i in single:
-                classes = getattr(i.function, "navcore_graph_classes", None)
-                if classes is not None and not isinstance(graph, classes):
-                    continue
-                if id(i.plugin) not in batch_plugins:
-                    got = False
-                    break
+        plugins = world.plugins
+        got = not plugins.hook.navcore_postprocess_path.get_hookimpls() and \
+            plugins.covers("navcore_find_path", "navcore_find_paths", type(graph))
         if len(cache) > 64:
             cache.clear()
         cache[key] = got

@@ -66,13 +66,18 @@ def check_build(walk, **rule):
     g = world.add_graph("g", type="grid", array=walk, **rule)
     h = hierarchy_of(g)
     assert h.lattice is not None and not h.lattice[2]
-    piece, sizes, links = reference_pieces(walk)
+    assert_build_matches(h, *reference_pieces(walk))
+
+
+def assert_build_matches(h, piece, sizes, links):
+    """The built pieces, their sizes and links are the reference's, and a
+    second build over the same arrays agrees."""
     np.testing.assert_array_equal(h.hnode_of, piece)
     assert int(h.counters[0]) == sizes.size
     np.testing.assert_array_equal(h.hsize[:sizes.size], sizes)
     assert built_links(h) == links
     assert h.num_hierarchical_nodes == sizes.size
-    h.recalculate()              # a second build over the same arrays agrees
+    h.recalculate()
     np.testing.assert_array_equal(h.hnode_of, piece)
     assert built_links(h) == links
 
