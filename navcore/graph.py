@@ -122,6 +122,10 @@ class NavGraph:
         # READ_TRIES races with batches: it holds off the next batch for
         # one read, so a game that updates every frame cannot starve it
         self._write_gate = threading.RLock()
+        # searches stepping on other threads now (``hold_updates``): a batch
+        # waits until there are none
+        self._holders = 0
+        self._holders_gone = threading.Condition(threading.Lock())
         self._tls = threading.local()
 
     # -- construction -------------------------------------------------------
@@ -247,6 +251,10 @@ class NavGraph:
         Waits while a starved reader holds the batches off
         (``read_consistent``)."""
         self._write_gate.acquire()
+        if self._holders:                     # steps under way finish first
+            with self._holders_gone:
+                while self._holders:
+                    self._holders_gone.wait()
         self._writer = threading.get_ident()
         self._writes += 1
 
@@ -260,6 +268,15 @@ class NavGraph:
         self._writes += 1
         self._writer = None
         self._write_gate.release()
+
+    def hold_updates(self) -> "_UpdatesHeld":
+        """A context in which no update batch is applied to the graph:
+        ``begin_write`` waits until every thread that holds one has left
+        it, and a thread entering one waits for a batch under way to end.
+        A search stepped on another thread while the game ticks (a
+        background search) takes each step inside one, so it never reads
+        half a batch; keep it short, as the tick waits for it."""
+        return _UpdatesHeld(self)
 
     def writing_here(self) -> bool:
         """Whether this thread is applying an update batch to the graph now
@@ -506,3 +523,26 @@ def _check_positions(positions, n):
         bad = int(np.argwhere(~np.isfinite(pos))[0][0])
         raise GraphError(f"positions of node {bad} are not finite: {pos[bad].tolist()}")
     return pos
+
+
+class _UpdatesHeld:
+    """``NavGraph.hold_updates``' context."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        g = self.graph
+        with g._write_gate:           # no batch under way, none begins before the count
+            with g._holders_gone:
+                g._holders += 1
+        return g
+
+    def __exit__(self, *exc) -> None:
+        g = self.graph
+        with g._holders_gone:
+            g._holders -= 1
+            if not g._holders:
+                g._holders_gone.notify_all()

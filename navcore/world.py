@@ -56,11 +56,18 @@ class World(Queries):
     (``done`` unchanged). Called on the thread that warms up (the
     background thread with ``warm_up="background"``); it ends at
     ``done == total``.
+
+    Path requests (``request_path``) are searched inside ``tick`` within
+    its budget, a long one a slice per frame. With ``background=True``
+    (and ``workers=N``) they are searched on N threads of their own across
+    frames instead: ``tick`` hands new requests out and publishes those
+    that finished, in request order, and never waits for a search.
     """
 
     def __init__(self, *, plugins=(), autoload=None, frame_budget_ms: float = 2.0,
                  workers: int = 0, seed: int | None = None, deterministic: bool = False,
-                 frame_budget_nodes: int | None = None, warm_up=True, on_progress=None):
+                 frame_budget_nodes: int | None = None, warm_up=True, on_progress=None,
+                 background: bool = False):
         # every setting checked before anything is made (threads, plugins)
         if not (type(warm_up) is bool or (type(warm_up) is str and warm_up == "background")):
             raise FrameError(f"World: warm_up must be True, False or 'background', "
@@ -84,6 +91,14 @@ class World(Queries):
         self._warm_thread = threading.local()   # marks the warm-up thread's own calls
         #: serve requests by a node budget only, never by the clock (replays)
         self.deterministic = validate.boolean(deterministic, "deterministic", FrameError)
+        #: path requests searched on threads of their own across frames
+        self.background = validate.boolean(background, "background", FrameError)
+        if self.background and (self.deterministic or not workers):
+            raise FrameError(
+                "World: background=True needs worker threads (workers=N > 0) and a world "
+                "that is not deterministic (its results come when their searches end, "
+                f"which depends on the machine); got workers={workers}, "
+                f"deterministic={self.deterministic}")
         #: nodes the searches of one frame may expand (``None``: no node
         #: budget; a deterministic world then uses ``DEFAULT_FRAME_BUDGET_NODES``)
         self.frame_budget_nodes = None if frame_budget_nodes is None else \

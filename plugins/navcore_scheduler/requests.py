@@ -23,12 +23,16 @@ callbacks run on the thread that calls ``tick``, in request order, so
 
 A node budget (``World(frame_budget_nodes=N)``, ``tick(budget_nodes=N)``)
 counts the nodes the served searches expanded: requests are accepted in
-queue order until the sum reaches it (the one that crosses it is served,
-and each frame serves at least one); results a round computed past that
-point are dropped and their requests wait at the front of the queue. A
-deterministic world counts nodes only (no deadline): rounds are sized
-from the searches' past expansions, so even the sequence of rounds, and
-of ``replan_from`` calls, is the same on any machine and worker count.
+queue order until the sum reaches it (the one that crosses it is served);
+results a round computed past that point are dropped and their requests
+wait at the front of the queue. A request expected to expand more than
+the frame has left (its graph's recent searches' mean; any request on a
+graph without one yet) is stepped instead (``longsearch.py``): it expands
+exactly what is left and carries on in the next frames. A zero budget
+serves one request a frame, whole. A deterministic world counts nodes
+only (no deadline): rounds and steps are sized from the searches' past
+expansions, so even the sequence of rounds, and of ``replan_from`` calls,
+is the same on any machine and worker count.
 
 A request made with ``repath=True`` stays active after it is served: when
 an update breaks its path or makes it dearer (a wall across it, a corner
@@ -71,9 +75,11 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import QueryError
+from navcore.search import UNLIMITED
 from navcore.types import PathResult, PathStatus
 
 from .active import ActivePaths, batch_paths
+from .background import BackgroundSearches
 from .longsearch import LEAST_STEP, LongSearches
 from .rounds import MIN_CHUNK_S, Item, run_groups
 
@@ -268,6 +274,8 @@ class RequestQueue:
         self._cancelled_queued = 0       # cancelled handles still in _pending
         self._callback_errors = []       # (handle, exception), raised at the frame's end
         self._long = LongSearches(self)  # requests under way as stepped searches
+        # a background world's searches, on threads of their own
+        self._bg = BackgroundSearches(self, world.workers) if world.background else None
         self._too_big = None             # the queue's head, when it did not fit (_take)
 
     # -- requests -------------------------------------------------------------
@@ -332,7 +340,8 @@ class RequestQueue:
 
     @property
     def waiting(self) -> int:
-        return len(self._pending) - self._cancelled_queued + len(self._long)
+        return len(self._pending) - self._cancelled_queued + len(self._long) + \
+            (len(self._bg) if self._bg is not None else 0)
 
     # -- serving ----------------------------------------------------------------
     def serve(self, deadline: float, budget_nodes: int | None = None) -> int:
@@ -350,6 +359,8 @@ class RequestQueue:
         frame serves depends on the queue and the searches only."""
         self.nodes_last = 0
         self.search_s_last = 0.0
+        if self._bg is not None:
+            return self._serve_background()
         if not self._pending and not len(self._long):
             return 0
         clock = time.perf_counter
@@ -369,8 +380,10 @@ class RequestQueue:
         # the searches carried from earlier frames go first
         spent = 0
         if len(self._long):
+            least = UNLIMITED if budget_nodes == 0 else \
+                LEAST_STEP if free_pass and timed else 0
             spent = self._long.step(deadline if timed else None, budget_nodes, accepted,
-                                    LEAST_STEP if free_pass and timed else 0)
+                                    least)
             free_pass = free_pass and not spent and not accepted
         # new requests only once no search is under way: one that is took
         # what the frame had (searches finish in request order)
@@ -381,10 +394,17 @@ class RequestQueue:
                               means, len(accepted))
             if not take:
                 h, self._too_big = self._too_big, None
-                if h is not None and (left is None or left > 0):   # a slice of it instead
-                    spent += self._begin_long(h, free_pass, deadline if timed else None,
-                                              left, accepted)
-                break
+                if h is None:
+                    break
+                # a slice of it instead; under a node budget, one that ended
+                # within it leaves the rest of the budget to the next requests
+                served = len(accepted)
+                spent += self._begin_long(h, free_pass, deadline if timed else None,
+                                          left, accepted)
+                if budget_nodes is None or len(self._long) or spent >= budget_nodes \
+                        or len(accepted) == served:
+                    break
+                continue
             free_pass = False
             items, groups = self._prepare(take)
             per = {gid: _estimate(d) for gid, d in list(self._durations.items()) if d}
@@ -422,6 +442,31 @@ class RequestQueue:
         self.nodes_last = spent
         return len(accepted)
 
+    def _serve_background(self) -> int:
+        """A background world's frame (``background.py``): the requests
+        queued since the last frame go to the search threads, and those
+        whose search ended are published, in request order."""
+        take = []
+        with self._lock:
+            pending = self._pending
+            while pending:
+                h = pending.popleft()
+                h._in_queue = False
+                if h._cancelled:
+                    h._queued = False
+                    self._cancelled_queued -= 1
+                    continue
+                take.append(h)
+        if take:
+            items = [Item(h, h.start) for h in take]
+            self._replan_starts(items)
+            self._bg.hand_out(items)
+        finished = self._bg.collect()
+        self._publish_all(finished)
+        self._served_last = len(finished)
+        self.nodes_last = sum(map(_EXPANDED, finished))
+        return len(finished)
+
     def _begin_long(self, h, free_pass, deadline, nodes_left, accepted) -> int:
         """Pop ``h`` (the queue's head, too long for what is left of the
         frame) and begin it as a stepped search (``longsearch``), stepped
@@ -433,6 +478,8 @@ class RequestQueue:
             h._in_queue = False
         got = self._long.begin(h, free_pass)
         least = LEAST_STEP if free_pass and deadline is not None else 0
+        if nodes_left == 0:     # a zero node budget serves one request a frame, whole
+            least = UNLIMITED
         if got is False:                     # cannot be sliced: it waits for room
             self._put_back([Item(h, h.start)])
             return 0
@@ -504,8 +551,14 @@ class RequestQueue:
                 last = False
                 if nodes_left is not None:
                     m = means.get(gid)
-                    if m is None:           # learn what a search costs first
+                    if m is None or m > nodes_left:
+                        # expected not to fit (or unknown: the first search on
+                        # the graph): stepped with the nodes left; a zero
+                        # budget serves it whole, alone
                         if take:
+                            break
+                        if nodes_left > 0:
+                            self._too_big = h
                             break
                         last = True
                     elif take and acc_n >= nodes_left:
@@ -818,8 +871,17 @@ class RequestQueue:
         ids.update(list(self._active))        # list(): one C-level step, no switch inside
         ids.update(list(self._paths))
         ids.update(self._long.graph_ids())
+        if self._bg is not None:
+            ids.update(self._bg.graph_ids())
         for graph_id in ids:
             self.graph_removed(graph_id)
+
+    def close(self) -> None:
+        """Cancel every request (``cancel_all``) and stop the background
+        search threads once their searches stopped."""
+        self.cancel_all()
+        if self._bg is not None:
+            self._bg.close()
 
     def graph_removed(self, graph_id) -> None:
         """The graph is gone: its requests, queued or kept up to date, are
@@ -828,6 +890,8 @@ class RequestQueue:
             queued = list(self._pending)
         mine = {h.seq: h for h in queued if h.graph_id == graph_id}
         mine.update((h.seq, h) for h in self._long.drop_graph(graph_id))
+        if self._bg is not None:
+            mine.update((h.seq, h) for h in self._bg.drop_graph(graph_id))
         mine.update(self._active.pop(graph_id, {}))
         index = self._paths.pop(graph_id, None)
         if index is not None:

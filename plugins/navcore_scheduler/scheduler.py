@@ -83,5 +83,5 @@ class Scheduler:
         """Finish every waiting or kept-up-to-date path request
         ``cancelled`` and stop the worker threads (waiting for the jobs
         already running). ``World.close()`` calls it; call that instead."""
-        self.requests.cancel_all()
+        self.requests.close()
         self.jobs.close()

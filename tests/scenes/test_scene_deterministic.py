@@ -20,23 +20,32 @@ def _results(name, workers, frames, nodes):
     sc.settings.workers = workers
     sc.settings.deterministic = True
     sc.settings.frame_budget_nodes = nodes
+    slices = []              # frames that searched and served nothing: a search's slices
+
+    def look(sim):
+        st = sim.world.last_stats
+        slices.append(st.requests_served == 0 and st.nodes_expanded > 0)
     with navcore.Simulation(sc) as sim:
-        summary = sim.run(frames)
+        summary = sim.run(frames, on_frame=look)
+    summary["timing"]["slices"] = sum(slices)
     assert set(summary) - set(results(summary)) == {"timing"}
     assert summary["timing"]["frame_ms"]["p50"] >= 0      # timing is reported apart
     return json.dumps(results(summary), indent=2), summary
 
 
-@pytest.mark.parametrize("name, frames, nodes", [("maze.yaml", 600, 5000),
-                                                 ("battlefield.yaml", 400, 2000)])
+@pytest.mark.parametrize("name, frames, nodes, sliced", [("maze.yaml", 600, 5000, False),
+                                                         ("maze.yaml", 300, 150, True),
+                                                         ("battlefield.yaml", 400, 2000, False)])
 def test_deterministic_scene_results_are_byte_identical_for_0_1_2_workers_and_two_runs(
-        name, frames, nodes):
+        name, frames, nodes, sliced):
     first, summary = _results(name, 0, frames, nodes)
     for workers in (1, 2, 2):
         assert _results(name, workers, frames, nodes)[0] == first, workers
     assert summary["deterministic"] and summary["frame_budget_nodes"] == nodes
     assert summary["requests"]["waiting_max"] > 0        # the budget binds
     assert summary["requests"]["nodes_expanded"] > 0
+    if sliced:        # requests that needed many frames each, stepped across them
+        assert summary["timing"]["slices"] > frames // 4
 
 
 @pytest.mark.nojit

@@ -61,41 +61,76 @@ def test_a_deterministic_world_replays_identically_on_0_1_and_2_workers():
     assert any(entry[2] > 0 for entry in log)   # and some were planned again
 
 
-def _expansions(walk, pairs):
+def _expansions(walk, pairs, algorithm="auto"):
     w = navcore.World()
     w.add_graph("g", type="grid", rows=walk)
-    return [w.find_path("g", s, t).expanded for s, t in pairs]
+    return [w.find_path("g", s, t, algorithm=algorithm).expanded for s, t in pairs]
 
 
-@pytest.mark.nojit
-@pytest.mark.parametrize("budget", [0, 1, 7, 25, 10_000])
-def test_a_frame_serves_the_oldest_requests_until_the_nodes_are_spent(budget):
-    """Against a naive model: each tick serves requests oldest first while
-    the nodes its searches expanded so far are below the budget (the one
-    that crosses it is finished and counted), at least one a frame."""
-    pairs = [((0, 0), (8, 2)), ((8, 0), (0, 2)), ((3, 1), (5, 1)), ((0, 2), (8, 0)),
-             ((1, 1), (1, 1)), ((4, 1), (0, 0))] * 3
-    cost = _expansions(DUNGEON, pairs)
-    want, i = [], 0
-    while i < len(pairs):
-        spent, n = 0, 0
-        while i < len(pairs) and (n == 0 or spent < budget):
-            spent += cost[i]
-            i += 1
-            n += 1
-        want.append((n, spent))
+PAIRS = [((0, 0), (8, 2)), ((8, 0), (0, 2)), ((3, 1), (5, 1)), ((0, 2), (8, 0)),
+         ((1, 1), (1, 1)), ((4, 1), (0, 0))] * 3
+
+
+def _serve_all(budget, pairs, rows=DUNGEON, algorithm="auto"):
+    """``(served, nodes expanded)`` per tick of a deterministic world
+    serving ``pairs`` under ``budget``, and the handles."""
     world = navcore.World(deterministic=True, frame_budget_nodes=budget)
-    world.add_graph("g", type="grid", rows=DUNGEON)
+    world.add_graph("g", type="grid", rows=rows)
     order = []
-    handles = [world.request_path("g", s, t, callback=lambda h: order.append(h.seq))
-               for s, t in pairs]
+    handles = [world.request_path("g", s, t, algorithm=algorithm,
+                                  callback=lambda h: order.append(h.seq)) for s, t in pairs]
     got = []
     while world.scheduler.requests.waiting:
         s = world.tick(budget_ms=0.0)
         got.append((s.requests_served, s.nodes_expanded))
-    assert got == want
+        assert len(got) < 10_000
     assert order == [h.seq for h in handles]
+    return got, handles
+
+
+@pytest.mark.nojit
+def test_a_zero_node_budget_serves_one_whole_request_a_frame():
+    cost = _expansions(DUNGEON, PAIRS)
+    got, handles = _serve_all(0, PAIRS)
+    assert got == [(1, c) for c in cost]
     assert [h.result().expanded for h in handles] == cost
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("budget", [1, 7, 25, 10_000])
+def test_a_frame_expands_its_node_budget_oldest_requests_first(budget):
+    """Each result is find_path's; the frames' expansions add up to the
+    searches' (none counted twice or lost); a frame goes past the budget
+    only by the one request of a round that crosses it."""
+    cost = _expansions(DUNGEON, PAIRS)
+    got, handles = _serve_all(budget, PAIRS)
+    assert [h.result().expanded for h in handles] == cost
+    assert sum(n for _, n in got) == sum(cost)
+    assert sum(k for k, _ in got) == len(PAIRS)
+    assert all(n < budget + max(cost) for _, n in got)
+    # frames used against the work: at most one more than a frame per
+    # budget's worth of nodes, plus one per request that cut a frame short
+    assert len(got) <= sum(cost) // budget + len(PAIRS) + 1
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("budget", [1, 7, 13, 90])
+def test_requests_longer_than_the_node_budget_are_expanded_as_one_stream(budget):
+    """Against a naive model: when every search expands more than the
+    budget, each frame expands exactly the budget (the last what is left)
+    of the queue's searches one after another, and serves the requests
+    whose last node falls in it."""
+    rows, pair = ["." * 12] * 9, ((0, 0), (11, 8))
+    c = _expansions(rows, [pair], "dijkstra")[0]
+    assert c > budget
+    n = 6
+    got, _ = _serve_all(budget, [pair] * n, rows, "dijkstra")
+    ends = [c * (k + 1) for k in range(n)]
+    want = []
+    for f in range(-(-c * n // budget)):
+        lo, hi = f * budget, min((f + 1) * budget, c * n)
+        want.append((sum(lo < e <= hi for e in ends), hi - lo))
+    assert got == want
 
 
 @pytest.mark.nojit

@@ -1,0 +1,186 @@
+"""Background worlds (``World(background=True)``): requests are searched
+on threads of their own across frames; ``tick`` publishes what finished,
+in request order, and never waits for a search."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import navcore
+from navcore import PathStatus
+from navcore_scheduler import background
+
+
+def _maze(size=120, seed=4):
+    rng = np.random.default_rng(seed)
+    walk = rng.random((size, size)) >= 0.3
+    walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+    return walk
+
+
+def _tick_until(world, handles, most=200_000):
+    ticks = 0
+    while not all(h.done for h in handles):
+        world.tick()
+        ticks += 1
+        assert ticks < most
+    return ticks
+
+
+def test_background_results_equal_find_path_and_are_published_in_request_order():
+    walk = _maze()
+    free = np.argwhere(walk)
+    rng = np.random.default_rng(9)
+    with navcore.World(workers=2, background=True) as world:
+        world.add_graph("g", type="grid", array=walk)
+        published = []              # (tick, seq) per callback
+        ends, handles = [], []
+        for k in range(40):
+            (sy, sx), (gy, gx) = free[rng.integers(len(free), size=2)]
+            a, b = (int(sx), int(sy)), (int(gx), int(gy))
+            algorithm = ("auto", "astar", "dijkstra", "jps")[k % 4]
+            ends.append((a, b, algorithm))
+            handles.append(world.request_path(
+                "g", a, b, algorithm=algorithm,
+                callback=lambda h: published.append((world.frame, h.seq))))
+        _tick_until(world, handles)
+        for h, (a, b, algorithm) in zip(handles, ends):
+            want = world.find_path("g", a, b, algorithm=algorithm)
+            got = h.result()
+            assert got.status is want.status
+            assert got.nodes.tolist() == want.nodes.tolist()
+            assert got.cost == want.cost and got.expanded == want.expanded
+            assert world.is_current(got)
+        # each tick's results in request order
+        for frame in {f for f, _ in published}:
+            seqs = [s for f, s in published if f == frame]
+            assert seqs == sorted(seqs)
+        assert sorted(s for _, s in published) == [h.seq for h in handles]
+
+
+class _Gate:
+    """A plugin whose searches wait at their first step until ``go`` is
+    set: a search as long as the test wants."""
+
+    def __init__(self):
+        self.go = threading.Event()
+        self.stepping = threading.Event()
+        self.closed = 0
+
+    @navcore.hookimpl(hookwrapper=True)
+    def navcore_begin_search(self, world, graph, request):
+        outcome = yield
+        inner = outcome.get_result()
+        if inner is not None and not inner.done:
+            outcome.force_result(_Held(self, inner))
+
+
+class _Held(navcore.Search):
+    def __init__(self, gate, inner):
+        self._gate, self._inner = gate, inner
+        super().__init__(inner.graph, inner.request)
+
+    def _advance(self, budget):
+        self._gate.stepping.set()
+        assert self._gate.go.wait(30)
+        done = self._inner.step(budget)
+        self.expanded = self._inner.expanded
+        return self._inner.result() if done else None
+
+    def _release(self):
+        self._gate.closed += 1
+
+
+def test_tick_never_waits_for_a_search():
+    gate = _Gate()
+    with navcore.World(workers=1, background=True, plugins=[gate]) as world:
+        world.add_graph("g", type="grid", array=_maze(60))
+        h = world.request_path("g", (0, 0), (59, 59))
+        world.tick()
+        assert gate.stepping.wait(30)           # the search is under way, held
+        for _ in range(5):                      # frames go on meanwhile
+            s = world.tick()
+            assert s.requests_served == 0 and s.requests_waiting == 1
+        assert not h.done
+        gate.go.set()
+        _tick_until(world, [h])
+        want = world.find_path("g", (0, 0), (59, 59))
+        assert h.result().nodes.tolist() == want.nodes.tolist()
+
+
+def test_a_search_cancelled_or_whose_graph_goes_finishes_cancelled_and_stops():
+    gate = _Gate()
+    with navcore.World(workers=1, background=True, plugins=[gate]) as world:
+        world.add_graph("g", type="grid", array=_maze(60))
+        world.add_graph("k", type="grid", array=_maze(60, seed=5))
+        a = world.request_path("g", (0, 0), (59, 59))
+        b = world.request_path("k", (0, 0), (59, 59))
+        world.tick()
+        assert gate.stepping.wait(30)
+        a.cancel()
+        world.remove_graph("k")
+        assert a.result().status is PathStatus.CANCELLED
+        assert b.result().status is PathStatus.CANCELLED
+        gate.go.set()
+        give_up = time.monotonic() + 30
+        while world.tick().requests_waiting and time.monotonic() < give_up:
+            time.sleep(0.001)
+        s = world.tick()
+        assert s.requests_waiting == 0 and s.requests_served == 0
+        assert a.result().status is PathStatus.CANCELLED      # not replaced later
+
+
+def test_a_search_whose_graph_changes_begins_again_on_the_new_graph(monkeypatch):
+    # many small steps, so the update lands between two of them
+    monkeypatch.setattr(background, "FIRST_STEP", 16)
+    monkeypatch.setattr(background, "STEP_S", 1e-9)
+    walk = np.ones((300, 300), dtype=bool)
+    with navcore.World(workers=1, background=True) as world:
+        g = world.add_graph("g", type="grid", array=walk)
+        before = g.stamp()
+        h = world.request_path("g", (0, 0), (299, 299), algorithm="dijkstra")
+        world.tick()
+        while not world.scheduler.requests._bg._per_node:     # a step was taken
+            time.sleep(0.0002)
+        world.update("g", rect=(100, 0, 1, 299), walkable=False)   # a wall, one gap
+        world.tick()
+        _tick_until(world, [h])
+        got = h.result()
+        want = world.find_path("g", (0, 0), (299, 299), algorithm="dijkstra")
+        assert got.version != before and world.is_current(got)
+        assert got.nodes.tolist() == want.nodes.tolist()
+        assert got.cost == want.cost and got.expanded == want.expanded
+
+
+def test_capped_and_re_planned_requests_in_the_background():
+    walk = _maze()
+    with navcore.World(workers=2, background=True) as world:
+        world.add_graph("g", type="grid", array=walk)
+        capped = world.request_path("g", (0, 0), (119, 119), algorithm="astar",
+                                    max_nodes=50, partial=True)
+        kept = world.request_path("g", (0, 0), (119, 119), repath=True)
+        _tick_until(world, [capped, kept])
+        want = world.find_path("g", (0, 0), (119, 119), algorithm="astar", max_nodes=50,
+                               partial=True)
+        assert capped.result().status is PathStatus.PARTIAL
+        assert capped.result().nodes.tolist() == want.nodes.tolist()
+        path = kept.result().nodes
+        x, y = int(path[len(path) // 2]) % 120, int(path[len(path) // 2]) // 120
+        world.update("g", cells=[(x, y)], walkable=False)
+        world.tick()
+        while kept.repaths == 0:
+            world.tick()
+        assert kept.result().nodes.tolist() == \
+            world.find_path("g", (0, 0), (119, 119)).nodes.tolist()
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("kw, match", [
+    ({"background": True}, "background=True needs worker threads"),
+    ({"background": True, "workers": 2, "deterministic": True}, "not deterministic"),
+    ({"background": "yes", "workers": 2}, "background must be True or False"),
+])
+def test_background_settings_are_checked(kw, match):
+    with pytest.raises(navcore.FrameError, match=match):
+        navcore.World(**kw)
