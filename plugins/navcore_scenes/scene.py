@@ -21,7 +21,7 @@ them shows the agents of all of them, each at its graph's agent radius.
 A scene, in brief (the README has a complete example)::
 
     settings: {dt: 0.05, frames: 600, frame_budget_ms: 2.0, seed: 1, workers: 0,
-               deterministic: false, frame_budget_nodes: 20000}
+               deterministic: false, frame_budget_nodes: 20000, background: false}
     graphs:
       - id: keep                   # any graph type a plugin provides
         type: grid
@@ -70,6 +70,7 @@ class Settings:
     seed: int = 0                  # crowds draw their nodes from this
     workers: int = 0               # search threads (0: the ticking thread)
     deterministic: bool = False    # serve requests by a node budget only (replays)
+    background: bool = False       # search requests across frames on the workers
     frame_budget_nodes: int | None = None   # nodes a tick's searches may expand
 
 
@@ -236,13 +237,18 @@ def _settings(top: Entry) -> Settings:
                  seed=e.take("seed", Y.natural, Settings.seed),
                  workers=e.take("workers", Y.natural, Settings.workers),
                  deterministic=e.take("deterministic", Y.boolean, Settings.deterministic),
-                 frame_budget_nodes=e.take("frame_budget_nodes", Y.natural, None))
+                 frame_budget_nodes=e.take("frame_budget_nodes", Y.natural, None),
+                 background=e.take("background", Y.boolean, Settings.background))
     if s.frames > MAX_FRAMES:
         raise e.where("frames").error(f"'frames' of settings is {s.frames}; a scene plays "
                                       f"at most {MAX_FRAMES} frames")
     if s.workers > MAX_WORKERS:
         raise e.where("workers").error(f"'workers' of settings is {s.workers}; at most "
                                        f"{MAX_WORKERS} search threads")
+    if s.background and (s.deterministic or not s.workers):
+        raise e.where("background").error(
+            "'background: true' of settings needs 'workers' of at least 1 and "
+            "'deterministic: false' (background results come when their searches end)")
     e.finish()
     return s
 

@@ -63,7 +63,7 @@ class Simulation:
         self.world = world if world is not None else navcore.World(
             plugins=plugins, frame_budget_ms=s.frame_budget_ms, workers=s.workers,
             seed=s.seed, deterministic=s.deterministic,
-            frame_budget_nodes=s.frame_budget_nodes)
+            frame_budget_nodes=s.frame_budget_nodes, background=s.background)
         if s.deterministic and not getattr(self.world, "deterministic", False):
             raise SceneError("the scene says 'deterministic: true' and the world it was "
                              "given is not deterministic; make it with "

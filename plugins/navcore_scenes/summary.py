@@ -34,6 +34,7 @@ def summarize(sim, wall_s: float) -> dict:
         "dt": s.dt,
         "simulated_s": sim.frame * s.dt,
         "deterministic": bool(getattr(sim.world, "deterministic", False)),
+        "background": bool(getattr(sim.world, "background", False)),
         "frame_budget_nodes": getattr(sim.world, "frame_budget_nodes", None)
         if s.frame_budget_nodes is None else s.frame_budget_nodes,
         "agents": {"total": len(a.ids), **a.counts()},
@@ -110,6 +111,9 @@ def format_summary(s: dict) -> str:
         lines.append(f"deterministic: at most {s['frame_budget_nodes']} nodes expanded per "
                      f"frame (one request more when one crosses it), no clock; "
                      f"{s['requests']['nodes_expanded']} in all")
+    if s.get("background"):
+        lines.append("background: requests searched across frames on the worker threads; "
+                     "a tick publishes what finished and never waits for a search")
     lines.append(f"frame time (world.tick): p50 {f['p50']:.3f} ms, p99 {f['p99']:.3f} ms, "
                  f"max {f['max']:.3f} ms; budget {f['budget']:g} ms: {f['over_budget']} of "
                  f"{s['frames']} frames over")

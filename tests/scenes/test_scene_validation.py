@@ -81,8 +81,8 @@ def test_unknown_key_without_a_close_match_lists_the_keys():
     with pytest.raises(navcore.SceneError) as info:
         parse_scene(text, "s.yaml")
     assert str(info.value) == ("s.yaml:2:12: unknown key 'zzz' in settings; expected one "
-                               "of: deterministic, dt, frame_budget_ms, frame_budget_nodes, "
-                               "frames, seed, workers")
+                               "of: background, deterministic, dt, frame_budget_ms, "
+                               "frame_budget_nodes, frames, seed, workers")
 
 
 @pytest.mark.nojit

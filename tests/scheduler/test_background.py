@@ -184,3 +184,27 @@ def test_capped_and_re_planned_requests_in_the_background():
 def test_background_settings_are_checked(kw, match):
     with pytest.raises(navcore.FrameError, match=match):
         navcore.World(**kw)
+
+
+def test_a_scene_runs_in_the_background_from_its_settings():
+    text = ("settings: {workers: 2, background: true}\n"
+            "graphs: [{id: a, type: grid, rows: ['......', '.####.', '......']}]\n"
+            "agents: [{id: x, start: [0, 0], goal: [5, 2]}]\n")
+    with navcore.Simulation.from_text(text) as sim:
+        s = sim.run(200)
+        assert sim.world.background and s["background"]
+    assert s["agents"]["arrived"] == 1
+    from navcore_scenes.summary import format_summary
+    assert "background: requests searched across frames" in format_summary(s)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("settings", ["{background: true}",
+                                      "{background: true, workers: 2, deterministic: true}"])
+def test_a_background_scene_needs_workers_and_no_determinism(settings):
+    from navcore_scenes.scene import parse_scene
+    text = f"settings: {settings}\ngraphs: [{{id: a, type: grid, rows: ['..']}}]\n"
+    with pytest.raises(navcore.SceneError, match="'background: true' of settings needs") \
+            as info:
+        parse_scene(text, "s.yaml")
+    assert str(info.value).startswith("s.yaml:1:")
