@@ -45,7 +45,7 @@ class BackgroundSearches:
         self._lock = threading.Lock()
         self._running = {}               # seq -> Item, handed out, not published
         self._finished = []              # Items whose search ended
-        self._per_node = {}              # graph_id -> seconds per expansion
+        self._per_node = {}              # (graph_id, algorithm) -> seconds per expansion
 
     def __len__(self) -> int:
         return len(self._running)
@@ -93,11 +93,12 @@ class BackgroundSearches:
             with graph.hold_updates():
                 search = world.begin_search(h.graph_id, it.start, h.goal, h.algorithm)
             cap = h.cap
+            key = (h.graph_id, h.algorithm)
             clock = time.perf_counter
             while not search.done:
                 if h._cancelled or world.closed:
                     return
-                rate = self._per_node.get(h.graph_id)
+                rate = self._per_node.get(key)
                 n = FIRST_STEP if rate is None else max(16, int(STEP_S / rate))
                 if cap is not None:
                     n = min(n, cap[0] - search.expanded)
@@ -109,7 +110,7 @@ class BackgroundSearches:
                     search.step(n)
                 did = search.expanded - before
                 if did > 0 and search.sliced:
-                    self._per_node[h.graph_id] = (clock() - t0) / did
+                    self._per_node[key] = (clock() - t0) / did
             it.set_result(search.result(cap is not None and cap[1]))
         except Exception as exc:               # the handle says so
             it.error = exc

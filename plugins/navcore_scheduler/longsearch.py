@@ -42,7 +42,9 @@ class LongSearches:
     def __init__(self, queue):
         self._queue = queue
         self._under_way = deque()        # [Item, Search, seconds stepped]
-        self._per_node = {}              # graph_id -> seconds per expansion (running)
+        # (graph_id, algorithm) -> seconds per expansion (running): a jump
+        # point search's expansion costs ten times an A* one on one grid
+        self._per_node = {}
 
     def __len__(self) -> int:
         return len(self._under_way)
@@ -87,6 +89,7 @@ class LongSearches:
                 search.close()
                 continue
             gid = it.handle.graph_id
+            key = (gid, it.handle.algorithm)
             if nodes_left is not None:
                 budget = nodes_left - spent
             elif deadline is None:
@@ -97,7 +100,7 @@ class LongSearches:
                 # search's scans), so the frame is filled in shrinking
                 # steps, each measuring the rate anew
                 room = deadline - clock()
-                rate = self._per_node.get(gid) or self._queue.per_expansion(gid) or GUESS_S
+                rate = self._per_node.get(key) or self._queue.per_expansion(gid) or GUESS_S
                 budget = int(SHARE * room / rate) if room > MIN_ROOM_S else 0
             if budget < least:
                 budget = least
@@ -121,9 +124,9 @@ class LongSearches:
             if did > 0 and search.sliced:
                 # a step of many expansions measures the rate well on its
                 # own; short ones are averaged in
-                old = self._per_node.get(gid)
+                old = self._per_node.get(key)
                 rate = seconds / did
-                self._per_node[gid] = rate if old is None or did >= SURE else \
+                self._per_node[key] = rate if old is None or did >= SURE else \
                     old + (rate - old) / 4.0
             capped = cap is not None and not done and search.expanded >= cap[0]
             if not done and not capped:
@@ -148,7 +151,8 @@ class LongSearches:
                 e[1].close()
         self._under_way = deque(e for e in self._under_way
                                 if e[0].handle.graph_id != graph_id)
-        self._per_node.pop(graph_id, None)
+        for key in [k for k in self._per_node if k[0] == graph_id]:
+            del self._per_node[key]
         return mine
 
     def graph_ids(self) -> set:
