@@ -78,6 +78,27 @@ h = world.request_path("g", (119, 0), (0, 119))
 while not h.done:
     tick(world)
 """,
+    # background search threads load nothing either, in a tick or between
+    "grid_background": """
+world = navcore.World(workers=1, background=True)
+rng = np.random.default_rng(5)
+walk = rng.random((120, 120)) > 0.3
+walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+world.add_graph("g", type="grid", array=walk)
+start = signatures()
+hs = [world.request_path("g", (0, 0), (119, 119), algorithm=a)
+      for a in ("auto", "astar", "dijkstra")]
+while not all(h.done for h in hs):
+    tick(world)
+world.update("g", rect=(50, 50, 4, 4), walkable=False)
+h = world.request_path("g", (119, 0), (0, 119), repath=True)
+while not h.done:
+    tick(world)
+for name, n in signatures().items():
+    if n != start.get(name, 0):
+        loaded_in_ticks[name] = n - start.get(name, 0)
+world.close()
+""",
     "csr": """
 rng = np.random.default_rng(4)
 src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
