@@ -123,8 +123,9 @@ class NavGraph:
         # one read, so a game that updates every frame cannot starve it
         self._write_gate = threading.RLock()
         # searches stepping on other threads now (``hold_updates``): a batch
-        # waits until there are none
+        # waits until there are none, and no step begins while one is due
         self._holders = 0
+        self._batches_due = 0
         self._holders_gone = threading.Condition(threading.Lock())
         self._tls = threading.local()
 
@@ -250,11 +251,23 @@ class NavGraph:
         graph's ``navcore_apply_updates``; ``World.update`` only queues.
         Waits while a starved reader holds the batches off
         (``read_consistent``)."""
-        self._write_gate.acquire()
-        if self._holders:                     # steps under way finish first
-            with self._holders_gone:
-                while self._holders:
-                    self._holders_gone.wait()
+        held = self._holders_gone
+        with held:
+            self._batches_due += 1            # from now on no step begins
+            try:
+                while self._holders:          # the steps under way end first
+                    held.wait()
+            except BaseException:             # an interrupt: the steps may go on
+                self._batch_done()
+                raise
+        # taken after the steps ended, not before: a starved reader holding
+        # the gate (read_consistent) may hold a lock a step waits for
+        try:
+            self._write_gate.acquire()
+        except BaseException:
+            with held:
+                self._batch_done()
+            raise
         self._writer = threading.get_ident()
         self._writes += 1
 
@@ -268,6 +281,14 @@ class NavGraph:
         self._writes += 1
         self._writer = None
         self._write_gate.release()
+        with self._holders_gone:
+            self._batch_done()
+
+    def _batch_done(self) -> None:
+        # (under ``_holders_gone``) one batch fewer due; steps go on at none
+        self._batches_due -= 1
+        if not self._batches_due:
+            self._holders_gone.notify_all()
 
     def hold_updates(self) -> "_UpdatesHeld":
         """A context in which no update batch is applied to the graph:
@@ -535,9 +556,10 @@ class _UpdatesHeld:
 
     def __enter__(self):
         g = self.graph
-        with g._write_gate:           # no batch under way, none begins before the count
-            with g._holders_gone:
-                g._holders += 1
+        with g._holders_gone:         # no batch due or under way, none begins before
+            while g._batches_due:
+                g._holders_gone.wait()
+            g._holders += 1
         return g
 
     def __exit__(self, *exc) -> None:

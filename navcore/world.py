@@ -93,12 +93,14 @@ class World(Queries):
         self.deterministic = validate.boolean(deterministic, "deterministic", FrameError)
         #: path requests searched on threads of their own across frames
         self.background = validate.boolean(background, "background", FrameError)
-        if self.background and (self.deterministic or not workers):
+        if self.background and (self.deterministic or not workers
+                                or frame_budget_nodes is not None):
             raise FrameError(
-                "World: background=True needs worker threads (workers=N > 0) and a world "
+                "World: background=True needs worker threads (workers=N > 0), a world "
                 "that is not deterministic (its results come when their searches end, "
-                f"which depends on the machine); got workers={workers}, "
-                f"deterministic={self.deterministic}")
+                "which depends on the machine) and no frame_budget_nodes (its searches "
+                f"run outside the frames); got workers={workers}, "
+                f"deterministic={self.deterministic}, frame_budget_nodes={frame_budget_nodes!r}")
         #: nodes the searches of one frame may expand (``None``: no node
         #: budget; a deterministic world then uses ``DEFAULT_FRAME_BUDGET_NODES``)
         self.frame_budget_nodes = None if frame_budget_nodes is None else \

@@ -28,11 +28,30 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from navcore.errors import UnknownGraphError
+
 #: the work one step of a background search aims at (seconds): what an
 #: update batch may wait for
 STEP_S = 0.0005
-#: expansions of a step on a graph whose rate is not known yet
+#: expansions of a step on a graph whose rate is not known yet (and the
+#: steps long enough to measure the rate on their own)
 FIRST_STEP = 256
+#: times a request whose result an update overtook is searched again
+RERUNS = 2
+
+#: set as the interpreter exits (before it waits for the search threads):
+#: searches under way stop at their next step rather than run to the end
+_EXITING = False
+
+
+def _exiting() -> None:
+    global _EXITING
+    _EXITING = True
+
+
+# threading's exit hooks run before the interpreter joins worker threads
+# (concurrent.futures uses the same); atexit would run after
+getattr(threading, "_register_atexit", lambda fn: None)(_exiting)
 
 
 class BackgroundSearches:
@@ -45,58 +64,107 @@ class BackgroundSearches:
         self._lock = threading.Lock()
         self._running = {}               # seq -> Item, handed out, not published
         self._finished = []              # Items whose search ended
+        self._reruns = {}                # seq -> searches run again (stale results)
         self._per_node = {}              # (graph_id, algorithm) -> seconds per expansion
 
     def __len__(self) -> int:
         return len(self._running)
 
+    def expect(self, items) -> None:
+        """Count ``items`` as under way from now (``hand_out`` follows)."""
+        with self._lock:
+            for it in items:
+                self._running[it.handle.seq] = it
+
     def hand_out(self, items) -> None:
-        """Start the search of each item (resolved on the ticking thread)."""
+        """Start the search of each item (resolved on the ticking thread,
+        counted by ``expect``)."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self._threads,
                                             thread_name_prefix="navcore-search")
         for it in items:
-            with self._lock:
-                self._running[it.handle.seq] = it
             if it.error is not None:          # its replan_from raised
                 self._done(it)
                 continue
             try:
                 self._pool.submit(self._search, it)
-            except RuntimeError as exc:       # the world is closing
+            except RuntimeError as exc:       # the interpreter is exiting
                 it.error = exc
                 self._done(it)
 
     def collect(self) -> list:
-        """The items whose search ended since the last call, in request
-        order (cancelled ones left out: their handles say so)."""
+        """``(items, stale)``: the items whose search ended since the last
+        call, in request order, to publish now, and those of them whose
+        result an update has overtaken (``World.is_current``). Cancelled
+        ones are left out (their handles say so). An overtaken one is
+        searched again instead, up to ``RERUNS`` times, so a map that
+        changes every frame cannot hold a request back for good; after
+        that it is published as it is (the caller queues a ``repath``
+        request again at once)."""
         with self._lock:
             done, self._finished = self._finished, []
-            for it in done:
-                self._running.pop(it.handle.seq, None)
         done.sort(key=_seq)
-        return [it for it in done if not it.handle._cancelled]
+        out, again, stale = [], [], []
+        is_current = self._queue.world.is_current
+        for it in done:
+            h = it.handle
+            if h._cancelled:
+                self._forget(h.seq)
+                continue
+            r = it.result
+            if it.error is None and r is not None and not is_current(r):
+                n = self._reruns.get(h.seq, 0)
+                if n < RERUNS:
+                    self._reruns[h.seq] = n + 1
+                    fresh = type(it)(h, it.start)
+                    with self._lock:
+                        self._running[h.seq] = fresh
+                    again.append(fresh)
+                    continue
+                stale.append(it)
+            self._forget(h.seq)
+            out.append(it)
+        if again:
+            self.hand_out(again)
+        return out, stale
+
+    def _forget(self, seq) -> None:
+        with self._lock:
+            self._running.pop(seq, None)
+        self._reruns.pop(seq, None)
 
     def _done(self, it) -> None:
         with self._lock:
             self._finished.append(it)
 
     def _search(self, it) -> None:
-        """One request's search, on a search thread, step by step."""
+        """One request's search, on a search thread, step by step; the
+        item always ends in ``_finished`` (with a result, an error, or
+        neither for a cancelled request)."""
+        try:
+            self._run(it)
+        except BaseException as exc:          # the handle says so, whatever it is
+            it.error = exc
+        finally:
+            self._done(it)
+
+    def _run(self, it) -> None:
         h = it.handle
         world = self._queue.world
-        search = None
+        graph = world.graphs.get(h.graph_id)
+        if h._cancelled or _EXITING:
+            return
+        if graph is None:                     # removed meanwhile: cancelled next
+            raise UnknownGraphError(f"graph {h.graph_id!r} was removed before the "
+                                    f"search of path request {h.seq} began")
+        with graph.hold_updates():
+            search = world.begin_search(h.graph_id, it.start, h.goal, h.algorithm)
         try:
-            graph = world.graphs.get(h.graph_id)
-            if graph is None or h._cancelled:
-                return
-            with graph.hold_updates():
-                search = world.begin_search(h.graph_id, it.start, h.goal, h.algorithm)
             cap = h.cap
             key = (h.graph_id, h.algorithm)
             clock = time.perf_counter
             while not search.done:
-                if h._cancelled or world.closed:
+                if h._cancelled or world.closed or _EXITING:
                     return
                 rate = self._per_node.get(key)
                 n = FIRST_STEP if rate is None else max(16, int(STEP_S / rate))
@@ -105,23 +173,25 @@ class BackgroundSearches:
                     if n < 1:
                         break
                 before = search.expanded
-                t0 = clock()
                 with graph.hold_updates():
+                    t0 = clock()
                     search.step(n)
+                    seconds = clock() - t0
                 did = search.expanded - before
                 if did > 0 and search.sliced:
-                    self._per_node[key] = (clock() - t0) / did
+                    old = self._per_node.get(key)
+                    rate = seconds / did
+                    self._per_node[key] = rate if old is None or did >= FIRST_STEP else \
+                        old + (rate - old) / 4.0
             it.set_result(search.result(cap is not None and cap[1]))
-        except Exception as exc:               # the handle says so
-            it.error = exc
         finally:
-            if search is not None:
-                search.close()                 # frees an unfinished one's memory
-            self._done(it)
+            search.close()                    # frees an unfinished one's memory
 
     def drop_graph(self, graph_id) -> list:
         """The handles of ``graph_id``'s searches (their searches stop once
-        the handles are cancelled)."""
+        the handles are cancelled); its step rates are forgotten."""
+        for key in [k for k in self._per_node if k[0] == graph_id]:
+            self._per_node.pop(key, None)
         with self._lock:
             return [it.handle for it in self._running.values()
                     if it.handle.graph_id == graph_id]

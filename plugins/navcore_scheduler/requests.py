@@ -402,8 +402,9 @@ class RequestQueue:
                 spent += self._begin_long(h, free_pass, deadline if timed else None,
                                           left, accepted)
                 if budget_nodes is None or len(self._long) or spent >= budget_nodes \
-                        or len(accepted) == served:
+                        or len(accepted) == served or (timed and clock() >= deadline):
                     break
+                free_pass = False             # the frame's one pass is used
                 continue
             free_pass = False
             items, groups = self._prepare(take)
@@ -446,7 +447,7 @@ class RequestQueue:
         """A background world's frame (``background.py``): the requests
         queued since the last frame go to the search threads, and those
         whose search ended are published, in request order."""
-        take = []
+        items = []
         with self._lock:
             pending = self._pending
             while pending:
@@ -456,13 +457,16 @@ class RequestQueue:
                     h._queued = False
                     self._cancelled_queued -= 1
                     continue
-                take.append(h)
-        if take:
-            items = [Item(h, h.start) for h in take]
+                items.append(Item(h, h.start))
+            self._bg.expect(items)           # still counted as waiting meanwhile
+        if items:
             self._replan_starts(items)
             self._bg.hand_out(items)
-        finished = self._bg.collect()
+        finished, stale = self._bg.collect()
         self._publish_all(finished)
+        for it in stale:                     # overtaken again and again: once more
+            if it.handle.repath and not it.handle._cancelled:
+                self._enqueue(it.handle)
         self._served_last = len(finished)
         self.nodes_last = sum(map(_EXPANDED, finished))
         return len(finished)

@@ -180,6 +180,8 @@ def test_capped_and_re_planned_requests_in_the_background():
     ({"background": True}, "background=True needs worker threads"),
     ({"background": True, "workers": 2, "deterministic": True}, "not deterministic"),
     ({"background": "yes", "workers": 2}, "background must be True or False"),
+    ({"background": True, "workers": 1, "frame_budget_nodes": 500},
+     "no frame_budget_nodes"),
 ])
 def test_background_settings_are_checked(kw, match):
     with pytest.raises(navcore.FrameError, match=match):
@@ -208,3 +210,57 @@ def test_a_background_scene_needs_workers_and_no_determinism(settings):
             as info:
         parse_scene(text, "s.yaml")
     assert str(info.value).startswith("s.yaml:1:")
+
+
+def test_a_result_an_update_overtook_before_it_was_published_is_searched_again():
+    rows = ["." * 20] * 5
+    gate = _Gate()
+    with navcore.World(workers=1, background=True, plugins=[gate]) as world:
+        g = world.add_graph("g", type="grid", rows=rows)
+        h = world.request_path("g", (0, 2), (19, 2), repath=True)
+        world.tick()                                   # handed out, held at its first step
+        gate.go.set()
+        bg = world.scheduler.requests._bg
+        give_up = time.monotonic() + 30
+        while not bg._finished and time.monotonic() < give_up:     # searched, unpublished
+            time.sleep(0.0005)
+        assert not h.done
+        world.update("g", rect=(10, 0, 1, 5), walkable=False)       # a wall across it
+        _tick_until(world, [h])
+        r = h.result()
+        assert r.status is PathStatus.UNREACHABLE and world.is_current(r)
+        assert r.version == g.stamp()
+
+
+def test_a_node_budget_beside_the_clock_still_stops_at_the_deadline():
+    with navcore.World(frame_budget_nodes=20_000) as world:
+        world.add_graph("g", type="grid", rows=["." * 8] * 3)
+        hs = [world.request_path("g", (0, 0), (7, 2)) for _ in range(300)]
+        assert world.tick(budget_ms=0.0).requests_served == 1     # the frame's one pass
+        assert sum(h.done for h in hs) == 1
+
+
+def test_a_batch_waiting_for_steps_leaves_the_graph_to_starved_readers():
+    """begin_write waits for the steps under way without holding the gate a
+    starved read_consistent reader takes: that reader may hold a lock a
+    step needs."""
+    g = navcore.NavGraph.from_edges([0], [1])
+    held = g.hold_updates()
+    held.__enter__()
+    writer = threading.Thread(target=lambda: (g.begin_write(), g.end_write()))
+    writer.start()
+    give_up = time.monotonic() + 30
+    while not g._batches_due and time.monotonic() < give_up:
+        time.sleep(0.0005)
+    assert g._batches_due == 1 and writer.is_alive()          # the batch waits
+    assert g._write_gate.acquire(timeout=5)                   # the gate is free
+    g._write_gate.release()
+    entered = []
+    late = threading.Thread(target=lambda: entered.append(g.hold_updates().__enter__()))
+    late.start()
+    late.join(0.05)
+    assert not entered                                        # no new step begins
+    held.__exit__(None, None, None)
+    writer.join(30)
+    late.join(30)
+    assert not writer.is_alive() and entered and g._holders == 1 and g._writes == 2
