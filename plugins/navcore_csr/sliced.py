@@ -50,6 +50,7 @@ class CsrSearch(Search):
                                      lambda: search.SearchScratch(n))
         slot.regs[K.R_EXPANDED] = -1
         slot.regs[K.R_TRACK] = 1
+        slot.regs[K.R_BEST] = -1     # no partial path before the first step
         self._gen = slot.next_gen()
         self._slot = slot
 
