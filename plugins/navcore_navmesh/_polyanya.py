@@ -55,6 +55,20 @@ NO_PATH = 1
 START_OFF_MESH = 2
 GOAL_OFF_MESH = 3
 OUT_OF_NODES = 4
+#: the search stopped at its budget (``_search``); the next call goes on
+PAUSED = 5
+#: ``_begin``'s status when the search goes on to its main loop
+GO_ON = -1
+
+#: a search's registers, the last ``NUM_REGS`` of its ``work`` (int32, see
+#: ``unpack``): nodes made, heap size, nodes closed (-1: begin anew), the
+#: closed node of least heuristic, whether to keep that one (0: no, as
+#: ``find_path``), the most nodes to close in the next call (all counts
+#: stay below the node pool's size, an int32)
+R_N, R_SIZE, R_EXPANDED, R_BEST, R_TRACK, R_BUDGET = 0, 1, 2, 3, 4, 5
+NUM_REGS = 6
+#: ``R_BUDGET`` of a search run whole (``find_path``)
+WHOLE = 2147483647
 
 OBSERVABLE = 0
 TURN_RIGHT = 1
@@ -342,21 +356,46 @@ def successors(vertices, poly_start, poly_verts, corner, poly, entry,
 def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
            one_way, incidence, params, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid,
            root_g, stamps, work, s_pts):
-    """One query from ``s`` to ``g``. Returns ``(status, points, polygons,
-    length, expanded)``; the arrays are empty unless the status is FOUND
-    (see ``trace``). Arguments are packed (``unpack``): every array handed
-    to a numba call costs about 0.1 us of dispatch, a third of a short
-    query's search."""
-    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
+    """One query from ``s`` to ``g``, closing at most ``R_BUDGET`` search
+    nodes in this call. Returns ``(status, points, polygons, length,
+    expanded)``; the arrays are empty unless the status is FOUND (see
+    ``trace``). PAUSED: the budget ran out first; the next call with the
+    same ends carries on from its registers (``_search``). The arguments
+    are :class:`Mesh`'s arrays, the ends and :class:`ScratchArrays`'s
+    arrays one by one, not as those two tuples: numba unboxes a tuple of
+    arrays slower than as many arrays (0.5 us more a call, measured, 6% of
+    a short query). Small arrays are packed instead (``unpack``; the
+    registers and the budget too): every array handed to a numba call
+    costs about 0.1 us of dispatch, a third of a short query's search."""
+    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge, regs = unpack(
         params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
     status, node, turn, expanded = _search(
         vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
         one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
-        hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
+        hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge, regs)
     if status == FOUND:
         points, polygons, length = trace(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         return status, points, polygons, length, expanded
     return status, np.empty((0, 2)), np.empty(0, dtype=np.int32), 0.0, expanded
+
+
+@njit(cache=True, nogil=True)
+def partial(vertices, nf, ni, work, sx, sy, gx, gy):
+    """The path to the search node closed so far whose heuristic is the
+    least (``scratch.regs[R_BEST]``, -1: none yet), as ``trace`` gives it:
+    the start, the turns, its root, then the point of its interval nearest
+    the goal (the root sees all of the interval). ``polygons`` end with
+    the polygon beyond that interval; the caller ends the path at that
+    polygon's centroid. Empty arrays when there is no such node."""
+    best = work[work.shape[0] - NUM_REGS + R_BEST]
+    if best < 0:
+        return np.empty((0, 2)), np.empty(0, dtype=np.int32), 0.0
+    lx, ly, qx, qy = nf[best, 0], nf[best, 1], nf[best, 2], nf[best, 3]
+    dx, dy = qx - lx, qy - ly
+    dd = dx * dx + dy * dy
+    t = 0.0 if dd == 0.0 else ((gx - lx) * dx + (gy - ly) * dy) / dd
+    t = min(max(t, 0.0), 1.0)
+    return trace(vertices, nf, ni, best, 0, sx, sy, lx + t * dx, ly + t * dy)
 
 
 @njit(cache=True, nogil=True)
@@ -366,21 +405,23 @@ def unpack(params, stamps, work, num_vertices, num_polygons, k):
     int32, the vertices' root stamps then the polygons' goal stamps;
     ``work``: int32, the stamp generation, room for the start's and the
     goal's polygons (each may be in all of them: a vertex of a fan), then
-    ``k`` successor kinds and ``k`` successor edges."""
+    ``k`` successor kinds, ``k`` successor edges and the registers."""
     m = 1 + 2 * num_polygons
     return (params[0], params[1], params[2], stamps[:num_vertices], stamps[num_vertices:],
-            work[:1], work[1:m], work[m:m + k], work[m + k:m + 2 * k])
+            work[:1], work[1:m], work[m:m + k], work[m + k:m + 2 * k],
+            work[m + 2 * k:m + 2 * k + NUM_REGS])
 
 
-@njit(cache=True, nogil=True)
-def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
-            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge):
-    """The search of ``search``: ``(status, node, turn, expanded)``. On
-    FOUND, ``node`` is the last search node (its parents lead back to a
-    start polygon) and ``turn`` says whether the path turns once more at
-    its interval's left (2) or right (1) end before the goal (0: straight
-    from its root)."""
+@njit(cache=True, nogil=True, inline="always")
+def _begin(vertices, poly_start, poly_verts, poly_adj, poly_opposite, walkable, one_way,
+           incidence, tol, eps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_stamp,
+           goal_stamp, state, ends):
+    """``_search``'s start: a new stamp generation, the end polygons, a
+    stand-in node per start polygon and its intervals on the heap. Returns
+    ``(gen, n, size, status, node)``: ``n`` nodes made, ``size`` in the
+    heap, ``status`` GO_ON, or the answer when the search ends here (an
+    end off the mesh, out of nodes, or FOUND when one polygon holds both
+    ends: ``node`` then)."""
     gen = state[0] + 1
     if gen >= 2147483000:                  # int32 wrap: forget every stamp once
         root_stamp[:] = 0
@@ -389,16 +430,15 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
     state[0] = gen
     cap = ni.shape[0]
     hpos = ni[:, 4]
-    nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
     m = ends.shape[0] // 2
     starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
                             walkable, incidence, tol, ends[:m])
     if starts_found == 0:
-        return START_OFF_MESH, -1, 0, 0
+        return gen, 0, 0, START_OFF_MESH, -1
     goals_found = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, poly_adj,
                            walkable, incidence, tol, ends[m:])
     if goals_found == 0:
-        return GOAL_OFF_MESH, -1, 0, 0
+        return gen, 0, 0, GOAL_OFF_MESH, -1
     for k in range(goals_found):
         goal_stamp[ends[m + k]] = gen
 
@@ -412,7 +452,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
         start_node = n
         n += 1
         if goal_stamp[p] == gen:
-            return FOUND, start_node, 0, 0          # one convex polygon holds both
+            return gen, n, 0, FOUND, start_node   # one polygon holds both
         first = poly_start[p]
         last = poly_start[p + 1] - 1
         for e in range(first, last + 1):
@@ -430,7 +470,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                     min(ay, by) - tol <= sy <= max(ay, by) + tol:
                 continue
             if n >= cap:
-                return OUT_OF_NODES, -1, 0, 0
+                return gen, n, 0, OUT_OF_NODES, -1
             ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, start_node, q, poly_opposite[e]
             nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3] = bx, by, ax, ay
             nf[n, 4] = 0.0
@@ -439,10 +479,58 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
             size = heap_push(hid, hkey, hpos, size, n, f, True)
             n += 1
 
-    expanded = 0
+    return gen, n, size, GO_ON, -1
+
+
+@njit(cache=True, nogil=True)
+def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+            one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
+            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge, regs):
+    """The search of ``search``: ``(status, node, turn, expanded)``. On
+    FOUND, ``node`` is the last search node (its parents lead back to a
+    start polygon) and ``turn`` says whether the path turns once more at
+    its interval's left (2) or right (1) end before the goal (0: straight
+    from its root).
+
+    Resumable: it closes at most ``regs[R_BUDGET]`` nodes, then returns PAUSED
+    with its registers in ``regs`` (node count, heap size, nodes closed,
+    the closed node of least heuristic); the next call with the same ends
+    carries on. A search begins when ``regs[R_EXPANDED] == -1``, and every
+    answer but PAUSED sets it back to -1, so ``find_path`` (``budget``
+    ``WHOLE``) always begins anew. ``regs[R_TRACK]`` != 0 keeps
+    ``regs[R_BEST]`` (for ``partial``)."""
+    cap = ni.shape[0]
+    hpos = ni[:, 4]
+    nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
+    expanded = regs[R_EXPANDED]
+    if expanded >= 0:                      # carry on
+        gen = state[0]
+        n = regs[R_N]
+        size = regs[R_SIZE]
+        best = regs[R_BEST]
+    else:
+        regs[R_BEST] = -1
+        gen, n, size, status, node = _begin(
+            vertices, poly_start, poly_verts, poly_adj, poly_opposite, walkable, one_way,
+            incidence, tol, eps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_stamp,
+            goal_stamp, state, ends)
+        if status != GO_ON:
+            return status, node, 0, 0      # off the mesh, out of nodes, or found
+        expanded = 0
+        best = -1
+    track = regs[R_TRACK] != 0
+    stop = expanded + regs[R_BUDGET]
     while size > 0:
+        if expanded >= stop:
+            regs[R_N] = n
+            regs[R_SIZE] = size
+            regs[R_EXPANDED] = expanded
+            regs[R_BEST] = best
+            return PAUSED, -1, 0, expanded
         u, size = heap_pop(hid, hkey, hpos, size, True)
         expanded += 1
+        if track and (best < 0 or nf[u, 5] - nf[u, 4] < nf[best, 5] - nf[best, 4]):
+            best = u
         root = ni[u, 0]
         if root >= 0:
             rx, ry = vertices[root, 0], vertices[root, 1]
@@ -455,6 +543,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                 turn = 2
             elif (qx - rx) * (gy - ry) - (qy - ry) * (gx - rx) < -eps:
                 turn = 1
+            regs[R_EXPANDED], regs[R_BEST] = -1, best
             return FOUND, u, turn, expanded
         if root >= 0 and root_stamp[root] == gen and root_g[root] + geps < nf[u, 4]:
             continue                                # a better way to this root exists
@@ -507,6 +596,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                         root_g[nv0 + r] = cur       # the node turning there
                     root_g[r] = ng
                 if n >= cap:
+                    regs[R_EXPANDED], regs[R_BEST] = -1, best
                     return OUT_OF_NODES, -1, 0, expanded
                 ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = r, cur, q, poly_opposite[e]
                 nf[n, 0], nf[n, 1] = s_pts[k, 0], s_pts[k, 1]
@@ -523,6 +613,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
                 nf[i, 5] = f
                 size = heap_push(hid, hkey, hpos, size, i, f, True)
             break
+    regs[R_EXPANDED], regs[R_BEST] = -1, best
     return NO_PATH, -1, 0, expanded
 
 
@@ -628,8 +719,8 @@ class Mesh(NamedTuple):
 
 
 class ScratchArrays(NamedTuple):
-    """One thread's search memory (``polyanya.Scratch``): node pool, heap,
-    roots, stamps, work and successor points."""
+    """One search's memory (``polyanya.Scratch``): node pool, heap, roots,
+    stamps, work (with the registers) and successor points."""
     nf: np.ndarray
     ni: np.ndarray
     hkey: np.ndarray
@@ -651,14 +742,15 @@ def many_lengths(mesh, ends_xy, seeds, scratch, out):
     (vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable, one_way,
      incidence, params) = mesh
     nf, ni, hkey, hid, root_g, stamps, work, s_pts = scratch
-    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge = unpack(
+    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge, regs = unpack(
         params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
         status, node, turn, _ = _search(
             vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
             one_way, incidence, tol, eps, geps, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], nf,
-            ni, hkey, hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge)
+            ni, hkey, hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge,
+            regs)
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:
