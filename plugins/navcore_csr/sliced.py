@@ -96,6 +96,16 @@ def begin(graph, request):
     return None
 
 
+def begin_astar(graph, request, heuristic=None, algorithm: str = "astar") -> CsrSearch:
+    """``astar(graph, s, t, heuristic=, algorithm=)``'s search stepped, for
+    another plugin's graphs over this CSR storage (a navmesh's polygon
+    graph): ``request``'s ends are checked node ids; ``heuristic`` (None:
+    the graph's) is checked here, a ``QueryError`` as ``astar`` raises."""
+    heuristic = graph.heuristic if heuristic is None else heuristic
+    search.check_heuristic(graph, heuristic)
+    return CsrSearch(graph, request, heuristic, algorithm)
+
+
 def warm_up(graph, s: int, t: int, heuristic: str) -> None:
     """Load the stepped kernel with a search from ``s`` to ``t`` stepped one
     expansion at a time, its partial path read on the way."""
