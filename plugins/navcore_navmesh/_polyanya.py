@@ -519,7 +519,7 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
         expanded = 0
         best = -1
     track = regs[R_TRACK] != 0
-    stop = expanded + regs[R_BUDGET]
+    stop = expanded + np.int64(regs[R_BUDGET])       # int64: no int32 sum to wrap
     while size > 0:
         if expanded >= stop:
             regs[R_N] = n

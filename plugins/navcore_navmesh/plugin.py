@@ -173,7 +173,7 @@ def navcore_query_options(graph):
 
 
 #: the algorithm names polyanya answers
-_EXACT = frozenset(("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES))
+_EXACT = polyanya.NAMES
 
 
 # tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric

@@ -38,8 +38,12 @@ from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
 from .mesh import NavMeshGraph, plain_xy, size_scale
+from .polygon_search import EXACT_ALIASES
 
 ALGORITHM = "polyanya"
+#: the algorithm names Polyanya answers on a navmesh: its own, "auto" and
+#: the generic names of an exact search
+NAMES = frozenset(("auto", ALGORITHM, *EXACT_ALIASES))
 #: the kernel's statuses each query compares with (no module lookup)
 _FOUND, _OUT_OF_NODES = K.FOUND, K.OUT_OF_NODES
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
@@ -148,6 +152,17 @@ class Scratch:
         self.regs[K.R_BUDGET] = K.WHOLE
         self.s_pts = np.empty((k, 4), dtype=np.float64)
         self.grow(capacity)
+
+    def fits(self, space: SearchSpace) -> bool:
+        """Whether this scratch serves searches on ``space``'s mesh as it
+        is (a stepped search's slot outlives a re-tiling: every array
+        sized by the vertices, the polygons or the widest polygon must
+        match, or the kernel would index past one)."""
+        g = space.graph
+        nv, k = len(g.vertices), space.max_sides + 4
+        return (self.root_g.size == 2 * nv and self.stamps.size == nv + g.num_polygons
+                and self.work.size == 1 + 2 * g.num_polygons + 2 * k + K.NUM_REGS
+                and self.s_pts.shape[0] == k)
 
     def grow(self, capacity: int) -> None:
         self.nf = np.empty((capacity, 6), dtype=np.float64)

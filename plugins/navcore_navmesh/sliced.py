@@ -60,11 +60,8 @@ class PolyanyaSearch(Search):
     def _begin(self) -> None:
         graph = self.graph
         space = self._space = polyanya.search_space(graph)
-        size, sides = space.scratch().stamps.size, space.scratch().s_pts.shape[0]
-        self._pool, slot = take_slot(
-            graph, _POOL_KEY,
-            lambda sc: sc.stamps.size == size and sc.s_pts.shape[0] == sides,
-            lambda: polyanya.Scratch(space))
+        self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(space),
+                                     lambda: polyanya.Scratch(space))
         slot.regs[K.R_EXPANDED] = -1                 # begin anew
         slot.regs[K.R_BEST] = -1                     # no partial path yet
         slot.regs[K.R_TRACK] = 1                     # keep the node for partial
@@ -181,7 +178,7 @@ def begin(world, graph, request):
     ``astar``, ``dijkstra``), the funnel and the polygon-graph searches
     stepped; the names it refuses raise the same ``QueryError``."""
     algo = request.algorithm
-    if algo in polyanya_names():
+    if algo in polyanya.NAMES:
         return PolyanyaSearch(graph, request)
     if algo == funnel.ALGORITHM:
         return FunnelSearch(graph, request)
@@ -195,14 +192,6 @@ def begin(world, graph, request):
     # another plugin's algorithm on a navmesh: find_path's hooks answer it,
     # so its search runs whole in the first step
     return Search.whole(world, graph, request)
-
-
-def polyanya_names() -> frozenset:
-    """The algorithm names Polyanya answers on a navmesh."""
-    return _EXACT
-
-
-_EXACT = frozenset(("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES))
 
 
 def warm_up(graph) -> None:

@@ -13,7 +13,7 @@ from shapely.geometry import LineString, Point
 
 import navcore
 from navcore import PathStatus, QueryError
-from navcore_navmesh import sliced
+from navcore_navmesh import polyanya, sliced
 
 from conftest import SHARED
 
@@ -107,6 +107,9 @@ def test_a_search_on_a_mesh_retiled_between_steps_ends_as_find_path_on_the_new_m
                  obstacle_id="wall-" + algo)
         w.tick()
         assert (g.num_nodes, g.version) != before          # tiles re-triangulated
+        assert not s.step(1)
+        if algo == "polyanya":            # a slot sized for the new mesh
+            assert s._slot.fits(polyanya.search_space(g))
         while not s.step(3):
             pass
         got, want = s.result(), w.find_path("m", a, b, algorithm=algo)
@@ -197,3 +200,15 @@ def test_a_polygon_search_with_an_unknown_heuristic_is_refused_as_find_path_refu
         w.find_path("m", 0, 3, algorithm="polygon_astar", heuristic="nope")
     with pytest.raises(QueryError, match="unknown heuristic"):
         w.begin_search("m", 0, 3, algorithm="polygon_astar", heuristic="nope")
+
+
+def test_a_slot_serves_only_meshes_of_its_own_sizes():
+    # a slot given back before a re-tiling must not serve the new mesh
+    # when one of its arrays would be too small for it (the kernel does
+    # not check indices)
+    small = navcore.World().add_graph("a", type="navmesh", bounds=(0, 0, 10, 10),
+                                      obstacles=[[(4, 0), (6, 0), (6, 8), (4, 8)]])
+    large = _world("static").graph("m")
+    a, b = polyanya.search_space(small), polyanya.search_space(large)
+    assert polyanya.Scratch(a).fits(a) and polyanya.Scratch(b).fits(b)
+    assert not polyanya.Scratch(a).fits(b) and not polyanya.Scratch(b).fits(a)
