@@ -57,8 +57,6 @@ GOAL_OFF_MESH = 3
 OUT_OF_NODES = 4
 #: the search stopped at its budget (``_search``); the next call goes on
 PAUSED = 5
-#: ``_begin``'s status when the search goes on to its main loop
-GO_ON = -1
 
 #: a search's registers, the last ``NUM_REGS`` of its ``work`` (int32, see
 #: ``unpack``): nodes made, heap size, nodes closed (-1: begin anew), the
@@ -412,76 +410,6 @@ def unpack(params, stamps, work, num_vertices, num_polygons, k):
             work[m + 2 * k:m + 2 * k + NUM_REGS])
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _begin(vertices, poly_start, poly_verts, poly_adj, poly_opposite, walkable, one_way,
-           incidence, tol, eps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_stamp,
-           goal_stamp, state, ends):
-    """``_search``'s start: a new stamp generation, the end polygons, a
-    stand-in node per start polygon and its intervals on the heap. Returns
-    ``(gen, n, size, status, node)``: ``n`` nodes made, ``size`` in the
-    heap, ``status`` GO_ON, or the answer when the search ends here (an
-    end off the mesh, out of nodes, or FOUND when one polygon holds both
-    ends: ``node`` then)."""
-    gen = state[0] + 1
-    if gen >= 2147483000:                  # int32 wrap: forget every stamp once
-        root_stamp[:] = 0
-        goal_stamp[:] = 0
-        gen = 1
-    state[0] = gen
-    cap = ni.shape[0]
-    hpos = ni[:, 4]
-    m = ends.shape[0] // 2
-    starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
-                            walkable, incidence, tol, ends[:m])
-    if starts_found == 0:
-        return gen, 0, 0, START_OFF_MESH, -1
-    goals_found = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, poly_adj,
-                           walkable, incidence, tol, ends[m:])
-    if goals_found == 0:
-        return gen, 0, 0, GOAL_OFF_MESH, -1
-    for k in range(goals_found):
-        goal_stamp[ends[m + k]] = gen
-
-    n = 0
-    size = 0
-    for k in range(starts_found):
-        p = ends[k]
-        # a stand-in node for the start polygon: the parent of its intervals
-        ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, -1, p, -1
-        nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3], nf[n, 4], nf[n, 5] = sx, sy, sx, sy, 0.0, 0.0
-        start_node = n
-        n += 1
-        if goal_stamp[p] == gen:
-            return gen, n, 0, FOUND, start_node   # one polygon holds both
-        first = poly_start[p]
-        last = poly_start[p + 1] - 1
-        for e in range(first, last + 1):
-            q = poly_adj[e]
-            if q < 0 or not walkable[q] or (one_way[q] and goal_stamp[q] != gen):
-                continue
-            a = poly_verts[e]
-            b = poly_verts[e + 1] if e < last else poly_verts[first]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            bx, by = vertices[b, 0], vertices[b, 1]
-            # the start on this edge: the polygon across holds it too and
-            # searches from there
-            if abs((bx - ax) * (sy - ay) - (by - ay) * (sx - ax)) <= eps and \
-                    min(ax, bx) - tol <= sx <= max(ax, bx) + tol and \
-                    min(ay, by) - tol <= sy <= max(ay, by) + tol:
-                continue
-            if n >= cap:
-                return gen, n, 0, OUT_OF_NODES, -1
-            ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, start_node, q, poly_opposite[e]
-            nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3] = bx, by, ax, ay
-            nf[n, 4] = 0.0
-            f = h_value(sx, sy, bx, by, ax, ay, gx, gy, eps)
-            nf[n, 5] = f
-            size = heap_push(hid, hkey, hpos, size, n, f, True)
-            n += 1
-
-    return gen, n, size, GO_ON, -1
-
-
 @njit(cache=True, nogil=True)
 def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
             one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
@@ -502,22 +430,71 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
     cap = ni.shape[0]
     hpos = ni[:, 4]
     nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
-    expanded = regs[R_EXPANDED]
-    if expanded >= 0:                      # carry on
+    if regs[R_EXPANDED] < 0:               # begin anew
+        regs[R_BEST] = -1
+        gen = state[0] + 1
+        if gen >= 2147483000:                  # int32 wrap: forget every stamp once
+            root_stamp[:] = 0
+            goal_stamp[:] = 0
+            gen = 1
+        state[0] = gen
+        m = ends.shape[0] // 2
+        starts_found = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, poly_adj,
+                                walkable, incidence, tol, ends[:m])
+        if starts_found == 0:
+            return START_OFF_MESH, -1, 0, 0
+        goals_found = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, poly_adj,
+                               walkable, incidence, tol, ends[m:])
+        if goals_found == 0:
+            return GOAL_OFF_MESH, -1, 0, 0
+        for k in range(goals_found):
+            goal_stamp[ends[m + k]] = gen
+
+        n = 0
+        size = 0
+        for k in range(starts_found):
+            p = ends[k]
+            # a stand-in node for the start polygon: the parent of its intervals
+            ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, -1, p, -1
+            nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3], nf[n, 4], nf[n, 5] = sx, sy, sx, sy, 0.0, 0.0
+            start_node = n
+            n += 1
+            if goal_stamp[p] == gen:
+                return FOUND, start_node, 0, 0   # one polygon holds both
+            first = poly_start[p]
+            last = poly_start[p + 1] - 1
+            for e in range(first, last + 1):
+                q = poly_adj[e]
+                if q < 0 or not walkable[q] or (one_way[q] and goal_stamp[q] != gen):
+                    continue
+                a = poly_verts[e]
+                b = poly_verts[e + 1] if e < last else poly_verts[first]
+                ax, ay = vertices[a, 0], vertices[a, 1]
+                bx, by = vertices[b, 0], vertices[b, 1]
+                # the start on this edge: the polygon across holds it too and
+                # searches from there
+                if abs((bx - ax) * (sy - ay) - (by - ay) * (sx - ax)) <= eps and \
+                        min(ax, bx) - tol <= sx <= max(ax, bx) + tol and \
+                        min(ay, by) - tol <= sy <= max(ay, by) + tol:
+                    continue
+                if n >= cap:
+                    return OUT_OF_NODES, -1, 0, 0
+                ni[n, 0], ni[n, 1], ni[n, 2], ni[n, 3] = -1, start_node, q, poly_opposite[e]
+                nf[n, 0], nf[n, 1], nf[n, 2], nf[n, 3] = bx, by, ax, ay
+                nf[n, 4] = 0.0
+                f = h_value(sx, sy, bx, by, ax, ay, gx, gy, eps)
+                nf[n, 5] = f
+                size = heap_push(hid, hkey, hpos, size, n, f, True)
+                n += 1
+
+        expanded = 0
+        best = -1
+    else:                                  # carry on
         gen = state[0]
         n = regs[R_N]
         size = regs[R_SIZE]
+        expanded = regs[R_EXPANDED]
         best = regs[R_BEST]
-    else:
-        regs[R_BEST] = -1
-        gen, n, size, status, node = _begin(
-            vertices, poly_start, poly_verts, poly_adj, poly_opposite, walkable, one_way,
-            incidence, tol, eps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey, hid, root_stamp,
-            goal_stamp, state, ends)
-        if status != GO_ON:
-            return status, node, 0, 0      # off the mesh, out of nodes, or found
-        expanded = 0
-        best = -1
     track = regs[R_TRACK] != 0
     stop = expanded + np.int64(regs[R_BUDGET])       # int64: no int32 sum to wrap
     while size > 0:
