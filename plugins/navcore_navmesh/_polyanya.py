@@ -365,12 +365,11 @@ def search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, wa
     a short query). Small arrays are packed instead (``unpack``; the
     registers and the budget too): every array handed to a numba call
     costs about 0.1 us of dispatch, a third of a short query's search."""
-    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge, regs = unpack(
-        params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
-    status, node, turn, expanded = _search(
-        vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-        one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
-        hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge, regs)
+    mesh = (vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
+            one_way, incidence, params)
+    scratch = (nf, ni, hkey, hid, root_g, stamps, work, s_pts)
+    status, node, turn, expanded = _search(mesh, scratch, unpack(mesh, scratch), sx, sy,
+                                           s_seed, gx, gy, g_seed)
     if status == FOUND:
         points, polygons, length = trace(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         return status, points, polygons, length, expanded
@@ -397,24 +396,29 @@ def partial(vertices, nf, ni, work, sx, sy, gx, gy):
 
 
 @njit(cache=True, nogil=True)
-def unpack(params, stamps, work, num_vertices, num_polygons, k):
-    """The packed arguments apart. ``params``: float64 ``(tol, eps,
+def unpack(mesh, scratch):
+    """The packed arrays of :class:`Mesh` ``mesh`` and :class:`ScratchArrays`
+    ``scratch`` apart. ``params``: float64 ``(tol, eps,
     geps)``, the tolerances (``polyanya.SearchSpace``); ``stamps``:
     int32, the vertices' root stamps then the polygons' goal stamps;
     ``work``: int32, the stamp generation, room for the start's and the
     goal's polygons (each may be in all of them: a vertex of a fan), then
     ``k`` successor kinds, ``k`` successor edges and the registers."""
-    m = 1 + 2 * num_polygons
+    vertices, poly_start, params = mesh[0], mesh[1], mesh[9]
+    stamps, work, k = scratch[5], scratch[6], scratch[7].shape[0]
+    num_vertices = vertices.shape[0]
+    m = 1 + 2 * (poly_start.shape[0] - 1)
     return (params[0], params[1], params[2], stamps[:num_vertices], stamps[num_vertices:],
             work[:1], work[1:m], work[m:m + k], work[m + k:m + 2 * k],
             work[m + 2 * k:m + 2 * k + NUM_REGS])
 
 
 @njit(cache=True, nogil=True)
-def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, incidence, tol, eps, geps, sx, sy, s_seed, gx, gy, g_seed, nf, ni, hkey,
-            hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge, regs):
-    """The search of ``search``: ``(status, node, turn, expanded)``. On
+def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
+    """The search of ``search`` on :class:`Mesh` ``mesh`` with
+    :class:`ScratchArrays` ``scratch`` (``parts``: ``unpack`` of the two,
+    made once by a caller that searches many times): ``(status, node,
+    turn, expanded)``. On
     FOUND, ``node`` is the last search node (its parents lead back to a
     start polygon) and ``turn`` says whether the path turns once more at
     its interval's left (2) or right (1) end before the goal (0: straight
@@ -427,6 +431,10 @@ def _search(vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, w
     answer but PAUSED sets it back to -1, so ``find_path`` (``budget``
     ``WHOLE``) always begins anew. ``regs[R_TRACK]`` != 0 keeps
     ``regs[R_BEST]`` (for ``partial``)."""
+    (vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable, one_way,
+     incidence, _) = mesh
+    nf, ni, hkey, hid, root_g, _, _, s_pts = scratch
+    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge, regs = parts
     cap = ni.shape[0]
     hpos = ni[:, 4]
     nv0 = vertices.shape[0]         # root_g[nv0 + r]: the node that turned at r
@@ -716,18 +724,13 @@ def many_lengths(mesh, ends_xy, seeds, scratch, out):
     :class:`ScratchArrays` ``scratch``.
     Stops early and returns ``i`` when the node pool runs out at query
     ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
-    (vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable, one_way,
-     incidence, params) = mesh
-    nf, ni, hkey, hid, root_g, stamps, work, s_pts = scratch
-    tol, eps, geps, root_stamp, goal_stamp, state, ends, s_type, s_edge, regs = unpack(
-        params, stamps, work, vertices.shape[0], poly_start.shape[0] - 1, s_pts.shape[0])
+    vertices = mesh[0]
+    nf, ni = scratch[0], scratch[1]
+    parts = unpack(mesh, scratch)
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
-        status, node, turn, _ = _search(
-            vertices, poly_start, poly_verts, poly_adj, poly_opposite, corner, walkable,
-            one_way, incidence, tol, eps, geps, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], nf,
-            ni, hkey, hid, root_g, root_stamp, goal_stamp, state, ends, s_type, s_pts, s_edge,
-            regs)
+        status, node, turn, _ = _search(mesh, scratch, parts, sx, sy, seeds[i, 0], gx, gy,
+                                        seeds[i, 1])
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:
