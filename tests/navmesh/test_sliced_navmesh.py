@@ -17,6 +17,8 @@ from navcore_navmesh import polyanya, sliced
 
 from conftest import SHARED
 
+pytestmark = pytest.mark.nojit           # small meshes: quick without the JIT too
+
 MESHES = SHARED / "data" / "navmesh"
 ALGORITHMS = ("polyanya", "funnel", "polygon_astar", "polygon_dijkstra")
 PILLARS = [[(4, 0), (6, 0), (6, 8), (4, 8)], [(9, 3), (12, 3), (12, 12), (9, 12)],
