@@ -729,8 +729,9 @@ def check_sliced_equals_whole(factory, seed=0, *, rounds=2):
     with ``find_path``'s result (status, cost, nodes, ``expanded``), for
     every listed algorithm; ``find_path(max_nodes=k, partial=True)`` gives
     a ``partial`` path that is a walk from the start whose cost is the
-    reference distance to its last node, or the whole result when ``k``
-    covers the search; a search whose graph changes between steps
+    reference distance to its last node (for a geometric algorithm: the
+    length of its polyline, whose ends locate to the start and that node),
+    or the whole result when ``k`` covers the search; a search whose graph changes between steps
     finishes as ``find_path`` does on the changed graph. Returns how many
     searches were stepped and how many partial paths were checked."""
     rng = np.random.default_rng(seed)
@@ -794,6 +795,10 @@ def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
         _fail(ctx, f"{pcall} returned {part!r}: expected found, partial (with a path) "
                    f"or budget_exceeded")
     end = int(part.nodes[-1])
+    if algo in ctx.factory.geometric_algorithms:
+        _check_geometric_partial(ctx, view, graph, part, s, end, pcall)
+        counts["partial"] += 1
+        return
     walked = _walk_cost(ctx, view, part, s, end, pcall)
     if end not in dist or not _close_enough(part.cost, dist[end]) \
             or not _close_enough(walked, part.cost):
@@ -801,6 +806,22 @@ def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
                    f"(its edges add up to {walked!r}); the reference distance to {end} "
                    f"is {dist.get(end)!r}")
     counts["partial"] += 1
+
+
+def _check_geometric_partial(ctx, view, graph, part, s, end, call):
+    """A partial path of a geometric algorithm: ``nodes`` a walk from ``s``
+    to ``end`` along finite CSR edges over walkable nodes, ``cost`` the
+    length of the polyline ``points``, whose first and last points locate
+    to ``s`` and ``end`` (its cost is no CSR distance to compare)."""
+    _walk(ctx, view, part, s, end, call)
+    points = np.asarray(part.points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
+        _fail(ctx, f"{call} returned a partial path with points of shape {points.shape}")
+    length = float(np.sqrt((np.diff(points[:, :2], axis=0) ** 2).sum(axis=1)).sum())
+    if not math.isclose(part.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+        _fail(ctx, f"{call} reports a partial path of cost {part.cost!r}, but its points "
+                   f"make a polyline of length {length!r}")
+    _check_ends_locate(ctx, graph.locate, part, s, end, call)
 
 
 def _check_restart(factory, world, graph, rng, algorithms, ctx):

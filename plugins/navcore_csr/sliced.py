@@ -50,6 +50,7 @@ class CsrSearch(Search):
                                      lambda: search.SearchScratch(n))
         slot.regs[K.R_EXPANDED] = -1
         slot.regs[K.R_TRACK] = 1
+        slot.regs[K.R_BEST] = -1     # no partial path before the first step
         self._gen = slot.next_gen()
         self._slot = slot
 
@@ -93,6 +94,16 @@ def begin(graph, request):
     if algo == "dijkstra":
         return CsrSearch(graph, request, "zero", "dijkstra")
     return None
+
+
+def begin_astar(graph, request, heuristic=None, algorithm: str = "astar") -> CsrSearch:
+    """``astar(graph, s, t, heuristic=, algorithm=)``'s search stepped, for
+    another plugin's graphs over this CSR storage (a navmesh's polygon
+    graph): ``request``'s ends are checked node ids; ``heuristic`` (None:
+    the graph's) is checked here, a ``QueryError`` as ``astar`` raises."""
+    heuristic = graph.heuristic if heuristic is None else heuristic
+    search.check_heuristic(graph, heuristic)
+    return CsrSearch(graph, request, heuristic, algorithm)
 
 
 def warm_up(graph, s: int, t: int, heuristic: str) -> None:

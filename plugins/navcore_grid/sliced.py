@@ -62,10 +62,12 @@ class GridSearch(Search):
 
     def _restart_kernel(self) -> None:
         regs = self._regs()
+        # R_BEST -1: no partial path before the first step (the slot's
+        # last search left its own there)
         if self._kind == "jps":
-            regs[_jps.R_EXPANDED], regs[_jps.R_TRACK] = -1, 1
+            regs[_jps.R_EXPANDED], regs[_jps.R_TRACK], regs[_jps.R_BEST] = -1, 1, -1
         else:
-            regs[K.R_EXPANDED], regs[K.R_TRACK] = -1, 1
+            regs[K.R_EXPANDED], regs[K.R_TRACK], regs[K.R_BEST] = -1, 1, -1
         self._gen = self._slot.next_gen(self.graph)
 
     def _advance(self, budget: int):

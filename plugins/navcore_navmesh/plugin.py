@@ -17,7 +17,7 @@ from navcore import validate
 from navcore.graph import HEURISTICS
 
 from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
-from . import tiles
+from . import sliced, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -173,7 +173,7 @@ def navcore_query_options(graph):
 
 
 #: the algorithm names polyanya answers
-_EXACT = frozenset(("auto", polyanya.ALGORITHM, *polygon_search.EXACT_ALIASES))
+_EXACT = polyanya.NAMES
 
 
 # tryfirst: on a navmesh "auto" (and "astar", "dijkstra") is the geometric
@@ -195,11 +195,13 @@ def navcore_find_path(world, graph, request):
     return None
 
 
-# Polyanya and the funnel do not stop midway yet: one step runs them whole
+# Polyanya, the funnel and the polygon-graph searches stop midway
+# (``sliced``); tryfirst, as navcore_find_path, so the csr plugin's
+# searches over the polygon graph never answer a navmesh's names
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
-    return navcore.Search.whole(world, graph, request)
+    return sliced.begin(world, graph, request)
 
 
 # before the csr plugin's (trylast) Dijkstra over the polygon graph: exact
@@ -243,6 +245,7 @@ def navcore_graph_updated(graph):
 def navcore_warm_up(graph):
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
+    sliced.warm_up(graph)
     if graph.tiles is not None:
         tiles.warm_up(graph)
 

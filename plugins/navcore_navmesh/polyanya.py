@@ -38,8 +38,12 @@ from navcore.types import PathResult, PathStatus
 
 from . import _polyanya as K
 from .mesh import NavMeshGraph, plain_xy, size_scale
+from .polygon_search import EXACT_ALIASES
 
 ALGORITHM = "polyanya"
+#: the algorithm names Polyanya answers on a navmesh: its own, "auto" and
+#: the generic names of an exact search
+NAMES = frozenset(("auto", ALGORITHM, *EXACT_ALIASES))
 #: the kernel's statuses each query compares with (no module lookup)
 _FOUND, _OUT_OF_NODES = K.FOUND, K.OUT_OF_NODES
 #: where a navmesh keeps its search space (``graph.view(SPACE_KEY)``)
@@ -107,6 +111,11 @@ class SearchSpace(navcore.DerivedView):
                                 g.poly_opposite, self.corner)
         self.after_walkable = (self.one_way, self.incidence, self.params)
 
+    def mesh(self, walkable) -> tuple:
+        """The kernels' mesh argument (``_polyanya.Mesh``'s order) with the
+        graph's ``walkable`` flags as a query reads them."""
+        return self.before_walkable + (walkable,) + self.after_walkable
+
     def same_geometry(self) -> bool:
         g = self.graph
         return all(a is b for a, b in zip(self.geometry, (g.vertices, g.poly_start,
@@ -122,8 +131,10 @@ class SearchSpace(navcore.DerivedView):
 
 
 class Scratch:
-    """Per-thread search memory: node pool, heap, stamps. The pool grows
-    (doubling) when a query runs out, and keeps its size afterwards."""
+    """One search's memory: node pool, heap, stamps, registers. The pool
+    grows (doubling) when a query runs out, and keeps its size afterwards.
+    ``find_path`` uses one per thread (``SearchSpace.scratch``), a stepped
+    search one of its own (``sliced``)."""
 
     def __init__(self, space: SearchSpace, capacity: int = 1024):
         g = space.graph
@@ -132,10 +143,26 @@ class Scratch:
         # root stamps per vertex, then goal stamps per polygon (_polyanya.unpack)
         self.stamps = np.zeros(len(g.vertices) + g.num_polygons, dtype=np.int32)
         k = space.max_sides + 4
-        # stamp generation, end polygons, successor kinds and edges
-        self.work = np.zeros(1 + 2 * g.num_polygons + 2 * k, dtype=np.int32)
+        # stamp generation, end polygons, successor kinds and edges, registers
+        self.work = np.zeros(1 + 2 * g.num_polygons + 2 * k + K.NUM_REGS, dtype=np.int32)
+        #: the kernel's registers (a view of ``work``): a search begins at
+        #: ``regs[R_EXPANDED] == -1``, closes ``regs[R_BUDGET]`` nodes a call
+        self.regs = self.work[-K.NUM_REGS:]
+        self.regs[K.R_EXPANDED] = self.regs[K.R_BEST] = -1
+        self.regs[K.R_BUDGET] = K.WHOLE
         self.s_pts = np.empty((k, 4), dtype=np.float64)
         self.grow(capacity)
+
+    def fits(self, space: SearchSpace) -> bool:
+        """Whether this scratch serves searches on ``space``'s mesh as it
+        is (a stepped search's slot outlives a re-tiling: every array
+        sized by the vertices, the polygons or the widest polygon must
+        match, or the kernel would index past one)."""
+        g = space.graph
+        nv, k = len(g.vertices), space.max_sides + 4
+        return (self.root_g.size == 2 * nv and self.stamps.size == nv + g.num_polygons
+                and self.work.size == 1 + 2 * g.num_polygons + 2 * k + K.NUM_REGS
+                and self.s_pts.shape[0] == k)
 
     def grow(self, capacity: int) -> None:
         self.nf = np.empty((capacity, 6), dtype=np.float64)
@@ -209,14 +236,26 @@ def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResul
             break
         s.grow(2 * len(s.hid))
     if status in (K.START_OFF_MESH, K.GOAL_OFF_MESH) and not snapped:
-        # an end slightly off the mesh: search again from its nearest point
-        try:
-            start, goal = graph.on_mesh((sx, sy)), graph.on_mesh((gx, gy))
-        except navcore.NodeError:
-            pass
-        else:
-            return _shortest(graph, *start, *goal, _seed(graph, start), _seed(graph, goal),
-                             snapped=True)
+        moved = snapped_ends(graph, sx, sy, gx, gy)
+        if moved is not None:
+            return _shortest(graph, *moved, snapped=True)
+    return failed(status, expanded)
+
+
+def snapped_ends(graph, sx, sy, gx, gy):
+    """``(sx, sy, gx, gy, s_seed, g_seed)``: the ends moved to the mesh's
+    nearest points and located, for a search that found an end slightly
+    off the mesh; None when one is farther off than the snap distance."""
+    try:
+        start, goal = graph.on_mesh((sx, sy)), graph.on_mesh((gx, gy))
+    except navcore.NodeError:
+        return None
+    return (*start, *goal, _seed(graph, start), _seed(graph, goal))
+
+
+def failed(status, expanded) -> PathResult:
+    """The result of a search that ended with kernel ``status`` (not
+    FOUND): an end off the mesh, or no path."""
     if status == K.START_OFF_MESH:
         return PathResult.failed(PathStatus.INVALID_START, ALGORITHM)
     if status == K.GOAL_OFF_MESH:
@@ -320,7 +359,7 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
     seeds = np.ascontiguousarray(np.column_stack([index.locate_many(ends[:, :2]),
                                                   index.locate_many(ends[:, 2:])]))
     out = np.empty(len(ends))
-    mesh = K.Mesh(*space.before_walkable, graph.walkable, *space.after_walkable)
+    mesh = K.Mesh(*space.mesh(graph.walkable))
     done = 0
     while done < len(ends):
         stop = K.many_lengths(mesh, ends[done:], seeds[done:], s.arrays, out[done:])
@@ -333,12 +372,22 @@ def _many_lengths(graph, space, ends) -> np.ndarray:
 
 def polyanya_path(graph, request) -> PathResult:
     """Answer ``request`` (ends already resolved to polygons)."""
+    # query_ends' lines, inlined: a call less on every query
+    start, goal = request.start, request.goal
+    s = plain_xy(start) or _end_point(graph, start, request.start_node)
+    g = plain_xy(goal) or _end_point(graph, goal, request.goal_node)
+    return _shortest(graph, s[0], s[1], g[0], g[1], request.start_node, request.goal_node)
+
+
+def query_ends(graph, request):
+    """``(sx, sy, gx, gy, s_seed, g_seed)`` of a request whose ends are
+    resolved to polygons: its points, a polygon id at its centroid."""
     start, goal = request.start, request.goal
     # ends given as points were checked when World located them
     # (``node_of``): read as they are, a polygon id at its centroid
     s = plain_xy(start) or _end_point(graph, start, request.start_node)
     g = plain_xy(goal) or _end_point(graph, goal, request.goal_node)
-    return _shortest(graph, s[0], s[1], g[0], g[1], request.start_node, request.goal_node)
+    return s[0], s[1], g[0], g[1], request.start_node, request.goal_node
 
 
 def warm_up(graph) -> None:

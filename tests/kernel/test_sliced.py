@@ -178,3 +178,20 @@ def test_a_stepped_grid_search_whose_pool_runs_out_grows_it_and_finishes_exactly
     assert s.result().nodes.tolist() == want.nodes.tolist()
     assert s.result().expanded == want.expanded
     assert sliced._POOL_KEY and g.num_nodes
+
+
+@pytest.mark.parametrize("kind, algorithm", [("grid", "astar"), ("grid", "jps"),
+                                             ("csr", "astar")])
+def test_a_search_not_stepped_yet_has_no_partial_path_from_the_slot_before(kind, algorithm):
+    # a slot given back keeps its last search's nearest node: a new search
+    # that took it must not answer with that search's path
+    if kind == "grid":
+        w, gid, first, second = _world(), "g", ((0, 4), (9, 4)), ((9, 0), (0, 0))
+    else:
+        w, gid, first, second = _line_world(), "line", (0, 4), (5, 4)
+    done = w.begin_search(gid, *first, algorithm=algorithm)
+    while not done.step(1):
+        pass
+    fresh = w.begin_search(gid, *second, algorithm=algorithm)
+    r = fresh.result(partial=True)
+    assert r.status is PathStatus.BUDGET_EXCEEDED and not len(r.nodes)

@@ -124,6 +124,43 @@ tick(world)
 world.update("m", remove_obstacle="wall")
 tick(world)
 """,
+    "navmesh_sliced": """
+world = navcore.World(frame_budget_ms=0.005)     # every search is stepped over frames
+obstacles = [[[5, 5], [9, 5], [9, 12], [5, 12]], [[20, 10], [26, 10], [23, 18]],
+             [[12, 0], [13, 0], [13, 22], [12, 22]], [[30, 8], [31, 8], [31, 30], [30, 30]]]
+world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30), obstacles=obstacles)
+world.add_graph("s", type="navmesh", bounds=(0, 0, 40, 30), obstacles=obstacles,
+                tile_size=0)
+for gid in ("m", "s"):
+    hs = [world.request_path(gid, (1.0, 1.0), (38.0, 28.0), algorithm=a)
+          for a in ("auto", "polyanya", "funnel", "polygon_astar", "auto", "funnel")]
+    while not all(h.done for h in hs):
+        tick(world)
+    # an update between: the static mesh blocks a polygon, the tiled one is
+    # re-tiled, while searches are under way
+    hs = [world.request_path(gid, (1.0, 28.0), (38.0, 2.0), algorithm=a)
+          for a in ("polyanya", "funnel")]
+    tick(world)
+    if gid == "m":
+        world.update(gid, add_obstacle=[[14, 2], [18, 2], [18, 26], [14, 26]],
+                     obstacle_id="wall")
+    else:
+        world.update(gid, nodes=[int(world.graph(gid).node_of((20.0, 25.0)))],
+                     walkable=False)
+    while not all(h.done for h in hs):
+        tick(world)
+    # a game's own stepped search (not a tick's), its partial path read
+    # between frames: no kernel loads either
+    for algo in ("polyanya", "funnel"):
+        before = signatures()
+        search = world.begin_search(gid, (1.0, 2.0), (38.0, 27.0), algorithm=algo)
+        search.step(1)
+        search.result(partial=True)
+        search.close()
+        for name, n in signatures().items():
+            if n != before.get(name, 0):
+                loaded_in_ticks[name] = n - before.get(name, 0)
+""",
     # find_path and World.find_path's ends (not a tick's batch) right after
     # add_graph: a query's two ends are located in one kernel of their own
     "navmesh_find_path": """
