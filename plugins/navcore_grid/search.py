@@ -321,7 +321,8 @@ def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
 
 def warm_up(graph: GridGraph) -> None:
     """Run each search kernel once between two neighbouring walkable cells
-    of ``graph`` (a query, nothing changes), and an empty CSR refresh."""
+    of ``graph`` (a query, nothing changes); building the CSR view loads
+    its refresh (``GridGraph._build_csr``)."""
     free = np.flatnonzero(graph.walkable)
     W = graph.width
     pair = None
@@ -357,8 +358,3 @@ def warm_up(graph: GridGraph) -> None:
                                          np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
-    csr = graph._built_csr()
-    if csr is not None:
-        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
-                             W, graph.diagonal_cost, graph.connectivity,
-                             graph.corner_cutting, np.empty(0, np.int64))
