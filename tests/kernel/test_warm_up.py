@@ -112,6 +112,87 @@ tick(world)
 world.update("c", nodes=[5, 6, 7], walkable=True)
 tick(world)
 """,
+    # views built after add_graph (contract, simplify): their builders
+    # load what queries on them run, the ticks' batches and stepped
+    # searches included, and an update that stales or patches them
+    "csr_views": """
+from navcore_csr import contract, simplify
+rng = np.random.default_rng(4)
+src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
+g = world.add_graph("c", type="csr", src=src, dst=dst, cost=rng.random(1500) + 0.1,
+                    directed=True, num_nodes=300)
+# a lattice of 1-cost streets with long corridors: two-way, with positions
+side = 24
+ids = np.arange(side * side).reshape(side, side)
+keep = np.zeros((side, side), bool); keep[::4, :] = keep[:, ::4] = True
+a = np.concatenate([ids[:, :-1][keep[:, :-1] & keep[:, 1:]], ids[:-1, :][keep[:-1] & keep[1:]]])
+b = np.concatenate([ids[:, 1:][keep[:, :-1] & keep[:, 1:]], ids[1:, :][keep[:-1] & keep[1:]]])
+xy = np.stack([ids.ravel() % side, ids.ravel() // side], 1).astype(float)
+u = world.add_graph("u", type="csr", src=a, dst=b, cost=np.ones(a.size), positions=xy,
+                    directed=False, num_nodes=side * side)
+contract(g)
+contract(u)
+simplify(u, levels=2)                     # patches run on both levels
+simplify(g)
+world.request_path("c", 0, 299, repath=True)
+world.request_path("c", 3, 250, algorithm="ch")
+world.request_path("u", 0, side * side - 1, repath=True)
+world.request_path("u", 4, side * side - 5, algorithm="simplified")
+world.request_path("u", 8, side * side - 9, algorithm="ch")
+tick(world)
+world.update("u", nodes=[ids[4, 2]], walkable=False)     # the simplified view is patched
+world.update("c", nodes=[5, 6, 7], walkable=False)       # the hierarchy goes stale
+world.request_path("u", 1, side * side - 2, algorithm="simplified")
+world.request_path("c", 1, 298)
+tick(world)
+world.update("u", nodes=[ids[4, 2]], walkable=True)
+tick(world)
+contract(g)
+world.frame_budget_ms = 0.001                             # every search is stepped
+hs = [world.request_path(gid, 0, n - 1, algorithm=alg)
+      for gid, n in (("c", 300), ("u", side * side))
+      for alg in ("auto", "astar", "dijkstra", "ch")]
+while not all(h.done for h in hs):
+    tick(world)
+""",
+    "grid_views": """
+from navcore_csr import contract, simplify
+from navcore_grid import landmarks
+rng = np.random.default_rng(6)
+walk = rng.random((40, 50)) > 0.25
+walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+g = world.add_graph("g", type="grid", array=walk)
+landmarks(g, 4)
+world.request_path("g", (0, 0), (49, 39), repath=True)
+world.request_path("g", (0, 39), (49, 0), algorithm="astar")
+tick(world)
+world.update("g", rect=(20, 20, 3, 3), walkable=False)    # landmarks stay current
+world.request_path("g", (49, 0), (0, 39), algorithm="dijkstra")
+tick(world)
+world.update("g", rect=(20, 20, 3, 3), walkable=True)     # ... stale after this
+tick(world)
+landmarks(g)
+world.frame_budget_ms = 0.001                             # every search is stepped
+hs = [world.request_path("g", (0, 0), (49, 39), algorithm=a)
+      for a in ("auto", "astar", "dijkstra", "jps")]
+while not all(h.done for h in hs):
+    tick(world)
+world.frame_budget_ms = 16.0
+simplify(g)
+contract(g)
+world.request_path("g", (0, 0), (49, 39), repath=True)
+world.request_path("g", (0, 39), (49, 0), algorithm="simplified")
+world.request_path("g", (49, 0), (0, 39), algorithm="ch")
+tick(world)
+world.update("g", rect=(30, 10, 2, 2), walkable=False)
+world.request_path("g", (0, 0), (49, 39), algorithm="simplified")
+tick(world)
+world.frame_budget_ms = 0.001
+hs = [world.request_path("g", (0, 0), (49, 39), algorithm=a)
+      for a in ("auto", "astar", "simplified")]
+while not all(h.done for h in hs):
+    tick(world)
+""",
     "navmesh": """
 world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30),
                 obstacles=[[[5, 5], [9, 5], [9, 12], [5, 12]],
