@@ -161,6 +161,13 @@ from navcore_grid import landmarks
 rng = np.random.default_rng(6)
 walk = rng.random((40, 50)) > 0.25
 walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+# first, a map whose first 4096+ cells are walls: the areas' warm-up
+# looked for a walkable cell among those only, and left the lattice
+# update kernel to the first tick
+walled = np.zeros((90, 64), bool); walled[70:, :] = rng.random((20, 64)) > 0.3
+world.add_graph("w", type="grid", array=walled)
+world.update("w", rect=(10, 75, 3, 3), walkable=False)
+tick(world)
 g = world.add_graph("g", type="grid", array=walk)
 landmarks(g, 4)
 world.request_path("g", (0, 0), (49, 39), repath=True)
