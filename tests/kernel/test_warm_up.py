@@ -291,6 +291,44 @@ class _Recorder:
         self.calls.append(graph.graph_id)
 
 
+@pytest.mark.nojit
+@pytest.mark.parametrize("kind", ["csr", "grid"])
+def test_view_builders_and_world_warm_up_warm_the_views(kind, monkeypatch):
+    # which views' warm_up ran (the probe above checks what they load in a
+    # fresh process; this checks who calls them, and that stale ones are left)
+    from navcore_csr import (ContractedGraph, SimplifiedGraph, contract, contracted_view,
+                             simplify)
+    warmed = []
+    for cls in (ContractedGraph, SimplifiedGraph):
+        def spy(self, _orig=cls.warm_up, _name=cls.__name__):
+            warmed.append(_name)
+            _orig(self)
+        monkeypatch.setattr(cls, "warm_up", spy)
+    w = navcore.World()
+    if kind == "csr":
+        g = w.add_graph("g", type="csr", src=[0, 1, 2, 3], dst=[1, 2, 3, 4],
+                        cost=[1.0, 2.0, 3.0, 4.0], directed=False)
+    else:
+        g = w.add_graph("g", type="grid", rows=_rows())
+    assert warmed == []
+    contract(g)
+    simplify(g)
+    assert warmed == ["ContractedGraph", "SimplifiedGraph"]   # before they were kept
+    contract(g)
+    simplify(g)                                   # current: kept, not built again
+    assert len(warmed) == 2
+    w.warm_up("g")
+    assert sorted(warmed[2:]) == ["ContractedGraph", "SimplifiedGraph"]
+    w.update("g", nodes=[2], walkable=False) if kind == "csr" else \
+        w.update("g", cells=[(1, 1)], walkable=False)
+    w.tick()
+    # the hierarchy is stale now (any update); the simplified view follows
+    # the closed node in place and stays current
+    assert contracted_view(g) is None
+    w.warm_up("g")
+    assert warmed[4:] == ["SimplifiedGraph"]
+
+
 def test_warm_up_off_and_explicit_warm_up():
     rec = _Recorder()
     rec.gate.set()
