@@ -409,11 +409,7 @@ class Hierarchy(DerivedView):
     def warm_up(self) -> None:
         """Run the update kernels once without changing anything (regroup
         around one walkable node and settle)."""
-        # the first walkable node, wherever it is (argmax stops at the first
-        # True): a map whose first rows are walls is warmed up too
-        walkable = self.graph.walkable
-        first = int(np.argmax(walkable)) if walkable.size else 0
-        walk = np.array([first], np.int64)[:int(walkable.size > 0 and walkable[first])]
+        walk = self.graph.first_walkable()      # wherever it is (first rows of walls)
         if walk.size:
             counts = self.updates, self.local_updates, self.searched_nodes
             # a few times: the first runs of the Python around the kernel

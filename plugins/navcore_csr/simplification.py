@@ -403,7 +403,7 @@ class SimplifiedGraph(DerivedView):
         graph = self.graph
         csr = graph.csr
         walk = graph.walkable
-        for u in np.flatnonzero(walk)[:64]:
+        for u in graph.first_walkable(64):
             ends = [v for v in csr.targets[csr.offsets[u]:csr.offsets[u + 1]]
                     if v != u and walk[v]]
             if ends:

@@ -323,10 +323,9 @@ def warm_up(graph: GridGraph) -> None:
     """Run each search kernel once between two neighbouring walkable cells
     of ``graph`` (a query, nothing changes); building the CSR view loads
     its refresh (``GridGraph._build_csr``)."""
-    free = np.flatnonzero(graph.walkable)
     W = graph.width
     pair = None
-    for s in free[:4096]:
+    for s in graph.first_walkable(4096):
         for t in (s + 1, s + W):
             if t < graph.num_nodes and graph.walkable[t] and (t != s + 1 or t % W):
                 pair = (int(s), int(t))

@@ -118,6 +118,13 @@ tick(world)
     "csr_views": """
 from navcore_csr import contract, simplify
 rng = np.random.default_rng(4)
+# first, a graph whose first 4096+ nodes are blocked: the warm-ups looked
+# for walkable nodes among those only, and loaded nothing on it
+n = 5000
+world.add_graph("b", type="csr", src=np.arange(n - 1), dst=np.arange(1, n), directed=False,
+                walkable=np.arange(n) >= 4500)
+world.request_path("b", 4600, 4990)
+tick(world)
 src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
 g = world.add_graph("c", type="csr", src=src, dst=dst, cost=rng.random(1500) + 0.1,
                     directed=True, num_nodes=300)
@@ -464,17 +471,21 @@ def test_add_graph_runs_as_a_named_stage():
     assert seen == ["building the views of graph 'g' (areas, ...)"]
 
 
-def test_every_worker_thread_has_its_scratch_before_the_first_frame():
+@pytest.mark.parametrize("walls_first", [0, 110])
+def test_every_worker_thread_has_its_scratch_before_the_first_frame(walls_first):
     # a worker's first search used to allocate its scratch inside a frame
-    # (78 ms on a 1000x1000 grid); the warm-up makes one on every worker
+    # (78 ms on a 1000x1000 grid); the warm-up makes one on every worker,
+    # also on a map whose first 4096+ cells are walls (the warm-ups looked
+    # for a walkable cell among those only, and made none there)
     w = navcore.World(workers=2, frame_budget_ms=100.0)
-    g = w.add_graph("g", type="grid", rows=["." * 40] * 30)
+    g = w.add_graph("g", type="grid", rows=["#" * 40] * walls_first + ["." * 40] * 30)
     made = len(g.scratch_sets)
     # this thread, both workers, the two-slot stack of the parallel rounds
     # (navcore_grid.parallel) and the pool's slot of stepped searches
     # (navcore_grid.sliced)
     assert made == 5
-    hs = [w.request_path("g", (0, y), (39, 29 - y)) for y in range(30)]
+    hs = [w.request_path("g", (0, walls_first + y), (39, walls_first + 29 - y))
+          for y in range(30)]
     w.scheduler.min_chunk_ms = 0            # every round goes to the workers
     w.tick()
     assert all(h.done for h in hs) and len(g.scratch_sets) == made
