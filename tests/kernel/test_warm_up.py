@@ -168,12 +168,18 @@ from navcore_grid import landmarks
 rng = np.random.default_rng(6)
 walk = rng.random((40, 50)) > 0.25
 walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
-# first, a map whose first 4096+ cells are walls: the areas' warm-up
-# looked for a walkable cell among those only, and left the lattice
-# update kernel to the first tick
-walled = np.zeros((90, 64), bool); walled[70:, :] = rng.random((20, 64)) > 0.3
+# first, a map whose first 4096+ cells are walls (0) and whose costs
+# differ: the areas' warm-up looked for a walkable cell among those only,
+# and left the lattice update kernel to the first tick; JPS (costs all 1)
+# did not apply, so its kernels were left to the tick after the costs
+# evened out
+walled = np.zeros((90, 64)); walled[70:, :] = rng.random((20, 64)) > 0.3
+walled[[70, 89], :] = 1.0; walled[80:83, 40:43] = 3.0
 world.add_graph("w", type="grid", array=walled)
 world.update("w", rect=(10, 75, 3, 3), walkable=False)
+tick(world)
+world.update("w", rect=(40, 80, 3, 3), cost=1.0)          # JPS serves it from here
+world.request_path("w", (0, 89), (63, 70), repath=True)
 tick(world)
 g = world.add_graph("g", type="grid", array=walk)
 landmarks(g, 4)
