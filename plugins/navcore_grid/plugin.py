@@ -108,11 +108,17 @@ def navcore_graph_types():
 
 
 def sample_graph(world, graph_id):
-    """A 16x16 room with a wall (for ``navcore.warm_up``)."""
-    import numpy as np
+    """A 16x16 room with a wall, with landmarks, contracted and simplified
+    (for ``navcore.warm_up``: those views' kernels, the grid's CSR view
+    among them, are compiled too)."""
+    from navcore_csr import contract, simplify
     free = np.ones((16, 16), dtype=bool)
     free[4:12, 8] = False
-    return world.add_graph(graph_id, type="grid", array=free)
+    graph = world.add_graph(graph_id, type="grid", array=free)
+    build_landmarks(graph, 2)
+    contract(graph)
+    simplify(graph)
+    return graph
 
 
 navcore_sample_graph = sample_hook("grid", sample_graph)
