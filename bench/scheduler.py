@@ -16,7 +16,8 @@ and two scenes), and tick times against the budget under a steady load.
   request-serving time of the run (``FrameStats.time_requests_ms`` summed:
   resolving requests, the game's ``replan_from`` and callbacks, searching,
   publishing) and of its searches alone (``extra["search_ms"]``), the worst
-  tick, and the scaling of each (goal >= 1.6x). The summaries' results must
+  tick, and the scaling of each (goal >= 1.6x for the maze; the battlefield's
+  is reported without a goal: ``SCENE_GOALS``). The summaries' results must
   be identical to ``workers=0`` (checked).
 * ``steady``: 300 frames; each frame queues 3 requests (a third with
   ``repath=True``) and toggles a 4x4 block; 2 ms budget. p50/p99 of the
@@ -45,6 +46,14 @@ FULL = dict(empty_ticks=20_000, requests=1000, rounds=9, frames=300, per_frame=3
 QUICK = dict(empty_ticks=2_000, requests=300, rounds=2, frames=40, per_frame=3,
              scene_rounds=1, scene_frames=200)
 SCENES = Path(__file__).resolve().parents[1] / "scenes"
+#: the 2-worker scaling each scene is held to; None: reported, no goal
+SCENE_GOALS = {
+    "maze.yaml": 1.6,
+    # retired: its frames hold a few dozen searches of tens of microseconds,
+    # too small to share across 2 cores (BENCHMARKS.md, "Scenes played whole")
+    "battlefield.yaml": None,
+}
+SCENE_NO_GOAL = "no goal: searches too small to share across 2 cores"
 SEED = 20261123
 
 
@@ -202,8 +211,10 @@ def main(argv=None):
     speedup = thr[1]["median_s"] / thr[2]["median_s"]
     n = thr[0]["requests"]
 
-    def met(x):
-        return f"{x:.2f}x " + ("met" if x >= 1.6 else "MISSED")
+    def met(x, goal=1.6):
+        if goal is None:
+            return f"{x:.2f}x ({SCENE_NO_GOAL})"
+        return f"{x:.2f}x " + ("met" if x >= goal else "MISSED")
 
     print_table(f"Frame overhead and a {n}-request batch in one tick (brc202d, JPS)",
                 ["measure", "workers=0", "workers=1", "workers=2", "goal"],
@@ -220,12 +231,13 @@ def main(argv=None):
         for what, key, scale in (("request serving", "requests_ms", "scaling_requests"),
                                  ("of which searching", "search_ms", "scaling_search")):
             rows.append([name.split(".")[0], what, f"{row[1][key]:.0f} ms",
-                         f"{row[2][key]:.0f} ms", met(row[scale])])
+                         f"{row[2][key]:.0f} ms", met(row[scale], SCENE_GOALS[name])])
         rows.append([name.split(".")[0], "worst tick (requests)",
                      f"{row[1]['worst_tick_ms']:.1f} ms", f"{row[2]['worst_tick_ms']:.1f} ms",
                      f"{row[1]['serving_ticks']} ticks served requests"])
     print_table("Scenes played whole, budget not binding (results identical to workers=0)",
-                ["scene", "time", "workers=1", "workers=2", "scaling (goal >= 1.6x)"], rows)
+                ["scene", "time", "workers=1", "workers=2",
+                 "scaling (goal >= 1.6x: maze)"], rows)
     print_table(f"Steady load: {cfg['per_frame']} requests and one 4x4 block toggle per "
                 f"frame, 2 ms budget, {cfg['frames']} frames",
                 ["workers", "tick p50", "tick p99", "tick max", "served per frame",
@@ -237,7 +249,8 @@ def main(argv=None):
     path = write_json("scheduler-quick" if args.quick else "scheduler",
                       {"machine": machine(), "versions": versions("numpy", "numba"),
                        "config": cfg, "cold_start": cold, "empty_tick_s": empty, "batch": thr,
-                       "speedup_2_over_1": speedup, "scenes": scenes, "steady": steady})
+                       "speedup_2_over_1": speedup, "scenes": scenes,
+                       "scene_goals": SCENE_GOALS, "steady": steady})
     log(f"wrote {path}")
 
 

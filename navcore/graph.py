@@ -399,6 +399,28 @@ class NavGraph:
         backend that locates both in one call overrides it)."""
         return self.node_of(start), self.node_of(goal)
 
+    def first_walkable(self, count: int = 1) -> np.ndarray:
+        """The ``count`` smallest walkable node ids (int64; fewer when fewer
+        nodes are walkable), for warm-ups, which run a query or an update on
+        real nodes wherever they are (a map whose first rows are walls
+        too). Scanned in growing blocks: microseconds when they come early.
+
+        >>> g = NavGraph.from_edges([0, 1, 2], [1, 2, 3], walkable=[False, False, True, True])
+        >>> g.first_walkable().tolist(), g.first_walkable(5).tolist()
+        ([2], [2, 3])
+        """
+        if not validate.is_int(count) or count < 0:
+            raise GraphError(f"first_walkable: count must be a whole number >= 0, got "
+                             f"{validate.describe(count)}")
+        walk = self.walkable
+        found, start, block = [], 0, 4096
+        while start < walk.shape[0] and sum(map(len, found)) < count:
+            ids = np.flatnonzero(walk[start:start + block]) + start
+            found.append(ids[:count - sum(map(len, found))])
+            start += block
+            block *= 4
+        return np.concatenate(found).astype(np.int64) if found else np.empty(0, np.int64)
+
     def end_nodes(self, end, node):
         """Every node a query's ``end`` (as the caller gave it, which
         ``node_of`` resolved to ``node``) lies in, when that is more than

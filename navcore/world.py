@@ -340,8 +340,10 @@ class World(Queries):
         """Load the kernels the plugins will run on ``graph_id`` (every
         graph by default) now, so no frame pays for it later. ``add_graph``
         does this already (unless ``World(warm_up=False)``); call it again
-        after registering a plugin or building a view (``contract``,
-        ``simplify``). ``progress``: a ``callback(done, total, name)`` for
+        after registering a plugin. The functions that build a view
+        (``contract``, ``simplify``, ``landmarks``) load its kernels
+        themselves before they return; this loads those of the graphs'
+        current views again. ``progress``: a ``callback(done, total, name)`` for
         this call (see ``on_progress``). Returns the seconds it took."""
         if progress is not None and not callable(progress):
             raise FrameError(f"warm_up: progress must be None or a callable(done, total, "

@@ -409,7 +409,7 @@ class Hierarchy(DerivedView):
     def warm_up(self) -> None:
         """Run the update kernels once without changing anything (regroup
         around one walkable node and settle)."""
-        walk = np.flatnonzero(self.graph.walkable[:4096])
+        walk = self.graph.first_walkable()      # wherever it is (first rows of walls)
         if walk.size:
             counts = self.updates, self.local_updates, self.searched_nodes
             # a few times: the first runs of the Python around the kernel

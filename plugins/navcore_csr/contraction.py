@@ -154,6 +154,15 @@ class ContractedGraph(DerivedView):
         since the build (a stale hierarchy would answer for the old map)."""
         return self.query().find_path(start, goal)
 
+    def warm_up(self) -> None:
+        """Load the query kernel (and its path's points) with a query from
+        the first node to itself; current or not, nothing changes. The
+        builders (:func:`contract`, :func:`load_contracted`) call it before
+        they publish the view, so a tick's first query on it compiles
+        nothing."""
+        if self.hierarchy.num_nodes > 0 and self.graph.num_nodes > 0:
+            self.query()._search(0, 0)
+
     # -- files ------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the hierarchy to ``path`` (a ``.npz`` file, no pickles) with
@@ -302,7 +311,9 @@ def contract(graph, witness_limit=WITNESS_LIMIT) -> ContractedGraph:
 def built_view(graph, key, fits, make):
     """The graph's current view ``key`` if ``fits(view)``, else ``make()``
     kept as that view: built once under the graph's lock (another thread
-    may have built it meanwhile), read without it when it is there."""
+    may have built it meanwhile), read without it when it is there. A
+    new view's ``warm_up()`` runs before it is kept: once kept, a tick's
+    queries use it, and none may load a kernel."""
     view = graph.view(key)
     if view is not None and fits(view):
         return view
@@ -310,6 +321,7 @@ def built_view(graph, key, fits, make):
         view = graph.view(key)
         if view is None or not fits(view):
             view = make()
+            view.warm_up()
             graph.set_view(key, view)
         return view
 
@@ -373,6 +385,7 @@ def load_contracted(graph, path) -> ContractedGraph:
         hierarchy = tie_to_graph(path, arrays, offsets, targets, cost)
         view.witness_limit, view.witness_work = limit, None
         view.hierarchy, view.fingerprint, view.build_seconds = hierarchy, fingerprint, 0.0
+        view.warm_up()
         graph.set_view(VIEW_KEY, view)
         return view
 
@@ -457,12 +470,7 @@ def contracted_path(graph, start, goal) -> PathResult:
 
 def warm_up(graph) -> None:
     """Load the query kernel of the graph's hierarchy, if it has a current
-    one (a query between the two ends of its first edge)."""
+    one (``World.warm_up``)."""
     view = contracted_view(graph)
-    if view is None:
-        return
-    offsets, targets = view.graph.csr.offsets, view.graph.csr.targets
-    if targets.size == 0:
-        return
-    u = int(np.argmax(np.diff(offsets) > 0))
-    view.find_path(u, int(targets[offsets[u]]))
+    if view is not None:
+        view.warm_up()

@@ -445,8 +445,7 @@ def warm_up(graph) -> None:
     if not getattr(graph, "csr_built", True):
         return
     csr = graph.csr
-    walk = np.flatnonzero(graph.walkable[:4096])
-    for s in walk[:64]:
+    for s in graph.first_walkable(64):
         nb = csr.targets[csr.offsets[s]:csr.offsets[s + 1]]
         if nb.size:
             t = int(nb[0])

@@ -395,6 +395,28 @@ class SimplifiedGraph(DerivedView):
         return PathResult(PathStatus.FOUND, path, graph.points_of(path), float(total),
                           expanded, "simplified")
 
+    def warm_up(self) -> None:
+        """Load the query kernel (a query along one edge: a short search
+        on any graph) and the patch kernels (a patch of nothing); nothing
+        changes. :func:`simplify` calls it before it publishes the view, so
+        neither a tick's first query on it nor its first update compiles."""
+        graph = self.graph
+        csr = graph.csr
+        walk = graph.walkable
+        for u in graph.first_walkable(64):
+            ends = [v for v in csr.targets[csr.offsets[u]:csr.offsets[u + 1]]
+                    if v != u and walk[v]]
+            if ends:
+                self.find_path(int(u), int(ends[0]))
+                break
+        P = self.packed
+        empty = np.empty(0, dtype=np.int64)
+        rev = csr.reverse()
+        K.incident_pairs(empty, csr.offsets, csr.targets, rev.offsets, rev.targets)
+        for j in range(len(self.levels)):       # as _patch calls it, level by level
+            K.patch_level(j, empty, empty, self._below(j, csr), P.patch_arrays,
+                          P.stamp_gen, np.empty(1, np.int64), np.empty(1, np.int64))
+
     def _patch(self, dirty) -> bool:
         """Bring the view up to date with the batch that made ``dirty`` (the
         nodes ``navcore_apply_updates`` reported) without rebuilding it:
@@ -411,14 +433,8 @@ class SimplifiedGraph(DerivedView):
         dirty = np.ascontiguousarray(dirty, dtype=np.int64)
         us, vs = K.incident_pairs(dirty, csr.offsets, csr.targets, rev.offsets,
                                    rev.targets)
-        ones = np.ones(1, dtype=np.bool_)
         for j in range(len(self.levels)):
-            if j == 0:
-                below = K.Below(csr.offsets, csr.targets, csr.cost, graph.walkable, True)
-            else:
-                k0 = P.base[j - 1, 2]
-                below = K.Below(P.offsets[k0:k0 + self.levels[j].below_nodes + 1], P.targets,
-                                P.cost, ones, False)
+            below = self._below(j, csr)
             P.stamp_gen += 1
             if P.stamp_gen >= np.iinfo(np.int32).max:
                 P.chain_stamp[:] = 0
@@ -435,6 +451,16 @@ class SimplifiedGraph(DerivedView):
         self.mark_current()
         self.patches += 1
         return True
+
+    def _below(self, j, csr):
+        """The graph level ``j`` contracts, as ``_simplify.patch_level``
+        reads it (level 0: ``csr``, the graph's own)."""
+        if j == 0:
+            return K.Below(csr.offsets, csr.targets, csr.cost, self.graph.walkable, True)
+        P = self.packed
+        k0 = P.base[j - 1, 2]
+        return K.Below(P.offsets[k0:k0 + self.levels[j].below_nodes + 1], P.targets,
+                       P.cost, np.ones(1, dtype=np.bool_), False)
 
     def _scratch(self) -> QueryScratch:
         """This thread's query scratch (one set per thread)."""
@@ -501,18 +527,8 @@ def on_update(graph, dirty) -> None:
 
 
 def warm_up(graph) -> None:
-    """Load the query and patch kernels of the graph's view, if it has one
-    (a query between two nodes of the top graph and an empty patch)."""
+    """Load the query and patch kernels of the graph's view, if it has a
+    current one (``World.warm_up``)."""
     view = graph.view(VIEW_KEY)
-    if view is None or view.top_nodes.size < 2:
-        return
-    a, b = (int(x) for x in view.top_nodes[:2])
-    view.find_path(a, b)
-    P = view.packed
-    empty = np.empty(0, dtype=np.int64)
-    csr = graph.csr
-    below = K.Below(csr.offsets, csr.targets, csr.cost, graph.walkable, True)
-    K.patch_level(0, empty, empty, below, P.patch_arrays, P.stamp_gen,
-                  np.empty(1, np.int64), np.empty(1, np.int64))
-    K.incident_pairs(empty, csr.offsets, csr.targets, csr.reverse().offsets,
-                      csr.reverse().targets)
+    if view is not None:
+        view.warm_up()

@@ -236,6 +236,13 @@ class GridGraph(NavGraph):
     def _publish_csr(self, csr) -> None:
         self._csr = csr
 
+    def _refresh_csr(self, csr, dirty) -> None:
+        """Write the costs of the edges at ``dirty`` cells (int64 ids) into
+        the CSR view ``csr`` from the cells' current state."""
+        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, self.padded_free,
+                            self.padded_cost, self.width, self.diagonal_cost,
+                            self.connectivity, self.corner_cutting, dirty)
+
     def _build_csr(self):
         offsets, targets, cost = K.grid_csr(self.padded_free, self.padded_cost, self.width,
                                              self.height, self.diagonal_cost,
@@ -243,8 +250,13 @@ class GridGraph(NavGraph):
         # through the storage hook like every graph's, in the order the
         # kernel made (sorted, distinct): nothing to sort again
         world = self._world() if self._world is not None else None
-        return build_storage(None, targets, {"cost": cost}, self.num_nodes,
-                             world=world, offsets=offsets)
+        csr = build_storage(None, targets, {"cost": cost}, self.num_nodes,
+                            world=world, offsets=offsets)
+        # the kernel that patches it in every later update batch, loaded
+        # now on no cells: a tick must not load it (the view is often built
+        # after add_graph's warm-up, by contract or simplify)
+        self._refresh_csr(csr, np.empty(0, np.int64))
+        return csr
 
     def lattice(self):
         """``(height, width, diagonal)`` (see ``NavGraph.lattice``): cells

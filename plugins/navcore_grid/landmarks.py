@@ -168,6 +168,9 @@ def landmarks(graph, count: int | None = None) -> Landmarks:
         want = count if count is not None else (lm.count if lm is not None else 8)
         if lm is None or not lm.current or lm.count != want:
             lm = Landmarks(graph, want)
+            # nothing to warm up: the searches take the table as they take
+            # NO_TABLE (float32, 2-D, C order), with the kernels add_graph
+            # loaded (tests/kernel/test_warm_up.py, grid_views, checks it)
             graph.set_view(VIEW_KEY, lm)
             from .inputs import landmarks_changed
             landmarks_changed(graph)       # searches pick the table up

@@ -219,10 +219,10 @@ def warm_up(graph, threads: int) -> None:
     threads = usable_threads(threads)
     if threads < 2:
         return
-    free = np.flatnonzero(graph.walkable[:4096])
-    if free.size == 0:
+    first = graph.first_walkable()          # wherever it is (first rows of walls)
+    if first.size == 0:
         return
-    s = np.full(2, free[0], dtype=np.int32)
+    s = np.full(2, first[0], dtype=np.int32)
     from .search import jps_applies
     for kind in ("astar", "jps") if jps_applies(graph) else ("astar",):
         b = PathBatch(graph.graph_id, kind, s, s)

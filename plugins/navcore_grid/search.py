@@ -321,11 +321,11 @@ def grid_path_costs(graph: GridGraph, nodes, starts) -> np.ndarray:
 
 def warm_up(graph: GridGraph) -> None:
     """Run each search kernel once between two neighbouring walkable cells
-    of ``graph`` (a query, nothing changes), and an empty CSR refresh."""
-    free = np.flatnonzero(graph.walkable)
+    of ``graph`` (a query, nothing changes); building the CSR view loads
+    its refresh (``GridGraph._build_csr``)."""
     W = graph.width
     pair = None
-    for s in free[:4096]:
+    for s in graph.first_walkable(4096):
         for t in (s + 1, s + W):
             if t < graph.num_nodes and graph.walkable[t] and (t != s + 1 or t % W):
                 pair = (int(s), int(t))
@@ -357,8 +357,3 @@ def warm_up(graph: GridGraph) -> None:
                                          np.array(pair[1:], np.int32)))
     graph.points_of(np.array(pair, np.int32))             # generic views' results
     graph.points_of(np.array(pair, np.int64))
-    csr = graph._built_csr()
-    if csr is not None:
-        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free, graph.padded_cost,
-                             W, graph.diagonal_cost, graph.connectivity,
-                             graph.corner_cutting, np.empty(0, np.int64))

@@ -239,9 +239,7 @@ def _apply_walkable(graph, p):
 def _finish(graph, dirty):
     csr = graph._built_csr()     # one read: a builder on another thread may
     if csr is not None:         # take it back (it re-reads after this batch)
-        K.refresh_csr_costs(csr.offsets, csr.targets, csr.cost, graph.padded_free,
-                             graph.padded_cost, graph.width, graph.diagonal_cost,
-                             graph.connectivity, graph.corner_cutting, dirty.astype(np.int64))
+        graph._refresh_csr(csr, dirty.astype(np.int64))
         csr.cost_version += 1
     graph.version += 1
     return dirty

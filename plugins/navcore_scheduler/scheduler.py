@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
-
 from navcore.errors import NavError
 from navcore.types import PathRequest
 
@@ -64,7 +62,7 @@ class Scheduler:
         (one query from a walkable node to itself each, all at once so no
         thread runs two): a worker's first search would otherwise allocate
         and touch it inside a frame (78 ms on a 1000x1000 grid)."""
-        free = np.flatnonzero(graph.walkable[:4096])
+        free = graph.first_walkable()           # wherever it is (first rows of walls)
         if not free.size:
             return
         s = int(free[0])

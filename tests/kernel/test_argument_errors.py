@@ -46,6 +46,25 @@ def test_min_chunk_ms(w, bad):
         w.scheduler.min_chunk_ms = bad
 
 
+@pytest.mark.parametrize("bad", ["1", -1, 2.5, True, None, [1]])
+def test_first_walkable_count(bad):
+    g = navcore.NavGraph.from_edges([0, 1], [1, 2])
+    with pytest.raises(navcore.GraphError, match="first_walkable: count must be"):
+        g.first_walkable(bad)
+
+
+def test_first_walkable_finds_walkable_nodes_past_a_long_blocked_start():
+    walkable = np.zeros(50_000, bool)
+    walkable[[30_000, 30_002, 49_999]] = True
+    g = navcore.NavGraph.from_edges([0], [1], num_nodes=50_000, walkable=walkable)
+    assert g.first_walkable().tolist() == [30_000]
+    assert g.first_walkable(2).tolist() == [30_000, 30_002]
+    assert g.first_walkable(10).tolist() == np.flatnonzero(walkable).tolist()
+    assert g.first_walkable(0).tolist() == []
+    g.walkable[:] = False
+    assert g.first_walkable(3).tolist() == []
+
+
 @pytest.mark.parametrize("kind", [["grid"], None, 3])
 def test_adopt_graph_of_a_kind_that_is_not_a_name(w, kind):
     g = navcore.World().add_graph("h", type="grid", rows=["..."])

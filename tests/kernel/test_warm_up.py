@@ -112,6 +112,107 @@ tick(world)
 world.update("c", nodes=[5, 6, 7], walkable=True)
 tick(world)
 """,
+    # views built after add_graph (contract, simplify): their builders
+    # load what queries on them run, the ticks' batches and stepped
+    # searches included, and an update that stales or patches them
+    "csr_views": """
+from navcore_csr import contract, simplify
+rng = np.random.default_rng(4)
+# first, a graph whose first 4096+ nodes are blocked: the warm-ups looked
+# for walkable nodes among those only, and loaded nothing on it
+n = 5000
+world.add_graph("b", type="csr", src=np.arange(n - 1), dst=np.arange(1, n), directed=False,
+                walkable=np.arange(n) >= 4500)
+world.request_path("b", 4600, 4990)
+tick(world)
+src = rng.integers(0, 300, 1500); dst = rng.integers(0, 300, 1500)
+g = world.add_graph("c", type="csr", src=src, dst=dst, cost=rng.random(1500) + 0.1,
+                    directed=True, num_nodes=300)
+# a lattice of 1-cost streets with long corridors: two-way, with positions
+side = 24
+ids = np.arange(side * side).reshape(side, side)
+keep = np.zeros((side, side), bool); keep[::4, :] = keep[:, ::4] = True
+a = np.concatenate([ids[:, :-1][keep[:, :-1] & keep[:, 1:]], ids[:-1, :][keep[:-1] & keep[1:]]])
+b = np.concatenate([ids[:, 1:][keep[:, :-1] & keep[:, 1:]], ids[1:, :][keep[:-1] & keep[1:]]])
+xy = np.stack([ids.ravel() % side, ids.ravel() // side], 1).astype(float)
+u = world.add_graph("u", type="csr", src=a, dst=b, cost=np.ones(a.size), positions=xy,
+                    directed=False, num_nodes=side * side)
+contract(g)
+contract(u)
+simplify(u, levels=2)                     # patches run on both levels
+simplify(g)
+world.request_path("c", 0, 299, repath=True)
+world.request_path("c", 3, 250, algorithm="ch")
+world.request_path("u", 0, side * side - 1, repath=True)
+world.request_path("u", 4, side * side - 5, algorithm="simplified")
+world.request_path("u", 8, side * side - 9, algorithm="ch")
+tick(world)
+world.update("u", nodes=[ids[4, 2]], walkable=False)     # the simplified view is patched
+world.update("c", nodes=[5, 6, 7], walkable=False)       # the hierarchy goes stale
+world.request_path("u", 1, side * side - 2, algorithm="simplified")
+world.request_path("c", 1, 298)
+tick(world)
+world.update("u", nodes=[ids[4, 2]], walkable=True)
+tick(world)
+contract(g)
+world.frame_budget_ms = 0.001                             # every search is stepped
+hs = [world.request_path(gid, 0, n - 1, algorithm=alg)
+      for gid, n in (("c", 300), ("u", side * side))
+      for alg in ("auto", "astar", "dijkstra", "ch")]
+while not all(h.done for h in hs):
+    tick(world)
+""",
+    "grid_views": """
+from navcore_csr import contract, simplify
+from navcore_grid import landmarks
+rng = np.random.default_rng(6)
+walk = rng.random((40, 50)) > 0.25
+walk[0, :] = walk[:, 0] = walk[-1, :] = walk[:, -1] = True
+# first, a map whose first 4096+ cells are walls (0) and whose costs
+# differ: the areas' warm-up looked for a walkable cell among those only,
+# and left the lattice update kernel to the first tick; JPS (costs all 1)
+# did not apply, so its kernels were left to the tick after the costs
+# evened out
+walled = np.zeros((90, 64)); walled[70:, :] = rng.random((20, 64)) > 0.3
+walled[[70, 89], :] = 1.0; walled[80:83, 40:43] = 3.0
+world.add_graph("w", type="grid", array=walled)
+world.update("w", rect=(10, 75, 3, 3), walkable=False)
+tick(world)
+world.update("w", rect=(40, 80, 3, 3), cost=1.0)          # JPS serves it from here
+world.request_path("w", (0, 89), (63, 70), repath=True)
+tick(world)
+g = world.add_graph("g", type="grid", array=walk)
+landmarks(g, 4)
+world.request_path("g", (0, 0), (49, 39), repath=True)
+world.request_path("g", (0, 39), (49, 0), algorithm="astar")
+tick(world)
+world.update("g", rect=(20, 20, 3, 3), walkable=False)    # landmarks stay current
+world.request_path("g", (49, 0), (0, 39), algorithm="dijkstra")
+tick(world)
+world.update("g", rect=(20, 20, 3, 3), walkable=True)     # ... stale after this
+tick(world)
+landmarks(g)
+world.frame_budget_ms = 0.001                             # every search is stepped
+hs = [world.request_path("g", (0, 0), (49, 39), algorithm=a)
+      for a in ("auto", "astar", "dijkstra", "jps")]
+while not all(h.done for h in hs):
+    tick(world)
+world.frame_budget_ms = 16.0
+simplify(g)
+contract(g)
+world.request_path("g", (0, 0), (49, 39), repath=True)
+world.request_path("g", (0, 39), (49, 0), algorithm="simplified")
+world.request_path("g", (49, 0), (0, 39), algorithm="ch")
+tick(world)
+world.update("g", rect=(30, 10, 2, 2), walkable=False)
+world.request_path("g", (0, 0), (49, 39), algorithm="simplified")
+tick(world)
+world.frame_budget_ms = 0.001
+hs = [world.request_path("g", (0, 0), (49, 39), algorithm=a)
+      for a in ("auto", "astar", "simplified")]
+while not all(h.done for h in hs):
+    tick(world)
+""",
     "navmesh": """
 world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30),
                 obstacles=[[[5, 5], [9, 5], [9, 12], [5, 12]],
@@ -238,6 +339,44 @@ class _Recorder:
         self.thread.append(threading.current_thread().name)
         self.gate.wait(10)
         self.calls.append(graph.graph_id)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("kind", ["csr", "grid"])
+def test_view_builders_and_world_warm_up_warm_the_views(kind, monkeypatch):
+    # which views' warm_up ran (the probe above checks what they load in a
+    # fresh process; this checks who calls them, and that stale ones are left)
+    from navcore_csr import (ContractedGraph, SimplifiedGraph, contract, contracted_view,
+                             simplify)
+    warmed = []
+    for cls in (ContractedGraph, SimplifiedGraph):
+        def spy(self, _orig=cls.warm_up, _name=cls.__name__):
+            warmed.append(_name)
+            _orig(self)
+        monkeypatch.setattr(cls, "warm_up", spy)
+    w = navcore.World()
+    if kind == "csr":
+        g = w.add_graph("g", type="csr", src=[0, 1, 2, 3], dst=[1, 2, 3, 4],
+                        cost=[1.0, 2.0, 3.0, 4.0], directed=False)
+    else:
+        g = w.add_graph("g", type="grid", rows=_rows())
+    assert warmed == []
+    contract(g)
+    simplify(g)
+    assert warmed == ["ContractedGraph", "SimplifiedGraph"]   # before they were kept
+    contract(g)
+    simplify(g)                                   # current: kept, not built again
+    assert len(warmed) == 2
+    w.warm_up("g")
+    assert sorted(warmed[2:]) == ["ContractedGraph", "SimplifiedGraph"]
+    w.update("g", nodes=[2], walkable=False) if kind == "csr" else \
+        w.update("g", cells=[(1, 1)], walkable=False)
+    w.tick()
+    # the hierarchy is stale now (any update); the simplified view follows
+    # the closed node in place and stays current
+    assert contracted_view(g) is None
+    w.warm_up("g")
+    assert warmed[4:] == ["SimplifiedGraph"]
 
 
 def test_warm_up_off_and_explicit_warm_up():
@@ -375,17 +514,21 @@ def test_add_graph_runs_as_a_named_stage():
     assert seen == ["building the views of graph 'g' (areas, ...)"]
 
 
-def test_every_worker_thread_has_its_scratch_before_the_first_frame():
+@pytest.mark.parametrize("walls_first", [0, 110])
+def test_every_worker_thread_has_its_scratch_before_the_first_frame(walls_first):
     # a worker's first search used to allocate its scratch inside a frame
-    # (78 ms on a 1000x1000 grid); the warm-up makes one on every worker
+    # (78 ms on a 1000x1000 grid); the warm-up makes one on every worker,
+    # also on a map whose first 4096+ cells are walls (the warm-ups looked
+    # for a walkable cell among those only, and made none there)
     w = navcore.World(workers=2, frame_budget_ms=100.0)
-    g = w.add_graph("g", type="grid", rows=["." * 40] * 30)
+    g = w.add_graph("g", type="grid", rows=["#" * 40] * walls_first + ["." * 40] * 30)
     made = len(g.scratch_sets)
     # this thread, both workers, the two-slot stack of the parallel rounds
     # (navcore_grid.parallel) and the pool's slot of stepped searches
     # (navcore_grid.sliced)
     assert made == 5
-    hs = [w.request_path("g", (0, y), (39, 29 - y)) for y in range(30)]
+    hs = [w.request_path("g", (0, walls_first + y), (39, walls_first + 29 - y))
+          for y in range(30)]
     w.scheduler.min_chunk_ms = 0            # every round goes to the workers
     w.tick()
     assert all(h.done for h in hs) and len(g.scratch_sets) == made
