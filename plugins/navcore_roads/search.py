@@ -17,6 +17,7 @@ import numpy as np
 
 from navcore.errors import QueryError
 from navcore.parallel import kernel_threads
+from navcore.search import UNLIMITED
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
@@ -35,7 +36,7 @@ class RoadScratch:
     """One thread's labels for both search directions and lazy heaps as
     long as the edge list (each relaxation pushes once)."""
 
-    __slots__ = ("dist", "par", "stamp", "hk", "hn", "gen")
+    __slots__ = ("dist", "par", "stamp", "hk", "hn", "gen", "regs")
 
     def __init__(self, graph):
         n = max(graph.num_nodes, 1)
@@ -46,6 +47,14 @@ class RoadScratch:
         self.hk = np.empty((2, m), dtype=np.float64)
         self.hn = np.empty((2, m), dtype=np.int32)
         self.gen = 0
+        # a kernel that finishes leaves them ready for the next search
+        self.regs = np.full(K.REGISTERS, -1, dtype=np.int64)
+        self.regs[K.R_TRACK] = 0
+
+    def fits(self, graph) -> bool:
+        """Whether this scratch is the size ``graph`` needs now."""
+        return self.dist.shape[1] == max(graph.num_nodes, 1) and \
+            self.hk.shape[1] == graph.csr.num_edges + 2
 
     def next_gen(self) -> int:
         self.gen += 1
@@ -92,33 +101,51 @@ def scratch_for(graph) -> RoadScratch:
 def route(graph, s: int, t: int, algorithm: str) -> PathResult:
     """The cheapest route from node ``s`` to node ``t`` (valid, walkable
     ids: ``World.find_path`` checked them) by ``algorithm``."""
-    csr = graph.csr
+    inputs = search_inputs(graph, algorithm)
     sc = scratch_for(graph)
-    gen = sc.next_gen()
+    return advance(graph, inputs, sc, s, t, sc.next_gen(), UNLIMITED, algorithm)
+
+
+def search_inputs(graph, algorithm: str) -> tuple:
+    """What ``advance`` reads of ``graph`` for ``algorithm`` (as the graph
+    is now): ``(csr, reverse csr or None, unit, scale)``; ``QueryError``
+    for an unknown search or A* without coordinates."""
+    csr = graph.csr
+    unit = graph.unit if graph.unit is not None else K.NO_UNIT
     if algorithm == "bidijkstra":
-        rev = csr.reverse()
+        return csr, csr.reverse(), unit, 0.0
+    if algorithm == "astar":
+        if graph.unit is None:
+            raise QueryError(f"astar needs node coordinates; road graph "
+                             f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
+        return csr, None, unit, heuristic_scale(graph)
+    if algorithm == "dijkstra":
+        return csr, None, unit, 0.0
+    raise QueryError(f"unknown road search {algorithm!r}; choose one of "
+                     f"{', '.join(ALGORITHMS)}")
+
+
+def advance(graph, inputs, sc, s, t, gen, budget, algorithm):
+    """Run (or carry on) the search of ``algorithm`` from ``s`` to ``t`` in
+    scratch ``sc`` (its registers say which) for at most ``budget`` settled
+    nodes: its ``PathResult``, or ``None`` while it is not finished."""
+    csr, rev, unit, scale = inputs
+    if rev is not None:
         cost, meet, expanded = K.bidijkstra(
             csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
-            rev.cost, graph.walkable, s, t, sc.dist, sc.par, sc.stamp, sc.hk, sc.hn, gen)
+            rev.cost, graph.walkable, unit, s, t, sc.dist, sc.par, sc.stamp, sc.hk, sc.hn,
+            gen, sc.regs, budget)
+        if cost == K.PAUSED:
+            return None
         if meet < 0:
             return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
-        edges = np.concatenate((K.trace_edges(sc.par[0], graph.edge_src, meet, True),
-                                K.trace_edges(sc.par[1], csr.targets, meet, False)))
+        edges = K.route_edges(sc.par, graph.edge_src, csr.targets, meet)
     else:
-        if algorithm == "astar":
-            if graph.unit is None:
-                raise QueryError(f"astar needs node coordinates; road graph "
-                                 f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
-            scale = heuristic_scale(graph)
-        elif algorithm == "dijkstra":
-            scale = 0.0
-        else:
-            raise QueryError(f"unknown road search {algorithm!r}; choose one of "
-                             f"{', '.join(ALGORITHMS)}")
-        unit = graph.unit if graph.unit is not None else _NO_UNIT
         cost, expanded = K.astar(csr.offsets, csr.targets, csr.cost, graph.walkable, unit,
                                  scale, s, t, sc.dist[0], sc.par[0], sc.stamp[0], sc.hk[0],
-                                 sc.hn[0], gen)
+                                 sc.hn[0], gen, sc.regs, budget)
+        if cost == K.PAUSED:
+            return None
         if not cost < np.inf:
             return PathResult.failed(PathStatus.UNREACHABLE, algorithm, expanded)
         edges = K.trace_edges(sc.par[0], graph.edge_src, t, True)
@@ -139,18 +166,14 @@ def route_seeded(graph, exits, exit_cost, entries, entry_cost) -> PathResult:
     y1, y2 = int(entries[0]), int(entries[1])
     cost, meet, expanded = K.bidijkstra_seeded(
         csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
-        rev.cost, graph.walkable, x1, float(exit_cost[0]), x2, float(exit_cost[1]), y1,
-        float(entry_cost[0]), y2, float(entry_cost[1]), sc.dist, sc.par, sc.stamp, sc.hk,
-        sc.hn, gen)
+        rev.cost, graph.walkable, K.NO_UNIT, x1, float(exit_cost[0]), x2,
+        float(exit_cost[1]), y1, float(entry_cost[0]), y2, float(entry_cost[1]), sc.dist,
+        sc.par, sc.stamp, sc.hk, sc.hn, gen, sc.regs, UNLIMITED)
     if meet < 0:
         return PathResult.failed(PathStatus.UNREACHABLE, "bidijkstra", expanded)
-    edges = np.concatenate((K.trace_edges(sc.par[0], graph.edge_src, meet, True),
-                            K.trace_edges(sc.par[1], csr.targets, meet, False)))
+    edges = K.route_edges(sc.par, graph.edge_src, csr.targets, meet)
     first = int(graph.edge_src[edges[0]]) if edges.size else int(meet)
     return path_result(graph, first, edges, cost, expanded, "bidijkstra")
-
-
-_NO_UNIT = np.zeros((1, 3))
 
 
 def path_result(graph, s, edges, cost, expanded, algorithm) -> PathResult:
