@@ -15,7 +15,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 
-from . import cch, ch, locate, phantoms, search, updates
+from . import cch, ch, locate, phantoms, search, sliced, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -129,11 +129,21 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
-# the road searches do not stop midway yet: one step runs them whole
+# the searches without a hierarchy between junctions are stepped
+# (``sliced``); between points (phantom nodes) and on a hierarchy (a
+# query of microseconds) one step runs them whole
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_begin_search(world, graph, request):
+    name, view = _search_of(graph, request.algorithm)
+    if name is not None and view is None and _junction(request.start) and \
+            _junction(request.goal):
+        return sliced.begin(graph, request, name)
     return navcore.Search.whole(world, graph, request)
+
+
+def _junction(where) -> bool:
+    return type(where) is int or validate.is_int(where)
 
 
 def _search_of(graph, algorithm):
@@ -260,6 +270,7 @@ def navcore_frame_start(world):
 @navcore.for_graphs(RoadGraph)
 def navcore_warm_up(graph):
     search.warm_up(graph)
+    sliced.warm_up(graph)
 
 
 @navcore.hookimpl

@@ -1,0 +1,120 @@
+"""Road searches a slice at a time (``navcore.Search``): ``dijkstra``,
+``astar`` and ``bidijkstra`` between junctions.
+
+A search runs the kernel ``find_path`` runs (``_search.astar`` or
+``_search.bidijkstra``, which stop after ``budget`` settled nodes and
+carry on from their registers) in a ``RoadScratch`` of its own, taken
+from the graph's pool while it runs, so its result is ``find_path``'s,
+route, cost and ``expanded`` (both directions' settled nodes) included,
+however it is stepped and on whatever thread.
+
+Partial paths (``result(partial=True)``): the route to the settled node
+whose chord to the goal is shortest (ties: the one settled first); for
+``bidijkstra`` only the forward side's settled nodes count, since a
+backward label is a route *to* the goal, not from the start. A graph
+without coordinates has no chord: the partial path is the start alone.
+
+>>> import navcore
+>>> w = navcore.World()
+>>> _ = w.add_graph("r", type="roads", src=[0, 1, 2, 0], dst=[1, 2, 3, 3],
+...                 cost=[1.0, 1.0, 1.0, 5.0], keep="all",
+...                 positions=[(24.0, 60.0), (24.001, 60.0), (24.002, 60.0),
+...                            (24.003, 60.0)])
+>>> s = w.begin_search("r", 0, 3, algorithm="dijkstra")
+>>> s.step(2), s.result(partial=True).nodes.tolist()
+(False, [0, 1])
+>>> s.step(10), s.result().nodes.tolist(), s.result().cost
+(True, [0, 1, 2, 3], 3.0)
+
+Searches between points (phantom nodes on their roads) and the
+hierarchies (``ch``, ``cch``: microseconds a query) run whole in their
+first step.
+"""
+from __future__ import annotations
+
+from navcore.search import Search, give_back, take_slot
+from navcore.types import PathRequest, PathResult, PathStatus
+
+from . import _search as K
+from . import search
+from .search import RoadScratch
+
+_POOL_KEY = "navcore_roads.slots"
+#: free slots a graph keeps for later searches (a slot holds two labels a
+#: node and two heap entries an edge, both directions)
+_POOL_SIZE = 4
+
+
+class RoadSearch(Search):
+    """``search.route``'s search (``algorithm``: ``"dijkstra"``,
+    ``"astar"`` or ``"bidijkstra"``), stepped."""
+
+    def __init__(self, graph, request, algorithm: str):
+        self._algorithm = algorithm
+        self._slot = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        graph = self.graph
+        # read as the graph is now (a restart after an update reads again);
+        # QueryError (astar without coordinates) before a slot is taken
+        self._inputs = search.search_inputs(graph, self._algorithm)
+        self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(graph),
+                                     lambda: RoadScratch(graph))
+        slot.regs[K.R_EXPANDED] = -1
+        slot.regs[K.R_TRACK] = 1
+        self._gen = slot.next_gen()
+        self._slot = slot
+
+    def _advance(self, budget: int):
+        r = self.request
+        sl = self._slot
+        result = search.advance(self.graph, self._inputs, sl, r.start_node, r.goal_node,
+                                self._gen, budget, self._algorithm)
+        self.expanded = int(sl.regs[K.R_EXPANDED]) if result is None else result.expanded
+        return result
+
+    def _partial(self):
+        sl = self._slot
+        best = int(sl.regs[K.R_BEST])
+        if best < 0:
+            return None
+        graph = self.graph
+        edges = K.trace_edges(sl.par[0], graph.edge_src, best, True)
+        cost = float(sl.dist[0, best])
+        r = search.path_result(graph, self.request.start_node, edges, cost, self.expanded,
+                               self._algorithm)
+        r.status = PathStatus.PARTIAL
+        return r
+
+    def _release(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            # a search closed midway: its registers must begin the next one
+            slot.regs[K.R_EXPANDED] = -1
+            slot.regs[K.R_TRACK] = 0
+        give_back(self._pool, slot, _POOL_SIZE)
+
+
+def begin(graph, request, algorithm: str):
+    """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``)
+    between the junctions of ``request``, stepped."""
+    return RoadSearch(graph, request, algorithm)
+
+
+def warm_up(graph) -> None:
+    """Load the stepped kernels: a search of every algorithm between the
+    ends of the graph's first road, stepped one node at a time, its
+    partial path read on the way."""
+    if graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    for algorithm in search.ALGORITHMS:
+        if algorithm == "astar" and graph.unit is None:
+            continue
+        rs = RoadSearch(graph, PathRequest(graph.graph_id, s, t, algorithm, s, t), algorithm)
+        rs.step(1)
+        rs.result(partial=True)
+        while not rs.step(1):
+            pass
+        rs.close()
