@@ -89,10 +89,9 @@ class RoadSearch(Search):
 
     def _release(self) -> None:
         slot, self._slot = self._slot, None
-        if slot is not None:
-            # a search closed midway: its registers must begin the next one
-            slot.regs[K.R_EXPANDED] = -1
-            slot.regs[K.R_TRACK] = 0
+        if slot is None:            # none taken: _begin refused the search
+            return
+        slot.regs[K.R_EXPANDED] = -1    # closed midway: the next search begins afresh
         give_back(self._pool, slot, _POOL_SIZE)
 
 
