@@ -58,6 +58,7 @@ from navcore_csr.hierarchy import end_ranks, node_ranks
 
 from . import _cch as K
 from .ch import need_view
+from .search import hierarchy_route, warm_hierarchy
 from . import _order as O
 
 VIEW_KEY = "navcore_roads.cch"
@@ -553,6 +554,9 @@ def build(graph, order=None) -> RoadCCH:
     view = RoadCCH(graph, topo, topology_fingerprint(graph), t1 - t0, t2 - t1)
     view.customize()
     graph.set_view(VIEW_KEY, view)
+    # its query kernels loaded here (a build is a job or a loading step),
+    # so the first query in a tick loads nothing
+    warm_hierarchy(graph, view, route)
     return view
 
 
@@ -574,6 +578,9 @@ def load(graph, path, arrays) -> RoadCCH:
     view = RoadCCH(graph, topo, want, 0.0, time.perf_counter() - t0)
     view.customize()
     graph.set_view(VIEW_KEY, view)
+    # its query kernels loaded here (a build is a job or a loading step),
+    # so the first query in a tick loads nothing
+    warm_hierarchy(graph, view, route)
     return view
 
 
@@ -607,12 +614,10 @@ def adopt(graph) -> None:
 
 
 def route(view: RoadCCH, s: int, t: int) -> PathResult:
-    from .search import hierarchy_route
     return hierarchy_route(view, s, t, "cch")
 
 
 def warm_up(graph) -> None:
     """Load the query kernels of the graph's customizable hierarchy, if it
     has a current one (``search.warm_hierarchy``)."""
-    from .search import warm_hierarchy
     warm_hierarchy(graph, current(graph), route)

@@ -51,7 +51,7 @@ from navcore.views import DerivedView
 from navcore_csr import DirectedHierarchy
 from navcore_csr.contraction import hierarchy_inputs
 from navcore_csr.hierarchy import WITNESS_LIMIT, HierarchyQuery, check_ends
-from .search import hierarchy_route
+from .search import hierarchy_route, warm_hierarchy
 
 VIEW_KEY = "navcore_roads.ch"
 _FORMAT = "navcore-road-ch-1"
@@ -148,6 +148,7 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     view.hierarchy = h
     view.fingerprint = fingerprint(graph, cost)
     graph.set_view(VIEW_KEY, view)
+    warm_hierarchy(graph, view, route)      # the first query in a tick loads nothing
     return view
 
 
@@ -192,6 +193,7 @@ def load_hierarchy(graph, path):
     check_ends(arrays, graph.csr.offsets, graph.csr.targets, fail)
     view = RoadHierarchy(graph, hierarchy, want)
     graph.set_view(VIEW_KEY, view)
+    warm_hierarchy(graph, view, route)
     return view
 
 
@@ -264,5 +266,4 @@ class _Progress:
 def warm_up(graph) -> None:
     """Load the query kernels of the graph's contraction hierarchy, if it
     has a current one (``search.warm_hierarchy``)."""
-    from .search import warm_hierarchy
     warm_hierarchy(graph, current(graph), route)

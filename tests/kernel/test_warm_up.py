@@ -291,6 +291,36 @@ tick(world)
 world.update("r", edges=[(a, e)], reset=True)
 tick(world)
 """,
+    "roads_sliced": """
+world = navcore.World(frame_budget_ms=0.02)      # long searches are stepped over frames
+g = world.add_graph("r", type="roads", osm=sys.argv[1])
+a, b = 0, g.num_nodes - 1
+e = int(g.csr.targets[g.csr.offsets[a]])
+for ends in ((a, b), (b, a)):
+    hs = [world.request_path("r", *ends, algorithm=x)
+          for x in ("auto", "dijkstra", "astar", "bidijkstra") * 2]
+    hs.append(world.request_path("r", *ends, algorithm="astar", max_nodes=40, partial=True))
+    while not all(h.done for h in hs):
+        tick(world)
+    world.update("r", edges=[(a, e)], factor=2.0)
+    tick(world)
+""",
+    "roads_views": """
+import navcore_roads
+g = world.add_graph("r", type="roads", osm=sys.argv[1])
+navcore_roads.contract(g, progress=False)         # views built after add_graph
+navcore_roads.contract(g, customizable=True)
+a, b = 0, g.num_nodes - 1
+e = int(g.csr.targets[g.csr.offsets[a]])
+hs = [world.request_path("r", a, b, algorithm=x) for x in ("ch", "cch", "auto")]
+while not all(h.done for h in hs):
+    tick(world)
+world.update("r", edges=[(a, e)], factor=2.0)     # customized again; the plain one is stale
+tick(world)
+hs = [world.request_path("r", b, a, algorithm=x) for x in ("cch", "auto")]
+while not all(h.done for h in hs):
+    tick(world)
+""",
 }
 
 
