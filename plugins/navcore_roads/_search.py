@@ -216,7 +216,8 @@ def bidijkstra_seeded(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkabl
         side = 0 if top0 <= top1 else 1
         other = 1 - side
         u = hn[side, 0]
-        if stamp[side, u] != closed and expanded >= stop:
+        stale = stamp[side, u] == closed
+        if not stale and expanded >= stop:
             regs[R_SIZE] = size0
             regs[R_SIZE_B] = size1
             regs[R_EXPANDED] = expanded
@@ -229,7 +230,7 @@ def bidijkstra_seeded(f_off, f_tgt, f_cost, b_off, b_src, b_eid, b_cost, walkabl
         else:
             pop(hk[1], hn[1], size1)
             size1 -= 1
-        if stamp[side, u] == closed:
+        if stale:
             continue
         stamp[side, u] = closed
         expanded += 1
