@@ -98,27 +98,13 @@ def route(graph, request, name, solve, seeded=None) -> PathResult:
     junction-to-junction route of algorithm ``name`` (one per exit and
     entry), or by ``seeded(exits, exit_cost, entries, entry_cost)``, one
     search from all exits to all entries at once."""
-    s_end, t_end = _route_ends(graph, request.start, request.goal)
-    best, how = INF, None
-    se, sb, sa = s_end.edges[0].tolist(), s_end.before[0].tolist(), s_end.after[0].tolist()
-    te, tb, ta = t_end.edges[0].tolist(), t_end.before[0].tolist(), t_end.after[0].tolist()
-    for a in range(2):
-        for b in range(2):
-            if se[a] >= 0 and se[a] == te[b]:
-                c = float(_along_cost(se[a], sb[a], sa[a], te[b], tb[b], ta[b]))
-                if c < best:
-                    best, how = c, (a, b, None)
+    ends = Route(graph, request)
+    if seeded is not None:
+        return ends.finish(name, seeded(*ends.seeds()))
+    s_end, t_end = ends.s_end, ends.t_end
     expanded = 0
     solved = {}
-    if seeded is not None:
-        r = seeded(s_end.exits[0], s_end.exit_cost[0], t_end.entries[0],
-                   t_end.entry_cost[0])
-        expanded = r.expanded
-        if r.found and r.cost < best:
-            a = 0 if s_end.exits[0, 0] == r.nodes[0] else 1
-            b = 0 if t_end.entries[0, 0] == r.nodes[-1] else 1
-            best, how = r.cost, (a, b, r)
-    for a in range(2 if seeded is None else 0):
+    for a in range(2):
         x, cx = int(s_end.exits[0, a]), s_end.exit_cost[0, a]
         if not cx < INF:
             continue
@@ -130,35 +116,75 @@ def route(graph, request, name, solve, seeded=None) -> PathResult:
             if r is None:
                 r = solved[(x, y)] = solve(x, y)
                 expanded += r.expanded
-            if r.found and cx + r.cost + cy < best:
-                best, how = cx + r.cost + cy, (a, b, r)
-    if how is None:
-        return PathResult.failed(PathStatus.UNREACHABLE, name, expanded)
-    a, b, r = how
-    seg = graph.segments
-    chain, chain_start, where = graph.chain, graph.chain_start, locate.index_of(graph).where
+            if r.found and cx + r.cost + cy < ends.best:
+                ends.best, ends.how = cx + r.cost + cy, (a, b, r)
+    return ends.result(name, expanded)
 
-    def drawn(segs):               # the far ends of ``segs``, (lon, lat)
-        v = seg.dst[segs]
-        return np.column_stack((seg.lon[v], seg.lat[v]))
 
-    s_seg, t_seg = s_end.segs[0, a], t_end.segs[0, b]
-    if r is None:                  # along one edge
-        pts = np.vstack((s_end.points[:1], drawn(chain[where[s_seg]:where[t_seg]]),
-                         t_end.points[:1]))
-        return PathResult.found_path(np.empty(0, dtype=np.int32), _distinct(pts), best,
-                                     expanded, name)
-    parts = []
-    if s_seg >= 0:
-        e = s_end.edges[0, a]
-        parts += [s_end.points[:1], drawn(chain[where[s_seg]:chain_start[e + 1]])]
-    else:
-        parts.append(r.points[:1])
-    parts.append(r.points[1:])
-    if t_seg >= 0:
-        f = t_end.edges[0, b]
-        parts += [drawn(chain[chain_start[f]:where[t_seg]]), t_end.points[:1]]
-    return PathResult.found_path(r.nodes, _distinct(np.vstack(parts)), best, expanded, name)
+class Route:
+    """A route's two ends (``Ends``, points snapped) and the cheapest way
+    along one road between them, if they share one (``best``, ``how``);
+    the searches between their junctions come after (``route``, or a
+    stepped search that ends with :meth:`finish`)."""
+
+    def __init__(self, graph, request):
+        self.graph = graph
+        self.s_end, self.t_end = s_end, t_end = _route_ends(graph, request.start, request.goal)
+        best, how = INF, None
+        se, sb, sa = s_end.edges[0].tolist(), s_end.before[0].tolist(), s_end.after[0].tolist()
+        te, tb, ta = t_end.edges[0].tolist(), t_end.before[0].tolist(), t_end.after[0].tolist()
+        for a in range(2):
+            for b in range(2):
+                if se[a] >= 0 and se[a] == te[b]:
+                    c = float(_along_cost(se[a], sb[a], sa[a], te[b], tb[b], ta[b]))
+                    if c < best:
+                        best, how = c, (a, b, None)
+        self.best, self.how = best, how
+
+    def seeds(self):
+        """``(exits, exit_cost, entries, entry_cost)`` of a seeded search."""
+        return (self.s_end.exits[0], self.s_end.exit_cost[0], self.t_end.entries[0],
+                self.t_end.entry_cost[0])
+
+    def finish(self, name, r) -> PathResult:
+        """The route, given ``r``, the seeded search's ``PathResult``."""
+        s_end, t_end = self.s_end, self.t_end
+        if r.found and r.cost < self.best:
+            a = 0 if s_end.exits[0, 0] == r.nodes[0] else 1
+            b = 0 if t_end.entries[0, 0] == r.nodes[-1] else 1
+            self.best, self.how = r.cost, (a, b, r)
+        return self.result(name, r.expanded)
+
+    def result(self, name, expanded) -> PathResult:
+        if self.how is None:
+            return PathResult.failed(PathStatus.UNREACHABLE, name, expanded)
+        graph, s_end, t_end, best = self.graph, self.s_end, self.t_end, self.best
+        a, b, r = self.how
+        seg = graph.segments
+        chain, chain_start, where = graph.chain, graph.chain_start, locate.index_of(graph).where
+
+        def drawn(segs):               # the far ends of ``segs``, (lon, lat)
+            v = seg.dst[segs]
+            return np.column_stack((seg.lon[v], seg.lat[v]))
+
+        s_seg, t_seg = s_end.segs[0, a], t_end.segs[0, b]
+        if r is None:                  # along one edge
+            pts = np.vstack((s_end.points[:1], drawn(chain[where[s_seg]:where[t_seg]]),
+                             t_end.points[:1]))
+            return PathResult.found_path(np.empty(0, dtype=np.int32), _distinct(pts), best,
+                                         expanded, name)
+        parts = []
+        if s_seg >= 0:
+            e = s_end.edges[0, a]
+            parts += [s_end.points[:1], drawn(chain[where[s_seg]:chain_start[e + 1]])]
+        else:
+            parts.append(r.points[:1])
+        parts.append(r.points[1:])
+        if t_seg >= 0:
+            f = t_end.edges[0, b]
+            parts += [drawn(chain[chain_start[f]:where[t_seg]]), t_end.points[:1]]
+        return PathResult.found_path(r.nodes, _distinct(np.vstack(parts)), best, expanded,
+                                     name)
 
 
 def _distinct(points):

@@ -129,16 +129,18 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
-# the searches without a hierarchy between junctions are stepped
-# (``sliced``); between points (phantom nodes) and on a hierarchy (a
-# query of microseconds) one step runs them whole
+# the searches without a hierarchy are stepped (``sliced``; between
+# points bidijkstra only); on a hierarchy (a query of microseconds) one
+# step runs them whole
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_begin_search(world, graph, request):
     name, view = _search_of(graph, request.algorithm)
-    if name is not None and view is None and _junction(request.start) and \
-            _junction(request.goal):
-        return sliced.begin(graph, request, name)
+    if name is not None and view is None:
+        stepped = sliced.begin(graph, request, name,
+                               _junction(request.start) and _junction(request.goal))
+        if stepped is not None:
+            return stepped
     return navcore.Search.whole(world, graph, request)
 
 

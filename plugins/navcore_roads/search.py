@@ -158,17 +158,27 @@ def route_seeded(graph, exits, exit_cost, entries, entry_cost) -> PathResult:
     (-1 / inf for none) by one bidirectional search seeded with those
     costs; ``cost`` is that sum, ``nodes`` run from the exit taken to the
     entry taken."""
-    csr = graph.csr
     sc = scratch_for(graph)
-    gen = sc.next_gen()
-    rev = csr.reverse()
+    return advance_seeded(graph, graph.csr.reverse(), sc, (exits, exit_cost, entries,
+                                                          entry_cost), sc.next_gen(),
+                          UNLIMITED)
+
+
+def advance_seeded(graph, rev, sc, seeds, gen, budget):
+    """``route_seeded`` for ``seeds`` (its four arguments) run or carried
+    on in scratch ``sc`` for at most ``budget`` settled nodes (``rev``: the
+    reverse CSR): its ``PathResult``, or ``None`` while not finished."""
+    csr = graph.csr
+    exits, exit_cost, entries, entry_cost = seeds
     x1, x2 = int(exits[0]), int(exits[1])
     y1, y2 = int(entries[0]), int(entries[1])
     cost, meet, expanded = K.bidijkstra_seeded(
         csr.offsets, csr.targets, csr.cost, rev.offsets, rev.targets, rev.edge_ids,
         rev.cost, graph.walkable, K.NO_UNIT, x1, float(exit_cost[0]), x2,
         float(exit_cost[1]), y1, float(entry_cost[0]), y2, float(entry_cost[1]), sc.dist,
-        sc.par, sc.stamp, sc.hk, sc.hn, gen, sc.regs, UNLIMITED)
+        sc.par, sc.stamp, sc.hk, sc.hn, gen, sc.regs, budget)
+    if cost == K.PAUSED:
+        return None
     if meet < 0:
         return PathResult.failed(PathStatus.UNREACHABLE, "bidijkstra", expanded)
     edges = K.route_edges(sc.par, graph.edge_src, csr.targets, meet)
@@ -243,6 +253,10 @@ def warm_up(graph) -> None:
     for algorithm in ALGORITHMS:
         if algorithm != "astar" or graph.unit is not None:
             route(graph, int(graph.edge_src[0]) if csr.num_edges else 0, far, algorithm)
+    # the search between points (phantom nodes): seeded at both ends
+    start = int(graph.edge_src[0]) if csr.num_edges else 0
+    route_seeded(graph, np.array([start, -1]), np.array([0.0, np.inf]), np.array([far, -1]),
+                 np.array([0.0, np.inf]))
     graph.path_edges(np.zeros(1, dtype=np.int32))
     one = np.zeros(1, dtype=np.int32)
     distance_pairs(graph, one, one)

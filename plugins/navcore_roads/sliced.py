@@ -26,9 +26,13 @@ without coordinates has no chord: the partial path is the start alone.
 >>> s.step(10), s.result().nodes.tolist(), s.result().cost
 (True, [0, 1, 2, 3], 3.0)
 
-Searches between points (phantom nodes on their roads) and the
-hierarchies (``ch``, ``cch``: microseconds a query) run whole in their
-first step.
+Between points (phantom nodes, snapped onto their roads) ``bidijkstra``
+(and ``auto`` without a hierarchy) is stepped too: the seeded search from
+the start's road to the goal's, with no partial path (its labels begin at
+the start road's ends, not at the point). ``dijkstra`` and ``astar``
+between points (up to four searches, one per pair of road ends) and the
+hierarchies (``ch``, ``cch``: a query of microseconds, whose labels are
+not shortest distances until it ends) run whole in their first step.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _search as K
-from . import search
+from . import phantoms, search
 from .search import RoadScratch
 
 _POOL_KEY = "navcore_roads.slots"
@@ -95,10 +99,52 @@ class RoadSearch(Search):
         give_back(self._pool, slot, _POOL_SIZE)
 
 
-def begin(graph, request, algorithm: str):
+class PhantomSearch(RoadSearch):
+    """``phantoms.route``'s bidirectional search between points snapped
+    onto their roads (phantom nodes; one end may be a junction), stepped:
+    the seeded search from the start's exits to the goal's entries, then
+    the route drawn to and from the points. No partial path: the forward
+    side's labels begin at the exits, not at the start point."""
+
+    def __init__(self, graph, request):
+        super().__init__(graph, request, "bidijkstra")
+
+    def _begin(self) -> None:
+        graph = self.graph
+        self._ends = phantoms.Route(graph, self.request)     # snapped as the graph is now
+        self._rev = graph.csr.reverse()
+        self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(graph),
+                                     lambda: RoadScratch(graph))
+        slot.regs[K.R_EXPANDED] = -1
+        slot.regs[K.R_TRACK] = 0
+        self._gen = slot.next_gen()
+        self._slot = slot
+
+    def _advance(self, budget: int):
+        sl = self._slot
+        r = search.advance_seeded(self.graph, self._rev, sl, self._ends.seeds(), self._gen,
+                                  budget)
+        if r is None:
+            self.expanded = int(sl.regs[K.R_EXPANDED])
+            return None
+        result = self._ends.finish("bidijkstra", r)
+        self.expanded = result.expanded
+        return result
+
+    def _partial(self):
+        return None
+
+
+def begin(graph, request, algorithm: str, junctions: bool):
     """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``)
-    between the junctions of ``request``, stepped."""
-    return RoadSearch(graph, request, algorithm)
+    for ``request``, stepped: between junctions any of them, between
+    points (``junctions`` False) ``bidijkstra``; ``None`` for one that
+    runs whole."""
+    if junctions:
+        return RoadSearch(graph, request, algorithm)
+    if algorithm == "bidijkstra":
+        return PhantomSearch(graph, request)
+    return None
 
 
 def warm_up(graph) -> None:

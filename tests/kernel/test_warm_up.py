@@ -300,6 +300,8 @@ for ends in ((a, b), (b, a)):
     hs = [world.request_path("r", *ends, algorithm=x)
           for x in ("auto", "dijkstra", "astar", "bidijkstra") * 2]
     hs.append(world.request_path("r", *ends, algorithm="astar", max_nodes=40, partial=True))
+    points = [tuple(g.positions[v] + 1e-5) for v in ends]      # phantom nodes on roads
+    hs += [world.request_path("r", *points, algorithm=x) for x in ("auto", "bidijkstra")]
     while not all(h.done for h in hs):
         tick(world)
     world.update("r", edges=[(a, e)], factor=2.0)

@@ -198,14 +198,48 @@ def test_a_search_dropped_midway_frees_its_slot():
     _same(y.result(), w.find_path("r", s, t, algorithm="dijkstra"))
 
 
-def test_searches_between_points_run_whole_and_equal_find_path():
+def _points(g, i, j):
+    return tuple(g.positions[i] + 1e-5), tuple(g.positions[j] - 1e-5)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_searches_between_points_finish_as_find_path(algorithm):
+    # bidijkstra between points (phantom nodes) is stepped; dijkstra and
+    # astar there run up to four searches and run whole
     w, g = _world()
-    a, b = g.positions[3] + 1e-5, g.positions[250] - 1e-5
-    for algorithm in ALGORITHMS:
-        whole = w.find_path("r", tuple(a), tuple(b), algorithm=algorithm)
-        search, steps = _stepped(w, tuple(a), tuple(b), algorithm, 1)
-        assert steps == 1 and not search.sliced
+    for i, j in ((3, 250), (17, 120), (200, 9)):
+        a, b = _points(g, i, j)
+        whole = w.find_path("r", a, b, algorithm=algorithm)
+        assert whole.status is PathStatus.FOUND and whole.expanded > 10
+        for budget in (1, 7):
+            search, steps = _stepped(w, a, b, algorithm, budget)
+            _same(search.result(), whole)
+            if algorithm == "bidijkstra":
+                assert search.sliced and steps >= whole.expanded // budget
+            else:
+                assert steps == 1 and not search.sliced
+        # one end a junction, the other a point
+        whole = w.find_path("r", i, b, algorithm=algorithm)
+        search, _ = _stepped(w, i, b, algorithm, 5)
         _same(search.result(), whole)
+
+
+def test_a_search_between_points_has_no_partial_path_and_restarts_after_an_update():
+    w, g = _world()
+    a, b = _points(g, 3, 250)
+    part = w.find_path("r", a, b, algorithm="bidijkstra", max_nodes=5, partial=True)
+    assert part.status is PathStatus.BUDGET_EXCEEDED and part.expanded == 5
+    before = w.find_path("r", a, b, algorithm="bidijkstra")
+    search = w.begin_search("r", a, b, algorithm="bidijkstra")
+    assert not search.step(5)
+    mid = len(before.nodes) // 2
+    w.update("r", edges=[(int(before.nodes[mid]), int(before.nodes[mid + 1]))], factor=20.0)
+    w.tick()
+    while not search.step(9):
+        pass
+    after = w.find_path("r", a, b, algorithm="bidijkstra")
+    _same(search.result(), after)
+    assert after.cost > before.cost
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
