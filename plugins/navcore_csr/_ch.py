@@ -875,6 +875,10 @@ def path_query(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf
                hnb, gen, m, sc_c1, sc_c2, weights, stack):
     """:func:`bidir` then :func:`unpack`: ``(cost, edges, status,
     settled)``, status 0 found, -1 unreachable, -2 out of heap room."""
+    # the arrays stay separate arguments: numba unboxes a NamedTuple of
+    # arrays about 1.1 us slower per call than the same arrays passed one
+    # by one (two NamedTuples of 11 arrays: 2.4 us against 1.3 us a call,
+    # a plain tuple 1.5 us; 2026-11-28), on a query of ~10 us
     best, meet, settled = bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb,
                        hnb, gen)
     if meet < 0:

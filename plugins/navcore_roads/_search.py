@@ -71,6 +71,8 @@ def astar(offsets, targets, cost, walkable, unit, scale, s, t,
         tx = unit[t, 0]
         ty = unit[t, 1]
         tz = unit[t, 2]
+    # the registers as navcore_csr's and navcore_grid's resumable searches
+    # keep theirs (kept per kernel: each plugin's kernels are its own)
     expanded = regs[R_EXPANDED]
     if expanded < 0:
         dist[s] = 0.0

@@ -63,10 +63,16 @@ class RoadSearch(Search):
         # read as the graph is now (a restart after an update reads again);
         # QueryError (astar without coordinates) before a slot is taken
         self._inputs = search.search_inputs(graph, self._algorithm)
+        self._take(track=True)
+
+    def _take(self, track: bool) -> None:
+        """Take a slot from the graph's pool, its registers set to begin a
+        search (``track``: follow the settled node nearest the goal)."""
+        graph = self.graph
         self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(graph),
                                      lambda: RoadScratch(graph))
         slot.regs[K.R_EXPANDED] = -1
-        slot.regs[K.R_TRACK] = 1
+        slot.regs[K.R_TRACK] = int(track)
         self._gen = slot.next_gen()
         self._slot = slot
 
@@ -113,12 +119,7 @@ class PhantomSearch(RoadSearch):
         graph = self.graph
         self._ends = phantoms.Route(graph, self.request)     # snapped as the graph is now
         self._rev = graph.csr.reverse()
-        self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(graph),
-                                     lambda: RoadScratch(graph))
-        slot.regs[K.R_EXPANDED] = -1
-        slot.regs[K.R_TRACK] = 0
-        self._gen = slot.next_gen()
-        self._slot = slot
+        self._take(track=False)
 
     def _advance(self, budget: int):
         sl = self._slot
