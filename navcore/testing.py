@@ -838,8 +838,19 @@ def _check_restart(factory, world, graph, rng, algorithms, ctx):
                     continue            # declined (as find_path declines it)
                 _update(world, graph.graph_id, factory.random_update(graph, rng), ctx)
                 world.tick()
-                while not search.step(7):
-                    pass
+                try:
+                    while not search.step(7):
+                        pass
+                except QueryError as exc:
+                    # refused on the changed graph (a hierarchy gone stale):
+                    # so must find_path be
+                    try:
+                        world.find_path(graph.graph_id, s, t, algorithm=algo)
+                    except QueryError:
+                        continue
+                    _fail(ctx, f"begin_search({s}, {t}, algorithm={algo!r}) stepped across "
+                               f"an update raised QueryError ({exc}); find_path on the "
+                               f"updated graph answers")
                 got = search.result()
                 whole = world.find_path(graph.graph_id, s, t, algorithm=algo)
                 if _result_key(got) != _result_key(whole):

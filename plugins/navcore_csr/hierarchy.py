@@ -392,6 +392,9 @@ class HierarchyQuery:
     :meth:`find_path` and :meth:`search` need to answer with the graph's
     nodes and to refuse a stale hierarchy."""
 
+    #: nodes the last :meth:`path` expanded, both searches (not stalled)
+    settled = 0
+
     def __init__(self, h: DirectedHierarchy, threads=None, *, view=None):
         self.hierarchy = h
         self.threads = threads
@@ -453,7 +456,8 @@ class HierarchyQuery:
 
     def _path(self, rs, rt):
         """``(cost, edges, settled)``: :meth:`path` between ranks ``rs`` and
-        ``rt`` (no checks) and the nodes its searches expanded."""
+        ``rt`` (no checks) and the nodes its searches expanded (also kept
+        as ``settled``)."""
         h = self.hierarchy
         while True:
             cost, edges, status, settled = K.path_query(
@@ -462,6 +466,7 @@ class HierarchyQuery:
                 self._pf, self._pb, self._hkf, self._hnf, self._hkb, self._hnb,
                 self._next_gen(), h.num_edges, h._sc_c1, h._sc_c2, h._weights, self._stack)
             if status != -2:
+                self.settled = settled
                 return float(cost), edges, int(settled)
             self._heaps(4 * self._hkf.shape[0])
 
@@ -615,3 +620,54 @@ class HierarchyQuery:
                 return np.ascontiguousarray(res)
             self._space *= 4
             hcap = 4 * p.hkf.shape[1]
+
+
+class SteppedPath(HierarchyQuery):
+    """:meth:`HierarchyQuery.path` a budget of settled nodes at a time
+    (``navcore.Search``'s steps), with scratch of its own, reused search
+    after search: ``begin(s, t)``, then ``step(budget)`` until it returns
+    True; then ``cost``, ``edges`` (as :meth:`path` gives them) and
+    ``settled`` (as many as :meth:`path` counts: the same search)."""
+
+    def __init__(self, h: DirectedHierarchy):
+        super().__init__(h)
+        self._regs = np.full(K.REGISTERS, -1, dtype=np.int64)
+        self._best = np.zeros(1)
+        self._ends = self._nodes = (0, 0)
+        self._search_gen = 0
+        self.cost = np.inf
+        self.edges = np.empty(0, dtype=np.int64)
+
+    def begin(self, s, t) -> None:
+        """Begin the path from node ``s`` to node ``t`` (``QueryError``
+        for ids that are not nodes)."""
+        self._ends = end_ranks(s, t, self.hierarchy._rank)
+        self._nodes = (s, t)
+        self._regs[K.R_SETTLED] = -1
+        self._search_gen = self._next_gen()
+        self.settled = 0
+
+    def step(self, budget: int) -> bool:
+        """Settle at most ``budget`` (>= 1) more nodes; True once done."""
+        h = self.hierarchy
+        rs, rt = self._ends
+        best, meet, settled = K.bidir_steps(
+            h._fwd_first, h._fwd_head, h._fwd_w, h._bwd_first, h._bwd_head, h._bwd_w, rs, rt,
+            self._df, self._db, self._sf, self._sb, self._pf, self._pb, self._hkf, self._hnf,
+            self._hkb, self._hnb, self._search_gen, self._regs, self._best, budget)
+        self.settled = int(settled)
+        if meet == K.PAUSED:
+            return False
+        if meet == -2:          # out of heap room: bigger heaps, and from the start
+            self._heaps(4 * self._hkf.shape[0])
+            self.begin(*self._nodes)
+            return False
+        if meet < 0:
+            self.cost, self.edges = np.inf, np.empty(0, dtype=np.int64)
+        else:
+            cost, self.edges = K.unpack(meet, rs, rt, h._fwd_first, h._fwd_head, h._fwd_arc,
+                                        h._bwd_first, h._bwd_head, h._bwd_arc, self._pf,
+                                        self._pb, h.num_edges, h._sc_c1, h._sc_c2,
+                                        h._weights, self._stack)
+            self.cost = float(cost)
+        return True

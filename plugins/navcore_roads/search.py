@@ -214,10 +214,14 @@ def hierarchy_route(view, s: int, t: int, name: str) -> PathResult:
     """The route from node ``s`` to node ``t`` (checked, walkable ids) on
     hierarchy ``view`` (a ``ch.RoadHierarchy`` or ``cch.RoadCCH``), its
     ``algorithm`` ``name``."""
-    cost, edges = view.query().path(s, t)
+    q = view.query()
+    cost, edges = q.path(s, t)
+    # expanded: the CH's settled nodes (both searches); the customizable
+    # hierarchy's query walks the elimination tree and counts none
+    settled = q.settled if name == "ch" else 0
     if not cost < _INF:
-        return PathResult.failed(PathStatus.UNREACHABLE, name)
-    return path_result(view.graph, s, edges, cost, 0, name)
+        return PathResult.failed(PathStatus.UNREACHABLE, name, settled)
+    return path_result(view.graph, s, edges, cost, settled, name)
 
 
 _INF = float("inf")

@@ -39,11 +39,14 @@ from __future__ import annotations
 from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
 
+from navcore_csr.hierarchy import SteppedPath
+
 from . import _search as K
-from . import phantoms, search
+from . import ch, phantoms, search
 from .search import RoadScratch
 
 _POOL_KEY = "navcore_roads.slots"
+_CH_POOL_KEY = "navcore_roads.ch_slots"
 #: free slots a graph keeps for later searches (a slot holds two labels a
 #: node and two heap entries an edge, both directions)
 _POOL_SIZE = 4
@@ -136,13 +139,53 @@ class PhantomSearch(RoadSearch):
         return None
 
 
+class CHSearch(Search):
+    """The contraction hierarchy's route between junctions, stepped
+    (``navcore_csr.hierarchy.SteppedPath``: the query ``find_path`` runs,
+    its settled nodes ``expanded``). No partial path: an upward search's
+    labels are not the distances of the graph. After an update the
+    hierarchy is stale and the next step raises ``QueryError``, as
+    ``find_path`` does, until ``contract`` builds it again."""
+
+    def __init__(self, graph, request):
+        self._slot = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        graph = self.graph
+        h = ch.need_current(graph).hierarchy
+        self._pool, slot = take_slot(graph, _CH_POOL_KEY, lambda sp: sp.hierarchy is h,
+                                     lambda: SteppedPath(h))
+        slot.begin(self.request.start_node, self.request.goal_node)
+        self._slot = slot
+
+    def _advance(self, budget: int):
+        if self._slot is None:      # a restart refused (stale): begin once current
+            self._begin()
+        sl = self._slot
+        done = sl.step(budget)
+        self.expanded = sl.settled
+        if not done:
+            return None
+        if not sl.cost < float("inf"):
+            return PathResult.failed(PathStatus.UNREACHABLE, "ch", sl.settled)
+        return search.path_result(self.graph, self.request.start_node, sl.edges, sl.cost,
+                                  sl.settled, "ch")
+
+    def _release(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            give_back(self._pool, slot, _POOL_SIZE)
+
+
 def begin(graph, request, algorithm: str, junctions: bool):
-    """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``)
-    for ``request``, stepped: between junctions any of them, between
-    points (``junctions`` False) ``bidijkstra``; ``None`` for one that
-    runs whole."""
+    """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``
+    or ``"ch"``) for ``request``, stepped: between junctions any of them,
+    between points (``junctions`` False) ``bidijkstra``; ``None`` for one
+    that runs whole."""
     if junctions:
-        return RoadSearch(graph, request, algorithm)
+        return CHSearch(graph, request) if algorithm == "ch" else \
+            RoadSearch(graph, request, algorithm)
     if algorithm == "bidijkstra":
         return PhantomSearch(graph, request)
     return None

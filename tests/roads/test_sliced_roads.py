@@ -75,16 +75,60 @@ def test_stepped_searches_finish_as_find_path_with_the_truths_cost(algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ["ch", "cch", "auto"])
-def test_hierarchy_searches_step_whole_and_equal_find_path(algorithm):
+def test_hierarchy_searches_finish_as_find_path(algorithm):
+    # ch is stepped (its settled nodes are find_path's expanded); cch, and
+    # auto that answers from it, run whole in one step
     w, g = _world()
     navcore_roads.contract(g, progress=False)
     navcore_roads.contract(g, customizable=True)
-    for s, t in _far_pairs(g):
+    for s, t in _far_pairs(g) + [(5, 5)]:
         whole = w.find_path("r", s, t, algorithm=algorithm)
-        search, steps = _stepped(w, s, t, algorithm, 1)
-        assert steps == 1 and not search.sliced
-        _same(search.result(), whole)
         assert close(whole.cost, scipy_distances(g, [s])[0, t])
+        for budget in (1, 3, 100):
+            search, steps = _stepped(w, s, t, algorithm, budget)
+            _same(search.result(), whole)
+            if algorithm == "ch":
+                assert search.sliced and (whole.expanded > 0 or s == t)
+                assert -(-whole.expanded // budget) <= steps <= -(-whole.expanded // budget) + 1
+            else:
+                assert steps == 1 and not search.sliced
+        part = w.find_path("r", s, t, algorithm=algorithm, max_nodes=1, partial=True)
+        assert part.status is (PathStatus.BUDGET_EXCEEDED if algorithm == "ch" and s != t
+                               else PathStatus.FOUND)
+
+
+def test_a_ch_search_whose_hierarchy_goes_stale_between_steps_is_refused_as_find_path():
+    w, g = _world()
+    navcore_roads.contract(g, progress=False)
+    s, t = _far_pairs(g)[0]
+    search = w.begin_search("r", s, t, algorithm="ch")
+    assert not search.step(1)
+    w.update("r", edges=[(int(g.edge_src[0]), int(g.csr.targets[0]))], factor=2.0)
+    w.tick()
+    with pytest.raises(navcore.QueryError, match="stale contraction hierarchy"):
+        w.find_path("r", s, t, algorithm="ch")
+    with pytest.raises(navcore.QueryError, match="stale contraction hierarchy"):
+        search.step(1)
+    navcore_roads.contract(g, progress=False)        # built again: the search carries on
+    while not search.step(2):
+        pass
+    _same(search.result(), w.find_path("r", s, t, algorithm="ch"))
+
+
+def test_a_stepped_ch_search_whose_heaps_run_out_grows_them_and_finishes_as_find_path():
+    from navcore_csr.hierarchy import SteppedPath
+    w, g = _world(2000)
+    view = navcore_roads.contract(g, progress=False)
+    sp = SteppedPath(view.hierarchy)
+    sp._heaps(2)                                      # room for two entries a side
+    for s, t in _far_pairs(g):
+        sp.begin(s, t)
+        while not sp.step(5):
+            pass
+        whole = w.find_path("r", s, t, algorithm="ch")
+        assert sp.cost == whole.cost and sp.settled == whole.expanded
+        assert np.array_equal(g.csr.targets[sp.edges], whole.nodes[1:])
+    assert sp._hkf.shape[0] > 2
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
