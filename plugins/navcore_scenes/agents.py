@@ -184,13 +184,22 @@ class Agents:
         if not s1 > s0:
             return np.empty((0, 2))
         poly = self._polys[i]
-        arc = np.concatenate(([0.0], np.cumsum(np.hypot(*np.diff(poly, axis=0).T))))
+        # measured as move() measures ``s`` (a road layer: metres, not degrees)
+        arc = np.concatenate(([0.0], np.cumsum(self._step_lengths(i, poly))))
         passed = np.flatnonzero((arc > s0) & (arc < s1))
         j = min(int(np.searchsorted(arc, s0, side="right")), len(poly) - 1)
         seg = arc[j] - arc[j - 1] if j else 0.0
         t = (s0 - arc[j - 1]) / seg if seg > 0 else 0.0
         asked = poly[j - 1] + t * (poly[j] - poly[j - 1]) if j else poly[0]
         return np.vstack((poly[passed[::-1]], asked[None]))
+
+    def _step_lengths(self, i: int, poly) -> np.ndarray:
+        """The lengths of ``poly``'s segments for agent ``i``: its layer's
+        measure when it has one (``measures_steps``), else the plane's."""
+        lay = self.layers.get(self.graph_ids[i])
+        if lay is not None and lay.measures_steps and len(poly) > 1:
+            return lay.step_lengths(poly)
+        return np.hypot(*np.diff(poly, axis=0).T)
 
     def _free_point(self, i: int) -> tuple:
         """Where agent ``i``'s search starts: where it stands, or, when an
