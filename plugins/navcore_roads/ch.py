@@ -50,7 +50,7 @@ from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
 from navcore_csr.contraction import hierarchy_inputs
-from navcore_csr.hierarchy import WITNESS_LIMIT, HierarchyQuery, check_ends
+from navcore_csr.hierarchy import WITNESS_LIMIT, HierarchyQuery, SteppedPath, check_ends
 from .search import hierarchy_route, warm_hierarchy
 
 VIEW_KEY = "navcore_roads.ch"
@@ -148,7 +148,7 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     view.hierarchy = h
     view.fingerprint = fingerprint(graph, cost)
     graph.set_view(VIEW_KEY, view)
-    warm_hierarchy(graph, view, route)      # the first query in a tick loads nothing
+    _warm(graph, view)                      # the first query in a tick loads nothing
     return view
 
 
@@ -193,7 +193,7 @@ def load_hierarchy(graph, path):
     check_ends(arrays, graph.csr.offsets, graph.csr.targets, fail)
     view = RoadHierarchy(graph, hierarchy, want)
     graph.set_view(VIEW_KEY, view)
-    warm_hierarchy(graph, view, route)
+    _warm(graph, view)
     return view
 
 
@@ -265,5 +265,18 @@ class _Progress:
 
 def warm_up(graph) -> None:
     """Load the query kernels of the graph's contraction hierarchy, if it
-    has a current one (``search.warm_hierarchy``)."""
-    warm_hierarchy(graph, current(graph), route)
+    has a current one (``search.warm_hierarchy``), stepped ones too."""
+    view = current(graph)
+    if view is not None:
+        _warm(graph, view)
+
+
+def _warm(graph, view) -> None:
+    """Load ``view``'s query kernels: ``search.warm_hierarchy``'s and the
+    stepped route's (``SteppedPath``, one node a step)."""
+    warm_hierarchy(graph, view, route)
+    if graph.csr.num_edges:
+        sp = SteppedPath(view.hierarchy)
+        sp.begin(int(graph.edge_src[0]), int(graph.csr.targets[0]))
+        while not sp.step(1):
+            pass
