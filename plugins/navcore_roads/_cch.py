@@ -513,11 +513,74 @@ def pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
     meeting rank)``, ``(inf, -1)`` if none. ``df``/``db`` must be inf
     everywhere and are left so; ``pf``/``pb`` get the query-graph edge
     each reached node was last improved by."""
+    best, meet, _ = _pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb)
+    return best, meet
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
+    """:func:`pair` and the tree nodes it went through (``expanded``)."""
     df[s] = 0.0
     db[t] = 0.0
-    x = s
-    y = t
-    while x != y:                     # the two chains, lower rank first, until they meet
+    _, _, _, _, best, meet, count = _pair_run(parent, ff, fh, fw, bf, bh, bw, df, db, pf, pb,
+                                              s, t, False, INF, -1, 0, _UNLIMITED)
+    reset(parent, s, t, df, db)
+    return best, meet, count
+
+
+#: :func:`pair_steps`' meeting rank while it is paused
+PAUSED = -3
+#: :func:`pair_steps`' int64 registers: the two chains' nodes, whether
+#: they met, the best meeting rank, the tree nodes gone through (-1: the
+#: next call begins a search)
+R_X, R_Y, R_COMMON, R_MEET, R_COUNT = 0, 1, 2, 3, 4
+REGISTERS = 5
+_UNLIMITED = 1 << 62
+
+
+@njit(cache=True, nogil=True)
+def pair_steps(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb, regs, best_reg, budget):
+    """:func:`pair` going through at most ``budget`` tree nodes a call:
+    ``(distance, meeting rank, nodes gone through)``, the meeting rank
+    ``PAUSED`` until it is finished. A search begins when
+    ``regs[R_COUNT] == -1`` and a finished one sets it back (and leaves
+    ``df``/``db`` inf again); one stopped midway is cleared by
+    :func:`reset`."""
+    count = regs[R_COUNT]
+    if count < 0:
+        df[s] = 0.0
+        db[t] = 0.0
+        x, y, common, best, meet, count = s, t, False, INF, -1, 0
+    else:
+        x, y, common, meet = regs[R_X], regs[R_Y], regs[R_COMMON] != 0, regs[R_MEET]
+        best = best_reg[0]
+    state, x, y, common, best, meet, count = _pair_run(parent, ff, fh, fw, bf, bh, bw, df, db,
+                                                       pf, pb, x, y, common, best, meet,
+                                                       count, count + budget)
+    if state == 1:
+        regs[R_X] = x
+        regs[R_Y] = y
+        regs[R_COMMON] = 1 if common else 0
+        regs[R_MEET] = meet
+        regs[R_COUNT] = count
+        best_reg[0] = best
+        return INF, PAUSED, count
+    regs[R_COUNT] = -1
+    reset(parent, s, t, df, db)
+    return best, meet, count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_run(parent, ff, fh, fw, bf, bh, bw, df, db, pf, pb, x, y, common, best, meet, count,
+              stop):
+    """The two chains of :func:`pair` from ``x`` and ``y``, then (once
+    ``common``) their common ancestors, until done or ``stop`` tree nodes
+    are gone through: ``(state, x, y, common, best, meet, count)``, state
+    0 finished, 1 paused."""
+    while not common and x != y:      # the two chains, lower rank first, until they meet
+        if count >= stop:
+            return 1, x, y, common, best, meet, count
+        count += 1
         if x >= 0 and (y < 0 or x < y):
             if df[x] < INF:
                 _relax(x, df[x], ff, fh, fw, df, pf)
@@ -526,9 +589,11 @@ def pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
             if db[y] < INF:
                 _relax(y, db[y], bf, bh, bw, db, pb)
             y = parent[y]
-    best = INF
-    meet = -1
+    common = True
     while x >= 0:                     # the common ancestors
+        if count >= stop:
+            return 1, x, y, common, best, meet, count
+        count += 1
         v = df[x] + db[x]
         if v < best:
             best = v
@@ -538,6 +603,12 @@ def pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
         if db[x] < best:
             _relax(x, db[x], bf, bh, bw, db, pb)
         x = parent[x]
+    return 0, x, y, common, best, meet, count
+
+
+@njit(cache=True, nogil=True)
+def reset(parent, s, t, df, db):
+    """Set ``df``/``db`` back to inf on the chains of ``s`` and ``t``."""
     x = s
     while x >= 0:
         df[x] = INF
@@ -548,7 +619,6 @@ def pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb):
         df[x] = INF
         db[x] = INF
         x = parent[x]
-    return best, meet
 
 
 @njit(cache=True, nogil=True)
@@ -612,11 +682,21 @@ def _walk(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_do
 @njit(cache=True, nogil=True)
 def path(parent, ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, pf, pb, up_first, up_head,
          arc_low, mid_up, mid_down, src_up, src_down, cost, stack):
-    """One shortest path: ``(cost, edges)``, the input edges in order and
-    their costs summed in that order; ``(inf, empty)`` if none."""
-    best, meet = pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb)
+    """One shortest path: ``(cost, edges, expanded)``, the input edges in
+    order and their costs summed in that order (``(inf, empty)`` if none)
+    and the tree nodes the query went through."""
+    best, meet, count = _pair(parent, ff, fh, fw, bf, bh, bw, s, t, df, db, pf, pb)
     if meet < 0:
-        return INF, np.empty(0, dtype=np.int64)
+        return INF, np.empty(0, dtype=np.int64), count
+    c, edges = unpack_path(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up,
+                           mid_down, src_up, src_down, cost, stack)
+    return c, edges, count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unpack_path(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_down,
+                src_up, src_down, cost, stack):
+    """The path a query found (meeting at ``meet``): ``(cost, edges)``."""
     none = np.empty(0, dtype=np.int64)
     k = _walk(s, t, meet, fa, ba, pf, pb, up_first, up_head, arc_low, mid_up, mid_down, src_up,
               src_down, stack, none, False)

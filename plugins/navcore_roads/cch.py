@@ -438,6 +438,9 @@ class CCHQuery:
     """Queries on one :class:`RoadCCH` with scratch of their own (one per
     thread). Node ids in, node ids and input-CSR edge positions out."""
 
+    #: elimination-tree nodes the last :meth:`path` went through
+    settled = 0
+
     def __init__(self, view: RoadCCH):
         self.view = view
         t = view.topology
@@ -483,9 +486,10 @@ class CCHQuery:
         m = self._metric()
         topo = self.view.topology
         rs, rt = end_ranks(s, t, topo.rank)
-        cost, edges = K.path(topo.parent, *m.fwd, *m.bwd, rs, rt, self._df, self._db, self._pf,
-                             self._pb, topo.up_first, topo.up_head, topo.arc_low, m.mid_up,
-                             m.mid_down, m.src_up, m.src_down, m.cost, self._stack)
+        cost, edges, self.settled = K.path(topo.parent, *m.fwd, *m.bwd, rs, rt, self._df,
+                                           self._db, self._pf, self._pb, topo.up_first,
+                                           topo.up_head, topo.arc_low, m.mid_up, m.mid_down,
+                                           m.src_up, m.src_down, m.cost, self._stack)
         return float(cost), edges
 
     def distances(self, sources, targets) -> np.ndarray:
@@ -556,7 +560,7 @@ def build(graph, order=None) -> RoadCCH:
     graph.set_view(VIEW_KEY, view)
     # its query kernels loaded here (a build is a job or a loading step),
     # so the first query in a tick loads nothing
-    warm_hierarchy(graph, view, route)
+    _warm(graph, view)
     return view
 
 
@@ -580,7 +584,7 @@ def load(graph, path, arrays) -> RoadCCH:
     graph.set_view(VIEW_KEY, view)
     # its query kernels loaded here (a build is a job or a loading step),
     # so the first query in a tick loads nothing
-    warm_hierarchy(graph, view, route)
+    _warm(graph, view)
     return view
 
 
@@ -619,5 +623,32 @@ def route(view: RoadCCH, s: int, t: int) -> PathResult:
 
 def warm_up(graph) -> None:
     """Load the query kernels of the graph's customizable hierarchy, if it
-    has a current one (``search.warm_hierarchy``)."""
-    warm_hierarchy(graph, current(graph), route)
+    has a current one (``search.warm_hierarchy``), stepped ones too."""
+    view = current(graph)
+    if view is not None:
+        _warm(graph, view)
+
+
+def _warm(graph, view) -> None:
+    """Load ``view``'s query kernels: ``search.warm_hierarchy``'s and the
+    stepped route's (``_cch.pair_steps`` one tree node a call, its
+    unpacking, and ``reset`` for a search closed midway)."""
+    warm_hierarchy(graph, view, route)
+    m = view.metric
+    if graph.csr.num_edges == 0 or m is None:
+        return
+    topo = view.topology
+    n = topo.num_nodes
+    df, db = np.full(n, np.inf), np.full(n, np.inf)
+    pf, pb = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    regs, best = np.full(K.REGISTERS, -1, dtype=np.int64), np.zeros(1)
+    rs, rt = end_ranks(int(graph.edge_src[0]), int(graph.csr.targets[0]), topo.rank)
+    meet = K.PAUSED
+    while meet == K.PAUSED:
+        _, meet, _ = K.pair_steps(topo.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, df, db, pf, pb,
+                                  regs, best, 1)
+    if meet >= 0:
+        K.unpack_path(rs, rt, meet, m.fwd[3], m.bwd[3], pf, pb, topo.up_first, topo.up_head,
+                      topo.arc_low, m.mid_up, m.mid_down, m.src_up, m.src_down, m.cost,
+                      np.empty(2 * int(topo.depth) + 4, dtype=np.int64))
+    K.reset(topo.parent, rs, rt, df, db)

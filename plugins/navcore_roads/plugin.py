@@ -129,15 +129,13 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
-# the searches without a hierarchy and the CH's between junctions are
-# stepped (``sliced``; between points bidijkstra only); the customizable
-# hierarchy's (an elimination-tree walk of microseconds) and the others
-# between points run whole in one step
+# every road search between junctions is stepped (``sliced``); between
+# points bidijkstra is, the others (several searches) run whole
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(RoadGraph)
 def navcore_begin_search(world, graph, request):
     name, view = _search_of(graph, request.algorithm)
-    if name is not None and (view is None or name == "ch"):
+    if name is not None:
         stepped = sliced.begin(graph, request, name,
                                _junction(request.start) and _junction(request.goal))
         if stepped is not None:

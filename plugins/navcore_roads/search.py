@@ -216,9 +216,9 @@ def hierarchy_route(view, s: int, t: int, name: str) -> PathResult:
     ``algorithm`` ``name``."""
     q = view.query()
     cost, edges = q.path(s, t)
-    # expanded: the CH's settled nodes (both searches); the customizable
-    # hierarchy's query walks the elimination tree and counts none
-    settled = q.settled if name == "ch" else 0
+    # expanded: the CH's settled nodes (both searches), the customizable
+    # hierarchy's elimination-tree nodes gone through
+    settled = q.settled
     if not cost < _INF:
         return PathResult.failed(PathStatus.UNREACHABLE, name, settled)
     return path_result(view.graph, s, edges, cost, settled, name)

@@ -1,12 +1,14 @@
 """Road searches a slice at a time (``navcore.Search``): ``dijkstra``,
-``astar`` and ``bidijkstra`` between junctions.
+``astar``, ``bidijkstra``, ``ch`` and ``cch`` between junctions, and
+``bidijkstra`` between points.
 
-A search runs the kernel ``find_path`` runs (``_search.astar`` or
-``_search.bidijkstra``, which stop after ``budget`` settled nodes and
-carry on from their registers) in a ``RoadScratch`` of its own, taken
-from the graph's pool while it runs, so its result is ``find_path``'s,
-route, cost and ``expanded`` (both directions' settled nodes) included,
-however it is stepped and on whatever thread.
+A search runs the kernel ``find_path`` runs (``_search.astar``,
+``_search.bidijkstra``, the CH's ``SteppedPath``, ``_cch.pair_steps``:
+each stops after ``budget`` settled nodes and carries on from its
+registers) in a slot of its own, taken from the graph's pool while it
+runs, so its result is ``find_path``'s, route, cost and ``expanded``
+(both directions' settled nodes; the CCH's elimination-tree nodes)
+included, however it is stepped and on whatever thread.
 
 Partial paths (``result(partial=True)``): the route to the settled node
 whose chord to the goal is shortest (ties: the one settled first); for
@@ -29,24 +31,26 @@ without coordinates has no chord: the partial path is the start alone.
 Between points (phantom nodes, snapped onto their roads) ``bidijkstra``
 (and ``auto`` without a hierarchy) is stepped too: the seeded search from
 the start's road to the goal's, with no partial path (its labels begin at
-the start road's ends, not at the point). ``dijkstra`` and ``astar``
-between points (up to four searches, one per pair of road ends) and the
-hierarchies (``ch``, ``cch``: a query of microseconds, whose labels are
-not shortest distances until it ends) run whole in their first step.
+the start road's ends, not at the point); ``dijkstra`` and ``astar``
+between points (up to four searches, one per pair of road ends) run
+whole in their first step. The hierarchies' searches have no partial
+path either: their labels are not distances until the query ends.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
+from navcore_csr.hierarchy import SteppedPath, end_ranks
 
-from navcore_csr.hierarchy import SteppedPath
-
-from . import _search as K
-from . import ch, phantoms, search
+from . import _cch as C, _search as K
+from . import cch, ch, phantoms, search
 from .search import RoadScratch
 
 _POOL_KEY = "navcore_roads.slots"
 _CH_POOL_KEY = "navcore_roads.ch_slots"
+_CCH_POOL_KEY = "navcore_roads.cch_slots"
 #: free slots a graph keeps for later searches (a slot holds two labels a
 #: node and two heap entries an edge, both directions)
 _POOL_SIZE = 4
@@ -178,14 +182,88 @@ class CHSearch(Search):
             give_back(self._pool, slot, _POOL_SIZE)
 
 
+class CCHSlot:
+    """A stepped customizable-hierarchy query's scratch: labels (inf where
+    no search has been), reaching edges, an unpacking stack, registers."""
+
+    def __init__(self, topology):
+        n = topology.num_nodes
+        self.n = n
+        self.df = np.full(n, np.inf)
+        self.db = np.full(n, np.inf)
+        self.pf = np.empty(n, dtype=np.int64)
+        self.pb = np.empty(n, dtype=np.int64)
+        self.stack = np.empty(2 * int(topology.depth) + 4, dtype=np.int64)
+        self.regs = np.full(C.REGISTERS, -1, dtype=np.int64)
+        self.best = np.zeros(1)
+
+    def fits(self, topology) -> bool:
+        return self.n == topology.num_nodes and \
+            self.stack.shape[0] >= 2 * int(topology.depth) + 4
+
+
+class CCHSearch(Search):
+    """The customizable hierarchy's route between junctions, stepped
+    (``_cch.pair_steps``: the elimination-tree query ``find_path`` runs,
+    a budget of tree nodes a step, ``expanded`` those nodes). No partial
+    path (its labels are not distances until it ends). While the
+    hierarchy is not customized for the graph's latest update a step
+    raises ``QueryError``, as ``find_path`` does."""
+
+    def __init__(self, graph, request):
+        self._slot = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        graph = self.graph
+        view = cch.need_current(graph)
+        topo = view.topology
+        self._topo, self._metric = topo, view.metric
+        self._ranks = end_ranks(self.request.start_node, self.request.goal_node, topo.rank)
+        self._pool, slot = take_slot(graph, _CCH_POOL_KEY, lambda sl: sl.fits(topo),
+                                     lambda: CCHSlot(topo))
+        slot.regs[C.R_COUNT] = -1
+        self._slot = slot
+
+    def _advance(self, budget: int):
+        if self._slot is None:      # a restart refused (not customized yet)
+            self._begin()
+        sl, m, topo = self._slot, self._metric, self._topo
+        rs, rt = self._ranks
+        best, meet, count = C.pair_steps(topo.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, sl.df,
+                                         sl.db, sl.pf, sl.pb, sl.regs, sl.best, budget)
+        self.expanded = int(count)
+        if meet == C.PAUSED:
+            return None
+        if meet < 0:
+            return PathResult.failed(PathStatus.UNREACHABLE, "cch", self.expanded)
+        cost, edges = C.unpack_path(rs, rt, meet, m.fwd[3], m.bwd[3], sl.pf, sl.pb,
+                                    topo.up_first, topo.up_head, topo.arc_low, m.mid_up,
+                                    m.mid_down, m.src_up, m.src_down, m.cost, sl.stack)
+        return search.path_result(self.graph, self.request.start_node, edges, cost,
+                                  self.expanded, "cch")
+
+    def _release(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is None:
+            return
+        if slot.regs[C.R_COUNT] >= 0:          # stopped midway: labels back to inf
+            C.reset(self._topo.parent, *self._ranks, slot.df, slot.db)
+            slot.regs[C.R_COUNT] = -1
+        give_back(self._pool, slot, _POOL_SIZE)
+
+
 def begin(graph, request, algorithm: str, junctions: bool):
-    """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``
-    or ``"ch"``) for ``request``, stepped: between junctions any of them,
+    """The roads plugin's search of ``algorithm`` (``search.ALGORITHMS``,
+    ``"ch"`` or ``"cch"``) for ``request``, stepped: between junctions any of them,
     between points (``junctions`` False) ``bidijkstra``; ``None`` for one
     that runs whole."""
     if junctions:
-        return CHSearch(graph, request) if algorithm == "ch" else \
-            RoadSearch(graph, request, algorithm)
+        if algorithm == "ch":
+            return CHSearch(graph, request)
+        if algorithm == "cch":
+            return CCHSearch(graph, request)
+        return RoadSearch(graph, request, algorithm)
     if algorithm == "bidijkstra":
         return PhantomSearch(graph, request)
     return None

@@ -315,12 +315,13 @@ navcore_roads.contract(g, progress=False)         # views built after add_graph
 navcore_roads.contract(g, customizable=True)
 a, b = 0, g.num_nodes - 1
 e = int(g.csr.targets[g.csr.offsets[a]])
-hs = [world.request_path("r", a, b, algorithm=x) for x in ("ch", "cch", "auto", "ch", "ch")]
+hs = [world.request_path("r", a, b, algorithm=x)
+      for x in ("ch", "cch", "auto", "ch", "ch", "cch", "cch")]
 while not all(h.done for h in hs):
     tick(world)
 world.update("r", edges=[(a, e)], factor=2.0)     # customized again; the plain one is stale
 tick(world)
-hs = [world.request_path("r", b, a, algorithm=x) for x in ("cch", "auto")]
+hs = [world.request_path("r", b, a, algorithm=x) for x in ("cch", "auto", "cch", "cch")]
 while not all(h.done for h in hs):
     tick(world)
 """,

@@ -75,26 +75,52 @@ def test_stepped_searches_finish_as_find_path_with_the_truths_cost(algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ["ch", "cch", "auto"])
-def test_hierarchy_searches_finish_as_find_path(algorithm):
-    # ch is stepped (its settled nodes are find_path's expanded); cch, and
-    # auto that answers from it, run whole in one step
+def test_hierarchy_searches_step_and_finish_as_find_path(algorithm):
+    # expanded: the CH's settled nodes, the CCH's elimination-tree nodes
+    # (auto answers from the CCH)
     w, g = _world()
     navcore_roads.contract(g, progress=False)
     navcore_roads.contract(g, customizable=True)
     for s, t in _far_pairs(g) + [(5, 5)]:
         whole = w.find_path("r", s, t, algorithm=algorithm)
         assert close(whole.cost, scipy_distances(g, [s])[0, t])
+        assert whole.expanded > 0 or (s == t and algorithm == "ch")
         for budget in (1, 3, 100):
             search, steps = _stepped(w, s, t, algorithm, budget)
+            assert search.sliced
             _same(search.result(), whole)
-            if algorithm == "ch":
-                assert search.sliced and (whole.expanded > 0 or s == t)
-                assert -(-whole.expanded // budget) <= steps <= -(-whole.expanded // budget) + 1
-            else:
-                assert steps == 1 and not search.sliced
+            assert -(-whole.expanded // budget) <= steps <= -(-whole.expanded // budget) + 1
         part = w.find_path("r", s, t, algorithm=algorithm, max_nodes=1, partial=True)
-        assert part.status is (PathStatus.BUDGET_EXCEEDED if algorithm == "ch" and s != t
-                               else PathStatus.FOUND)
+        assert part.status is (PathStatus.FOUND if whole.expanded <= 1
+                               else PathStatus.BUDGET_EXCEEDED)
+
+
+def test_a_cch_search_follows_a_customization_between_steps_and_frees_its_labels():
+    w, g = _world()
+    navcore_roads.contract(g, customizable=True)
+    (s, t), (s2, t2) = _far_pairs(g)[:2]
+    before = w.find_path("r", s, t, algorithm="cch")
+    search = w.begin_search("r", s, t, algorithm="cch")
+    assert not search.step(2)
+    mid = len(before.nodes) // 2
+    w.update("r", edges=[(int(before.nodes[mid]), int(before.nodes[mid + 1]))], factor=9.0)
+    w.tick()                                          # customized again inline
+    while not search.step(2):
+        pass
+    after = w.find_path("r", s, t, algorithm="cch")
+    _same(search.result(), after)
+    assert after.cost > before.cost
+    # closed midway, its labels are inf again for the next search in its slot
+    x = w.begin_search("r", s2, t2, algorithm="cch")
+    assert not x.step(3)
+    slot = x._slot
+    x.close()
+    assert np.isinf(slot.df).all() and np.isinf(slot.db).all()
+    y = w.begin_search("r", s, t, algorithm="cch")
+    assert y._slot is slot
+    while not y.step(4):
+        pass
+    _same(y.result(), after)
 
 
 def test_a_ch_search_whose_hierarchy_goes_stale_between_steps_is_refused_as_find_path():
