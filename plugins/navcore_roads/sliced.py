@@ -182,24 +182,19 @@ class CHSearch(Search):
             give_back(self._pool, slot, _POOL_SIZE)
 
 
-class CCHSlot:
-    """A stepped customizable-hierarchy query's scratch: labels (inf where
-    no search has been), reaching edges, an unpacking stack, registers."""
+class CCHSlot(cch.CCHQuery):
+    """A stepped customizable-hierarchy query's scratch: a query's labels
+    (inf where no search has been), reaching edges and unpacking stack,
+    and registers."""
 
-    def __init__(self, topology):
-        n = topology.num_nodes
-        self.n = n
-        self.df = np.full(n, np.inf)
-        self.db = np.full(n, np.inf)
-        self.pf = np.empty(n, dtype=np.int64)
-        self.pb = np.empty(n, dtype=np.int64)
-        self.stack = np.empty(2 * int(topology.depth) + 4, dtype=np.int64)
+    def __init__(self, view):
+        super().__init__(view)
         self.regs = np.full(C.REGISTERS, -1, dtype=np.int64)
         self.best = np.zeros(1)
 
     def fits(self, topology) -> bool:
-        return self.n == topology.num_nodes and \
-            self.stack.shape[0] >= 2 * int(topology.depth) + 4
+        return self._n == topology.num_nodes and \
+            self._stack.shape[0] >= 2 * int(topology.depth) + 4
 
 
 class CCHSearch(Search):
@@ -221,7 +216,7 @@ class CCHSearch(Search):
         self._topo, self._metric = topo, view.metric
         self._ranks = end_ranks(self.request.start_node, self.request.goal_node, topo.rank)
         self._pool, slot = take_slot(graph, _CCH_POOL_KEY, lambda sl: sl.fits(topo),
-                                     lambda: CCHSlot(topo))
+                                     lambda: CCHSlot(view))
         slot.regs[C.R_COUNT] = -1
         self._slot = slot
 
@@ -230,16 +225,16 @@ class CCHSearch(Search):
             self._begin()
         sl, m, topo = self._slot, self._metric, self._topo
         rs, rt = self._ranks
-        best, meet, count = C.pair_steps(topo.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, sl.df,
-                                         sl.db, sl.pf, sl.pb, sl.regs, sl.best, budget)
+        best, meet, count = C.pair_steps(topo.parent, *m.fwd[:3], *m.bwd[:3], rs, rt, sl._df,
+                                         sl._db, sl._pf, sl._pb, sl.regs, sl.best, budget)
         self.expanded = int(count)
         if meet == C.PAUSED:
             return None
         if meet < 0:
             return PathResult.failed(PathStatus.UNREACHABLE, "cch", self.expanded)
-        cost, edges = C.unpack_path(rs, rt, meet, m.fwd[3], m.bwd[3], sl.pf, sl.pb,
+        cost, edges = C.unpack_path(rs, rt, meet, m.fwd[3], m.bwd[3], sl._pf, sl._pb,
                                     topo.up_first, topo.up_head, topo.arc_low, m.mid_up,
-                                    m.mid_down, m.src_up, m.src_down, m.cost, sl.stack)
+                                    m.mid_down, m.src_up, m.src_down, m.cost, sl._stack)
         return search.path_result(self.graph, self.request.start_node, edges, cost,
                                   self.expanded, "cch")
 
@@ -248,7 +243,7 @@ class CCHSearch(Search):
         if slot is None:
             return
         if slot.regs[C.R_COUNT] >= 0:          # stopped midway: labels back to inf
-            C.reset(self._topo.parent, *self._ranks, slot.df, slot.db)
+            C.reset(self._topo.parent, *self._ranks, slot._df, slot._db)
             slot.regs[C.R_COUNT] = -1
         give_back(self._pool, slot, _POOL_SIZE)
 

@@ -115,7 +115,7 @@ def test_a_cch_search_follows_a_customization_between_steps_and_frees_its_labels
     assert not x.step(3)
     slot = x._slot
     x.close()
-    assert np.isinf(slot.df).all() and np.isinf(slot.db).all()
+    assert np.isinf(slot._df).all() and np.isinf(slot._db).all()
     y = w.begin_search("r", s, t, algorithm="cch")
     assert y._slot is slot
     while not y.step(4):
