@@ -4,7 +4,7 @@ Public functions validate their input; the ``@njit`` kernels in the
 private modules compute. Other plugins may call anything exported here
 (storage is shared vocabulary), never the private modules.
 
-``begin_astar`` (a ``CsrSearch``) steps ``astar`` a slice at a time
+``begin_astar`` (a ``navcore.Search``) steps ``astar`` a slice at a time
 over any graph's CSR (the navmesh plugin's polygon searches).
 ``scratch_for`` and ``SearchScratch`` stay public: the grid and road
 plugins search with this plugin's scratch sets. ``CSR`` and ``ReverseCSR``
@@ -22,11 +22,11 @@ from .contraction import (ContractedGraph, HierarchyQuery, contract, contracted_
 from .hierarchy import DirectedHierarchy
 from .simplification import SimplifiedGraph, simplified_path, simplified_view, simplify
 from .storage import CSR, ReverseCSR, build_csr
-from .sliced import CsrSearch, begin_astar
+from .sliced import begin_astar
 
 __all__ = ["CSR", "ReverseCSR", "build_csr", "astar", "dijkstra", "bfs",
            "dijkstra_all", "distance_matrix", "distance_pairs", "path_costs", "reachable", "reachable_counts",
            "heuristic_scale", "SearchScratch", "scratch_for",
            "simplify", "simplified_path", "simplified_view", "SimplifiedGraph",
            "contract", "contracted_path", "contracted_view", "load_contracted",
-           "ContractedGraph", "HierarchyQuery", "DirectedHierarchy", "CsrSearch", "begin_astar"]
+           "ContractedGraph", "HierarchyQuery", "DirectedHierarchy", "begin_astar"]

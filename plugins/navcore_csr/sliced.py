@@ -20,6 +20,8 @@ is the same, path and ``expanded`` included.
 """
 from __future__ import annotations
 
+from navcore import validate
+from navcore.errors import QueryError
 from navcore.search import Search, give_back, take_slot
 from navcore.types import PathRequest, PathResult, PathStatus
 
@@ -101,6 +103,14 @@ def begin_astar(graph, request, heuristic=None, algorithm: str = "astar") -> Csr
     another plugin's graphs over this CSR storage (a navmesh's polygon
     graph): ``request``'s ends are checked node ids; ``heuristic`` (None:
     the graph's) is checked here, a ``QueryError`` as ``astar`` raises."""
+    graph = validate.graph(graph)
+    if not isinstance(request, PathRequest):
+        raise QueryError(f"begin_astar: request must be a navcore.PathRequest, got "
+                         f"{request!r}")
+    for what, node in (("start", request.start_node), ("goal", request.goal_node)):
+        validate.node_id(node, graph.num_nodes, f"begin_astar: the request's {what} node")
+    if type(algorithm) is not str:
+        raise QueryError(f"begin_astar: algorithm must be a name (str), got {algorithm!r}")
     heuristic = graph.heuristic if heuristic is None else heuristic
     search.check_heuristic(graph, heuristic)
     return CsrSearch(graph, request, heuristic, algorithm)

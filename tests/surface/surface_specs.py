@@ -155,6 +155,8 @@ def csr_specs():
         Spec("navcore_csr.reachable_counts", lambda: call(C.reachable_counts, g(), threads=1)),
         Spec("navcore_csr.heuristic_scale", lambda: call(C.heuristic_scale, g(), "euclidean")),
         Spec("navcore_csr.scratch_for", lambda: call(C.scratch_for, g())),
+        Spec("navcore_csr.begin_astar",
+             lambda: call(C.begin_astar, g(), _request(g(), 0, 4), heuristic="euclidean")),
         Spec("navcore_csr.SearchScratch", lambda: call(C.SearchScratch, 5)),
         Spec("navcore_csr.SearchScratch.next_gen", lambda: call(C.SearchScratch(5).next_gen)),
         Spec("navcore_csr.simplify", lambda: call(C.simplify, g(True), levels=2), fresh=True),
@@ -214,6 +216,11 @@ def csr_specs():
         Spec("navcore_csr.ReverseCSR.neighbors", lambda: call(g().csr.reverse().neighbors, 1)),
     ]
     return specs
+
+
+def _request(graph, s, t):
+    import navcore
+    return navcore.PathRequest(graph.graph_id, s, t, "astar", s, t, {})
 
 
 def _csr_arcs():
