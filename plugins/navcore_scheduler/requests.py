@@ -4,11 +4,13 @@
 once. Each tick serves queued requests oldest first within the frame budget
 (``World.frame_budget_ms``, or ``tick(dt, budget_ms=...)``, counted from
 the start of the tick, so applying updates spends it too); the rest wait
-for the next tick. A search cannot be stopped midway, so requests are
-taken in rounds of as many as are expected to end before the deadline
-(a search on that graph: the 90th percentile of its last 64 chunks'
-time per search; while there are fewer than 16, at most 4x their median),
-leaving time to publish the results. When the budget is gone before
+for the next tick. Requests are taken in rounds of as many as are
+expected to end before the deadline (a search on that graph: the 90th
+percentile of its last 64 chunks' time per search; while there are
+fewer than 16, at most 4x their median), leaving time to publish the
+results. The request at the front that is expected to take longer than
+what is left, or the first on a graph (whose searches' cost is not known
+yet), is stepped across frames instead (``longsearch.py``). When the budget is gone before
 requests get their turn, one is served anyway if the previous tick served
 none, so at least every other tick serves one and none starves.
 
@@ -396,15 +398,22 @@ class RequestQueue:
                 h, self._too_big = self._too_big, None
                 if h is None:
                     break
-                # a slice of it instead; under a node budget, one that ended
-                # within it leaves the rest of the budget to the next requests
+                # a slice of it instead; one that ended within what is left
+                # of the frame leaves the rest to the next requests
                 served = len(accepted)
                 spent += self._begin_long(h, free_pass, deadline if timed else None,
                                           left, accepted)
-                if budget_nodes is None or len(self._long) or spent >= budget_nodes \
-                        or len(accepted) == served or (timed and clock() >= deadline):
+                if len(self._long) or len(accepted) == served \
+                        or (budget_nodes is not None and spent >= budget_nodes) \
+                        or (timed and clock() >= deadline):
                     break
                 free_pass = False             # the frame's one pass is used
+                gid = h.graph_id              # what the search taught
+                d = self._expanded.get(gid)
+                if d:
+                    means[gid] = sum(d) / len(d)
+                if timed and gid in self._durations:
+                    estimates[gid] = _estimate(self._durations[gid])
                 continue
             free_pass = False
             items, groups = self._prepare(take)
@@ -514,19 +523,18 @@ class RequestQueue:
 
         With a deadline, as many as are expected to finish before it (a
         search's estimate shared among the workers, plus publishing every
-        result), and at most one per worker of a graph without an estimate
-        yet (a head that does not fit is left in ``_too_big``: ``serve``
-        begins it as a sliced search); with a node budget, until their expected expansions (the mean
-        of the graph's recent searches) reach what is left of it, one
-        request alone for a graph without any yet. The rule for nodes uses
-        nothing but earlier searches, so rounds are the same whatever the
-        number of workers."""
+        result); with a node budget, until their expected expansions (the
+        mean of the graph's recent searches) reach what is left of it. A
+        head that does not fit, or whose graph has no search measured yet,
+        is left in ``_too_big``: ``serve`` begins it as a sliced search
+        (under a zero node budget it is taken alone, whole). The rule for
+        nodes uses nothing but earlier searches, so rounds are the same
+        whatever the number of workers."""
         pending, take = self._pending, []
         publish = self._publish_cost
         if deadline is not None:
             room = deadline - time.perf_counter() - publish * accepted
         acc_t = acc_n = 0.0
-        unknown = 0
         with self._lock:
             while pending:
                 h = pending[0]
@@ -542,15 +550,13 @@ class RequestQueue:
                     break
                 if deadline is not None:
                     est = estimates.get(gid)
-                    c = (0.0 if est is None else est / par) + publish
+                    # a graph without a search measured yet: its first one is
+                    # stepped, so even a long one keeps the frame
+                    c = math.inf if est is None else est / par + publish
                     if acc_t + c > room:
                         if not take:           # served a slice at a time instead
                             self._too_big = h
                         break
-                    if est is None:
-                        unknown += 1
-                        if unknown > par:
-                            break
                     acc_t += c
                 last = False
                 if nodes_left is not None:

@@ -100,3 +100,16 @@ def test_bad_caps_on_request_path_are_query_errors_and_queue_nothing():
         with pytest.raises(navcore.QueryError, match=message):
             w.request_path("g", (0, 0), (5, 5), **kwargs)
     assert w.scheduler.requests.waiting == 0
+
+
+def test_the_first_request_on_a_graph_is_stepped_too():
+    """Nothing is known yet of what a search on the graph costs, so the
+    first one does not run whole inside one frame: it is stepped."""
+    w = _maze_world(0.05)
+    want = w.find_path("g", (0, 0), (119, 119))
+    h = w.request_path("g", (0, 0), (119, 119))
+    first = w.tick()
+    assert first.requests_served == 0 and 0 < first.nodes_expanded < want.expanded
+    _tick_until(w, [h])
+    assert h.result().nodes.tolist() == want.nodes.tolist()
+    assert h.result().expanded == want.expanded
