@@ -4,7 +4,8 @@ times, and how long the requests take to be answered.
     PYTHONPATH=.:plugins .venv/bin/python bench/background.py           # ~2 minutes
     PYTHONPATH=.:plugins .venv/bin/python bench/background.py --quick   # smoke run
 
-The scenarios of ``long_searches.py`` (all requests queued before the
+Four scenarios of ``long_searches.py`` (random256, maze512,
+navmesh_brc202d, roads_dijkstra; ``--scenarios`` for others; all requests queued before the
 first tick, then ``tick`` called in a loop, a 60 fps game's frame time
 simulated by sleeping what is left of 16.7 ms after each tick, as a game
 that renders would) in three modes:
@@ -27,8 +28,6 @@ import argparse
 import sys
 import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import log, machine, print_table, write_json  # noqa: E402
@@ -63,13 +62,9 @@ def run(name, mode) -> dict:
         if took < FRAME_S:          # the rest of the game's frame
             time.sleep(FRAME_S - took)
     answered = now() - start
-    same = all(h.result().nodes.tolist() == r.nodes.tolist() and h.result().cost == r.cost
-               for h, r in zip(hs, want))
     w.close()
-    t = np.array(ticks)
-    return {"work_s": work, "answered_s": answered, "frames": len(t),
-            "p50_ms": float(np.median(t)), "p95_ms": float(np.percentile(t, 95)),
-            "max_ms": float(t.max()), "same": same}
+    return {"work_s": work, "answered_s": answered, "frames": len(ticks),
+            **long_searches.tick_figures(ticks, hs, want)}
 
 
 def main(argv=None):
@@ -80,8 +75,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 2)
     names = args.scenarios or (["random256"] if args.quick else
-                               [n for n in long_searches.SCENARIOS if "random" in n
-                                or "maze" in n])
+                               ["random256", "maze512", "navmesh_brc202d", "roads_dijkstra"])
     out = {(n, m): [] for n in names for m in MODES}
     for r in range(rounds):
         for n in names:

@@ -537,15 +537,23 @@ def check_geometric(ctx, view, graph, result, s, t, expected, call):
             _fail(ctx, f"{call} returned {result.status.value} with nodes, points or a "
                        f"finite cost; a result that is not found has none")
         return
-    _walk(ctx, view, result, s, t, call)
+    _check_polyline(ctx, view, graph, result, s, t, call, "a path")
+
+
+def _check_polyline(ctx, view, graph, result, s, end, call, what):
+    """``result`` (``what``: a path, a partial path) of a geometric
+    algorithm: ``nodes`` a walk from ``s`` to ``end`` along finite CSR
+    edges over walkable nodes, ``cost`` the length of the polyline
+    ``points``, whose first and last points locate to ``s`` and ``end``."""
+    _walk(ctx, view, result, s, end, call)
     points = np.asarray(result.points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
-        _fail(ctx, f"{call} returned points of shape {points.shape}")
+        _fail(ctx, f"{call} returned {what} with points of shape {points.shape}")
     length = float(np.sqrt((np.diff(points[:, :2], axis=0) ** 2).sum(axis=1)).sum())
     if not math.isclose(result.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
-        _fail(ctx, f"{call} reports cost {result.cost!r}, but its points make a polyline "
-                   f"of length {length!r}")
-    _check_ends_locate(ctx, graph.locate, result, s, t, call)
+        _fail(ctx, f"{call} reports {what} of cost {result.cost!r}, but its points make a "
+                   f"polyline of length {length!r}")
+    _check_ends_locate(ctx, graph.locate, result, s, end, call)
 
 
 def _check_ends_locate(ctx, locate, result, s, t, call):
@@ -796,7 +804,7 @@ def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
                    f"or budget_exceeded")
     end = int(part.nodes[-1])
     if algo in ctx.factory.geometric_algorithms:
-        _check_geometric_partial(ctx, view, graph, part, s, end, pcall)
+        _check_polyline(ctx, view, graph, part, s, end, pcall, "a partial path")
         counts["partial"] += 1
         return
     walked = _walk_cost(ctx, view, part, s, end, pcall)
@@ -806,22 +814,6 @@ def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
                    f"(its edges add up to {walked!r}); the reference distance to {end} "
                    f"is {dist.get(end)!r}")
     counts["partial"] += 1
-
-
-def _check_geometric_partial(ctx, view, graph, part, s, end, call):
-    """A partial path of a geometric algorithm: ``nodes`` a walk from ``s``
-    to ``end`` along finite CSR edges over walkable nodes, ``cost`` the
-    length of the polyline ``points``, whose first and last points locate
-    to ``s`` and ``end`` (its cost is no CSR distance to compare)."""
-    _walk(ctx, view, part, s, end, call)
-    points = np.asarray(part.points, dtype=np.float64)
-    if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
-        _fail(ctx, f"{call} returned a partial path with points of shape {points.shape}")
-    length = float(np.sqrt((np.diff(points[:, :2], axis=0) ** 2).sum(axis=1)).sum())
-    if not math.isclose(part.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
-        _fail(ctx, f"{call} reports a partial path of cost {part.cost!r}, but its points "
-                   f"make a polyline of length {length!r}")
-    _check_ends_locate(ctx, graph.locate, part, s, end, call)
 
 
 def _check_restart(factory, world, graph, rng, algorithms, ctx):
