@@ -489,6 +489,10 @@ class RequestQueue:
                 return 0
             self._pending.popleft()
             h._in_queue = False
+            if h._cancelled:        # since _take looked (another thread): counted there
+                h._queued = False
+                self._cancelled_queued -= 1
+                return 0
         got = self._long.begin(h, free_pass)
         least = LEAST_STEP if free_pass and deadline is not None else 0
         if nodes_left == 0:     # a zero node budget serves one request a frame, whole

@@ -113,3 +113,25 @@ def test_the_first_request_on_a_graph_is_stepped_too():
     _tick_until(w, [h])
     assert h.result().nodes.tolist() == want.nodes.tolist()
     assert h.result().expanded == want.expanded
+
+
+def test_a_head_cancelled_on_another_thread_before_it_is_begun_keeps_waiting_right(
+        monkeypatch):
+    """A cancel between the frame's look at the queue's head and its begin
+    (another thread's) is counted once: ``waiting`` never goes below 0."""
+    w = _maze_world(0.05)
+    q = w.scheduler.requests
+    h = w.request_path("g", (0, 0), (119, 119))
+    other = w.request_path("g", (119, 0), (0, 119))
+    real = q._take
+
+    def take(*args):
+        got = real(*args)
+        if q._too_big is h:
+            h.cancel()                 # as if from another thread, just now
+        return got
+    monkeypatch.setattr(q, "_take", take)
+    w.tick()
+    assert h.result().status is PathStatus.CANCELLED and q.waiting == 1
+    _tick_until(w, [other])
+    assert q.waiting == 0 and other.result().status is PathStatus.FOUND
