@@ -1,0 +1,15 @@
+"""navcore_levels: navigation meshes built from 3D level geometry.
+
+Recast's pipeline, as numba kernels over numpy arrays: triangles are
+rasterized into a span heightfield, what an agent can stand on is kept
+(slope, climb, clearance), the walkable surface is compacted, eroded by the
+agent's radius, partitioned into regions, traced into simplified contours
+and turned into convex polygons. Every stage reads and writes the arrays
+described in :mod:`navcore_levels.heightfield`, so a stage can be run,
+tested and timed on its own.
+"""
+from .config import LevelConfig
+from .heightfield import CompactHeightfield, PolyMesh, BORDER_REGION, NULL_AREA, WALKABLE_AREA
+
+__all__ = ["LevelConfig", "CompactHeightfield", "PolyMesh", "BORDER_REGION", "NULL_AREA",
+           "WALKABLE_AREA"]

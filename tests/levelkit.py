@@ -1,0 +1,64 @@
+"""Compact heightfields made by hand for the level pipeline's tests: a
+plain-Python builder, independent of the voxel kernels, from floor heights
+given per cell."""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore_levels.heightfield import (CompactHeightfield, DIR_DX, DIR_DZ, OPEN_TOP,
+                                        WALKABLE_AREA)
+
+
+def chf_from_floors(floors, *, walkable_height=10, walkable_climb=4, cs=0.3, ch=0.2,
+                    border_size=0, areas=None) -> CompactHeightfield:
+    """``floors``: int array (L, height, width) of floor heights in cell
+    heights, -1 where a layer has no floor; a cell's floors are sorted
+    bottom-up. ``areas`` (same shape, optional) gives each floor's area id
+    (``WALKABLE_AREA`` by default). Neighbours follow Recast's rule: the
+    step is at most ``walkable_climb`` and the shared opening at least
+    ``walkable_height``."""
+    floors = np.asarray(floors, dtype=np.int64)
+    if floors.ndim == 2:
+        floors = floors[None]
+    layers, height, width = floors.shape
+    area_in = np.full(floors.shape, WALKABLE_AREA) if areas is None else np.asarray(areas)
+    cell_index = np.zeros(width * height, np.int32)
+    cell_count = np.zeros(width * height, np.int32)
+    ys, hs, ars = [], [], []
+    for z in range(height):
+        for x in range(width):
+            c = x + z * width
+            cell = sorted((int(floors[k, z, x]), int(area_in[k, z, x]))
+                          for k in range(layers) if floors[k, z, x] >= 0)
+            cell_index[c] = len(ys)
+            cell_count[c] = len(cell)
+            for i, (y, a) in enumerate(cell):
+                top = cell[i + 1][0] if i + 1 < len(cell) else None
+                ys.append(y)
+                hs.append(OPEN_TOP if top is None else min(top - y, OPEN_TOP))
+                ars.append(a)
+    n = len(ys)
+    y = np.array(ys, np.int32)
+    h = np.array(hs, np.int32)
+    nbr = np.full((n, 4), -1, np.int32)
+    for z in range(height):
+        for x in range(width):
+            c = x + z * width
+            for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+                for d in range(4):
+                    nx, nz = x + DIR_DX[d], z + DIR_DZ[d]
+                    if not (0 <= nx < width and 0 <= nz < height):
+                        continue
+                    nc = nx + nz * width
+                    for t in range(cell_index[nc], cell_index[nc] + cell_count[nc]):
+                        bot = max(y[s], y[t])
+                        top = min(int(y[s]) + int(h[s]), int(y[t]) + int(h[t]))
+                        if top - bot >= walkable_height and abs(int(y[t]) - int(y[s])) <= walkable_climb:
+                            nbr[s, d] = t
+                            break
+    return CompactHeightfield(
+        width=width, height=height, border_size=border_size, walkable_height=walkable_height,
+        walkable_climb=walkable_climb, bmin=np.zeros(3), cs=cs, ch=ch,
+        cell_index=cell_index, cell_count=cell_count, y=y, h=h, neighbors=nbr,
+        area=np.array(ars, np.uint8), dist=np.zeros(n, np.uint16),
+        region=np.zeros(n, np.int32))
