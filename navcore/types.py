@@ -196,6 +196,12 @@ class PathBatch:
     on the thread that calls ``tick``; the grid answers it in one parallel
     kernel call). 1: this thread only. Ignoring it is correct, just serial.
 
+    ``nodes_given``: bool per entry, True where the request named both
+    ends by node id. Where an end was a point, ``starts``/``goals`` hold
+    the nodes it resolved to; a backend whose answer for a point differs
+    from its answer for that node (a road's phantom ends, on the road
+    itself) leaves those entries open.
+
     >>> import numpy as np
     >>> b = PathBatch("g", "auto", np.array([0, 5], np.int32), np.array([2, 5], np.int32))
     >>> b.answer(np.array([0]), cost=[2.0], expanded=[3], nodes=np.array([0, 1, 2], np.int32),
@@ -205,9 +211,14 @@ class PathBatch:
     """
 
     __slots__ = ("graph_id", "algorithm", "starts", "goals", "threads", "state", "expanded",
-                 "version", "_parts", "_part", "_slot", "_lists")
+                 "version", "_parts", "_part", "_slot", "_lists", "_nodes_given")
 
-    def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1, version=None):
+    def __init__(self, graph_id, algorithm, starts, goals, threads: int = 1, version=None,
+                 nodes_given=None):
+        # nodes_given: the bool array, or a function that makes it (the
+        # scheduler's: it costs a look at every request, paid only by the
+        # backends that ask)
+        self._nodes_given = nodes_given
         self.graph_id = graph_id
         self.threads = threads
         self.version = version
@@ -228,6 +239,16 @@ class PathBatch:
     def __len__(self) -> int:
         return len(self.starts)
 
+    @property
+    def nodes_given(self) -> np.ndarray:
+        given = self._nodes_given
+        if given is None:
+            given = np.ones(len(self), dtype=bool)
+        elif callable(given):
+            given = np.asarray(given(), dtype=bool)
+        self._nodes_given = given
+        return given
+
     def todo(self) -> np.ndarray:
         """Indices (int64, ascending) of the entries still open."""
         return np.flatnonzero(self.state == OPEN)
@@ -241,27 +262,38 @@ class PathBatch:
                               f"batch (see todo()), got {index.tolist()[:8]}")
         return index
 
-    def answer(self, index, cost, expanded, nodes, offsets, points, algorithm) -> None:
+    def answer(self, index, cost, expanded, nodes, offsets, points, algorithm,
+               point_offsets=None) -> None:
         """Answer entries ``index`` with searches: ``cost[i]`` (``inf``:
         unreachable), ``expanded[i]``, and the found paths one after
         another in ``nodes`` (int32) with ``offsets`` (``len(index) + 1``
         entries: path ``i`` is ``nodes[offsets[i]:offsets[i + 1]]``, empty
-        when unreachable) and ``points`` (float64, one row per node).
+        when unreachable) and ``points`` (float64, one row per node, or
+        with ``point_offsets`` path ``i``'s points are
+        ``points[point_offsets[i]:point_offsets[i + 1]]``: a drawn road
+        has more points than junctions).
         The batch keeps these arrays, not copies (results are made from
         them when first read): the caller must not change them after."""
         index = self._claim(index, "answer")
         cost = np.asarray(cost, dtype=np.float64)
         expanded = np.asarray(expanded, dtype=np.int64)
         offsets = np.asarray(offsets, dtype=np.int64)
+        if point_offsets is not None:
+            point_offsets = np.asarray(point_offsets, dtype=np.int64)
         if cost.shape != index.shape or expanded.shape != index.shape \
-                or offsets.shape != (index.size + 1,) or len(points) != len(nodes):
+                or offsets.shape != (index.size + 1,) \
+                or (len(points) != len(nodes) if point_offsets is None else
+                    point_offsets.shape != offsets.shape or point_offsets[-1] != len(points)):
             from .errors import PluginError
             raise PluginError(f"PathBatch.answer: {index.size} entries need as many costs "
                               f"and expanded counts, {index.size + 1} offsets and one point "
-                              f"per node; got {cost.shape}, {expanded.shape}, "
+                              f"per node (or {index.size + 1} point offsets ending at the "
+                              f"points' count); got {cost.shape}, {expanded.shape}, "
                               f"{offsets.shape}, {len(nodes)} nodes, {len(points)} points")
         found = cost < np.inf
         self._lists = None
+        if point_offsets is not None:
+            points = (points, point_offsets.tolist())
         self._parts.append((cost, nodes, offsets, points, algorithm))
         self._part[index] = len(self._parts) - 1
         self._slot[index] = np.arange(index.size)
@@ -307,7 +339,8 @@ class PathBatch:
             costs, ends = cost.tolist(), offsets.tolist()
             for i, j in zip(index, self._slot[index].tolist()):
                 c, a, b = costs[j], ends[j], ends[j + 1]
-                out[i] = found(nodes[a:b], points[a:b], c, expanded[i], algorithm, version) \
+                out[i] = found(nodes[a:b], _points(points, j, a, b), c, expanded[i], algorithm,
+                               version) \
                     if c < np.inf else PathResult(PathStatus.UNREACHABLE, expanded=expanded[i],
                                                   algorithm=algorithm, version=version)
         return out
@@ -378,5 +411,14 @@ class PathBatch:
             return PathResult(PathStatus.UNREACHABLE, expanded=expanded, algorithm=algorithm,
                               version=self.version)
         a, b = offsets[j], offsets[j + 1]
-        return PathResult.found_path(nodes[a:b], points[a:b], c, expanded, algorithm,
-                                     self.version)
+        return PathResult.found_path(nodes[a:b], _points(points, j, a, b), c, expanded,
+                                     algorithm, self.version)
+
+
+def _points(points, j, a, b):
+    """Path ``j``'s points in a ``PathBatch`` answer: rows ``a:b`` (one per
+    node), or by the answer's own point offsets."""
+    if type(points) is tuple:
+        rows, ends = points
+        return rows[ends[j]:ends[j + 1]]
+    return points[a:b]

@@ -956,6 +956,43 @@ def path_query(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf
     return cost, edges, 0, settled
 
 
+@njit(cache=True, nogil=True)
+def many_path_queries(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf, hnf,
+                      hkb, hnb, gen, m, sc_c1, sc_c2, weights, stack, first, costs, offsets,
+                      settled, edges):
+    """:func:`path_query` for pairs ``first, first + 1, ...`` of ranks
+    ``s``, ``t`` on the calling thread, one after another into ``costs``,
+    ``settled`` and the flat ``edges`` (path ``i`` is
+    ``edges[offsets[i]:offsets[i + 1]]``; ``edges`` grows as needed, so
+    it is returned). Returns ``(i, gen, edges)``: ``i`` the number of pairs
+    done (a heap ran out of room at pair ``i`` when short of ``s``'s
+    length: the caller grows the heaps and goes on from there) and the
+    last generation used. One call for a batch instead of a call per
+    pair: the Python between calls cost as much as a query."""
+    for i in range(first, s.shape[0]):
+        if gen >= _GEN_MAX:                  # wrap-around: wipe the stamps once
+            sf[:] = 0
+            sb[:] = 0
+            gen = 0
+        gen += 1
+        cost, path, status, count = path_query(ff, fh, fw, fa, bf, bh, bw, ba, s[i], t[i], df,
+                                               db, sf, sb, pf, pb, hkf, hnf, hkb, hnb, gen,
+                                               m, sc_c1, sc_c2, weights, stack)
+        if status == -2:
+            return i, gen, edges
+        settled[i] = count
+        costs[i] = cost
+        a = offsets[i]
+        b = a + path.shape[0]
+        if b > edges.shape[0]:
+            grown = np.empty(max(2 * edges.shape[0], b), dtype=np.int64)
+            grown[:a] = edges[:a]
+            edges = grown
+        edges[a:b] = path
+        offsets[i + 1] = b
+    return s.shape[0], gen, edges
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def pair_distances(fwd, bwd, s, t, out, rows):
     """:func:`bidir` for every pair ``s[i]``, ``t[i]`` (ranks) into
@@ -1075,23 +1112,26 @@ def arc_hops(sc_c1, sc_c2, m):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def pair_arcs(fwd, bwd, s, t, hops, arcs, narcs, nedges, rows):
+def pair_arcs(fwd, bwd, s, t, hops, arcs, narcs, nedges, settled, rows):
     """Phase one of many routes: :func:`bidir` for every pair (ranks) over
     the upward graphs ``fwd`` and ``bwd`` (scratch: a row of
     ``rows``, :class:`SearchRows`, per thread), the
     path's arcs (up from ``s[i]``, then down to ``t[i]``) into row ``i`` of
     ``arcs`` and how many input edges they unpack to into ``nedges[i]``.
     ``narcs[i]``: the number of arcs, -1 unreachable, -2 a heap ran out of
-    room, -3 the row of ``arcs`` is too short (the caller retries those)."""
+    room, -3 the row of ``arcs`` is too short (the caller retries those);
+    ``settled[i]``: the nodes both searches expanded (as :func:`path_query`
+    counts them)."""
     width = arcs.shape[1]
     ff, fh, fw, fa = fwd
     bf, bh, bw, ba = bwd
     df, db, sf, sb, pf, pb, hkf, hnf, hkb, hnb, gens = rows
     for i in prange(s.shape[0]):
         row = get_thread_id()
-        best, meet, _ = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row], sf[row],
-                              sb[row], pf[row], pb[row], hkf[row], hnf[row], hkb[row],
-                              hnb[row], _next_gen(gens, row, sf, sb))
+        best, meet, count = bidir(ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row],
+                                  sf[row], sb[row], pf[row], pb[row], hkf[row], hnf[row],
+                                  hkb[row], hnb[row], _next_gen(gens, row, sf, sb))
+        settled[i] = count
         if meet < 0:
             narcs[i] = meet
             continue

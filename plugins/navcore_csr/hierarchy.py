@@ -36,7 +36,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import GraphError, QueryError
-from navcore.parallel import kernel_threads
+from navcore.parallel import kernel_threads, threads_for
 from navcore.types import PathResult, PathStatus
 
 from . import _ch as K
@@ -550,12 +550,14 @@ class HierarchyQuery:
             hcap = 4 * p.hkf.shape[1]
         return out
 
-    def paths(self, sources, targets):
+    def paths(self, sources, targets, expanded=None):
         """Shortest paths for every pair ``sources[i]``, ``targets[i]``
         in two parallel passes (search and collect the arcs, then unpack):
         ``(costs, offsets, edges)``, path ``i`` being the input-CSR edge
         positions ``edges[offsets[i]:offsets[i + 1]]`` (empty, cost inf,
-        when unreachable; cost 0 from a node to itself)."""
+        when unreachable; cost 0 from a node to itself). ``expanded``: an
+        int64 array of one entry per pair that receives the nodes each
+        pair's searches expanded (what :meth:`path` leaves in ``settled``)."""
         h = self.hierarchy
         s = self._nodes("sources", sources)
         t = self._nodes("targets", targets)
@@ -563,6 +565,10 @@ class HierarchyQuery:
             raise QueryError(f"sources and targets must have the same length, got "
                              f"{s.shape[0]} and {t.shape[0]}")
         k = s.shape[0]
+        if expanded is None:
+            expanded = np.empty(k, dtype=np.int64)
+        if threads_for(self.threads, k, PAIRS_PARALLEL_FROM) < 2:
+            return self._paths_here(s, t, expanded)
         if self._hops is None:
             self._hops = K.arc_hops(h._sc_c1, h._sc_c2, h.num_edges)
         costs = np.full(k, np.inf)
@@ -576,10 +582,12 @@ class HierarchyQuery:
             p = self._parallel(hcap)
             na = np.empty(todo.size, dtype=np.int64)
             ne = np.zeros(todo.size, dtype=np.int64)
+            ns = np.zeros(todo.size, dtype=np.int64)
             part = np.empty((todo.size, width), dtype=np.int64)
             with kernel_threads(self.threads, todo.size, PAIRS_PARALLEL_FROM):
-                K.pair_arcs(h._fwd, h._bwd, s[todo], t[todo], self._hops, part, na, ne, p)
+                K.pair_arcs(h._fwd, h._bwd, s[todo], t[todo], self._hops, part, na, ne, ns, p)
             done = na >= -1
+            expanded[todo[done]] = ns[done]
             if width > arcs.shape[1]:
                 arcs = np.concatenate((arcs, np.empty((k, width - arcs.shape[1]),
                                                       np.int64)), axis=1)
@@ -598,6 +606,28 @@ class HierarchyQuery:
             K.unpack_arcs(arcs, narcs, offsets, h.num_edges, h._sc_c1, h._sc_c2, h._weights,
                           h._depth, edges, costs)
         return costs, offsets, edges
+
+    def _paths_here(self, s, t, expanded):
+        """:meth:`paths` of ranks ``s``, ``t`` on this thread, in one
+        kernel call (a few numpy calls of a parallel run's bookkeeping
+        cost more than a few routes; nor is numba's thread count touched,
+        30 us a call once its pool runs)."""
+        h = self.hierarchy
+        k = s.shape[0]
+        costs = np.empty(k, dtype=np.float64)
+        offsets = np.zeros(k + 1, dtype=np.int64)
+        edges = np.empty(64 * k, dtype=np.int64)
+        done = 0
+        while True:
+            done, self._gen, edges = K.many_path_queries(
+                h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
+                h._bwd_w, h._bwd_arc, s, t, self._df, self._db, self._sf, self._sb, self._pf,
+                self._pb, self._hkf, self._hnf, self._hkb, self._hnb, self._gen, h.num_edges,
+                h._sc_c1, h._sc_c2, h._weights, self._stack, done, costs, offsets, expanded,
+                edges)
+            if done == k:
+                return costs, offsets, edges[:offsets[k]]
+            self._heaps(4 * self._hkf.shape[0])
 
     def matrix(self, sources, targets) -> np.ndarray:
         """``(S, T)`` distances from every source to every target (inf where

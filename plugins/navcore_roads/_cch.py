@@ -723,41 +723,62 @@ def pair_distances(parent, fwd, bwd, s, t, out, rows):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def pair_paths(parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs, counting):
+def pair_paths(parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs, counting,
+               expanded):
     """Many routes in two calls over the :class:`QueryGraph` ``fwd`` and
     ``bwd`` (a row of ``rows``, :class:`PairRows`, per thread; arcs
     unpacked by :class:`Unpack` ``unpack``): with ``counting`` the number
-    of edges of pair ``i`` into ``offsets[i + 1]``; then the edges into
+    of edges of pair ``i`` into ``offsets[i + 1]`` and the tree nodes its
+    query went through into ``expanded[i]``; then the edges into
     ``edges[offsets[i]:offsets[i + 1]]`` and their summed costs into
     ``costs[i]`` (inf, no edges, where unreachable)."""
+    for i in prange(s.shape[0]):
+        _pair_path(i, get_thread_id(), parent, fwd, bwd, s, t, rows, unpack, depth, offsets,
+                   edges, costs, counting, expanded)
+
+
+@njit(cache=True, nogil=True)
+def pair_paths_serial(parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs,
+                      counting, expanded):
+    """:func:`pair_paths` on the calling thread (row 0 of ``rows``): a
+    parallel kernel costs 10-20 us a call even on one thread, more than a
+    few routes' queries."""
+    for i in range(s.shape[0]):
+        _pair_path(i, 0, parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs,
+                   counting, expanded)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_path(i, row, parent, fwd, bwd, s, t, rows, unpack, depth, offsets, edges, costs,
+               counting, expanded):
+    """:func:`pair_paths` of pair ``i`` in scratch row ``row``."""
     ff, fh, fw, fa = fwd
     bf, bh, bw, ba = bwd
     df, db, pf, pb = rows
     up_first, up_head, arc_low, mid_up, mid_down, src_up, src_down, cost = unpack
-    for i in prange(s.shape[0]):
-        row = get_thread_id()
-        stack = np.empty(2 * depth + 4, dtype=np.int64)
-        best, meet = pair(parent, ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row],
-                          pf[row], pb[row])
-        if meet < 0:
-            if counting:
-                offsets[i + 1] = 0
-            else:
-                costs[i] = INF
-            continue
+    stack = np.empty(2 * depth + 4, dtype=np.int64)
+    best, meet, count = _pair(parent, ff, fh, fw, bf, bh, bw, s[i], t[i], df[row], db[row],
+                              pf[row], pb[row])
+    if counting:
+        expanded[i] = count
+    if meet < 0:
         if counting:
-            none = np.empty(0, dtype=np.int64)
-            offsets[i + 1] = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first,
-                                   up_head, arc_low, mid_up, mid_down, src_up, src_down,
-                                   stack, none, False)
+            offsets[i + 1] = 0
         else:
-            out = edges[offsets[i]:offsets[i + 1]]
-            k = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first, up_head,
-                      arc_low, mid_up, mid_down, src_up, src_down, stack, out, True)
-            c = 0.0
-            for j in range(k):
-                c += cost[out[j]]
-            costs[i] = c
+            costs[i] = INF
+        return
+    if counting:
+        none = np.empty(0, dtype=np.int64)
+        offsets[i + 1] = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first, up_head,
+                               arc_low, mid_up, mid_down, src_up, src_down, stack, none, False)
+    else:
+        out = edges[offsets[i]:offsets[i + 1]]
+        k = _walk(s[i], t[i], meet, fa, ba, pf[row], pb[row], up_first, up_head, arc_low,
+                  mid_up, mid_down, src_up, src_down, stack, out, True)
+        c = 0.0
+        for j in range(k):
+            c += cost[out[j]]
+        costs[i] = c
 
 
 @njit(cache=True, nogil=True, inline="always")

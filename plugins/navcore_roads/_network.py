@@ -224,6 +224,51 @@ def route_arrays(s, edges, targets, chain_start, chain_xy, positions, nodes):
 
 
 @njit(cache=True, nogil=True)
+def many_routes(starts, costs, offsets, edges, targets, chain_start, chain_xy, positions):
+    """:func:`route_arrays` of many routes at once: route ``i`` starts at
+    ``starts[i]`` along ``edges[offsets[i]:offsets[i + 1]]`` (none where
+    ``costs[i]`` is inf: no route). Returns ``(nodes, node_offsets,
+    points, point_offsets)``, route ``i``'s int32 nodes being
+    ``nodes[node_offsets[i]:node_offsets[i + 1]]`` and its drawn road
+    ``points[point_offsets[i]:...]`` (empty where there is no route)."""
+    k = starts.shape[0]
+    node_offsets = np.zeros(k + 1, dtype=np.int64)
+    point_offsets = np.zeros(k + 1, dtype=np.int64)
+    for i in range(k):
+        n = 0
+        p = 0
+        if costs[i] < np.inf:
+            n = offsets[i + 1] - offsets[i] + 1
+            p = 1
+            for j in range(offsets[i], offsets[i + 1]):
+                e = edges[j]
+                p += chain_start[e + 1] - chain_start[e]
+        node_offsets[i + 1] = node_offsets[i] + n
+        point_offsets[i + 1] = point_offsets[i] + p
+    nodes = np.empty(node_offsets[k], dtype=np.int32)
+    points = np.empty((point_offsets[k], 2), dtype=np.float64)
+    for i in range(k):
+        if not costs[i] < np.inf:
+            continue
+        a = node_offsets[i]
+        w = point_offsets[i]
+        s = starts[i]
+        nodes[a] = s
+        points[w, 0] = positions[s, 0]
+        points[w, 1] = positions[s, 1]
+        w += 1
+        for j in range(offsets[i], offsets[i + 1]):
+            e = edges[j]
+            a += 1
+            nodes[a] = targets[e]
+            for c in range(chain_start[e], chain_start[e + 1]):
+                points[w, 0] = chain_xy[c, 0]
+                points[w, 1] = chain_xy[c, 1]
+                w += 1
+    return nodes, node_offsets, points, point_offsets
+
+
+@njit(cache=True, nogil=True)
 def one_segment_route(s, edges, targets, chain_xy, positions, nodes, points):
     """``route_arrays`` on a graph whose every edge is one segment (chain
     position ``e`` is edge ``e``'s, so a route has a point per node), into

@@ -50,7 +50,7 @@ import numpy as np
 
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, write_atomic
-from navcore.parallel import kernel_threads
+from navcore.parallel import kernel_threads, threads_for
 from navcore.types import PathResult
 from navcore.views import DerivedView
 
@@ -501,9 +501,12 @@ class CCHQuery:
             K.pair_distances(self.view.topology.parent, m.fwd, m.bwd, s, t, out, self._rows())
         return out
 
-    def paths(self, sources, targets):
+    def paths(self, sources, targets, expanded=None):
         """Shortest paths of every pair: ``(costs, offsets, edges)``, path
-        ``i`` being ``edges[offsets[i]:offsets[i + 1]]`` (CSR positions)."""
+        ``i`` being ``edges[offsets[i]:offsets[i + 1]]`` (CSR positions).
+        ``expanded``: an int64 array of one entry per pair that receives
+        the tree nodes each pair's query went through (what :meth:`path`
+        leaves in ``settled``)."""
         m = self._metric()
         topo = self.view.topology
         s, t = self._pairs(sources, targets)
@@ -512,11 +515,19 @@ class CCHQuery:
         costs = np.full(k, np.inf)
         args = (topo.parent, m.fwd, m.bwd, s, t, self._rows(), m.unpack, int(topo.depth))
         none = np.empty(0, dtype=np.int64)
-        with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
-            K.pair_paths(*args, offsets, none, costs, True)
+        if expanded is None:
+            expanded = np.empty(k, dtype=np.int64)
+        if threads_for(self.view, k, PAIRS_PARALLEL_FROM) > 1:
+            with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
+                K.pair_paths(*args, offsets, none, costs, True, expanded)
+                np.cumsum(offsets, out=offsets)
+                edges = np.empty(offsets[-1], dtype=np.int64)
+                K.pair_paths(*args, offsets, edges, costs, False, expanded)
+        else:       # not even numba's thread count touched: 30 us once its pool runs
+            K.pair_paths_serial(*args, offsets, none, costs, True, expanded)
             np.cumsum(offsets, out=offsets)
             edges = np.empty(offsets[-1], dtype=np.int64)
-            K.pair_paths(*args, offsets, edges, costs, False)
+            K.pair_paths_serial(*args, offsets, edges, costs, False, expanded)
         return costs, offsets, edges
 
     def matrix(self, sources, targets) -> np.ndarray:
@@ -633,7 +644,7 @@ def _warm(graph, view) -> None:
     """Load ``view``'s query kernels: ``search.warm_hierarchy``'s and the
     stepped route's (``_cch.pair_steps`` one tree node a call, its
     unpacking, and ``reset`` for a search closed midway)."""
-    warm_hierarchy(graph, view, route)
+    warm_hierarchy(graph, view, route, "cch")
     m = view.metric
     if graph.csr.num_edges == 0 or m is None:
         return

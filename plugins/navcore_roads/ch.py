@@ -274,7 +274,7 @@ def warm_up(graph) -> None:
 def _warm(graph, view) -> None:
     """Load ``view``'s query kernels: ``search.warm_hierarchy``'s and the
     stepped route's (``SteppedPath``, one node a step)."""
-    warm_hierarchy(graph, view, route)
+    warm_hierarchy(graph, view, route, "ch")
     if graph.csr.num_edges:
         sp = SteppedPath(view.hierarchy)
         sp.begin(int(graph.edge_src[0]), int(graph.csr.targets[0]))

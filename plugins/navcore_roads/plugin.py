@@ -129,6 +129,18 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
+# the scheduler's batches: hierarchy routes between junctions in one pass
+# of the hierarchy's many-pairs kernels; the other searches, and the routes
+# from or to a point on a road, one request at a time (navcore_find_path)
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(RoadGraph)
+def navcore_find_paths(graph, batch):
+    name, view = _search_of(graph, batch.algorithm)
+    if view is not None:
+        search.hierarchy_routes(view, name, batch)
+    batch.defer(batch.todo())
+
+
 # every road search between junctions is stepped (``sliced``); between
 # points bidijkstra is, the others (several searches) run whole
 @navcore.hookimpl(tryfirst=True)

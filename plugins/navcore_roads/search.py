@@ -18,7 +18,7 @@ import numpy as np
 from navcore.errors import QueryError
 from navcore.parallel import kernel_threads
 from navcore.search import UNLIMITED
-from navcore.types import PathResult, PathStatus
+from navcore.types import PathBatch, PathResult, PathStatus
 from navcore.views import DerivedView
 
 from . import _network as N, _search as K
@@ -227,6 +227,43 @@ def hierarchy_route(view, s: int, t: int, name: str) -> PathResult:
 _INF = float("inf")
 
 
+def hierarchy_routes(view, name, batch) -> None:
+    """Answer the open entries of ``batch`` (a ``navcore.PathBatch``) whose
+    ends are junctions by hierarchy ``view`` (a ``ch.RoadHierarchy`` or
+    ``cch.RoadCCH``), as :func:`hierarchy_route` answers each, in one
+    pass of the hierarchy's many-pairs kernels; entries with a point end
+    (routed from the point on its road) are left open."""
+    todo = batch.todo()
+    given = batch.nodes_given[todo]
+    if not given.all():
+        todo = todo[given]
+    if todo.size == 0:
+        return
+    graph = view.graph
+    starts, goals = batch.starts[todo], batch.goals[todo]
+    expanded = np.empty(todo.size, dtype=np.int64)
+    costs, offsets, edges = view.query().paths(starts, goals, expanded)
+    if graph.positions is None:
+        found = costs < _INF
+        lengths = np.where(found, np.diff(offsets) + 1, 0)
+        node_offsets = np.zeros(todo.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=node_offsets[1:])
+        nodes = np.empty(node_offsets[-1], dtype=np.int32)
+        heads = node_offsets[:-1][found]
+        nodes[heads] = starts[found]
+        rest = np.ones(nodes.size, dtype=bool)
+        rest[heads] = False
+        nodes[rest] = graph.csr.targets[edges[np.repeat(found, np.diff(offsets))]]
+        batch.answer(todo, costs, expanded, nodes, node_offsets,
+                     np.full((nodes.size, 2), np.nan), name)
+        return
+    nodes, node_offsets, points, point_offsets = N.many_routes(
+        starts, costs, offsets, edges, graph.csr.targets, graph.chain_start, graph.chain_xy,
+        graph.positions)
+    batch.answer(todo, costs, expanded, nodes, node_offsets, points, name,
+                 None if graph.one_segment_edges else point_offsets)
+
+
 #: pairs from which ``distance_pairs`` runs on several threads (each
 #: thread allocates its own search arrays; measured on 2 cores, see
 #: BENCHMARKS.md "Serial or parallel")
@@ -274,16 +311,20 @@ def warm_up(graph) -> None:
     cch.warm_up(graph)
 
 
-def warm_hierarchy(graph, view, route) -> None:
+def warm_hierarchy(graph, view, route, name) -> None:
     """Load the query kernels of a current hierarchy ``view`` of ``graph``
-    (a CH or a CCH; ``None``: nothing to load): ``route(view, s, t)``,
-    pairs, paths and matrices between the ends of its first edge."""
+    (a CH or a CCH, algorithm ``name``; ``None``: nothing to load):
+    ``route(view, s, t)``, pairs, paths, the scheduler's batches and
+    matrices between the ends of its first edge."""
     if view is None or graph.csr.num_edges == 0:
         return
     s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
     route(view, s, t)
     q = view.query()
     one, other = np.array([s]), np.array([t])
+    # the scheduler's batches (hierarchy_routes)
+    hierarchy_routes(view, name, PathBatch(graph.graph_id, name, one.astype(np.int32),
+                                           other.astype(np.int32)))
     q.distances(one, other)
     q.paths(one, other)
     q.matrix(one, other)

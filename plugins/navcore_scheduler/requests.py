@@ -108,6 +108,17 @@ def _estimate(values) -> float:
     return min(p90, 4.0 * v[(len(v) - 1) // 2]) if len(v) < 16 else p90
 
 
+def _expected(values) -> tuple:
+    """``(mean, high)`` of the recent search times ``values``: a round
+    of many searches is expected to take their means summed, plus one
+    search's spread above the mean (``high``: ``_estimate``) as the margin
+    for the unlucky one. Sizing every search of a round by ``high`` left a
+    third of the frame unused on loads that vary (short and long routes on
+    a road hierarchy) and split it into many small rounds."""
+    high = _estimate(values)
+    return min(sum(values) / len(values), high), high
+
+
 def _batch_by_many(batched: dict, fn, x) -> bool:
     """File ``x`` under ``fn.many`` in ``batched`` (one ``many`` call for
     all of them later); False when ``fn`` has no hashable ``many`` (then
@@ -372,7 +383,7 @@ class RequestQueue:
         # list(): a copy in one step, as close() on another thread may drop
         # a graph's entries meanwhile
         durations = list(self._durations.items())
-        estimates = {gid: _estimate(d) for gid, d in durations} if timed else {}
+        estimates = {gid: _expected(d) for gid, d in durations if d} if timed else {}
         means = {gid: sum(d) / len(d) for gid, d in list(self._expanded.items()) if d}
         # one request goes even past the deadline when the last tick served
         # none, so updates that eat the budget cannot starve requests; under
@@ -412,8 +423,8 @@ class RequestQueue:
                 d = self._expanded.get(gid)
                 if d:
                     means[gid] = sum(d) / len(d)
-                if timed and gid in self._durations:
-                    estimates[gid] = _estimate(self._durations[gid])
+                if timed and self._durations.get(gid):
+                    estimates[gid] = _expected(self._durations[gid])
                 continue
             free_pass = False
             items, groups = self._prepare(take)
@@ -424,8 +435,8 @@ class RequestQueue:
             self.search_s_last += clock() - t_search
             self._learn(items, groups, timing)
             for gid in {g[0] for g in groups}:    # what the round taught
-                if timed and gid in self._durations:
-                    estimates[gid] = _estimate(self._durations[gid])
+                if timed and self._durations.get(gid):
+                    estimates[gid] = _expected(self._durations[gid])
                 d = self._expanded.get(gid)
                 if d:
                     means[gid] = sum(d) / len(d)
@@ -538,7 +549,7 @@ class RequestQueue:
         publish = self._publish_cost
         if deadline is not None:
             room = deadline - time.perf_counter() - publish * accepted
-        acc_t = acc_n = 0.0
+        acc_t = acc_n = margin = 0.0
         with self._lock:
             while pending:
                 h = pending[0]
@@ -556,12 +567,17 @@ class RequestQueue:
                     est = estimates.get(gid)
                     # a graph without a search measured yet: its first one is
                     # stepped, so even a long one keeps the frame
-                    c = math.inf if est is None else est / par + publish
-                    if acc_t + c > room:
+                    if est is None:
+                        c = tail = math.inf
+                    else:
+                        c = est[0] / par + publish
+                        tail = (est[1] - est[0]) / par
+                    if acc_t + c + max(margin, tail) > room:
                         if not take:           # served a slice at a time instead
                             self._too_big = h
                         break
                     acc_t += c
+                    margin = max(margin, tail)
                 last = False
                 if nodes_left is not None:
                     m = means.get(gid)

@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from navcore.validate import is_int
 from navcore.types import PathBatch, PathRequest, PathStatus
 
 #: ``PathBatch.state`` of an entry answered ``found``
@@ -183,6 +184,16 @@ def _lengths(graph, starts, goals):
     return d if np.isfinite(d).all() else None
 
 
+def _nodes_given(items):
+    """``PathBatch.nodes_given`` of ``items``, made when a backend asks:
+    True where the request's start (as searched: a re-plan's is where the
+    agent stands) and goal are node ids."""
+    def given():
+        return np.fromiter((is_int(it.start) and is_int(it.handle.goal) for it in items),
+                           dtype=bool, count=len(items))
+    return given
+
+
 def batchable(world, graph, cache: dict) -> bool:
     """Whether ``graph``'s requests may be answered in batches: every
     plugin whose ``navcore_find_path`` serves this graph also implements
@@ -246,7 +257,8 @@ def run_groups(world, jobs, groups, cache: dict, per: dict,
             threads = workers if (least_s <= 0 or p is None
                                   or p * len(members) >= MIN_PARALLEL_S) else 1
             c = _Chunk(graph, gid, algorithm, starts, goals, members,
-                       PathBatch(gid, algorithm, starts, goals, threads, graph.stamp()))
+                       PathBatch(gid, algorithm, starts, goals, threads, graph.stamp(),
+                                 _nodes_given(members)))
             t0 = clock()
             left = c.run_batch(world)
             c.seconds = (clock() - t0) * threads
@@ -267,7 +279,8 @@ def run_groups(world, jobs, groups, cache: dict, per: dict,
             else:
                 part, s, t = [members[i] for i in idx.tolist()], starts[idx], goals[idx]
             chunks.append(_Chunk(graph, gid, algorithm, s, t, part,
-                                 PathBatch(gid, algorithm, s, t, 1, graph.stamp())
+                                 PathBatch(gid, algorithm, s, t, 1, graph.stamp(),
+                                           _nodes_given(part))
                                  if ok else None))
     counter = itertools.count()
 
