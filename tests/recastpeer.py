@@ -8,7 +8,8 @@ what it prints and writes, and measure how far two polygon meshes are apart.
   Concurrent callers (two pytest processes, a benchmark) wait on a lock file
   and the executable appears by an atomic rename, so nobody runs a half
   written binary. Without ``g++`` (or the peer's sources) a test is
-  skipped, except in CI (``CI`` set to ``true``/``1``), where it fails.
+  skipped, except in CI (``CI`` or ``NAVCORE_REQUIRE_PEERS`` set to
+  ``true``/``1``; ``.ci/run`` sets the latter), where it fails.
 * :func:`run_recast` runs it (``--out-mesh``, and ``--queries``/
   ``--out-paths`` when given queries) and returns a :class:`RecastResult`:
   stage times, counts, grid size, the polygon mesh as a
@@ -67,7 +68,9 @@ class RecastPeerError(RuntimeError):
 
 
 def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+    """Whether the peer is required (a missing compiler fails, not skips)."""
+    return any(os.environ.get(k, "").strip().lower() in ("1", "true", "yes")
+               for k in ("CI", "NAVCORE_REQUIRE_PEERS"))
 
 
 def build_dir() -> Path:
@@ -106,7 +109,7 @@ def _unavailable(reason: str, skip: bool):
         import pytest
         pytest.skip(reason)
     raise RecastPeerError(reason + ("" if not in_ci() else
-                                    " (CI is set: the Recast peer is required there)"))
+                                    " (CI or NAVCORE_REQUIRE_PEERS is set: the Recast peer is required)"))
 
 
 def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,

@@ -190,13 +190,16 @@ def test_source_hash_changes_with_any_source_file(tmp_path):
 def test_missing_compiler_skips_outside_ci_and_fails_in_ci(monkeypatch, tmp_path):
     monkeypatch.setenv("CXX", "no-such-compiler-navcore")
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("NAVCORE_REQUIRE_PEERS", raising=False)
     with pytest.raises(pytest.skip.Exception, match="g\\+\\+ is not installed"):
         rp.recast_bench_path(cache=tmp_path)
     with pytest.raises(rp.RecastPeerError, match="not installed"):
         rp.recast_bench_path(cache=tmp_path, skip=False)
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(rp.RecastPeerError, match="CI is set"):
-        rp.recast_bench_path(cache=tmp_path)
+    for var in ("CI", "NAVCORE_REQUIRE_PEERS"):
+        monkeypatch.setenv(var, "true")
+        with pytest.raises(rp.RecastPeerError, match="NAVCORE_REQUIRE_PEERS is set"):
+            rp.recast_bench_path(cache=tmp_path)
+        monkeypatch.delenv(var)
     assert not list(tmp_path.iterdir())
 
 
