@@ -108,8 +108,9 @@ def _unavailable(reason: str, skip: bool):
     if skip and not in_ci():
         import pytest
         pytest.skip(reason)
-    raise RecastPeerError(reason + ("" if not in_ci() else
-                                    " (CI or NAVCORE_REQUIRE_PEERS is set: the Recast peer is required)"))
+    if in_ci():
+        reason += " (CI or NAVCORE_REQUIRE_PEERS is set: the Recast peer is required)"
+    raise RecastPeerError(reason)
 
 
 def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
@@ -230,7 +231,7 @@ def _cli_value(name, value) -> str:
 
 
 def run_recast(obj_path, config=None, *, queries=None, rounds: int = 1, query_rounds: int = 1,
-               skip: bool = True, **settings) -> RecastResult:
+               skip: bool = True, fresh: bool = False, **settings) -> RecastResult:
     """Build ``obj_path``'s navmesh with ``recast_bench`` and read the
     result. Settings are ``navcore_levels.LevelConfig`` field names, from
     ``config`` (a ``LevelConfig``) and/or keywords (keywords win); unset
@@ -238,7 +239,8 @@ def run_recast(obj_path, config=None, *, queries=None, rounds: int = 1, query_ro
     builds one tile). ``queries``: a ``--queries`` file to run on the built
     navmesh. ``rounds``/``query_rounds``: repetitions (timings only; the
     mesh is the last build's). Results are cached for the process per
-    (file contents, settings, rounds)."""
+    (file contents, settings, rounds); ``fresh`` runs again anyway (for
+    timings) and caches the new result."""
     obj_path = Path(obj_path)
     merged = {}
     if config is not None:
@@ -254,7 +256,7 @@ def run_recast(obj_path, config=None, *, queries=None, rounds: int = 1, query_ro
         args += [OPTIONS[name], _cli_value(name, merged[name])]
     key = (_file_hash(obj_path), _file_hash(queries) if queries else None, tuple(args),
            int(rounds), int(query_rounds))
-    if key in _RESULTS:
+    if key in _RESULTS and not fresh:
         return _RESULTS[key]
     exe = recast_bench_path(skip=skip)
     with tempfile.TemporaryDirectory(prefix="recast-run-") as tmp:
@@ -362,8 +364,8 @@ def parse_mesh(text: str):
             head["nvp"] = int(tok[1])
         elif tok[0] == "verts":
             nv = int(tok[1])
-            rows = np.array([_numbers(ln.split(), "a vertex line") for ln in lines[i + 1:i + 1 + nv]],
-                            dtype=np.float64).reshape(nv, 6)
+            rows = np.array([_numbers(ln.split(), "a vertex line")
+                             for ln in lines[i + 1:i + 1 + nv]], dtype=np.float64).reshape(nv, 6)
             head["verts"] = rows
             i += nv
         i += 1
@@ -380,7 +382,8 @@ def parse_mesh(text: str):
         tok = [int(t) for t in ln.split()]
         n = tok[0]
         if len(tok) != 1 + 2 * n + 3 or not 3 <= n <= nvp:
-            raise RecastPeerError(f"recast_bench mesh file: polygon line {p} not understood: {ln!r}")
+            raise RecastPeerError(f"recast_bench mesh file: polygon line {p} not understood: "
+                                  f"{ln!r}")
         polys[p, :n] = tok[1:1 + n]
         nei[p, :n] = tok[1 + n:1 + 2 * n]
         dareas[p], flags[p], regions[p] = tok[1 + 2 * n:]

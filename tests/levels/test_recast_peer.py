@@ -149,6 +149,9 @@ def test_settings_reach_recast_bench_and_results_are_shared():
     assert fine.grid == (914, 774)
     assert (fine.counts["polys"], fine.counts["verts"], fine.counts["regions"]) == (299, 668, 117)
     assert rp.run_recast(nav, cell_size=0.1) is fine
+    again = rp.run_recast(nav, cell_size=0.1, fresh=True)
+    assert again is not fine and again.counts == fine.counts
+    assert rp.run_recast(nav, cell_size=0.1) is again
     # a LevelConfig gives the same build as the defaults; keywords override it
     same = rp.run_recast(nav, LevelConfig())
     assert same.counts == rp.run_recast(nav).counts
@@ -332,7 +335,7 @@ def test_floors_follow_neighbours_or_shared_edges():
     v, p = join(a, b, c)
     # a and b share positions but not vertex indices: separate floors by edges
     assert rp.floors(p).tolist() == [0, 1, 2]
-    v2 = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 1], [1, 0, 0], [2, 0, 1], [2, 0, 0]], float)
+    # two quads sharing the vertices 2 and 3: one floor
     p2 = [[0, 1, 2, 3], [3, 2, 4, 5]]
     assert rp.floors(p2).tolist() == [0, 0]
     nei = np.array([[-1, -1, 1, -1], [-1, -1, -1, -1]])
