@@ -122,11 +122,13 @@ def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
     outside CI) or raise :class:`RecastPeerError`; a failed compile always
     raises, with g++'s messages."""
     src = Path(src)
-    compiler = shutil.which(os.environ.get("CXX", "g++"))
+    cxx = os.environ.get("CXX", "g++")
+    compiler = shutil.which(cxx)
     if not (src / "recast_bench.cpp").is_file():
         _unavailable(f"the Recast peer's sources are not at {src}", skip)
     if compiler is None:
-        _unavailable("g++ is not installed: the Recast peer cannot be built", skip)
+        _unavailable(f"g++ is not installed ({cxx!r} is not on PATH): the Recast peer cannot "
+                     f"be built", skip)
     cache = Path(cache) if cache is not None else build_dir()
     exe = cache / f"recast_bench-{source_hash(src, compiler)}"
     if os.access(exe, os.X_OK):
@@ -138,6 +140,9 @@ def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
         fcntl.flock(lock, fcntl.LOCK_EX)
         if os.access(exe, os.X_OK):
             return exe
+        # nobody else is building now: a build-* folder is a killed build's
+        for stale in cache.glob("build-*"):
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
         try:
             cmd = [compiler, *CXX_FLAGS,
