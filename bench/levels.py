@@ -11,8 +11,9 @@ RecastDemo reads it, ``tests/recastpeer.read_obj``).
 
 * C++ Recast/Detour (``../shared/peers/recast``, built by
   ``tests/recastpeer.py`` into ``out/recast_build``): ``recast_bench``, one
-  build per call, its own per-stage wall clock (process start and file
-  reading not included).
+  process per round making ``RECAST_BUILDS`` fresh builds, the median of
+  its own per-stage wall clock (process start and file reading not
+  included).
 * navcore: ``navcore_levels.build.build_navmesh_arrays(vertices, triangles,
   config, timings=dict)``, which fills ``timings`` with stage name ->
   seconds; the first call (numba compiling or loading its cache) is
@@ -31,10 +32,15 @@ RecastDemo reads it, ``tests/recastpeer.read_obj``).
   RecastDemo's ``nav_mesh_test``; a query end outside its mesh is moved to
   ``Navmesh.sample``'s closest point (Detour clamps within (2, 4, 2)).
 
-Per level: stage times (median over rounds, libraries interleaved within
-a round), the mesh (polygons, vertices) and its difference from Recast's
+Per level: C++ Recast's own stages (as ``recast_bench`` names them), then
+the stages of all three side by side (median over rounds, libraries
+interleaved within a round; ``to polymesh``: the stages all three have;
+``whole build``: Recast's grid..detail stages, navcore's whole call,
+pynavmesh's whole ``bake``, which makes no detail mesh), the mesh
+(polygons, vertices) and its difference from Recast's
 (``recastpeer.mesh_area_difference``, height tolerance = half the agent
-height: area in neither mesh's floor at that height, over Recast's area).
+height: the area of the symmetric difference, floor by floor, over
+Recast's area; the worst floor's in brackets).
 ``ratio`` = other / Recast (below 1 faster than C++ Recast).
 
 Results: ``bench/results/levels.json``.
@@ -86,13 +92,17 @@ STAGES = [
 #: the stages every library has: the build up to the polygon mesh
 TO_POLYMESH = [s for s, _, _ in STAGES if s != "detail"]
 QUERIES = rp.LEVELS / "nav_mesh_test.queries"
+#: builds per recast_bench run (one run per round)
+RECAST_BUILDS = 3
 
 
 # --------------------------------------------------------------------------
 # C++ Recast
 
 def recast_round(obj, cfg):
-    r = rp.run_recast(obj, cfg, rounds=1, fresh=True, skip=False)
+    """One recast_bench process of RECAST_BUILDS builds (the first build
+    of a process pays for fresh pages); each stage's median."""
+    r = rp.run_recast(obj, cfg, rounds=RECAST_BUILDS, fresh=True, skip=False)
     out = {}
     for stage, names, _ in STAGES:
         times = [r.stages[n][1] for n in names if n in r.stages]
@@ -244,6 +254,7 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
         log(f"{name}: navcore first call")
         _, first, _ = navcore_round(build, verts, tris, cfg)
     times = {"recast": [], "navcore": [], "pynavmesh": []}
+    raw = []
     totals = {"recast": [], "navcore": [], "pynavmesh": []}
     meshes = {}
     pyn_rounds = cfg_run["pynavmesh_rounds"] if use_pyn else 0
@@ -255,6 +266,7 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
                 st, res = recast_round(obj, cfg)
                 times["recast"].append(st)
                 totals["recast"].append(res.totals["recast_total(grid..detail)"][1])
+                raw.append({k: v[1] for k, v in res.stages.items()})
                 meshes["recast"] = res
             elif lib == "navcore" and build is not None:
                 st, total, pm = navcore_round(build, verts, tris, cfg)
@@ -271,6 +283,7 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     row["grid"] = ref.grid
     row["recast_counts"] = ref.counts
     row["recast_total_s"] = median(totals["recast"])
+    row["recast_stages"] = {k: median([r_[k] for r_ in raw]) for k in raw[0]}
     row["rounds"] = {lib: len(runs) for lib, runs in times.items()}
     stage_rows = {}
     for lib, runs in times.items():
@@ -364,6 +377,13 @@ def main(argv=None):
                   ("%.2f%% (%.2f%%)" % (100 * r["pynavmesh_mesh"]["relative"],
                                         100 * r["pynavmesh_mesh"]["worst_floor"])
                    if "pynavmesh_mesh" in r else "-")] for r in rows])
+    names = list(rows[0]["recast_stages"])
+    print_table(f"C++ Recast's stages (median over {rows[0]['rounds']['recast']} runs of "
+                f"each run's median of {RECAST_BUILDS} builds; "
+                f"recast_bench {exe.name})",
+                ["stage"] + [r["name"] for r in rows],
+                [[n] + [fmt_s(r["recast_stages"].get(n)) for r in rows] for n in names]
+                + [["recast_total(grid..detail)"] + [fmt_s(r["recast_total_s"]) for r in rows]])
     for r in rows:
         first = (f"; navcore's first call {fmt_s(r['navcore_first_call_s'])}"
                  if r["navcore_first_call_s"] is not None else "")
