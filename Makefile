@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/grid.py
 	$(BIN)/python bench/navmesh.py
 	$(BIN)/python bench/roads.py
+	$(BIN)/python bench/levels.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
