@@ -271,12 +271,16 @@ def navcore_find_paths(world: World, graph: NavGraph, batch: PathBatch) -> None:
     Answer the entries ``navcore_find_path`` would answer, exactly as it
     would (same status, cost, nodes, points, ``expanded`` and algorithm
     name): ``batch.answer(index, cost, expanded, nodes, offsets, points,
-    algorithm)`` with the paths one after another in flat arrays (the
+    algorithm[, point_offsets])`` with the paths one after another in flat
+    arrays (points one per node, or by their own offsets; the
     batch keeps those arrays, not copies: results are made from them when
     a handle is read, maybe frames later, so hand it arrays you never
     change again), or ``batch.answer_status(index, status, algorithm)``
     for answers without a path (``unreachable``, known without a search).
-    Leave the others open (the next implementation sees them), or
+    ``batch.nodes_given`` says which requests named both ends by node id
+    (a point end may need an answer other than its node's).
+    Leave the entries you do not answer open (the next implementation
+    sees them), or
     ``batch.defer(index)`` those your ``navcore_find_path`` would answer one
     at a time. (The results made from the batch carry ``batch.version``,
     the graph's version the caller read before the hook.) Look only at ``batch.todo()``. No return value: every
