@@ -1,0 +1,244 @@
+"""The partition stage: the walkable spans of a compact heightfield are
+split into regions, each a connected piece of one area on one floor,
+that the contour stage traces into simple polygons (Recast's
+``rcBuildDistanceField``, ``rcBuildRegions`` and
+``rcBuildRegionsMonotone``).
+
+Two partitions, as in Recast:
+
+* watershed (the default): a distance field to the walkable edge is
+  flooded from its ridges down; regions are compact and few.
+* monotone: rows are swept in order; fastest, but regions are long and
+  thin.
+
+Both drop groups of connected regions smaller than ``min_region_area``
+spans (unless they touch a tile border) and merge regions of at most
+``merge_region_area`` spans into a neighbour of the same area. Unlike
+Recast, a raw region that covers one cell twice (flooded up a ramp and
+back above itself) is split into single-floor pieces before the merge;
+Recast keeps it whole and only reports it. Region ids are ``1..max_region``
+(``chf.max_region``), 0 for none; the spans of a tile's padding
+(``border_size`` cells on each side) get border regions
+``BORDER_REGION | 1..4``.
+
+>>> from navcore_levels.regions import build_regions_watershed
+>>> build_regions_watershed("chf", 8, 20)
+Traceback (most recent call last):
+navcore.errors.GraphError: build_regions_watershed: chf must be a CompactHeightfield, got str
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore import validate
+from navcore.errors import CapacityError, GraphError
+
+from ._distance import box_blur, chamfer_distance
+from ._monotone import monotone
+from ._region_filter import BORDER_FLAG, merge_and_filter, split_self_overlaps
+from ._watershed import watershed
+from .config import LevelConfig
+from .heightfield import BORDER_REGION, CompactHeightfield
+
+__all__ = ["build_distance_field", "build_regions_watershed", "build_regions_monotone",
+           "build_regions"]
+
+#: the most regions a partition may give: ids must stay below ``BORDER_REGION``
+MAX_REGIONS = BORDER_REGION - 1
+
+
+def build_distance_field(chf: CompactHeightfield) -> int:
+    """Fill ``chf.dist`` with each span's distance to the edge of its
+    walkable area (2 per straight step, 3 per diagonal, then blurred over
+    3x3 spans), as Recast's ``rcBuildDistanceField``; returns the largest
+    distance before the blur (Recast's ``maxDistance``, where the
+    watershed starts)."""
+    _check_chf(chf, "build_distance_field")
+    raw = np.empty(chf.span_count, np.uint16)
+    largest = chamfer_distance(chf.cell_index, chf.cell_count, chf.neighbors, chf.area, raw)
+    box_blur(chf.neighbors, raw, chf.dist, 1)
+    return int(largest)
+
+
+def build_regions_watershed(chf: CompactHeightfield, min_region_area: int,
+                            merge_region_area: int, border_size: int | None = None, *,
+                            max_distance: int | None = None) -> int:
+    """Watershed regions (Recast's ``rcBuildRegions``) from ``chf.dist``,
+    which :func:`build_distance_field` fills first; fills ``chf.region``
+    and ``chf.max_region`` and returns ``max_region``.
+
+    ``border_size``: cells of tile padding on each side (default
+    ``chf.border_size``; stored there, as Recast does). ``max_distance``:
+    what :func:`build_distance_field` returned, where the flooding starts;
+    when not given it is computed again from the heightfield."""
+    where = "build_regions_watershed"
+    _check_chf(chf, where)
+    min_area, merge_area, border = _check_sizes(chf, min_region_area, merge_region_area,
+                                                border_size, where)
+    if max_distance is None:
+        max_distance = chamfer_distance(chf.cell_index, chf.cell_count, chf.neighbors,
+                                        chf.area, np.empty(chf.span_count, np.uint16))
+    elif not validate.is_int(max_distance) or not 0 <= max_distance <= 0xFFFF:
+        raise GraphError(f"{where}: max_distance must be an integer in 0..65535 (what "
+                         f"build_distance_field returned), got {max_distance!r}")
+    region = np.empty(chf.span_count, np.int32)
+    next_id = watershed(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
+                        chf.neighbors, chf.area, chf.dist, int(max_distance), region)
+    return _finish(chf, region, next_id, min_area, merge_area, border, where)
+
+
+def build_regions_monotone(chf: CompactHeightfield, min_region_area: int,
+                           merge_region_area: int, border_size: int | None = None) -> int:
+    """Monotone regions (Recast's ``rcBuildRegionsMonotone``): no distance
+    field needed; fills ``chf.region`` and ``chf.max_region`` and returns
+    ``max_region``. ``border_size`` as for :func:`build_regions_watershed`."""
+    where = "build_regions_monotone"
+    _check_chf(chf, where)
+    min_area, merge_area, border = _check_sizes(chf, min_region_area, merge_region_area,
+                                                border_size, where)
+    region = np.empty(chf.span_count, np.int32)
+    next_id = monotone(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
+                       chf.neighbors, chf.area, region)
+    return _finish(chf, region, next_id, min_area, merge_area, border, where)
+
+
+def build_regions(chf: CompactHeightfield, config: LevelConfig) -> int:
+    """The partition ``config.partition`` names, with its region sizes and
+    ``chf.border_size``; the watershed computes the distance field first.
+    Returns ``chf.max_region``."""
+    if not isinstance(config, LevelConfig):
+        raise GraphError(f"build_regions: config must be a LevelConfig, got "
+                         f"{type(config).__name__}")
+    _check_chf(chf, "build_regions")
+    if config.partition == "monotone":
+        return build_regions_monotone(chf, config.min_region_area, config.merge_region_area,
+                                      chf.border_size)
+    largest = build_distance_field(chf)
+    return build_regions_watershed(chf, config.min_region_area, config.merge_region_area,
+                                   chf.border_size, max_distance=largest)
+
+
+def _finish(chf, region, next_id, min_area, merge_area, border, where) -> int:
+    """Split self-overlapping regions, clean up (drop, merge, renumber) and
+    store the result in ``chf`` (untouched when the ids do not fit)."""
+    next_id = split_self_overlaps(chf.cell_index, chf.cell_count, chf.neighbors, region,
+                                  next_id)
+    count = merge_and_filter(chf.cell_index, chf.cell_count, chf.neighbors, chf.area, region,
+                             next_id, min_area, merge_area)
+    if count > MAX_REGIONS:
+        raise CapacityError(f"{where}: the partition gave {count} regions; region ids must "
+                            f"stay below BORDER_REGION ({BORDER_REGION}), so at most "
+                            f"{MAX_REGIONS} fit (build the level in tiles)")
+    border_spans = (region & BORDER_FLAG) != 0
+    region[border_spans] = (region[border_spans] & ~BORDER_FLAG) | BORDER_REGION
+    chf.region[:] = region
+    chf.max_region = int(count)
+    chf.border_size = border
+    return int(count)
+
+
+def _check_sizes(chf, min_region_area, merge_region_area, border_size, where):
+    values = []
+    for name, value in (("min_region_area", min_region_area),
+                        ("merge_region_area", merge_region_area)):
+        if not validate.is_int(value) or value < 0:
+            raise GraphError(f"{where}: {name} must be a whole number of spans >= 0, "
+                             f"got {value!r}")
+        values.append(int(value))
+    if border_size is None:
+        border_size = chf.border_size
+    if not validate.is_int(border_size) or border_size < 0:
+        raise GraphError(f"{where}: border_size must be a whole number of cells >= 0, got "
+                         f"{border_size!r}")
+    return values[0], values[1], int(border_size)
+
+
+def _check_chf(chf, where: str) -> None:
+    """GraphError naming the first field of ``chf`` that breaks the
+    compact heightfield's layout (see ``heightfield.py``): the arrays the
+    kernels index must have their dtype and shape, cells must cover the
+    spans exactly once, and each neighbour must be a span of the cell next
+    to it in that direction."""
+    if not isinstance(chf, CompactHeightfield):
+        raise GraphError(f"{where}: chf must be a CompactHeightfield, got {_what(chf)}")
+    for name in ("width", "height", "border_size"):
+        value = getattr(chf, name)
+        if not validate.is_int(value) or value < 0:
+            raise GraphError(f"{where}: chf.{name} must be a whole number >= 0, got {value!r}")
+    width, height = int(chf.width), int(chf.height)
+    if not isinstance(chf.y, np.ndarray) or chf.y.ndim != 1:
+        raise GraphError(f"{where}: chf.y must be a 1-d array (one floor height per span), "
+                         f"got {_what(chf.y)}")
+    spans = chf.y.shape[0]
+    if spans >= 2 ** 31 - 8:
+        raise CapacityError(f"{where}: {spans} spans exceed the int32 span index")
+    expected = (("cell_index", np.int32, (width * height,)),
+                ("cell_count", np.int32, (width * height,)),
+                ("neighbors", np.int32, (spans, 4)),
+                ("area", np.uint8, (spans,)),
+                ("dist", np.uint16, (spans,)),
+                ("region", np.int32, (spans,)))
+    for name, dtype, shape in expected:
+        value = getattr(chf, name)
+        if not isinstance(value, np.ndarray):
+            raise GraphError(f"{where}: chf.{name} must be a numpy {np.dtype(dtype)} array of "
+                             f"shape {shape}, got {_what(value)}")
+        if value.dtype != dtype:
+            extra = ""
+            if name == "area" and validate.real_dtype(value.dtype) and value.size \
+                    and (value.min() < 0 or value.max() > 255):
+                bad = int(np.flatnonzero((value < 0) | (value > 255))[0])
+                extra = f" (area ids are 0..63; span {bad} has {value[bad]!r})"
+            raise GraphError(f"{where}: chf.{name} must have dtype {np.dtype(dtype)}, got "
+                             f"{value.dtype}{extra}")
+        if value.shape != shape:
+            raise GraphError(f"{where}: chf.{name} must have shape {shape} (width*height = "
+                             f"{width * height} cells, {spans} spans), got {value.shape}")
+    for name in ("dist", "region"):
+        if not getattr(chf, name).flags.writeable:
+            raise GraphError(f"{where}: chf.{name} is read-only; the partition writes it")
+    index, count = chf.cell_index, chf.cell_count
+    if count.size and count.min() < 0:
+        cell = int(np.flatnonzero(count < 0)[0])
+        raise GraphError(f"{where}: chf.cell_count[{cell}] is {count[cell]}, must be >= 0")
+    if int(count.sum(dtype=np.int64)) != spans:
+        raise GraphError(f"{where}: chf.cell_count sums to {int(count.sum(dtype=np.int64))} "
+                         f"spans, but there are {spans}")
+    used = np.flatnonzero(count > 0)
+    order = used[np.argsort(index[used], kind="stable")]
+    starts = np.zeros(order.size, np.int64)
+    np.cumsum(count[order][:-1], out=starts[1:])
+    if not np.array_equal(index[order].astype(np.int64), starts):
+        wrong = order[np.flatnonzero(index[order] != starts)[0]]
+        raise GraphError(f"{where}: chf.cell_index does not lay the cells' spans out "
+                         f"contiguously without gaps or overlaps (cell {int(wrong)} starts at "
+                         f"{int(index[wrong])})")
+    span_cell = np.repeat(order.astype(np.int64), count[order])
+    # span_cell is in span order because the cells were sorted by their first span.
+    nbr = chf.neighbors
+    if spans and (nbr.min() < -1 or nbr.max() >= spans):
+        span, direction = np.argwhere((nbr < -1) | (nbr >= spans))[0]
+        raise GraphError(f"{where}: chf.neighbors[{span}, {direction}] is "
+                         f"{nbr[span, direction]}, must be -1 or a span index in 0..{spans - 1}")
+    if spans:
+        x = span_cell % width
+        z = span_cell // width
+        dx = np.array([-1, 0, 1, 0])
+        dz = np.array([0, 1, 0, -1])
+        present = nbr >= 0
+        target_cell = span_cell[np.where(present, nbr, 0)]
+        nx = x[:, None] + dx[None, :]
+        nz = z[:, None] + dz[None, :]
+        inside = (nx >= 0) & (nx < width) & (nz >= 0) & (nz < height)
+        wrong = present & (~inside | (target_cell != nx + nz * width))
+        if wrong.any():
+            span, direction = np.argwhere(wrong)[0]
+            raise GraphError(f"{where}: chf.neighbors[{span}, {direction}] = "
+                             f"{nbr[span, direction]} is not a span of the cell next to span "
+                             f"{span}'s cell ({x[span]}, {z[span]}) in direction {direction}")
+
+
+def _what(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a {value.dtype} array of shape {value.shape}"
+    return type(value).__name__
