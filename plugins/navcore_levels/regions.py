@@ -34,6 +34,8 @@ from navcore import validate
 from navcore.errors import CapacityError, GraphError
 
 from ._distance import box_blur, chamfer_distance
+from ._layout import (BAD_INDEX, NEGATIVE_COUNT, OK, ORPHAN_SPAN, OUTSIDE_SPANS, SHARED_SPAN,
+                      layout_problem)
 from ._monotone import monotone
 from ._region_filter import BORDER_FLAG, merge_and_filter, split_self_overlaps
 from ._watershed import watershed
@@ -54,18 +56,16 @@ def build_distance_field(chf: CompactHeightfield) -> int:
     distance before the blur (Recast's ``maxDistance``, where the
     watershed starts)."""
     _check_chf(chf, "build_distance_field")
-    raw = np.empty(chf.span_count, np.uint16)
-    largest = chamfer_distance(chf.cell_index, chf.cell_count, chf.neighbors, chf.area, raw)
-    box_blur(chf.neighbors, raw, chf.dist, 1)
-    return int(largest)
+    return _distance_field(chf)
 
 
 def build_regions_watershed(chf: CompactHeightfield, min_region_area: int,
                             merge_region_area: int, border_size: int | None = None, *,
                             max_distance: int | None = None) -> int:
     """Watershed regions (Recast's ``rcBuildRegions``) from ``chf.dist``,
-    which :func:`build_distance_field` fills first; fills ``chf.region``
-    and ``chf.max_region`` and returns ``max_region``.
+    which :func:`build_distance_field` fills first (all zeros: every
+    connected piece floods as one region); fills ``chf.region`` and
+    ``chf.max_region`` and returns ``max_region``.
 
     ``border_size``: cells of tile padding on each side (default
     ``chf.border_size``; stored there, as Recast does). ``max_distance``:
@@ -73,18 +73,14 @@ def build_regions_watershed(chf: CompactHeightfield, min_region_area: int,
     when not given it is computed again from the heightfield."""
     where = "build_regions_watershed"
     _check_chf(chf, where)
-    min_area, merge_area, border = _check_sizes(chf, min_region_area, merge_region_area,
-                                                border_size, where)
+    sizes = _check_sizes(chf, min_region_area, merge_region_area, border_size, where)
     if max_distance is None:
         max_distance = chamfer_distance(chf.cell_index, chf.cell_count, chf.neighbors,
                                         chf.area, np.empty(chf.span_count, np.uint16))
     elif not validate.is_int(max_distance) or not 0 <= max_distance <= 0xFFFF:
         raise GraphError(f"{where}: max_distance must be an integer in 0..65535 (what "
                          f"build_distance_field returned), got {max_distance!r}")
-    region = np.empty(chf.span_count, np.int32)
-    next_id = watershed(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
-                        chf.neighbors, chf.area, chf.dist, int(max_distance), region)
-    return _finish(chf, region, next_id, min_area, merge_area, border, where)
+    return _watershed_regions(chf, *sizes, int(max_distance), where)
 
 
 def build_regions_monotone(chf: CompactHeightfield, min_region_area: int,
@@ -94,28 +90,46 @@ def build_regions_monotone(chf: CompactHeightfield, min_region_area: int,
     ``max_region``. ``border_size`` as for :func:`build_regions_watershed`."""
     where = "build_regions_monotone"
     _check_chf(chf, where)
-    min_area, merge_area, border = _check_sizes(chf, min_region_area, merge_region_area,
-                                                border_size, where)
-    region = np.empty(chf.span_count, np.int32)
-    next_id = monotone(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
-                       chf.neighbors, chf.area, region)
-    return _finish(chf, region, next_id, min_area, merge_area, border, where)
+    sizes = _check_sizes(chf, min_region_area, merge_region_area, border_size, where)
+    return _monotone_regions(chf, *sizes, where)
 
 
 def build_regions(chf: CompactHeightfield, config: LevelConfig) -> int:
     """The partition ``config.partition`` names, with its region sizes and
     ``chf.border_size``; the watershed computes the distance field first.
     Returns ``chf.max_region``."""
+    where = "build_regions"
     if not isinstance(config, LevelConfig):
-        raise GraphError(f"build_regions: config must be a LevelConfig, got "
-                         f"{type(config).__name__}")
-    _check_chf(chf, "build_regions")
+        raise GraphError(f"{where}: config must be a LevelConfig, got {_what(config)}")
+    _check_chf(chf, where)
+    sizes = _check_sizes(chf, config.min_region_area, config.merge_region_area,
+                         chf.border_size, where)
     if config.partition == "monotone":
-        return build_regions_monotone(chf, config.min_region_area, config.merge_region_area,
-                                      chf.border_size)
-    largest = build_distance_field(chf)
-    return build_regions_watershed(chf, config.min_region_area, config.merge_region_area,
-                                   chf.border_size, max_distance=largest)
+        return _monotone_regions(chf, *sizes, where)
+    return _watershed_regions(chf, *sizes, _distance_field(chf), where)
+
+
+# The steps after validation.
+
+def _distance_field(chf) -> int:
+    raw = np.empty(chf.span_count, np.uint16)
+    largest = chamfer_distance(chf.cell_index, chf.cell_count, chf.neighbors, chf.area, raw)
+    box_blur(chf.neighbors, raw, chf.dist, 1)
+    return int(largest)
+
+
+def _watershed_regions(chf, min_area, merge_area, border, max_distance, where) -> int:
+    region = np.empty(chf.span_count, np.int32)
+    next_id = watershed(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
+                        chf.neighbors, chf.area, chf.dist, max_distance, region)
+    return _finish(chf, region, next_id, min_area, merge_area, border, where)
+
+
+def _monotone_regions(chf, min_area, merge_area, border, where) -> int:
+    region = np.empty(chf.span_count, np.int32)
+    next_id = monotone(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
+                       chf.neighbors, chf.area, region)
+    return _finish(chf, region, next_id, min_area, merge_area, border, where)
 
 
 def _finish(chf, region, next_id, min_area, merge_area, border, where) -> int:
@@ -158,7 +172,7 @@ def _check_chf(chf, where: str) -> None:
     compact heightfield's layout (see ``heightfield.py``): the arrays the
     kernels index must have their dtype and shape, cells must cover the
     spans exactly once, and each neighbour must be a span of the cell next
-    to it in that direction."""
+    to it in that direction (checked by a kernel: O(spans))."""
     if not isinstance(chf, CompactHeightfield):
         raise GraphError(f"{where}: chf must be a CompactHeightfield, got {_what(chf)}")
     for name in ("width", "height", "border_size"):
@@ -197,45 +211,26 @@ def _check_chf(chf, where: str) -> None:
     for name in ("dist", "region"):
         if not getattr(chf, name).flags.writeable:
             raise GraphError(f"{where}: chf.{name} is read-only; the partition writes it")
-    index, count = chf.cell_index, chf.cell_count
-    if count.size and count.min() < 0:
-        cell = int(np.flatnonzero(count < 0)[0])
-        raise GraphError(f"{where}: chf.cell_count[{cell}] is {count[cell]}, must be >= 0")
-    if int(count.sum(dtype=np.int64)) != spans:
-        raise GraphError(f"{where}: chf.cell_count sums to {int(count.sum(dtype=np.int64))} "
-                         f"spans, but there are {spans}")
-    used = np.flatnonzero(count > 0)
-    order = used[np.argsort(index[used], kind="stable")]
-    starts = np.zeros(order.size, np.int64)
-    np.cumsum(count[order][:-1], out=starts[1:])
-    if not np.array_equal(index[order].astype(np.int64), starts):
-        wrong = order[np.flatnonzero(index[order] != starts)[0]]
-        raise GraphError(f"{where}: chf.cell_index does not lay the cells' spans out "
-                         f"contiguously without gaps or overlaps (cell {int(wrong)} starts at "
-                         f"{int(index[wrong])})")
-    span_cell = np.repeat(order.astype(np.int64), count[order])
-    # span_cell is in span order because the cells were sorted by their first span.
-    nbr = chf.neighbors
-    if spans and (nbr.min() < -1 or nbr.max() >= spans):
-        span, direction = np.argwhere((nbr < -1) | (nbr >= spans))[0]
-        raise GraphError(f"{where}: chf.neighbors[{span}, {direction}] is "
-                         f"{nbr[span, direction]}, must be -1 or a span index in 0..{spans - 1}")
-    if spans:
-        x = span_cell % width
-        z = span_cell // width
-        dx = np.array([-1, 0, 1, 0])
-        dz = np.array([0, 1, 0, -1])
-        present = nbr >= 0
-        target_cell = span_cell[np.where(present, nbr, 0)]
-        nx = x[:, None] + dx[None, :]
-        nz = z[:, None] + dz[None, :]
-        inside = (nx >= 0) & (nx < width) & (nz >= 0) & (nz < height)
-        wrong = present & (~inside | (target_cell != nx + nz * width))
-        if wrong.any():
-            span, direction = np.argwhere(wrong)[0]
-            raise GraphError(f"{where}: chf.neighbors[{span}, {direction}] = "
-                             f"{nbr[span, direction]} is not a span of the cell next to span "
-                             f"{span}'s cell ({x[span]}, {z[span]}) in direction {direction}")
+    problem, a, b = layout_problem(chf.cell_index, chf.cell_count, width, chf.neighbors)
+    if problem != OK:
+        raise GraphError(f"{where}: {_layout_message(chf, problem, int(a), int(b))}")
+
+
+def _layout_message(chf, problem, a, b) -> str:
+    if problem == NEGATIVE_COUNT:
+        return f"chf.cell_count[{a}] is {chf.cell_count[a]}, must be >= 0"
+    if problem == OUTSIDE_SPANS:
+        return (f"cell {a}'s spans (chf.cell_index {chf.cell_index[a]}, chf.cell_count "
+                f"{chf.cell_count[a]}) lie outside the {chf.span_count} spans")
+    if problem == SHARED_SPAN:
+        return f"span {b} belongs to cell {a} and to another cell (chf.cell_index overlaps)"
+    if problem == ORPHAN_SPAN:
+        return f"span {a} belongs to no cell (chf.cell_index/cell_count leave a gap)"
+    if problem == BAD_INDEX:
+        return (f"chf.neighbors[{a}, {b}] is {chf.neighbors[a, b]}, must be -1 or a span "
+                f"index in 0..{chf.span_count - 1}")
+    return (f"chf.neighbors[{a}, {b}] = {chf.neighbors[a, b]} is not a span of the cell next "
+            f"to span {a}'s cell in direction {b}")
 
 
 def _what(value) -> str:
