@@ -74,8 +74,10 @@ def split_self_overlaps(cell_index, cell_count, neighbors, region, next_id):
     queue = np.empty(num_spans, np.int32)
     for cell in range(num_cells):
         for seed in range(cell_index[cell], cell_index[cell] + cell_count[cell]):
+            if placed[seed]:        # relabelled already: its id may be a new one
+                continue
             r = region[seed]
-            if r == 0 or r & BORDER_FLAG or not overlapping[r] or placed[seed]:
+            if r == 0 or r & BORDER_FLAG or not overlapping[r]:
                 continue
             if kept_id[r]:
                 piece = next_id

@@ -202,7 +202,7 @@ def _check_chf(chf, where: str) -> None:
             if name == "area" and validate.real_dtype(value.dtype) and value.size \
                     and (value.min() < 0 or value.max() > 255):
                 bad = int(np.flatnonzero((value < 0) | (value > 255))[0])
-                extra = f" (area ids are 0..63; span {bad} has {value[bad]!r})"
+                extra = f" (area ids are 0..63; span {bad} has {int(value[bad])})"
             raise GraphError(f"{where}: chf.{name} must have dtype {np.dtype(dtype)}, got "
                              f"{value.dtype}{extra}")
         if value.shape != shape:
