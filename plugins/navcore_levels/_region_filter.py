@@ -277,6 +277,7 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
     num_neighbours = np.zeros(nreg, np.int64)
     floors = [np.empty(0, np.int32) for _ in range(nreg)]
     num_floors = np.zeros(nreg, np.int64)
+    last_floor = np.zeros(nreg, np.int64)
     max_steps = 4 * num_spans + 4     # more (span, direction) states than exist
     contour = np.empty(max_steps + 2, np.int32)
 
@@ -288,7 +289,7 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
             if r == 0 or r >= nreg:
                 continue
             span_total[r] += 1
-            for other in range(start, end):
+            for other in range(start, end if end - start > 1 else start):
                 if other == span:
                     continue
                 floor = region[other]
@@ -296,8 +297,11 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
                     continue
                 if floor == r:
                     overlap[r] = True
-                if not _contains(floors, num_floors, r, floor):
+                # Neighbouring cells mostly repeat the last pair: skip the
+                # list lookup (slow on numba's lists) for it.
+                if floor != last_floor[r] and not _contains(floors, num_floors, r, floor):
                     _push(floors, num_floors, r, floor)
+                last_floor[r] = floor
             if num_neighbours[r] > 0:
                 continue
             area_of[r] = area[span]
