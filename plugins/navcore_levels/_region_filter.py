@@ -106,36 +106,53 @@ def split_self_overlaps(cell_index, cell_count, neighbors, region, next_id):
     return next_id
 
 
-# --- growable int lists: one int32 array per region plus its used length ---
+# --- int lists kept in one pool array -------------------------------------------------
+# List k holds pool[first[k] : first[k] + size[k]] with room for room[k]
+# items; a list that outgrows its room moves to the pool's end. (numba's
+# lists of arrays count references on every access, which made the merge
+# loop several times slower than Recast's.)
 
-@njit(cache=True, nogil=True, inline="always")
-def _push(lists, lengths, k, value):
-    n = lengths[k]
-    items = lists[k]
-    if n == items.shape[0]:
-        grown = np.empty(max(4, 2 * n), np.int32)
-        grown[:n] = items[:n]
-        lists[k] = grown
-        items = grown
-    items[n] = value
-    lengths[k] = n + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _contains(lists, lengths, k, value):
-    items = lists[k]
-    for j in range(lengths[k]):
-        if items[j] == value:
-            return True
-    return False
+@njit(cache=True, nogil=True)
+def _new_lists(count, room_per_list):
+    pool = np.empty(max(16, count * room_per_list), np.int32)
+    first = np.zeros(count, np.int64)
+    size = np.zeros(count, np.int64)
+    room = np.zeros(count, np.int64)
+    top = np.zeros(1, np.int64)
+    return pool, first, size, room, top
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _count(lists, lengths, k, value):
-    items = lists[k]
+@njit(cache=True, nogil=True)
+def _reserve(pool, first, size, room, top, k, need):
+    """``pool`` (reallocated when full) with room for ``need`` items in list ``k``."""
+    if need <= room[k]:
+        return pool
+    new_room = max(4, 2 * need)
+    end = top[0]
+    if end + new_room > pool.shape[0]:
+        bigger = np.empty(max(2 * pool.shape[0], end + new_room), np.int32)
+        bigger[:end] = pool[:end]
+        pool = bigger
+    pool[end:end + size[k]] = pool[first[k]:first[k] + size[k]]
+    first[k] = end
+    room[k] = new_room
+    top[0] = end + new_room
+    return pool
+
+
+@njit(cache=True, nogil=True)
+def _push(pool, first, size, room, top, k, value):
+    pool = _reserve(pool, first, size, room, top, k, size[k] + 1)
+    pool[first[k] + size[k]] = value
+    size[k] += 1
+    return pool
+
+
+@njit(cache=True, nogil=True)
+def _count(pool, first, size, k, value):
     n = 0
-    for j in range(lengths[k]):
-        if items[j] == value:
+    for j in range(first[k], first[k] + size[k]):
+        if pool[j] == value:
             n += 1
     return n
 
@@ -158,12 +175,6 @@ def _drop_repeats(items, n, keep_one):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _region_across(neighbors, region, span, direction):
-    other = neighbors[span, direction]
-    return region[other] if other >= 0 else 0
-
-
 @njit(cache=True, nogil=True)
 def _walk_contour(span, direction, neighbors, region, contour, max_steps):
     """Walk the boundary of ``span``'s region clockwise from its edge in
@@ -171,12 +182,14 @@ def _walk_contour(span, direction, neighbors, region, contour, max_steps):
     for no region). Returns how many."""
     start_span = span
     start_direction = direction
-    current = _region_across(neighbors, region, span, direction)
+    own = region[span]
+    other = neighbors[span, direction]
+    current = region[other] if other >= 0 else 0
     contour[0] = current
     n = 1
-    own = region[span]
     for _ in range(max_steps):
-        across = _region_across(neighbors, region, span, direction)
+        other = neighbors[span, direction]
+        across = region[other] if other >= 0 else 0
         if across != own:
             if across != current:
                 current = across
@@ -184,69 +197,13 @@ def _walk_contour(span, direction, neighbors, region, contour, max_steps):
                 n += 1
             direction = (direction + 1) & 3
         else:
-            span = neighbors[span, direction]
+            span = other
             direction = (direction + 3) & 3
         if span == start_span and direction == start_direction:
             break
     if n > 1:
         n = _drop_repeats(contour, n, False)
     return n
-
-
-@njit(cache=True, nogil=True)
-def _merge_into(target, source, ids, neighbours, num_neighbours, floors, num_floors,
-                span_total):
-    """Merge region ``source`` into ``target``: their neighbour rings are
-    spliced where each names the other. False (nothing changed) when one
-    ring does not name the other."""
-    target_ring = neighbours[target][:num_neighbours[target]].copy()
-    source_ring = neighbours[source]
-    n_target = target_ring.shape[0]
-    n_source = num_neighbours[source]
-    at_target = -1
-    for j in range(n_target):
-        if target_ring[j] == ids[source]:
-            at_target = j
-            break
-    if at_target < 0:
-        return False
-    at_source = -1
-    for j in range(n_source):
-        if source_ring[j] == ids[target]:
-            at_source = j
-            break
-    if at_source < 0:
-        return False
-    spliced = np.empty(max(4, n_target + n_source), np.int32)
-    n = 0
-    for j in range(n_target - 1):
-        spliced[n] = target_ring[(at_target + 1 + j) % n_target]
-        n += 1
-    for j in range(n_source - 1):
-        spliced[n] = source_ring[(at_source + 1 + j) % n_source]
-        n += 1
-    neighbours[target] = spliced
-    num_neighbours[target] = _drop_repeats(spliced, n, True)
-    for j in range(num_floors[source]):
-        floor = floors[source][j]
-        if not _contains(floors, num_floors, target, floor):
-            _push(floors, num_floors, target, floor)
-    span_total[target] += span_total[source]
-    span_total[source] = 0
-    num_neighbours[source] = 0
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _can_merge(a, b, ids, area_of, neighbours, num_neighbours, floors, num_floors):
-    """Whether region ``b`` may be merged into ``a`` as seen from ``a``:
-    same area, ``a``'s ring meets ``b`` once (else the merged region
-    would enclose a hole), and ``b`` lies on no floor above or below ``a``."""
-    if area_of[a] != area_of[b]:
-        return False
-    if _count(neighbours, num_neighbours, a, ids[b]) > 1:
-        return False
-    return not _contains(floors, num_floors, a, ids[b])
 
 
 @njit(cache=True, nogil=True)
@@ -265,7 +222,7 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
     4. the surviving ids are renumbered ``1..`` in order of first use.
 
     Rewrites ``region`` (border regions keep their ids) and returns the
-    highest id."""
+    highest id (as in Recast, an id or a few may be unused)."""
     num_cells = cell_index.shape[0]
     num_spans = region.shape[0]
     nreg = next_id + 1
@@ -273,10 +230,8 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
     span_total = np.zeros(nreg, np.int64)
     area_of = np.zeros(nreg, np.int32)
     overlap = np.zeros(nreg, np.bool_)
-    neighbours = [np.empty(0, np.int32) for _ in range(nreg)]
-    num_neighbours = np.zeros(nreg, np.int64)
-    floors = [np.empty(0, np.int32) for _ in range(nreg)]
-    num_floors = np.zeros(nreg, np.int64)
+    rings, ring_first, ring_size, ring_room, ring_top = _new_lists(nreg, 8)
+    floors, floor_first, floor_size, floor_room, floor_top = _new_lists(nreg, 2)
     last_floor = np.zeros(nreg, np.int64)
     max_steps = 4 * num_spans + 4     # more (span, direction) states than exist
     contour = np.empty(max_steps + 2, np.int32)
@@ -297,23 +252,26 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
                     continue
                 if floor == r:
                     overlap[r] = True
-                # Neighbouring cells mostly repeat the last pair: skip the
-                # list lookup (slow on numba's lists) for it.
-                if floor != last_floor[r] and not _contains(floors, num_floors, r, floor):
-                    _push(floors, num_floors, r, floor)
+                # Neighbouring cells mostly repeat the pair just seen.
+                if floor != last_floor[r] \
+                        and _count(floors, floor_first, floor_size, r, floor) == 0:
+                    floors = _push(floors, floor_first, floor_size, floor_room, floor_top, r,
+                                   floor)
                 last_floor[r] = floor
-            if num_neighbours[r] > 0:
+            if ring_size[r] > 0:
                 continue
             area_of[r] = area[span]
             edge = -1
             for direction in range(4):
-                if _region_across(neighbors, region, span, direction) != r:
+                other = neighbors[span, direction]
+                if other < 0 or region[other] != r:
                     edge = direction
                     break
             if edge >= 0:
                 n = _walk_contour(span, edge, neighbors, region, contour, max_steps)
-                neighbours[r] = contour[:max(n, 1)].copy()
-                num_neighbours[r] = n
+                rings = _reserve(rings, ring_first, ring_size, ring_room, ring_top, r, n)
+                rings[ring_first[r]:ring_first[r] + n] = contour[:n]
+                ring_size[r] = n
 
     # Drop groups of connected regions that are too small in all.
     visited = np.zeros(nreg, np.bool_)
@@ -336,9 +294,8 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
             total += span_total[r]
             trace[traced] = r
             traced += 1
-            ring = neighbours[r]
-            for j in range(num_neighbours[r]):
-                other = ring[j]
+            for j in range(ring_first[r], ring_first[r] + ring_size[r]):
+                other = rings[j]
                 if other & BORDER_FLAG:
                     touches_border = True
                     continue
@@ -360,47 +317,85 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
             if ids[r] == 0 or ids[r] & BORDER_FLAG or overlap[r] or span_total[r] == 0:
                 continue
             if span_total[r] > merge_region_area \
-                    and _contains(neighbours, num_neighbours, r, 0):
+                    and _count(rings, ring_first, ring_size, r, 0) > 0:
                 continue
             smallest = _NO_SIZE
             merge_id = ids[r]
-            ring = neighbours[r]
-            for j in range(num_neighbours[r]):
-                other = ring[j]
+            for j in range(ring_first[r], ring_first[r] + ring_size[r]):
+                other = rings[j]
                 if other & BORDER_FLAG:
                     continue
                 if ids[other] == 0 or ids[other] & BORDER_FLAG or overlap[other]:
                     continue
-                if span_total[other] < smallest \
-                        and _can_merge(r, other, ids, area_of, neighbours, num_neighbours,
-                                       floors, num_floors) \
-                        and _can_merge(other, r, ids, area_of, neighbours, num_neighbours,
-                                       floors, num_floors):
-                    smallest = span_total[other]
-                    merge_id = ids[other]
+                if span_total[other] >= smallest:
+                    continue
+                # Either way: same area, the rings meet once (else the merged
+                # region would enclose a hole), and not on each other's floors.
+                if area_of[r] != area_of[other] \
+                        or _count(rings, ring_first, ring_size, r, ids[other]) > 1 \
+                        or _count(floors, floor_first, floor_size, r, ids[other]) > 0 \
+                        or _count(rings, ring_first, ring_size, other, ids[r]) > 1 \
+                        or _count(floors, floor_first, floor_size, other, ids[r]) > 0:
+                    continue
+                smallest = span_total[other]
+                merge_id = ids[other]
             if merge_id == ids[r]:
                 continue
             old_id = ids[r]
-            if not _merge_into(merge_id, r, ids, neighbours, num_neighbours, floors,
-                               num_floors, span_total):
+            target = merge_id
+            # Splice the rings where each names the other.
+            at_target = -1
+            for j in range(ring_size[target]):
+                if rings[ring_first[target] + j] == old_id:
+                    at_target = j
+                    break
+            at_source = -1
+            for j in range(ring_size[r]):
+                if rings[ring_first[r] + j] == ids[target]:
+                    at_source = j
+                    break
+            if at_target < 0 or at_source < 0:
                 continue
+            target_ring = rings[ring_first[target]:ring_first[target] + ring_size[target]].copy()
+            source_ring = rings[ring_first[r]:ring_first[r] + ring_size[r]].copy()
+            n_target = target_ring.shape[0]
+            n_source = source_ring.shape[0]
+            rings = _reserve(rings, ring_first, ring_size, ring_room, ring_top, target,
+                             n_target + n_source)
+            base = ring_first[target]
+            n = 0
+            for j in range(n_target - 1):
+                rings[base + n] = target_ring[(at_target + 1 + j) % n_target]
+                n += 1
+            for j in range(n_source - 1):
+                rings[base + n] = source_ring[(at_source + 1 + j) % n_source]
+                n += 1
+            ring_size[target] = _drop_repeats(rings[base:base + n], n, True)
+            for j in range(floor_first[r], floor_first[r] + floor_size[r]):
+                floor = floors[j]
+                if _count(floors, floor_first, floor_size, target, floor) == 0:
+                    floors = _push(floors, floor_first, floor_size, floor_room, floor_top,
+                                   target, floor)
+            span_total[target] += span_total[r]
+            span_total[r] = 0
+            ring_size[r] = 0
+            # Everything that named the merged region names its target now.
             for k in range(nreg):
                 if ids[k] == 0 or ids[k] & BORDER_FLAG:
                     continue
                 if ids[k] == old_id:
                     ids[k] = merge_id
-                ring = neighbours[k]
                 renamed = False
-                for j in range(num_neighbours[k]):
-                    if ring[j] == old_id:
-                        ring[j] = merge_id
+                for j in range(ring_first[k], ring_first[k] + ring_size[k]):
+                    if rings[j] == old_id:
+                        rings[j] = merge_id
                         renamed = True
-                below = floors[k]
-                for j in range(num_floors[k]):
-                    if below[j] == old_id:
-                        below[j] = merge_id
+                for j in range(floor_first[k], floor_first[k] + floor_size[k]):
+                    if floors[j] == old_id:
+                        floors[j] = merge_id
                 if renamed:
-                    num_neighbours[k] = _drop_repeats(ring, num_neighbours[k], True)
+                    ring_size[k] = _drop_repeats(
+                        rings[ring_first[k]:ring_first[k] + ring_size[k]], ring_size[k], True)
             merges += 1
         if merges == 0:
             break
