@@ -18,10 +18,6 @@ ORPHAN_SPAN = 4         # span a belongs to no cell
 BAD_INDEX = 5           # neighbors[a, b] is neither -1 nor a span index
 WRONG_CELL = 6          # neighbors[a, b] is a span of another cell
 
-_DX = (-1, 0, 1, 0)
-_DZ = (0, 1, 0, -1)
-
-
 @njit(cache=True, nogil=True)
 def layout_problem(cell_index, cell_count, width, neighbors):
     """``(problem, a, b)``: the first problem found (codes above) and where,
@@ -45,18 +41,19 @@ def layout_problem(cell_index, cell_count, width, neighbors):
         if span_cell[span] < 0:
             return ORPHAN_SPAN, span, 0
     height = cell_index.shape[0] // width if width > 0 else 0
-    for span in range(num_spans):
-        x = span_cell[span] % width
-        z = span_cell[span] // width
-        for direction in range(4):
-            other = neighbors[span, direction]
-            if other == -1:
-                continue
-            if other < -1 or other >= num_spans:
-                return BAD_INDEX, span, direction
-            nx = x + _DX[direction]
-            nz = z + _DZ[direction]
-            if nx < 0 or nx >= width or nz < 0 or nz >= height \
-                    or span_cell[other] != nx + nz * width:
-                return WRONG_CELL, span, direction
+    for z in range(height):
+        for x in range(width):
+            cell = x + z * width
+            for span in range(cell_index[cell], cell_index[cell] + cell_count[cell]):
+                for direction in range(4):
+                    other = neighbors[span, direction]
+                    if other == -1:
+                        continue
+                    if other < -1 or other >= num_spans:
+                        return BAD_INDEX, span, direction
+                    nx = x + (direction == 2) - (direction == 0)
+                    nz = z + (direction == 1) - (direction == 3)
+                    if nx < 0 or nx >= width or nz < 0 or nz >= height \
+                            or span_cell[other] != nx + nz * width:
+                        return WRONG_CELL, span, direction
     return OK, 0, 0

@@ -6,13 +6,15 @@ to keep are dropped, small ones merged into a neighbour, ids compacted.
 While regions are built, ids are int32 and a border region carries
 ``BORDER_FLAG`` (bit 30) rather than the heightfield's ``BORDER_REGION``
 (bit 15), so that more than 32767 raw regions never read as border
-regions; ``regions.py`` rewrites the flag at the end.
+regions; ``merge_and_filter`` rewrites the flag at the end.
 
 Private: ``regions.py`` validates and calls them."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from .heightfield import BORDER_REGION
 
 BORDER_FLAG = 1 << 30
 #: larger than any span count: "no neighbour chosen yet" when merging
@@ -221,8 +223,10 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
        that lies on none of its floors, until nothing merges;
     4. the surviving ids are renumbered ``1..`` in order of first use.
 
-    Rewrites ``region`` (border regions keep their ids) and returns the
-    highest id (as in Recast, an id or a few may be unused)."""
+    Rewrites ``region`` (border regions get ``BORDER_REGION`` in place of
+    ``BORDER_FLAG``) and returns the highest id (as in Recast, an id or a
+    few may be unused), or -1, changing nothing, when a region holds two
+    spans of one cell: ``split_self_overlaps`` first, then again."""
     num_cells = cell_index.shape[0]
     num_spans = region.shape[0]
     nreg = next_id + 1
@@ -272,6 +276,10 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
                 rings = _reserve(rings, ring_first, ring_size, ring_room, ring_top, r, n)
                 rings[ring_first[r]:ring_first[r] + n] = contour[:n]
                 ring_size[r] = n
+
+    for r in range(nreg):
+        if overlap[r]:
+            return -1
 
     # Drop groups of connected regions that are too small in all.
     visited = np.zeros(nreg, np.bool_)
@@ -413,6 +421,8 @@ def merge_and_filter(cell_index, cell_count, neighbors, area, region, next_id,
         ids[r] = new_id[old]
     for span in range(num_spans):
         r = region[span]
-        if not r & BORDER_FLAG:
+        if r & BORDER_FLAG:
+            region[span] = (r & ~BORDER_FLAG) | BORDER_REGION
+        else:
             region[span] = ids[r]
     return count

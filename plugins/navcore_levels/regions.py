@@ -37,7 +37,7 @@ from ._distance import box_blur, chamfer_distance
 from ._layout import (BAD_INDEX, NEGATIVE_COUNT, OK, ORPHAN_SPAN, OUTSIDE_SPANS, SHARED_SPAN,
                       layout_problem)
 from ._monotone import monotone
-from ._region_filter import BORDER_FLAG, merge_and_filter, split_self_overlaps
+from ._region_filter import merge_and_filter, split_self_overlaps
 from ._watershed import watershed
 from .config import LevelConfig
 from .heightfield import BORDER_REGION, CompactHeightfield
@@ -135,16 +135,17 @@ def _monotone_regions(chf, min_area, merge_area, border, where) -> int:
 def _finish(chf, region, next_id, min_area, merge_area, border, where) -> int:
     """Split self-overlapping regions, clean up (drop, merge, renumber) and
     store the result in ``chf`` (untouched when the ids do not fit)."""
-    next_id = split_self_overlaps(chf.cell_index, chf.cell_count, chf.neighbors, region,
-                                  next_id)
     count = merge_and_filter(chf.cell_index, chf.cell_count, chf.neighbors, chf.area, region,
                              next_id, min_area, merge_area)
+    if count < 0:       # a region covers a cell twice: split it, then clean up
+        next_id = split_self_overlaps(chf.cell_index, chf.cell_count, chf.neighbors, region,
+                                      next_id)
+        count = merge_and_filter(chf.cell_index, chf.cell_count, chf.neighbors, chf.area,
+                                 region, next_id, min_area, merge_area)
     if count > MAX_REGIONS:
         raise CapacityError(f"{where}: the partition gave {count} regions; region ids must "
                             f"stay below BORDER_REGION ({BORDER_REGION}), so at most "
                             f"{MAX_REGIONS} fit (build the level in tiles)")
-    border_spans = (region & BORDER_FLAG) != 0
-    region[border_spans] = (region[border_spans] & ~BORDER_FLAG) | BORDER_REGION
     chf.region[:] = region
     chf.max_region = int(count)
     chf.border_size = border
