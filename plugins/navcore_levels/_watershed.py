@@ -165,7 +165,10 @@ def watershed(cell_index, cell_count, width, height, border_size, neighbors, are
     if border_size > 0:
         next_id = paint_border_regions(cell_index, cell_count, width, height, border_size,
                                        area, region)
-    level = (max_distance + 1) & ~1
+    # Recast starts at (max_distance + 1) & ~1, which is 0 when every span
+    # lies on an edge (a level of narrow corridors) and then floods nothing;
+    # starting at 2 floods such a level at level 0 and changes nothing else.
+    level = max((max_distance + 1) & ~1, 2)
     k = -1
     while level > 0:
         level = level - 2 if level >= 2 else 0

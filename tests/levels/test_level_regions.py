@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from levelkit import chf_from_floors
-from navcore.errors import GraphError
-from navcore_levels import BORDER_REGION, LevelConfig, WALKABLE_AREA
+from navcore.errors import CapacityError, GraphError
+from navcore_levels import BORDER_REGION, CompactHeightfield, LevelConfig, WALKABLE_AREA
 from navcore_levels._distance import chamfer_distance
 from navcore_levels._region_filter import split_self_overlaps
 from navcore_levels._watershed import watershed
+from navcore_levels.heightfield import OPEN_TOP
 from navcore_levels.regions import (build_distance_field, build_regions, build_regions_monotone,
                                     build_regions_watershed)
 
@@ -366,6 +367,50 @@ def test_corridor_splits_two_rooms():
     right = chf.region[span_cells(chf) % 56 >= 32]
     assert not np.isin(left, right).any()
     check_invariants(chf, LevelConfig().min_region_area)
+
+
+@pytest.mark.parametrize("partition", ["watershed", "monotone"])
+def test_narrow_corridors_get_regions(partition):
+    """A straight corridor two cells wide and a bent one a cell wide:
+    every span is on an edge (distance 0 everywhere), where Recast's
+    watershed would flood nothing."""
+    floors = -np.ones((12, 14), int)
+    floors[2:4, 1:13] = 0
+    floors[6, 1:13] = 0
+    floors[7:11, 12] = 0
+    chf = chf_from_floors(floors)
+    assert build_distance_field(chf) == 0
+    regions_of(chf, partition, 8, 20)
+    assert (chf.region > 0).all()
+    check_invariants(chf, 8)
+
+
+def isolated_spans(width, height):
+    """A chequerboard of single walkable cells, none joined to another."""
+    open_cells = ((np.arange(width)[None, :] + np.arange(height)[:, None]) % 2 == 0).ravel()
+    count = open_cells.astype(np.int32)
+    spans = int(count.sum())
+    return CompactHeightfield(
+        width=width, height=height, border_size=0, walkable_height=10, walkable_climb=4,
+        bmin=np.zeros(3), cs=0.3, ch=0.2, cell_index=(np.cumsum(count) - count).astype(np.int32),
+        cell_count=count, y=np.zeros(spans, np.int32), h=np.full(spans, OPEN_TOP, np.int32),
+        neighbors=np.full((spans, 4), -1, np.int32),
+        area=np.full(spans, WALKABLE_AREA, np.uint8), dist=np.zeros(spans, np.uint16),
+        region=np.zeros(spans, np.int32))
+
+
+@pytest.mark.parametrize("partition", ["watershed", "monotone"])
+def test_more_regions_than_ids_is_a_capacity_error(partition):
+    """Region ids must stay below BORDER_REGION (32768): 32768 lone spans
+    kept as regions do not fit, and the heightfield is left as it was."""
+    chf = isolated_spans(256, 256)
+    with pytest.raises(CapacityError, match="at most 32767 fit"):
+        regions_of(chf, partition, 0, 0)
+    assert (chf.region == 0).all() and chf.max_region == 0
+    # With fewer, each lone span is its own region.
+    small = isolated_spans(40, 30)
+    regions_of(small, partition, 0, 0)
+    assert len(np.unique(small.region)) == small.span_count
 
 
 def test_build_regions_dispatches_on_the_partition():
