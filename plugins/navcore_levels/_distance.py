@@ -29,18 +29,13 @@ def _chamfer_pass(cell_index, cell_count, neighbors, field, first_cell, stop, ce
     for cell in range(first_cell, stop, cell_step):
         for span in range(cell_index[cell], cell_index[cell] + cell_count[cell]):
             best = np.int32(field[span])
-            straight = neighbors[span, ahead]
-            if straight >= 0:
-                best = min(best, np.int32(field[straight]) + 2)
-                diagonal = neighbors[straight, ahead_turn]
-                if diagonal >= 0:
-                    best = min(best, np.int32(field[diagonal]) + 3)
-            straight = neighbors[span, side]
-            if straight >= 0:
-                best = min(best, np.int32(field[straight]) + 2)
-                diagonal = neighbors[straight, side_turn]
-                if diagonal >= 0:
-                    best = min(best, np.int32(field[diagonal]) + 3)
+            for step, turn in ((ahead, ahead_turn), (side, side_turn)):
+                straight = neighbors[span, step]
+                if straight >= 0:
+                    best = min(best, np.int32(field[straight]) + 2)
+                    diagonal = neighbors[straight, turn]
+                    if diagonal >= 0:
+                        best = min(best, np.int32(field[diagonal]) + 3)
             field[span] = best
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._distance import UNREACHED
 from ._region_filter import BORDER_FLAG, paint_border_regions
 
+#: levels sorted into stacks by one scan
 NUM_STACKS = 8
 #: growth steps allowed per level (Recast's ``expandIters``); the final
 #: growth at level 0 runs until nothing changes
 GROW_STEPS = 8
-_FAR = 0xFFFF
 
 
 @njit(cache=True, nogil=True)
@@ -44,7 +45,7 @@ def _grow_regions(waiting, num_waiting, max_steps, level, neighbors, area, regio
                 failed += 1
                 continue
             best_region = region[span]
-            best_dist = _FAR
+            best_dist = UNREACHED
             own_area = area[span]
             for direction in range(4):
                 other = neighbors[span, direction]
