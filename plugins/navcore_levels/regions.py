@@ -161,12 +161,16 @@ def _check_sizes(chf, min_region_area, merge_region_area, border_size, where):
         if not validate.is_int(value) or value < 0:
             raise GraphError(f"{where}: {name} must be a whole number of spans >= 0, "
                              f"got {value!r}")
-        values.append(int(value))
+        # Beyond the span count a size means the same; numba takes int64 only.
+        values.append(min(int(value), chf.span_count + 1))
     if border_size is None:
         border_size = chf.border_size
     if not validate.is_int(border_size) or border_size < 0:
         raise GraphError(f"{where}: border_size must be a whole number of cells >= 0, got "
                          f"{border_size!r}")
+    if border_size > max(chf.width, chf.height):
+        raise GraphError(f"{where}: border_size {border_size} is wider than the "
+                         f"{chf.width} x {chf.height} grid")
     return values[0], values[1], int(border_size)
 
 

@@ -489,12 +489,22 @@ def test_bad_heightfield_is_a_graph_error(breakage, fragment):
             np.testing.assert_array_equal(chf.region, before)   # left unchanged
 
 
+@pytest.mark.parametrize("partition", ["watershed", "monotone"])
+def test_region_sizes_beyond_int64_mean_everything(partition):
+    chf = small_chf()
+    regions_of(chf, partition, 10 ** 30, 0)
+    assert (chf.region == 0).all()
+    regions_of(chf, partition, 0, 10 ** 30)
+    assert (chf.region == 1).all()
+
+
 @pytest.mark.parametrize("call, fragment", [
     (lambda c: build_regions_watershed(c, -1, 0), "min_region_area must be a whole number"),
     (lambda c: build_regions_watershed(c, 0, 2.5), "merge_region_area must be a whole number"),
     (lambda c: build_regions_monotone(c, True, 0), "min_region_area must be a whole number"),
     (lambda c: build_regions_monotone(c, 0, 0, -2), "border_size must be a whole number"),
     (lambda c: build_regions_watershed(c, 0, 0, max_distance=-3), "max_distance must be"),
+    (lambda c: build_regions_monotone(c, 0, 0, 10 ** 30), "is wider than the 5 x 4 grid"),
     (lambda c: build_regions(c, {"partition": "watershed"}), "config must be a LevelConfig"),
     (lambda c: build_distance_field("chf"), "chf must be a CompactHeightfield, got str"),
 ])
