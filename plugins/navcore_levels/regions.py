@@ -18,8 +18,9 @@ Recast, a raw region that covers one cell twice (flooded up a ramp and
 back above itself) is split into single-floor pieces before the merge;
 Recast keeps it whole and only reports it. And where every span lies on
 an edge (nothing but corridors one or two cells wide) the watershed still
-floods; Recast's gives no regions there. Region ids are ``1..max_region``
-(``chf.max_region``), 0 for none; the spans of a tile's padding
+floods; Recast's gives no regions there. Region ids are at most ``chf.max_region``,
+0 for none, numbered as Recast numbers them, so a few ids are unused (the
+last one; with tile borders also 1..4). The spans of a tile's padding
 (``border_size`` cells on each side) get border regions
 ``BORDER_REGION | 1..4``.
 
