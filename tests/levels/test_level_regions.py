@@ -413,6 +413,19 @@ def test_more_regions_than_ids_is_a_capacity_error(partition):
     assert len(np.unique(small.region)) == small.span_count
 
 
+@pytest.mark.parametrize("partition", ["watershed", "monotone"])
+def test_empty_and_single_cell_levels(partition):
+    for floors in (-np.ones((3, 4), int), np.zeros((0, 0), int)):
+        chf = chf_from_floors(floors)
+        regions_of(chf, partition, 0, 0)
+        assert chf.region.shape == (0,)
+    chf = chf_from_floors(np.zeros((1, 1), int))
+    regions_of(chf, partition, 0, 0)
+    assert chf.region.tolist() == [1]
+    regions_of(chf, partition, 2, 0)
+    assert chf.region.tolist() == [0]
+
+
 def test_build_regions_dispatches_on_the_partition():
     rng = np.random.default_rng(5)
     chf = chf_from_floors(random_mask_floors(rng, 16, 18)[0])
