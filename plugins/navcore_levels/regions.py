@@ -35,6 +35,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import CapacityError, GraphError
+from navcore.limits import check_memory
 
 from ._distance import box_blur, chamfer_distance
 from ._layout import (BAD_INDEX, NEGATIVE_COUNT, OK, ORPHAN_SPAN, OUTSIDE_SPANS, SHARED_SPAN,
@@ -50,6 +51,11 @@ __all__ = ["build_distance_field", "build_regions_watershed", "build_regions_mon
 
 #: the most regions a partition may give: ids must stay below ``BORDER_REGION``
 MAX_REGIONS = BORDER_REGION - 1
+#: scratch bytes per span: the watershed's level stacks (8 x int32), flood
+#: stack, pending growth and region copy, then the clean-up's outline walk
+#: buffer (4 x int32); the monotone sweep needs the last two and a count per id
+WATERSHED_BYTES = 80
+MONOTONE_BYTES = 32
 
 
 def build_distance_field(chf: CompactHeightfield) -> int:
@@ -122,6 +128,7 @@ def _distance_field(chf) -> int:
 
 
 def _watershed_regions(chf, min_area, merge_area, border, max_distance, where) -> int:
+    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * WATERSHED_BYTES)
     region = np.empty(chf.span_count, np.int32)
     next_id = watershed(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
                         chf.neighbors, chf.area, chf.dist, max_distance, region)
@@ -129,6 +136,7 @@ def _watershed_regions(chf, min_area, merge_area, border, max_distance, where) -
 
 
 def _monotone_regions(chf, min_area, merge_area, border, where) -> int:
+    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * MONOTONE_BYTES)
     region = np.empty(chf.span_count, np.int32)
     next_id = monotone(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
                        chf.neighbors, chf.area, region)

@@ -426,6 +426,16 @@ def test_empty_and_single_cell_levels(partition):
     assert chf.region.tolist() == [0]
 
 
+@pytest.mark.parametrize("partition", ["watershed", "monotone"])
+def test_scratch_beyond_memory_is_a_capacity_error(partition, monkeypatch):
+    import navcore.limits
+    chf = chf_from_floors(np.zeros((6, 6), int))
+    monkeypatch.setattr(navcore.limits, "available_memory", lambda: 1000)
+    with pytest.raises(CapacityError, match="of 36 spans needs about"):
+        regions_of(chf, partition, 0, 0)
+    assert (chf.region == 0).all()
+
+
 def test_build_regions_dispatches_on_the_partition():
     rng = np.random.default_rng(5)
     chf = chf_from_floors(random_mask_floors(rng, 16, 18)[0])
