@@ -53,6 +53,8 @@ def driver_path() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)        # another process may be building it
         if os.access(exe, os.X_OK):
             return exe
+        for stale in cache.glob("regions-*"):          # a killed build's
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix="regions-", dir=cache))
         try:
             cmd = [compiler, *rp.CXX_FLAGS, *(str(s.relative_to(src)) for s in sources),
