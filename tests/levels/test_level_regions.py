@@ -363,7 +363,7 @@ def test_corridor_splits_two_rooms():
     floors[11, 24:32] = 0
     chf = chf_from_floors(floors)
     assert build_regions(chf, LevelConfig()) >= 2
-    left = chf.region[:chf.span_count][span_cells(chf) % 56 < 24]
+    left = chf.region[span_cells(chf) % 56 < 24]
     right = chf.region[span_cells(chf) % 56 >= 32]
     assert not np.isin(left, right).any()
     check_invariants(chf, LevelConfig().min_region_area)
@@ -460,8 +460,9 @@ def test_tile_border_regions(partition):
     floors[:, 0:12] = 0                      # touches the padding on three sides
     floors[5:7, 15:17] = 0                   # 4 spans, inside the tile
     floors[0:3, 18:20] = 0                   # 6 spans, inside the padding
+    floors[10:12, 15:18] = 0                 # 4 spans inside, 2 in the padding
     chf = chf_from_floors(floors, border_size=3)
-    count = regions_of(chf, partition, 20, 0) is not None and chf.max_region
+    regions_of(chf, partition, 20, 0)
     cells = span_cells(chf)
     x, z = cells % 20, cells // 20
     padding = (x < 3) | (x >= 17) | (z < 3) | (z >= 17)
@@ -471,7 +472,10 @@ def test_tile_border_regions(partition):
     assert (chf.region[inside & (x < 12)] > 0).all()
     assert not (chf.region[inside & (x < 12)] & BORDER_REGION).any()
     assert (chf.region[(x >= 15) & (x < 17) & (z >= 5) & (z < 7)] == 0).all()
-    assert count >= 1 and chf.border_size == 3
+    kept = (x >= 15) & (x < 17) & (z >= 10) & (z < 12)
+    assert kept.sum() == 4 and (chf.region[kept] > 0).all()
+    assert not (chf.region[kept] & BORDER_REGION).any()
+    assert chf.border_size == 3
 
 
 # --- bad input ------------------------------------------------------------------------------
