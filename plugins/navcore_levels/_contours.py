@@ -132,7 +132,7 @@ def _walk(x, z, s, edges, span_y, neighbors, region, area, raw, start, max_steps
             raw[k, 2] = cz
             raw[k, 3] = other
             count += 1
-            edges[s] &= ~(1 << d)
+            edges[s] &= 0xF ^ (1 << d)
             d = (d + 1) & 3
         else:
             t = neighbors[s, d]
@@ -447,11 +447,12 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
     ``(verts, vert_start, vert_count, raw, raw_start, raw_count, regions,
     areas)``; see :class:`navcore_levels.contours.ContourSet`."""
     edges = _boundary_edges(region, neighbors)
+    # Every raw vertex clears one edge bit, so the bits bound the raw count
+    # (lone cells included: with one-way neighbour links a walk can enter one).
     total_edges = 0
     for s in range(edges.shape[0]):
         e = edges[s]
-        if e != 0 and e != 0xF:
-            total_edges += (e & 1) + ((e >> 1) & 1) + ((e >> 2) & 1) + ((e >> 3) & 1)
+        total_edges += (e & 1) + ((e >> 1) & 1) + ((e >> 2) & 1) + ((e >> 3) & 1)
     raw = np.empty((total_edges, 4), np.int32)
     simple = np.empty((total_edges, 4), np.int32)
     work = np.empty((total_edges + 2, 4), np.int32)
@@ -600,3 +601,39 @@ def _grow(a, cap):
     out = np.zeros(cap, a.dtype)
     out[:a.shape[0]] = a
     return out
+
+
+@njit(cache=True, nogil=True)
+def check_span_links(width, height, cell_index, cell_count, neighbors):
+    """The first inconsistency of a compact heightfield's span layout, as
+    ``(code, a, b)``: 0 none; 1 cell ``a`` lists span ``b`` that does not
+    exist; 2 span ``b`` is listed by two cells (``a`` the second); 3 span
+    ``b`` belongs to no cell; 4 ``neighbors[a, b]`` is not a span index or
+    -1; 5 ``neighbors[a, b]`` is a span of a cell other than the one in
+    direction ``b`` of span ``a``'s cell."""
+    spans = neighbors.shape[0]
+    owner = np.full(spans, -1, np.int64)
+    for c in range(width * height):
+        for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+            if s < 0 or s >= spans:
+                return 1, c, s
+            if owner[s] != -1:
+                return 2, c, s
+            owner[s] = c
+    for s in range(spans):
+        if owner[s] == -1:
+            return 3, 0, s
+    for s in range(spans):
+        x = owner[s] % width
+        z = owner[s] // width
+        for d in range(4):
+            t = neighbors[s, d]
+            if t == -1:
+                continue
+            if t < -1 or t >= spans:
+                return 4, s, d
+            nx = x + _dx(d)
+            nz = z + _dz(d)
+            if nx < 0 or nz < 0 or nx >= width or nz >= height or owner[t] != nx + nz * width:
+                return 5, s, d
+    return 0, 0, 0

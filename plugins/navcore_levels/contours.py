@@ -23,7 +23,7 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from ._contours import (AREA_BORDER, BORDER_VERTEX, REGION_MASK, TESS_AREA_EDGES,
-                        TESS_WALL_EDGES, build_contours_kernel)
+                        TESS_WALL_EDGES, build_contours_kernel, check_span_links)
 from .heightfield import BORDER_REGION, DIR_DX, DIR_DZ, CompactHeightfield
 
 __all__ = ["ContourSet", "build_contours", "CONTOUR_TESS_WALL_EDGES",
@@ -155,44 +155,24 @@ def check_heightfield(chf) -> tuple:
         if arr.shape[0] != spans:
             raise GraphError(f"compact heightfield {name} has {arr.shape[0]} rows for "
                              f"{spans} spans (len(y))")
-    if cells and ((cell_count < 0).any() or (cell_index < 0).any()
-                  or (cell_index.astype(np.int64) + cell_count > spans).any()):
-        c = int(np.flatnonzero((cell_count < 0) | (cell_index < 0)
-                               | (cell_index.astype(np.int64) + cell_count > spans))[0])
-        raise GraphError(f"compact heightfield cell {c} (x={c % width}, z={c // width}) lists "
-                         f"spans {cell_index[c]}..{int(cell_index[c]) + int(cell_count[c]) - 1}, "
-                         f"outside the {spans} spans")
+    if (cell_count < 0).any():
+        c = int(np.flatnonzero(cell_count < 0)[0])
+        raise GraphError(f"compact heightfield cell_count[{c}] = {cell_count[c]} is negative")
     if int(cell_count.sum(dtype=np.int64)) != spans:
         raise GraphError(f"compact heightfield cells hold {int(cell_count.sum())} spans in all "
                          f"but y has {spans}")
-    span_cell = np.repeat(np.arange(cells, dtype=np.int64), cell_count)
-    order = np.repeat(cell_index.astype(np.int64), cell_count) + \
-        (np.arange(spans) - np.repeat(np.cumsum(cell_count) - cell_count, cell_count))
-    if spans and not np.array_equal(np.sort(order), np.arange(spans)):
-        raise GraphError("compact heightfield cells' span ranges overlap or leave gaps")
-    owner = np.empty(spans, np.int64)
-    owner[order] = span_cell
-    if spans:
-        bad = (neighbors < -1) | (neighbors >= spans)
-        if bad.any():
-            s, d = (int(v) for v in np.argwhere(bad)[0])
-            raise GraphError(f"compact heightfield neighbors[{s}, {d}] = {neighbors[s, d]} is "
-                             f"not a span index (0..{spans - 1}) or -1")
-        x = owner % width
-        z = owner // width
-        for d in range(4):
-            t = neighbors[:, d]
-            has = t >= 0
-            want_x = x + DIR_DX[d]
-            want_z = z + DIR_DZ[d]
-            tgt = owner[np.where(has, t, 0)]
-            wrong = has & ((tgt % width != want_x) | (tgt // width != want_z))
-            if wrong.any():
-                s = int(np.flatnonzero(wrong)[0])
-                raise GraphError(
-                    f"compact heightfield neighbors[{s}, {d}] = {int(t[s])} is a span of cell "
-                    f"({int(tgt[s] % width)}, {int(tgt[s] // width)}), not of the cell in "
-                    f"direction {d} of span {s}'s cell ({int(x[s])}, {int(z[s])})")
+    code, a, b = check_span_links(width, height, cell_index, cell_count, neighbors)
+    if code:
+        where = f"cell {a} (x={a % width}, z={a // width})"
+        raise GraphError("compact heightfield " + {
+            1: f"{where} lists span {b}, outside the {spans} spans",
+            2: f"span {b} is listed by two cells (the second: {where})",
+            3: f"span {b} belongs to no cell",
+            4: f"neighbors[{a}, {b}] = {neighbors[a, b] if code == 4 else 0} is not a span "
+               f"index (0..{spans - 1}) or -1",
+            5: f"neighbors[{a}, {b}] = {neighbors[a, b] if code == 5 else 0} is not a span of "
+               f"the cell in direction {b} (dx, dz = {DIR_DX[b % 4]}, {DIR_DZ[b % 4]}) of "
+               f"span {a}'s cell"}[code])
     if spans and (region.min() < 0 or region.max() > 0xFFFF):
         raise GraphError(f"compact heightfield region holds {region.min()}..{region.max()}; "
                          f"region ids are 0..{BORDER_REGION - 1}, with the BORDER_REGION bit "
