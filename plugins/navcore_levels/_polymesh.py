@@ -257,8 +257,8 @@ def _add_vertex(x, y, z, verts, n_verts, first, chain):
     (the most recent such), adding one if there is none; returns
     ``(index, new count)``."""
     mask = first.shape[0] - 1
-    bucket = (np.uint32(x) * np.uint32(0x8DA6B343) + np.uint32(z) * np.uint32(0xCB1AB31F)) \
-        & np.uint32(mask)
+    # (x, z < 2**24: the products fit an int64 and only their low bits are kept)
+    bucket = (np.int64(x) * 0x8DA6B343 + np.int64(z) * 0xCB1AB31F) & mask
     i = first[bucket]
     while i != -1:
         if verts[i, 0] == x and abs(verts[i, 1] - y) <= 2 and verts[i, 2] == z:
