@@ -149,47 +149,50 @@ def _poly_len(p, nvp):
     return nvp
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _turns_inward(verts, u, v, w):
+    """``w`` lies strictly on the inner side of ``u -> v``."""
+    return left(np.int64(verts[u, 0]), np.int64(verts[u, 2]), np.int64(verts[v, 0]),
+                np.int64(verts[v, 2]), np.int64(verts[w, 0]), np.int64(verts[w, 2]))
+
+
 @njit(cache=True, nogil=True)
-def _merge_value(pa, pb, verts, nvp):
-    """``(value, ea, eb)``: the squared length of the edge polygons ``pa``
-    and ``pb`` share (``pa``'s edge ``ea``, ``pb``'s ``eb``) if merging
-    them gives a convex polygon of at most ``nvp`` vertices, else -1."""
-    na = _poly_len(pa, nvp)
-    nb = _poly_len(pb, nvp)
+def _merge_value(polys, pa, pb, verts, nvp):
+    """``(value, ea, eb)``: the squared length of the edge polygons
+    ``polys[pa]`` and ``polys[pb]`` share (``pa``'s edge ``ea``, ``pb``'s
+    ``eb``) if merging them gives a convex polygon of at most ``nvp``
+    vertices, else -1."""
+    na = _poly_len(polys[pa], nvp)
+    nb = _poly_len(polys[pb], nvp)
     if na + nb - 2 > nvp:
         return -1, -1, -1
     ea = -1
     eb = -1
     for i in range(na):
-        a0 = pa[i]
-        a1 = pa[(i + 1) % na]
+        a0 = polys[pa, i]
+        a1 = polys[pa, _nxt(i, na)]
         if a0 > a1:
             a0, a1 = a1, a0
         for j in range(nb):
-            b0 = pb[j]
-            b1 = pb[(j + 1) % nb]
+            b0 = polys[pb, j]
+            b1 = polys[pb, _nxt(j, nb)]
             if b0 > b1:
                 b0, b1 = b1, b0
             if a0 == b0 and a1 == b1:
                 ea = i
                 eb = j
                 break
-    if ea == -1 or eb == -1:
+    if ea == -1:
         return -1, -1, -1
-    va = pa[(ea + na - 1) % na]
-    vb = pa[ea]
-    vc = pb[(eb + 2) % nb]
-    if not left(np.int64(verts[va, 0]), np.int64(verts[va, 2]), np.int64(verts[vb, 0]),
-                np.int64(verts[vb, 2]), np.int64(verts[vc, 0]), np.int64(verts[vc, 2])):
+    # The two corners the merge creates must stay convex.
+    if not _turns_inward(verts, polys[pa, _prv(ea, na)], polys[pa, ea],
+                         polys[pb, (eb + 2) % nb]):
         return -1, -1, -1
-    va = pb[(eb + nb - 1) % nb]
-    vb = pb[eb]
-    vc = pa[(ea + 2) % na]
-    if not left(np.int64(verts[va, 0]), np.int64(verts[va, 2]), np.int64(verts[vb, 0]),
-                np.int64(verts[vb, 2]), np.int64(verts[vc, 0]), np.int64(verts[vc, 2])):
+    if not _turns_inward(verts, polys[pb, _prv(eb, nb)], polys[pb, eb],
+                         polys[pa, (ea + 2) % na]):
         return -1, -1, -1
-    va = pa[ea]
-    vb = pa[(ea + 1) % na]
+    va = polys[pa, ea]
+    vb = polys[pa, _nxt(ea, na)]
     dx = np.int64(verts[va, 0]) - verts[vb, 0]
     dz = np.int64(verts[va, 2]) - verts[vb, 2]
     return dx * dx + dz * dz, ea, eb
@@ -213,40 +216,77 @@ def _merge_into(pa, pb, ea, eb, nvp, tmp):
 
 
 @njit(cache=True, nogil=True)
+def _best_partner(j, polys, n, verts, nvp, best_value, best_k, best_ea, best_eb):
+    """Row ``j`` of the merge table: the polygon ``k > j`` whose merge with
+    ``j`` scores highest (the first such ``k``), or value 0 for none."""
+    best_value[j] = 0
+    best_k[j] = -1
+    for k in range(j + 1, n):
+        value, ea, eb = _merge_value(polys, j, k, verts, nvp)
+        if value > best_value[j]:
+            best_value[j] = value
+            best_k[j] = k
+            best_ea[j] = ea
+            best_eb[j] = eb
+
+
+@njit(cache=True, nogil=True)
 def _merge_polygons(polys, n, verts, nvp, regs, areas, tmp):
     """Merge polygons ``polys[:n]`` pairwise, always the pair with the
-    longest shared edge, while the result stays convex and within ``nvp``
+    longest shared edge (the first such pair ``j < k`` in row order, as
+    Recast picks it), while the result stays convex and within ``nvp``
     vertices. ``regs``/``areas`` (or empty arrays) follow the rows: a
     merged pair of two regions gets ``MULTIPLE_REGIONS``. Returns the new
-    count."""
+    count.
+
+    Each row ``j`` keeps its best partner ``k > j``; a merge changes rows
+    ``a`` and ``b`` (``b`` takes the last polygon), so only those rows, and
+    rows whose best partner was one of them, are scored again; the others
+    just weigh the two changed polygons against their best."""
     track = regs.shape[0] > 0
+    best_value = np.zeros(n, np.int64)
+    best_k = np.full(n, -1, np.int64)
+    best_ea = np.zeros(n, np.int64)
+    best_eb = np.zeros(n, np.int64)
+    for j in range(n - 1):
+        _best_partner(j, polys, n, verts, nvp, best_value, best_k, best_ea, best_eb)
     while True:
         best = 0
-        best_a = 0
-        best_b = 0
-        best_ea = 0
-        best_eb = 0
+        a = -1
         for j in range(n - 1):
-            for k in range(j + 1, n):
-                value, ea, eb = _merge_value(polys[j], polys[k], verts, nvp)
-                if value > best:
-                    best = value
-                    best_a = j
-                    best_b = k
-                    best_ea = ea
-                    best_eb = eb
-        if best <= 0:
+            if best_value[j] > best:
+                best = best_value[j]
+                a = j
+        if a == -1:
             return n
-        _merge_into(polys[best_a], polys[best_b], best_ea, best_eb, nvp, tmp)
-        if track and regs[best_a] != regs[best_b]:
-            regs[best_a] = MULTIPLE_REGIONS
+        b = best_k[a]
+        _merge_into(polys[a], polys[b], best_ea[a], best_eb[a], nvp, tmp)
+        if track and regs[a] != regs[b]:
+            regs[a] = MULTIPLE_REGIONS
         last = n - 1
-        if best_b != last:
-            polys[best_b, :] = polys[last, :]
+        if b != last:
+            polys[b, :] = polys[last, :]
         if track:
-            regs[best_b] = regs[last]
-            areas[best_b] = areas[last]
+            regs[b] = regs[last]
+            areas[b] = areas[last]
         n -= 1
+        for j in range(n - 1):
+            if j == a or j == b or best_k[j] == a or best_k[j] == b or best_k[j] == last:
+                _best_partner(j, polys, n, verts, nvp, best_value, best_k, best_ea, best_eb)
+                continue
+            for col in (a, b):
+                if col <= j or col >= n:
+                    continue
+                value, ea, eb = _merge_value(polys, j, col, verts, nvp)
+                if value > best_value[j] or (value == best_value[j] and value > 0
+                                             and col < best_k[j]):
+                    best_value[j] = value
+                    best_k[j] = col
+                    best_ea[j] = ea
+                    best_eb[j] = eb
+        if n - 1 >= 0:
+            best_value[n - 1] = 0          # the last row has no partner after it
+            best_k[n - 1] = -1
 
 
 # ---------------------------------------------------------------- vertex welding
