@@ -111,14 +111,11 @@ def _int_array(chf, name, ndim, dtype, cols=None):
         want = f"(n, {cols})" if cols is not None else "(n,)"
         raise GraphError(f"compact heightfield {name} must be an integer array of shape {want}, "
                          f"got {arr.dtype} of shape {arr.shape}")
-    return np.ascontiguousarray(arr, dtype=dtype) if arr.size == 0 or \
-        (arr.min() >= np.iinfo(dtype).min and arr.max() <= np.iinfo(dtype).max) else \
-        _out_of_range(name, arr, dtype)
-
-
-def _out_of_range(name, arr, dtype):
-    raise GraphError(f"compact heightfield {name} holds {arr.min()}..{arr.max()}, outside "
-                     f"{np.dtype(dtype).name}")
+    if arr.dtype != dtype and arr.size and \
+            (arr.min() < np.iinfo(dtype).min or arr.max() > np.iinfo(dtype).max):
+        raise GraphError(f"compact heightfield {name} holds {arr.min()}..{arr.max()}, outside "
+                         f"{np.dtype(dtype).name}")
+    return np.ascontiguousarray(arr, dtype=dtype)
 
 
 def _positive_int(value, what, low=0):

@@ -32,7 +32,7 @@ def _contour_array(cset, name, ndim, dtype, cols=None):
         raise GraphError(f"contour set {name} must be an integer array of shape {want}, "
                          f"got {arr.dtype} of shape {arr.shape}")
     info = np.iinfo(dtype)
-    if arr.size and (arr.min() < info.min or arr.max() > info.max):
+    if arr.dtype != dtype and arr.size and (arr.min() < info.min or arr.max() > info.max):
         raise GraphError(f"contour set {name} holds {arr.min()}..{arr.max()}, outside "
                          f"{np.dtype(dtype).name}")
     return np.ascontiguousarray(arr, dtype=dtype)
