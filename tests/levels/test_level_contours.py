@@ -14,6 +14,7 @@ from navcore_levels.contours import (CONTOUR_AREA_BORDER, CONTOUR_BORDER_VERTEX,
                                      CONTOUR_REGION_MASK, CONTOUR_TESS_WALL_EDGES, ContourSet,
                                      build_contours)
 from navcore_levels.heightfield import WALKABLE_AREA
+from recastkit import TILES, load as recast_tile
 from regionkit import label_cells, label_components, paint_border, span_cells
 
 
@@ -265,3 +266,18 @@ def test_contour_set_is_flat_arrays():
     assert cs.areas.dtype == np.uint8
     assert (cs.vert_start + cs.vert_count).max() == len(cs.verts)
     assert (cs.raw_start + cs.raw_count).max() == len(cs.raw_verts)
+
+
+@pytest.mark.parametrize("tile", TILES)
+def test_matches_recast_vertex_for_vertex(tile):
+    chf, want = recast_tile(tile)
+    cs = build_contours(chf, want["max_error"], want["max_edge_len"])
+    counts = want["contours"]
+    assert cs.count == len(counts)
+    assert cs.regions.tolist() == counts[:, 2].tolist()
+    assert cs.areas.tolist() == counts[:, 3].tolist()
+    assert cs.vert_count.tolist() == counts[:, 0].tolist()
+    assert cs.raw_count.tolist() == counts[:, 1].tolist()
+    assert np.array_equal(cs.verts, want["contour_verts"])
+    assert np.array_equal(cs.raw_verts, want["contour_raw_verts"])
+    assert (cs.verts[:, 3] & CONTOUR_BORDER_VERTEX).any()      # tile border vertices met

@@ -14,6 +14,7 @@ from navcore.errors import GraphError
 from navcore_levels.contours import CONTOUR_BORDER_VERTEX, build_contours
 from navcore_levels.heightfield import PolyMesh
 from navcore_levels.polymesh import build_polymesh
+from recastkit import TILES, load as recast_tile
 from regionkit import label_cells, label_components, paint_border, span_cells
 
 
@@ -250,3 +251,19 @@ def _cs():
 def test_bad_contours_are_graph_errors(change, nvp, fragment):
     with pytest.raises(GraphError, match=fragment):
         build_polymesh(change(_cs()), nvp)
+
+
+@pytest.mark.parametrize("tile", TILES)
+def test_matches_recast_polygon_for_polygon(tile):
+    chf, want = recast_tile(tile)
+    cs = build_contours(chf, want["max_error"], want["max_edge_len"])
+    mesh = build_polymesh(cs, want["nvp"])
+    check_mesh(mesh)
+    assert np.array_equal(mesh.verts, want["mesh_verts"])
+    assert np.array_equal(mesh.polys, want["mesh_polys"])
+    portal = want["mesh_neighbors"] >= 0x8000
+    expected = np.where(portal, -2 - (want["mesh_neighbors"] & 0xF), want["mesh_neighbors"])
+    assert portal.any() and np.array_equal(mesh.neighbors, expected)
+    assert np.array_equal(mesh.regions, want["mesh_regions"])
+    assert (mesh.regions == 0).any()           # polygons re-cut around removed border vertices
+    assert np.array_equal(mesh.areas, want["mesh_areas"])
