@@ -267,3 +267,22 @@ def test_matches_recast_polygon_for_polygon(tile):
     assert np.array_equal(mesh.regions, want["mesh_regions"])
     assert (mesh.regions == 0).any()           # polygons re-cut around removed border vertices
     assert np.array_equal(mesh.areas, want["mesh_areas"])
+
+
+def test_several_holes_join_one_outline_and_stay_uncovered():
+    floors = np.zeros((18, 30), int)
+    pillars = [(3, 4, 3, 3), (10, 3, 2, 5), (16, 9, 4, 2), (23, 4, 3, 3), (23, 7, 1, 6)]
+    for x, z, w, h in pillars:
+        floors[z:z + h, x:x + w] = -1
+    chf, cs, mesh = build(floors)
+    assert (cs.vert_count == 0).sum() == 4          # four holes (two pillars touch: one hole)
+    assert (cs.vert_count > 0).sum() == 1
+    check_mesh(mesh)
+    check_regions_filled(mesh, cs, chf, 1.3)
+    blocked = shapely.union_all([Polygon([(x, z), (x + w, z), (x + w, z + h), (x, z + h)])
+                                 for x, z, w, h in pillars])
+    covered = shapely.union_all([xz_polygon(mesh, ids) for ids in poly_rings(mesh)])
+    # Simplification may cut into a pillar by up to max_error (the thin leg
+    # of the L-shaped one), never deeper.
+    assert covered.intersection(blocked.buffer(-1.3 - 1e-9, join_style="mitre")).area < 1e-9
+    assert covered.intersection(blocked).area < 0.1 * blocked.area
