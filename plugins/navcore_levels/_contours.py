@@ -51,6 +51,17 @@ def _region_key(region, area, s):
     return np.int64(region[s]) | (np.int64(area[s]) << 16)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _border_pattern(ka, kb, kc, kd):
+    """Region keys round a corner, in order: two cells of the same tile
+    border region, then two inner cells of one area."""
+    two_same_outside = (ka & kb & BORDER_REGION) != 0 and ka == kb
+    two_inside = ((kc | kd) & BORDER_REGION) == 0
+    inside_same_area = (kc >> 16) == (kd >> 16)
+    none_empty = ka != 0 and kb != 0 and kc != 0 and kd != 0
+    return two_same_outside and two_inside and inside_same_area and none_empty
+
+
 @njit(cache=True, nogil=True)
 def _corner(s, d, span_y, neighbors, region, area):
     """Height of the corner clockwise after edge ``d`` of span ``s`` (the
@@ -59,37 +70,28 @@ def _corner(s, d, span_y, neighbors, region, area):
     vertices are removed from the polygon mesh later)."""
     d_next = (d + 1) & 3
     height = span_y[s]
-    keys = np.zeros(4, np.int64)
-    keys[0] = _region_key(region, area, s)
-    a = neighbors[s, d]
-    if a >= 0:
+    key1 = np.int64(0)
+    key2 = np.int64(0)
+    key3 = np.int64(0)
+    for side in range(2):          # round the corner both ways: d then d_next, and back
+        first = d if side == 0 else d_next
+        a = neighbors[s, first]
+        if a < 0:
+            continue
         height = max(height, span_y[a])
-        keys[1] = _region_key(region, area, a)
-        diag = neighbors[a, d_next]
-        if diag >= 0:
-            height = max(height, span_y[diag])
-            keys[2] = _region_key(region, area, diag)
-    b = neighbors[s, d_next]
-    if b >= 0:
-        height = max(height, span_y[b])
-        keys[3] = _region_key(region, area, b)
-        diag = neighbors[b, d]
-        if diag >= 0:
-            height = max(height, span_y[diag])
-            keys[2] = _region_key(region, area, diag)
-    border_vertex = False
-    for j in range(4):
-        ka = keys[j]
-        kb = keys[(j + 1) & 3]
-        kc = keys[(j + 2) & 3]
-        kd = keys[(j + 3) & 3]
-        two_same_outside = (ka & kb & BORDER_REGION) != 0 and ka == kb
-        two_inside = ((kc | kd) & BORDER_REGION) == 0
-        inside_same_area = (kc >> 16) == (kd >> 16)
-        none_empty = ka != 0 and kb != 0 and kc != 0 and kd != 0
-        if two_same_outside and two_inside and inside_same_area and none_empty:
-            border_vertex = True
-            break
+        if side == 0:
+            key1 = _region_key(region, area, a)
+        else:
+            key3 = _region_key(region, area, a)
+        t = neighbors[a, d_next if side == 0 else d]
+        if t >= 0:
+            height = max(height, span_y[t])
+            key2 = _region_key(region, area, t)
+    key0 = _region_key(region, area, s)
+    border_vertex = _border_pattern(key0, key1, key2, key3) or \
+        _border_pattern(key1, key2, key3, key0) or \
+        _border_pattern(key2, key3, key0, key1) or \
+        _border_pattern(key3, key0, key1, key2)
     return height, border_vertex
 
 
@@ -184,6 +186,14 @@ def _insert_after(out, n, i, raw, r):
     return n + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _simplified_edge(out, i, n):
+    """Edge ``i`` of the simplified ring ``out[:n]``: ``x, z`` and raw
+    index of its start, then of its end."""
+    j = i + 1 if i + 1 < n else 0
+    return out[i, 0], out[i, 2], out[i, 3], out[j, 0], out[j, 2], out[j, 3]
+
+
 @njit(cache=True, nogil=True)
 def _simplify(raw, out, max_error, max_edge_len, tess_flags):
     """Simplify the raw ring ``raw`` (pn, 4) into ``out``; returns the
@@ -233,13 +243,7 @@ def _simplify(raw, out, max_error, max_edge_len, tess_flags):
     limit = np.float32(max_error) * np.float32(max_error)
     i = 0
     while i < n:
-        ii = (i + 1) % n
-        ax = out[i, 0]
-        az = out[i, 2]
-        ai = out[i, 3]
-        bx = out[ii, 0]
-        bz = out[ii, 2]
-        bi = out[ii, 3]
+        ax, az, ai, bx, bz, bi = _simplified_edge(out, i, n)
         # Walk the raw run in the same (lexicographic) direction whichever
         # way round the segment is met, so that the two regions sharing it
         # pick the same vertex.
@@ -271,13 +275,7 @@ def _simplify(raw, out, max_error, max_edge_len, tess_flags):
         max_len2 = np.int64(max_edge_len) * max_edge_len
         i = 0
         while i < n:
-            ii = (i + 1) % n
-            ax = out[i, 0]
-            az = out[i, 2]
-            ai = out[i, 3]
-            bx = out[ii, 0]
-            bz = out[ii, 2]
-            bi = out[ii, 3]
+            ax, az, ai, bx, bz, bi = _simplified_edge(out, i, n)
             split = -1
             ci = (ai + 1) % pn
             tess = ((tess_flags & TESS_WALL_EDGES) != 0 and (raw[ci, 3] & REGION_MASK) == 0) or \

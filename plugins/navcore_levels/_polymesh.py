@@ -73,6 +73,13 @@ def _is_diagonal(i, j, n, xz, idx, loose):
     return _diagonal_clear(i, j, n, xz, idx, loose)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dist2(xz, p, q):
+    dx = xz[q, 0] - xz[p, 0]
+    dz = xz[q, 1] - xz[p, 1]
+    return dx * dx + dz * dz
+
+
 @njit(cache=True, nogil=True)
 def triangulate(n, xz, idx, ear, tris):
     """Ear clipping as Recast does it: always cut the ear whose new
@@ -91,11 +98,7 @@ def triangulate(n, xz, idx, ear, tris):
         for i in range(n):
             i1 = _nxt(i, n)
             if ear[i1]:
-                p0 = idx[i]
-                p2 = idx[_nxt(i1, n)]
-                dx = xz[p2, 0] - xz[p0, 0]
-                dz = xz[p2, 1] - xz[p0, 1]
-                length = dx * dx + dz * dz
+                length = _dist2(xz, idx[i], idx[_nxt(i1, n)])
                 if best_len < 0 or length < best_len:
                     best_len = length
                     best = i
@@ -105,11 +108,7 @@ def triangulate(n, xz, idx, ear, tris):
                 i2 = _nxt(i1, n)
                 if _is_diagonal(i, i2, n, xz, idx, True):
                     # (Recast measures this one to the vertex after i2.)
-                    p0 = idx[i]
-                    p2 = idx[_nxt(i2, n)]
-                    dx = xz[p2, 0] - xz[p0, 0]
-                    dz = xz[p2, 1] - xz[p0, 1]
-                    length = dx * dx + dz * dz
+                    length = _dist2(xz, idx[i], idx[_nxt(i2, n)])
                     if best_len < 0 or length < best_len:
                         best_len = length
                         best = i
@@ -581,16 +580,10 @@ def build_polymesh_kernel(cverts, vstart, vcount, cregion, carea, nvp, border, w
     polys, neighbors, regions, areas, bad_contours)``; ``bad_contours``
     counts contours the triangulator could not cut completely."""
     n_cont = vcount.shape[0]
-    max_verts = 0
-    max_polys = 0
-    max_ring = 0
-    for c in range(n_cont):
-        n = vcount[c]
-        if n < 3:
-            continue
-        max_verts += n
-        max_polys += n - 2
-        max_ring = max(max_ring, n)
+    rings = vcount[vcount >= 3]          # (shorter contours are skipped)
+    max_verts = rings.sum()
+    max_polys = max_verts - 2 * rings.shape[0]
+    max_ring = rings.max() if rings.shape[0] else 0
     verts = np.zeros((max_verts, 3), np.int32)
     removable = np.zeros(max_verts, np.bool_)
     polys = np.full((max_polys, nvp), -1, np.int32)
