@@ -68,12 +68,11 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
         i = int(np.flatnonzero(bad)[0])
         raise GraphError(f"contour {i} lists vertices {vstart[i]}..{vstart[i] + vcount[i] - 1}, "
                          f"outside the {verts.shape[0]} rows of verts")
-    if verts.size and (verts[:, [0, 2]].min() < 0 or verts[:, [0, 2]].max() >= 1 << 24):
-        raise GraphError(f"contour set verts x/z hold {verts[:, [0, 2]].min()}.."
-                         f"{verts[:, [0, 2]].max()}; cell corners are 0..2**24-1")
-    if verts.size and np.abs(verts[:, 1]).max() >= 1 << 24:
-        raise GraphError("contour set verts y (heights in cell heights) must stay within "
-                         "+-2**24")
+    # (A region in a tile's border, unmarked, gives corners below 0: allowed.)
+    if verts.size and np.abs(verts[:, :3]).max() >= 1 << 24:
+        raise GraphError(f"contour set verts hold coordinates {verts[:, :3].min()}.."
+                         f"{verts[:, :3].max()}; cell corners and heights must stay "
+                         f"within +-2**24")
     for name in ("width", "height", "border_size"):
         value = getattr(contours, name, None)
         if not validate.is_int(value) or value < 0:

@@ -12,7 +12,7 @@ from shapely.geometry import Point, Polygon
 from levelkit import chf_from_floors
 from navcore.errors import GraphError
 from navcore_levels.contours import CONTOUR_BORDER_VERTEX, build_contours
-from navcore_levels.heightfield import PolyMesh
+from navcore_levels.heightfield import BORDER_REGION, CompactHeightfield, PolyMesh
 from navcore_levels.polymesh import build_polymesh
 from recastkit import TILES, load as recast_tile
 from regionkit import label_cells, label_components, paint_border, span_cells
@@ -244,7 +244,8 @@ def _cs():
     (lambda c: dataclasses.replace(c, regions=np.r_[c.regions, 1]), 6,
      r"regions has 2 entries for 1 contours"),
     (lambda c: dataclasses.replace(c, areas=c.areas.astype(int) + 300), 6, "areas holds"),
-    (lambda c: dataclasses.replace(c, verts=c.verts - 10), 6, "verts x/z hold"),
+    (lambda c: dataclasses.replace(c, verts=c.verts + (1 << 24)), 6,
+     "verts hold coordinates 16777216..16777220; cell corners and heights must stay"),
     (lambda c: dataclasses.replace(c, width=None), 6, "width must be an integer >= 0"),
     (lambda c: dataclasses.replace(c, verts=[[1, 2], [3]]), 6, "verts must be an array"),
 ])
@@ -286,3 +287,39 @@ def test_several_holes_join_one_outline_and_stay_uncovered():
     # of the L-shaped one), never deeper.
     assert covered.intersection(blocked.buffer(-1.3 - 1e-9, join_style="mitre")).area < 1e-9
     assert covered.intersection(blocked).area < 0.1 * blocked.area
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_odd_but_valid_heightfields_give_a_well_formed_mesh(seed):
+    """One-way neighbour links, random regions (some in the border bit,
+    some inside a tile's border), several floors per cell: whatever the
+    contours look like, the mesh's arrays stay consistent."""
+    rng = np.random.default_rng(seed)
+    w, h = (int(v) for v in rng.integers(6, 14, 2))
+    cc = rng.integers(0, 3, w * h).astype(np.int32)
+    ci = (np.cumsum(cc) - cc).astype(np.int32)
+    n = int(cc.sum())
+    cell_of = np.repeat(np.arange(w * h), cc)
+    nb = np.full((n, 4), -1, np.int32)
+    for s in range(n):
+        x, z = cell_of[s] % w, cell_of[s] // w
+        for d, (dx, dz) in enumerate(((-1, 0), (0, 1), (1, 0), (0, -1))):
+            c = (x + dx) + (z + dz) * w
+            if 0 <= x + dx < w and 0 <= z + dz < h and cc[c] and rng.random() < 0.8:
+                nb[s, d] = ci[c] + rng.integers(0, cc[c])
+    region = rng.integers(0, 4, n).astype(np.int32)
+    region[rng.random(n) < 0.1] |= BORDER_REGION
+    chf = CompactHeightfield(
+        width=w, height=h, border_size=int(rng.integers(0, 3)), walkable_height=10,
+        walkable_climb=4, bmin=np.zeros(3), cs=0.3, ch=0.2, cell_index=ci, cell_count=cc,
+        y=rng.integers(0, 50, n).astype(np.int32), h=np.full(n, 100, np.int32), neighbors=nb,
+        area=rng.choice([0, 5, 63], n).astype(np.uint8), dist=np.zeros(n, np.uint16),
+        region=region)
+    cs = build_contours(chf, float(rng.choice([0.0, 1.3, 5.0])), int(rng.choice([0, 2])), 3)
+    nvp = int(rng.integers(3, 13))
+    mesh = build_polymesh(cs, nvp)
+    assert mesh.polys.shape == mesh.neighbors.shape == (mesh.poly_count, nvp)
+    used = mesh.polys[mesh.polys >= 0]
+    assert used.size == 0 or used.max() < len(mesh.verts)
+    assert ((mesh.polys >= 0).sum(axis=1) >= 3).all()
+    assert ((mesh.neighbors >= -5) & (mesh.neighbors < mesh.poly_count)).all()
