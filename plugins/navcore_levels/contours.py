@@ -118,9 +118,11 @@ def _int_array(chf, name, ndim, dtype, cols=None):
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
-def _positive_int(value, what, low=0):
-    if not validate.is_int(value) or int(value) < low:
-        raise GraphError(f"{what} must be an integer >= {low}, got {validate.describe(value)}")
+def _whole_number(value, what):
+    """An integer ``0..2**31-1`` (a grid size, a length in cells)."""
+    if not validate.is_int(value) or not 0 <= int(value) < 2 ** 31:
+        raise GraphError(f"{what} must be an integer >= 0 (below 2**31), got "
+                         f"{validate.describe(value)}")
     return int(value)
 
 
@@ -130,12 +132,19 @@ def check_heightfield(chf) -> tuple:
     ``GraphError`` naming the first thing wrong."""
     if not isinstance(chf, CompactHeightfield):
         raise GraphError(f"expected a CompactHeightfield, got {type(chf).__name__}")
-    width = _positive_int(chf.width, "compact heightfield width")
-    height = _positive_int(chf.height, "compact heightfield height")
-    border = _positive_int(chf.border_size, "compact heightfield border_size")
+    width = _whole_number(chf.width, "compact heightfield width")
+    height = _whole_number(chf.height, "compact heightfield height")
+    border = _whole_number(chf.border_size, "compact heightfield border_size")
     if 2 * border > min(width, height):
         raise GraphError(f"compact heightfield border_size {border} leaves no cells inside a "
                          f"{width} x {height} grid")
+    bmin = validate.array(chf.bmin, "compact heightfield bmin", dtype=np.float64)
+    if bmin.shape != (3,) or not np.isfinite(bmin).all():
+        raise GraphError(f"compact heightfield bmin must be 3 finite numbers, got {chf.bmin!r}")
+    for name in ("cs", "ch"):
+        value = getattr(chf, name)
+        if validate.distance(value, f"compact heightfield {name}") == 0:
+            raise GraphError(f"compact heightfield {name} must be a finite number > 0, got 0")
     cells = width * height
     cell_index = _int_array(chf, "cell_index", 1, np.int32)
     cell_count = _int_array(chf, "cell_count", 1, np.int32)
@@ -195,14 +204,14 @@ def build_contours(chf: CompactHeightfield, max_error: float = 1.3, max_edge_len
     (width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
      max_region) = check_heightfield(chf)
     max_error = validate.distance(max_error, "max_error")
-    max_edge_len = _positive_int(max_edge_len, "max_edge_len")
+    max_edge_len = _whole_number(max_edge_len, "max_edge_len")
     if not validate.is_int(flags) or not 0 <= int(flags) <= 3:
         raise GraphError(f"flags must be CONTOUR_TESS_WALL_EDGES and/or CONTOUR_TESS_AREA_EDGES "
                          f"(an integer 0..3), got {validate.describe(flags)}")
     (verts, vstart, vcount, raw, rstart, rcount, regions, areas) = build_contours_kernel(
         width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
         max_region, np.float32(max_error), max_edge_len, int(flags))
-    bmin = np.asarray(chf.bmin, dtype=np.float64).copy()
+    bmin = np.array(chf.bmin, dtype=np.float64)
     bmin[0] += border * chf.cs
     bmin[2] += border * chf.cs
     return ContourSet(verts=verts, vert_start=vstart, vert_count=vcount, raw_verts=raw,

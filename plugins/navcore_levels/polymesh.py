@@ -75,13 +75,19 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
                          f"within +-2**24")
     for name in ("width", "height", "border_size"):
         value = getattr(contours, name, None)
-        if not validate.is_int(value) or value < 0:
-            raise GraphError(f"contour set {name} must be an integer >= 0, got "
+        if not validate.is_int(value) or not 0 <= value < 2 ** 31:
+            raise GraphError(f"contour set {name} must be an integer >= 0 (below 2**31), got "
                              f"{validate.describe(value)}")
+    bmin = validate.array(contours.bmin, "contour set bmin", dtype=np.float64)
+    if bmin.shape != (3,) or not np.isfinite(bmin).all():
+        raise GraphError(f"contour set bmin must be 3 finite numbers, got {contours.bmin!r}")
+    for name in ("cs", "ch"):
+        if validate.distance(getattr(contours, name), f"contour set {name}") == 0:
+            raise GraphError(f"contour set {name} must be a finite number > 0, got 0")
     out_verts, polys, neighbors, regs, pareas, _bad = build_polymesh_kernel(
         verts, vstart, vcount, regions, areas, nvp, int(contours.border_size),
         int(contours.width), int(contours.height))
     return PolyMesh(verts=out_verts, polys=polys, neighbors=neighbors, regions=regs,
-                    areas=pareas, nvp=nvp, bmin=np.asarray(contours.bmin, np.float64).copy(),
+                    areas=pareas, nvp=nvp, bmin=bmin.copy(),
                     cs=float(contours.cs), ch=float(contours.ch),
                     border_size=int(contours.border_size))

@@ -216,6 +216,11 @@ def _with(chf, **changes):
 @pytest.mark.parametrize("change, fragment", [
     (lambda c: "not a heightfield", "expected a CompactHeightfield"),
     (lambda c: _with(c, width=-1), "width must be an integer >= 0"),
+    (lambda c: _with(c, height=10 ** 400), "height must be an integer >= 0 .below 2..31."),
+    (lambda c: _with(c, bmin=None), "bmin must be"),
+    (lambda c: _with(c, bmin=[0, 1]), "bmin must be 3 finite numbers"),
+    (lambda c: _with(c, cs=0), "cs must be a finite number > 0"),
+    (lambda c: _with(c, ch="0.2"), "ch must be a finite number >= 0"),
     (lambda c: _with(c, width=5), "cell_index has 12 entries for 5 x 3 = 15 cells"),
     (lambda c: _with(c, border_size=2), "border_size 2 leaves no cells"),
     (lambda c: _with(c, neighbors=c.neighbors[:, :3]), "neighbors must be an integer array"),
@@ -247,6 +252,8 @@ def test_bad_heightfield_is_a_graph_error(change, fragment):
     ({"max_error": "1"}, "max_error must be a finite number >= 0"),
     ({"max_edge_len": 1.5}, "max_edge_len must be an integer >= 0"),
     ({"max_edge_len": -3}, "max_edge_len must be an integer >= 0"),
+    ({"max_edge_len": 10 ** 400}, "max_edge_len must be an integer >= 0"),
+    ({"max_error": 10 ** 400}, "max_error must be a finite number >= 0"),
     ({"flags": 4}, "flags must be CONTOUR_TESS_WALL_EDGES"),
     ({"flags": True}, "flags must be CONTOUR_TESS_WALL_EDGES"),
 ])

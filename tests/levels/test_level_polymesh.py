@@ -247,6 +247,10 @@ def _cs():
     (lambda c: dataclasses.replace(c, verts=c.verts + (1 << 24)), 6,
      "verts hold coordinates 16777216..16777220; cell corners and heights must stay"),
     (lambda c: dataclasses.replace(c, width=None), 6, "width must be an integer >= 0"),
+    (lambda c: dataclasses.replace(c, bmin="origin"), 6, "bmin must be"),
+    (lambda c: dataclasses.replace(c, bmin=[0, 0, np.inf]), 6, "bmin must be 3 finite"),
+    (lambda c: dataclasses.replace(c, cs=-0.3), 6, "cs must be a finite number >= 0"),
+    (lambda c: dataclasses.replace(c, ch=0.0), 6, "ch must be a finite number > 0"),
     (lambda c: dataclasses.replace(c, verts=[[1, 2], [3]]), 6, "verts must be an array"),
 ])
 def test_bad_contours_are_graph_errors(change, nvp, fragment):
