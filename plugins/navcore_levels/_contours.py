@@ -443,7 +443,10 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
                           area, region, max_region, max_error, max_edge_len, tess_flags):
     """The contour stage over a compact heightfield's arrays. Returns
     ``(verts, vert_start, vert_count, raw, raw_start, raw_count, regions,
-    areas)``; see :class:`navcore_levels.contours.ContourSet`."""
+    areas, loose_holes)``; see :class:`navcore_levels.contours.ContourSet`.
+    ``loose_holes`` counts holes that could not be joined to an outline
+    (their region's outline was lost to simplification, or no diagonal
+    was clear); they stay separate rings."""
     edges = _boundary_edges(region, neighbors)
     # Every raw vertex clears one edge bit, so the bits bound the raw count
     # (lone cells included: with one-way neighbour links a walk can enter one).
@@ -514,10 +517,14 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
     hole = np.zeros(n_cont, np.bool_)
     n_holes = 0
     for c in range(n_cont):
-        if _ring_area2(simple, vstart[c], vcount[c]) + 1 <= -2:   # Recast's (a+1)/2 < 0
+        # Recast's test, (a + 1) / 2 < 0 in C: a hole of one cell (a = -2)
+        # counts as an outline; the polygon stage then cannot cut it and
+        # covers the cell, as Recast does.
+        if _ring_area2(simple, vstart[c], vcount[c]) + 1 <= -2:
             hole[c] = True
             n_holes += 1
     out_verts = simple[:n_simple]
+    joined_away = np.zeros(n_cont, np.bool_)
     if n_holes > 0:
         outline_of = np.full(max_region + 1, -1, np.int64)
         holes_in = np.zeros(max_region + 1, np.int64)
@@ -529,7 +536,6 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
                 outline_of[r] = c
         merged_start = np.full(n_cont, -1, np.int64)
         merged_count = np.zeros(n_cont, np.int64)
-        joined_away = np.zeros(n_cont, np.bool_)
         merged = np.empty((n_simple + 2 * n_holes, 4), np.int32)
         n_merged = 0
         ring = np.empty((n_simple + 2 * n_holes, 4), np.int32)
@@ -589,9 +595,15 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
             vstart[c] = at
             vcount[c] = cnt
             at += cnt
+    loose_holes = 0                  # holes left apart (no outline, or no clear diagonal)
+    if n_holes > 0:
+        for c in range(n_cont):
+            if hole[c] and not joined_away[c]:
+                loose_holes += 1
     return (out_verts.copy(), vstart[:n_cont].astype(np.int32), vcount[:n_cont].astype(np.int32),
             raw[:n_raw].copy(), rstart[:n_cont].astype(np.int32),
-            rcount[:n_cont].astype(np.int32), cregion[:n_cont].copy(), carea[:n_cont].copy())
+            rcount[:n_cont].astype(np.int32), cregion[:n_cont].copy(), carea[:n_cont].copy(),
+            loose_holes)
 
 
 @njit(cache=True, nogil=True)

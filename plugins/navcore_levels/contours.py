@@ -15,6 +15,7 @@ outline by a diagonal so the region is one ring the triangulator can cut.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,8 @@ from .heightfield import BORDER_REGION, DIR_DX, DIR_DZ, CompactHeightfield
 __all__ = ["ContourSet", "build_contours", "CONTOUR_TESS_WALL_EDGES",
            "CONTOUR_TESS_AREA_EDGES", "CONTOUR_REGION_MASK", "CONTOUR_BORDER_VERTEX",
            "CONTOUR_AREA_BORDER"]
+
+_log = logging.getLogger("navcore")
 
 #: ``build_contours(flags=...)``: split long edges along walls.
 CONTOUR_TESS_WALL_EDGES = TESS_WALL_EDGES
@@ -208,9 +211,13 @@ def build_contours(chf: CompactHeightfield, max_error: float = 1.3, max_edge_len
     if not validate.is_int(flags) or not 0 <= int(flags) <= 3:
         raise GraphError(f"flags must be CONTOUR_TESS_WALL_EDGES and/or CONTOUR_TESS_AREA_EDGES "
                          f"(an integer 0..3), got {validate.describe(flags)}")
-    (verts, vstart, vcount, raw, rstart, rcount, regions, areas) = build_contours_kernel(
+    (verts, vstart, vcount, raw, rstart, rcount, regions, areas, loose) = build_contours_kernel(
         width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
         max_region, np.float32(max_error), max_edge_len, int(flags))
+    if loose:
+        _log.warning("build_contours: %d hole(s) could not be joined to their region's outline "
+                     "(simplification too coarse? max_error=%g); the polygon mesh will not "
+                     "cut them out", loose, max_error)
     bmin = np.array(chf.bmin, dtype=np.float64)
     bmin[0] += border * chf.cs
     bmin[2] += border * chf.cs

@@ -12,6 +12,8 @@ across it.
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from navcore import validate
@@ -22,6 +24,8 @@ from .contours import ContourSet
 from .heightfield import PolyMesh
 
 __all__ = ["build_polymesh"]
+
+_log = logging.getLogger("navcore")
 
 
 def _contour_array(cset, name, ndim, dtype, cols=None):
@@ -84,9 +88,13 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
     for name in ("cs", "ch"):
         if validate.distance(getattr(contours, name), f"contour set {name}") == 0:
             raise GraphError(f"contour set {name} must be a finite number > 0, got 0")
-    out_verts, polys, neighbors, regs, pareas, _bad = build_polymesh_kernel(
+    out_verts, polys, neighbors, regs, pareas, bad = build_polymesh_kernel(
         verts, vstart, vcount, regions, areas, nvp, int(contours.border_size),
         int(contours.width), int(contours.height))
+    if bad:
+        _log.warning("build_polymesh: %d contour(s) could not be fully triangulated "
+                     "(self-overlapping after simplification); their polygons cover only "
+                     "part of them", bad)
     return PolyMesh(verts=out_verts, polys=polys, neighbors=neighbors, regions=regs,
                     areas=pareas, nvp=nvp, bmin=bmin.copy(),
                     cs=float(contours.cs), ch=float(contours.ch),

@@ -327,3 +327,19 @@ def test_odd_but_valid_heightfields_give_a_well_formed_mesh(seed):
     assert used.size == 0 or used.max() < len(mesh.verts)
     assert ((mesh.polys >= 0).sum(axis=1) >= 3).all()
     assert ((mesh.neighbors >= -5) & (mesh.neighbors < mesh.poly_count)).all()
+
+
+def test_one_cell_hole_is_covered_with_a_warning_as_recast_does(caplog):
+    # Recast takes a one-cell hole's ring for an outline (its area rounds to
+    # 0); the ring, wound backwards, cannot be cut, and the region's
+    # polygons cover the cell. With max_error 0.5 the hole keeps 4 vertices.
+    floors = np.zeros((6, 6), int)
+    floors[2, 2] = -1
+    chf = label_components(chf_from_floors(floors))
+    cs = build_contours(chf, 0.5, 0)
+    assert cs.vert_count.tolist() == [4, 4]
+    with caplog.at_level("WARNING", logger="navcore"):
+        mesh = build_polymesh(cs, 6)
+    assert "1 contour(s) could not be fully triangulated" in caplog.text
+    check_mesh(mesh)
+    assert sum(xz_polygon(mesh, ids).area for ids in poly_rings(mesh)) == 36
