@@ -106,17 +106,19 @@ class ContourSet:
         return self.raw_verts[s:s + int(self.raw_count[i])]
 
 
-def _int_array(chf, name, ndim, dtype, cols=None):
-    value = getattr(chf, name, None)
-    arr = validate.array(value, f"compact heightfield {name}")
+def _int_array(owner, what, name, ndim, dtype, cols=None):
+    """``owner.name`` as a C-contiguous ``dtype`` array of ``ndim``
+    dimensions (``cols`` columns), or ``GraphError`` naming
+    ``what name``."""
+    arr = validate.array(getattr(owner, name, None), f"{what} {name}")
     if arr.ndim != ndim or (cols is not None and arr.shape[1] != cols) or \
-            not validate.int_dtype(arr.dtype):
+            not (arr.size == 0 or validate.int_dtype(arr.dtype)):
         want = f"(n, {cols})" if cols is not None else "(n,)"
-        raise GraphError(f"compact heightfield {name} must be an integer array of shape {want}, "
+        raise GraphError(f"{what} {name} must be an integer array of shape {want}, "
                          f"got {arr.dtype} of shape {arr.shape}")
     if arr.dtype != dtype and arr.size and \
             (arr.min() < np.iinfo(dtype).min or arr.max() > np.iinfo(dtype).max):
-        raise GraphError(f"compact heightfield {name} holds {arr.min()}..{arr.max()}, outside "
+        raise GraphError(f"{what} {name} holds {arr.min()}..{arr.max()}, outside "
                          f"{np.dtype(dtype).name}")
     return np.ascontiguousarray(arr, dtype=dtype)
 
@@ -127,6 +129,18 @@ def _whole_number(value, what):
         raise GraphError(f"{what} must be an integer >= 0 (below 2**31), got "
                          f"{validate.describe(value)}")
     return int(value)
+
+
+def _grid_frame(owner, what) -> np.ndarray:
+    """``owner.bmin`` (3 finite numbers, as float64), after checking
+    ``owner.cs`` and ``owner.ch`` are finite and > 0."""
+    bmin = validate.array(owner.bmin, f"{what} bmin", dtype=np.float64)
+    if bmin.shape != (3,) or not np.isfinite(bmin).all():
+        raise GraphError(f"{what} bmin must be 3 finite numbers, got {owner.bmin!r}")
+    for name in ("cs", "ch"):
+        if validate.distance(getattr(owner, name), f"{what} {name}") == 0:
+            raise GraphError(f"{what} {name} must be a finite number > 0, got 0")
+    return bmin
 
 
 def check_heightfield(chf) -> tuple:
@@ -141,25 +155,19 @@ def check_heightfield(chf) -> tuple:
     if 2 * border > min(width, height):
         raise GraphError(f"compact heightfield border_size {border} leaves no cells inside a "
                          f"{width} x {height} grid")
-    bmin = validate.array(chf.bmin, "compact heightfield bmin", dtype=np.float64)
-    if bmin.shape != (3,) or not np.isfinite(bmin).all():
-        raise GraphError(f"compact heightfield bmin must be 3 finite numbers, got {chf.bmin!r}")
-    for name in ("cs", "ch"):
-        value = getattr(chf, name)
-        if validate.distance(value, f"compact heightfield {name}") == 0:
-            raise GraphError(f"compact heightfield {name} must be a finite number > 0, got 0")
+    _grid_frame(chf, "compact heightfield")
     cells = width * height
-    cell_index = _int_array(chf, "cell_index", 1, np.int32)
-    cell_count = _int_array(chf, "cell_count", 1, np.int32)
+    cell_index = _int_array(chf, "compact heightfield", "cell_index", 1, np.int32)
+    cell_count = _int_array(chf, "compact heightfield", "cell_count", 1, np.int32)
     for name, arr in (("cell_index", cell_index), ("cell_count", cell_count)):
         if arr.shape[0] != cells:
             raise GraphError(f"compact heightfield {name} has {arr.shape[0]} entries for "
                              f"{width} x {height} = {cells} cells")
-    span_y = _int_array(chf, "y", 1, np.int32)
+    span_y = _int_array(chf, "compact heightfield", "y", 1, np.int32)
     spans = span_y.shape[0]
-    neighbors = _int_array(chf, "neighbors", 2, np.int32, cols=4)
-    area = _int_array(chf, "area", 1, np.uint8)
-    region = _int_array(chf, "region", 1, np.int32)
+    neighbors = _int_array(chf, "compact heightfield", "neighbors", 2, np.int32, cols=4)
+    area = _int_array(chf, "compact heightfield", "area", 1, np.uint8)
+    region = _int_array(chf, "compact heightfield", "region", 1, np.int32)
     for name, arr in (("neighbors", neighbors), ("area", area), ("region", region)):
         if arr.shape[0] != spans:
             raise GraphError(f"compact heightfield {name} has {arr.shape[0]} rows for "

@@ -20,26 +20,12 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from ._polymesh import build_polymesh_kernel
-from .contours import ContourSet
+from .contours import ContourSet, _grid_frame, _int_array, _whole_number
 from .heightfield import PolyMesh
 
 __all__ = ["build_polymesh"]
 
 _log = logging.getLogger("navcore")
-
-
-def _contour_array(cset, name, ndim, dtype, cols=None):
-    arr = validate.array(getattr(cset, name, None), f"contour set {name}")
-    if arr.ndim != ndim or (cols is not None and arr.shape[1] != cols) or \
-            not (arr.size == 0 or validate.int_dtype(arr.dtype)):
-        want = f"(n, {cols})" if cols is not None else "(n,)"
-        raise GraphError(f"contour set {name} must be an integer array of shape {want}, "
-                         f"got {arr.dtype} of shape {arr.shape}")
-    info = np.iinfo(dtype)
-    if arr.dtype != dtype and arr.size and (arr.min() < info.min or arr.max() > info.max):
-        raise GraphError(f"contour set {name} holds {arr.min()}..{arr.max()}, outside "
-                         f"{np.dtype(dtype).name}")
-    return np.ascontiguousarray(arr, dtype=dtype)
 
 
 def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
@@ -57,11 +43,11 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
         raise GraphError(f"nvp (vertices per polygon) must be an integer in 3..12, got "
                          f"{validate.describe(nvp)}")
     nvp = int(nvp)
-    verts = _contour_array(contours, "verts", 2, np.int32, cols=4)
-    vstart = _contour_array(contours, "vert_start", 1, np.int64)
-    vcount = _contour_array(contours, "vert_count", 1, np.int64)
-    regions = _contour_array(contours, "regions", 1, np.int32)
-    areas = _contour_array(contours, "areas", 1, np.uint8)
+    verts = _int_array(contours, "contour set", "verts", 2, np.int32, cols=4)
+    vstart = _int_array(contours, "contour set", "vert_start", 1, np.int64)
+    vcount = _int_array(contours, "contour set", "vert_count", 1, np.int64)
+    regions = _int_array(contours, "contour set", "regions", 1, np.int32)
+    areas = _int_array(contours, "contour set", "areas", 1, np.uint8)
     n = vcount.shape[0]
     for name, arr in (("vert_start", vstart), ("regions", regions), ("areas", areas)):
         if arr.shape[0] != n:
@@ -78,16 +64,8 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
                          f"{verts[:, :3].max()}; cell corners and heights must stay "
                          f"within +-2**24")
     for name in ("width", "height", "border_size"):
-        value = getattr(contours, name, None)
-        if not validate.is_int(value) or not 0 <= value < 2 ** 31:
-            raise GraphError(f"contour set {name} must be an integer >= 0 (below 2**31), got "
-                             f"{validate.describe(value)}")
-    bmin = validate.array(contours.bmin, "contour set bmin", dtype=np.float64)
-    if bmin.shape != (3,) or not np.isfinite(bmin).all():
-        raise GraphError(f"contour set bmin must be 3 finite numbers, got {contours.bmin!r}")
-    for name in ("cs", "ch"):
-        if validate.distance(getattr(contours, name), f"contour set {name}") == 0:
-            raise GraphError(f"contour set {name} must be a finite number > 0, got 0")
+        _whole_number(getattr(contours, name, None), f"contour set {name}")
+    bmin = _grid_frame(contours, "contour set")
     out_verts, polys, neighbors, regs, pareas, bad = build_polymesh_kernel(
         verts, vstart, vcount, regions, areas, nvp, int(contours.border_size),
         int(contours.width), int(contours.height))
