@@ -288,3 +288,19 @@ def test_matches_recast_vertex_for_vertex(tile):
     assert np.array_equal(cs.verts, want["contour_verts"])
     assert np.array_equal(cs.raw_verts, want["contour_raw_verts"])
     assert (cs.verts[:, 3] & CONTOUR_BORDER_VERTEX).any()      # tile border vertices met
+
+
+def test_hole_without_outline_is_kept_apart_with_a_warning(caplog):
+    # An island of three regions inside region 1: with a huge max_error the
+    # outline of 1 (walls only) shrinks below 3 vertices and is dropped, but
+    # its hole ring keeps the vertices where the island's regions change.
+    cells = np.ones((12, 12), int)
+    cells[4:8, 3:5] = 2
+    cells[4:8, 5:7] = 3
+    cells[4:8, 7:9] = 4
+    chf = label_cells(chf_from_floors(np.zeros((12, 12), int)), cells)
+    with caplog.at_level("WARNING", logger="navcore"):
+        cs = build_contours(chf, 100.0, 0)
+    assert "1 hole(s) could not be joined to their region's outline" in caplog.text
+    ones = rings_of(cs, 1)
+    assert len(ones) == 1 and shoelace(cs.ring(ones[0])) > 0      # a hole's winding
