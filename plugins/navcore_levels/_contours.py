@@ -622,30 +622,32 @@ def check_span_links(width, height, cell_index, cell_count, neighbors):
     -1; 5 ``neighbors[a, b]`` is a span of a cell other than the one in
     direction ``b`` of span ``a``'s cell."""
     spans = neighbors.shape[0]
-    owner = np.full(spans, -1, np.int32)
-    for c in range(width * height):
-        for s in range(cell_index[c], cell_index[c] + cell_count[c]):
-            if s < 0 or s >= spans:
-                return 1, c, s
-            if owner[s] != -1:
-                return 2, c, s
-            owner[s] = c
+    owner = np.full(spans, -1, np.int32)          # each span's cell
+    column = np.empty(spans, np.int32)            # and that cell's x
+    c = 0
+    for z in range(height):
+        for x in range(width):
+            for s in range(cell_index[c], cell_index[c] + cell_count[c]):
+                if s < 0 or s >= spans:
+                    return 1, c, s
+                if owner[s] != -1:
+                    return 2, c, s
+                owner[s] = c
+                column[s] = x
+            c += 1
     for s in range(spans):
         if owner[s] == -1:
             return 3, 0, s
-    for z in range(height):
-        for x in range(width):
-            c = x + z * width
-            for s in range(cell_index[c], cell_index[c] + cell_count[c]):
-                for d in range(4):
-                    t = neighbors[s, d]
-                    if t == -1:
-                        continue
-                    if t < -1 or t >= spans:
-                        return 4, s, d
-                    nx = x + _dx(d)
-                    nz = z + _dz(d)
-                    if nx < 0 or nz < 0 or nx >= width or nz >= height or \
-                            owner[t] != nx + nz * width:
-                        return 5, s, d
+    for s in range(spans):
+        for d in range(4):
+            t = neighbors[s, d]
+            if t == -1:
+                continue
+            if t < -1 or t >= spans:
+                return 4, s, d
+            # the cell next door: one column over in the same row, or the
+            # same column one row over
+            dx = _dx(d)
+            if owner[t] != owner[s] + dx + _dz(d) * width or column[t] != column[s] + dx:
+                return 5, s, d
     return 0, 0, 0
