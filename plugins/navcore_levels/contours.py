@@ -69,7 +69,9 @@ class ContourSet:
     keeps its traced ring but has no simplified vertices
     (``vert_count[i] == 0``): the outline's ring then runs out to the hole
     along a diagonal, round it, and back. A region's outline may be
-    missing (no contour) when simplification left fewer than 3 vertices.
+    missing (no contour) when simplification left fewer than 3 vertices;
+    a hole that could not be joined (no outline, or no clear diagonal)
+    keeps its own ring, wound as a hole, and a warning is logged.
 
     ``bmin`` (3,) float64 is the world position of corner ``(0, 0, 0)``
     (the heightfield's ``bmin`` moved in by the border), ``cs``/``ch`` the
