@@ -176,13 +176,13 @@ def _bounds(verts32, bmin, bmax):
     if bmin is None:
         lo = verts32.min(axis=0) if len(verts32) else np.zeros(3, np.float32)
     else:
-        lo = validate.point(bmin, 3, "bmin", GraphError).astype(np.float32)
+        lo = _xyz(bmin, "bmin").astype(np.float32)
     if bmax is None:
         hi = verts32.max(axis=0) if len(verts32) else np.zeros(3, np.float32)
     else:
-        hi = validate.point(bmax, 3, "bmax", GraphError).astype(np.float32)
-    if not (hi > lo).all():
-        raise GraphError(f"the grid's bounds must have bmax > bmin on every axis, got bmin "
+        hi = _xyz(bmax, "bmax").astype(np.float32)
+    if not (hi >= lo).all():
+        raise GraphError(f"the grid's bounds must have bmax >= bmin on every axis, got bmin "
                          f"{lo.tolist()} and bmax {hi.tolist()}")
     return lo, hi
 
@@ -330,6 +330,13 @@ def _area_id(value, what="area") -> np.uint8:
     return np.uint8(int(value))
 
 
+def _xyz(value, what) -> np.ndarray:
+    """A finite world point of exactly three numbers (x, y, z)."""
+    if np.shape(value) != (3,):
+        raise GraphError(f"{what} must be a world point (x, y, z), got {value!r}")
+    return validate.point(value, 3, what, GraphError)
+
+
 def _height(value, what) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)) \
@@ -361,8 +368,8 @@ def mark_box_area(chf: CompactHeightfield, bmin, bmax, area: int) -> CompactHeig
     """Gives ``area`` to the walkable spans whose floor lies in the box
     ``bmin``..``bmax`` (world (x, y, z) corners; Recast's ``rcMarkBoxArea``)."""
     chf = _compact(chf)
-    lo = validate.point(bmin, 3, "bmin", GraphError)
-    hi = validate.point(bmax, 3, "bmax", GraphError)
+    lo = _xyz(bmin, "bmin")
+    hi = _xyz(bmax, "bmax")
     new_area = _area_id(area)
     out = chf.area.copy()
     _spans.mark_box(chf.cell_index, chf.cell_count, chf.y, out, chf.width, chf.height,
@@ -378,7 +385,7 @@ def mark_cylinder_area(chf: CompactHeightfield, center, radius: float, height: f
     cylinder's base) and whose floor is at most ``height`` above it
     (Recast's ``rcMarkCylinderArea``)."""
     chf = _compact(chf)
-    c = validate.point(center, 3, "center", GraphError)
+    c = _xyz(center, "center")
     r = validate.distance(radius, "radius")
     tall = validate.distance(height, "height")
     new_area = _area_id(area)
