@@ -284,6 +284,18 @@ def _footprint(verts, tris, t, cs):
 
 
 @njit(cache=True, nogil=True)
+def spans_upper_bound(verts, tris, cs, width, height):
+    """No more spans than this can be added: each triangle adds at most one
+    per cell of its footprint's box (with a margin), and no more than the
+    grid's cells."""
+    total = 0
+    cells = width * height
+    for t in range(tris.shape[0]):
+        total += min(_footprint(verts, tris, t, cs), cells)
+    return total
+
+
+@njit(cache=True, nogil=True)
 def pack_columns(heads, spans):
     """The column lists as contiguous bottom-up runs: ``column_start``
     (cells + 1,) and the spans' ``smin``, ``smax``, ``area``."""

@@ -211,7 +211,8 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
                             f"cell limit of {limits.MAX_NODES}")
     # each triangle adds at most one span per cell of its footprint's box,
     # and a column holds at most one span per two cell heights
-    spans_bound = _spans_upper_bound(verts, tris, lo, hi, cfg.cell_size, width, height)
+    spans_bound = _rasterize.spans_upper_bound(verts, tris, np.float32(cfg.cell_size), width,
+                                               height)
     spans_bound = min(spans_bound, cells * (_rasterize.SPAN_MAX_HEIGHT + 1) // 2)
     if spans_bound > limits.MAX_NODES:
         raise CapacityError(f"rasterizing {len(tris)} triangles into {width} x {height} "
@@ -226,21 +227,6 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
     return Heightfield(width=width, height=height, bmin=lo.astype(np.float64),
                        bmax=hi.astype(np.float64), cs=cfg.cell_size, ch=cfg.cell_height,
                        column_start=column_start, smin=smin, smax=smax, area=area)
-
-
-def _spans_upper_bound(verts, tris, lo, hi, cs, width, height) -> int:
-    """Sum over triangles of the cells in their footprint's box (clipped to
-    the grid): no more spans can be added."""
-    if len(tris) == 0:
-        return 0
-    corners = verts[tris]                                   # (M, 3, 3)
-    t_lo = corners.min(axis=1).astype(np.float64)
-    t_hi = corners.max(axis=1).astype(np.float64)
-    x0 = np.clip(np.floor((t_lo[:, 0] - lo[0]) / cs), 0, width - 1)
-    x1 = np.clip(np.floor((t_hi[:, 0] - lo[0]) / cs), 0, width - 1)
-    z0 = np.clip(np.floor((t_lo[:, 2] - lo[2]) / cs), 0, height - 1)
-    z1 = np.clip(np.floor((t_hi[:, 2] - lo[2]) / cs), 0, height - 1)
-    return int(((x1 - x0 + 2) * (z1 - z0 + 2)).sum())
 
 
 def _heightfield(hf) -> Heightfield:
