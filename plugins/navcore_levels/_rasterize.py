@@ -106,6 +106,16 @@ def _cut(pieces, poly, count, below, above, offset, axis):
     return n_below, n_above
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _extent(pieces, slot, count, axis):
+    """Smallest and largest ``axis`` coordinate of piece ``slot``."""
+    lo = hi = pieces[slot, 0, axis]
+    for k in range(1, count):
+        lo = min(lo, pieces[slot, k, axis])
+        hi = max(hi, pieces[slot, k, axis])
+    return lo, hi
+
+
 # the fields of a span in the rasterizer's pool (one row of an int32 array,
 # so a span is one cache line away, not four)
 _MIN, _MAX, _AREA, _NEXT = 0, 1, 2, 3
@@ -214,10 +224,7 @@ def _rasterize_from(first, heads, spans, pool, verts, tris, tri_areas, bmin, bma
             rest, spare = spare, rest
             if n_row < 3 or z < 0:
                 continue
-            min_x = max_x = pieces[row, 0, 0]
-            for k in range(1, n_row):
-                min_x = min(min_x, pieces[row, k, 0])
-                max_x = max(max_x, pieces[row, k, 0])
+            min_x, max_x = _extent(pieces, row, n_row, 0)
             x0 = int((min_x - bmin[0]) * inv_cs)
             x1 = int((max_x - bmin[0]) * inv_cs)
             if x1 < 0 or x0 >= width:
@@ -230,10 +237,7 @@ def _rasterize_from(first, heads, spans, pool, verts, tris, tri_areas, bmin, bma
                 row, row_spare = row_spare, row
                 if n_cell < 3 or x < 0:
                     continue
-                y_lo = y_hi = pieces[cell, 0, 1]
-                for k in range(1, n_cell):
-                    y_lo = min(y_lo, pieces[cell, k, 1])
-                    y_hi = max(y_hi, pieces[cell, k, 1])
+                y_lo, y_hi = _extent(pieces, cell, n_cell, 1)
                 y_lo -= bmin[1]
                 y_hi -= bmin[1]
                 if y_hi < zero or y_lo > y_range:

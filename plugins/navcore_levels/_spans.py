@@ -166,39 +166,22 @@ def boundary_distance(neighbors, area):
             if t < 0 or area[t] == 0:
                 dist[s] = 0
                 break
-    # forward: from -x and -x-z (directions 0, then 3), -z and +x-z (3, then 2);
-    # backward: from +x and +x+z, +z and -x+z. (Written out: a helper taking
-    # the directions ran 10x slower.)
-    for s in range(n):
-        best = np.int32(dist[s])
-        a = neighbors[s, 0]
-        if a >= 0:
-            best = min(best, np.int32(dist[a]) + 2)
-            b = neighbors[a, 3]
-            if b >= 0:
-                best = min(best, np.int32(dist[b]) + 3)
-        a = neighbors[s, 3]
-        if a >= 0:
-            best = min(best, np.int32(dist[a]) + 2)
-            b = neighbors[a, 2]
-            if b >= 0:
-                best = min(best, np.int32(dist[b]) + 3)
-        dist[s] = best
-    for s in range(n - 1, -1, -1):
-        best = np.int32(dist[s])
-        a = neighbors[s, 2]
-        if a >= 0:
-            best = min(best, np.int32(dist[a]) + 2)
-            b = neighbors[a, 1]
-            if b >= 0:
-                best = min(best, np.int32(dist[b]) + 3)
-        a = neighbors[s, 1]
-        if a >= 0:
-            best = min(best, np.int32(dist[a]) + 2)
-            b = neighbors[a, 0]
-            if b >= 0:
-                best = min(best, np.int32(dist[b]) + 3)
-        dist[s] = best
+    # forward (spans in order): from -x, on to -x-z (directions 0 then 3) and
+    # from -z, on to +x-z (3 then 2); backward: from +x, +x+z (2 then 1) and
+    # +z, -x+z (1 then 0)
+    for backward in range(2):
+        first, stop, step = (n - 1, -1, -1) if backward else (0, n, 1)
+        turns = ((2, 1), (1, 0)) if backward else ((0, 3), (3, 2))
+        for s in range(first, stop, step):
+            best = np.int32(dist[s])
+            for straight, turn in turns:
+                a = neighbors[s, straight]
+                if a >= 0:
+                    best = min(best, np.int32(dist[a]) + 2)
+                    b = neighbors[a, turn]
+                    if b >= 0:
+                        best = min(best, np.int32(dist[b]) + 3)
+            dist[s] = best
     return dist
 
 

@@ -122,29 +122,38 @@ def _finish(vertices, triangles, tags, triangle_tags, source, error, where) -> L
                  source=source)
 
 
+def checked_arrays(vertices, triangles) -> tuple[np.ndarray, np.ndarray]:
+    """``vertices`` as float64 (N, 3) finite coordinates (within
+    ``limits.MAX_COORDINATE``) and ``triangles`` as int32 (M, 3) indices of
+    them (M may be 0), or a ``GraphError`` naming the first bad row."""
+    verts = validate.array(vertices, "vertices", GraphError, dtype=np.float64)
+    if verts.ndim != 2 or verts.shape[1] != 3:
+        raise GraphError(f"vertices must be (N, 3) x, y, z numbers, got shape {verts.shape}")
+    bad = ~np.isfinite(verts).all(axis=1) | (np.abs(verts) > limits.MAX_COORDINATE).any(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise GraphError(f"vertex {i} {verts[i].tolist()} is not finite or farther than "
+                         f"{limits.MAX_COORDINATE:g} from the origin")
+    tris = validate.array(triangles, "triangles", GraphError)
+    if tris.size == 0 and tris.ndim <= 2:
+        tris = tris.reshape(0, 3)
+    if tris.ndim != 2 or tris.shape[1] != 3 or (tris.size and not validate.int_dtype(tris.dtype)):
+        raise GraphError(f"triangles must be (M, 3) integer vertex indices, got "
+                         f"{tris.dtype} of shape {tris.shape}")
+    out = (tris < 0) | (tris >= len(verts))
+    if out.any():
+        i, j = (int(k) for k in np.argwhere(out)[0])
+        raise GraphError(f"triangle {i} names vertex {int(tris[i, j])}, but there are "
+                         f"{len(verts)} vertices")
+    return np.ascontiguousarray(verts), tris.astype(np.int32)
+
+
 def level_from_arrays(vertices, triangles, up: str = "y", tags=None) -> Level:
     """A level from ``vertices`` (N, 3) numbers and ``triangles`` (M, 3)
     vertex indices; ``tags`` is None (every triangle tagged ``""``) or a
     sequence of M tag names. Bad input is a ``GraphError``."""
     _check_up(up)
-    verts = validate.array(vertices, "vertices", GraphError, dtype=np.float64)
-    if verts.ndim != 2 or verts.shape[1] != 3:
-        raise GraphError(f"vertices must be (N, 3) x, y, z numbers, got shape {verts.shape}")
-    tris = validate.array(triangles, "triangles", GraphError)
-    if tris.size == 0:
-        tris = tris.reshape(0, 3) if tris.ndim <= 2 else tris
-    if tris.ndim != 2 or tris.shape[1] != 3:
-        raise GraphError(f"triangles must be (M, 3) integer vertex indices, got shape "
-                         f"{tris.shape}")
-    if tris.size and not validate.int_dtype(tris.dtype):
-        raise GraphError(f"triangles must be (M, 3) integer vertex indices, got {tris.dtype}")
-    if tris.size:
-        out = (tris < 0) | (tris >= len(verts))
-        if out.any():
-            i, j = (int(k) for k in np.argwhere(out)[0])
-            raise GraphError(f"triangle {i} names vertex {int(tris[i, j])}, but the level has "
-                             f"{len(verts)} vertices (0..{len(verts) - 1})")
-    tris = tris.astype(np.int32)
+    verts, tris = checked_arrays(vertices, triangles)
     if tags is None:
         names, index = ("",), np.zeros(len(tris), np.int32)
     else:

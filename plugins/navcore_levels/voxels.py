@@ -36,6 +36,7 @@ from navcore.errors import CapacityError, GraphError
 from . import _rasterize, _spans
 from .config import LevelConfig
 from .heightfield import NULL_AREA, WALKABLE_AREA, CompactHeightfield
+from .levelfile import checked_arrays
 
 #: bytes per grid cell while rasterizing: the column's list head and its
 #: packed start
@@ -99,28 +100,8 @@ def _config(config) -> LevelConfig:
 def _geometry(vertices, triangles) -> tuple[np.ndarray, np.ndarray]:
     """Checked ``vertices`` as float32 (Recast's precision) and ``triangles``
     as int32."""
-    verts = validate.array(vertices, "vertices", GraphError, dtype=np.float64)
-    if verts.ndim != 2 or verts.shape[1] != 3:
-        raise GraphError(f"vertices must be (N, 3) x, y, z numbers, got shape {verts.shape}")
-    bad = ~np.isfinite(verts).all(axis=1) | (np.abs(verts) > limits.MAX_COORDINATE).any(axis=1) \
-        if verts.size else np.zeros(0, bool)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise GraphError(f"vertex {i} {verts[i].tolist()} is not a finite coordinate within "
-                         f"{limits.MAX_COORDINATE:g}")
-    tris = validate.array(triangles, "triangles", GraphError)
-    if tris.size == 0 and tris.ndim <= 2:
-        tris = tris.reshape(0, 3)
-    if tris.ndim != 2 or tris.shape[1] != 3 or (tris.size and not validate.int_dtype(tris.dtype)):
-        raise GraphError(f"triangles must be (M, 3) integer vertex indices, got "
-                         f"{tris.dtype} of shape {tris.shape}")
-    if tris.size:
-        out = (tris < 0) | (tris >= len(verts))
-        if out.any():
-            i, j = (int(k) for k in np.argwhere(out)[0])
-            raise GraphError(f"triangle {i} names vertex {int(tris[i, j])}, but there are "
-                             f"{len(verts)} vertices")
-    return np.ascontiguousarray(verts, dtype=np.float32), np.ascontiguousarray(tris, np.int32)
+    verts, tris = checked_arrays(vertices, triangles)
+    return verts.astype(np.float32), tris
 
 
 def _area_ids(value, count: int, what: str, allow_null: bool) -> np.ndarray:

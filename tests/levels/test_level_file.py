@@ -137,10 +137,11 @@ def test_missing_unreadable_and_unknown_files(tmp_path):
 
 
 @pytest.mark.parametrize("vertices, triangles, fragment", [
-    ([(0, 0, 0), (1, 0, 0)], [(0, 1, 2)], "names vertex 2, but the level has 2"),
+    ([(0, 0, 0), (1, 0, 0)], [(0, 1, 2)], "triangle 0 names vertex 2, but there are 2 vertices"),
     ([(0, 0, 0), (1, 0, 0), (0, 0, 1)], [(0, -1, 2)], "names vertex -1"),
     ([(0, 0, 0), (1, 0, 0), (0, 0, 1)], [(0, 1.5, 2)], "integer vertex indices"),
     ([(0, 0, 0), (1, 0, 0), (0, 0, 1)], [(0, 1)], "(M, 3)"),
+    ([(0, 0, 0), (1, 0, 0), (0, 0, 1e13)], [(0, 1, 2)], "farther than 1e+12"),
     ([(0, 0), (1, 0), (0, 1)], [(0, 1, 2)], "(N, 3)"),
     ([(0, 0, 0), (1, "a", 0), (0, 0, 1)], [(0, 1, 2)], "vertices must be an array"),
     ([(0, 0, 0), (1, np.nan, 0), (0, 0, 1)], [(0, 1, 2)], "vertex 1 [1.0, nan, 0.0] is not finite"),

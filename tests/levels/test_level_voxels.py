@@ -421,7 +421,7 @@ def small():
     (lambda v, t, c: mark_walkable(v, t, c, tri_area=[1, 2, 3]), GraphError, "or 2 of them"),
     (lambda v, t, c: mark_walkable(v[:, :2], t, c), GraphError, "(N, 3)"),
     (lambda v, t, c: mark_walkable(np.where(v == 3, np.inf, v), t, c), GraphError,
-     "is not a finite coordinate"),
+     "is not finite"),
     (lambda v, t, c: mark_walkable(v, t + 2, c), GraphError, "names vertex 4, but there are 4"),
     (lambda v, t, c: mark_walkable(v, t * 1.0, c), GraphError, "integer vertex indices"),
     (lambda v, t, c: rasterize(v, t, [63, 64], c), GraphError, "area id 64 (index 1)"),
