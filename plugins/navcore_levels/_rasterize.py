@@ -219,8 +219,8 @@ def _rasterize_from(first, heads, spans, pool, verts, tris, tri_areas, bmin, bma
                 pieces[rest, k, axis] = verts[tris[t, k], axis]
         n_rest = 3
         for z in range(z0, z1 + 1):
-            row_end = bmin[2] + F32(z) * cs + cs
-            n_row, n_rest = _cut(pieces, rest, n_rest, row, spare, row_end, 2)
+            # the row's far edge, computed as Recast computes it (same rounding)
+            n_row, n_rest = _cut(pieces, rest, n_rest, row, spare, bmin[2] + F32(z) * cs + cs, 2)
             rest, spare = spare, rest
             if n_row < 3 or z < 0:
                 continue
@@ -232,8 +232,8 @@ def _rasterize_from(first, heads, spans, pool, verts, tris, tri_areas, bmin, bma
             x0 = min(max(x0, -1), width - 1)
             x1 = min(max(x1, 0), width - 1)
             for x in range(x0, x1 + 1):
-                cell_end = bmin[0] + F32(x) * cs + cs
-                n_cell, n_row = _cut(pieces, row, n_row, cell, row_spare, cell_end, 0)
+                n_cell, n_row = _cut(pieces, row, n_row, cell, row_spare,
+                                     bmin[0] + F32(x) * cs + cs, 0)
                 row, row_spare = row_spare, row
                 if n_cell < 3 or x < 0:
                     continue
