@@ -86,7 +86,11 @@ class Heightfield:
 
     def column(self, x: int, z: int) -> np.ndarray:
         """(k, 3) ``smin, smax, area`` of the spans of cell (x, z), bottom-up."""
-        c = x + z * self.width
+        if not (validate.is_int(x) and validate.is_int(z) and 0 <= x < self.width
+                and 0 <= z < self.height):
+            raise GraphError(f"cell ({x!r}, {z!r}) is not in the {self.width} x {self.height} "
+                             f"grid")
+        c = int(x) + int(z) * self.width
         s = slice(self.column_start[c], self.column_start[c + 1])
         return np.column_stack([self.smin[s], self.smax[s], self.area[s]])
 

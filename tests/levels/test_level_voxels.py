@@ -435,6 +435,8 @@ def small():
     (lambda v, t, c: rasterize(v, t, [63, 63], c, bmin=(0, 0, 0), bmax=(3, np.nan, 3)),
      GraphError, "not finite"),
     (lambda v, t, c: filter_walkable("hf", c), GraphError, "expected a Heightfield"),
+    (lambda v, t, c: rasterize(v, t, [63, 63], c).column(10, 0), GraphError,
+     "cell (10, 0) is not in the 10 x 10 grid"),
     (lambda v, t, c: compact(None, c), GraphError, "expected a Heightfield"),
     (lambda v, t, c: erode("chf", 2), GraphError, "expected a CompactHeightfield"),
 ])
