@@ -397,10 +397,12 @@ def test_nav_test_matches_recast_counts():
     # span counts from Recast's own build of the level (a C++ run of
     # rcRasterizeTriangles .. rcErodeWalkableArea with RecastDemo's defaults)
     assert hf.span_count == 120183 and int(np.count_nonzero(hf.area)) == 63036
+    assert (int(hf.smin.sum()), int(hf.smax.sum())) == (2600072, 2817222)
     filtered = filter_walkable(hf, cfg)
     assert int(np.count_nonzero(filtered.area)) == 56795
     chf = compact(filtered, cfg)
     assert chf.span_count == 56795
+    assert int(chf.y.sum()) == 1503860 and int((chf.neighbors >= 0).sum()) == 220370
     eroded = erode(chf, cfg.walkable_radius)
     assert int(np.count_nonzero(eroded.area)) == 45117
     # every link is symmetric: stepping back returns to the same span
