@@ -261,8 +261,8 @@ def rasterize_triangles(verts, tris, tri_areas, bmin, bmax, cs, ch, width, heigh
     ``tri_areas`` uint8 (M,)) into a ``width`` x ``height`` grid from
     ``bmin`` to ``bmax`` (float32 (3,)); cell size ``cs``, height ``ch``
     (float32). Returns the column lists: ``heads`` (first span per cell or
-    -1) and ``spans`` (rows ``smin, smax, area, next``; next -1 at a
-    column's top)."""
+    -1), ``spans`` (rows ``smin, smax, area, next``; next -1 at a
+    column's top) and how many rows were handed out."""
     heads = np.full(width * height, -1, np.int32)
     spans = np.empty((max(capacity, 64), 4), np.int32)
     pool = np.array([-1, 0], np.int64)
@@ -274,7 +274,7 @@ def rasterize_triangles(verts, tris, tri_areas, bmin, bmax, cs, ch, width, heigh
             bigger = np.empty((2 * spans.shape[0] + _footprint(verts, tris, t, cs), 4), np.int32)
             bigger[:spans.shape[0]] = spans
             spans = bigger
-    return heads, spans
+    return heads, spans, pool[1]
 
 
 @njit(cache=True, nogil=True)
@@ -300,24 +300,18 @@ def spans_upper_bound(verts, tris, cs, width, height):
 
 
 @njit(cache=True, nogil=True)
-def pack_columns(heads, spans):
+def pack_columns(heads, spans, used):
     """The column lists as contiguous bottom-up runs: ``column_start``
-    (cells + 1,) and the spans' ``smin``, ``smax``, ``area``."""
+    (cells + 1,) and the spans' ``smin``, ``smax``, ``area``. One walk
+    over the lists, appending (``used`` rows bound the live spans)."""
     cells = heads.shape[0]
-    column_start = np.zeros(cells + 1, np.int32)
-    total = 0
-    for c in range(cells):
-        column_start[c] = total
-        s = heads[c]
-        while s >= 0:
-            total += 1
-            s = spans[s, _NEXT]
-    column_start[cells] = total
-    out_min = np.empty(total, np.int32)
-    out_max = np.empty(total, np.int32)
-    out_area = np.empty(total, np.uint8)
+    column_start = np.empty(cells + 1, np.int32)
+    out_min = np.empty(used, np.int32)
+    out_max = np.empty(used, np.int32)
+    out_area = np.empty(used, np.uint8)
     i = 0
     for c in range(cells):
+        column_start[c] = i
         s = heads[c]
         while s >= 0:
             out_min[i] = spans[s, _MIN]
@@ -325,4 +319,6 @@ def pack_columns(heads, spans):
             out_area[i] = spans[s, _AREA]
             i += 1
             s = spans[s, _NEXT]
-    return column_start, out_min, out_max, out_area
+    column_start[cells] = i
+    # views of the first i rows: merged spans left fewer than were handed out
+    return column_start, out_min[:i], out_max[:i], out_area[:i]
