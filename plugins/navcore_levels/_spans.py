@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# the chamfer passes are the distance field's (regions), shared
+from ._distance import _chamfer_pass
 from .heightfield import OPEN_TOP
 
 #: the height Recast gives the top of the open space above a column's last
@@ -149,12 +151,12 @@ def compact_spans(column_start, smin, smax, area, width, height, walkable_height
 
 
 @njit(cache=True, nogil=True)
-def boundary_distance(neighbors, area):
+def boundary_distance(cell_index, cell_count, neighbors, area):
     """uint16 per span: its distance to the nearest span that is not
     walkable or lacks a walkable neighbour in one of the four directions,
     along connected spans, in Recast's chamfer units (2 per straight step,
-    3 per diagonal one; 65535 at most). Spans are in cell order (z, then
-    x), so one pass forward and one backward carry every distance."""
+    3 per diagonal one; 65535 at most), by the distance field's two raster
+    passes."""
     n = area.shape[0]
     dist = np.full(n, 0xFFFF, np.uint16)
     for s in range(n):
@@ -166,31 +168,18 @@ def boundary_distance(neighbors, area):
             if t < 0 or area[t] == 0:
                 dist[s] = 0
                 break
-    # forward (spans in order): from -x, on to -x-z (directions 0 then 3) and
-    # from -z, on to +x-z (3 then 2); backward: from +x, +x+z (2 then 1) and
-    # +z, -x+z (1 then 0)
-    for backward in range(2):
-        first, stop, step = (n - 1, -1, -1) if backward else (0, n, 1)
-        turns = ((2, 1), (1, 0)) if backward else ((0, 3), (3, 2))
-        for s in range(first, stop, step):
-            best = np.int32(dist[s])
-            for straight, turn in turns:
-                a = neighbors[s, straight]
-                if a >= 0:
-                    best = min(best, np.int32(dist[a]) + 2)
-                    b = neighbors[a, turn]
-                    if b >= 0:
-                        best = min(best, np.int32(dist[b]) + 3)
-            dist[s] = best
+    cells = cell_index.shape[0]
+    _chamfer_pass(cell_index, cell_count, neighbors, dist, 0, cells, 1, 0, 3, 3, 2)
+    _chamfer_pass(cell_index, cell_count, neighbors, dist, cells - 1, -1, -1, 2, 1, 1, 0)
     return dist
 
 
 @njit(cache=True, nogil=True)
-def erode_area(neighbors, area, radius):
+def erode_area(cell_index, cell_count, neighbors, area, radius):
     """Sets to 0 the area of every span closer than ``radius`` cells
     (chamfer distance below ``2 * radius``) to the walkable area's edge
     (everything, past 32767 cells)."""
-    dist = boundary_distance(neighbors, area)
+    dist = boundary_distance(cell_index, cell_count, neighbors, area)
     limit = 2 * radius
     for s in range(area.shape[0]):
         if dist[s] < limit:

@@ -291,7 +291,7 @@ def erode(chf: CompactHeightfield, radius: int) -> CompactHeightfield:
     r = _cells(radius, "radius")
     area = chf.area.copy()
     if r > 0:
-        _spans.erode_area(chf.neighbors, area, r)
+        _spans.erode_area(chf.cell_index, chf.cell_count, chf.neighbors, area, r)
     return dataclasses.replace(chf, area=area)
 
 
