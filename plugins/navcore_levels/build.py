@@ -1,0 +1,96 @@
+"""A level's navmesh from its triangles: Recast's stages one after another.
+
+>>> import numpy as np
+>>> floor = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], dtype=float)
+>>> level = build_navmesh_arrays(floor, np.array([[0, 2, 1], [0, 3, 2]]))
+>>> level.polymesh.poly_count, round(level.walkable_area(), 2)
+(1, 65.61)
+
+The floor is 10 x 10 (33 cells of 0.3 a side); the mesh stays three cells
+(0.9) inside its open edges: the edge cell, whose neighbour beyond is
+missing, and ``agent_radius`` (0.6, two cells). C++ Recast's mesh of the
+same floor runs from 0.9 to 9.0 on both axes too.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import LevelConfig
+from .contours import build_contours
+from .heightfield import CompactHeightfield, PolyMesh
+from .polymesh import build_polymesh
+from .regions import build_regions
+from .voxels import compact, erode, filter_walkable, mark_convex_area, mark_walkable, rasterize
+
+#: the stages, in order, as ``timings`` names them
+STAGES = ("rasterize", "filter", "compact", "erode", "areas", "regions", "contours",
+          "polymesh")
+
+
+@dataclass
+class LevelMesh:
+    """What a build made: the convex polygons (``polymesh``) and the
+    compact heightfield they were traced from (``heightfield``: its
+    regions filled in), with the settings used."""
+    polymesh: PolyMesh
+    heightfield: CompactHeightfield
+    config: LevelConfig
+
+    def walkable_area(self) -> float:
+        """The polygons' area projected on the ground (x-z) plane."""
+        mesh = self.polymesh
+        v = mesh.world_vertices()
+        idx = np.where(mesh.polys >= 0, mesh.polys, 0)
+        x, z = v[idx, 0], v[idx, 2]
+        nxt = np.roll(np.arange(mesh.nvp), -1)
+        count = (mesh.polys >= 0).sum(axis=1)
+        # the edge after a polygon's last vertex goes back to its first
+        after = np.where(np.arange(mesh.nvp)[None, :] == count[:, None] - 1, 0, nxt[None, :])
+        rows = np.arange(mesh.poly_count)[:, None]
+        cross = x * z[rows, after] - x[rows, after] * z
+        return float(0.5 * np.abs(np.where(mesh.polys >= 0, cross, 0.0).sum(axis=1)).sum())
+
+
+def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None, *,
+                         triangle_areas=None, volumes=(), timings: dict | None = None
+                         ) -> LevelMesh:
+    """Build the navmesh of a level given as ``vertices`` (N, 3), y up, and
+    ``triangles`` (M, 3) vertex indices, with ``config`` (RecastDemo's
+    defaults when None), as RecastDemo's solo mesh does. ``triangle_areas``:
+    an area id per triangle (1..63; walkable ground when None), cleared
+    where a triangle is steeper than ``max_slope``. ``volumes``: convex
+    volumes ``(polygon_xz, ymin, ymax, area)`` whose area id is given to
+    the surface inside them. ``timings``: a dict that receives each
+    stage's seconds (``STAGES``)."""
+    cfg = LevelConfig() if config is None else config
+    clock = time.perf_counter
+    spent = {} if timings is None else timings
+    t = clock()
+
+    def lap(name):
+        nonlocal t
+        now = clock()
+        spent[name] = now - t
+        t = now
+    areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
+    hf = rasterize(vertices, triangles, areas, cfg)
+    lap("rasterize")
+    hf = filter_walkable(hf, cfg)
+    lap("filter")
+    chf = compact(hf, cfg)
+    lap("compact")
+    chf = erode(chf, cfg.walkable_radius)
+    lap("erode")
+    for polygon, ymin, ymax, area in volumes:
+        chf = mark_convex_area(chf, polygon, ymin, ymax, area)
+    lap("areas")
+    build_regions(chf, cfg)
+    lap("regions")
+    contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
+    lap("contours")
+    mesh = build_polymesh(contours, cfg.verts_per_poly)
+    lap("polymesh")
+    return LevelMesh(mesh, chf, cfg)
