@@ -22,12 +22,13 @@ from .config import LevelConfig
 from .contours import build_contours
 from .heightfield import CompactHeightfield, PolyMesh
 from .polymesh import build_polymesh
-from .regions import build_regions
+from .regions import (build_distance_field, build_regions_monotone,
+                      build_regions_watershed)
 from .voxels import compact, erode, filter_walkable, mark_convex_area, mark_walkable, rasterize
 
 #: the stages, in order, as ``timings`` names them
-STAGES = ("rasterize", "filter", "compact", "erode", "areas", "regions", "contours",
-          "polymesh")
+STAGES = ("rasterize", "filter", "compact", "erode", "areas", "distance_field", "regions",
+          "contours", "polymesh")
 
 
 @dataclass
@@ -87,7 +88,14 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     for polygon, ymin, ymax, area in volumes:
         chf = mark_convex_area(chf, polygon, ymin, ymax, area)
     lap("areas")
-    build_regions(chf, cfg)
+    sizes = (cfg.min_region_area, cfg.merge_region_area)
+    if cfg.partition == "monotone":
+        lap("distance_field")                  # none: 0 s
+        build_regions_monotone(chf, *sizes)
+    else:
+        top = build_distance_field(chf)
+        lap("distance_field")
+        build_regions_watershed(chf, *sizes, max_distance=top)
     lap("regions")
     contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
     lap("contours")
