@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import itertools
 import math
 import operator
 import threading
@@ -90,7 +91,7 @@ from .rounds import MIN_CHUNK_S, Item, run_groups
 _INVALID = (PathStatus.INVALID_START, PathStatus.INVALID_GOAL)
 _BY_SEQ = operator.attrgetter("handle.seq")
 _EXPANDED = operator.attrgetter("expanded")
-_RECENT = 64      # chunks of searches per graph the time estimate looks at
+_RECENT = 64      # searches per graph the time estimate looks at
 _log = logging.getLogger("navcore")
 
 
@@ -707,7 +708,13 @@ class RequestQueue:
             recent = durations.get(gid)
             if recent is None:
                 recent = durations[gid] = deque(maxlen=_RECENT)
-            recent.extend(seconds / n for n, seconds in chunks)
+            # one sample per search, its chunk's mean: a chunk of twenty
+            # weighs twenty times a chunk of one. One sample per chunk made a
+            # frame's last small rounds (their fixed cost shared by few
+            # searches) set the estimate, which kept the next frame's
+            # rounds small too
+            for n, seconds in chunks:
+                recent.extend(itertools.repeat(seconds / n, n))
         gids = [g[0] for g in groups]
         if len(set(gids)) == len(gids):
             runs = [(g[0], g[2]) for g in groups]
