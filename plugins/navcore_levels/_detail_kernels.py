@@ -242,8 +242,13 @@ def patch_height(fx, fy, fz, cs, ch, radius, patch, xmin, zmin, pw, ph):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dist_sq_point_segment(points, p, a, b):
-    """Squared 3D distance from ``points[p]`` to segment ``a-b``."""
+def _dist_sq_point_segment_f32(points, p, a, b):
+    """``_dist_sq_point_segment`` in float32 arithmetic (``points`` float32),
+    step for step as Recast computes it: whether an edge sample counts as
+    off the edge is decided as Recast decides it, also where heights a whole
+    number of cell heights apart put the deviation right at the limit."""
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
     qx = points[b, 0] - points[a, 0]
     qy = points[b, 1] - points[a, 1]
     qz = points[b, 2] - points[a, 2]
@@ -252,9 +257,12 @@ def _dist_sq_point_segment(points, p, a, b):
     dz = points[p, 2] - points[a, 2]
     d = qx * qx + qy * qy + qz * qz
     t = qx * dx + qy * dy + qz * dz
-    if d > 0:
-        t /= d
-    t = min(max(t, 0.0), 1.0)
+    if d > zero:
+        t = t / d
+    if t < zero:
+        t = zero
+    elif t > one:
+        t = one
     dx = points[a, 0] + t * qx - points[p, 0]
     dy = points[a, 1] + t * qy - points[p, 1]
     dz = points[a, 2] + t * qz - points[p, 2]
@@ -278,9 +286,9 @@ def _dist_sq_xz_segment(px, pz, ax, az, bx, bz):
 
 
 @njit(cache=True, nogil=True)
-def _signed_dist_to_polygon(corners, n, px, pz):
-    """x-z distance from ``(px, pz)`` to the polygon's outline, negative
-    inside."""
+def _signed_dist_sq_to_polygon(corners, n, px, pz):
+    """Squared x-z distance from ``(px, pz)`` to the polygon's outline,
+    negated inside."""
     nearest = np.inf
     inside = False
     j = n - 1
@@ -293,7 +301,7 @@ def _signed_dist_to_polygon(corners, n, px, pz):
             inside = not inside
         nearest = min(nearest, _dist_sq_xz_segment(px, pz, xj, zj, xi, zi))
         j = i
-    return -math.sqrt(nearest) if inside else math.sqrt(nearest)
+    return -nearest if inside else nearest
 
 
 @njit(cache=True, nogil=True)
@@ -355,12 +363,17 @@ def _jitter(i, multiplier):
 
 
 @njit(cache=True, nogil=True)
-def poly_detail(corners, ncorners, sample_distance, sample_max_error, cs, ch, radius,
-                patch, xmin, zmin, pw, ph, points, hull, edge_points, keep, tris, edges,
-                samples):
+def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error, cs, ch, radius,
+                patch, xmin, zmin, pw, ph, points, hull, edge_points, edge_points32, keep, tris,
+                edges, samples):
     """One polygon's detail mesh: fills ``points`` (its ``corners`` first)
     and ``tris`` (rows ``a, b, c, outline flags``); returns
-    ``(npoints, ntris, samples)`` (``samples`` scratch, grown if needed)."""
+    ``(npoints, ntris, samples)`` (``samples`` scratch, grown if needed).
+    ``corners32``: the corners as Recast holds them (float32 cells times
+    float32 cell size), for the edge decisions made in float32."""
+    distance32 = np.float32(sample_distance)
+    max_error_sq32 = np.float32(sample_max_error) * np.float32(sample_max_error)
+    ch32 = np.float32(ch)
     for i in range(ncorners):
         points[i, :] = corners[i, :]
     npoints = ncorners
@@ -383,8 +396,13 @@ def poly_detail(corners, ncorners, sample_distance, sample_max_error, cs, ch, ra
             dx = corners[b, 0] - corners[a, 0]
             dy = corners[b, 1] - corners[a, 1]
             dz = corners[b, 2] - corners[a, 2]
-            length = math.sqrt(dx * dx + dz * dz)
-            nsegs = 1 + int(math.floor(length / sample_distance))
+            dx32 = corners32[b, 0] - corners32[a, 0]
+            dy32 = corners32[b, 1] - corners32[a, 1]
+            dz32 = corners32[b, 2] - corners32[a, 2]
+            # float32 as Recast: an edge a whole number of spacings long
+            # gets Recast's number of segments.
+            length32 = np.float32(math.sqrt(dx32 * dx32 + dz32 * dz32))
+            nsegs = 1 + int(math.floor(length32 / distance32))
             nsegs = min(nsegs, MAX_VERTS_PER_EDGE - 1)
             nsegs = min(nsegs, MAX_VERTS - 1 - npoints)
             hull[nhull] = j
@@ -401,6 +419,11 @@ def poly_detail(corners, ncorners, sample_distance, sample_max_error, cs, ch, ra
                 # No height data: the edge's own line.
                 edge_points[k, 1] = h * ch if h != UNSET else ey
                 edge_points[k, 2] = ez
+                u32 = np.float32(k) / np.float32(nsegs)
+                edge_points32[k, 0] = corners32[a, 0] + dx32 * u32
+                edge_points32[k, 1] = (np.float32(h) * ch32 if h != UNSET
+                                       else corners32[a, 1] + dy32 * u32)
+                edge_points32[k, 2] = corners32[a, 2] + dz32 * u32
             # Keep samples farthest from the simplified edge first.
             keep[0] = 0
             keep[1] = nsegs
@@ -409,14 +432,14 @@ def poly_detail(corners, ncorners, sample_distance, sample_max_error, cs, ch, ra
             while k < nkeep - 1:
                 ka = keep[k]
                 kb = keep[k + 1]
-                worst = 0.0
+                worst = np.float32(0.0)
                 worst_at = -1
                 for m in range(ka + 1, kb):
-                    dev = _dist_sq_point_segment(edge_points, m, ka, kb)
+                    dev = _dist_sq_point_segment_f32(edge_points32, m, ka, kb)
                     if dev > worst:
                         worst = dev
                         worst_at = m
-                if worst_at != -1 and worst > sample_max_error * sample_max_error:
+                if worst_at != -1 and worst > max_error_sq32:
                     for m in range(nkeep, k + 1, -1):
                         keep[m] = keep[m - 1]
                     keep[k + 1] = worst_at
@@ -469,8 +492,10 @@ def poly_detail(corners, ncorners, sample_distance, sample_max_error, cs, ch, ra
         for x in range(x0, x1):
             px = x * sample_distance
             pz = z * sample_distance
-            # Not too close to the edges.
-            if _signed_dist_to_polygon(corners, ncorners, px, pz) > -sample_distance / 2:
+            # Not too close to the edges. Recast's rule compares the squared
+            # distance (world units squared) with half the spacing; kept, as
+            # it decides which samples exist.
+            if _signed_dist_sq_to_polygon(corners, ncorners, px, pz) > -sample_distance / 2:
                 continue
             h = patch_height(px, mid_y, pz, cs, ch, radius, patch, xmin, zmin, pw, ph)
             if h == UNSET:
@@ -567,9 +592,13 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
     qs = np.empty(max_cells + 1, np.int32)
     poly_verts = np.empty((nvp, 3), np.int64)
     corners = np.empty((nvp, 3), np.float64)
+    corners32 = np.empty((nvp, 3), np.float32)
+    cs32 = np.float32(cs)
+    ch32 = np.float32(ch)
     points = np.empty((MAX_VERTS + 1, 3), np.float64)
     hull = np.empty(MAX_VERTS + 1, np.int64)
     edge_points = np.empty((MAX_VERTS_PER_EDGE + 1, 3), np.float64)
+    edge_points32 = np.empty((MAX_VERTS_PER_EDGE + 1, 3), np.float32)
     keep = np.empty(MAX_VERTS_PER_EDGE + 1, np.int64)
     tris = np.empty((2 * MAX_VERTS + 2, 4), np.int32)
     edges = np.empty((10 * MAX_VERTS, 4), np.int32)
@@ -593,6 +622,9 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
             corners[j, 0] = mesh_verts[v, 0] * cs
             corners[j, 1] = mesh_verts[v, 1] * ch
             corners[j, 2] = mesh_verts[v, 2] * cs
+            corners32[j, 0] = np.float32(mesh_verts[v, 0]) * cs32
+            corners32[j, 1] = np.float32(mesh_verts[v, 1]) * ch32
+            corners32[j, 2] = np.float32(mesh_verts[v, 2]) * cs32
             ncorners += 1
         xmin = bounds[p, 0]
         zmin = bounds[p, 1]
@@ -607,8 +639,9 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
             ph = 1
             patch[0] = UNSET
         npoints, ntris, samples = poly_detail(
-            corners, ncorners, sample_distance, sample_max_error, cs, ch, radius, patch, xmin,
-            zmin, pw, ph, points, hull, edge_points, keep, tris, edges, samples)
+            corners, corners32, ncorners, sample_distance, sample_max_error, cs, ch, radius,
+            patch, xmin, zmin, pw, ph, points, hull, edge_points, edge_points32, keep, tris,
+            edges, samples)
 
         # The polygon's winding sign (its signed area in x-z).
         area = 0.0
