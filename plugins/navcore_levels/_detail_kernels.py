@@ -271,6 +271,7 @@ def _dist_sq_point_segment_f32(points, p, a, b):
 
 @njit(cache=True, nogil=True, inline="always")
 def _dist_sq_xz_segment(px, pz, ax, az, bx, bz):
+    """Squared x-z distance from a point to a segment, all float32."""
     qx = bx - ax
     qz = bz - az
     dx = px - ax
@@ -278,8 +279,8 @@ def _dist_sq_xz_segment(px, pz, ax, az, bx, bz):
     d = qx * qx + qz * qz
     t = qx * dx + qz * dz
     if d > 0:
-        t /= d
-    t = min(max(t, 0.0), 1.0)
+        t = t / d
+    t = min(max(t, np.float32(0.0)), np.float32(1.0))
     dx = ax + t * qx - px
     dz = az + t * qz - pz
     return dx * dx + dz * dz
@@ -288,7 +289,7 @@ def _dist_sq_xz_segment(px, pz, ax, az, bx, bz):
 @njit(cache=True, nogil=True)
 def _signed_dist_sq_to_polygon(corners, n, px, pz):
     """Squared x-z distance from ``(px, pz)`` to the polygon's outline,
-    negated inside."""
+    negated inside (float32 corners and point)."""
     nearest = np.inf
     inside = False
     j = n - 1
@@ -324,9 +325,10 @@ def _min_extent(corners, n):
 
 @njit(cache=True, nogil=True)
 def _vertical_dist_to_mesh(points, tris, ntris, px, py, pz):
-    """|height difference| between ``(px, py, pz)`` and the first triangle
-    (of the smallest difference) that covers ``(px, pz)``; -1 if none does."""
-    best = np.inf
+    """|height difference| between ``(px, py, pz)`` and the triangle (of
+    the smallest difference) that covers ``(px, pz)``; -1 if none does.
+    In the points' precision (float32)."""
+    best = np.float32(np.inf)
     for i in range(ntris):
         a = tris[i, 0]
         b = tris[i, 1]
@@ -345,13 +347,14 @@ def _vertical_dist_to_mesh(points, tris, ntris, px, py, pz):
         denom = dot00 * dot11 - dot01 * dot01
         if denom == 0.0:
             continue
-        u = (dot11 * dot02 - dot01 * dot12) / denom
-        v = (dot00 * dot12 - dot01 * dot02) / denom
-        eps = 1e-4
-        if u >= -eps and v >= -eps and u + v <= 1 + eps:
+        inverse = np.float32(1.0) / denom
+        u = (dot11 * dot02 - dot01 * dot12) * inverse
+        v = (dot00 * dot12 - dot01 * dot02) * inverse
+        eps = np.float32(1e-4)
+        if u >= -eps and v >= -eps and u + v <= np.float32(1.0) + eps:
             y = points[a, 1] + (points[c, 1] - points[a, 1]) * u + (points[b, 1] - points[a, 1]) * v
             best = min(best, abs(y - py))
-    return -1.0 if best == np.inf else best
+    return np.float32(-1.0) if best == np.inf else best
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -359,26 +362,36 @@ def _jitter(i, multiplier):
     """A fixed pseudo-random offset in [-1, 1] for sample ``i``: grid
     samples are compared at slightly shifted points, so symmetric data
     does not tie into poor triangulations."""
-    return ((i * multiplier) & 0xFFFF) / 65535.0 * 2.0 - 1.0
+    return (np.float32((i * multiplier) & 0xFFFF) / np.float32(65535.0) * np.float32(2.0)
+            - np.float32(1.0))
 
 
 @njit(cache=True, nogil=True)
 def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error, cs, ch, radius,
-                patch, xmin, zmin, pw, ph, points, hull, edge_points, edge_points32, keep, tris,
-                edges, samples):
+                patch, xmin, zmin, pw, ph, points, points32, hull, edge_points, edge_points32,
+                keep, tris, edges, samples):
     """One polygon's detail mesh: fills ``points`` (its ``corners`` first)
     and ``tris`` (rows ``a, b, c, outline flags``); returns
     ``(npoints, ntris, samples)`` (``samples`` scratch, grown if needed).
     ``corners32``: the corners as Recast holds them (float32 cells times
-    float32 cell size), for the edge decisions made in float32."""
-    distance32 = np.float32(sample_distance)
-    max_error_sq32 = np.float32(sample_max_error) * np.float32(sample_max_error)
+    float32 cell size). Every decision (which samples, which triangles) is
+    made in float32 on ``points32``, as Recast makes it: heights are whole
+    cell heights and samples sit on a grid, so distances fall right at a
+    limit often, and float64 would decide those differently;
+    ``points`` holds the same points in float64 for the output."""
+    # Recast's spacing and error are float32 products of the cell size and
+    # a count of cells (0.3f * 6 is 1.80000007, float32(1.8) 1.79999995):
+    # the grid of samples and which deviations count depend on the last bit.
+    distance32 = np.float32(cs) * np.float32(sample_distance / cs)
+    max_error32 = np.float32(ch) * np.float32(sample_max_error / ch)
+    max_error_sq32 = max_error32 * max_error32
     ch32 = np.float32(ch)
     for i in range(ncorners):
         points[i, :] = corners[i, :]
+        points32[i, :] = corners32[i, :]
     npoints = ncorners
     nhull = 0
-    min_extent = _min_extent(corners, ncorners)
+    min_extent = np.float32(_min_extent(corners32, ncorners))
 
     if sample_distance > 0:
         for i in range(ncorners):
@@ -452,6 +465,7 @@ def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error,
                 points[npoints, 0] = edge_points[e, 0]
                 points[npoints, 1] = edge_points[e, 1]
                 points[npoints, 2] = edge_points[e, 2]
+                points32[npoints, :] = edge_points32[e, :]
                 hull[nhull] = npoints
                 nhull += 1
                 npoints += 1
@@ -460,44 +474,46 @@ def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error,
             hull[i] = i
         nhull = ncorners
 
-    ntris = triangulate_hull(points, hull, nhull, ncorners, tris)
+    ntris = triangulate_hull(points32, hull, nhull, ncorners, tris)
     # A sliver or a small polygon gets no interior points.
-    if min_extent < sample_distance * 2 or ntris == 0 or sample_distance <= 0:
+    if min_extent < distance32 * np.float32(2.0) or ntris == 0 or sample_distance <= 0:
         mark_hull_edges(tris, ntris, hull, nhull)
         return npoints, ntris, samples
 
-    lo_x = corners[0, 0]
-    hi_x = corners[0, 0]
+    lo_x = corners32[0, 0]
+    hi_x = corners32[0, 0]
     lo_y = corners[0, 1]
     hi_y = corners[0, 1]
-    lo_z = corners[0, 2]
-    hi_z = corners[0, 2]
+    lo_z = corners32[0, 2]
+    hi_z = corners32[0, 2]
     for i in range(1, ncorners):
-        lo_x = min(lo_x, corners[i, 0])
-        hi_x = max(hi_x, corners[i, 0])
+        lo_x = min(lo_x, corners32[i, 0])
+        hi_x = max(hi_x, corners32[i, 0])
         lo_y = min(lo_y, corners[i, 1])
         hi_y = max(hi_y, corners[i, 1])
-        lo_z = min(lo_z, corners[i, 2])
-        hi_z = max(hi_z, corners[i, 2])
-    x0 = int(math.floor(lo_x / sample_distance))
-    x1 = int(math.ceil(hi_x / sample_distance))
-    z0 = int(math.floor(lo_z / sample_distance))
-    z1 = int(math.ceil(hi_z / sample_distance))
+        lo_z = min(lo_z, corners32[i, 2])
+        hi_z = max(hi_z, corners32[i, 2])
+    x0 = int(math.floor(lo_x / distance32))
+    x1 = int(math.ceil(hi_x / distance32))
+    z0 = int(math.floor(lo_z / distance32))
+    z1 = int(math.ceil(hi_z / distance32))
     mid_y = (lo_y + hi_y) * 0.5
     capacity = max(0, x1 - x0) * max(0, z1 - z0)
     if capacity > samples.shape[0]:
         samples = np.empty((capacity, 4), np.int64)
     nsamples = 0
+    half32 = distance32 / np.float32(2.0)
     for z in range(z0, z1):
         for x in range(x0, x1):
-            px = x * sample_distance
-            pz = z * sample_distance
+            px = np.float32(x) * distance32
+            pz = np.float32(z) * distance32
             # Not too close to the edges. Recast's rule compares the squared
             # distance (world units squared) with half the spacing; kept, as
             # it decides which samples exist.
-            if _signed_dist_sq_to_polygon(corners, ncorners, px, pz) > -sample_distance / 2:
+            if _signed_dist_sq_to_polygon(corners32, ncorners, px, pz) > -half32:
                 continue
-            h = patch_height(px, mid_y, pz, cs, ch, radius, patch, xmin, zmin, pw, ph)
+            h = patch_height(float(px), mid_y, float(pz), cs, ch, radius, patch, xmin, zmin,
+                             pw, ph)
             if h == UNSET:
                 continue      # no height data: nothing to fit
             samples[nsamples, 0] = x
@@ -506,35 +522,41 @@ def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error,
             samples[nsamples, 3] = 0
             nsamples += 1
 
+    cs32 = np.float32(cs)
+    tenth32 = np.float32(0.1)
     for _ in range(nsamples):
         if npoints >= MAX_VERTS:
             break
-        worst = 0.0
+        worst = np.float32(0.0)
         worst_at = -1
-        wx = 0.0
-        wy = 0.0
-        wz = 0.0
         for i in range(nsamples):
             if samples[i, 3]:
                 continue
-            px = samples[i, 0] * sample_distance + _jitter(i, 0x8DA6B343) * cs * 0.1
-            py = samples[i, 1] * ch
-            pz = samples[i, 2] * sample_distance + _jitter(i, 0xD8163841) * cs * 0.1
-            d = _vertical_dist_to_mesh(points, tris, ntris, px, py, pz)
+            px = (np.float32(samples[i, 0]) * distance32
+                  + _jitter(i, 0x8DA6B343) * cs32 * tenth32)
+            py = np.float32(samples[i, 1]) * ch32
+            pz = (np.float32(samples[i, 2]) * distance32
+                  + _jitter(i, 0xD8163841) * cs32 * tenth32)
+            d = _vertical_dist_to_mesh(points32, tris, ntris, px, py, pz)
             if d > worst:
                 worst = d
                 worst_at = i
-                wx = px
-                wy = py
-                wz = pz
-        if worst <= sample_max_error or worst_at == -1:
+        if worst <= max_error32 or worst_at == -1:
             break
         samples[worst_at, 3] = 1
-        points[npoints, 0] = wx
-        points[npoints, 1] = wy
-        points[npoints, 2] = wz
+        points32[npoints, 0] = (np.float32(samples[worst_at, 0]) * distance32
+                                + _jitter(worst_at, 0x8DA6B343) * cs32 * tenth32)
+        points32[npoints, 1] = np.float32(samples[worst_at, 1]) * ch32
+        points32[npoints, 2] = (np.float32(samples[worst_at, 2]) * distance32
+                                + _jitter(worst_at, 0xD8163841) * cs32 * tenth32)
+        # The output point in float64: heights exactly whole cell heights.
+        points[npoints, 0] = (samples[worst_at, 0] * sample_distance
+                              + _jitter(worst_at, 0x8DA6B343) * cs * 0.1)
+        points[npoints, 1] = samples[worst_at, 1] * ch
+        points[npoints, 2] = (samples[worst_at, 2] * sample_distance
+                              + _jitter(worst_at, 0xD8163841) * cs * 0.1)
         npoints += 1
-        ntris = delaunay_hull(points, npoints, hull, nhull, edges, tris)
+        ntris = delaunay_hull(points32, npoints, hull, nhull, edges, tris)
 
     ntris = min(ntris, MAX_TRIS)
     mark_hull_edges(tris, ntris, hull, nhull)
@@ -596,6 +618,7 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
     cs32 = np.float32(cs)
     ch32 = np.float32(ch)
     points = np.empty((MAX_VERTS + 1, 3), np.float64)
+    points32 = np.empty((MAX_VERTS + 1, 3), np.float32)
     hull = np.empty(MAX_VERTS + 1, np.int64)
     edge_points = np.empty((MAX_VERTS_PER_EDGE + 1, 3), np.float64)
     edge_points32 = np.empty((MAX_VERTS_PER_EDGE + 1, 3), np.float32)
@@ -640,8 +663,8 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
             patch[0] = UNSET
         npoints, ntris, samples = poly_detail(
             corners, corners32, ncorners, sample_distance, sample_max_error, cs, ch, radius,
-            patch, xmin, zmin, pw, ph, points, hull, edge_points, edge_points32, keep, tris,
-            edges, samples)
+            patch, xmin, zmin, pw, ph, points, points32, hull, edge_points, edge_points32, keep,
+            tris, edges, samples)
 
         # The polygon's winding sign (its signed area in x-z).
         area = 0.0

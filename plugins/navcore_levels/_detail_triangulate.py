@@ -1,7 +1,8 @@
 """Triangulations of one polygon's detail points, in the x-z plane (numba).
 
-Points are rows ``(x, y, z)`` of a float64 array; only ``x`` and ``z``
-matter here. The hull is the polygon's outline (its corners and the points
+Points are rows ``(x, y, z)`` of a float32 array (Recast's precision: its
+choices between near-equal distances on a grid of samples are the ones
+made here); only ``x`` and ``z`` matter. The hull is the polygon's outline (its corners and the points
 sampled on its edges) as point indices in order. Two triangulations, as
 Recast makes them:
 
@@ -45,7 +46,7 @@ def cross_xz(points, a, b, c):
 def dist_xz(points, a, b):
     dx = points[b, 0] - points[a, 0]
     dz = points[b, 2] - points[a, 2]
-    return math.sqrt(dx * dx + dz * dz)
+    return np.float32(math.sqrt(dx * dx + dz * dz))
 
 
 @njit(cache=True, nogil=True)
@@ -60,13 +61,14 @@ def circumcircle(points, a, b, c):
     cx = points[c, 0] - ax
     cz = points[c, 2] - az
     twice_area = bx * cz - bz * cx
-    if abs(twice_area) <= 1e-6:
-        return ax, az, 0.0
+    if abs(twice_area) <= np.float32(1e-6):
+        return ax, az, np.float32(0.0)
     b_sq = bx * bx + bz * bz
     c_sq = cx * cx + cz * cz
-    ox = (b_sq * cz - c_sq * bz) / (2.0 * twice_area)
-    oz = (c_sq * bx - b_sq * cx) / (2.0 * twice_area)
-    return ax + ox, az + oz, math.sqrt(ox * ox + oz * oz)
+    two = np.float32(2.0)
+    ox = (b_sq * cz - c_sq * bz) / (two * twice_area)
+    oz = (c_sq * bx - b_sq * cx) / (two * twice_area)
+    return ax + ox, az + oz, np.float32(math.sqrt(ox * ox + oz * oz))
 
 
 @njit(cache=True, nogil=True)
@@ -157,10 +159,10 @@ def _segments_cross(points, a, b, c, d):
     """Whether segments ``a-b`` and ``c-d`` cross properly."""
     a1 = cross_xz(points, a, b, d)
     a2 = cross_xz(points, a, b, c)
-    if a1 * a2 < 0.0:
+    if a1 * a2 < 0:
         a3 = cross_xz(points, c, d, a)
         a4 = a3 + a2 - a1
-        if a3 * a4 < 0.0:
+        if a3 * a4 < 0:
             return True
     return False
 
@@ -191,14 +193,15 @@ def _complete_facet(points, npts, edges, nedges, nfaces, e):
     else:
         return nedges, nfaces
     best = npts
-    cx = 0.0
-    cz = 0.0
-    radius = -1.0
-    tolerance = 0.001
+    cx = np.float32(0.0)
+    cz = np.float32(0.0)
+    radius = np.float32(-1.0)
+    tolerance = np.float32(0.001)
+    one = np.float32(1.0)
     for u in range(npts):
         if u == s or u == t:
             continue
-        if cross_xz(points, s, t, u) <= 1e-5:
+        if cross_xz(points, s, t, u) <= np.float32(1e-5):
             continue          # not on the left of s -> t
         if radius < 0.0:
             best = u
@@ -206,10 +209,10 @@ def _complete_facet(points, npts, edges, nedges, nfaces, e):
             continue
         dx = points[u, 0] - cx
         dz = points[u, 2] - cz
-        d = math.sqrt(dx * dx + dz * dz)
-        if d > radius * (1.0 + tolerance):
+        d = np.float32(math.sqrt(dx * dx + dz * dz))
+        if d > radius * (one + tolerance):
             continue          # outside the current circle
-        if d >= radius * (1.0 - tolerance):
+        if d >= radius * (one - tolerance):
             # On the circle within tolerance: take u only if its edges to
             # s and t cross no edge made so far.
             if _crosses_any_edge(points, edges, nedges, s, u):
