@@ -239,6 +239,21 @@ def _complete_facet(points, npts, edges, nedges, nfaces, e):
     return nedges, nfaces
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _attach_edge(tris, nfaces, face, first, second):
+    """Puts edge ``first -> second`` into triangle ``face`` (which runs
+    in that direction along it): its first two corners, or its third."""
+    if not 0 <= face < nfaces:
+        return
+    if tris[face, 0] == -1:
+        tris[face, 0] = first
+        tris[face, 1] = second
+    elif tris[face, 0] == second:
+        tris[face, 2] = first
+    elif tris[face, 1] == first:
+        tris[face, 2] = second
+
+
 @njit(cache=True, nogil=True)
 def delaunay_hull(points, npts, hull, nhull, edges, tris):
     """Delaunay triangulation of ``points[:npts]`` inside the outline
@@ -262,25 +277,9 @@ def delaunay_hull(points, npts, hull, nhull, edges, tris):
     for i in range(nedges):
         s = edges[i, 0]
         t = edges[i, 1]
-        left = edges[i, 2]
-        right = edges[i, 3]
         # The face on the right of s -> t runs s, t, ...; on its left t, s, ...
-        if 0 <= right < nfaces:
-            if tris[right, 0] == -1:
-                tris[right, 0] = s
-                tris[right, 1] = t
-            elif tris[right, 0] == t:
-                tris[right, 2] = s
-            elif tris[right, 1] == s:
-                tris[right, 2] = t
-        if 0 <= left < nfaces:
-            if tris[left, 0] == -1:
-                tris[left, 0] = t
-                tris[left, 1] = s
-            elif tris[left, 0] == s:
-                tris[left, 2] = t
-            elif tris[left, 1] == t:
-                tris[left, 2] = s
+        _attach_edge(tris, nfaces, edges[i, 3], s, t)
+        _attach_edge(tris, nfaces, edges[i, 2], t, s)
     # Drop faces left incomplete (the edge table filled up, or degenerate
     # input), moving the last face into their place.
     i = 0
