@@ -598,10 +598,12 @@ def build_detail(mesh_verts, mesh_polys, mesh_regions, bmin, cs, ch, bs, chf_wid
             xmax = max(xmax, mesh_verts[v, 0])
             zmin = min(zmin, mesh_verts[v, 2])
             zmax = max(zmax, mesh_verts[v, 2])
+        # Recast's clamp, and the grid's far side (a corner may lie in a
+        # tile's border, up to bs cells out).
         xmin = max(0, xmin - 1)
-        xmax = min(chf_width, xmax + 1)
+        xmax = min(chf_width - bs, xmax + 1)
         zmin = max(0, zmin - 1)
-        zmax = min(chf_height, zmax + 1)
+        zmax = min(chf_height - bs, zmax + 1)
         bounds[p, 0] = xmin
         bounds[p, 1] = zmin
         bounds[p, 2] = max(0, xmax - xmin)

@@ -20,7 +20,7 @@ from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.limits import check_memory
 
-from ._detail_kernels import MAX_VERTS, build_detail, surface_heights_kernel
+from ._detail_kernels import build_detail, surface_heights_kernel
 from .heightfield import CompactHeightfield, PolyMesh
 
 #: Flag of a detail triangle's edge ``k`` (bit ``2 * k``) lying on its
@@ -95,6 +95,11 @@ def _check_chf(chf) -> tuple:
         v = getattr(chf, name)
         if not validate.is_int(v) or v < 0:
             raise GraphError(f"chf.{name} must be an integer >= 0, got {v!r}")
+    for name in ("cs", "ch"):
+        v = getattr(chf, name)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)) \
+                or not math.isfinite(v) or v <= 0:
+            raise GraphError(f"chf.{name} must be a finite number > 0, got {v!r}")
     cells = chf.width * chf.height
     cell_index = _int_array(chf.cell_index, "chf.cell_index", 1)
     cell_count = _int_array(chf.cell_count, "chf.cell_count", 1)
@@ -158,15 +163,18 @@ def _check_polymesh(polymesh, chf) -> tuple:
     bmin = validate.array(polymesh.bmin, "polymesh.bmin", dtype=np.float64)
     if bmin.shape != (3,) or not np.isfinite(bmin).all():
         raise GraphError(f"polymesh.bmin must be 3 finite numbers, got {polymesh.bmin!r}")
-    inner_w = chf.width - 2 * chf.border_size
-    inner_h = chf.height - 2 * chf.border_size
-    if nv and (verts[:, 0].min() < 0 or verts[:, 0].max() > inner_w or verts[:, 2].min() < 0
-               or verts[:, 2].max() > inner_h or verts[:, 1].min() < 0):
-        bad = int(np.flatnonzero((verts[:, 0] < 0) | (verts[:, 0] > inner_w) | (verts[:, 2] < 0)
-                                 | (verts[:, 2] > inner_h) | (verts[:, 1] < 0))[0])
-        raise GraphError(f"polymesh vertex {bad} {verts[bad].tolist()} lies outside the "
-                         f"heightfield's {inner_w} x {inner_h} cells (x 0..{inner_w}, "
-                         f"z 0..{inner_h}, y >= 0)")
+    # Corners are in cells from the inner grid's corner; a region traced
+    # inside a tile's border may reach into the border (bs cells).
+    bs = chf.border_size
+    lo, hi_x, hi_z = -bs, chf.width - bs, chf.height - bs
+    if nv:
+        bad_rows = np.flatnonzero((verts[:, 0] < lo) | (verts[:, 0] > hi_x) | (verts[:, 2] < lo)
+                                  | (verts[:, 2] > hi_z) | (verts[:, 1] < 0))
+        if bad_rows.size:
+            bad = int(bad_rows[0])
+            raise GraphError(f"polymesh vertex {bad} {verts[bad].tolist()} lies outside the "
+                             f"heightfield's {chf.width} x {chf.height} cells (x {lo}..{hi_x}, "
+                             f"z {lo}..{hi_z} with border {bs}, y >= 0)")
     return verts, polys, regions, bmin
 
 
@@ -198,7 +206,9 @@ def build_detail_mesh(polymesh: PolyMesh, chf: CompactHeightfield, sample_distan
     cell_index, cell_count, span_y, neighbors, region = _check_chf(chf)
     verts, polys, regions, bmin = _check_polymesh(polymesh, chf)
     npolys = polys.shape[0]
-    check_memory(f"a detail mesh of {npolys} polygons", npolys * MAX_VERTS * 24 * 3)
+    # The kernel's first output buffers (they grow as needed) and scratch.
+    check_memory(f"a detail mesh of {npolys} polygons",
+                 48 * verts.shape[0] + 32 * polys.size + 16 * chf.width * chf.height)
     radius = max(1, int(math.ceil(edge_max_error)))
     out = build_detail(verts, polys, regions, bmin, float(polymesh.cs), float(polymesh.ch),
                        int(chf.border_size), int(chf.width), int(chf.height), cell_index,

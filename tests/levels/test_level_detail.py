@@ -112,20 +112,25 @@ def test_sample_distance_zero_gives_the_polygons_own_vertices():
     check_cover(pm, detail)
 
 
-def test_ramp_is_reproduced_exactly():
+@pytest.mark.parametrize("border", [0, 2])
+def test_ramp_is_reproduced_exactly(border):
     # Two cell heights per cell along x, one along z: the floor's cells step,
     # but its cell corners lie on the plane y = 2x + z (cells); edges of 20
     # cells are cut into 4 sample segments and the interior grid is every 6
     # cells, so every sample sits on a corner and the surface is the plane.
-    size = 24
-    xs = np.arange(size)
-    floors = 5 + 2 * xs[None, :] + xs[:, None]
-    chf = chf_from_floors(floors)
+    # With a tile border the polygon mesh's cells start ``border`` cells in.
+    size = 24 + 2 * border
+    xs = np.arange(size) - border
+    floors = 5 + 2 * xs[None, :] + xs[:, None] + 3 * border
+    chf = chf_from_floors(floors, border_size=border)
     chf.region[:] = 1
-    pm = polymesh([SQUARE], lambda x, z: 5 + 2 * x + z)
+    pm = polymesh([SQUARE], lambda x, z: 5 + 2 * x + z + 3 * border)
+    pm.border_size = border
+    pm.bmin = chf.bmin + np.array([border * CS, 0, border * CS])
     detail = build_detail_mesh(pm, chf, 6 * CS, CH)
     pts = inside_points(pm, 0, 300)
-    want = (5 + 2 * pts[:, 0] / CS + pts[:, 1] / CS) * CH
+    rel = pts - pm.bmin[[0, 2]]
+    want = (5 + 2 * rel[:, 0] / CS + rel[:, 1] / CS + 3 * border) * CH
     np.testing.assert_allclose(surface_heights(detail, np.zeros(300, int), pts), want,
                                atol=1e-6, rtol=0)
     check_cover(pm, detail)
@@ -271,6 +276,14 @@ def test_bad_input_is_a_graph_error():
     bad.cs = 0.5
     with pytest.raises(GraphError, match="differs from chf.cs"):
         build_detail_mesh(bad, chf, 1.0, CH)
+    bad_chf = flat_chf()
+    bad_chf.cs = None
+    with pytest.raises(GraphError, match="chf.cs must be a finite number > 0, got None"):
+        build_detail_mesh(pm, bad_chf, 1.0, CH)
+    bad_chf = flat_chf()
+    bad_chf.border_size = 1
+    with pytest.raises(GraphError, match="border_size"):
+        build_detail_mesh(pm, bad_chf, 1.0, CH)
     bad_chf = flat_chf()
     bad_chf.neighbors = bad_chf.neighbors[:, :3]
     with pytest.raises(GraphError, match="chf.neighbors must be an integer array"):
