@@ -406,11 +406,7 @@ def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error,
                 swapped = corners[a, 0] > corners[b, 0]
             if swapped:
                 a, b = b, a
-            dx = corners[b, 0] - corners[a, 0]
-            dy = corners[b, 1] - corners[a, 1]
-            dz = corners[b, 2] - corners[a, 2]
             dx32 = corners32[b, 0] - corners32[a, 0]
-            dy32 = corners32[b, 1] - corners32[a, 1]
             dz32 = corners32[b, 2] - corners32[a, 2]
             # float32 as Recast: an edge a whole number of spacings long
             # gets Recast's number of segments.
@@ -424,19 +420,17 @@ def poly_detail(corners, corners32, ncorners, sample_distance, sample_max_error,
                 continue
             for k in range(nsegs + 1):
                 u = k / nsegs
-                ex = corners[a, 0] + dx * u
-                ey = corners[a, 1] + dy * u
-                ez = corners[a, 2] + dz * u
-                h = patch_height(ex, ey, ez, cs, ch, radius, patch, xmin, zmin, pw, ph)
-                edge_points[k, 0] = ex
-                # No height data: the edge's own line.
-                edge_points[k, 1] = h * ch if h != UNSET else ey
-                edge_points[k, 2] = ez
                 u32 = np.float32(k) / np.float32(nsegs)
-                edge_points32[k, 0] = corners32[a, 0] + dx32 * u32
-                edge_points32[k, 1] = (np.float32(h) * ch32 if h != UNSET
-                                       else corners32[a, 1] + dy32 * u32)
-                edge_points32[k, 2] = corners32[a, 2] + dz32 * u32
+                for c in range(3):
+                    edge_points[k, c] = corners[a, c] + (corners[b, c] - corners[a, c]) * u
+                    edge_points32[k, c] = (corners32[a, c]
+                                           + (corners32[b, c] - corners32[a, c]) * u32)
+                # Without height data the point stays on the edge's line.
+                h = patch_height(edge_points[k, 0], edge_points[k, 1], edge_points[k, 2], cs,
+                                 ch, radius, patch, xmin, zmin, pw, ph)
+                if h != UNSET:
+                    edge_points[k, 1] = h * ch
+                    edge_points32[k, 1] = np.float32(h) * ch32
             # Keep samples farthest from the simplified edge first.
             keep[0] = 0
             keep[1] = nsegs

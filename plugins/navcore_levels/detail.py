@@ -21,6 +21,7 @@ from navcore.errors import GraphError, QueryError
 from navcore.limits import check_memory
 
 from ._detail_kernels import build_detail, surface_heights_kernel
+from .contours import check_heightfield
 from .heightfield import CompactHeightfield, PolyMesh
 
 #: Flag of a detail triangle's edge ``k`` (bit ``2 * k``) lying on its
@@ -86,39 +87,6 @@ def _int_array(value, what, ndim, columns=None) -> np.ndarray:
     if a.size and (a.min() < np.iinfo(np.int32).min or a.max() > np.iinfo(np.int32).max):
         raise GraphError(f"{what} holds values outside int32")
     return a.astype(np.int32)
-
-
-def _check_chf(chf) -> tuple:
-    if not isinstance(chf, CompactHeightfield):
-        raise GraphError(f"chf must be a CompactHeightfield, got {type(chf).__name__}")
-    for name in ("width", "height", "border_size"):
-        v = getattr(chf, name)
-        if not validate.is_int(v) or v < 0:
-            raise GraphError(f"chf.{name} must be an integer >= 0, got {v!r}")
-    for name in ("cs", "ch"):
-        v = getattr(chf, name)
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)) \
-                or not math.isfinite(v) or v <= 0:
-            raise GraphError(f"chf.{name} must be a finite number > 0, got {v!r}")
-    cells = chf.width * chf.height
-    cell_index = _int_array(chf.cell_index, "chf.cell_index", 1)
-    cell_count = _int_array(chf.cell_count, "chf.cell_count", 1)
-    if cell_index.shape[0] != cells or cell_count.shape[0] != cells:
-        raise GraphError(f"chf.cell_index and chf.cell_count must hold width*height = {cells} "
-                         f"cells, got {cell_index.shape[0]} and {cell_count.shape[0]}")
-    span_y = _int_array(chf.y, "chf.y", 1)
-    spans = span_y.shape[0]
-    neighbors = _int_array(chf.neighbors, "chf.neighbors", 2, 4)
-    region = _int_array(chf.region, "chf.region", 1)
-    if neighbors.shape[0] != spans or region.shape[0] != spans:
-        raise GraphError(f"chf.neighbors and chf.region must have one row per span ({spans}), "
-                         f"got {neighbors.shape[0]} and {region.shape[0]}")
-    if cells and (cell_count.min() < 0 or cell_index.min() < 0
-                  or (cell_index.astype(np.int64) + cell_count).max() > spans):
-        raise GraphError(f"chf.cell_index/cell_count point past the {spans} spans")
-    if spans and (neighbors.min() < -1 or neighbors.max() >= spans):
-        raise GraphError(f"chf.neighbors must hold span indices in -1..{spans - 1}")
-    return cell_index, cell_count, span_y, neighbors, region
 
 
 def _check_polymesh(polymesh, chf) -> tuple:
@@ -203,7 +171,8 @@ def build_detail_mesh(polymesh: PolyMesh, chf: CompactHeightfield, sample_distan
     sample_distance = validate.distance(sample_distance, "sample_distance")
     sample_max_error = validate.distance(sample_max_error, "sample_max_error")
     edge_max_error = validate.distance(edge_max_error, "edge_max_error")
-    cell_index, cell_count, span_y, neighbors, region = _check_chf(chf)
+    (_, _, _, cell_index, cell_count, span_y, neighbors, _, region,
+     _) = check_heightfield(chf)
     verts, polys, regions, bmin = _check_polymesh(polymesh, chf)
     npolys = polys.shape[0]
     # The kernel's first output buffers (they grow as needed) and scratch.
