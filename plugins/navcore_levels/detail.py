@@ -43,7 +43,8 @@ class DetailMesh:
         higher than this).
     tris: int32 (T, 3), indices into ``verts`` (global, not per polygon).
         Polygon ``p``'s triangles are ``tris[tri_offsets[p]:tri_offsets[p + 1]]``;
-        they cover the polygon exactly and have its winding.
+        they cover the polygon exactly and have its winding (a polygon
+        past Recast's 255 triangles keeps its first 255, as Recast).
     tri_flags: uint8 (T,), bit ``2 * k`` (:data:`EDGE_ON_OUTLINE`) set when
         the triangle's edge ``k`` (vertex ``k`` to ``k + 1``) lies on the
         polygon's outline, as Detour's ``detailTris`` flags.
@@ -167,6 +168,12 @@ def build_detail_mesh(polymesh: PolyMesh, chf: CompactHeightfield, sample_distan
     search rings is skipped (on an edge, the edge's straight line is
     kept). As Recast, a polygon gets at most 127 detail vertices, an edge
     at most 30 new points and a polygon at most 255 triangles.
+
+    Which samples are kept and how they are triangulated is decided in
+    float32, as Recast decides it (heights are whole cell heights, so
+    errors fall exactly on the limit often); on RecastDemo's levels the
+    vertex and triangle counts equal C++ Recast's. Output coordinates are
+    float64.
     """
     sample_distance = validate.distance(sample_distance, "sample_distance")
     sample_max_error = validate.distance(sample_max_error, "sample_max_error")
