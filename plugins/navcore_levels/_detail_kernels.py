@@ -243,10 +243,11 @@ def patch_height(fx, fy, fz, cs, ch, radius, patch, xmin, zmin, pw, ph):
 
 @njit(cache=True, nogil=True, inline="always")
 def _dist_sq_point_segment_f32(points, p, a, b):
-    """``_dist_sq_point_segment`` in float32 arithmetic (``points`` float32),
-    step for step as Recast computes it: whether an edge sample counts as
-    off the edge is decided as Recast decides it, also where heights a whole
-    number of cell heights apart put the deviation right at the limit."""
+    """Squared 3D distance from ``points[p]`` to segment ``a-b``, in
+    float32 (``points`` float32) step for step as Recast computes it:
+    whether an edge sample counts as off the edge is decided as Recast
+    decides it, also where heights a whole number of cell heights apart put
+    the deviation right at the limit."""
     zero = np.float32(0.0)
     one = np.float32(1.0)
     qx = points[b, 0] - points[a, 0]
