@@ -20,6 +20,7 @@ import numpy as np
 
 from .config import LevelConfig
 from .contours import build_contours
+from .detail import DetailMesh, build_detail_mesh
 from .heightfield import CompactHeightfield, PolyMesh
 from .polymesh import build_polymesh
 from .regions import (build_distance_field, build_regions_monotone,
@@ -28,15 +29,18 @@ from .voxels import compact, erode, filter_walkable, mark_convex_area, mark_walk
 
 #: the stages, in order, as ``timings`` names them
 STAGES = ("rasterize", "filter", "compact", "erode", "areas", "distance_field", "regions",
-          "contours", "polymesh")
+          "contours", "polymesh", "detail")
 
 
 @dataclass
 class LevelMesh:
-    """What a build made: the convex polygons (``polymesh``) and the
-    compact heightfield they were traced from (``heightfield``: its
-    regions filled in), with the settings used."""
+    """What a build made: the convex polygons (``polymesh``), the height
+    mesh over them that follows the surface within
+    ``detail_sample_max_error`` (``detail``), and the compact heightfield
+    they were traced from (``heightfield``: its regions filled in), with
+    the settings used."""
     polymesh: PolyMesh
+    detail: DetailMesh
     heightfield: CompactHeightfield
     config: LevelConfig
 
@@ -101,4 +105,7 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     lap("contours")
     mesh = build_polymesh(contours, cfg.verts_per_poly)
     lap("polymesh")
-    return LevelMesh(mesh, chf, cfg)
+    detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
+                               edge_max_error=cfg.edge_max_error)
+    lap("detail")
+    return LevelMesh(mesh, detail, chf, cfg)

@@ -3,7 +3,7 @@
 with the same settings: the walkable area of navcore's polygons differs
 from Recast's by at most 3% of Recast's, overall and floor by floor (the
 symmetric difference, comparing only polygons at the same height), and
-the polygon counts agree within 5%."""
+the polygon and detail-mesh counts agree within 5%."""
 import numpy as np
 import pytest
 
@@ -31,6 +31,10 @@ def _compare(path, settings):
     mesh = ours.polymesh
     diff = rp.mesh_area_difference(mesh.world_vertices(), mesh.polys, theirs.world_verts,
                                    theirs.mesh.polys, height_tolerance=cfg.agent_climb)
+    for ours_count, key in ((ours.detail.tri_count, "detail_tris"),
+                            (ours.detail.vert_count, "detail_verts")):
+        want = theirs.counts[key]
+        assert abs(ours_count - want) <= max(2, 0.05 * want), (key, ours_count, want)
     return mesh, theirs.mesh, diff
 
 
