@@ -1,0 +1,449 @@
+"""Tiled builds: a level's grid cut into square tiles, each built on its
+own as Recast's tile mesh does (RecastDemo's Sample_TileMesh), and the
+tiles' polygons stitched into one mesh.
+
+A tile is ``config.tile_size`` cells a side. Its build rasterizes the
+triangles overlapping the tile grown by ``border_size = walkable_radius +
+3`` cells on each side, runs the solo stages on that padded grid with
+the padding given to border regions, and keeps the polygons inside the
+tile; edges on the tile's sides are portals (``-2 - direction`` in
+``PolyMesh.neighbors``). The padding lets a tile see the walls and floors
+its neighbours see near their common side, so the two meet there.
+
+Tiles are independent: they are built on ``workers`` threads (the stage
+kernels release the GIL) and one tile can be rebuilt after the geometry
+under it changed (:func:`rebuild_tiles`).
+
+Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
+:class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
+
+* vertices on tile sides at the same cell corner and within two cell
+  heights (the polygon stage's own welding rule) become one vertex;
+* each tile chose its portal edges' ends from its own regions, so two
+  tiles' edges along a common side often overlap only in part (Detour's
+  ``connectExtLinks`` links such pieces by their overlap). The stitch
+  splits every portal edge at the ends of the edges across from it on
+  the same floor (within ``walkable_climb`` of the edge's height), which
+  puts collinear vertices into polygons (still convex; the stitched
+  mesh's ``nvp`` grows to the longest polygon), and then links the pieces
+  that share both ends;
+* a portal piece with no edge across it (the tile beyond has no polygon
+  there: its regions kept a wall or dropped a sliver the near tile kept)
+  becomes a wall (-1); :attr:`Stitched.unlinked` lists those pieces.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from navcore import validate
+from navcore.errors import GraphError
+
+from .config import LevelConfig
+from .contours import build_contours
+from .heightfield import CompactHeightfield, PolyMesh
+from .polymesh import build_polymesh
+from .regions import build_distance_field, build_regions_monotone, build_regions_watershed
+from .voxels import (_geometry, compact, erode, filter_walkable, grid_size, mark_convex_area,
+                     mark_walkable, rasterize)
+
+__all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "tile_border"]
+
+#: the extra cells a tile's build reads beyond each of its sides, over the
+#: erosion radius (Recast's ``borderSize = walkableRadius + 3``)
+BORDER_EXTRA = 3
+
+
+def tile_border(config: LevelConfig) -> int:
+    """Cells of padding round a tile: ``walkable_radius + 3``."""
+    return config.walkable_radius + BORDER_EXTRA
+
+
+@dataclass
+class Stitched:
+    """The stitched mesh and what the stitch could not link.
+
+    ``mesh``: one :class:`PolyMesh` over the level's grid (vertices in
+    cells from the level's ``bmin``; ``border_size`` 0; no portal codes
+    left). ``tile_of``: int32 (P,), the tile index (``tz * tiles_x + tx``)
+    each polygon came from. ``unlinked``: int32 (K, 2) rows ``(polygon,
+    edge)`` of portal pieces with no polygon across (now walls)."""
+    mesh: PolyMesh
+    tile_of: np.ndarray
+    unlinked: np.ndarray
+
+
+@dataclass
+class TiledLevel:
+    """A level built tile by tile.
+
+    ``bmin``/``bmax``: the level grid's bounds (float32 values, as the solo
+    build's); ``tiles_x``/``tiles_z``: tiles along x and z; tile
+    ``(tx, tz)`` has index ``tz * tiles_x + tx``. ``meshes[i]``: tile
+    ``i``'s PolyMesh (vertices in cells from the tile's corner, portals
+    marked), ``heightfields[i]``: its compact heightfield (padding
+    included, regions filled); both None for a tile with no triangles.
+    """
+    config: LevelConfig
+    bmin: np.ndarray
+    bmax: np.ndarray
+    tiles_x: int
+    tiles_z: int
+    meshes: list = field(default_factory=list)
+    heightfields: list = field(default_factory=list)
+    _stitched: Stitched | None = None
+
+    @property
+    def tile_count(self) -> int:
+        return self.tiles_x * self.tiles_z
+
+    def tile_bounds(self, tile: int) -> tuple[np.ndarray, np.ndarray]:
+        """World x-z corners ``(lo, hi)`` of tile ``tile`` (without padding)."""
+        tx, tz = tile % self.tiles_x, tile // self.tiles_x
+        size = np.float32(self.config.tile_size) * np.float32(self.config.cell_size)
+        lo = np.array([self.bmin[0] + np.float32(tx) * size, self.bmin[2] + np.float32(tz) * size])
+        return lo, lo + size
+
+    def tiles_touching(self, lo, hi) -> np.ndarray:
+        """Indices of the tiles whose build reads world x-z box ``lo..hi``
+        (each a pair ``(x, z)``): the tiles to rebuild after changing the
+        geometry there."""
+        lo = validate.point(lo, 2, "tiles_touching: lo (x, z)", GraphError)
+        hi = validate.point(hi, 2, "tiles_touching: hi (x, z)", GraphError)
+        pad = tile_border(self.config) * self.config.cell_size
+        size = self.config.tile_size * self.config.cell_size
+        base = np.array([self.bmin[0], self.bmin[2]])
+        first = np.floor((np.asarray(lo, float) - pad - base) / size).astype(int)
+        last = np.floor((np.asarray(hi, float) + pad - base) / size).astype(int)
+        first = np.maximum(first, 0)
+        last = np.minimum(last, [self.tiles_x - 1, self.tiles_z - 1])
+        xs, zs = np.arange(first[0], last[0] + 1), np.arange(first[1], last[1] + 1)
+        return (zs[:, None] * self.tiles_x + xs[None, :]).ravel().astype(np.int64)
+
+    def stitch(self) -> Stitched:
+        """All tiles' polygons as one mesh (cached until a rebuild)."""
+        if self._stitched is None:
+            self._stitched = _stitch(self)
+        return self._stitched
+
+
+def _check_tiling(cfg: LevelConfig, where: str) -> int:
+    if not isinstance(cfg, LevelConfig):
+        raise GraphError(f"{where}: config must be a LevelConfig, got {type(cfg).__name__}")
+    size = int(cfg.tile_size)
+    border = tile_border(cfg)
+    if size <= 0:
+        raise GraphError(f"{where}: config.tile_size is {cfg.tile_size}: a tiled build needs "
+                         f"tiles of at least one cell (tile_size 0 is the solo build, "
+                         f"build_navmesh_arrays)")
+    if size < border:
+        raise GraphError(f"{where}: config.tile_size {size} cells is narrower than the tile "
+                         f"border ({border} cells: walkable_radius {cfg.walkable_radius} + "
+                         f"{BORDER_EXTRA}); a tile's build would read past its neighbours")
+    return size
+
+
+class _Geometry:
+    """The level's triangles, their areas and x-z boxes, shared by the tiles."""
+
+    def __init__(self, vertices, triangles, cfg, triangle_areas, volumes):
+        self.verts, self.tris = _geometry(vertices, triangles)
+        self.areas = mark_walkable(self.verts, self.tris, cfg, triangle_areas)
+        corners = self.verts[self.tris] if len(self.tris) else np.zeros((0, 3, 3), np.float32)
+        self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        self.volumes = list(volumes)
+
+
+def _tile_box(bmin, tx, tz, size, border, cs):
+    """The padded grid of tile (tx, tz), in float32 as Recast computes it."""
+    c = np.float32(cs)
+    tcs = np.float32(size) * c
+    pad = np.float32(border) * c
+    lo = np.array(bmin, np.float32)
+    lo[0] = lo[0] + np.float32(tx) * tcs - pad
+    lo[2] = lo[2] + np.float32(tz) * tcs - pad
+    hi = lo.copy()
+    hi[0] = lo[0] + pad + tcs + pad
+    hi[2] = lo[2] + pad + tcs + pad
+    return lo, hi
+
+
+def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tx, tz, timings):
+    size, border = int(cfg.tile_size), tile_border(cfg)
+    lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
+    lo[1], hi[1] = np.float32(bmin[1]), np.float32(bmax[1])
+    pick = ((geo.hi[:, 0] >= lo[0]) & (geo.lo[:, 0] <= hi[0])
+            & (geo.hi[:, 2] >= lo[2]) & (geo.lo[:, 2] <= hi[2]))
+    if not pick.any():
+        return None, None
+    clock = time.perf_counter
+    t = clock()
+
+    def lap(name):
+        nonlocal t
+        now = clock()
+        timings[name] = timings.get(name, 0.0) + now - t
+        t = now
+    hf = rasterize(geo.verts, geo.tris[pick], geo.areas[pick], cfg, bmin=lo, bmax=hi)
+    lap("rasterize")
+    hf = filter_walkable(hf, cfg)
+    lap("filter")
+    chf = compact(hf, cfg)
+    lap("compact")
+    chf = erode(chf, cfg.walkable_radius)
+    lap("erode")
+    for polygon, ymin, ymax, area in geo.volumes:
+        chf = mark_convex_area(chf, polygon, ymin, ymax, area)
+    lap("areas")
+    sizes = (cfg.min_region_area, cfg.merge_region_area)
+    if cfg.partition == "monotone":
+        lap("distance_field")
+        build_regions_monotone(chf, *sizes, border_size=border)
+    else:
+        top = build_distance_field(chf)
+        lap("distance_field")
+        build_regions_watershed(chf, *sizes, border_size=border, max_distance=top)
+    lap("regions")
+    contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
+    lap("contours")
+    mesh = build_polymesh(contours, cfg.verts_per_poly)
+    lap("polymesh")
+    if mesh.poly_count == 0:
+        return None, chf
+    return mesh, chf
+
+
+def _workers(value) -> int:
+    if not validate.is_int(value) or int(value) < 0:
+        raise GraphError(f"workers must be a whole number >= 0 (0: build tiles in this "
+                         f"thread), got {validate.describe(value)}")
+    return int(value)
+
+
+def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
+    """Build tiles ``ids``; their (mesh, chf) in that order."""
+    def one(i):
+        spent = {}
+        out = _build_tile(geo, cfg, bmin, bmax, i % tiles_x, i // tiles_x, spent)
+        return out, spent
+    if workers <= 1 or len(ids) <= 1:
+        results = [one(i) for i in ids]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one, ids))
+    for _, spent in results:
+        for k, v in spent.items():
+            timings[k] = timings.get(k, 0.0) + v
+    return [r for r, _ in results]
+
+
+def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
+                triangle_areas=None, volumes=(), timings: dict | None = None) -> TiledLevel:
+    """Build the level tile by tile (``config.tile_size`` cells a side,
+    > 0 and at least the tile border ``walkable_radius + 3``) on
+    ``workers`` threads (0 or 1: this thread). Arguments as
+    :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
+    receives each stage's seconds summed over tiles, ``"tiles"`` (the
+    tile builds' wall time) and ``"stitch"``. The answer's
+    :meth:`TiledLevel.stitch` is already computed."""
+    cfg = config
+    _check_tiling(cfg, "build_tiled")
+    workers = _workers(workers)
+    spent = {} if timings is None else timings
+    t0 = time.perf_counter()
+    geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
+    if len(geo.verts):
+        bmin, bmax = geo.verts.min(axis=0), geo.verts.max(axis=0)
+    else:
+        bmin = bmax = np.zeros(3, np.float32)
+    gw, gh = grid_size(bmin, bmax, cfg.cell_size)
+    if gw < 1 or gh < 1:
+        raise GraphError(f"build_tiled: the level's bounds {bmin.tolist()} .. {bmax.tolist()} "
+                         f"make a grid of {gw} x {gh} cells of {cfg.cell_size}: nothing to build")
+    size = int(cfg.tile_size)
+    tiles_x, tiles_z = (gw + size - 1) // size, (gh + size - 1) // size
+    level = TiledLevel(cfg, bmin.astype(np.float64), bmax.astype(np.float64), tiles_x, tiles_z)
+    built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent)
+    level.meshes = [m for m, _ in built]
+    level.heightfields = [c for _, c in built]
+    t1 = time.perf_counter()
+    spent["tiles"] = t1 - t0
+    level.stitch()
+    spent["stitch"] = time.perf_counter() - t1
+    return level
+
+
+def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: LevelConfig | None
+                  = None, *, workers: int = 0, triangle_areas=None, volumes=()) -> Stitched:
+    """Rebuild tiles ``tile_ids`` of ``tiled`` from the level's (changed)
+    triangles over the same grid (geometry beyond ``tiled``'s bounds is
+    cut off), replace them and re-stitch. ``config`` must be ``tiled``'s
+    (None: it). Returns the new stitch; other tiles are kept as they
+    were. See :meth:`TiledLevel.tiles_touching` for which tiles a change
+    reaches."""
+    if not isinstance(tiled, TiledLevel):
+        raise GraphError(f"rebuild_tiles: expected a TiledLevel (build_tiled gives one), got "
+                         f"{type(tiled).__name__}")
+    cfg = tiled.config if config is None else config
+    if cfg != tiled.config:
+        raise GraphError("rebuild_tiles: config differs from the one the tiles were built with; "
+                         "build the level again with build_tiled")
+    workers = _workers(workers)
+    ids = validate.array(tile_ids, "rebuild_tiles: tile_ids", dtype=np.float64)
+    if ids.ndim != 1 or not np.isfinite(ids).all() or (ids != np.round(ids)).any():
+        raise GraphError(f"rebuild_tiles: tile_ids must be a sequence of tile indices, got "
+                         f"{validate.describe(tile_ids)}")
+    ids = ids.astype(np.int64)
+    bad = (ids < 0) | (ids >= tiled.tile_count)
+    if bad.any():
+        raise GraphError(f"rebuild_tiles: tile id {int(ids[bad][0])} is not a tile of this level "
+                         f"(0..{tiled.tile_count - 1})")
+    ids = [int(i) for i in np.unique(ids)]
+    geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
+    bmin, bmax = tiled.bmin.astype(np.float32), tiled.bmax.astype(np.float32)
+    built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {})
+    for i, (m, c) in zip(ids, built):
+        tiled.meshes[i] = m
+        tiled.heightfields[i] = c
+    tiled._stitched = None
+    return tiled.stitch()
+
+
+# ---------------------------------------------------------------- stitching
+
+def _stitch(level: TiledLevel) -> Stitched:
+    cfg = level.config
+    size = int(cfg.tile_size)
+    nvp = int(cfg.verts_per_poly)
+    parts = [(i, m) for i, m in enumerate(level.meshes) if m is not None]
+    if not parts:
+        empty = PolyMesh(np.zeros((0, 3), np.int32), np.zeros((0, nvp), np.int32),
+                         np.zeros((0, nvp), np.int32), np.zeros(0, np.int32),
+                         np.zeros(0, np.uint8), nvp, level.bmin.copy(), float(cfg.cell_size),
+                         float(cfg.cell_height))
+        return Stitched(empty, np.zeros(0, np.int32), np.zeros((0, 2), np.int32))
+    verts, polys, nbrs, regs, areas, tile_of = [], [], [], [], [], []
+    voff = poff = roff = 0
+    for i, m in parts:
+        tx, tz = i % level.tiles_x, i // level.tiles_x
+        v = m.verts.astype(np.int64) + [tx * size, 0, tz * size]
+        verts.append(v)
+        polys.append(np.where(m.polys >= 0, m.polys + voff, -1))
+        nbrs.append(np.where(m.neighbors >= 0, m.neighbors + poff, m.neighbors))
+        regs.append(np.where(m.regions > 0, m.regions + roff, m.regions))
+        areas.append(m.areas)
+        tile_of.append(np.full(m.poly_count, i, np.int32))
+        voff += len(v)
+        poff += m.poly_count
+        roff += int(m.regions.max(initial=0))
+    verts = np.concatenate(verts)
+    polys = np.concatenate(polys).astype(np.int64)
+    nbrs = np.concatenate(nbrs).astype(np.int64)
+    remap = _weld(verts, size)
+    polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
+    used = np.unique(polys[polys >= 0])
+    compact_ids = np.full(len(verts), -1, np.int64)
+    compact_ids[used] = np.arange(len(used))
+    verts = verts[used]
+    polys = np.where(polys >= 0, compact_ids[np.maximum(polys, 0)], -1)
+    out_polys, out_nbrs, unlinked = _split_and_link(verts, polys, nbrs, nvp,
+                                                    int(cfg.walkable_climb))
+    mesh = PolyMesh(verts=verts.astype(np.int32), polys=out_polys.astype(np.int32),
+                    neighbors=out_nbrs.astype(np.int32),
+                    regions=np.concatenate(regs).astype(np.int32),
+                    areas=np.concatenate(areas).astype(np.uint8), nvp=out_polys.shape[1],
+                    bmin=level.bmin.copy(), cs=float(cfg.cell_size), ch=float(cfg.cell_height))
+    return Stitched(mesh, np.concatenate(tile_of), unlinked)
+
+
+def _weld(verts, size) -> np.ndarray:
+    """Index of the vertex each vertex becomes: vertices on tile sides at
+    the same (x, z) within two cell heights of the group's lowest are one."""
+    n = len(verts)
+    remap = np.arange(n, dtype=np.int64)
+    side = np.flatnonzero((verts[:, 0] % size == 0) | (verts[:, 2] % size == 0))
+    if len(side) < 2:
+        return remap
+    v = verts[side]
+    order = np.lexsort((v[:, 1], v[:, 2], v[:, 0]))
+    v, ids = v[order], side[order]
+    first = 0
+    for k in range(1, len(ids)):
+        if v[k, 0] != v[first, 0] or v[k, 2] != v[first, 2] or v[k, 1] - v[first, 1] > 2:
+            first = k
+        else:
+            remap[ids[k]] = ids[first]
+    return remap
+
+
+def _split_and_link(verts, polys, nbrs, nvp, climb):
+    P = len(polys)
+    count = (polys >= 0).sum(axis=1)
+    rows, cols = np.nonzero(nbrs <= -2)
+    rings = [list(polys[p, :count[p]]) for p in range(P)]
+    links = [list(nbrs[p, :count[p]]) for p in range(P)]
+    if len(rows) == 0:
+        return polys, nbrs, np.zeros((0, 2), np.int32)
+    # every portal edge: its line (axis 0: x fixed, 1: z fixed), the
+    # coordinate, and the ends
+    a = polys[rows, cols]
+    b = polys[rows, np.where(cols + 1 < count[rows], cols + 1, 0)]
+    d = -2 - nbrs[rows, cols]
+    fixed = np.where(d % 2 == 0, 0, 2)          # directions 0/2 cross x, 1/3 cross z
+    along = 2 - fixed
+    coord = verts[a, fixed]
+    # the points the other side's portal edges end at, per line
+    ends = {}
+    for k in range(len(rows)):
+        key = (int(fixed[k]), int(coord[k]))
+        ends.setdefault(key, set()).update((int(a[k]), int(b[k])))
+    ends = {key: np.array(sorted(s), np.int64) for key, s in ends.items()}
+    # split each edge at the points strictly inside it on its floor;
+    # highest column first so insertions do not move edges yet to split
+    order = np.lexsort((-cols, rows))
+    for k in order:
+        p, j = int(rows[k]), int(cols[k])
+        va, vb = verts[a[k]], verts[b[k]]
+        ax = int(along[k])
+        cand = ends[(int(fixed[k]), int(coord[k]))]
+        t = verts[cand, ax]
+        lo_, hi_ = min(va[ax], vb[ax]), max(va[ax], vb[ax])
+        inside = (t > lo_) & (t < hi_)
+        if not inside.any():
+            continue
+        cand, t = cand[inside], t[inside]
+        frac = (t - va[ax]) / float(vb[ax] - va[ax])
+        y = va[1] + frac * (vb[1] - va[1])
+        keep = np.abs(verts[cand, 1] - y) <= climb
+        if not keep.any():
+            continue
+        cand, frac = cand[keep], frac[keep]
+        cand = cand[np.argsort(frac)]
+        code = links[p][j]
+        rings[p][j + 1:j + 1] = [int(c) for c in cand]
+        links[p][j + 1:j + 1] = [code] * len(cand)
+    width = max(nvp, max(len(r) for r in rings))
+    out_polys = np.full((P, width), -1, np.int64)
+    out_nbrs = np.full((P, width), -1, np.int64)
+    for p in range(P):
+        out_polys[p, :len(rings[p])] = rings[p]
+        out_nbrs[p, :len(links[p])] = links[p]
+    # link portal pieces sharing both ends
+    cnt = (out_polys >= 0).sum(axis=1)
+    pr, pc = np.nonzero(out_nbrs <= -2)
+    u = out_polys[pr, pc]
+    v = out_polys[pr, np.where(pc + 1 < cnt[pr], pc + 1, 0)]
+    table = {(int(x), int(y)): (int(p), int(c)) for x, y, p, c in zip(u, v, pr, pc)}
+    unlinked = []
+    for x, y, p, c in zip(u, v, pr, pc):
+        other = table.get((int(y), int(x)))
+        if other is None:
+            out_nbrs[p, c] = -1
+            unlinked.append((p, c))
+        else:
+            out_nbrs[p, c] = other[0]
+    return out_polys, out_nbrs, np.array(unlinked, np.int32).reshape(-1, 2)
