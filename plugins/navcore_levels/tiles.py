@@ -188,7 +188,11 @@ def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tx, tz, timings):
         now = clock()
         timings[name] = timings.get(name, 0.0) + now - t
         t = now
-    hf = rasterize(geo.verts, geo.tris[pick], geo.areas[pick], cfg, bmin=lo, bmax=hi)
+    # only the picked triangles' vertices: the stage checks every vertex it is given
+    tris = geo.tris[pick]
+    used, local = np.unique(tris, return_inverse=True)
+    hf = rasterize(geo.verts[used], local.reshape(tris.shape).astype(np.int32), geo.areas[pick],
+                   cfg, bmin=lo, bmax=hi)
     lap("rasterize")
     hf = filter_walkable(hf, cfg)
     lap("filter")
