@@ -282,3 +282,63 @@ def test_tiles_reach_the_partial_last_cell():
     from navcore_levels.build import LevelMesh
     assert LevelMesh(st.mesh, None, None).walkable_area() == pytest.approx(8.4 * 8.4)
     assert len(set(rp.floors(st.mesh.polys, st.mesh.neighbors))) == 1
+
+
+def _poly_mesh(polys, neighbors, nvp):
+    from navcore_levels import PolyMesh
+    verts = sorted({v for p in polys for v in p})
+    index = {v: i for i, v in enumerate(verts)}
+    rows = np.full((len(polys), nvp), -1, np.int32)
+    links = np.full((len(polys), nvp), -1, np.int32)
+    for i, (p, n) in enumerate(zip(polys, neighbors)):
+        rows[i, :len(p)] = [index[v] for v in p]
+        links[i, :len(n)] = n
+    return PolyMesh(verts=np.array([(x, 1, z) for x, z in verts], np.int32), polys=rows,
+                    neighbors=links, regions=np.arange(1, len(polys) + 1, dtype=np.int32),
+                    areas=np.full(len(polys), 63, np.uint8), nvp=nvp, bmin=np.zeros(3),
+                    cs=0.3, ch=0.2, border_size=tile_border(LevelConfig()))
+
+
+def test_stitch_splits_portal_edges_that_overlap_in_part():
+    """Recast's tiles on the RecastDemo levels always end their portal
+    edges at the same corners from both sides (no split happens there);
+    when they do not, the longer edge is split at the other side's ends:
+    here tile 0's square meets tile 1's two halves, its side gets the
+    middle vertex (5 vertices with verts_per_poly 4: the stitched nvp grows)
+    and each piece links to its half."""
+    from navcore_levels.tiles import TiledLevel
+    cfg = LevelConfig(tile_size=32, verts_per_poly=4)
+    # Recast's winding; tile 0's edge 2 runs down x = 32 (a portal to +x,
+    # -2 - 2), tile 1's edges 0 run up x = 0 (a portal to -x, -2 - 0)
+    left = _poly_mesh([[(0, 0), (0, 32), (32, 32), (32, 0)]], [[-1, -1, -4, -1]], 4)
+    right = _poly_mesh([[(0, 0), (0, 16), (32, 16), (32, 0)],
+                        [(0, 16), (0, 32), (32, 32), (32, 16)]],
+                       [[-2, 1, -1, -1], [-2, -1, -1, 0]], 4)
+    level = TiledLevel(cfg, np.zeros(3), np.array([19.2, 1.0, 9.6]), 2, 1, [left, right],
+                       [None, None])
+    st = level.stitch()
+    mesh = st.mesh
+    assert mesh.nvp == 5 and len(st.unlinked) == 0
+    v = mesh.verts
+    square = [tuple(v[i][[0, 2]]) for i in mesh.polys[0] if i >= 0]
+    assert square == [(0, 0), (0, 32), (32, 32), (32, 16), (32, 0)]
+    assert list(mesh.neighbors[0]) == [-1, -1, 2, 1, -1]
+    assert mesh.neighbors[1, 0] == 0 and mesh.neighbors[2, 0] == 0
+    assert len(v) == 8                       # 4 + 6 corners, two welded on x = 32
+
+
+def test_stitch_keeps_floors_apart_across_a_tile_side():
+    """A portal end of another floor (further than walkable_climb above
+    the edge) is not put into the edge, and the pieces that find no edge
+    across are walls, listed in ``unlinked``."""
+    from navcore_levels.tiles import TiledLevel
+    cfg = LevelConfig(tile_size=32, verts_per_poly=4)
+    left = _poly_mesh([[(0, 0), (0, 32), (32, 32), (32, 0)]], [[-1, -1, -4, -1]], 4)
+    high = _poly_mesh([[(0, 8), (0, 16), (32, 16), (32, 8)]], [[-2, -1, -1, -1]], 4)
+    high.verts[:, 1] = 40                    # 40 cell heights up: another floor
+    level = TiledLevel(cfg, np.zeros(3), np.array([19.2, 9.0, 9.6]), 2, 1, [left, high],
+                       [None, None])
+    st = level.stitch()
+    assert (st.mesh.polys[0] >= 0).sum() == 4
+    assert sorted(map(tuple, st.unlinked)) == [(0, 2), (1, 0)]
+    assert (st.mesh.neighbors == -1).all()
