@@ -156,6 +156,30 @@ class _Geometry:
         self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
         self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
         self.volumes = list(volumes)
+        self.by_tile = None
+
+    def bucket(self, bmin, tiles_x, tiles_z, size, border, cs):
+        """Per tile, the triangles whose x-z box may reach its padded grid
+        (a superset: a cell of slack either side; ``_build_tile`` keeps
+        the exact overlaps), as Recast's chunky mesh narrows the search."""
+        tcs = size * cs
+        slack = (border + 1) * cs
+        lo_t = np.floor((self.lo[:, [0, 2]] - bmin[[0, 2]] - slack) / tcs).astype(np.int64)
+        hi_t = np.floor((self.hi[:, [0, 2]] - bmin[[0, 2]] + slack) / tcs).astype(np.int64)
+        lo_t = np.maximum(lo_t, 0)
+        hi_t = np.minimum(hi_t, [tiles_x - 1, tiles_z - 1])
+        nx = np.maximum(hi_t[:, 0] - lo_t[:, 0] + 1, 0)
+        nz = np.maximum(hi_t[:, 1] - lo_t[:, 1] + 1, 0)
+        count = nx * nz
+        tri = np.repeat(np.arange(len(count)), count)
+        k = np.arange(len(tri)) - np.repeat(np.cumsum(count) - count, count)
+        tx = lo_t[tri, 0] + k % nx[tri]
+        tz = lo_t[tri, 1] + k // nx[tri]
+        tile = tz * tiles_x + tx
+        order = np.argsort(tile, kind="stable")
+        tri, tile = tri[order], tile[order]
+        cuts = np.searchsorted(tile, np.arange(tiles_x * tiles_z + 1))
+        self.by_tile = [tri[cuts[i]:cuts[i + 1]] for i in range(tiles_x * tiles_z)]
 
 
 def _tile_box(bmin, tx, tz, size, border, cs):
@@ -172,13 +196,16 @@ def _tile_box(bmin, tx, tz, size, border, cs):
     return lo, hi
 
 
-def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tx, tz, timings):
+def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings):
+    tx, tz = index % tiles_x, index // tiles_x
     size, border = int(cfg.tile_size), tile_border(cfg)
     lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
     lo[1], hi[1] = np.float32(bmin[1]), np.float32(bmax[1])
-    pick = ((geo.hi[:, 0] >= lo[0]) & (geo.lo[:, 0] <= hi[0])
-            & (geo.hi[:, 2] >= lo[2]) & (geo.lo[:, 2] <= hi[2]))
-    if not pick.any():
+    near = geo.by_tile[index]
+    glo, ghi = geo.lo[near], geo.hi[near]
+    pick = near[(ghi[:, 0] >= lo[0]) & (glo[:, 0] <= hi[0])
+                & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
+    if not len(pick):
         return None, None
     clock = time.perf_counter
     t = clock()
@@ -232,7 +259,7 @@ def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
     """Build tiles ``ids``; their (mesh, chf) in that order."""
     def one(i):
         spent = {}
-        out = _build_tile(geo, cfg, bmin, bmax, i % tiles_x, i // tiles_x, spent)
+        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent)
         return out, spent
     if workers <= 1 or len(ids) <= 1:
         results = [one(i) for i in ids]
@@ -271,6 +298,7 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     size = int(cfg.tile_size)
     tiles_x, tiles_z = (gw + size - 1) // size, (gh + size - 1) // size
     level = TiledLevel(cfg, bmin.astype(np.float64), bmax.astype(np.float64), tiles_x, tiles_z)
+    geo.bucket(bmin.astype(np.float64), tiles_x, tiles_z, size, tile_border(cfg), cfg.cell_size)
     built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent)
     level.meshes = [m for m, _ in built]
     level.heightfields = [c for _, c in built]
@@ -309,6 +337,8 @@ def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: Leve
     ids = [int(i) for i in np.unique(ids)]
     geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
     bmin, bmax = tiled.bmin.astype(np.float32), tiled.bmax.astype(np.float32)
+    geo.bucket(tiled.bmin, tiled.tiles_x, tiled.tiles_z, int(cfg.tile_size), tile_border(cfg),
+               cfg.cell_size)
     built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {})
     for i, (m, c) in zip(ids, built):
         tiled.meshes[i] = m

@@ -342,3 +342,24 @@ def test_stitch_keeps_floors_apart_across_a_tile_side():
     assert (st.mesh.polys[0] >= 0).sum() == 4
     assert sorted(map(tuple, st.unlinked)) == [(0, 2), (1, 0)]
     assert (st.mesh.neighbors == -1).all()
+
+
+@needs_levels
+def test_tile_buckets_hold_every_overlapping_triangle():
+    """The per-tile triangle buckets are a superset of the triangles whose
+    x-z box overlaps the padded tile (the exact test each tile applies)."""
+    from navcore_levels import tiles as T
+    from navcore_levels.voxels import grid_size
+    lvl = _level("dungeon")
+    for cs, ts in ((0.3, 16), (0.1, 64)):
+        cfg = LevelConfig(cell_size=cs, tile_size=ts)
+        geo = T._Geometry(lvl.vertices, lvl.triangles, cfg, None, ())
+        bmin, bmax = geo.verts.min(0), geo.verts.max(0)
+        gw, gh = grid_size(bmin, bmax, cs)
+        nx, nz = -(-gw // ts), -(-gh // ts)
+        geo.bucket(bmin.astype(np.float64), nx, nz, ts, tile_border(cfg), cs)
+        for i in range(nx * nz):
+            lo, hi = T._tile_box(bmin, i % nx, i // nx, ts, tile_border(cfg), cs)
+            full = np.flatnonzero((geo.hi[:, 0] >= lo[0]) & (geo.lo[:, 0] <= hi[0])
+                                  & (geo.hi[:, 2] >= lo[2]) & (geo.lo[:, 2] <= hi[2]))
+            assert np.isin(full, geo.by_tile[i]).all(), i
