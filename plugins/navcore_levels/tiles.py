@@ -415,69 +415,69 @@ def _weld(verts, size) -> np.ndarray:
 
 
 def _split_and_link(verts, polys, nbrs, nvp, climb):
-    P = len(polys)
     count = (polys >= 0).sum(axis=1)
     rows, cols = np.nonzero(nbrs <= -2)
-    rings = [list(polys[p, :count[p]]) for p in range(P)]
-    links = [list(nbrs[p, :count[p]]) for p in range(P)]
     if len(rows) == 0:
         return polys, nbrs, np.zeros((0, 2), np.int32)
-    # every portal edge: its line (axis 0: x fixed, 1: z fixed), the
-    # coordinate, and the ends
+    # every portal edge: its line (x fixed for directions 0/2, z for 1/3),
+    # the coordinate along it, and its ends
     a = polys[rows, cols]
     b = polys[rows, np.where(cols + 1 < count[rows], cols + 1, 0)]
-    d = -2 - nbrs[rows, cols]
-    fixed = np.where(d % 2 == 0, 0, 2)          # directions 0/2 cross x, 1/3 cross z
+    fixed = np.where((-2 - nbrs[rows, cols]) % 2 == 0, 0, 2)
     along = 2 - fixed
-    coord = verts[a, fixed]
-    # the points the other side's portal edges end at, per line
-    ends = {}
-    for k in range(len(rows)):
-        key = (int(fixed[k]), int(coord[k]))
-        ends.setdefault(key, set()).update((int(a[k]), int(b[k])))
-    ends = {key: np.array(sorted(s), np.int64) for key, s in ends.items()}
-    # split each edge at the points strictly inside it on its floor;
-    # highest column first so insertions do not move edges yet to split
-    order = np.lexsort((-cols, rows))
-    for k in order:
-        p, j = int(rows[k]), int(cols[k])
-        va, vb = verts[a[k]], verts[b[k]]
-        ax = int(along[k])
-        cand = ends[(int(fixed[k]), int(coord[k]))]
-        t = verts[cand, ax]
-        lo_, hi_ = min(va[ax], vb[ax]), max(va[ax], vb[ax])
-        inside = (t > lo_) & (t < hi_)
-        if not inside.any():
+    _, line = np.unique(np.stack([fixed, verts[a, fixed]], axis=1), axis=0, return_inverse=True)
+    line = line.ravel()
+    # every portal end on each line, ordered by line and then along it;
+    # an edge needs splitting where an end lies strictly between its own
+    span = int(np.abs(verts[:, [0, 2]]).max()) * 2 + 3
+    end_v = np.concatenate([a, b])
+    end_key = np.concatenate([line, line]) * span + verts[end_v, np.concatenate([along, along])]
+    order = np.argsort(end_key, kind="stable")
+    end_key, end_v = end_key[order], end_v[order]
+    t_a, t_b = verts[a, along], verts[b, along]
+    lo_key = line * span + np.minimum(t_a, t_b)
+    hi_key = line * span + np.maximum(t_a, t_b)
+    first = np.searchsorted(end_key, lo_key, "right")
+    last = np.searchsorted(end_key, hi_key, "left")
+    rings, links = {}, {}
+    # highest column first, so insertions do not move edges yet to split
+    for k in np.lexsort((-cols, rows)):
+        if first[k] >= last[k]:
             continue
-        cand, t = cand[inside], t[inside]
-        frac = (t - va[ax]) / float(vb[ax] - va[ax])
+        cand = np.unique(end_v[first[k]:last[k]])
+        p, j, ax = int(rows[k]), int(cols[k]), int(along[k])
+        va, vb = verts[a[k]], verts[b[k]]
+        frac = (verts[cand, ax] - va[ax]) / float(vb[ax] - va[ax])
         y = va[1] + frac * (vb[1] - va[1])
-        keep = np.abs(verts[cand, 1] - y) <= climb
+        keep = np.abs(verts[cand, 1] - y) <= climb          # the edge's own floor only
         if not keep.any():
             continue
         cand, frac = cand[keep], frac[keep]
         cand = cand[np.argsort(frac)]
-        code = links[p][j]
+        if p not in rings:
+            rings[p] = list(polys[p, :count[p]])
+            links[p] = list(nbrs[p, :count[p]])
         rings[p][j + 1:j + 1] = [int(c) for c in cand]
-        links[p][j + 1:j + 1] = [code] * len(cand)
-    width = max(nvp, max(len(r) for r in rings))
-    out_polys = np.full((P, width), -1, np.int64)
-    out_nbrs = np.full((P, width), -1, np.int64)
-    for p in range(P):
-        out_polys[p, :len(rings[p])] = rings[p]
-        out_nbrs[p, :len(links[p])] = links[p]
-    # link portal pieces sharing both ends
+        links[p][j + 1:j + 1] = [links[p][j]] * len(cand)
+    width = max([nvp] + [len(r) for r in rings.values()])
+    out_polys = np.full((len(polys), width), -1, np.int64)
+    out_nbrs = np.full((len(polys), width), -1, np.int64)
+    out_polys[:, :polys.shape[1]] = polys
+    out_nbrs[:, :nbrs.shape[1]] = nbrs
+    for p, ring in rings.items():
+        out_polys[p, :len(ring)] = ring
+        out_nbrs[p, :len(ring)] = links[p]
+    # link the portal pieces that share both ends (one polygon each way)
     cnt = (out_polys >= 0).sum(axis=1)
     pr, pc = np.nonzero(out_nbrs <= -2)
     u = out_polys[pr, pc]
     v = out_polys[pr, np.where(pc + 1 < cnt[pr], pc + 1, 0)]
-    table = {(int(x), int(y)): (int(p), int(c)) for x, y, p, c in zip(u, v, pr, pc)}
-    unlinked = []
-    for x, y, p, c in zip(u, v, pr, pc):
-        other = table.get((int(y), int(x)))
-        if other is None:
-            out_nbrs[p, c] = -1
-            unlinked.append((p, c))
-        else:
-            out_nbrs[p, c] = other[0]
-    return out_polys, out_nbrs, np.array(unlinked, np.int32).reshape(-1, 2)
+    n = len(verts)
+    key = u * n + v
+    order = np.argsort(key)
+    want = v * n + u
+    at = np.minimum(np.searchsorted(key[order], want), len(key) - 1)
+    found = key[order][at] == want
+    out_nbrs[pr, pc] = np.where(found, pr[order][at], -1)
+    unlinked = np.stack([pr[~found], pc[~found]], axis=1)
+    return out_polys, out_nbrs, unlinked.astype(np.int32).reshape(-1, 2)
