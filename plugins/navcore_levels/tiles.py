@@ -27,9 +27,25 @@ Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
   puts collinear vertices into polygons (still convex; the stitched
   mesh's ``nvp`` grows to the longest polygon), and then links the pieces
   that share both ends;
+  On RecastDemo's three levels (tiles of 32 and 48 cells) no split is
+  needed: both tiles end their portal edges at the same corners;
 * a portal piece with no edge across it (the tile beyond has no polygon
   there: its regions kept a wall or dropped a sliver the near tile kept)
-  becomes a wall (-1); :attr:`Stitched.unlinked` lists those pieces.
+  becomes a wall (-1); :attr:`Stitched.unlinked` lists those pieces
+  (6..17 on those levels, each with nothing of another tile along it).
+
+Each tile equals the tile C++ Recast builds (regions, polygons, portal
+edges; checked against Recast's dumps). The stitched mesh is not the solo
+mesh: region and wall outlines follow the tiles, so walls are simplified
+from other anchors and a floor cut by a tile side can lose slivers the
+tile across drops; where the tiles reach past the solo grid (its last
+part-cell is cut off, a tile's is not) the mesh reaches one cell
+further. Against Recast's solo mesh the walkable area differs by 0.6 to
+3.2% on RecastDemo's levels.
+
+``build_navmesh_arrays`` stays the solo build (``tile_size`` is ignored
+there): its answer holds one compact heightfield, a tiled build one per
+tile.
 """
 from __future__ import annotations
 
@@ -44,7 +60,7 @@ from navcore.errors import GraphError
 
 from .config import LevelConfig
 from .contours import build_contours
-from .heightfield import CompactHeightfield, PolyMesh
+from .heightfield import PolyMesh
 from .polymesh import build_polymesh
 from .regions import build_distance_field, build_regions_monotone, build_regions_watershed
 from .voxels import (_geometry, compact, erode, filter_walkable, grid_size, mark_convex_area,
