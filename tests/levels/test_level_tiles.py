@@ -264,6 +264,20 @@ def test_bad_tile_sizes():
         rebuild_tiles(tiled, [99], floor, tris)
     with pytest.raises(GraphError, match="config differs"):
         rebuild_tiles(tiled, [0], floor, tris, LevelConfig(tile_size=32))
+    with pytest.raises(GraphError, match="tile_ids must be a sequence"):
+        rebuild_tiles(tiled, [0.5], floor, tris)
+    with pytest.raises(GraphError, match="tile_ids must be an array"):
+        rebuild_tiles(tiled, ["a"], floor, tris)
+    with pytest.raises(GraphError, match="expected a TiledLevel"):
+        rebuild_tiles("tiles", [0], floor, tris)
+    with pytest.raises(GraphError, match="lo"):
+        tiled.tiles_touching((1, 2, 3, 4), (5, 5))
+    before = tiled.stitch()
+    with pytest.raises(GraphError):
+        rebuild_tiles(tiled, [0], floor, np.array([[0, 1, 9]]))
+    assert tiled.stitch() is before                 # a failed rebuild changes nothing
+    assert list(tiled.tiles_touching((0, 0), (0.1, 0.1))) == [0]
+    assert sorted(tiled.tiles_touching((0, 0), (10, 10))) == list(range(tiled.tile_count))
 
 
 def test_tiles_reach_the_partial_last_cell():
