@@ -59,12 +59,9 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from .config import LevelConfig
-from .contours import build_contours
+from .build import polygon_stages, stage_clock
 from .heightfield import PolyMesh
-from .polymesh import build_polymesh
-from .regions import build_distance_field, build_regions_monotone, build_regions_watershed
-from .voxels import (_geometry, compact, erode, filter_walkable, grid_size, mark_convex_area,
-                     mark_walkable, rasterize)
+from .voxels import _geometry, grid_size, mark_walkable
 
 __all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "tile_border"]
 
@@ -223,42 +220,12 @@ def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, ti
                 & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
     if not len(pick):
         return None, None
-    clock = time.perf_counter
-    t = clock()
-
-    def lap(name):
-        nonlocal t
-        now = clock()
-        timings[name] = timings.get(name, 0.0) + now - t
-        t = now
     # only the picked triangles' vertices: the stage checks every vertex it is given
     tris = geo.tris[pick]
     used, local = np.unique(tris, return_inverse=True)
-    hf = rasterize(geo.verts[used], local.reshape(tris.shape).astype(np.int32), geo.areas[pick],
-                   cfg, bmin=lo, bmax=hi)
-    lap("rasterize")
-    hf = filter_walkable(hf, cfg)
-    lap("filter")
-    chf = compact(hf, cfg)
-    lap("compact")
-    chf = erode(chf, cfg.walkable_radius)
-    lap("erode")
-    for polygon, ymin, ymax, area in geo.volumes:
-        chf = mark_convex_area(chf, polygon, ymin, ymax, area)
-    lap("areas")
-    sizes = (cfg.min_region_area, cfg.merge_region_area)
-    if cfg.partition == "monotone":
-        lap("distance_field")
-        build_regions_monotone(chf, *sizes, border_size=border)
-    else:
-        top = build_distance_field(chf)
-        lap("distance_field")
-        build_regions_watershed(chf, *sizes, border_size=border, max_distance=top)
-    lap("regions")
-    contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
-    lap("contours")
-    mesh = build_polymesh(contours, cfg.verts_per_poly)
-    lap("polymesh")
+    mesh, chf = polygon_stages(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
+                               geo.areas[pick], cfg, geo.volumes, stage_clock(timings),
+                               bmin=lo, bmax=hi, border_size=border)
     if mesh.poly_count == 0:
         return None, chf
     return mesh, chf
