@@ -5,8 +5,8 @@ tiles' polygons stitched into one mesh.
 A tile is ``config.tile_size`` cells a side. Its build rasterizes the
 triangles overlapping the tile grown by ``border_size = walkable_radius +
 3`` cells on each side, runs the solo stages on that padded grid with
-the padding given to border regions, and keeps the polygons inside the
-tile; edges on the tile's sides are portals (``-2 - direction`` in
+the padding given to border regions, keeps the polygons inside the
+tile and builds their detail height mesh over the padded heightfield; edges on the tile's sides are portals (``-2 - direction`` in
 ``PolyMesh.neighbors``). The padding lets a tile see the walls and floors
 its neighbours see near their common side, so the two meet there.
 
@@ -60,6 +60,7 @@ from navcore.errors import GraphError
 
 from .config import LevelConfig
 from .build import polygon_stages, stage_clock
+from .detail import DetailMesh, build_detail_mesh
 from .heightfield import PolyMesh
 from .voxels import _geometry, grid_size, mark_walkable
 
@@ -83,10 +84,16 @@ class Stitched:
     cells from the level's ``bmin``; ``border_size`` 0; no portal codes
     left). ``tile_of``: int32 (P,), the tile index (``tz * tiles_x + tx``)
     each polygon came from. ``unlinked``: int32 (K, 2) rows ``(polygon,
-    edge)`` of portal pieces with no polygon across (now walls)."""
+    edge)`` of portal pieces with no polygon across (now walls).
+    ``detail``: the tiles' detail meshes joined, polygon for polygon with
+    ``mesh`` (each tile's detail is built over its own heightfield, as
+    Recast's tiles are); None when the stitch split a portal edge (the
+    split polygons' detail would lack the new corners) or a tile has no
+    detail."""
     mesh: PolyMesh
     tile_of: np.ndarray
     unlinked: np.ndarray
+    detail: DetailMesh | None = None
 
 
 @dataclass
@@ -98,7 +105,9 @@ class TiledLevel:
     ``(tx, tz)`` has index ``tz * tiles_x + tx``. ``meshes[i]``: tile
     ``i``'s PolyMesh (vertices in cells from the tile's corner, portals
     marked), ``heightfields[i]``: its compact heightfield (padding
-    included, regions filled); both None for a tile with no triangles.
+    included, regions filled); ``details[i]``: its detail height mesh
+    (world coordinates); None for a tile with no triangles (mesh and
+    detail also for a tile with no polygons).
     """
     config: LevelConfig
     bmin: np.ndarray
@@ -107,6 +116,7 @@ class TiledLevel:
     tiles_z: int
     meshes: list = field(default_factory=list)
     heightfields: list = field(default_factory=list)
+    details: list = field(default_factory=list)
     _stitched: Stitched | None = None
 
     @property
@@ -219,16 +229,20 @@ def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, ti
     pick = near[(ghi[:, 0] >= lo[0]) & (glo[:, 0] <= hi[0])
                 & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
     if not len(pick):
-        return None, None
+        return None, None, None
     # only the picked triangles' vertices: the stage checks every vertex it is given
     tris = geo.tris[pick]
     used, local = np.unique(tris, return_inverse=True)
     mesh, chf = polygon_stages(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
                                geo.areas[pick], cfg, geo.volumes, stage_clock(timings),
                                bmin=lo, bmax=hi, border_size=border)
+    start = time.perf_counter()
     if mesh.poly_count == 0:
-        return None, chf
-    return mesh, chf
+        return None, chf, None
+    detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
+                               edge_max_error=cfg.edge_max_error)
+    timings["detail"] = time.perf_counter() - start
+    return mesh, chf, detail
 
 
 def _workers(value) -> int:
@@ -239,7 +253,7 @@ def _workers(value) -> int:
 
 
 def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
-    """Build tiles ``ids``; their (mesh, chf) in that order."""
+    """Build tiles ``ids``; their (mesh, chf, detail) in that order."""
     def one(i):
         spent = {}
         out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent)
@@ -261,8 +275,8 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     > 0 and at least the tile border ``walkable_radius + 3``) on
     ``workers`` threads (0 or 1: this thread). Arguments as
     :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
-    receives each stage's seconds summed over tiles, ``"tiles"`` (the
-    tile builds' wall time) and ``"stitch"``. The answer's
+    receives each stage's seconds summed over tiles (``STAGES``, detail
+    included), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
     :meth:`TiledLevel.stitch` is already computed."""
     cfg = config
     _check_tiling(cfg, "build_tiled")
@@ -283,8 +297,9 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     level = TiledLevel(cfg, bmin.astype(np.float64), bmax.astype(np.float64), tiles_x, tiles_z)
     geo.bucket(bmin.astype(np.float64), tiles_x, tiles_z, size, tile_border(cfg), cfg.cell_size)
     built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent)
-    level.meshes = [m for m, _ in built]
-    level.heightfields = [c for _, c in built]
+    level.meshes = [m for m, _, _ in built]
+    level.heightfields = [c for _, c, _ in built]
+    level.details = [d for _, _, d in built]
     t1 = time.perf_counter()
     spent["tiles"] = t1 - t0
     level.stitch()
@@ -323,9 +338,10 @@ def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: Leve
     geo.bucket(tiled.bmin, tiled.tiles_x, tiled.tiles_z, int(cfg.tile_size), tile_border(cfg),
                cfg.cell_size)
     built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {})
-    for i, (m, c) in zip(ids, built):
+    for i, (m, c, d) in zip(ids, built):
         tiled.meshes[i] = m
         tiled.heightfields[i] = c
+        tiled.details[i] = d
     tiled._stitched = None
     return tiled.stitch()
 
@@ -369,12 +385,32 @@ def _stitch(level: TiledLevel) -> Stitched:
     polys = np.where(polys >= 0, compact_ids[np.maximum(polys, 0)], -1)
     out_polys, out_nbrs, unlinked = _split_and_link(verts, polys, nbrs, nvp,
                                                     int(cfg.walkable_climb))
+    split = int((out_polys >= 0).sum()) != int((polys >= 0).sum())
+    details = [level.details[i] if i < len(level.details) else None for i, _ in parts]
+    detail = None if split or any(d is None for d in details) else _join_details(details)
     mesh = PolyMesh(verts=verts.astype(np.int32), polys=out_polys.astype(np.int32),
                     neighbors=out_nbrs.astype(np.int32),
                     regions=np.concatenate(regs).astype(np.int32),
                     areas=np.concatenate(areas).astype(np.uint8), nvp=out_polys.shape[1],
                     bmin=level.bmin.copy(), cs=float(cfg.cell_size), ch=float(cfg.cell_height))
-    return Stitched(mesh, np.concatenate(tile_of), unlinked)
+    return Stitched(mesh, np.concatenate(tile_of), unlinked, detail)
+
+
+def _join_details(details) -> DetailMesh:
+    """One DetailMesh of the tiles' (polygons in the same order)."""
+    verts, tris, flags, voffs, toffs = [], [], [], [np.zeros(1, np.int64)], [np.zeros(1, np.int64)]
+    nv = nt = 0
+    for d in details:
+        verts.append(d.verts)
+        tris.append(d.tris + nv)
+        flags.append(d.tri_flags)
+        voffs.append(d.vert_offsets[1:] + nv)
+        toffs.append(d.tri_offsets[1:] + nt)
+        nv += len(d.verts)
+        nt += len(d.tris)
+    return DetailMesh(np.concatenate(verts), np.concatenate(tris).astype(np.int32),
+                      np.concatenate(flags), np.concatenate(voffs).astype(np.int64),
+                      np.concatenate(toffs).astype(np.int64))
 
 
 def _weld(verts, size) -> np.ndarray:

@@ -37,6 +37,11 @@ def _same_mesh(a, b):
     assert a.nvp == b.nvp
 
 
+def _same_detail(a, b):
+    for f in ("verts", "tris", "tri_flags", "vert_offsets", "tri_offsets"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
 # ------------------------------------------------------------- one tile
 
 @needs_levels
@@ -189,10 +194,62 @@ def test_stitch_links_both_ways_and_welds(name):
 
 
 @needs_levels
+@pytest.mark.parametrize("name", ["nav_test", "undulating"])
+def test_stitched_detail_follows_the_polygons(name):
+    """The tiles' detail meshes joined: one per stitched polygon, each
+    starting with the polygon's own corners; its triangles cover the
+    polygon (areas equal) and its heights stay within the solo detail's
+    range over the same place (heights from the same floors)."""
+    from navcore_levels import surface_heights
+    lvl = _level(name)
+    st = _tiled(name, 48).stitch()
+    mesh, det = st.mesh, st.detail
+    assert det is not None and det.poly_count == mesh.poly_count
+    wv = mesh.world_vertices()
+    tri_area = 0.0
+    for p in range(mesh.poly_count):
+        r = mesh.polys[p][mesh.polys[p] >= 0]
+        v0 = det.vert_offsets[p]
+        # (a tile's detail is placed from the tile's own float32 corner:
+        # undulating lies near x = 5000, where a float32 step is 0.0005)
+        assert np.allclose(det.verts[v0:v0 + len(r)], wv[r], rtol=0, atol=0.005)
+        t = det.tris[det.tri_offsets[p]:det.tri_offsets[p + 1]]
+        a, b, c = det.verts[t[:, 0]], det.verts[t[:, 1]], det.verts[t[:, 2]]
+        tri_area += 0.5 * np.abs((b[:, 0] - a[:, 0]) * (c[:, 2] - a[:, 2])
+                                 - (c[:, 0] - a[:, 0]) * (b[:, 2] - a[:, 2])).sum()
+    assert tri_area == pytest.approx(sum(_area(mesh, p) for p in range(mesh.poly_count)))
+    # a point inside each polygon: the mean of its corners
+    centres = np.array([wv[r[r >= 0]].mean(axis=0) for r in mesh.polys])
+    ours = surface_heights(det, np.arange(mesh.poly_count), centres[:, [0, 2]])
+    assert np.isfinite(ours).all()
+    # the solo build's detail height at the same place, on the solo
+    # polygon there nearest in height (floors stay apart by agent_height)
+    import shapely
+    solo = build_navmesh_arrays(lvl.vertices, lvl.triangles)
+    sv = solo.polymesh.world_vertices()
+    shapes = [shapely.Polygon(sv[r[r >= 0]][:, [0, 2]]) for r in solo.polymesh.polys]
+    tree = shapely.STRtree(shapes)
+    pts = shapely.points(centres[:, [0, 2]])
+    pi, si = tree.query(pts, predicate="intersects")
+    theirs = surface_heights(solo.detail, si, centres[pi][:, [0, 2]])
+    best = np.full(len(centres), np.inf)
+    np.minimum.at(best, pi, np.abs(theirs - ours[pi]))
+    # over 2.0 (agent_height) apart: the solo polygon there is another
+    # floor, its own having a gap there (tile slivers)
+    seen = best < 2.0
+    assert seen.mean() > 0.95
+    # each detail mesh keeps within sample_max_error (0.2) of its height
+    # samples, 1.8 apart; between them two meshes may differ more on hills
+    assert np.quantile(best[seen], 0.95) <= 0.4, np.quantile(best[seen], [0.5, 0.95, 1])
+    assert best[seen].max() <= 1.0, np.sort(best[seen])[-5:]
+
+
+@needs_levels
 def test_workers_give_the_same_mesh():
     a = _tiled("nav_test", 32).stitch()
     b = _tiled("nav_test", 32, workers=2).stitch()
     _same_mesh(a.mesh, b.mesh)
+    _same_detail(a.detail, b.detail)
     assert np.array_equal(a.unlinked, b.unlinked)
 
 
@@ -214,6 +271,7 @@ def test_rebuild_without_change_is_the_same():
     before = tiled.stitch()
     after = rebuild_tiles(tiled, [3, 4, 10], lvl.vertices, lvl.triangles)
     _same_mesh(before.mesh, after.mesh)
+    _same_detail(before.detail, after.detail)
     assert np.array_equal(before.tile_of, after.tile_of)
 
 
@@ -248,6 +306,7 @@ def test_rebuild_after_a_box_changes_one_tile():
     assert shapes(st, wv_old, lambda t: t != tile) == shapes(new, wv_new, lambda t: t != tile)
     fresh = build_tiled(verts, tris, tiled.config).stitch()
     _same_mesh(fresh.mesh, new.mesh)
+    _same_detail(fresh.detail, new.detail)
 
 
 # ------------------------------------------------------------- bad input
@@ -337,6 +396,7 @@ def test_stitch_splits_portal_edges_that_overlap_in_part():
     st = level.stitch()
     mesh = st.mesh
     assert mesh.nvp == 5 and len(st.unlinked) == 0
+    assert st.detail is None                 # the square's detail lacks its new corner
     v = mesh.verts
     square = [tuple(v[i][[0, 2]]) for i in mesh.polys[0] if i >= 0]
     assert square == [(0, 0), (0, 32), (32, 32), (32, 16), (32, 0)]
