@@ -443,3 +443,21 @@ def test_tile_buckets_hold_every_overlapping_triangle():
             full = np.flatnonzero((geo.hi[:, 0] >= lo[0]) & (geo.lo[:, 0] <= hi[0])
                                   & (geo.hi[:, 2] >= lo[2]) & (geo.lo[:, 2] <= hi[2]))
             assert np.isin(full, geo.by_tile[i]).all(), i
+
+
+def test_volumes_and_triangle_areas_reach_every_tile():
+    """A convex volume's area id and a triangle's area id, in 16-cell
+    tiles: the stitched polygons of each area cover what the solo build's
+    cover (within 10%: regions, so simplified outlines, follow the tiles)."""
+    floor = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10],
+                      [10, 0, 0], [14, 0, 0], [14, 0, 10], [10, 0, 10]], float)
+    tris = np.array([[0, 2, 1], [0, 3, 2], [4, 6, 5], [4, 7, 6]])
+    tags = np.array([63, 63, 7, 7])              # a 4 x 10 strip of area 7 beside the floor
+    volume = (np.array([[2.0, 2.0], [2.0, 8.0], [8.0, 8.0], [8.0, 2.0]]), -1.0, 1.0, 5)
+    kw = dict(triangle_areas=tags, volumes=[volume])
+    solo = build_navmesh_arrays(floor, tris, **kw).polymesh
+    st = build_tiled(floor, tris, LevelConfig(tile_size=16), **kw).stitch()
+    for area in (5, 7, 63):
+        ours = sum(_area(st.mesh, p) for p in np.flatnonzero(st.mesh.areas == area))
+        ref = sum(_area(solo, p) for p in np.flatnonzero(solo.areas == area))
+        assert ref > 0 and ours == pytest.approx(ref, rel=0.1), (area, ours, ref)
