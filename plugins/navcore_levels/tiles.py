@@ -55,8 +55,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from navcore import validate
-from navcore.errors import GraphError
+from navcore import limits, validate
+from navcore.errors import CapacityError, GraphError
 
 from .config import LevelConfig
 from .build import polygon_stages, stage_clock
@@ -249,6 +249,10 @@ def _workers(value) -> int:
     if not validate.is_int(value) or int(value) < 0:
         raise GraphError(f"workers must be a whole number >= 0 (0: build tiles in this "
                          f"thread), got {validate.describe(value)}")
+    most = limits.max_workers()
+    if int(value) > most:
+        raise CapacityError(f"workers={value} is more threads than this machine can use; at "
+                            f"most {most}")
     return int(value)
 
 

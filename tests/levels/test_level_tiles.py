@@ -5,7 +5,7 @@ rebuilding tiles gives what a fresh tiled build gives."""
 import numpy as np
 import pytest
 
-from navcore.errors import GraphError
+from navcore.errors import CapacityError, GraphError
 from navcore_levels import LevelConfig, build_navmesh_arrays
 from navcore_levels.levelfile import load_level
 from navcore_levels.tiles import build_tiled, rebuild_tiles, tile_border
@@ -324,6 +324,8 @@ def test_bad_tile_sizes():
         build_tiled(floor, tris, LevelConfig(tile_size=4))
     with pytest.raises(GraphError, match="workers"):
         build_tiled(floor, tris, LevelConfig(tile_size=16), workers=-1)
+    with pytest.raises(CapacityError, match="workers=100000"):
+        build_tiled(floor, tris, LevelConfig(tile_size=16), workers=100000)
     tiled = build_tiled(floor, tris, LevelConfig(tile_size=16))
     with pytest.raises(GraphError, match="not a tile"):
         rebuild_tiles(tiled, [99], floor, tris)
