@@ -6,7 +6,8 @@ A tile is ``config.tile_size`` cells a side. Its build rasterizes the
 triangles overlapping the tile grown by ``border_size = walkable_radius +
 3`` cells on each side, runs the solo stages on that padded grid with
 the padding given to border regions, keeps the polygons inside the
-tile and builds their detail height mesh over the padded heightfield; edges on the tile's sides are portals (``-2 - direction`` in
+tile and builds their detail height mesh over the padded heightfield.
+Polygon edges on the tile's sides are portals (``-2 - direction`` in
 ``PolyMesh.neighbors``). The padding lets a tile see the walls and floors
 its neighbours see near their common side, so the two meet there.
 
@@ -19,16 +20,16 @@ Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
 
 * vertices on tile sides at the same cell corner and within two cell
   heights (the polygon stage's own welding rule) become one vertex;
-* each tile chose its portal edges' ends from its own regions, so two
-  tiles' edges along a common side often overlap only in part (Detour's
+* each tile chooses its portal edges' ends from its own regions, so two
+  tiles' edges along a common side may overlap only in part (Detour's
   ``connectExtLinks`` links such pieces by their overlap). The stitch
   splits every portal edge at the ends of the edges across from it on
   the same floor (within ``walkable_climb`` of the edge's height), which
   puts collinear vertices into polygons (still convex; the stitched
   mesh's ``nvp`` grows to the longest polygon), and then links the pieces
-  that share both ends;
-  On RecastDemo's three levels (tiles of 32 and 48 cells) no split is
-  needed: both tiles end their portal edges at the same corners;
+  that share both ends. On RecastDemo's three levels (tiles of 32 and
+  48 cells) no split is needed: both tiles end their portal edges at the
+  same corners;
 * a portal piece with no edge across it (the tile beyond has no polygon
   there: its regions kept a wall or dropped a sliver the near tile kept)
   becomes a wall (-1); :attr:`Stitched.unlinked` lists those pieces
@@ -139,7 +140,8 @@ class TiledLevel:
         pad = tile_border(self.config) * self.config.cell_size
         size = self.config.tile_size * self.config.cell_size
         base = np.array([self.bmin[0], self.bmin[2]])
-        first = np.floor((np.asarray(lo, float) - pad - base) / size).astype(int)
+        # tile t reads [t*size - pad, (t+1)*size + pad], ends included
+        first = np.ceil((np.asarray(lo, float) - pad - base) / size - 1).astype(int)
         last = np.floor((np.asarray(hi, float) + pad - base) / size).astype(int)
         first = np.maximum(first, 0)
         last = np.minimum(last, [self.tiles_x - 1, self.tiles_z - 1])
