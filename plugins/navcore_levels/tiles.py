@@ -19,7 +19,8 @@ Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
 :class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
 
 * vertices on tile sides at the same cell corner and within two cell
-  heights (the polygon stage's own welding rule) become one vertex;
+  heights (the polygon stage's own welding rule, chained from the lowest)
+  become one vertex;
 * each tile chooses its portal edges' ends from its own regions, so two
   tiles' edges along a common side may overlap only in part (Detour's
   ``connectExtLinks`` links such pieces by their overlap). The stitch
@@ -421,7 +422,8 @@ def _join_details(details) -> DetailMesh:
 
 def _weld(verts, size) -> np.ndarray:
     """Index of the vertex each vertex becomes: vertices on tile sides at
-    the same (x, z) within two cell heights of the group's lowest are one."""
+    the same (x, z), each within two cell heights of the next lower one,
+    are one (the lowest)."""
     n = len(verts)
     remap = np.arange(n, dtype=np.int64)
     side = np.flatnonzero((verts[:, 0] % size == 0) | (verts[:, 2] % size == 0))
@@ -430,12 +432,11 @@ def _weld(verts, size) -> np.ndarray:
     v = verts[side]
     order = np.lexsort((v[:, 1], v[:, 2], v[:, 0]))
     v, ids = v[order], side[order]
-    first = 0
-    for k in range(1, len(ids)):
-        if v[k, 0] != v[first, 0] or v[k, 2] != v[first, 2] or v[k, 1] - v[first, 1] > 2:
-            first = k
-        else:
-            remap[ids[k]] = ids[first]
+    new = np.ones(len(ids), bool)
+    new[1:] = ((v[1:, 0] != v[:-1, 0]) | (v[1:, 2] != v[:-1, 2])
+               | (v[1:, 1] - v[:-1, 1] > 2))
+    group = np.cumsum(new) - 1
+    remap[ids] = ids[np.flatnonzero(new)][group]
     return remap
 
 
