@@ -43,6 +43,13 @@ height: the area of the symmetric difference, floor by floor, over
 Recast's area; the worst floor's in brackets).
 ``ratio`` = other / Recast (below 1 faster than C++ Recast).
 
+Tiled builds: ``navcore_levels.tiles.build_tiled`` with ``TILE_SIZE``
+cells a side (by cell size), on 0 and 2 worker threads, interleaved with
+the rounds above; their whole call (tiles with their detail meshes,
+and the stitch) against Recast's whole solo build, grid..detail
+(``recast_bench`` has no tiled build). ``tiled w2 / Recast``: below 1 faster than C++ Recast's
+single-threaded solo build.
+
 Results: ``bench/results/levels.json``.
 """
 from __future__ import annotations
@@ -70,6 +77,11 @@ FULL = dict(rounds=5, pynavmesh_rounds=3, query_rounds=101,
 QUICK = dict(rounds=3, pynavmesh_rounds=1, query_rounds=11,
              cases=[("nav_test", 0.3), ("dungeon", 0.3), ("undulating", 0.3), ("nav_test", 0.1)],
              pynavmesh_cases=[("nav_test", 0.3), ("dungeon", 0.3), ("undulating", 0.3)])
+
+#: tile size in cells for the tiled column, by cell size (RecastDemo's
+#: Sample_TileMesh lets one choose 16..128)
+TILE_SIZE = {0.3: 48, 0.1: 128}
+TILE_WORKERS = (0, 2)
 
 #: stage -> (Recast's stage names, pynavmesh's stage functions). navcore's
 #: ``timings`` keys are expected to be these stage names.
@@ -295,6 +307,7 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     row["navcore_first_call_s"] = first
     row["navcore_total_s"] = median(totals["navcore"])
     row["pynavmesh_total_s"] = median(totals["pynavmesh"])
+    row["tiled"] = tiled_case(verts, tris, cs, cfg_run["rounds"])
     if "navcore" in meshes and meshes["navcore"] is not None:
         pm = meshes["navcore"]
         row["navcore_mesh"] = {"polys": pm.poly_count, "verts": int(len(pm.verts)),
@@ -313,6 +326,27 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
                                for p in q.paths]
         row["detour_query_median_s"] = q.query_summary["median_us"] * 1e-6
     return row
+
+
+def tiled_case(verts, tris, cs, rounds):
+    """Seconds of ``build_tiled`` on each of ``TILE_WORKERS`` (median of
+    ``rounds``, worker counts interleaved), or None without the module."""
+    try:
+        from navcore_levels.tiles import build_tiled
+    except ImportError:
+        return None
+    size = TILE_SIZE.get(cs, 48)
+    cfg = LevelConfig(cell_size=cs, tile_size=size)
+    first = build_tiled(verts, tris, cfg)
+    times = {w: [] for w in TILE_WORKERS}
+    for r in range(rounds):
+        for w in (TILE_WORKERS if r % 2 == 0 else TILE_WORKERS[::-1]):
+            t0 = now()
+            build_tiled(verts, tris, cfg, workers=w)
+            times[w].append(now() - t0)
+    return {"tile_size": size, "tiles": first.tile_count,
+            "polys": first.stitch().mesh.poly_count,
+            **{f"w{w}_s": median(t) for w, t in times.items()}}
 
 
 def stage_table(row):
@@ -391,6 +425,21 @@ def main(argv=None):
                     f"(pynavmesh {r['rounds']['pynavmesh']}){first}",
                     ["stage", "C++ Recast", "navcore", "ratio", "pynavmesh", "ratio"],
                     stage_table(r))
+    tiled = [r for r in rows if r.get("tiled")]
+    if tiled:
+        def to_poly(r):
+            return r["recast_total_s"]
+        print_table("Tiled builds (navcore_levels.tiles.build_tiled, whole call, detail "
+                    "included) against C++ Recast's whole solo build",
+                    ["level", "tile size / tiles", "C++ Recast solo", "navcore solo",
+                     "tiled w0", "tiled w2", "tiled w2 / Recast", "w2 / w0"],
+                    [[r["name"], "%d / %d" % (r["tiled"]["tile_size"], r["tiled"]["tiles"]),
+                      fmt_s(to_poly(r)),
+                      fmt_s(r["navcore_total_s"]),
+                      fmt_s(r["tiled"]["w0_s"]), fmt_s(r["tiled"]["w2_s"]),
+                      fmt_ratio(ratio(r["tiled"]["w2_s"], to_poly(r))),
+                      fmt_ratio(ratio(r["tiled"]["w2_s"], r["tiled"]["w0_s"]))]
+                     for r in tiled])
     nav = next((r for r in rows if r["level"] == "nav_test" and r["cell_size"] == 0.3), None)
     if nav and "detour_paths" in nav:
         dp = nav["detour_paths"]

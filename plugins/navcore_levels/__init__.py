@@ -13,8 +13,9 @@ from .heightfield import CompactHeightfield, PolyMesh, BORDER_REGION, NULL_AREA,
 from .levelfile import Level, level_from_arrays, load_level
 from .detail import DetailMesh, build_detail_mesh, surface_height, surface_heights
 from .build import LevelMesh, build_navmesh_arrays
+from .tiles import TiledLevel, build_tiled, rebuild_tiles
 
 __all__ = ["LevelConfig", "CompactHeightfield", "PolyMesh", "BORDER_REGION", "NULL_AREA",
            "WALKABLE_AREA", "Level", "level_from_arrays", "load_level", "LevelMesh",
            "build_navmesh_arrays", "DetailMesh", "build_detail_mesh", "surface_height",
-           "surface_heights"]
+           "surface_heights", "TiledLevel", "build_tiled", "rebuild_tiles"]

@@ -59,29 +59,27 @@ class LevelMesh:
         return float(0.5 * np.abs(np.where(mesh.polys >= 0, cross, 0.0).sum(axis=1)).sum())
 
 
-def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None, *,
-                         triangle_areas=None, volumes=(), timings: dict | None = None
-                         ) -> LevelMesh:
-    """Build the navmesh of a level given as ``vertices`` (N, 3), y up, and
-    ``triangles`` (M, 3) vertex indices, with ``config`` (RecastDemo's
-    defaults when None), as RecastDemo's solo mesh does. ``triangle_areas``:
-    an area id per triangle (1..63; walkable ground when None), cleared
-    where a triangle is steeper than ``max_slope``. ``volumes``: convex
-    volumes ``(polygon_xz, ymin, ymax, area)`` whose area id is given to
-    the surface inside them. ``timings``: a dict that receives each
-    stage's seconds (``STAGES``)."""
-    cfg = LevelConfig() if config is None else config
+def stage_clock(spent: dict):
+    """A function ``lap(name)`` that stores in ``spent[name]`` the seconds
+    since the clock was made or since the last lap."""
     clock = time.perf_counter
-    spent = {} if timings is None else timings
-    t = clock()
+    last = [clock()]
 
     def lap(name):
-        nonlocal t
         now = clock()
-        spent[name] = now - t
-        t = now
-    areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
-    hf = rasterize(vertices, triangles, areas, cfg)
+        spent[name] = now - last[0]
+        last[0] = now
+    return lap
+
+
+def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *, bmin=None,
+                   bmax=None, border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
+    """Rasterize (``areas``: ``mark_walkable``'s) over ``bmin``..``bmax``
+    (the vertices' bounds by default) and run every stage up to the
+    polygon mesh, calling ``lap`` after each; ``border_size``: cells of
+    tile padding (0 for a solo build). The polygon mesh and the compact
+    heightfield, its regions filled in."""
+    hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
     lap("rasterize")
     hf = filter_walkable(hf, cfg)
     lap("filter")
@@ -95,16 +93,35 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     sizes = (cfg.min_region_area, cfg.merge_region_area)
     if cfg.partition == "monotone":
         lap("distance_field")                  # none: 0 s
-        build_regions_monotone(chf, *sizes)
+        build_regions_monotone(chf, *sizes, border_size=border_size)
     else:
         top = build_distance_field(chf)
         lap("distance_field")
-        build_regions_watershed(chf, *sizes, max_distance=top)
+        build_regions_watershed(chf, *sizes, border_size=border_size, max_distance=top)
     lap("regions")
     contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
     lap("contours")
     mesh = build_polymesh(contours, cfg.verts_per_poly)
     lap("polymesh")
+    return mesh, chf
+
+
+def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None, *,
+                         triangle_areas=None, volumes=(), timings: dict | None = None
+                         ) -> LevelMesh:
+    """Build the navmesh of a level given as ``vertices`` (N, 3), y up, and
+    ``triangles`` (M, 3) vertex indices, with ``config`` (RecastDemo's
+    defaults when None), as RecastDemo's solo mesh does. ``triangle_areas``:
+    an area id per triangle (1..63; walkable ground when None), cleared
+    where a triangle is steeper than ``max_slope``. ``volumes``: convex
+    volumes ``(polygon_xz, ymin, ymax, area)`` whose area id is given to
+    the surface inside them. ``timings``: a dict that receives each
+    stage's seconds (``STAGES``)."""
+    cfg = LevelConfig() if config is None else config
+    spent = {} if timings is None else timings
+    lap = stage_clock(spent)
+    areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
+    mesh, chf = polygon_stages(vertices, triangles, areas, cfg, volumes, lap)
     detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
                                edge_max_error=cfg.edge_max_error)
     lap("detail")

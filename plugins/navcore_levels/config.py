@@ -40,7 +40,9 @@ class LevelConfig:
         detail_sample_max_error: detail mesh height error, in cell heights.
         partition: ``"watershed"`` (Recast's default, best regions) or
             ``"monotone"`` (fastest; long thin polygons).
-        tile_size: tile width in cells (0: one tile).
+        tile_size: tile width in cells (0: one tile); tiles are built by
+            ``navcore_levels.tiles.build_tiled``, ``build_navmesh_arrays``
+            always builds one.
     """
     cell_size: float = 0.3
     cell_height: float = 0.2

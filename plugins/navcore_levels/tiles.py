@@ -1,0 +1,509 @@
+"""Tiled builds: a level's grid cut into square tiles, each built on its
+own as Recast's tile mesh does (RecastDemo's Sample_TileMesh), and the
+tiles' polygons stitched into one mesh.
+
+A tile is ``config.tile_size`` cells a side. Its build rasterizes the
+triangles overlapping the tile grown by ``border_size = walkable_radius +
+3`` cells on each side, runs the solo stages on that padded grid with
+the padding given to border regions, keeps the polygons inside the
+tile and builds their detail height mesh over the padded heightfield.
+Polygon edges on the tile's sides are portals (``-2 - direction`` in
+``PolyMesh.neighbors``). The padding lets a tile see the walls and floors
+its neighbours see near their common side, so the two meet there.
+
+Tiles are independent: they are built on ``workers`` threads (the stage
+kernels release the GIL) and one tile can be rebuilt after the geometry
+under it changed (:func:`rebuild_tiles`).
+
+Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
+:class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
+
+* vertices on tile sides at the same cell corner and within two cell
+  heights (the polygon stage's own welding rule, chained from the lowest)
+  become one vertex;
+* each tile chooses its portal edges' ends from its own regions, so two
+  tiles' edges along a common side may overlap only in part (Detour's
+  ``connectExtLinks`` links such pieces by their overlap). The stitch
+  splits every portal edge at the ends of the edges across from it on
+  the same floor (within ``walkable_climb`` of the edge's height), which
+  puts collinear vertices into polygons (still convex; the stitched
+  mesh's ``nvp`` grows to the longest polygon), and then links the pieces
+  that share both ends. On RecastDemo's three levels (tiles of 32 and
+  48 cells) no split is needed: both tiles end their portal edges at the
+  same corners;
+* a portal piece with no edge across it (the tile beyond has no polygon
+  there: its regions kept a wall or dropped a sliver the near tile kept)
+  becomes a wall (-1); :attr:`Stitched.unlinked` lists those pieces
+  (6..17 on those levels, each with nothing of another tile along it).
+
+Each tile equals the tile C++ Recast builds (regions, polygons, portal
+edges; checked against Recast's dumps). The stitched mesh is not the solo
+mesh: region and wall outlines follow the tiles, so walls are simplified
+from other anchors and a floor cut by a tile side can lose slivers the
+tile across drops; where the tiles reach past the solo grid (its last
+part-cell is cut off, a tile's is not) the mesh reaches one cell
+further. Against Recast's solo mesh the walkable area differs by 0.6 to
+3.2% on RecastDemo's levels.
+
+``build_navmesh_arrays`` stays the solo build (``tile_size`` is ignored
+there): its answer holds one compact heightfield, a tiled build one per
+tile.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from navcore import limits, validate
+from navcore.errors import CapacityError, GraphError
+
+from .config import LevelConfig
+from .build import polygon_stages, stage_clock
+from .detail import DetailMesh, build_detail_mesh
+from .heightfield import PolyMesh
+from .voxels import _geometry, grid_size, mark_walkable
+
+__all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "tile_border"]
+
+#: the extra cells a tile's build reads beyond each of its sides, over the
+#: erosion radius (Recast's ``borderSize = walkableRadius + 3``)
+BORDER_EXTRA = 3
+
+
+def tile_border(config: LevelConfig) -> int:
+    """Cells of padding round a tile: ``walkable_radius + 3``."""
+    return config.walkable_radius + BORDER_EXTRA
+
+
+@dataclass
+class Stitched:
+    """The stitched mesh and what the stitch could not link.
+
+    ``mesh``: one :class:`PolyMesh` over the level's grid (vertices in
+    cells from the level's ``bmin``; ``border_size`` 0; no portal codes
+    left). ``tile_of``: int32 (P,), the tile index (``tz * tiles_x + tx``)
+    each polygon came from. ``unlinked``: int32 (K, 2) rows ``(polygon,
+    edge)`` of portal pieces with no polygon across (now walls).
+    ``detail``: the tiles' detail meshes joined, polygon for polygon with
+    ``mesh`` (each tile's detail is built over its own heightfield, as
+    Recast's tiles are); None when the stitch split a portal edge (the
+    split polygons' detail would lack the new corners) or a tile has no
+    detail."""
+    mesh: PolyMesh
+    tile_of: np.ndarray
+    unlinked: np.ndarray
+    detail: DetailMesh | None = None
+
+
+@dataclass
+class TiledLevel:
+    """A level built tile by tile.
+
+    ``bmin``/``bmax``: the level grid's bounds (float32 values, as the solo
+    build's); ``tiles_x``/``tiles_z``: tiles along x and z; tile
+    ``(tx, tz)`` has index ``tz * tiles_x + tx``. ``meshes[i]``: tile
+    ``i``'s PolyMesh (vertices in cells from the tile's corner, portals
+    marked), ``heightfields[i]``: its compact heightfield (padding
+    included, regions filled); ``details[i]``: its detail height mesh
+    (world coordinates); None for a tile with no triangles (mesh and
+    detail also for a tile with no polygons).
+    """
+    config: LevelConfig
+    bmin: np.ndarray
+    bmax: np.ndarray
+    tiles_x: int
+    tiles_z: int
+    meshes: list = field(default_factory=list)
+    heightfields: list = field(default_factory=list)
+    details: list = field(default_factory=list)
+    _stitched: Stitched | None = None
+
+    @property
+    def tile_count(self) -> int:
+        return self.tiles_x * self.tiles_z
+
+    def tile_bounds(self, tile: int) -> tuple[np.ndarray, np.ndarray]:
+        """World x-z corners ``(lo, hi)`` of tile ``tile`` (without padding)."""
+        tx, tz = tile % self.tiles_x, tile // self.tiles_x
+        size = np.float32(self.config.tile_size) * np.float32(self.config.cell_size)
+        lo = np.array([self.bmin[0] + np.float32(tx) * size, self.bmin[2] + np.float32(tz) * size])
+        return lo, lo + size
+
+    def tiles_touching(self, lo, hi) -> np.ndarray:
+        """Indices of the tiles whose build reads world x-z box ``lo..hi``
+        (each a pair ``(x, z)``): the tiles to rebuild after changing the
+        geometry there."""
+        lo = validate.point(lo, 2, "tiles_touching: lo (x, z)", GraphError)
+        hi = validate.point(hi, 2, "tiles_touching: hi (x, z)", GraphError)
+        pad = tile_border(self.config) * self.config.cell_size
+        size = self.config.tile_size * self.config.cell_size
+        base = np.array([self.bmin[0], self.bmin[2]])
+        # tile t reads [t*size - pad, (t+1)*size + pad], ends included
+        first = np.ceil((np.asarray(lo, float) - pad - base) / size - 1).astype(int)
+        last = np.floor((np.asarray(hi, float) + pad - base) / size).astype(int)
+        first = np.maximum(first, 0)
+        last = np.minimum(last, [self.tiles_x - 1, self.tiles_z - 1])
+        xs, zs = np.arange(first[0], last[0] + 1), np.arange(first[1], last[1] + 1)
+        return (zs[:, None] * self.tiles_x + xs[None, :]).ravel().astype(np.int64)
+
+    def stitch(self) -> Stitched:
+        """All tiles' polygons as one mesh (cached until a rebuild)."""
+        if self._stitched is None:
+            self._stitched = _stitch(self)
+        return self._stitched
+
+
+def _check_tiling(cfg: LevelConfig, where: str) -> int:
+    if not isinstance(cfg, LevelConfig):
+        raise GraphError(f"{where}: config must be a LevelConfig, got {type(cfg).__name__}")
+    size = int(cfg.tile_size)
+    border = tile_border(cfg)
+    if size <= 0:
+        raise GraphError(f"{where}: config.tile_size is {cfg.tile_size}: a tiled build needs "
+                         f"tiles of at least one cell (tile_size 0 is the solo build, "
+                         f"build_navmesh_arrays)")
+    if size < border:
+        raise GraphError(f"{where}: config.tile_size {size} cells is narrower than the tile "
+                         f"border ({border} cells: walkable_radius {cfg.walkable_radius} + "
+                         f"{BORDER_EXTRA}); a tile's build would read past its neighbours")
+    return size
+
+
+class _Geometry:
+    """The level's triangles, their areas and x-z boxes, shared by the tiles."""
+
+    def __init__(self, vertices, triangles, cfg, triangle_areas, volumes):
+        self.verts, self.tris = _geometry(vertices, triangles)
+        self.areas = mark_walkable(self.verts, self.tris, cfg, triangle_areas)
+        corners = self.verts[self.tris] if len(self.tris) else np.zeros((0, 3, 3), np.float32)
+        self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        self.volumes = list(volumes)
+        self.by_tile = None
+
+    def bucket(self, bmin, tiles_x, tiles_z, size, border, cs):
+        """Per tile, the triangles whose x-z box may reach its padded grid
+        (a superset: a cell of slack either side; ``_build_tile`` keeps
+        the exact overlaps), as Recast's chunky mesh narrows the search."""
+        tcs = size * cs
+        slack = (border + 1) * cs
+        lo_t = np.floor((self.lo[:, [0, 2]] - bmin[[0, 2]] - slack) / tcs).astype(np.int64)
+        hi_t = np.floor((self.hi[:, [0, 2]] - bmin[[0, 2]] + slack) / tcs).astype(np.int64)
+        lo_t = np.maximum(lo_t, 0)
+        hi_t = np.minimum(hi_t, [tiles_x - 1, tiles_z - 1])
+        nx = np.maximum(hi_t[:, 0] - lo_t[:, 0] + 1, 0)
+        nz = np.maximum(hi_t[:, 1] - lo_t[:, 1] + 1, 0)
+        count = nx * nz
+        tri = np.repeat(np.arange(len(count)), count)
+        k = np.arange(len(tri)) - np.repeat(np.cumsum(count) - count, count)
+        tx = lo_t[tri, 0] + k % nx[tri]
+        tz = lo_t[tri, 1] + k // nx[tri]
+        tile = tz * tiles_x + tx
+        order = np.argsort(tile, kind="stable")
+        tri, tile = tri[order], tile[order]
+        cuts = np.searchsorted(tile, np.arange(tiles_x * tiles_z + 1))
+        self.by_tile = [tri[cuts[i]:cuts[i + 1]] for i in range(tiles_x * tiles_z)]
+
+
+def _tile_box(bmin, tx, tz, size, border, cs):
+    """The padded grid of tile (tx, tz), in float32 as Recast computes it."""
+    c = np.float32(cs)
+    tcs = np.float32(size) * c
+    pad = np.float32(border) * c
+    lo = np.array(bmin, np.float32)
+    lo[0] = lo[0] + np.float32(tx) * tcs - pad
+    lo[2] = lo[2] + np.float32(tz) * tcs - pad
+    hi = lo.copy()
+    hi[0] = lo[0] + pad + tcs + pad
+    hi[2] = lo[2] + pad + tcs + pad
+    return lo, hi
+
+
+def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings):
+    tx, tz = index % tiles_x, index // tiles_x
+    size, border = int(cfg.tile_size), tile_border(cfg)
+    lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
+    lo[1], hi[1] = np.float32(bmin[1]), np.float32(bmax[1])
+    near = geo.by_tile[index]
+    glo, ghi = geo.lo[near], geo.hi[near]
+    pick = near[(ghi[:, 0] >= lo[0]) & (glo[:, 0] <= hi[0])
+                & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
+    if not len(pick):
+        return None, None, None
+    # only the picked triangles' vertices: the stage checks every vertex it is given
+    tris = geo.tris[pick]
+    used, local = np.unique(tris, return_inverse=True)
+    mesh, chf = polygon_stages(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
+                               geo.areas[pick], cfg, geo.volumes, stage_clock(timings),
+                               bmin=lo, bmax=hi, border_size=border)
+    start = time.perf_counter()
+    if mesh.poly_count == 0:
+        return None, chf, None
+    detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
+                               edge_max_error=cfg.edge_max_error)
+    timings["detail"] = time.perf_counter() - start
+    return mesh, chf, detail
+
+
+def _workers(value) -> int:
+    if not validate.is_int(value) or int(value) < 0:
+        raise GraphError(f"workers must be a whole number >= 0 (0: build tiles in this "
+                         f"thread), got {validate.describe(value)}")
+    most = limits.max_workers()
+    if int(value) > most:
+        raise CapacityError(f"workers={value} is more threads than this machine can use; at "
+                            f"most {most}")
+    return int(value)
+
+
+def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
+    """Build tiles ``ids``; their (mesh, chf, detail) in that order."""
+    def one(i):
+        spent = {}
+        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent)
+        return out, spent
+    if workers <= 1 or len(ids) <= 1:
+        results = [one(i) for i in ids]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one, ids))
+    for _, spent in results:
+        for k, v in spent.items():
+            timings[k] = timings.get(k, 0.0) + v
+    return [r for r, _ in results]
+
+
+def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
+                triangle_areas=None, volumes=(), timings: dict | None = None) -> TiledLevel:
+    """Build the level tile by tile (``config.tile_size`` cells a side,
+    > 0 and at least the tile border ``walkable_radius + 3``) on
+    ``workers`` threads (0 or 1: this thread). Arguments as
+    :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
+    receives each stage's seconds summed over tiles (``STAGES``, detail
+    included), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
+    :meth:`TiledLevel.stitch` is already computed."""
+    cfg = config
+    _check_tiling(cfg, "build_tiled")
+    workers = _workers(workers)
+    spent = {} if timings is None else timings
+    t0 = time.perf_counter()
+    geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
+    if len(geo.verts):
+        bmin, bmax = geo.verts.min(axis=0), geo.verts.max(axis=0)
+    else:
+        bmin = bmax = np.zeros(3, np.float32)
+    gw, gh = grid_size(bmin, bmax, cfg.cell_size)
+    if gw < 1 or gh < 1:
+        raise GraphError(f"build_tiled: the level's bounds {bmin.tolist()} .. {bmax.tolist()} "
+                         f"make a grid of {gw} x {gh} cells of {cfg.cell_size}: nothing to build")
+    size = int(cfg.tile_size)
+    tiles_x, tiles_z = (gw + size - 1) // size, (gh + size - 1) // size
+    level = TiledLevel(cfg, bmin.astype(np.float64), bmax.astype(np.float64), tiles_x, tiles_z)
+    geo.bucket(bmin.astype(np.float64), tiles_x, tiles_z, size, tile_border(cfg), cfg.cell_size)
+    built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent)
+    level.meshes = [m for m, _, _ in built]
+    level.heightfields = [c for _, c, _ in built]
+    level.details = [d for _, _, d in built]
+    t1 = time.perf_counter()
+    spent["tiles"] = t1 - t0
+    level.stitch()
+    spent["stitch"] = time.perf_counter() - t1
+    return level
+
+
+def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: LevelConfig | None
+                  = None, *, workers: int = 0, triangle_areas=None, volumes=()) -> Stitched:
+    """Rebuild tiles ``tile_ids`` of ``tiled`` from the level's (changed)
+    triangles over the same grid (geometry beyond ``tiled``'s bounds is
+    cut off), replace them and re-stitch. ``config`` must be ``tiled``'s
+    (None: it). Returns the new stitch; other tiles are kept as they
+    were. See :meth:`TiledLevel.tiles_touching` for which tiles a change
+    reaches."""
+    if not isinstance(tiled, TiledLevel):
+        raise GraphError(f"rebuild_tiles: expected a TiledLevel (build_tiled gives one), got "
+                         f"{type(tiled).__name__}")
+    cfg = tiled.config if config is None else config
+    if cfg != tiled.config:
+        raise GraphError("rebuild_tiles: config differs from the one the tiles were built with; "
+                         "build the level again with build_tiled")
+    workers = _workers(workers)
+    ids = validate.array(tile_ids, "rebuild_tiles: tile_ids", dtype=np.float64)
+    if ids.ndim != 1 or not np.isfinite(ids).all() or (ids != np.round(ids)).any():
+        raise GraphError(f"rebuild_tiles: tile_ids must be a sequence of tile indices, got "
+                         f"{validate.describe(tile_ids)}")
+    ids = ids.astype(np.int64)
+    bad = (ids < 0) | (ids >= tiled.tile_count)
+    if bad.any():
+        raise GraphError(f"rebuild_tiles: tile id {int(ids[bad][0])} is not a tile of this level "
+                         f"(0..{tiled.tile_count - 1})")
+    ids = [int(i) for i in np.unique(ids)]
+    geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
+    bmin, bmax = tiled.bmin.astype(np.float32), tiled.bmax.astype(np.float32)
+    geo.bucket(tiled.bmin, tiled.tiles_x, tiled.tiles_z, int(cfg.tile_size), tile_border(cfg),
+               cfg.cell_size)
+    built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {})
+    for i, (m, c, d) in zip(ids, built):
+        tiled.meshes[i] = m
+        tiled.heightfields[i] = c
+        tiled.details[i] = d
+    tiled._stitched = None
+    return tiled.stitch()
+
+
+# ---------------------------------------------------------------- stitching
+
+def _stitch(level: TiledLevel) -> Stitched:
+    cfg = level.config
+    size = int(cfg.tile_size)
+    nvp = int(cfg.verts_per_poly)
+    parts = [(i, m) for i, m in enumerate(level.meshes) if m is not None]
+    if not parts:
+        empty = PolyMesh(np.zeros((0, 3), np.int32), np.zeros((0, nvp), np.int32),
+                         np.zeros((0, nvp), np.int32), np.zeros(0, np.int32),
+                         np.zeros(0, np.uint8), nvp, level.bmin.copy(), float(cfg.cell_size),
+                         float(cfg.cell_height))
+        return Stitched(empty, np.zeros(0, np.int32), np.zeros((0, 2), np.int32))
+    verts, polys, nbrs, regs, areas, tile_of = [], [], [], [], [], []
+    voff = poff = roff = 0
+    for i, m in parts:
+        tx, tz = i % level.tiles_x, i // level.tiles_x
+        v = m.verts.astype(np.int64) + [tx * size, 0, tz * size]
+        verts.append(v)
+        polys.append(np.where(m.polys >= 0, m.polys + voff, -1))
+        nbrs.append(np.where(m.neighbors >= 0, m.neighbors + poff, m.neighbors))
+        regs.append(np.where(m.regions > 0, m.regions + roff, m.regions))
+        areas.append(m.areas)
+        tile_of.append(np.full(m.poly_count, i, np.int32))
+        voff += len(v)
+        poff += m.poly_count
+        roff += int(m.regions.max(initial=0))
+    verts = np.concatenate(verts)
+    polys = np.concatenate(polys).astype(np.int64)
+    nbrs = np.concatenate(nbrs).astype(np.int64)
+    remap = _weld(verts, size)
+    polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
+    used = np.unique(polys[polys >= 0])
+    compact_ids = np.full(len(verts), -1, np.int64)
+    compact_ids[used] = np.arange(len(used))
+    verts = verts[used]
+    polys = np.where(polys >= 0, compact_ids[np.maximum(polys, 0)], -1)
+    out_polys, out_nbrs, unlinked = _split_and_link(verts, polys, nbrs, nvp,
+                                                    int(cfg.walkable_climb))
+    split = int((out_polys >= 0).sum()) != int((polys >= 0).sum())
+    details = [level.details[i] if i < len(level.details) else None for i, _ in parts]
+    detail = None if split or any(d is None for d in details) else _join_details(details)
+    mesh = PolyMesh(verts=verts.astype(np.int32), polys=out_polys.astype(np.int32),
+                    neighbors=out_nbrs.astype(np.int32),
+                    regions=np.concatenate(regs).astype(np.int32),
+                    areas=np.concatenate(areas).astype(np.uint8), nvp=out_polys.shape[1],
+                    bmin=level.bmin.copy(), cs=float(cfg.cell_size), ch=float(cfg.cell_height))
+    return Stitched(mesh, np.concatenate(tile_of), unlinked, detail)
+
+
+def _join_details(details) -> DetailMesh:
+    """One DetailMesh of the tiles' (polygons in the same order)."""
+    verts, tris, flags, voffs, toffs = [], [], [], [np.zeros(1, np.int64)], [np.zeros(1, np.int64)]
+    nv = nt = 0
+    for d in details:
+        verts.append(d.verts)
+        tris.append(d.tris + nv)
+        flags.append(d.tri_flags)
+        voffs.append(d.vert_offsets[1:] + nv)
+        toffs.append(d.tri_offsets[1:] + nt)
+        nv += len(d.verts)
+        nt += len(d.tris)
+    return DetailMesh(np.concatenate(verts), np.concatenate(tris).astype(np.int32),
+                      np.concatenate(flags), np.concatenate(voffs).astype(np.int64),
+                      np.concatenate(toffs).astype(np.int64))
+
+
+def _weld(verts, size) -> np.ndarray:
+    """Index of the vertex each vertex becomes: vertices on tile sides at
+    the same (x, z), each within two cell heights of the next lower one,
+    are one (the lowest)."""
+    n = len(verts)
+    remap = np.arange(n, dtype=np.int64)
+    side = np.flatnonzero((verts[:, 0] % size == 0) | (verts[:, 2] % size == 0))
+    if len(side) < 2:
+        return remap
+    v = verts[side]
+    order = np.lexsort((v[:, 1], v[:, 2], v[:, 0]))
+    v, ids = v[order], side[order]
+    new = np.ones(len(ids), bool)
+    new[1:] = ((v[1:, 0] != v[:-1, 0]) | (v[1:, 2] != v[:-1, 2])
+               | (v[1:, 1] - v[:-1, 1] > 2))
+    group = np.cumsum(new) - 1
+    remap[ids] = ids[np.flatnonzero(new)][group]
+    return remap
+
+
+def _split_and_link(verts, polys, nbrs, nvp, climb):
+    count = (polys >= 0).sum(axis=1)
+    rows, cols = np.nonzero(nbrs <= -2)
+    if len(rows) == 0:
+        return polys, nbrs, np.zeros((0, 2), np.int32)
+    # every portal edge: its line (x fixed for directions 0/2, z for 1/3),
+    # the coordinate along it, and its ends
+    a = polys[rows, cols]
+    b = polys[rows, np.where(cols + 1 < count[rows], cols + 1, 0)]
+    fixed = np.where((-2 - nbrs[rows, cols]) % 2 == 0, 0, 2)
+    along = 2 - fixed
+    _, line = np.unique(np.stack([fixed, verts[a, fixed]], axis=1), axis=0, return_inverse=True)
+    line = line.ravel()
+    # every portal end on each line, ordered by line and then along it;
+    # an edge needs splitting where an end lies strictly between its own
+    span = int(np.abs(verts[:, [0, 2]]).max()) * 2 + 3
+    end_v = np.concatenate([a, b])
+    end_key = np.concatenate([line, line]) * span + verts[end_v, np.concatenate([along, along])]
+    order = np.argsort(end_key, kind="stable")
+    end_key, end_v = end_key[order], end_v[order]
+    t_a, t_b = verts[a, along], verts[b, along]
+    lo_key = line * span + np.minimum(t_a, t_b)
+    hi_key = line * span + np.maximum(t_a, t_b)
+    first = np.searchsorted(end_key, lo_key, "right")
+    last = np.searchsorted(end_key, hi_key, "left")
+    rings, links = {}, {}
+    # highest column first, so insertions do not move edges yet to split
+    for k in np.lexsort((-cols, rows)):
+        if first[k] >= last[k]:
+            continue
+        cand = np.unique(end_v[first[k]:last[k]])
+        p, j, ax = int(rows[k]), int(cols[k]), int(along[k])
+        va, vb = verts[a[k]], verts[b[k]]
+        frac = (verts[cand, ax] - va[ax]) / float(vb[ax] - va[ax])
+        y = va[1] + frac * (vb[1] - va[1])
+        keep = np.abs(verts[cand, 1] - y) <= climb          # the edge's own floor only
+        if not keep.any():
+            continue
+        cand, frac = cand[keep], frac[keep]
+        cand = cand[np.argsort(frac)]
+        if p not in rings:
+            rings[p] = list(polys[p, :count[p]])
+            links[p] = list(nbrs[p, :count[p]])
+        rings[p][j + 1:j + 1] = [int(c) for c in cand]
+        links[p][j + 1:j + 1] = [links[p][j]] * len(cand)
+    width = max([nvp] + [len(r) for r in rings.values()])
+    out_polys = np.full((len(polys), width), -1, np.int64)
+    out_nbrs = np.full((len(polys), width), -1, np.int64)
+    out_polys[:, :polys.shape[1]] = polys
+    out_nbrs[:, :nbrs.shape[1]] = nbrs
+    for p, ring in rings.items():
+        out_polys[p, :len(ring)] = ring
+        out_nbrs[p, :len(ring)] = links[p]
+    # link the portal pieces that share both ends (one polygon each way)
+    cnt = (out_polys >= 0).sum(axis=1)
+    pr, pc = np.nonzero(out_nbrs <= -2)
+    u = out_polys[pr, pc]
+    v = out_polys[pr, np.where(pc + 1 < cnt[pr], pc + 1, 0)]
+    n = len(verts)
+    key = u * n + v
+    order = np.argsort(key)
+    want = v * n + u
+    at = np.minimum(np.searchsorted(key[order], want), len(key) - 1)
+    found = key[order][at] == want
+    out_nbrs[pr, pc] = np.where(found, pr[order][at], -1)
+    unlinked = np.stack([pr[~found], pc[~found]], axis=1)
+    return out_polys, out_nbrs, unlinked.astype(np.int32).reshape(-1, 2)
