@@ -15,9 +15,10 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
+from navcore.search import Search
 
 from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
-from . import sliced, tiles
+from . import layered, sliced, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -184,6 +185,13 @@ _EXACT = polyanya.NAMES
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(world, graph, request):
+    if graph.heights is not None:          # a layered (3D) mesh: searched in projection
+        return layered.find_path(graph, request, _answer)
+    return _answer(request, graph)
+
+
+def _answer(request, graph):
+    """The path ``request`` asks for on ``graph`` (ends in the plane)."""
     if request.algorithm in _EXACT:
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:
@@ -201,6 +209,10 @@ def navcore_find_path(world, graph, request):
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
+    if graph.heights is not None:          # answered whole, lifted to 3D
+        if request.algorithm in polygon_search.REFUSED:
+            polygon_search.refuse(graph, request)
+        return Search.whole(world, graph, request)
     return sliced.begin(world, graph, request)
 
 
@@ -211,12 +223,16 @@ def navcore_begin_search(world, graph, request):
 def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
     # not forward(): the points are optional there, and pluggy passes only
     # the parameters without a default
+    if graph.heights is not None:
+        layered.refuse_matrix(graph)
     return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
 
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_distance_pairs(graph, sources, targets, source_points, target_points):
+    if graph.heights is not None:
+        layered.refuse_matrix(graph)
     return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
 
 
@@ -243,6 +259,9 @@ def navcore_graph_updated(graph):
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
+    if graph.heights is not None:
+        layered.warm_up(graph)
+        return
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
     sliced.warm_up(graph)
