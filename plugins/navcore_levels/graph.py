@@ -1,0 +1,90 @@
+"""The ``level`` graph type: a level's Recast navmesh as a layered navmesh.
+
+``world.add_graph("lvl", type="level", level="path.obj")`` reads the
+level (``load_level``; or ``vertices=``/``triangles=``, ``up=`` their up
+axis), builds its polygon mesh with the settings given as keywords (every
+``LevelConfig`` field) and hands the polygons to the navmesh plugin's
+public ``LayeredMeshGraph.from_layers``: the searches (``polyanya``, the
+default, ``funnel``, ``polygon_astar``/``polygon_dijkstra``) run on the
+polygons' projection on the ground, joined only along shared edges, so
+storeys and bridges never mix; query ends are 3D points placed as
+Detour's ``findNearestPoly`` places them; paths come back in 3D (see
+``navcore_navmesh.layered``). Heights are the polygon mesh's own vertex
+heights (Recast voxel heights), not a detail mesh's.
+
+>>> import numpy as np, navcore
+>>> w = navcore.World()
+>>> floor = [[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]]
+>>> g = w.add_graph("yard", type="level", vertices=floor, triangles=[[0, 2, 1], [0, 3, 2]])
+>>> r = w.find_path("yard", (1, 0, 1), (8, 0, 8))
+>>> r.points.round(3).tolist(), round(r.cost, 3)
+([[1.0, 0.0, 1.0], [8.0, 0.0, 8.0]], 9.899)
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from navcore.errors import GraphError
+
+from .build import build_navmesh_arrays
+from .config import LevelConfig
+from .levelfile import level_from_arrays, load_level
+
+_CONFIG = frozenset(f.name for f in fields(LevelConfig))
+
+
+def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=None,
+                      up="y", extents=(2.0, 4.0, 2.0), **settings):
+    """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
+    ``navcore_levels``), searched with any-angle paths in 3D.
+
+    Parameters:
+        level: path of a ``.obj``, ``.gltf``, ``.glb``, ``.ply`` or ``.stl``.
+        vertices, triangles: the level as ``(N, 3)`` points and ``(M, 3)``
+            vertex ids instead of a file.
+        up: ``"y"`` or ``"z"``: the axis that points up in the input; query
+            points and paths use the same axes.
+        extents: half sizes ``(across, up, across)`` of the box a query end
+            looks for the polygon it stands on (Detour's ``(2, 4, 2)``).
+        settings: ``LevelConfig`` fields (``agent_radius``, ``cell_size``,
+            ``agent_climb``, ``max_slope``, ...), RecastDemo's defaults.
+
+    A query end is a 3D point (or a polygon id); ``cost`` is the path's
+    length on the ground plane, ``navcore_levels.length_3d(points)`` its
+    3D length."""
+    from navcore_navmesh.layered import LayeredMeshGraph
+
+    unknown = sorted(set(settings) - _CONFIG)
+    if unknown:
+        raise GraphError(f"unknown level settings {unknown}; known are: "
+                         f"{', '.join(sorted(_CONFIG))}")
+    config = LevelConfig(**settings)
+    if config.tile_size:
+        raise GraphError("tile_size: tiled level meshes are not built yet; use 0 (one tile)")
+    if level is not None:
+        if vertices is not None or triangles is not None:
+            raise GraphError("give a level file (level=) or vertices= with triangles=, not both")
+        lvl = load_level(level, up=up)
+    elif vertices is None or triangles is None:
+        raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
+    else:
+        lvl = level_from_arrays(vertices, triangles, up=up)
+    mesh = build_navmesh_arrays(lvl.vertices, lvl.triangles, config).polymesh
+    if mesh.poly_count == 0:
+        raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
+                         f"settings (agent_radius={config.agent_radius}, "
+                         f"max_slope={config.max_slope}, ...)")
+    v = mesh.world_vertices()
+    if up == "z":                    # back from Recast's y up: (x, y, z) -> (x, -z, y)
+        v = np.column_stack([v[:, 0], -v[:, 2], v[:, 1]])
+    count = (mesh.polys >= 0).sum(axis=1)
+    start = np.concatenate([[0], np.cumsum(count)])
+    verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
+    graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
+                                         climb=config.walkable_climb * config.cell_height,
+                                         world=world)
+    graph.level_config = config
+    graph.areas = mesh.areas.copy()
+    return graph
