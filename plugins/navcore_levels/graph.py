@@ -18,7 +18,11 @@ heights (Recast voxel heights), not a detail mesh's.
 >>> g = w.add_graph("yard", type="level", vertices=floor, triangles=[[0, 2, 1], [0, 3, 2]])
 >>> r = w.find_path("yard", (1, 0, 1), (8, 0, 8))
 >>> r.points.round(3).tolist(), round(r.cost, 3)
-([[1.0, 0.0, 1.0], [8.0, 0.0, 8.0]], 9.899)
+([[1.0, 0.2, 1.0], [8.0, 0.2, 8.0]], 9.899)
+
+The path runs 0.2 (one ``cell_height``) above the floor: Recast's voxels
+round a surface up to the next cell height, and Detour's paths on a mesh
+without a detail mesh are that high too.
 """
 from __future__ import annotations
 
@@ -31,6 +35,13 @@ from navcore.errors import GraphError
 from .build import build_navmesh_arrays
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
+
+def length_3d(points) -> float:
+    """The 3D length of a level path's ``(k, 3)`` points (``cost`` is the
+    length on the ground plane)."""
+    from navcore_navmesh.layered import length_3d as measure
+    return measure(points)
+
 
 _CONFIG = frozenset(f.name for f in fields(LevelConfig))
 

@@ -1,0 +1,274 @@
+"""The ``level`` graph type: a 3D level's Recast navmesh searched as a
+layered navmesh through the public World API (``navcore_levels.graph``,
+``navcore_navmesh.layered``).
+
+Truths: Detour's paths on RecastDemo's nav_test.obj (recorded by the C++
+peer, ``nav_mesh_test.detour_paths.txt``), a visibility-graph shortest
+length (``reference.visibility_length``), and the geometry of hand-made
+levels (which floor a point must stay on)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+
+import navcore
+from navcore_levels import length_3d
+from navcore_navmesh.layered import LayeredMeshGraph
+
+from tests.recastpeer import parse_paths
+from tests.reference import visibility_length
+
+DATA = Path("/work/shared/data/levels")
+if not DATA.exists():                              # the repository's own copy
+    DATA = Path(__file__).resolve().parents[2] / "data" / "levels"
+NAV_TEST = DATA / "nav_test.obj"
+CELL = 0.3
+
+
+def quad(x0, x1, z0, z1, y0, y1=None, along="x"):
+    """Two upward-facing triangles over ``[x0, x1] x [z0, z1]``, at height
+    ``y0`` (rising to ``y1`` along ``along`` when given): vertices, triangles."""
+    y1 = y0 if y1 is None else y1
+    if along == "x":
+        ys = (y0, y1, y1, y0)
+    else:
+        ys = (y0, y0, y1, y1)
+    v = [[x0, ys[0], z0], [x1, ys[1], z0], [x1, ys[2], z1], [x0, ys[3], z1]]
+    return np.array(v, dtype=float), np.array([[0, 2, 1], [0, 3, 2]])
+
+
+def join(*parts):
+    verts, tris, n = [], [], 0
+    for v, t in parts:
+        verts.append(v)
+        tris.append(t + n)
+        n += len(v)
+    return np.vstack(verts), np.vstack(tris)
+
+
+def read_queries(path):
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rows.append([float(t) for t in line.split()[:6]])
+    return np.array(rows)
+
+
+@pytest.fixture(scope="module")
+def nav_world():
+    if not NAV_TEST.exists():
+        pytest.skip("nav_test.obj is not available")
+    w = navcore.World()
+    w.add_graph("lvl", type="level", level=str(NAV_TEST))
+    return w
+
+
+def horizontal(points):
+    return float(np.sqrt((np.diff(points[:, [0, 2]], axis=0) ** 2).sum(axis=1)).sum())
+
+
+def test_nav_test_queries_as_detour_finds_them(nav_world):
+    queries = read_queries(DATA / "nav_mesh_test.queries")
+    detour = parse_paths((DATA / "nav_mesh_test.detour_paths.txt").read_text())
+    assert len(queries) == len(detour) == 21
+    checked = 0
+    for q, d in zip(queries, detour):
+        if d.status != "ok":
+            continue
+        checked += 1
+        for algorithm in ("polyanya", "funnel"):
+            r = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]), algorithm=algorithm)
+            assert r.found, (d.index, algorithm, r)
+            assert r.points.shape[1] == 3
+            # cost: the length in the ground plane, of the points given
+            assert math.isclose(r.cost, horizontal(r.points), rel_tol=1e-9), (d.index, r.cost)
+            # Detour's paths are not shortest, polyanya's are: never longer
+            # than Detour's (its start is clamped onto the mesh: a cell)
+            if algorithm == "polyanya":
+                assert r.cost <= d.len2d + CELL, (d.index, r.cost, d.len2d)
+            # the ends: Detour's start clamped onto its polygon, and its end
+            assert np.abs(r.points[0] - d.points[0]).max() <= 0.5, (d.index, r.points[0])
+            assert np.abs(r.points[-1] - d.points[-1]).max() <= 0.5, (d.index, r.points[-1])
+            assert length_3d(r.points) >= r.cost - 1e-9
+        # the funnel pulls taut a corridor chosen between centroids: never
+        # shorter than the exact path
+        if True:
+            a = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]))
+            b = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]), algorithm="funnel")
+            assert a.cost <= b.cost + 1e-9
+    assert checked == 21
+
+
+def test_nav_test_polygon_search_and_areas(nav_world):
+    q = read_queries(DATA / "nav_mesh_test.queries")[0]
+    r = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]), algorithm="polygon_astar")
+    assert r.found and r.points.shape == (len(r.nodes), 3)
+    assert nav_world.reachable("lvl", tuple(q[:3]), tuple(q[3:]))
+    s = nav_world.area("lvl", tuple(q[:3]))
+    assert s >= 0 and s == nav_world.area("lvl", tuple(q[3:]))
+    assert len(nav_world.areas("lvl")) == nav_world.graph("lvl").num_polygons
+
+
+def test_requests_served_by_tick(nav_world):
+    q = read_queries(DATA / "nav_mesh_test.queries")[3]
+    h = nav_world.request_path("lvl", tuple(q[:3]), tuple(q[3:]))
+    for _ in range(20):
+        nav_world.tick()
+        if h.done:
+            break
+    got = h.result()
+    want = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]))
+    assert got.found and np.array_equal(got.points, want.points)
+    s = nav_world.begin_search("lvl", tuple(q[:3]), tuple(q[3:]), algorithm="funnel")
+    while not s.step(10):
+        pass
+    assert np.array_equal(s.result().points,
+                          nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]),
+                                              algorithm="funnel").points)
+
+
+def two_storeys():
+    """A ground floor 24 x 10 at y = 0, an upper floor over its left part
+    (x < 10) at y = 4, and a ramp from the upper floor's edge (x = 10) down
+    to the ground at x = 20, along the back (z 6..10)."""
+    return join(quad(0, 24, 0, 10, 0.0), quad(0, 10, 0, 10, 4.0),
+                quad(10, 20, 6, 10, 4.0, 0.0, along="x"))
+
+
+def test_two_storeys_upper_to_lower_goes_down_the_ramp():
+    w = navcore.World()
+    v, t = two_storeys()
+    g = w.add_graph("house", type="level", vertices=v, triangles=t)
+    up, down = (3.0, 4.0, 3.0), (3.0, 0.0, 3.0)         # one above the other
+    assert g.locate(up) != g.locate(down)
+    for algorithm in ("polyanya", "funnel", "polygon_astar"):
+        r = w.find_path("house", up, down, algorithm=algorithm)
+        assert r.found, algorithm
+        p = r.points
+        if algorithm != "polygon_astar":
+            assert np.allclose(p[0], up, atol=0.3) and np.allclose(p[-1], down, atol=0.3)
+        # it walks to the ramp's foot and back: beyond x = 15, in the ramp's lane
+        assert p[:, 0].max() > 15, (algorithm, p.tolist())
+        on_ramp = (p[:, 0] > 10.5) & (p[:, 0] < 19.5) & (p[:, 2] > 6.5)
+        assert on_ramp.any(), (algorithm, p.tolist())
+        # points on the ramp's slope are at the ramp's height (0.2 m voxels);
+        # polygon_astar's centroids lie inside polygons that fold over the
+        # ramp's foot, whose fan of corners (no detail mesh yet) is off by more
+        ramp_y = 4.0 * (20 - p[on_ramp, 0]) / 10
+        tolerance = 1.0 if algorithm == "polygon_astar" else 0.5
+        assert np.abs(p[on_ramp, 1] - ramp_y).max() < tolerance, (algorithm, p.tolist())
+        if algorithm != "polygon_astar":
+            assert r.cost >= 2 * 12.0                   # there and back along x
+            assert length_3d(p) > r.cost                # it climbs down
+
+
+def bridge_over_road():
+    """A road along x (z 6..14) at y = 0 and a bridge along z (x 12..18)
+    crossing over it at y = 4."""
+    return join(quad(0, 30, 6, 14, 0.0), quad(12, 18, 0, 20, 4.0))
+
+
+def test_bridge_and_road_stay_on_their_floors():
+    w = navcore.World()
+    v, t = bridge_over_road()
+    g = w.add_graph("x", type="level", vertices=v, triangles=t)
+    road = g.locate((15.0, 0.1, 10.0))
+    bridge = g.locate((15.0, 4.1, 10.0))
+    assert road >= 0 and bridge >= 0 and road != bridge
+    assert g.locate((15.0, 0.5, 10.0)) == road        # under the bridge: never the floor above
+    for algorithm in ("polyanya", "funnel", "polygon_astar"):
+        r = w.find_path("x", (2.0, 0.0, 10.0), (28.0, 0.0, 10.0), algorithm=algorithm)
+        assert r.found and np.abs(r.points[:, 1]).max() < 0.5, (algorithm, r.points.tolist())
+        assert np.all(g.heights[g.poly_verts[g.poly_start[r.nodes[0]]]] < 0.5)
+        r = w.find_path("x", (15.0, 4.0, 2.0), (15.0, 4.0, 18.0), algorithm=algorithm)
+        assert r.found and np.abs(r.points[:, 1] - 4.0).max() < 0.5, (algorithm,
+                                                                      r.points.tolist())
+    if algorithm:
+        r = w.find_path("x", (2.0, 0.0, 10.0), (15.0, 4.0, 2.0))
+        assert not r.found                               # no way up onto the bridge
+        assert not w.reachable("x", (2.0, 0.0, 10.0), (15.0, 4.0, 2.0))
+
+
+def test_single_floor_polyanya_equals_visibility_graph():
+    # a 20 x 20 floor with a 6 x 4 hole in the middle
+    v, t = join(quad(0, 20, 0, 7, 0.0), quad(0, 20, 11, 20, 0.0), quad(0, 7, 7, 11, 0.0),
+                quad(13, 20, 7, 11, 0.0))
+    w = navcore.World()
+    g = w.add_graph("yard", type="level", vertices=v, triangles=t)
+    free = shapely.union_all([shapely.Polygon(g.polygon_points(p)) for p in
+                              range(g.num_polygons)])
+    for s, e in [((10.0, 0.0, 3.0), (10.0, 0.0, 16.0)), ((2.0, 0.0, 2.0), (18.0, 0.0, 18.0)),
+                 ((3.0, 0.0, 9.0), (17.0, 0.0, 9.0))]:
+        r = w.find_path("yard", s, e)
+        want = visibility_length(free, (s[0], s[2]), (e[0], e[2]))
+        assert abs(r.cost - want) <= 1e-6, (s, e, r.cost, want)
+        assert want > math.dist((s[0], s[2]), (e[0], e[2])) + 0.1   # around the hole
+
+
+def test_up_z_points_and_paths_in_the_callers_axes():
+    v, t = bridge_over_road()
+    zup = np.column_stack([v[:, 0], -v[:, 2], v[:, 1]])       # y up -> z up
+    w = navcore.World()
+    w.add_graph("z", type="level", vertices=zup, triangles=t, up="z")
+    r = w.find_path("z", (15.0, -2.0, 4.0), (15.0, -18.0, 4.0))
+    assert r.found and np.abs(r.points[:, 2] - 4.0).max() < 0.5
+    assert np.abs(r.points[:, 1] - np.clip(r.points[:, 1], -20, 0)).max() == 0
+
+
+def test_bad_input_is_a_nav_error_and_adds_nothing(tmp_path):
+    w = navcore.World()
+    with pytest.raises(navcore.MeshFormatError, match="not found"):
+        w.add_graph("a", type="level", level=str(tmp_path / "missing.obj"))
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 0 0 0\nv 1 0 0\nv 1 0 x\nf 1 2 3\n")
+    with pytest.raises(navcore.MeshFormatError) as err:
+        w.add_graph("a", type="level", level=str(bad))
+    assert err.value.line == 3 and "bad.obj" in str(err.value)
+    v, t = quad(0, 10, 0, 10, 0.0)
+    nan = v.copy()
+    nan[1, 1] = np.nan
+    with pytest.raises(navcore.GraphError, match="vertex 1"):
+        w.add_graph("a", type="level", vertices=nan, triangles=t)
+    with pytest.raises(navcore.GraphError, match="no triangles"):
+        w.add_graph("a", type="level", vertices=v, triangles=np.empty((0, 3), int))
+    with pytest.raises(navcore.GraphError, match="no walkable polygons"):
+        w.add_graph("a", type="level", vertices=quad(0, 1, 0, 1, 0.0)[0], triangles=t)
+    with pytest.raises(navcore.GraphError, match="unknown level settings"):
+        w.add_graph("a", type="level", vertices=v, triangles=t, agent_radious=1)
+    with pytest.raises(navcore.GraphError, match="agent_radius"):
+        w.add_graph("a", type="level", vertices=v, triangles=t, agent_radius=-1)
+    with pytest.raises(navcore.GraphError, match="not both"):
+        w.add_graph("a", type="level", level=str(bad), vertices=v, triangles=t)
+    assert "a" not in w.graphs
+
+
+def test_query_ends_are_3d():
+    w = navcore.World()
+    v, t = bridge_over_road()
+    w.add_graph("x", type="level", vertices=v, triangles=t, agent_radius=0.3)
+    with pytest.raises(navcore.QueryError, match="2D point"):
+        w.find_path("x", (2.0, 10.0), (28.0, 10.0))
+    with pytest.raises(navcore.NodeError, match="not a finite"):
+        w.find_path("x", (2.0, np.nan, 10.0), (28.0, 0.0, 10.0))
+    with pytest.raises(navcore.QueryError, match="layered"):
+        w.distance_matrix("x", [(2.0, 0.0, 10.0)], [(28.0, 0.0, 10.0)])
+    r = w.find_path("x", (2.0, 9.0, 10.0), (28.0, 0.0, 10.0))     # 9 m above: no polygon
+    assert r.status is navcore.PathStatus.INVALID_START
+
+
+def test_from_layers_checks_its_arrays():
+    v = np.array([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]], float)
+    with pytest.raises(navcore.GraphError, match="not convex"):
+        LayeredMeshGraph.from_layers(np.array([[0, 0, 0], [2, 0, 0], [1, 0, 0.2], [1, 0, 2]],
+                                              float), [0, 4], [0, 1, 2, 3])
+    with pytest.raises(navcore.GraphError, match="no area"):
+        LayeredMeshGraph.from_layers(np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0]], float),
+                                     [0, 3], [0, 1, 2])
+    with pytest.raises(navcore.GraphError, match="up must be"):
+        LayeredMeshGraph.from_layers(v, [0, 4], [0, 1, 2, 3], up="x")
+    g = LayeredMeshGraph.from_layers(v, [0, 4], [3, 2, 1, 0])       # clockwise: reversed
+    assert g.num_polygons == 1 and g.locate((0.5, 0.0, 0.5)) == 0
