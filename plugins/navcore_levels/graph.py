@@ -26,8 +26,6 @@ without a detail mesh are that high too.
 """
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 
 from navcore.errors import GraphError
@@ -43,35 +41,54 @@ def length_3d(points) -> float:
     return measure(points)
 
 
-_CONFIG = frozenset(f.name for f in fields(LevelConfig))
-
-
 def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=None,
-                      up="y", extents=(2.0, 4.0, 2.0), **settings):
+                      up="y", extents=(2.0, 4.0, 2.0), cell_size=0.3, cell_height=0.2,
+                      agent_height=2.0, agent_radius=0.6, agent_climb=0.9, max_slope=45.0,
+                      region_min_size=8, region_merge_size=20, edge_max_len=12.0,
+                      edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
+                      detail_sample_max_error=1.0, partition="watershed", tile_size=0):
     """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
     ``navcore_levels``), searched with any-angle paths in 3D.
 
     Parameters:
         level: path of a ``.obj``, ``.gltf``, ``.glb``, ``.ply`` or ``.stl``.
-        vertices, triangles: the level as ``(N, 3)`` points and ``(M, 3)``
-            vertex ids instead of a file.
+        vertices: the level's ``(N, 3)`` points, instead of a file.
+        triangles: with ``vertices``, its ``(M, 3)`` triangles (vertex ids).
         up: ``"y"`` or ``"z"``: the axis that points up in the input; query
             points and paths use the same axes.
         extents: half sizes ``(across, up, across)`` of the box a query end
-            looks for the polygon it stands on (Detour's ``(2, 4, 2)``).
-        settings: ``LevelConfig`` fields (``agent_radius``, ``cell_size``,
-            ``agent_climb``, ``max_slope``, ...), RecastDemo's defaults.
+            looks for the polygon it stands on in (Detour's ``(2, 4, 2)``).
+        cell_size: voxel size across (x and z of Recast's y-up frame).
+        cell_height: voxel size up.
+        agent_height: clearance an agent needs above the floor.
+        agent_radius: distance the mesh keeps from walls.
+        agent_climb: highest step an agent walks up.
+        max_slope: steepest walkable slope, degrees.
+        region_min_size: regions of fewer than its square in cells that
+            touch no other are dropped.
+        region_merge_size: regions of fewer than its square in cells are
+            merged into a neighbour.
+        edge_max_len: longest contour edge along a wall (0: no limit).
+        edge_max_error: how far (cells) a simplified contour may stray.
+        verts_per_poly: most corners of a polygon (3..12).
+        detail_sample_dist: detail mesh sample spacing (not used yet).
+        detail_sample_max_error: detail mesh height error (not used yet).
+        partition: ``"watershed"`` or ``"monotone"`` regions.
+        tile_size: tile width in cells; only 0 (one tile) is built yet.
 
-    A query end is a 3D point (or a polygon id); ``cost`` is the path's
-    length on the ground plane, ``navcore_levels.length_3d(points)`` its
-    3D length."""
+    The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
+    is a 3D point (or a polygon id); ``cost`` is the path's length on the
+    ground plane, ``navcore_levels.length_3d(points)`` its 3D length."""
     from navcore_navmesh.layered import LayeredMeshGraph
 
-    unknown = sorted(set(settings) - _CONFIG)
-    if unknown:
-        raise GraphError(f"unknown level settings {unknown}; known are: "
-                         f"{', '.join(sorted(_CONFIG))}")
-    config = LevelConfig(**settings)
+    config = LevelConfig(cell_size=cell_size, cell_height=cell_height,
+                         agent_height=agent_height, agent_radius=agent_radius,
+                         agent_climb=agent_climb, max_slope=max_slope,
+                         region_min_size=region_min_size, region_merge_size=region_merge_size,
+                         edge_max_len=edge_max_len, edge_max_error=edge_max_error,
+                         verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
+                         detail_sample_max_error=detail_sample_max_error,
+                         partition=partition, tile_size=tile_size)
     if config.tile_size:
         raise GraphError("tile_size: tiled level meshes are not built yet; use 0 (one tile)")
     if level is not None:

@@ -237,7 +237,7 @@ def test_bad_input_is_a_nav_error_and_adds_nothing(tmp_path):
         w.add_graph("a", type="level", vertices=v, triangles=np.empty((0, 3), int))
     with pytest.raises(navcore.GraphError, match="no walkable polygons"):
         w.add_graph("a", type="level", vertices=quad(0, 1, 0, 1, 0.0)[0], triangles=t)
-    with pytest.raises(navcore.GraphError, match="unknown level settings"):
+    with pytest.raises(navcore.GraphError, match="agent_radious"):
         w.add_graph("a", type="level", vertices=v, triangles=t, agent_radious=1)
     with pytest.raises(navcore.GraphError, match="agent_radius"):
         w.add_graph("a", type="level", vertices=v, triangles=t, agent_radius=-1)
@@ -272,3 +272,13 @@ def test_from_layers_checks_its_arrays():
         LayeredMeshGraph.from_layers(v, [0, 4], [0, 1, 2, 3], up="x")
     g = LayeredMeshGraph.from_layers(v, [0, 4], [3, 2, 1, 0])       # clockwise: reversed
     assert g.num_polygons == 1 and g.locate((0.5, 0.0, 0.5)) == 0
+
+
+def test_every_level_config_field_is_a_keyword_with_its_default():
+    import dataclasses
+    import inspect
+
+    from navcore_levels import LevelConfig, build_level_graph
+    params = inspect.signature(build_level_graph).parameters
+    for f in dataclasses.fields(LevelConfig):
+        assert params[f.name].default == f.default, f.name
