@@ -282,3 +282,14 @@ def test_every_level_config_field_is_a_keyword_with_its_default():
     params = inspect.signature(build_level_graph).parameters
     for f in dataclasses.fields(LevelConfig):
         assert params[f.name].default == f.default, f.name
+
+
+def test_readme_levels_example(capsys):
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("### 3D levels")[1]
+    block = section.split("```python\n")[1].split("```")[0]
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    claimed = [ln[2:] for ln in block.splitlines() if ln.startswith("# ")
+               and not ln.startswith("# a road")]
+    assert printed == claimed
