@@ -164,3 +164,42 @@ def _push(out, n, x, y, h):
         return n
     out[n, 0], out[n, 1], out[n, 2] = x, y, h
     return n + 1
+
+
+@njit(cache=True, nogil=True)
+def nearest_reachable(x, y, z, start, offsets, targets, cost, walkable, vertices, heights,
+                      poly_start, poly_verts, tol):
+    """The walkable polygon that ``start`` reaches (over edges of finite
+    cost between walkable polygons) whose nearest point is nearest the 3D
+    point ``(x, y)`` at height ``z``; ``-1`` when ``start`` is blocked.
+    Ties: the lowest id."""
+    n = walkable.shape[0]
+    if not walkable[start]:
+        return -1
+    seen = np.zeros(n, dtype=np.bool_)
+    queue = np.empty(n, dtype=np.int64)
+    queue[0] = start
+    seen[start] = True
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for k in range(offsets[u], offsets[u + 1]):
+            v = targets[k]
+            if not seen[v] and walkable[v] and cost[k] < np.inf:
+                seen[v] = True
+                queue[tail] = v
+                tail += 1
+    best, bp = np.inf, -1
+    for i in range(tail):
+        p = queue[i]
+        if inside(x, y, vertices, poly_start, poly_verts, p, tol):
+            h = height_on(x, y, vertices, heights, poly_start, poly_verts, p)
+            d = (h - z) ** 2
+        else:
+            d2, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
+            h = height_on(qx, qy, vertices, heights, poly_start, poly_verts, p)
+            d = d2 + (h - z) ** 2
+        if d < best or (d == best and p < bp):
+            best, bp = d, p
+    return bp

@@ -144,7 +144,15 @@ class LayeredMeshGraph(NavMeshGraph):
             return node
         x, y, h = self._point3(where, "a query end")
         p, gx, gy, _ = self._nearest(x, y, h)
-        return (gx, gy) if p == node else node
+        if p != node:
+            return node
+        if (gx, gy) != (x, y):
+            # clamped onto the polygon's boundary: a hair inside it, so the
+            # search finds it in ``node`` whatever the rounding (never by
+            # the ground-plane locate index, which does not know floors)
+            c = self.positions[node]
+            gx, gy = gx + 1e-9 * (c[0] - gx), gy + 1e-9 * (c[1] - gy)
+        return float(gx), float(gy)
 
     def lift(self, result, per_node=False) -> PathResult:
         """``result`` (a found path in the ground plane) with its points in
@@ -269,6 +277,18 @@ def find_path(graph, request, answer):
         return None
     return graph.lift(result, per_node=request.algorithm in ("polygon_astar",
                                                              "polygon_dijkstra"))
+
+
+def nearest_reachable(graph, point, start) -> int:
+    """``World.nearest_reachable`` on a layered mesh: of the polygons
+    ``start`` reaches, the one nearest the 3D ``point`` (3D distance to
+    its nearest point)."""
+    x, y, h = graph._point3(point, "point")
+    csr = graph.csr
+    return int(K.nearest_reachable(x, y, h, int(start), csr.offsets, csr.targets, csr.cost,
+                                   graph.walkable, graph.vertices, graph.heights,
+                                   graph.poly_start, graph.poly_verts,
+                                   graph.locate_index().tol))
 
 
 def refuse_matrix(graph):

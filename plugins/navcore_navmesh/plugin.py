@@ -236,6 +236,16 @@ def navcore_distance_pairs(graph, sources, targets, source_points, target_points
     return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
 
 
+# tryfirst, before the areas plugin's (whose distances are the 2D
+# centroids'): on a layered mesh "nearest" is in 3D, to a polygon's points
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_nearest_reachable(graph, point, start):
+    if graph.heights is not None:
+        return layered.nearest_reachable(graph, point, start)
+    return None
+
+
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
 navcore_apply_updates = forward(updates.apply_updates, NavMeshGraph)
 

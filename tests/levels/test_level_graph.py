@@ -293,3 +293,25 @@ def test_readme_levels_example(capsys):
     claimed = [ln[2:] for ln in block.splitlines() if ln.startswith("# ")
                and not ln.startswith("# a road")]
     assert printed == claimed
+
+
+def test_reachability_updates_and_warm_up_on_a_level():
+    w = navcore.World()
+    v, t = bridge_over_road()
+    g = w.add_graph("x", type="level", vertices=v, triangles=t)
+    assert w.warm_up("x") >= 0
+    road, bridge = (2.0, 0.0, 10.0), (15.0, 4.0, 2.0)
+    assert w.reachable_many("x", [road, road], [(28.0, 0.0, 10.0), bridge]).tolist() == \
+        [True, False]
+    # the nearest polygon the road reaches from a point on the bridge: the
+    # road's, below it (not the bridge's, which it cannot reach)
+    p = w.nearest_reachable("x", bridge, road)
+    assert p >= 0 and g.heights[g.polygon(p)].max() < 0.5
+    assert w.nearest_reachable("x", (15.0, 0.0, 10.0), road) == g.locate((15.0, 0.0, 10.0))
+    before = w.find_path("x", road, (28.0, 0.0, 10.0))
+    under = g.locate((15.0, 0.0, 10.0))
+    w.update("x", nodes=[under], walkable=False)
+    w.tick()
+    after = w.find_path("x", road, (28.0, 0.0, 10.0))
+    assert under not in after.nodes.tolist()
+    assert not after.found or after.cost >= before.cost - 1e-9
