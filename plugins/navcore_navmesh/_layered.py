@@ -48,6 +48,20 @@ def height_on(x, y, vertices, heights, poly_start, poly_verts, p):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def distance_to(x, y, z, climb, vertices, heights, poly_start, poly_verts, p, tol):
+    """``(d, qx, qy, h)``: polygon ``p``'s point nearest the 3D point
+    ``(x, y)`` at height ``z`` and its squared distance, Detour's way: a
+    point over the polygon counts only the height beyond ``climb``."""
+    if inside(x, y, vertices, poly_start, poly_verts, p, tol):
+        h = height_on(x, y, vertices, heights, poly_start, poly_verts, p)
+        d = abs(h - z) - climb
+        return (d * d if d > 0.0 else 0.0), x, y, h
+    d2, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
+    h = height_on(qx, qy, vertices, heights, poly_start, poly_verts, p)
+    return d2 + (h - z) ** 2, qx, qy, h
+
+
 @njit(cache=True, nogil=True)
 def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly_verts,
                  walkable, lo, hi, cell_start, cell_polys, x0, y0, inv, nx, ny, tol):
@@ -73,15 +87,8 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
                 if lo[p, 0] > x + ex or hi[p, 0] < x - ex or lo[p, 1] > y + ey \
                         or hi[p, 1] < y - ey or lo[p, 2] > z + ez or hi[p, 2] < z - ez:
                     continue
-                if inside(x, y, vertices, poly_start, poly_verts, p, tol):
-                    qx, qy = x, y
-                    h = height_on(x, y, vertices, heights, poly_start, poly_verts, p)
-                    d = abs(h - z) - climb
-                    d = d * d if d > 0.0 else 0.0
-                else:
-                    d2, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
-                    h = height_on(qx, qy, vertices, heights, poly_start, poly_verts, p)
-                    d = d2 + (h - z) ** 2
+                d, qx, qy, h = distance_to(x, y, z, climb, vertices, heights, poly_start,
+                                           poly_verts, p, tol)
                 if d < best or (d == best and p < bp):
                     best, bp, bx, by, bh = d, p, qx, qy, h
     return bp, bx, by, bh
@@ -193,13 +200,7 @@ def nearest_reachable(x, y, z, start, offsets, targets, cost, walkable, vertices
     best, bp = np.inf, -1
     for i in range(tail):
         p = queue[i]
-        if inside(x, y, vertices, poly_start, poly_verts, p, tol):
-            h = height_on(x, y, vertices, heights, poly_start, poly_verts, p)
-            d = (h - z) ** 2
-        else:
-            d2, qx, qy = nearest_on(x, y, vertices, poly_start, poly_verts, p)
-            h = height_on(qx, qy, vertices, heights, poly_start, poly_verts, p)
-            d = d2 + (h - z) ** 2
+        d = distance_to(x, y, z, 0.0, vertices, heights, poly_start, poly_verts, p, tol)[0]
         if d < best or (d == best and p < bp):
             best, bp = d, p
     return bp

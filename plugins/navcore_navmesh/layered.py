@@ -39,6 +39,8 @@ merged: a ground plan, for drawing only). Stepped searches
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navcore import limits, validate
@@ -52,6 +54,13 @@ from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 #: Detour's half extents of ``findNearestPoly`` in RecastDemo: 2 across, 4 up
 DEFAULT_EXTENTS = (2.0, 4.0, 2.0)
 _AXES = {"y": (0, 2, 1), "z": (0, 1, 2)}      # ground axes, then the up axis
+_isfinite = math.isfinite
+#: this thread's last located query ends (``nodes_of``), a one-slot list
+_ENDS_KEY = "navcore_navmesh.layered_ends"
+
+
+def _new_ends(graph):
+    return [None]
 
 
 def length_3d(points) -> float:
@@ -80,6 +89,14 @@ class LayeredMeshGraph(NavMeshGraph):
     def _point3(self, where, what) -> tuple:
         """A caller's 3D point as ``(gx, gy, h)``: ground coordinates and
         height."""
+        kind = type(where)
+        if (kind is tuple or kind is list) and len(where) == 3:
+            a, b, c = where
+            if type(a) is float and type(b) is float and type(c) is float \
+                    and _isfinite(a) and _isfinite(b) and _isfinite(c):
+                # a point as games pass it, read without an array
+                x, y, u = _AXES[self.up]
+                return where[x], where[y], where[u]
         try:
             p = np.asarray(where, dtype=np.float64)
         except (TypeError, ValueError):
@@ -105,12 +122,16 @@ class LayeredMeshGraph(NavMeshGraph):
         return (p, None) if p < 0 else (p, self._to_user(np.array([[gx, gy, h]]))[0])
 
     def _nearest(self, x, y, h):
-        index = self.locate_index()
-        ex, ey, ez = self.extents
-        return K.nearest_poly(x, y, h, ex, ez, ey, self.climb, self.vertices, self.heights,
-                              self.poly_start, self.poly_verts, self.walkable, self._lo,
-                              self._hi, index.cell_start, index.cell_polys, index.x0,
-                              index.y0, index.inv, index.nx, index.ny, index.tol)
+        index = self.view(LOCATE_KEY, LocateIndex)
+        packed = self._packed
+        if packed is None or packed[0] is not index:
+            ex, ey, ez = self.extents
+            packed = self._packed = (
+                index, (ex, ez, ey, self.climb, self.vertices, self.heights, self.poly_start,
+                        self.poly_verts),
+                (self._lo, self._hi, index.cell_start, index.cell_polys, index.x0, index.y0,
+                 index.inv, index.nx, index.ny, index.tol))
+        return K.nearest_poly(x, y, h, *packed[1], self.walkable, *packed[2])
 
     def locate(self, point) -> int:
         """The polygon a 3D point stands on (``nearest_poly``), ``-1``."""
@@ -122,7 +143,26 @@ class LayeredMeshGraph(NavMeshGraph):
         return self.locate(where)
 
     def nodes_of(self, start, goal) -> tuple:
-        return self.node_of(start), self.node_of(goal)
+        """A query's two ends located; where a 3D point stands on its
+        polygon is kept (per thread) for the search that follows
+        (``ground_end``), so each end is located once."""
+        a, b = self._end(start), self._end(goal)
+        self.scratch(_ENDS_KEY, _new_ends)[0] = (start, a, goal, b)
+        return a[0], b[0]
+
+    def _end(self, where) -> tuple:
+        """``(node, ground point or None)`` of a query end."""
+        if type(where) is int or validate.is_int(where):
+            return super().node_of(where), None
+        x, y, h = self._point3(where, "a query end")
+        p, gx, gy, _ = self._nearest(x, y, h)
+        if p >= 0 and (gx, gy) != (x, y):
+            # clamped onto the polygon's boundary: a hair inside it, so the
+            # search finds it in ``p`` whatever the rounding (never by the
+            # ground-plane locate index, which does not know floors)
+            c = self.positions[p]
+            gx, gy = gx + 1e-9 * (c[0] - gx), gy + 1e-9 * (c[1] - gy)
+        return p, (float(gx), float(gy))
 
     def end_nodes(self, end, node):
         return None
@@ -140,19 +180,17 @@ class LayeredMeshGraph(NavMeshGraph):
         """The ground-plane point a search starts or ends at for the end
         ``where`` resolved to polygon ``node``: a polygon id's centroid, a
         3D point's nearest point on ``node``."""
-        if type(where) is int or validate.is_int(where):
-            return node
-        x, y, h = self._point3(where, "a query end")
-        p, gx, gy, _ = self._nearest(x, y, h)
-        if p != node:
-            return node
-        if (gx, gy) != (x, y):
-            # clamped onto the polygon's boundary: a hair inside it, so the
-            # search finds it in ``node`` whatever the rounding (never by
-            # the ground-plane locate index, which does not know floors)
-            c = self.positions[node]
-            gx, gy = gx + 1e-9 * (c[0] - gx), gy + 1e-9 * (c[1] - gy)
-        return float(gx), float(gy)
+        last = self.scratch(_ENDS_KEY, _new_ends)[0]
+        if last is not None:
+            if where is last[0] and last[1][0] == node:
+                end = last[1]
+            elif where is last[2] and last[3][0] == node:
+                end = last[3]
+            else:
+                end = self._end(where)
+        else:
+            end = self._end(where)
+        return node if end[1] is None or end[0] != node else end[1]
 
     def lift(self, result, per_node=False) -> PathResult:
         """``result`` (a found path in the ground plane) with its points in
@@ -228,6 +266,7 @@ class LayeredMeshGraph(NavMeshGraph):
         graph._lo = np.ascontiguousarray(np.minimum.reduceat(corners, first, axis=0))
         graph._hi = np.ascontiguousarray(np.maximum.reduceat(corners, first, axis=0))
         graph.view(LOCATE_KEY, LocateIndex)
+        graph._packed = None
         return graph
 
 
