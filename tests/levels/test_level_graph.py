@@ -164,6 +164,15 @@ def test_two_storeys_upper_to_lower_goes_down_the_ramp():
         if algorithm != "polygon_astar":
             assert r.cost >= 2 * 12.0                   # there and back along x
             assert length_3d(p) > r.cost                # it climbs down
+            # the path follows the surface: every segment's middle lies on
+            # a floor or the ramp (the points where it crosses from polygon
+            # to polygon are there: no straight line from the upper floor
+            # through the air to the ramp's foot)
+            for m in (p[1:] + p[:-1]) / 2:
+                heights = [0.2, 4.2]
+                if 10 <= m[0] <= 20 and m[2] >= 6:
+                    heights.append(4.0 * (20 - m[0]) / 10)
+                assert min(abs(m[1] - h) for h in heights) < 0.5, (algorithm, m, p.tolist())
 
 
 def bridge_over_road():
