@@ -223,17 +223,22 @@ def navcore_begin_search(world, graph, request):
 def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
     # not forward(): the points are optional there, and pluggy passes only
     # the parameters without a default
-    if graph.heights is not None:
-        layered.refuse_matrix(graph)
-    return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
+    return _lengths(polyanya.matrix_lengths, graph, sources, targets, source_points,
+                    target_points)
 
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_distance_pairs(graph, sources, targets, source_points, target_points):
+    return _lengths(polyanya.pair_lengths, graph, sources, targets, source_points,
+                    target_points)
+
+
+def _lengths(measure, graph, *ends):
+    """``measure(graph, *ends)``; a layered mesh refuses (its ends are 3D)."""
     if graph.heights is not None:
         layered.refuse_matrix(graph)
-    return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
+    return measure(graph, *ends)
 
 
 # tryfirst, before the areas plugin's (whose distances are the 2D
