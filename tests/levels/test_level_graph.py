@@ -324,3 +324,30 @@ def test_reachability_updates_and_warm_up_on_a_level():
     after = w.find_path("x", road, (28.0, 0.0, 10.0))
     assert under not in after.nodes.tolist()
     assert not after.found or after.cost >= before.cost - 1e-9
+
+
+def test_nav_test_adjacency_is_recasts_and_random_paths_follow_the_areas(nav_world):
+    from navcore_levels import build_navmesh_arrays, load_level
+    level = load_level(NAV_TEST)
+    mesh = build_navmesh_arrays(level.vertices, level.triangles).polymesh
+    g = nav_world.graph("lvl")
+    assert g.num_polygons == mesh.poly_count
+    for p in range(mesh.poly_count):
+        recast = set(mesh.neighbors[p][mesh.neighbors[p] >= 0].tolist())
+        ours = set(g.poly_adj[g.poly_start[p]:g.poly_start[p + 1]].tolist()) - {-1}
+        assert ours == recast, p
+    # each polygon's corner mean, a point standing on it: paths exist
+    # exactly between polygons of one area, polyanya never longer than the funnel
+    rng = np.random.default_rng(7)
+    areas = nav_world.areas("lvl")
+    for _ in range(60):
+        s, t = (int(i) for i in rng.integers(g.num_polygons, size=2))
+        a, b = (tuple(np.append(g.positions[p], g.heights[g.polygon(p)].mean())[[0, 2, 1]])
+                for p in (s, t))
+        assert (g.locate(a), g.locate(b)) == (s, t)
+        r = nav_world.find_path("lvl", a, b)
+        f = nav_world.find_path("lvl", a, b, algorithm="funnel")
+        assert r.found == f.found == (areas[s] == areas[t])
+        if r.found:
+            assert r.cost <= f.cost + 1e-9
+            assert r.nodes[0] == s and r.nodes[-1] == t
