@@ -9,8 +9,8 @@ default, ``funnel``, ``polygon_astar``/``polygon_dijkstra``) run on the
 polygons' projection on the ground, joined only along shared edges, so
 storeys and bridges never mix; query ends are 3D points placed as
 Detour's ``findNearestPoly`` places them; paths come back in 3D (see
-``navcore_navmesh.layered``). Heights are the polygon mesh's own vertex
-heights (Recast voxel heights), not a detail mesh's.
+``navcore_navmesh.layered``), their heights those of the level's detail
+height mesh (``surface_heights``, Detour's ``getPolyHeight``).
 
 >>> import numpy as np, navcore
 >>> w = navcore.World()
@@ -21,8 +21,8 @@ heights (Recast voxel heights), not a detail mesh's.
 ([[1.0, 0.2, 1.0], [8.0, 0.2, 8.0]], 9.899)
 
 The path runs 0.2 (one ``cell_height``) above the floor: Recast's voxels
-round a surface up to the next cell height, and Detour's paths on a mesh
-without a detail mesh are that high too.
+round a surface up to the next cell height, and Detour's paths there are
+that high too.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 from navcore.errors import GraphError
 
 from .build import build_navmesh_arrays
+from .detail import surface_heights
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
 
@@ -71,8 +72,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         edge_max_len: longest contour edge along a wall (0: no limit).
         edge_max_error: how far (cells) a simplified contour may stray.
         verts_per_poly: most corners of a polygon (3..12).
-        detail_sample_dist: detail mesh sample spacing (not used yet).
-        detail_sample_max_error: detail mesh height error (not used yet).
+        detail_sample_dist: detail height mesh sample spacing, in cells.
+        detail_sample_max_error: detail height mesh error, in cell heights.
         partition: ``"watershed"`` or ``"monotone"`` regions.
         tile_size: tile width in cells; only 0 (one tile) is built yet.
 
@@ -99,7 +100,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
-    mesh = build_navmesh_arrays(lvl.vertices, lvl.triangles, config).polymesh
+    built = build_navmesh_arrays(lvl.vertices, lvl.triangles, config)
+    mesh = built.polymesh
     if mesh.poly_count == 0:
         raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
                          f"settings (agent_radius={config.agent_radius}, "
@@ -112,7 +114,21 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
     graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
                                          climb=config.walkable_climb * config.cell_height,
+                                         surface=_DetailSurface(built.detail, up),
                                          world=world)
     graph.level_config = config
     graph.areas = mesh.areas.copy()
     return graph
+
+
+class _DetailSurface:
+    """A level graph's ``surface``: path heights from the detail mesh
+    (Detour's ``getPolyHeight``), ground points turned into Recast's
+    ``(x, z)`` (``up="z"``: the ground's second axis is ``-z``)."""
+
+    def __init__(self, detail, up):
+        self.detail, self.flip = detail, up == "z"
+
+    def __call__(self, polys, ground):
+        xz = np.column_stack([ground[:, 0], -ground[:, 1]]) if self.flip else ground
+        return surface_heights(self.detail, polys, xz)

@@ -95,14 +95,16 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
 
 
 @njit(cache=True, nogil=True)
-def lift_path(vertices, heights, poly_start, poly_verts, poly_adj, corridor, points, out):
+def lift_path(vertices, heights, poly_start, poly_verts, poly_adj, corridor, points, out,
+              out_poly):
     """Write the 3D polyline of the projected path ``points`` (``(k, 2)``)
     through the polygons ``corridor`` (each sharing an edge with the next)
     into ``out`` (``(k + len(corridor), 3)``: x, y, height) and return how
     many rows it wrote: each point at its polygon's height, and between
     them the points where the path crosses from one polygon into the next,
     at the height of the edge crossed there. Crossings at a point already
-    written (a corner turned on the edge) are not repeated."""
+    written (a corner turned on the edge) are not repeated. ``out_poly``
+    receives the polygon each row lies on (a crossing: the one entered)."""
     k = points.shape[0]
     n = 0
     seg = 0                                   # the path's segment being walked
@@ -110,6 +112,7 @@ def lift_path(vertices, heights, poly_start, poly_verts, poly_adj, corridor, poi
     out[0, 0], out[0, 1] = points[0, 0], points[0, 1]
     out[0, 2] = height_on(points[0, 0], points[0, 1], vertices, heights, poly_start,
                           poly_verts, c)
+    out_poly[0] = c
     n = 1
     for i in range(corridor.shape[0] - 1):
         c = corridor[i]
@@ -147,29 +150,30 @@ def lift_path(vertices, heights, poly_start, poly_verts, poly_adj, corridor, poi
             continue
         # the corners turned before the crossing, at this polygon's height
         for s in range(seg + 1, found + 1):
-            n = _push(out, n, points[s, 0], points[s, 1],
+            n = _push(out, out_poly, n, points[s, 0], points[s, 1],
                       height_on(points[s, 0], points[s, 1], vertices, heights, poly_start,
-                                poly_verts, c))
+                                poly_verts, c), c)
         seg = found
         x = points[found, 0] + t_seg * (points[found + 1, 0] - points[found, 0])
         y = points[found, 1] + t_seg * (points[found + 1, 1] - points[found, 1])
-        n = _push(out, n, x, y, heights[a] + t_edge * (heights[b] - heights[a]))
+        n = _push(out, out_poly, n, x, y, heights[a] + t_edge * (heights[b] - heights[a]),
+                  nxt)
     c = corridor[corridor.shape[0] - 1]
     for s in range(seg + 1, k):
-        n = _push(out, n, points[s, 0], points[s, 1],
+        n = _push(out, out_poly, n, points[s, 0], points[s, 1],
                   height_on(points[s, 0], points[s, 1], vertices, heights, poly_start,
-                            poly_verts, c))
-    if k > 1 and (out[n - 1, 0] != points[k - 1, 0] or out[n - 1, 1] != points[k - 1, 1]):
-        n = _push(out, n, points[k - 1, 0], points[k - 1, 1], out[n - 1, 2])
+                            poly_verts, c), c)
     return n
 
 
 @njit(cache=True, nogil=True)
-def _push(out, n, x, y, h):
-    """Append ``(x, y, h)`` unless it is where the last row already is."""
+def _push(out, out_poly, n, x, y, h, p):
+    """Append ``(x, y, h)`` on polygon ``p`` unless it is where the last
+    row already is."""
     if n > 0 and out[n - 1, 0] == x and out[n - 1, 1] == y:
         return n
     out[n, 0], out[n, 1], out[n, 2] = x, y, h
+    out_poly[n] = p
     return n + 1
 
 

@@ -25,10 +25,14 @@ each vertex's height. What makes the overlap harmless:
   shows the stairs. ``cost`` stays the length in the ground plane (what
   the search minimises); ``length_3d(result.points)`` is the 3D length.
 
-Heights inside a polygon are those of the fan of triangles from its first
-corner (Detour's reading of a polygon without a detail mesh); a level's
-polygon corners are Recast's voxel heights, so a height is within about a
-cell height or two of the geometry's.
+A path point's height is the graph's ``surface`` there when it has one
+(a level's detail height mesh: Detour's ``getPolyHeight``), else that of
+the fan of triangles from its polygon's first corner (Detour's reading of
+a polygon without a detail mesh; on rolling ground metres off between
+corners). Locating a query end (the choice of polygon, with its climb
+tolerance) reads the fan. Between the points a path is straight: on
+rolling ground its segments may cut through a hill or float over a
+hollow, as Detour's straight paths do.
 
 What refuses layered meshes (``QueryError``/``GraphError``, never a wrong
 answer): distance matrices and pairs (their ends are 2D points), 2D query
@@ -85,6 +89,11 @@ class LayeredMeshGraph(NavMeshGraph):
       end looks for polygons in; ``climb``: the height difference that
       still counts as standing on a polygon.
     """
+
+    #: ``surface(polygons, ground_points) -> heights``: the heights of the
+    #: walkable surface itself (a level's detail mesh) at path points, each
+    #: on the polygon given (NaN: unknown there); ``None``: the polygons'
+    surface = None
 
     def _point3(self, where, what) -> tuple:
         """A caller's 3D point as ``(gx, gy, h)``: ground coordinates and
@@ -202,16 +211,23 @@ class LayeredMeshGraph(NavMeshGraph):
         nodes = np.ascontiguousarray(result.nodes, dtype=np.int32)
         pts = np.ascontiguousarray(result.points[:, :2], dtype=np.float64)
         if per_node or len(nodes) == 0:
+            on = nodes if len(nodes) == len(pts) else np.zeros(len(pts), dtype=np.int32)
             h = np.array([K.height_on(float(x), float(y), self.vertices, self.heights,
                                       self.poly_start, self.poly_verts, int(p))
-                          for (x, y), p in zip(pts, nodes)]) if len(nodes) == len(pts) \
-                else np.zeros(len(pts))
+                          for (x, y), p in zip(pts, on)])
             out = np.column_stack([pts, h])
         else:
             buf = np.empty((len(pts) + len(nodes) + 1, 3))
+            on = np.empty(len(buf), dtype=np.int32)
             n = K.lift_path(self.vertices, self.heights, self.poly_start, self.poly_verts,
-                            self.poly_adj, nodes, pts, buf)
-            out = buf[:n]
+                            self.poly_adj, nodes, pts, buf, on)
+            out, on = buf[:n], on[:n]
+        if self.surface is not None and len(out):
+            # the surface's own heights where it knows them (a level's
+            # detail mesh), the polygon's fan elsewhere
+            h = np.asarray(self.surface(on, np.ascontiguousarray(out[:, :2])),
+                           dtype=np.float64)
+            out[:, 2] = np.where(np.isfinite(h), h, out[:, 2])
         return PathResult.found_path(result.nodes, self._to_user(out), result.cost,
                                      result.expanded, result.algorithm)
 
@@ -224,14 +240,20 @@ class LayeredMeshGraph(NavMeshGraph):
 
     @classmethod
     def from_layers(cls, vertices, poly_start, poly_verts, *, up="y", extents=DEFAULT_EXTENTS,
-                    climb=0.0, world=None) -> "LayeredMeshGraph":
+                    climb=0.0, surface=None, world=None) -> "LayeredMeshGraph":
         """A layered navmesh from ``(V, 3)`` ``vertices`` (``up``: the axis
         pointing up, ``"y"`` or ``"z"``) and convex polygons:
         ``poly_verts[poly_start[p]:poly_start[p + 1]]`` are polygon ``p``'s
         vertex ids, in either winding (each is made counter-clockwise in
         the ground plane). Polygons may overlap in projection (storeys);
         they are joined only where they share an edge (two vertex ids).
+        ``surface``: ``None`` or ``surface(polygons, ground_points) ->
+        heights`` (int32 ``(n,)``, float64 ``(n, 2)``), the height of the
+        walkable surface at path points (``LayeredMeshGraph.surface``).
         ``GraphError`` says what is wrong with the arrays."""
+        if surface is not None and not callable(surface):
+            raise GraphError(f"surface must be None or a callable, got "
+                             f"{validate.describe(surface)}")
         if up not in _AXES:
             raise GraphError(f"up must be 'y' or 'z', got {up!r}")
         v = validate.array(vertices, "vertices", GraphError, np.float64)
@@ -261,6 +283,7 @@ class LayeredMeshGraph(NavMeshGraph):
         graph.up = up
         graph.extents = tuple(float(e) for e in ext)
         graph.climb = float(climb)
+        graph.surface = surface
         corners = np.column_stack([ground, graph.heights])[graph.poly_verts]
         first = graph.poly_start[:-1]
         graph._lo = np.ascontiguousarray(np.minimum.reduceat(corners, first, axis=0))
@@ -350,5 +373,6 @@ def warm_up(graph) -> None:
     funnel.pull(graph, np.array([p], dtype=np.int32), end, end)
     buf = np.empty((4, 3))
     K.lift_path(graph.vertices, graph.heights, graph.poly_start, graph.poly_verts,
-                graph.poly_adj, np.array([p], dtype=np.int32), np.array([c, c]), buf)
+                graph.poly_adj, np.array([p], dtype=np.int32), np.array([c, c]), buf,
+                np.empty(4, dtype=np.int32))
 

@@ -351,3 +351,42 @@ def test_nav_test_adjacency_is_recasts_and_random_paths_follow_the_areas(nav_wor
         if r.found:
             assert r.cost <= f.cost + 1e-9
             assert r.nodes[0] == s and r.nodes[-1] == t
+
+
+def _height_error(vertices, triangles, point):
+    """How far ``point`` (x, y, z) lies above or below the nearest of the
+    level's triangles under or over it (NaN: none there)."""
+    a, b, c = (vertices[triangles[:, i]] for i in range(3))
+    x, z = point[0], point[2]
+    den = (b[:, 2] - c[:, 2]) * (a[:, 0] - c[:, 0]) + (c[:, 0] - b[:, 0]) * (a[:, 2] - c[:, 2])
+    with np.errstate(all="ignore"):
+        u = ((b[:, 2] - c[:, 2]) * (x - c[:, 0]) + (c[:, 0] - b[:, 0]) * (z - c[:, 2])) / den
+        v = ((c[:, 2] - a[:, 2]) * (x - c[:, 0]) + (a[:, 0] - c[:, 0]) * (z - c[:, 2])) / den
+    w = 1 - u - v
+    over = (u >= -1e-9) & (v >= -1e-9) & (w >= -1e-9)
+    h = u[over] * a[over, 1] + v[over] * b[over, 1] + w[over] * c[over, 1]
+    return float(np.abs(h - point[1]).min()) if h.size else math.nan
+
+
+def test_path_points_lie_on_the_levels_surface():
+    # undulating terrain: the polygons' corners alone are metres off the
+    # ground between them; the detail mesh's heights are within a few
+    # voxels (0.2 high) of the level's own triangles
+    path = DATA / "undulating.obj"
+    if not path.exists():
+        pytest.skip("undulating.obj is not available")
+    from navcore_levels import load_level
+    level = load_level(path)
+    w = navcore.World()
+    g = w.add_graph("u", type="level", level=str(path))
+    rng = np.random.default_rng(1)
+    errors = []
+    for _ in range(20):
+        s, t = (int(i) for i in rng.integers(g.num_polygons, size=2))
+        a, b = (tuple(np.append(g.positions[p], g.heights[g.polygon(p)].mean())[[0, 2, 1]])
+                for p in (s, t))
+        r = w.find_path("u", a, b)
+        if r.found:
+            errors += [_height_error(level.vertices, level.triangles, p) for p in r.points]
+    assert len(errors) > 100 and not np.isnan(errors).any()
+    assert max(errors) < 0.8, max(errors)
