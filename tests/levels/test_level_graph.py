@@ -324,6 +324,8 @@ def test_reachability_updates_and_warm_up_on_a_level():
     after = w.find_path("x", road, (28.0, 0.0, 10.0))
     assert under not in after.nodes.tolist()
     assert not after.found or after.cost >= before.cost - 1e-9
+    with pytest.raises(navcore.UpdateError, match="layered"):
+        w.update("x", rect=(1, 7, 2, 2), walkable=False)
 
 
 def test_nav_test_adjacency_is_recasts_and_random_paths_follow_the_areas(nav_world):
