@@ -39,7 +39,8 @@ answer): distance matrices and pairs (their ends are 2D points), 2D query
 ends, and obstacle/region updates (the mesh is static; ``walkable=`` and
 cost updates work). ``free_space`` is the projection's union (every floor
 merged: a ground plan, for drawing only). Stepped searches
-(``begin_search``, requests) run whole in their first step.
+(``begin_search``, requests, ``max_nodes``) step the plugin's own on the
+ground plane (``LiftedSearch``), partial paths lifted too.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ import numpy as np
 
 from navcore import limits, validate
 from navcore.errors import GraphError, NodeError, QueryError
+from navcore.search import Search
 from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _layered as K
@@ -59,6 +61,8 @@ from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 DEFAULT_EXTENTS = (2.0, 4.0, 2.0)
 _AXES = {"y": (0, 2, 1), "z": (0, 1, 2)}      # ground axes, then the up axis
 _isfinite = math.isfinite
+#: the results ``lift`` lifts: those with a path
+_LIFTED = (PathStatus.FOUND, PathStatus.PARTIAL)
 #: this thread's last located query ends (``nodes_of``), a one-slot list
 _ENDS_KEY = "navcore_navmesh.layered_ends"
 
@@ -206,7 +210,7 @@ class LayeredMeshGraph(NavMeshGraph):
         3D, in the caller's axes: a polygon-graph path's (``per_node``)
         centroids at their polygons' heights, an any-angle path's through
         ``lift_path``."""
-        if not result.found:
+        if result.status not in _LIFTED or not len(result.points):
             return result
         nodes = np.ascontiguousarray(result.nodes, dtype=np.int32)
         pts = np.ascontiguousarray(result.points[:, :2], dtype=np.float64)
@@ -228,8 +232,10 @@ class LayeredMeshGraph(NavMeshGraph):
             h = np.asarray(self.surface(on, np.ascontiguousarray(out[:, :2])),
                            dtype=np.float64)
             out[:, 2] = np.where(np.isfinite(h), h, out[:, 2])
-        return PathResult.found_path(result.nodes, self._to_user(out), result.cost,
-                                     result.expanded, result.algorithm)
+        lifted = PathResult.found_path(result.nodes, self._to_user(out), result.cost,
+                                       result.expanded, result.algorithm)
+        lifted.status = result.status
+        return lifted
 
     def _to_user(self, ground_h) -> np.ndarray:
         """``(k, 3)`` rows ``(gx, gy, h)`` in the caller's axes."""
@@ -327,18 +333,59 @@ def _counter_clockwise(ground, start, verts) -> np.ndarray:
     return out
 
 
+def _flat(graph, request) -> PathRequest:
+    """``request`` with its ends in the ground plane (``ground_end``)."""
+    s = graph.ground_end(request.start, request.start_node)
+    t = graph.ground_end(request.goal, request.goal_node)
+    return PathRequest(request.graph_id, s, t, request.algorithm, request.start_node,
+                       request.goal_node, request.options)
+
+
+def _per_node(request) -> bool:
+    """Whether the request's path is a polygon-graph walk (a point per node)."""
+    return request.algorithm in ("polygon_astar", "polygon_dijkstra")
+
+
 def find_path(graph, request, answer):
     """``answer(request)`` (the navmesh plugin's dispatch) of ``request``
     with its ends in the ground plane, the path lifted back to 3D."""
-    s = graph.ground_end(request.start, request.start_node)
-    t = graph.ground_end(request.goal, request.goal_node)
-    flat = PathRequest(request.graph_id, s, t, request.algorithm, request.start_node,
-                       request.goal_node, request.options)
-    result = answer(flat, graph)
+    result = answer(_flat(graph, request), graph)
     if result is None:
         return None
-    return graph.lift(result, per_node=request.algorithm in ("polygon_astar",
-                                                             "polygon_dijkstra"))
+    return graph.lift(result, per_node=_per_node(request))
+
+
+class LiftedSearch(Search):
+    """A stepped search on a layered mesh: the navmesh plugin's own
+    (``begin(flat_request)``) on the ground plane, its results (partial
+    ones too) lifted to 3D; begun again on the new mesh after an update."""
+
+    def __init__(self, graph, request, begin):
+        self._begin_flat = begin
+        self._inner = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        self._inner = self._begin_flat(_flat(self.graph, self.request))
+
+    def _advance(self, budget: int):
+        inner = self._inner
+        done = inner.step(budget)
+        self.expanded = inner.expanded
+        if done:
+            return self.graph.lift(inner.result(), per_node=_per_node(self.request))
+        return None
+
+    def _partial(self):
+        r = self._inner.result(partial=True)
+        if r.status is not PathStatus.PARTIAL:
+            return None
+        return self.graph.lift(r, per_node=_per_node(self.request))
+
+    def _release(self) -> None:
+        inner = self._inner
+        if inner is not None and not inner.done:
+            inner.close()
 
 
 def nearest_reachable(graph, point, start) -> int:

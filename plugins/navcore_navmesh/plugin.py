@@ -15,7 +15,6 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
-from navcore.search import Search
 
 from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
 from . import layered, sliced, tiles
@@ -209,10 +208,9 @@ def _answer(request, graph):
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
-    if graph.heights is not None:          # answered whole, lifted to 3D
-        if request.algorithm in polygon_search.REFUSED:
-            polygon_search.refuse(graph, request)
-        return Search.whole(world, graph, request)
+    if graph.heights is not None:          # on the ground plane, lifted to 3D
+        return layered.LiftedSearch(graph, request,
+                                    lambda flat: sliced.begin(world, graph, flat))
     return sliced.begin(world, graph, request)
 
 

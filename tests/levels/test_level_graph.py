@@ -123,12 +123,22 @@ def test_requests_served_by_tick(nav_world):
     got = h.result()
     want = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]))
     assert got.found and np.array_equal(got.points, want.points)
-    s = nav_world.begin_search("lvl", tuple(q[:3]), tuple(q[3:]), algorithm="funnel")
-    while not s.step(10):
-        pass
-    assert np.array_equal(s.result().points,
-                          nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]),
-                                              algorithm="funnel").points)
+    # stepped one node at a time: find_path's path and expansions; on
+    # the way a partial path in 3D from the start
+    for algorithm in ("polyanya", "funnel", "polygon_astar"):
+        whole = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]), algorithm=algorithm)
+        s = nav_world.begin_search("lvl", tuple(q[:3]), tuple(q[3:]), algorithm=algorithm)
+        assert not s.step(1)
+        part = s.result(partial=True)
+        assert part.status is navcore.PathStatus.PARTIAL and part.points.shape[1] == 3
+        assert np.allclose(part.points[0], whole.points[0])
+        while not s.step(1):
+            pass
+        got = s.result()
+        assert np.array_equal(got.points, whole.points), algorithm
+        assert got.expanded == whole.expanded and got.cost == whole.cost
+    r = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]), max_nodes=1)
+    assert r.status is navcore.PathStatus.BUDGET_EXCEEDED
 
 
 def two_storeys():
