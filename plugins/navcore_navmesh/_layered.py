@@ -208,3 +208,13 @@ def nearest_reachable(x, y, z, start, offsets, targets, cost, walkable, vertices
         if d < best or (d == best and p < bp):
             best, bp = d, p
     return bp
+
+
+@njit(cache=True, nogil=True)
+def nearest_polys(ground, up, ex, ey, ez, climb, vertices, heights, poly_start, poly_verts,
+                  walkable, lo, hi, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, out):
+    """``nearest_poly`` of every point ``(ground[i], up[i])`` into ``out``."""
+    for i in range(up.shape[0]):
+        out[i] = nearest_poly(ground[i, 0], ground[i, 1], up[i], ex, ey, ez, climb, vertices,
+                              heights, poly_start, poly_verts, walkable, lo, hi, cell_start,
+                              cell_polys, x0, y0, inv, nx, ny, tol)[0]

@@ -135,6 +135,11 @@ class LayeredMeshGraph(NavMeshGraph):
         return (p, None) if p < 0 else (p, self._to_user(np.array([[gx, gy, h]]))[0])
 
     def _nearest(self, x, y, h):
+        return K.nearest_poly(x, y, h, *self._kernel_args(), self.walkable, *self._packed[2])
+
+    def _kernel_args(self) -> tuple:
+        """The locate kernels' arguments before ``walkable`` (those after
+        it: ``self._packed[2]``), gathered once per locate index."""
         index = self.view(LOCATE_KEY, LocateIndex)
         packed = self._packed
         if packed is None or packed[0] is not index:
@@ -144,7 +149,7 @@ class LayeredMeshGraph(NavMeshGraph):
                         self.poly_verts),
                 (self._lo, self._hi, index.cell_start, index.cell_polys, index.x0, index.y0,
                  index.inv, index.nx, index.ny, index.tol))
-        return K.nearest_poly(x, y, h, *packed[1], self.walkable, *packed[2])
+        return packed[1]
 
     def locate(self, point) -> int:
         """The polygon a 3D point stands on (``nearest_poly``), ``-1``."""
@@ -187,7 +192,14 @@ class LayeredMeshGraph(NavMeshGraph):
         if p.ndim != 2 or p.shape[1] != 3:
             raise QueryError(f"points must have shape (k, 3) on the layered navmesh (2D "
                              f"points are ambiguous there), got {p.shape}")
-        return np.array([self.locate(q) for q in p], dtype=np.int32)
+        if not np.isfinite(p).all():
+            raise NodeError("points must be finite")
+        a, b, u = _AXES[self.up]
+        out = np.empty(len(p), dtype=np.int32)
+        args = self._kernel_args()
+        K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
+                        *args, self.walkable, *self._packed[2], out)
+        return out
 
     def ground_end(self, where, node):
         """The ground-plane point a search starts or ends at for the end

@@ -402,3 +402,13 @@ def test_path_points_lie_on_the_levels_surface():
             errors += [_height_error(level.vertices, level.triangles, p) for p in r.points]
     assert len(errors) > 100 and not np.isnan(errors).any()
     assert max(errors) < 0.8, max(errors)
+
+
+def test_locate_many_is_locate_of_each(nav_world):
+    g = nav_world.graph("lvl")
+    q = read_queries(DATA / "nav_mesh_test.queries")
+    points = np.vstack([q[:, :3], q[:, 3:], q[:, :3] + [0, 50, 0]])
+    assert g.locate_many(points).tolist() == [g.locate(tuple(p)) for p in points]
+    assert (g.locate_many(points)[-len(q):] == -1).all()         # far above everything
+    with pytest.raises(navcore.QueryError, match="ambiguous"):
+        g.locate_many(q[:, :2])
