@@ -98,6 +98,18 @@ class LayeredMeshGraph(NavMeshGraph):
     #: walkable surface itself (a level's detail mesh) at path points, each
     #: on the polygon given (NaN: unknown there); ``None``: the polygons'
     surface = None
+    up = "y"
+    extents = DEFAULT_EXTENTS
+    climb = 0.0
+    _packed = None                # the locate kernels' arguments (``_kernel_args``)
+
+    def replace_mesh(self, *args, **kwargs) -> None:
+        """Only while ``from_layers`` builds the graph: its heights and
+        boxes belong to these polygons (``GraphError`` afterwards)."""
+        if self.heights is not None:
+            raise GraphError("replace_mesh: a layered navmesh's polygons are fixed (their "
+                             "heights would no longer match); build a new graph")
+        super().replace_mesh(*args, **kwargs)
 
     def _point3(self, where, what) -> tuple:
         """A caller's 3D point as ``(gx, gy, h)``: ground coordinates and
@@ -307,7 +319,6 @@ class LayeredMeshGraph(NavMeshGraph):
         graph._lo = np.ascontiguousarray(np.minimum.reduceat(corners, first, axis=0))
         graph._hi = np.ascontiguousarray(np.maximum.reduceat(corners, first, axis=0))
         graph.view(LOCATE_KEY, LocateIndex)
-        graph._packed = None
         return graph
 
 

@@ -291,6 +291,12 @@ def test_from_layers_checks_its_arrays():
         LayeredMeshGraph.from_layers(v, [0, 4], [0, 1, 2, 3], up="x")
     g = LayeredMeshGraph.from_layers(v, [0, 4], [3, 2, 1, 0])       # clockwise: reversed
     assert g.num_polygons == 1 and g.locate((0.5, 0.0, 0.5)) == 0
+    with pytest.raises(navcore.GraphError, match="fixed"):
+        g.replace_mesh(g.vertices, g.poly_start, g.poly_verts, csr=g.csr,
+                       positions=g.positions, walkable=g.walkable, poly_adj=g.poly_adj,
+                       poly_opposite=g.poly_opposite)
+    with pytest.raises(navcore.GraphError, match="surface"):
+        LayeredMeshGraph.from_layers(v, [0, 4], [0, 1, 2, 3], surface=3)
 
 
 def test_every_level_config_field_is_a_keyword_with_its_default():
