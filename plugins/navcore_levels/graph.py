@@ -38,7 +38,7 @@ from .levelfile import level_from_arrays, load_level
 def length_3d(points) -> float:
     """The 3D length of a level path's ``(k, 3)`` points (``cost`` is the
     length on the ground plane)."""
-    from navcore_navmesh.layered import length_3d as measure
+    from navcore_navmesh import length_3d as measure
     return measure(points)
 
 
@@ -80,7 +80,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
     ground plane, ``navcore_levels.length_3d(points)`` its 3D length."""
-    from navcore_navmesh.layered import LayeredMeshGraph
+    from navcore_navmesh import LayeredMeshGraph
 
     config = LevelConfig(cell_size=cell_size, cell_height=cell_height,
                          agent_height=agent_height, agent_radius=agent_radius,

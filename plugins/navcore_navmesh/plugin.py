@@ -2,7 +2,8 @@
 or static and merged), the exact ``polyanya`` search (what ``auto`` means
 on a navmesh) and the ``funnel``, obstacle and region updates, the derived
 views following updates, navmeshes in scenes (regions as rectangles and
-polygons, pictures) and the ``navcore bake`` command. Model code lives
+polygons, pictures) and the ``navcore bake`` command; on a layered (3D)
+mesh the searches run in its ground projection (``layered``). Model code lives
 beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,
 ``polyanya``, ``funnel``, ``scene_layer``, ``meshfile`` over ``meshcheck``,
 ``polyanya_format`` and ``bake``, ``cli``)."""

@@ -17,7 +17,7 @@ import shapely
 
 import navcore
 from navcore_levels import length_3d
-from navcore_navmesh.layered import LayeredMeshGraph
+from navcore_navmesh import LayeredMeshGraph
 
 from tests.recastpeer import parse_paths
 from tests.reference import visibility_length
