@@ -32,6 +32,7 @@ from navcore.errors import GraphError
 
 from .build import build_navmesh_arrays
 from .detail import surface_heights
+from .tiles import build_tiled
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
 
@@ -75,7 +76,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         detail_sample_dist: detail height mesh sample spacing, in cells.
         detail_sample_max_error: detail height mesh error, in cell heights.
         partition: ``"watershed"`` or ``"monotone"`` regions.
-        tile_size: tile width in cells; only 0 (one tile) is built yet.
+        tile_size: tile width in cells: 0 builds the level whole (Recast's
+            solo mesh), more builds it in tiles stitched into one mesh
+            (``build_tiled``; tiles are not rebuilt at run time yet).
 
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
@@ -90,8 +93,6 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                          verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
                          detail_sample_max_error=detail_sample_max_error,
                          partition=partition, tile_size=tile_size)
-    if config.tile_size:
-        raise GraphError("tile_size: tiled level meshes are not built yet; use 0 (one tile)")
     if level is not None:
         if vertices is not None or triangles is not None:
             raise GraphError("give a level file (level=) or vertices= with triangles=, not both")
@@ -100,8 +101,12 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
-    built = build_navmesh_arrays(lvl.vertices, lvl.triangles, config)
-    mesh = built.polymesh
+    if config.tile_size:
+        stitched = build_tiled(lvl.vertices, lvl.triangles, config).stitch()
+        mesh, detail = stitched.mesh, stitched.detail
+    else:
+        built = build_navmesh_arrays(lvl.vertices, lvl.triangles, config)
+        mesh, detail = built.polymesh, built.detail
     if mesh.poly_count == 0:
         raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
                          f"settings (agent_radius={config.agent_radius}, "
@@ -114,7 +119,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
     graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
                                          climb=config.walkable_climb * config.cell_height,
-                                         surface=_DetailSurface(built.detail, up),
+                                         surface=None if detail is None else
+                                         _DetailSurface(detail, up),
                                          world=world)
     graph.level_config = config
     graph.areas = mesh.areas.copy()

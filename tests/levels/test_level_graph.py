@@ -269,6 +269,8 @@ def test_bad_input_is_a_nav_error_and_adds_nothing(tmp_path):
         w.add_graph("a", type="level", vertices=v, triangles=t, agent_radious=1)
     with pytest.raises(navcore.GraphError, match="agent_radius"):
         w.add_graph("a", type="level", vertices=v, triangles=t, agent_radius=-1)
+    with pytest.raises(navcore.GraphError, match="tile_size"):
+        w.add_graph("a", type="level", vertices=v, triangles=t, tile_size=2)
     with pytest.raises(navcore.GraphError, match="not both"):
         w.add_graph("a", type="level", level=str(bad), vertices=v, triangles=t)
     assert "a" not in w.graphs
@@ -427,3 +429,16 @@ def test_locate_many_is_locate_of_each(nav_world):
     assert (g.locate_many(points)[-len(q):] == -1).all()         # far above everything
     with pytest.raises(navcore.QueryError, match="ambiguous"):
         g.locate_many(q[:, :2])
+
+
+def test_tiled_level_graph_finds_the_nav_test_queries(nav_world):
+    # tiles of 32 cells stitched into one mesh: every query found, within
+    # a few percent of the solo mesh's exact length (the tiles' walls
+    # are simplified from other anchors)
+    w = navcore.World()
+    g = w.add_graph("tiled", type="level", level=str(NAV_TEST), tile_size=32)
+    assert g.num_polygons > nav_world.graph("lvl").num_polygons
+    for q in read_queries(DATA / "nav_mesh_test.queries"):
+        r = w.find_path("tiled", tuple(q[:3]), tuple(q[3:]))
+        solo = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]))
+        assert r.found and abs(r.cost - solo.cost) <= 0.05 * solo.cost + CELL, (q, r, solo)
