@@ -127,6 +127,17 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     return graph
 
 
+def sample_graph(world, graph_id):
+    """Two floors joined by a ramp (for ``navcore.warm_up``: the level
+    pipeline's kernels and the layered mesh's)."""
+    floor = np.array([[0, 0, 0], [24, 0, 0], [24, 0, 10], [0, 0, 10]], dtype=float)
+    upper = np.array([[0, 4, 0], [10, 4, 0], [10, 4, 10], [0, 4, 10]], dtype=float)
+    ramp = np.array([[10, 4, 6], [20, 0, 6], [20, 0, 10], [10, 4, 10]], dtype=float)
+    quads = np.array([[0, 2, 1], [0, 3, 2]])
+    return world.add_graph(graph_id, type="level", vertices=np.vstack([floor, upper, ramp]),
+                           triangles=np.vstack([quads, quads + 4, quads + 8]))
+
+
 class _DetailSurface:
     """A level graph's ``surface``: path heights from the detail mesh
     (Detour's ``getPolyHeight``), ground points turned into Recast's

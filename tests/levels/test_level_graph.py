@@ -442,3 +442,12 @@ def test_tiled_level_graph_finds_the_nav_test_queries(nav_world):
         r = w.find_path("tiled", tuple(q[:3]), tuple(q[3:]))
         solo = nav_world.find_path("lvl", tuple(q[:3]), tuple(q[3:]))
         assert r.found and abs(r.cost - solo.cost) <= 0.05 * solo.cost + CELL, (q, r, solo)
+
+
+def test_warm_up_builds_the_sample_level():
+    took = navcore.warm_up("level")
+    assert list(took) == ["level"] and took["level"] >= 0
+    w = navcore.World()
+    g = w.plugins.hook.navcore_sample_graph(world=w, graph_type="level", graph_id="s")
+    assert isinstance(g, LayeredMeshGraph)
+    assert w.find_path("s", (3.0, 4.0, 3.0), (3.0, 0.0, 3.0)).found    # down the ramp
