@@ -19,12 +19,9 @@ import navcore
 from navcore_levels import length_3d
 from navcore_navmesh import LayeredMeshGraph
 
-from tests.recastpeer import parse_paths
+from tests.recastpeer import LEVELS as DATA, parse_paths
 from tests.reference import visibility_length
 
-DATA = Path("/work/shared/data/levels")
-if not DATA.exists():                              # the repository's own copy
-    DATA = Path(__file__).resolve().parents[2] / "data" / "levels"
 NAV_TEST = DATA / "nav_test.obj"
 CELL = 0.3
 
