@@ -15,12 +15,15 @@ merged into convex polygons (``merge``), as are a static mesh's
 ``algorithm="polyanya"`` (the default, ``polyanya``) is exact, the true
 shortest path through the free space; ``algorithm="funnel"``
 (``funnel``) pulls the A* corridor of polygons taut, Detour's
-near-optimal compromise.
+near-optimal compromise. A layered mesh (``layered``: polygons on a 3D
+surface, a level's storeys overlapping seen from above) is searched the
+same way in its ground projection, with 3D query ends and paths.
 """
 from .build import free_space, map_free_space, polygons, triangulate
 from .funnel import pull
 from .polyanya import path_lengths, shortest_path
 from .mesh import LocateIndex, NavMeshGraph
+from .layered import LayeredMeshGraph, length_3d
 from .bake import load_mesh, save_mesh
 from .meshcheck import MeshArrays
 from .meshfile import read_mesh
@@ -33,6 +36,6 @@ from .polyanya_format import read_polyanya_mesh, write_polyanya_mesh
 # ``tiles.TiledMesh``, ``TileGrid``, ``TileLocateIndex``, ``node_with_grid``)
 # and the algorithm hooks ``funnel_path``/``polyanya_path``, which answer a
 # request ``World.find_path`` has resolved already.
-__all__ = ["NavMeshGraph", "LocateIndex", "free_space", "map_free_space",
+__all__ = ["NavMeshGraph", "LocateIndex", "LayeredMeshGraph", "length_3d", "free_space", "map_free_space",
            "polygons", "triangulate", "pull", "shortest_path", "path_lengths", "MeshArrays",
            "read_mesh", "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh"]

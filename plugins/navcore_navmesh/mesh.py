@@ -312,6 +312,8 @@ class NavMeshGraph(navcore.NavGraph):
 
     agent_radius = 0.0
     ground = None
+    #: per-vertex heights of a layered (3D) mesh (``layered.LayeredMeshGraph``)
+    heights = None
     #: edge costs join polygon centroids: path lengths come from polyanya
     edge_costs_are_lengths = False
     #: the tile state of a mesh built in tiles (see ``tiles.py``)

@@ -194,6 +194,9 @@ def make_update(world, graph, params) -> Update | None:
         raise UpdateError(f"unknown navmesh update {sorted(params)} for graph {gid!r}; "
                           f"use {VOCABULARY}")
     tm = getattr(graph, "tiles", None)
+    if tm is None and graph.heights is not None:
+        raise UpdateError(f"{gid!r} is a layered (3D level) navmesh: it takes no obstacles or "
+                          f"regions yet (only nodes= / edges= updates)")
     if tm is None:
         raise UpdateError(f"navmesh {gid!r} was made from mesh arrays, not built in "
                           f"tiles, so it takes no obstacles or regions (only nodes= / "

@@ -2,7 +2,8 @@
 or static and merged), the exact ``polyanya`` search (what ``auto`` means
 on a navmesh) and the ``funnel``, obstacle and region updates, the derived
 views following updates, navmeshes in scenes (regions as rectangles and
-polygons, pictures) and the ``navcore bake`` command. Model code lives
+polygons, pictures) and the ``navcore bake`` command; on a layered (3D)
+mesh the searches run in its ground projection (``layered``). Model code lives
 beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,
 ``polyanya``, ``funnel``, ``scene_layer``, ``meshfile`` over ``meshcheck``,
 ``polyanya_format`` and ``bake``, ``cli``)."""
@@ -17,7 +18,7 @@ from navcore import validate
 from navcore.graph import HEURISTICS
 
 from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
-from . import sliced, tiles
+from . import layered, sliced, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -184,6 +185,13 @@ _EXACT = polyanya.NAMES
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(world, graph, request):
+    if graph.heights is not None:          # a layered (3D) mesh: searched in projection
+        return layered.find_path(graph, request, _answer)
+    return _answer(request, graph)
+
+
+def _answer(request, graph):
+    """The path ``request`` asks for on ``graph`` (ends in the plane)."""
     if request.algorithm in _EXACT:
         return polyanya.polyanya_path(graph, request)
     if request.algorithm == funnel.ALGORITHM:
@@ -201,6 +209,9 @@ def navcore_find_path(world, graph, request):
 @navcore.hookimpl(tryfirst=True)
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
+    if graph.heights is not None:          # on the ground plane, lifted to 3D
+        return layered.LiftedSearch(graph, request,
+                                    lambda flat: sliced.begin(world, graph, flat))
     return sliced.begin(world, graph, request)
 
 
@@ -211,13 +222,32 @@ def navcore_begin_search(world, graph, request):
 def navcore_distance_matrix(graph, sources, targets, source_points, target_points):
     # not forward(): the points are optional there, and pluggy passes only
     # the parameters without a default
-    return polyanya.matrix_lengths(graph, sources, targets, source_points, target_points)
+    return _lengths(polyanya.matrix_lengths, graph, sources, targets, source_points,
+                    target_points)
 
 
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_distance_pairs(graph, sources, targets, source_points, target_points):
-    return polyanya.pair_lengths(graph, sources, targets, source_points, target_points)
+    return _lengths(polyanya.pair_lengths, graph, sources, targets, source_points,
+                    target_points)
+
+
+def _lengths(measure, graph, *ends):
+    """``measure(graph, *ends)``; a layered mesh refuses (its ends are 3D)."""
+    if graph.heights is not None:
+        layered.refuse_matrix(graph)
+    return measure(graph, *ends)
+
+
+# tryfirst, before the areas plugin's (whose distances are the 2D
+# centroids'): on a layered mesh "nearest" is in 3D, to a polygon's points
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_nearest_reachable(graph, point, start):
+    if graph.heights is not None:
+        return layered.nearest_reachable(graph, point, start)
+    return None
 
 
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
@@ -243,6 +273,9 @@ def navcore_graph_updated(graph):
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_warm_up(graph):
+    if graph.heights is not None:
+        layered.warm_up(graph)
+        return
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
     sliced.warm_up(graph)

@@ -181,7 +181,7 @@ def test_a_broken_third_party_plugin_is_left_out_named_and_warned_about(
     warned, skipped, types, unknown = out.stdout.splitlines()[:4]
     assert message in warned and "it is not loaded" in warned
     assert f"('{name}', True, " in skipped and message in skipped
-    assert types == "['csr', 'grid', 'navmesh', 'roads']"
+    assert types == "['csr', 'grid', 'level', 'navmesh', 'roads']"
     assert unknown.startswith("UnknownGraphTypeError: unknown graph type 'hexgrid'")
     assert f"plugin '{name}' was not loaded: {message}" in unknown
 

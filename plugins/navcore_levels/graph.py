@@ -1,0 +1,151 @@
+"""The ``level`` graph type: a level's Recast navmesh as a layered navmesh.
+
+``world.add_graph("lvl", type="level", level="path.obj")`` reads the
+level (``load_level``; or ``vertices=``/``triangles=``, ``up=`` their up
+axis), builds its polygon mesh with the settings given as keywords (every
+``LevelConfig`` field) and hands the polygons to the navmesh plugin's
+public ``LayeredMeshGraph.from_layers``: the searches (``polyanya``, the
+default, ``funnel``, ``polygon_astar``/``polygon_dijkstra``) run on the
+polygons' projection on the ground, joined only along shared edges, so
+storeys and bridges never mix; query ends are 3D points placed as
+Detour's ``findNearestPoly`` places them; paths come back in 3D (see
+``navcore_navmesh.layered``), their heights those of the level's detail
+height mesh (``surface_heights``, Detour's ``getPolyHeight``).
+
+>>> import numpy as np, navcore
+>>> w = navcore.World()
+>>> floor = [[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]]
+>>> g = w.add_graph("yard", type="level", vertices=floor, triangles=[[0, 2, 1], [0, 3, 2]])
+>>> r = w.find_path("yard", (1, 0, 1), (8, 0, 8))
+>>> r.points.round(3).tolist(), round(r.cost, 3)
+([[1.0, 0.2, 1.0], [8.0, 0.2, 8.0]], 9.899)
+
+The path runs 0.2 (one ``cell_height``) above the floor: Recast's voxels
+round a surface up to the next cell height, and Detour's paths there are
+that high too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore.errors import GraphError
+
+from .build import build_navmesh_arrays
+from .detail import surface_heights
+from .tiles import build_tiled
+from .config import LevelConfig
+from .levelfile import level_from_arrays, load_level
+
+def length_3d(points) -> float:
+    """The 3D length of a level path's ``(k, 3)`` points (``cost`` is the
+    length on the ground plane)."""
+    from navcore_navmesh import length_3d as measure
+    return measure(points)
+
+
+def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=None,
+                      up="y", extents=(2.0, 4.0, 2.0), cell_size=0.3, cell_height=0.2,
+                      agent_height=2.0, agent_radius=0.6, agent_climb=0.9, max_slope=45.0,
+                      region_min_size=8, region_merge_size=20, edge_max_len=12.0,
+                      edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
+                      detail_sample_max_error=1.0, partition="watershed", tile_size=0):
+    """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
+    ``navcore_levels``), searched with any-angle paths in 3D.
+
+    Parameters:
+        level: path of a ``.obj``, ``.gltf``, ``.glb``, ``.ply`` or ``.stl``.
+        vertices: the level's ``(N, 3)`` points, instead of a file.
+        triangles: with ``vertices``, its ``(M, 3)`` triangles (vertex ids).
+        up: ``"y"`` or ``"z"``: the axis that points up in the input; query
+            points and paths use the same axes.
+        extents: half sizes ``(across, up, across)`` of the box a query end
+            looks for the polygon it stands on in (Detour's ``(2, 4, 2)``).
+        cell_size: voxel size across (x and z of Recast's y-up frame).
+        cell_height: voxel size up.
+        agent_height: clearance an agent needs above the floor.
+        agent_radius: distance the mesh keeps from walls.
+        agent_climb: highest step an agent walks up.
+        max_slope: steepest walkable slope, degrees.
+        region_min_size: regions of fewer than its square in cells that
+            touch no other are dropped.
+        region_merge_size: regions of fewer than its square in cells are
+            merged into a neighbour.
+        edge_max_len: longest contour edge along a wall (0: no limit).
+        edge_max_error: how far (cells) a simplified contour may stray.
+        verts_per_poly: most corners of a polygon (3..12).
+        detail_sample_dist: detail height mesh sample spacing, in cells.
+        detail_sample_max_error: detail height mesh error, in cell heights.
+        partition: ``"watershed"`` or ``"monotone"`` regions.
+        tile_size: tile width in cells: 0 builds the level whole (Recast's
+            solo mesh), more builds it in tiles stitched into one mesh
+            (``build_tiled``; tiles are not rebuilt at run time yet).
+
+    The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
+    is a 3D point (or a polygon id); ``cost`` is the path's length on the
+    ground plane, ``navcore_levels.length_3d(points)`` its 3D length."""
+    from navcore_navmesh import LayeredMeshGraph
+
+    config = LevelConfig(cell_size=cell_size, cell_height=cell_height,
+                         agent_height=agent_height, agent_radius=agent_radius,
+                         agent_climb=agent_climb, max_slope=max_slope,
+                         region_min_size=region_min_size, region_merge_size=region_merge_size,
+                         edge_max_len=edge_max_len, edge_max_error=edge_max_error,
+                         verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
+                         detail_sample_max_error=detail_sample_max_error,
+                         partition=partition, tile_size=tile_size)
+    if level is not None:
+        if vertices is not None or triangles is not None:
+            raise GraphError("give a level file (level=) or vertices= with triangles=, not both")
+        lvl = load_level(level, up=up)
+    elif vertices is None or triangles is None:
+        raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
+    else:
+        lvl = level_from_arrays(vertices, triangles, up=up)
+    if config.tile_size:
+        stitched = build_tiled(lvl.vertices, lvl.triangles, config).stitch()
+        mesh, detail = stitched.mesh, stitched.detail
+    else:
+        built = build_navmesh_arrays(lvl.vertices, lvl.triangles, config)
+        mesh, detail = built.polymesh, built.detail
+    if mesh.poly_count == 0:
+        raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
+                         f"settings (agent_radius={config.agent_radius}, "
+                         f"max_slope={config.max_slope}, ...)")
+    v = mesh.world_vertices()
+    if up == "z":                    # back from Recast's y up: (x, y, z) -> (x, -z, y)
+        v = np.column_stack([v[:, 0], -v[:, 2], v[:, 1]])
+    count = (mesh.polys >= 0).sum(axis=1)
+    start = np.concatenate([[0], np.cumsum(count)])
+    verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
+    graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
+                                         climb=config.walkable_climb * config.cell_height,
+                                         surface=None if detail is None else
+                                         _DetailSurface(detail, up),
+                                         world=world)
+    graph.level_config = config
+    graph.areas = mesh.areas.copy()
+    return graph
+
+
+def sample_graph(world, graph_id):
+    """Two floors joined by a ramp (for ``navcore.warm_up``: the level
+    pipeline's kernels and the layered mesh's)."""
+    floor = np.array([[0, 0, 0], [24, 0, 0], [24, 0, 10], [0, 0, 10]], dtype=float)
+    upper = np.array([[0, 4, 0], [10, 4, 0], [10, 4, 10], [0, 4, 10]], dtype=float)
+    ramp = np.array([[10, 4, 6], [20, 0, 6], [20, 0, 10], [10, 4, 10]], dtype=float)
+    quads = np.array([[0, 2, 1], [0, 3, 2]])
+    return world.add_graph(graph_id, type="level", vertices=np.vstack([floor, upper, ramp]),
+                           triangles=np.vstack([quads, quads + 4, quads + 8]))
+
+
+class _DetailSurface:
+    """A level graph's ``surface``: path heights from the detail mesh
+    (Detour's ``getPolyHeight``), ground points turned into Recast's
+    ``(x, z)`` (``up="z"``: the ground's second axis is ``-z``)."""
+
+    def __init__(self, detail, up):
+        self.detail, self.flip = detail, up == "z"
+
+    def __call__(self, polys, ground):
+        xz = np.column_stack([ground[:, 0], -ground[:, 1]]) if self.flip else ground
+        return surface_heights(self.detail, polys, xz)
