@@ -75,6 +75,8 @@ def length_3d(points) -> float:
     """The length of a polyline of ``(k, 3)`` points (a layered path's
     ``points``): the sum of its segments' 3D lengths."""
     p = validate.array(points, "points", QueryError, np.float64)
+    if p.ndim == 2 and p.shape[0] == 0:        # no path (unreachable): no length
+        return 0.0
     if p.ndim != 2 or p.shape[1] != 3:
         raise QueryError(f"length_3d: points must have shape (k, 3), got {p.shape}")
     return float(np.sqrt((np.diff(p, axis=0) ** 2).sum(axis=1)).sum())
