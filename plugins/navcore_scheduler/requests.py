@@ -92,6 +92,12 @@ _INVALID = (PathStatus.INVALID_START, PathStatus.INVALID_GOAL)
 _BY_SEQ = operator.attrgetter("handle.seq")
 _EXPANDED = operator.attrgetter("expanded")
 _RECENT = 64      # searches per graph the time estimate looks at
+#: a search expected to take more than this share of what is left of the
+#: frame is stepped rather than run whole: long searches on one graph vary
+#: (1.5 to 3.7 ms corner to corner on a random 256x256 grid), so one that
+#: fit by the estimate ran 0.3-0.6 ms past a 2 ms frame; a stepped one
+#: stops at the deadline
+WHOLE_SHARE = 0.5
 _log = logging.getLogger("navcore")
 
 
@@ -573,7 +579,8 @@ class RequestQueue:
                     else:
                         c = est[0] / par + publish
                         tail = (est[1] - est[0]) / par
-                    if acc_t + c + max(margin, tail) > room:
+                    if acc_t + c + max(margin, tail) > room or \
+                            (est is not None and est[1] > WHOLE_SHARE * room):
                         if not take:           # served a slice at a time instead
                             self._too_big = h
                         break
