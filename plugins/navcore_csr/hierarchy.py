@@ -366,6 +366,20 @@ def node_ranks(name, v, rank) -> np.ndarray:
     return rank[a.astype(np.int64)] if a.size else rank[:0].copy()
 
 
+def expanded_out(expanded, k) -> np.ndarray:
+    """The array a many-pairs query writes each pair's expanded nodes to:
+    ``expanded`` if it is a writable int64 array of ``k`` entries (a new
+    one for None); ``QueryError`` otherwise (the kernels write every
+    entry unchecked)."""
+    if expanded is None:
+        return np.empty(k, dtype=np.int64)
+    if not isinstance(expanded, np.ndarray) or expanded.dtype != np.int64 \
+            or expanded.shape != (k,) or not expanded.flags.writeable:
+        raise QueryError(f"expanded must be a writable int64 array of shape ({k},) (one "
+                         f"entry per pair), got {validate.describe(expanded)}")
+    return expanded
+
+
 def _arc_weights(weights, c1, c2) -> np.ndarray:
     """The cost of every arc: input edges, then shortcuts as the sums of
     their children (older arcs), filled in rounds of one shortcut level."""
@@ -565,8 +579,7 @@ class HierarchyQuery:
             raise QueryError(f"sources and targets must have the same length, got "
                              f"{s.shape[0]} and {t.shape[0]}")
         k = s.shape[0]
-        if expanded is None:
-            expanded = np.empty(k, dtype=np.int64)
+        expanded = expanded_out(expanded, k)
         if threads_for(self.threads, k, PAIRS_PARALLEL_FROM) < 2:
             return self._paths_here(s, t, expanded)
         if self._hops is None:

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navcore import validate
+from navcore.errors import GraphError
+
 from .config import LevelConfig
 from .contours import build_contours
 from .detail import DetailMesh, build_detail_mesh
@@ -25,7 +28,8 @@ from .heightfield import CompactHeightfield, PolyMesh
 from .polymesh import build_polymesh
 from .regions import (build_distance_field, build_regions_monotone,
                       build_regions_watershed)
-from .voxels import compact, erode, filter_walkable, mark_convex_area, mark_walkable, rasterize
+from .voxels import (checked_volumes, compact, erode, filter_walkable, mark_convex_area,
+                     mark_walkable, rasterize)
 
 #: the stages, in order, as ``timings`` names them
 STAGES = ("rasterize", "filter", "compact", "erode", "areas", "distance_field", "regions",
@@ -106,6 +110,27 @@ def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *
     return mesh, chf
 
 
+def checked_config(config) -> LevelConfig:
+    """``config``, or RecastDemo's defaults for None; ``GraphError`` for
+    anything but a ``LevelConfig``."""
+    if config is None:
+        return LevelConfig()
+    if not isinstance(config, LevelConfig):
+        raise GraphError(f"config must be a navcore_levels.LevelConfig or None, got "
+                         f"{validate.describe(config)}")
+    return config
+
+
+def checked_timings(timings) -> dict:
+    """The dict a build writes its stage times to (a new one for None)."""
+    if timings is None:
+        return {}
+    if not isinstance(timings, dict):
+        raise GraphError(f"timings must be a dict (stage name -> seconds) or None, got "
+                         f"{validate.describe(timings)}")
+    return timings
+
+
 def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None, *,
                          triangle_areas=None, volumes=(), timings: dict | None = None
                          ) -> LevelMesh:
@@ -117,8 +142,9 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     volumes ``(polygon_xz, ymin, ymax, area)`` whose area id is given to
     the surface inside them. ``timings``: a dict that receives each
     stage's seconds (``STAGES``)."""
-    cfg = LevelConfig() if config is None else config
-    spent = {} if timings is None else timings
+    cfg = checked_config(config)
+    spent = checked_timings(timings)
+    volumes = checked_volumes(volumes)
     lap = stage_clock(spent)
     areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
     mesh, chf = polygon_stages(vertices, triangles, areas, cfg, volumes, lap)

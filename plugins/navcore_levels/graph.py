@@ -123,7 +123,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                                          _DetailSurface(detail, up),
                                          world=world)
     graph.level_config = config
-    graph.areas = mesh.areas.copy()
+    graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
     return graph
 
 

@@ -61,10 +61,10 @@ from navcore import limits, validate
 from navcore.errors import CapacityError, GraphError
 
 from .config import LevelConfig
-from .build import polygon_stages, stage_clock
+from .build import checked_timings, polygon_stages, stage_clock
 from .detail import DetailMesh, build_detail_mesh
 from .heightfield import PolyMesh
-from .voxels import _geometry, grid_size, mark_walkable
+from .voxels import _geometry, checked_volumes, grid_size, mark_walkable
 
 __all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "tile_border"]
 
@@ -127,6 +127,10 @@ class TiledLevel:
 
     def tile_bounds(self, tile: int) -> tuple[np.ndarray, np.ndarray]:
         """World x-z corners ``(lo, hi)`` of tile ``tile`` (without padding)."""
+        if not validate.is_int(tile) or not 0 <= tile < self.tile_count:
+            raise GraphError(f"tile must be a tile index in 0..{self.tile_count - 1} (the "
+                             f"level has {self.tile_count} tiles), got {tile!r}")
+        tile = int(tile)
         tx, tz = tile % self.tiles_x, tile // self.tiles_x
         size = np.float32(self.config.tile_size) * np.float32(self.config.cell_size)
         lo = np.array([self.bmin[0] + np.float32(tx) * size, self.bmin[2] + np.float32(tz) * size])
@@ -142,10 +146,11 @@ class TiledLevel:
         size = self.config.tile_size * self.config.cell_size
         base = np.array([self.bmin[0], self.bmin[2]])
         # tile t reads [t*size - pad, (t+1)*size + pad], ends included
-        first = np.ceil((np.asarray(lo, float) - pad - base) / size - 1).astype(int)
-        last = np.floor((np.asarray(hi, float) + pad - base) / size).astype(int)
-        first = np.maximum(first, 0)
-        last = np.minimum(last, [self.tiles_x - 1, self.tiles_z - 1])
+        top = np.array([self.tiles_x - 1, self.tiles_z - 1], dtype=float)
+        # clipped to the grid as floats: a far corner (1e30) would overflow the cast
+        first = np.clip(np.ceil((np.asarray(lo, float) - pad - base) / size - 1), 0, top + 1)
+        last = np.clip(np.floor((np.asarray(hi, float) + pad - base) / size), -1, top)
+        first, last = first.astype(np.int64), last.astype(np.int64)
         xs, zs = np.arange(first[0], last[0] + 1), np.arange(first[1], last[1] + 1)
         return (zs[:, None] * self.tiles_x + xs[None, :]).ravel().astype(np.int64)
 
@@ -181,7 +186,7 @@ class _Geometry:
         corners = self.verts[self.tris] if len(self.tris) else np.zeros((0, 3, 3), np.float32)
         self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
         self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
-        self.volumes = list(volumes)
+        self.volumes = checked_volumes(volumes)
         self.by_tile = None
 
     def bucket(self, bmin, tiles_x, tiles_z, size, border, cs):
@@ -288,7 +293,7 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     cfg = config
     _check_tiling(cfg, "build_tiled")
     workers = _workers(workers)
-    spent = {} if timings is None else timings
+    spent = checked_timings(timings)
     t0 = time.perf_counter()
     geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
     if len(geo.verts):

@@ -190,6 +190,14 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
     if width < 1 or height < 1:
         raise GraphError(f"the grid over bmin {lo.tolist()} .. bmax {hi.tolist()} has "
                          f"{width} x {height} cells of {cfg.cell_size}: nothing to rasterize")
+    tall = float(hi[1] - lo[1]) / cfg.cell_height
+    if tall > _rasterize.SPAN_MAX_HEIGHT:
+        # span heights are 13 bits (as Recast's): a taller level would be
+        # flattened into wrong heights
+        raise CapacityError(
+            f"the level is {float(hi[1] - lo[1]):g} units tall, {tall:.0f} cell heights of "
+            f"{cfg.cell_height}: more than the {_rasterize.SPAN_MAX_HEIGHT} a heightfield "
+            f"holds; use cell_height >= {float(hi[1] - lo[1]) / _rasterize.SPAN_MAX_HEIGHT:.4g}")
     cells = width * height
     if cells > limits.MAX_NODES:
         raise CapacityError(f"a heightfield of {width} x {height} cells exceeds the int32 "
@@ -293,6 +301,28 @@ def erode(chf: CompactHeightfield, radius: int) -> CompactHeightfield:
     if r > 0:
         _spans.erode_area(chf.cell_index, chf.cell_count, chf.neighbors, area, r)
     return dataclasses.replace(chf, area=area)
+
+
+def checked_volumes(volumes) -> list:
+    """``volumes`` (convex volumes ``(polygon_xz, ymin, ymax, area)``, as
+    :func:`mark_convex_area` takes them) checked before any stage runs:
+    a list of ``((k, 2) float64, ymin, ymax, uint8 area)``; ``GraphError``
+    naming the volume that is wrong."""
+    if isinstance(volumes, (str, bytes)) or not hasattr(volumes, "__iter__"):
+        raise GraphError(f"volumes must be a list of (polygon_xz, ymin, ymax, area), got "
+                         f"{validate.describe(volumes)}")
+    out = []
+    for i, vol in enumerate(volumes):
+        if isinstance(vol, (str, bytes)) or not hasattr(vol, "__len__") or len(vol) != 4:
+            raise GraphError(f"volumes[{i}] must be (polygon_xz, ymin, ymax, area), got "
+                             f"{validate.describe(vol)}")
+        poly = validate.points(vol[0], f"volumes[{i}] polygon_xz", GraphError)
+        if len(poly) < 3:
+            raise GraphError(f"volumes[{i}] polygon_xz must have 3 or more points, got "
+                             f"{len(poly)}")
+        out.append((poly, _height(vol[1], f"volumes[{i}] ymin"),
+                    _height(vol[2], f"volumes[{i}] ymax"), _area_id(vol[3], f"volumes[{i}] area")))
+    return out
 
 
 def _area_id(value, what="area") -> np.uint8:

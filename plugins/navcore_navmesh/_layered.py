@@ -67,7 +67,7 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
                  walkable, lo, hi, cell_start, cell_polys, x0, y0, inv, nx, ny, tol):
     """``(p, px, py, ph)``: Detour's ``findNearestPoly`` of the 3D point
     ``(x, y)`` at height ``z`` with half extents ``(ex, ey, ez)`` (``ez``
-    up): among the walkable polygons whose box (``lo``/``hi``, ``(P, 3)``:
+    up): among the polygons whose box (``lo``/``hi``, ``(P, 3)``:
     x, y, height) meets the query box, the one whose nearest point is
     nearest, a point over a polygon counting only the height beyond
     ``climb``; ``(-1, x, y, z)`` when none. Ties: the lowest id. The
@@ -82,8 +82,6 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
             cell = cy * nx + cx
             for k in range(cell_start[cell], cell_start[cell + 1]):
                 p = cell_polys[k]
-                if not walkable[p]:
-                    continue
                 if lo[p, 0] > x + ex or hi[p, 0] < x - ex or lo[p, 1] > y + ey \
                         or hi[p, 1] < y - ey or lo[p, 2] > z + ez or hi[p, 2] < z - ez:
                     continue
@@ -169,8 +167,11 @@ def lift_path(vertices, heights, poly_start, poly_verts, poly_adj, corridor, poi
 @njit(cache=True, nogil=True)
 def _push(out, out_poly, n, x, y, h, p):
     """Append ``(x, y, h)`` on polygon ``p`` unless it is where the last
-    row already is."""
-    if n > 0 and out[n - 1, 0] == x and out[n - 1, 1] == y:
+    row already is, rounding aside (a corner on a crossed edge and the
+    crossing point differ in the last bits: a segment of 1e-15 would give
+    an agent no direction)."""
+    if n > 0 and abs(out[n - 1, 0] - x) <= 1e-12 * (abs(x) + 1.0) \
+            and abs(out[n - 1, 1] - y) <= 1e-12 * (abs(y) + 1.0):
         return n
     out[n, 0], out[n, 1], out[n, 2] = x, y, h
     out_poly[n] = p

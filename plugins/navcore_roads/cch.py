@@ -54,7 +54,7 @@ from navcore.parallel import kernel_threads, threads_for
 from navcore.types import PathResult
 from navcore.views import DerivedView
 
-from navcore_csr.hierarchy import end_ranks, node_ranks
+from navcore_csr.hierarchy import end_ranks, expanded_out, node_ranks
 
 from . import _cch as K
 from .ch import need_view
@@ -515,8 +515,7 @@ class CCHQuery:
         costs = np.full(k, np.inf)
         args = (topo.parent, m.fwd, m.bwd, s, t, self._rows(), m.unpack, int(topo.depth))
         none = np.empty(0, dtype=np.int64)
-        if expanded is None:
-            expanded = np.empty(k, dtype=np.int64)
+        expanded = expanded_out(expanded, k)
         if threads_for(self.view, k, PAIRS_PARALLEL_FROM) > 1:
             with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
                 K.pair_paths(*args, offsets, none, costs, True, expanded)

@@ -578,7 +578,9 @@ class RequestQueue:
                         c = tail = math.inf
                     else:
                         c = est[0] / par + publish
-                        tail = (est[1] - est[0]) / par
+                        # one slow search runs on one thread: its excess
+                        # over the mean is not shared among the workers
+                        tail = est[1] - est[0]
                     if acc_t + c + max(margin, tail) > room or \
                             (est is not None and est[1] > WHOLE_SHARE * room):
                         if not take:           # served a slice at a time instead

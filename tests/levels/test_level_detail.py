@@ -314,29 +314,14 @@ def test_bad_query_is_a_query_error():
 def test_detail_counts_equal_recasts_on_the_demo_levels(level):
     # The whole pipeline on a RecastDemo level at RecastDemo's settings:
     # C++ Recast's detail mesh has exactly as many vertices and triangles.
-    # Needs the earlier stages (skipped until they are in the plugin).
-    for stage in ("voxels", "regions", "contours", "polymesh", "levelfile"):
-        pytest.importorskip(f"navcore_levels.{stage}")
     import recastpeer as rp
-    from navcore_levels import LevelConfig
-    from navcore_levels.contours import build_contours
-    from navcore_levels.levelfile import load_level
-    from navcore_levels.polymesh import build_polymesh
-    from navcore_levels.regions import build_regions
-    from navcore_levels.voxels import compact, erode, filter_walkable, mark_walkable, rasterize
+    from navcore_levels import build_navmesh_arrays, load_level
 
-    cfg = LevelConfig()
     obj = rp.LEVELS / f"{level}.obj"
     want = rp.run_recast(obj).counts
     lvl = load_level(obj)
-    hf = rasterize(lvl.vertices, lvl.triangles, mark_walkable(lvl.vertices, lvl.triangles, cfg),
-                   cfg)
-    chf = erode(compact(filter_walkable(hf, cfg), cfg), cfg.walkable_radius)
-    build_regions(chf, cfg)
-    pm = build_polymesh(build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells),
-                        cfg.verts_per_poly)
+    built = build_navmesh_arrays(lvl.vertices, lvl.triangles)
+    pm, detail = built.polymesh, built.detail
     assert pm.poly_count == want["polys"]
-    detail = build_detail_mesh(pm, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
-                               edge_max_error=cfg.edge_max_error)
     assert (detail.vert_count, detail.tri_count) == (want["detail_verts"], want["detail_tris"])
     check_cover(pm, detail)

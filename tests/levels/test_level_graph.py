@@ -19,7 +19,7 @@ import navcore
 from navcore_levels import length_3d
 from navcore_navmesh import LayeredMeshGraph
 
-from tests.recastpeer import LEVELS as DATA, parse_paths
+from recastpeer import LEVELS as DATA, parse_paths
 from tests.reference import visibility_length
 
 NAV_TEST = DATA / "nav_test.obj"

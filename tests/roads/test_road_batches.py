@@ -151,3 +151,16 @@ def test_answer_with_point_offsets():
     with pytest.raises(navcore.errors.PluginError, match="point offsets"):
         b.answer([0], cost=[2.0], expanded=[3], nodes=np.array([0, 2], np.int32),
                  offsets=[0, 2], points=pts, algorithm="ch", point_offsets=[0, 4])
+
+
+@pytest.mark.parametrize("algorithm", ["ch", "cch"])
+@pytest.mark.parametrize("bad", [np.zeros(1, np.int64), np.zeros(3, np.float64),
+                                 np.zeros(3, np.int32), [0, 0, 0]])
+def test_many_pairs_refuse_an_expanded_array_they_cannot_fill(algorithm, bad):
+    """The kernels write every entry unchecked: a short or mistyped array
+    is a QueryError, never a write past its end."""
+    w, g = _world()
+    view = navcore_roads.contract(g, progress=False, customizable=algorithm == "cch")
+    s = np.array([1, 2, 3], np.int32)
+    with pytest.raises(navcore.errors.QueryError, match="expanded must be a writable int64"):
+        view.query().paths(s, s[::-1].copy(), bad)
