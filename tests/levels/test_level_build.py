@@ -63,3 +63,11 @@ def test_floors_over_floors_stay_apart():
     for p, row in enumerate(mesh.neighbors):
         for q in row[row >= 0]:
             assert upper[q] == upper[p]
+
+
+def test_the_shared_levels_are_there_when_peers_are_required():
+    """Under .ci/run (NAVCORE_REQUIRE_PEERS) the comparison with Recast
+    must not be skipped for want of levels."""
+    if rp.in_ci() and not LEVELS:
+        pytest.fail(f"no .obj levels in {rp.LEVELS}: the Recast comparison would not run")
+    assert not rp.in_ci() or LEVELS
