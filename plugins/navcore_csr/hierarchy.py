@@ -564,14 +564,17 @@ class HierarchyQuery:
             hcap = 4 * p.hkf.shape[1]
         return out
 
-    def paths(self, sources, targets, expanded=None):
+    def paths(self, sources, targets, expanded=None, *, parallel=None):
         """Shortest paths for every pair ``sources[i]``, ``targets[i]``
         in two parallel passes (search and collect the arcs, then unpack):
         ``(costs, offsets, edges)``, path ``i`` being the input-CSR edge
         positions ``edges[offsets[i]:offsets[i + 1]]`` (empty, cost inf,
         when unreachable; cost 0 from a node to itself). ``expanded``: an
         int64 array of one entry per pair that receives the nodes each
-        pair's searches expanded (what :meth:`path` leaves in ``settled``)."""
+        pair's searches expanded (what :meth:`path` leaves in ``settled``).
+        ``parallel``: True or False runs the parallel or the serial
+        kernels whatever the pairs (warm-ups load both); None chooses by
+        the pairs and the threads the graph may use."""
         h = self.hierarchy
         s = self._nodes("sources", sources)
         t = self._nodes("targets", targets)
@@ -580,7 +583,9 @@ class HierarchyQuery:
                              f"{s.shape[0]} and {t.shape[0]}")
         k = s.shape[0]
         expanded = expanded_out(expanded, k)
-        if threads_for(self.threads, k, PAIRS_PARALLEL_FROM) < 2:
+        if parallel is None:
+            parallel = threads_for(self.threads, k, PAIRS_PARALLEL_FROM) > 1
+        if not parallel:
             return self._paths_here(s, t, expanded)
         if self._hops is None:
             self._hops = K.arc_hops(h._sc_c1, h._sc_c2, h.num_edges)

@@ -501,12 +501,14 @@ class CCHQuery:
             K.pair_distances(self.view.topology.parent, m.fwd, m.bwd, s, t, out, self._rows())
         return out
 
-    def paths(self, sources, targets, expanded=None):
+    def paths(self, sources, targets, expanded=None, *, parallel=None):
         """Shortest paths of every pair: ``(costs, offsets, edges)``, path
         ``i`` being ``edges[offsets[i]:offsets[i + 1]]`` (CSR positions).
         ``expanded``: an int64 array of one entry per pair that receives
         the tree nodes each pair's query went through (what :meth:`path`
-        leaves in ``settled``)."""
+        leaves in ``settled``). ``parallel``: True or False runs the
+        parallel or the serial kernel whatever the pairs (warm-ups load
+        both); None chooses by the pairs and the threads."""
         m = self._metric()
         topo = self.view.topology
         s, t = self._pairs(sources, targets)
@@ -516,7 +518,9 @@ class CCHQuery:
         args = (topo.parent, m.fwd, m.bwd, s, t, self._rows(), m.unpack, int(topo.depth))
         none = np.empty(0, dtype=np.int64)
         expanded = expanded_out(expanded, k)
-        if threads_for(self.view, k, PAIRS_PARALLEL_FROM) > 1:
+        if parallel is None:
+            parallel = threads_for(self.view, k, PAIRS_PARALLEL_FROM) > 1
+        if parallel:
             with kernel_threads(self.view, k, PAIRS_PARALLEL_FROM):
                 K.pair_paths(*args, offsets, none, costs, True, expanded)
                 np.cumsum(offsets, out=offsets)

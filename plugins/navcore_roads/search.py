@@ -326,6 +326,7 @@ def warm_hierarchy(graph, view, route, name) -> None:
     hierarchy_routes(view, name, PathBatch(graph.graph_id, name, one.astype(np.int32),
                                            other.astype(np.int32)))
     q.distances(one, other)
-    q.paths(one, other)
+    q.paths(one, other, parallel=False)
+    q.paths(one, other, parallel=True)      # a batch on the workers' threads
     q.matrix(one, other)
     q.matrix(np.array([s, t]), other)     # more sources than targets: the other side

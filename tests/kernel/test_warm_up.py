@@ -325,6 +325,20 @@ hs = [world.request_path("r", b, a, algorithm=x) for x in ("cch", "auto", "cch",
 while not all(h.done for h in hs):
     tick(world)
 """,
+    "roads_batches": """
+import navcore_roads
+world = navcore.World(workers=2)                  # batches searched on two threads
+g = world.add_graph("r", type="roads", osm=sys.argv[1])
+navcore_roads.contract(g, progress=False)
+navcore_roads.contract(g, customizable=True)
+rng = np.random.default_rng(1)
+for algorithm in ("ch", "cch"):
+    for k in (3, 200):            # a few (one thread) and many (two where both cores are free)
+        pairs = rng.integers(0, g.num_nodes, (k, 2)).tolist()
+        hs = [world.request_path("r", a, b, algorithm=algorithm) for a, b in pairs]
+        while not all(h.done for h in hs):
+            tick(world)
+""",
 }
 
 
