@@ -219,6 +219,7 @@ class LayeredMeshGraph(NavMeshGraph):
         """The ground-plane point a search starts or ends at for the end
         ``where`` resolved to polygon ``node``: a polygon id's centroid, a
         3D point's nearest point on ``node``."""
+        node = validate.node_id(node, self.num_nodes, "node")
         last = self.scratch(_ENDS_KEY, _new_ends)[0]
         if last is not None:
             if where is last[0] and last[1][0] == node:
@@ -236,6 +237,8 @@ class LayeredMeshGraph(NavMeshGraph):
         3D, in the caller's axes: a polygon-graph path's (``per_node``)
         centroids at their polygons' heights, an any-angle path's through
         ``lift_path``."""
+        if not isinstance(result, PathResult):
+            raise QueryError(f"lift takes a PathResult, got {validate.describe(result)}")
         if result.status not in _LIFTED or not len(result.points):
             return result
         nodes = np.ascontiguousarray(result.nodes, dtype=np.int32)

@@ -111,6 +111,17 @@ def mesh_graph(fresh=False):
                        obstacles=[[(4, 0), (6, 0), (6, 4), (4, 4)]])
 
 
+def level_graph(fresh=False):
+    """A level of two floors joined by a ramp (the levels plugin's sample)."""
+    import navcore
+    from navcore_levels.graph import sample_graph
+    w = navcore.World(workers=1) if fresh else _world()
+    name = "l" if fresh else "level"
+    if name in w.graphs:
+        return w.graphs[name]
+    return sample_graph(w, name)
+
+
 def road_graph(fresh=False):
     import navcore
     w = navcore.World(workers=1) if fresh else _world()
@@ -368,6 +379,43 @@ def navmesh_specs():
              lambda: call(m().locate_index().locate_point, 1.0, 1.0)),
         Spec("navcore_navmesh.LocateIndex.nearest",
              lambda: call(m().locate_index().nearest, 5.0, 2.0, 3.0)),
+        Spec("navcore_navmesh.length_3d",
+             lambda: call(M.length_3d, np.array([(0, 0, 0), (3, 4, 0.0)]))),
+        Spec("navcore_navmesh.LayeredMeshGraph.from_layers",
+             lambda: call(M.LayeredMeshGraph.from_layers,
+                          np.array([(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1.0)]),
+                          np.array([0, 4]), np.array([0, 1, 2, 3]))),
+        Spec("navcore_navmesh.LayeredMeshGraph.from_polygons",
+             lambda: call(M.LayeredMeshGraph.from_polygons,
+                          np.array([(0, 0), (1, 0), (1, 1), (0, 1.0)]), np.array([0, 4]),
+                          np.array([0, 1, 2, 3]))),
+        Spec("navcore_navmesh.LayeredMeshGraph.from_triangles",
+             lambda: call(M.LayeredMeshGraph.from_triangles,
+                          np.array([(0, 0), (1, 0), (1, 1.0)]), np.array([[0, 1, 2]]))),
+        Spec("navcore_navmesh.LayeredMeshGraph.nearest_poly",
+             lambda: call(level_graph().nearest_poly, (2.0, 0.0, 2.0))),
+        Spec("navcore_navmesh.LayeredMeshGraph.locate",
+             lambda: call(level_graph().locate, (2.0, 4.0, 2.0))),
+        Spec("navcore_navmesh.LayeredMeshGraph.locate_many",
+             lambda: call(level_graph().locate_many, np.array([(2.0, 0.0, 2.0)]))),
+        Spec("navcore_navmesh.LayeredMeshGraph.node_of",
+             lambda: call(level_graph().node_of, (2.0, 0.0, 2.0))),
+        Spec("navcore_navmesh.LayeredMeshGraph.nodes_of",
+             lambda: call(level_graph().nodes_of, (2.0, 0.0, 2.0), (2.0, 4.0, 2.0))),
+        Spec("navcore_navmesh.LayeredMeshGraph.end_nodes",
+             lambda: call(level_graph().end_nodes, (2.0, 0.0, 2.0), 0)),
+        Spec("navcore_navmesh.LayeredMeshGraph.ground_end",
+             lambda: call(level_graph().ground_end, (2.0, 0.0, 2.0), 0)),
+        Spec("navcore_navmesh.LayeredMeshGraph.lift",
+             lambda: call(level_graph().lift,
+                          _world().find_path("level", 0, 0, algorithm="polyanya"))),
+        Spec("navcore_navmesh.LayeredMeshGraph.polygon", lambda: call(level_graph().polygon, 0)),
+        Spec("navcore_navmesh.LayeredMeshGraph.polygon_points",
+             lambda: call(level_graph().polygon_points, 0)),
+        Spec("navcore_navmesh.LayeredMeshGraph.locate_index",
+             lambda: call(level_graph().locate_index)),
+        Spec("navcore_navmesh.LayeredMeshGraph.on_mesh",
+             lambda: call(level_graph().on_mesh, (2.0, 2.0))),
         Spec("navcore_navmesh.free_space",
              lambda: call(M.free_space, walkable=None, obstacles=[[(1, 1), (2, 1), (2, 2)]],
                           bounds=(0, 0, 4, 4), map=None, passable=None, agent_radius=0.1)),

@@ -56,6 +56,9 @@ NOT_CALLED = {
     "navcore_dask.ClusterError": "an exception class",
     "navcore_grid.Scenario": "the record read_scen (walked) returns",
     "navcore_navmesh.NavMeshGraph": "made by add_graph, from_polygons, from_triangles (walked)",
+    "navcore_navmesh.LayeredMeshGraph": "made by add_graph(type='level') and from_layers (walked)",
+    "navcore_navmesh.LayeredMeshGraph.replace_mesh": "refuses every call once built "
+                                                     "(GraphError; tests/levels)",
     "navcore_roads.Routes": "made by routes() (walked)",
     "navcore_roads.RoadHierarchy": "made by contract() (walked)",
     "navcore_roads.RoadCCH": "made by contract(customizable=True) (walked)",
