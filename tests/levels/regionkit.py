@@ -63,3 +63,16 @@ def paint_border(region, x, z, width, height, b, walkable):
     strips = [x < b, x >= width - b, z < b, z >= height - b]
     for k, strip in enumerate(strips):
         region[strip & walkable] = BORDER_REGION | (k + 1)
+
+
+def two_regions_in_a_tile(b=3):
+    """A 16 x 14 cell tile with a ``b``-cell border: regions 1 (x < 8) and
+    2 (x >= 8) on one floor, the border painted as Recast paints it."""
+    from levelkit import chf_from_floors
+    cells = np.zeros((14, 16), int)
+    cells[:, :8] = 1
+    cells[:, 8:] = 2
+    chf = label_cells(chf_from_floors(np.zeros((14, 16), int), border_size=b), cells)
+    x, z = span_cells(chf)
+    paint_border(chf.region, x, z, 16, 14, b, np.ones(chf.span_count, bool))
+    return chf

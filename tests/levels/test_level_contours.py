@@ -15,7 +15,8 @@ from navcore_levels.contours import (CONTOUR_AREA_BORDER, CONTOUR_BORDER_VERTEX,
                                      build_contours)
 from navcore_levels.heightfield import WALKABLE_AREA
 from recastkit import TILES, load as recast_tile
-from regionkit import label_cells, label_components, paint_border, span_cells
+from regionkit import (label_cells, label_components,
+                       two_regions_in_a_tile)
 
 
 def shoelace(ring):
@@ -164,12 +165,7 @@ def test_area_changes_are_flagged_and_kept():
 
 def test_tile_border_is_taken_off_and_border_vertices_flagged():
     b = 3
-    cells = np.zeros((14, 16), int)
-    cells[:, :8] = 1
-    cells[:, 8:] = 2
-    chf = label_cells(chf_from_floors(np.zeros((14, 16), int), border_size=b), cells)
-    x, z = span_cells(chf)
-    paint_border(chf.region, x, z, 16, 14, b, np.ones(chf.span_count, bool))
+    chf = two_regions_in_a_tile(b)
     cs = build_contours(chf, 1.3, 0)
     assert cs.width == 10 and cs.height == 8 and cs.border_size == b
     assert np.allclose(cs.bmin, chf.bmin + [b * chf.cs, 0, b * chf.cs])

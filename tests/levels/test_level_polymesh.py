@@ -15,7 +15,8 @@ from navcore_levels.contours import CONTOUR_BORDER_VERTEX, build_contours
 from navcore_levels.heightfield import BORDER_REGION, CompactHeightfield, PolyMesh
 from navcore_levels.polymesh import build_polymesh
 from recastkit import TILES, load as recast_tile
-from regionkit import label_cells, label_components, paint_border, span_cells
+from regionkit import (label_cells, label_components, span_cells,
+                       two_regions_in_a_tile)
 
 
 def poly_rings(mesh):
@@ -189,12 +190,7 @@ def test_bridge_over_a_floor_never_links_the_floors():
 
 def test_tile_border_vertices_removed_and_portals_marked():
     b = 3
-    cells = np.zeros((14, 16), int)
-    cells[:, :8] = 1
-    cells[:, 8:] = 2
-    chf = label_cells(chf_from_floors(np.zeros((14, 16), int), border_size=b), cells)
-    x, z = span_cells(chf)
-    paint_border(chf.region, x, z, 16, 14, b, np.ones(chf.span_count, bool))
+    chf = two_regions_in_a_tile(b)
     cs = build_contours(chf, 1.3, 12)
     flagged = {(int(v[0]), int(v[2])) for v in cs.verts if v[3] & CONTOUR_BORDER_VERTEX}
     assert flagged == {(5, 0), (5, 8)}
