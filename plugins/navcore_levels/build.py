@@ -13,6 +13,7 @@ same floor runs from 0.9 to 9.0 on both axes too.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -76,19 +77,39 @@ def stage_clock(spent: dict):
     return lap
 
 
-def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *, bmin=None,
-                   bmax=None, border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
-    """Rasterize (``areas``: ``mark_walkable``'s) over ``bmin``..``bmax``
-    (the vertices' bounds by default) and run every stage up to the
-    polygon mesh, calling ``lap`` after each; ``border_size``: cells of
-    tile padding (0 for a solo build). The polygon mesh and the compact
-    heightfield, its regions filled in."""
+def voxelize(vertices, triangles, areas, cfg: LevelConfig, lap, *, bmin=None,
+             bmax=None) -> CompactHeightfield:
+    """The stages every agent of the same voxel settings shares
+    (``voxel_key``): rasterize (``areas``: ``mark_walkable``'s) over
+    ``bmin``..``bmax`` (the vertices' bounds by default), filter what an
+    agent of ``cfg``'s height and climb stands on, and compact; ``lap``
+    is called after each. The compact heightfield, before erosion."""
     hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
     lap("rasterize")
     hf = filter_walkable(hf, cfg)
     lap("filter")
     chf = compact(hf, cfg)
     lap("compact")
+    return chf
+
+
+def voxel_key(cfg: LevelConfig) -> tuple:
+    """The settings ``voxelize`` reads: configs with equal keys (agents
+    that differ only in radius or in the later stages' settings) share
+    one voxelization."""
+    return (cfg.cell_size, cfg.cell_height, cfg.max_slope, cfg.walkable_climb,
+            cfg.walkable_height)
+
+
+def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
+                  border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
+    """From ``voxelize``'s compact heightfield (left as it is: several
+    agents may share it) to the polygon mesh: erode by the agent's radius,
+    mark ``volumes``, partition into regions, trace contours and make
+    polygons, calling ``lap`` after each. The polygon mesh and this
+    agent's compact heightfield, its regions filled in."""
+    # the region stages write dist and region in place: this agent's own
+    chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
     for polygon, ymin, ymax, area in volumes:
@@ -108,6 +129,14 @@ def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *
     mesh = build_polymesh(contours, cfg.verts_per_poly)
     lap("polymesh")
     return mesh, chf
+
+
+def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *, bmin=None,
+                   bmax=None, border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
+    """``voxelize`` then ``region_stages``: every stage up to the polygon
+    mesh; ``border_size``: cells of tile padding (0 for a solo build)."""
+    voxels = voxelize(vertices, triangles, areas, cfg, lap, bmin=bmin, bmax=bmax)
+    return region_stages(voxels, cfg, volumes, lap, border_size=border_size)
 
 
 def checked_config(config) -> LevelConfig:
@@ -147,8 +176,57 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     volumes = checked_volumes(volumes)
     lap = stage_clock(spent)
     areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
-    mesh, chf = polygon_stages(vertices, triangles, areas, cfg, volumes, lap)
+    voxels = voxelize(vertices, triangles, areas, cfg, lap)
+    return mesh_from_voxels(voxels, cfg, volumes, lap)
+
+
+def mesh_from_voxels(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap) -> LevelMesh:
+    """A solo build's stages after ``voxelize``: ``region_stages`` and the
+    detail mesh (``voxels`` is left as it is)."""
+    mesh, chf = region_stages(voxels, cfg, volumes, lap)
     detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
                                edge_max_error=cfg.edge_max_error)
     lap("detail")
     return LevelMesh(mesh, detail, chf, cfg)
+
+
+def build_agent_meshes(vertices, triangles, configs, *, triangle_areas=None, volumes=(),
+                       timings: dict | None = None) -> dict:
+    """One navmesh per agent type of a level: ``configs`` maps a name to
+    its ``LevelConfig``. Agents whose configs have the same ``voxel_key``
+    (the same cell sizes, slope, climb and height: typically agents that
+    differ only in radius) share one rasterization, filtering and
+    compaction, the stages that do not depend on the rest; each mesh
+    equals ``build_navmesh_arrays`` with that agent's config. Tiles
+    (``tile_size``) are ignored: these are solo builds. ``timings``:
+    a dict that receives ``{name: {stage: seconds}}``, the shared stages
+    under the first agent of those sharing them only.
+
+    >>> import numpy as np
+    >>> floor = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], dtype=float)
+    >>> meshes = build_agent_meshes(floor, [[0, 2, 1], [0, 3, 2]], {
+    ...     "small": LevelConfig(agent_radius=0.3), "large": LevelConfig(agent_radius=1.2)})
+    >>> {name: round(m.walkable_area(), 2) for name, m in meshes.items()}
+    {'small': 75.69, 'large': 47.61}
+    """
+    if not isinstance(configs, dict) or not configs:
+        raise GraphError(f"configs must be a non-empty dict (agent name -> LevelConfig), got "
+                         f"{validate.describe(configs)}")
+    cfgs = {}
+    for name, config in configs.items():
+        if not isinstance(config, LevelConfig):
+            raise GraphError(f"configs[{name!r}] must be a navcore_levels.LevelConfig, got "
+                             f"{validate.describe(config)}")
+        cfgs[name] = config
+    spent = checked_timings(timings)
+    volumes = checked_volumes(volumes)
+    shared, out = {}, {}
+    for name, cfg in cfgs.items():
+        spent[name] = {}
+        lap = stage_clock(spent[name])
+        key = voxel_key(cfg)
+        if key not in shared:
+            areas = mark_walkable(vertices, triangles, cfg, triangle_areas)
+            shared[key] = voxelize(vertices, triangles, areas, cfg, lap)
+        out[name] = mesh_from_voxels(shared[key], cfg, volumes, lap)
+    return out

@@ -26,15 +26,18 @@ that high too.
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from navcore.errors import GraphError
 
-from .build import build_navmesh_arrays
+from .build import mesh_from_voxels, voxel_key, voxelize
 from .detail import surface_heights
 from .tiles import build_tiled
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
+from .voxels import mark_walkable
 
 def length_3d(points) -> float:
     """The 3D length of a level path's ``(k, 3)`` points (``cost`` is the
@@ -82,7 +85,14 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
 
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
-    ground plane, ``navcore_levels.length_3d(points)`` its 3D length."""
+    ground plane, ``navcore_levels.length_3d(points)`` its 3D length.
+
+    Agents of several sizes on one level are one graph each. A solo build
+    (``tile_size=0``) keeps the level's compact heightfield before erosion
+    as ``graph.voxels`` (about 40 bytes a span): a level graph added to
+    the same world from the same triangles with the same cell sizes,
+    slope, climb and height (agents that differ in radius) starts from it
+    instead of rasterizing again."""
     from navcore_navmesh import LayeredMeshGraph
 
     config = LevelConfig(cell_size=cell_size, cell_height=cell_height,
@@ -105,7 +115,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         stitched = build_tiled(lvl.vertices, lvl.triangles, config).stitch()
         mesh, detail = stitched.mesh, stitched.detail
     else:
-        built = build_navmesh_arrays(lvl.vertices, lvl.triangles, config)
+        voxels, source = _voxels(world, lvl, config)
+        built = mesh_from_voxels(voxels, config, (), lambda stage: None)
         mesh, detail = built.polymesh, built.detail
     if mesh.poly_count == 0:
         raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
@@ -123,8 +134,27 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                                          _DetailSurface(detail, up),
                                          world=world)
     graph.level_config = config
+    if not config.tile_size:
+        graph.voxels, graph.voxel_source = voxels, source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
     return graph
+
+
+def _voxels(world, lvl, config):
+    """The level's compact heightfield before erosion (``voxelize``) and
+    what it was made from (a digest of the triangles and their walkable
+    areas, and ``voxel_key``): another level graph of ``world`` made from
+    the same lends its own, so agents of several sizes on one level
+    (a scene's ``agents:``) rasterize it once."""
+    areas = mark_walkable(lvl.vertices, lvl.triangles, config, None)
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (lvl.vertices, lvl.triangles, areas):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    source = (digest.hexdigest(), voxel_key(config))
+    for other in world.graphs.values():
+        if getattr(other, "voxel_source", None) == source:
+            return other.voxels, source
+    return voxelize(lvl.vertices, lvl.triangles, areas, config, lambda stage: None), source
 
 
 def sample_graph(world, graph_id):
