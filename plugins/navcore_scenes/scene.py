@@ -17,6 +17,10 @@ a road network, a box ``[west, south, east, north]`` in degrees.
 Graphs that give one ``space`` a name are maps of one place (a navmesh
 per agent size: infantry on one, carts on another): a picture of one of
 them shows the agents of all of them, each at its graph's agent radius.
+A graph with ``agents: {small: {agent_radius: 0.3}, large: {agent_radius:
+0.9}}`` is one graph per agent type, ``<id>.small`` and ``<id>.large``,
+each with the graph's parameters and its own over them, of space ``<id>``
+(level graphs of one level then rasterize it once).
 
 A scene, in brief (the README has a complete example)::
 
@@ -55,7 +59,7 @@ from .yamlmarks import Entry, MarkedList, Where
 SECTIONS = ("name", "description", "settings", "graphs", "agents", "crowds",
             "obstacles", "events")
 #: graph parameters that name files: resolved relative to the scene file
-FILE_PARAMS = ("map", "mesh", "osm", "dimacs", "coords", "geojson")
+FILE_PARAMS = ("map", "mesh", "level", "osm", "dimacs", "coords", "geojson")
 FILE_SUFFIX = "_file"
 #: a run of more frames than this is a mistake (it is over 5 days at 60 fps)
 MAX_FRAMES = limits.MAX_FRAMES
@@ -266,16 +270,62 @@ def _graphs(top: Entry, folder: Path) -> list:
         gtype = e.take("type", Y.text)
         space = e.take("space", Y.name, default=None)
         doors = _doors(e)
-        params = {}
-        for key in e.rest():
-            if not isinstance(key, str):
-                raise e.key_where(key).error(f"graph parameter names are words, got {key!r}")
-            params[key] = e.map[key]
-            if key in FILE_PARAMS or key.endswith(FILE_SUFFIX):
-                params[key] = _scene_file(params[key], e.where(key), f"'{key}' of {e.what}",
-                                          folder)
-        out.append(GraphSpec(gid, gtype, params, doors, e.at, e, space))
+        agents = e.take("agents", default=None)
+        params = _params(e, folder)
+        if agents is None:
+            out.append(GraphSpec(gid, gtype, params, doors, e.at, e, space))
+            continue
+        for name, a in _agent_types(agents, e, folder):
+            out.append(GraphSpec(f"{gid}.{name}", gtype, {**params, **a.params}, doors, a.at,
+                                 a, gid if space is None else space))
     _unique_ids(out, "graph")
+    return out
+
+
+def _params(e: Entry, folder: Path) -> dict:
+    """The builder parameters left in ``e``, file names resolved."""
+    params = {}
+    for key in e.rest():
+        if not isinstance(key, str):
+            raise e.key_where(key).error(f"graph parameter names are words, got {key!r}")
+        params[key] = e.map[key]
+        if key in FILE_PARAMS or key.endswith(FILE_SUFFIX):
+            params[key] = _scene_file(params[key], e.where(key), f"'{key}' of {e.what}",
+                                      folder)
+    return params
+
+
+class _AgentType:
+    """One agent type of a graph with ``agents:``: its own parameters over
+    the graph's; where a parameter was written is looked up in the agent
+    type's mapping first, then the graph's."""
+
+    def __init__(self, entry: Entry, graph: Entry, folder: Path):
+        self.own, self.graph = entry, graph
+        self.what, self.at = entry.what, entry.at
+        self.params = _params(entry, folder)
+
+    def where(self, key) -> Where:
+        return (self.own if key in self.own else self.graph).where(key)
+
+    def key_where(self, key) -> Where:
+        return (self.own if key in self.own else self.graph).key_where(key)
+
+
+def _agent_types(value, e: Entry, folder: Path) -> list:
+    """``agents:`` of graph entry ``e``: a mapping of agent type names to
+    the parameters that differ for that type (``{small: {agent_radius:
+    0.3}, large: {agent_radius: 0.9}}``): one graph each, ``<id>.<name>``,
+    of the graph's space."""
+    agents = Entry(value, f"'agents' of {e.what}", e.where("agents"))
+    if not agents.map:
+        raise agents.at.error(f"{agents.what} must name at least one agent type, e.g. "
+                              f"'agents: {{small: {{agent_radius: 0.3}}}}'")
+    out = []
+    for key in agents.rest():
+        name = Y.name(key, agents.key_where(key), f"an agent type name of {e.what}")
+        out.append((name, _AgentType(Entry(agents.map[key], f"agent type {name!r} of "
+                                           f"{e.what}", agents.where(key)), e, folder)))
     return out
 
 

@@ -351,3 +351,24 @@ def test_scene_maps_take_passable(tmp_path):
         navcore.Simulation.from_text(text.replace("graph: moving", "graph: poly  "),
                                      str(tmp_path / "s.yaml"),
                                      world=navcore.World(autoload=False))
+
+
+def test_agent_types_are_one_graph_each_of_the_graphs_space(tmp_path):
+    text = """
+graphs:
+  - id: hall
+    type: grid
+    rows: ["...", "...", "..."]
+    agents: {king: {connectivity: 8}, rook: {connectivity: 4}}
+agents:
+  - {id: a, graph: hall.rook, start: [0, 0], goal: [2, 2]}
+"""
+    sim = navcore.Simulation.from_text(text, str(tmp_path / "s.yaml"),
+                                       world=navcore.World(autoload=False))
+    specs = sim.scene.graphs
+    assert [(g.id, g.space, g.params) for g in specs] == [
+        ("hall.king", "hall", {"rows": ["...", "...", "..."], "connectivity": 8}),
+        ("hall.rook", "hall", {"rows": ["...", "...", "..."], "connectivity": 4})]
+    w = sim.world
+    assert w.find_path("hall.king", (0, 0), (2, 2)).cost == pytest.approx(2 * math.sqrt(2))
+    assert w.find_path("hall.rook", (0, 0), (2, 2)).cost == pytest.approx(4.0)
