@@ -134,13 +134,24 @@ class SceneLayer(ABC):
     #: True when ``step_lengths`` measures other than straight lines in
     #: world units (a road map in degrees measures metres)
     measures_steps = False
+    #: coordinates of a point on the graph: 2, or 3 on a graph of a 3D
+    #: level (``[x, y, z]`` in the level's axes; regions, bounds and
+    #: pictures stay on the ground plane, ``on_ground``)
+    dims = 2
+
+    def on_ground(self, points) -> np.ndarray:
+        """``(k, 2)``: where points of the graph (``(k, dims)``) lie on the
+        map's plane, as pictures draw them. By default their first two
+        coordinates."""
+        return np.asarray(points, dtype=np.float64).reshape(-1, self.dims)[:, :2]
 
     def step_lengths(self, points) -> np.ndarray:
-        """Lengths of the steps of the polyline ``points`` (``(k, 2)``):
+        """Lengths of the steps of the polyline ``points`` (``(k, dims)``):
         how far an agent walks between them, so a scene's speeds are these
         units per second. By default straight lines in world units; a road
         layer gives great-circle metres (and sets ``measures_steps``)."""
-        return np.hypot(*np.diff(np.asarray(points, dtype=np.float64), axis=0).T)
+        step = np.diff(np.asarray(points, dtype=np.float64), axis=0)
+        return np.sqrt((step * step).sum(axis=1))
 
     # -- what a scene does to the graph --------------------------------------
     def set_walkable(self, region, walkable: bool) -> None:

@@ -266,6 +266,32 @@ class LayeredMeshGraph(NavMeshGraph):
         lifted.status = result.status
         return lifted
 
+    def points_on(self, polygons, ground) -> np.ndarray:
+        """``(k, 3)`` points in the caller's axes: the ground points
+        ``ground`` (``(k, 2)``), each on its polygon of ``polygons``,
+        lifted onto the surface (``surface``, else the polygon's fan)."""
+        polys = validate.node_ids(polygons, self.num_nodes, "polygons", QueryError, np.int32)
+        g = validate.array(ground, "ground", QueryError, np.float64)
+        if g.shape != (len(polys), 2) or not np.isfinite(g).all():
+            raise QueryError(f"ground must be {len(polys)} finite (x, y) points, one per "
+                             f"polygon, got shape {g.shape}")
+        h = np.array([K.height_on(float(x), float(y), self.vertices, self.heights,
+                                  self.poly_start, self.poly_verts, int(p))
+                      for (x, y), p in zip(g.tolist(), polys.tolist())], dtype=np.float64)
+        if self.surface is not None and len(g):
+            top = np.asarray(self.surface(polys, np.ascontiguousarray(g)), dtype=np.float64)
+            h = np.where(np.isfinite(top), top, h)
+        return self._to_user(np.column_stack([g, h]).reshape(-1, 3))
+
+    def to_ground(self, points) -> np.ndarray:
+        """``(k, 2)`` ground coordinates of ``(k, 3)`` points in the
+        caller's axes (``(x, z)`` when y is up, ``(x, y)`` when z is)."""
+        p = validate.array(points, "points", QueryError, np.float64)
+        if p.ndim != 2 or p.shape[1] != 3:
+            raise QueryError(f"to_ground: points must have shape (k, 3), got {p.shape}")
+        a, b, _ = _AXES[self.up]
+        return p[:, [a, b]]
+
     def _to_user(self, ground_h) -> np.ndarray:
         """``(k, 3)`` rows ``(gx, gy, h)`` in the caller's axes."""
         out = np.empty_like(ground_h)

@@ -17,7 +17,8 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
 
-from . import build, funnel, merge as merging, meshfile, polyanya, polygon_search, scene_layer
+from . import (build, funnel, layered_scene, merge as merging, meshfile, polyanya,
+               polygon_search, scene_layer)
 from . import layered, sliced, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
@@ -283,7 +284,7 @@ def navcore_warm_up(graph):
         tiles.warm_up(graph)
 
 
-navcore_scene_layer = forward(scene_layer.NavMeshSceneLayer, NavMeshGraph)
+navcore_scene_layer = forward(layered_scene.scene_layer, NavMeshGraph)
 
 
 navcore_draw_graph = forward(scene_layer.draw, NavMeshGraph)

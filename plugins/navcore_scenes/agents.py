@@ -85,7 +85,11 @@ class Agents:
         self.index = {a: i for i, a in enumerate(self.ids)}
         n = len(self.ids)
         self.graph_ids = list(graphs)
-        self.pos = np.array(starts, dtype=np.float64).reshape(n, 2)
+        #: each agent's coordinates (2, or 3 on a 3D level); ``pos`` and the
+        #: polylines have ``dims``, the most of them (the others padded with 0)
+        self.point_dims = np.array([len(p) for p in starts], dtype=np.int64)
+        self.dims = max(2, int(self.point_dims.max())) if n else 2
+        self.pos = self._padded(starts).reshape(n, self.dims)
         self.goals = [list(g) for g in goals]          # the legs' goal points
         self.loop = list(loops)
         self.repath = list(repaths)
@@ -118,6 +122,31 @@ class Agents:
         self._rebuild()
         for i in range(n):
             self._request(i)
+
+    def _padded(self, points) -> np.ndarray:
+        """``points`` (rows of 2 or ``dims`` numbers) as a float ``(k, dims)``
+        array, shorter rows padded with 0."""
+        if isinstance(points, np.ndarray) and points.ndim == 2:
+            p = points.astype(np.float64, copy=False)
+        else:
+            rows = [tuple(r) for r in points]
+            if len({len(r) for r in rows}) > 1:          # agents of 2D and 3D graphs
+                out = np.zeros((len(rows), self.dims))
+                for k, r in enumerate(rows):
+                    out[k, :len(r)] = r
+                return out
+            if not rows:
+                return np.empty((0, self.dims))
+            p = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+        if p.shape[1] == self.dims:
+            return p
+        out = np.zeros((len(p), self.dims))
+        out[:, :p.shape[1]] = p
+        return out
+
+    def _here(self, i: int) -> tuple:
+        """Agent ``i``'s position as its graph takes points (Python floats)."""
+        return tuple(self.pos[i, :self.point_dims[i]].tolist())
 
     # -- requests and results -------------------------------------------------
     def _request(self, i: int, keep_walking: bool = False) -> None:
@@ -154,7 +183,10 @@ class Agents:
     def _free_points(self, idx) -> list:
         """``_free_point`` of each agent of ``idx`` (an int64 array)."""
         pos = self.pos[idx]
-        out = list(map(tuple, pos.tolist()))    # Python floats, as _free_point's
+        if self.dims == 2:
+            out = list(map(tuple, pos.tolist()))    # Python floats, as _free_point's
+        else:
+            out = [tuple(p[:d]) for p, d in zip(pos.tolist(), self.point_dims[idx].tolist())]
         for gid, members in self._by_graph.items():
             lay = self.layers.get(gid)
             if lay is None:
@@ -168,7 +200,7 @@ class Agents:
                 for j in mine.tolist():         # a layer with its own rule
                     out[j] = self._free_point(int(idx[j]))
                 continue
-            nodes = graph.locate_many(pos[mine])
+            nodes = graph.locate_many(pos[mine, :lay.dims])
             buried = (nodes < 0) | ~graph.walkable[np.maximum(nodes, 0)]
             for j, node in zip(mine[buried].tolist(), nodes[buried].tolist()):
                 stepped = lay.step_out(out[j], node)
@@ -182,7 +214,7 @@ class Agents:
         then the place where it stood (empty if it has not moved)."""
         s0, s1 = self.asked_s[i], self.s[i]
         if not s1 > s0:
-            return np.empty((0, 2))
+            return np.empty((0, self.dims))
         poly = self._polys[i]
         # measured as move() measures ``s`` (a road layer: metres, not degrees)
         arc = np.concatenate(([0.0], np.cumsum(self._step_lengths(i, poly))))
@@ -199,7 +231,7 @@ class Agents:
         lay = self.layers.get(self.graph_ids[i])
         if lay is not None and lay.measures_steps and len(poly) > 1:
             return lay.step_lengths(poly)
-        return np.hypot(*np.diff(poly, axis=0).T)
+        return _lengths(poly)
 
     def _free_point(self, i: int) -> tuple:
         """Where agent ``i``'s search starts: where it stands, or, when an
@@ -208,7 +240,7 @@ class Agents:
         its graph's scene layer offers (``step_out``)."""
         # Python floats, not numpy scalars: the tuple is made 4x faster
         # and node_of (here and when the request is resolved) runs faster
-        here = tuple(self.pos[i].tolist())
+        here = self._here(i)
         lay = self.layers.get(self.graph_ids[i])
         if lay is None:
             return here
@@ -229,10 +261,10 @@ class Agents:
         """Agent ``i`` waits for a path; buried (a wall or a crate came
         down on it), it steps out to the walkable point next to it first,
         so that it does not wait inside the wall."""
-        here = tuple(self.pos[i].tolist())
+        here = self._here(i)
         out = self._free_point(i)
         self._set_poly(i, self.pos[i:i + 1].copy() if out == here
-                       else np.array([here, out], dtype=np.float64))
+                       else self._padded([here, out]))
 
     def _note_results(self, handles) -> None:
         """The callbacks' ``many``: a frame's results, for ``take_results``."""
@@ -256,13 +288,13 @@ class Agents:
             self.repaths[i] += 1
         if r.status is PathStatus.FOUND:
             graph = self.world.graph(self.graph_ids[i])
-            points = r.points[:, :2]
-            if len(points) != len(r.nodes) or not np.array_equal(points,
+            points = self._padded(r.points[:, :self.point_dims[i]])
+            if len(points) != len(r.nodes) or not np.array_equal(r.points[:, :2],
                                                                  graph.points_of(r.nodes)):
                 # corners, not a point per node: join it where it starts
                 self.follow(i, np.vstack((self.pos[i:i + 1], self._track_back(i), points)))
                 return
-            here = graph.node_of(tuple(self.pos[i]))
+            here = graph.node_of(self._here(i))
             on_path = np.flatnonzero(r.nodes == here)
             if on_path.size:                  # go on from our own node
                 k = int(on_path[0])
@@ -289,9 +321,9 @@ class Agents:
             h.cancel()
 
     def follow(self, i: int, points) -> None:
-        """Agent ``i`` walks the polyline ``points`` (``(k, 2)``, from where
-        it stands) from its start; the leg ends at its last point."""
-        self._set_poly(i, np.asarray(points, dtype=np.float64).reshape(-1, 2))
+        """Agent ``i`` walks the polyline ``points`` (``(k, dims)``, from
+        where it stands) from its start; the leg ends at its last point."""
+        self._set_poly(i, self._padded(points))
         self.state[i] = MOVING
 
     def retry(self, frame: int) -> None:
@@ -326,7 +358,7 @@ class Agents:
         self._new.clear()
         n = len(self._polys)
         used = sum(len(p) for p in self._polys)
-        self._points = np.empty((2 * (used + spare) + 1024, 2))
+        self._points = np.empty((2 * (used + spare) + 1024, self.dims))
         self._arc = np.empty(len(self._points))
         self._off = np.zeros(n, dtype=np.int64)
         self._last = np.zeros(n, dtype=np.int64)
@@ -343,7 +375,7 @@ class Agents:
         start, end = self._used, self._used + int(lens.sum())
         pts = np.concatenate(polys)
         off = start + np.concatenate(([0], np.cumsum(lens)[:-1]))
-        step = np.hypot(*np.diff(pts, axis=0).T)
+        step = _lengths(pts)
         for a, o, n in zip(agents, off - start, lens):   # layers with their own measure
             lay = self.layers.get(self.graph_ids[a])
             if lay is not None and lay.measures_steps and n > 1:
@@ -412,7 +444,8 @@ class Agents:
         for gid, members in self._by_graph.items():
             lay = self.layers.get(gid)
             if lay is not None:
-                out[members] = lay.entering_walls(at[members], now[members])
+                out[members] = lay.entering_walls(at[members, :lay.dims],
+                                                  now[members, :lay.dims])
         return out
 
     def _leg_done(self, i: int) -> None:
@@ -445,3 +478,11 @@ class Agents:
             passed = int(np.searchsorted(arc, self.s[i], side="right"))
             out.append(np.vstack((self.pos[i:i + 1], p[passed:])))
         return out
+
+
+def _lengths(points) -> np.ndarray:
+    """The lengths of the segments of the polyline ``points`` (``(k, d)``)."""
+    if points.shape[1] == 2:
+        return np.hypot(*np.diff(points, axis=0).T)
+    step = np.diff(points, axis=0)
+    return np.sqrt((step * step).sum(axis=1))

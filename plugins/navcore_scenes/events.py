@@ -136,7 +136,7 @@ class _Goal(EventKind):
         specs = {s.id: s for s in sim.scene.agents + sim.scene.crowds}
         if who not in specs:
             raise e.where("agent").error(Y.unknown(who, "agent or crowd", "'goal'", specs))
-        to = e.take("to", Y.point)
+        to = e.take("to", Y.place)
         sim.check_point(specs[who].graph, to, "'to' of 'goal'", e.where("to"))
         e.finish()
         return (who, to)

@@ -118,18 +118,35 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     # the drawn graph's agents last, on top; the others by scene order
     mine = sorted((i for i, g in enumerate(agents.graph_ids) if g in rank),
                   key=lambda i: -rank[agents.graph_ids[i]])
+    ground = _on_ground(sim, agents)
     if paths and mine:
         remaining = agents.remaining_paths()
-        lines = [remaining[i] for i in mine
+        lines = [ground(i, remaining[i]) for i in mine
                  if agents.state[i] == MOVING and len(remaining[i]) > 1]
         if lines:
             base = P.draw_lines(base, canvas, lines, [PATH] * len(lines),
                                 max(1, scale // 6))
     radius = agent_radii(sim, shown, scale)
-    P.draw_discs(base, canvas, agents.pos[mine] if mine else np.empty((0, 2)),
+    at = np.array([ground(i, agents.pos[i:i + 1])[0] for i in mine]) if mine \
+        else np.empty((0, 2))
+    P.draw_discs(base, canvas, at,
                  [radius[agents.graph_ids[i]] for i in mine],
                  [AGENT[int(agents.state[i])] for i in mine])
     return base
+
+
+def _on_ground(sim, agents):
+    """``ground(i, points)``: agent ``i``'s points (``(k, dims)``) on the
+    map's plane, as its graph's scene layer puts them (a 3D level's
+    ``(x, y, z)`` on its ground)."""
+    layers = sim.layers
+
+    def ground(i, points):
+        lay = layers.get(agents.graph_ids[i])
+        if lay is None or lay.dims == 2:
+            return points[:, :2]
+        return lay.on_ground(points[:, :lay.dims])
+    return ground
 
 
 def save(image, path) -> None:

@@ -251,6 +251,11 @@ class Simulation:
         the graph locates it in (a grid's cell, else the nearest node)."""
         graph = self.world.graph(graph_id)
         shown = point if isinstance(point, int) else list(point)
+        lay = self.layers.get(graph_id)
+        dims = 2 if lay is None else lay.dims
+        if not isinstance(point, int) and len(point) != dims:
+            form = "[x, y, z] (a 3D level)" if dims == 3 else "[x, y]"
+            raise where.error(f"{what} {shown} must be a point {form} on graph {graph_id!r}")
         if not graph.has_positions():
             raise where.error(f"{what}: agents walk between node positions, and "
                               f"{graph.kind} graph {graph_id!r} has none (give it "
@@ -308,8 +313,11 @@ class Simulation:
         place = _query(point)
         start = self.world.find_path(graph_id, place, place)
         if start.found:
-            return tuple(float(v) for v in start.points[0, :2])
+            return tuple(float(v) for v in start.points[0, :len(place)]) \
+                if isinstance(place, tuple) else tuple(float(v) for v in start.points[0, :2])
         graph = self.world.graph(graph_id)     # a start that may not be walkable yet
+        if isinstance(place, tuple) and len(place) == 3:
+            return tuple(float(v) for v in place)
         return tuple(graph.points_of(np.array([graph.node_of(place)]))[0, :2])
 
     def _crowd_rows(self, c) -> list:
@@ -331,7 +339,7 @@ class Simulation:
             if points is None:
                 raise where.error(f"{label} {lay.show(region)} holds no walkable "
                                   f"{lay.node_word}")
-            picked.append(np.asarray(points, dtype=np.float64)[:, :2])
+            picked.append(np.asarray(points, dtype=np.float64)[:, :lay.dims])
         speed = c.speed if not isinstance(c.speed, tuple) else rng.uniform(*c.speed, c.count)
         speeds = np.broadcast_to(np.asarray(speed, dtype=np.float64), (c.count,))
         starts, goals = picked

@@ -329,12 +329,18 @@ def point(v, where, label) -> tuple:
 
 
 def place(v, where, label):
-    """Where an agent stands or goes: a point ``[x, y]``, or a node id (a
-    whole number) on graphs without coordinates."""
+    """Where an agent stands or goes: a point ``[x, y]`` (``[x, y, z]`` on
+    a 3D level), or a node id (a whole number) on graphs without
+    coordinates."""
     if _is_int(v):
         if v < 0:
             raise where.error(f"{label} must be a point [x, y] or a node id >= 0, got {v}")
         return int(v)
+    if isinstance(v, list) and len(v) == 3:
+        if not all(_is_number(c) and math.isfinite(c) for c in v):
+            raise where.error(f"{label} must be a point [x, y, z] of three numbers, got "
+                              f"{describe(v)}")
+        return (v[0], v[1], v[2])
     if isinstance(v, list):
         return point(v, where, label)
     raise where.error(f"{label} must be a point [x, y] or a node id, got "
