@@ -79,7 +79,8 @@ The checks (``CHECKS``; each is ``check_xxx(factory, seed=0)`` and raises
 * ``update_vocabulary``: the shared updates of ``navcore_make_update``:
   ``nodes=`` with ``walkable=`` blocks and frees nodes; on a graph with
   positions ``rect=(x, y, w, h)`` blocks and frees the place under it, or
-  a road network refuses it naming ``bbox=``.
+  a road network refuses it naming ``bbox=`` (not checked on a 3D level,
+  whose places are 3D).
 * ``points_locate_back``: a path's ``points`` are its nodes' points (or
   pass through them in order, for ``GraphFactory.drawn_points``), and
   a node's point (``graph.points_of``) locates back to that node, so
@@ -95,6 +96,12 @@ against the reference, that ``nodes`` is a walk along finite edges, that
 ``cost`` is the polyline's length and that its ends locate to the start
 and goal nodes (:func:`check_geometric`); ``points_locate_back`` checks
 the ends instead of one point per node.
+
+On a graph of a 3D level (``LayeredMeshGraph``: it has ``to_ground`` and
+``points_on``) query points are ``(x, y, z)``: a geometric path's length
+is measured on the ground plane (``to_ground``, what its ``cost`` is),
+its ends and the nodes' points (``points_of`` lifted with ``points_on``)
+are located with their height, so on their own floor.
 
 The kit assumes no plugin post-processes paths (string pulling would
 replace nodes by points that are not joined by edges). Worlds are made by
@@ -549,17 +556,36 @@ def _check_polyline(ctx, view, graph, result, s, end, call, what):
     points = np.asarray(result.points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
         _fail(ctx, f"{call} returned {what} with points of shape {points.shape}")
-    length = float(np.sqrt((np.diff(points[:, :2], axis=0) ** 2).sum(axis=1)).sum())
+    length = float(np.sqrt((np.diff(_ground(graph, points), axis=0) ** 2).sum(axis=1)).sum())
     if not math.isclose(result.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
         _fail(ctx, f"{call} reports {what} of cost {result.cost!r}, but its points make a "
                    f"polyline of length {length!r}")
     _check_ends_locate(ctx, graph.locate, result, s, end, call)
 
 
+def _is_3d(graph) -> bool:
+    """Whether ``graph`` is of a 3D level: its query points are ``(x, y,
+    z)``, ``points_of`` gives the nodes' points on the ground plane,
+    ``to_ground(points)`` takes 3D points there and ``points_on(nodes,
+    ground)`` lifts ground points onto their nodes (the navmesh plugin's
+    ``LayeredMeshGraph``)."""
+    return hasattr(graph, "to_ground") and hasattr(graph, "points_on")
+
+
+def _ground(graph, points) -> np.ndarray:
+    """``(k, 2)``: where ``points`` lie on the plane a geometric path's
+    cost is measured in: their first two coordinates, or on a graph of a
+    3D level (points ``(k, 3)``) its ground plane (``graph.to_ground``)."""
+    if points.shape[1] == 3 and _is_3d(graph):
+        return graph.to_ground(points)
+    return points[:, :2]
+
+
 def _check_ends_locate(ctx, locate, result, s, t, call):
-    """The first and last points of ``result`` locate to ``s`` and ``t``."""
+    """The first and last points of ``result`` locate to ``s`` and ``t``
+    (located with all their coordinates: a 3D level's on their floor)."""
     points = np.asarray(result.points)
-    ends = [locate(tuple(float(x) for x in points[i, :2])) for i in (0, -1)]
+    ends = [locate(tuple(float(x) for x in points[i, :3])) for i in (0, -1)]
     if ends != [s, t]:
         _fail(ctx, f"{call}: its first and last points locate to nodes {ends}, "
                    f"not [{s}, {t}]")
@@ -1195,6 +1221,9 @@ def check_points_locate_back(factory, seed=0, *, nodes=30):
         if np.isnan(pts).all():
             return                                  # no geometry: nothing to check
         everything = np.asarray(graph.points_of(np.arange(graph.num_nodes)))
+        if _is_3d(graph):            # a 3D level: its points on their floors
+            pts = graph.points_on(sample, pts)
+            everything = graph.points_on(np.arange(graph.num_nodes), everything)
         for n, p in zip(sample.tolist(), pts):
             point = tuple(float(x) for x in p)
             m = world.locate(gid, point)
@@ -1403,8 +1432,8 @@ def check_update_vocabulary(factory, seed=0):
                     _fail(ctx, f"after update(nodes={nodes}, walkable=False), "
                                f"find_path({other}, {nodes[0]}) is {r.status.value}, "
                                f"not invalid_goal")
-        if not graph.has_positions():
-            return
+        if not graph.has_positions() or _is_3d(graph):
+            return                   # rect= is a box on a 2D map
         _check_rect(world, graph, rng, ctx)
     finally:
         _close(world)
