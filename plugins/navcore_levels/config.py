@@ -15,6 +15,10 @@ from dataclasses import dataclass, fields
 
 from navcore.errors import GraphError
 
+#: most cells (or cell heights, or cells squared for region sizes) a
+#: setting may come to: the stages count them in 32-bit integers
+MAX_CELLS = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class LevelConfig:
@@ -82,6 +86,18 @@ class LevelConfig:
                              f"{self.verts_per_poly!r}")
         if int(self.tile_size) != self.tile_size:
             raise GraphError(f"tile_size must be a whole number of cells, got {self.tile_size!r}")
+        # the stages count in cells and cell heights, as 32-bit integers
+        for name, cells in (("agent_height", self.agent_height / self.cell_height),
+                            ("agent_climb", self.agent_climb / self.cell_height),
+                            ("agent_radius", self.agent_radius / self.cell_size),
+                            ("edge_max_len", self.edge_max_len / self.cell_size),
+                            ("region_min_size", float(self.region_min_size) ** 2),
+                            ("region_merge_size", float(self.region_merge_size) ** 2),
+                            ("tile_size", float(self.tile_size))):
+            if not cells <= MAX_CELLS:
+                raise GraphError(f"{name}={getattr(self, name)!r} makes {cells:g} cells; "
+                                 f"at most {MAX_CELLS} (with cell_size={self.cell_size!r}, "
+                                 f"cell_height={self.cell_height!r})")
 
     # Voxel units, converted as RecastDemo converts them.
     @property

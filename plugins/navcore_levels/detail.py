@@ -185,7 +185,8 @@ def build_detail_mesh(polymesh: PolyMesh, chf: CompactHeightfield, sample_distan
     # The kernel's first output buffers (they grow as needed) and scratch.
     check_memory(f"a detail mesh of {npolys} polygons",
                  48 * verts.shape[0] + 32 * polys.size + 16 * chf.width * chf.height)
-    radius = max(1, int(math.ceil(edge_max_error)))
+    # cells searched round an edge: more than the grid's size finds nothing more
+    radius = max(1, int(math.ceil(min(edge_max_error, chf.width + chf.height))))
     out = build_detail(verts, polys, regions, bmin, float(polymesh.cs), float(polymesh.ch),
                        int(chf.border_size), int(chf.width), int(chf.height), cell_index,
                        cell_count, span_y, neighbors, region, sample_distance, sample_max_error,

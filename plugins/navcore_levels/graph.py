@@ -30,6 +30,7 @@ import hashlib
 
 import numpy as np
 
+from navcore import World, validate
 from navcore.errors import GraphError
 
 from .build import mesh_from_voxels, voxel_key, voxelize
@@ -95,6 +96,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     instead of rasterizing again."""
     from navcore_navmesh import LayeredMeshGraph
 
+    if not isinstance(world, World):
+        raise GraphError(f"build_level_graph: world must be a navcore.World, got "
+                         f"{validate.describe(world)}")
     config = LevelConfig(cell_size=cell_size, cell_height=cell_height,
                          agent_height=agent_height, agent_radius=agent_radius,
                          agent_climb=agent_climb, max_slope=max_slope,

@@ -73,6 +73,9 @@ class Level:
 
     def tag_mask(self, name: str) -> np.ndarray:
         """bool (M,): the triangles tagged ``name``."""
+        if not isinstance(name, str):
+            raise GraphError(f"tag_mask: name must be a tag name (str), got "
+                             f"{validate.describe(name)}")
         if name not in self.tags:
             return np.zeros(self.triangles.shape[0], dtype=bool)
         return self.triangle_tags == self.tags.index(name)

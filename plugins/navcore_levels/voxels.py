@@ -112,6 +112,8 @@ def _area_ids(value, count: int, what: str, allow_null: bool) -> np.ndarray:
     """``value`` (one id or ``count`` of them) as uint8 area ids."""
     low = NULL_AREA if allow_null else 1
     if validate.is_int(value):
+        if not low <= int(value) <= MAX_AREA:
+            raise GraphError(f"{what} must be an area id in {low}..{MAX_AREA}, got {int(value)}")
         arr = np.full(count, int(value), np.int64)
     else:
         arr = validate.array(value, what, GraphError)
@@ -308,7 +310,8 @@ def checked_volumes(volumes) -> list:
     :func:`mark_convex_area` takes them) checked before any stage runs:
     a list of ``((k, 2) float64, ymin, ymax, uint8 area)``; ``GraphError``
     naming the volume that is wrong."""
-    if isinstance(volumes, (str, bytes)) or not hasattr(volumes, "__iter__"):
+    if isinstance(volumes, (str, bytes)) or not hasattr(volumes, "__iter__") \
+            or isinstance(volumes, np.ndarray) and volumes.ndim == 0:
         raise GraphError(f"volumes must be a list of (polygon_xz, ymin, ymax, area), got "
                          f"{validate.describe(volumes)}")
     out = []

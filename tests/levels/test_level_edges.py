@@ -9,7 +9,8 @@ import pytest
 import navcore
 from navcore import PathStatus
 from navcore.errors import CapacityError, GraphError
-from navcore_levels import LevelConfig, build_navmesh_arrays, build_tiled
+from navcore_levels import (LevelConfig, build_level_graph, build_navmesh_arrays, build_tiled,
+                            level_from_arrays)
 from navcore_levels.graph import sample_graph
 
 FLOOR = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], float)
@@ -60,6 +61,7 @@ def test_level_taller_than_a_heightfield_is_refused():
     ([([[0, 0], [1, 0], [1, 1]], 0, 1, "water")], r"volumes\[0\] area"),
     ([([[0, 0], [1, 0], [1, 1]], float("nan"), 1, 5)], r"volumes\[0\] ymin"),
     ("abc", "volumes must be a list"),
+    (np.array(3), "volumes must be a list"),
 ])
 def test_bad_volumes(volumes, match):
     with pytest.raises(GraphError, match=match):
@@ -85,3 +87,22 @@ def test_tile_indices_and_far_corners():
     assert t.tiles_touching((0, 0), (1e30, 1e30)).tolist() == every
     assert t.tiles_touching((-1e30, -1e30), (1e30, 1e30)).tolist() == every
     assert t.tiles_touching((1e30, 1e30), (2e30, 2e30)).tolist() == []
+
+
+@pytest.mark.parametrize("settings, match", [
+    ({"agent_radius": 1e300, "cell_size": 1e-300}, r"agent_radius=1e\+300 makes inf cells"),
+    ({"agent_height": 1e12, "cell_height": 1e-3}, "agent_height=.* makes 1e\\+15 cells"),
+    ({"region_min_size": 1e6}, "region_min_size=1000000.0 makes 1e\\+12 cells"),
+])
+def test_settings_that_come_to_more_cells_than_the_stages_count(settings, match):
+    with pytest.raises(GraphError, match=match):
+        LevelConfig(**settings)
+
+
+def test_bad_area_id_tag_name_and_world():
+    with pytest.raises(GraphError, match="must be an area id in 1..63, got 64"):
+        build_navmesh_arrays(FLOOR, TRIS, triangle_areas=64)
+    with pytest.raises(GraphError, match="tag_mask: name must be a tag name"):
+        level_from_arrays(FLOOR, TRIS, tags=["a", "b"]).tag_mask(["a"])
+    with pytest.raises(GraphError, match="world must be a navcore.World"):
+        build_level_graph(None, "l", vertices=FLOOR, triangles=TRIS)

@@ -701,10 +701,90 @@ def dask_specs():
     return [Spec("navcore_dask.scattered", lambda: call(D.scattered, csr_graph()))]
 
 
+FLOOR = np.array([[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6]], dtype=float)
+FLOOR_TRIS = np.array([[0, 2, 1], [0, 3, 2]])
+
+
+@functools.lru_cache(None)
+def _built_level():
+    from navcore_levels import build_navmesh_arrays
+    return build_navmesh_arrays(FLOOR, FLOOR_TRIS)
+
+
+@functools.lru_cache(None)
+def _tiled_level():
+    from navcore_levels import LevelConfig, build_tiled
+    return build_tiled(FLOOR, FLOOR_TRIS, LevelConfig(tile_size=10))
+
+
+def levels_specs():
+    import navcore_levels as L
+    from navcore_levels import LevelConfig
+    built = _built_level
+    def obj():
+        return _file("floor.obj", "v 0 0 0\nv 6 0 0\nv 6 0 6\nv 0 0 6\nf 1 3 2\nf 1 4 3\n")
+    return [
+        Spec("navcore_levels.LevelConfig", lambda: call(LevelConfig, cell_size=0.25,
+                                                         agent_radius=0.3)),
+        Spec("navcore_levels.CompactHeightfield",
+             lambda: call(L.CompactHeightfield, **vars(built().heightfield))),
+        Spec("navcore_levels.PolyMesh", lambda: call(L.PolyMesh, **vars(built().polymesh))),
+        Spec("navcore_levels.PolyMesh.world_vertices",
+             lambda: call(built().polymesh.world_vertices)),
+        Spec("navcore_levels.DetailMesh", lambda: call(L.DetailMesh, **vars(built().detail))),
+        Spec("navcore_levels.DetailMesh.poly_triangles",
+             lambda: call(built().detail.poly_triangles, 0)),
+        Spec("navcore_levels.Level.tag_mask",
+             lambda: call(L.level_from_arrays(FLOOR, FLOOR_TRIS,
+                                              tags=["grass", "stone"]).tag_mask, "grass")),
+        Spec("navcore_levels.level_from_arrays",
+             lambda: call(L.level_from_arrays, FLOOR, FLOOR_TRIS, up="y")),
+        Spec("navcore_levels.load_level", lambda: call(L.load_level, obj(), up="y")),
+        Spec("navcore_levels.LevelMesh", lambda: call(L.LevelMesh, *vars(built()).values())),
+        Spec("navcore_levels.LevelMesh.walkable_area", lambda: call(built().walkable_area)),
+        Spec("navcore_levels.build_navmesh_arrays",
+             lambda: call(L.build_navmesh_arrays, FLOOR, FLOOR_TRIS, LevelConfig(),
+                          triangle_areas=np.array([63, 63], np.uint8), volumes=[],
+                          timings={})),
+        Spec("navcore_levels.build_agent_meshes",
+             lambda: call(L.build_agent_meshes, FLOOR, FLOOR_TRIS,
+                          {"a": LevelConfig(agent_radius=0.3)}, triangle_areas=None,
+                          volumes=[], timings={})),
+        Spec("navcore_levels.build_detail_mesh",
+             lambda: call(L.build_detail_mesh, built().polymesh, built().heightfield, 1.8, 0.2,
+                          edge_max_error=1.3)),
+        Spec("navcore_levels.surface_heights",
+             lambda: call(L.surface_heights, built().detail, np.array([0]),
+                          np.array([(3.0, 3.0)]))),
+        Spec("navcore_levels.surface_height",
+             lambda: call(L.surface_height, built().detail, 0, 3.0, 3.0)),
+        Spec("navcore_levels.TiledLevel", lambda: call(L.TiledLevel, *vars(_tiled_level())
+                                                         .values())),
+        Spec("navcore_levels.TiledLevel.tile_bounds", lambda: call(_tiled_level().tile_bounds, 0)),
+        Spec("navcore_levels.TiledLevel.tiles_touching",
+             lambda: call(_tiled_level().tiles_touching, (0.0, 0.0), (3.0, 3.0))),
+        Spec("navcore_levels.TiledLevel.stitch", lambda: call(_tiled_level().stitch)),
+        Spec("navcore_levels.build_tiled",
+             lambda: call(L.build_tiled, FLOOR, FLOOR_TRIS, LevelConfig(tile_size=10),
+                          workers=0)),
+        Spec("navcore_levels.rebuild_tiles",
+             lambda: call(L.rebuild_tiles, L.build_tiled(FLOOR, FLOOR_TRIS,
+                                                         LevelConfig(tile_size=10)),
+                          [0], FLOOR, FLOOR_TRIS), fresh=True),
+        Spec("navcore_levels.build_level_graph",
+             lambda: call(L.build_level_graph, __import__("navcore").World(), "l",
+                          vertices=FLOOR, triangles=FLOOR_TRIS, agent_radius=0.3),
+             fresh=True),
+        Spec("navcore_levels.length_3d",
+             lambda: call(L.length_3d, np.array([(0, 0, 0), (3, 4, 0.0)]))),
+    ]
+
+
 SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
          "navcore_areas": areas_specs, "navcore_navmesh": navmesh_specs,
          "navcore_roads": roads_specs, "navcore_scenes": scenes_specs,
-         "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs}
+         "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs,
+         "navcore_levels": levels_specs}
 
 
 def specs(plugin: str) -> list:
