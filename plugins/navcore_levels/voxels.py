@@ -113,7 +113,7 @@ def _area_ids(value, count: int, what: str, allow_null: bool) -> np.ndarray:
     low = NULL_AREA if allow_null else 1
     if validate.is_int(value):
         if not low <= int(value) <= MAX_AREA:
-            raise GraphError(f"{what} must be an area id in {low}..{MAX_AREA}, got {int(value)}")
+            raise GraphError(f"{what} is area id {int(value)}; area ids are {low}..{MAX_AREA}")
         arr = np.full(count, int(value), np.int64)
     else:
         arr = validate.array(value, what, GraphError)
