@@ -243,6 +243,43 @@ def pynavmesh_paths(mesh, rounds):
     return out, sink.getvalue()
 
 
+def query_ends():
+    """The nav_mesh_test queries as ``((x, y, z), (x, y, z))`` pairs."""
+    out = []
+    for line in QUERIES.read_text().splitlines():
+        tok = line.split()
+        if tok and not tok[0].startswith("#"):
+            out.append((tuple(map(float, tok[:3])), tuple(map(float, tok[3:6]))))
+    return out
+
+
+def navcore_paths(obj, cfg, rounds):
+    """navcore's answers to the nav_mesh_test queries on a level graph of
+    the same settings: ``World.find_path`` with ``polyanya`` (exact, the
+    default) and ``funnel`` (Detour's kind), each query's median time of
+    ``rounds`` calls (ends located, path searched and lifted to 3D), its
+    ground-plane length (``cost``) and 3D length."""
+    import navcore
+    from navcore_levels import length_3d
+    w = navcore.World()
+    w.add_graph("lvl", type="level", level=obj, cell_size=cfg.cell_size)
+    out = []
+    for a, b in query_ends():
+        row = {}
+        for algo in ("polyanya", "funnel"):
+            r = w.find_path("lvl", a, b, algo)
+            times = []
+            for _ in range(rounds):
+                t = now()
+                w.find_path("lvl", a, b, algo)
+                times.append(now() - t)
+            row[algo] = {"length_2d": r.cost if r.found else None,
+                         "length_3d": length_3d(r.points) if r.found else None,
+                         "time_s": median(times)}
+        out.append(row)
+    return out
+
+
 # --------------------------------------------------------------------------
 
 def compare(mesh_verts, mesh_polys, ref, cfg):
@@ -322,9 +359,11 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     if level == "nav_test" and cs == 0.3:
         q = rp.run_recast(obj, cfg, queries=QUERIES, query_rounds=cfg_run["query_rounds"],
                           fresh=True, skip=False)
-        row["detour_paths"] = [{"length": p.len3d, "time_s": p.time_us * 1e-6, "status": p.status}
+        row["detour_paths"] = [{"length": p.len3d, "length_2d": p.len2d,
+                                "time_s": p.time_us * 1e-6, "status": p.status}
                                for p in q.paths]
         row["detour_query_median_s"] = q.query_summary["median_us"] * 1e-6
+        row["navcore_paths"] = navcore_paths(obj, cfg, cfg_run["query_rounds"])
     return row
 
 
@@ -456,6 +495,30 @@ def main(argv=None):
                     "polys + findPath + findStraightPath, pynavmesh search_path)",
                     ["#", "Detour length", "Detour time", "pynavmesh length", "length ratio",
                      "pynavmesh time"], table)
+        npaths = nav.get("navcore_paths")
+        if npaths:
+            rows_ = []
+            for i, (d, n) in enumerate(zip(dp, npaths)):
+                e, f = n["polyanya"], n["funnel"]
+                rows_.append([i, f"{d['length_2d']:.4f}",
+                              f"{e['length_2d']:.4f}" if e["length_2d"] else "-",
+                              fmt_ratio(ratio(e["length_2d"], d["length_2d"])),
+                              fmt_ratio(ratio(f["length_2d"], d["length_2d"])),
+                              fmt_s(d["time_s"]), fmt_s(e["time_s"]),
+                              fmt_ratio(ratio(e["time_s"], d["time_s"])),
+                              fmt_s(f["time_s"])])
+            print_table("nav_mesh_test queries: navcore World.find_path (polyanya: exact; "
+                        "funnel: Detour's kind) against Detour, lengths on the ground plane",
+                        ["#", "Detour len2d", "polyanya len2d", "polyanya / Detour",
+                         "funnel / Detour", "Detour time", "polyanya time", "time ratio",
+                         "funnel time"], rows_)
+            found = [(n["polyanya"], d) for n, d in zip(npaths, dp) if n["polyanya"]["length_2d"]]
+            log(f"navcore polyanya: {len(found)} of {len(dp)} found; length / Detour's "
+                f"median {median([e['length_2d'] / d['length_2d'] for e, d in found]):.4f}, "
+                f"max {max(e['length_2d'] / d['length_2d'] for e, d in found):.4f}; median "
+                f"query time {fmt_s(median([e['time_s'] for e, _ in found]))} (funnel "
+                f"{fmt_s(median([n['funnel']['time_s'] for n in npaths]))}) vs Detour "
+                f"{fmt_s(nav['detour_query_median_s'])}")
         if pp:
             ratios = [p["length"] / d["length"] for p, d in zip(pp, dp) if p["length"]]
             log(f"pynavmesh path length / Detour's: median {median(ratios):.4f}, "
