@@ -129,8 +129,6 @@ def bake_level(args) -> int:
         raise NavError(f"--obj {obj}: the export is a Wavefront OBJ (OUT.obj)")
     out = output_path(args.output, "-o")
     obj = None if obj is None else output_path(obj, "--obj")
-    if obj is not None and obj.resolve() == out.resolve():
-        raise NavError(f"-o and --obj name the same file ({args.output})")
     up = getattr(args, PREFIX + "up", None) or "y"
     graph = navcore.World().add_graph("bake", type="level", level=args.scene, up=up,
                                       **settings)
