@@ -120,6 +120,19 @@ def test_a_z_up_level_bakes_and_exports_on_its_own_axes(tmp_path, level):
     assert ry.up == "y"
 
 
+def test_a_level_without_a_detail_mesh_bakes_and_loads_without_one(tmp_path, level):
+    from navcore_levels import BakedLevel
+    w = navcore.World()
+    g = w.add_graph("g", type="level", level=str(level))
+    save_level_mesh(tmp_path / "flat.npz",
+                    BakedLevel(g.level_config, g.level_mesh, None, "y", "two_floors.obj"))
+    assert load_level_mesh(tmp_path / "flat.npz").detail is None
+    h = w.add_graph("h", type="level", mesh=str(tmp_path / "flat.npz"))
+    assert h.surface is None and np.array_equal(h.poly_verts, g.poly_verts)
+    start, goal = QUERIES[0]
+    assert w.find_path("h", start, goal).cost == w.find_path("g", start, goal).cost
+
+
 def test_build_settings_with_mesh_are_refused(tmp_path, level):
     w = navcore.World()
     save_level_mesh(tmp_path / "two.npz", w.add_graph("g", type="level", level=str(level)))
