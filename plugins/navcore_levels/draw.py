@@ -106,10 +106,8 @@ def draw(graph, canvas) -> bool:
     rgb[~graph.walkable[node]] = canvas.wall
     canvas.rgb[shown] = rgb.astype(np.uint8)
     canvas.node_at[shown] = node
-    level = np.full(ranked.shape, -1, dtype=np.int64)
-    level[shown] = floor[node]
-    for now, before, img in ((level[:, 1:], level[:, :-1], canvas.rgb[:, 1:]),
-                             (level[1:], level[:-1], canvas.rgb[1:])):
-        edge = (now != before) & (now >= 0) & (before >= 0)
-        img[edge] = (img[edge] * BORDER).astype(np.uint8)
+    # floor borders are part of the map, not the overlay --borders asks for
+    asked = canvas.outlined
+    canvas.outline(floor, BORDER)
+    canvas.outlined = asked
     return True
