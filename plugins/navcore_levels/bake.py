@@ -107,20 +107,50 @@ def mesh_settings_checked(build):
 
 def _level_of(graph) -> BakedLevel:
     """A level graph's bake (``GraphError`` for anything else)."""
-    if isinstance(graph, BakedLevel):
-        return graph
-    need = ("level_config", "level_mesh", "level_detail", "level_source", "up")
-    if not all(hasattr(graph, k) for k in need):
-        raise GraphError(f"a level bake is made from a level graph (add_graph(..., "
-                         f"type='level')), got {validate.describe(graph)}")
-    return BakedLevel(graph.level_config, graph.level_mesh, graph.level_detail, graph.up,
-                      graph.level_source)
+    if not isinstance(graph, BakedLevel):
+        need = ("level_config", "level_mesh", "level_detail", "level_source", "up")
+        if not all(hasattr(graph, k) for k in need):
+            raise GraphError(f"a level bake is made from a level graph (add_graph(..., "
+                             f"type='level')) or a BakedLevel, got {validate.describe(graph)}")
+        graph = BakedLevel(graph.level_config, graph.level_mesh, graph.level_detail, graph.up,
+                           graph.level_source)
+    kinds = (("config", LevelConfig), ("polymesh", PolyMesh), ("detail", (DetailMesh,
+                                                                            type(None))),
+             ("source", str))
+    for name, kind in kinds:
+        if not isinstance(getattr(graph, name), kind):
+            shown = getattr(kind, "__name__", "DetailMesh or None")
+            raise GraphError(f"BakedLevel.{name} must be a {shown}, got "
+                             f"{validate.describe(getattr(graph, name))}")
+    return graph
 
 
 def bake_arrays(graph) -> dict:
     """The arrays a bake of ``graph`` (a level graph or a ``BakedLevel``)
-    holds, by name (see the module)."""
+    holds, by name (see the module), checked as a load checks them
+    (``GraphError`` naming the array otherwise)."""
+    return _checked(graph)[0]
+
+
+def _checked(graph) -> tuple:
+    """``(arrays, BakedLevel)`` of ``graph``, checked (``bake_arrays``)."""
     b = _level_of(graph)
+
+    def fail(message):
+        raise GraphError(f"cannot bake this level: {message}")
+    try:
+        arrays = _arrays_of(b)
+    except NavError:
+        raise
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        fail(f"{type(exc).__name__}: {exc}")
+    for name, (dtype, _) in _SPEC.items():
+        if arrays[name].dtype.hasobject or (dtype == "U" and arrays[name].dtype.kind != "U"):
+            fail(f"array {name!r} must be {'a string' if dtype == 'U' else np.dtype(dtype).name}")
+    return arrays, check_arrays(arrays, fail)
+
+
+def _arrays_of(b: BakedLevel) -> dict:
     m, d = b.polymesh, b.detail
     source = b.source if b.source == "arrays" else Path(str(b.source)).name
     if d is None:
@@ -130,23 +160,36 @@ def bake_arrays(graph) -> dict:
         "format": np.array(BAKE_FORMAT), "version": np.array(BAKE_VERSION, np.int64),
         "config": np.array(json.dumps(asdict(b.config), sort_keys=True)),
         "up": np.array(b.up), "source": np.array(source),
-        "bmin": np.asarray(m.bmin, np.float64).reshape(3),
-        "cell": np.array([m.cs, m.ch], np.float64),
-        "border_size": np.array(m.border_size, np.int64),
+        "bmin": m.bmin, "cell": [m.cs, m.ch], "border_size": m.border_size,
         "cell_verts": m.verts, "vertices": user_axes(m.world_vertices(), b.up),
         "polys": m.polys, "neighbors": m.neighbors, "regions": m.regions, "areas": m.areas,
         "detail_verts": d.verts, "detail_tris": d.tris, "detail_tri_flags": d.tri_flags,
         "detail_vert_offsets": d.vert_offsets, "detail_tri_offsets": d.tri_offsets}
-    # asarray, not ascontiguousarray: that makes a 0-d array 1-d
-    return {k: np.asarray(v, dtype=None if _SPEC[k][0] == "U" else _SPEC[k][0], order="C")
-            for k, v in arrays.items()}
+    return {k: _as(k, v) for k, v in arrays.items()}
+
+
+def _as(name, value) -> np.ndarray:
+    """``value`` as array ``name`` of a bake: its dtype, without casting a
+    float to an integer (a NaN would become a valid-looking id)."""
+    dtype = _SPEC[name][0]
+    a = np.asarray(value)           # not ascontiguousarray: that makes a 0-d array 1-d
+    if dtype == "U":
+        return a
+    want = np.dtype(dtype).kind
+    if a.dtype.kind not in ("iu" if want in "iu" else "iuf"):
+        raise GraphError(f"cannot bake this level: array {name!r} must hold "
+                         f"{'integers' if want in 'iu' else 'numbers'}, got {a.dtype}")
+    if want in "iu" and a.size and (a.min() < np.iinfo(dtype).min or a.max() > np.iinfo(dtype).max):
+        raise GraphError(f"cannot bake this level: array {name!r} holds values outside "
+                         f"{np.dtype(dtype).name}")
+    return np.asarray(a, dtype=dtype, order="C")
 
 
 def save_level_mesh(path, graph) -> None:
     """Bake ``graph`` (a level graph, or a ``BakedLevel``) into the
     ``.npz`` at ``path``, whole or not at all (``navcore.files.write_atomic``);
     ``NavError`` when it cannot be written."""
-    data = files.npz_bytes(**bake_arrays(graph))
+    data = files.npz_bytes(**bake_arrays(graph))        # checked before anything is written
     files.write_atomic(path, data, NavError)
 
 
@@ -164,6 +207,14 @@ def load_level_mesh(path) -> BakedLevel:
         raise MeshFormatError(message, path=path)
 
     arrays = files.read_npz(path, fail, {k: dt for k, (dt, _) in _SPEC.items()})
+    baked = check_arrays(arrays, fail)
+    files.verify(arrays, fail)          # last: the checks above name what they can
+    return baked
+
+
+def check_arrays(arrays: dict, fail) -> BakedLevel:
+    """The bake ``arrays`` hold, each checked (see the module);
+    ``fail(message)`` raises the caller's error otherwise."""
     names = sorted(arrays)
     if "format" in arrays and arrays["format"].dtype.kind == "U" \
             and str(arrays["format"]) != BAKE_FORMAT:
@@ -194,7 +245,6 @@ def load_level_mesh(path) -> BakedLevel:
         fail(f"array 'up' is {up!r}, expected 'y' or 'z'")
     mesh = _polymesh(arrays, config, up, fail)
     detail = _detail(arrays, mesh.poly_count, fail)
-    files.verify(arrays, fail)          # last: the checks above name what they can
     return BakedLevel(config, mesh, detail, up, str(arrays["source"]))
 
 
@@ -318,9 +368,14 @@ def obj_text(graph, groups=None) -> str:
     corners in order, 1-based; the winding makes its normal point up),
     and with ``groups`` (an int per polygon) a ``g floor_K`` group before
     each group's polygons."""
-    b = _level_of(graph)
+    b = _checked(graph)[1]
     m = b.polymesh
     v = user_axes(m.world_vertices(), b.up)
+    if groups is not None:
+        groups = validate.array(groups, "groups", GraphError)
+        if groups.shape != (m.poly_count,) or groups.dtype.kind not in "iu":
+            raise GraphError(f"groups must give an integer group per polygon "
+                             f"({m.poly_count}), got {groups.dtype} with shape {groups.shape}")
     lines = [f"# navcore navmesh of {b.source}: {len(v)} vertices, {m.poly_count} polygons",
              "o navmesh"]
     lines += [f"v {x!r} {y!r} {z!r}" for x, y, z in v.tolist()]

@@ -252,6 +252,33 @@ def test_damaged_truncated_and_pickled_bakes_are_refused(baked, tmp_path):
     assert zipfile.is_zipfile(io.BytesIO(good))
 
 
+def test_a_bad_level_is_refused_before_anything_is_written(tmp_path, level):
+    import dataclasses
+    from navcore_levels import BakedLevel, export_obj
+    g = navcore.World().add_graph("g", type="level", level=str(level))
+    m = g.level_mesh
+    out = tmp_path / "bad.npz"
+    bad = {
+        "float vertex ids": (dataclasses.replace(m, polys=m.polys.astype(float)),
+                             "array 'polys' must hold integers"),
+        "area id 300": (dataclasses.replace(m, areas=m.areas.astype(np.int64) + 300),
+                        "array 'areas' holds values outside uint8"),
+        "corner out of range": (dataclasses.replace(m, polys=np.where(m.polys >= 0, 99,
+                                                                      m.polys)),
+                                "array 'polys': polygon 0 corner 0 is vertex 99"),
+    }
+    for mesh, words in bad.values():
+        with pytest.raises(GraphError, match="cannot bake this level: " + words):
+            save_level_mesh(out, BakedLevel(g.level_config, mesh, g.level_detail, "y", "x"))
+    with pytest.raises(GraphError, match="array .up. is .x., expected .y. or .z."):
+        save_level_mesh(out, BakedLevel(g.level_config, m, g.level_detail, "x", "x"))
+    with pytest.raises(GraphError, match="made from a level graph"):
+        save_level_mesh(out, navcore.World().add_graph("m", type="navmesh", bounds=(0, 0, 4, 4)))
+    with pytest.raises(GraphError, match="an integer group per polygon"):
+        export_obj(tmp_path / "bad.obj", g, [0, 1])
+    assert list(tmp_path.glob("bad*")) == []
+
+
 # -- OBJ export ------------------------------------------------------------------------
 
 def parse_obj(path):
