@@ -249,6 +249,12 @@ def test_damaged_truncated_and_pickled_bakes_are_refused(baked, tmp_path):
         load_level_mesh(tmp_path / "nowhere.npz")
     with pytest.raises(GraphError, match="mesh must be the path"):
         navcore.World().add_graph("g", type="level", mesh=3)
+    save_level_mesh(baked, navcore.World().add_graph("g", type="level", level=str(
+        tmp_path / "two_floors.obj")))
+    with pytest.raises(MeshFormatError, match="two.npz: a baked 3D level, not a 2D navmesh"):
+        navcore.World().add_graph("g", type="navmesh", mesh=str(baked))
+    with pytest.raises(GraphError, match="mesh must be the path"):
+        navcore.World().add_graph("g", type="level", mesh=3)
     assert zipfile.is_zipfile(io.BytesIO(good))
 
 
