@@ -9,6 +9,7 @@
     navcore scen FILE.scen   solve a MovingAI scenario file (grid plugin)
     navcore areas FILE.map   connected areas and how updates change them (areas plugin)
     navcore bake SCENE|--map|--mesh -o OUT.npz   build a navmesh once, save it (navmesh plugin)
+    navcore bake LEVEL.obj -o OUT.npz [--obj OUT.obj]   a 3D level's navmesh (levels plugin)
 
 ``plugins``, ``types`` and ``warm-up`` are the kernel's own; plugins add the other subcommands
 through the ``navcore_add_commands`` hook.

@@ -33,6 +33,7 @@ import numpy as np
 from navcore import World, validate
 from navcore.errors import GraphError
 
+from .bake import load_level_mesh, mesh_settings_checked
 from .build import mesh_from_voxels, voxel_key, voxelize
 from ._detail_kernels import surface_heights_kernel
 from .tiles import build_tiled
@@ -47,12 +48,13 @@ def length_3d(points) -> float:
     return measure(points)
 
 
+@mesh_settings_checked
 def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=None,
                       up="y", extents=(2.0, 4.0, 2.0), cell_size=0.3, cell_height=0.2,
                       agent_height=2.0, agent_radius=0.6, agent_climb=0.9, max_slope=45.0,
                       region_min_size=8, region_merge_size=20, edge_max_len=12.0,
                       edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
-                      detail_sample_max_error=1.0, partition="watershed", tile_size=0):
+                      detail_sample_max_error=1.0, partition="watershed", tile_size=0, mesh=None):
     """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
     ``navcore_levels``), searched with any-angle paths in 3D.
 
@@ -83,6 +85,10 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         tile_size: tile width in cells: 0 builds the level whole (Recast's
             solo mesh), more builds it in tiles stitched into one mesh
             (``build_tiled``; tiles are not rebuilt at run time yet).
+        mesh: path of a baked level (``navcore bake LEVEL -o OUT.npz``,
+            ``navcore_levels.save_level_mesh``), loaded instead of built;
+            its settings and up axis are the bake's (only ``extents``
+            may be given with it).
 
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
@@ -107,7 +113,12 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                          verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
                          detail_sample_max_error=detail_sample_max_error,
                          partition=partition, tile_size=tile_size)
-    if level is not None:
+    baked = None
+    if mesh is not None:
+        baked = load_level_mesh(mesh)
+        config, up = baked.config, baked.up
+        lvl = baked                     # its .source names the level
+    elif level is not None:
         if vertices is not None or triangles is not None:
             raise GraphError("give a level file (level=) or vertices= with triangles=, not both")
         lvl = load_level(level, up=up)
@@ -115,7 +126,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
-    if config.tile_size:
+    if baked is not None:
+        mesh, detail = baked.polymesh, baked.detail
+    elif config.tile_size:
         stitched = build_tiled(lvl.vertices, lvl.triangles, config).stitch()
         mesh, detail = stitched.mesh, stitched.detail
     else:
@@ -138,8 +151,10 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                                          _DetailSurface(detail, up),
                                          world=world)
     graph.level_config = config
-    if not config.tile_size:
+    if baked is None and not config.tile_size:
         graph.voxels, graph.voxel_source = voxels, source
+    # what a bake saves (``save_level_mesh``) and a picture draws
+    graph.level_mesh, graph.level_detail, graph.level_source = mesh, detail, lvl.source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
     return graph
 

@@ -1,10 +1,14 @@
-"""The level plugin's hooks: the ``level`` graph type (``graph``) and its
-sample graph for warm-ups."""
+"""The level plugin's hooks: the ``level`` graph type (``graph``), its
+sample graph for warm-ups, pictures of layered navmeshes (``draw``: a hue
+per floor, shaded by height; before the navmesh plugin's flat drawing)
+and the level options of ``navcore bake`` (``cli``)."""
 from __future__ import annotations
 
 import navcore
-from navcore.plugins import sample_hook
+from navcore.plugins import forward, sample_hook
+from navcore_navmesh import LayeredMeshGraph
 
+from . import draw
 from .graph import build_level_graph, sample_graph
 
 
@@ -14,3 +18,13 @@ def navcore_graph_types():
 
 
 navcore_sample_graph = sample_hook("level", sample_graph)
+
+
+navcore_draw_graph = forward(draw.draw, LayeredMeshGraph, tryfirst=True)
+
+
+@navcore.hookimpl(trylast=True)
+def navcore_add_commands(subparsers):
+    # after the navmesh plugin's: its ``bake`` command gets the level options
+    from . import cli              # loads with the command line only
+    cli.add_options(subparsers)

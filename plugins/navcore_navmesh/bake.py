@@ -90,6 +90,10 @@ def load_mesh(path) -> MeshArrays:
     names = sorted(arrays)
     unknown = [n for n in names if n not in _NPZ_SPEC and n != "checksum"]
     missing = [n for n in NPZ_ARRAYS if n not in names]
+    if "format" in arrays and arrays["format"].shape == () \
+            and str(arrays["format"]) == "navcore-level":
+        fail("a baked 3D level, not a 2D navmesh: it loads with add_graph(..., type='level', "
+             "mesh=...)")
     if unknown or missing:
         fail(f"not a baked navcore mesh: it holds the arrays {names}, expected "
              f"{list(NPZ_ARRAYS)}")

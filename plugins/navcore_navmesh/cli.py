@@ -3,6 +3,7 @@
     navcore bake SCENE -o OUT.npz [--graph ID] [--agent-radius R]
     navcore bake --map FILE.map -o OUT.npz [--agent-radius R] [--passable CHARS]
     navcore bake --mesh FILE.mesh -o OUT.npz [--agent-radius R]
+    navcore bake LEVEL.obj -o OUT.npz [--obj OUT.obj] [--cell-size CS] ...   (levels plugin)
 
 ``OUT.npz`` is navcore's baked mesh (``bake.save_mesh``), which
 ``add_graph(..., type="navmesh", mesh="OUT.npz")`` loads without
@@ -12,7 +13,9 @@ scene's parameters (``--graph`` picks one when the scene has several);
 ``--agent-radius`` replaces the radius the source gives; ``--passable``
 names a ``--map``'s floor characters (``.G``: Polyanya's rule). The navmesh
 plugin adds the command through ``navcore_add_commands``; a mistake is a
-``navcore: error: ...`` line and exit status 2.
+``navcore: error: ...`` line and exit status 2. The levels plugin adds
+its options to this command and bakes sources that are 3D level files
+(``navcore_levels.cli``).
 """
 from __future__ import annotations
 
@@ -35,7 +38,8 @@ def add_command(subparsers) -> None:
                                           "graph, a .map or a .mesh) and save it: OUT.npz "
                                           "loads with add_graph(..., mesh='OUT.npz'), "
                                           "OUT.mesh is Polyanya's v2 text.")
-    p.add_argument("scene", nargs="?", help="a scene file (YAML) with a navmesh graph")
+    p.add_argument("scene", nargs="?", help="a scene file (YAML) with a navmesh graph, or "
+                                            "a 3D level file (levels plugin: see below)")
     p.add_argument("--map", metavar="FILE", help="a MovingAI .map file instead of a scene")
     p.add_argument("--mesh", metavar="FILE", help="a Polyanya .mesh or a baked .npz "
                                                   "instead of a scene")
