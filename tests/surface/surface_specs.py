@@ -717,6 +717,14 @@ def _tiled_level():
     return build_tiled(FLOOR, FLOOR_TRIS, LevelConfig(tile_size=10))
 
 
+def _baked_level():
+    from navcore_levels import save_level_mesh
+    path = TMP / "baked.npz"
+    if not path.exists():
+        save_level_mesh(path, level_graph())
+    return path
+
+
 def levels_specs():
     import navcore_levels as L
     from navcore_levels import LevelConfig
@@ -775,6 +783,11 @@ def levels_specs():
              lambda: call(L.build_level_graph, __import__("navcore").World(), "l",
                           vertices=FLOOR, triangles=FLOOR_TRIS, agent_radius=0.3),
              fresh=True),
+        Spec("navcore_levels.save_level_mesh",
+             lambda: call(L.save_level_mesh, TMP / "level.npz", level_graph())),
+        Spec("navcore_levels.load_level_mesh", lambda: call(L.load_level_mesh, _baked_level())),
+        Spec("navcore_levels.export_obj",
+             lambda: call(L.export_obj, TMP / "level.obj", level_graph(), groups=None)),
         Spec("navcore_levels.length_3d",
              lambda: call(L.length_3d, np.array([(0, 0, 0), (3, 4, 0.0)]))),
     ]

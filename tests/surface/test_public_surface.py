@@ -56,6 +56,7 @@ NOT_CALLED = {
     "navcore_dask.ClusterError": "an exception class",
     "navcore_grid.Scenario": "the record read_scen (walked) returns",
     "navcore_levels.Level": "the record load_level and level_from_arrays (walked) return",
+    "navcore_levels.BakedLevel": "the record load_level_mesh (walked) returns",
     "navcore_navmesh.NavMeshGraph": "made by add_graph, from_polygons, from_triangles (walked)",
     "navcore_navmesh.LayeredMeshGraph": "made by add_graph(type='level') and from_layers (walked)",
     "navcore_navmesh.LayeredMeshGraph.replace_mesh": "refuses every call once built "
