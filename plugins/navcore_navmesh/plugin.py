@@ -211,7 +211,7 @@ def _answer(request, graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
     if graph.heights is not None:          # on the ground plane, lifted to 3D
-        return layered.LiftedSearch(graph, request,
+        return layered.begin_search(graph, request,
                                     lambda flat: sliced.begin(world, graph, flat))
     return sliced.begin(world, graph, request)
 
