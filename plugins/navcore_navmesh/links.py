@@ -77,13 +77,13 @@ class Links:
 
 
 def _point(value, what) -> np.ndarray:
+    """A link end: three finite numbers (not bools, not a string)."""
     try:
         p = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         p = None
     if p is None or p.shape != (3,) or isinstance(value, (str, bytes)) \
-            or any(isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value,
-                                                                               dtype=object))):
+            or any(isinstance(v, (bool, np.bool_)) for v in value):
         raise GraphError(f"{what} must be a 3D point (x, y, z), got {validate.describe(value)}")
     if not (np.abs(p) <= limits.MAX_COORDINATE).all():
         raise GraphError(f"{what} must be finite and within ±{limits.MAX_COORDINATE:g}, got "
@@ -146,11 +146,17 @@ def _attach(graph, point, radius, where, what):
     x, y, h = graph._point3(point, f"{where}['{what}']")
     args = graph._kernel_args()
     r = float(radius)
+    # the box searched: no wider than the mesh seen from the point (a
+    # radius of 1e300 would overflow the kernel's cell range)
+    v = graph.vertices
+    far = float(max(abs(x - v[:, 0].min()), abs(x - v[:, 0].max()),
+                    abs(y - v[:, 1].min()), abs(y - v[:, 1].max())))
+    box = min(r, far)
     every = np.ones(graph.num_polygons, dtype=np.bool_)
-    p, gx, gy, _ = K.nearest_poly(x, y, h, r, r, graph.climb, *args[3:], every,
-                                  *graph._packed[2]) if False else \
-        K.nearest_poly(x, y, h, r, r, graph.climb, graph.climb, *args[4:], every,
-                       *graph._packed[2])
+    # the kernel's half extents: across, across, up (``args``: the graph's
+    # own extents, then the climb and the mesh arrays)
+    p, gx, gy, _ = K.nearest_poly(x, y, h, box, box, graph.climb, graph.climb, *args[4:],
+                                  every, *graph._packed[2])
     if p < 0 or math.hypot(gx - x, gy - y) > r * (1 + 1e-9) + 1e-12:
         raise GraphError(f"{where}: its {what} {np.asarray(point).tolist()} lies on no "
                          f"polygon within its radius {r:g} across and the climb "
