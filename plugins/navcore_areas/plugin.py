@@ -140,6 +140,8 @@ def navcore_find_paths(graph, batch):
 
 @navcore.hookimpl(tryfirst=True)
 def navcore_reachable(graph, a, b):
+    if not graph.paths_follow_edges:       # its backend knows the other ways
+        return None
     h = hierarchy_of(graph)
     same = h._area(a) == h._area(b) and h._area(a) >= 0
     if not same:
@@ -151,7 +153,7 @@ def navcore_reachable(graph, a, b):
 
 @navcore.hookimpl(tryfirst=True)
 def navcore_reachable_many(graph, a, b):
-    if graph.directed:
+    if graph.directed or not graph.paths_follow_edges:
         return None
     h = hierarchy_of(graph)
     ok = (a >= 0) & (b >= 0)

@@ -28,9 +28,11 @@ a stepped search (``LinkedSearch``, whose walked lengths are stepped
 Polyanya searches) ends with ``find_path``'s result and count.
 
 The funnel and the polygon-graph searches do not follow links: on a graph
-with links they are a ``QueryError`` naming ``polyanya``. Areas,
-reachability (``reachable``, ``nearest_reachable``) and the polygon graph
-itself do not know the links either.
+with links they are a ``QueryError`` naming ``polyanya``. ``reachable``
+and ``reachable_many`` count links (one-way ones one way: the connected
+parts of the mesh joined by the usable links, ``LinkSpace.reach``); the
+areas plugin's areas, ``nearest_reachable`` and the polygon graph itself
+count walkable geometry only.
 """
 from __future__ import annotations
 
@@ -95,9 +97,13 @@ def parse_links(graph, links, default_radius) -> Links:
     """``links`` (a list of dicts, see the module docstring) checked and
     attached to ``graph``'s polygons; ``GraphError`` naming the link's
     index for anything wrong, a missing key, or an end on no polygon."""
-    if isinstance(links, (str, bytes, Mapping)) or not hasattr(links, "__iter__"):
-        raise GraphError(f"links must be a list of dicts, got {validate.describe(links)}")
-    links = list(links)
+    try:
+        if isinstance(links, (str, bytes, Mapping)):
+            raise TypeError
+        links = list(links)
+    except TypeError:               # not iterable (a number, a 0-d array)
+        raise GraphError(f"links must be a list of dicts, got "
+                         f"{validate.describe(links)}") from None
     # the walks between link ends a graph keeps (``LinkSpace.walks``)
     limits.check_pairs("the walks kept between links' ends", 4 * len(links) ** 2, 256)
     default_radius = validate.distance(default_radius, "the links' default radius")
@@ -204,6 +210,31 @@ class LinkSpace(navcore.DerivedView):
         #: ``(a, b) -> ground PathResult``: the walks between link ends
         #: searched so far (points of the link graph, ``2 + slot``)
         self.walks = {}
+        self._reach = None
+
+    def reach(self) -> tuple:
+        """``(index, closure)``: ``index`` int64 per connected part, its
+        row in ``closure`` (``-1``: no usable link end lies in it), and
+        ``closure[i, j]`` whether part ``j``'s row is reached from part
+        ``i``'s by walks and links (made on first need)."""
+        if self._reach is None:
+            links = self.graph.links
+            ends = self.link_part.reshape(-1, 2)
+            usable = (ends >= 0).all(axis=1)
+            parts = np.unique(ends[usable])
+            index = np.full(int(self.part.max()) + 1 if self.part.size else 0, -1,
+                            dtype=np.int64)
+            index[parts] = np.arange(len(parts))
+            k = len(parts)
+            closure = np.eye(k, dtype=bool)
+            go = index[ends[usable]]
+            closure[go[:, 0], go[:, 1]] = True
+            back = go[links.bidirectional[usable]]
+            closure[back[:, 1], back[:, 0]] = True
+            for m in range(k):              # Warshall: k is at most twice the links
+                closure |= closure[:, m:m + 1] & closure[m:m + 1, :]
+            self._reach = (index, closure)
+        return self._reach
 
 
 def link_space(graph) -> LinkSpace:
@@ -466,3 +497,22 @@ class LinkedSearch(Search):
         gen = getattr(self, "_gen", None)
         if gen is not None:
             gen.close()
+
+
+def reachable_many(graph, a, b) -> np.ndarray:
+    """``World.reachable_many`` on a layered mesh with links: bool per
+    pair of polygon ids (``-1``: an end off the mesh, never reachable),
+    walking and taking links (one-way ones one way)."""
+    space = link_space(graph)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    ok = (a >= 0) & (b >= 0)
+    pa = np.where(ok, space.part[np.where(ok, a, 0)], -1)
+    pb = np.where(ok, space.part[np.where(ok, b, 0)], -1)
+    out = ok & (pa >= 0) & (pa == pb)
+    index, closure = space.reach()
+    ia = np.where(pa >= 0, index[np.maximum(pa, 0)], -1) if index.size else pa * 0 - 1
+    ib = np.where(pb >= 0, index[np.maximum(pb, 0)], -1) if index.size else pb * 0 - 1
+    both = (ia >= 0) & (ib >= 0)
+    out[both] |= closure[ia[both], ib[both]]
+    return out

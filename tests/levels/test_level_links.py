@@ -234,3 +234,30 @@ def test_readme_links_example(capsys):
     claimed = [ln[2:] for ln in block.splitlines() if ln.startswith("# ")
                and not ln.startswith("# a yard")]
     assert printed == claimed
+
+
+def test_reachable_counts_links_one_way_ones_one_way(world):
+    assert world.reachable("up", LOW, HIGH) and world.reachable("up", HIGH, LOW)
+    assert world.reachable("oneway", LOW, HIGH) and not world.reachable("oneway", HIGH, LOW)
+    assert not world.reachable("plain", LOW, HIGH)
+    got = world.reachable_many("oneway", [LOW, HIGH, LOW, HIGH], [HIGH, LOW, LOW, HIGH])
+    assert got.tolist() == [True, False, True, True]
+    # each against find_path, the truth of what a path can do
+    for a, b in ((LOW, HIGH), (HIGH, LOW)):
+        assert world.reachable("oneway", a, b) == world.find_path("oneway", a, b).found
+
+
+def test_links_chain_across_three_platforms():
+    w = navcore.World()
+    top = (32.0, 6 + H, 5.0)
+    level(w, "c", join(*[quad(0, 10, 0, 10, 0.0), quad(12, 22, 0, 10, 3.0),
+                         quad(24, 34, 0, 10, 6.0)]),
+          [dict(UP, bidirectional=False),
+           {"start": (20.0, 3 + H, 5.0), "end": (26.0, 6 + H, 5.0), "bidirectional": False,
+            "cost": 1.5, "kind": "ladder"}])
+    assert w.reachable("c", LOW, top) and not w.reachable("c", top, LOW)
+    r = w.find_path("c", LOW, top)
+    want = flat(LOW, UP["start"]) + math.dist(UP["start"], UP["end"]) + 6.0 + 1.5 + 6.0
+    assert r.cost == pytest.approx(want, abs=1e-9)
+    assert r.links == (PathLink(0, "jump", 1), PathLink(1, "ladder", 3))
+    assert w.find_path("c", top, LOW).status is PathStatus.UNREACHABLE
