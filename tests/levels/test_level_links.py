@@ -261,3 +261,12 @@ def test_links_chain_across_three_platforms():
     assert r.cost == pytest.approx(want, abs=1e-9)
     assert r.links == (PathLink(0, "jump", 1), PathLink(1, "ladder", 3))
     assert w.find_path("c", top, LOW).status is PathStatus.UNREACHABLE
+
+
+def test_a_baked_level_takes_links(world, tmp_path):
+    from navcore_levels import save_level_mesh
+    path = tmp_path / "platforms.npz"
+    save_level_mesh(path, world.graphs["plain"])
+    w = navcore.World()
+    w.add_graph("baked", type="level", mesh=str(path), links=[UP])
+    same_path(w.find_path("baked", LOW, HIGH), world.find_path("up", LOW, HIGH))
