@@ -70,6 +70,9 @@ class Links:
         self.start, self.end, self.radius = start, end, radius
         self.bidirectional, self.cost, self.kind = bidirectional, cost, kind
         self.polygon, self.ground = polygon, ground
+        #: the polygon arrays they were attached to (``LinkSpace`` attaches
+        #: them again when an update replaced the polygons)
+        self.geometry = None
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -136,12 +139,30 @@ def parse_links(graph, links, default_radius) -> Links:
         if not isinstance(kind, str):
             raise GraphError(f"{where}['kind'] must be a string, got {validate.describe(kind)}")
         kinds.append(kind)
+    links = Links(start, end, radius, both, cost, tuple(kinds), None, None)
+    links.polygon, links.ground = attach(graph, links)
+    links.geometry = (graph.vertices, graph.poly_start)
+    return links
+
+
+def attach(graph, links, strict=True) -> tuple:
+    """``(polygon, ground)`` of each link's start and end on ``graph``'s
+    polygons as they are (``_attach``): ``GraphError`` for an end on no
+    polygon, or (``strict=False``, polygons replaced by an update) that
+    end's polygon ``-1``, the link unusable until it attaches again."""
+    n = len(links)
     polygon = np.empty((n, 2), dtype=np.int32)
-    ground = np.empty((n, 2, 2))
+    ground = np.zeros((n, 2, 2))
     for i in range(n):
-        for j, (p, what) in enumerate(((start[i], "start"), (end[i], "end"))):
-            polygon[i, j], ground[i, j] = _attach(graph, p, radius[i], f"links[{i}]", what)
-    return Links(start, end, radius, both, cost, tuple(kinds), polygon, ground)
+        for j, (p, what) in enumerate(((links.start[i], "start"), (links.end[i], "end"))):
+            try:
+                polygon[i, j], ground[i, j] = _attach(graph, p, links.radius[i], f"links[{i}]",
+                                                      what)
+            except GraphError:
+                if strict:
+                    raise
+                polygon[i, j] = -1
+    return polygon, ground
 
 
 def _attach(graph, point, radius, where, what):
@@ -187,10 +208,15 @@ class LinkSpace(navcore.DerivedView):
         from scipy.sparse.csgraph import connected_components
         links = graph.links
         n = len(links)
+        polygon, ground = links.polygon, links.ground
+        if links.geometry is None or links.geometry[0] is not graph.vertices \
+                or links.geometry[1] is not graph.poly_start:
+            # an update replaced the polygons (tiles rebuilt): attached again
+            polygon, ground = attach(graph, links, strict=False)
         self.xy = np.zeros((2 + 2 * n, 2))
-        self.xy[2:] = links.ground.reshape(-1, 2)
+        self.xy[2:] = ground.reshape(-1, 2)
         self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
-        self.poly[2:] = links.polygon.reshape(-1)
+        self.poly[2:] = polygon.reshape(-1)
         csr = graph.csr
         src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
         keep = graph.walkable[src] & graph.walkable[csr.targets] & np.isfinite(csr.cost)
@@ -200,7 +226,8 @@ class LinkSpace(navcore.DerivedView):
         part = part.astype(np.int64)
         part[~graph.walkable] = -1
         self.part = part
-        self.link_part = part[self.poly[2:]] if n else np.empty(0, np.int64)
+        at = self.poly[2:]
+        self.link_part = np.where(at >= 0, part[np.maximum(at, 0)], -1)
         #: link slots one may leave by (a link's start; its end too when
         #: bidirectional), on a walkable polygon
         ends = np.zeros(2 * n, dtype=bool)

@@ -270,3 +270,23 @@ def test_a_baked_level_takes_links(world, tmp_path):
     w = navcore.World()
     w.add_graph("baked", type="level", mesh=str(path), links=[UP])
     same_path(w.find_path("baked", LOW, HIGH), world.find_path("up", LOW, HIGH))
+
+
+def test_links_attach_again_when_the_polygons_are_replaced(world):
+    # what a rebuild of the polygons (tiles) leaves: links attached to
+    # other arrays; the next query attaches them to the polygons as they are
+    from navcore_navmesh.links import LINKS_KEY, LinkSpace
+    w = navcore.World()
+    g = level(w, "x", PLATFORMS, [UP, dict(UP, start=(8.0, H, 8.0))])
+    before = w.find_path("x", LOW, HIGH)
+    g.links.geometry = (g.vertices.copy(), g.poly_start.copy())
+    g.drop_view(LINKS_KEY)
+    space = g.view(LINKS_KEY, LinkSpace)
+    assert space.poly[2:].tolist() == g.links.polygon.reshape(-1).tolist()
+    same_path(w.find_path("x", LOW, HIGH), before)
+    # an end that no longer attaches: that link is not taken, the other is
+    g.links.start[0] = (50.0, 0.0, 50.0)
+    g.drop_view(LINKS_KEY)
+    r = w.find_path("x", LOW, HIGH)
+    assert r.links == (PathLink(1, "jump", 1),)
+    assert r.cost > before.cost
