@@ -27,6 +27,11 @@ length the query weighed (a kept one counted as when it was searched), so
 a stepped search (``LinkedSearch``, whose walked lengths are stepped
 Polyanya searches) ends with ``find_path``'s result and count.
 
+A link whose end's polygon is blocked (``walkable=False``) is not taken.
+When an update replaces the polygons (tiles rebuilt), the links attach
+again to the new ones (``LinkSpace``, on the first query after it); an end
+that no longer attaches leaves its link unused until one does.
+
 The funnel and the polygon-graph searches do not follow links: on a graph
 with links they are a ``QueryError`` naming ``polyanya``. ``reachable``
 and ``reachable_many`` count links (one-way ones one way: the connected
