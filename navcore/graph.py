@@ -76,6 +76,12 @@ class NavGraph:
     #: sets False (its costs join polygon centroids): the generic edge
     #: searches (``bfs``, ``ch``, ``simplified``...) are then not offered for it
     edge_costs_are_lengths = True
+    #: True when every path walks the graph's edges, so nodes in different
+    #: connected components never reach each other (the areas plugin's
+    #: pre-check answers ``unreachable`` from that). A layered navmesh with
+    #: off-mesh links (jumps, teleporters) is False: its paths may leave
+    #: a component by a link
+    paths_follow_edges = True
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):

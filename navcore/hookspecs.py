@@ -249,14 +249,16 @@ def navcore_find_path(world: World, graph: NavGraph, request: PathRequest) -> Pa
     ``goal_node`` are already resolved, in range and walkable.
     Return a ``navcore.PathResult``. Pre-checks (``navcore.precheck``:
     the areas plugin's O(1) unreachable answer for ends in different
-    areas) run before any search, whatever the registration order;
-    specialised planners (grid JPS, road contraction hierarchies, the
+    areas; they pass on a graph whose ``paths_follow_edges`` is False: a
+    level with off-mesh links) run before any search, whatever the
+    registration order; specialised planners (grid JPS, road contraction hierarchies, the
     navmesh's Polyanya) are ``tryfirst`` or default; the csr plugin's
     generic A*/Dijkstra is ``trylast`` and answers for every graph.
     Return a new ``PathResult`` per call, never one shared between
     queries: ``World`` writes on it the graph's version before the search
     (``PathResult.version``, for ``World.is_current``); the conformance
-    kit checks it. Called once per query, on the
+    kit checks it. A path that takes off-mesh links says which and where
+    in ``PathResult.links`` (set it only then). Called once per query, on the
     thread that runs the query; implementations must use per-thread scratch
     (``graph.scratch``) and must not mutate the graph.
     """

@@ -71,6 +71,17 @@ class GraphVersion(NamedTuple):
     version: int
 
 
+class PathLink(NamedTuple):
+    """One off-mesh link a path takes (``PathResult.links``)."""
+
+    #: the link's index in its graph's ``links`` (as given to ``add_graph``)
+    link: int
+    #: the link's ``kind`` (``"jump"``, ``"ladder"``, ...)
+    kind: str
+    #: index in ``PathResult.points`` of the link's start; its end follows
+    point: int
+
+
 class PathResult:
     """Result of a path query.
 
@@ -84,9 +95,19 @@ class PathResult:
     the scheduler's requests; ``None`` on results made elsewhere, e.g. a
     cancelled request's); ``World.is_current(result)`` tells whether the
     path still holds on its graph.
+
+    ``links``: the off-mesh links the path takes (a level's jumps, ladders,
+    doors, teleporters: ``links=`` of a ``level`` graph), in order, as
+    ``PathLink(link, kind, point)`` named tuples: ``link`` the link's index
+    in the graph's ``links`` list, ``kind`` its ``kind`` string, ``point``
+    the index in ``points`` where the link starts (``points[point]`` is the
+    link's start, ``points[point + 1]`` its end: play the animation
+    there). An empty tuple, never ``None``, on every path without links
+    (and on every backend without them).
     """
 
-    __slots__ = ("status", "nodes", "points", "cost", "expanded", "algorithm", "version")
+    __slots__ = ("status", "nodes", "points", "cost", "expanded", "algorithm", "version",
+                 "_links")
 
     def __init__(self, status, nodes=_EMPTY_NODES, points=_EMPTY_POINTS,
                  cost=float("inf"), expanded=0, algorithm="", version=None):
@@ -114,6 +135,19 @@ class PathResult:
         r.algorithm = algorithm
         r.version = version
         return r
+
+    @property
+    def links(self) -> tuple:
+        # a slot left unset unless a path takes links: no store on the
+        # per-query constructors (``found_path``, ``__init__``)
+        try:
+            return self._links
+        except AttributeError:
+            return ()
+
+    @links.setter
+    def links(self, value) -> None:
+        self._links = tuple(value)
 
     @property
     def found(self) -> bool:

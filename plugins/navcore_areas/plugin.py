@@ -97,7 +97,7 @@ def navcore_find_path(world, graph, request):
         return None
     hn, ha = h.hnode_of, h.harea
     s, t = request.start_node, request.goal_node
-    if ha.item(hn.item(s)) != ha.item(hn.item(t)):
+    if ha.item(hn.item(s)) != ha.item(hn.item(t)) and graph.paths_follow_edges:
         if _end_areas(graph, h, request.start, s).isdisjoint(
                 _end_areas(graph, h, request.goal, t)):
             # a new result each time: World sets its version
@@ -129,7 +129,7 @@ def navcore_find_paths(graph, batch):
     # navcore_find_path's early answer for a whole batch: one vectorised
     # comparison, the pairs in different areas answered unreachable
     h = graph.view(VIEW_KEY)
-    if h is None or type(graph).end_nodes is not _PLAIN_ENDS:
+    if h is None or type(graph).end_nodes is not _PLAIN_ENDS or not graph.paths_follow_edges:
         return        # (ends that may lie in several nodes: one at a time)
     idx = batch.todo()
     hn, ha = h.hnode_of, h.harea
@@ -140,6 +140,8 @@ def navcore_find_paths(graph, batch):
 
 @navcore.hookimpl(tryfirst=True)
 def navcore_reachable(graph, a, b):
+    if not graph.paths_follow_edges:       # its backend knows the other ways
+        return None
     h = hierarchy_of(graph)
     same = h._area(a) == h._area(b) and h._area(a) >= 0
     if not same:
@@ -151,7 +153,7 @@ def navcore_reachable(graph, a, b):
 
 @navcore.hookimpl(tryfirst=True)
 def navcore_reachable_many(graph, a, b):
-    if graph.directed:
+    if graph.directed or not graph.paths_follow_edges:
         return None
     h = hierarchy_of(graph)
     ok = (a >= 0) & (b >= 0)

@@ -61,8 +61,9 @@ _SPEC = {
 }
 
 #: the ``add_graph`` keywords that may come with ``mesh=``: everything
-#: else is fixed by the bake
-WITH_MESH = frozenset({"mesh", "extents"})
+#: else is fixed by the bake (off-mesh links are not baked: they are
+#: attached to the loaded polygons)
+WITH_MESH = frozenset({"mesh", "extents", "links"})
 
 
 @dataclass(frozen=True)

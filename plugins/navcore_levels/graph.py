@@ -54,7 +54,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                       agent_height=2.0, agent_radius=0.6, agent_climb=0.9, max_slope=45.0,
                       region_min_size=8, region_merge_size=20, edge_max_len=12.0,
                       edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
-                      detail_sample_max_error=1.0, partition="watershed", tile_size=0, mesh=None):
+                      detail_sample_max_error=1.0, partition="watershed", tile_size=0, mesh=None,
+                      links=None):
     """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
     ``navcore_levels``), searched with any-angle paths in 3D.
 
@@ -88,7 +89,22 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         mesh: path of a baked level (``navcore bake LEVEL -o OUT.npz``,
             ``navcore_levels.save_level_mesh``), loaded instead of built;
             its settings and up axis are the bake's (only ``extents``
-            may be given with it).
+            and ``links`` may be given with it).
+        links: off-mesh links (jumps, ladders, doors, teleporters), a list
+            of dicts: ``start`` and ``end`` (3D points), ``radius`` (how
+            far across an end may lie from the mesh; default
+            ``agent_radius``, as RecastDemo), ``bidirectional``
+            (``True``), ``cost`` (default: the 3D distance from start to
+            end) and ``kind`` (a string the path reports, ``"link"``).
+            An end attaches to the polygon nearest it within ``radius``
+            across and ``agent_climb`` up or down (Detour's rule);
+            ``GraphError`` names a link that is malformed or has an end
+            on no polygon. The exact search (``polyanya``, the default)
+            takes a link where that is shorter, ``cost`` then adding the
+            link's cost, and ``PathResult.links`` says which links a path
+            takes and at which of its points (``navcore_navmesh.links``);
+            ``funnel`` and the polygon-graph searches refuse a graph with
+            links (``QueryError``).
 
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
@@ -156,6 +172,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     # what a bake saves (``save_level_mesh``) and a picture draws
     graph.level_mesh, graph.level_detail, graph.level_source = mesh, detail, lvl.source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
+    if links is not None:
+        graph.set_links(links, radius=config.agent_radius)
     return graph
 
 

@@ -34,6 +34,11 @@ tolerance) reads the fan. Between the points a path is straight: on
 rolling ground its segments may cut through a hill or float over a
 hollow, as Detour's straight paths do.
 
+Off-mesh links (``set_links``: jumps, ladders, doors, teleporters,
+Detour's off-mesh connections) join points no walkable geometry joins;
+the exact search follows them (``links``), ``PathResult.links`` says
+where a path takes one.
+
 What refuses layered meshes (``QueryError``/``GraphError``, never a wrong
 answer): distance matrices and pairs (their ends are 2D points), 2D query
 ends, and obstacle/region updates (the mesh is static; ``walkable=`` and
@@ -93,7 +98,9 @@ class LayeredMeshGraph(NavMeshGraph):
       points up (ground coordinates are ``(x, z)`` or ``(x, y)``);
     * ``extents``: ``(across, up, across)`` half sizes of the box a query
       end looks for polygons in; ``climb``: the height difference that
-      still counts as standing on a polygon.
+      still counts as standing on a polygon;
+    * ``links``: the off-mesh links (``links.Links``, ``set_links``), or
+      ``None``.
     """
 
     #: ``surface(polygons, ground_points) -> heights``: the heights of the
@@ -104,6 +111,26 @@ class LayeredMeshGraph(NavMeshGraph):
     extents = DEFAULT_EXTENTS
     climb = 0.0
     _packed = None                # the locate kernels' arguments (``_kernel_args``)
+    links = None
+
+    @property
+    def paths_follow_edges(self) -> bool:
+        """False while the graph has links: a path may leave a connected
+        part of the mesh by one (``NavGraph.paths_follow_edges``)."""
+        return self.links is None
+
+    def set_links(self, links, radius=0.0) -> None:
+        """Make ``links`` (a list of dicts: ``start``, ``end`` 3D points,
+        optional ``radius`` (default ``radius``), ``bidirectional``
+        (``True``), ``cost`` (the 3D distance from start to end) and
+        ``kind`` (``"link"``); see ``navcore_navmesh.links``) the graph's
+        off-mesh links, replacing any it had; an empty list or ``None``
+        removes them. ``GraphError`` naming the link's index for a bad one
+        (then nothing changes)."""
+        from .links import LINKS_KEY, parse_links
+        parsed = None if links is None else parse_links(self, links, radius)
+        self.links = parsed if parsed is not None and len(parsed) else None
+        self.drop_view(LINKS_KEY)
 
     def replace_mesh(self, *args, **kwargs) -> None:
         """Only while ``from_layers`` builds the graph: its heights and
@@ -402,11 +429,31 @@ def _per_node(request) -> bool:
 
 def find_path(graph, request, answer):
     """``answer(request)`` (the navmesh plugin's dispatch) of ``request``
-    with its ends in the ground plane, the path lifted back to 3D."""
+    with its ends in the ground plane, the path lifted back to 3D; on a
+    graph with links, the exact search through them (``links``)."""
+    if graph.links is not None:
+        from . import links
+        if request.algorithm in polyanya.NAMES:
+            return links.find_path(graph, request)
+        if links.refused(request):
+            links.refuse(graph, request)
     result = answer(_flat(graph, request), graph)
     if result is None:
         return None
     return graph.lift(result, per_node=_per_node(request))
+
+
+def begin_search(graph, request, begin):
+    """A stepped search of ``request`` (``begin(flat_request)``: the
+    plugin's own on the ground plane): ``LiftedSearch``, or on a graph
+    with links ``links.LinkedSearch``."""
+    if graph.links is not None:
+        from . import links
+        if request.algorithm in polyanya.NAMES:
+            return links.LinkedSearch(graph, request)
+        if links.refused(request):
+            links.refuse(graph, request)
+    return LiftedSearch(graph, request, begin)
 
 
 class LiftedSearch(Search):

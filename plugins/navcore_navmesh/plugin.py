@@ -211,7 +211,7 @@ def _answer(request, graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
     if graph.heights is not None:          # on the ground plane, lifted to 3D
-        return layered.LiftedSearch(graph, request,
+        return layered.begin_search(graph, request,
                                     lambda flat: sliced.begin(world, graph, flat))
     return sliced.begin(world, graph, request)
 
@@ -249,6 +249,26 @@ def navcore_nearest_reachable(graph, point, start):
     if graph.heights is not None:
         return layered.nearest_reachable(graph, point, start)
     return None
+
+
+# a layered mesh with off-mesh links: walking and taking links (the areas
+# plugin's answers count walkable geometry only, and pass on such a graph)
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_reachable(graph, a, b):
+    if graph.paths_follow_edges:
+        return None
+    from . import links
+    return bool(links.reachable_many(graph, [a], [b])[0])
+
+
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_reachable_many(graph, a, b):
+    if graph.paths_follow_edges:
+        return None
+    from . import links
+    return links.reachable_many(graph, a, b)
 
 
 navcore_make_update = forward(updates.make_update, NavMeshGraph)

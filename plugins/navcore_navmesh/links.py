@@ -1,0 +1,550 @@
+"""Off-mesh links on a layered navmesh: jumps, ladders, doors, teleporters
+(Detour's off-mesh connections).
+
+A link joins two points of the mesh that no walkable geometry joins (a
+ledge and the floor below it, the two ends of a ladder): ``start`` and
+``end`` (3D points in the graph's axes), ``radius`` (each end is attached
+to the polygon nearest it within ``radius`` across and the graph's
+``climb`` up or down, Detour's rule; the path then runs to that polygon's
+point nearest the end), ``bidirectional`` (``True``: it may be taken from
+``end`` to ``start`` too), ``cost`` (what taking it adds to a path's
+``cost``; by default the 3D distance between ``start`` and ``end``, what
+Detour charges for an off-mesh link) and ``kind`` (a free string the
+path reports: ``"jump"``, ``"ladder"``, ...).
+
+Exact search (``polyanya``, also ``auto``, ``astar``, ``dijkstra``): a
+Dijkstra over a small graph whose nodes are the query's two ends and the
+links' ends, its edges the links themselves (their ``cost``) and the
+exact Polyanya lengths on the ground between the points (what a path
+walks), so the path found is the shortest of the direct one and every one
+that takes links, ``cost`` its walked horizontal length plus the costs of
+the links it takes. A walked length is searched only when its lower
+bound (the straight distance) could still improve the answer, and only
+between points in one connected part of the mesh; those between link
+ends are kept (``LinkSpace``) until the graph changes (an update batch:
+walkable flags, costs). ``expanded`` sums the search nodes of every walked
+length the query weighed (a kept one counted as when it was searched), so
+a stepped search (``LinkedSearch``, whose walked lengths are stepped
+Polyanya searches) ends with ``find_path``'s result and count.
+
+A link whose end's polygon is blocked (``walkable=False``) is not taken.
+When an update replaces the polygons (tiles rebuilt), the links attach
+again to the new ones (``LinkSpace``, on the first query after it); an end
+that no longer attaches leaves its link unused until one does.
+
+The funnel and the polygon-graph searches do not follow links: on a graph
+with links they are a ``QueryError`` naming ``polyanya``. ``reachable``
+and ``reachable_many`` count links (one-way ones one way: the connected
+parts of the mesh joined by the usable links, ``LinkSpace.reach``); the
+areas plugin's areas, ``nearest_reachable`` and the polygon graph itself
+count walkable geometry only.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+import navcore
+from navcore import limits, validate
+from navcore.errors import GraphError, QueryError
+from navcore.search import Search
+from navcore.types import PathLink, PathRequest, PathResult, PathStatus
+
+from . import _layered as K
+from . import funnel, polyanya, polygon_search
+from .sliced import PolyanyaSearch
+
+#: where a layered mesh keeps its links' search state
+LINKS_KEY = "navcore_navmesh.links"
+_KEYS = ("start", "end", "radius", "bidirectional", "cost", "kind")
+_S, _T = 0, 1                       # the query's ends in the link graph
+
+
+class Links:
+    """A layered mesh's off-mesh links, checked and attached: ``start``,
+    ``end`` float64 ``(L, 3)`` (the caller's axes), ``radius``, ``cost``
+    float64 ``(L,)``, ``bidirectional`` bool ``(L,)``, ``kind`` a tuple of
+    strings; ``polygon`` int32 ``(L, 2)``, the polygons the start and end
+    are attached to, and ``ground`` float64 ``(L, 2, 2)`` the ground-plane
+    points there (the path's points at the link)."""
+
+    def __init__(self, start, end, radius, bidirectional, cost, kind, polygon, ground):
+        self.start, self.end, self.radius = start, end, radius
+        self.bidirectional, self.cost, self.kind = bidirectional, cost, kind
+        self.polygon, self.ground = polygon, ground
+        #: the polygon arrays they were attached to (``LinkSpace`` attaches
+        #: them again when an update replaced the polygons)
+        self.geometry = None
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def __repr__(self) -> str:
+        return f"Links({len(self)} links, kinds {sorted(set(self.kind))})"
+
+
+def _point(value, what) -> np.ndarray:
+    """A link end: three finite numbers (not bools, not a string)."""
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        p = None
+    if p is None or p.shape != (3,) or isinstance(value, (str, bytes)) \
+            or any(isinstance(v, (bool, np.bool_)) for v in value):
+        raise GraphError(f"{what} must be a 3D point (x, y, z), got {validate.describe(value)}")
+    if not (np.abs(p) <= limits.MAX_COORDINATE).all():
+        raise GraphError(f"{what} must be finite and within ±{limits.MAX_COORDINATE:g}, got "
+                         f"{p.tolist()}")
+    return p
+
+
+def parse_links(graph, links, default_radius) -> Links:
+    """``links`` (a list of dicts, see the module docstring) checked and
+    attached to ``graph``'s polygons; ``GraphError`` naming the link's
+    index for anything wrong, a missing key, or an end on no polygon."""
+    try:
+        if isinstance(links, (str, bytes, Mapping)):
+            raise TypeError
+        links = list(links)
+    except TypeError:               # not iterable (a number, a 0-d array)
+        raise GraphError(f"links must be a list of dicts, got "
+                         f"{validate.describe(links)}") from None
+    # the walks between link ends a graph keeps (``LinkSpace.walks``)
+    limits.check_pairs("the walks kept between links' ends", 4 * len(links) ** 2, 256)
+    default_radius = validate.distance(default_radius, "the links' default radius")
+    n = len(links)
+    start, end = np.empty((n, 3)), np.empty((n, 3))
+    radius, cost = np.empty(n), np.empty(n)
+    both = np.empty(n, dtype=bool)
+    kinds = []
+    for i, link in enumerate(links):
+        where = f"links[{i}]"
+        if not isinstance(link, Mapping):
+            raise GraphError(f"{where} must be a dict with 'start' and 'end', got "
+                             f"{validate.describe(link)}")
+        unknown = [k for k in link if k not in _KEYS]
+        if unknown:
+            raise GraphError(f"{where} has unknown key {unknown[0]!r}; a link's keys are "
+                             f"{', '.join(map(repr, _KEYS))}")
+        for key in ("start", "end"):
+            if key not in link:
+                raise GraphError(f"{where} has no {key!r} point")
+        start[i] = _point(link["start"], f"{where}['start']")
+        end[i] = _point(link["end"], f"{where}['end']")
+        radius[i] = validate.distance(link.get("radius", default_radius),
+                                      f"{where}['radius']")
+        both[i] = validate.boolean(link.get("bidirectional", True), f"{where}['bidirectional']")
+        c = link.get("cost")
+        cost[i] = float(np.linalg.norm(end[i] - start[i])) if c is None else \
+            validate.distance(c, f"{where}['cost']")
+        kind = link.get("kind", "link")
+        if not isinstance(kind, str):
+            raise GraphError(f"{where}['kind'] must be a string, got {validate.describe(kind)}")
+        kinds.append(kind)
+    links = Links(start, end, radius, both, cost, tuple(kinds), None, None)
+    links.polygon, links.ground = attach(graph, links)
+    links.geometry = (graph.vertices, graph.poly_start)
+    return links
+
+
+def attach(graph, links, strict=True) -> tuple:
+    """``(polygon, ground)`` of each link's start and end on ``graph``'s
+    polygons as they are (``_attach``): ``GraphError`` for an end on no
+    polygon, or (``strict=False``, polygons replaced by an update) that
+    end's polygon ``-1``, the link unusable until it attaches again."""
+    n = len(links)
+    polygon = np.empty((n, 2), dtype=np.int32)
+    ground = np.zeros((n, 2, 2))
+    for i in range(n):
+        for j, (p, what) in enumerate(((links.start[i], "start"), (links.end[i], "end"))):
+            try:
+                polygon[i, j], ground[i, j] = _attach(graph, p, links.radius[i], f"links[{i}]",
+                                                      what)
+            except GraphError:
+                if strict:
+                    raise
+                polygon[i, j] = -1
+    return polygon, ground
+
+
+def _attach(graph, point, radius, where, what):
+    """``(polygon, ground point)`` a link end is attached to: the polygon
+    nearest it within ``radius`` across and ``graph.climb`` up (walkable
+    or not: a link outlives its polygon's blocking), the point a hair
+    inside it (the search finds it there whatever the rounding)."""
+    x, y, h = graph._point3(point, f"{where}['{what}']")
+    args = graph._kernel_args()
+    r = float(radius)
+    # the box searched: no wider than the mesh seen from the point (a
+    # radius of 1e300 would overflow the kernel's cell range)
+    v = graph.vertices
+    far = float(max(abs(x - v[:, 0].min()), abs(x - v[:, 0].max()),
+                    abs(y - v[:, 1].min()), abs(y - v[:, 1].max())))
+    box = min(r, far)
+    every = np.ones(graph.num_polygons, dtype=np.bool_)
+    # the kernel's half extents: across, across, up (``args``: the graph's
+    # own extents, then the climb and the mesh arrays)
+    p, gx, gy, _ = K.nearest_poly(x, y, h, box, box, graph.climb, graph.climb, *args[4:],
+                                  every, *graph._packed[2])
+    if p < 0 or math.hypot(gx - x, gy - y) > r * (1 + 1e-9) + 1e-12:
+        raise GraphError(f"{where}: its {what} {np.asarray(point).tolist()} lies on no "
+                         f"polygon within its radius {r:g} across and the climb "
+                         f"{graph.climb:g} up or down (Detour's rule for off-mesh links)")
+    if (gx, gy) != (x, y):
+        c = graph.positions[p]
+        gx, gy = gx + 1e-9 * (c[0] - gx), gy + 1e-9 * (c[1] - gy)
+    return int(p), (float(gx), float(gy))
+
+
+class LinkSpace(navcore.DerivedView):
+    """What a linked query needs beyond the mesh, for one graph version:
+    the link graph's points (``xy``: the query's two ends' places, then
+    each link's start and end: point ``2 + 2i`` is link ``i``'s start,
+    ``3 + 2i`` its end), each point's polygon, the polygons' connected
+    parts (walkable, through open portals) and the walks between link ends
+    searched so far (``walks``)."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+        links = graph.links
+        n = len(links)
+        polygon, ground = links.polygon, links.ground
+        if links.geometry is None or links.geometry[0] is not graph.vertices \
+                or links.geometry[1] is not graph.poly_start:
+            # an update replaced the polygons (tiles rebuilt): attached again
+            polygon, ground = attach(graph, links, strict=False)
+        self.xy = np.zeros((2 + 2 * n, 2))
+        self.xy[2:] = ground.reshape(-1, 2)
+        self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
+        self.poly[2:] = polygon.reshape(-1)
+        csr = graph.csr
+        src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
+        keep = graph.walkable[src] & graph.walkable[csr.targets] & np.isfinite(csr.cost)
+        m = csr_matrix((np.ones(int(keep.sum())), (src[keep], csr.targets[keep])),
+                       shape=(graph.num_nodes, graph.num_nodes))
+        _, part = connected_components(m, directed=False)
+        part = part.astype(np.int64)
+        part[~graph.walkable] = -1
+        self.part = part
+        at = self.poly[2:]
+        self.link_part = np.where(at >= 0, part[np.maximum(at, 0)], -1)
+        #: link slots one may leave by (a link's start; its end too when
+        #: bidirectional), on a walkable polygon
+        ends = np.zeros(2 * n, dtype=bool)
+        ends[0::2] = True
+        ends[1::2] = links.bidirectional
+        self.departures = np.flatnonzero(ends & (self.link_part >= 0)) + 2
+        #: ``(a, b) -> ground PathResult``: the walks between link ends
+        #: searched so far (points of the link graph, ``2 + slot``)
+        self.walks = {}
+        self._reach = None
+
+    def reach(self) -> tuple:
+        """``(index, closure)``: ``index`` int64 per connected part, its
+        row in ``closure`` (``-1``: no usable link end lies in it), and
+        ``closure[i, j]`` whether part ``j``'s row is reached from part
+        ``i``'s by walks and links (made on first need)."""
+        if self._reach is None:
+            links = self.graph.links
+            ends = self.link_part.reshape(-1, 2)
+            usable = (ends >= 0).all(axis=1)
+            parts = np.unique(ends[usable])
+            index = np.full(int(self.part.max()) + 1 if self.part.size else 0, -1,
+                            dtype=np.int64)
+            index[parts] = np.arange(len(parts))
+            k = len(parts)
+            closure = np.eye(k, dtype=bool)
+            go = index[ends[usable]]
+            closure[go[:, 0], go[:, 1]] = True
+            back = go[links.bidirectional[usable]]
+            closure[back[:, 1], back[:, 0]] = True
+            for m in range(k):              # Warshall: k is at most twice the links
+                closure |= closure[:, m:m + 1] & closure[m:m + 1, :]
+            self._reach = (index, closure)
+        return self._reach
+
+
+def link_space(graph) -> LinkSpace:
+    return graph.view(LINKS_KEY, LinkSpace)
+
+
+class _Query:
+    """One linked query's Dijkstra over the link graph, as a generator
+    (``run``) of the walks it needs searched: it yields ``(a, b)`` (points
+    of the link graph) and is sent that walk's ground ``PathResult``; it
+    returns the route found, ``[(walk, link), ...]`` (the last link
+    ``-1``), or ``None`` when the goal is unreachable.
+
+    Its nodes: ``A(p)``, at point ``p`` free to walk (the start, or a link
+    end just arrived at), and ``D(p)``, at point ``p`` about to leave by
+    the link there (the goal is a ``D`` too); edges ``A(p) -> D(q)`` the
+    walk from ``p`` to ``q`` (weighed lazily: pushed with its straight
+    length, a lower bound, and searched when popped), ``D(p) -> A(q)``
+    the link from ``p`` to its other end ``q``."""
+
+    def __init__(self, graph, space, s, t):
+        self.graph, self.space = graph, space
+        self.xy = space.xy.copy()
+        self.poly = space.poly.copy()
+        self.xy[_S], self.poly[_S] = s[:2], s[2]
+        self.xy[_T], self.poly[_T] = t[:2], t[2]
+        part = space.part
+        self.part = np.concatenate([part[self.poly[:2]], space.link_part])
+        self.walks = {}             # the walks from or to the query's ends
+        self.expanded = 0
+
+    def walk(self, a, b) -> PathResult:
+        """The walk from point ``a`` to point ``b`` searched (or kept)."""
+        if a >= 2 and b >= 2:
+            return self.space.walks.get((a, b))
+        return self.walks.get((a, b))
+
+    def run(self):
+        space, links = self.space, self.graph.links
+        xy, part = self.xy, self.part
+        goal_part = part[_T]
+        departures = space.departures
+        n = 2 + 2 * len(links)              # D(p) is node n + p; A(p) node p
+        dist, pred = {}, {}
+        heap = [(0.0, 0, 1, -1, _S)]        # (key, seq, weighed, from, node)
+        seq = 0
+        best = math.inf                     # the cheapest route to the goal pushed
+        while heap:
+            key, _, weighed, a, node = heapq.heappop(heap)
+            if node in dist or key > best:
+                continue
+            if not weighed:                 # a walk pushed at its lower bound
+                p, q = a, node - n
+                found = self.walk(p, q)
+                if found is None:
+                    found = yield p, q
+                    if p >= 2 and q >= 2:
+                        space.walks[(p, q)] = found
+                    else:
+                        self.walks[(p, q)] = found
+                self.expanded += found.expanded
+                if found.status is PathStatus.FOUND:
+                    k = dist[a] + found.cost
+                    if k <= best:
+                        best = k if q == _T else best
+                        seq += 1
+                        heapq.heappush(heap, (k, seq, 1, a, node))
+                continue
+            dist[node], pred[node] = key, a
+            if node == n + _T:
+                return self._route(pred, n)
+            if node >= n:                   # D(p): leave by the link at p
+                p = node - n
+                i, at_end = divmod(p - 2, 2)
+                q = p + 1 - 2 * at_end
+                if q not in dist and part[q] >= 0:
+                    seq += 1
+                    heapq.heappush(heap, (key + float(links.cost[i]), seq, 1, node, q))
+                continue
+            here = part[node]               # A(p): walk to the goal or a link
+            if here < 0:
+                continue
+            x, y = xy[node]
+            targets = departures[space.link_part[departures - 2] == here]
+            if goal_part == here:
+                targets = np.concatenate([[_T], targets])
+            for q in targets.tolist():
+                if n + q in dist or q == node:
+                    continue
+                k = key + math.hypot(float(xy[q, 0] - x), float(xy[q, 1] - y))
+                if k <= best:
+                    seq += 1
+                    heapq.heappush(heap, (k, seq, 0, node, n + q))
+        return None
+
+    def _route(self, pred, n) -> list:
+        """``[(walk, link), ...]`` from the start to the goal: each walk
+        ``(a, b)`` and the link taken after it (``-1`` after the last)."""
+        hops = []
+        node = n + _T
+        while node != _S:
+            a = pred[node]
+            hops.append((a, node))
+            node = a
+        hops.reverse()
+        route = []
+        for a, b in hops:
+            if b >= n:                      # A(a) -> D(b - n): a walk
+                route.append([(a, b - n), -1])
+            else:                           # D(a - n) -> A(b): the link after that walk
+                route[-1][1] = (a - n - 2) // 2
+        return [tuple(r) for r in route]
+
+
+def _ground_ends(graph, request):
+    """``((sx, sy, s_poly), (gx, gy, g_poly))``: a request's ends on the
+    ground plane (``layered._flat``)."""
+    from .layered import _flat
+    flat = _flat(graph, request)
+    s = polyanya.query_ends(graph, flat)
+    return (s[0], s[1], s[4]), (s[2], s[3], s[5])
+
+
+def _leg_request(graph, q, a, b) -> PathRequest:
+    """The flat request of the walk from point ``a`` to point ``b``."""
+    xy, poly = q.xy, q.poly
+    return PathRequest(graph.graph_id, (float(xy[a, 0]), float(xy[a, 1])),
+                       (float(xy[b, 0]), float(xy[b, 1])), polyanya.ALGORITHM,
+                       int(poly[a]), int(poly[b]))
+
+
+def _solve(graph, q, gen) -> list:
+    """Drive ``q.run()`` (``gen``) with whole searches; the route."""
+    try:
+        a, b = next(gen)
+        while True:
+            r = q.xy
+            leg = polyanya._shortest(graph, float(r[a, 0]), float(r[a, 1]),
+                                     float(r[b, 0]), float(r[b, 1]), int(q.poly[a]),
+                                     int(q.poly[b]))
+            a, b = gen.send(leg)
+    except StopIteration as stop:
+        return stop.value
+
+
+def refuse(graph, request):
+    raise QueryError(
+        f"algorithm {request.algorithm!r} does not follow the off-mesh links of navmesh "
+        f"{request.graph_id!r}; ask for 'polyanya' (exact, with links; also what 'auto', "
+        f"'astar' and 'dijkstra' mean on a navmesh)")
+
+
+def refused(request) -> bool:
+    """Whether ``request``'s algorithm is one that ignores links."""
+    return request.algorithm == funnel.ALGORITHM or \
+        request.algorithm in polygon_search.ALGORITHMS
+
+
+def find_path(graph, request) -> PathResult | None:
+    """``find_path`` on a layered mesh with links (``request``'s ends
+    resolved to walkable polygons): the exact path, lifted to 3D."""
+    s, t = _ground_ends(graph, request)
+    q = _Query(graph, link_space(graph), s, t)
+    route = _solve(graph, q, q.run())
+    return _result(graph, q, route)
+
+
+def _result(graph, q, route) -> PathResult:
+    """The lifted, joined ``PathResult`` of ``route`` (``_Query.run``)."""
+    if route is None:
+        return PathResult.failed(PathStatus.UNREACHABLE, polyanya.ALGORITHM, q.expanded)
+    links = graph.links
+    if len(route) == 1:                        # the direct walk: as without links
+        r = graph.lift(q.walk(*route[0][0]))
+        r.expanded = q.expanded
+        return r
+    points, nodes, taken = [], [], []
+    cost = 0.0
+    count = 0
+    for (a, b), link in route:
+        leg = q.walk(a, b)
+        lifted = graph.lift(leg).points
+        if len(lifted) == 2 and (lifted[0] == lifted[1]).all():
+            lifted = lifted[:1]                # a walk of no length: one point
+        points.append(lifted)
+        nodes.append(leg.nodes)
+        count += len(lifted)
+        cost += leg.cost
+        if link >= 0:
+            cost += float(links.cost[link])
+            taken.append(PathLink(int(link), links.kind[link], count - 1))
+    out = PathResult.found_path(np.concatenate(nodes).astype(np.int32, copy=False),
+                                np.concatenate(points), cost, q.expanded,
+                                polyanya.ALGORITHM)
+    out.links = taken
+    return out
+
+
+class LinkedSearch(Search):
+    """``find_path`` on a layered mesh with links, stepped: the link
+    graph's Dijkstra, each walk it weighs a stepped Polyanya search
+    (``sliced.PolyanyaSearch``) on the ground plane; so it closes the
+    same search nodes as ``find_path`` and ends with its result. A
+    partial result: the running walk's partial path when that walk starts
+    at the query's start (``budget_exceeded`` otherwise)."""
+
+    def __init__(self, graph, request):
+        self._leg = None
+        super().__init__(graph, request)
+
+    def _begin(self) -> None:
+        graph = self.graph
+        s, t = _ground_ends(graph, self.request)
+        self._q = _Query(graph, link_space(graph), s, t)
+        self._gen = self._q.run()
+        self._walk = None            # the walk being searched, (a, b)
+        self._found = None           # its result, once searched
+        self._started = False
+
+    def _advance(self, budget: int):
+        q, graph, gen = self._q, self.graph, self._gen
+        while True:
+            if self._leg is None:
+                try:
+                    if self._started:
+                        a, b = gen.send(self._found)
+                    else:
+                        self._started = True
+                        a, b = next(gen)
+                except StopIteration as stop:
+                    return _result(graph, q, stop.value)
+                self._walk, self._found = (a, b), None
+                self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b))
+            if budget <= 0:
+                return None
+            leg = self._leg
+            before = leg.expanded
+            done = leg.step(budget)
+            budget -= leg.expanded - before
+            self.expanded = q.expanded + leg.expanded
+            if not done:
+                return None
+            self._found = leg.result()
+            self._leg = None
+
+    def _partial(self):
+        leg = self._leg
+        if leg is not None and self._walk[0] == _S:
+            r = leg.result(partial=True)
+            if r.status is PathStatus.PARTIAL:
+                lifted = self.graph.lift(r)
+                lifted.expanded = self.expanded
+                return lifted
+        return None
+
+    def _release(self) -> None:
+        leg, self._leg = self._leg, None
+        if leg is not None and not leg.done:
+            leg.close()
+        gen = getattr(self, "_gen", None)
+        if gen is not None:
+            gen.close()
+
+
+def reachable_many(graph, a, b) -> np.ndarray:
+    """``World.reachable_many`` on a layered mesh with links: bool per
+    pair of polygon ids (``-1``: an end off the mesh, never reachable),
+    walking and taking links (one-way ones one way)."""
+    space = link_space(graph)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    ok = (a >= 0) & (b >= 0)
+    pa = np.where(ok, space.part[np.where(ok, a, 0)], -1)
+    pb = np.where(ok, space.part[np.where(ok, b, 0)], -1)
+    out = ok & (pa >= 0) & (pa == pb)
+    index, closure = space.reach()
+    ia = np.where(pa >= 0, index[np.maximum(pa, 0)], -1) if index.size else pa * 0 - 1
+    ib = np.where(pb >= 0, index[np.maximum(pb, 0)], -1) if index.size else pb * 0 - 1
+    both = (ia >= 0) & (ib >= 0)
+    out[both] |= closure[ia[both], ib[both]]
+    return out
