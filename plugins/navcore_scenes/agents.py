@@ -101,6 +101,9 @@ class Agents:
         self.repaths = np.zeros(n, dtype=np.int64)
         self.unreachable = np.zeros(n, dtype=np.int64)
         self.retry_at = np.zeros(n, dtype=np.int64)
+        #: ``(graph id, link kind) -> count`` of off-mesh links (a level's
+        #: jumps, ladders) on the paths agents were given to follow
+        self.links_planned: dict = {}
         self.handles = [None] * n
         self.s = np.zeros(n, dtype=np.float64)         # distance along own polyline
         self.asked_s = np.zeros(n, dtype=np.float64)   # ... when its search's start was taken
@@ -288,6 +291,9 @@ class Agents:
             self.repaths[i] += 1
         if r.status is PathStatus.FOUND:
             graph = self.world.graph(self.graph_ids[i])
+            for link in r.links:
+                key = (self.graph_ids[i], link.kind)
+                self.links_planned[key] = self.links_planned.get(key, 0) + 1
             points = self._padded(r.points[:, :self.point_dims[i]])
             if len(points) != len(r.nodes) or not np.array_equal(r.points[:, :2],
                                                                  graph.points_of(r.nodes)):

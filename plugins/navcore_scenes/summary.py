@@ -41,6 +41,7 @@ def summarize(sim, wall_s: float) -> dict:
         "path_length": {"total": float(a.travelled.sum()),
                         "mean": float(a.travelled.mean()) if a.ids else 0.0},
         "legs_completed": int(a.legs_done.sum()),
+        "links_planned": {f"{g} {kind}": n for (g, kind), n in sorted(a.links_planned.items())},
         "repaths": int(a.repaths.sum()),
         "unreachable": int(a.unreachable.sum()),
         "requests": {"served": sim.served, "waiting_max": sim.waiting_max,
@@ -104,6 +105,9 @@ def format_summary(s: dict) -> str:
             replanned = evs[-1].get("replanned")
             replanned = f"  {replanned} re-planned since" if replanned else ""
             lines.append(f"  frame {frame:>5}  {what}{graph}{areas}{replanned}")
+    if s["links_planned"]:
+        lines.append("off-mesh links on the paths followed: " + ", ".join(
+            f"{name} {n}" for name, n in s["links_planned"].items()))
     lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
     t = s["timing"]
     f = t["frame_ms"]

@@ -96,3 +96,32 @@ def test_make_demo_draws_the_readme_picture_byte_for_byte(tmp_path):
                  "--no-progress"]) == 0
     docs = SCENES.parent / "docs" / "dungeon.png"
     assert out.read_bytes() == docs.read_bytes()
+
+
+def test_crypt_agents_of_two_sizes_cross_floors_by_their_links():
+    with navcore.Simulation.from_file(SCENES / "crypt.yaml") as sim:
+        w = sim.world
+        scout, ogre = w.graph("crypt.scout"), w.graph("crypt.ogre")
+        assert scout.voxels is ogre.voxels             # one voxelization for both sizes
+        start_heights = sim.agents.pos[:, 1].copy()
+        summary = sim.run()
+    assert summary["agents"]["arrived"] == 76          # every crowd member; the warden patrols
+    assert summary["agents"]["stuck"] == 0
+    links = summary["links_planned"]
+    assert links["crypt.scout ladder"] == 60            # the platform is reached by the ladder only
+    assert links["crypt.ogre jump"] >= 16               # the corridor's mouth is too narrow for ogres
+    assert links.get("crypt.ogre drop", 0) >= 1         # the warden's round
+    scouts = [i for i, a in enumerate(sim.agents.ids) if a.startswith("scouts-")]
+    assert (start_heights[scouts] < 12).all()            # from the round room ...
+    assert (sim.agents.pos[scouts, 1] > 23).all()        # ... up onto the platform
+    # without its links the level leaves ogres no way into the corridor,
+    # and scouts none up to the platform
+    spec = sim.scene.graph_spec("crypt.ogre")
+    bare = {k: v for k, v in spec.params.items() if k != "links"}
+    plain = navcore.World()
+    plain.add_graph("ogre", type="level", **bare)
+    plain.add_graph("scout", type="level", **{**bare, "agent_radius": 0.3})
+    hall, corridor, platform = (24.0, 16.0, -80.0), (19.0, 15.0, -87.2), (15.0, 24.6, -80.0)
+    assert plain.find_path("ogre", hall, corridor).status.value == "unreachable"
+    assert plain.find_path("scout", hall, corridor).found
+    assert plain.find_path("scout", hall, platform).status.value == "unreachable"
