@@ -1,6 +1,7 @@
-"""Compact heightfields made by hand for the level pipeline's tests: a
-plain-Python builder, independent of the voxel kernels, from floor heights
-given per cell."""
+"""Levels made by hand for the level pipeline's tests: flat and sloped
+quads joined into one triangle soup (``quad``, ``join``), and compact
+heightfields from floor heights given per cell (``chf_from_floors``, a
+plain-Python builder independent of the voxel kernels)."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,3 +63,24 @@ def chf_from_floors(floors, *, walkable_height=10, walkable_climb=4, cs=0.3, ch=
         cell_index=cell_index, cell_count=cell_count, y=y, h=h, neighbors=nbr,
         area=np.array(ars, np.uint8), dist=np.zeros(n, np.uint16),
         region=np.zeros(n, np.int32))
+
+
+def quad(x0, x1, z0, z1, y0, y1=None, along="x"):
+    """Two upward-facing triangles over ``[x0, x1] x [z0, z1]``, at height
+    ``y0`` (rising to ``y1`` along ``along`` when given): vertices, triangles."""
+    y1 = y0 if y1 is None else y1
+    if along == "x":
+        ys = (y0, y1, y1, y0)
+    else:
+        ys = (y0, y0, y1, y1)
+    v = [[x0, ys[0], z0], [x1, ys[1], z0], [x1, ys[2], z1], [x0, ys[3], z1]]
+    return np.array(v, dtype=float), np.array([[0, 2, 1], [0, 3, 2]])
+
+
+def join(*parts):
+    verts, tris, n = [], [], 0
+    for v, t in parts:
+        verts.append(v)
+        tris.append(t + n)
+        n += len(v)
+    return np.vstack(verts), np.vstack(tris)

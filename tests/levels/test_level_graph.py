@@ -19,32 +19,12 @@ import navcore
 from navcore_levels import length_3d
 from navcore_navmesh import LayeredMeshGraph
 
+from levelkit import join, quad
 from recastpeer import LEVELS as DATA, parse_paths
 from tests.reference import visibility_length
 
 NAV_TEST = DATA / "nav_test.obj"
 CELL = 0.3
-
-
-def quad(x0, x1, z0, z1, y0, y1=None, along="x"):
-    """Two upward-facing triangles over ``[x0, x1] x [z0, z1]``, at height
-    ``y0`` (rising to ``y1`` along ``along`` when given): vertices, triangles."""
-    y1 = y0 if y1 is None else y1
-    if along == "x":
-        ys = (y0, y1, y1, y0)
-    else:
-        ys = (y0, y0, y1, y1)
-    v = [[x0, ys[0], z0], [x1, ys[1], z0], [x1, ys[2], z1], [x0, ys[3], z1]]
-    return np.array(v, dtype=float), np.array([[0, 2, 1], [0, 3, 2]])
-
-
-def join(*parts):
-    verts, tris, n = [], [], 0
-    for v, t in parts:
-        verts.append(v)
-        tris.append(t + n)
-        n += len(v)
-    return np.vstack(verts), np.vstack(tris)
 
 
 def read_queries(path):

@@ -16,22 +16,10 @@ import pytest
 import navcore
 from navcore.types import PathLink, PathStatus
 
+from levelkit import join, quad
+
 CELL = 0.5
 H = 0.2                        # a walkable surface at y lies at y + cell_height in the mesh
-
-
-def quad(x0, x1, z0, z1, y):
-    v = [[x0, y, z0], [x1, y, z0], [x1, y, z1], [x0, y, z1]]
-    return np.array(v, dtype=float), np.array([[0, 2, 1], [0, 3, 2]])
-
-
-def join(*parts):
-    verts, tris, n = [], [], 0
-    for v, t in parts:
-        verts.append(v)
-        tris.append(t + n)
-        n += len(v)
-    return np.vstack(verts), np.vstack(tris)
 
 
 #: a floor (x 0..10, y 0) and a platform 3 higher (x 12..22), two apart:
