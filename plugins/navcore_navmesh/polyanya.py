@@ -221,14 +221,21 @@ def _polygon(graph, p, what) -> int:
     return p
 
 
-def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResult:
+def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False,
+              space=None) -> PathResult:
     """``shortest_path`` between checked float ends and their polygons
-    (-1: off the mesh)."""
-    space = graph.view(SPACE_KEY, SearchSpace)
+    (-1: off the mesh); ``space``: a ``FilteredSpace`` (None: the graph's
+    own search space and walkable flags)."""
+    filtered = space
+    if space is None:
+        space = graph.view(SPACE_KEY, SearchSpace)
+        walkable = graph.walkable
+    else:
+        walkable = space.walkable
     s = space.scratch()
     while True:
         status, points, polygons, length, expanded = K.search(
-            *space.before_walkable, graph.walkable, *space.after_walkable,
+            *space.before_walkable, walkable, *space.after_walkable,
             sx, sy, s_seed, gx, gy, g_seed, *s.args)
         if status == _FOUND:
             return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
@@ -238,8 +245,38 @@ def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResul
     if status in (K.START_OFF_MESH, K.GOAL_OFF_MESH) and not snapped:
         moved = snapped_ends(graph, sx, sy, gx, gy)
         if moved is not None:
-            return _shortest(graph, *moved, snapped=True)
+            return _shortest(graph, *moved, snapped=True, space=filtered)
     return failed(status, expanded)
+
+
+class FilteredSpace:
+    """A ``SearchSpace`` with polygons left out by a query filter
+    (``areafilter``): ``walkable`` is the filter's mask, and the links and
+    turn corners treat the left-out polygons as walls (as
+    ``follow_walkable`` treats blocked ones), so the search stays exact
+    over what is left. Scratch is the graph's own space's (same sizes)."""
+
+    def __init__(self, graph, mask):
+        base = search_space(graph)
+        self.graph, self.max_sides, self.walkable = graph, base.max_sides, mask
+        csr = graph.csr
+        links = np.empty_like(graph.poly_adj)
+        corner = graph.corner.copy()
+        K.open_links(graph.poly_start, graph.poly_verts, graph.poly_next, graph.poly_adj, mask,
+                     csr.offsets, csr.targets, csr.cost, links, corner)
+        self.before_walkable = (graph.vertices, graph.poly_start, graph.poly_verts, links,
+                                graph.poly_opposite, corner)
+        self.after_walkable = base.after_walkable
+        self.scratch = base.scratch
+
+
+def filtered_space(graph, mask) -> FilteredSpace:
+    return FilteredSpace(graph, mask)
+
+
+def filtered_path(graph, request, space) -> PathResult:
+    """``polyanya_path`` of ``request`` over a ``FilteredSpace``."""
+    return _shortest(graph, *query_ends(graph, request), space=space)
 
 
 def snapped_ends(graph, sx, sy, gx, gy):
