@@ -39,7 +39,7 @@ plain ground.
 ...                {"Grass": "grass"}, ("", "Grass"), "y")
 >>> t.names
 {'walkable': 63, 'unwalkable': 0, 'water': 1, 'grass': 2}
->>> t.triangle_ids.tolist(), [v.area for v in t.volumes]
+>>> t.triangle_ids.tolist(), [int(v.area) for v in t.volumes]
 ([63, 2], [1, 0])
 >>> area_table([{"convex": [[0, 0], [1, 0]], "ymin": 0, "ymax": 1, "area": 1}], None, ("",), "y")
 Traceback (most recent call last):
@@ -193,13 +193,14 @@ def area_table(areas, tag_areas, tags, up: str) -> AreaTable:
             if "area" not in spec:
                 raise GraphError(f"{where} has no 'area' (a name or an id "
                                  f"{NULL_AREA}..{WALKABLE_AREA})")
+            volume = _READERS[shapes[0]](spec, where, up, table)
             known = {shapes[0], "area"} | ({f"{up}min", f"{up}max"} if shapes[0] == "convex"
                                             else set())
             extra = sorted(set(map(str, spec)) - known)
             if extra:
                 raise GraphError(f"{where}: unknown key(s) {', '.join(map(repr, extra))} for a "
                                  f"{shapes[0]} volume; its keys: {', '.join(sorted(known))}")
-            table.volumes.append(_READERS[shapes[0]](spec, where, up, table))
+            table.volumes.append(volume)
     if tag_areas is not None:
         if not isinstance(tag_areas, dict):
             raise GraphError(f"tag_areas must be a mapping of tag (OBJ material or group "
