@@ -18,6 +18,7 @@ import pytest
 import shapely
 
 import navcore
+import navcore.testing
 from tests.reference import visibility_length
 
 CELL = 0.3
@@ -325,3 +326,25 @@ def test_areas_must_be_a_list():
     with pytest.raises(navcore.GraphError, match="tag_areas must be a mapping"):
         w.add_graph("bad", type="level", vertices=FLOOR, triangles=QUADS, tag_areas=["x"])
     w.close()
+
+
+class _PondFactory(navcore.testing.GraphFactory):
+    """The pond level (for the kit's option check only)."""
+
+    graph_type = "level"
+
+    def build(self, world, graph_id, rng):
+        return world.add_graph(graph_id, type="level", vertices=FLOOR, triangles=QUADS,
+                               areas=[WATER])
+
+    def random_update(self, graph, rng):
+        return {"nodes": [0], "walkable": bool(rng.random() < 0.5)}
+
+    def block_nodes(self, graph, nodes):
+        return {"nodes": list(nodes), "walkable": False}
+
+
+def test_the_area_options_are_declared_read_and_checked():
+    # the conformance kit: each declared option is read by some algorithm,
+    # a probe value refused with a QueryError, undeclared names refused
+    navcore.testing.check_options_are_read_or_refused(_PondFactory())
