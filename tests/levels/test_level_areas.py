@@ -348,3 +348,16 @@ def test_the_area_options_are_declared_read_and_checked():
     # the conformance kit: each declared option is read by some algorithm,
     # a probe value refused with a QueryError, undeclared names refused
     navcore.testing.check_options_are_read_or_refused(_PondFactory())
+
+
+def test_readme_areas_example(capsys):
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("### 3D levels")[1]
+    block = next(b.split("```")[0] for b in section.split("```python\n")[1:]
+                 if "area_costs" in b.split("```")[0])
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    claimed = [ln[2:] for ln in block.splitlines() if ln.startswith("# ")
+               and not ln.startswith("# a yard")]
+    assert printed == claimed
