@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 
 import numpy as np
 import pytest
@@ -361,3 +362,35 @@ def test_readme_areas_example(capsys):
     claimed = [ln[2:] for ln in block.splitlines() if ln.startswith("# ")
                and not ln.startswith("# a yard")]
     assert printed == claimed
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_requests_take_area_options(background):
+    w = navcore.World(background=True, workers=1) if background else navcore.World()
+    try:
+        w.add_graph("pond", type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER])
+        round_it = w.request_path("pond", S, G, exclude_areas=["water"])
+        across = w.request_path("pond", S, G)
+        dear = w.request_path("pond", S, G, algorithm="funnel", area_costs={"water": 9.0},
+                              repath=True)
+        wet = w.request_path("pond", (10.0, 0.0, 3.0), G, include_areas=["walkable"])
+        handles = (round_it, across, dear, wet)
+        for _ in range(500):
+            w.tick()
+            if all(h.done for h in handles):
+                break
+            if background:
+                time.sleep(0.01)
+        assert round_it.result().cost == pytest.approx(DETOUR, abs=1e-9)
+        assert across.result().cost == pytest.approx(18.0)
+        assert dear.result().cost == pytest.approx(DETOUR, abs=1e-9)
+        assert wet.result().status is navcore.PathStatus.INVALID_START
+        # checked when asked for
+        with pytest.raises(navcore.QueryError, match="unknown area 'lava'"):
+            w.request_path("pond", S, G, exclude_areas=["lava"])
+        with pytest.raises(navcore.QueryError, match="area_costs are not honoured"):
+            w.request_path("pond", S, G, area_costs={"water": 2.0})
+        with pytest.raises(navcore.QueryError, match="unknown find_path option"):
+            w.request_path("pond", S, G, exclude_area=["water"])
+    finally:
+        w.close()
