@@ -56,7 +56,7 @@ def has_areas(graph) -> bool:
 def _area_ids(graph, value, what: str) -> np.ndarray:
     """bool (64,): the areas ``value`` (a name, an id, or a list of them)
     names."""
-    names = graph.area_names or {}
+    names = getattr(graph, "area_names", None) or {}
     items = [value] if isinstance(value, (str, int, np.integer)) else value
     if isinstance(items, (bytes, dict)) or not hasattr(items, "__iter__"):
         raise QueryError(f"{what} must be a list of area names or ids, got "
@@ -83,7 +83,7 @@ def _costs(graph, value) -> np.ndarray | None:
     if not isinstance(value, dict):
         raise QueryError(f"area_costs must be a mapping of area (name or id) to cost, got "
                          f"{validate.describe(value)}")
-    names = graph.area_names or {}
+    names = getattr(graph, "area_names", None) or {}
     out = np.ones(_IDS)
     for area, cost in value.items():
         i = _one_id(names, area, "area_costs")
