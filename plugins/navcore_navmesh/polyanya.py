@@ -98,17 +98,11 @@ class SearchSpace(navcore.DerivedView):
         the two is gone or infinite: a closed portal); ``corner``, the
         mesh's corners and the ends of those new walls, where a path may
         turn."""
-        g = self.graph
-        csr = g.csr
-        self.links = np.empty_like(g.poly_adj)
-        self.corner = g.corner.copy()
-        K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, g.walkable,
-                     csr.offsets, csr.targets, csr.cost, self.links, self.corner)
         #: the kernels' mesh arguments before ``walkable`` and after it, in
         #: their order: gathered once per batch, not per query (a query
         #: reads ``graph.walkable`` itself)
-        self.before_walkable = (g.vertices, g.poly_start, g.poly_verts, self.links,
-                                g.poly_opposite, self.corner)
+        self.before_walkable = _open_links(self.graph, self.graph.walkable)
+        self.links, self.corner = self.before_walkable[3], self.before_walkable[5]
         self.after_walkable = (self.one_way, self.incidence, self.params)
 
     def mesh(self, walkable) -> tuple:
@@ -128,6 +122,18 @@ class SearchSpace(navcore.DerivedView):
         except AttributeError:           # this thread's first query
             self._scratch.set = Scratch(self)
             return self._scratch.set
+
+
+def _open_links(g, walkable) -> tuple:
+    """The search kernels' mesh arguments before ``walkable`` (``Mesh``'s
+    order) with the polygons ``walkable`` leaves out as walls: ``links``
+    and ``corner`` made by ``open_links``."""
+    csr = g.csr
+    links = np.empty_like(g.poly_adj)
+    corner = g.corner.copy()
+    K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, walkable, csr.offsets,
+                 csr.targets, csr.cost, links, corner)
+    return (g.vertices, g.poly_start, g.poly_verts, links, g.poly_opposite, corner)
 
 
 class Scratch:
@@ -259,13 +265,7 @@ class FilteredSpace:
     def __init__(self, graph, mask):
         base = search_space(graph)
         self.graph, self.max_sides, self.walkable = graph, base.max_sides, mask
-        csr = graph.csr
-        links = np.empty_like(graph.poly_adj)
-        corner = graph.corner.copy()
-        K.open_links(graph.poly_start, graph.poly_verts, graph.poly_next, graph.poly_adj, mask,
-                     csr.offsets, csr.targets, csr.cost, links, corner)
-        self.before_walkable = (graph.vertices, graph.poly_start, graph.poly_verts, links,
-                                graph.poly_opposite, corner)
+        self.before_walkable = _open_links(graph, mask)
         self.after_walkable = base.after_walkable
         self.scratch = base.scratch
 
