@@ -394,3 +394,33 @@ def test_requests_take_area_options(background):
             w.request_path("pond", S, G, exclude_area=["water"])
     finally:
         w.close()
+
+
+def test_area_filters_on_a_graph_with_links_are_refused_not_ignored():
+    # the search through off-mesh links does not read filters: a QueryError,
+    # never a path that walks the water it was told to leave out
+    w = navcore.World()
+    w.add_graph("linked", type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER],
+                links=[{"start": (2, 0, 8), "end": (18, 0, 8)}])
+    with pytest.raises(navcore.QueryError, match="off-mesh links"):
+        w.find_path("linked", S, G, exclude_areas=["water"])
+    with pytest.raises(navcore.QueryError, match="off-mesh links"):
+        w.begin_search("linked", S, G, exclude_areas=["water"])
+    assert w.find_path("linked", S, G).status is navcore.PathStatus.FOUND
+    w.close()
+
+
+def test_a_baked_mesh_keeps_area_ids_and_refuses_new_areas(tmp_path):
+    from navcore_levels import save_level_mesh
+    w = navcore.World()
+    g = w.add_graph("pond", type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER])
+    path = tmp_path / "pond.npz"
+    save_level_mesh(path, g)
+    loaded = w.add_graph("baked", type="level", mesh=str(path))
+    assert loaded.area_ids.tolist() == g.area_ids.tolist()
+    water = g.area_names["water"]
+    r = w.find_path("baked", S, G, exclude_areas=[water])        # an id works
+    assert r.cost == pytest.approx(DETOUR, abs=1e-9)
+    with pytest.raises(navcore.GraphError, match="areas"):
+        w.add_graph("baked2", type="level", mesh=str(path), areas=[WATER])
+    w.close()
