@@ -388,7 +388,7 @@ class World(Queries):
 
     def request_path(self, graph_id, start, goal, *, algorithm: str = "auto",
                      callback=None, repath: bool = False, replan_from=None,
-                     max_nodes: int | None = None, partial: bool = False):
+                     max_nodes: int | None = None, partial: bool = False, **options):
         """Queue a path request; the next ticks serve it within their budget.
 
         Returns a handle (``done``, ``result()``, ``cancel()``, awaitable).
@@ -408,6 +408,9 @@ class World(Queries):
         ``max_nodes`` and ``partial`` cap the search as ``find_path``'s
         do (``budget_exceeded``, or the ``partial`` path); such a request
         is stepped over frames like any search too long for one.
+        ``options`` are ``find_path``'s query options (a level's
+        ``exclude_areas=``, ...), checked now; a request with options is
+        served as a stepped search (``begin_search``), not in a batch.
         """
         if self.closed:
             self._check_open("request_path")
@@ -417,7 +420,7 @@ class World(Queries):
         return self.scheduler.request_path(graph_id, start, goal, algorithm=algorithm,
                                            callback=callback, repath=repath,
                                            replan_from=replan_from, max_nodes=max_nodes,
-                                           partial=partial)
+                                           partial=partial, **options)
 
     def queued_updates(self, graph_id) -> tuple:
         """The updates queued for ``graph_id`` since the last tick, oldest

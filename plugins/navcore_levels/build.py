@@ -29,7 +29,7 @@ from .heightfield import CompactHeightfield, PolyMesh
 from .polymesh import build_polymesh
 from .regions import (build_distance_field, build_regions_monotone,
                       build_regions_watershed)
-from .voxels import (checked_volumes, compact, erode, filter_walkable, mark_convex_area,
+from .voxels import (checked_volumes, compact, erode, filter_walkable, mark_volume,
                      mark_walkable, rasterize)
 
 #: the stages, in order, as ``timings`` names them
@@ -112,8 +112,8 @@ def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
-    for polygon, ymin, ymax, area in volumes:
-        chf = mark_convex_area(chf, polygon, ymin, ymax, area)
+    for volume in volumes:
+        chf = mark_volume(chf, volume)
     lap("areas")
     sizes = (cfg.min_region_area, cfg.merge_region_area)
     if cfg.partition == "monotone":
@@ -166,10 +166,11 @@ def build_navmesh_arrays(vertices, triangles, config: LevelConfig | None = None,
     """Build the navmesh of a level given as ``vertices`` (N, 3), y up, and
     ``triangles`` (M, 3) vertex indices, with ``config`` (RecastDemo's
     defaults when None), as RecastDemo's solo mesh does. ``triangle_areas``:
-    an area id per triangle (1..63; walkable ground when None), cleared
-    where a triangle is steeper than ``max_slope``. ``volumes``: convex
-    volumes ``(polygon_xz, ymin, ymax, area)`` whose area id is given to
-    the surface inside them. ``timings``: a dict that receives each
+    an area id per triangle (0..63, 0: solid, never walked on; walkable
+    ground when None), cleared where a triangle is steeper than
+    ``max_slope``. ``volumes``: convex volumes ``(polygon_xz, ymin, ymax,
+    area)`` (or ``AreaBox``/``AreaCylinder`` records) whose area id is
+    given to the surface inside them, in order. ``timings``: a dict that receives each
     stage's seconds (``STAGES``)."""
     cfg = checked_config(config)
     spent = checked_timings(timings)

@@ -33,6 +33,7 @@ import numpy as np
 from navcore import World, validate
 from navcore.errors import GraphError
 
+from .areas import area_table
 from .bake import load_level_mesh, mesh_settings_checked
 from .build import mesh_from_voxels, voxel_key, voxelize
 from ._detail_kernels import surface_heights_kernel
@@ -55,7 +56,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                       region_min_size=8, region_merge_size=20, edge_max_len=12.0,
                       edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
                       detail_sample_max_error=1.0, partition="watershed", tile_size=0, mesh=None,
-                      links=None):
+                      links=None, areas=None, tag_areas=None):
     """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
     ``navcore_levels``), searched with any-angle paths in 3D.
 
@@ -105,6 +106,16 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
             takes and at which of its points (``navcore_navmesh.links``);
             ``funnel`` and the polygon-graph searches refuse a graph with
             links (``QueryError``).
+        areas: volumes that give the surface inside them an area type:
+            ``{"convex": [[x, z], ...], "ymin": lo, "ymax": hi, "area":
+            "water"}``, ``{"box": [[x0, y0, z0], [x1, y1, z1]], "area":
+            ...}``, ``{"cylinder": {"center": [x, y, z], "radius": r,
+            "height": h}, "area": ...}``, in the input's axes (with
+            ``up="z"``: convex points ``[x, y]`` and ``zmin``/``zmax``);
+            ``"unwalkable"`` cuts a hole (see ``navcore_levels.areas``).
+        tag_areas: ``{tag: area}``: the walkable surface rasterized from
+            the triangles of an OBJ material (or group, glTF mesh) gets
+            that area type.
 
     The settings are ``LevelConfig``'s, RecastDemo's defaults. A query end
     is a 3D point (or a polygon id); ``cost`` is the path's length on the
@@ -115,7 +126,14 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     as ``graph.voxels`` (about 40 bytes a span): a level graph added to
     the same world from the same triangles with the same cell sizes,
     slope, climb and height (agents that differ in radius) starts from it
-    instead of rasterizing again."""
+    instead of rasterizing again (and with the same triangle areas).
+
+    Area types: ``graph.area_names`` maps each area name to its id
+    (``"walkable"``: 63, Recast's plain ground), ``graph.area_ids`` holds
+    each polygon's id. ``find_path`` takes ``include_areas=``,
+    ``exclude_areas=`` (exact with every algorithm: other polygons are
+    walls for that query) and ``area_costs=`` (honoured by ``funnel`` and
+    the polygon-graph searches; see ``navcore_navmesh.areafilter``)."""
     from navcore_navmesh import LayeredMeshGraph
 
     if not isinstance(world, World):
@@ -142,14 +160,19 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
+    # a baked mesh keeps its polygons' area ids, not their names (only
+    # "walkable" and "unwalkable" are known then; ids work in queries)
+    table = area_table(areas, tag_areas, () if baked is not None else lvl.tags, up)
+    marks = dict(volumes=table.volumes, triangle_areas=None if table.triangle_ids is None
+                 else table.triangle_ids[lvl.triangle_tags])
     if baked is not None:
         mesh, detail = baked.polymesh, baked.detail
     elif config.tile_size:
-        stitched = build_tiled(lvl.vertices, lvl.triangles, config).stitch()
+        stitched = build_tiled(lvl.vertices, lvl.triangles, config, **marks).stitch()
         mesh, detail = stitched.mesh, stitched.detail
     else:
-        voxels, source = _voxels(world, lvl, config)
-        built = mesh_from_voxels(voxels, config, (), lambda stage: None)
+        voxels, source = _voxels(world, lvl, config, marks["triangle_areas"])
+        built = mesh_from_voxels(voxels, config, table.volumes, lambda stage: None)
         mesh, detail = built.polymesh, built.detail
     if mesh.poly_count == 0:
         raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
@@ -172,18 +195,20 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     # what a bake saves (``save_level_mesh``) and a picture draws
     graph.level_mesh, graph.level_detail, graph.level_source = mesh, detail, lvl.source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
+    graph.area_names = table.names
     if links is not None:
         graph.set_links(links, radius=config.agent_radius)
     return graph
 
 
-def _voxels(world, lvl, config):
+def _voxels(world, lvl, config, triangle_areas):
     """The level's compact heightfield before erosion (``voxelize``) and
     what it was made from (a digest of the triangles and their walkable
-    areas, and ``voxel_key``): another level graph of ``world`` made from
-    the same lends its own, so agents of several sizes on one level
-    (a scene's ``agents:``) rasterize it once."""
-    areas = mark_walkable(lvl.vertices, lvl.triangles, config, None)
+    areas, ``triangle_areas`` given or not, and ``voxel_key``): another
+    level graph of ``world`` made from the same lends its own, so agents
+    of several sizes on one level (a scene's ``agents:``) rasterize it
+    once."""
+    areas = mark_walkable(lvl.vertices, lvl.triangles, config, triangle_areas)
     digest = hashlib.blake2b(digest_size=16)
     for array in (lvl.vertices, lvl.triangles, areas):
         digest.update(np.ascontiguousarray(array).tobytes())

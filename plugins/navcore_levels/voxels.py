@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -129,16 +130,17 @@ def _area_ids(value, count: int, what: str, allow_null: bool) -> np.ndarray:
 
 
 def mark_walkable(vertices, triangles, config: LevelConfig, tri_area=None) -> np.ndarray:
-    """uint8 (M,) area ids: ``tri_area`` (one id or one per triangle, 1..63;
+    """uint8 (M,) area ids: ``tri_area`` (one id or one per triangle, 0..63;
     ``WALKABLE_AREA`` by default) for each triangle whose slope is below
     ``config.max_slope``, ``NULL_AREA`` for the steeper ones (Recast's
-    ``rcMarkWalkableTriangles``). A walkable triangle faces up: its
+    ``rcMarkWalkableTriangles``); a triangle given ``NULL_AREA`` is solid
+    but never walked on. A walkable triangle faces up: its
     vertices run counter-clockwise seen from above (``(v1-v0) x (v2-v0)``
     points up)."""
     cfg = _config(config)
     verts, tris = _geometry(vertices, triangles)
     walk = _area_ids(WALKABLE_AREA if tri_area is None else tri_area, len(tris), "tri_area",
-                     allow_null=False)
+                     allow_null=True)
     limit = np.cos(np.float32(cfg.max_slope) / np.float32(180.0) * np.float32(3.14159265))
     out = np.zeros(len(tris), np.uint8)
     _rasterize.mark_walkable_triangles(verts, tris, np.float32(limit), walk, out)
@@ -305,17 +307,45 @@ def erode(chf: CompactHeightfield, radius: int) -> CompactHeightfield:
     return dataclasses.replace(chf, area=area)
 
 
+class AreaBox(NamedTuple):
+    """A volume of ``checked_volumes``: ``mark_box_area``'s arguments."""
+    bmin: np.ndarray
+    bmax: np.ndarray
+    area: np.uint8
+
+
+class AreaCylinder(NamedTuple):
+    """A volume of ``checked_volumes``: ``mark_cylinder_area``'s arguments."""
+    center: np.ndarray
+    radius: float
+    height: float
+    area: np.uint8
+
+
+def mark_volume(chf: CompactHeightfield, volume) -> CompactHeightfield:
+    """``chf`` with one volume of ``checked_volumes`` marked."""
+    if isinstance(volume, AreaBox):
+        return mark_box_area(chf, *volume)
+    if isinstance(volume, AreaCylinder):
+        return mark_cylinder_area(chf, *volume)
+    return mark_convex_area(chf, *volume)
+
+
 def checked_volumes(volumes) -> list:
     """``volumes`` (convex volumes ``(polygon_xz, ymin, ymax, area)``, as
-    :func:`mark_convex_area` takes them) checked before any stage runs:
-    a list of ``((k, 2) float64, ymin, ymax, uint8 area)``; ``GraphError``
-    naming the volume that is wrong."""
+    :func:`mark_convex_area` takes them, or ``AreaBox``/``AreaCylinder``
+    records, checked where they were made) checked before any stage runs:
+    a list of ``((k, 2) float64, ymin, ymax, uint8 area)`` and the
+    records; ``GraphError`` naming the volume that is wrong."""
     if isinstance(volumes, (str, bytes)) or not hasattr(volumes, "__iter__") \
             or isinstance(volumes, np.ndarray) and volumes.ndim == 0:
         raise GraphError(f"volumes must be a list of (polygon_xz, ymin, ymax, area), got "
                          f"{validate.describe(volumes)}")
     out = []
     for i, vol in enumerate(volumes):
+        if isinstance(vol, (AreaBox, AreaCylinder)):
+            out.append(vol)
+            continue
         if isinstance(vol, (str, bytes)) or not hasattr(vol, "__len__") or len(vol) != 4:
             raise GraphError(f"volumes[{i}] must be (polygon_xz, ymin, ymax, area), got "
                              f"{validate.describe(vol)}")

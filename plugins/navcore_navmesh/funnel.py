@@ -42,10 +42,13 @@ def _end_point(graph, where, node):
     return graph.on_mesh(where)
 
 
-def funnel_path(graph, request) -> PathResult:
-    """Answer ``request`` (ends already resolved to walkable polygons)."""
+def funnel_path(graph, request, over=None) -> PathResult:
+    """Answer ``request`` (ends already resolved to walkable polygons);
+    ``over``: the polygon graph the corridor is searched on (an area
+    filter's, ``areafilter``; None: ``graph`` itself)."""
     s, t = request.start_node, request.goal_node
-    corridor = navcore_csr.astar(graph, s, t, heuristic="euclidean", algorithm=ALGORITHM)
+    corridor = navcore_csr.astar(graph if over is None else over, s, t, heuristic="euclidean",
+                                 algorithm=ALGORITHM)
     if corridor.status is not PathStatus.FOUND:
         return corridor
     return _pull(graph, corridor.nodes, _end_point(graph, request.start, s),

@@ -17,7 +17,7 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
 
-from . import (build, funnel, layered_scene, merge as merging, meshfile, polyanya,
+from . import (areafilter, build, funnel, layered_scene, merge as merging, meshfile, polyanya,
                polygon_search, scene_layer)
 from . import layered, sliced, tiles
 from . import obstacles as updates
@@ -168,10 +168,15 @@ def navcore_algorithms(graph):
 QUERY_OPTIONS = {"heuristic": HEURISTICS}
 
 
+#: ... and on a mesh whose polygons carry area types (a level's), the
+#: area filters and costs (``areafilter``)
+AREA_QUERY_OPTIONS = {**QUERY_OPTIONS, **areafilter.OPTIONS}
+
+
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_query_options(graph):
-    return QUERY_OPTIONS
+    return AREA_QUERY_OPTIONS if areafilter.has_areas(graph) else QUERY_OPTIONS
 
 
 #: the algorithm names polyanya answers
@@ -187,8 +192,21 @@ _EXACT = polyanya.NAMES
 @navcore.for_graphs(NavMeshGraph)
 def navcore_find_path(world, graph, request):
     if graph.heights is not None:          # a layered (3D) mesh: searched in projection
+        if request.options:
+            _no_filter_with_links(graph, request)
+            return layered.find_path(graph, request, _filtered)
         return layered.find_path(graph, request, _answer)
     return _answer(request, graph)
+
+
+def _no_filter_with_links(graph, request):
+    """``QueryError`` for an area filter on a graph with off-mesh links:
+    the search through links (``links``) does not read filters yet."""
+    if graph.links is not None and areafilter.resolve(graph, request.options) is not None:
+        raise navcore.QueryError(
+            f"area filters and costs (include_areas=, exclude_areas=, area_costs=) are not "
+            f"read on a level graph with off-mesh links yet ({request.graph_id!r} has "
+            f"links); query a graph of the level built without links=")
 
 
 def _answer(request, graph):
@@ -204,6 +222,28 @@ def _answer(request, graph):
     return None
 
 
+def _filtered(request, graph):
+    """``_answer`` of a request with options: through its area filter
+    when it asks for one (``areafilter``)."""
+    f = areafilter.resolve(graph, request.options)
+    if f is None:
+        return _answer(request, graph)
+    refused = f.refused(request)
+    if refused is not None:
+        return refused
+    algo = request.algorithm
+    if algo in _EXACT:
+        f.check_exact(request)
+        return polyanya.filtered_path(graph, request, f.space())
+    if algo == funnel.ALGORITHM:
+        return funnel.funnel_path(graph, request, f.polygon_graph())
+    if algo in polygon_search.ALGORITHMS:
+        return polygon_search.polygon_path(f.polygon_graph(), request)
+    _answer(request, graph)                  # the names it refuses raise there
+    raise navcore.QueryError(f"algorithm {algo!r} does not read area filters; ask for "
+                             f"'polyanya', 'funnel' or a polygon-graph search")
+
+
 # Polyanya, the funnel and the polygon-graph searches stop midway
 # (``sliced``); tryfirst, as navcore_find_path, so the csr plugin's
 # searches over the polygon graph never answer a navmesh's names
@@ -211,9 +251,21 @@ def _answer(request, graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
     if graph.heights is not None:          # on the ground plane, lifted to 3D
+        if request.options:
+            _no_filter_with_links(graph, request)
         return layered.begin_search(graph, request,
-                                    lambda flat: sliced.begin(world, graph, flat))
+                                    lambda flat: _begin_flat(world, graph, flat))
     return sliced.begin(world, graph, request)
+
+
+def _begin_flat(world, graph, request):
+    """``sliced.begin`` through the request's area filter, if any."""
+    f = areafilter.resolve(graph, request.options) if request.options else None
+    if f is not None:
+        refused = f.refused(request)
+        if refused is not None:
+            return navcore.Search.finished(graph, request, refused)
+    return sliced.begin(world, graph, request, f)
 
 
 # before the csr plugin's (trylast) Dijkstra over the polygon graph: exact

@@ -98,17 +98,11 @@ class SearchSpace(navcore.DerivedView):
         the two is gone or infinite: a closed portal); ``corner``, the
         mesh's corners and the ends of those new walls, where a path may
         turn."""
-        g = self.graph
-        csr = g.csr
-        self.links = np.empty_like(g.poly_adj)
-        self.corner = g.corner.copy()
-        K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, g.walkable,
-                     csr.offsets, csr.targets, csr.cost, self.links, self.corner)
         #: the kernels' mesh arguments before ``walkable`` and after it, in
         #: their order: gathered once per batch, not per query (a query
         #: reads ``graph.walkable`` itself)
-        self.before_walkable = (g.vertices, g.poly_start, g.poly_verts, self.links,
-                                g.poly_opposite, self.corner)
+        self.before_walkable = _open_links(self.graph, self.graph.walkable)
+        self.links, self.corner = self.before_walkable[3], self.before_walkable[5]
         self.after_walkable = (self.one_way, self.incidence, self.params)
 
     def mesh(self, walkable) -> tuple:
@@ -128,6 +122,18 @@ class SearchSpace(navcore.DerivedView):
         except AttributeError:           # this thread's first query
             self._scratch.set = Scratch(self)
             return self._scratch.set
+
+
+def _open_links(g, walkable) -> tuple:
+    """The search kernels' mesh arguments before ``walkable`` (``Mesh``'s
+    order) with the polygons ``walkable`` leaves out as walls: ``links``
+    and ``corner`` made by ``open_links``."""
+    csr = g.csr
+    links = np.empty_like(g.poly_adj)
+    corner = g.corner.copy()
+    K.open_links(g.poly_start, g.poly_verts, g.poly_next, g.poly_adj, walkable, csr.offsets,
+                 csr.targets, csr.cost, links, corner)
+    return (g.vertices, g.poly_start, g.poly_verts, links, g.poly_opposite, corner)
 
 
 class Scratch:
@@ -221,14 +227,21 @@ def _polygon(graph, p, what) -> int:
     return p
 
 
-def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResult:
+def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False,
+              space=None) -> PathResult:
     """``shortest_path`` between checked float ends and their polygons
-    (-1: off the mesh)."""
-    space = graph.view(SPACE_KEY, SearchSpace)
+    (-1: off the mesh); ``space``: a ``FilteredSpace`` (None: the graph's
+    own search space and walkable flags)."""
+    filtered = space
+    if space is None:
+        space = graph.view(SPACE_KEY, SearchSpace)
+        walkable = graph.walkable
+    else:
+        walkable = space.walkable
     s = space.scratch()
     while True:
         status, points, polygons, length, expanded = K.search(
-            *space.before_walkable, graph.walkable, *space.after_walkable,
+            *space.before_walkable, walkable, *space.after_walkable,
             sx, sy, s_seed, gx, gy, g_seed, *s.args)
         if status == _FOUND:
             return PathResult.found_path(polygons, points, length, expanded, ALGORITHM)
@@ -238,8 +251,32 @@ def _shortest(graph, sx, sy, gx, gy, s_seed, g_seed, snapped=False) -> PathResul
     if status in (K.START_OFF_MESH, K.GOAL_OFF_MESH) and not snapped:
         moved = snapped_ends(graph, sx, sy, gx, gy)
         if moved is not None:
-            return _shortest(graph, *moved, snapped=True)
+            return _shortest(graph, *moved, snapped=True, space=filtered)
     return failed(status, expanded)
+
+
+class FilteredSpace:
+    """A ``SearchSpace`` with polygons left out by a query filter
+    (``areafilter``): ``walkable`` is the filter's mask, and the links and
+    turn corners treat the left-out polygons as walls (as
+    ``follow_walkable`` treats blocked ones), so the search stays exact
+    over what is left. Scratch is the graph's own space's (same sizes)."""
+
+    def __init__(self, graph, mask):
+        base = search_space(graph)
+        self.graph, self.max_sides, self.walkable = graph, base.max_sides, mask
+        self.before_walkable = _open_links(graph, mask)
+        self.after_walkable = base.after_walkable
+        self.scratch = base.scratch
+
+
+def filtered_space(graph, mask) -> FilteredSpace:
+    return FilteredSpace(graph, mask)
+
+
+def filtered_path(graph, request, space) -> PathResult:
+    """``polyanya_path`` of ``request`` over a ``FilteredSpace``."""
+    return _shortest(graph, *query_ends(graph, request), space=space)
 
 
 def snapped_ends(graph, sx, sy, gx, gy):

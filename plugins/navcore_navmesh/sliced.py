@@ -53,13 +53,16 @@ _POOL_SIZE = 4
 class PolyanyaSearch(Search):
     """``polyanya.polyanya_path``'s search, stepped."""
 
-    def __init__(self, graph, request):
+    def __init__(self, graph, request, space=None):
         self._slot = None
+        self._filtered = space
         super().__init__(graph, request)
 
     def _begin(self) -> None:
         graph = self.graph
-        space = self._space = polyanya.search_space(graph)
+        # an area filter's space (``areafilter``), else the graph's own
+        space = self._space = self._filtered or polyanya.search_space(graph)
+        self._walkable = graph.walkable if self._filtered is None else space.walkable
         self._pool, slot = take_slot(graph, _POOL_KEY, lambda sc: sc.fits(space),
                                      lambda: polyanya.Scratch(space))
         slot.regs[K.R_EXPANDED] = -1                 # begin anew
@@ -75,7 +78,7 @@ class PolyanyaSearch(Search):
             sl.regs[K.R_BUDGET] = min(budget, K.WHOLE)
             sx, sy, gx, gy, s_seed, g_seed = self._ends
             status, points, polygons, length, expanded = K.search(
-                *space.before_walkable, graph.walkable, *space.after_walkable,
+                *space.before_walkable, self._walkable, *space.after_walkable,
                 sx, sy, s_seed, gx, gy, g_seed, *sl.args)
             self.expanded = int(expanded)
             if status == K.PAUSED:
@@ -117,13 +120,15 @@ class FunnelSearch(Search):
     """``funnel.funnel_path``'s search, stepped: the corridor A* a slice at
     a time, then the string pulled in the step that finishes it."""
 
-    def __init__(self, graph, request):
+    def __init__(self, graph, request, over=None):
         self._corridor = None
+        self._over = over
         super().__init__(graph, request)
 
     def _begin(self) -> None:
-        self._corridor = navcore_csr.begin_astar(self.graph, self.request, "euclidean",
-                                                 funnel.ALGORITHM)
+        # the corridor over an area filter's polygon graph, else the mesh's
+        self._corridor = navcore_csr.begin_astar(self._over or self.graph, self.request,
+                                                 "euclidean", funnel.ALGORITHM)
 
     def _ends(self):
         r, graph = self.request, self.graph
@@ -172,21 +177,28 @@ def _to_centroid(graph, polygons, points, length, expanded, algorithm) -> PathRe
     return PathResult(PathStatus.PARTIAL, polygons, points, length, expanded, algorithm)
 
 
-def begin(world, graph, request):
+def begin(world, graph, request, area_filter=None):
     """The navmesh plugin's search for ``request`` as its
     ``navcore_find_path`` answers it: Polyanya (``auto``, ``polyanya``,
     ``astar``, ``dijkstra``), the funnel and the polygon-graph searches
-    stepped; the names it refuses raise the same ``QueryError``."""
+    stepped; the names it refuses raise the same ``QueryError``.
+    ``area_filter``: the query's ``areafilter.AreaFilter`` (its ends
+    already checked against it)."""
     algo = request.algorithm
+    f = area_filter
     if algo in polyanya.NAMES:
-        return PolyanyaSearch(graph, request)
+        if f is None:
+            return PolyanyaSearch(graph, request)
+        f.check_exact(request)
+        return PolyanyaSearch(graph, request, f.space())
     if algo == funnel.ALGORITHM:
-        return FunnelSearch(graph, request)
+        return FunnelSearch(graph, request, None if f is None else f.polygon_graph())
+    over = graph if f is None else f.polygon_graph()
     if algo == "polygon_astar":
-        return navcore_csr.begin_astar(graph, request, request.options.get("heuristic"),
+        return navcore_csr.begin_astar(over, request, request.options.get("heuristic"),
                                        algo)
     if algo == "polygon_dijkstra":
-        return navcore_csr.begin_astar(graph, request, "zero", algo)
+        return navcore_csr.begin_astar(over, request, "zero", algo)
     if algo in polygon_search.REFUSED:
         polygon_search.refuse(graph, request)
     # another plugin's algorithm on a navmesh: find_path's hooks answer it,

@@ -158,7 +158,8 @@ class BackgroundSearches:
             raise UnknownGraphError(f"graph {h.graph_id!r} was removed before the "
                                     f"search of path request {h.seq} began")
         with graph.hold_updates():
-            search = world.begin_search(h.graph_id, it.start, h.goal, h.algorithm)
+            search = world.begin_search(h.graph_id, it.start, h.goal, h.algorithm,
+                                        **h.options)
         try:
             cap = h.cap
             key = (h.graph_id, h.algorithm)

@@ -61,7 +61,7 @@ class LongSearches:
             return it
         try:
             search = self._queue.world.begin_search(h.graph_id, it.start, h.goal,
-                                                    h.algorithm)
+                                                    h.algorithm, **h.options)
         except Exception as exc:               # the handle says so
             it.error = exc
             return it

@@ -159,13 +159,14 @@ class PathHandle:
     """
 
     __slots__ = ("graph_id", "start", "goal", "algorithm", "callback", "repath",
-                 "replan_from", "seq", "repaths", "cap", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
+                 "replan_from", "seq", "repaths", "cap", "options", "_in_queue", "_r", "_lazy", "_error", "_queued", "_cancelled",
                  "_served", "_waiters", "_queue", "_event")
 
     def __init__(self, queue, seq, graph_id, start, goal, algorithm, callback, repath,
-                 replan_from=None, cap=None):
+                 replan_from=None, cap=None, options=None):
         self._queue = queue
         self.cap = cap                   # (max_nodes, partial), or None
+        self.options = options or {}     # find_path's query options
         self._in_queue = False          # in the pending deque (not yet popped)
         self.replan_from = replan_from
         self.seq = seq
@@ -300,12 +301,17 @@ class RequestQueue:
 
     # -- requests -------------------------------------------------------------
     def request(self, graph_id, start, goal, algorithm, callback, repath,
-                replan_from=None, max_nodes=None, partial=False) -> PathHandle:
+                replan_from=None, max_nodes=None, partial=False, options=None) -> PathHandle:
         # malformed input fails now and queues nothing: an unknown graph,
         # start, goal or algorithm would otherwise surface frames later, in
         # the tick that serves it. (Ends are resolved again when served: the
         # graph may change in between; a blocked end is a result, not an error.)
-        self.world.prepare_path(graph_id, start, goal, algorithm)
+        options = options or {}
+        if options:
+            # begun and dropped: the plugin reading an option checks its value
+            self.world.begin_search(graph_id, start, goal, algorithm, **options).close()
+        else:
+            self.world.prepare_path(graph_id, start, goal, algorithm)
         repath = validate.boolean(repath, "repath", QueryError)
         if callback is not None and not callable(callback):
             raise QueryError(f"callback must be callable, got {callback!r}")
@@ -318,9 +324,13 @@ class RequestQueue:
                 raise QueryError("request_path: partial=True needs max_nodes (the "
                                  "expansions after which the partial path is returned)")
             cap = (validate.expansions(max_nodes, "request_path: max_nodes"), partial)
+        elif options:
+            # batches carry no options: served as a stepped search, as a
+            # capped one is, whose cap it never reaches
+            cap = (UNLIMITED, False)
         self._seq += 1
         h = PathHandle(self, self._seq, graph_id, start, goal, algorithm, callback, repath,
-                       replan_from, cap)
+                       replan_from, cap, options)
         self._enqueue(h)
         return h
 

@@ -53,9 +53,9 @@ class Scheduler:
 
     def request_path(self, graph_id, start, goal, *, algorithm="auto", callback=None,
                      repath=False, replan_from=None, max_nodes=None,
-                     partial=False) -> PathHandle:
+                     partial=False, **options) -> PathHandle:
         return self.requests.request(graph_id, start, goal, algorithm, callback, repath,
-                                     replan_from, max_nodes, partial)
+                                     replan_from, max_nodes, partial, options)
 
     def warm_up_workers(self, world, graph) -> None:
         """Let every worker thread make its search scratch for ``graph`` now

@@ -100,7 +100,7 @@ def test_settings_that_come_to_more_cells_than_the_stages_count(settings, match)
 
 
 def test_bad_area_id_tag_name_and_world():
-    with pytest.raises(GraphError, match="is area id 64; area ids are 1..63"):
+    with pytest.raises(GraphError, match="is area id 64; area ids are 0..63"):
         build_navmesh_arrays(FLOOR, TRIS, triangle_areas=64)
     with pytest.raises(GraphError, match="tag_mask: name must be a tag name"):
         level_from_arrays(FLOOR, TRIS, tags=["a", "b"]).tag_mask(["a"])

@@ -419,7 +419,7 @@ def small():
 
 @pytest.mark.parametrize("call, error, fragment", [
     (lambda v, t, c: mark_walkable(v, t, None), GraphError, "config must be a LevelConfig"),
-    (lambda v, t, c: mark_walkable(v, t, c, tri_area=64), GraphError, "area ids are 1..63"),
+    (lambda v, t, c: mark_walkable(v, t, c, tri_area=64), GraphError, "area ids are 0..63"),
     (lambda v, t, c: mark_walkable(v, t, c, tri_area=[1, 2, 3]), GraphError, "or 2 of them"),
     (lambda v, t, c: mark_walkable(v[:, :2], t, c), GraphError, "(N, 3)"),
     (lambda v, t, c: mark_walkable(np.where(v == 3, np.inf, v), t, c), GraphError,
