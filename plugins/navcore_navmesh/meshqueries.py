@@ -32,7 +32,8 @@ _NO_POINT = MeshPoint(-1, None)
 class PolygonAreas(navcore.DerivedView):
     """``cumulative``: the running sum over polygons of each walkable
     polygon's area in the ground plane (0 for blocked polygons and retired
-    slots), what ``random_point`` draws from. Rebuilt with the graph's
+    slots), what ``random_point`` draws from; ``lo``/``hi``: the box of
+    the vertices (``nearest_point``'s reach). Rebuilt with the graph's
     version (a walkable flag or the polygons changed)."""
 
     def __init__(self, graph):
@@ -49,6 +50,7 @@ class PolygonAreas(navcore.DerivedView):
         area = np.abs(np.bincount(owner, weights=cross, minlength=len(count))) / 2
         area[(count < 3) | ~graph.walkable] = 0.0
         self.cumulative = np.cumsum(area)
+        self.lo, self.hi = v.min(axis=0), v.max(axis=0)
 
 
 def _visited(graph):
@@ -125,7 +127,8 @@ def nearest_point(graph, point) -> MeshPoint:
     p = index.locate_point(x, y)
     if p >= 0 and graph.walkable[p]:
         return MeshPoint(int(p), np.array([x, y]))
-    lo, hi = index.origin, graph.vertices.max(axis=0)
+    box = graph.view(AREAS_KEY, PolygonAreas)
+    lo, hi = box.lo[:2], box.hi[:2]
     # a circle that reaches every polygon from (x, y)
     away = np.hypot(max(lo[0] - x, x - hi[0], 0.0), max(lo[1] - y, y - hi[1], 0.0))
     radius = float(away + np.hypot(*(hi - lo)) + 1.0)
