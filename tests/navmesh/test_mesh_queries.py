@@ -13,6 +13,7 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon, box
 
 import navcore
+from hooktags import exercises
 from reference import random_free_points
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
@@ -60,6 +61,7 @@ def _first_exit(free, s, e):
     raise AssertionError("the start is not in the free space")
 
 
+@exercises("navcore_raycast")
 @pytest.mark.parametrize("tile_size", [0, 4.0])
 @pytest.mark.parametrize("seed", range(3))
 def test_raycast_stops_where_the_segment_first_leaves_the_mesh(seed, tile_size):
@@ -127,6 +129,7 @@ def test_raycast_walls_of_blocked_polygons_and_starts_off_the_mesh():
         assert math.isnan(r.t) and r.point is None and r.nodes.size == 0
 
 
+@exercises("navcore_random_point")
 def test_random_points_lie_on_the_mesh_and_are_uniform_by_area():
     world = navcore.World()
     # a square of area 1 beside a rectangle of area 3 (a quad: two fan
@@ -177,6 +180,7 @@ def test_random_point_on_a_mesh_with_nothing_walkable():
     assert world.nearest_point("m", (0.2, 0.2)) == (-1, None)
 
 
+@exercises("navcore_nearest_point")
 @pytest.mark.parametrize("tile_size", [0, 4.0])
 def test_nearest_point_is_the_brute_force_nearest(tile_size):
     world, graph, rng = _scene(9, tile_size)
@@ -238,3 +242,17 @@ def test_graph_types_without_the_queries_say_so():
         world.random_point("g", 1)
     with pytest.raises(navcore.QueryError, match="nearest_point on csr graph 'g'"):
         world.nearest_point("g", (0.0, 0.0))
+
+
+def test_a_plugin_answers_the_point_queries_for_its_own_graphs():
+    class Nearest:
+        @navcore.hookimpl
+        def navcore_nearest_point(self, graph, point):
+            return navcore.MeshPoint(0, np.asarray(graph.positions[0]))
+
+    world = navcore.World()
+    world.add_graph("g", type="csr", src=[0], dst=[1], cost=[1.0],
+                    positions=[(0.0, 0.0), (1.0, 0.0)])
+    world.plugins.register(Nearest())
+    node, p = world.nearest_point("g", (5.0, 5.0))
+    assert node == 0 and p.tolist() == [0.0, 0.0]
