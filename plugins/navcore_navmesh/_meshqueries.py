@@ -85,16 +85,12 @@ def random_point(cumulative, vertices, poly_start, poly_verts, u):
     ax, ay = vertices[a, 0], vertices[a, 1]
     area = 0.0
     for e in range(first + 1, last):
-        b, c = poly_verts[e], poly_verts[e + 1]
-        area += abs((vertices[b, 0] - ax) * (vertices[c, 1] - ay)
-                    - (vertices[c, 0] - ax) * (vertices[b, 1] - ay))
+        area += _fan_area(vertices, ax, ay, poly_verts[e], poly_verts[e + 1])
     goal = u[1] * area
     acc = 0.0
     tri = last - 1
     for e in range(first + 1, last):
-        b, c = poly_verts[e], poly_verts[e + 1]
-        acc += abs((vertices[b, 0] - ax) * (vertices[c, 1] - ay)
-                   - (vertices[c, 0] - ax) * (vertices[b, 1] - ay))
+        acc += _fan_area(vertices, ax, ay, poly_verts[e], poly_verts[e + 1])
         if goal < acc:
             tri = e
             break
@@ -106,3 +102,10 @@ def random_point(cumulative, vertices, poly_start, poly_verts, u):
     x = wa * ax + wb * vertices[b, 0] + wc * vertices[c, 0]
     y = wa * ay + wb * vertices[b, 1] + wc * vertices[c, 1]
     return p, x, y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fan_area(vertices, ax, ay, b, c):
+    """Twice the area of the triangle ``(ax, ay)``, vertex ``b``, vertex ``c``."""
+    return abs((vertices[b, 0] - ax) * (vertices[c, 1] - ay)
+               - (vertices[c, 0] - ax) * (vertices[b, 1] - ay))
