@@ -498,8 +498,9 @@ def navcore_raycast(world: World, graph: NavGraph, start: Any, end: Any) -> Rayc
     side with no walkable neighbour is the wall it stops at. A start on
     no walkable node gives the ``invalid_start`` result; malformed points
     a ``NavError``. Firstresult: the navmesh plugin answers for navmeshes
-    (2D and layered); other graphs pass, and ``World.raycast`` raises a
-    ``QueryError`` naming the graph. Called once per ``World.raycast``.
+    (2D and layered), the grid plugin for grids (cell by cell); other
+    graphs pass, and ``World.raycast`` raises a ``QueryError`` naming the
+    graph. Called once per ``World.raycast``.
     """
 
 
@@ -512,7 +513,8 @@ def navcore_random_point(world: World, graph: NavGraph,
     nothing is walkable; or ``None`` to pass. As
     ``dtNavMeshQuery::findRandomPoint``: a node chosen with probability
     proportional to its area, then a point uniform in it. Firstresult:
-    the navmesh plugin answers for navmeshes. Called once per
+    the navmesh plugin answers for navmeshes, the grid plugin for grids.
+    Called once per
     ``World.random_point``.
     """
 
@@ -524,7 +526,8 @@ def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoin
     node; ``MeshPoint(-1, None)`` when none is within the graph's reach
     (a level's ``extents``); or ``None`` to pass. Malformed points raise a
     ``NavError``. Firstresult: the navmesh plugin answers for navmeshes (a
-    level as Detour's ``findNearestPoly``). Called once per
+    level as Detour's ``findNearestPoly``), the grid plugin for grids (the
+    nearest walkable cell). Called once per
     ``World.nearest_point``.
     """
 
