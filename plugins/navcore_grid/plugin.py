@@ -174,6 +174,7 @@ def navcore_graph_updated(graph, dirty):
 def navcore_warm_up(world, graph):
     workers = getattr(world, "workers", 0)
     search.warm_up(graph)
+    pointqueries.warm_up(graph)
     # the scheduler's parallel rounds (PathBatch.threads = workers)
     parallel.warm_up(graph, workers)
     if not search.jps_applies(graph):

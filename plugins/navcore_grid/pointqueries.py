@@ -63,3 +63,10 @@ def nearest_point(graph, point) -> MeshPoint:
     x, y = validate.xy(point, "point")
     c, px, py = K.nearest_cell(x, y, graph.width, graph.height, graph.walkable)
     return MeshPoint(-1, None) if c < 0 else MeshPoint(int(c), np.array([px, py]))
+
+
+def warm_up(graph) -> None:
+    """Compile the kernels on ``graph``'s arrays."""
+    K.raycast(0.5, 0.5, 0.5, 0.5, graph.width, graph.height, graph.walkable,
+              graph.scratch(_VISITED_KEY, _visited))
+    K.nearest_cell(0.5, 0.5, graph.width, graph.height, graph.walkable)
