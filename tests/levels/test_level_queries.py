@@ -131,3 +131,19 @@ def test_distance_matrix_and_pairs_are_find_path_costs(house):
         w.distance_matrix("house", [(3.0, 3.0)], [up])
     with pytest.raises(navcore.NodeError, match="outside"):
         w.distance_pairs("house", [(3.0, 13.0, 3.0)], [up])
+
+
+def test_distance_matrix_follows_off_mesh_links():
+    from tests.levels.test_level_links import HIGH, LOW, PLATFORMS, UP, level
+    w = navcore.World()
+    level(w, "up", PLATFORMS, [UP])
+    level(w, "plain", PLATFORMS)
+    ends = [LOW, HIGH, (5.0, 0.2, 5.0)]
+    want = np.array([[w.find_path("up", a, b).cost if w.find_path("up", a, b).found
+                      else np.inf for b in ends] for a in ends])
+    assert np.isfinite(want).all()                       # up there only by the jump
+    np.testing.assert_allclose(w.distance_matrix("up", ends, ends), want, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(w.distance_pairs("up", ends, ends[::-1]),
+                               np.diag(want[:, ::-1]), rtol=1e-13, atol=0)
+    m = w.distance_matrix("plain", ends, ends)
+    assert np.isinf(m[0, 1]) and np.isinf(m[1, 0]) and np.isfinite(m[0, 2])
