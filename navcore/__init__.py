@@ -25,7 +25,8 @@ from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hooksp
 from .scene_layer import SceneLayer
 from .search import Search
 from .views import DerivedView
-from .types import FrameStats, GraphVersion, PathBatch, PathRequest, PathResult, PathStatus, Update
+from .types import (FrameStats, GraphVersion, MeshPoint, PathBatch, PathRequest, PathResult,
+                    PathStatus, RaycastHit, Update)
 from .world import World
 from .warmup import warm_up
 
@@ -33,7 +34,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
-    "GraphVersion", "PathBatch", "PathStatus", "Update", "Search",
+    "GraphVersion", "MeshPoint", "RaycastHit", "PathBatch", "PathStatus", "Update", "Search",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
     "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",

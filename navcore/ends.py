@@ -19,7 +19,7 @@ def nodes(graph, items, what, allow_outside=False, with_points=False):
     """Validated int32 node ids from ids or points; a point outside the
     graph is ``-1`` when ``allow_outside``, else a ``NodeError``. With
     ``with_points``: ``(ids, points)``, ``points`` the float64 ``(k, 2)``
-    points the caller gave, NaN in the rows given as node ids (or as
+    points the caller gave (``(k, 3)`` on a level: ``_given_points``), NaN in the rows given as node ids (or as
     anything but an ``(x, y)`` pair), ``None`` when every entry was an id."""
     points = None
     try:
@@ -44,7 +44,7 @@ def nodes(graph, items, what, allow_outside=False, with_points=False):
             raise NodeError(f"{what} must be a sequence of node ids or points, "
                             f"got {items!r}") from None
         if with_points:
-            points = _given_points(items)
+            points = _given_points(items, getattr(graph, "point_dims", 2))
     if not allow_outside and (out < 0).any():
         i = int(np.flatnonzero(out < 0)[0])
         raise NodeError(f"{what}[{i}] = {items[i]!r} lies outside graph "
@@ -67,12 +67,14 @@ def ends_of(graph, ends: list) -> np.ndarray:
     return np.fromiter(map(graph.node_of, ends), dtype=np.int64, count=len(ends))
 
 
-def _given_points(items) -> np.ndarray | None:
-    """float64 ``(k, 2)``: the ``(x, y)`` of each entry of ``items`` that
-    is a pair of numbers, NaN for the others (node ids); ``None`` when no
-    entry is such a pair. ``items`` already resolved through ``node_of``."""
-    out = np.full((len(items), 2), np.nan)
+def _given_points(items, dims=2) -> np.ndarray | None:
+    """float64 ``(k, dims)``: each entry of ``items`` that is a point of
+    ``dims`` numbers (``(x, y)``; 3 on a graph whose points are 3D, a
+    level's: its ``point_dims``), NaN for the others (node ids); ``None``
+    when no entry is such a point. ``items`` already resolved through
+    ``node_of``."""
+    out = np.full((len(items), dims), np.nan)
     for i, p in enumerate(items):
-        if not validate.is_int(p) and np.shape(p) == (2,):
+        if not validate.is_int(p) and np.shape(p) == (dims,):
             out[i] = np.asarray(p, dtype=np.float64)
     return None if np.isnan(out[:, 0]).all() else out

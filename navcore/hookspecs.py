@@ -130,7 +130,8 @@ if TYPE_CHECKING:          # for the annotations only: no import cycle at run ti
 
     from .graph import NavGraph
     from .search import Search
-    from .types import FrameStats, PathBatch, PathRequest, PathResult, Update
+    from .types import (FrameStats, MeshPoint, PathBatch, PathRequest, PathResult,
+                        RaycastHit, Update)
     from .world import World
 
 hookspec = pluggy.HookspecMarker("navcore")
@@ -483,6 +484,52 @@ def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
     batch answers many routes without a Python loop per pair.
     """
 
+
+
+@hookspec(firstresult=True)
+def navcore_raycast(world: World, graph: NavGraph, start: Any, end: Any) -> RaycastHit | None:
+    """Walk ``graph``'s walkable surface from ``start`` straight toward
+    ``end`` (points as the caller gave them, unchecked) and return a
+    ``navcore.RaycastHit``, or ``None`` to pass.
+
+    As ``dtNavMeshQuery::raycast``: the ray moves from the node holding
+    the start only into a neighbour across the side it leaves by, so it
+    never jumps between nodes that merely overlap (a level's floors); a
+    side with no walkable neighbour is the wall it stops at. A start on
+    no walkable node gives the ``invalid_start`` result; malformed points
+    a ``NavError``. Firstresult: the navmesh plugin answers for navmeshes
+    (2D and layered), the grid plugin for grids (cell by cell); other
+    graphs pass, and ``World.raycast`` raises a ``QueryError`` naming the
+    graph. Called once per ``World.raycast``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_random_point(world: World, graph: NavGraph,
+                         rng: np.random.Generator) -> MeshPoint | None:
+    """Return a ``navcore.MeshPoint``: a point drawn uniformly (by area)
+    from ``graph``'s walkable surface with ``rng`` (a validated numpy
+    ``Generator``) and the node holding it, ``MeshPoint(-1, None)`` when
+    nothing is walkable; or ``None`` to pass. As
+    ``dtNavMeshQuery::findRandomPoint``: a node chosen with probability
+    proportional to its area, then a point uniform in it. Firstresult:
+    the navmesh plugin answers for navmeshes, the grid plugin for grids.
+    Called once per
+    ``World.random_point``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoint | None:
+    """Return a ``navcore.MeshPoint``: the point of ``graph``'s walkable
+    surface nearest ``point`` (as the caller gave it, unchecked) and its
+    node; ``MeshPoint(-1, None)`` when none is within the graph's reach
+    (a level's ``extents``); or ``None`` to pass. Malformed points raise a
+    ``NavError``. Firstresult: the navmesh plugin answers for navmeshes (a
+    level as Detour's ``findNearestPoly``), the grid plugin for grids (the
+    nearest walkable cell). Called once per
+    ``World.nearest_point``.
+    """
 
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``

@@ -10,7 +10,7 @@ from . import ends, limits, validate
 from .errors import NodeError, QueryError
 from .graph import NavGraph
 from .search import Search
-from .types import GraphVersion, PathRequest, PathResult, PathStatus
+from .types import GraphVersion, MeshPoint, PathRequest, PathResult, PathStatus, RaycastHit
 
 _INVALID_START = PathStatus.INVALID_START
 _INVALID_GOAL = PathStatus.INVALID_GOAL
@@ -26,6 +26,18 @@ _FOUND = PathStatus.FOUND
 #: what a QueryError adds when a hook that a plugin answers goes unanswered
 _HINTS = {"navcore_areas": " (is the areas plugin loaded?)",
           "navcore_nearest_reachable": " (is the areas plugin loaded?)"}
+
+
+def _rng(rng) -> np.random.Generator:
+    """``random_point``'s ``rng``: a Generator as given, a seed made one."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if validate.is_int(rng) and not isinstance(rng, (bool, np.bool_)) and int(rng) >= 0:
+        return np.random.default_rng(int(rng))
+    raise QueryError(f"rng must be None, a non-negative int seed or a numpy.random.Generator, "
+                     f"got {validate.describe(rng)}")
 
 
 class Queries:
@@ -359,6 +371,45 @@ class Queries:
             raise QueryError(f"distance_pairs needs as many sources as targets, got "
                              f"{src.size} and {dst.size}")
         return self._ask("navcore_distance_pairs", graph, src, dst, src_pts, dst_pts)
+
+    def raycast(self, graph_id, start, end) -> RaycastHit:
+        """Walk the walkable surface from ``start`` straight toward ``end``
+        and say where a wall stops the way (``dtNavMeshQuery::raycast``):
+        a ``RaycastHit`` (``hit``, ``t`` the fraction of the way where
+        the wall is met or ``inf``, ``point``, the wall's ``normal``, the
+        ``nodes`` crossed). The ray goes from the node holding the start
+        into neighbours across shared sides only, so on a level it never
+        drops to the floor below or climbs to the one above. On a level
+        both ends are 3D points (only ``end``'s ground position matters;
+        ``point`` lies on the surface); elsewhere 2D. A start on no
+        walkable node gives ``status`` ``invalid_start`` (Detour's invalid
+        start), malformed points a ``NavError``; a graph type without a
+        raycast a ``QueryError``."""
+        graph = self.graph(graph_id)
+        return self._ask("navcore_raycast", graph, start, end)
+
+    def random_point(self, graph_id, rng=None) -> MeshPoint:
+        """A point drawn uniformly from the walkable surface and its node
+        (``MeshPoint(node, point)``; ``(-1, None)`` when nothing is
+        walkable): a node chosen with probability proportional to its
+        area, then a point uniform in it (``dtNavMeshQuery::findRandomPoint``);
+        on a level a 3D point on the surface. ``rng``: ``None`` (fresh
+        entropy), a seed (a non-negative int) or a ``numpy.random.Generator``
+        (drawn from, so a sequence of calls continues it)."""
+        graph = self.graph(graph_id)
+        return self._ask("navcore_random_point", graph, _rng(rng))
+
+    def nearest_point(self, graph_id, point) -> MeshPoint:
+        """The point of the walkable surface nearest ``point`` and its node
+        (``MeshPoint(node, point)``): ``point`` itself when a walkable node
+        holds it. On a 2D navmesh the nearest over the whole mesh; on a
+        level Detour's ``findNearestPoly`` (within the graph's ``extents``
+        of ``point``, a floor under or over it counting only the height
+        beyond ``climb``), ``MeshPoint(-1, None)`` when nothing is that
+        near (or nothing is walkable). Malformed points raise a
+        ``NavError``; a graph type without it a ``QueryError``."""
+        graph = self.graph(graph_id)
+        return self._ask("navcore_nearest_point", graph, point)
 
     def locate(self, graph_id, point) -> int:
         """The node at or nearest to ``point`` (``-1`` outside the graph)."""

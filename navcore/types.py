@@ -82,6 +82,40 @@ class PathLink(NamedTuple):
     point: int
 
 
+class MeshPoint(NamedTuple):
+    """A point on a graph's walkable surface and the node it lies on
+    (``World.nearest_point``, ``World.random_point``); ``node`` ``-1`` and
+    ``point`` ``None`` when there is none."""
+
+    node: int
+    #: float64 ``(2,)`` on a 2D graph, ``(3,)`` (the caller's axes) on a level
+    point: Any
+
+
+@dataclass
+class RaycastHit:
+    """What ``World.raycast`` found walking the mesh from ``start`` toward
+    ``end`` (``dtNavMeshQuery::raycast``).
+
+    ``status``: ``found`` when the ray was cast, ``invalid_start`` when the
+    start is on no walkable node (then ``hit`` is False, ``t`` NaN and the
+    rest empty). ``hit``: a wall (the mesh's border, or a blocked node)
+    stops the ray before ``end``. ``t``: the fraction of the way from the
+    start (as placed on the mesh) to ``end`` where the wall is met, ``inf``
+    when none is (Detour's ``FLT_MAX``). ``point``: where the ray stops
+    (the wall point, else ``end`` as the ray reaches it), on the surface.
+    ``normal``: the unit normal of the wall hit in the ground plane,
+    pointing back into the walkable side (zeros when nothing is hit).
+    ``nodes``: int32, the nodes the ray crossed, in order."""
+
+    status: PathStatus
+    hit: bool
+    t: float
+    point: Any
+    normal: Any
+    nodes: np.ndarray
+
+
 class PathResult:
     """Result of a path query.
 

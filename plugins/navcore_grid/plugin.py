@@ -13,7 +13,7 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.errors import GraphError
 
-from . import parallel, scen, scene_layer, search, sliced, updates
+from . import parallel, pointqueries, scen, scene_layer, search, sliced, updates
 from .costs import as_costs, walls
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
@@ -174,6 +174,7 @@ def navcore_graph_updated(graph, dirty):
 def navcore_warm_up(world, graph):
     workers = getattr(world, "workers", 0)
     search.warm_up(graph)
+    pointqueries.warm_up(graph)
     # the scheduler's parallel rounds (PathBatch.threads = workers)
     parallel.warm_up(graph, workers)
     if not search.jps_applies(graph):
@@ -185,6 +186,12 @@ def navcore_warm_up(world, graph):
         if search.jps_applies(twin):
             search.warm_up(twin)
             parallel.warm_up(twin, workers)
+
+
+# raycast, random and nearest points (``pointqueries``)
+navcore_raycast = forward(pointqueries.raycast, GridGraph)
+navcore_random_point = forward(pointqueries.random_point, GridGraph)
+navcore_nearest_point = forward(pointqueries.nearest_point, GridGraph)
 
 
 navcore_make_update = forward(updates.make_update, GridGraph)

@@ -213,9 +213,12 @@ def nearest_reachable(x, y, z, start, offsets, targets, cost, walkable, vertices
 
 @njit(cache=True, nogil=True)
 def nearest_polys(ground, up, ex, ey, ez, climb, vertices, heights, poly_start, poly_verts,
-                  walkable, lo, hi, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, out):
-    """``nearest_poly`` of every point ``(ground[i], up[i])`` into ``out``."""
+                  walkable, lo, hi, cell_start, cell_polys, x0, y0, inv, nx, ny, tol, out,
+                  out_xy):
+    """``nearest_poly`` of every point ``(ground[i], up[i])``: the polygon
+    into ``out``, its nearest ground point into ``out_xy``."""
     for i in range(up.shape[0]):
-        out[i] = nearest_poly(ground[i, 0], ground[i, 1], up[i], ex, ey, ez, climb, vertices,
-                              heights, poly_start, poly_verts, walkable, lo, hi, cell_start,
-                              cell_polys, x0, y0, inv, nx, ny, tol)[0]
+        out[i], out_xy[i, 0], out_xy[i, 1], _ = nearest_poly(
+            ground[i, 0], ground[i, 1], up[i], ex, ey, ez, climb, vertices, heights,
+            poly_start, poly_verts, walkable, lo, hi, cell_start, cell_polys, x0, y0, inv,
+            nx, ny, tol)

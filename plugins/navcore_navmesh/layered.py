@@ -39,9 +39,11 @@ Detour's off-mesh connections) join points no walkable geometry joins;
 the exact search follows them (``links``), ``PathResult.links`` says
 where a path takes one.
 
-What refuses layered meshes (``QueryError``/``GraphError``, never a wrong
-answer): distance matrices and pairs (their ends are 2D points), 2D query
-ends, and obstacle/region updates (the mesh is static; ``walkable=`` and
+Distance matrices and pairs take ``(k, 3)`` ends (or polygon ids), each
+placed as ``find_path`` places it (``lengths``): their entries are
+``find_path``'s costs. What refuses layered meshes (``QueryError``/
+``GraphError``, never a wrong answer): 2D query ends, and obstacle/region
+updates (the mesh is static; ``walkable=`` and
 cost updates work). ``free_space`` is the projection's union (every floor
 merged: a ground plan, for drawing only). Stepped searches
 (``begin_search``, requests, ``max_nodes``) step the plugin's own on the
@@ -112,6 +114,8 @@ class LayeredMeshGraph(NavMeshGraph):
     climb = 0.0
     _packed = None                # the locate kernels' arguments (``_kernel_args``)
     links = None
+    #: query points are 3D (``navcore.ends`` keeps matrix ends' 3 coordinates)
+    point_dims = 3
 
     @property
     def paths_follow_edges(self) -> bool:
@@ -239,7 +243,7 @@ class LayeredMeshGraph(NavMeshGraph):
         out = np.empty(len(p), dtype=np.int32)
         args = self._kernel_args()
         K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
-                        *args, self.walkable, *self._packed[2], out)
+                        *args, self.walkable, *self._packed[2], out, np.empty((len(p), 2)))
         return out
 
     def ground_end(self, where, node):
@@ -501,9 +505,71 @@ def nearest_reachable(graph, point, start) -> int:
                                    graph.locate_index().tol))
 
 
-def refuse_matrix(graph):
-    raise QueryError("distance matrices and pairs are not available on a layered (3D) "
-                     "navmesh yet: their ends are 2D points; ask find_path for each pair")
+def lengths(measure, graph, sources, targets, source_points, target_points):
+    """``World.distance_matrix`` / ``distance_pairs`` on a layered mesh:
+    ``measure`` (the navmesh's ``matrix_lengths`` or ``pair_lengths``) on
+    the ground plane, each 3D end at the ground point ``find_path`` starts
+    from (``ground_points``) and searched from the polygon it was located
+    on, so the lengths are ``find_path``'s costs. On a graph with off-mesh
+    links, ``find_path``'s search through them per pair (``linked_lengths``)."""
+    if graph.links is not None:
+        return linked_lengths(graph, measure is polyanya.matrix_lengths, sources, targets,
+                              source_points, target_points)
+    return measure(graph, sources, targets, ground_points(graph, sources, source_points),
+                   ground_points(graph, targets, target_points), seeded=True)
+
+
+def linked_lengths(graph, matrix, sources, targets, source_points, target_points):
+    """``lengths`` on a graph with links: each pair's ``find_path`` cost
+    (``links.find_path``, one exact search per pair: the links' search
+    has no batch kernel), ``inf`` where unreachable; the matrix when
+    ``matrix``, else the pairs."""
+    from . import links
+    m, n = len(sources), len(targets)
+    rows, cols = (np.repeat(np.arange(m), n), np.tile(np.arange(n), m)) if matrix \
+        else (np.arange(m), np.arange(m))
+    out = np.full(len(rows), np.inf)
+    walkable = graph.walkable
+
+    def end(points, i, node):
+        if points is None or np.isnan(points[i, 0]):
+            return int(node)
+        return tuple(points[i].tolist())
+
+    for k, (i, j) in enumerate(zip(rows.tolist(), cols.tolist())):
+        s, t = int(sources[i]), int(targets[j])
+        if walkable[s] and walkable[t]:
+            request = PathRequest(graph.graph_id, end(source_points, i, s),
+                                  end(target_points, j, t), "polyanya", s, t, {})
+            r = links.find_path(graph, request)
+            if r is not None and r.status is PathStatus.FOUND:
+                out[k] = r.cost
+    return out.reshape(m, n) if matrix else out
+
+
+def ground_points(graph, nodes, points):
+    """float64 ``(k, 2)`` ground points of the 3D ``points`` (``(k, 3)``,
+    NaN rows: ends given as polygon ids, kept NaN) located on ``nodes``,
+    as ``_end`` places a query end: the nearest point of the polygon,
+    a hair inside it when clamped onto its boundary; ``None`` for none."""
+    if points is None:
+        return None
+    out = np.full((len(points), 2), np.nan)
+    given = np.flatnonzero(~np.isnan(points[:, 0]))
+    if given.size:
+        a, b, u = _AXES[graph.up]
+        p = points[given]
+        poly = np.empty(len(p), dtype=np.int32)
+        xy = np.empty((len(p), 2))
+        K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
+                        *graph._kernel_args(), graph.walkable, *graph._packed[2], poly, xy)
+        if not np.array_equal(poly, nodes[given]):      # World located them the same way
+            raise QueryError("the ends moved between locating and measuring them")
+        moved = (xy[:, 0] != p[:, a]) | (xy[:, 1] != p[:, b])
+        c = graph.positions[poly]
+        xy[moved] += 1e-9 * (c[moved, :2] - xy[moved])
+        out[given] = xy
+    return out
 
 
 def warm_up(graph) -> None:

@@ -19,7 +19,7 @@ from navcore.graph import HEURISTICS
 
 from . import (areafilter, build, funnel, layered_scene, merge as merging, meshfile, polyanya,
                polygon_search, scene_layer)
-from . import layered, sliced, tiles
+from . import layered, meshqueries, sliced, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -287,9 +287,9 @@ def navcore_distance_pairs(graph, sources, targets, source_points, target_points
 
 
 def _lengths(measure, graph, *ends):
-    """``measure(graph, *ends)``; a layered mesh refuses (its ends are 3D)."""
+    """``measure(graph, *ends)``; on a layered mesh from its 3D ends."""
     if graph.heights is not None:
-        layered.refuse_matrix(graph)
+        return layered.lengths(measure, graph, *ends)
     return measure(graph, *ends)
 
 
@@ -323,6 +323,12 @@ def navcore_reachable_many(graph, a, b):
     return links.reachable_many(graph, a, b)
 
 
+# raycast, random and nearest points, 2D and layered (``meshqueries``)
+navcore_raycast = forward(meshqueries.raycast, NavMeshGraph)
+navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
+navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
+
+
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
 navcore_apply_updates = forward(updates.apply_updates, NavMeshGraph)
 
@@ -348,10 +354,12 @@ def navcore_graph_updated(graph):
 def navcore_warm_up(graph):
     if graph.heights is not None:
         layered.warm_up(graph)
+        meshqueries.warm_up(graph)
         return
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
     sliced.warm_up(graph)
+    meshqueries.warm_up(graph)
     if graph.tiles is not None:
         tiles.warm_up(graph)
 

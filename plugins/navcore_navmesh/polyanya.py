@@ -343,7 +343,7 @@ def path_lengths(graph, starts, goals) -> np.ndarray:
 
 
 def pair_lengths(graph, sources, targets, source_points=None,
-                 target_points=None) -> np.ndarray:
+                 target_points=None, seeded=False) -> np.ndarray:
     """``World.distance_pairs`` on a navmesh: float64 ``out[i]``, the exact
     shortest length from source ``i`` to target ``i``, ``inf`` where
     unreachable. ``sources``/``targets``: validated int32 polygon ids (the
@@ -351,7 +351,10 @@ def pair_lengths(graph, sources, targets, source_points=None,
     (``(k, 2)``, NaN where a polygon id was given; ``None``: ids only).
     A point is searched from where it lies; a polygon id from its centroid,
     as ``find_path`` does. A blocked polygon reaches nothing (``inf``).
-    All pairs in one numba call (``path_lengths``)."""
+    All pairs in one numba call (``path_lengths``). ``seeded``: each
+    point lies in the polygon given with it and is searched from there
+    (a layered mesh's ends, whose ground points more than one floor holds)
+    instead of the polygon the ground-plane locate finds."""
     out = np.full(len(sources), np.inf)
     live = graph.walkable[sources] & graph.walkable[targets]
     if live.any():
@@ -359,13 +362,19 @@ def pair_lengths(graph, sources, targets, source_points=None,
                    source_points[live])
         b = _where(graph, targets[live], None if target_points is None else
                    target_points[live])
-        got = path_lengths(graph, a, b)
+        if seeded:
+            seeds = np.ascontiguousarray(np.column_stack([sources[live], targets[live]]),
+                                         dtype=np.int32)
+            got = _many_lengths(graph, search_space(graph),
+                                np.ascontiguousarray(np.hstack([a, b])), seeds)
+        else:
+            got = path_lengths(graph, a, b)
         out[live] = np.where(np.isnan(got), np.inf, got)     # nan: an end in a wall
     return out
 
 
 def matrix_lengths(graph, sources, targets, source_points=None,
-                   target_points=None) -> np.ndarray:
+                   target_points=None, seeded=False) -> np.ndarray:
     """``World.distance_matrix`` on a navmesh: the ``(len(sources),
     len(targets))`` matrix of ``pair_lengths``, every pair in one call."""
     m, n = len(sources), len(targets)
@@ -375,7 +384,7 @@ def matrix_lengths(graph, sources, targets, source_points=None,
     rows, cols = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
     out = pair_lengths(graph, sources[rows], targets[cols],
                        None if source_points is None else source_points[rows],
-                       None if target_points is None else target_points[cols])
+                       None if target_points is None else target_points[cols], seeded)
     return out.reshape(m, n)
 
 
@@ -388,13 +397,15 @@ def _where(graph, nodes, points) -> np.ndarray:
     return out
 
 
-def _many_lengths(graph, space, ends) -> np.ndarray:
+def _many_lengths(graph, space, ends, seeds=None) -> np.ndarray:
     """``path_lengths`` of the rows of ``ends`` (``sx, sy, gx, gy``), the
-    ends located by the index (no snapping)."""
+    ends in the int32 ``(k, 2)`` polygons ``seeds``, by default located by
+    the index (no snapping)."""
     s = space.scratch()
-    index = graph.locate_index()
-    seeds = np.ascontiguousarray(np.column_stack([index.locate_many(ends[:, :2]),
-                                                  index.locate_many(ends[:, 2:])]))
+    if seeds is None:
+        index = graph.locate_index()
+        seeds = np.ascontiguousarray(np.column_stack([index.locate_many(ends[:, :2]),
+                                                      index.locate_many(ends[:, 2:])]))
     out = np.empty(len(ends))
     mesh = K.Mesh(*space.mesh(graph.walkable))
     done = 0

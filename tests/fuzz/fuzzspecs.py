@@ -326,8 +326,12 @@ def api_calls(draw, world):
         return name, (gid, draw(node), draw(node)), {}
     if name in ("reachable_many", "distance_matrix", "distance_pairs"):
         return name, (gid, draw(nodes), draw(nodes)), {}
-    if name in ("area", "locate"):
+    if name in ("area", "locate", "nearest_point"):
         return name, (gid, draw(node)), {}
+    if name == "raycast":
+        return name, (gid, draw(node), draw(node)), {}
+    if name == "random_point":
+        return name, (gid, draw(st.one_of(st.none(), st.integers(-3, 2 ** 70), junk(2)))), {}
     if name == "path_costs":
         return name, (gid, draw(st.one_of(st.lists(nodes, max_size=3), junk(3)))), {}
     if name == "update":
@@ -346,4 +350,5 @@ def api_calls(draw, world):
 METHODS = ["find_path", "find_path", "reachable", "reachable_many", "area", "areas",
            "nearest_reachable", "distance_matrix", "distance_pairs", "path_costs", "locate",
            "update", "update", "update", "tick", "request_path", "remove_graph", "algorithms",
-           "pending_updates", "queued_updates", "graph", "warm_up"]
+           "pending_updates", "queued_updates", "graph", "warm_up", "raycast", "random_point",
+           "nearest_point"]

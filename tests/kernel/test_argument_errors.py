@@ -187,3 +187,32 @@ def test_road_arrays_are_numbers(param, bad):
         navcore.World().add_graph("r", type="roads", src=[0, 1], dst=[1, 2],
                                   positions=[[7.4, 43.7], [7.401, 43.7], [7.402, 43.7]],
                                   keep="all", **given)
+
+
+_HOSTILE_POINTS = [float("nan"), (1.0, float("nan")), (1.0, float("inf")), (1.0,),
+                   (1.0, 2.0, 3.0, 4.0), "1,2", None, [[1.0, 2.0]], (10 ** 400, 1.0), object()]
+
+
+@pytest.mark.parametrize("bad", _HOSTILE_POINTS, ids=repr)
+@pytest.mark.parametrize("call", ["raycast_start", "raycast_end", "nearest_point"])
+def test_point_queries_check_their_points(call, bad):
+    world = navcore.World()
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4))
+    version = world.graph("m").version
+    with pytest.raises(navcore.NavError):
+        if call == "raycast_start":
+            world.raycast("m", bad, (2.0, 2.0))
+        elif call == "raycast_end":
+            world.raycast("m", (1.0, 1.0), bad)
+        else:
+            world.nearest_point("m", bad)
+    assert world.graph("m").version == version
+
+
+@pytest.mark.parametrize("bad", [True, -1, 1.5, "7", [3], np.random.RandomState(0)], ids=repr)
+def test_random_point_rng_is_a_seed_or_a_generator(bad):
+    world = navcore.World()
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4))
+    with pytest.raises(navcore.QueryError, match="rng must be None, a non-negative int seed"):
+        world.random_point("m", bad)
+    assert world.random_point("m", np.int64(3)).node >= 0

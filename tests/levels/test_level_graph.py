@@ -261,8 +261,8 @@ def test_query_ends_are_3d():
         w.find_path("x", (2.0, 10.0), (28.0, 10.0))
     with pytest.raises(navcore.NodeError, match="not a finite"):
         w.find_path("x", (2.0, np.nan, 10.0), (28.0, 0.0, 10.0))
-    with pytest.raises(navcore.QueryError, match="layered"):
-        w.distance_matrix("x", [(2.0, 0.0, 10.0)], [(28.0, 0.0, 10.0)])
+    with pytest.raises(navcore.QueryError, match="2D point"):
+        w.distance_matrix("x", [(2.0, 10.0)], [(28.0, 0.0, 10.0)])
     r = w.find_path("x", (2.0, 9.0, 10.0), (28.0, 0.0, 10.0))     # 9 m above: no polygon
     assert r.status is navcore.PathStatus.INVALID_START
 
