@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,9 @@ import numpy as np
 from navcore import files, validate
 from navcore.errors import GraphError, MeshFormatError, NavError
 
+from .areas import BUILT_IN
 from .config import LevelConfig
+from .heightfield import WALKABLE_AREA as MAX_AREA
 from .detail import DetailMesh
 from .heightfield import PolyMesh
 
@@ -51,7 +53,7 @@ BAKE_VERSION = 1
 #: each array of a bake: dtype ("U": a string) and shape (None: any length)
 _SPEC = {
     "format": ("U", ()), "version": (np.int64, ()), "config": ("U", ()), "up": ("U", ()),
-    "source": ("U", ()), "bmin": (np.float64, (3,)), "cell": (np.float64, (2,)),
+    "source": ("U", ()), "area_names": ("U", ()), "bmin": (np.float64, (3,)), "cell": (np.float64, (2,)),
     "border_size": (np.int64, ()), "cell_verts": (np.int32, (None, 3)),
     "vertices": (np.float64, (None, 3)), "polys": (np.int32, (None, None)),
     "neighbors": (np.int32, (None, None)), "regions": (np.int32, (None,)),
@@ -69,12 +71,14 @@ WITH_MESH = frozenset({"mesh", "extents", "links"})
 @dataclass(frozen=True)
 class BakedLevel:
     """What a bake holds: the settings, the polygon mesh, the detail mesh
-    (None when the level has none), the input's up axis and its source."""
+    (None when the level has none), the input's up axis, its source and
+    the names of its area ids (``graph.area_names``)."""
     config: LevelConfig
     polymesh: PolyMesh
     detail: DetailMesh | None
     up: str
     source: str
+    area_names: dict = field(default_factory=lambda: dict(BUILT_IN))
 
 
 def user_axes(v: np.ndarray, up: str) -> np.ndarray:
@@ -95,11 +99,14 @@ def mesh_settings_checked(build):
         if params.get("mesh") is not None:
             extra = sorted(k for k in params if k not in WITH_MESH)
             if extra:
+                # area types are marked in the voxels: baked with the graph
+                again = ("save_level_mesh(PATH, graph) a level graph built with them"
+                         if extra[0] in ("areas", "tag_areas") else
+                         f"`navcore bake LEVEL --{extra[0].replace('_', '-')} ...`")
                 raise GraphError(
                     f"mesh= loads a baked level, whose geometry and settings are fixed; "
-                    f"{', '.join(extra)} cannot be given with it (bake again with "
-                    f"`navcore bake LEVEL --{extra[0].replace('_', '-')} ...`, or build "
-                    f"with level=)")
+                    f"{', '.join(extra)} cannot be given with it (bake again: {again}; "
+                    f"or build with level=)")
         return build(world, graph_id, **params)
     return checked
 
@@ -114,10 +121,10 @@ def _level_of(graph) -> BakedLevel:
             raise GraphError(f"a level bake is made from a level graph (add_graph(..., "
                              f"type='level')) or a BakedLevel, got {validate.describe(graph)}")
         graph = BakedLevel(graph.level_config, graph.level_mesh, graph.level_detail, graph.up,
-                           graph.level_source)
+                           graph.level_source, dict(getattr(graph, "area_names", BUILT_IN)))
     kinds = (("config", LevelConfig), ("polymesh", PolyMesh), ("detail", (DetailMesh,
                                                                             type(None))),
-             ("source", str))
+             ("source", str), ("area_names", dict))
     for name, kind in kinds:
         if not isinstance(getattr(graph, name), kind):
             shown = getattr(kind, "__name__", "DetailMesh or None")
@@ -161,6 +168,7 @@ def _arrays_of(b: BakedLevel) -> dict:
         "format": np.array(BAKE_FORMAT), "version": np.array(BAKE_VERSION, np.int64),
         "config": np.array(json.dumps(asdict(b.config), sort_keys=True)),
         "up": np.array(b.up), "source": np.array(source),
+        "area_names": np.array(json.dumps(b.area_names, sort_keys=True)),
         "bmin": m.bmin, "cell": [m.cs, m.ch], "border_size": m.border_size,
         "cell_verts": m.verts, "vertices": user_axes(m.world_vertices(), b.up),
         "polys": m.polys, "neighbors": m.neighbors, "regions": m.regions, "areas": m.areas,
@@ -244,9 +252,24 @@ def check_arrays(arrays: dict, fail) -> BakedLevel:
     up = str(arrays["up"])
     if up not in ("y", "z"):
         fail(f"array 'up' is {up!r}, expected 'y' or 'z'")
+    names = _area_names(str(arrays["area_names"]), fail)
     mesh = _polymesh(arrays, config, up, fail)
     detail = _detail(arrays, mesh.poly_count, fail)
-    return BakedLevel(config, mesh, detail, up, str(arrays["source"]))
+    return BakedLevel(config, mesh, detail, up, str(arrays["source"]), names)
+
+
+def _area_names(text, fail) -> dict:
+    """``{name: id}`` of a bake's ``area_names`` (ids 0..63)."""
+    try:
+        values = json.loads(text)
+    except ValueError as exc:
+        fail(f"array 'area_names' is not JSON: {exc}")
+    if not isinstance(values, dict) or not all(
+            isinstance(k, str) and type(v) is int and 0 <= v <= MAX_AREA
+            for k, v in values.items()):
+        fail(f"array 'area_names' must map area names to ids 0..{MAX_AREA}, got "
+             f"{text[:200]!r}")
+    return values
 
 
 def _config(text, fail) -> LevelConfig:

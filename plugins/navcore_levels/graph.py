@@ -160,8 +160,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
-    # a baked mesh keeps its polygons' area ids, not their names (only
-    # "walkable" and "unwalkable" are known then; ids work in queries)
+    # a baked mesh's areas are its polygons' ids and the bake's names
     table = area_table(areas, tag_areas, () if baked is not None else lvl.tags, up)
     marks = dict(volumes=table.volumes, triangle_areas=None if table.triangle_ids is None
                  else table.triangle_ids[lvl.triangle_tags])
@@ -195,7 +194,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     # what a bake saves (``save_level_mesh``) and a picture draws
     graph.level_mesh, graph.level_detail, graph.level_source = mesh, detail, lvl.source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
-    graph.area_names = table.names
+    graph.area_names = table.names if baked is None else dict(baked.area_names)
     if links is not None:
         graph.set_links(links, radius=config.agent_radius)
     return graph

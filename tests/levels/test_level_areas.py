@@ -410,17 +410,27 @@ def test_area_filters_on_a_graph_with_links_are_refused_not_ignored():
     w.close()
 
 
-def test_a_baked_mesh_keeps_area_ids_and_refuses_new_areas(tmp_path):
-    from navcore_levels import save_level_mesh
+def test_a_baked_mesh_keeps_area_ids_and_names_and_refuses_new_areas(tmp_path):
+    from navcore_levels import load_level_mesh, save_level_mesh
     w = navcore.World()
     g = w.add_graph("pond", type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER])
     path = tmp_path / "pond.npz"
     save_level_mesh(path, g)
     loaded = w.add_graph("baked", type="level", mesh=str(path))
     assert loaded.area_ids.tolist() == g.area_ids.tolist()
+    assert loaded.area_names == g.area_names == {"walkable": 63, "unwalkable": 0, "water": 1}
     water = g.area_names["water"]
-    r = w.find_path("baked", S, G, exclude_areas=[water])        # an id works
-    assert r.cost == pytest.approx(DETOUR, abs=1e-9)
-    with pytest.raises(navcore.GraphError, match="areas"):
+    for left_out in ([water], ["water"]):                       # an id or its name
+        r = w.find_path("baked", S, G, exclude_areas=left_out)
+        assert r.cost == pytest.approx(DETOUR, abs=1e-9)
+    with pytest.raises(navcore.GraphError, match=r"areas cannot be given with it \(bake "
+                                                 r"again: save_level_mesh"):
         w.add_graph("baked2", type="level", mesh=str(path), areas=[WATER])
+    # a bake whose names are not {name: id 0..63} is refused naming the array
+    arrays = dict(np.load(path))
+    arrays["area_names"] = np.array('{"water": 99}')
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(navcore.MeshFormatError, match="area_names"):
+        load_level_mesh(bad)
     w.close()
