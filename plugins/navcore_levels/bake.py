@@ -7,7 +7,8 @@ A bake is an ``.npz`` (written and read with ``allow_pickle=False``) of:
 
 * ``format`` (``"navcore-level"``), ``version`` (1), ``config`` (the
   ``LevelConfig`` as JSON), ``up`` (``"y"`` or ``"z"``, the input's up
-  axis), ``source`` (the level file's name, or ``"arrays"``);
+  axis), ``source`` (the level file's name, or ``"arrays"``),
+  ``area_names`` (the area names and their ids as JSON: ``graph.area_names``);
 * the polygon mesh (Recast's ``rcPolyMesh``): ``cell_verts`` int32
   ``(V, 3)`` in cells from ``bmin`` float64 ``(3,)``, ``cell`` float64
   ``(2,)`` (cell size, cell height), ``border_size`` int64, ``polys`` and
