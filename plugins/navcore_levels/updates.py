@@ -1,0 +1,211 @@
+"""Run-time obstacles on a level graph built in tiles (DetourTileCache's
+temporary obstacles):
+
+    world.update("lvl", add_obstacle={"box": [[x0, y0, z0], [x1, y1, z1]]},
+                 obstacle_id="crate1")
+    world.update("lvl", add_obstacle={"cylinder": {"center": (x, y, z), "radius": r,
+                                                   "height": h}}, obstacle_id="barrel")
+    world.update("lvl", add_obstacle={"convex": [[x, z], ...], "ymin": lo, "ymax": hi},
+                 obstacle_id="car")
+    world.update("lvl", remove_obstacle="crate1")
+
+Specs in the level's axes (``navcore_levels.obstacles``). Like every
+update they are checked at once (``UpdateError``, nothing queued: a
+malformed spec, an obstacle wholly outside the level, a duplicate id or
+an unknown one on removal, counting what is queued) and applied at the
+next ``World.tick``, a tick's updates of the graph as one batch: the
+tiles the batch's added and removed obstacles reach are rebuilt once from
+their cached compact heightfields (``rebuild_obstacles``; the other tiles
+are kept), stitched again, and the new polygons swapped into the graph
+the world holds (``LayeredMeshGraph.replace_layers``). The mesh then
+equals a build from scratch of the level with those obstacles
+(``build_tiled(..., obstacles=)``); obstacles keep ``agent_radius`` off,
+as walls do (marked before the erosion).
+
+A level built whole (``tile_size=0``) refuses obstacles with an
+``UpdateError`` naming ``tile_size``: it has no tiles to rebuild, and
+rebuilding the whole level on every obstacle is what tiles avoid.
+
+The rebuild runs inside the tick, synchronously (on dungeon.obj with
+48-cell tiles a few milliseconds a tile; ``bench/level_obstacles.py``).
+
+Polygon ids: the stitched mesh numbers polygons tile by tile, so a
+rebuilt tile can shift the ids of later tiles. The batch's dirty nodes
+are every id whose polygon (corners, heights, neighbours) is not what it
+was, so ``World.is_current`` and the areas follow. The node count never
+shrinks (the update protocol's rule): a mesh with fewer polygons than
+before is padded with unwalkable isolated specks. ``nodes=``/``walkable=``
+flags stay on the ids whose polygons are unchanged (rebuilt polygons
+come back walkable); the polygon graph's edge costs are those of the new
+mesh (centroid distances): ``edges=`` cost changes do not survive an
+obstacle update.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from navcore import validate
+from navcore.errors import UpdateError
+from navcore.types import Update
+
+from .obstacles import obstacle
+from .tiles import rebuild_obstacles
+
+KINDS = ("add_obstacle", "remove_obstacle")
+_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle")
+
+
+def _level(graph):
+    """Whether ``graph`` is a level graph (``build_level_graph`` made it)."""
+    return hasattr(graph, "level_obstacles")
+
+
+def _ids_after_queue(world, graph) -> dict:
+    """The obstacle ids the graph will have once the queued updates are in
+    (id -> True)."""
+    ids = dict.fromkeys(graph.level_obstacles, True)
+    for upd in world.queued_updates(graph.graph_id) if world is not None else ():
+        if upd.kind == "add_obstacle":
+            ids[upd.params["id"]] = True
+        elif upd.kind == "remove_obstacle":
+            ids.pop(upd.params["id"], None)
+    return ids
+
+
+def _user_box(graph, lo, hi) -> str:
+    """An x-z box of Recast's frame in the caller's ground axes."""
+    if graph.up == "y":
+        return f"x {lo[0]:g}..{hi[0]:g}, z {lo[1]:g}..{hi[1]:g}"
+    return f"x {lo[0]:g}..{hi[0]:g}, y {-hi[1]:g}..{-lo[1]:g}"
+
+
+def make_update(world, graph, params) -> Update | None:
+    """``World.update`` on a level graph: the obstacle updates; ``None`` for
+    the others (the navmesh and csr plugins answer)."""
+    if not _level(graph) or not set(params) & set(_KEYS):
+        return None
+    gid = graph.graph_id
+    keys = set(params)
+    tiled = graph.level_tiles
+    if tiled is None:
+        raise UpdateError(f"level {gid!r} was built whole (tile_size=0), so it takes no "
+                          f"obstacles: an obstacle rebuilds the tiles it reaches; add the "
+                          f"level with tile_size=N (e.g. tile_size=48 cells)")
+    if "add_obstacle" in keys:
+        if keys != {"add_obstacle", "obstacle_id"}:
+            raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
+                              f"{sorted(params)}")
+        oid = params["obstacle_id"]
+        try:
+            hash(oid)
+        except TypeError:
+            raise UpdateError(f"obstacle_id must be hashable (a str or int), got "
+                              f"{validate.describe(oid)}") from None
+        if oid is None:
+            raise UpdateError("obstacle_id must not be None")
+        if oid in _ids_after_queue(world, graph):
+            raise UpdateError(f"level {gid!r} already has an obstacle {oid!r} (or one is "
+                              f"queued); remove_obstacle it first")
+        ob = obstacle(params["add_obstacle"], graph.up)
+        blo, bhi = tiled.bmin[[0, 2]], tiled.bmax[[0, 2]]
+        if (ob.hi < blo).any() or (ob.lo > bhi).any():
+            raise UpdateError(f"obstacle {oid!r} covers {_user_box(graph, ob.lo, ob.hi)}, "
+                              f"wholly outside level {gid!r} "
+                              f"({_user_box(graph, blo, bhi)}); mind the up axis "
+                              f"(up={graph.up!r})")
+        return Update(gid, "add_obstacle", {"id": oid, "obstacle": ob})
+    if keys != {"remove_obstacle"}:
+        raise UpdateError(f"remove_obstacle= takes nothing else, got {sorted(params)}; "
+                          f"obstacle_id= goes with add_obstacle=")
+    oid = params["remove_obstacle"]
+    try:
+        known = oid in _ids_after_queue(world, graph)
+    except TypeError:                       # unhashable: no obstacle has it
+        known = False
+    if not known:
+        have = sorted(map(repr, _ids_after_queue(world, graph)))
+        raise UpdateError(f"level {gid!r} has no obstacle {oid!r}; it has "
+                          f"{', '.join(have[:10]) or 'none'}{', ...' if len(have) > 10 else ''}")
+    return Update(gid, "remove_obstacle", {"id": oid})
+
+
+def apply_updates(world, graph, batch) -> np.ndarray | None:
+    """Apply a batch with obstacle updates to a level graph (``None`` for
+    any other batch: the csr plugin applies the generic ones). The generic
+    ``nodes=`` walkable flags of the batch apply first, to the polygons as
+    they were; then the touched tiles are rebuilt and swapped in. Nothing
+    changes when anything fails."""
+    if not _level(graph) or not any(u.kind in KINDS for u in batch):
+        return None
+    from .graph import layered_graph
+
+    obstacles = dict(graph.level_obstacles)
+    walkable = graph.walkable.copy()
+    for upd in batch:
+        p = upd.params
+        if upd.kind == "add_obstacle":
+            if p["id"] in obstacles:
+                raise UpdateError(f"level {graph.graph_id!r} already has an obstacle "
+                                  f"{p['id']!r}")
+            obstacles[p["id"]] = p["obstacle"]
+        elif upd.kind == "remove_obstacle":
+            if obstacles.pop(p["id"], None) is None:
+                raise UpdateError(f"level {graph.graph_id!r} has no obstacle {p['id']!r}")
+        elif upd.kind == "walkable":
+            walkable[p["nodes"]] = p["walkable"]
+        elif upd.kind != "cost":            # reset by the rebuild (module docstring)
+            raise UpdateError(f"update kind {upd.kind!r} does not apply to level graphs")
+    tiled = rebuild_obstacles(graph.level_tiles, list(obstacles.values()))
+    stitched = tiled.stitch()
+    mesh = stitched.mesh
+    if mesh.poly_count == 0:
+        raise UpdateError(f"the obstacles would leave level {graph.graph_id!r} no walkable "
+                          f"polygon")
+    n_old = graph.num_nodes
+    pad = max(n_old - mesh.poly_count, 0)
+    new = layered_graph(world, mesh, stitched.detail, graph.level_config, graph.up,
+                        graph.extents, pad=pad)
+    same = _unchanged(graph, new)
+    n_new = new.num_nodes
+    walk = new.walkable.copy()
+    keep = np.flatnonzero(same)
+    walk[keep] = walkable[keep]
+    dirty = np.flatnonzero(~same[:min(n_old, n_new)] | (walk[:n_old] != graph.walkable))
+    dirty = np.concatenate([dirty, np.arange(n_old, n_new)]).astype(np.int32)
+    area_ids = np.zeros(n_new, dtype=mesh.areas.dtype)
+    area_ids[:mesh.poly_count] = mesh.areas
+    # everything above is checked and built: from here on nothing fails
+    graph.replace_layers(new, walk)
+    graph.level_tiles = tiled
+    graph.level_obstacles = obstacles
+    graph.area_ids = area_ids
+    graph.version += 1
+    graph.locate_index()                 # built now, not by the frame's first query
+    return dirty
+
+
+def _unchanged(old, new) -> np.ndarray:
+    """bool ``(new.num_nodes,)``: node ids below ``old.num_nodes`` whose
+    polygon in ``new`` has the same corners (ground coordinates and
+    heights, in order) and the same neighbours as in ``old``."""
+    n = min(old.num_nodes, new.num_nodes)
+    out = np.zeros(new.num_nodes, dtype=np.bool_)
+    if n == 0:
+        return out
+    ocount = np.diff(old.poly_start[:n + 1])
+    ncount = np.diff(new.poly_start[:n + 1])
+    cand = np.flatnonzero(ocount == ncount)
+    if cand.size == 0:
+        return out
+    k = ocount[cand]
+    node = np.repeat(cand, k)
+    offset = np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)
+    oi = old.poly_start[node] + offset
+    ni = new.poly_start[node] + offset
+    ov, nv = old.poly_verts[oi], new.poly_verts[ni]
+    eq = (old.vertices[ov] == new.vertices[nv]).all(axis=1) \
+        & (old.heights[ov] == new.heights[nv]) & (old.poly_adj[oi] == new.poly_adj[ni])
+    bad = np.zeros(old.num_nodes, dtype=np.bool_)
+    bad[node[~eq]] = True
+    out[cand] = ~bad[cand]
+    return out
