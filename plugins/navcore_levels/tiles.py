@@ -324,10 +324,14 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
     receives each stage's seconds summed over tiles (``STAGES``, detail
     included), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
-    :meth:`TiledLevel.stitch` is already computed."""
+    :meth:`TiledLevel.stitch` is already computed. ``obstacles``: run-time
+    obstacles (specs as :func:`navcore_levels.obstacles.obstacle` reads
+    them, y up, or its ``Obstacle`` values) marked unwalkable before the
+    erosion, as :func:`rebuild_obstacles` marks them."""
     cfg = config
     _check_tiling(cfg, "build_tiled")
     workers = _workers(workers)
+    obstacles = checked_obstacles(obstacles, GraphError)
     spent = checked_timings(timings)
     t0 = time.perf_counter()
     geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)

@@ -168,8 +168,9 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     same = _unchanged(graph, new)
     n_new = new.num_nodes
     walk = new.walkable.copy()
-    keep = np.flatnonzero(same)
-    walk[keep] = walkable[keep]
+    was = _match(graph, new)
+    kept = np.flatnonzero(was >= 0)
+    walk[kept] = walkable[was[kept]]
     dirty = np.flatnonzero(~same[:min(n_old, n_new)] | (walk[:n_old] != graph.walkable))
     dirty = np.concatenate([dirty, np.arange(n_old, n_new)]).astype(np.int32)
     area_ids = np.zeros(n_new, dtype=mesh.areas.dtype)
@@ -182,6 +183,44 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     graph.version += 1
     graph.locate_index()                 # built now, not by the frame's first query
     return dirty
+
+
+def _rings(g) -> np.ndarray:
+    """One opaque key per polygon of ``g``: its corners' ground
+    coordinates and heights in order (NaN-padded to the longest ring)."""
+    count = np.diff(g.poly_start)
+    width = int(count.max()) if len(count) else 0
+    rows = np.full((g.num_nodes, width, 3), np.nan)
+    node = np.repeat(np.arange(g.num_nodes), count)
+    slot = np.arange(len(g.poly_verts)) - np.repeat(g.poly_start[:-1], count)
+    corners = g.poly_verts
+    rows[node, slot, :2] = g.vertices[corners]
+    rows[node, slot, 2] = g.heights[corners]
+    flat = np.ascontiguousarray(rows.reshape(g.num_nodes, -1))
+    return flat.view(np.dtype((np.void, flat.shape[1] * 8))).ravel()
+
+
+def _match(old, new) -> np.ndarray:
+    """int64 ``(new.num_nodes,)``: the id in ``old`` of the polygon with
+    the same corners (ground coordinates and heights, in order) as each
+    polygon of ``new``, -1 where none has (ids shift when an earlier
+    tile's polygon count changes)."""
+    a, b = _rings(old), _rings(new)
+    if a.dtype != b.dtype:           # longest rings differ: keys padded to one width
+        width = max(a.dtype.itemsize, b.dtype.itemsize)
+        a, b = _widen(a, width), _widen(b, width)
+    order = np.argsort(a, kind="stable")
+    ranked = a[order]
+    pos = np.minimum(np.searchsorted(ranked, b), len(a) - 1)
+    return np.where(ranked[pos] == b, order[pos], -1).astype(np.int64)
+
+
+def _widen(keys, width) -> np.ndarray:
+    """``keys`` (void) as void keys of ``width`` bytes, NaN-padded."""
+    n, have = len(keys), keys.dtype.itemsize
+    raw = np.full(n * width // 8, np.nan).reshape(n, width // 8)
+    raw[:, :have // 8] = np.frombuffer(keys.tobytes(), np.float64).reshape(n, have // 8)
+    return np.ascontiguousarray(raw).view(np.dtype((np.void, width))).ravel()
 
 
 def _unchanged(old, new) -> np.ndarray:
