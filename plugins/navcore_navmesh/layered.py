@@ -151,7 +151,8 @@ class LayeredMeshGraph(NavMeshGraph):
         ``from_layers`` made for the same ``up``, ``extents`` and
         ``climb``), with the bool ``walkable`` mask, inside an update batch
         (``begin_write`` .. ``end_write``): how a level's obstacle update
-        swaps its rebuilt mesh into the graph the world holds. The caller
+        swaps its rebuilt mesh into the graph the world holds (outside a
+        batch it brackets itself, as ``replace_mesh`` does). The caller
         bumps ``version`` once for the batch; views built on the old
         polygons go stale with it (the locate index, the search space, the
         kernels' packed arguments, which key on the locate index)."""
@@ -161,11 +162,21 @@ class LayeredMeshGraph(NavMeshGraph):
         if (other.up, other.extents, other.climb) != (self.up, self.extents, self.climb):
             raise GraphError("replace_layers: the other mesh has another up axis, extents or "
                              "climb")
-        if not self.writing_here():
-            raise GraphError("replace_layers runs inside an update batch (begin_write)")
+        walkable = validate.array(walkable, "walkable", GraphError)
+        if walkable.dtype != np.bool_ or walkable.shape != (other.num_nodes,):
+            raise GraphError(f"replace_layers: walkable must be a bool array of the other "
+                             f"mesh's {other.num_nodes} polygons, got {walkable.dtype} "
+                             f"{walkable.shape}")
+        if not self.writing_here():          # as replace_mesh: a batch of its own
+            self.begin_write()
+            try:
+                self.replace_layers(other, walkable)
+            finally:
+                self.end_write()
+            return
         NavMeshGraph.replace_mesh(self, other.vertices, other.poly_start, other.poly_verts,
                                   csr=other.csr, positions=other.positions,
-                                  walkable=np.ascontiguousarray(walkable, dtype=np.bool_),
+                                  walkable=np.ascontiguousarray(walkable),
                                   poly_adj=other.poly_adj, poly_opposite=other.poly_opposite,
                                   poly_next=other.poly_next, corner=other.corner)
         self.heights = other.heights

@@ -422,6 +422,10 @@ def navmesh_specs():
              lambda: call(level_graph().polygon_points, 0)),
         Spec("navcore_navmesh.LayeredMeshGraph.locate_index",
              lambda: call(level_graph().locate_index)),
+        # outside an update batch every call is refused (GraphError)
+        Spec("navcore_navmesh.LayeredMeshGraph.replace_layers",
+             lambda: call(level_graph(True).replace_layers, level_graph(True),
+                          np.ones(level_graph(True).num_nodes, dtype=bool)), fresh=True),
         Spec("navcore_navmesh.LayeredMeshGraph.on_mesh",
              lambda: call(level_graph().on_mesh, (2.0, 2.0))),
         Spec("navcore_navmesh.free_space",
