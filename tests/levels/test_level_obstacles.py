@@ -324,3 +324,17 @@ def test_build_tiled_checks_its_obstacles():
     with pytest.raises(GraphError, match="obstacles must be a list"):
         build_tiled(v, t, LevelConfig(tile_size=TILE), obstacles={"box": [[1, 0, 1], [2, 1, 2]]})
     assert obstacle({"box": [[1, 0, 1], [2, 1, 2]]}).kind == "box"
+
+
+def test_readme_obstacle_example(capsys):
+    from pathlib import Path
+    import re
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = re.search(r"```python\n(  import navcore\n\n  # a 24 x 12 yard.*?)  ```", text,
+                      re.S).group(1)
+    block = "\n".join(line[2:] for line in block.splitlines())
+    exec(compile(block, "README.md", "exec"), {})
+    said = capsys.readouterr().out.splitlines()
+    claimed = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")
+               and not line.strip().startswith("# a 24")]
+    assert said == claimed == ["20.0 21.54 False", "9 of 15 tiles rebuilt", "True"]
