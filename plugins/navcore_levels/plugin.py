@@ -35,3 +35,10 @@ def navcore_add_commands(subparsers):
 # meshes; both pass (None) on anything but a level graph's obstacles
 navcore_make_update = forward(updates.make_update, LayeredMeshGraph, tryfirst=True)
 navcore_apply_updates = forward(updates.apply_updates, LayeredMeshGraph, tryfirst=True)
+
+
+# a background rebuild that finished is swapped in by an update queued here,
+# at the start of a tick (before the frame's batches are taken)
+@navcore.hookimpl
+def navcore_frame_start(world):
+    updates.frame_start(world)

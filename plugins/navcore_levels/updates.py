@@ -26,8 +26,10 @@ A level built whole (``tile_size=0``) refuses obstacles with an
 ``UpdateError`` naming ``tile_size``: it has no tiles to rebuild, and
 rebuilding the whole level on every obstacle is what tiles avoid.
 
-The rebuild runs inside the tick, synchronously (on dungeon.obj with
-48-cell tiles a few milliseconds a tile; ``bench/level_obstacles.py``).
+The rebuild runs inside the tick (on dungeon.obj with 48-cell tiles
+about half a millisecond a tile; ``bench/level_obstacles.py``), unless it
+would not fit the world's frame budget: then a scheduler job rebuilds the
+tiles and a later tick swaps the result in (``Rebuilds``).
 
 Polygon ids: the stitched mesh numbers polygons tile by tile, so a
 rebuilt tile can shift the ids of later tiles. The batch's dirty nodes
@@ -42,6 +44,8 @@ obstacle update.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from navcore import validate
@@ -49,10 +53,14 @@ from navcore.errors import UpdateError
 from navcore.types import Update
 
 from .obstacles import obstacle
-from .tiles import rebuild_obstacles
+from .tiles import obstacle_tiles, rebuild_obstacles
 
-KINDS = ("add_obstacle", "remove_obstacle")
-_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle")
+KINDS = ("add_obstacle", "remove_obstacle", "level_rebuilt")
+_KEYS = ("add_obstacle", "obstacle_id", "remove_obstacle", "level_rebuilt")
+#: the update the plugin queues at the start of a tick when a background
+#: rebuild has finished: ``world.update(gid, level_rebuilt=True)`` swaps it
+#: in (nothing happens when none is ready)
+ADOPT = "level_rebuilt"
 
 
 def _level(graph):
@@ -91,6 +99,12 @@ def make_update(world, graph, params) -> Update | None:
         raise UpdateError(f"level {gid!r} was built whole (tile_size=0), so it takes no "
                           f"obstacles: an obstacle rebuilds the tiles it reaches; add the "
                           f"level with tile_size=N (e.g. tile_size=48 cells)")
+    if ADOPT in keys:
+        if keys != {ADOPT} or params[ADOPT] is not True:
+            raise UpdateError(f"level_rebuilt=True takes nothing else (the level plugin "
+                              f"queues it when a background rebuild is ready), got "
+                              f"{sorted(params)}")
+        return Update(gid, ADOPT, {})
     if "add_obstacle" in keys:
         if keys != {"add_obstacle", "obstacle_id"}:
             raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
@@ -133,14 +147,14 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     """Apply a batch with obstacle updates to a level graph (``None`` for
     any other batch: the csr plugin applies the generic ones). The generic
     ``nodes=`` walkable flags of the batch apply first, to the polygons as
-    they were; then the touched tiles are rebuilt and swapped in. Nothing
-    changes when anything fails."""
+    they are; then the touched tiles are rebuilt and swapped in, here or
+    (when the estimate exceeds the frame budget) on a scheduler worker
+    (``Rebuilds``). Nothing changes when anything fails."""
     if not _level(graph) or not any(u.kind in KINDS for u in batch):
         return None
-    from .graph import layered_graph
-
     obstacles = dict(graph.level_obstacles)
     walkable = graph.walkable.copy()
+    adopt = False
     for upd in batch:
         p = upd.params
         if upd.kind == "add_obstacle":
@@ -153,9 +167,39 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
                 raise UpdateError(f"level {graph.graph_id!r} has no obstacle {p['id']!r}")
         elif upd.kind == "walkable":
             walkable[p["nodes"]] = p["walkable"]
+        elif upd.kind == ADOPT:
+            adopt = True
         elif upd.kind != "cost":            # reset by the rebuild (module docstring)
             raise UpdateError(f"update kind {upd.kind!r} does not apply to level graphs")
-    tiled = rebuild_obstacles(graph.level_tiles, list(obstacles.values()))
+    rebuilds = rebuilds_of(graph)
+    wanted = list(obstacles.values())
+    tiled = rebuilds.take(wanted) if adopt else None
+    if tiled is None:
+        shown = graph.level_tiles
+        count = len(obstacle_tiles(shown, _changed(shown.obstacles, wanted)))
+        if rebuilds.defer(world, count):
+            # the polygons stay as they are until the job's result is in
+            # (a later tick); the obstacles are the graph's from now on
+            rebuilds.request(world, shown, wanted)
+            changed = np.flatnonzero(walkable != graph.walkable)
+            graph.walkable[changed] = walkable[changed]
+            graph.level_obstacles = obstacles
+            graph.version += 1
+            return changed.astype(np.int32)
+        tiled = rebuilds.rebuild(shown, wanted)
+    return _swap(world, graph, tiled, obstacles, walkable)
+
+
+def _changed(before, after) -> list:
+    """The obstacles in one of ``before`` and ``after`` only (by identity)."""
+    a, b = {id(o) for o in before}, {id(o) for o in after}
+    return [o for o in before if id(o) not in b] + [o for o in after if id(o) not in a]
+
+
+def _swap(world, graph, tiled, obstacles, walkable) -> np.ndarray:
+    """Swap the stitched mesh of ``tiled`` into ``graph``; the dirty nodes."""
+    from .graph import layered_graph
+
     stitched = tiled.stitch()
     mesh = stitched.mesh
     if mesh.poly_count == 0:
@@ -183,6 +227,114 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
     graph.version += 1
     graph.locate_index()                 # built now, not by the frame's first query
     return dirty
+
+
+class Rebuilds:
+    """A level graph's tile rebuilds that do not fit a frame, run as a job
+    of the world's scheduler, one at a time, as the roads plugin's
+    customizable hierarchy customizes (``RoadCCH.follow``): a batch whose
+    tiles would take longer than the world's ``frame_budget_ms`` (by the
+    last rebuild's seconds per tile) in a world with scheduler workers
+    that is not deterministic is rebuilt by a job; its result waits in
+    ``ready`` and is swapped in by the update (``level_rebuilt=True``)
+    that ``navcore_frame_start`` queues when it is there, if the graph's
+    obstacles are still those it was built for (a newer batch supersedes
+    it: the job rebuilds for the latest obstacles next). Until then paths
+    run on the mesh as it was. Elsewhere rebuilds run inside the tick."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._next = None                 # (tiled, obstacles) to rebuild next
+        self.ready = None                 # a finished TiledLevel waiting for a tick
+        self._idle = threading.Event()
+        self._idle.set()
+        #: the last rebuild's wall seconds per tile rebuilt (0 before any)
+        self.tile_seconds = 0.0
+        #: rebuilds run by scheduler jobs, and inside ticks
+        self.background = self.inline = 0
+
+    def defer(self, world, tiles: int) -> bool:
+        """Whether ``tiles`` tile rebuilds go to a job (see the class)."""
+        sched = getattr(world, "scheduler", None)
+        if getattr(world, "deterministic", False) or sched is None \
+                or not getattr(sched, "workers", 0):
+            return False
+        budget = float(getattr(world, "frame_budget_ms", np.inf)) / 1e3
+        return tiles * self.tile_seconds > budget or not self._idle.is_set()
+
+    def rebuild(self, tiled, obstacles):
+        """``rebuild_obstacles`` here, timed for the next estimate."""
+        spent = {}
+        out = rebuild_obstacles(tiled, obstacles, timings=spent)
+        if len(out.rebuilt):
+            self.tile_seconds = spent["tiles"] / len(out.rebuilt)
+        self.inline += 1
+        return out
+
+    def request(self, world, tiled, obstacles) -> None:
+        with self._lock:
+            self._next = (tiled, list(obstacles))
+            if not self._idle.is_set():
+                return                    # the running job takes it next
+            self._idle.clear()
+        world.scheduler.schedule(self._job)
+
+    def _job(self) -> None:
+        while True:
+            with self._lock:
+                if self._next is None:
+                    self._idle.set()
+                    return
+                tiled, obstacles = self._next
+                self._next = None
+            try:
+                spent = {}
+                out = rebuild_obstacles(tiled, obstacles, timings=spent)
+            except BaseException:
+                with self._lock:
+                    self._next = None
+                    self._idle.set()
+                raise
+            with self._lock:
+                if len(out.rebuilt):
+                    self.tile_seconds = spent["tiles"] / len(out.rebuilt)
+                self.ready = out
+                self.background += 1
+
+    def take(self, obstacles):
+        """The ready result if it was built for ``obstacles`` (by identity),
+        else None (dropped when stale)."""
+        with self._lock:
+            out, self.ready = self.ready, None
+        if out is None or {id(o) for o in out.obstacles} != {id(o) for o in obstacles}:
+            return None
+        return out
+
+    @property
+    def pending(self) -> bool:
+        """A job is queued or running, or its result waits for a tick."""
+        return not self._idle.is_set() or self.ready is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no job runs (its result is swapped in by the next
+        tick); False on timeout."""
+        return self._idle.wait(timeout)
+
+
+def rebuilds_of(graph) -> Rebuilds:
+    """The level graph's ``Rebuilds`` (made on first use)."""
+    r = getattr(graph, "level_rebuilds", None)
+    if r is None:
+        r = graph.level_rebuilds = Rebuilds()
+    return r
+
+
+def frame_start(world) -> None:
+    """Queue the swap of every level graph's finished background rebuild."""
+    for gid, graph in list(world.graphs.items()):
+        r = getattr(graph, "level_rebuilds", None)
+        if r is not None and r.ready is not None:
+            world.update(gid, level_rebuilt=True)
 
 
 def _rings(g) -> np.ndarray:

@@ -338,3 +338,46 @@ def test_readme_obstacle_example(capsys):
     claimed = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")
                and not line.strip().startswith("# a 24")]
     assert said == claimed == ["20.0 21.54 False", "9 of 15 tiles rebuilt", "True"]
+
+
+# ------------------------------------------------ rebuilds beyond the frame budget
+
+def test_rebuilds_over_the_frame_budget_run_as_jobs_and_are_swapped_in_later():
+    v, t = two_floors()
+    w = navcore.World(workers=1, frame_budget_ms=0.001)
+    try:
+        g = w.add_graph("l", type="level", vertices=v, triangles=t, tile_size=TILE)
+        cfg = g.level_config
+        rebuilds = None
+        # the first rebuild runs in the tick (nothing measured yet) and times the tiles
+        w.update("l", add_obstacle={"box": [[20, -1, 1], [21, 2, 2]]}, obstacle_id="first")
+        w.tick()
+        from navcore_levels.updates import rebuilds_of
+        rebuilds = rebuilds_of(g)
+        assert rebuilds.inline == 1 and rebuilds.tile_seconds > 0
+        live = {"first": {"box": [[20, -1, 1], [21, 2, 2]]}}
+        shown = graph_rings(g)
+        path = w.find_path("l", (2, 0, 2), (22, 0, 8))
+        # now every batch is estimated over the budget: a job rebuilds it
+        live["gate"] = {"box": [[12, -1, 0], [13, 2, 7]]}
+        w.update("l", add_obstacle=live["gate"], obstacle_id="gate")
+        w.tick()
+        assert graph_rings(g) == shown and set(g.level_obstacles) == {"first", "gate"}
+        assert w.is_current(path)                 # the mesh has not changed yet
+        live["post"] = {"cylinder": {"center": (5, 3, 5), "radius": 1.0, "height": 2.0}}
+        w.update("l", add_obstacle=live["post"], obstacle_id="post")   # supersedes
+        w.update("l", remove_obstacle="first")
+        del live["first"]
+        w.tick()
+        for _ in range(10):
+            assert rebuilds.wait(60)
+            w.tick()
+            if not rebuilds.pending:
+                break
+        assert not rebuilds.pending and rebuilds.background >= 1
+        fresh = build_tiled(v, t, cfg, obstacles=list(live.values())).stitch().mesh
+        assert graph_rings(g) == mesh_rings(fresh)
+        assert np.array_equal(_canonical(w.areas("l")), components(g))
+        assert not w.is_current(path)
+    finally:
+        w.close()
