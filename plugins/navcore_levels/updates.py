@@ -96,9 +96,10 @@ def make_update(world, graph, params) -> Update | None:
     keys = set(params)
     tiled = graph.level_tiles
     if tiled is None:
-        raise UpdateError(f"level {gid!r} was built whole (tile_size=0), so it takes no "
-                          f"obstacles: an obstacle rebuilds the tiles it reaches; add the "
-                          f"level with tile_size=N (e.g. tile_size=48 cells)")
+        raise UpdateError(f"level {gid!r} was built whole (tile_size=0) or loaded from a "
+                          f"bake, so it takes no obstacles: an obstacle rebuilds the tiles "
+                          f"it reaches; add the level from its triangles with tile_size=N "
+                          f"(e.g. tile_size=48 cells)")
     if ADOPT in keys:
         if keys != {ADOPT} or params[ADOPT] is not True:
             raise UpdateError(f"level_rebuilt=True takes nothing else (the level plugin "
@@ -224,6 +225,8 @@ def _swap(world, graph, tiled, obstacles, walkable) -> np.ndarray:
     graph.level_tiles = tiled
     graph.level_obstacles = obstacles
     graph.area_ids = area_ids
+    # what a bake saves and a picture draws: the mesh now
+    graph.level_mesh, graph.level_detail = mesh, stitched.detail
     graph.version += 1
     graph.locate_index()                 # built now, not by the frame's first query
     return dirty
