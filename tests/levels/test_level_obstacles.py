@@ -381,3 +381,20 @@ def test_rebuilds_over_the_frame_budget_run_as_jobs_and_are_swapped_in_later():
         assert not w.is_current(path)
     finally:
         w.close()
+
+
+def test_a_jump_link_is_taken_once_an_obstacle_closes_the_ramp():
+    """Off-mesh links attach again to the rebuilt polygons."""
+    v, t = two_floors()
+    jump = {"start": (9.0, 4.0, 2.0), "end": (12.0, 0.0, 2.0), "bidirectional": False,
+            "kind": "jump"}
+    w, g = _world(v, t, links=[jump])
+    deck, ground = (3, 4, 3), (16, 0, 2)
+    assert w.find_path("l", deck, ground).found
+    assert w.find_path("l", ground, deck).found             # up the ramp
+    w.update("l", add_obstacle={"box": [[17, -1, 5], [19, 2, 11]]}, obstacle_id="gate")
+    w.update("l", add_obstacle={"box": [[11, 2, 5], [12, 5, 11]]}, obstacle_id="top")
+    w.tick()
+    r = w.find_path("l", deck, ground)
+    assert r.found and [k.kind for k in r.links] == ["jump"]
+    assert not w.find_path("l", ground, deck).found        # one way only
