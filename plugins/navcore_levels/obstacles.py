@@ -92,7 +92,10 @@ def _point3(value, what) -> np.ndarray:
 
 def obstacle(spec, up: str = "y") -> Obstacle:
     """``spec`` (see the module docstring) checked and turned into
-    Recast's frame; ``UpdateError`` saying what is wrong."""
+    Recast's frame (``up``: the level's up axis, ``"y"`` or ``"z"``);
+    ``UpdateError`` saying what is wrong."""
+    if not isinstance(up, str) or up not in ("y", "z"):
+        raise UpdateError(f"up must be 'y' or 'z', got {validate.describe(up)}")
     if not isinstance(spec, dict):
         raise UpdateError(f"an obstacle must be a dict with one of {', '.join(KINDS)} "
                           f"(e.g. {{'box': [[x0, y0, z0], [x1, y1, z1]]}}), got "

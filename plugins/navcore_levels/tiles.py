@@ -407,7 +407,8 @@ def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: Leve
 def checked_obstacles(obstacles, error=GraphError) -> tuple:
     """``obstacles`` (specs, y up, or ``Obstacle`` values) as a tuple of
     ``Obstacle``; ``error`` saying which is wrong."""
-    if isinstance(obstacles, (str, bytes, dict)) or not hasattr(obstacles, "__iter__"):
+    if isinstance(obstacles, (str, bytes, dict)) or not hasattr(obstacles, "__iter__") \
+            or isinstance(obstacles, np.ndarray) and obstacles.ndim == 0:
         raise error(f"obstacles must be a list of obstacles, got "
                     f"{validate.describe(obstacles)}")
     out = []
