@@ -107,17 +107,7 @@ def make_update(world, graph, params) -> Update | None:
                               f"{sorted(params)}")
         return Update(gid, ADOPT, {})
     if "add_obstacle" in keys:
-        if keys != {"add_obstacle", "obstacle_id"}:
-            raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
-                              f"{sorted(params)}")
-        oid = params["obstacle_id"]
-        try:
-            hash(oid)
-        except TypeError:
-            raise UpdateError(f"obstacle_id must be hashable (a str or int), got "
-                              f"{validate.describe(oid)}") from None
-        if oid is None:
-            raise UpdateError("obstacle_id must not be None")
+        oid = validate.obstacle_id(params)
         if oid in _ids_after_queue(world, graph):
             raise UpdateError(f"level {gid!r} already has an obstacle {oid!r} (or one is "
                               f"queued); remove_obstacle it first")

@@ -398,3 +398,13 @@ def test_a_jump_link_is_taken_once_an_obstacle_closes_the_ramp():
     r = w.find_path("l", deck, ground)
     assert r.found and [k.kind for k in r.links] == ["jump"]
     assert not w.find_path("l", ground, deck).found        # one way only
+
+
+def test_obstacle_id_is_checked_once_for_every_backend():
+    from navcore import validate
+    assert validate.obstacle_id({"add_obstacle": {}, "obstacle_id": ("crate", 1)}) == ("crate", 1)
+    for params, words in (({"add_obstacle": {}, "obstacle_id": {1: 2}}, "hashable"),
+                          ({"add_obstacle": {}, "obstacle_id": None}, "not be None"),
+                          ({"add_obstacle": {}}, "exactly obstacle_id")):
+        with pytest.raises(UpdateError, match=words):
+            validate.obstacle_id(params)
