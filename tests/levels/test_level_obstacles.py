@@ -408,3 +408,19 @@ def test_obstacle_id_is_checked_once_for_every_backend():
                           ({"add_obstacle": {}}, "exactly obstacle_id")):
         with pytest.raises(UpdateError, match=words):
             validate.obstacle_id(params)
+
+
+def test_area_volumes_stay_marked_in_rebuilt_tiles():
+    v, t = plain_floor()
+    water = [[4.0, 2.0], [9.0, 2.0], [9.0, 10.0], [4.0, 10.0]]
+    w, g = _world(v, t, areas=[{"convex": water, "ymin": -1, "ymax": 1, "area": "water"}])
+    wid = g.area_names["water"]
+    box = {"box": [[6, -1, 4], [8, 2, 6]]}
+    w.update("l", add_obstacle=box, obstacle_id="rock")
+    w.tick()
+    fresh = build_tiled(v, t, g.level_config, volumes=[(water, -1, 1, wid)],
+                        obstacles=[box]).stitch().mesh
+    assert graph_rings(g) == mesh_rings(fresh)
+    walk = np.flatnonzero(g.walkable)
+    assert sorted(g.area_ids[walk].tolist()) == sorted(fresh.areas.tolist())
+    assert (g.area_ids[walk] == wid).any()
