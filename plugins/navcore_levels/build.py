@@ -114,7 +114,7 @@ def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
     # the region stages write dist and region in place: this agent's own
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
     if obstacles:
-        chf = dataclasses.replace(chf, area=mark_obstacles(chf, obstacles))
+        chf = mark_obstacles(chf, obstacles)
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
     for volume in volumes:

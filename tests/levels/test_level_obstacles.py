@@ -182,11 +182,11 @@ def test_z_up_obstacles_are_in_the_callers_axes():
     wy, _ = _world(v, t)
     wz, _ = _world(vz, t, up="z")
     wy.update("l", add_obstacle={"box": [[10, -1, 3], [13, 2, 12.5]]}, obstacle_id=1)
-    wz.update("l", add_obstacle={"box": [[10, -3, -1], [13, -12.5, 2]]}, obstacle_id=1)
+    wz.update("l", add_obstacle={"box": [[10, -12.5, -1], [13, -3, 2]]}, obstacle_id=1)
     wy.update("l", add_obstacle={"convex": [[4, 1], [6, 1], [5, 2.5]], "ymin": -1, "ymax": 1},
               obstacle_id=2)
-    wz.update("l", add_obstacle={"convex": [[4, -1], [6, -1], [5, -2.5]], "ymin": -1,
-                                 "ymax": 1}, obstacle_id=2)
+    wz.update("l", add_obstacle={"convex": [[4, -1], [6, -1], [5, -2.5]], "zmin": -1,
+                                 "zmax": 1}, obstacle_id=2)
     wy.tick()
     wz.tick()
     ry = wy.find_path("l", (2, 0, 6), (22, 0, 6))
@@ -241,18 +241,20 @@ def test_only_the_tiles_an_obstacle_reaches_are_rebuilt():
 
 BAD_SPECS = [
     ("crate", "must be a dict"),
-    ({}, "exactly one of"),
-    ({"box": [[0, 0, 0], [1, 1, 1]], "cylinder": {}}, "exactly one of"),
+    ({}, "exactly one shape key"),
+    ({"box": [[0, 0, 0], [1, 1, 1]], "cylinder": {}}, "exactly one shape key"),
+    ({"box": [[0, 0, 0], [1, 1, 1]], "area": "water"}, "takes no 'area'"),
+    ({"box": [[1, 0, 0], [0, 1, 1]]}, "beyond corner 1"),
     ({"box": [[0, 0, 0]]}, "two corners"),
-    ({"box": [[0, 0, 0], [1, "x", 1]]}, "box[1][1]"),
+    ({"box": [[0, 0, 0], [1, "x", 1]]}, "box corner 1"),
     ({"box": [[0, 0, 0], [1, float("nan"), 1]]}, "finite"),
     ({"box": [[2, 0, 2], [2, 1, 5]]}, "no area"),
-    ({"box": [[0, 0, 0], [1, 1, 1]], "ymin": 0}, "takes"),
+    ({"box": [[0, 0, 0], [1, 1, 1]], "ymin": 0}, "unknown key"),
     ({"cylinder": {"center": (1, 0, 1), "radius": 1}}, "cylinder must be"),
     ({"cylinder": {"center": (1, 0, 1), "radius": 0, "height": 1}}, "radius > 0"),
     ({"cylinder": {"center": (1, 0), "radius": 1, "height": 1}}, "cylinder center"),
     ({"cylinder": {"center": (1, 0, 1), "radius": True, "height": 1}}, "radius"),
-    ({"convex": [[0, 0], [1, 0], [0, 1]]}, "ymin= and ymax="),
+    ({"convex": [[0, 0], [1, 0], [0, 1]]}, "needs ymin and ymax"),
     ({"convex": [[0, 0], [1, 0]], "ymin": 0, "ymax": 1}, "3 or more"),
     ({"convex": [[0, 0], [4, 0], [1, 1], [0, 4]], "ymin": 0, "ymax": 1}, "convex polygon"),
     ({"convex": [[0, 0], [1, 1], [2, 2]], "ymin": 0, "ymax": 1}, "no area"),
