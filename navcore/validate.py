@@ -269,6 +269,25 @@ def one_of_each(params, selections, actions, unknown, wrong, error=UpdateError):
     return chosen[0], acts[0]
 
 
+def obstacle_id(params: dict):
+    """The ``obstacle_id=`` of an ``add_obstacle=`` update's ``params``
+    (which must hold exactly those two keys): any hashable but None;
+    ``UpdateError`` otherwise. Shared by the backends with run-time
+    obstacles (2D navmeshes, 3D levels)."""
+    if set(params) != {"add_obstacle", "obstacle_id"}:
+        raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
+                          f"{sorted(params)}")
+    oid = params["obstacle_id"]
+    try:
+        hash(oid)
+    except TypeError:
+        raise UpdateError(f"obstacle_id must be hashable (a str or int), got "
+                          f"{describe(oid)}") from None
+    if oid is None:
+        raise UpdateError("obstacle_id must not be None")
+    return oid
+
+
 def choice(value, choices, what: str, error=QueryError, where: str = ""):
     """``value`` if it is one of ``choices``; else an error listing them,
     with the closest one as a suggestion (``where`` follows the value)."""

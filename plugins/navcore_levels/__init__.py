@@ -13,12 +13,14 @@ from .heightfield import CompactHeightfield, PolyMesh, BORDER_REGION, NULL_AREA,
 from .levelfile import Level, level_from_arrays, load_level
 from .detail import DetailMesh, build_detail_mesh, surface_height, surface_heights
 from .build import LevelMesh, build_agent_meshes, build_navmesh_arrays
-from .tiles import TiledLevel, build_tiled, rebuild_tiles
+from .obstacles import Obstacle, obstacle
+from .tiles import TiledLevel, build_tiled, rebuild_obstacles, rebuild_tiles
 from .graph import build_level_graph, length_3d
 from .bake import BakedLevel, export_obj, load_level_mesh, save_level_mesh
 
 __all__ = ["LevelConfig", "CompactHeightfield", "PolyMesh", "BORDER_REGION", "NULL_AREA",
            "WALKABLE_AREA", "Level", "level_from_arrays", "load_level", "LevelMesh",
            "build_navmesh_arrays", "build_agent_meshes", "DetailMesh", "build_detail_mesh", "surface_height",
-           "surface_heights", "TiledLevel", "build_tiled", "rebuild_tiles", "build_level_graph",
+           "surface_heights", "TiledLevel", "build_tiled", "rebuild_tiles", "rebuild_obstacles",
+           "Obstacle", "obstacle", "build_level_graph",
            "length_3d", "BakedLevel", "save_level_mesh", "load_level_mesh", "export_obj"]

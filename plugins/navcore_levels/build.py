@@ -26,6 +26,7 @@ from .config import LevelConfig
 from .contours import build_contours
 from .detail import DetailMesh, build_detail_mesh
 from .heightfield import CompactHeightfield, PolyMesh
+from .obstacles import mark_obstacles
 from .polymesh import build_polymesh
 from .regions import (build_distance_field, build_regions_monotone,
                       build_regions_watershed)
@@ -102,14 +103,18 @@ def voxel_key(cfg: LevelConfig) -> tuple:
 
 
 def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
-                  border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
+                  border_size: int = 0, obstacles=()) -> tuple[PolyMesh, CompactHeightfield]:
     """From ``voxelize``'s compact heightfield (left as it is: several
-    agents may share it) to the polygon mesh: erode by the agent's radius,
-    mark ``volumes``, partition into regions, trace contours and make
-    polygons, calling ``lap`` after each. The polygon mesh and this
-    agent's compact heightfield, its regions filled in."""
+    agents, or a tile's obstacle rebuilds, may share it) to the polygon
+    mesh: mark ``obstacles`` (:class:`navcore_levels.obstacles.Obstacle`
+    values) unwalkable, erode by the agent's radius, mark ``volumes``,
+    partition into regions, trace contours and make polygons, calling
+    ``lap`` after each. The polygon mesh and this agent's compact
+    heightfield, its regions filled in."""
     # the region stages write dist and region in place: this agent's own
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
+    if obstacles:
+        chf = mark_obstacles(chf, obstacles)
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
     for volume in volumes:

@@ -86,7 +86,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         partition: ``"watershed"`` or ``"monotone"`` regions.
         tile_size: tile width in cells: 0 builds the level whole (Recast's
             solo mesh), more builds it in tiles stitched into one mesh
-            (``build_tiled``; tiles are not rebuilt at run time yet).
+            (``build_tiled``), which takes run-time obstacles
+            (``navcore_levels.updates``: only the tiles they reach are
+            built again).
         mesh: path of a baked level (``navcore bake LEVEL -o OUT.npz``,
             ``navcore_levels.save_level_mesh``), loaded instead of built;
             its settings and up axis are the bake's (only ``extents``
@@ -134,8 +136,6 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     ``exclude_areas=`` (exact with every algorithm: other polygons are
     walls for that query) and ``area_costs=`` (honoured by ``funnel`` and
     the polygon-graph searches; see ``navcore_navmesh.areafilter``)."""
-    from navcore_navmesh import LayeredMeshGraph
-
     if not isinstance(world, World):
         raise GraphError(f"build_level_graph: world must be a navcore.World, got "
                          f"{validate.describe(world)}")
@@ -147,7 +147,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                          verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
                          detail_sample_max_error=detail_sample_max_error,
                          partition=partition, tile_size=tile_size)
-    baked = None
+    baked = tiled = None
     if mesh is not None:
         baked = load_level_mesh(mesh)
         config, up = baked.config, baked.up
@@ -167,7 +167,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     if baked is not None:
         mesh, detail = baked.polymesh, baked.detail
     elif config.tile_size:
-        stitched = build_tiled(lvl.vertices, lvl.triangles, config, **marks).stitch()
+        tiled = build_tiled(lvl.vertices, lvl.triangles, config, **marks)
+        stitched = tiled.stitch()
         mesh, detail = stitched.mesh, stitched.detail
     else:
         voxels, source = _voxels(world, lvl, config, marks["triangle_areas"])
@@ -177,17 +178,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError(f"the level ({lvl.source}) has no walkable polygons with these "
                          f"settings (agent_radius={config.agent_radius}, "
                          f"max_slope={config.max_slope}, ...)")
-    v = mesh.world_vertices()
-    if up == "z":                    # back from Recast's y up: (x, y, z) -> (x, -z, y)
-        v = np.column_stack([v[:, 0], -v[:, 2], v[:, 1]])
-    count = (mesh.polys >= 0).sum(axis=1)
-    start = np.concatenate([[0], np.cumsum(count)])
-    verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
-    graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
-                                         climb=config.walkable_climb * config.cell_height,
-                                         surface=None if detail is None else
-                                         _DetailSurface(detail, up),
-                                         world=world)
+    graph = layered_graph(world, mesh, detail, config, up, extents)
     graph.level_config = config
     if baked is None and not config.tile_size:
         graph.voxels, graph.voxel_source = voxels, source
@@ -195,9 +186,58 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     graph.level_mesh, graph.level_detail, graph.level_source = mesh, detail, lvl.source
     graph.area_ids = mesh.areas.copy()      # Recast's area id per polygon
     graph.area_names = table.names if baked is None else dict(baked.area_names)
+    #: the tiles (``TiledLevel``) run-time obstacles rebuild; None for a
+    #: level built whole or loaded from a bake
+    graph.level_tiles = tiled
+    #: run-time obstacles by id (``navcore_levels.updates``)
+    graph.level_obstacles = {}
     if links is not None:
         graph.set_links(links, radius=config.agent_radius)
     return graph
+
+
+def layered_graph(world, mesh, detail, config, up, extents, pad: int = 0):
+    """A ``LayeredMeshGraph`` of a level's polygon ``mesh`` (with its
+    ``detail`` mesh or None) in the caller's axes ``up``. ``pad``:
+    unwalkable polygons appended (tiny isolated triangles at polygon 0),
+    so a rebuilt mesh keeps the node count an update may not shrink."""
+    from navcore_navmesh import LayeredMeshGraph
+
+    v = mesh.world_vertices()
+    if up == "z":                    # back from Recast's y up: (x, y, z) -> (x, -z, y)
+        v = np.column_stack([v[:, 0], -v[:, 2], v[:, 1]])
+    count = (mesh.polys >= 0).sum(axis=1)
+    start = np.concatenate([[0], np.cumsum(count)])
+    verts = mesh.polys[mesh.polys >= 0]          # row by row: each polygon's corners in order
+    if pad:
+        v, start, verts = _padded(v, start, verts, pad, config.cell_size, up)
+    graph = LayeredMeshGraph.from_layers(v, start, verts, up=up, extents=extents,
+                                         climb=config.walkable_climb * config.cell_height,
+                                         surface=None if detail is None else
+                                         _DetailSurface(detail, up),
+                                         world=world)
+    if pad:
+        graph.walkable[len(start) - 1 - pad:] = False
+    return graph
+
+
+def _padded(v, start, verts, pad, cell, up):
+    """``(v, start, verts)`` with ``pad`` triangles of their own vertices,
+    each a hundredth of a cell across, from the middle of polygon 0's
+    first edge, apart from each other (no shared edges)."""
+    a, b, u = (0, 2, 1) if up == "y" else (0, 1, 2)
+    p0, p1 = v[verts[0]], v[verts[1]]
+    base = p0 + 0.5 * (p1 - p0)
+    s = 0.01 * cell
+    tri = np.zeros((3, 3))
+    tri[1, a], tri[2, b] = s, s
+    extra = (base[None, None, :] + tri[None, :, :]).repeat(pad, axis=0)
+    extra[:, :, a] += (np.arange(pad) * 2 * s)[:, None]
+    nv = len(v)
+    v = np.vstack([v, extra.reshape(-1, 3)])
+    verts = np.concatenate([verts, np.arange(nv, nv + 3 * pad)])
+    start = np.concatenate([start, start[-1] + 3 * np.arange(1, pad + 1)])
+    return v, start, verts
 
 
 def _voxels(world, lvl, config, triangle_areas):

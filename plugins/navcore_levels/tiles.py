@@ -58,15 +58,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from navcore import limits, validate
-from navcore.errors import CapacityError, GraphError
+from navcore.errors import CapacityError, GraphError, UpdateError
 
 from .config import LevelConfig
-from .build import checked_timings, polygon_stages, stage_clock
+from .build import checked_timings, voxelize, region_stages, stage_clock
 from .detail import DetailMesh, build_detail_mesh
 from .heightfield import PolyMesh
+from .obstacles import Obstacle, obstacle
 from .voxels import _geometry, checked_volumes, grid_size, mark_walkable
 
-__all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "tile_border"]
+__all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "rebuild_obstacles",
+           "obstacle_tiles", "checked_obstacles", "tile_border"]
 
 #: the extra cells a tile's build reads beyond each of its sides, over the
 #: erosion radius (Recast's ``borderSize = walkableRadius + 3``)
@@ -108,8 +110,14 @@ class TiledLevel:
     ``i``'s PolyMesh (vertices in cells from the tile's corner, portals
     marked), ``heightfields[i]``: its compact heightfield (padding
     included, regions filled); ``details[i]``: its detail height mesh
-    (world coordinates); None for a tile with no triangles (mesh and
-    detail also for a tile with no polygons).
+    (world coordinates); ``compacts[i]``: its compact heightfield as
+    compacted, before obstacles and erosion (what an obstacle rebuild
+    starts from, :func:`rebuild_obstacles`); None for a tile with no
+    triangles (mesh and detail also for a tile with no polygons).
+    ``volumes``: the convex area volumes of the build; ``obstacles``: the
+    :class:`~navcore_levels.obstacles.Obstacle` values marked in the
+    tiles; ``rebuilt``: int64 ids of the tiles the build that made this
+    level ran (every tile for ``build_tiled``).
     """
     config: LevelConfig
     bmin: np.ndarray
@@ -119,6 +127,10 @@ class TiledLevel:
     meshes: list = field(default_factory=list)
     heightfields: list = field(default_factory=list)
     details: list = field(default_factory=list)
+    compacts: list = field(default_factory=list)
+    volumes: list = field(default_factory=list)
+    obstacles: tuple = ()
+    rebuilt: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _stitched: Stitched | None = None
 
     @property
@@ -227,7 +239,10 @@ def _tile_box(bmin, tx, tz, size, border, cs):
     return lo, hi
 
 
-def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings):
+def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings,
+                obstacles=()):
+    """Tile ``index`` built from the triangles: ``(mesh, chf, detail,
+    compact)`` (``compact``: its compact heightfield before obstacles)."""
     tx, tz = index % tiles_x, index // tiles_x
     size, border = int(cfg.tile_size), tile_border(cfg)
     lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
@@ -237,13 +252,26 @@ def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, ti
     pick = near[(ghi[:, 0] >= lo[0]) & (glo[:, 0] <= hi[0])
                 & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
     if not len(pick):
-        return None, None, None
+        return None, None, None, None
     # only the picked triangles' vertices: the stage checks every vertex it is given
     tris = geo.tris[pick]
     used, local = np.unique(tris, return_inverse=True)
-    mesh, chf = polygon_stages(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
-                               geo.areas[pick], cfg, geo.volumes, stage_clock(timings),
-                               bmin=lo, bmax=hi, border_size=border)
+    compact = voxelize(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
+                             geo.areas[pick], cfg, stage_clock(timings), bmin=lo, bmax=hi)
+    return (*_finish_tile(compact, cfg, geo.volumes, obstacles, timings), compact)
+
+
+def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings):
+    """``(mesh, chf, detail)`` of a tile from its compact heightfield: the
+    obstacles whose box reaches its grid marked, then erosion .. detail."""
+    c = float(compact.cs)
+    lo_x, lo_z = float(compact.bmin[0]) - c, float(compact.bmin[2]) - c
+    hi_x = float(compact.bmin[0]) + (compact.width + 1) * c
+    hi_z = float(compact.bmin[2]) + (compact.height + 1) * c
+    near = [ob for ob in obstacles if ob.hi[0] >= lo_x and ob.lo[0] <= hi_x
+            and ob.hi[1] >= lo_z and ob.lo[1] <= hi_z]
+    mesh, chf = region_stages(compact, cfg, volumes, stage_clock(timings),
+                              border_size=tile_border(cfg), obstacles=near)
     start = time.perf_counter()
     if mesh.poly_count == 0:
         return None, chf, None
@@ -264,12 +292,18 @@ def _workers(value) -> int:
     return int(value)
 
 
-def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
-    """Build tiles ``ids``; their (mesh, chf, detail) in that order."""
+def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings, obstacles=()):
+    """Build tiles ``ids``; their (mesh, chf, detail, compact) in that order."""
     def one(i):
         spent = {}
-        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent)
+        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, obstacles)
         return out, spent
+    return _pool(one, ids, workers, timings)
+
+
+def _pool(one, ids, workers, timings):
+    """``one(i)`` (a result and its stage times) for each of ``ids`` on
+    ``workers`` threads; the times summed into ``timings``."""
     if workers <= 1 or len(ids) <= 1:
         results = [one(i) for i in ids]
     else:
@@ -282,17 +316,22 @@ def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings):
 
 
 def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
-                triangle_areas=None, volumes=(), timings: dict | None = None) -> TiledLevel:
+                triangle_areas=None, volumes=(), obstacles=(),
+                timings: dict | None = None) -> TiledLevel:
     """Build the level tile by tile (``config.tile_size`` cells a side,
     > 0 and at least the tile border ``walkable_radius + 3``) on
     ``workers`` threads (0 or 1: this thread). Arguments as
     :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
     receives each stage's seconds summed over tiles (``STAGES``, detail
     included), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
-    :meth:`TiledLevel.stitch` is already computed."""
+    :meth:`TiledLevel.stitch` is already computed. ``obstacles``: run-time
+    obstacles (specs as :func:`navcore_levels.obstacles.obstacle` reads
+    them, y up, or its ``Obstacle`` values) marked unwalkable before the
+    erosion, as :func:`rebuild_obstacles` marks them."""
     cfg = config
     _check_tiling(cfg, "build_tiled")
     workers = _workers(workers)
+    obstacles = checked_obstacles(obstacles, GraphError)
     spent = checked_timings(timings)
     t0 = time.perf_counter()
     geo = _Geometry(vertices, triangles, cfg, triangle_areas, volumes)
@@ -308,10 +347,14 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     tiles_x, tiles_z = (gw + size - 1) // size, (gh + size - 1) // size
     level = TiledLevel(cfg, bmin.astype(np.float64), bmax.astype(np.float64), tiles_x, tiles_z)
     geo.bucket(bmin.astype(np.float64), tiles_x, tiles_z, size, tile_border(cfg), cfg.cell_size)
-    built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent)
-    level.meshes = [m for m, _, _ in built]
-    level.heightfields = [c for _, c, _ in built]
-    level.details = [d for _, _, d in built]
+    built = _run(geo, cfg, bmin, bmax, tiles_x, range(tiles_x * tiles_z), workers, spent,
+                 obstacles)
+    level.meshes = [m for m, _, _, _ in built]
+    level.heightfields = [c for _, c, _, _ in built]
+    level.details = [d for _, _, d, _ in built]
+    level.compacts = [k for _, _, _, k in built]
+    level.volumes, level.obstacles = geo.volumes, obstacles
+    level.rebuilt = np.arange(tiles_x * tiles_z, dtype=np.int64)
     t1 = time.perf_counter()
     spent["tiles"] = t1 - t0
     level.stitch()
@@ -349,13 +392,88 @@ def rebuild_tiles(tiled: TiledLevel, tile_ids, vertices, triangles, config: Leve
     bmin, bmax = tiled.bmin.astype(np.float32), tiled.bmax.astype(np.float32)
     geo.bucket(tiled.bmin, tiled.tiles_x, tiled.tiles_z, int(cfg.tile_size), tile_border(cfg),
                cfg.cell_size)
-    built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {})
-    for i, (m, c, d) in zip(ids, built):
+    built = _run(geo, cfg, bmin, bmax, tiled.tiles_x, ids, workers, {}, tiled.obstacles)
+    for i, (m, c, d, k) in zip(ids, built):
         tiled.meshes[i] = m
         tiled.heightfields[i] = c
         tiled.details[i] = d
+        tiled.compacts[i] = k
+    tiled.volumes = geo.volumes
+    tiled.rebuilt = np.asarray(ids, dtype=np.int64)
     tiled._stitched = None
     return tiled.stitch()
+
+
+def checked_obstacles(obstacles, error=GraphError) -> tuple:
+    """``obstacles`` (specs, y up, or ``Obstacle`` values) as a tuple of
+    ``Obstacle``; ``error`` saying which is wrong."""
+    if isinstance(obstacles, (str, bytes, dict)) or not hasattr(obstacles, "__iter__") \
+            or isinstance(obstacles, np.ndarray) and obstacles.ndim == 0:
+        raise error(f"obstacles must be a list of obstacles, got "
+                    f"{validate.describe(obstacles)}")
+    out = []
+    for i, ob in enumerate(obstacles):
+        if not isinstance(ob, Obstacle):
+            try:
+                ob = obstacle(ob)
+            except UpdateError as exc:
+                raise error(f"obstacles[{i}]: {exc}") from None
+        out.append(ob)
+    return tuple(out)
+
+
+def obstacle_tiles(tiled: TiledLevel, obstacles) -> np.ndarray:
+    """Sorted int64 ids of the tiles whose padded grid ``obstacles``
+    (``Obstacle`` values) reach: the tiles to rebuild when they come or
+    go (a cell of slack each side: the marking rounds to cells)."""
+    c = float(tiled.config.cell_size)
+    ids = [tiled.tiles_touching(ob.lo - c, ob.hi + c) for ob in obstacles]
+    return np.unique(np.concatenate(ids)) if ids else np.zeros(0, np.int64)
+
+
+def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
+                      timings: dict | None = None) -> TiledLevel:
+    """``tiled`` with run-time ``obstacles`` (all of them, as
+    :func:`checked_obstacles` takes them) instead of its own: a new
+    ``TiledLevel`` (``tiled`` is left as it was; untouched tiles are
+    shared) whose tiles reached by an obstacle added or removed
+    (``obstacle_tiles``; ``rebuilt`` lists them) are made again from
+    their cached compact heightfields: obstacles marked, erosion,
+    regions, contours, polygons, detail (DetourTileCache's rebuild). The
+    answer is stitched, and equals ``build_tiled`` of the same geometry
+    with these obstacles. ``timings`` receives the stages' seconds summed
+    over the tiles and ``"tiles"``, ``"stitch"``."""
+    if not isinstance(tiled, TiledLevel):
+        raise GraphError(f"rebuild_obstacles: expected a TiledLevel (build_tiled gives one), "
+                         f"got {type(tiled).__name__}")
+    workers = _workers(workers)
+    spent = checked_timings(timings)
+    obstacles = checked_obstacles(obstacles, GraphError)
+    before = {id(ob) for ob in tiled.obstacles}
+    after = {id(ob) for ob in obstacles}
+    changed = [ob for ob in tiled.obstacles if id(ob) not in after] + \
+        [ob for ob in obstacles if id(ob) not in before]
+    ids = obstacle_tiles(tiled, changed)
+    cfg = tiled.config
+    t0 = time.perf_counter()
+
+    def one(i):
+        spent_here = {}
+        if tiled.compacts[i] is None:
+            return (None, None, None), spent_here
+        return _finish_tile(tiled.compacts[i], cfg, tiled.volumes, obstacles, spent_here), \
+            spent_here
+    built = _pool(one, ids.tolist(), workers, spent)
+    new = TiledLevel(cfg, tiled.bmin, tiled.bmax, tiled.tiles_x, tiled.tiles_z,
+                     list(tiled.meshes), list(tiled.heightfields), list(tiled.details),
+                     list(tiled.compacts), tiled.volumes, obstacles, ids)
+    for i, (m, c, d) in zip(ids.tolist(), built):
+        new.meshes[i], new.heightfields[i], new.details[i] = m, c, d
+    t1 = time.perf_counter()
+    spent["tiles"] = t1 - t0
+    new.stitch()
+    spent["stitch"] = time.perf_counter() - t1
+    return new
 
 
 # ---------------------------------------------------------------- stitching

@@ -42,9 +42,11 @@ where a path takes one.
 Distance matrices and pairs take ``(k, 3)`` ends (or polygon ids), each
 placed as ``find_path`` places it (``lengths``): their entries are
 ``find_path``'s costs. What refuses layered meshes (``QueryError``/
-``GraphError``, never a wrong answer): 2D query ends, and obstacle/region
-updates (the mesh is static; ``walkable=`` and
-cost updates work). ``free_space`` is the projection's union (every floor
+``GraphError``, never a wrong answer): 2D query ends, and the 2D navmesh's
+obstacle/region updates (``walkable=`` and cost updates work; a level
+built in tiles takes its own obstacles, which ``navcore_levels`` applies
+by swapping the rebuilt polygons in with ``replace_layers``).
+``free_space`` is the projection's union (every floor
 merged: a ground plan, for drawing only). Stepped searches
 (``begin_search``, requests, ``max_nodes``) step the plugin's own on the
 ground plane (``LiftedSearch``), partial paths lifted too.
@@ -143,6 +145,46 @@ class LayeredMeshGraph(NavMeshGraph):
             raise GraphError("replace_mesh: a layered navmesh's polygons are fixed (their "
                              "heights would no longer match); build a new graph")
         super().replace_mesh(*args, **kwargs)
+
+    def replace_layers(self, other: "LayeredMeshGraph", walkable) -> None:
+        """Take ``other``'s polygons, heights and surface (a layered mesh
+        ``from_layers`` made for the same ``up``, ``extents`` and
+        ``climb``), with the bool ``walkable`` mask, inside an update batch
+        (``begin_write`` .. ``end_write``): how a level's obstacle update
+        swaps its rebuilt mesh into the graph the world holds (outside a
+        batch it brackets itself, as ``replace_mesh`` does). The caller
+        bumps ``version`` once for the batch; views built on the old
+        polygons go stale with it (the locate index, the search space, the
+        kernels' packed arguments, which key on the locate index)."""
+        if not isinstance(other, LayeredMeshGraph) or other.heights is None:
+            raise GraphError(f"replace_layers takes a LayeredMeshGraph made by from_layers, "
+                             f"got {validate.describe(other)}")
+        if (other.up, other.extents, other.climb) != (self.up, self.extents, self.climb):
+            raise GraphError("replace_layers: the other mesh has another up axis, extents or "
+                             "climb")
+        walkable = validate.array(walkable, "walkable", GraphError)
+        if walkable.dtype != np.bool_ or walkable.shape != (other.num_nodes,):
+            raise GraphError(f"replace_layers: walkable must be a bool array of the other "
+                             f"mesh's {other.num_nodes} polygons, got {walkable.dtype} "
+                             f"{walkable.shape}")
+        if not self.writing_here():          # as replace_mesh: a batch of its own
+            self.begin_write()
+            try:
+                self.replace_layers(other, walkable)
+            finally:
+                self.end_write()
+            return
+        NavMeshGraph.replace_mesh(self, other.vertices, other.poly_start, other.poly_verts,
+                                  csr=other.csr, positions=other.positions,
+                                  walkable=np.ascontiguousarray(walkable),
+                                  poly_adj=other.poly_adj, poly_opposite=other.poly_opposite,
+                                  poly_next=other.poly_next, corner=other.corner)
+        self.heights = other.heights
+        self.surface = other.surface
+        self._lo, self._hi = other._lo, other._hi
+        self.snap_distance = other.snap_distance
+        self._packed = None
+        self.drop_view(LOCATE_KEY)
 
     def _point3(self, where, what) -> tuple:
         """A caller's 3D point as ``(gx, gy, h)``: ground coordinates and

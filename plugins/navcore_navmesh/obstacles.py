@@ -202,17 +202,7 @@ def make_update(world, graph, params) -> Update | None:
                           f"tiles, so it takes no obstacles or regions (only nodes= / "
                           f"edges= updates); build it with type: navmesh")
     if "add_obstacle" in keys:
-        if keys != {"add_obstacle", "obstacle_id"}:
-            raise UpdateError(f"add_obstacle= takes exactly obstacle_id= with it, got "
-                              f"{sorted(params)}")
-        oid = params["obstacle_id"]
-        try:
-            hash(oid)
-        except TypeError:
-            raise UpdateError(f"obstacle_id must be hashable (a str or int), got "
-                              f"{oid!r}") from None
-        if oid is None:
-            raise UpdateError("obstacle_id must not be None")
+        oid = validate.obstacle_id(params)
         if _will_have(world, graph, oid):
             raise UpdateError(f"navmesh {gid!r} already has an obstacle {oid!r} (or one "
                               f"is queued); remove_obstacle it first")
