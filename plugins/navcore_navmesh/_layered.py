@@ -222,3 +222,22 @@ def nearest_polys(ground, up, ex, ey, ez, climb, vertices, heights, poly_start, 
             ground[i, 0], ground[i, 1], up[i], ex, ey, ez, climb, vertices, heights,
             poly_start, poly_verts, walkable, lo, hi, cell_start, cell_polys, x0, y0, inv,
             nx, ny, tol)
+
+
+@njit(cache=True, nogil=True)
+def user_points(ground_h, surface_h, a, b, u):
+    """``(k, 3)`` points in the caller's axes from rows ``(gx, gy, h)`` of
+    ``ground_h``: column ``a`` gets gx, ``b`` gy and ``u`` the height,
+    which is ``surface_h[i]`` where that is finite (the walkable surface's
+    own height) and ``h`` elsewhere or when ``surface_h`` is empty."""
+    k = ground_h.shape[0]
+    out = np.empty((k, 3))
+    given = surface_h.shape[0] == k
+    for i in range(k):
+        h = ground_h[i, 2]
+        if given and np.isfinite(surface_h[i]):
+            h = surface_h[i]
+        out[i, a] = ground_h[i, 0]
+        out[i, b] = ground_h[i, 1]
+        out[i, u] = h
+    return out

@@ -70,6 +70,8 @@ from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 DEFAULT_EXTENTS = (2.0, 4.0, 2.0)
 _AXES = {"y": (0, 2, 1), "z": (0, 1, 2)}      # ground axes, then the up axis
 _isfinite = math.isfinite
+#: ``user_points``' surface heights when there are none
+_NO_HEIGHTS = np.empty(0)
 #: the results ``lift`` lifts: those with a path
 _LIFTED = (PathStatus.FOUND, PathStatus.PARTIAL)
 #: this thread's last located query ends (``nodes_of``), a one-slot list
@@ -328,14 +330,12 @@ class LayeredMeshGraph(NavMeshGraph):
             n = K.lift_path(self.vertices, self.heights, self.poly_start, self.poly_verts,
                             self.poly_adj, nodes, pts, buf, on)
             out, on = buf[:n], on[:n]
-        if self.surface is not None and len(out):
-            # the surface's own heights where it knows them (a level's
-            # detail mesh), the polygon's fan elsewhere
-            h = np.asarray(self.surface(on, np.ascontiguousarray(out[:, :2])),
-                           dtype=np.float64)
-            out[:, 2] = np.where(np.isfinite(h), h, out[:, 2])
-        lifted = PathResult.found_path(result.nodes, self._to_user(out), result.cost,
-                                       result.expanded, result.algorithm)
+        # the surface's own heights where it knows them (a level's detail
+        # mesh), the polygon's fan elsewhere; both and the axes in one kernel
+        h = _NO_HEIGHTS if self.surface is None or not len(out) else np.asarray(
+            self.surface(on, np.ascontiguousarray(out[:, :2])), dtype=np.float64)
+        lifted = PathResult.found_path(result.nodes, K.user_points(out, h, *_AXES[self.up]),
+                                       result.cost, result.expanded, result.algorithm)
         lifted.status = result.status
         return lifted
 
@@ -631,4 +631,6 @@ def warm_up(graph) -> None:
     K.lift_path(graph.vertices, graph.heights, graph.poly_start, graph.poly_verts,
                 graph.poly_adj, np.array([p], dtype=np.int32), np.array([c, c]), buf,
                 np.empty(4, dtype=np.int32))
+    for heights in (_NO_HEIGHTS, buf[:, 2].copy()):
+        K.user_points(buf, heights, *_AXES[graph.up])
 
