@@ -107,18 +107,23 @@ def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
     """From ``voxelize``'s compact heightfield (left as it is: several
     agents, or a tile's obstacle rebuilds, may share it) to the polygon
     mesh: mark ``obstacles`` (:class:`navcore_levels.obstacles.Obstacle`
-    values) unwalkable, erode by the agent's radius, mark ``volumes``,
-    partition into regions, trace contours and make polygons, calling
-    ``lap`` after each. The polygon mesh and this agent's compact
-    heightfield, its regions filled in."""
+    values) that block unwalkable, erode by the agent's radius, mark
+    ``volumes``, then the obstacles that give an area type, partition into
+    regions, trace contours and make polygons, calling ``lap`` after each.
+    The polygon mesh and this agent's compact heightfield, its regions
+    filled in."""
     # the region stages write dist and region in place: this agent's own
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
-    if obstacles:
-        chf = mark_obstacles(chf, obstacles)
+    blocking = [ob for ob in obstacles if not ob.area]
+    if blocking:
+        chf = mark_obstacles(chf, blocking)
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
     for volume in volumes:
         chf = mark_volume(chf, volume)
+    # run-time area types over the build's: marking skips unwalkable spans,
+    # so after the erosion they mark what they would have before it
+    chf = mark_obstacles(chf, [ob for ob in obstacles if ob.area])
     lap("areas")
     sizes = (cfg.min_region_area, cfg.merge_region_area)
     if cfg.partition == "monotone":

@@ -29,6 +29,13 @@ Specs, in the level's own axes (``up="y"``: ``(x, y, z)`` with y up;
 These are the ``areas=`` volumes' shapes (``navcore_levels.areas``), read
 by the same code.
 
+With ``"area": NAME`` (a name of the level's ``graph.area_names``, or an
+id 0..63) an obstacle gives the floor it covers that area type instead of
+cutting it (a flooded corridor, a patch of fire: Unity's
+NavMeshModifierVolume at run time). Such an obstacle is marked after the
+erosion and after the build's ``areas=`` volumes, so it wins over them;
+per-query ``exclude_areas`` and area costs then see it.
+
 A box or prism that should block a floor must reach from below the
 floor's surface to above it (the floor lies at the top of its voxels, up
 to a cell height above the triangles).
@@ -54,31 +61,33 @@ class Obstacle:
     ``voxels.mark_volume`` marks it) and its x-z box ``lo``/``hi``
     (float64 ``(2,)``)."""
 
-    __slots__ = ("kind", "volume", "lo", "hi", "spec")
+    __slots__ = ("kind", "volume", "lo", "hi", "spec", "area")
 
-    def __init__(self, kind, volume, lo, hi, spec=None):
+    def __init__(self, kind, volume, lo, hi, spec=None, area=0):
         self.kind, self.volume, self.lo, self.hi, self.spec = kind, volume, lo, hi, spec
+        #: 0: not walkable; else the area type it gives the floor it covers
+        self.area = int(area)
 
     def __repr__(self) -> str:
         return f"Obstacle({self.kind}, x-z {self.lo.tolist()}..{self.hi.tolist()})"
 
 
-def obstacle(spec, up: str = "y") -> Obstacle:
+def obstacle(spec, up: str = "y", area_names=None) -> Obstacle:
     """``spec`` (see the module docstring) checked and turned into
     Recast's frame (``up``: the level's up axis, ``"y"`` or ``"z"``);
     ``UpdateError`` saying what is wrong. The shapes are read as the
-    ``areas=`` volumes are (``navcore_levels.areas``), with area 0."""
+    ``areas=`` volumes are (``navcore_levels.areas``), with area 0, or
+    with the spec's ``area``: an id 0..63 or a name of ``area_names``
+    (the level's ``graph.area_names``)."""
     if not isinstance(up, str) or up not in ("y", "z"):
         raise UpdateError(f"up must be 'y' or 'z', got {validate.describe(up)}")
     if not isinstance(spec, dict):
         raise UpdateError(f"an obstacle must be a dict with one of {', '.join(KINDS)} "
                           f"(e.g. {{'box': [[x0, y0, z0], [x1, y1, z1]]}}), got "
                           f"{validate.describe(spec)}")
-    if "area" in spec:
-        raise UpdateError("an obstacle takes no 'area': it is not walkable (an area type "
-                          "goes in add_graph's areas=)")
+    area = _area_id(spec.get("area", 0), area_names)
     try:
-        volume = area_table([{**spec, "area": 0}], None, (), up).volumes[0]
+        volume = area_table([{**spec, "area": area}], None, (), up).volumes[0]
     except GraphError as exc:
         raise UpdateError(str(exc).replace("areas[0]", "add_obstacle")) from None
     except (TypeError, ValueError):           # ragged lists, where numbers go
@@ -89,14 +98,14 @@ def obstacle(spec, up: str = "y") -> Obstacle:
         if not (hi[0] > lo[0] and hi[2] > lo[2]):
             raise UpdateError(f"add_obstacle: box {spec['box']!r} has no area on the ground: "
                               f"its corners must differ across both ground axes")
-        return Obstacle("box", volume, lo[[0, 2]], hi[[0, 2]], spec)
+        return Obstacle("box", volume, lo[[0, 2]], hi[[0, 2]], spec, area)
     if isinstance(volume, AreaCylinder):
         if not volume.radius > 0:
             raise UpdateError(f"add_obstacle: a cylinder needs radius > 0, got "
                               f"{volume.radius:g}")
         c = np.asarray(volume.center, np.float64)
         return Obstacle("cylinder", volume, c[[0, 2]] - volume.radius,
-                        c[[0, 2]] + volume.radius, spec)
+                        c[[0, 2]] + volume.radius, spec, area)
     pts = volume[0]
     e = np.roll(pts, -1, axis=0) - pts
     turn = e[:, 0] * np.roll(e[:, 1], -1) - e[:, 1] * np.roll(e[:, 0], -1)
@@ -106,12 +115,24 @@ def obstacle(spec, up: str = "y") -> Obstacle:
         raise UpdateError("add_obstacle: convex has no area on the ground")
     if (turn * np.sign(area2) < -1e-9 * scale).any():
         raise UpdateError("add_obstacle: convex must be a convex polygon (its corners in order)")
-    return Obstacle("convex", volume, pts.min(axis=0), pts.max(axis=0), spec)
+    return Obstacle("convex", volume, pts.min(axis=0), pts.max(axis=0), spec, area)
+
+
+def _area_id(value, names) -> int:
+    """An obstacle's ``area``: an id 0..63 or a name in ``names``."""
+    if validate.is_int(value) and 0 <= int(value) <= 63:
+        return int(value)
+    known = dict(names or {})
+    if isinstance(value, str) and value in known:
+        return int(known[value])
+    raise UpdateError(f"add_obstacle: area must be an area id 0..63 or a name the level "
+                      f"knows ({', '.join(sorted(map(repr, known))) or 'none'}: name new ones "
+                      f"in add_graph's areas= or tag_areas=), got {validate.describe(value)}")
 
 
 def mark_obstacles(chf, obstacles):
     """``chf`` with the spans under ``obstacles`` (:class:`Obstacle`
-    values) given area 0 (not walkable)."""
+    values) given their area (0: not walkable)."""
     for ob in obstacles:
         chf = mark_volume(chf, ob.volume)
     return chf

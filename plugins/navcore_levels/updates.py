@@ -111,7 +111,7 @@ def make_update(world, graph, params) -> Update | None:
         if oid in _ids_after_queue(world, graph):
             raise UpdateError(f"level {gid!r} already has an obstacle {oid!r} (or one is "
                               f"queued); remove_obstacle it first")
-        ob = obstacle(params["add_obstacle"], graph.up)
+        ob = obstacle(params["add_obstacle"], graph.up, getattr(graph, "area_names", None))
         blo, bhi = tiled.bmin[[0, 2]], tiled.bmax[[0, 2]]
         if (ob.hi < blo).any() or (ob.lo > bhi).any():
             raise UpdateError(f"obstacle {oid!r} covers {_user_box(graph, ob.lo, ob.hi)}, "

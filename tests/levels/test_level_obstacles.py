@@ -243,7 +243,7 @@ BAD_SPECS = [
     ("crate", "must be a dict"),
     ({}, "exactly one shape key"),
     ({"box": [[0, 0, 0], [1, 1, 1]], "cylinder": {}}, "exactly one shape key"),
-    ({"box": [[0, 0, 0], [1, 1, 1]], "area": "water"}, "takes no 'area'"),
+    ({"box": [[0, 0, 0], [1, 1, 1]], "area": "water"}, "area must be an area id 0..63 or a name"),
     ({"box": [[1, 0, 0], [0, 1, 1]]}, "beyond corner 1"),
     ({"box": [[0, 0, 0]]}, "two corners"),
     ({"box": [[0, 0, 0], [1, "x", 1]]}, "box corner 1"),
