@@ -220,6 +220,8 @@ def describe(value) -> str:
         return flat if len(flat) <= 40 else f"a list of {len(value)}"
     if isinstance(value, int) and abs(value) >= 10 ** 40:    # 10**400 in a message
         return f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, str) and len(value) > 80:          # a whole file read as one string
+        return f"{value[:40]!r}... (a string of {len(value)} characters)"
     return repr(value)
 
 

@@ -85,6 +85,46 @@ def add_options(subparsers) -> None:
     bake.set_defaults(func=run)
 
 
+def add_render(subparsers) -> None:
+    """Let ``navcore render`` (the scenes plugin's) draw a level file or a
+    baked level (``.npz``) directly: top down, a hue per floor, brighter
+    higher up (``navcore_levels.draw``); scenes go to the scenes plugin."""
+    render = subparsers.choices.get("render")
+    if render is None:                  # no scenes plugin: no render command
+        return
+    for action in render._actions:
+        if action.dest == "scene":
+            action.help = (f"a scene file (YAML), or a 3D level ({', '.join(SUFFIXES)}, or "
+                           f"a level baked to .npz) to draw as built")
+    other = render.get_default("func")
+
+    def run(args):
+        if is_level(args.scene) or Path(str(args.scene)).suffix.lower() == ".npz":
+            return render_level(args)
+        return other(args)
+    render.set_defaults(func=run)
+
+
+def render_level(args) -> int:
+    """Draw the level (or baked level) ``args.scene`` to ``-o``."""
+    for flag, name in (("--gif", "gif"), ("--frames", "frames"), ("--graph", "graph"),
+                       ("--borders", "borders")):
+        if getattr(args, name, None) not in (None, False):
+            raise NavError(f"{flag} is for scenes; a level ({args.scene}) is drawn as built")
+    out = output_path(args.png, "-o")
+    world = navcore.World()
+    source = {"mesh" if Path(str(args.scene)).suffix.lower() == ".npz" else "level":
+              str(args.scene)}
+    graph = world.add_graph("level", type="level", **source)
+    navcore.draw(world, "level", out=str(out), scale=args.scale)
+    from .draw import floors
+    storeys = int(floors(graph).max()) + 1 if graph.num_nodes else 0
+    many = "s" if graph.num_nodes != 1 else ""
+    print(f"{out}: {args.scene}, {graph.num_nodes} polygon{many} on {storeys} "
+          f"floor{'s' if storeys != 1 else ''}")
+    return 0
+
+
 def _setting_help() -> dict:
     """Each ``LevelConfig`` setting's line of its docstring."""
     out, name = {}, None

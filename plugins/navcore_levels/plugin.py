@@ -29,6 +29,7 @@ def navcore_add_commands(subparsers):
     # after the navmesh plugin's: its ``bake`` command gets the level options
     from . import cli              # loads with the command line only
     cli.add_options(subparsers)
+    cli.add_render(subparsers)
 
 
 # tryfirst: before the navmesh plugin's, which refuses obstacles on layered

@@ -216,3 +216,10 @@ def test_random_point_rng_is_a_seed_or_a_generator(bad):
     with pytest.raises(navcore.QueryError, match="rng must be None, a non-negative int seed"):
         world.random_point("m", bad)
     assert world.random_point("m", np.int64(3)).node >= 0
+
+
+def test_a_long_string_is_described_by_its_start_and_length():
+    from navcore.validate import describe
+    text = "v 0 0 0\n" * 500
+    assert describe(text) == f"{text[:40]!r}... (a string of {len(text)} characters)"
+    assert describe("short") == "'short'"

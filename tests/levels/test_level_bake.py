@@ -444,3 +444,21 @@ def test_navcore_render_draws_a_scene_with_a_baked_level(tmp_path, level, capsys
     g = navcore.World().add_graph("g", type="level", mesh=str(tmp_path / "two.npz"))
     assert _hue_of(_pixel(rgb, g, 8, 5.0, 3.0), 1)
     assert _hue_of(_pixel(rgb, g, 8, 22.0, 3.0), 0)
+
+
+def test_navcore_render_draws_a_level_file_or_a_bake_directly(tmp_path, level, capsys):
+    g = navcore.World().add_graph("g", type="level", level=str(level))
+    assert main(["bake", str(level), "-o", str(tmp_path / "two.npz")]) == 0
+    capsys.readouterr()
+    from PIL import Image
+    for source in (level, tmp_path / "two.npz"):
+        png = tmp_path / f"{source.suffix[1:]}.png"
+        assert main(["render", str(source), "-o", str(png), "--scale", "8"]) == 0
+        assert capsys.readouterr().out.strip().endswith("polygons on 2 floors")
+        rgb = np.asarray(Image.open(png).convert("RGB"))
+        assert _hue_of(_pixel(rgb, g, 8, 5.0, 3.0), 1)       # the upper floor
+        assert _hue_of(_pixel(rgb, g, 8, 22.0, 3.0), 0)      # the ground beyond it
+    assert main(["render", str(level), "-o", str(tmp_path / "x.png"), "--gif",
+                 str(tmp_path / "x.gif")]) == 2
+    assert "--gif is for scenes" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists() and not (tmp_path / "x.gif").exists()
