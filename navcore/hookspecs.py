@@ -520,6 +520,22 @@ def navcore_random_point(world: World, graph: NavGraph,
 
 
 @hookspec(firstresult=True)
+def navcore_random_point_around(world: World, graph: NavGraph, point: Any, radius: float,
+                                rng: np.random.Generator) -> MeshPoint | None:
+    """Return a ``navcore.MeshPoint``: a point within ``radius`` (a finite
+    float > 0, ground distance) of ``point`` (as the caller gave it,
+    unchecked), drawn with ``rng`` uniformly over the walkable nodes
+    connected to ``point``'s through nodes that each come within
+    ``radius`` of it; ``MeshPoint(-1, None)`` when ``point`` is on no walkable
+    node; or ``None`` to pass. Malformed points raise a ``NavError``.
+    ``dtNavMeshQuery::findRandomPointAroundCircle``'s use, with the point
+    kept inside the circle. Firstresult: the navmesh plugin answers for
+    navmeshes (2D and layered), the grid plugin for grids. Called once
+    per ``World.random_point(..., around=, radius=)``.
+    """
+
+
+@hookspec(firstresult=True)
 def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoint | None:
     """Return a ``navcore.MeshPoint``: the point of ``graph``'s walkable
     surface nearest ``point`` (as the caller gave it, unchecked) and its

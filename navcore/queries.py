@@ -388,16 +388,31 @@ class Queries:
         graph = self.graph(graph_id)
         return self._ask("navcore_raycast", graph, start, end)
 
-    def random_point(self, graph_id, rng=None) -> MeshPoint:
+    def random_point(self, graph_id, rng=None, *, around=None, radius=None) -> MeshPoint:
         """A point drawn uniformly from the walkable surface and its node
         (``MeshPoint(node, point)``; ``(-1, None)`` when nothing is
         walkable): a node chosen with probability proportional to its
         area, then a point uniform in it (``dtNavMeshQuery::findRandomPoint``);
         on a level a 3D point on the surface. ``rng``: ``None`` (fresh
         entropy), a seed (a non-negative int) or a ``numpy.random.Generator``
-        (drawn from, so a sequence of calls continues it)."""
+        (drawn from, so a sequence of calls continues it).
+
+        With ``around=point`` and ``radius=r`` (both or neither): a point
+        within ``r`` of ``point`` (on the ground plane), uniform over the
+        walkable nodes connected to ``point``'s through nodes that each
+        come within ``r`` of it (``findRandomPointAroundCircle``'s walk: a
+        wander target; Detour's point may lie outside the circle, this one
+        does not); ``(-1, None)`` when ``point`` is on no walkable node."""
         graph = self.graph(graph_id)
-        return self._ask("navcore_random_point", graph, _rng(rng))
+        if around is None and radius is None:
+            return self._ask("navcore_random_point", graph, _rng(rng))
+        if around is None or radius is None:
+            raise QueryError("random_point: give around= and radius= together (a point and "
+                             "how far from it), or neither")
+        r = validate.distance(radius, "random_point: radius", QueryError)
+        if not r > 0:
+            raise QueryError(f"random_point: radius must be > 0, got {radius!r}")
+        return self._ask("navcore_random_point_around", graph, around, r, _rng(rng))
 
     def nearest_point(self, graph_id, point) -> MeshPoint:
         """The point of the walkable surface nearest ``point`` and its node

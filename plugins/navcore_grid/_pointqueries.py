@@ -94,3 +94,32 @@ def nearest_cell(x, y, width, height, walkable):
         if best >= 0 and np.sqrt(bd) <= r:
             break
     return best, qx, qy
+
+
+@njit(cache=True, nogil=True)
+def cells_in_circle(cx, cy, radius, start, width, offsets, targets, walkable, out):
+    """The walkable cells connected to ``start`` (moves of the grid's CSR
+    view) without leaving the circle of ``radius`` round ``(cx, cy)``
+    (each cell's square comes within ``radius`` of the centre), breadth
+    first into ``out`` (one slot per cell, with ``start``); returns how
+    many."""
+    seen = np.zeros(walkable.shape[0], dtype=np.bool_)
+    out[0] = start
+    seen[start] = True
+    count = 1
+    head = 0
+    while head < count:
+        c = out[head]
+        head += 1
+        for e in range(offsets[c], offsets[c + 1]):
+            q = targets[e]
+            if seen[q] or not walkable[q]:
+                continue
+            seen[q] = True
+            x, y = q % width, q // width
+            dx = max(x - cx, 0.0, cx - (x + 1))
+            dy = max(y - cy, 0.0, cy - (y + 1))
+            if dx * dx + dy * dy <= radius * radius:
+                out[count] = q
+                count += 1
+    return count

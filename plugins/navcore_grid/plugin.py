@@ -190,6 +190,7 @@ def navcore_warm_up(world, graph):
 
 # raycast, random and nearest points (``pointqueries``)
 navcore_raycast = forward(pointqueries.raycast, GridGraph)
+navcore_random_point_around = forward(pointqueries.random_point_around, GridGraph)
 navcore_random_point = forward(pointqueries.random_point, GridGraph)
 navcore_nearest_point = forward(pointqueries.nearest_point, GridGraph)
 

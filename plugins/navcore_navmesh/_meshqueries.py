@@ -109,3 +109,54 @@ def _fan_area(vertices, ax, ay, b, c):
     """Twice the area of the triangle ``(ax, ay)``, vertex ``b``, vertex ``c``."""
     return abs((vertices[b, 0] - ax) * (vertices[c, 1] - ay)
                - (vertices[c, 0] - ax) * (vertices[b, 1] - ay))
+
+
+@njit(cache=True, nogil=True)
+def _distance_to_polygon(cx, cy, vertices, poly_start, poly_verts, p):
+    """Ground distance from ``(cx, cy)`` to polygon ``p`` (0 inside it; the
+    polygon's corners run counter-clockwise)."""
+    first = poly_start[p]
+    last = poly_start[p + 1] - 1
+    inside = True
+    best = np.inf
+    for e in range(first, last + 1):
+        a = poly_verts[e]
+        b = poly_verts[e + 1] if e < last else poly_verts[first]
+        ax, ay = vertices[a, 0], vertices[a, 1]
+        wx, wy = vertices[b, 0] - ax, vertices[b, 1] - ay
+        px, py = cx - ax, cy - ay
+        if wx * py - wy * px < 0.0:
+            inside = False
+        length2 = wx * wx + wy * wy
+        t = 0.0 if length2 <= 0.0 else min(max((px * wx + py * wy) / length2, 0.0), 1.0)
+        qx, qy = px - t * wx, py - t * wy
+        best = min(best, np.sqrt(qx * qx + qy * qy))
+    return 0.0 if inside else best
+
+
+@njit(cache=True, nogil=True)
+def polygons_in_circle(cx, cy, radius, start, vertices, poly_start, poly_verts, poly_adj,
+                       walkable, out):
+    """The walkable polygons connected to ``start`` through shared edges
+    without leaving the circle of ``radius`` round ``(cx, cy)`` (each
+    comes within ``radius`` of the centre: Detour's
+    ``findRandomPointAroundCircle`` walk), breadth first into ``out``
+    (one slot per polygon, with ``start``); returns how many."""
+    n = poly_start.shape[0] - 1
+    seen = np.zeros(n, dtype=np.bool_)
+    out[0] = start
+    seen[start] = True
+    count = 1
+    head = 0
+    while head < count:
+        p = out[head]
+        head += 1
+        for e in range(poly_start[p], poly_start[p + 1]):
+            q = poly_adj[e]
+            if q < 0 or seen[q] or not walkable[q]:
+                continue
+            seen[q] = True
+            if _distance_to_polygon(cx, cy, vertices, poly_start, poly_verts, q) <= radius:
+                out[count] = q
+                count += 1
+    return count

@@ -114,6 +114,50 @@ def random_point(graph, rng) -> MeshPoint:
     return MeshPoint(int(p), np.array([x, y]))
 
 
+#: draws ``random_point_around`` makes before it settles for the centre
+#: itself (a circle covering a sliver of huge polygons); each lands inside
+#: it with probability the circle's share of the polygons' area
+AROUND_TRIES = 256
+
+
+def random_point_around(graph, point, radius, rng) -> MeshPoint:
+    """``World.random_point(..., around=, radius=)`` on a navmesh: the
+    walkable polygons connected to ``point``'s within the circle
+    (``polygons_in_circle``), one drawn by area and a point uniform in it,
+    drawn again until it lies in the circle (so uniform over the connected
+    surface inside it); after ``AROUND_TRIES`` misses the centre's own
+    point on its polygon."""
+    if graph.heights is not None:
+        p, ground = graph._end(point)
+        if p >= 0 and ground is None:                 # a polygon id: its centroid
+            ground = tuple(graph.positions[p, :2])
+    else:
+        p, ground = _start_2d(graph, *validate.xy(point, "around"))
+    if p < 0 or not graph.walkable[p]:
+        return _NO_POINT
+    cx, cy = float(ground[0]), float(ground[1])
+    polys = np.empty(graph.num_nodes, dtype=np.int64)
+    n = K.polygons_in_circle(float(cx), float(cy), float(radius), int(p), graph.vertices,
+                             graph.poly_start, graph.poly_verts, graph.poly_adj,
+                             graph.walkable, polys)
+    cumulative = graph.view(AREAS_KEY, PolygonAreas).cumulative
+    area = np.diff(cumulative, prepend=0.0)
+    mask = np.zeros(len(area))
+    mask[polys[:n]] = 1.0
+    chosen = np.cumsum(area * mask)
+    r2 = float(radius) * float(radius)
+    if chosen[-1] > 0:
+        for _ in range(AROUND_TRIES):
+            q, x, y = K.random_point(chosen, graph.vertices, graph.poly_start,
+                                     graph.poly_verts, rng.random(4))
+            if (x - cx) ** 2 + (y - cy) ** 2 <= r2:
+                p, cx, cy = int(q), x, y
+                break
+    if graph.heights is not None:
+        return MeshPoint(int(p), _lift(graph, int(p), float(cx), float(cy)))
+    return MeshPoint(int(p), np.array([float(cx), float(cy)]))
+
+
 def nearest_point(graph, point) -> MeshPoint:
     """``World.nearest_point`` on a navmesh: on a layered mesh
     ``nearest_poly`` (within ``extents``), on a 2D one the nearest point
@@ -157,6 +201,9 @@ def warm_up(graph) -> None:
     random_point(graph, np.random.default_rng(0))
     p = int(walk[0])
     c = graph.positions[p]
+    K.polygons_in_circle(float(c[0]), float(c[1]), 1.0, p, graph.vertices, graph.poly_start,
+                         graph.poly_verts, graph.poly_adj, graph.walkable,
+                         np.empty(graph.num_nodes, dtype=np.int64))
     K.raycast(float(c[0]), float(c[1]), float(c[0]) + 1.0, float(c[1]), p, graph.vertices,
               graph.poly_start, graph.poly_verts, graph.poly_adj, graph.poly_opposite,
               graph.walkable, graph.scratch(_VISITED_KEY, _visited))

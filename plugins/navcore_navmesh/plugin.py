@@ -325,6 +325,7 @@ def navcore_reachable_many(graph, a, b):
 
 # raycast, random and nearest points, 2D and layered (``meshqueries``)
 navcore_raycast = forward(meshqueries.raycast, NavMeshGraph)
+navcore_random_point_around = forward(meshqueries.random_point_around, NavMeshGraph)
 navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 

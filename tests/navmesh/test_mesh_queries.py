@@ -256,3 +256,84 @@ def test_a_plugin_answers_the_point_queries_for_its_own_graphs():
     world.plugins.register(Nearest())
     node, p = world.nearest_point("g", (5.0, 5.0))
     assert node == 0 and p.tolist() == [0.0, 0.0]
+
+
+# ------------------------------------------------- random points around a point
+
+def _split_room(gap):
+    """A 20 x 10 room and a wall x 9..11 across it, open at y 8..10 when
+    ``gap``: the free space (shapely) and the world."""
+    wall = [(9, 0), (11, 0), (11, 8 if gap else 10), (9, 8 if gap else 10)]
+    world = navcore.World()
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 20, 10), obstacles=[wall])
+    free = box(0, 0, 20, 10).difference(Polygon(wall))
+    return world, free
+
+
+@exercises("navcore_random_point_around")
+def test_points_around_lie_in_the_circle_uniformly_over_its_part_of_the_mesh():
+    world, free = _split_room(gap=False)
+    rng = np.random.default_rng(7)
+    centre, r = (5.0, 5.0), 4.5
+    pts = np.array([world.random_point("m", rng, around=centre, radius=r).point
+                    for _ in range(4000)])
+    assert np.hypot(*(pts - centre).T).max() <= r + 1e-12
+    assert all(free.buffer(1e-9).contains(Point(p)) for p in pts[:300])
+    # uniform over the disk cut to the room: the share left of x = 3 is that
+    # part's share of the area
+    disk = Point(centre).buffer(r, 256).intersection(free)
+    left = disk.intersection(box(0, 0, 3, 10)).area / disk.area
+    assert abs((pts[:, 0] < 3).mean() - left) < 0.03
+
+
+def test_points_around_stay_on_the_centres_side_of_a_wall_and_pass_a_gap():
+    world, _ = _split_room(gap=False)
+    rng = np.random.default_rng(3)
+    pts = np.array([world.random_point("m", rng, around=(8.0, 5.0), radius=4.0).point
+                    for _ in range(500)])
+    assert (pts[:, 0] <= 9 + 1e-9).all()          # the far side of the wall is cut off
+    world, _ = _split_room(gap=True)
+    pts = np.array([world.random_point("m", rng, around=(8.0, 7.0), radius=4.0).point
+                    for _ in range(2000)])
+    assert (pts[:, 0] > 11).any()                 # through the gap, still in the circle
+    assert np.hypot(pts[:, 0] - 8, pts[:, 1] - 7).max() <= 4.0 + 1e-12
+    assert world.random_point("m", 1, around=(10.0, 5.0), radius=2.0) == (-1, None)
+
+
+def test_points_around_on_a_level_stay_on_their_floor_and_on_grids_in_the_circle():
+    world = navcore.World()
+    floor = [[0, 0, 0], [24, 0, 0], [24, 0, 10], [0, 0, 10]]
+    storey = [[0, 4, 0], [10, 4, 0], [10, 4, 10], [0, 4, 10]]
+    world.add_graph("l", type="level", vertices=floor + storey,
+                    triangles=[[0, 2, 1], [0, 3, 2], [4, 6, 5], [4, 7, 6]])
+    rng = np.random.default_rng(5)
+    for y, height in ((4.0, 4.2), (0.0, 0.2)):
+        pts = np.array([world.random_point("l", rng, around=(5.0, y, 5.0), radius=3.0).point
+                        for _ in range(300)])
+        np.testing.assert_allclose(pts[:, 1], height, atol=1e-9)
+        assert np.hypot(pts[:, 0] - 5, pts[:, 2] - 5).max() <= 3.0 + 1e-12
+    world.add_graph("g", type="grid", rows=["....#....", "....#....", "....#...."])
+    cells = [world.random_point("g", rng, around=(2.5, 1.5), radius=3.0) for _ in range(300)]
+    pts = np.array([c.point for c in cells])
+    assert (pts[:, 0] < 4).all() and np.hypot(pts[:, 0] - 2.5, pts[:, 1] - 1.5).max() <= 3
+    assert all(world.graph("g").locate(tuple(p)) == c.node for p, c in zip(pts, cells))
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"around": (1.0, 1.0)}, "around= and radius= together"),
+    ({"radius": 1.0}, "around= and radius= together"),
+    ({"around": (1.0, 1.0), "radius": 0.0}, "radius must be > 0"),
+    ({"around": (1.0, 1.0), "radius": -1.0}, "radius must be a finite number"),
+    ({"around": (1.0, 1.0), "radius": float("nan")}, "radius must be a finite number"),
+    ({"around": (1.0, 1.0), "radius": True}, "radius must be a finite number"),
+])
+def test_bad_around_arguments_are_query_errors(kwargs, fragment):
+    world = navcore.World()
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4))
+    with pytest.raises(navcore.QueryError, match=fragment):
+        world.random_point("m", 1, **kwargs)
+    with pytest.raises(navcore.NavError):
+        world.random_point("m", 1, around="here", radius=1.0)
+    world.add_graph("g", type="csr", src=[0], dst=[1], cost=[1.0])
+    with pytest.raises(navcore.QueryError, match="random_point_around on csr graph 'g'"):
+        world.random_point("g", 1, around=(0.0, 0.0), radius=1.0)
