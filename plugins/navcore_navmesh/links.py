@@ -54,6 +54,7 @@ from navcore.search import Search
 from navcore.types import PathLink, PathRequest, PathResult, PathStatus
 
 from . import _layered as K
+from . import _links as L
 from . import funnel, polyanya, polygon_search
 from .sliced import PolyanyaSearch
 
@@ -200,49 +201,84 @@ def _attach(graph, point, radius, where, what):
 
 
 class LinkSpace(navcore.DerivedView):
-    """What a linked query needs beyond the mesh, for one graph version:
+    """What a linked query needs beyond the mesh, for one graph version
+    and one area filter (``filtered``; the graph's own space has none):
     the link graph's points (``xy``: the query's two ends' places, then
     each link's start and end: point ``2 + 2i`` is link ``i``'s start,
     ``3 + 2i`` its end), each point's polygon, the polygons' connected
-    parts (walkable, through open portals) and the walks between link ends
-    searched so far (``walks``)."""
+    parts (walkable and let through by the filter, through open portals),
+    the points one may leave by (``depart``) and the walks between link
+    ends searched so far (``walks``; over the filter's polygons, the
+    others walls: ``ground``, its ``FilteredSpace``, None for none)."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, area_filter=None, base=None):
         super().__init__(graph)
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import connected_components
         links = graph.links
         n = len(links)
-        polygon, ground = links.polygon, links.ground
-        if links.geometry is None or links.geometry[0] is not graph.vertices \
-                or links.geometry[1] is not graph.poly_start:
-            # an update replaced the polygons (tiles rebuilt): attached again
-            polygon, ground = attach(graph, links, strict=False)
-        self.xy = np.zeros((2 + 2 * n, 2))
-        self.xy[2:] = ground.reshape(-1, 2)
-        self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
-        self.poly[2:] = polygon.reshape(-1)
+        if base is None:
+            polygon, ground = links.polygon, links.ground
+            if links.geometry is None or links.geometry[0] is not graph.vertices \
+                    or links.geometry[1] is not graph.poly_start:
+                # an update replaced the polygons (tiles rebuilt): attached again
+                polygon, ground = attach(graph, links, strict=False)
+            self.xy = np.zeros((2 + 2 * n, 2))
+            self.xy[2:] = ground.reshape(-1, 2)
+            self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
+            self.poly[2:] = polygon.reshape(-1)
+        else:                       # a filter's: the same points
+            self.xy, self.poly = base.xy, base.poly
+        self.area_filter = area_filter
+        walkable = graph.walkable if area_filter is None else area_filter.mask
+        self.ground = None if area_filter is None else area_filter.space()
         csr = graph.csr
         src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
-        keep = graph.walkable[src] & graph.walkable[csr.targets] & np.isfinite(csr.cost)
+        keep = walkable[src] & walkable[csr.targets] & np.isfinite(csr.cost)
         m = csr_matrix((np.ones(int(keep.sum())), (src[keep], csr.targets[keep])),
                        shape=(graph.num_nodes, graph.num_nodes))
         _, part = connected_components(m, directed=False)
         part = part.astype(np.int64)
-        part[~graph.walkable] = -1
+        part[~walkable] = -1
         self.part = part
         at = self.poly[2:]
         self.link_part = np.where(at >= 0, part[np.maximum(at, 0)], -1)
-        #: link slots one may leave by (a link's start; its end too when
-        #: bidirectional), on a walkable polygon
+        #: per point of the link graph, whether one may leave by the link
+        #: there: a link's start (its end too when bidirectional), both
+        #: ends on polygons the query may walk
         ends = np.zeros(2 * n, dtype=bool)
         ends[0::2] = True
         ends[1::2] = links.bidirectional
-        self.departures = np.flatnonzero(ends & (self.link_part >= 0)) + 2
+        both = (self.link_part.reshape(-1, 2) >= 0).all(axis=1).repeat(2)
+        self.depart = np.concatenate([[False, False], ends & both])
+        #: the points one may leave by in each connected part
+        usable = np.flatnonzero(self.depart)
+        order = np.argsort(self.link_part[usable - 2], kind="stable")
+        usable = usable[order]
+        cuts = np.flatnonzero(np.diff(self.link_part[usable - 2])) + 1
+        self.departures = {int(self.link_part[g[0] - 2]): g
+                           for g in np.split(usable, cuts) if g.size}
+        #: each link's cost
+        self.cost = np.ascontiguousarray(links.cost)
         #: ``(a, b) -> ground PathResult``: the walks between link ends
         #: searched so far (points of the link graph, ``2 + slot``)
         self.walks = {}
         self._reach = None
+        self._filtered = {}
+
+    def filtered(self, area_filter) -> "LinkSpace":
+        """This space for queries through ``area_filter``
+        (``areafilter.AreaFilter``; None: this one), made on first use and
+        kept with this graph version (up to ``areafilter.KEEP`` filters)."""
+        if area_filter is None:
+            return self
+        from .areafilter import KEEP
+        got = self._filtered.get(id(area_filter))
+        if got is None or got.area_filter is not area_filter:
+            if len(self._filtered) >= KEEP:
+                self._filtered.clear()
+            got = self._filtered[id(area_filter)] = LinkSpace(self.graph, area_filter, self)
+        return got
 
     def reach(self) -> tuple:
         """``(index, closure)``: ``index`` int64 per connected part, its
@@ -269,23 +305,28 @@ class LinkSpace(navcore.DerivedView):
         return self._reach
 
 
-def link_space(graph) -> LinkSpace:
-    return graph.view(LINKS_KEY, LinkSpace)
+def link_space(graph, area_filter=None) -> LinkSpace:
+    """The graph's link space, through ``area_filter`` when given."""
+    return graph.view(LINKS_KEY, LinkSpace).filtered(area_filter)
 
 
 class _Query:
-    """One linked query's Dijkstra over the link graph, as a generator
-    (``run``) of the walks it needs searched: it yields ``(a, b)`` (points
-    of the link graph) and is sent that walk's ground ``PathResult``; it
-    returns the route found, ``[(walk, link), ...]`` (the last link
-    ``-1``), or ``None`` when the goal is unreachable.
+    """One linked query's A* over the link graph, as a generator (``run``)
+    of the walks it needs searched: it yields ``(a, b)`` (points of the
+    link graph) and is sent that walk's ground ``PathResult``; it returns
+    the route found, ``[(walk, link), ...]`` (the last link ``-1``), or
+    ``None`` when the goal is unreachable.
 
     Its nodes: ``A(p)``, at point ``p`` free to walk (the start, or a link
     end just arrived at), and ``D(p)``, at point ``p`` about to leave by
     the link there (the goal is a ``D`` too); edges ``A(p) -> D(q)`` the
     walk from ``p`` to ``q`` (weighed lazily: pushed with its straight
     length, a lower bound, and searched when popped), ``D(p) -> A(q)``
-    the link from ``p`` to its other end ``q``."""
+    the link from ``p`` to its other end ``q``. Keys add the lower bound
+    of the rest of the way (``_links.link_bounds``: straight lengths and
+    link costs over the link graph, consistent), so a walk is searched
+    only when a route through it could still beat the best found, and
+    the first goal popped is the cheapest route."""
 
     def __init__(self, graph, space, s, t):
         self.graph, self.space = graph, space
@@ -295,6 +336,9 @@ class _Query:
         self.xy[_T], self.poly[_T] = t[:2], t[2]
         part = space.part
         self.part = np.concatenate([part[self.poly[:2]], space.link_part])
+        self.h = np.empty(len(self.xy))
+        self.hd = np.empty(len(self.xy))
+        L.link_bounds(self.xy, self.part, space.depart, space.cost, self.h, self.hd)
         self.walks = {}             # the walks from or to the query's ends
         self.expanded = 0
 
@@ -305,20 +349,28 @@ class _Query:
         return self.walks.get((a, b))
 
     def run(self):
-        space, links = self.space, self.graph.links
-        xy, part = self.xy, self.part
+        space, cost = self.space, self.space.cost
+        xy, part, h, hd = self.xy, self.part, self.h, self.hd
         goal_part = part[_T]
         departures = space.departures
-        n = 2 + 2 * len(links)              # D(p) is node n + p; A(p) node p
+        n = len(xy)                         # D(p) is node n + p; A(p) node p
+        goal = n + _T
+        inf = math.inf
+        if not h[_S] < inf:                 # no walks and links lead there
+            return None
         dist, pred = {}, {}
-        heap = [(0.0, 0, 1, -1, _S)]        # (key, seq, weighed, from, node)
+        # (key: cost so far + lower bound of the rest, seq, weighed, from,
+        # node, cost so far)
+        heap = [(float(h[_S]), 0, 1, -1, _S, 0.0)]
         seq = 0
-        best = math.inf                     # the cheapest route to the goal pushed
+        best = inf                          # the cheapest route to the goal pushed
         while heap:
-            key, _, weighed, a, node = heapq.heappop(heap)
-            if node in dist or key > best:
+            key, _, weighed, a, node, g = heapq.heappop(heap)
+            if node in dist:
                 continue
             if not weighed:                 # a walk pushed at its lower bound
+                if key >= best:             # cannot beat the route found
+                    continue
                 p, q = a, node - n
                 found = self.walk(p, q)
                 if found is None:
@@ -329,37 +381,42 @@ class _Query:
                         self.walks[(p, q)] = found
                 self.expanded += found.expanded
                 if found.status is PathStatus.FOUND:
-                    k = dist[a] + found.cost
-                    if k <= best:
-                        best = k if q == _T else best
+                    g += found.cost
+                    k = g + float(hd[q])
+                    if k < best:
+                        if node == goal:
+                            best = k
                         seq += 1
-                        heapq.heappush(heap, (k, seq, 1, a, node))
+                        heapq.heappush(heap, (k, seq, 1, a, node, g))
                 continue
-            dist[node], pred[node] = key, a
-            if node == n + _T:
+            dist[node], pred[node] = g, a
+            if node == goal:
                 return self._route(pred, n)
             if node >= n:                   # D(p): leave by the link at p
                 p = node - n
-                i, at_end = divmod(p - 2, 2)
-                q = p + 1 - 2 * at_end
-                if q not in dist and part[q] >= 0:
-                    seq += 1
-                    heapq.heappush(heap, (key + float(links.cost[i]), seq, 1, node, q))
+                q = p ^ 1
+                if q not in dist:
+                    g += float(cost[(p - 2) >> 1])
+                    k = g + float(h[q])
+                    if k < best:
+                        seq += 1
+                        heapq.heappush(heap, (k, seq, 1, node, q, g))
                 continue
             here = part[node]               # A(p): walk to the goal or a link
-            if here < 0:
-                continue
             x, y = xy[node]
-            targets = departures[space.link_part[departures - 2] == here]
             if goal_part == here:
-                targets = np.concatenate([[_T], targets])
-            for q in targets.tolist():
-                if n + q in dist or q == node:
-                    continue
-                k = key + math.hypot(float(xy[q, 0] - x), float(xy[q, 1] - y))
-                if k <= best:
+                k = g + math.hypot(float(xy[_T, 0] - x), float(xy[_T, 1] - y))
+                if k < best:
                     seq += 1
-                    heapq.heappush(heap, (k, seq, 0, node, n + q))
+                    heapq.heappush(heap, (k, seq, 0, node, goal, g))
+            targets = departures.get(int(here))
+            if targets is None:
+                continue
+            keys = np.hypot(xy[targets, 0] - x, xy[targets, 1] - y) + g + hd[targets]
+            for q, k in zip(targets.tolist(), keys.tolist()):
+                if k < best and q != node and n + q not in dist:
+                    seq += 1
+                    heapq.heappush(heap, (k, seq, 0, node, n + q, g))
         return None
 
     def _route(self, pred, n) -> list:
@@ -400,16 +457,32 @@ def _leg_request(graph, q, a, b) -> PathRequest:
 
 def _solve(graph, q, gen) -> list:
     """Drive ``q.run()`` (``gen``) with whole searches; the route."""
+    ground = q.space.ground
     try:
         a, b = next(gen)
         while True:
             r = q.xy
             leg = polyanya._shortest(graph, float(r[a, 0]), float(r[a, 1]),
                                      float(r[b, 0]), float(r[b, 1]), int(q.poly[a]),
-                                     int(q.poly[b]))
+                                     int(q.poly[b]), space=ground)
             a, b = gen.send(leg)
     except StopIteration as stop:
         return stop.value
+
+
+def _filter(graph, request):
+    """``(area_filter, refused)``: the request's area filter
+    (``areafilter.resolve``; None for none) and, when it leaves an end's
+    polygon out, the ``invalid_start``/``invalid_goal`` result (else
+    None); ``QueryError`` for area costs (``polyanya`` measures length)."""
+    if not request.options:
+        return None, None
+    from . import areafilter
+    f = areafilter.resolve(graph, request.options)
+    if f is None:
+        return None, None
+    f.check_exact(request)
+    return f, f.refused(request)
 
 
 def refuse(graph, request):
@@ -427,9 +500,14 @@ def refused(request) -> bool:
 
 def find_path(graph, request) -> PathResult | None:
     """``find_path`` on a layered mesh with links (``request``'s ends
-    resolved to walkable polygons): the exact path, lifted to 3D."""
+    resolved to walkable polygons): the exact path, lifted to 3D; through
+    the request's area filter when it asks for one (the walks over the
+    polygons it lets through, a link usable only when both its ends' are)."""
+    f, refused = _filter(graph, request)
+    if refused is not None:
+        return refused
     s, t = _ground_ends(graph, request)
-    q = _Query(graph, link_space(graph), s, t)
+    q = _Query(graph, link_space(graph, f), s, t)
     route = _solve(graph, q, q.run())
     return _result(graph, q, route)
 
@@ -479,14 +557,20 @@ class LinkedSearch(Search):
 
     def _begin(self) -> None:
         graph = self.graph
+        f, self._refused = _filter(graph, self.request)
+        self._gen = None
+        if self._refused is not None:
+            return
         s, t = _ground_ends(graph, self.request)
-        self._q = _Query(graph, link_space(graph), s, t)
+        self._q = _Query(graph, link_space(graph, f), s, t)
         self._gen = self._q.run()
         self._walk = None            # the walk being searched, (a, b)
         self._found = None           # its result, once searched
         self._started = False
 
     def _advance(self, budget: int):
+        if self._refused is not None:
+            return self._refused
         q, graph, gen = self._q, self.graph, self._gen
         while True:
             if self._leg is None:
@@ -499,7 +583,8 @@ class LinkedSearch(Search):
                 except StopIteration as stop:
                     return _result(graph, q, stop.value)
                 self._walk, self._found = (a, b), None
-                self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b))
+                self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b),
+                                           q.space.ground)
             if budget <= 0:
                 return None
             leg = self._leg
@@ -526,7 +611,7 @@ class LinkedSearch(Search):
         leg, self._leg = self._leg, None
         if leg is not None and not leg.done:
             leg.close()
-        gen = getattr(self, "_gen", None)
+        gen, self._gen = getattr(self, "_gen", None), None
         if gen is not None:
             gen.close()
 
