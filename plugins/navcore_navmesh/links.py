@@ -256,7 +256,7 @@ class LinkSpace(navcore.DerivedView):
         order = np.argsort(self.link_part[usable - 2], kind="stable")
         usable = usable[order]
         cuts = np.flatnonzero(np.diff(self.link_part[usable - 2])) + 1
-        self.departures = {int(self.link_part[g[0] - 2]): g
+        self.departures = {int(self.link_part[g[0] - 2]): g.tolist()
                            for g in np.split(usable, cuts) if g.size}
         #: each link's cost
         self.cost = np.ascontiguousarray(links.cost)
@@ -349,23 +349,29 @@ class _Query:
         return self.walks.get((a, b))
 
     def run(self):
-        space, cost = self.space, self.space.cost
-        xy, part, h, hd = self.xy, self.part, self.h, self.hd
+        space = self.space
+        xy = self.xy
+        # Python floats and ints: the loop below reads them one at a time
+        h, hd, cost = self.h.tolist(), self.hd.tolist(), space.cost.tolist()
+        part = self.part.tolist()
+        xs, ys = xy[:, 0].tolist(), xy[:, 1].tolist()
         goal_part = part[_T]
+        tx, ty = xs[_T], ys[_T]
         departures = space.departures
-        n = len(xy)                         # D(p) is node n + p; A(p) node p
+        n = len(xs)                         # D(p) is node n + p; A(p) node p
         goal = n + _T
         inf = math.inf
+        hypot, push, pop = math.hypot, heapq.heappush, heapq.heappop
         if not h[_S] < inf:                 # no walks and links lead there
             return None
         dist, pred = {}, {}
         # (key: cost so far + lower bound of the rest, seq, weighed, from,
         # node, cost so far)
-        heap = [(float(h[_S]), 0, 1, -1, _S, 0.0)]
+        heap = [(h[_S], 0, 1, -1, _S, 0.0)]
         seq = 0
         best = inf                          # the cheapest route to the goal pushed
         while heap:
-            key, _, weighed, a, node, g = heapq.heappop(heap)
+            key, _, weighed, a, node, g = pop(heap)
             if node in dist:
                 continue
             if not weighed:                 # a walk pushed at its lower bound
@@ -382,12 +388,12 @@ class _Query:
                 self.expanded += found.expanded
                 if found.status is PathStatus.FOUND:
                     g += found.cost
-                    k = g + float(hd[q])
+                    k = g + hd[q]
                     if k < best:
                         if node == goal:
                             best = k
                         seq += 1
-                        heapq.heappush(heap, (k, seq, 1, a, node, g))
+                        push(heap, (k, seq, 1, a, node, g))
                 continue
             dist[node], pred[node] = g, a
             if node == goal:
@@ -396,27 +402,28 @@ class _Query:
                 p = node - n
                 q = p ^ 1
                 if q not in dist:
-                    g += float(cost[(p - 2) >> 1])
-                    k = g + float(h[q])
+                    g += cost[(p - 2) >> 1]
+                    k = g + h[q]
                     if k < best:
                         seq += 1
-                        heapq.heappush(heap, (k, seq, 1, node, q, g))
+                        push(heap, (k, seq, 1, node, q, g))
                 continue
             here = part[node]               # A(p): walk to the goal or a link
-            x, y = xy[node]
+            x, y = xs[node], ys[node]
             if goal_part == here:
-                k = g + math.hypot(float(xy[_T, 0] - x), float(xy[_T, 1] - y))
+                k = g + hypot(tx - x, ty - y)
                 if k < best:
                     seq += 1
-                    heapq.heappush(heap, (k, seq, 0, node, goal, g))
-            targets = departures.get(int(here))
+                    push(heap, (k, seq, 0, node, goal, g))
+            targets = departures.get(here)
             if targets is None:
                 continue
-            keys = np.hypot(xy[targets, 0] - x, xy[targets, 1] - y) + g + hd[targets]
-            for q, k in zip(targets.tolist(), keys.tolist()):
-                if k < best and q != node and n + q not in dist:
-                    seq += 1
-                    heapq.heappush(heap, (k, seq, 0, node, n + q, g))
+            for q in targets:
+                if q != node and n + q not in dist:
+                    k = g + hypot(xs[q] - x, ys[q] - y) + hd[q]
+                    if k < best:
+                        seq += 1
+                        push(heap, (k, seq, 0, node, n + q, g))
         return None
 
     def _route(self, pred, n) -> list:
