@@ -264,6 +264,7 @@ class LinkSpace(navcore.DerivedView):
         #: searched so far (points of the link graph, ``2 + slot``)
         self.walks = {}
         self._reach = None
+        self._link_walks = None
         self._filtered = {}
 
     def filtered(self, area_filter) -> "LinkSpace":
@@ -279,6 +280,20 @@ class LinkSpace(navcore.DerivedView):
                 self._filtered.clear()
             got = self._filtered[id(area_filter)] = LinkSpace(self.graph, area_filter, self)
         return got
+
+    def link_walks(self) -> np.ndarray:
+        """float64 ``(k, k)`` (``k``: the links' ends): the walk lengths
+        from each link end to each one may leave by, in one part (``inf``
+        elsewhere), on the graph's own polygons; made on first need."""
+        if self._link_walks is None:
+            lxy, lpoly, lpart = self.xy[2:], self.poly[2:], self.link_part
+            k = len(lxy)
+            a, d = np.nonzero((lpart[:, None] == lpart[None, :]) & (lpart[:, None] >= 0)
+                              & self.depart[None, 2:] & ~np.eye(k, dtype=bool))
+            out = np.full((k, k), np.inf)
+            out[a, d] = _walks(self.graph, lxy[a], lpoly[a], lxy[d], lpoly[d])
+            self._link_walks = out
+        return self._link_walks
 
     def reach(self) -> tuple:
         """``(index, closure)``: ``index`` int64 per connected part, its
@@ -621,6 +636,78 @@ class LinkedSearch(Search):
         gen, self._gen = getattr(self, "_gen", None), None
         if gen is not None:
             gen.close()
+
+
+def lengths(graph, matrix, sources, targets, source_points, target_points) -> np.ndarray:
+    """``World.distance_matrix`` (``matrix``) / ``distance_pairs`` on a
+    layered mesh with links: each entry ``find_path``'s cost (``inf``:
+    unreachable), from one batch of walks and one Dijkstra over the link
+    graph per source instead of a search per pair. The walks (Polyanya
+    lengths in one numba call each: sources to the links' ends, between
+    links' ends (kept per graph version), links' ends to targets, and each
+    pair's direct walk) are those ``find_path`` weighs, and the costs are
+    summed in a route's order (``_links.arrivals``), so an entry is
+    ``find_path``'s ``cost`` but for its last bits (the batch kernel sums
+    a walk's segments from its goal end, ``find_path`` from its start).
+    ``sources``/``targets``: the located polygons; ``*_points``: ``(k, 3)``
+    3D ends (NaN rows: polygon ids, at their centroids) or None."""
+    from .layered import ground_points
+    space = link_space(graph)
+    m, n = len(sources), len(targets)
+    k = len(space.xy) - 2
+    rows, cols = (np.repeat(np.arange(m), n), np.tile(np.arange(n), m)) if matrix \
+        else (np.arange(m), np.arange(m))
+    limits.check_pairs("the walks of a distance query through links",
+                       (m + n) * k + len(rows), 3 * limits.BYTES_PER_PAIR)
+    sxy, txy = _places(graph, sources, source_points, ground_points), \
+        _places(graph, targets, target_points, ground_points)
+    sources = np.asarray(sources, dtype=np.int64)
+    targets = np.asarray(targets, dtype=np.int64)
+    spart = np.where(graph.walkable[sources], space.part[sources], -1)
+    tpart = np.where(graph.walkable[targets], space.part[targets], -1)
+    lxy, lpoly, lpart = space.xy[2:], space.poly[2:], space.link_part
+    depart = np.ascontiguousarray(space.depart[2:])
+    # sources to the points one may leave by, in the same part
+    i, d = np.nonzero((spart[:, None] == lpart[None, :]) & (spart[:, None] >= 0) & depart)
+    wsd = np.full((m, k), np.inf)
+    wsd[i, d] = _walks(graph, sxy[i], sources[i], lxy[d], lpoly[d])
+    # every link end to the targets in its part
+    a, j = np.nonzero((lpart[:, None] == tpart[None, :]) & (tpart[None, :] >= 0))
+    wat = np.full((k, n), np.inf)
+    wat[a, j] = _walks(graph, lxy[a], lpoly[a], txy[j], targets[j])
+    # each pair's direct walk
+    same = (spart[rows] >= 0) & (spart[rows] == tpart[cols])
+    direct = np.full(len(rows), np.inf)
+    r, c = rows[same], cols[same]
+    direct[same] = _walks(graph, sxy[r], sources[r], txy[c], targets[c])
+    ga = np.empty((m, k))
+    L.arrivals(wsd, space.link_walks(), depart, space.cost, ga)
+    out = np.empty(len(rows))
+    L.combine(rows.astype(np.int64), cols.astype(np.int64), direct, ga, wat, out)
+    return out.reshape(m, n) if matrix else out
+
+
+def _places(graph, nodes, points, ground_points) -> np.ndarray:
+    """float64 ``(k, 2)``: where ``find_path`` starts from each end: a 3D
+    point's place on its polygon (``layered.ground_points``), a polygon
+    id's centroid."""
+    out = np.array(graph.positions[np.asarray(nodes, dtype=np.int64), :2], dtype=np.float64)
+    if points is not None:
+        got = ground_points(graph, np.asarray(nodes, dtype=np.int32), points)
+        given = ~np.isnan(got[:, 0])
+        out[given] = got[given]
+    return out
+
+
+def _walks(graph, a, pa, b, pb) -> np.ndarray:
+    """The Polyanya lengths from points ``a`` (on polygons ``pa``) to
+    points ``b`` (on ``pb``), one numba call; ``inf`` where none."""
+    if len(a) == 0:
+        return np.empty(0)
+    ends = np.ascontiguousarray(np.hstack([a, b]), dtype=np.float64)
+    seeds = np.ascontiguousarray(np.column_stack([pa, pb]), dtype=np.int32)
+    got = polyanya._many_lengths(graph, polyanya.search_space(graph), ends, seeds)
+    return np.where(np.isnan(got), np.inf, got)
 
 
 def reachable_many(graph, a, b) -> np.ndarray:

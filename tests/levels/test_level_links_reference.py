@@ -133,3 +133,37 @@ def test_linked_find_path_equals_the_naive_reference(seed):
         assert found
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_distance_matrix_and_pairs_through_links_are_find_path_costs(seed):
+    rng = np.random.default_rng(seed)
+    w = navcore.World()
+    try:
+        v, t = geometry(rng)
+        w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
+        links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
+        w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5,
+                    links=links)
+        ends = [tuple(map(float, w.random_point("plain", rng).point)) for _ in range(7)]
+        # link ends themselves, and a polygon id (searched from its centroid)
+        ends += [links[0]["start"], links[-1]["end"], int(rng.integers(0, 10))]
+
+        def cost(a, b):
+            r = w.find_path("linked", a, b)
+            return r.cost if r.found else INF
+
+        want = np.array([[cost(a, b) for b in ends] for a in ends])
+        assert np.isfinite(want[~np.eye(len(ends), dtype=bool)]).any()
+        got = w.distance_matrix("linked", ends, ends)
+        # the same walks and links, the same routes: equal but for the last
+        # bits of a walk (the batch kernel sums a walk's segments from its
+        # goal end, find_path's from its start)
+        assert (np.isinf(got) == np.isinf(want)).all()
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        flipped = ends[::-1]
+        pairs = w.distance_pairs("linked", ends, flipped)
+        np.testing.assert_allclose(pairs, [cost(a, b) for a, b in zip(ends, flipped)],
+                                   rtol=1e-13, atol=0)
+    finally:
+        w.close()
