@@ -18,8 +18,9 @@ ends in another (links close together, all near the paths), so every
 query weighs all of them. Queries: 200 pairs of random points
 (``World.random_point``, seeded), the same for every link count; a round
 times every query once per graph, the graphs interleaved; the median of
-the rounds' mean per query is printed. No assertions: run old and new
-code alternately (``PYTHONPATH``) to compare versions.
+the rounds' mean per query is printed. Then ``distance_matrix`` of 20 x
+20 of those points: microseconds per entry. No assertions: run old and
+new code alternately (``PYTHONPATH``) to compare versions.
 """
 from __future__ import annotations
 
@@ -90,11 +91,20 @@ def bench(name, settings, rounds, queries):
             for a, b in pairs:
                 world.find_path(gid, a, b)
             times[k].append((time.perf_counter() - t0) / len(pairs))
+    ends = [a for a, _ in pairs[:20]]
+    matrix = {k: [] for k in COUNTS}
+    for _ in range(rounds):
+        for k in COUNTS:
+            t0 = time.perf_counter()
+            world.distance_matrix(f"{name}{k}", ends, ends)
+            matrix[k].append((time.perf_counter() - t0) / len(ends) ** 2)
     base = statistics.median(times[0])
+    mbase = statistics.median(matrix[0])
     for k in COUNTS:
         us = statistics.median(times[k]) * 1e6
+        mus = statistics.median(matrix[k]) * 1e6
         print(f"{name:9s} links {k:3d}: {us:8.1f} us/query  x{us / (base * 1e6):5.2f} "
-              f"of no links")
+              f"of no links;  matrix {mus:7.2f} us/entry  x{mus / (mbase * 1e6):6.2f}")
 
 
 def main():

@@ -12,20 +12,31 @@ point nearest the end), ``bidirectional`` (``True``: it may be taken from
 Detour charges for an off-mesh link) and ``kind`` (a free string the
 path reports: ``"jump"``, ``"ladder"``, ...).
 
-Exact search (``polyanya``, also ``auto``, ``astar``, ``dijkstra``): a
-Dijkstra over a small graph whose nodes are the query's two ends and the
+Exact search (``polyanya``, also ``auto``, ``astar``, ``dijkstra``): an
+A* over a small graph whose nodes are the query's two ends and the
 links' ends, its edges the links themselves (their ``cost``) and the
 exact Polyanya lengths on the ground between the points (what a path
 walks), so the path found is the shortest of the direct one and every one
 that takes links, ``cost`` its walked horizontal length plus the costs of
-the links it takes. A walked length is searched only when its lower
-bound (the straight distance) could still improve the answer, and only
-between points in one connected part of the mesh; those between link
-ends are kept (``LinkSpace``) until the graph changes (an update batch:
-walkable flags, costs). ``expanded`` sums the search nodes of every walked
-length the query weighed (a kept one counted as when it was searched), so
-a stepped search (``LinkedSearch``, whose walked lengths are stepped
-Polyanya searches) ends with ``find_path``'s result and count.
+the links it takes. Its estimate of the rest of the way is a lower bound
+made per query (``_links.link_bounds``: straight ground lengths and link
+costs over the link graph, so also right for teleports cheaper than their
+length), and a walked length is searched only when a route through it
+could still beat the best found, and only between points in one
+connected part of the mesh; those between link ends are kept
+(``LinkSpace``) until the graph changes (an update batch: walkable flags,
+costs). ``expanded`` sums the search nodes of every walked length the
+query weighed (a kept one counted as when it was searched), so a stepped
+search (``LinkedSearch``, whose walked lengths are stepped Polyanya
+searches) ends with ``find_path``'s result and count.
+
+Area filters (``include_areas=``, ``exclude_areas=``; ``areafilter``)
+stay exact: the walks search the filter's ``FilteredSpace`` (left-out
+polygons are walls), a link whose start or end polygon the filter leaves
+out is not taken, and the walks between link ends are kept per filter
+(``LinkSpace.filtered``). ``distance_matrix``/``distance_pairs``
+(``lengths``) batch the walks and run one Dijkstra over the link graph
+per source.
 
 A link whose end's polygon is blocked (``walkable=False``) is not taken.
 When an update replaces the polygons (tiles rebuilt), the links attach
