@@ -551,3 +551,34 @@ def test_a_baked_mesh_keeps_area_ids_and_names_and_refuses_new_areas(tmp_path):
     with pytest.raises(navcore.MeshFormatError, match="area_names"):
         load_level_mesh(bad)
     w.close()
+
+
+def test_filters_with_links_see_area_changes_at_run_time():
+    # a tiled pond level whose strip is dry at build: an obstacle with
+    # "area" floods it at run time; the filtered linked query follows.
+    # Truths: the level built with the flood as a volume (filtered), and
+    # with it cut out of the geometry
+    corner = {"convex": [[0, 9.5], [0.5, 9.5], [0.5, 10], [0, 10]], "ymin": -1, "ymax": 1,
+              "area": "water"}                  # declares the name, far from the paths
+    flood = {"box": [[8, -1, -1], [12, 1, 7]], "area": "water"}
+    w = navcore.World()
+    try:
+        for gid, areas in (("t", [corner]), ("built", [corner, flood]),
+                           ("cut", [corner, dict(flood, area="unwalkable")])):
+            w.add_graph(gid, type="level", vertices=FLOOR, triangles=QUADS, areas=areas,
+                        links=[NORTH], tile_size=32)
+        assert w.find_path("t", S, G, exclude_areas=["water"]).cost == pytest.approx(18.0)
+        w.update("t", add_obstacle=flood, obstacle_id="flood")
+        w.tick()
+        r = w.find_path("t", S, G, exclude_areas=["water"])
+        built = w.find_path("built", S, G, exclude_areas=["water"])
+        cut = w.find_path("cut", S, G)
+        assert r.cost == pytest.approx(built.cost, abs=1e-9)
+        assert r.cost == pytest.approx(cut.cost, abs=1e-9)
+        assert [x.link for x in r.links] == [x.link for x in cut.links] == [0]
+        assert r.cost > 18.0 + 0.5
+        w.update("t", remove_obstacle="flood")
+        w.tick()
+        assert w.find_path("t", S, G, exclude_areas=["water"]).cost == pytest.approx(18.0)
+    finally:
+        w.close()
