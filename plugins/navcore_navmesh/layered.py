@@ -553,40 +553,14 @@ def lengths(measure, graph, sources, targets, source_points, target_points):
     the ground plane, each 3D end at the ground point ``find_path`` starts
     from (``ground_points``) and searched from the polygon it was located
     on, so the lengths are ``find_path``'s costs. On a graph with off-mesh
-    links, ``find_path``'s search through them per pair (``linked_lengths``)."""
+    links, the walks ``find_path`` weighs and a Dijkstra over the links per
+    source (``links.lengths``), equal to ``find_path``'s costs too."""
     if graph.links is not None:
-        return linked_lengths(graph, measure is polyanya.matrix_lengths, sources, targets,
-                              source_points, target_points)
+        from . import links
+        return links.lengths(graph, measure is polyanya.matrix_lengths, sources, targets,
+                             source_points, target_points)
     return measure(graph, sources, targets, ground_points(graph, sources, source_points),
                    ground_points(graph, targets, target_points), seeded=True)
-
-
-def linked_lengths(graph, matrix, sources, targets, source_points, target_points):
-    """``lengths`` on a graph with links: each pair's ``find_path`` cost
-    (``links.find_path``, one exact search per pair: the links' search
-    has no batch kernel), ``inf`` where unreachable; the matrix when
-    ``matrix``, else the pairs."""
-    from . import links
-    m, n = len(sources), len(targets)
-    rows, cols = (np.repeat(np.arange(m), n), np.tile(np.arange(n), m)) if matrix \
-        else (np.arange(m), np.arange(m))
-    out = np.full(len(rows), np.inf)
-    walkable = graph.walkable
-
-    def end(points, i, node):
-        if points is None or np.isnan(points[i, 0]):
-            return int(node)
-        return tuple(points[i].tolist())
-
-    for k, (i, j) in enumerate(zip(rows.tolist(), cols.tolist())):
-        s, t = int(sources[i]), int(targets[j])
-        if walkable[s] and walkable[t]:
-            request = PathRequest(graph.graph_id, end(source_points, i, s),
-                                  end(target_points, j, t), "polyanya", s, t, {})
-            r = links.find_path(graph, request)
-            if r is not None and r.status is PathStatus.FOUND:
-                out[k] = r.cost
-    return out.reshape(m, n) if matrix else out
 
 
 def ground_points(graph, nodes, points):

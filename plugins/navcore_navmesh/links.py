@@ -12,20 +12,31 @@ point nearest the end), ``bidirectional`` (``True``: it may be taken from
 Detour charges for an off-mesh link) and ``kind`` (a free string the
 path reports: ``"jump"``, ``"ladder"``, ...).
 
-Exact search (``polyanya``, also ``auto``, ``astar``, ``dijkstra``): a
-Dijkstra over a small graph whose nodes are the query's two ends and the
+Exact search (``polyanya``, also ``auto``, ``astar``, ``dijkstra``): an
+A* over a small graph whose nodes are the query's two ends and the
 links' ends, its edges the links themselves (their ``cost``) and the
 exact Polyanya lengths on the ground between the points (what a path
 walks), so the path found is the shortest of the direct one and every one
 that takes links, ``cost`` its walked horizontal length plus the costs of
-the links it takes. A walked length is searched only when its lower
-bound (the straight distance) could still improve the answer, and only
-between points in one connected part of the mesh; those between link
-ends are kept (``LinkSpace``) until the graph changes (an update batch:
-walkable flags, costs). ``expanded`` sums the search nodes of every walked
-length the query weighed (a kept one counted as when it was searched), so
-a stepped search (``LinkedSearch``, whose walked lengths are stepped
-Polyanya searches) ends with ``find_path``'s result and count.
+the links it takes. Its estimate of the rest of the way is a lower bound
+made per query (``_links.link_bounds``: straight ground lengths and link
+costs over the link graph, so also right for teleports cheaper than their
+length), and a walked length is searched only when a route through it
+could still beat the best found, and only between points in one
+connected part of the mesh; those between link ends are kept
+(``LinkSpace``) until the graph changes (an update batch: walkable flags,
+costs). ``expanded`` sums the search nodes of every walked length the
+query weighed (a kept one counted as when it was searched), so a stepped
+search (``LinkedSearch``, whose walked lengths are stepped Polyanya
+searches) ends with ``find_path``'s result and count.
+
+Area filters (``include_areas=``, ``exclude_areas=``; ``areafilter``)
+stay exact: the walks search the filter's ``FilteredSpace`` (left-out
+polygons are walls), a link whose start or end polygon the filter leaves
+out is not taken, and the walks between link ends are kept per filter
+(``LinkSpace.filtered``). ``distance_matrix``/``distance_pairs``
+(``lengths``) batch the walks and run one Dijkstra over the link graph
+per source.
 
 A link whose end's polygon is blocked (``walkable=False``) is not taken.
 When an update replaces the polygons (tiles rebuilt), the links attach
@@ -54,6 +65,7 @@ from navcore.search import Search
 from navcore.types import PathLink, PathRequest, PathResult, PathStatus
 
 from . import _layered as K
+from . import _links as L
 from . import funnel, polyanya, polygon_search
 from .sliced import PolyanyaSearch
 
@@ -200,49 +212,99 @@ def _attach(graph, point, radius, where, what):
 
 
 class LinkSpace(navcore.DerivedView):
-    """What a linked query needs beyond the mesh, for one graph version:
+    """What a linked query needs beyond the mesh, for one graph version
+    and one area filter (``filtered``; the graph's own space has none):
     the link graph's points (``xy``: the query's two ends' places, then
     each link's start and end: point ``2 + 2i`` is link ``i``'s start,
     ``3 + 2i`` its end), each point's polygon, the polygons' connected
-    parts (walkable, through open portals) and the walks between link ends
-    searched so far (``walks``)."""
+    parts (walkable and let through by the filter, through open portals),
+    the points one may leave by (``depart``) and the walks between link
+    ends searched so far (``walks``; over the filter's polygons, the
+    others walls: ``ground``, its ``FilteredSpace``, None for none)."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, area_filter=None, base=None):
         super().__init__(graph)
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import connected_components
         links = graph.links
         n = len(links)
-        polygon, ground = links.polygon, links.ground
-        if links.geometry is None or links.geometry[0] is not graph.vertices \
-                or links.geometry[1] is not graph.poly_start:
-            # an update replaced the polygons (tiles rebuilt): attached again
-            polygon, ground = attach(graph, links, strict=False)
-        self.xy = np.zeros((2 + 2 * n, 2))
-        self.xy[2:] = ground.reshape(-1, 2)
-        self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
-        self.poly[2:] = polygon.reshape(-1)
+        if base is None:
+            polygon, ground = links.polygon, links.ground
+            if links.geometry is None or links.geometry[0] is not graph.vertices \
+                    or links.geometry[1] is not graph.poly_start:
+                # an update replaced the polygons (tiles rebuilt): attached again
+                polygon, ground = attach(graph, links, strict=False)
+            self.xy = np.zeros((2 + 2 * n, 2))
+            self.xy[2:] = ground.reshape(-1, 2)
+            self.poly = np.full(2 + 2 * n, -1, dtype=np.int64)
+            self.poly[2:] = polygon.reshape(-1)
+        else:                       # a filter's: the same points
+            self.xy, self.poly = base.xy, base.poly
+        self.area_filter = area_filter
+        walkable = graph.walkable if area_filter is None else area_filter.mask
+        self.ground = None if area_filter is None else area_filter.space()
         csr = graph.csr
         src = np.repeat(np.arange(graph.num_nodes), np.diff(csr.offsets))
-        keep = graph.walkable[src] & graph.walkable[csr.targets] & np.isfinite(csr.cost)
+        keep = walkable[src] & walkable[csr.targets] & np.isfinite(csr.cost)
         m = csr_matrix((np.ones(int(keep.sum())), (src[keep], csr.targets[keep])),
                        shape=(graph.num_nodes, graph.num_nodes))
         _, part = connected_components(m, directed=False)
         part = part.astype(np.int64)
-        part[~graph.walkable] = -1
+        part[~walkable] = -1
         self.part = part
         at = self.poly[2:]
         self.link_part = np.where(at >= 0, part[np.maximum(at, 0)], -1)
-        #: link slots one may leave by (a link's start; its end too when
-        #: bidirectional), on a walkable polygon
+        #: per point of the link graph, whether one may leave by the link
+        #: there: a link's start (its end too when bidirectional), both
+        #: ends on polygons the query may walk
         ends = np.zeros(2 * n, dtype=bool)
         ends[0::2] = True
         ends[1::2] = links.bidirectional
-        self.departures = np.flatnonzero(ends & (self.link_part >= 0)) + 2
+        both = (self.link_part.reshape(-1, 2) >= 0).all(axis=1).repeat(2)
+        self.depart = np.concatenate([[False, False], ends & both])
+        #: the points one may leave by in each connected part
+        usable = np.flatnonzero(self.depart)
+        order = np.argsort(self.link_part[usable - 2], kind="stable")
+        usable = usable[order]
+        cuts = np.flatnonzero(np.diff(self.link_part[usable - 2])) + 1
+        self.departures = {int(self.link_part[g[0] - 2]): g.tolist()
+                           for g in np.split(usable, cuts) if g.size}
+        #: each link's cost
+        self.cost = np.ascontiguousarray(links.cost)
         #: ``(a, b) -> ground PathResult``: the walks between link ends
         #: searched so far (points of the link graph, ``2 + slot``)
         self.walks = {}
         self._reach = None
+        self._link_walks = None
+        self._filtered = {}
+
+    def filtered(self, area_filter) -> "LinkSpace":
+        """This space for queries through ``area_filter``
+        (``areafilter.AreaFilter``; None: this one), made on first use and
+        kept with this graph version (up to ``areafilter.KEEP`` filters)."""
+        if area_filter is None:
+            return self
+        from .areafilter import KEEP
+        got = self._filtered.get(id(area_filter))
+        if got is None or got.area_filter is not area_filter:
+            if len(self._filtered) >= KEEP:
+                self._filtered.clear()
+            got = self._filtered[id(area_filter)] = LinkSpace(self.graph, area_filter, self)
+        return got
+
+    def link_walks(self) -> np.ndarray:
+        """float64 ``(k, k)`` (``k``: the links' ends): the walk lengths
+        from each link end to each one may leave by, in one part (``inf``
+        elsewhere), on the graph's own polygons; made on first need."""
+        if self._link_walks is None:
+            lxy, lpoly, lpart = self.xy[2:], self.poly[2:], self.link_part
+            k = len(lxy)
+            a, d = np.nonzero((lpart[:, None] == lpart[None, :]) & (lpart[:, None] >= 0)
+                              & self.depart[None, 2:] & ~np.eye(k, dtype=bool))
+            out = np.full((k, k), np.inf)
+            out[a, d] = _walks(self.graph, lxy[a], lpoly[a], lxy[d], lpoly[d])
+            self._link_walks = out
+        return self._link_walks
 
     def reach(self) -> tuple:
         """``(index, closure)``: ``index`` int64 per connected part, its
@@ -269,23 +331,28 @@ class LinkSpace(navcore.DerivedView):
         return self._reach
 
 
-def link_space(graph) -> LinkSpace:
-    return graph.view(LINKS_KEY, LinkSpace)
+def link_space(graph, area_filter=None) -> LinkSpace:
+    """The graph's link space, through ``area_filter`` when given."""
+    return graph.view(LINKS_KEY, LinkSpace).filtered(area_filter)
 
 
 class _Query:
-    """One linked query's Dijkstra over the link graph, as a generator
-    (``run``) of the walks it needs searched: it yields ``(a, b)`` (points
-    of the link graph) and is sent that walk's ground ``PathResult``; it
-    returns the route found, ``[(walk, link), ...]`` (the last link
-    ``-1``), or ``None`` when the goal is unreachable.
+    """One linked query's A* over the link graph, as a generator (``run``)
+    of the walks it needs searched: it yields ``(a, b)`` (points of the
+    link graph) and is sent that walk's ground ``PathResult``; it returns
+    the route found, ``[(walk, link), ...]`` (the last link ``-1``), or
+    ``None`` when the goal is unreachable.
 
     Its nodes: ``A(p)``, at point ``p`` free to walk (the start, or a link
     end just arrived at), and ``D(p)``, at point ``p`` about to leave by
     the link there (the goal is a ``D`` too); edges ``A(p) -> D(q)`` the
     walk from ``p`` to ``q`` (weighed lazily: pushed with its straight
     length, a lower bound, and searched when popped), ``D(p) -> A(q)``
-    the link from ``p`` to its other end ``q``."""
+    the link from ``p`` to its other end ``q``. Keys add the lower bound
+    of the rest of the way (``_links.link_bounds``: straight lengths and
+    link costs over the link graph, consistent), so a walk is searched
+    only when a route through it could still beat the best found, and
+    the first goal popped is the cheapest route."""
 
     def __init__(self, graph, space, s, t):
         self.graph, self.space = graph, space
@@ -295,6 +362,9 @@ class _Query:
         self.xy[_T], self.poly[_T] = t[:2], t[2]
         part = space.part
         self.part = np.concatenate([part[self.poly[:2]], space.link_part])
+        self.h = np.empty(len(self.xy))
+        self.hd = np.empty(len(self.xy))
+        L.link_bounds(self.xy, self.part, space.depart, space.cost, self.h, self.hd)
         self.walks = {}             # the walks from or to the query's ends
         self.expanded = 0
 
@@ -305,20 +375,34 @@ class _Query:
         return self.walks.get((a, b))
 
     def run(self):
-        space, links = self.space, self.graph.links
-        xy, part = self.xy, self.part
+        space = self.space
+        xy = self.xy
+        # Python floats and ints: the loop below reads them one at a time
+        h, hd, cost = self.h.tolist(), self.hd.tolist(), space.cost.tolist()
+        part = self.part.tolist()
+        xs, ys = xy[:, 0].tolist(), xy[:, 1].tolist()
         goal_part = part[_T]
+        tx, ty = xs[_T], ys[_T]
         departures = space.departures
-        n = 2 + 2 * len(links)              # D(p) is node n + p; A(p) node p
+        n = len(xs)                         # D(p) is node n + p; A(p) node p
+        goal = n + _T
+        inf = math.inf
+        hypot, push, pop = math.hypot, heapq.heappush, heapq.heappop
+        if not h[_S] < inf:                 # no walks and links lead there
+            return None
         dist, pred = {}, {}
-        heap = [(0.0, 0, 1, -1, _S)]        # (key, seq, weighed, from, node)
+        # (key: cost so far + lower bound of the rest, seq, weighed, from,
+        # node, cost so far)
+        heap = [(h[_S], 0, 1, -1, _S, 0.0)]
         seq = 0
-        best = math.inf                     # the cheapest route to the goal pushed
+        best = inf                          # the cheapest route to the goal pushed
         while heap:
-            key, _, weighed, a, node = heapq.heappop(heap)
-            if node in dist or key > best:
+            key, _, weighed, a, node, g = pop(heap)
+            if node in dist:
                 continue
             if not weighed:                 # a walk pushed at its lower bound
+                if key >= best:             # cannot beat the route found
+                    continue
                 p, q = a, node - n
                 found = self.walk(p, q)
                 if found is None:
@@ -329,37 +413,43 @@ class _Query:
                         self.walks[(p, q)] = found
                 self.expanded += found.expanded
                 if found.status is PathStatus.FOUND:
-                    k = dist[a] + found.cost
-                    if k <= best:
-                        best = k if q == _T else best
+                    g += found.cost
+                    k = g + hd[q]
+                    if k < best:
+                        if node == goal:
+                            best = k
                         seq += 1
-                        heapq.heappush(heap, (k, seq, 1, a, node))
+                        push(heap, (k, seq, 1, a, node, g))
                 continue
-            dist[node], pred[node] = key, a
-            if node == n + _T:
+            dist[node], pred[node] = g, a
+            if node == goal:
                 return self._route(pred, n)
             if node >= n:                   # D(p): leave by the link at p
                 p = node - n
-                i, at_end = divmod(p - 2, 2)
-                q = p + 1 - 2 * at_end
-                if q not in dist and part[q] >= 0:
-                    seq += 1
-                    heapq.heappush(heap, (key + float(links.cost[i]), seq, 1, node, q))
+                q = p ^ 1
+                if q not in dist:
+                    g += cost[(p - 2) >> 1]
+                    k = g + h[q]
+                    if k < best:
+                        seq += 1
+                        push(heap, (k, seq, 1, node, q, g))
                 continue
             here = part[node]               # A(p): walk to the goal or a link
-            if here < 0:
-                continue
-            x, y = xy[node]
-            targets = departures[space.link_part[departures - 2] == here]
+            x, y = xs[node], ys[node]
             if goal_part == here:
-                targets = np.concatenate([[_T], targets])
-            for q in targets.tolist():
-                if n + q in dist or q == node:
-                    continue
-                k = key + math.hypot(float(xy[q, 0] - x), float(xy[q, 1] - y))
-                if k <= best:
+                k = g + hypot(tx - x, ty - y)
+                if k < best:
                     seq += 1
-                    heapq.heappush(heap, (k, seq, 0, node, n + q))
+                    push(heap, (k, seq, 0, node, goal, g))
+            targets = departures.get(here)
+            if targets is None:
+                continue
+            for q in targets:
+                if q != node and n + q not in dist:
+                    k = g + hypot(xs[q] - x, ys[q] - y) + hd[q]
+                    if k < best:
+                        seq += 1
+                        push(heap, (k, seq, 0, node, n + q, g))
         return None
 
     def _route(self, pred, n) -> list:
@@ -400,16 +490,32 @@ def _leg_request(graph, q, a, b) -> PathRequest:
 
 def _solve(graph, q, gen) -> list:
     """Drive ``q.run()`` (``gen``) with whole searches; the route."""
+    ground = q.space.ground
     try:
         a, b = next(gen)
         while True:
             r = q.xy
             leg = polyanya._shortest(graph, float(r[a, 0]), float(r[a, 1]),
                                      float(r[b, 0]), float(r[b, 1]), int(q.poly[a]),
-                                     int(q.poly[b]))
+                                     int(q.poly[b]), space=ground)
             a, b = gen.send(leg)
     except StopIteration as stop:
         return stop.value
+
+
+def _filter(graph, request):
+    """``(area_filter, refused)``: the request's area filter
+    (``areafilter.resolve``; None for none) and, when it leaves an end's
+    polygon out, the ``invalid_start``/``invalid_goal`` result (else
+    None); ``QueryError`` for area costs (``polyanya`` measures length)."""
+    if not request.options:
+        return None, None
+    from . import areafilter
+    f = areafilter.resolve(graph, request.options)
+    if f is None:
+        return None, None
+    f.check_exact(request)
+    return f, f.refused(request)
 
 
 def refuse(graph, request):
@@ -427,9 +533,14 @@ def refused(request) -> bool:
 
 def find_path(graph, request) -> PathResult | None:
     """``find_path`` on a layered mesh with links (``request``'s ends
-    resolved to walkable polygons): the exact path, lifted to 3D."""
+    resolved to walkable polygons): the exact path, lifted to 3D; through
+    the request's area filter when it asks for one (the walks over the
+    polygons it lets through, a link usable only when both its ends' are)."""
+    f, refused = _filter(graph, request)
+    if refused is not None:
+        return refused
     s, t = _ground_ends(graph, request)
-    q = _Query(graph, link_space(graph), s, t)
+    q = _Query(graph, link_space(graph, f), s, t)
     route = _solve(graph, q, q.run())
     return _result(graph, q, route)
 
@@ -479,14 +590,20 @@ class LinkedSearch(Search):
 
     def _begin(self) -> None:
         graph = self.graph
+        f, self._refused = _filter(graph, self.request)
+        self._gen = None
+        if self._refused is not None:
+            return
         s, t = _ground_ends(graph, self.request)
-        self._q = _Query(graph, link_space(graph), s, t)
+        self._q = _Query(graph, link_space(graph, f), s, t)
         self._gen = self._q.run()
         self._walk = None            # the walk being searched, (a, b)
         self._found = None           # its result, once searched
         self._started = False
 
     def _advance(self, budget: int):
+        if self._refused is not None:
+            return self._refused
         q, graph, gen = self._q, self.graph, self._gen
         while True:
             if self._leg is None:
@@ -499,7 +616,8 @@ class LinkedSearch(Search):
                 except StopIteration as stop:
                     return _result(graph, q, stop.value)
                 self._walk, self._found = (a, b), None
-                self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b))
+                self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b),
+                                           q.space.ground)
             if budget <= 0:
                 return None
             leg = self._leg
@@ -526,9 +644,81 @@ class LinkedSearch(Search):
         leg, self._leg = self._leg, None
         if leg is not None and not leg.done:
             leg.close()
-        gen = getattr(self, "_gen", None)
+        gen, self._gen = getattr(self, "_gen", None), None
         if gen is not None:
             gen.close()
+
+
+def lengths(graph, matrix, sources, targets, source_points, target_points) -> np.ndarray:
+    """``World.distance_matrix`` (``matrix``) / ``distance_pairs`` on a
+    layered mesh with links: each entry ``find_path``'s cost (``inf``:
+    unreachable), from one batch of walks and one Dijkstra over the link
+    graph per source instead of a search per pair. The walks (Polyanya
+    lengths in one numba call each: sources to the links' ends, between
+    links' ends (kept per graph version), links' ends to targets, and each
+    pair's direct walk) are those ``find_path`` weighs, and the costs are
+    summed in a route's order (``_links.arrivals``), so an entry is
+    ``find_path``'s ``cost`` but for its last bits (the batch kernel sums
+    a walk's segments from its goal end, ``find_path`` from its start).
+    ``sources``/``targets``: the located polygons; ``*_points``: ``(k, 3)``
+    3D ends (NaN rows: polygon ids, at their centroids) or None."""
+    from .layered import ground_points
+    space = link_space(graph)
+    m, n = len(sources), len(targets)
+    k = len(space.xy) - 2
+    rows, cols = (np.repeat(np.arange(m), n), np.tile(np.arange(n), m)) if matrix \
+        else (np.arange(m), np.arange(m))
+    limits.check_pairs("the walks of a distance query through links",
+                       (m + n) * k + len(rows), 3 * limits.BYTES_PER_PAIR)
+    sxy, txy = _places(graph, sources, source_points, ground_points), \
+        _places(graph, targets, target_points, ground_points)
+    sources = np.asarray(sources, dtype=np.int64)
+    targets = np.asarray(targets, dtype=np.int64)
+    spart = np.where(graph.walkable[sources], space.part[sources], -1)
+    tpart = np.where(graph.walkable[targets], space.part[targets], -1)
+    lxy, lpoly, lpart = space.xy[2:], space.poly[2:], space.link_part
+    depart = np.ascontiguousarray(space.depart[2:])
+    # sources to the points one may leave by, in the same part
+    i, d = np.nonzero((spart[:, None] == lpart[None, :]) & (spart[:, None] >= 0) & depart)
+    wsd = np.full((m, k), np.inf)
+    wsd[i, d] = _walks(graph, sxy[i], sources[i], lxy[d], lpoly[d])
+    # every link end to the targets in its part
+    a, j = np.nonzero((lpart[:, None] == tpart[None, :]) & (tpart[None, :] >= 0))
+    wat = np.full((k, n), np.inf)
+    wat[a, j] = _walks(graph, lxy[a], lpoly[a], txy[j], targets[j])
+    # each pair's direct walk
+    same = (spart[rows] >= 0) & (spart[rows] == tpart[cols])
+    direct = np.full(len(rows), np.inf)
+    r, c = rows[same], cols[same]
+    direct[same] = _walks(graph, sxy[r], sources[r], txy[c], targets[c])
+    ga = np.empty((m, k))
+    L.arrivals(wsd, space.link_walks(), depart, space.cost, ga)
+    out = np.empty(len(rows))
+    L.combine(rows.astype(np.int64), cols.astype(np.int64), direct, ga, wat, out)
+    return out.reshape(m, n) if matrix else out
+
+
+def _places(graph, nodes, points, ground_points) -> np.ndarray:
+    """float64 ``(k, 2)``: where ``find_path`` starts from each end: a 3D
+    point's place on its polygon (``layered.ground_points``), a polygon
+    id's centroid."""
+    out = np.array(graph.positions[np.asarray(nodes, dtype=np.int64), :2], dtype=np.float64)
+    if points is not None:
+        got = ground_points(graph, np.asarray(nodes, dtype=np.int32), points)
+        given = ~np.isnan(got[:, 0])
+        out[given] = got[given]
+    return out
+
+
+def _walks(graph, a, pa, b, pb) -> np.ndarray:
+    """The Polyanya lengths from points ``a`` (on polygons ``pa``) to
+    points ``b`` (on ``pb``), one numba call; ``inf`` where none."""
+    if len(a) == 0:
+        return np.empty(0)
+    ends = np.ascontiguousarray(np.hstack([a, b]), dtype=np.float64)
+    seeds = np.ascontiguousarray(np.column_stack([pa, pb]), dtype=np.int32)
+    got = polyanya._many_lengths(graph, polyanya.search_space(graph), ends, seeds)
+    return np.where(np.isnan(got), np.inf, got)
 
 
 def reachable_many(graph, a, b) -> np.ndarray:

@@ -193,20 +193,9 @@ _EXACT = polyanya.NAMES
 def navcore_find_path(world, graph, request):
     if graph.heights is not None:          # a layered (3D) mesh: searched in projection
         if request.options:
-            _no_filter_with_links(graph, request)
             return layered.find_path(graph, request, _filtered)
         return layered.find_path(graph, request, _answer)
     return _answer(request, graph)
-
-
-def _no_filter_with_links(graph, request):
-    """``QueryError`` for an area filter on a graph with off-mesh links:
-    the search through links (``links``) does not read filters yet."""
-    if graph.links is not None and areafilter.resolve(graph, request.options) is not None:
-        raise navcore.QueryError(
-            f"area filters and costs (include_areas=, exclude_areas=, area_costs=) are not "
-            f"read on a level graph with off-mesh links yet ({request.graph_id!r} has "
-            f"links); query a graph of the level built without links=")
 
 
 def _answer(request, graph):
@@ -251,8 +240,6 @@ def _filtered(request, graph):
 @navcore.for_graphs(NavMeshGraph)
 def navcore_begin_search(world, graph, request):
     if graph.heights is not None:          # on the ground plane, lifted to 3D
-        if request.options:
-            _no_filter_with_links(graph, request)
         return layered.begin_search(graph, request,
                                     lambda flat: _begin_flat(world, graph, flat))
     return sliced.begin(world, graph, request)

@@ -396,18 +396,135 @@ def test_requests_take_area_options(background):
         w.close()
 
 
-def test_area_filters_on_a_graph_with_links_are_refused_not_ignored():
-    # the search through off-mesh links does not read filters: a QueryError,
-    # never a path that walks the water it was told to leave out
+#: a teleport from above the water's west half to the east side: cheaper
+#: than the dry way round, dearer than straight across the water
+NORTH = {"start": (11.0, 0.0, 8.0), "end": (18.5, 0.0, 8.5), "cost": 0.5, "kind": "teleport"}
+#: two teleports whose ends the water parts: the walk between them crosses
+#: it, or (water left out) goes round
+HOPS = [{"start": (1.5, 0.0, 1.5), "end": (5.0, 0.0, 2.0), "cost": 0.1},
+        {"start": (15.0, 0.0, 2.0), "end": (18.5, 0.0, 1.5), "cost": 0.1}]
+
+
+@pytest.fixture(scope="module")
+def linked():
     w = navcore.World()
-    w.add_graph("linked", type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER],
-                links=[{"start": (2, 0, 8), "end": (18, 0, 8)}])
-    with pytest.raises(navcore.QueryError, match="off-mesh links"):
-        w.find_path("linked", S, G, exclude_areas=["water"])
-    with pytest.raises(navcore.QueryError, match="off-mesh links"):
-        w.begin_search("linked", S, G, exclude_areas=["water"])
-    assert w.find_path("linked", S, G).status is navcore.PathStatus.FOUND
+    for gid, links in (("north", [NORTH]), ("hops", HOPS)):
+        w.add_graph(gid, type="level", vertices=FLOOR, triangles=QUADS, areas=[WATER],
+                    links=links)
+        w.add_graph(f"{gid}_cut", type="level", vertices=FLOOR, triangles=QUADS,
+                    areas=[dict(WATER, area="unwalkable")], links=links)
+    yield w
     w.close()
+
+
+def test_filters_on_a_graph_with_links_walk_round_and_take_the_link(linked):
+    w = linked
+    assert w.find_path("north", S, G).cost == pytest.approx(18.0)   # straight across
+    r = w.find_path("north", S, G, exclude_areas=["water"])
+    # the walk to the link's start turns round the water's corner (8.1, 6.9)
+    want = (math.hypot(8.1 - 1, 6.9 - 2) + math.hypot(11 - 8.1, 8 - 6.9) + 0.5
+            + math.hypot(19 - 18.5, 8.5 - 2))
+    assert want < DETOUR
+    assert r.cost == pytest.approx(want, abs=1e-9)
+    (taken,) = r.links
+    assert (taken.link, taken.kind) == (0, "teleport")
+    ground = r.points[:, [0, 2]]            # (the surface lies a cell height up)
+    np.testing.assert_allclose(ground[taken.point], (11.0, 8.0), atol=1e-6)
+    np.testing.assert_allclose(ground[taken.point + 1], (18.5, 8.5), atol=1e-6)
+    assert not np.isin(r.nodes, water_of(w.graphs["north"])).any()
+    # the same level with the water cut out of the geometry
+    cut = w.find_path("north_cut", S, G)
+    assert cut.cost == pytest.approx(r.cost, abs=1e-9) and cut.links == r.links
+
+
+def test_filtered_and_plain_walks_between_links_are_kept_apart(linked):
+    w = linked
+    a, b = (1.0, 0.0, 1.0), (19.0, 0.0, 1.0)
+    fresh = navcore.World()
+    try:
+        fresh.add_graph("hops", type="level", vertices=FLOOR, triangles=QUADS,
+                        areas=[WATER], links=HOPS)
+        plain_truth = fresh.find_path("hops", a, b)
+    finally:
+        fresh.close()
+    cut_truth = w.find_path("hops_cut", a, b)
+    assert cut_truth.cost > plain_truth.cost + 1
+    for _ in range(2):           # each after the other's walks were kept
+        got = w.find_path("hops", a, b, exclude_areas=["water"])
+        assert got.cost == pytest.approx(cut_truth.cost, abs=1e-9)
+        assert got.links == cut_truth.links
+        plain = w.find_path("hops", a, b)
+        assert plain.cost == plain_truth.cost and plain.links == plain_truth.links
+
+
+def test_a_link_landing_on_a_left_out_polygon_is_not_taken():
+    # platforms joined by a jump only; the jump lands in a puddle on the
+    # upper platform: leaving the puddle out leaves no way up (nor down:
+    # the jump back leaves from the puddle)
+    from tests.levels.test_level_links import HIGH, LOW, PLATFORMS, UP
+    puddle = {"convex": [[13, 4], [15, 4], [15, 6], [13, 6]], "ymin": 2, "ymax": 4,
+              "area": "water"}
+    w = navcore.World()
+    try:
+        g = w.add_graph("p", type="level", vertices=PLATFORMS[0], triangles=PLATFORMS[1],
+                        cell_size=0.5, areas=[puddle], links=[UP])
+        assert g.area_ids[g.links.polygon[0, 1]] == g.area_names["water"]
+        assert g.area_ids[g.links.polygon[0, 0]] == g.area_names["walkable"]
+        plain = w.find_path("p", LOW, HIGH)
+        assert plain.found and len(plain.links) == 1
+        for option in ({"exclude_areas": ["water"]}, {"include_areas": ["walkable"]}):
+            for a, b in ((LOW, HIGH), (HIGH, LOW)):
+                r = w.find_path("p", a, b, **option)
+                assert r.status is navcore.PathStatus.UNREACHABLE and r.links == ()
+                s = w.begin_search("p", a, b, **option)
+                s.step()
+                assert s.result().status is navcore.PathStatus.UNREACHABLE
+        # a filter that leaves nothing out: the plain path, point for point
+        same = w.find_path("p", LOW, HIGH, exclude_areas=[])
+        assert same.points.tolist() == plain.points.tolist()
+        assert same.cost == plain.cost and same.links == plain.links
+    finally:
+        w.close()
+
+
+def test_filtered_linked_requests_and_stepped_searches_equal_find_path(linked):
+    w = linked
+    wet = (10.0, 0.0, 3.0)
+    cases = [("north", S, G), ("hops", (1.0, 0.0, 1.0), (19.0, 0.0, 1.0)), ("north", wet, G),
+             ("north", S, wet)]
+    for gid, a, b in cases:
+        whole = w.find_path(gid, a, b, exclude_areas=["water"])
+        s = w.begin_search(gid, a, b, exclude_areas=["water"])
+        while not s.step(1):
+            pass
+        for other in (s.result(), w.find_path(gid, a, b, max_nodes=10**6,
+                                               exclude_areas=["water"])):
+            assert other.status is whole.status and other.links == whole.links
+            assert other.points.tolist() == whole.points.tolist() and other.cost == whole.cost
+        assert s.result().expanded == whole.expanded
+        h = w.request_path(gid, a, b, exclude_areas=["water"])
+        for _ in range(50):
+            w.tick()
+            if h.done:
+                break
+        assert h.result().status is whole.status and h.result().cost == whole.cost
+        assert h.result().links == whole.links
+    assert w.find_path("north", wet, G, exclude_areas=["water"]).status \
+        is navcore.PathStatus.INVALID_START
+    assert w.find_path("north", S, wet, include_areas=["walkable"]).status \
+        is navcore.PathStatus.INVALID_GOAL
+
+
+def test_area_costs_and_non_exact_algorithms_on_linked_graphs_are_refused(linked):
+    w = linked
+    with pytest.raises(navcore.QueryError, match="area_costs are not honoured"):
+        w.find_path("north", S, G, area_costs={"water": 2.0})
+    with pytest.raises(navcore.QueryError, match="area_costs are not honoured"):
+        w.begin_search("north", S, G, area_costs={"water": 2.0})
+    with pytest.raises(navcore.QueryError, match="polyanya"):
+        w.find_path("north", S, G, algorithm="funnel", exclude_areas=["water"])
+    with pytest.raises(navcore.QueryError, match="unknown area 'lava'"):
+        w.find_path("north", S, G, exclude_areas=["lava"])
 
 
 def test_a_baked_mesh_keeps_area_ids_and_names_and_refuses_new_areas(tmp_path):
@@ -434,3 +551,34 @@ def test_a_baked_mesh_keeps_area_ids_and_names_and_refuses_new_areas(tmp_path):
     with pytest.raises(navcore.MeshFormatError, match="area_names"):
         load_level_mesh(bad)
     w.close()
+
+
+def test_filters_with_links_see_area_changes_at_run_time():
+    # a tiled pond level whose strip is dry at build: an obstacle with
+    # "area" floods it at run time; the filtered linked query follows.
+    # Truths: the level built with the flood as a volume (filtered), and
+    # with it cut out of the geometry
+    corner = {"convex": [[0, 9.5], [0.5, 9.5], [0.5, 10], [0, 10]], "ymin": -1, "ymax": 1,
+              "area": "water"}                  # declares the name, far from the paths
+    flood = {"box": [[8, -1, -1], [12, 1, 7]], "area": "water"}
+    w = navcore.World()
+    try:
+        for gid, areas in (("t", [corner]), ("built", [corner, flood]),
+                           ("cut", [corner, dict(flood, area="unwalkable")])):
+            w.add_graph(gid, type="level", vertices=FLOOR, triangles=QUADS, areas=areas,
+                        links=[NORTH], tile_size=32)
+        assert w.find_path("t", S, G, exclude_areas=["water"]).cost == pytest.approx(18.0)
+        w.update("t", add_obstacle=flood, obstacle_id="flood")
+        w.tick()
+        r = w.find_path("t", S, G, exclude_areas=["water"])
+        built = w.find_path("built", S, G, exclude_areas=["water"])
+        cut = w.find_path("cut", S, G)
+        assert r.cost == pytest.approx(built.cost, abs=1e-9)
+        assert r.cost == pytest.approx(cut.cost, abs=1e-9)
+        assert [x.link for x in r.links] == [x.link for x in cut.links] == [0]
+        assert r.cost > 18.0 + 0.5
+        w.update("t", remove_obstacle="flood")
+        w.tick()
+        assert w.find_path("t", S, G, exclude_areas=["water"]).cost == pytest.approx(18.0)
+    finally:
+        w.close()

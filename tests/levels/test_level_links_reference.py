@@ -1,0 +1,169 @@
+"""``find_path`` through off-mesh links against a naive reference, on
+random small levels with random links (several seeds).
+
+The reference knows nothing of the link search: every walk between two
+points of the link graph (the query's ends and the links' ends) is
+``find_path`` on the same level built without links, and a plain Dijkstra
+over those walks and the links gives the cheapest cost. The links' ends
+and the query's ends are points of the surface (``World.random_point``),
+so the linked level attaches each where the plain one places it."""
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+import pytest
+
+import navcore
+
+from levelkit import join, quad
+
+INF = math.inf
+
+
+def geometry(rng):
+    """A U of floor, a platform beside it at a random height and a strip
+    behind it: three parts no walkable geometry joins."""
+    y = float(rng.uniform(1.0, 3.0))
+    z0 = float(rng.uniform(0.0, 4.0))
+    return join(quad(0, 20, 0, 4, 0.0), quad(16, 20, 4, 8, 0.0), quad(0, 20, 8, 12, 0.0),
+                quad(22, 30, z0, z0 + 8, y), quad(0, 20, 14, 18, 0.0))
+
+
+def random_links(world, gid, rng, k):
+    out = []
+    for _ in range(k):
+        a = world.random_point(gid, rng).point
+        b = world.random_point(gid, rng).point
+        link = {"start": tuple(map(float, a)), "end": tuple(map(float, b)),
+                "bidirectional": bool(rng.random() < 0.6), "radius": 0.1}
+        r = rng.random()
+        if r < 0.3:                 # teleport-like: cheaper than its length
+            link["cost"] = float(rng.uniform(0.0, 0.5)) * math.dist(a, b)
+        elif r < 0.6:
+            link["cost"] = float(rng.uniform(0.5, 3.0)) * math.dist(a, b)
+        out.append(link)
+    return out
+
+
+def walk(world, a, b) -> float:
+    r = world.find_path("plain", a, b)
+    return r.cost if r.found else INF
+
+
+def reference(world, links, walks, s, t) -> float:
+    """Dijkstra over the points ``[s, t, link 0 start, link 0 end, ...]``:
+    walks (``find_path`` on the plain level) and links."""
+    pts = [s, t] + [p for link in links for p in (link["start"], link["end"])]
+    n = len(pts)
+
+    def w(i, j):
+        if i >= 2 and j >= 2:
+            return walks[i - 2][j - 2]
+        return walk(world, pts[i], pts[j])
+
+    hops = {}
+    for i, link in enumerate(links):
+        c = link.get("cost", math.dist(link["start"], link["end"]))
+        hops[2 + 2 * i] = [(3 + 2 * i, c)]
+        if link["bidirectional"]:
+            hops[3 + 2 * i] = [(2 + 2 * i, c)]
+    dist = [INF] * n
+    dist[0] = 0.0
+    heap = [(0.0, 0)]
+    done = set()
+    while heap:
+        d, i = heapq.heappop(heap)
+        if i in done:
+            continue
+        done.add(i)
+        if i == 1:
+            return d
+        for j in range(n):
+            if j != i and j not in done:
+                nd = d + w(i, j)
+                if nd < dist[j]:
+                    dist[j] = nd
+                    heapq.heappush(heap, (nd, j))
+        for j, c in hops.get(i, ()):
+            if d + c < dist[j]:
+                dist[j] = d + c
+                heapq.heappush(heap, (d + c, j))
+    return INF
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_linked_find_path_equals_the_naive_reference(seed):
+    rng = np.random.default_rng(seed)
+    w = navcore.World()
+    try:
+        v, t = geometry(rng)
+        w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
+        links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
+        w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5,
+                    links=links)
+        ends = [p for link in links for p in (link["start"], link["end"])]
+        walks = [[walk(w, a, b) for b in ends] for a in ends]
+        found = 0
+        for _ in range(30):
+            s = tuple(map(float, w.random_point("plain", rng).point))
+            g = tuple(map(float, w.random_point("plain", rng).point))
+            want = reference(w, links, walks, s, g)
+            got = w.find_path("linked", s, g)
+            if want == INF:
+                assert got.status is navcore.PathStatus.UNREACHABLE
+                continue
+            found += 1
+            assert got.found and got.cost == pytest.approx(want, rel=1e-12, abs=1e-9)
+            # the cost is what the path walks and the links it takes charge
+            ground = got.points[:, [0, 2]]
+            legs = np.hypot(*np.diff(ground, axis=0).T)
+            jumps = [taken.point for taken in got.links]
+            walked = float(np.delete(legs, jumps).sum())
+            charged = sum(links[taken.link].get(
+                "cost", math.dist(links[taken.link]["start"], links[taken.link]["end"]))
+                for taken in got.links)
+            assert walked + charged == pytest.approx(got.cost, abs=1e-9)
+            stepped = w.begin_search("linked", s, g)
+            while not stepped.step(7):
+                pass
+            assert stepped.result().cost == got.cost
+            assert stepped.result().expanded == got.expanded
+        assert found
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_distance_matrix_and_pairs_through_links_are_find_path_costs(seed):
+    rng = np.random.default_rng(seed)
+    w = navcore.World()
+    try:
+        v, t = geometry(rng)
+        w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
+        links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
+        w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5,
+                    links=links)
+        ends = [tuple(map(float, w.random_point("plain", rng).point)) for _ in range(7)]
+        # link ends themselves, and a polygon id (searched from its centroid)
+        ends += [links[0]["start"], links[-1]["end"], int(rng.integers(0, 10))]
+
+        def cost(a, b):
+            r = w.find_path("linked", a, b)
+            return r.cost if r.found else INF
+
+        want = np.array([[cost(a, b) for b in ends] for a in ends])
+        assert np.isfinite(want[~np.eye(len(ends), dtype=bool)]).any()
+        got = w.distance_matrix("linked", ends, ends)
+        # the same walks and links, the same routes: equal but for the last
+        # bits of a walk (the batch kernel sums a walk's segments from its
+        # goal end, find_path's from its start)
+        assert (np.isinf(got) == np.isinf(want)).all()
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        flipped = ends[::-1]
+        pairs = w.distance_pairs("linked", ends, flipped)
+        np.testing.assert_allclose(pairs, [cost(a, b) for a, b in zip(ends, flipped)],
+                                   rtol=1e-13, atol=0)
+    finally:
+        w.close()
