@@ -463,3 +463,20 @@ def test_volumes_and_triangle_areas_reach_every_tile():
         ours = sum(_area(st.mesh, p) for p in np.flatnonzero(st.mesh.areas == area))
         ref = sum(_area(solo, p) for p in np.flatnonzero(solo.areas == area))
         assert ref > 0 and ours == pytest.approx(ref, rel=0.1), (area, ours, ref)
+
+
+# ------------------------------------------------- the per-tile C++ timing peer
+
+@needs_levels
+def test_recast_tiles_driver_builds_the_tiles_build_tiled_builds():
+    """bench/recast_tiles.cpp (C++ Recast's per-tile build times, for
+    bench/level_obstacles.py) builds dungeon's 48-cell tiles: the same
+    grid of tiles, and polygons in the same tiles as build_tiled."""
+    peer = rp.run_recast_tiles(LEVELS["dungeon"], 48, rounds=1)
+    tiled = _tiled("dungeon", 48)
+    assert (peer.tiles_x, peer.tiles_z) == (tiled.tiles_x, tiled.tiles_z)
+    ours = [i for i, m in enumerate(tiled.meshes) if m is not None]
+    assert peer.with_polys == len(ours)
+    assert peer.tile[peer.polys > 0].tolist() == ours
+    assert peer.built == sum(k is not None for k in tiled.compacts)
+    assert (peer.post_ms > 0).all() and (peer.pre_ms > 0).all()
