@@ -195,9 +195,10 @@ class _Geometry:
     def __init__(self, vertices, triangles, cfg, triangle_areas, volumes):
         self.verts, self.tris = _geometry(vertices, triangles)
         self.areas = mark_walkable(self.verts, self.tris, cfg, triangle_areas)
-        corners = self.verts[self.tris] if len(self.tris) else np.zeros((0, 3, 3), np.float32)
-        self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
-        self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        # three (M, 3) corner arrays: numpy reduces over a length-3 axis slowly
+        a, b, c = (self.verts[self.tris[:, k]] for k in range(3))
+        self.lo = np.minimum(np.minimum(a, b), c)
+        self.hi = np.maximum(np.maximum(a, b), c)
         self.volumes = checked_volumes(volumes)
         self.by_tile = None
 
