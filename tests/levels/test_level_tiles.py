@@ -247,6 +247,56 @@ def test_stitched_detail_follows_the_polygons(name):
 
 
 @needs_levels
+@pytest.mark.parametrize("name, partition", [("dungeon", "watershed"),
+                                             ("nav_test", "monotone")])
+def test_tiles_equal_the_public_stages_run_on_each_tile(name, partition):
+    """build_tiled runs each tile's stages through unchecked entry points
+    (the level is checked once): every tile equals the validating public
+    stages (rasterize .. build_detail_mesh) run on the same padded grid
+    with all of the level's triangles."""
+    from navcore_levels.contours import build_contours
+    from navcore_levels.detail import build_detail_mesh
+    from navcore_levels.polymesh import build_polymesh
+    from navcore_levels.regions import build_regions
+    from navcore_levels.tiles import _tile_box
+    from navcore_levels.voxels import compact, erode, filter_walkable, mark_walkable, rasterize
+
+    lvl = _level(name)
+    cfg = LevelConfig(tile_size=48, partition=partition)
+    tiled = build_tiled(lvl.vertices, lvl.triangles, cfg)
+    areas = mark_walkable(lvl.vertices, lvl.triangles, cfg)
+    border = tile_border(cfg)
+    checked = 0
+    for i in range(tiled.tile_count):
+        if tiled.compacts[i] is None:
+            continue
+        lo, hi = _tile_box(tiled.bmin, i % tiled.tiles_x, i // tiled.tiles_x, 48, border,
+                           cfg.cell_size)
+        lo[1], hi[1] = tiled.bmin[1], tiled.bmax[1]
+        voxels = compact(filter_walkable(rasterize(lvl.vertices, lvl.triangles, areas, cfg,
+                                                   bmin=lo, bmax=hi), cfg), cfg)
+        for f in ("cell_index", "cell_count", "y", "h", "neighbors", "area"):
+            assert np.array_equal(getattr(voxels, f), getattr(tiled.compacts[i], f)), (i, f)
+        chf = erode(voxels, cfg.walkable_radius)
+        chf.border_size = border
+        build_regions(chf, cfg)
+        mine = tiled.heightfields[i]
+        assert np.array_equal(chf.region, mine.region) and np.array_equal(chf.dist, mine.dist)
+        assert chf.max_region == mine.max_region
+        mesh = build_polymesh(build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells),
+                              cfg.verts_per_poly)
+        if mesh.poly_count == 0:
+            assert tiled.meshes[i] is None
+            continue
+        _same_mesh(mesh, tiled.meshes[i])
+        _same_detail(build_detail_mesh(mesh, chf, cfg.detail_sample_distance,
+                                       cfg.detail_sample_error,
+                                       edge_max_error=cfg.edge_max_error), tiled.details[i])
+        checked += 1
+    assert checked >= 20
+
+
+@needs_levels
 def test_workers_give_the_same_mesh():
     a = _tiled("nav_test", 32).stitch()
     b = _tiled("nav_test", 32, workers=2).stitch()
