@@ -13,7 +13,11 @@ its neighbours see near their common side, so the two meet there.
 
 Tiles are independent: they are built on ``workers`` threads (the stage
 kernels release the GIL) and one tile can be rebuilt after the geometry
-under it changed (:func:`rebuild_tiles`).
+under it changed (:func:`rebuild_tiles`). The level's triangles, areas
+and settings are checked once; each tile's stages then run through the
+stages' unchecked entry points (``rasterize_checked`` .. ``detail_checked``)
+with one reading of the available memory, since re-checking every tile's
+own arrays cost about as much Python (GIL-held) time as the stages.
 
 Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
 :class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
