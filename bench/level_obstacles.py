@@ -20,8 +20,22 @@ remove:
   polygons, the areas plugin following.
 
 The figure Recast users quote for a 48 x 48-cell tile rebuild is about
-7 ms (DetourTileCache rebuilds from compressed layers; no C++ peer is run
-here). Results: ``bench/results/level_obstacles.json``.
+7 ms (DetourTileCache rebuilds from compressed layers). The C++ peer here
+is ``bench/recast_tiles.cpp`` (``recastpeer.run_recast_tiles``): C++
+Recast building every tile of the same level as RecastDemo's
+Sample_TileMesh does, each tile's median ms split into the part before
+the compact heightfield (rasterize, filters, compact) and after it
+(erode, distance field, regions, contours, polygons, detail: what a
+rebuild from a cached compact heightfield re-runs). The last table puts
+navcore's per-tile times beside it as ratios (below 1: navcore faster):
+
+* ``build_tiled`` on this thread, per tile with triangles: the whole
+  call's tile wall time, and its stage times before and after the
+  compact heightfield, against C++'s means over the same tiles;
+* ``rebuild_obstacles`` per rebuilt tile against C++'s after-compact
+  time of the same tiles (median over the adds or removes of the ratio).
+
+Results: ``bench/results/level_obstacles.json``.
 """
 from __future__ import annotations
 
@@ -53,6 +67,53 @@ def specs(graph, count, rng):
             out.append({"box": [[x - 0.75, y - 1, z - 0.75], [x + 0.75, y + 2, z + 0.75]]})
         else:
             out.append({"cylinder": {"center": (x, y - 1, z), "radius": 0.8, "height": 3.0}})
+    return out
+
+
+PRE = ("rasterize", "filter", "compact")
+POST = ("erode", "areas", "distance_field", "regions", "contours", "polymesh", "detail")
+
+
+def peer_table(path, vertices, triangles, cfg, rows, quick):
+    """Per-tile ms of C++ Recast's tile builds beside navcore's whole tile
+    builds and obstacle rebuilds (the last table); its numbers as a dict."""
+    from navcore_levels.tiles import build_tiled
+
+    rounds = 3 if quick else 7
+    peer = rp.run_recast_tiles(path, TILE, rounds=rounds, cell_size=cfg.cell_size)
+    post_of = dict(zip(peer.tile.tolist(), peer.post_ms.tolist()))
+    whole, pre, post = [], [], []
+    for _ in range(rounds):
+        spent = {}
+        tiled = build_tiled(vertices, triangles, cfg, timings=spent)
+        built = sum(k is not None for k in tiled.compacts)
+        whole.append(spent["tiles"] / built * 1e3)
+        pre.append(sum(spent.get(k, 0.0) for k in PRE) / built * 1e3)
+        post.append(sum(spent.get(k, 0.0) for k in POST) / built * 1e3)
+    c_whole, c_pre, c_post = (float(np.mean(a)) for a in (peer.total_ms, peer.pre_ms,
+                                                          peer.post_ms))
+    table = [["whole tile (build_tiled, w0)", f"{median(whole):.3f}", f"{c_whole:.3f}",
+              f"{median(whole) / c_whole:.2f}"],
+             ["  before compact (rasterize .. compact)", f"{median(pre):.3f}", f"{c_pre:.3f}",
+              f"{median(pre) / c_pre:.2f}"],
+             ["  after compact (erode .. detail)", f"{median(post):.3f}", f"{c_post:.3f}",
+              f"{median(post) / c_post:.2f}"]]
+    out = {"rounds": rounds, "tiles": peer.built, "tiles_with_polys": peer.with_polys,
+           "recast_ms": {"whole": c_whole, "pre": c_pre, "post": c_post},
+           "navcore_ms": {"whole": median(whole), "pre": median(pre), "post": median(post)},
+           "rebuild": {}}
+    for kind in ("add", "remove"):
+        ours = [r["per_tile_s"] * 1e3 for r in rows[kind] if r["tiles"]]
+        theirs = [float(np.mean([post_of.get(i, 0.0) for i in r["tile_ids"]]))
+                  for r in rows[kind] if r["tiles"]]
+        ratios = [a / b for a, b in zip(ours, theirs) if b > 0]
+        table.append([f"obstacle {kind} (rebuild_obstacles, per tile)", f"{median(ours):.3f}",
+                      f"{median(theirs):.3f} (after compact)", f"{median(ratios):.2f}"])
+        out["rebuild"][kind] = {"navcore_ms": median(ours), "recast_post_ms": median(theirs),
+                                "ratio": median(ratios)}
+    print_table(f"per tile against C++ Recast's tile builds (bench/recast_tiles.cpp, "
+                f"{peer.built} tiles with triangles, ms; ratio below 1: navcore faster)",
+                ["", "navcore ms", "C++ Recast ms", "navcore / Recast"], table)
     return out
 
 
@@ -91,7 +152,8 @@ def main():
             n = len(out.rebuilt)
             a, b = start.stitch().mesh, out.stitch().mesh
             changed = a.poly_count != b.poly_count or not np.array_equal(a.verts, b.verts)
-            rows[kind].append({"tiles": n, "changed": bool(changed), "total_s": total, "tiles_s": spent["tiles"],
+            rows[kind].append({"tiles": n, "tile_ids": out.rebuilt.tolist(),
+                               "changed": bool(changed), "total_s": total, "tiles_s": spent["tiles"],
                                "stitch_s": spent["stitch"],
                                "per_tile_s": spent["tiles"] / max(n, 1),
                                "stages": {k: v for k, v in spent.items()
@@ -129,10 +191,11 @@ def main():
             stages.setdefault(k, []).append(v / max(x["tiles"], 1))
     print_table("per tile, by stage (median ms)", ["stage", "ms"],
                 [[k, f"{median(v) * 1e3:.3f}"] for k, v in stages.items()])
+    peer = peer_table(path, vertices, triangles, cfg, rows, args.quick)
     out = write_json("level_obstacles-quick" if args.quick else "level_obstacles",
                      {"machine": machine(),
                       "versions": versions("numpy", "numba"), "tile_size": TILE,
-                      "rebuild": rows, "world": world_rows})
+                      "rebuild": rows, "world": world_rows, "recast_tiles": peer})
     log(f"wrote {out}")
 
 

@@ -15,6 +15,9 @@ what it prints and writes, and measure how far two polygon meshes are apart.
   stage times, counts, grid size, the polygon mesh as a
   ``navcore_levels.PolyMesh`` and Detour's paths. Results are kept per
   (level file, queries file, settings) for the rest of the process.
+* :func:`recast_driver_path` builds another driver that includes
+  ``recast_bench.cpp`` the same way; :func:`run_recast_tiles` runs
+  ``bench/recast_tiles.cpp``, C++ Recast's per-tile build times.
 * :func:`mesh_area_difference` compares two polygon meshes floor by floor
   (see its docstring for the definition); :func:`floors` labels a mesh's
   connected floors.
@@ -159,6 +162,105 @@ def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
             if old != exe:
                 old.unlink(missing_ok=True)
     return exe
+
+
+def recast_driver_path(driver: Path, name: str, *, src: Path = RECAST_SRC,
+                       cache: Path | None = None, skip: bool = True) -> Path:
+    """Path of the C++ driver ``driver`` (a ``.cpp`` that includes
+    ``recast_bench.cpp``, as ``bench/recast_tiles.cpp`` does) built with
+    the peer's Recast and Detour sources, with ``CXX_FLAGS``, once per
+    version of the driver and the sources, as ``name-<hash>`` in the
+    build folder (``recast_bench_path``'s rules for a missing compiler or
+    sources, its lock and atomic rename)."""
+    src = Path(src)
+    driver = Path(driver).resolve()
+    cxx = os.environ.get("CXX", "g++")
+    compiler = shutil.which(cxx)
+    if not (src / "recast_bench.cpp").is_file():
+        _unavailable(f"the Recast peer's sources are not at {src}", skip)
+    if compiler is None:
+        _unavailable(f"g++ is not installed ({cxx!r} is not on PATH): the Recast peer cannot "
+                     f"be built", skip)
+    digest = hashlib.sha256((source_hash(src, compiler) + "\0").encode())
+    digest.update(driver.read_bytes())
+    cache = Path(cache) if cache is not None else build_dir()
+    exe = cache / f"{name}-{digest.hexdigest()[:16]}"
+    if os.access(exe, os.X_OK):
+        return exe
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)        # another process may be building it
+        if os.access(exe, os.X_OK):
+            return exe
+        for stale in cache.glob(f"{name}-build-*"):          # a killed build's
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{name}-build-", dir=cache))
+        try:
+            cmd = [compiler, *CXX_FLAGS, "-I.", str(driver),
+                   *(str(p.relative_to(src)) for p in _sources(src)
+                     if p.suffix == ".cpp" and p.name != "recast_bench.cpp"),
+                   "-o", str(tmp / name)]
+            r = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RecastPeerError(f"building {name} failed ({' '.join(cmd)}):\n"
+                                      f"{r.stderr[-4000:]}")
+            os.replace(tmp / name, exe)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for old in cache.glob(f"{name}-*"):
+            if old != exe and old.is_file():
+                old.unlink(missing_ok=True)
+    return exe
+
+
+#: the per-tile timing driver (``recast_tiles``)
+TILES_DRIVER = ROOT / "bench" / "recast_tiles.cpp"
+
+
+@dataclass
+class RecastTiles:
+    """What ``recast_tiles`` printed: ``tiles_x`` x ``tiles_z`` tiles,
+    ``built`` of them with triangles; per built tile (rows in tile order)
+    ``tile`` (index ``tz * tiles_x + tx``), ``polys`` and the median
+    ``pre_ms`` (rasterize .. compact), ``post_ms`` (erode .. detail) and
+    ``total_ms`` over the rounds."""
+    tiles_x: int
+    tiles_z: int
+    built: int
+    with_polys: int
+    tile: np.ndarray
+    polys: np.ndarray
+    pre_ms: np.ndarray
+    post_ms: np.ndarray
+    total_ms: np.ndarray
+
+
+def run_recast_tiles(obj_path, tile_size: int, *, rounds: int = 5, cell_size: float = 0.3,
+                     skip: bool = True, timeout: float = 600) -> RecastTiles:
+    """C++ Recast's build of every tile of ``obj_path`` (RecastDemo's
+    settings, ``cell_size``, tiles of ``tile_size`` cells), timed per tile
+    (``bench/recast_tiles.cpp``)."""
+    exe = recast_driver_path(TILES_DRIVER, "recast_tiles", skip=skip)
+    cmd = [str(exe), str(obj_path), str(int(tile_size)), str(int(rounds)), repr(float(cell_size))]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RecastPeerError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-4000:]}")
+    rows, last = [], None
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["tile"] and len(parts) == 7:
+            rows.append([float(v) for v in parts[1:]])
+        elif parts[:1] == ["tiles"] and len(parts) == 5:
+            last = [int(v) for v in parts[1:]]
+        else:
+            raise RecastPeerError(f"recast_tiles printed a line this module does not read: "
+                                  f"{line!r}")
+    if last is None:
+        raise RecastPeerError("recast_tiles printed no 'tiles' line")
+    a = np.array(rows, dtype=float).reshape(-1, 6)
+    return RecastTiles(last[0], last[1], last[2], last[3],
+                       (a[:, 1] * last[0] + a[:, 0]).astype(np.int64), a[:, 2].astype(np.int64),
+                       a[:, 3], a[:, 4], a[:, 5])
 
 
 # --------------------------------------------------------------------------

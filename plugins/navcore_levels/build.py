@@ -23,15 +23,14 @@ from navcore import validate
 from navcore.errors import GraphError
 
 from .config import LevelConfig
-from .contours import build_contours
-from .detail import DetailMesh, build_detail_mesh
+from .contours import contours_checked
+from .detail import DetailMesh, detail_checked
 from .heightfield import CompactHeightfield, PolyMesh
 from .obstacles import mark_obstacles
-from .polymesh import build_polymesh
-from .regions import (build_distance_field, build_regions_monotone,
-                      build_regions_watershed)
-from .voxels import (checked_volumes, compact, erode, filter_walkable, mark_volume,
-                     mark_walkable, rasterize)
+from .polymesh import polymesh_checked
+from .regions import partition_checked
+from .voxels import (checked_volumes, compact_checked, erode, filter_walkable, mark_volume,
+                     mark_walkable, rasterize, rasterize_checked)
 
 #: the stages, in order, as ``timings`` names them
 STAGES = ("rasterize", "filter", "compact", "erode", "areas", "distance_field", "regions",
@@ -79,17 +78,24 @@ def stage_clock(spent: dict):
 
 
 def voxelize(vertices, triangles, areas, cfg: LevelConfig, lap, *, bmin=None,
-             bmax=None) -> CompactHeightfield:
+             bmax=None, checked: bool = False, available: int | None = None
+             ) -> CompactHeightfield:
     """The stages every agent of the same voxel settings shares
     (``voxel_key``): rasterize (``areas``: ``mark_walkable``'s) over
     ``bmin``..``bmax`` (the vertices' bounds by default), filter what an
     agent of ``cfg``'s height and climb stands on, and compact; ``lap``
-    is called after each. The compact heightfield, before erosion."""
-    hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
+    is called after each. The compact heightfield, before erosion.
+    ``checked``: the inputs are already checked, as
+    ``voxels.rasterize_checked`` takes them (a tile of a checked level),
+    ``available`` the bytes ``limits.check_memory`` compares with."""
+    if checked:
+        hf = rasterize_checked(vertices, triangles, areas, cfg, bmin, bmax, available)
+    else:
+        hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
     lap("rasterize")
     hf = filter_walkable(hf, cfg)
     lap("filter")
-    chf = compact(hf, cfg)
+    chf = compact_checked(hf, cfg, available)
     lap("compact")
     return chf
 
@@ -103,7 +109,8 @@ def voxel_key(cfg: LevelConfig) -> tuple:
 
 
 def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
-                  border_size: int = 0, obstacles=()) -> tuple[PolyMesh, CompactHeightfield]:
+                  border_size: int = 0, obstacles=(), available: int | None = None
+                  ) -> tuple[PolyMesh, CompactHeightfield]:
     """From ``voxelize``'s compact heightfield (left as it is: several
     agents, or a tile's obstacle rebuilds, may share it) to the polygon
     mesh: mark ``obstacles`` (:class:`navcore_levels.obstacles.Obstacle`
@@ -111,7 +118,8 @@ def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
     ``volumes``, then the obstacles that give an area type, partition into
     regions, trace contours and make polygons, calling ``lap`` after each.
     The polygon mesh and this agent's compact heightfield, its regions
-    filled in."""
+    filled in. ``available``: the bytes ``limits.check_memory`` compares
+    with (None: read at each stage)."""
     # the region stages write dist and region in place: this agent's own
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
     blocking = [ob for ob in obstacles if not ob.area]
@@ -125,18 +133,13 @@ def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
     # so after the erosion they mark what they would have before it
     chf = mark_obstacles(chf, [ob for ob in obstacles if ob.area])
     lap("areas")
-    sizes = (cfg.min_region_area, cfg.merge_region_area)
-    if cfg.partition == "monotone":
-        lap("distance_field")                  # none: 0 s
-        build_regions_monotone(chf, *sizes, border_size=border_size)
-    else:
-        top = build_distance_field(chf)
-        lap("distance_field")
-        build_regions_watershed(chf, *sizes, border_size=border_size, max_distance=top)
-    lap("regions")
-    contours = build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
+    # the stages below take the heightfield this pipeline made (and the
+    # checked config) through their unchecked entry points: checking its
+    # layout again costs a tile about as much as the stage
+    partition_checked(chf, cfg, border_size, lap, available)
+    contours = contours_checked(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
     lap("contours")
-    mesh = build_polymesh(contours, cfg.verts_per_poly)
+    mesh = polymesh_checked(contours, cfg.verts_per_poly)
     lap("polymesh")
     return mesh, chf
 
@@ -195,8 +198,8 @@ def mesh_from_voxels(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap)
     """A solo build's stages after ``voxelize``: ``region_stages`` and the
     detail mesh (``voxels`` is left as it is)."""
     mesh, chf = region_stages(voxels, cfg, volumes, lap)
-    detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
-                               edge_max_error=cfg.edge_max_error)
+    detail = detail_checked(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
+                            cfg.edge_max_error)
     lap("detail")
     return LevelMesh(mesh, detail, chf, cfg)
 

@@ -221,9 +221,27 @@ def build_contours(chf: CompactHeightfield, max_error: float = 1.3, max_edge_len
     if not validate.is_int(flags) or not 0 <= int(flags) <= 3:
         raise GraphError(f"flags must be CONTOUR_TESS_WALL_EDGES and/or CONTOUR_TESS_AREA_EDGES "
                          f"(an integer 0..3), got {validate.describe(flags)}")
+    return _trace(chf, width, height, border, cell_index, cell_count, span_y, neighbors, area,
+                  region, max_region, max_error, max_edge_len, int(flags))
+
+
+def contours_checked(chf: CompactHeightfield, max_error: float, max_edge_len: int,
+                     flags: int = CONTOUR_TESS_WALL_EDGES) -> ContourSet:
+    """``build_contours`` of a compact heightfield the pipeline made and
+    partitioned (its arrays have their dtypes and layout; not checked
+    again), with settings a ``LevelConfig`` checked."""
+    border = int(chf.border_size)
+    max_region = int((chf.region & (BORDER_REGION - 1)).max()) if chf.span_count else 0
+    return _trace(chf, int(chf.width), int(chf.height), border, chf.cell_index, chf.cell_count,
+                  chf.y, chf.neighbors, chf.area, chf.region, max_region, float(max_error),
+                  int(max_edge_len), int(flags))
+
+
+def _trace(chf, width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
+           max_region, max_error, max_edge_len, flags) -> ContourSet:
     (verts, vstart, vcount, raw, rstart, rcount, regions, areas, loose) = build_contours_kernel(
         width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
-        max_region, np.float32(max_error), max_edge_len, int(flags))
+        max_region, np.float32(max_error), max_edge_len, flags)
     if loose:
         _log.warning("build_contours: %d hole(s) could not be joined to their region's outline "
                      "(simplification too coarse? max_error=%g); the polygon mesh will not "

@@ -66,6 +66,18 @@ def build_polymesh(contours: ContourSet, nvp: int = 6) -> PolyMesh:
     for name in ("width", "height", "border_size"):
         _whole_number(getattr(contours, name, None), f"contour set {name}")
     bmin = _grid_frame(contours, "contour set")
+    return _polygons(contours, verts, vstart, vcount, regions, areas, nvp, bmin)
+
+
+def polymesh_checked(contours: ContourSet, nvp: int) -> PolyMesh:
+    """``build_polymesh`` of a contour set ``build_contours`` made (not
+    checked again), ``nvp`` from a checked ``LevelConfig``."""
+    return _polygons(contours, contours.verts, contours.vert_start, contours.vert_count,
+                     contours.regions, contours.areas, int(nvp),
+                     np.asarray(contours.bmin, np.float64))
+
+
+def _polygons(contours, verts, vstart, vcount, regions, areas, nvp, bmin) -> PolyMesh:
     out_verts, polys, neighbors, regs, pareas, bad = build_polymesh_kernel(
         verts, vstart, vcount, regions, areas, nvp, int(contours.border_size),
         int(contours.width), int(contours.height))

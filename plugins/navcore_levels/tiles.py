@@ -13,7 +13,11 @@ its neighbours see near their common side, so the two meet there.
 
 Tiles are independent: they are built on ``workers`` threads (the stage
 kernels release the GIL) and one tile can be rebuilt after the geometry
-under it changed (:func:`rebuild_tiles`).
+under it changed (:func:`rebuild_tiles`). The level's triangles, areas
+and settings are checked once; each tile's stages then run through the
+stages' unchecked entry points (``rasterize_checked`` .. ``detail_checked``)
+with one reading of the available memory, since re-checking every tile's
+own arrays cost about as much Python (GIL-held) time as the stages.
 
 Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
 :class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
@@ -62,7 +66,7 @@ from navcore.errors import CapacityError, GraphError, UpdateError
 
 from .config import LevelConfig
 from .build import checked_timings, voxelize, region_stages, stage_clock
-from .detail import DetailMesh, build_detail_mesh
+from .detail import DetailMesh, detail_checked
 from .heightfield import PolyMesh
 from .obstacles import Obstacle, obstacle
 from .voxels import _geometry, checked_volumes, grid_size, mark_walkable
@@ -195,9 +199,10 @@ class _Geometry:
     def __init__(self, vertices, triangles, cfg, triangle_areas, volumes):
         self.verts, self.tris = _geometry(vertices, triangles)
         self.areas = mark_walkable(self.verts, self.tris, cfg, triangle_areas)
-        corners = self.verts[self.tris] if len(self.tris) else np.zeros((0, 3, 3), np.float32)
-        self.lo = corners.min(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
-        self.hi = corners.max(axis=1) if len(self.tris) else np.zeros((0, 3), np.float32)
+        # three (M, 3) corner arrays: numpy reduces over a length-3 axis slowly
+        a, b, c = (self.verts[self.tris[:, k]] for k in range(3))
+        self.lo = np.minimum(np.minimum(a, b), c)
+        self.hi = np.maximum(np.maximum(a, b), c)
         self.volumes = checked_volumes(volumes)
         self.by_tile = None
 
@@ -240,9 +245,11 @@ def _tile_box(bmin, tx, tz, size, border, cs):
 
 
 def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings,
-                obstacles=()):
+                obstacles=(), available=None):
     """Tile ``index`` built from the triangles: ``(mesh, chf, detail,
-    compact)`` (``compact``: its compact heightfield before obstacles)."""
+    compact)`` (``compact``: its compact heightfield before obstacles).
+    ``geo`` was checked once for the level, so the stages run unchecked;
+    ``available``: the bytes ``limits.check_memory`` compares with."""
     tx, tz = index % tiles_x, index // tiles_x
     size, border = int(cfg.tile_size), tile_border(cfg)
     lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
@@ -253,15 +260,13 @@ def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, ti
                 & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
     if not len(pick):
         return None, None, None, None
-    # only the picked triangles' vertices: the stage checks every vertex it is given
-    tris = geo.tris[pick]
-    used, local = np.unique(tris, return_inverse=True)
-    compact = voxelize(geo.verts[used], local.reshape(tris.shape).astype(np.int32),
-                             geo.areas[pick], cfg, stage_clock(timings), bmin=lo, bmax=hi)
-    return (*_finish_tile(compact, cfg, geo.volumes, obstacles, timings), compact)
+    # the rasterizer reads only the picked triangles' vertices
+    compact = voxelize(geo.verts, geo.tris[pick], geo.areas[pick], cfg, stage_clock(timings),
+                       bmin=lo, bmax=hi, checked=True, available=available)
+    return (*_finish_tile(compact, cfg, geo.volumes, obstacles, timings, available), compact)
 
 
-def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings):
+def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings, available=None):
     """``(mesh, chf, detail)`` of a tile from its compact heightfield: the
     obstacles whose box reaches its grid marked, then erosion .. detail."""
     c = float(compact.cs)
@@ -271,12 +276,12 @@ def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings):
     near = [ob for ob in obstacles if ob.hi[0] >= lo_x and ob.lo[0] <= hi_x
             and ob.hi[1] >= lo_z and ob.lo[1] <= hi_z]
     mesh, chf = region_stages(compact, cfg, volumes, stage_clock(timings),
-                              border_size=tile_border(cfg), obstacles=near)
+                              border_size=tile_border(cfg), obstacles=near, available=available)
     start = time.perf_counter()
     if mesh.poly_count == 0:
         return None, chf, None
-    detail = build_detail_mesh(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
-                               edge_max_error=cfg.edge_max_error)
+    detail = detail_checked(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
+                            cfg.edge_max_error, available)
     timings["detail"] = time.perf_counter() - start
     return mesh, chf, detail
 
@@ -294,9 +299,12 @@ def _workers(value) -> int:
 
 def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings, obstacles=()):
     """Build tiles ``ids``; their (mesh, chf, detail, compact) in that order."""
+    # the memory checks of every tile's stages compare with one reading
+    available = limits.available_memory()
+
     def one(i):
         spent = {}
-        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, obstacles)
+        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, obstacles, available)
         return out, spent
     return _pool(one, ids, workers, timings)
 
@@ -456,13 +464,14 @@ def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
     ids = obstacle_tiles(tiled, changed)
     cfg = tiled.config
     t0 = time.perf_counter()
+    available = limits.available_memory()
 
     def one(i):
         spent_here = {}
         if tiled.compacts[i] is None:
             return (None, None, None), spent_here
-        return _finish_tile(tiled.compacts[i], cfg, tiled.volumes, obstacles, spent_here), \
-            spent_here
+        return _finish_tile(tiled.compacts[i], cfg, tiled.volumes, obstacles, spent_here,
+                            available), spent_here
     built = _pool(one, ids.tolist(), workers, spent)
     new = TiledLevel(cfg, tiled.bmin, tiled.bmax, tiled.tiles_x, tiled.tiles_z,
                      list(tiled.meshes), list(tiled.heightfields), list(tiled.details),

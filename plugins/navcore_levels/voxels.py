@@ -190,6 +190,17 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
     verts, tris = _geometry(vertices, triangles)
     areas = _area_ids(tri_areas, len(tris), "tri_areas", allow_null=True)
     lo, hi = _bounds(verts, bmin, bmax)
+    return rasterize_checked(verts, tris, areas, cfg, lo, hi)
+
+
+def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi,
+                      available: int | None = None) -> Heightfield:
+    """``rasterize`` of inputs already checked: ``verts`` float32 (N, 3),
+    ``tris`` int32 (M, 3) indices into them (other vertices are not read),
+    ``areas`` uint8 (M,), grid bounds ``lo``/``hi`` float32 (3,) with
+    ``hi >= lo``; ``available``: the bytes ``limits.check_memory``
+    compares with (None: read now). A tiled build checks the level once
+    and rasterizes each tile through this."""
     width, height = grid_size(lo, hi, cfg.cell_size)
     if width < 1 or height < 1:
         raise GraphError(f"the grid over bmin {lo.tolist()} .. bmax {hi.tolist()} has "
@@ -215,7 +226,8 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
         raise CapacityError(f"rasterizing {len(tris)} triangles into {width} x {height} "
                             f"cells may make {spans_bound} spans, past the int32 limit")
     limits.check_memory(f"a heightfield of {width} x {height} cells",
-                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN)
+                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN,
+                        available)
     capacity = int(min(spans_bound, 2 * cells)) + 64
     cs32, ch32 = np.float32(cfg.cell_size), np.float32(cfg.cell_height)
     lists = _rasterize.rasterize_triangles(verts, tris, areas, lo, hi, cs32, ch32, width,
@@ -264,12 +276,17 @@ def compact(hf: Heightfield, config: LevelConfig) -> CompactHeightfield:
     and ``config.walkable_climb``); see ``CompactHeightfield``. Spans that
     are not walkable are left out (they still bound the space below
     them)."""
-    hf = _heightfield(hf)
-    cfg = _config(config)
+    return compact_checked(_heightfield(hf), _config(config))
+
+
+def compact_checked(hf: Heightfield, cfg: LevelConfig,
+                    available: int | None = None) -> CompactHeightfield:
+    """``compact`` of a heightfield ``rasterize`` made; ``available`` as
+    :func:`rasterize_checked` takes it."""
     cells = hf.width * hf.height
     walkable = int(np.count_nonzero(hf.area))
     limits.check_memory(f"a compact heightfield of {walkable} spans",
-                        walkable * BYTES_PER_OPEN_SPAN + cells * 8)
+                        walkable * BYTES_PER_OPEN_SPAN + cells * 8, available)
     cell_index, cell_count, y, h, area, neighbors = _spans.compact_spans(
         hf.column_start, hf.smin, hf.smax, hf.area, hf.width, hf.height,
         cfg.walkable_height, cfg.walkable_climb)

@@ -247,6 +247,56 @@ def test_stitched_detail_follows_the_polygons(name):
 
 
 @needs_levels
+@pytest.mark.parametrize("name, partition", [("dungeon", "watershed"),
+                                             ("nav_test", "monotone")])
+def test_tiles_equal_the_public_stages_run_on_each_tile(name, partition):
+    """build_tiled runs each tile's stages through unchecked entry points
+    (the level is checked once): every tile equals the validating public
+    stages (rasterize .. build_detail_mesh) run on the same padded grid
+    with all of the level's triangles."""
+    from navcore_levels.contours import build_contours
+    from navcore_levels.detail import build_detail_mesh
+    from navcore_levels.polymesh import build_polymesh
+    from navcore_levels.regions import build_regions
+    from navcore_levels.tiles import _tile_box
+    from navcore_levels.voxels import compact, erode, filter_walkable, mark_walkable, rasterize
+
+    lvl = _level(name)
+    cfg = LevelConfig(tile_size=48, partition=partition)
+    tiled = build_tiled(lvl.vertices, lvl.triangles, cfg)
+    areas = mark_walkable(lvl.vertices, lvl.triangles, cfg)
+    border = tile_border(cfg)
+    checked = 0
+    for i in range(tiled.tile_count):
+        if tiled.compacts[i] is None:
+            continue
+        lo, hi = _tile_box(tiled.bmin, i % tiled.tiles_x, i // tiled.tiles_x, 48, border,
+                           cfg.cell_size)
+        lo[1], hi[1] = tiled.bmin[1], tiled.bmax[1]
+        voxels = compact(filter_walkable(rasterize(lvl.vertices, lvl.triangles, areas, cfg,
+                                                   bmin=lo, bmax=hi), cfg), cfg)
+        for f in ("cell_index", "cell_count", "y", "h", "neighbors", "area"):
+            assert np.array_equal(getattr(voxels, f), getattr(tiled.compacts[i], f)), (i, f)
+        chf = erode(voxels, cfg.walkable_radius)
+        chf.border_size = border
+        build_regions(chf, cfg)
+        mine = tiled.heightfields[i]
+        assert np.array_equal(chf.region, mine.region) and np.array_equal(chf.dist, mine.dist)
+        assert chf.max_region == mine.max_region
+        mesh = build_polymesh(build_contours(chf, cfg.edge_max_error, cfg.max_edge_len_cells),
+                              cfg.verts_per_poly)
+        if mesh.poly_count == 0:
+            assert tiled.meshes[i] is None
+            continue
+        _same_mesh(mesh, tiled.meshes[i])
+        _same_detail(build_detail_mesh(mesh, chf, cfg.detail_sample_distance,
+                                       cfg.detail_sample_error,
+                                       edge_max_error=cfg.edge_max_error), tiled.details[i])
+        checked += 1
+    assert checked >= 20
+
+
+@needs_levels
 def test_workers_give_the_same_mesh():
     a = _tiled("nav_test", 32).stitch()
     b = _tiled("nav_test", 32, workers=2).stitch()
@@ -463,3 +513,20 @@ def test_volumes_and_triangle_areas_reach_every_tile():
         ours = sum(_area(st.mesh, p) for p in np.flatnonzero(st.mesh.areas == area))
         ref = sum(_area(solo, p) for p in np.flatnonzero(solo.areas == area))
         assert ref > 0 and ours == pytest.approx(ref, rel=0.1), (area, ours, ref)
+
+
+# ------------------------------------------------- the per-tile C++ timing peer
+
+@needs_levels
+def test_recast_tiles_driver_builds_the_tiles_build_tiled_builds():
+    """bench/recast_tiles.cpp (C++ Recast's per-tile build times, for
+    bench/level_obstacles.py) builds dungeon's 48-cell tiles: the same
+    grid of tiles, and polygons in the same tiles as build_tiled."""
+    peer = rp.run_recast_tiles(LEVELS["dungeon"], 48, rounds=1)
+    tiled = _tiled("dungeon", 48)
+    assert (peer.tiles_x, peer.tiles_z) == (tiled.tiles_x, tiled.tiles_z)
+    ours = [i for i, m in enumerate(tiled.meshes) if m is not None]
+    assert peer.with_polys == len(ours)
+    assert peer.tile[peer.polys > 0].tolist() == ours
+    assert peer.built == sum(k is not None for k in tiled.compacts)
+    assert (peer.post_ms > 0).all() and (peer.pre_ms > 0).all()
