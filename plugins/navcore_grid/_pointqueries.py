@@ -97,29 +97,34 @@ def nearest_cell(x, y, width, height, walkable):
 
 
 @njit(cache=True, nogil=True)
-def cells_in_circle(cx, cy, radius, start, width, offsets, targets, walkable, out):
-    """The walkable cells connected to ``start`` (moves of the grid's CSR
-    view) without leaving the circle of ``radius`` round ``(cx, cy)``
-    (each cell's square comes within ``radius`` of the centre), breadth
-    first into ``out`` (one slot per cell, with ``start``); returns how
-    many."""
+def cells_in_circle(cx, cy, radius, start, width, height, walkable, out):
+    """The walkable cells connected to ``start`` through cells sharing a
+    side (a move every grid allows) without leaving the circle of
+    ``radius`` round ``(cx, cy)`` (each cell's square comes within
+    ``radius`` of the centre), breadth first into ``out`` (one slot per
+    cell, with ``start``); returns how many."""
     seen = np.zeros(walkable.shape[0], dtype=np.bool_)
     out[0] = start
     seen[start] = True
     count = 1
     head = 0
+    r2 = radius * radius
     while head < count:
         c = out[head]
         head += 1
-        for e in range(offsets[c], offsets[c + 1]):
-            q = targets[e]
+        x0, y0 = c % width, c // width
+        for k in range(4):
+            x = x0 + (1 if k == 0 else -1 if k == 1 else 0)
+            y = y0 + (1 if k == 2 else -1 if k == 3 else 0)
+            if x < 0 or y < 0 or x >= width or y >= height:
+                continue
+            q = x + y * width
             if seen[q] or not walkable[q]:
                 continue
             seen[q] = True
-            x, y = q % width, q // width
             dx = max(x - cx, 0.0, cx - (x + 1))
             dy = max(y - cy, 0.0, cy - (y + 1))
-            if dx * dx + dy * dy <= radius * radius:
+            if dx * dx + dy * dy <= r2:
                 out[count] = q
                 count += 1
     return count

@@ -66,17 +66,17 @@ AROUND_TRIES = 256
 
 def random_point_around(graph, point, radius, rng) -> MeshPoint:
     """``World.random_point(..., around=, radius=)`` on a grid: a walkable
-    cell connected to ``point``'s within the circle (``cells_in_circle``),
+    cell connected to ``point``'s within the circle through cells sharing
+    a side (``cells_in_circle``; no CSR view is built),
     a point uniform in it, drawn again until it lies in the circle; after
     ``AROUND_TRIES`` misses ``point`` itself."""
     x, y = validate.xy(point, "around")
     start = graph.locate((x, y))
     if start < 0 or not graph.walkable[start]:
         return MeshPoint(-1, None)
-    csr = graph.csr
     cells = np.empty(graph.num_nodes, dtype=np.int64)
-    n = K.cells_in_circle(x, y, float(radius), int(start), graph.width, csr.offsets,
-                          csr.targets, graph.walkable, cells)
+    n = K.cells_in_circle(x, y, float(radius), int(start), graph.width, graph.height,
+                          graph.walkable, cells)
     r2 = float(radius) * float(radius)
     for _ in range(AROUND_TRIES):
         c = int(cells[rng.integers(n)])
@@ -100,5 +100,5 @@ def warm_up(graph) -> None:
     K.raycast(0.5, 0.5, 0.5, 0.5, graph.width, graph.height, graph.walkable,
               graph.scratch(_VISITED_KEY, _visited))
     K.nearest_cell(0.5, 0.5, graph.width, graph.height, graph.walkable)
-    K.cells_in_circle(0.5, 0.5, 1.0, 0, graph.width, graph.csr.offsets, graph.csr.targets,
-                      graph.walkable, np.empty(graph.num_nodes, dtype=np.int64))
+    K.cells_in_circle(0.5, 0.5, 1.0, 0, graph.width, graph.height, graph.walkable,
+                      np.empty(graph.num_nodes, dtype=np.int64))

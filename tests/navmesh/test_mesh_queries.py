@@ -317,6 +317,7 @@ def test_points_around_on_a_level_stay_on_their_floor_and_on_grids_in_the_circle
     pts = np.array([c.point for c in cells])
     assert (pts[:, 0] < 4).all() and np.hypot(pts[:, 0] - 2.5, pts[:, 1] - 1.5).max() <= 3
     assert all(world.graph("g").locate(tuple(p)) == c.node for p, c in zip(pts, cells))
+    assert not world.graph("g").csr_built            # cells walked on the grid itself
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
