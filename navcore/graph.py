@@ -82,6 +82,12 @@ class NavGraph:
     #: off-mesh links (jumps, teleporters) is False: its paths may leave
     #: a component by a link
     paths_follow_edges = True
+    #: True when an update batch never gives a node id to another place (a
+    #: changed node keeps its place or is retired unwalkable). A level
+    #: rebuilt in tiles numbers its polygons again (False once it did): a
+    #: search that restarts on it places its point ends again
+    #: (``Search``), and a node id from before names another polygon
+    stable_node_ids = True
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):

@@ -132,6 +132,10 @@ class Search(abc.ABC):
         self.version = self.graph.version
         self.expanded = 0
         graph, req = self.graph, self.request
+        if not graph.stable_node_ids:
+            # the ids the ends were placed on may name other nodes now
+            start, goal = graph.nodes_of(req.start, req.goal)
+            req.start_node, req.goal_node = start, goal
         n = graph.num_nodes
         for node, status in ((req.start_node, PathStatus.INVALID_START),
                              (req.goal_node, PathStatus.INVALID_GOAL)):

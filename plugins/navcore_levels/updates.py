@@ -178,7 +178,21 @@ def apply_updates(world, graph, batch) -> np.ndarray | None:
             graph.version += 1
             return changed.astype(np.int32)
         tiled = rebuilds.rebuild(shown, wanted)
-    return _swap(world, graph, tiled, obstacles, walkable)
+        return _swap(world, graph, tiled, obstacles, walkable)
+    try:
+        return _swap(world, graph, tiled, obstacles, walkable)
+    except UpdateError as exc:
+        # a job's rebuild that cannot be swapped in: the graph took its
+        # obstacles when the job was asked for, so it drops those the mesh
+        # it keeps does not have (the next batch rebuilds from there)
+        have = {id(ob) for ob in graph.level_tiles.obstacles}
+        dropped = [k for k, ob in graph.level_obstacles.items() if id(ob) not in have]
+        graph.level_obstacles = {k: ob for k, ob in graph.level_obstacles.items()
+                                 if id(ob) in have}
+        graph.version += 1
+        raise UpdateError(f"{exc}; obstacles {', '.join(map(repr, dropped))} were dropped "
+                          f"(rebuilt in the background; the level keeps the mesh it has)") \
+            from None
 
 
 def _changed(before, after) -> list:

@@ -71,7 +71,8 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
     x, y, height) meets the query box, the one whose nearest point is
     nearest, a point over a polygon counting only the height beyond
     ``climb``; ``(-1, x, y, z)`` when none. Ties: the lowest id. The
-    candidates come from the locate index's cells under the query box."""
+    candidates come from the locate index's cells under the query box,
+    those that ``walkable`` (the candidate mask) lets through."""
     cx0 = max(int(np.floor((x - ex - x0) * inv)), 0)
     cy0 = max(int(np.floor((y - ey - y0) * inv)), 0)
     cx1 = min(int(np.floor((x + ex - x0) * inv)), nx - 1)
@@ -83,7 +84,8 @@ def nearest_poly(x, y, z, ex, ey, ez, climb, vertices, heights, poly_start, poly
             for k in range(cell_start[cell], cell_start[cell + 1]):
                 p = cell_polys[k]
                 if lo[p, 0] > x + ex or hi[p, 0] < x - ex or lo[p, 1] > y + ey \
-                        or hi[p, 1] < y - ey or lo[p, 2] > z + ez or hi[p, 2] < z - ez:
+                        or hi[p, 1] < y - ey or lo[p, 2] > z + ez or hi[p, 2] < z - ez \
+                        or not walkable[p]:
                     continue
                 d, qx, qy, h = distance_to(x, y, z, climb, vertices, heights, poly_start,
                                            poly_verts, p, tol)

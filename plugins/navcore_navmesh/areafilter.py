@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 import navcore_csr
-from navcore import validate
+from navcore import limits, validate
 from navcore.errors import QueryError
 from navcore.graph import NavGraph
 from navcore.types import PathResult, PathStatus
@@ -78,6 +78,12 @@ def _one_id(names: dict, item, what: str) -> int:
                      f"{', '.join(map(repr, names)) or 'none'} (or ids 0..{_IDS - 1})")
 
 
+#: the dearest area cost: times a step's length (coordinates up to
+#: ``limits.MAX_COORDINATE``) it stays within ``limits.MAX_COST``, so a
+#: path's sum never overflows into "unreachable"
+MAX_AREA_COST = limits.MAX_COST / limits.MAX_COORDINATE
+
+
 def _costs(graph, value) -> np.ndarray | None:
     """float64 (64,) cost per area id, None when every cost is 1."""
     if not isinstance(value, dict):
@@ -89,9 +95,9 @@ def _costs(graph, value) -> np.ndarray | None:
         i = _one_id(names, area, "area_costs")
         if isinstance(cost, (bool, np.bool_)) or not isinstance(
                 cost, (int, float, np.integer, np.floating)) or not math.isfinite(cost) \
-                or not cost > 0:
-            raise QueryError(f"area_costs[{area!r}] must be a finite number > 0, got "
-                             f"{validate.describe(cost)}")
+                or not 0 < cost <= MAX_AREA_COST:
+            raise QueryError(f"area_costs[{area!r}] must be a number > 0 and at most "
+                             f"{MAX_AREA_COST:g}, got {validate.describe(cost)}")
         out[i] = float(cost)
     return None if (out == 1.0).all() else out
 

@@ -187,6 +187,8 @@ class LayeredMeshGraph(NavMeshGraph):
         self.snap_distance = other.snap_distance
         self._packed = None
         self.drop_view(LOCATE_KEY)
+        # the polygons are numbered afresh: ids from before name others
+        self.stable_node_ids = False
 
     def _point3(self, where, what) -> tuple:
         """A caller's 3D point as ``(gx, gy, h)``: ground coordinates and
@@ -224,11 +226,19 @@ class LayeredMeshGraph(NavMeshGraph):
         return (p, None) if p < 0 else (p, self._to_user(np.array([[gx, gy, h]]))[0])
 
     def _nearest(self, x, y, h):
+        return K.nearest_poly(x, y, h, *self._kernel_args(), self._packed[3],
+                              *self._packed[2])
+
+    def _nearest_walkable(self, x, y, h):
+        """``_nearest`` among the walkable polygons only (``nearest_point``:
+        a query end is placed on a blocked polygon too, which makes it
+        invalid, not moved to the next floor)."""
         return K.nearest_poly(x, y, h, *self._kernel_args(), self.walkable, *self._packed[2])
 
     def _kernel_args(self) -> tuple:
         """The locate kernels' arguments before ``walkable`` (those after
-        it: ``self._packed[2]``), gathered once per locate index."""
+        it: ``self._packed[2]``; ``self._packed[3]``: the candidate mask
+        that lets every polygon through), gathered once per locate index."""
         index = self.view(LOCATE_KEY, LocateIndex)
         packed = self._packed
         if packed is None or packed[0] is not index:
@@ -237,7 +247,8 @@ class LayeredMeshGraph(NavMeshGraph):
                 index, (ex, ez, ey, self.climb, self.vertices, self.heights, self.poly_start,
                         self.poly_verts),
                 (self._lo, self._hi, index.cell_start, index.cell_polys, index.x0, index.y0,
-                 index.inv, index.nx, index.ny, index.tol))
+                 index.inv, index.nx, index.ny, index.tol),
+                np.ones(self.num_nodes, dtype=np.bool_))
         return packed[1]
 
     def locate(self, point) -> int:
@@ -287,7 +298,7 @@ class LayeredMeshGraph(NavMeshGraph):
         out = np.empty(len(p), dtype=np.int32)
         args = self._kernel_args()
         K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
-                        *args, self.walkable, *self._packed[2], out, np.empty((len(p), 2)))
+                        *args, self._packed[3], *self._packed[2], out, np.empty((len(p), 2)))
         return out
 
     def ground_end(self, where, node):
@@ -578,7 +589,7 @@ def ground_points(graph, nodes, points):
         poly = np.empty(len(p), dtype=np.int32)
         xy = np.empty((len(p), 2))
         K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
-                        *graph._kernel_args(), graph.walkable, *graph._packed[2], poly, xy)
+                        *graph._kernel_args(), graph._packed[3], *graph._packed[2], poly, xy)
         if not np.array_equal(poly, nodes[given]):      # World located them the same way
             raise QueryError("the ends moved between locating and measuring them")
         moved = (xy[:, 0] != p[:, a]) | (xy[:, 1] != p[:, b])

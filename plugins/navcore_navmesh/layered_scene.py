@@ -67,9 +67,11 @@ class LayeredSceneLayer(NavMeshSceneLayer):
             keys = set(value)
             shape = keys & {"rect", "ring"}
             if len(shape) != 1 or keys - {"rect", "ring", "height"} or "height" not in keys:
+                why = ("has no 'height: [low, high]'" if len(shape) == 1 and keys == shape
+                       else f"has keys {sorted(map(str, keys))}")
                 raise SceneError(f"must be a ground region [x, y, w, h] or ring, or a "
                                  f"mapping {{rect: [x, y, w, h] (or ring: [[x, y], ...]), "
-                                 f"height: [low, high]}}, got {describe(value)}")
+                                 f"height: [low, high]}}; this mapping {why}")
             band = value["height"]
             if not (isinstance(band, list) and len(band) == 2
                     and all(isinstance(c, (int, float)) and not isinstance(c, bool)

@@ -164,7 +164,7 @@ def nearest_point(graph, point) -> MeshPoint:
     of the whole walkable mesh."""
     if graph.heights is not None:
         x, y, h = graph._point3(point, "point")
-        p, gx, gy, _ = graph._nearest(x, y, h)
+        p, gx, gy, _ = graph._nearest_walkable(x, y, h)
         return _NO_POINT if p < 0 else MeshPoint(int(p), _lift(graph, int(p), gx, gy))
     x, y = validate.xy(point, "point")
     index = graph.locate_index()

@@ -195,8 +195,10 @@ def make_update(world, graph, params) -> Update | None:
                           f"use {VOCABULARY}")
     tm = getattr(graph, "tiles", None)
     if tm is None and graph.heights is not None:
-        raise UpdateError(f"{gid!r} is a layered (3D level) navmesh: it takes no obstacles or "
-                          f"regions yet (only nodes= / edges= updates)")
+        raise UpdateError(f"{gid!r} is a layered (3D level) navmesh: it takes no 2D "
+                          f"regions (rect=, region=); nodes= / edges= updates, and on a level "
+                          f"built in tiles add_obstacle= with 3D shapes ({{'box': [[x0, y0, "
+                          f"z0], [x1, y1, z1]]}}, ...) and remove_obstacle=")
     if tm is None:
         raise UpdateError(f"navmesh {gid!r} was made from mesh arrays, not built in "
                           f"tiles, so it takes no obstacles or regions (only nodes= / "

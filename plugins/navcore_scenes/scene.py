@@ -303,6 +303,11 @@ class _AgentType:
     def __init__(self, entry: Entry, graph: Entry, folder: Path):
         self.own, self.graph = entry, graph
         self.what, self.at = entry.what, entry.at
+        for key in ("id", "type", "space", "doors", "agents"):
+            if key in entry:
+                raise entry.key_where(key).error(
+                    f"{entry.what} sets '{key}': an agent type gives only the graph type's "
+                    f"parameters (e.g. agent_radius); '{key}' belongs to the graph")
         self.params = _params(entry, folder)
 
     def where(self, key) -> Where:

@@ -179,9 +179,9 @@ def test_stepped_searches_match_find_path(pond, algorithm, options):
     ({"include_areas": [64]}, "area id 64"),
     ({"include_areas": 3.5}, "list of area names"),
     ({"area_costs": {"lava": 2}}, "unknown area 'lava'"),
-    ({"area_costs": {"water": 0}}, "finite number > 0"),
-    ({"area_costs": {"water": float("nan")}}, "finite number > 0"),
-    ({"area_costs": {"water": "2"}}, "finite number > 0"),
+    ({"area_costs": {"water": 0}}, "must be a number > 0 and at most"),
+    ({"area_costs": {"water": float("nan")}}, "must be a number > 0 and at most"),
+    ({"area_costs": {"water": "2"}}, "must be a number > 0 and at most"),
     ({"area_costs": ["water"]}, "mapping of area"),
 ])
 def test_bad_query_options_are_query_errors(pond, options, fragment):

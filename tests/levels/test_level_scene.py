@@ -79,3 +79,11 @@ crowds:
   - {id: c, graph: house, count: 2, from: {rect: [1, 1, 8, 8], height: [5, 3]},
      to: [1, 1, 8, 8]}
 """)
+
+
+def test_a_floor_region_without_its_height_band_says_so(tmp_path):
+    with pytest.raises(navcore.SceneError, match=r"this mapping has no 'height: \[low, high\]'"):
+        _sim(tmp_path, """
+crowds:
+  - {id: c, graph: house, count: 2, from: {rect: [1, 1, 8, 8]}, to: [1, 1, 8, 8]}
+""")
