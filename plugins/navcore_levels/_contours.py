@@ -452,7 +452,9 @@ def build_contours_kernel(width, height, border, cell_index, cell_count, span_y,
     # (lone cells included: with one-way neighbour links a walk can enter one).
     total_edges = 0
     for s in range(edges.shape[0]):
-        e = edges[s]
+        # as int64: numpy (the kernels' Python, NUMBA_DISABLE_JIT) would add
+        # the uint8 bits in uint8 and wrap at 256
+        e = np.int64(edges[s])
         total_edges += (e & 1) + ((e >> 1) & 1) + ((e >> 2) & 1) + ((e >> 3) & 1)
     raw = np.empty((total_edges, 4), np.int32)
     simple = np.empty((total_edges, 4), np.int32)
