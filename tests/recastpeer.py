@@ -116,6 +116,20 @@ def _unavailable(reason: str, skip: bool):
     raise RecastPeerError(reason)
 
 
+def _compiler(src: Path, skip: bool) -> str:
+    """The C++ compiler's path (``$CXX``, ``g++`` by default); a missing
+    compiler or missing peer sources skip the calling test (``skip``,
+    outside CI) or raise :class:`RecastPeerError`."""
+    cxx = os.environ.get("CXX", "g++")
+    compiler = shutil.which(cxx)
+    if not (src / "recast_bench.cpp").is_file():
+        _unavailable(f"the Recast peer's sources are not at {src}", skip)
+    if compiler is None:
+        _unavailable(f"g++ is not installed ({cxx!r} is not on PATH): the Recast peer cannot "
+                     f"be built", skip)
+    return compiler
+
+
 def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
                       skip: bool = True) -> Path:
     """Path of a ``recast_bench`` built from ``src``, compiling it first
@@ -125,13 +139,7 @@ def recast_bench_path(*, src: Path = RECAST_SRC, cache: Path | None = None,
     outside CI) or raise :class:`RecastPeerError`; a failed compile always
     raises, with g++'s messages."""
     src = Path(src)
-    cxx = os.environ.get("CXX", "g++")
-    compiler = shutil.which(cxx)
-    if not (src / "recast_bench.cpp").is_file():
-        _unavailable(f"the Recast peer's sources are not at {src}", skip)
-    if compiler is None:
-        _unavailable(f"g++ is not installed ({cxx!r} is not on PATH): the Recast peer cannot "
-                     f"be built", skip)
+    compiler = _compiler(src, skip)
     cache = Path(cache) if cache is not None else build_dir()
     exe = cache / f"recast_bench-{source_hash(src, compiler)}"
     if os.access(exe, os.X_OK):
@@ -174,13 +182,7 @@ def recast_driver_path(driver: Path, name: str, *, src: Path = RECAST_SRC,
     sources, its lock and atomic rename)."""
     src = Path(src)
     driver = Path(driver).resolve()
-    cxx = os.environ.get("CXX", "g++")
-    compiler = shutil.which(cxx)
-    if not (src / "recast_bench.cpp").is_file():
-        _unavailable(f"the Recast peer's sources are not at {src}", skip)
-    if compiler is None:
-        _unavailable(f"g++ is not installed ({cxx!r} is not on PATH): the Recast peer cannot "
-                     f"be built", skip)
+    compiler = _compiler(src, skip)
     digest = hashlib.sha256((source_hash(src, compiler) + "\0").encode())
     digest.update(driver.read_bytes())
     cache = Path(cache) if cache is not None else build_dir()
