@@ -93,16 +93,22 @@ def reference(world, links, walks, s, t) -> float:
     return INF
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
-def test_linked_find_path_equals_the_naive_reference(seed):
+def linked_world(seed):
+    """``(world, rng, links)``: a random level of ``seed`` as ``"plain"``
+    and, with random links, as ``"linked"``."""
     rng = np.random.default_rng(seed)
     w = navcore.World()
+    v, t = geometry(rng)
+    w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
+    links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
+    w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5, links=links)
+    return w, rng, links
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_linked_find_path_equals_the_naive_reference(seed):
+    w, rng, links = linked_world(seed)
     try:
-        v, t = geometry(rng)
-        w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
-        links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
-        w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5,
-                    links=links)
         ends = [p for link in links for p in (link["start"], link["end"])]
         walks = [[walk(w, a, b) for b in ends] for a in ends]
         found = 0
@@ -137,14 +143,8 @@ def test_linked_find_path_equals_the_naive_reference(seed):
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_distance_matrix_and_pairs_through_links_are_find_path_costs(seed):
-    rng = np.random.default_rng(seed)
-    w = navcore.World()
+    w, rng, links = linked_world(seed)
     try:
-        v, t = geometry(rng)
-        w.add_graph("plain", type="level", vertices=v, triangles=t, cell_size=0.5)
-        links = random_links(w, "plain", rng, int(rng.integers(1, 9)))
-        w.add_graph("linked", type="level", vertices=v, triangles=t, cell_size=0.5,
-                    links=links)
         ends = [tuple(map(float, w.random_point("plain", rng).point)) for _ in range(7)]
         # link ends themselves, and a polygon id (searched from its centroid)
         ends += [links[0]["start"], links[-1]["end"], int(rng.integers(0, 10))]
