@@ -70,8 +70,8 @@ def specs(graph, count, rng):
     return out
 
 
-PRE = ("rasterize", "filter", "compact")
-POST = ("erode", "areas", "distance_field", "regions", "contours", "polymesh", "detail")
+PRE = ("voxelize",)      # build_tiled's timings: rasterize .. compact
+POST = ("mesh",)         # erosion .. detail
 
 
 def peer_table(path, vertices, triangles, cfg, rows, quick):

@@ -112,9 +112,20 @@ def check_memory(what: str, nbytes: int, available: int | None = None) -> None:
         available = available_memory()
     if available is None or nbytes <= MEMORY_FRACTION * available:
         return
-    raise CapacityError(f"{what} needs about {_gb(nbytes)} of memory; "
-                        f"{_gb(MEMORY_FRACTION * available)} of the {_gb(available)} "
-                        f"available may be used")
+    raise memory_error(what, nbytes, available)
+
+
+def memory_limit(available: int | None) -> float:
+    """The bytes ``check_memory`` lets one buffer take out of ``available``
+    (inf when it is not known): for kernels that check before allocating."""
+    return float("inf") if available is None else MEMORY_FRACTION * available
+
+
+def memory_error(what: str, nbytes: int, available: int) -> CapacityError:
+    """The error ``check_memory`` raises for ``what`` of ``nbytes``."""
+    return CapacityError(f"{what} needs about {_gb(nbytes)} of memory; "
+                         f"{_gb(MEMORY_FRACTION * available)} of the {_gb(available)} "
+                         f"available may be used")
 
 
 def count(items) -> int:

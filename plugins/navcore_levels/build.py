@@ -26,11 +26,10 @@ from .config import LevelConfig
 from .contours import contours_checked
 from .detail import DetailMesh, detail_checked
 from .heightfield import CompactHeightfield, PolyMesh
-from .obstacles import mark_obstacles
 from .polymesh import polymesh_checked
 from .regions import partition_checked
 from .voxels import (checked_volumes, compact_checked, erode, filter_walkable, mark_volume,
-                     mark_walkable, rasterize, rasterize_checked)
+                     mark_walkable, rasterize)
 
 #: the stages, in order, as ``timings`` names them
 STAGES = ("rasterize", "filter", "compact", "erode", "areas", "distance_field", "regions",
@@ -78,24 +77,17 @@ def stage_clock(spent: dict):
 
 
 def voxelize(vertices, triangles, areas, cfg: LevelConfig, lap, *, bmin=None,
-             bmax=None, checked: bool = False, available: int | None = None
-             ) -> CompactHeightfield:
+             bmax=None) -> CompactHeightfield:
     """The stages every agent of the same voxel settings shares
     (``voxel_key``): rasterize (``areas``: ``mark_walkable``'s) over
     ``bmin``..``bmax`` (the vertices' bounds by default), filter what an
     agent of ``cfg``'s height and climb stands on, and compact; ``lap``
-    is called after each. The compact heightfield, before erosion.
-    ``checked``: the inputs are already checked, as
-    ``voxels.rasterize_checked`` takes them (a tile of a checked level),
-    ``available`` the bytes ``limits.check_memory`` compares with."""
-    if checked:
-        hf = rasterize_checked(vertices, triangles, areas, cfg, bmin, bmax, available)
-    else:
-        hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
+    is called after each. The compact heightfield, before erosion."""
+    hf = rasterize(vertices, triangles, areas, cfg, bmin=bmin, bmax=bmax)
     lap("rasterize")
     hf = filter_walkable(hf, cfg)
     lap("filter")
-    chf = compact_checked(hf, cfg, available)
+    chf = compact_checked(hf, cfg)
     lap("compact")
     return chf
 
@@ -108,48 +100,29 @@ def voxel_key(cfg: LevelConfig) -> tuple:
             cfg.walkable_height)
 
 
-def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap, *,
-                  border_size: int = 0, obstacles=(), available: int | None = None
+def region_stages(voxels: CompactHeightfield, cfg: LevelConfig, volumes, lap
                   ) -> tuple[PolyMesh, CompactHeightfield]:
     """From ``voxelize``'s compact heightfield (left as it is: several
-    agents, or a tile's obstacle rebuilds, may share it) to the polygon
-    mesh: mark ``obstacles`` (:class:`navcore_levels.obstacles.Obstacle`
-    values) that block unwalkable, erode by the agent's radius, mark
-    ``volumes``, then the obstacles that give an area type, partition into
-    regions, trace contours and make polygons, calling ``lap`` after each.
-    The polygon mesh and this agent's compact heightfield, its regions
-    filled in. ``available``: the bytes ``limits.check_memory`` compares
-    with (None: read at each stage)."""
+    agents may share it) to the polygon mesh of a solo build: erode by the
+    agent's radius, mark ``volumes``, partition into regions, trace
+    contours and make polygons, calling ``lap`` after each. The polygon
+    mesh and this agent's compact heightfield, its regions filled in.
+    (A tile runs the same stages in ``_tile_pipeline``'s kernels.)"""
     # the region stages write dist and region in place: this agent's own
     chf = dataclasses.replace(voxels, dist=voxels.dist.copy(), region=voxels.region.copy())
-    blocking = [ob for ob in obstacles if not ob.area]
-    if blocking:
-        chf = mark_obstacles(chf, blocking)
     chf = erode(chf, cfg.walkable_radius)
     lap("erode")
     for volume in volumes:
         chf = mark_volume(chf, volume)
-    # run-time area types over the build's: marking skips unwalkable spans,
-    # so after the erosion they mark what they would have before it
-    chf = mark_obstacles(chf, [ob for ob in obstacles if ob.area])
     lap("areas")
     # the stages below take the heightfield this pipeline made (and the
-    # checked config) through their unchecked entry points: checking its
-    # layout again costs a tile about as much as the stage
-    partition_checked(chf, cfg, border_size, lap, available)
+    # checked config) through their unchecked entry points
+    partition_checked(chf, cfg, 0, lap)
     contours = contours_checked(chf, cfg.edge_max_error, cfg.max_edge_len_cells)
     lap("contours")
     mesh = polymesh_checked(contours, cfg.verts_per_poly)
     lap("polymesh")
     return mesh, chf
-
-
-def polygon_stages(vertices, triangles, areas, cfg: LevelConfig, volumes, lap, *, bmin=None,
-                   bmax=None, border_size: int = 0) -> tuple[PolyMesh, CompactHeightfield]:
-    """``voxelize`` then ``region_stages``: every stage up to the polygon
-    mesh; ``border_size``: cells of tile padding (0 for a solo build)."""
-    voxels = voxelize(vertices, triangles, areas, cfg, lap, bmin=bmin, bmax=bmax)
-    return region_stages(voxels, cfg, volumes, lap, border_size=border_size)
 
 
 def checked_config(config) -> LevelConfig:

@@ -237,15 +237,20 @@ def contours_checked(chf: CompactHeightfield, max_error: float, max_edge_len: in
                   int(max_edge_len), int(flags))
 
 
+def contour_warning(loose: int, max_error: float) -> None:
+    """Logs the holes a contour stage could not join to their outline."""
+    _log.warning("build_contours: %d hole(s) could not be joined to their region's outline "
+                 "(simplification too coarse? max_error=%g); the polygon mesh will not "
+                 "cut them out", loose, max_error)
+
+
 def _trace(chf, width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
            max_region, max_error, max_edge_len, flags) -> ContourSet:
     (verts, vstart, vcount, raw, rstart, rcount, regions, areas, loose) = build_contours_kernel(
         width, height, border, cell_index, cell_count, span_y, neighbors, area, region,
         max_region, np.float32(max_error), max_edge_len, flags)
     if loose:
-        _log.warning("build_contours: %d hole(s) could not be joined to their region's outline "
-                     "(simplification too coarse? max_error=%g); the polygon mesh will not "
-                     "cut them out", loose, max_error)
+        contour_warning(loose, max_error)
     bmin = np.array(chf.bmin, dtype=np.float64)
     bmin[0] += border * chf.cs
     bmin[2] += border * chf.cs

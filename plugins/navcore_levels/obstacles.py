@@ -48,9 +48,9 @@ from navcore import validate
 from navcore.errors import GraphError, UpdateError
 
 from .areas import area_table
-from .voxels import AreaBox, AreaCylinder, mark_volume
+from .voxels import AreaBox, AreaCylinder
 
-__all__ = ["Obstacle", "obstacle", "mark_obstacles"]
+__all__ = ["Obstacle", "obstacle"]
 
 KINDS = ("box", "cylinder", "convex")
 
@@ -128,11 +128,3 @@ def _area_id(value, names) -> int:
     raise UpdateError(f"add_obstacle: area must be an area id 0..63 or a name the level "
                       f"knows ({', '.join(sorted(map(repr, known))) or 'none'}: name new ones "
                       f"in add_graph's areas= or tag_areas=), got {validate.describe(value)}")
-
-
-def mark_obstacles(chf, obstacles):
-    """``chf`` with the spans under ``obstacles`` (:class:`Obstacle`
-    values) given their area (0: not walkable)."""
-    for ob in obstacles:
-        chf = mark_volume(chf, ob.volume)
-    return chf

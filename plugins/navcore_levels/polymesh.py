@@ -77,14 +77,19 @@ def polymesh_checked(contours: ContourSet, nvp: int) -> PolyMesh:
                      np.asarray(contours.bmin, np.float64))
 
 
+def polymesh_warning(bad: int) -> None:
+    """Logs the contours a polygon stage could not fully triangulate."""
+    _log.warning("build_polymesh: %d contour(s) could not be fully triangulated "
+                 "(self-overlapping after simplification); their polygons cover only "
+                 "part of them", bad)
+
+
 def _polygons(contours, verts, vstart, vcount, regions, areas, nvp, bmin) -> PolyMesh:
     out_verts, polys, neighbors, regs, pareas, bad = build_polymesh_kernel(
         verts, vstart, vcount, regions, areas, nvp, int(contours.border_size),
         int(contours.width), int(contours.height))
     if bad:
-        _log.warning("build_polymesh: %d contour(s) could not be fully triangulated "
-                     "(self-overlapping after simplification); their polygons cover only "
-                     "part of them", bad)
+        polymesh_warning(bad)
     return PolyMesh(verts=out_verts, polys=polys, neighbors=neighbors, regions=regs,
                     areas=pareas, nvp=nvp, bmin=bmin.copy(),
                     cs=float(contours.cs), ch=float(contours.ch),

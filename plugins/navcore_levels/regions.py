@@ -178,13 +178,17 @@ def _finish(chf, region, next_id, min_area, merge_area, border, where) -> int:
         count = merge_and_filter(chf.cell_index, chf.cell_count, chf.neighbors, chf.area,
                                  region, next_id, min_area, merge_area)
     if count > MAX_REGIONS:
-        raise CapacityError(f"{where}: the partition gave {count} regions; region ids must "
-                            f"stay below BORDER_REGION ({BORDER_REGION}), so at most "
-                            f"{MAX_REGIONS} fit (build the level in tiles)")
+        raise too_many_regions(where, count)
     chf.region[:] = region
     chf.max_region = int(count)
     chf.border_size = border
     return int(count)
+
+
+def too_many_regions(where: str, count: int) -> CapacityError:
+    return CapacityError(f"{where}: the partition gave {count} regions; region ids must "
+                         f"stay below BORDER_REGION ({BORDER_REGION}), so at most "
+                         f"{MAX_REGIONS} fit (build the level in tiles)")
 
 
 def _check_sizes(chf, min_region_area, merge_region_area, border_size, where):

@@ -11,13 +11,14 @@ Polygon edges on the tile's sides are portals (``-2 - direction`` in
 ``PolyMesh.neighbors``). The padding lets a tile see the walls and floors
 its neighbours see near their common side, so the two meet there.
 
-Tiles are independent: they are built on ``workers`` threads (the stage
-kernels release the GIL) and one tile can be rebuilt after the geometry
-under it changed (:func:`rebuild_tiles`). The level's triangles, areas
-and settings are checked once; each tile's stages then run through the
-stages' unchecked entry points (``rasterize_checked`` .. ``detail_checked``)
-with one reading of the available memory, since re-checking every tile's
-own arrays cost about as much Python (GIL-held) time as the stages.
+Tiles are independent: they are built on ``workers`` threads and one
+tile can be rebuilt after the geometry under it changed
+(:func:`rebuild_tiles`). The level's triangles, areas and settings are
+checked once; each tile then runs as two kernels
+(``_tile_pipeline.voxelize_tile`` and ``mesh_tile``: the same stage
+kernels the stage functions call, in the same order), which hold no GIL
+from the tile's triangles to its detail mesh, so tiles on two threads
+run side by side.
 
 Stitching (:meth:`TiledLevel.stitch`) puts every tile's polygons in one
 :class:`~navcore_levels.heightfield.PolyMesh` over the level's grid:
@@ -55,6 +56,7 @@ tile.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -64,12 +66,17 @@ import numpy as np
 from navcore import limits, validate
 from navcore.errors import CapacityError, GraphError, UpdateError
 
+from . import _tile_pipeline
+from .build import checked_timings
 from .config import LevelConfig
-from .build import checked_timings, voxelize, region_stages, stage_clock
-from .detail import DetailMesh, detail_checked
-from .heightfield import PolyMesh
+from .contours import CONTOUR_TESS_WALL_EDGES, contour_warning
+from .detail import DetailMesh
+from .heightfield import BORDER_REGION, CompactHeightfield, PolyMesh
 from .obstacles import Obstacle, obstacle
-from .voxels import _geometry, checked_volumes, grid_size, mark_walkable
+from .polymesh import polymesh_warning
+from .regions import MAX_REGIONS, MONOTONE_BYTES, WATERSHED_BYTES, too_many_regions
+from .voxels import (BYTES_PER_COLUMN, BYTES_PER_OPEN_SPAN, BYTES_PER_SPAN, _geometry,
+                     checked_grid, checked_volumes, grid_size, mark_walkable, too_many_spans)
 
 __all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "rebuild_obstacles",
            "obstacle_tiles", "checked_obstacles", "tile_border"]
@@ -204,6 +211,7 @@ class _Geometry:
         self.lo = np.minimum(np.minimum(a, b), c)
         self.hi = np.maximum(np.maximum(a, b), c)
         self.volumes = checked_volumes(volumes)
+        self.packed = _tile_pipeline.pack_volumes(self.volumes)
         self.by_tile = None
 
     def bucket(self, bmin, tiles_x, tiles_z, size, border, cs):
@@ -245,45 +253,88 @@ def _tile_box(bmin, tx, tz, size, border, cs):
 
 
 def _build_tile(geo: _Geometry, cfg: LevelConfig, bmin, bmax, tiles_x, index, timings,
-                obstacles=(), available=None):
+                obstacles, available):
     """Tile ``index`` built from the triangles: ``(mesh, chf, detail,
     compact)`` (``compact``: its compact heightfield before obstacles).
-    ``geo`` was checked once for the level, so the stages run unchecked;
-    ``available``: the bytes ``limits.check_memory`` compares with."""
+    ``geo`` was checked once for the level; ``obstacles`` are
+    ``pack_volumes``'s, ``available`` the bytes of memory the stages'
+    checks compare with."""
     tx, tz = index % tiles_x, index // tiles_x
     size, border = int(cfg.tile_size), tile_border(cfg)
     lo, hi = _tile_box(bmin, tx, tz, size, border, cfg.cell_size)
     lo[1], hi[1] = np.float32(bmin[1]), np.float32(bmax[1])
     near = geo.by_tile[index]
-    glo, ghi = geo.lo[near], geo.hi[near]
-    pick = near[(ghi[:, 0] >= lo[0]) & (glo[:, 0] <= hi[0])
-                & (ghi[:, 2] >= lo[2]) & (glo[:, 2] <= hi[2])]
-    if not len(pick):
+    if not len(near):
         return None, None, None, None
-    # the rasterizer reads only the picked triangles' vertices
-    compact = voxelize(geo.verts, geo.tris[pick], geo.areas[pick], cfg, stage_clock(timings),
-                       bmin=lo, bmax=hi, checked=True, available=available)
-    return (*_finish_tile(compact, cfg, geo.volumes, obstacles, timings, available), compact)
-
-
-def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings, available=None):
-    """``(mesh, chf, detail)`` of a tile from its compact heightfield: the
-    obstacles whose box reaches its grid marked, then erosion .. detail."""
-    c = float(compact.cs)
-    lo_x, lo_z = float(compact.bmin[0]) - c, float(compact.bmin[2]) - c
-    hi_x = float(compact.bmin[0]) + (compact.width + 1) * c
-    hi_z = float(compact.bmin[2]) + (compact.height + 1) * c
-    near = [ob for ob in obstacles if ob.hi[0] >= lo_x and ob.lo[0] <= hi_x
-            and ob.hi[1] >= lo_z and ob.lo[1] <= hi_z]
-    mesh, chf = region_stages(compact, cfg, volumes, stage_clock(timings),
-                              border_size=tile_border(cfg), obstacles=near, available=available)
+    width, height = checked_grid(lo, hi, cfg)
     start = time.perf_counter()
-    if mesh.poly_count == 0:
+    status, value, *arrays = _tile_pipeline.voxelize_tile(
+        geo.verts, geo.tris, geo.areas, near, geo.lo, geo.hi, lo, hi,
+        np.float32(cfg.cell_size), np.float32(cfg.cell_height), width, height,
+        cfg.walkable_climb, cfg.walkable_height, BYTES_PER_COLUMN, BYTES_PER_SPAN,
+        BYTES_PER_OPEN_SPAN, limits.MAX_NODES, limits.memory_limit(available))
+    timings["voxelize"] = time.perf_counter() - start
+    if status == _tile_pipeline.EMPTY:
+        return None, None, None, None
+    if status == _tile_pipeline.TOO_MANY_SPANS:
+        raise too_many_spans(len(near), width, height, value)
+    _raise_for(status, value, {_tile_pipeline.HEIGHTFIELD_MEMORY:
+                               f"a heightfield of {width} x {height} cells",
+                               _tile_pipeline.COMPACT_MEMORY: "a compact heightfield"},
+               available)
+    cell_index, cell_count, y, h, area, neighbors = arrays
+    compact = CompactHeightfield(
+        width=width, height=height, border_size=0, walkable_height=cfg.walkable_height,
+        walkable_climb=cfg.walkable_climb, bmin=lo.astype(np.float64), cs=cfg.cell_size,
+        ch=cfg.cell_height, cell_index=cell_index, cell_count=cell_count, y=y, h=h,
+        neighbors=neighbors, area=area, dist=np.zeros(len(y), np.uint16),
+        region=np.zeros(len(y), np.int32))
+    return (*_finish_tile(compact, cfg, geo.packed, obstacles, timings, available), compact)
+
+
+def _raise_for(status, value, what: dict, available) -> None:
+    """The ``CapacityError`` a stage raises for a tile kernel's memory
+    ``status`` (``what``: status -> what the buffers were for)."""
+    if status != _tile_pipeline.OK:
+        raise limits.memory_error(what[status], value, available)
+
+
+def _finish_tile(compact, cfg: LevelConfig, volumes, obstacles, timings, available):
+    """``(mesh, chf, detail)`` of a tile from its compact heightfield: the
+    obstacles whose box reaches its grid marked, then erosion .. detail
+    (``volumes`` and ``obstacles`` as ``pack_volumes`` gives them)."""
+    border = tile_border(cfg)
+    start = time.perf_counter()
+    (status, value, area, dist, region, count, loose, mesh, bad,
+     detail) = _tile_pipeline.mesh_tile(
+        compact.cell_index, compact.cell_count, compact.y, compact.neighbors, compact.area,
+        compact.width, compact.height, compact.bmin, float(compact.cs), float(compact.ch),
+        border, cfg.walkable_radius, volumes, obstacles, cfg.partition == "monotone",
+        int(cfg.min_region_area), int(cfg.merge_region_area), MAX_REGIONS,
+        BORDER_REGION - 1, MONOTONE_BYTES if cfg.partition == "monotone" else WATERSHED_BYTES,
+        np.float32(cfg.edge_max_error), int(cfg.max_edge_len_cells), CONTOUR_TESS_WALL_EDGES,
+        int(cfg.verts_per_poly), float(cfg.detail_sample_distance),
+        float(cfg.detail_sample_error), limits.memory_limit(available))
+    timings["mesh"] = time.perf_counter() - start
+    if status == _tile_pipeline.TOO_MANY_REGIONS:
+        raise too_many_regions("build_regions", value)
+    _raise_for(status, value, {_tile_pipeline.REGIONS_MEMORY:
+                               f"build_regions of {compact.span_count} spans",
+                               _tile_pipeline.DETAIL_MEMORY:
+                               f"a detail mesh of {len(mesh[1])} polygons"}, available)
+    if loose:
+        contour_warning(loose, cfg.edge_max_error)
+    if bad:
+        polymesh_warning(bad)
+    chf = dataclasses.replace(compact, area=area, dist=dist, region=region, border_size=border,
+                              max_region=int(count))
+    if mesh[1].shape[0] == 0:
         return None, chf, None
-    detail = detail_checked(mesh, chf, cfg.detail_sample_distance, cfg.detail_sample_error,
-                            cfg.edge_max_error, available)
-    timings["detail"] = time.perf_counter() - start
-    return mesh, chf, detail
+    origin = np.array(compact.bmin, np.float64)
+    origin[[0, 2]] += border * compact.cs
+    polymesh = PolyMesh(*mesh, nvp=int(cfg.verts_per_poly), bmin=origin, cs=float(compact.cs),
+                        ch=float(compact.ch), border_size=border)
+    return polymesh, chf, DetailMesh(*detail)
 
 
 def _workers(value) -> int:
@@ -301,12 +352,18 @@ def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings, obstacles=()):
     """Build tiles ``ids``; their (mesh, chf, detail, compact) in that order."""
     # the memory checks of every tile's stages compare with one reading
     available = limits.available_memory()
+    packed = _packed_obstacles(obstacles)
 
     def one(i):
         spent = {}
-        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, obstacles, available)
+        out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, packed, available)
         return out, spent
     return _pool(one, ids, workers, timings)
+
+
+def _packed_obstacles(obstacles) -> tuple:
+    """Obstacles as ``_tile_pipeline.mesh_tile`` reads them."""
+    return _tile_pipeline.pack_volumes([ob.volume for ob in obstacles])
 
 
 def _pool(one, ids, workers, timings):
@@ -330,8 +387,9 @@ def build_tiled(vertices, triangles, config: LevelConfig, *, workers: int = 0,
     > 0 and at least the tile border ``walkable_radius + 3``) on
     ``workers`` threads (0 or 1: this thread). Arguments as
     :func:`navcore_levels.build.build_navmesh_arrays`'s; ``timings``
-    receives each stage's seconds summed over tiles (``STAGES``, detail
-    included), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
+    receives the seconds of the tiles' two kernels summed over tiles,
+    ``"voxelize"`` (rasterize .. compact) and ``"mesh"`` (erosion ..
+    detail), ``"tiles"`` (the tile builds' wall time) and ``"stitch"``. The answer's
     :meth:`TiledLevel.stitch` is already computed. ``obstacles``: run-time
     obstacles (specs as :func:`navcore_levels.obstacles.obstacle` reads
     them, y up, or its ``Obstacle`` values) marked unwalkable before the
@@ -449,8 +507,8 @@ def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
     their cached compact heightfields: obstacles marked, erosion,
     regions, contours, polygons, detail (DetourTileCache's rebuild). The
     answer is stitched, and equals ``build_tiled`` of the same geometry
-    with these obstacles. ``timings`` receives the stages' seconds summed
-    over the tiles and ``"tiles"``, ``"stitch"``."""
+    with these obstacles. ``timings`` receives ``"mesh"`` (the tiles'
+    erosion .. detail, summed over the tiles), ``"tiles"`` and ``"stitch"``."""
     if not isinstance(tiled, TiledLevel):
         raise GraphError(f"rebuild_obstacles: expected a TiledLevel (build_tiled gives one), "
                          f"got {type(tiled).__name__}")
@@ -465,12 +523,13 @@ def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
     cfg = tiled.config
     t0 = time.perf_counter()
     available = limits.available_memory()
+    volumes, packed = _tile_pipeline.pack_volumes(tiled.volumes), _packed_obstacles(obstacles)
 
     def one(i):
         spent_here = {}
         if tiled.compacts[i] is None:
             return (None, None, None), spent_here
-        return _finish_tile(tiled.compacts[i], cfg, tiled.volumes, obstacles, spent_here,
+        return _finish_tile(tiled.compacts[i], cfg, volumes, packed, spent_here,
                             available), spent_here
     built = _pool(one, ids.tolist(), workers, spent)
     new = TiledLevel(cfg, tiled.bmin, tiled.bmax, tiled.tiles_x, tiled.tiles_z,

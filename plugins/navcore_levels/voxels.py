@@ -201,6 +201,37 @@ def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi,
     ``hi >= lo``; ``available``: the bytes ``limits.check_memory``
     compares with (None: read now). A tiled build checks the level once
     and rasterizes each tile through this."""
+    width, height = checked_grid(lo, hi, cfg)
+    cells = width * height
+    # each triangle adds at most one span per cell of its footprint's box,
+    # and a column holds at most one span per two cell heights
+    spans_bound = _rasterize.spans_upper_bound(verts, tris, np.float32(cfg.cell_size), width,
+                                               height)
+    spans_bound = min(spans_bound, cells * (_rasterize.SPAN_MAX_HEIGHT + 1) // 2)
+    if spans_bound > limits.MAX_NODES:
+        raise too_many_spans(len(tris), width, height, spans_bound)
+    limits.check_memory(f"a heightfield of {width} x {height} cells",
+                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN,
+                        available)
+    capacity = int(min(spans_bound, 2 * cells)) + 64
+    cs32, ch32 = np.float32(cfg.cell_size), np.float32(cfg.cell_height)
+    lists = _rasterize.rasterize_triangles(verts, tris, areas, lo, hi, cs32, ch32, width,
+                                           height, cfg.walkable_climb, capacity)
+    column_start, smin, smax, area = _rasterize.pack_columns(*lists)
+    return Heightfield(width=width, height=height, bmin=lo.astype(np.float64),
+                       bmax=hi.astype(np.float64), cs=cfg.cell_size, ch=cfg.cell_height,
+                       column_start=column_start, smin=smin, smax=smax, area=area)
+
+
+def too_many_spans(triangles: int, width: int, height: int, bound: int) -> CapacityError:
+    return CapacityError(f"rasterizing {triangles} triangles into {width} x {height} "
+                         f"cells may make {bound} spans, past the int32 limit")
+
+
+def checked_grid(lo, hi, cfg: LevelConfig) -> tuple[int, int]:
+    """The cells along x and z of a heightfield over ``lo``..``hi``
+    (float32); ``GraphError`` for no cells, ``CapacityError`` for a level
+    too tall for span heights or a grid past the int32 cell limit."""
     width, height = grid_size(lo, hi, cfg.cell_size)
     if width < 1 or height < 1:
         raise GraphError(f"the grid over bmin {lo.tolist()} .. bmax {hi.tolist()} has "
@@ -213,29 +244,10 @@ def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi,
             f"the level is {float(hi[1] - lo[1]):g} units tall, {tall:.0f} cell heights of "
             f"{cfg.cell_height}: more than the {_rasterize.SPAN_MAX_HEIGHT} a heightfield "
             f"holds; use cell_height >= {float(hi[1] - lo[1]) / _rasterize.SPAN_MAX_HEIGHT:.4g}")
-    cells = width * height
-    if cells > limits.MAX_NODES:
+    if width * height > limits.MAX_NODES:
         raise CapacityError(f"a heightfield of {width} x {height} cells exceeds the int32 "
                             f"cell limit of {limits.MAX_NODES}")
-    # each triangle adds at most one span per cell of its footprint's box,
-    # and a column holds at most one span per two cell heights
-    spans_bound = _rasterize.spans_upper_bound(verts, tris, np.float32(cfg.cell_size), width,
-                                               height)
-    spans_bound = min(spans_bound, cells * (_rasterize.SPAN_MAX_HEIGHT + 1) // 2)
-    if spans_bound > limits.MAX_NODES:
-        raise CapacityError(f"rasterizing {len(tris)} triangles into {width} x {height} "
-                            f"cells may make {spans_bound} spans, past the int32 limit")
-    limits.check_memory(f"a heightfield of {width} x {height} cells",
-                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN,
-                        available)
-    capacity = int(min(spans_bound, 2 * cells)) + 64
-    cs32, ch32 = np.float32(cfg.cell_size), np.float32(cfg.cell_height)
-    lists = _rasterize.rasterize_triangles(verts, tris, areas, lo, hi, cs32, ch32, width,
-                                           height, cfg.walkable_climb, capacity)
-    column_start, smin, smax, area = _rasterize.pack_columns(*lists)
-    return Heightfield(width=width, height=height, bmin=lo.astype(np.float64),
-                       bmax=hi.astype(np.float64), cs=cfg.cell_size, ch=cfg.cell_height,
-                       column_start=column_start, smin=smin, smax=smax, area=area)
+    return width, height
 
 
 def _heightfield(hf) -> Heightfield:

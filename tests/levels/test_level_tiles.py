@@ -397,6 +397,28 @@ def test_bad_tile_sizes():
     assert sorted(tiled.tiles_touching((0, 0), (10, 10))) == list(range(tiled.tile_count))
 
 
+@pytest.mark.nojit
+def test_tile_kernels_check_memory_as_the_stages_do(monkeypatch):
+    """A tile's two kernels check their first buffers against the memory
+    before allocating, as the stage functions do, and the error names the
+    stage; a failed rebuild leaves the level as it was."""
+    import navcore.limits
+    from navcore_levels.tiles import rebuild_obstacles
+    floor = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10]], float)
+    tris = np.array([[0, 2, 1], [0, 3, 2]])
+    cfg = LevelConfig(tile_size=16)
+    tiled = build_tiled(floor, tris, cfg)
+    before = tiled.stitch()
+    monkeypatch.setattr(navcore.limits, "available_memory", lambda: 1000)
+    with pytest.raises(CapacityError, match="a heightfield of 26 x 26 cells needs about"):
+        build_tiled(floor, tris, cfg)
+    # a rebuild starts from the kept compact heightfield: the regions check
+    spans = tiled.compacts[0].span_count
+    with pytest.raises(CapacityError, match=f"build_regions of {spans} spans needs about"):
+        rebuild_obstacles(tiled, [{"box": [[1, -1, 1], [2, 1, 2]]}])
+    assert tiled.stitch() is before and tiled.obstacles == ()
+
+
 def test_tiles_reach_the_partial_last_cell():
     """A 10 x 10 floor: the solo grid has 33 cells of 0.3 (9.9) and cuts
     off the last 0.1, so its mesh runs 0.9..9.0; 16-cell tiles cover 0..14.4
