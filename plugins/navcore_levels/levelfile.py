@@ -43,6 +43,8 @@ import numpy as np
 from navcore import limits, validate
 from navcore.errors import GraphError, MeshFormatError, NavError
 
+from ._geometry import first_bad_index, first_bad_vertex
+
 #: file suffixes read through trimesh
 TRIMESH_SUFFIXES = (".gltf", ".glb", ".ply", ".stl")
 SUFFIXES = (".obj",) + TRIMESH_SUFFIXES
@@ -132,9 +134,8 @@ def checked_arrays(vertices, triangles) -> tuple[np.ndarray, np.ndarray]:
     verts = validate.array(vertices, "vertices", GraphError, dtype=np.float64)
     if verts.ndim != 2 or verts.shape[1] != 3:
         raise GraphError(f"vertices must be (N, 3) x, y, z numbers, got shape {verts.shape}")
-    bad = ~np.isfinite(verts).all(axis=1) | (np.abs(verts) > limits.MAX_COORDINATE).any(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    i = first_bad_vertex(np.ascontiguousarray(verts), float(limits.MAX_COORDINATE))
+    if i >= 0:
         raise GraphError(f"vertex {i} {verts[i].tolist()} is not finite or farther than "
                          f"{limits.MAX_COORDINATE:g} from the origin")
     tris = validate.array(triangles, "triangles", GraphError)
@@ -143,9 +144,8 @@ def checked_arrays(vertices, triangles) -> tuple[np.ndarray, np.ndarray]:
     if tris.ndim != 2 or tris.shape[1] != 3 or (tris.size and not validate.int_dtype(tris.dtype)):
         raise GraphError(f"triangles must be (M, 3) integer vertex indices, got "
                          f"{tris.dtype} of shape {tris.shape}")
-    out = (tris < 0) | (tris >= len(verts))
-    if out.any():
-        i, j = (int(k) for k in np.argwhere(out)[0])
+    i, j = first_bad_index(tris, len(verts)) if tris.size else (-1, -1)
+    if i >= 0:
         raise GraphError(f"triangle {i} names vertex {int(tris[i, j])}, but there are "
                          f"{len(verts)} vertices")
     return np.ascontiguousarray(verts), tris.astype(np.int32)

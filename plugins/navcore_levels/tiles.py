@@ -66,7 +66,7 @@ import numpy as np
 from navcore import limits, validate
 from navcore.errors import CapacityError, GraphError, UpdateError
 
-from . import _tile_pipeline
+from . import _geometry as _geometry_kernels, _tile_pipeline
 from .build import checked_timings
 from .config import LevelConfig
 from .contours import CONTOUR_TESS_WALL_EDGES, contour_warning
@@ -76,7 +76,7 @@ from .obstacles import Obstacle, obstacle
 from .polymesh import polymesh_warning
 from .regions import MAX_REGIONS, MONOTONE_BYTES, WATERSHED_BYTES, too_many_regions
 from .voxels import (BYTES_PER_COLUMN, BYTES_PER_OPEN_SPAN, BYTES_PER_SPAN, _geometry,
-                     checked_grid, checked_volumes, grid_size, mark_walkable, too_many_spans)
+                     checked_grid, checked_volumes, grid_size, too_many_spans, walkable_checked)
 
 __all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "rebuild_obstacles",
            "obstacle_tiles", "checked_obstacles", "tile_border"]
@@ -205,11 +205,8 @@ class _Geometry:
 
     def __init__(self, vertices, triangles, cfg, triangle_areas, volumes):
         self.verts, self.tris = _geometry(vertices, triangles)
-        self.areas = mark_walkable(self.verts, self.tris, cfg, triangle_areas)
-        # three (M, 3) corner arrays: numpy reduces over a length-3 axis slowly
-        a, b, c = (self.verts[self.tris[:, k]] for k in range(3))
-        self.lo = np.minimum(np.minimum(a, b), c)
-        self.hi = np.maximum(np.maximum(a, b), c)
+        self.areas = walkable_checked(self.verts, self.tris, cfg, triangle_areas)
+        self.lo, self.hi = _geometry_kernels.triangle_boxes(self.verts, self.tris)
         self.volumes = checked_volumes(volumes)
         self.packed = _tile_pipeline.pack_volumes(self.volumes)
         self.by_tile = None
@@ -218,24 +215,10 @@ class _Geometry:
         """Per tile, the triangles whose x-z box may reach its padded grid
         (a superset: a cell of slack either side; ``_build_tile`` keeps
         the exact overlaps), as Recast's chunky mesh narrows the search."""
-        tcs = size * cs
-        slack = (border + 1) * cs
-        lo_t = np.floor((self.lo[:, [0, 2]] - bmin[[0, 2]] - slack) / tcs).astype(np.int64)
-        hi_t = np.floor((self.hi[:, [0, 2]] - bmin[[0, 2]] + slack) / tcs).astype(np.int64)
-        lo_t = np.maximum(lo_t, 0)
-        hi_t = np.minimum(hi_t, [tiles_x - 1, tiles_z - 1])
-        nx = np.maximum(hi_t[:, 0] - lo_t[:, 0] + 1, 0)
-        nz = np.maximum(hi_t[:, 1] - lo_t[:, 1] + 1, 0)
-        count = nx * nz
-        tri = np.repeat(np.arange(len(count)), count)
-        k = np.arange(len(tri)) - np.repeat(np.cumsum(count) - count, count)
-        tx = lo_t[tri, 0] + k % nx[tri]
-        tz = lo_t[tri, 1] + k // nx[tri]
-        tile = tz * tiles_x + tx
-        order = np.argsort(tile, kind="stable")
-        tri, tile = tri[order], tile[order]
-        cuts = np.searchsorted(tile, np.arange(tiles_x * tiles_z + 1))
-        self.by_tile = [tri[cuts[i]:cuts[i + 1]] for i in range(tiles_x * tiles_z)]
+        tris, start = _geometry_kernels.bucket_by_tile(
+            self.lo, self.hi, float(bmin[0]), float(bmin[2]), tiles_x, tiles_z, size * cs,
+            (border + 1) * cs)
+        self.by_tile = [tris[start[i]:start[i + 1]] for i in range(tiles_x * tiles_z)]
 
 
 def _tile_box(bmin, tx, tz, size, border, cs):

@@ -137,8 +137,12 @@ def mark_walkable(vertices, triangles, config: LevelConfig, tri_area=None) -> np
     but never walked on. A walkable triangle faces up: its
     vertices run counter-clockwise seen from above (``(v1-v0) x (v2-v0)``
     points up)."""
-    cfg = _config(config)
     verts, tris = _geometry(vertices, triangles)
+    return walkable_checked(verts, tris, _config(config), tri_area)
+
+
+def walkable_checked(verts, tris, cfg: LevelConfig, tri_area=None) -> np.ndarray:
+    """``mark_walkable`` of ``_geometry``'s checked arrays."""
     walk = _area_ids(WALKABLE_AREA if tri_area is None else tri_area, len(tris), "tri_area",
                      allow_null=True)
     limit = np.cos(np.float32(cfg.max_slope) / np.float32(180.0) * np.float32(3.14159265))
