@@ -30,7 +30,7 @@ import hashlib
 
 import numpy as np
 
-from navcore import World, validate
+from navcore import World, limits, validate
 from navcore.errors import GraphError
 
 from .areas import area_table
@@ -86,7 +86,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         partition: ``"watershed"`` or ``"monotone"`` regions.
         tile_size: tile width in cells: 0 builds the level whole (Recast's
             solo mesh), more builds it in tiles stitched into one mesh
-            (``build_tiled``), which takes run-time obstacles
+            (``build_tiled``, on the world's ``workers`` threads), which
+            takes run-time obstacles
             (``navcore_levels.updates``: only the tiles they reach are
             built again).
         mesh: path of a baked level (``navcore bake LEVEL -o OUT.npz``,
@@ -167,7 +168,10 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     if baked is not None:
         mesh, detail = baked.polymesh, baked.detail
     elif config.tile_size:
-        tiled = build_tiled(lvl.vertices, lvl.triangles, config, **marks)
+        # the world's worker threads build the tiles (they are independent:
+        # the mesh is the same on any number of threads)
+        workers = min(int(getattr(world, "workers", 0) or 0), limits.max_workers())
+        tiled = build_tiled(lvl.vertices, lvl.triangles, config, workers=workers, **marks)
         stitched = tiled.stitch()
         mesh, detail = stitched.mesh, stitched.detail
     else:

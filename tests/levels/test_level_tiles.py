@@ -305,6 +305,27 @@ def test_workers_give_the_same_mesh():
     assert np.array_equal(a.unlinked, b.unlinked)
 
 
+def test_a_world_builds_tiles_on_its_workers(monkeypatch):
+    """A tiled level graph in a ``World(workers=2)`` builds its tiles on
+    two threads, and its polygons are the one-thread world's."""
+    import navcore
+    from navcore_levels import tiles
+    threads = []
+    real = tiles._pool
+    monkeypatch.setattr(tiles, "_pool", lambda one, ids, workers, timings:
+                        threads.append(workers) or real(one, ids, workers, timings))
+    floor = np.array([[0, 0, 0], [20, 0, 0], [20, 0, 14], [0, 0, 14]], float)
+    tris = np.array([[0, 2, 1], [0, 3, 2]])
+    meshes = []
+    for workers in (0, 2):
+        with navcore.World(workers=workers) as world:
+            g = world.add_graph("l", type="level", vertices=floor, triangles=tris,
+                                tile_size=16)
+            meshes.append(g.level_mesh)
+    assert threads == [0, 2]
+    _same_mesh(*meshes)
+
+
 # ---------------------------------------------------------------- rebuilds
 
 def _box(lo, hi):
