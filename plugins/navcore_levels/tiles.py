@@ -540,23 +540,25 @@ def _stitch(level: TiledLevel) -> Stitched:
                          np.zeros(0, np.uint8), nvp, level.bmin.copy(), float(cfg.cell_size),
                          float(cfg.cell_height))
         return Stitched(empty, np.zeros(0, np.int32), np.zeros((0, 2), np.int32))
-    verts, polys, nbrs, regs, areas, tile_of = [], [], [], [], [], []
-    voff = poff = roff = 0
-    for i, m in parts:
-        tx, tz = i % level.tiles_x, i // level.tiles_x
-        v = m.verts.astype(np.int64) + [tx * size, 0, tz * size]
-        verts.append(v)
-        polys.append(np.where(m.polys >= 0, m.polys + voff, -1))
-        nbrs.append(np.where(m.neighbors >= 0, m.neighbors + poff, m.neighbors))
-        regs.append(np.where(m.regions > 0, m.regions + roff, m.regions))
-        areas.append(m.areas)
-        tile_of.append(np.full(m.poly_count, i, np.int32))
-        voff += len(v)
-        poff += m.poly_count
-        roff += int(m.regions.max(initial=0))
-    verts = np.concatenate(verts)
-    polys = np.concatenate(polys).astype(np.int64)
-    nbrs = np.concatenate(nbrs).astype(np.int64)
+    # every tile's arrays in one, each tile's ids shifted past the tiles before
+    ids = np.array([i for i, _ in parts], np.int64)
+    meshes = [m for _, m in parts]
+    nv = np.array([len(m.verts) for m in meshes], np.int64)
+    npoly = np.array([m.poly_count for m in meshes], np.int64)
+    voff, poff = np.cumsum(nv) - nv, np.cumsum(npoly) - npoly
+    top = np.array([int(m.regions.max(initial=0)) for m in meshes], np.int64)
+    roff = np.cumsum(top) - top
+    corner = np.stack([ids % level.tiles_x * size, np.zeros_like(ids), ids // level.tiles_x * size],
+                      axis=1)
+    verts = np.concatenate([m.verts for m in meshes]).astype(np.int64) + np.repeat(corner, nv, 0)
+    polys = np.concatenate([m.polys for m in meshes]).astype(np.int64)
+    polys = np.where(polys >= 0, polys + np.repeat(voff, npoly)[:, None], -1)
+    nbrs = np.concatenate([m.neighbors for m in meshes]).astype(np.int64)
+    nbrs = np.where(nbrs >= 0, nbrs + np.repeat(poff, npoly)[:, None], nbrs)
+    regs = np.concatenate([m.regions for m in meshes])
+    regs = np.where(regs > 0, regs + np.repeat(roff, npoly), regs)
+    areas = np.concatenate([m.areas for m in meshes])
+    tile_of = np.repeat(ids, npoly).astype(np.int32)
     remap = _weld(verts, size)
     polys = np.where(polys >= 0, remap[np.maximum(polys, 0)], -1)
     used = np.unique(polys[polys >= 0])
@@ -571,10 +573,10 @@ def _stitch(level: TiledLevel) -> Stitched:
     detail = None if split or any(d is None for d in details) else _join_details(details)
     mesh = PolyMesh(verts=verts.astype(np.int32), polys=out_polys.astype(np.int32),
                     neighbors=out_nbrs.astype(np.int32),
-                    regions=np.concatenate(regs).astype(np.int32),
-                    areas=np.concatenate(areas).astype(np.uint8), nvp=out_polys.shape[1],
+                    regions=regs.astype(np.int32),
+                    areas=areas.astype(np.uint8), nvp=out_polys.shape[1],
                     bmin=level.bmin.copy(), cs=float(cfg.cell_size), ch=float(cfg.cell_height))
-    return Stitched(mesh, np.concatenate(tile_of), unlinked, detail)
+    return Stitched(mesh, tile_of, unlinked, detail)
 
 
 def _join_details(details) -> DetailMesh:
