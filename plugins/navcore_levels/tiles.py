@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -341,7 +341,7 @@ def _run(geo, cfg, bmin, bmax, tiles_x, ids, workers, timings, obstacles=()):
         spent = {}
         out = _build_tile(geo, cfg, bmin, bmax, tiles_x, i, spent, packed, available)
         return out, spent
-    return _pool(one, ids, workers, timings)
+    return _pool(one, ids, workers, timings, cost=lambda i: len(geo.by_tile[i]))
 
 
 def _packed_obstacles(obstacles) -> tuple:
@@ -349,14 +349,41 @@ def _packed_obstacles(obstacles) -> tuple:
     return _tile_pipeline.pack_volumes([ob.volume for ob in obstacles])
 
 
-def _pool(one, ids, workers, timings):
+def _pool(one, ids, workers, timings, cost=None):
     """``one(i)`` (a result and its stage times) for each of ``ids`` on
-    ``workers`` threads; the times summed into ``timings``."""
+    ``workers`` threads, this one among them; the results in ``ids``'
+    order, the times summed into ``timings``. ``cost(i)``: a tile's
+    expected work; the costliest start first, so no thread is left with
+    a large tile at the end."""
+    ids = list(ids)
     if workers <= 1 or len(ids) <= 1:
         results = [one(i) for i in ids]
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(one, ids))
+        order = sorted(range(len(ids)), key=lambda k: -cost(ids[k])) if cost else \
+            list(range(len(ids)))
+        results = [None] * len(ids)
+        failed = []
+        queue = iter(order)
+        lock = threading.Lock()
+
+        def drain():
+            while not failed:
+                with lock:
+                    k = next(queue, None)
+                if k is None:
+                    return
+                try:
+                    results[k] = one(ids[k])
+                except BaseException as exc:        # re-raised in the calling thread
+                    failed.append(exc)
+        helpers = [threading.Thread(target=drain, daemon=True) for _ in range(workers - 1)]
+        for t in helpers:
+            t.start()
+        drain()
+        for t in helpers:
+            t.join()
+        if failed:
+            raise failed[0]
     for _, spent in results:
         for k, v in spent.items():
             timings[k] = timings.get(k, 0.0) + v
@@ -514,7 +541,8 @@ def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
             return (None, None, None), spent_here
         return _finish_tile(tiled.compacts[i], cfg, volumes, packed, spent_here,
                             available), spent_here
-    built = _pool(one, ids.tolist(), workers, spent)
+    built = _pool(one, ids.tolist(), workers, spent, cost=lambda i: 0 if tiled.compacts[i] is None
+                  else tiled.compacts[i].span_count)
     new = TiledLevel(cfg, tiled.bmin, tiled.bmax, tiled.tiles_x, tiled.tiles_z,
                      list(tiled.meshes), list(tiled.heightfields), list(tiled.details),
                      list(tiled.compacts), tiled.volumes, obstacles, ids)

@@ -312,8 +312,8 @@ def test_a_world_builds_tiles_on_its_workers(monkeypatch):
     from navcore_levels import tiles
     threads = []
     real = tiles._pool
-    monkeypatch.setattr(tiles, "_pool", lambda one, ids, workers, timings:
-                        threads.append(workers) or real(one, ids, workers, timings))
+    monkeypatch.setattr(tiles, "_pool", lambda one, ids, workers, timings, cost=None:
+                        threads.append(workers) or real(one, ids, workers, timings, cost))
     floor = np.array([[0, 0, 0], [20, 0, 0], [20, 0, 14], [0, 0, 14]], float)
     tris = np.array([[0, 2, 1], [0, 3, 2]])
     meshes = []
@@ -431,12 +431,13 @@ def test_tile_kernels_check_memory_as_the_stages_do(monkeypatch):
     tiled = build_tiled(floor, tris, cfg)
     before = tiled.stitch()
     monkeypatch.setattr(navcore.limits, "available_memory", lambda: 1000)
-    with pytest.raises(CapacityError, match="a heightfield of 26 x 26 cells needs about"):
-        build_tiled(floor, tris, cfg)
+    for workers in (0, 2):          # raised in the calling thread either way
+        with pytest.raises(CapacityError, match="a heightfield of 26 x 26 cells needs about"):
+            build_tiled(floor, tris, cfg, workers=workers)
     # a rebuild starts from the kept compact heightfield: the regions check
     spans = tiled.compacts[0].span_count
     with pytest.raises(CapacityError, match=f"build_regions of {spans} spans needs about"):
-        rebuild_obstacles(tiled, [{"box": [[1, -1, 1], [2, 1, 2]]}])
+        rebuild_obstacles(tiled, [{"box": [[1, -1, 1], [2, 1, 2]]}], workers=2)
     assert tiled.stitch() is before and tiled.obstacles == ()
 
 
