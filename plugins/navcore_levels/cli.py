@@ -136,7 +136,8 @@ def _setting_help() -> dict:
             out[name] += " " + line.strip()
         else:
             name = None
-    out["tile_size"] = "tile width in cells (0: the level in one piece)"
+    out["tile_size"] = ("tile width in cells (0: the level in one piece; default: 256-cell "
+                        "tiles for a level wider than 256 cells, else one piece)")
     return {k: v.replace("``", "").rstrip(".").replace("%", "%%") for k, v in out.items()}
 
 

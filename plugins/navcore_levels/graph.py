@@ -26,6 +26,7 @@ that high too.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import numpy as np
@@ -40,7 +41,13 @@ from ._detail_kernels import surface_heights_kernel
 from .tiles import build_tiled
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
-from .voxels import mark_walkable
+from .voxels import grid_size, mark_walkable
+
+#: the tile width (cells) of a level graph given no ``tile_size``, when the
+#: level is wider than one tile: Unity's default tile size, large enough
+#: that a tile's border (``walkable_radius + 3`` cells each side) adds
+#: under 10% of work, small enough to build the tiles on several threads
+DEFAULT_TILE_SIZE = 256
 
 def length_3d(points) -> float:
     """The 3D length of a level path's ``(k, 3)`` points (``cost`` is the
@@ -55,7 +62,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                       agent_height=2.0, agent_radius=0.6, agent_climb=0.9, max_slope=45.0,
                       region_min_size=8, region_merge_size=20, edge_max_len=12.0,
                       edge_max_error=1.3, verts_per_poly=6, detail_sample_dist=6.0,
-                      detail_sample_max_error=1.0, partition="watershed", tile_size=0, mesh=None,
+                      detail_sample_max_error=1.0, partition="watershed", tile_size=None, mesh=None,
                       links=None, areas=None, tag_areas=None):
     """A navmesh of the walkable surface of a 3D level (Recast's pipeline,
     ``navcore_levels``), searched with any-angle paths in 3D.
@@ -86,6 +93,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         partition: ``"watershed"`` or ``"monotone"`` regions.
         tile_size: tile width in cells: 0 builds the level whole (Recast's
             solo mesh), more builds it in tiles stitched into one mesh
+            (None, the default: tiles of ``DEFAULT_TILE_SIZE`` cells for a
+            level wider than one of them along x or z, else whole)
             (``build_tiled``, on the world's ``workers`` threads), which
             takes run-time obstacles
             (``navcore_levels.updates``: only the tiles they reach are
@@ -147,7 +156,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                          edge_max_len=edge_max_len, edge_max_error=edge_max_error,
                          verts_per_poly=verts_per_poly, detail_sample_dist=detail_sample_dist,
                          detail_sample_max_error=detail_sample_max_error,
-                         partition=partition, tile_size=tile_size)
+                         partition=partition, tile_size=0 if tile_size is None else tile_size)
     baked = tiled = None
     if mesh is not None:
         baked = load_level_mesh(mesh)
@@ -161,6 +170,8 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         raise GraphError("a level graph needs level=PATH or vertices= with triangles=")
     else:
         lvl = level_from_arrays(vertices, triangles, up=up)
+    if tile_size is None and baked is None:
+        config = dataclasses.replace(config, tile_size=default_tile_size(lvl.vertices, config))
     # a baked mesh's areas are its polygons' ids and the bake's names
     table = area_table(areas, tag_areas, () if baked is not None else lvl.tags, up)
     marks = dict(volumes=table.volumes, triangle_areas=None if table.triangle_ids is None
@@ -198,6 +209,16 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     if links is not None:
         graph.set_links(links, radius=config.agent_radius)
     return graph
+
+
+def default_tile_size(vertices, config: LevelConfig) -> int:
+    """``DEFAULT_TILE_SIZE`` for a level whose grid (``config.cell_size``
+    cells over the vertices' bounds) is wider than that along x or z,
+    else 0 (one piece)."""
+    if not len(vertices):
+        return 0
+    width, height = grid_size(vertices.min(axis=0), vertices.max(axis=0), config.cell_size)
+    return DEFAULT_TILE_SIZE if max(width, height) > DEFAULT_TILE_SIZE else 0
 
 
 def layered_graph(world, mesh, detail, config, up, extents, pad: int = 0):

@@ -50,12 +50,14 @@ def test_bad_agent_configs_are_graph_errors():
 def test_level_graphs_of_one_world_share_voxels_and_equal_separate_builds():
     path = rp.LEVELS / "dungeon.obj"
     w = navcore.World()
-    small = w.add_graph("small", type="level", level=path, agent_radius=0.3)
-    large = w.add_graph("large", type="level", level=path, agent_radius=0.9)
-    other = w.add_graph("tall", type="level", level=path, agent_height=3.0)
+    # built whole (tile_size=0): a tiled level's tile borders follow the radius
+    small = w.add_graph("small", type="level", level=path, agent_radius=0.3, tile_size=0)
+    large = w.add_graph("large", type="level", level=path, agent_radius=0.9, tile_size=0)
+    other = w.add_graph("tall", type="level", level=path, agent_height=3.0, tile_size=0)
     assert large.voxels is small.voxels             # rasterized once
     assert other.voxels is not small.voxels         # another height: its own
-    alone = navcore.World().add_graph("large", type="level", level=path, agent_radius=0.9)
+    alone = navcore.World().add_graph("large", type="level", level=path, agent_radius=0.9,
+                                      tile_size=0)
     np.testing.assert_array_equal(large.poly_verts, alone.poly_verts)
     np.testing.assert_array_equal(large.vertices, alone.vertices)
     np.testing.assert_array_equal(large.heights, alone.heights)

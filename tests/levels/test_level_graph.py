@@ -40,7 +40,8 @@ def nav_world():
     if not NAV_TEST.exists():
         pytest.skip("nav_test.obj is not available")
     w = navcore.World()
-    w.add_graph("lvl", type="level", level=str(NAV_TEST))
+    w.add_graph("lvl", type="level", level=str(NAV_TEST))      # 305 x 258 cells: tiled
+    w.add_graph("solo", type="level", level=str(NAV_TEST), tile_size=0)
     return w
 
 
@@ -294,7 +295,25 @@ def test_every_level_config_field_is_a_keyword_with_its_default():
     from navcore_levels import LevelConfig, build_level_graph
     params = inspect.signature(build_level_graph).parameters
     for f in dataclasses.fields(LevelConfig):
-        assert params[f.name].default == f.default, f.name
+        # a graph's tile_size defaults to None: tiles for a level wider than one
+        assert params[f.name].default == (None if f.name == "tile_size" else f.default), f.name
+
+
+def test_a_level_wider_than_one_tile_is_tiled_by_default():
+    from navcore_levels.graph import DEFAULT_TILE_SIZE
+    w = navcore.World()
+    side = 0.3 * DEFAULT_TILE_SIZE
+    quad = np.array([[0, 2, 1], [0, 3, 2]])
+    for width, tiled in ((side - 1, False), (side + 1, True)):
+        floor = np.array([[0, 0, 0], [width, 0, 0], [width, 0, 10], [0, 0, 10]], float)
+        g = w.add_graph(f"w{width}", type="level", vertices=floor, triangles=quad)
+        assert (g.level_tiles is not None) == tiled
+        assert g.level_config.tile_size == (DEFAULT_TILE_SIZE if tiled else 0)
+        assert (g.voxels is None) == tiled if hasattr(g, "voxels") else tiled
+    w.update(f"w{side + 1}", add_obstacle={"box": [[5, -1, 2], [6, 1, 3]]}, obstacle_id="c")
+    w.tick()
+    with pytest.raises(navcore.UpdateError, match="tile_size"):
+        w.update(f"w{side - 1}", add_obstacle={"box": [[5, -1, 2], [6, 1, 3]]}, obstacle_id="c")
 
 
 def test_readme_levels_example(capsys):
@@ -336,7 +355,7 @@ def test_nav_test_adjacency_is_recasts_and_random_paths_follow_the_areas(nav_wor
     from navcore_levels import build_navmesh_arrays, load_level
     level = load_level(NAV_TEST)
     mesh = build_navmesh_arrays(level.vertices, level.triangles).polymesh
-    g = nav_world.graph("lvl")
+    g = nav_world.graph("solo")
     assert g.num_polygons == mesh.poly_count
     for p in range(mesh.poly_count):
         recast = set(mesh.neighbors[p][mesh.neighbors[p] >= 0].tolist())
@@ -345,14 +364,14 @@ def test_nav_test_adjacency_is_recasts_and_random_paths_follow_the_areas(nav_wor
     # each polygon's corner mean, a point standing on it: paths exist
     # exactly between polygons of one area, polyanya never longer than the funnel
     rng = np.random.default_rng(7)
-    areas = nav_world.areas("lvl")
+    areas = nav_world.areas("solo")
     for _ in range(60):
         s, t = (int(i) for i in rng.integers(g.num_polygons, size=2))
         a, b = (tuple(np.append(g.positions[p], g.heights[g.polygon(p)].mean())[[0, 2, 1]])
                 for p in (s, t))
         assert (g.locate(a), g.locate(b)) == (s, t)
-        r = nav_world.find_path("lvl", a, b)
-        f = nav_world.find_path("lvl", a, b, algorithm="funnel")
+        r = nav_world.find_path("solo", a, b)
+        f = nav_world.find_path("solo", a, b, algorithm="funnel")
         assert r.found == f.found == (areas[s] == areas[t])
         if r.found:
             assert r.cost <= f.cost + 1e-9
