@@ -169,11 +169,14 @@ def _cylinder(spec, where, up, table):
 _READERS = {"convex": _convex, "box": _box, "cylinder": _cylinder}
 
 
-def area_table(areas, tag_areas, tags, up: str) -> AreaTable:
+def area_table(areas, tag_areas, tags, up: str, names=None) -> AreaTable:
     """The checked ``areas`` volumes and ``tag_areas`` of a level whose
     triangles carry ``tags`` (``Level.tags``), input axes ``up``; a
-    ``GraphError`` naming the volume (``areas[i]``) or tag that is wrong."""
-    table = AreaTable()
+    ``GraphError`` naming the volume (``areas[i]``) or tag that is wrong.
+    ``names``: the names known already (a level's ``area_names``, for
+    run-time ``areas=`` updates; not changed), new names taking the next
+    ids free of them; None: the built-in names."""
+    table = AreaTable() if names is None else AreaTable(names=dict(names))
     if areas is not None:
         if isinstance(areas, (str, bytes, dict)) or not hasattr(areas, "__iter__"):
             raise GraphError(f"areas must be a list of volumes ({{'convex': ...}}, "

@@ -96,7 +96,7 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
             (None, the default: tiles of ``DEFAULT_TILE_SIZE`` cells for a
             level wider than one of them along x or z, else whole)
             (``build_tiled``, on the world's ``workers`` threads), which
-            takes run-time obstacles
+            takes run-time obstacles and ``areas=`` updates
             (``navcore_levels.updates``: only the tiles they reach are
             built again).
         mesh: path of a baked level (``navcore bake LEVEL -o OUT.npz``,
@@ -125,6 +125,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
             "height": h}, "area": ...}``, in the input's axes (with
             ``up="z"``: convex points ``[x, y]`` and ``zmin``/``zmax``);
             ``"unwalkable"`` cuts a hole (see ``navcore_levels.areas``).
+            On a level built in tiles ``world.update(graph_id,
+            areas=[...])`` replaces them at run time (new names take
+            the next free ids; ``navcore_levels.updates``).
         tag_areas: ``{tag: area}``: the walkable surface rasterized from
             the triangles of an OBJ material (or group, glTF mesh) gets
             that area type.
@@ -206,6 +209,11 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
     graph.level_tiles = tiled
     #: run-time obstacles by id (``navcore_levels.updates``)
     graph.level_obstacles = {}
+    #: the area volumes (checked, Recast's frame) the mesh is marked with,
+    #: or will be once a queued rebuild is in (``areas=`` updates)
+    graph.level_volumes = list(tiled.volumes if tiled is not None else table.volumes)
+    #: loaded from a bake (``mesh=``): no triangles to rebuild from
+    graph.level_baked = baked is not None
     if links is not None:
         graph.set_links(links, radius=config.agent_radius)
     return graph

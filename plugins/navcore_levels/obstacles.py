@@ -127,4 +127,5 @@ def _area_id(value, names) -> int:
         return int(known[value])
     raise UpdateError(f"add_obstacle: area must be an area id 0..63 or a name the level "
                       f"knows ({', '.join(sorted(map(repr, known))) or 'none'}: name new ones "
-                      f"in add_graph's areas= or tag_areas=), got {validate.describe(value)}")
+                      f"in add_graph's areas= or tag_areas=, or an areas= update), got "
+                      f"{validate.describe(value)}")

@@ -1,5 +1,5 @@
 """The level plugin's hooks: the ``level`` graph type (``graph``), its
-run-time obstacles (``updates``), sample graph for warm-ups, pictures of
+run-time obstacles and area volumes (``updates``), sample graph for warm-ups, pictures of
 layered navmeshes (``draw``: a hue per floor, shaded by height; before the
 navmesh plugin's flat drawing) and the level options of ``navcore bake``
 (``cli``)."""

@@ -75,11 +75,12 @@ from .heightfield import BORDER_REGION, CompactHeightfield, PolyMesh
 from .obstacles import Obstacle, obstacle
 from .polymesh import polymesh_warning
 from .regions import MAX_REGIONS, MONOTONE_BYTES, WATERSHED_BYTES, too_many_regions
-from .voxels import (BYTES_PER_COLUMN, BYTES_PER_OPEN_SPAN, BYTES_PER_SPAN, _geometry,
-                     checked_grid, checked_volumes, grid_size, too_many_spans, walkable_checked)
+from .voxels import (BYTES_PER_COLUMN, BYTES_PER_OPEN_SPAN, BYTES_PER_SPAN, AreaBox,
+                     AreaCylinder, _geometry, checked_grid, checked_volumes, grid_size,
+                     too_many_spans, walkable_checked)
 
 __all__ = ["TiledLevel", "Stitched", "build_tiled", "rebuild_tiles", "rebuild_obstacles",
-           "obstacle_tiles", "checked_obstacles", "tile_border"]
+           "obstacle_tiles", "changed_tiles", "checked_obstacles", "tile_border"]
 
 #: the extra cells a tile's build reads beyond each of its sides, over the
 #: erosion radius (Recast's ``borderSize = walkableRadius + 3``)
@@ -502,50 +503,102 @@ def obstacle_tiles(tiled: TiledLevel, obstacles) -> np.ndarray:
     """Sorted int64 ids of the tiles whose padded grid ``obstacles``
     (``Obstacle`` values) reach: the tiles to rebuild when they come or
     go (a cell of slack each side: the marking rounds to cells)."""
-    c = float(tiled.config.cell_size)
-    ids = [tiled.tiles_touching(ob.lo - c, ob.hi + c) for ob in obstacles]
+    ids = [_reach(tiled, ob.lo, ob.hi) for ob in obstacles]
     return np.unique(np.concatenate(ids)) if ids else np.zeros(0, np.int64)
 
 
-def rebuild_obstacles(tiled: TiledLevel, obstacles, *, workers: int = 0,
+def _reach(tiled: TiledLevel, lo, hi) -> np.ndarray:
+    """The tiles whose padded grid the x-z box ``lo..hi`` reaches, with a
+    cell of slack each side (the marking rounds to cells)."""
+    c = float(tiled.config.cell_size)
+    return tiled.tiles_touching(np.asarray(lo, float) - c, np.asarray(hi, float) + c)
+
+
+def volume_key(volume) -> tuple:
+    """A volume of ``checked_volumes`` as a hashable value: two volumes
+    with equal keys mark the same spans with the same area."""
+    if isinstance(volume, AreaBox):
+        parts = ("box", volume.bmin, volume.bmax)
+    elif isinstance(volume, AreaCylinder):
+        parts = ("cylinder", volume.center, volume.radius, volume.height)
+    else:
+        parts = ("convex", volume[0], volume[1], volume[2])
+    return tuple(np.asarray(p, np.float64).tobytes() if not isinstance(p, str) else p
+                 for p in parts) + (int(volume[-1]),)
+
+
+def _volume_tiles(tiled: TiledLevel, before, after) -> np.ndarray:
+    """Sorted int64 ids of the tiles whose marking changes when the area
+    volumes ``before`` become ``after``: a tile's marking is the sequence
+    of volumes (later over earlier) that reach its padded grid, so a tile
+    is rebuilt when that sequence differs, and a tile only volumes equal
+    in both reach (in the same order) is kept."""
+    def reached(volumes):
+        seq = {}
+        boxes = _tile_pipeline.pack_volumes(volumes)[-1]          # x-z lo, hi per volume
+        for vol, box in zip(volumes, boxes):
+            key = volume_key(vol)
+            for t in _reach(tiled, box[:2], box[2:]).tolist():
+                seq.setdefault(t, []).append(key)
+        return seq
+    a, b = reached(before), reached(after)
+    return np.array(sorted(t for t in a.keys() | b.keys() if a.get(t) != b.get(t)), np.int64)
+
+
+def changed_tiles(tiled: TiledLevel, obstacles, volumes=None) -> np.ndarray:
+    """Sorted int64 ids of the tiles :func:`rebuild_obstacles` rebuilds
+    going from ``tiled``'s obstacles and area volumes to ``obstacles``
+    (``Obstacle`` values, all of them) and ``volumes`` (checked volumes,
+    all of them; None: ``tiled``'s): those an obstacle added or removed
+    reaches (``obstacle_tiles``) and those whose volumes differ."""
+    before = {id(ob) for ob in tiled.obstacles}
+    after = {id(ob) for ob in obstacles}
+    changed = [ob for ob in tiled.obstacles if id(ob) not in after] + \
+        [ob for ob in obstacles if id(ob) not in before]
+    ids = obstacle_tiles(tiled, changed)
+    if volumes is not None:
+        ids = np.union1d(ids, _volume_tiles(tiled, tiled.volumes, volumes)).astype(np.int64)
+    return ids
+
+
+def rebuild_obstacles(tiled: TiledLevel, obstacles, *, volumes=None, workers: int = 0,
                       timings: dict | None = None) -> TiledLevel:
     """``tiled`` with run-time ``obstacles`` (all of them, as
-    :func:`checked_obstacles` takes them) instead of its own: a new
+    :func:`checked_obstacles` takes them) instead of its own, and area
+    ``volumes`` (as ``build_tiled`` takes them; None: ``tiled``'s): a new
     ``TiledLevel`` (``tiled`` is left as it was; untouched tiles are
-    shared) whose tiles reached by an obstacle added or removed
-    (``obstacle_tiles``; ``rebuilt`` lists them) are made again from
-    their cached compact heightfields: obstacles marked, erosion,
-    regions, contours, polygons, detail (DetourTileCache's rebuild). The
-    answer is stitched, and equals ``build_tiled`` of the same geometry
-    with these obstacles. ``timings`` receives ``"mesh"`` (the tiles'
-    erosion .. detail, summed over the tiles), ``"tiles"`` and ``"stitch"``."""
+    shared) whose tiles reached by an obstacle added or removed, or whose
+    area volumes change (``changed_tiles``; ``rebuilt`` lists them), are
+    made again from their cached compact heightfields: obstacles marked,
+    erosion, area volumes, regions, contours, polygons, detail
+    (DetourTileCache's rebuild). The answer is stitched, and equals
+    ``build_tiled`` of the same geometry with these obstacles and
+    volumes. ``timings`` receives ``"mesh"`` (the tiles' erosion ..
+    detail, summed over the tiles), ``"tiles"`` and ``"stitch"``."""
     if not isinstance(tiled, TiledLevel):
         raise GraphError(f"rebuild_obstacles: expected a TiledLevel (build_tiled gives one), "
                          f"got {type(tiled).__name__}")
     workers = _workers(workers)
     spent = checked_timings(timings)
     obstacles = checked_obstacles(obstacles, GraphError)
-    before = {id(ob) for ob in tiled.obstacles}
-    after = {id(ob) for ob in obstacles}
-    changed = [ob for ob in tiled.obstacles if id(ob) not in after] + \
-        [ob for ob in obstacles if id(ob) not in before]
-    ids = obstacle_tiles(tiled, changed)
+    volumes = tiled.volumes if volumes is None else checked_volumes(volumes)
+    ids = changed_tiles(tiled, obstacles, volumes)
     cfg = tiled.config
     t0 = time.perf_counter()
     available = limits.available_memory()
-    volumes, packed = _tile_pipeline.pack_volumes(tiled.volumes), _packed_obstacles(obstacles)
+    packed_volumes, packed = _tile_pipeline.pack_volumes(volumes), _packed_obstacles(obstacles)
 
     def one(i):
         spent_here = {}
         if tiled.compacts[i] is None:
             return (None, None, None), spent_here
-        return _finish_tile(tiled.compacts[i], cfg, volumes, packed, spent_here,
+        return _finish_tile(tiled.compacts[i], cfg, packed_volumes, packed, spent_here,
                             available), spent_here
     built = _pool(one, ids.tolist(), workers, spent, cost=lambda i: 0 if tiled.compacts[i] is None
                   else tiled.compacts[i].span_count)
     new = TiledLevel(cfg, tiled.bmin, tiled.bmax, tiled.tiles_x, tiled.tiles_z,
                      list(tiled.meshes), list(tiled.heightfields), list(tiled.details),
-                     list(tiled.compacts), tiled.volumes, obstacles, ids)
+                     list(tiled.compacts), volumes, obstacles, ids)
     for i, (m, c, d) in zip(ids.tolist(), built):
         new.meshes[i], new.heightfields[i], new.details[i] = m, c, d
     t1 = time.perf_counter()
