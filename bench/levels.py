@@ -44,7 +44,9 @@ Recast's area; the worst floor's in brackets).
 ``ratio`` = other / Recast (below 1 faster than C++ Recast).
 
 Tiled builds: ``navcore_levels.tiles.build_tiled`` with ``TILE_SIZE``
-cells a side (by cell size), on 0 and 2 worker threads, interleaved with
+cells a side (by cell size; small tiles, as run-time obstacles want) and
+with a level graph's default (``DEFAULT_TILE_SIZE``), on 0 and 2 worker
+threads, interleaved with
 the rounds above; their whole call (tiles with their detail meshes,
 and the stitch) against Recast's whole solo build, grid..detail
 (``recast_bench`` has no tiled build). ``tiled w2 / Recast``: below 1 faster than C++ Recast's
@@ -344,7 +346,8 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     row["navcore_first_call_s"] = first
     row["navcore_total_s"] = median(totals["navcore"])
     row["pynavmesh_total_s"] = median(totals["pynavmesh"])
-    row["tiled"] = tiled_case(verts, tris, cs, cfg_run["rounds"])
+    row["tiled"] = [case for size in tile_sizes(cs)
+                    if (case := tiled_case(verts, tris, cs, size, cfg_run["rounds"]))]
     if "navcore" in meshes and meshes["navcore"] is not None:
         pm = meshes["navcore"]
         row["navcore_mesh"] = {"polys": pm.poly_count, "verts": int(len(pm.verts)),
@@ -367,14 +370,24 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     return row
 
 
-def tiled_case(verts, tris, cs, rounds):
-    """Seconds of ``build_tiled`` on each of ``TILE_WORKERS`` (median of
-    ``rounds``, worker counts interleaved), or None without the module."""
+def tile_sizes(cs):
+    """The tile sizes timed: ``TILE_SIZE``'s (small tiles, for run-time
+    obstacles) and a level graph's default (``DEFAULT_TILE_SIZE``)."""
+    try:
+        from navcore_levels.graph import DEFAULT_TILE_SIZE
+    except ImportError:
+        return [TILE_SIZE.get(cs, 48)]
+    return [TILE_SIZE.get(cs, 48), DEFAULT_TILE_SIZE]
+
+
+def tiled_case(verts, tris, cs, size, rounds):
+    """Seconds of ``build_tiled`` with ``size``-cell tiles on each of
+    ``TILE_WORKERS`` (median of ``rounds``, worker counts interleaved),
+    or None without the module."""
     try:
         from navcore_levels.tiles import build_tiled
     except ImportError:
         return None
-    size = TILE_SIZE.get(cs, 48)
     cfg = LevelConfig(cell_size=cs, tile_size=size)
     first = build_tiled(verts, tris, cfg)
     times = {w: [] for w in TILE_WORKERS}
@@ -472,13 +485,13 @@ def main(argv=None):
                     "included) against C++ Recast's whole solo build",
                     ["level", "tile size / tiles", "C++ Recast solo", "navcore solo",
                      "tiled w0", "tiled w2", "tiled w2 / Recast", "w2 / w0"],
-                    [[r["name"], "%d / %d" % (r["tiled"]["tile_size"], r["tiled"]["tiles"]),
+                    [[r["name"], "%d / %d" % (t["tile_size"], t["tiles"]),
                       fmt_s(to_poly(r)),
                       fmt_s(r["navcore_total_s"]),
-                      fmt_s(r["tiled"]["w0_s"]), fmt_s(r["tiled"]["w2_s"]),
-                      fmt_ratio(ratio(r["tiled"]["w2_s"], to_poly(r))),
-                      fmt_ratio(ratio(r["tiled"]["w2_s"], r["tiled"]["w0_s"]))]
-                     for r in tiled])
+                      fmt_s(t["w0_s"]), fmt_s(t["w2_s"]),
+                      fmt_ratio(ratio(t["w2_s"], to_poly(r))),
+                      fmt_ratio(ratio(t["w2_s"], t["w0_s"]))]
+                     for r in tiled for t in r["tiled"]])
     nav = next((r for r in rows if r["level"] == "nav_test" and r["cell_size"] == 0.3), None)
     if nav and "detour_paths" in nav:
         dp = nav["detour_paths"]
