@@ -76,6 +76,9 @@ bench: $(STAMP)
 # extremitypathfinder pins numpy<2 in its metadata but runs on numpy 2 (bench/navmesh.py
 # checks its answers); --no-deps keeps numpy 2 for every benchmark
 	$(BIN)/python -m pip install --quiet --no-deps 'extremitypathfinder==2.7.2'
+# its wheel also installs a top-level package named tests, which would shadow
+# this repository's tests/ (tests import tests.reference)
+	$(BIN)/python -c "import shutil, sysconfig; shutil.rmtree(sysconfig.get_paths()['purelib'] + '/tests', ignore_errors=True)"
 	$(BIN)/python bench/csr.py
 	$(BIN)/python bench/grid.py
 	$(BIN)/python bench/navmesh.py

@@ -186,28 +186,26 @@ def build_detail_mesh(polymesh: PolyMesh, chf: CompactHeightfield, sample_distan
 
 
 def detail_checked(polymesh: PolyMesh, chf: CompactHeightfield, sample_distance: float,
-                   sample_max_error: float, edge_max_error: float,
-                   available: int | None = None) -> DetailMesh:
+                   sample_max_error: float, edge_max_error: float) -> DetailMesh:
     """``build_detail_mesh`` of a polygon mesh and compact heightfield the
     pipeline made (not checked again), settings from a checked
-    ``LevelConfig``; ``available``: the bytes ``limits.check_memory``
-    compares with (None: read now)."""
+    ``LevelConfig``."""
     i32 = np.int32
     return _detail(polymesh, chf, np.ascontiguousarray(polymesh.verts, i32),
                    np.ascontiguousarray(polymesh.polys, i32),
                    np.ascontiguousarray(polymesh.regions, i32),
                    np.asarray(polymesh.bmin, np.float64), chf.cell_index, chf.cell_count, chf.y,
                    chf.neighbors, chf.region, float(sample_distance), float(sample_max_error),
-                   float(edge_max_error), available)
+                   float(edge_max_error))
 
 
 def _detail(polymesh, chf, verts, polys, regions, bmin, cell_index, cell_count, span_y,
-            neighbors, region, sample_distance, sample_max_error, edge_max_error,
-            available=None) -> DetailMesh:
+            neighbors, region, sample_distance, sample_max_error, edge_max_error
+            ) -> DetailMesh:
     npolys = polys.shape[0]
     # The kernel's first output buffers (they grow as needed) and scratch.
     check_memory(f"a detail mesh of {npolys} polygons",
-                 48 * verts.shape[0] + 32 * polys.size + 16 * chf.width * chf.height, available)
+                 48 * verts.shape[0] + 32 * polys.size + 16 * chf.width * chf.height)
     # cells searched round an edge: more than the grid's size finds nothing more
     radius = max(1, int(math.ceil(min(edge_max_error, chf.width + chf.height))))
     out = build_detail(verts, polys, regions, bmin, float(polymesh.cs), float(polymesh.ch),

@@ -120,23 +120,22 @@ def build_regions(chf: CompactHeightfield, config: LevelConfig) -> int:
 
 # The steps after validation.
 
-def partition_checked(chf: CompactHeightfield, config: LevelConfig, border_size: int, lap,
-                      available: int | None = None) -> int:
+def partition_checked(chf: CompactHeightfield, config: LevelConfig, border_size: int,
+                      lap) -> int:
     """``build_regions`` of a compact heightfield the pipeline made (its
     layout is not checked again) with ``border_size``; ``lap`` is called
     after the distance field (also for the monotone partition, which has
-    none) and after the regions; ``available``: the bytes
-    ``limits.check_memory`` compares with (None: read now)."""
+    none) and after the regions."""
     where = "build_regions"
     sizes = _check_sizes(chf, config.min_region_area, config.merge_region_area, border_size,
                          where)
     if config.partition == "monotone":
         lap("distance_field")
-        count = _monotone_regions(chf, *sizes, where, available)
+        count = _monotone_regions(chf, *sizes, where)
     else:
         top = _distance_field(chf)
         lap("distance_field")
-        count = _watershed_regions(chf, *sizes, top, where, available)
+        count = _watershed_regions(chf, *sizes, top, where)
     lap("regions")
     return count
 
@@ -148,19 +147,16 @@ def _distance_field(chf) -> int:
     return int(largest)
 
 
-def _watershed_regions(chf, min_area, merge_area, border, max_distance, where,
-                       available=None) -> int:
-    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * WATERSHED_BYTES,
-                 available)
+def _watershed_regions(chf, min_area, merge_area, border, max_distance, where) -> int:
+    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * WATERSHED_BYTES)
     region = np.empty(chf.span_count, np.int32)
     next_id = watershed(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
                         chf.neighbors, chf.area, chf.dist, max_distance, region)
     return _finish(chf, region, next_id, min_area, merge_area, border, where)
 
 
-def _monotone_regions(chf, min_area, merge_area, border, where, available=None) -> int:
-    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * MONOTONE_BYTES,
-                 available)
+def _monotone_regions(chf, min_area, merge_area, border, where) -> int:
+    check_memory(f"{where} of {chf.span_count} spans", chf.span_count * MONOTONE_BYTES)
     region = np.empty(chf.span_count, np.int32)
     next_id = monotone(chf.cell_index, chf.cell_count, chf.width, chf.height, border,
                        chf.neighbors, chf.area, region)

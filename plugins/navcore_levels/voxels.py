@@ -197,14 +197,11 @@ def rasterize(vertices, triangles, tri_areas, config: LevelConfig, bmin=None,
     return rasterize_checked(verts, tris, areas, cfg, lo, hi)
 
 
-def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi,
-                      available: int | None = None) -> Heightfield:
+def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi) -> Heightfield:
     """``rasterize`` of inputs already checked: ``verts`` float32 (N, 3),
     ``tris`` int32 (M, 3) indices into them (other vertices are not read),
     ``areas`` uint8 (M,), grid bounds ``lo``/``hi`` float32 (3,) with
-    ``hi >= lo``; ``available``: the bytes ``limits.check_memory``
-    compares with (None: read now). A tiled build checks the level once
-    and rasterizes each tile through this."""
+    ``hi >= lo``."""
     width, height = checked_grid(lo, hi, cfg)
     cells = width * height
     # each triangle adds at most one span per cell of its footprint's box,
@@ -215,8 +212,7 @@ def rasterize_checked(verts, tris, areas, cfg: LevelConfig, lo, hi,
     if spans_bound > limits.MAX_NODES:
         raise too_many_spans(len(tris), width, height, spans_bound)
     limits.check_memory(f"a heightfield of {width} x {height} cells",
-                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN,
-                        available)
+                        cells * BYTES_PER_COLUMN + min(spans_bound, 4 * cells) * BYTES_PER_SPAN)
     capacity = int(min(spans_bound, 2 * cells)) + 64
     cs32, ch32 = np.float32(cfg.cell_size), np.float32(cfg.cell_height)
     lists = _rasterize.rasterize_triangles(verts, tris, areas, lo, hi, cs32, ch32, width,
@@ -295,14 +291,12 @@ def compact(hf: Heightfield, config: LevelConfig) -> CompactHeightfield:
     return compact_checked(_heightfield(hf), _config(config))
 
 
-def compact_checked(hf: Heightfield, cfg: LevelConfig,
-                    available: int | None = None) -> CompactHeightfield:
-    """``compact`` of a heightfield ``rasterize`` made; ``available`` as
-    :func:`rasterize_checked` takes it."""
+def compact_checked(hf: Heightfield, cfg: LevelConfig) -> CompactHeightfield:
+    """``compact`` of a heightfield ``rasterize`` made."""
     cells = hf.width * hf.height
     walkable = int(np.count_nonzero(hf.area))
     limits.check_memory(f"a compact heightfield of {walkable} spans",
-                        walkable * BYTES_PER_OPEN_SPAN + cells * 8, available)
+                        walkable * BYTES_PER_OPEN_SPAN + cells * 8)
     cell_index, cell_count, y, h, area, neighbors = _spans.compact_spans(
         hf.column_start, hf.smin, hf.smax, hf.area, hf.width, hf.height,
         cfg.walkable_height, cfg.walkable_climb)

@@ -250,10 +250,10 @@ def test_stitched_detail_follows_the_polygons(name):
 @pytest.mark.parametrize("name, partition", [("dungeon", "watershed"),
                                              ("nav_test", "monotone")])
 def test_tiles_equal_the_public_stages_run_on_each_tile(name, partition):
-    """build_tiled runs each tile's stages through unchecked entry points
-    (the level is checked once): every tile equals the validating public
-    stages (rasterize .. build_detail_mesh) run on the same padded grid
-    with all of the level's triangles."""
+    """build_tiled runs each tile as two kernels over the level checked
+    once: every tile equals the validating public stages (rasterize ..
+    build_detail_mesh) run one by one on the same padded grid with all of
+    the level's triangles."""
     from navcore_levels.contours import build_contours
     from navcore_levels.detail import build_detail_mesh
     from navcore_levels.polymesh import build_polymesh
