@@ -45,7 +45,7 @@ Recast's area; the worst floor's in brackets).
 
 Tiled builds: ``navcore_levels.tiles.build_tiled`` with ``TILE_SIZE``
 cells a side (by cell size; small tiles, as run-time obstacles want) and
-with a level graph's default (``DEFAULT_TILE_SIZE``), on 0 and 2 worker
+with a level graph's default (``default_tile_size``), on 0 and 2 worker
 threads, interleaved with
 the rounds above; their whole call (tiles with their detail meshes,
 and the stitch) against Recast's whole solo build, grid..detail
@@ -346,7 +346,7 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     row["navcore_first_call_s"] = first
     row["navcore_total_s"] = median(totals["navcore"])
     row["pynavmesh_total_s"] = median(totals["pynavmesh"])
-    row["tiled"] = [case for size in tile_sizes(cs)
+    row["tiled"] = [case for size in tile_sizes(verts, cs)
                     if (case := tiled_case(verts, tris, cs, size, cfg_run["rounds"]))]
     if "navcore" in meshes and meshes["navcore"] is not None:
         pm = meshes["navcore"]
@@ -370,14 +370,14 @@ def bench_case(level, cs, cfg_run, build, use_pyn):
     return row
 
 
-def tile_sizes(cs):
+def tile_sizes(verts, cs):
     """The tile sizes timed: ``TILE_SIZE``'s (small tiles, for run-time
-    obstacles) and a level graph's default (``DEFAULT_TILE_SIZE``)."""
+    obstacles) and a level graph's default (``default_tile_size``)."""
     try:
-        from navcore_levels.graph import DEFAULT_TILE_SIZE
+        from navcore_levels.graph import default_tile_size
     except ImportError:
         return [TILE_SIZE.get(cs, 48)]
-    return [TILE_SIZE.get(cs, 48), DEFAULT_TILE_SIZE]
+    return [TILE_SIZE.get(cs, 48), default_tile_size(verts, LevelConfig(cell_size=cs))]
 
 
 def tiled_case(verts, tris, cs, size, rounds):

@@ -93,8 +93,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
         partition: ``"watershed"`` or ``"monotone"`` regions.
         tile_size: tile width in cells: 0 builds the level whole (Recast's
             solo mesh), more builds it in tiles stitched into one mesh
-            (None, the default: tiles of ``DEFAULT_TILE_SIZE`` cells for a
-            level wider than one of them along x or z, else whole)
+            (None, the default: ``default_tile_size``, tiles of at most
+            ``DEFAULT_TILE_SIZE`` cells for a level wider than that along
+            x or z, else whole)
             (``build_tiled``, on the world's ``workers`` threads), which
             takes run-time obstacles and ``areas=`` updates
             (``navcore_levels.updates``: only the tiles they reach are
@@ -220,13 +221,23 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
 
 
 def default_tile_size(vertices, config: LevelConfig) -> int:
-    """``DEFAULT_TILE_SIZE`` for a level whose grid (``config.cell_size``
-    cells over the vertices' bounds) is wider than that along x or z,
-    else 0 (one piece)."""
+    """The tile size of a level graph given none: 0 (one piece) for a
+    level whose grid (``config.cell_size`` cells over the vertices'
+    bounds) is at most ``DEFAULT_TILE_SIZE`` wide along x and z, else the
+    fewest tiles of at most that size that split the longer side evenly
+    (a 305-cell side: two of 153), so tiles on several threads share the
+    work evenly.
+
+    >>> default_tile_size(np.array([[0.0, 0, 0], [91.5, 0, 77.4]]), LevelConfig())
+    153
+    """
     if not len(vertices):
         return 0
     width, height = grid_size(vertices.min(axis=0), vertices.max(axis=0), config.cell_size)
-    return DEFAULT_TILE_SIZE if max(width, height) > DEFAULT_TILE_SIZE else 0
+    longest = max(width, height)
+    if longest <= DEFAULT_TILE_SIZE:
+        return 0
+    return -(-longest // -(-longest // DEFAULT_TILE_SIZE))
 
 
 def layered_graph(world, mesh, detail, config, up, extents, pad: int = 0):

@@ -308,7 +308,9 @@ def test_a_level_wider_than_one_tile_is_tiled_by_default():
         floor = np.array([[0, 0, 0], [width, 0, 0], [width, 0, 10], [0, 0, 10]], float)
         g = w.add_graph(f"w{width}", type="level", vertices=floor, triangles=quad)
         assert (g.level_tiles is not None) == tiled
-        assert g.level_config.tile_size == (DEFAULT_TILE_SIZE if tiled else 0)
+        # the fewest tiles of at most DEFAULT_TILE_SIZE cells, as even as they fit
+        grid = int(width / 0.3 + 0.5)
+        assert g.level_config.tile_size == (-(-grid // 2) if tiled else 0)
         assert (g.voxels is None) == tiled if hasattr(g, "voxels") else tiled
     w.update(f"w{side + 1}", add_obstacle={"box": [[5, -1, 2], [6, 1, 3]]}, obstacle_id="c")
     w.tick()
