@@ -17,7 +17,8 @@ own segment lengths), ``nodes`` (junction ids), ``osm_ids`` (their source
 ids), ``weight`` and ``algorithm``.
 
 ``to_networkx(graph)`` is the graph as a ``networkx.MultiDiGraph`` that
-osmnx's functions take: graph attribute ``crs`` ``"epsg:4326"``; nodes
+osmnx's functions take: graph attribute ``crs`` ``"epsg:4326"`` (none
+when the graph has no coordinates, nor ``x``, ``y``); nodes
 keyed by OSM id (``node_keys="index"``: by navcore node id) with ``x``
 (lon), ``y`` (lat) and ``street_count`` (the roads at the node, a two-way
 road once; osmnx's ``count_streets_per_node`` also counts once two one-way
@@ -101,9 +102,12 @@ def path_feature(graph, result) -> dict:
         raise GraphError(f"to_geojson: this PathResult was found on another graph than "
                          f"{graph.graph_id!r}")
     nodes = validate.node_ids(result.nodes, graph.num_nodes, "result.nodes", GraphError)
+    points = validate.array(result.points, "result.points", GraphError, np.float64)
+    if result.found and (points.ndim != 2 or points.shape[1] != 2):
+        raise GraphError(f"to_geojson: result.points must be (lon, lat) rows, shape (k, 2), "
+                         f"got shape {points.shape}: not a road graph's route")
     props = {"algorithm": result.algorithm}
-    return route_feature(graph, result.status.value, result.cost, nodes,
-                         np.asarray(result.points, dtype=np.float64), props)
+    return route_feature(graph, result.status.value, result.cost, nodes, points, props)
 
 
 def route_feature(graph, status, cost, nodes, points, props) -> dict:
@@ -173,8 +177,10 @@ def to_networkx(graph, *, node_keys="osmid"):
     else:
         keys = np.arange(n, dtype=np.int64)
     edges = edge_table(graph)
-    out = nx.MultiDiGraph(crs="epsg:4326", name=graph.graph_id, weight=graph.weight,
+    out = nx.MultiDiGraph(name=graph.graph_id, weight=graph.weight,
                           simplified=not graph.one_segment_edges, created_with="navcore")
+    if graph.positions is not None:               # x, y are WGS84 lon, lat degrees
+        out.graph["crs"] = "epsg:4326"
     node_attrs = {"street_count": edges.pop("street_count")}
     if graph.positions is not None:
         node_attrs["x"], node_attrs["y"] = graph.positions[:, 0], graph.positions[:, 1]

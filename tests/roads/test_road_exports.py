@@ -165,6 +165,10 @@ def test_export_mistakes_are_graph_errors(by_distance):
         navcore_roads.to_geojson(r, other)
     with pytest.raises(GraphError, match="an object with a __geo_interface__, got 42"):
         navcore_roads.to_geojson(42)
+    # a result made elsewhere (no version) whose points are not (lon, lat)
+    made = navcore.PathResult("found", np.array([0, 1], np.int32), np.zeros((2, 3)), 1.0)
+    with pytest.raises(GraphError, match=r"shape \(k, 2\), got shape \(2, 3\)"):
+        navcore_roads.to_geojson(made, g)
     rs = navcore_roads.routes(g, [0], [5])
     with pytest.raises(GraphError, match="graph= goes with a PathResult only"):
         navcore_roads.to_geojson(rs, g)
@@ -248,7 +252,7 @@ def test_networkx_export_by_index_keeps_parallel_roads():
     assert G.edges[1, 2, 0]["oneway"] is G.edges[2, 1, 0]["oneway"] is False
     assert nx.dijkstra_path_length(G, 0, 1, weight="length") == 100.0
     assert w.find_path("p", 0, 1).cost == nx.dijkstra_path_length(G, 0, 1, weight="cost") == 10.0
-    assert "x" not in G.nodes[0]                          # no positions given
+    assert "x" not in G.nodes[0] and "crs" not in G.graph    # no positions given
     assert [G.nodes[i]["street_count"] for i in range(3)] == [3, 4, 1]
 
 
