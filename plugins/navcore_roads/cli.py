@@ -3,14 +3,16 @@ things took, and answer a route or a random matrix.
 
     navcore roads FILE [--profile car] [--weight time] [--keep largest_scc]
                        [--contract | --customizable] [--from LON,LAT --to LON,LAT] [--matrix N]
-                       [--seed S] [--json OUT]
+                       [--seed S] [--json OUT] [--geojson OUT]
 
 FILE is an OpenStreetMap extract (``.osm.pbf``, ``.osm``, ``.osm.gz``,
 ``.osm.bz2``), a DIMACS ``.gr`` (its ``.co`` beside it is read when there
 is one) or a GeoJSON file (``.geojson``, ``.json``). ``--json OUT``
 writes everything printed as JSON (``-`` for standard output); its folder
-is checked before the network is loaded. A mistake is a ``navcore:
-error: ...`` line and exit status 2.
+is checked before the network is loaded. ``--geojson OUT`` writes the
+route of ``--from``/``--to`` as a GeoJSON Feature (its drawn road as a
+LineString of [lon, lat], ``navcore_roads.to_geojson``). A mistake is a
+``navcore: error: ...`` line and exit status 2.
 """
 from __future__ import annotations
 
@@ -59,6 +61,9 @@ def add_command(subparsers) -> None:
                         "without one a LocalCluster (needs pip install 'navcore[dask]')")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': "
                                                  "standard output)")
+    p.add_argument("--geojson", metavar="OUT",
+                   help="write the --from/--to route as a GeoJSON Feature to OUT ('-': "
+                        "standard output)")
     p.set_defaults(func=_cmd_roads)
 
 
@@ -95,7 +100,13 @@ def _cmd_roads(args) -> int:
         limits.check_memory(f"--matrix {n}: a {n} x {n} distance matrix", 8 * n * n)
     if args.dask is not None and args.matrix is None:
         raise NavError("--dask answers --matrix N; give --matrix too")
-    out = _json_target(args.json)
+    if args.geojson is not None and args.start is None:
+        raise NavError("--geojson writes the route: give --from and --to too")
+    if args.geojson == "-" and args.json == "-":
+        raise NavError("--json - and --geojson - both write to standard output; give one "
+                       "of them a file")
+    out = _json_target(args.json, "--json")
+    geojson_out = _json_target(args.geojson, "--geojson")
     params = source_params(args.file)
     if "osm" in params or "geojson" in params:
         params["profile"] = args.profile
@@ -109,7 +120,7 @@ def _cmd_roads(args) -> int:
               "source_segments": g.report["source_segments"],
               "dropped": g.report["dropped"], "weight": g.weight,
               "load_s": round(time.perf_counter() - t0, 4)}
-    say = [] if args.json == "-" else None
+    say = [] if "-" in (args.json, args.geojson) else None
     _line(say, f"{args.file}: {g.num_nodes} nodes, {g.csr.num_edges} edges (from "
                f"{report['source_nodes']} source nodes, {report['source_segments']} "
                f"segments) in {report['load_s']:.3f} s")
@@ -153,6 +164,9 @@ def _cmd_roads(args) -> int:
         _line(say, f"route {r.status.value}: {r.cost:.1f} {unit} over {r.nodes.size} "
                    f"junctions, {len(r.points)} points ({r.algorithm}, {ms:.2f} ms); ends "
                    f"snapped {metres[0]:.1f} m and {metres[1]:.1f} m")
+        if geojson_out is not None:
+            from .export import to_geojson
+            _write(geojson_out, to_geojson(r, g))
     if args.matrix is not None:
         if g.num_nodes == 0:
             raise NavError(f"{args.file}: the network has no nodes left to draw a matrix "
@@ -173,12 +187,17 @@ def _cmd_roads(args) -> int:
                    f"{int(fin.sum())} reachable, mean {report['matrix']['mean'] or 0:.1f} "
                    f"{unit}")
     if out is not None:
-        text = json.dumps(report, indent=1, allow_nan=False)
-        if out == "-":
-            print(text)
-        else:
-            out.write_text(text + "\n")
+        _write(out, report)
     return 0
+
+
+def _write(out, data) -> None:
+    """``data`` as JSON to ``out`` (a checked path, or ``-``: standard output)."""
+    text = json.dumps(data, indent=1, allow_nan=False)
+    if out == "-":
+        print(text)
+    else:
+        out.write_text(text + "\n")
 
 
 def _dask_matrix(address, graph, pick, progress):
@@ -206,8 +225,8 @@ def _line(say, text):
         say.append(text)
 
 
-def _json_target(value):
+def _json_target(value, option):
     """``-``, a writable path (checked now, before the long work), or None."""
     if value is None or value == "-":
         return value
-    return output_path(value, "--json")
+    return output_path(value, option)

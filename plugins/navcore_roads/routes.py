@@ -67,6 +67,14 @@ class Routes:
             return self.graph.points_of(self.nodes(i))
         return self.graph.route_points(e)
 
+    @property
+    def __geo_interface__(self) -> dict:
+        """The routes as a GeoJSON FeatureCollection, Feature ``i`` for
+        pair ``i`` (``navcore_roads.to_geojson``; a found route's drawn
+        road as a LineString of [lon, lat], ``null`` where there is none)."""
+        from .export import routes_collection
+        return routes_collection(self)
+
     def __repr__(self) -> str:
         found = int(np.isfinite(self.costs).sum())
         return f"<Routes {len(self)} pairs, {found} found, {self.edges.size} edges ({self.algorithm})>"

@@ -495,6 +495,10 @@ def roads_specs():
         Spec("navcore_roads.Routes.nodes", lambda: call(_routes().nodes, 0)),
         Spec("navcore_roads.Routes.points", lambda: call(_routes().points, 0)),
         Spec("navcore_roads.Routes.route_edges", lambda: call(_routes().route_edges, 0)),
+        Spec("navcore_roads.to_geojson", lambda: call(R.to_geojson, _road_route(), r())),
+        *([Spec("navcore_roads.to_networkx", lambda: call(R.to_networkx, r(),
+                                                          node_keys="index"))]
+          if has_networkx() else []),
         Spec("navcore_roads.contract", lambda: call(R.contract, r(True), progress=None,
                                                     witness_limit=50, customizable=False,
                                                     order=None), fresh=True),
@@ -557,6 +561,22 @@ def roads_specs():
         Spec("navcore_roads.snap", lambda: call(R.snap, r(), [(0.0005, 0.0)])),
         Spec("navcore_roads.haversine_m", lambda: call(R.haversine_m, 0.0, 0.0, 0.001, 0.001)),
     ]
+
+
+@functools.lru_cache(None)
+def _road_route():
+    return _world().find_path("roads", 0, 2)
+
+
+def has_networkx() -> bool:
+    """networkx is not a navcore dependency: ``to_networkx`` is walked
+    where it is installed (without it every call is the GraphError that
+    says so, tests/roads/test_road_exports.py)."""
+    try:
+        import networkx  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 @functools.lru_cache(None)
