@@ -103,6 +103,23 @@ is measured on the ground plane (``to_ground``, what its ``cost`` is),
 its ends and the nodes' points (``points_of`` lifted with ``points_on``)
 are located with their height, so on their own floor.
 
+A graph with off-mesh links (``paths_follow_edges`` False and ``links``
+with ``start``, ``end``, ``bidirectional`` and ``cost`` per link, as a
+level built with ``links=``; put their ends on the surface) has paths
+that are no single walk: the references add each link as a jump from the
+node under its start (``graph.locate``) to the node under its end (and
+back when bidirectional), so statuses and ``reachable`` count links
+(``areas`` still count walkable geometry only). A path is checked by
+what it says it takes (``PathResult.links``): each jump leaves from the
+point at the link's index, on the node under that link's start (its end,
+taken back), and lands on the node under its other end; ``nodes`` is
+walks along finite edges joined by those jumps; ``cost`` is the
+polyline's length without the jumps plus the links' costs. The cheapest
+path costs no more than going to a link, taking it and going on (each
+way ``find_path``'s own answer): ``paths_match_reference`` checks those
+inequalities for ``auto``, which catches a search that misses a cheaper
+route through a link.
+
 The kit assumes no plugin post-processes paths (string pulling would
 replace nodes by points that are not joined by edges). Worlds are made by
 ``factory.make_world`` (by default with the built-in plugins and
@@ -223,6 +240,19 @@ class _View(NamedTuple):
     out: list          # u -> {v: least finite cost of an edge u -> v}
     walkable: list
     points: np.ndarray | None = None   # graph.points_of every node, or None
+    #: a graph's off-mesh links (``_jumps``), ``()`` for none
+    links: tuple = ()
+
+
+class _Jump(NamedTuple):
+    """An off-mesh link as the references see it."""
+
+    u: int                   # the node under its start (``graph.locate``; -1: none)
+    v: int                   # the node under its end
+    back: bool               # whether it may be taken from end to start
+    cost: float              # what taking it adds to a path's cost
+    start: tuple             # its start and end points, as given
+    end: tuple
 
 
 def _view(graph) -> _View:
@@ -239,7 +269,35 @@ def _view(graph) -> _View:
                 row[targets[e]] = c
         out.append(row)
     points = graph.points_of(np.arange(graph.num_nodes)) if graph.has_positions() else None
-    return _View(out, [bool(x) for x in np.asarray(graph.walkable)], points)
+    return _View(out, [bool(x) for x in np.asarray(graph.walkable)], points, _jumps(graph))
+
+
+def _jumps(graph) -> tuple:
+    """A graph's off-mesh links as the references see them (``_Jump`` per
+    link of ``graph.links``: its ``start``, ``end``, ``bidirectional`` and
+    ``cost``): a link jumps from the node ``graph.locate`` gives for its
+    start to the one for its end; ``()`` on a graph without links
+    (``paths_follow_edges`` True, or no ``links``)."""
+    links = getattr(graph, "links", None)
+    if graph.paths_follow_edges or links is None:
+        return ()
+    out = []
+    for i in range(len(links)):
+        a, b = (tuple(float(x) for x in p) for p in (links.start[i], links.end[i]))
+        out.append(_Jump(int(graph.locate(a)), int(graph.locate(b)),
+                         bool(links.bidirectional[i]), float(links.cost[i]), a, b))
+    return tuple(out)
+
+
+def _hops_out(view, u):
+    """The nodes one step from ``u``: along its finite edges and, on a
+    graph with links, by the links that leave ``u`` (``(v, cost)`` pairs)."""
+    yield from view.out[u].items()
+    for a, b, back, c, _, _ in view.links:
+        if a == u and b >= 0:
+            yield b, c
+        if back and b == u and a >= 0:
+            yield a, c
 
 
 def reference_distances(graph, source, *, view=None) -> dict:
@@ -247,7 +305,11 @@ def reference_distances(graph, source, *, view=None) -> dict:
     reach on ``graph``'s CSR view (``{node: cost}``): textbook Dijkstra in
     plain Python, independent of navcore's kernels. A blocked node is never
     entered, an edge of infinite cost is closed; an empty dict when
-    ``source`` is blocked."""
+    ``source`` is blocked. On a graph with off-mesh links each link is one
+    more edge, from the node under its start to the node under its end
+    (and back when bidirectional), at the link's cost (see the module's
+    text): who reaches whom is then exact, the costs mix the CSR view's
+    with the links'."""
     view = view or _view(graph)
     if not view.walkable[source]:
         return {}
@@ -257,7 +319,7 @@ def reference_distances(graph, source, *, view=None) -> dict:
         if u in done:
             continue
         done.add(u)
-        for v, c in view.out[u].items():
+        for v, c in _hops_out(view, u):
             if view.walkable[v] and d + c < dist.get(v, math.inf):
                 dist[v] = d + c
                 heapq.heappush(heap, (d + c, v))
@@ -265,13 +327,14 @@ def reference_distances(graph, source, *, view=None) -> dict:
 
 
 def _hops(view, source) -> dict:
-    """Fewest edges from ``source`` to every node it can reach."""
+    """Fewest edges (links counted as edges) from ``source`` to every node
+    it can reach."""
     if not view.walkable[source]:
         return {}
     hops, queue = {source: 0}, deque([source])
     while queue:
         u = queue.popleft()
-        for v in view.out[u]:
+        for v, _ in _hops_out(view, u):
             if view.walkable[v] and v not in hops:
                 hops[v] = hops[u] + 1
                 queue.append(v)
@@ -496,9 +559,12 @@ def _passes_through(points, want) -> bool:
         and np.array_equal(points[-1, :2], want[-1, :2])
 
 
-def _walk(ctx, view, result, s, t, call) -> list:
+def _walk(ctx, view, result, s, t, call, jumps=()) -> list:
     """``result.nodes`` as a list; fails unless it is a walk from ``s`` to
-    ``t`` over walkable nodes along finite edges of the CSR view."""
+    ``t`` over walkable nodes along finite edges of the CSR view, or (with
+    ``jumps``, the links a path takes: ``_taken_links``) walks joined by
+    those jumps in order, each from the node under its takeoff to the node
+    under its landing."""
     nodes = np.asarray(result.nodes)
     if nodes.ndim != 1 or not (nodes.size == 0 or np.issubdtype(nodes.dtype, np.integer)):
         _fail(ctx, f"{call} returned nodes {nodes!r}: expected a 1-d integer array")
@@ -511,10 +577,21 @@ def _walk(ctx, view, result, s, t, call) -> list:
     if bad:
         _fail(ctx, f"{call} returned nodes {_short(nodes)}, which pass through "
                    f"blocked or unknown node {bad[0]}")
+    # the jumps taken so far, for every way to read the steps (an edge may
+    # join the two nodes a link joins too)
+    states = {0}
     for u, v in zip(nodes[:-1], nodes[1:]):
-        if v not in view.out[u]:
+        after = {j for j in states if v in view.out[u]}
+        after.update(j + 1 for j in states if j < len(jumps) and jumps[j][1:3] == (u, v))
+        if not after:
             _fail(ctx, f"{call} returned nodes {_short(nodes)}, which step from {u} to "
-                       f"{v}, but the CSR view has no finite edge {u} -> {v}")
+                       f"{v}, but the CSR view has no finite edge {u} -> {v}"
+                       + (", nor is it the jump of the next link it takes" if jumps
+                          else ""))
+        states = after
+    if len(jumps) not in states:
+        _fail(ctx, f"{call} takes {len(jumps)} links, but its nodes {_short(nodes)} "
+                   f"do not jump between the nodes under them")
     return nodes
 
 
@@ -551,16 +628,59 @@ def _check_polyline(ctx, view, graph, result, s, end, call, what):
     """``result`` (``what``: a path, a partial path) of a geometric
     algorithm: ``nodes`` a walk from ``s`` to ``end`` along finite CSR
     edges over walkable nodes, ``cost`` the length of the polyline
-    ``points``, whose first and last points locate to ``s`` and ``end``."""
-    _walk(ctx, view, result, s, end, call)
+    ``points``, whose first and last points locate to ``s`` and ``end``;
+    on a graph with links, walks joined by the links ``result`` takes
+    (``_taken_links``), ``cost`` the polyline's length without those jumps
+    plus their costs."""
     points = np.asarray(result.points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] < 1 or points.shape[1] < 2:
         _fail(ctx, f"{call} returned {what} with points of shape {points.shape}")
-    length = float(np.sqrt((np.diff(_ground(graph, points), axis=0) ** 2).sum(axis=1)).sum())
-    if not math.isclose(result.cost, length, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+    jumps = _taken_links(ctx, view, graph, result, points, call)
+    _walk(ctx, view, result, s, end, call, jumps)
+    legs = np.sqrt((np.diff(_ground(graph, points), axis=0) ** 2).sum(axis=1))
+    at = [k for k, _, _, _ in jumps]
+    length = float(np.delete(legs, at).sum())
+    charged = sum(c for _, _, _, c in jumps)
+    if not math.isclose(result.cost, length + charged, rel_tol=TOLERANCE,
+                        abs_tol=TOLERANCE):
+        more = f" and its links charge {charged!r}" if jumps else ""
         _fail(ctx, f"{call} reports {what} of cost {result.cost!r}, but its points make a "
-                   f"polyline of length {length!r}")
+                   f"polyline of length {length!r}" + more)
     _check_ends_locate(ctx, graph.locate, result, s, end, call)
+
+
+def _taken_links(ctx, view, graph, result, points, call) -> list:
+    """The off-mesh links ``result`` takes (``PathResult.links``), each
+    ``(k, u, v, cost)``: it jumps from ``points[k]``, on node ``u`` (the
+    node under the link's start, or under its end when taken back), to
+    ``points[k + 1]`` on node ``v``, at the link's cost. Fails for a link
+    the graph has not, a jump that is not one of the link's, points out
+    of order."""
+    taken = list(result.links)
+    if not taken:
+        return []
+    if not view.links:
+        _fail(ctx, f"{call} reports taking links {taken}, but the graph has no "
+                   f"off-mesh links")
+    out, last = [], -1
+    for link in taken:
+        i, k = int(link.link), int(link.point)
+        if not 0 <= i < len(view.links):
+            _fail(ctx, f"{call} takes link {i}; the graph has {len(view.links)}")
+        if not last < k < len(points) - 1:
+            _fail(ctx, f"{call} takes link {i} at point {k}: not after the previous "
+                       f"link's ({last}) and before its last point ({len(points) - 1})")
+        last = k
+        u, v = (int(graph.locate(tuple(float(x) for x in points[j, :3])))
+                for j in (k, k + 1))
+        a, b, back, c = view.links[i][:4]
+        if (u, v) != (a, b) and not (back and (u, v) == (b, a)):
+            way = f"{a} -> {b}" + (" or back" if back else " (one way)")
+            _fail(ctx, f"{call} takes link {i} from point {k} on node {u} to the next on "
+                       f"node {v}, but the link joins the nodes under its start and end, "
+                       f"{way}")
+        out.append((k, u, v, c))
+    return out
 
 
 def _is_3d(graph) -> bool:
@@ -726,6 +846,7 @@ def _check_version(ctx, world, graph, result, call, seen=None):
 def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
              geometric=frozenset()):
     seen = []
+    legs = {}                      # find_path costs to and from links' ends
     for s, goals in groups:
         dist = reference_distances(graph, s, view=view)
         hops = _hops(view, s)
@@ -750,7 +871,37 @@ def _compare(world, graph, view, groups, algorithms, ctx, outcome, note,
                     check_geometric(ctx, view, graph, result, s, t, expected, call)
                 else:
                     _check_result(ctx, view, result, s, t, algo, expected, call)
+                if view.links and algo == "auto" and search:
+                    _check_link_detours(ctx, world, graph, view, s, t, result, call, legs)
                 counts["answered"] += search
+
+
+def _check_link_detours(ctx, world, graph, view, s, t, result, call, legs):
+    """On a graph with off-mesh links, ``result`` (``call``, from ``s`` to
+    ``t``) costs no more than going to a link's takeoff, taking the link
+    and going on from where it lands, each way there and on being
+    ``find_path``'s own answer (kept in ``legs``): the cheapest path meets
+    every such inequality, so a search that misses a cheaper route
+    through a link fails one. Links whose ends lie on no walkable node
+    are left out (their takeoffs are no query points)."""
+    def cost(a, b):
+        if (a, b) not in legs:
+            r = world.find_path(graph.graph_id, a, b)
+            legs[a, b] = r.cost if r.found else math.inf
+        return legs[a, b]
+
+    have = result.cost if result.found else math.inf
+    for i, link in enumerate(view.links):
+        if link.u < 0 or link.v < 0 or not (view.walkable[link.u] and view.walkable[link.v]):
+            continue
+        for a, b in ((link.start, link.end), (link.end, link.start))[:1 + link.back]:
+            via = cost(s, a) + link.cost + cost(b, t)
+            # 1e-6: a link takes off and lands a hair inside the polygon
+            # under its end points, the legs end at those points
+            if have > via + 1e-6 + TOLERANCE * via:
+                _fail(ctx, f"{call} costs {have!r}, but by link {i} it costs {via!r}: "
+                           f"find_path({s}, {a}) {cost(s, a)!r}, the link {link.cost!r}, "
+                           f"find_path({b}, {t}) {cost(b, t)!r}")
 
 
 #: expansions per step a sliced search is run with: every one must give
@@ -764,10 +915,15 @@ def check_sliced_equals_whole(factory, seed=0, *, rounds=2):
     every listed algorithm; ``find_path(max_nodes=k, partial=True)`` gives
     a ``partial`` path that is a walk from the start whose cost is the
     reference distance to its last node (for a geometric algorithm: the
-    length of its polyline, whose ends locate to the start and that node),
-    or the whole result when ``k`` covers the search; a search whose graph changes between steps
-    finishes as ``find_path`` does on the changed graph. Returns how many
-    searches were stepped and how many partial paths were checked."""
+    length of its polyline, whose ends locate to the start and that node;
+    on a graph with links, walks joined by the links it takes), or the
+    whole result when ``k`` covers the search (``k`` the expansions
+    ``find_path`` reports finishes it); a larger ``k`` never answers
+    less (``budget_exceeded``, then ``partial``, then ``found``: ``k`` of
+    1, 2, half, all but one and all of the expansions). A search whose
+    graph changes between steps finishes as ``find_path`` does on the
+    changed graph. Returns how many searches were stepped and how many
+    partial paths were checked."""
     rng = np.random.default_rng(seed)
     ctx = _Context(factory, seed, "sliced_equals_whole")
     world = factory.make_world()
@@ -815,10 +971,33 @@ def _check_sliced(world, graph, view, dist, s, t, algo, ctx, counts):
         counts["stepped"] += 1
     if whole.status is not PathStatus.FOUND or whole.expanded < 2:
         return
-    cap = whole.expanded // 2
-    part = world.find_path(graph.graph_id, s, t, algorithm=algo, max_nodes=cap,
-                           partial=True)
-    pcall = f"{call[:-1]}, max_nodes={cap}, partial=True)"
+    # budgets from one expansion to the whole search's: a larger one never
+    # answers less (budget_exceeded, then partial, then found)
+    caps = sorted({1, 2, whole.expanded // 2, whole.expanded - 1, whole.expanded})
+    before = None
+    for cap in caps:
+        part = world.find_path(graph.graph_id, s, t, algorithm=algo, max_nodes=cap,
+                               partial=True)
+        pcall = f"{call[:-1]}, max_nodes={cap}, partial=True)"
+        _check_capped(ctx, view, graph, dist, whole, part, s, algo, pcall, counts)
+        if before is not None and _RANK[part.status] < _RANK[before[1].status]:
+            _fail(ctx, f"{pcall} returned {part.status.value}, but with max_nodes="
+                       f"{before[0]} it returned {before[1].status.value}: a larger budget "
+                       f"answers no less (budget_exceeded, partial, found in that order)")
+        before = (cap, part)
+    if before[1].status is not PathStatus.FOUND:
+        _fail(ctx, f"{pcall} returned {before[1].status.value}; find_path expands "
+                   f"{whole.expanded} nodes, so that budget finishes it")
+
+
+#: the answers of a capped search, from less to more
+_RANK = {PathStatus.BUDGET_EXCEEDED: 0, PathStatus.PARTIAL: 1, PathStatus.FOUND: 2}
+
+
+def _check_capped(ctx, view, graph, dist, whole, part, s, algo, pcall, counts):
+    """``part``, the answer of ``pcall`` (``find_path`` with ``max_nodes``
+    and ``partial=True``): the whole result, ``budget_exceeded`` or a
+    partial path from ``s`` (on a graph with links, walks joined by them)."""
     if part.status is PathStatus.FOUND:
         if _result_key(part) != _result_key(whole):
             _fail(ctx, f"{pcall} found {part!r}; find_path gives {whole!r}")
@@ -905,7 +1084,7 @@ def check_reachable_and_areas_match_labelling(factory, seed=0, *, rounds=4):
             b[:10] = rng.permutation(a[:10])      # pairs near each other too
             got = []
             for s, t in zip(a.tolist(), b.tolist()):
-                if graph.directed:
+                if graph.directed or view.links:    # links may be one-way
                     want = view.walkable[t] and t in _hops(view, s)
                 else:
                     want = bool(labels[s] >= 0 and labels[s] == labels[t])

@@ -367,6 +367,9 @@ class _Query:
         L.link_bounds(self.xy, self.part, space.depart, space.cost, self.h, self.hd)
         self.walks = {}             # the walks from or to the query's ends
         self.expanded = 0
+        #: the nodes settled so far (in order) and the node before each
+        #: (``run``): the routes a partial result may follow
+        self.dist, self.pred = {}, {}
 
     def walk(self, a, b) -> PathResult:
         """The walk from point ``a`` to point ``b`` searched (or kept)."""
@@ -390,7 +393,7 @@ class _Query:
         hypot, push, pop = math.hypot, heapq.heappush, heapq.heappop
         if not h[_S] < inf:                 # no walks and links lead there
             return None
-        dist, pred = {}, {}
+        dist, pred = self.dist, self.pred
         # (key: cost so far + lower bound of the rest, seq, weighed, from,
         # node, cost so far)
         heap = [(h[_S], 0, 1, -1, _S, 0.0)]
@@ -423,7 +426,7 @@ class _Query:
                 continue
             dist[node], pred[node] = g, a
             if node == goal:
-                return self._route(pred, n)
+                return self._route(goal)
             if node >= n:                   # D(p): leave by the link at p
                 p = node - n
                 q = p ^ 1
@@ -452,11 +455,13 @@ class _Query:
                         push(heap, (k, seq, 0, node, n + q, g))
         return None
 
-    def _route(self, pred, n) -> list:
-        """``[(walk, link), ...]`` from the start to the goal: each walk
-        ``(a, b)`` and the link taken after it (``-1`` after the last)."""
+    def _route(self, node) -> list:
+        """``[(walk, link), ...]`` from the start to the settled ``node``
+        (the goal ``D(1)``, or for a partial result another): each walk
+        ``(a, b)`` and the link taken after it (``-1``: none; at ``A(p)``
+        the last walk's link is the one that landed there)."""
+        pred, n = self.pred, len(self.xy)
         hops = []
-        node = n + _T
         while node != _S:
             a = pred[node]
             hops.append((a, node))
@@ -469,6 +474,38 @@ class _Query:
             else:                           # D(a - n) -> A(b): the link after that walk
                 route[-1][1] = (a - n - 2) // 2
         return [tuple(r) for r in route]
+
+    def estimate(self, a, x, y) -> float:
+        """The lower bound of the rest of the way from the ground point
+        ``(x, y)`` in the connected part of point ``a`` (``link_bounds``'
+        ``h`` for a point off the link graph): straight to the goal, or
+        straight to a link one may leave by and on."""
+        part, xy, hd = int(self.part[a]), self.xy, self.hd
+        best = math.inf
+        if int(self.part[_T]) == part:
+            best = math.hypot(x - xy[_T, 0], y - xy[_T, 1])
+        for d in self.space.departures.get(part, ()):
+            best = min(best, math.hypot(x - xy[d, 0], y - xy[d, 1]) + hd[d])
+        return best
+
+    def nearest(self, leg, a) -> tuple:
+        """``(node, tail)``, where a partial result ends: the node settled so
+        far nearest the goal by the lower bound (``h`` at its point; the
+        first on a tie), or, when its partial path ``leg`` (the running
+        walk's, from the settled ``A(a)``) ends as near or nearer, ``A(a)``
+        with ``leg`` as ``tail``; the start with no tail when nothing else
+        was settled and no walk has a partial path yet."""
+        n = len(self.xy)
+        best, at, tail = math.inf, _S, None
+        for node in self.dist:
+            p = node - n if node >= n else node
+            if node != _S and self.h[p] < best:
+                best, at = self.h[p], node
+        if leg is not None:
+            x, y = leg.points[-1, 0], leg.points[-1, 1]
+            if self.estimate(a, float(x), float(y)) <= best:
+                at, tail = a, leg
+        return at, tail
 
 
 def _ground_ends(graph, request):
@@ -554,11 +591,19 @@ def _result(graph, q, route) -> PathResult:
         r = graph.lift(q.walk(*route[0][0]))
         r.expanded = q.expanded
         return r
-    points, nodes, taken = [], [], []
+    return _joined(graph, q, [q.walk(a, b) for (a, b), _ in route],
+                   [link for _, link in route], PathStatus.FOUND, q.expanded)
+
+
+def _joined(graph, q, walks, taken, status, expanded) -> PathResult:
+    """The ground ``walks`` lifted and joined, the link ``taken[i]``
+    (``-1``: none) taken after walk ``i``: a result of ``status``
+    (``found``, ``partial``) whose ``cost`` adds the walks' and the links'."""
+    links = graph.links
+    points, nodes, jumps = [], [], []
     cost = 0.0
     count = 0
-    for (a, b), link in route:
-        leg = q.walk(a, b)
+    for leg, link in zip(walks, taken):
         lifted = graph.lift(leg).points
         if len(lifted) == 2 and (lifted[0] == lifted[1]).all():
             lifted = lifted[:1]                # a walk of no length: one point
@@ -568,12 +613,33 @@ def _result(graph, q, route) -> PathResult:
         cost += leg.cost
         if link >= 0:
             cost += float(links.cost[link])
-            taken.append(PathLink(int(link), links.kind[link], count - 1))
+            jumps.append(PathLink(int(link), links.kind[link], count - 1))
     out = PathResult.found_path(np.concatenate(nodes).astype(np.int32, copy=False),
-                                np.concatenate(points), cost, q.expanded,
+                                np.concatenate(points), cost, expanded,
                                 polyanya.ALGORITHM)
-    out.links = taken
+    out.status = status
+    out.links = jumps
     return out
+
+
+def _partial_result(graph, q, leg, a, expanded) -> PathResult:
+    """A linked search's partial result (``_Query.nearest``): its route to
+    the settled node nearest the goal, walks and links, then the running
+    walk's partial path ``leg`` (ground, from ``A(a)``; None: none) when
+    that ends nearer, or the point the route ends at."""
+    at, tail = q.nearest(leg, a)
+    route = q._route(at) if at != _S else []
+    walks = [q.walk(*w) for w, _ in route]
+    taken = [link for _, link in route]
+    if tail is None and (not route or taken[-1] >= 0):
+        # ends at a point it arrived at by a link, or at the start: that point
+        p = at
+        tail = PathResult.found_path(np.array([q.poly[p]], dtype=np.int32),
+                                     q.xy[p:p + 1].copy(), 0.0, 0, polyanya.ALGORITHM)
+    if tail is not None:
+        walks.append(tail)
+        taken.append(-1)
+    return _joined(graph, q, walks, taken, PathStatus.PARTIAL, expanded)
 
 
 class LinkedSearch(Search):
@@ -581,8 +647,10 @@ class LinkedSearch(Search):
     graph's Dijkstra, each walk it weighs a stepped Polyanya search
     (``sliced.PolyanyaSearch``) on the ground plane; so it closes the
     same search nodes as ``find_path`` and ends with its result. A
-    partial result: the running walk's partial path when that walk starts
-    at the query's start (``budget_exceeded`` otherwise)."""
+    partial result (as a navmesh's without links: one from the first
+    node closed on) follows the route found so far to the point nearest
+    the goal by the search's lower bound: a link end or takeoff settled,
+    or where the running walk's partial path ends (``_Query.nearest``)."""
 
     def __init__(self, graph, request):
         self._leg = None
@@ -618,27 +686,31 @@ class LinkedSearch(Search):
                 self._walk, self._found = (a, b), None
                 self._leg = PolyanyaSearch(graph, _leg_request(graph, q, a, b),
                                            q.space.ground)
-            if budget <= 0:
-                return None
             leg = self._leg
-            before = leg.expanded
-            done = leg.step(budget)
-            budget -= leg.expanded - before
-            self.expanded = q.expanded + leg.expanded
-            if not done:
-                return None
+            if budget <= 0:
+                # a walk that closes no node (its ends in one polygon) still
+                # runs: a budget of the whole search's expansions finishes it
+                if not leg.finish_free():
+                    return None
+            else:
+                before = leg.expanded
+                done = leg.step(budget)
+                budget -= leg.expanded - before
+                self.expanded = q.expanded + leg.expanded
+                if not done:
+                    return None
             self._found = leg.result()
             self._leg = None
 
     def _partial(self):
-        leg = self._leg
-        if leg is not None and self._walk[0] == _S:
+        if self._gen is None or not self._started:
+            return None
+        leg, r = self._leg, None
+        if leg is not None:
             r = leg.result(partial=True)
-            if r.status is PathStatus.PARTIAL:
-                lifted = self.graph.lift(r)
-                lifted.expanded = self.expanded
-                return lifted
-        return None
+            if r.status is not PathStatus.PARTIAL:
+                r = None
+        return _partial_result(self.graph, self._q, r, self._walk[0], self.expanded)
 
     def _release(self) -> None:
         leg, self._leg = self._leg, None

@@ -173,9 +173,17 @@ QUERY_OPTIONS = {"heuristic": HEURISTICS}
 AREA_QUERY_OPTIONS = {**QUERY_OPTIONS, **areafilter.OPTIONS}
 
 
+#: ... but not ``heuristic=`` on a mesh with off-mesh links: the polygon-graph
+#: searches, its only readers, refuse such a mesh (``links.refuse``)
+_LINKED = {k: v for k, v in QUERY_OPTIONS.items() if k != "heuristic"}
+_AREA_LINKED = {k: v for k, v in AREA_QUERY_OPTIONS.items() if k != "heuristic"}
+
+
 @navcore.hookimpl
 @navcore.for_graphs(NavMeshGraph)
 def navcore_query_options(graph):
+    if getattr(graph, "links", None) is not None:
+        return _AREA_LINKED if areafilter.has_areas(graph) else _LINKED
     return AREA_QUERY_OPTIONS if areafilter.has_areas(graph) else QUERY_OPTIONS
 
 

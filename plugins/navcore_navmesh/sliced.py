@@ -101,6 +101,19 @@ class PolyanyaSearch(Search):
                     continue
             return polyanya.failed(status, expanded)
 
+    def finish_free(self) -> bool:
+        """Carry on without closing a search node (the kernel with a
+        budget of none): True when that finished the search, as it does
+        when one polygon holds both ends or the start's polygon leads
+        nowhere; what a caller with no expansions left may still run."""
+        if self._result is not None:
+            return True
+        result = self._advance(0)
+        if result is None:
+            return False
+        self._finish(result)
+        return True
+
     def _partial(self):
         sl, graph = self._slot, self.graph
         sx, sy, gx, gy = self._ends[:4]

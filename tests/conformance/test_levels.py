@@ -1,10 +1,17 @@
 """The level graph type (a 3D level's Recast navmesh, searched as a
 layered navmesh) passes navcore's conformance kit: its paths are
 geometric (their ``cost`` is the length on the ground plane, their points
-3D), its updates the generic ones on polygons (the mesh is fixed)."""
-import numpy as np
+3D), its updates the generic ones on polygons (the mesh is fixed). With
+off-mesh links too (their paths walks joined by jumps), and the kit
+catches a linked search that is wrong in each way it checks."""
+import math
 
+import numpy as np
+import pytest
+
+import navcore
 import navcore.testing
+import navcore_navmesh.plugin
 from navcore.testing import GraphFactory
 
 from generic_updates import GenericUpdates
@@ -51,3 +58,91 @@ class LevelFactory(GenericUpdates, GraphFactory):
 @navcore.testing.parametrize([LevelFactory()], seeds=(0, 1))
 def test_level_conforms(factory, check):
     check(factory)
+
+
+class LinkedLevelFactory(LevelFactory):
+    """A level of ``LevelFactory`` with 1 to 4 off-mesh links between
+    random points of its surface (so some join parts no walkable geometry
+    joins: the storey with no ramp, a block's top), some one-way, some
+    charging less than their length (teleports) or more (ladders)."""
+
+    name = "level-linked"
+
+    def build(self, world, graph_id, rng):
+        graph = super().build(world, graph_id, rng)
+        links = []
+        for _ in range(int(rng.integers(1, 5))):
+            a, b = (tuple(float(x) for x in world.random_point(graph_id, rng).point)
+                    for _ in range(2))
+            link = {"start": a, "end": b, "radius": 0.1,
+                    "bidirectional": bool(rng.random() < 0.6)}
+            if rng.random() < 0.5:
+                link["cost"] = float(rng.uniform(0.1, 3.0)) * math.dist(a, b)
+            links.append(link)
+        graph.set_links(links)
+        return graph
+
+
+@navcore.testing.parametrize([LinkedLevelFactory()], seeds=(0, 1, 2))
+def test_linked_level_conforms(factory, check):
+    check(factory)
+
+
+def _with_links(result, links):
+    result.links = links
+    return result
+
+
+class LinkCostsDropped:
+    """Reports a path through links at its walked length only."""
+
+    @navcore.hookimpl(wrapper=True)
+    def navcore_find_path(self, graph, request):
+        r = yield
+        if r is None or not r.found or not r.links:
+            return r
+        charged = sum(float(graph.links.cost[taken.link]) for taken in r.links)
+        return _with_links(navcore.PathResult(r.status, r.nodes, r.points, r.cost - charged,
+                                              r.expanded, r.algorithm), r.links)
+
+
+class LinksUnreported:
+    """Reports no links on a path that takes some."""
+
+    @navcore.hookimpl(wrapper=True)
+    def navcore_find_path(self, graph, request):
+        r = yield
+        if r is None or not r.found or not r.links:
+            return r
+        return navcore.PathResult(r.status, r.nodes, r.points, r.cost, r.expanded,
+                                  r.algorithm)
+
+
+class WalkingPreferred:
+    """Answers a path through links with the walk between the ends when
+    there is one (a search that does not weigh links against walking): a
+    path in itself correct, but dearer than by the link."""
+
+    @navcore.hookimpl(wrapper=True)
+    def navcore_find_path(self, world, graph, request):
+        r = yield
+        if r is None or not r.found or not r.links:
+            return r
+        links, graph.links = graph.links, None
+        try:
+            walk = navcore_navmesh.plugin.navcore_find_path(world, graph, request)
+        finally:
+            graph.links = links
+        return walk if walk is not None and walk.found else r
+
+
+@pytest.mark.parametrize("plugin, message", [
+    (LinkCostsDropped(), "links charge"),
+    (LinksUnreported(), "no finite edge"),
+    (WalkingPreferred(), "by link"),
+], ids=lambda v: type(v).__name__ if not isinstance(v, str) else None)
+def test_the_kit_catches_a_broken_linked_search(plugin, message):
+    factory = LinkedLevelFactory()
+    factory.plugins = (plugin,)
+    with pytest.raises(AssertionError, match=message):
+        navcore.testing.check_paths_match_reference(factory)

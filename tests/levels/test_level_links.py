@@ -278,3 +278,12 @@ def test_links_attach_again_when_the_polygons_are_replaced(world):
     r = w.find_path("x", LOW, HIGH)
     assert r.links == (PathLink(1, "jump", 1),)
     assert r.cost > before.cost
+
+
+def test_heuristic_is_no_option_of_a_linked_level(world):
+    # polygon_astar, the only search that reads heuristic=, refuses links:
+    # the option would be taken and ignored
+    with pytest.raises(navcore.QueryError, match="heuristic"):
+        world.find_path("up", LOW, HIGH, heuristic="euclidean")
+    assert world.find_path("plain", LOW, LOW, algorithm="polygon_astar",
+                           heuristic="euclidean").found

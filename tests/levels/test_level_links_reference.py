@@ -167,3 +167,67 @@ def test_distance_matrix_and_pairs_through_links_are_find_path_costs(seed):
                                    rtol=1e-13, atol=0)
     finally:
         w.close()
+
+
+def check_partial(w, gid, links, s, r):
+    """``r`` (a partial path from ``s``) checked against the links as given:
+    it starts at ``s``, each link it takes jumps from by that link's start
+    to by its end (from its end to its start: a bidirectional one), and its
+    cost is its walked horizontal length plus those links' costs; its last
+    point lies on its last node."""
+    np.testing.assert_allclose(r.points[0], s, atol=1e-6)
+    ground = r.points[:, [0, 2]]
+    legs = np.hypot(*np.diff(ground, axis=0).T)
+    charged = 0.0
+    for taken in r.links:
+        link = links[taken.link]
+        a, b = ground[taken.point], ground[taken.point + 1]
+        ends = [(link["start"], link["end"])] + \
+            [(link["end"], link["start"])] * link["bidirectional"]
+        assert any(math.dist(a, (p[0], p[2])) <= link["radius"] + 1e-6
+                   and math.dist(b, (q[0], q[2])) <= link["radius"] + 1e-6
+                   for p, q in ends)
+        charged += link.get("cost", math.dist(link["start"], link["end"]))
+    walked = float(np.delete(legs, [taken.point for taken in r.links]).sum())
+    assert r.cost == pytest.approx(walked + charged, abs=1e-9)
+    assert w.locate(gid, tuple(map(float, r.points[-1]))) == r.nodes[-1]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5])
+def test_a_larger_budget_never_answers_less(seed):
+    """find_path with max_nodes=k, partial=True for k = 1 .. the whole
+    search's expansions: as on the level without links, a partial path
+    from the first expansion on (never budget_exceeded: each search
+    closes a node with its first expansion), then, from a budget that
+    covers the search, the whole path."""
+    w, rng, links = linked_world(seed)
+    try:
+        seen = {"plain": 0, "linked": 0}
+        linked_partials = 0
+        for _ in range(12):
+            s = tuple(map(float, w.random_point("plain", rng).point))
+            g = tuple(map(float, w.random_point("plain", rng).point))
+            for gid in ("plain", "linked"):
+                whole = w.find_path(gid, s, g)
+                if not whole.found or whole.expanded < 2:
+                    continue
+                seen[gid] += 1
+                statuses = []
+                for k in range(1, min(whole.expanded, 60) + 1):
+                    r = w.find_path(gid, s, g, max_nodes=k, partial=True)
+                    statuses.append(r.status)
+                    if r.status is navcore.PathStatus.FOUND:
+                        assert (r.cost, r.links) == (whole.cost, whole.links)
+                        continue
+                    assert r.status is navcore.PathStatus.PARTIAL, (gid, k)
+                    check_partial(w, gid, links, s, r)
+                    linked_partials += gid == "linked" and len(r.links) > 0
+                # partial ... partial, then found (from the whole budget on)
+                first = statuses.index(navcore.PathStatus.FOUND) \
+                    if navcore.PathStatus.FOUND in statuses else len(statuses)
+                assert set(statuses[first:]) <= {navcore.PathStatus.FOUND}
+                if whole.expanded <= 60:
+                    assert statuses[-1] is navcore.PathStatus.FOUND
+        assert seen["plain"] and seen["linked"]
+    finally:
+        w.close()
