@@ -88,6 +88,9 @@ class NavGraph:
     #: search that restarts on it places its point ends again
     #: (``Search``), and a node id from before names another polygon
     stable_node_ids = True
+    #: True when ``positions`` are (lon, lat) degrees (road networks):
+    #: outlines (``Isochrone.polygons``) are then measured in metres
+    positions_lonlat = False
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):
@@ -171,6 +174,25 @@ class NavGraph:
     def positions(self):
         """Node positions, float64 ``(N, 2)`` or ``(N, 3)``, or None."""
         return self._positions
+
+    def edge_pieces(self, edges, start, stop) -> np.ndarray:
+        """float64 ``(k, 2, 2)``: the drawn pieces of ``edges`` (CSR
+        positions, validated by the caller) from ``start`` to ``stop``
+        (costs along each edge from its tail), as 2-point lines in the
+        plane of ``positions``: here the straight line between its ends,
+        cut in proportion to the cost. A backend whose edges are drawn
+        otherwise (a road's chain of segments) overrides it; one piece may
+        then be several lines. ``Isochrone.polygons`` draws with it."""
+        pos = self.positions[:, :2]
+        csr = self.csr
+        edges = np.asarray(edges, dtype=np.int64)
+        tail = np.repeat(np.arange(self.num_nodes), np.diff(csr.offsets))[edges]
+        a, b = pos[tail], pos[csr.targets[edges]]
+        cost = csr.cost[edges]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f0 = np.where(cost > 0, np.asarray(start) / cost, 0.0)[:, None]
+            f1 = np.where(cost > 0, np.asarray(stop) / cost, 1.0)[:, None]
+        return np.stack((a + (b - a) * f0, a + (b - a) * f1), axis=1)
 
     def has_positions(self) -> bool:
         """Whether ``positions`` can be given (subclasses may make them lazily)."""
