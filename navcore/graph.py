@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from . import validate
-from .errors import GraphError, NodeError
+from .errors import GraphError, NodeError, QueryError
 from .types import GraphVersion
 
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
@@ -177,21 +177,38 @@ class NavGraph:
 
     def edge_pieces(self, edges, start, stop) -> np.ndarray:
         """float64 ``(k, 2, 2)``: the drawn pieces of ``edges`` (CSR
-        positions, validated by the caller) from ``start`` to ``stop``
-        (costs along each edge from its tail), as 2-point lines in the
-        plane of ``positions``: here the straight line between its ends,
-        cut in proportion to the cost. A backend whose edges are drawn
-        otherwise (a road's chain of segments) overrides it; one piece may
-        then be several lines. ``Isochrone.polygons`` draws with it."""
+        positions) from ``start`` to ``stop`` (finite costs >= 0 along
+        each edge from its tail, one per edge), as 2-point lines in the
+        plane of ``positions`` ((lon, lat) on a road network). Here the
+        straight line between the edge's ends, cut in proportion to the
+        cost; a backend whose edges are drawn otherwise (a road's chain
+        of segments: one line per segment) overrides ``_edge_pieces``.
+        ``Isochrone.polygons`` draws with it. ``QueryError`` for a graph
+        without positions, an edge out of range or a bad cost."""
+        if not self.has_positions():
+            raise QueryError(f"edge_pieces needs node positions; graph {self.graph_id!r} "
+                             f"has none")
+        e = validate.node_ids(edges, self.csr.num_edges, "edge_pieces: edges", QueryError,
+                              np.int64)
+        ends = []
+        for name, value in (("start", start), ("stop", stop)):
+            a = validate.array(value, f"edge_pieces: {name}", QueryError, np.float64)
+            if a.shape != e.shape or not (np.isfinite(a) & (a >= 0)).all():
+                raise QueryError(f"edge_pieces: {name} must hold one finite cost >= 0 per "
+                                 f"edge ({e.size}), got {validate.describe(value)}")
+            ends.append(a)
+        return self._edge_pieces(e, *ends)
+
+    def _edge_pieces(self, edges, start, stop) -> np.ndarray:
+        """``edge_pieces`` of checked arrays (int64 edges, float64 costs)."""
         pos = self.positions[:, :2]
         csr = self.csr
-        edges = np.asarray(edges, dtype=np.int64)
         tail = np.repeat(np.arange(self.num_nodes), np.diff(csr.offsets))[edges]
         a, b = pos[tail], pos[csr.targets[edges]]
         cost = csr.cost[edges]
         with np.errstate(invalid="ignore", divide="ignore"):
-            f0 = np.where(cost > 0, np.asarray(start) / cost, 0.0)[:, None]
-            f1 = np.where(cost > 0, np.asarray(stop) / cost, 1.0)[:, None]
+            f0 = np.where(cost > 0, start / cost, 0.0)[:, None]
+            f1 = np.where(cost > 0, stop / cost, 1.0)[:, None]
         return np.stack((a + (b - a) * f0, a + (b - a) * f1), axis=1)
 
     def has_positions(self) -> bool:

@@ -194,7 +194,7 @@ class Isochrone:
         for b, L in enumerate(self.limits.tolist()):
             stop = self._stops(L)
             use = stop >= 0
-            lines = graph.edge_pieces(self.edges[use], self.start[use], stop[use])
+            lines = graph._edge_pieces(self.edges[use], self.start[use], stop[use])
             lines = project(lines.reshape(-1, 2)).reshape(-1, 2, 2) if lines.size else \
                 np.zeros((0, 2, 2))
             pts = project(pos[self.nodes[self.costs <= L]])

@@ -131,7 +131,7 @@ class RoadGraph(NavGraph):
         return K.polyline(edges, self.chain_start, self.chain,
                           seg.src, seg.dst, seg.lon, seg.lat)
 
-    def edge_pieces(self, edges, start, stop) -> np.ndarray:
+    def _edge_pieces(self, edges, start, stop) -> np.ndarray:
         """``NavGraph.edge_pieces`` along the roads: one (lon, lat) line
         per segment (or part of one) between ``start`` and ``stop``."""
         from .isochrone import edge_pieces

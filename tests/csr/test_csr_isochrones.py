@@ -156,3 +156,18 @@ def test_polygons_need_positions():
     assert iso.nodes.tolist() == [0, 1]
     with pytest.raises(navcore.QueryError, match="node positions"):
         iso.polygons()
+
+
+@pytest.mark.parametrize("args, words", [
+    (([5], [0.0], [1.0]), "edges"),
+    (([0], [0.0, 1.0], [1.0]), "start must hold one finite cost"),
+    (([0], [0.0], [np.nan]), "stop must hold one finite cost"),
+    (([0], [0.0], ["a"]), "stop must be an array of numbers"),
+    (([0.5], [0.0], [1.0]), "edges"),
+])
+def test_edge_pieces_checks_its_arguments(args, words):
+    w = navcore.World()
+    g = w.add_graph("g", type="csr", src=[0], dst=[1], positions=[[0, 0], [1, 0]])
+    with pytest.raises(navcore.QueryError, match=words):
+        g.edge_pieces(*args)
+    np.testing.assert_allclose(g.edge_pieces([0], [0.25], [1.0]), [[[0.25, 0], [1, 0]]])
