@@ -509,9 +509,14 @@ def navcore_isochrone(world: World, graph: NavGraph, sources: np.ndarray,
     Pieces: for every reached node, its edges toward walkable nodes at a
     finite cost (``start`` 0, ``reach`` the node's cost), plus any piece
     a point source lies on. Firstresult: the road plugin answers for
-    sources given as points (phantom nodes on the roads); the csr plugin
+    sources given as points (phantom nodes on the roads) and, with a
+    current road contraction hierarchy, for junctions; the csr plugin
     answers last for every graph with one bounded multi-source Dijkstra
-    over its CSR view. Called once per ``World.isochrone`` call.
+    over its CSR view (on a navmesh the polygon graph's costs, between
+    centroids). With a current contraction hierarchy, a search that would
+    settle more than a quarter of the nodes hands over to PHAST (an upward
+    search, then one sweep down the ranks). Called once per
+    ``World.isochrone`` call.
     """
 
 

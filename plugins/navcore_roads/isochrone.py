@@ -4,7 +4,10 @@ by (the heads of the edges through it) with the cost of the road up to
 them, which the hook answers again from those junctions (the csr
 plugin's bounded Dijkstra); the piece of road from the point on, both
 ways a car may drive it, is added. Sources given as junction ids stay
-junctions. Outlines follow the roads' segments (``edge_pieces``).
+junctions. Searches from junctions run on the road contraction
+hierarchy while one is current (``navcore_roads.contract``): a search
+that reaches far hands over to its PHAST sweep (``navcore_csr.isochrone``).
+Outlines follow the roads' segments (``edge_pieces``).
 """
 from __future__ import annotations
 
@@ -12,15 +15,20 @@ import numpy as np
 
 from navcore.isochrones import Isochrone
 
+from navcore_csr.isochrone import isochrone_on, swept
+
 from . import _isochrone as K
-from . import phantoms
+from . import ch, phantoms
 
 
 def isochrone(world, graph, sources, source_costs, source_points, limits):
-    """``navcore_isochrone`` where some source is a point (else ``None``:
-    junction sources are the generic search's)."""
+    """``navcore_isochrone`` on a road graph: from junctions on its
+    current contraction hierarchy (``None`` without one: the csr plugin's
+    search answers), from points by their junctions (the hook again)."""
     if source_points is None:
-        return None
+        view = ch.current(graph)
+        return None if view is None else \
+            isochrone_on(graph, sources, source_costs, limits, view.hierarchy)
     is_point = ~np.isnan(source_points[:, 0])
     ends = phantoms.of_points(graph, source_points[is_point], "isochrone: source")
     spent = source_costs[is_point]
@@ -56,5 +64,9 @@ def edge_pieces(graph, edges, start, stop) -> np.ndarray:
 
 
 def warm_up(graph) -> None:
-    """Load the outline kernel (no piece)."""
+    """Load the outline kernel (no piece) and the sweep of a current
+    hierarchy (no source)."""
     edge_pieces(graph, np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    view = ch.current(graph)
+    if view is not None:
+        swept(graph, view.hierarchy, np.zeros(0, np.int32), np.zeros(0), 0.0)

@@ -171,3 +171,37 @@ def test_edge_pieces_checks_its_arguments(args, words):
     with pytest.raises(navcore.QueryError, match=words):
         g.edge_pieces(*args)
     np.testing.assert_allclose(g.edge_pieces([0], [0.25], [1.0]), [[[0.25, 0], [1, 0]]])
+
+
+def test_closed_edges_stay_closed_under_an_infinite_limit():
+    w = navcore.World()
+    w.add_graph("g", type="csr", src=[0, 1, 0], dst=[1, 2, 3], cost=[1.0, np.inf, 2.0])
+    iso = w.isochrone("g", 0, np.inf)
+    assert iso.nodes.tolist() == [0, 1, 3] and np.isfinite(iso.costs).all()
+    assert w.isochrone("g", [0, 2], [1, np.inf]).nodes.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("share", [0.0, 0.25, 2.0])
+def test_on_a_contraction_hierarchy_the_sweep_equals_scipy(share, monkeypatch):
+    import navcore_csr
+    from navcore_csr import isochrone as I
+    swept = []
+    monkeypatch.setattr(I, "SWEEP_SHARE", share)
+    real = I.swept
+    monkeypatch.setattr(I, "swept", lambda *a: swept.append(1) or real(*a))
+    for seed in range(4):
+        w, g = random_world(20 + seed, n=80, m=260, directed=seed % 2 == 1)
+        w.update("g", nodes=[3, 7], walkable=False)
+        tail = int(np.searchsorted(g.csr.offsets, 0, side="right") - 1)   # edge 0's
+        w.update("g", edges=[(tail, int(g.csr.targets[0]))], cost=np.inf)
+        w.tick()
+        navcore_csr.contract(g)
+        rng = np.random.default_rng(seed)
+        for k in (1, 3):
+            sources = rng.choice(g.num_nodes, k, replace=False)
+            for limit in (1.5, 4.0, np.inf):
+                iso = w.isochrone("g", sources.tolist(), limit)
+                nodes, costs = truth(g, sources, limit)
+                assert iso.nodes.tolist() == nodes.tolist(), (seed, k, limit)
+                np.testing.assert_allclose(iso.costs, costs, rtol=1e-12)
+    assert (len(swept) > 0) == (share < 1)

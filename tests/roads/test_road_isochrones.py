@@ -47,6 +47,44 @@ def test_junction_isochrones_equal_scipy_on_the_extracts(extract):
         assert iso.nodes.size > 10
 
 
+@pytest.mark.parametrize("share", [0.0, 0.25])
+def test_on_the_road_hierarchy_isochrones_equal_scipy(extract, share, monkeypatch):
+    """With a current contraction hierarchy: PHAST (forced with share 0,
+    else past a quarter of the junctions) equals scipy too, from
+    junctions and from points; a stale hierarchy is left alone."""
+    import navcore_roads
+    from navcore_csr import isochrone as I
+    name, w, g = extract
+    monkeypatch.setattr(I, "SWEEP_SHARE", share)
+    swept = []
+    real = I.swept
+    monkeypatch.setattr(I, "swept", lambda *a: swept.append(1) or real(*a))
+    navcore_roads.contract(g, progress=False)
+    rng = np.random.default_rng(3)
+    for k in (1, 3):
+        sources = rng.choice(g.num_nodes, k, replace=False)
+        bands = [20.0, 200.0, np.inf]
+        iso = w.isochrone(name, sources.tolist(), bands)
+        for b, limit in enumerate(bands):
+            nodes, costs = truth(g, sources, limit)
+            assert iso.nodes[iso.band <= b].tolist() == nodes.tolist(), (k, limit)
+            np.testing.assert_allclose(iso.costs[iso.band <= b], costs, rtol=1e-12)
+    assert swept
+    pt = tuple(g.positions[17] * 0.5 + g.positions[int(g.csr.targets[g.csr.offsets[17]])] * 0.5)
+    with_h = w.isochrone(name, pt, 150.0)
+    swept.clear()
+    w.update(name, nodes=[int(sources[0])], walkable=False)
+    w.tick()                                           # the hierarchy is stale now
+    after = w.isochrone(name, sources.tolist(), 200.0)
+    assert not swept
+    assert after.nodes.tolist() == truth(g, sources[1:], 200.0)[0].tolist()   # 0: blocked
+    w.update(name, nodes=[int(sources[0])], walkable=True)
+    w.tick()
+    without = w.isochrone(name, pt, 150.0)
+    assert with_h.nodes.tolist() == without.nodes.tolist()
+    np.testing.assert_allclose(with_h.costs, without.costs, rtol=1e-12)
+
+
 def test_point_isochrones_equal_scipy_on_the_split_segment_graph(extract):
     name, w, g = extract
     rng = np.random.default_rng(5)
