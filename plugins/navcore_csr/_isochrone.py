@@ -7,6 +7,29 @@ from numba import njit
 from navcore._kernels import close_next, heap_decrease, heap_push, lazy_pop, lazy_push
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _offer(stamp, g, hnode, hkey, hpos, size, v, d, open_mark):
+    """Give node ``v`` (not closed) cost ``d`` if that is less than it
+    has: open it, or lower its key; returns the heap's size."""
+    if stamp[v] == open_mark:
+        if d < g[v]:
+            g[v] = d
+            heap_decrease(hnode, hkey, hpos, v, d)
+        return size
+    g[v] = d
+    stamp[v] = open_mark
+    return heap_push(hnode, hkey, hpos, size, v, d)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _take(hk, hn, size):
+    """``(key, node, size)``: the least entry of a lazy heap, removed."""
+    key = hk[0]
+    node = hn[0]
+    lazy_pop(hk, hn, size)
+    return key, node, size - 1
+
+
 @njit(cache=True, nogil=True)
 def bounded_dijkstra(offsets, targets, cost, walkable, seeds, seed_cost, limit, stamp, g,
                      hnode, hkey, hpos, open_mark, order, cap):
@@ -22,16 +45,8 @@ def bounded_dijkstra(offsets, targets, cost, walkable, seeds, seed_cost, limit, 
     for i in range(seeds.size):
         s = seeds[i]
         c = seed_cost[i]
-        if not walkable[s] or not (c <= limit and c < np.inf):
-            continue
-        if stamp[s] == open_mark:
-            if c < g[s]:
-                g[s] = c
-                heap_decrease(hnode, hkey, hpos, s, c)
-        else:
-            g[s] = c
-            stamp[s] = open_mark
-            size = heap_push(hnode, hkey, hpos, size, s, c)
+        if walkable[s] and c <= limit and c < np.inf:
+            size = _offer(stamp, g, hnode, hkey, hpos, size, s, c, open_mark)
     count = 0
     while size > 0:
         if count == cap:
@@ -42,20 +57,10 @@ def bounded_dijkstra(offsets, targets, cost, walkable, seeds, seed_cost, limit, 
         du = g[u]
         for e in range(offsets[u], offsets[u + 1]):
             v = targets[e]
-            st = stamp[v]
-            if st == closed_mark or not walkable[v]:
-                continue
             d = du + cost[e]
-            if not (d <= limit and d < np.inf):        # inf: a closed edge
-                continue
-            if st == open_mark:
-                if d < g[v]:
-                    g[v] = d
-                    heap_decrease(hnode, hkey, hpos, v, d)
-            else:
-                g[v] = d
-                stamp[v] = open_mark
-                size = heap_push(hnode, hkey, hpos, size, v, d)
+            # inf: a closed edge (it never fits, not even an infinite limit)
+            if stamp[v] != closed_mark and walkable[v] and d <= limit and d < np.inf:
+                size = _offer(stamp, g, hnode, hkey, hpos, size, v, d, open_mark)
     return count
 
 
@@ -85,10 +90,7 @@ def phast(fwd_first, fwd_head, fwd_w, bwd_first, bwd_head, bwd_w, seed_ranks, se
             lazy_push(hk, hn, size, c, r)
             size += 1
     while size > 0:
-        du = hk[0]
-        u = hn[0]
-        lazy_pop(hk, hn, size)
-        size -= 1
+        du, u, size = _take(hk, hn, size)
         if du > d[u]:
             continue                            # a stale entry
         for e in range(fwd_first[u], fwd_first[u + 1]):
