@@ -202,5 +202,14 @@ def test_isochrone_from_the_command_line(tmp_path, capsys):
     assert 0 < report["area_km2"] < 5
     gj = json.loads(geo.read_text())
     assert gj["features"][0]["geometry"]["type"] in ("Polygon", "MultiPolygon")
+    # with a route: one FeatureCollection, the route's LineString first
+    assert main(["roads", str(ROADS / "monaco.osm.gz"), "--isochrone", "7.42,43.735,60",
+                 "--from", "7.4205,43.7335", "--to", "7.4275,43.7420", "--geojson",
+                 str(geo)]) == 0
+    capsys.readouterr()
+    both = json.loads(geo.read_text())
+    assert both["type"] == "FeatureCollection"
+    assert [f["geometry"]["type"] for f in both["features"]][0] == "LineString"
+    assert [f["properties"].get("band") for f in both["features"]][1:] == [0]
     assert main(["roads", str(ROADS / "monaco.gr"), "--geojson", str(geo)]) == 2
-    assert "give --isochrone too" in capsys.readouterr().err
+    assert "or --isochrone too" in capsys.readouterr().err
