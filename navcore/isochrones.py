@@ -60,9 +60,9 @@ def limits_of(max_cost) -> np.ndarray:
 
 
 def sources_of(source, point_dims=2) -> list:
-    """``source`` as a list of ends: one node id or point (a tuple, or a
-    1-D float array), or a list / array of several. ``NodeError`` for an
-    empty one."""
+    """``source`` as a list of ends: one node id or point (a tuple, a
+    list of floats or a 1-D float array), or a list / array of several.
+    ``NodeError`` for an empty one."""
     if validate.is_int(source) and not isinstance(source, (bool, np.bool_)):
         return [source]
     if isinstance(source, tuple):
@@ -70,6 +70,9 @@ def sources_of(source, point_dims=2) -> list:
     if isinstance(source, np.ndarray) and source.ndim == 1 and source.size == point_dims \
             and not np.issubdtype(source.dtype, np.integer):
         return [source]
+    if isinstance(source, list) and len(source) == point_dims and all(
+            isinstance(x, (float, np.floating)) for x in source):
+        return [tuple(source)]          # numbers that are no node ids: one point
     if isinstance(source, (list, np.ndarray)):
         if len(source) == 0:
             raise NodeError("isochrone: source is empty; give a node id, a point or a "

@@ -380,8 +380,9 @@ class Queries:
         reached edges end at a fraction), and outlines (``polygons()``,
         shapely; ``to_geojson()``).
 
-        ``source``: a node id or a point, or a list of them (several
-        sources: each node's cost is its least from any). On a road
+        ``source``: a node id or a point (a tuple; a list of floats is a
+        point too), or a list of them (several sources: each node's cost
+        is its least from any). On a road
         network a (lon, lat) point is snapped onto its road, as
         ``find_path``'s ends are: the search leaves it along the road both
         ways a car may drive, and the piece of road it stands on counts.

@@ -173,6 +173,8 @@ def test_a_point_on_a_road_reaches_both_ways_along_it():
     iso = w.isochrone("r", (0.0005, 0.00001), [3, 6])     # mid-road between 0 and 1
     assert iso.nodes.tolist() == [0, 1] and np.allclose(iso.costs, [5, 5]) \
         and iso.band.tolist() == [1, 1]
+    same = w.isochrone("r", [0.0005, 0.00001], [3, 6])    # a list of floats: one point
+    assert same.nodes.tolist() == [0, 1] and np.allclose(same.costs, iso.costs)
     edges, lo, hi = iso.segments(0)
     csr = g.csr
     tails = np.repeat(np.arange(g.num_nodes), np.diff(csr.offsets))
