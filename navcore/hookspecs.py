@@ -514,7 +514,7 @@ def navcore_isochrone(world: World, graph: NavGraph, sources: np.ndarray,
     answers last for every graph with one bounded multi-source Dijkstra
     over its CSR view (on a navmesh the polygon graph's costs, between
     centroids). With a current contraction hierarchy, a search that would
-    settle more than a quarter of the nodes hands over to PHAST (an upward
+    settle more than a tenth of the nodes hands over to PHAST (an upward
     search, then one sweep down the ranks). Called once per
     ``World.isochrone`` call.
     """
