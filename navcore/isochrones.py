@@ -244,6 +244,9 @@ class Isochrone:
         return {"type": "FeatureCollection", "features": feats}
 
 
-def empty_pieces():
-    """The piece arrays of an isochrone without pieces."""
-    return (np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+    @property
+    def __geo_interface__(self) -> dict:
+        """``to_geojson()`` with the default outline: geopandas, shapely
+        and ``navcore_roads.to_geojson`` read an isochrone through it."""
+        return self.to_geojson()
+

@@ -124,6 +124,8 @@ def test_outlines_hold_the_reached_junctions_and_write_geojson(extract):
     assert gj["type"] == "FeatureCollection"
     assert [f["properties"]["max_cost"] for f in gj["features"]] == [120.0, 60.0]
     assert shapely.geometry.shape(gj["features"][1]["geometry"]).equals(polys[0])
+    import navcore_roads
+    assert navcore_roads.to_geojson(iso) == iso.to_geojson()       # __geo_interface__
     # 25 m (the default) around the roads reached, measured in metres:
     # the outline's south edge lies 25 m below the southmost piece of road
     edges, lo, hi = iso.segments()
