@@ -98,7 +98,7 @@ How to write a backend (a new graph type)
    junctions) as long as it passes through its nodes' points in order;
    list extra ``algorithm=`` names in ``navcore_algorithms``. Everything
    you do not answer falls back to the generic CSR kernels (A*, Dijkstra,
-   BFS, path costs, distance matrices), and areas, ``reachable`` and
+   BFS, path costs, distance matrices, isochrones), and areas, ``reachable`` and
    ``nearest_reachable`` come from the areas plugin for every graph.
 5. **Derived structures** (an index, a hierarchy) are ``navcore.DerivedView``
    objects kept with ``graph.view(key, build)``: never used stale, built
