@@ -21,6 +21,7 @@ from .errors import (CapacityError, FrameError, GraphError, MapFormatError, Mesh
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
+from .isochrones import Isochrone
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec, precheck
 from .scene_layer import SceneLayer
 from .search import Search
@@ -34,7 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
-    "GraphVersion", "MeshPoint", "RaycastHit", "PathBatch", "PathStatus", "Update", "Search",
+    "GraphVersion", "MeshPoint", "RaycastHit", "Isochrone", "PathBatch", "PathStatus", "Update", "Search",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
     "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from . import validate
-from .errors import GraphError, NodeError
+from .errors import GraphError, NodeError, QueryError
 from .types import GraphVersion
 
 HEURISTICS = ("euclidean", "manhattan", "octile", "zero")
@@ -88,6 +88,9 @@ class NavGraph:
     #: search that restarts on it places its point ends again
     #: (``Search``), and a node id from before names another polygon
     stable_node_ids = True
+    #: True when ``positions`` are (lon, lat) degrees (road networks):
+    #: outlines (``Isochrone.polygons``) are then measured in metres
+    positions_lonlat = False
 
     def __init__(self, storage, *, positions=None, walkable=None,
                  heuristic=None, directed=True, num_nodes=None):
@@ -171,6 +174,42 @@ class NavGraph:
     def positions(self):
         """Node positions, float64 ``(N, 2)`` or ``(N, 3)``, or None."""
         return self._positions
+
+    def edge_pieces(self, edges, start, stop) -> np.ndarray:
+        """float64 ``(k, 2, 2)``: the drawn pieces of ``edges`` (CSR
+        positions) from ``start`` to ``stop`` (finite costs >= 0 along
+        each edge from its tail, one per edge), as 2-point lines in the
+        plane of ``positions`` ((lon, lat) on a road network). Here the
+        straight line between the edge's ends, cut in proportion to the
+        cost; a backend whose edges are drawn otherwise (a road's chain
+        of segments: one line per segment) overrides ``_edge_pieces``.
+        ``Isochrone.polygons`` draws with it. ``QueryError`` for a graph
+        without positions, an edge out of range or a bad cost."""
+        if not self.has_positions():
+            raise QueryError(f"edge_pieces needs node positions; graph {self.graph_id!r} "
+                             f"has none")
+        e = validate.node_ids(edges, self.csr.num_edges, "edge_pieces: edges", QueryError,
+                              np.int64)
+        ends = []
+        for name, value in (("start", start), ("stop", stop)):
+            a = validate.array(value, f"edge_pieces: {name}", QueryError, np.float64)
+            if a.shape != e.shape or not (np.isfinite(a) & (a >= 0)).all():
+                raise QueryError(f"edge_pieces: {name} must hold one finite cost >= 0 per "
+                                 f"edge ({e.size}), got {validate.describe(value)}")
+            ends.append(a)
+        return self._edge_pieces(e, *ends)
+
+    def _edge_pieces(self, edges, start, stop) -> np.ndarray:
+        """``edge_pieces`` of checked arrays (int64 edges, float64 costs)."""
+        pos = self.positions[:, :2]
+        csr = self.csr
+        tail = np.repeat(np.arange(self.num_nodes), np.diff(csr.offsets))[edges]
+        a, b = pos[tail], pos[csr.targets[edges]]
+        cost = csr.cost[edges]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f0 = np.where(cost > 0, start / cost, 0.0)[:, None]
+            f1 = np.where(cost > 0, stop / cost, 1.0)[:, None]
+        return np.stack((a + (b - a) * f0, a + (b - a) * f1), axis=1)
 
     def has_positions(self) -> bool:
         """Whether ``positions`` can be given (subclasses may make them lazily)."""

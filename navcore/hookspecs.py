@@ -98,7 +98,7 @@ How to write a backend (a new graph type)
    junctions) as long as it passes through its nodes' points in order;
    list extra ``algorithm=`` names in ``navcore_algorithms``. Everything
    you do not answer falls back to the generic CSR kernels (A*, Dijkstra,
-   BFS, path costs, distance matrices), and areas, ``reachable`` and
+   BFS, path costs, distance matrices, isochrones), and areas, ``reachable`` and
    ``nearest_reachable`` come from the areas plugin for every graph.
 5. **Derived structures** (an index, a hierarchy) are ``navcore.DerivedView``
    objects kept with ``graph.view(key, build)``: never used stale, built
@@ -129,6 +129,7 @@ if TYPE_CHECKING:          # for the annotations only: no import cycle at run ti
     import numpy as np
 
     from .graph import NavGraph
+    from .isochrones import Isochrone
     from .search import Search
     from .types import (FrameStats, MeshPoint, PathBatch, PathRequest, PathResult,
                         RaycastHit, Update)
@@ -484,6 +485,39 @@ def navcore_distance_pairs(world: World, graph: NavGraph, sources: np.ndarray,
     batch answers many routes without a Python loop per pair.
     """
 
+
+
+@hookspec(firstresult=True)
+def navcore_isochrone(world: World, graph: NavGraph, sources: np.ndarray,
+                      source_costs: np.ndarray, source_points: np.ndarray | None,
+                      limits: np.ndarray) -> Isochrone | None:
+    """Return the ``navcore.Isochrone`` of ``limits`` from ``sources``:
+    every node whose least cost from any source is at most ``limits[-1]``
+    (with its cost and band), and the pieces of edges reached; or
+    ``None`` to pass.
+
+    ``sources`` is a validated int32 node id array (points already
+    located, at least one entry); ``source_costs`` float64, the cost
+    already spent at each source (0 from ``World.isochrone``; a backend
+    that seeds the search from points, a road network from the junctions
+    around a point on a road, asks this hook again with those junctions,
+    their costs and no points); ``source_points`` the points the caller
+    gave, as in ``navcore_distance_matrix``; ``limits`` float64, one or
+    more cost limits (bands), strictly increasing, >= 0 (``inf`` allowed).
+    A node is reached within a limit when its cost is ``<=`` the limit;
+    a blocked node is never entered (a blocked source reaches nothing).
+    Pieces: for every reached node, its edges toward walkable nodes at a
+    finite cost (``start`` 0, ``reach`` the node's cost), plus any piece
+    a point source lies on. Firstresult: the road plugin answers for
+    sources given as points (phantom nodes on the roads) and, with a
+    current road contraction hierarchy, for junctions; the csr plugin
+    answers last for every graph with one bounded multi-source Dijkstra
+    over its CSR view (on a navmesh the polygon graph's costs, between
+    centroids). With a current contraction hierarchy, a search that would
+    settle more than a tenth of the nodes hands over to PHAST (an upward
+    search, then one sweep down the ranks). Called once per
+    ``World.isochrone`` call.
+    """
 
 
 @hookspec(firstresult=True)

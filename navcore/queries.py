@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ends, limits, validate
+from . import ends, isochrones, limits, validate
 from .errors import NodeError, QueryError
 from .graph import NavGraph
+from .isochrones import Isochrone
 from .search import Search
 from .types import GraphVersion, MeshPoint, PathRequest, PathResult, PathStatus, RaycastHit
 
@@ -371,6 +372,45 @@ class Queries:
             raise QueryError(f"distance_pairs needs as many sources as targets, got "
                              f"{src.size} and {dst.size}")
         return self._ask("navcore_distance_pairs", graph, src, dst, src_pts, dst_pts)
+
+    def isochrone(self, graph_id, source, max_cost, *, polygons: bool = False) -> Isochrone:
+        """What can be reached from ``source`` within ``max_cost``: a
+        ``navcore.Isochrone`` with the reached ``nodes`` and their
+        ``costs``, the pieces of edges reached (``segments()``: partially
+        reached edges end at a fraction), and outlines (``polygons()``,
+        shapely; ``to_geojson()``).
+
+        ``source``: a node id or a point (a tuple; a list of floats is a
+        point too), or a list of them (several sources: each node's cost
+        is its least from any). On a road
+        network a (lon, lat) point is snapped onto its road, as
+        ``find_path``'s ends are: the search leaves it along the road both
+        ways a car may drive, and the piece of road it stands on counts.
+        ``max_cost``: a cost limit >= 0 (``inf``: everything reachable),
+        or a strictly increasing sequence of them (bands: ``band[i]`` is
+        the first band node ``i`` lies in). A node is reached when its
+        cost is ``<=`` the limit; a blocked source reaches nothing.
+        ``polygons=True`` computes the outlines now (default buffer).
+        Unknown nodes, points off the graph, an empty source and a bad
+        ``max_cost`` are ``NodeError`` / ``QueryError``.
+
+        >>> import navcore
+        >>> w = navcore.World()
+        >>> _ = w.add_graph("g", type="csr", src=[0, 1, 2], dst=[1, 2, 3],
+        ...                 cost=[1.0, 1.0, 5.0], directed=False)
+        >>> iso = w.isochrone("g", 0, [1, 3])
+        >>> iso.nodes.tolist(), iso.costs.tolist(), iso.band.tolist()
+        ([0, 1, 2], [0.0, 1.0, 2.0], [0, 0, 1])
+        """
+        graph = self.graph(graph_id)
+        bands = isochrones.limits_of(max_cost)
+        polygons = validate.boolean(polygons, "isochrone: polygons", QueryError)
+        items = isochrones.sources_of(source, getattr(graph, "point_dims", 2))
+        src, pts = ends.nodes(graph, items, "isochrone: source", with_points=True)
+        iso = self._ask("navcore_isochrone", graph, src, np.zeros(src.size), pts, bands)
+        if polygons:
+            iso.polygons()
+        return iso
 
     def raycast(self, graph_id, start, end) -> RaycastHit:
         """Walk the walkable surface from ``start`` straight toward ``end``

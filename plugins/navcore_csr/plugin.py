@@ -8,7 +8,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore.graph import NavGraph
 
-from . import contraction, drawing, search, simplification, sliced, updates
+from . import contraction, drawing, isochrone, search, simplification, sliced, updates
 from .storage import build_grouped, build_validated
 
 ALGORITHMS = ("astar", "dijkstra", "bfs", "simplified", "ch")
@@ -179,6 +179,7 @@ def navcore_warm_up(graph):
     search.warm_up(graph)
     simplification.warm_up(graph)
     contraction.warm_up(graph)
+    isochrone.warm_up(graph)
 
 
 navcore_path_costs = forward(search.path_costs, trylast=True)
@@ -204,6 +205,8 @@ def navcore_distance_pairs(graph, sources, targets):
     out = contraction.contracted_pairs(graph, sources, targets)
     return search.distance_pairs(graph, sources, targets) if out is None else out
 
+
+navcore_isochrone = forward(isochrone.isochrone, trylast=True)
 
 navcore_make_update = forward(updates.make_update, trylast=True)
 navcore_apply_updates = forward(updates.apply_updates, trylast=True)

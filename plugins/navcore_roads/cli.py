@@ -1,9 +1,9 @@
 """``navcore roads``: load a road network, say what it holds and how long
-things took, and answer a route or a random matrix.
+things took, and answer a route, a random matrix or an isochrone.
 
     navcore roads FILE [--profile car] [--weight time] [--keep largest_scc]
                        [--contract | --customizable] [--from LON,LAT --to LON,LAT] [--matrix N]
-                       [--seed S] [--json OUT] [--geojson OUT]
+                       [--isochrone LON,LAT,COST] [--seed S] [--json OUT] [--geojson OUT]
 
 FILE is an OpenStreetMap extract (``.osm.pbf``, ``.osm``, ``.osm.gz``,
 ``.osm.bz2``), a DIMACS ``.gr`` (its ``.co`` beside it is read when there
@@ -11,7 +11,9 @@ is one) or a GeoJSON file (``.geojson``, ``.json``). ``--json OUT``
 writes everything printed as JSON (``-`` for standard output); its folder
 is checked before the network is loaded. ``--geojson OUT`` writes the
 route of ``--from``/``--to`` as a GeoJSON Feature (its drawn road as a
-LineString of [lon, lat], ``navcore_roads.to_geojson``). A mistake is a
+LineString of [lon, lat], ``navcore_roads.to_geojson``), the outline of
+``--isochrone`` as a FeatureCollection (``Isochrone.to_geojson``), or both
+as one FeatureCollection, the route first. A mistake is a
 ``navcore: error: ...`` line and exit status 2.
 """
 from __future__ import annotations
@@ -55,6 +57,9 @@ def add_command(subparsers) -> None:
     p.add_argument("--to", dest="goal", metavar="LON,LAT", type=_lonlat, help="route goal")
     p.add_argument("--matrix", type=int, metavar="N",
                    help="a random N x N matrix between nodes (--seed picks them)")
+    p.add_argument("--isochrone", metavar="LON,LAT,COST", type=_isochrone,
+                   help="what is reachable from LON,LAT within COST (seconds with "
+                        "--weight time, metres with distance): junctions, roads, outline")
     p.add_argument("--seed", type=int, default=0, help="seed for --matrix (default 0)")
     p.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
                    help="answer --matrix on a Dask cluster: the scheduler at ADDRESS, or "
@@ -62,8 +67,9 @@ def add_command(subparsers) -> None:
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': "
                                                  "standard output)")
     p.add_argument("--geojson", metavar="OUT",
-                   help="write the --from/--to route as a GeoJSON Feature to OUT ('-': "
-                        "standard output)")
+                   help="write the --from/--to route as a GeoJSON Feature, the "
+                        "--isochrone outline as a FeatureCollection, or both, to OUT "
+                        "('-': standard output)")
     p.set_defaults(func=_cmd_roads)
 
 
@@ -73,6 +79,14 @@ def _lonlat(text):
     except ValueError:
         raise ValueError(f"expected LON,LAT, got {text!r}") from None
     return lon, lat
+
+
+def _isochrone(text):
+    try:
+        lon, lat, cost = (float(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"expected LON,LAT,COST, got {text!r}") from None
+    return lon, lat, cost
 
 
 def source_params(path) -> dict:
@@ -100,8 +114,9 @@ def _cmd_roads(args) -> int:
         limits.check_memory(f"--matrix {n}: a {n} x {n} distance matrix", 8 * n * n)
     if args.dask is not None and args.matrix is None:
         raise NavError("--dask answers --matrix N; give --matrix too")
-    if args.geojson is not None and args.start is None:
-        raise NavError("--geojson writes the route: give --from and --to too")
+    if args.geojson is not None and args.start is None and args.isochrone is None:
+        raise NavError("--geojson writes the route or the isochrone: give --from and --to "
+                       "or --isochrone too")
     if args.geojson == "-" and args.json == "-":
         raise NavError("--json - and --geojson - both write to standard output; give one "
                        "of them a file")
@@ -164,9 +179,17 @@ def _cmd_roads(args) -> int:
         _line(say, f"route {r.status.value}: {r.cost:.1f} {unit} over {r.nodes.size} "
                    f"junctions, {len(r.points)} points ({r.algorithm}, {ms:.2f} ms); ends "
                    f"snapped {metres[0]:.1f} m and {metres[1]:.1f} m")
+    features = []
+    if args.start is not None and geojson_out is not None:
+        from .export import to_geojson
+        features.append(to_geojson(r, g))
+    if args.isochrone is not None:
+        iso = _cmd_isochrone(world, args.isochrone, unit, say, report)
         if geojson_out is not None:
-            from .export import to_geojson
-            _write(geojson_out, to_geojson(r, g))
+            features += iso.to_geojson()["features"]
+    if geojson_out is not None:
+        _write(geojson_out, features[0] if args.isochrone is None else
+               {"type": "FeatureCollection", "features": features})
     if args.matrix is not None:
         if g.num_nodes == 0:
             raise NavError(f"{args.file}: the network has no nodes left to draw a matrix "
@@ -198,6 +221,31 @@ def _write(out, data) -> None:
         print(text)
     else:
         out.write_text(text + "\n")
+
+
+def _cmd_isochrone(world, spec, unit, say, report):
+    """``--isochrone``: the junctions and roads reached from a point and
+    the outline's area (``World.isochrone``); returns the isochrone."""
+    lon, lat, cost = spec
+    t0 = time.perf_counter()
+    iso = world.isochrone("roads", (lon, lat), cost)
+    ms = (time.perf_counter() - t0) * 1e3
+    edges, lo, hi = iso.segments()
+    partial = int((hi < 1).sum())
+    area = round(_area_km2(iso.polygons()[0]), 4)
+    report["isochrone"] = {"from": [lon, lat], "max_cost": cost,
+                           "junctions": int(iso.nodes.size), "roads": int(edges.size),
+                           "partial_roads": partial, "area_km2": area, "ms": round(ms, 3)}
+    _line(say, f"isochrone {cost:g} {unit}: {iso.nodes.size} junctions, {edges.size} roads "
+               f"({partial} partly) in {ms:.2f} ms; outline {area:.3f} km2")
+    return iso
+
+
+def _area_km2(geom) -> float:
+    """Area of a (lon, lat) outline in km2 (equirectangular at its centre)."""
+    if geom.is_empty:
+        return 0.0
+    return geom.area * 111.195 ** 2 * float(np.cos(np.radians(geom.centroid.y)))
 
 
 def _dask_matrix(address, graph, pick, progress):

@@ -60,6 +60,8 @@ class RoadGraph(NavGraph):
     #: metres from the nearest road beyond which a point is off the graph
     #: (``invalid_start`` / ``invalid_goal``; ``math.inf``: no limit)
     max_snap = 500.0
+    #: positions are (lon, lat): isochrone outlines are measured in metres
+    positions_lonlat = True
 
     def _setup(self, segments, node_source, chain_start, chain, weight, profile, report):
         self.segments = segments
@@ -128,6 +130,12 @@ class RoadGraph(NavGraph):
         seg = self.segments
         return K.polyline(edges, self.chain_start, self.chain,
                           seg.src, seg.dst, seg.lon, seg.lat)
+
+    def _edge_pieces(self, edges, start, stop) -> np.ndarray:
+        """``NavGraph.edge_pieces`` along the roads: one (lon, lat) line
+        per segment (or part of one) between ``start`` and ``stop``."""
+        from .isochrone import edge_pieces
+        return edge_pieces(self, edges, start, stop)
 
     def path_edges(self, nodes) -> np.ndarray:
         """The edge a path takes between consecutive ``nodes`` (the

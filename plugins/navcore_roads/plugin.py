@@ -15,7 +15,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 
-from . import cch, ch, locate, phantoms, search, sliced, updates
+from . import cch, ch, isochrone, locate, phantoms, search, sliced, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -252,6 +252,9 @@ def navcore_distance_pairs(world, graph, sources, targets, source_points, target
                       phantoms.pairs, _hierarchy_pairs, search.distance_pairs)
 
 
+# sources given as points: phantom nodes on their roads (junction ids: the
+# csr plugin's bounded Dijkstra answers)
+navcore_isochrone = forward(isochrone.isochrone, RoadGraph)
 navcore_make_update = forward(updates.make_update, RoadGraph)
 navcore_apply_updates = forward(updates.apply_updates, RoadGraph)
 
@@ -284,6 +287,7 @@ def navcore_frame_start(world):
 def navcore_warm_up(graph):
     search.warm_up(graph)
     sliced.warm_up(graph)
+    isochrone.warm_up(graph)
 
 
 @navcore.hookimpl

@@ -195,6 +195,28 @@ def test_distance_pairs_hook_answers_arrays_of_pairs(world):
     assert world.distance_pairs("g", [0], [2]).tolist() == [7.0]
 
 
+@exercises("navcore_isochrone")
+def test_isochrone_hook_gets_resolved_sources_and_increasing_limits(world):
+    seen = []
+
+    class Oracle:
+        # a plugin sees node ids (points located), the cost spent at each
+        # source (0 from World.isochrone) and the limits as a float array
+        @navcore.hookimpl(tryfirst=True)
+        def navcore_isochrone(self, graph, sources, source_costs, source_points, limits):
+            seen.append((sources.tolist(), source_costs.tolist(), source_points,
+                         limits.tolist()))
+
+    world.add_graph("g", type="csr", src=[0, 1], dst=[1, 2], cost=[1.0, 1.0],
+                    positions=[[0, 0], [1, 0], [2, 0]])
+    world.plugins.register(Oracle())
+    iso = world.isochrone("g", [2, (0.1, 0.0)], [1, 2.5])
+    assert iso.nodes.tolist() == [0, 1, 2] and iso.costs.tolist() == [0.0, 1.0, 0.0]
+    (sources, costs, points, limits), = seen
+    assert sources == [2, 0] and costs == [0.0, 0.0] and limits == [1.0, 2.5]
+    assert np.isnan(points[0]).all() and points[1].tolist() == [0.1, 0.0]
+
+
 @exercises("navcore_add_commands")
 def test_plugins_add_cli_subcommands(capsys):
     from navcore.cli import build_parser
