@@ -127,6 +127,7 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     """
     graph = validate.graph(graph, error=GraphError)
     _check_road_graph(graph)
+    _check_free_turns(graph)
     if not isinstance(customizable, (bool, np.bool_)):
         raise GraphError(f"customizable must be True or False, got {customizable!r}")
     if customizable:
@@ -229,6 +230,15 @@ def _check_road_graph(graph) -> None:
     from .network import RoadGraph
     if not isinstance(graph, RoadGraph):
         raise GraphError(f"contract takes a road graph (type: roads), got {graph!r}")
+
+
+def _check_free_turns(graph) -> None:
+    # a hierarchy of the junctions would route through forbidden turns
+    if graph.turns is not None:
+        raise GraphError(f"road graph {graph.graph_id!r} has turn rules "
+                         f"({graph.turns.num_rules}); its hierarchies are not built yet "
+                         f"(dijkstra, astar and bidijkstra apply the rules; "
+                         f"restrictions=False ignores OSM restrictions)")
 
 
 class _Progress:

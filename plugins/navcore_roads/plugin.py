@@ -15,7 +15,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 
-from . import cch, ch, isochrone, locate, phantoms, search, sliced, updates
+from . import cch, ch, isochrone, locate, phantoms, search, sliced, turns, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -25,7 +25,8 @@ ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
 def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=None,
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
-                compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP):
+                compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP, turns=None,
+                restrictions=True):
     """A road network: junctions are nodes, roads directed edges, points
     are (lon, lat) degrees. Exactly one source: ``osm``, ``dimacs``,
     ``geojson`` or the arrays ``src``/``dst`` (with ``length`` and
@@ -57,6 +58,17 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
         max_snap: metres from the nearest open road beyond which a
             (lon, lat) end is off the graph (``invalid_start`` /
             ``invalid_goal``); ``None``: no limit.
+        turns: turn rules between array roads: rows ``(from road, to
+            road)`` (forbidden) or ``(from road, to road, cost)`` (extra
+            cost, ``inf`` forbidden), applied where ``from`` ends and
+            ``to`` starts (``navcore_roads.io.restrictions``).
+        restrictions: read an OSM file's turn restriction relations
+            that bind ``profile`` (default); ``False`` ignores them.
+
+    A graph with turn rules routes over its road edges rather than its
+    junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
+    ``bidijkstra`` (and ``auto``), matrices and pairs apply them; ``ch``
+    and ``cch`` refuse such a graph, and so do (lon, lat) ends for now.
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -64,7 +76,8 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     segments, default_compress, used_profile = read_sources(
         osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
-        way=way, profile=profile)
+        way=way, profile=profile, turns=turns,
+        restrictions=validate.boolean(restrictions, "restrictions"))
     contract = validate.boolean(contract, "contract")
     limit = locate.max_snap(max_snap)
     graph = build_road_graph(segments, weight=weight, keep=keep,
@@ -120,6 +133,9 @@ def navcore_find_path(graph, request):
     if name is None:
         return None
     start, goal = request.start, request.goal
+    if graph.turns is not None:
+        _need_junctions(graph, _junction(start) and _junction(goal))
+        return turns.route(graph, request.start_node, request.goal_node, name)
     if (type(start) is int or validate.is_int(start)) and \
             (type(goal) is int or validate.is_int(goal)):
         # junctions (checked by World.prepare_path): one search, no closures
@@ -147,7 +163,7 @@ def navcore_find_paths(graph, batch):
 @navcore.for_graphs(RoadGraph)
 def navcore_begin_search(world, graph, request):
     name, view = _search_of(graph, request.algorithm)
-    if name is not None:
+    if name is not None and graph.turns is None:   # under turn rules: run whole
         stepped = sliced.begin(graph, request, name,
                                _junction(request.start) and _junction(request.goal))
         if stepped is not None:
@@ -159,11 +175,29 @@ def _junction(where) -> bool:
     return type(where) is int or validate.is_int(where)
 
 
+def _need_junctions(graph, junctions: bool) -> None:
+    if not junctions:
+        raise navcore.QueryError(
+            f"road graph {graph.graph_id!r} has turn rules; routes and distances from or "
+            f"to (lon, lat) points under them are not supported yet: give junction ids "
+            f"(graph.locate(point))")
+
+
 def _search_of(graph, algorithm):
     """``(name, view)``: the search that answers ``algorithm`` on ``graph``,
     with the hierarchy view it runs on (``None`` for the searches without
     one); ``(None, None)`` for an algorithm the roads plugin does not
-    answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy."""
+    answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy,
+    and on a graph with turn rules (``turns``: no hierarchy applies them yet)."""
+    if graph.turns is not None:
+        if algorithm in ("ch", "cch"):
+            raise navcore.QueryError(
+                f"{algorithm} does not apply turn rules yet, and road graph "
+                f"{graph.graph_id!r} has {graph.turns.num_rules}; use dijkstra, astar, "
+                f"bidijkstra or auto")
+        if algorithm == "auto":
+            return "bidijkstra", None
+        return (algorithm, None) if algorithm in ALGORITHMS else (None, None)
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
@@ -212,7 +246,13 @@ def _distances(world, graph, sources, targets, source_points, target_points, by_
     """What the distance hooks answer: ``by_points`` (``phantoms``) when
     an end is a point, else ``by_hierarchy(graph, query, sources,
     targets)`` on the current hierarchy (customizable first), else
-    ``without(graph, sources, targets)`` (``None``: another plugin's)."""
+    ``without(graph, sources, targets)`` (``None``: another plugin's).
+    Under turn rules: ``turns.matrix`` or ``turns.pairs`` (``by_points``
+    says which), between junctions only."""
+    if graph.turns is not None:
+        _need_junctions(graph, source_points is None and target_points is None)
+        return (turns.matrix if by_points is phantoms.matrix else turns.pairs)(
+            graph, sources, targets)
     if source_points is not None or target_points is not None:
         return by_points(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)

@@ -1,0 +1,159 @@
+"""Routing under turn rules: the searches of a road graph whose turns are
+not all free (OSM turn restrictions, a ``turns=`` table).
+
+The search runs on the edge-based graph: a state is a directed road edge
+(being on it means having driven it to its head), and a move from edge
+``e`` onto an edge ``f`` leaving ``e``'s head costs ``f``'s cost plus the
+turn's (0 unless a rule lists it; a forbidden turn is no move). The moves
+are read from the road CSR and the rules (``EdgeTurns``, a CSR of rules
+per ``from`` edge) while searching, never stored, so closures and jams
+(``updates``) apply as they do on junctions. A route from junction ``s``
+starts on any edge out of ``s`` and ends on the first edge into ``t``
+settled; U-turns are turns like the others (free unless a rule says
+otherwise). Routes keep junction ids: ``nodes`` are the junctions the
+edges pass, so a route may pass a junction twice (around a block, to turn
+where a left turn is forbidden).
+
+Graphs without rules keep the node-based searches (``search``); these
+cover ``dijkstra``, ``astar``, ``bidijkstra`` (and ``auto``), distance
+matrices and pairs between junctions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navcore.errors import QueryError
+from navcore.types import PathResult, PathStatus
+
+from . import _turns as K
+
+ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
+
+
+@dataclass(frozen=True)
+class EdgeTurns:
+    """Turn rules between the edges of a road graph (CSR positions):
+    the rules from edge ``e`` are ``to[off[e]:off[e + 1]]`` with their
+    extra ``cost`` (``inf``: forbidden). ``moves``: how many (edge, edge)
+    moves the graph has, forbidden ones included (a search's heap bound)."""
+
+    off: np.ndarray
+    to: np.ndarray
+    cost: np.ndarray
+    moves: int
+
+    @property
+    def num_rules(self) -> int:
+        return int(self.to.size)
+
+    @property
+    def forbidden(self) -> int:
+        return int(np.count_nonzero(np.isinf(self.cost)))
+
+
+def edge_turns(graph, turns):
+    """``(EdgeTurns or None, report)`` of segment rules ``turns``
+    (``segments.Turns``) on ``graph``: each rule between the last segment
+    of one edge and the first of the next (``build_road_graph`` keeps every
+    rule's junction a node); rules on roads the graph dropped (another
+    component) are counted and left out. Repeated rules keep the highest
+    cost. None when no rule is left (the node-based searches then answer)."""
+    e = graph.seg_edge[turns.frm]
+    f = graph.seg_edge[turns.to]
+    kept = (e >= 0) & (f >= 0)
+    report = dict(turns.report)
+    report["skipped"] = dict(report.get("skipped", {}))
+    dropped = int(np.count_nonzero(~kept))
+    if dropped:
+        report["skipped"]["turns on roads dropped with their component"] = dropped
+    e, f, c = e[kept], f[kept], turns.cost[kept]
+    order = np.lexsort((-c, f, e))              # per pair, the highest cost first
+    e, f, c = e[order], f[order], c[order]
+    first = np.ones(e.size, dtype=bool)
+    first[1:] = (e[1:] != e[:-1]) | (f[1:] != f[:-1])
+    e, f, c = e[first], f[first], c[first]
+    report["forbidden_turns"] = int(np.count_nonzero(np.isinf(c)))
+    report["turn_costs"] = int(np.count_nonzero(np.isfinite(c) & (c > 0)))
+    useful = c > 0
+    e, f, c = e[useful], f[useful], c[useful]
+    if e.size == 0:
+        return None, report
+    m = graph.csr.num_edges
+    off = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(e, minlength=m), out=off[1:])
+    out_deg = np.diff(graph.csr.offsets)
+    moves = int(out_deg[graph.csr.targets].sum())
+    return EdgeTurns(off, f.astype(np.int64), c.astype(np.float64), moves), report
+
+
+def route(graph, s: int, t: int, algorithm: str) -> PathResult:
+    """The cheapest route from junction ``s`` to junction ``t`` (checked,
+    walkable ids) under ``graph.turns`` by ``algorithm``."""
+    if algorithm not in ALGORITHMS:
+        raise QueryError(f"unknown road search {algorithm!r} under turn rules; choose one "
+                         f"of {', '.join(ALGORITHMS)}")
+    if s == t:
+        return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, algorithm)
+    csr, tr = graph.csr, graph.turns
+    m = csr.num_edges
+    if algorithm == "bidijkstra":
+        rev = csr.reverse()
+        dist = np.empty((2, m))
+        par = np.empty((2, m), dtype=np.int64)
+        done = np.empty((2, m), dtype=np.bool_)
+        cost, meet, settled = K.bidirectional(
+            csr.offsets, csr.targets, csr.cost, graph.edge_src, rev.offsets, rev.edge_ids,
+            graph.walkable, tr.off, tr.to, tr.cost, s, t, tr.moves, dist, par, done)
+    else:
+        from .search import heuristic_scale
+        if algorithm == "astar" and graph.unit is None:
+            raise QueryError(f"astar needs node coordinates; road graph "
+                             f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
+        scale = heuristic_scale(graph) if algorithm == "astar" else 0.0
+        unit = graph.unit if algorithm == "astar" else np.zeros((1, 3))
+        dist = np.empty(m)
+        par = np.full((2, m), -1, dtype=np.int64)
+        done = np.empty(m, dtype=np.bool_)
+        cost, meet, settled = K.forward(
+            csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to, tr.cost, unit,
+            scale, s, t, tr.moves, dist, par[0], done)
+    if meet < 0 or not cost < np.inf:
+        return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
+    return _found(graph, s, K.trace(par, meet), cost, settled, algorithm)
+
+
+def _found(graph, s, edges, cost, settled, algorithm) -> PathResult:
+    from .search import path_result
+    return path_result(graph, s, edges, float(cost), settled, algorithm)
+
+
+def matrix(graph, sources, targets) -> np.ndarray:
+    """Costs from every junction of ``sources`` to every one of
+    ``targets`` (validated int32 arrays) under the turn rules: a search
+    per source over the threads; inf from and to blocked junctions."""
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    out = np.empty((sources.size, targets.size))
+    if out.size:
+        K.matrix(csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to, tr.cost,
+                 rev.offsets, rev.edge_ids, sources.astype(np.int64),
+                 targets.astype(np.int64), tr.moves, out)
+    walk = graph.walkable
+    out[~walk[sources]] = np.inf
+    out[:, ~walk[targets]] = np.inf
+    return out
+
+
+def pairs(graph, sources, targets) -> np.ndarray:
+    """Cost from ``sources[i]`` to ``targets[i]`` under the turn rules."""
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    out = np.empty(sources.size)
+    if out.size:
+        K.pairs(csr.offsets, csr.targets, csr.cost, graph.edge_src, rev.offsets,
+                rev.edge_ids, graph.walkable, tr.off, tr.to, tr.cost,
+                sources.astype(np.int64), targets.astype(np.int64), tr.moves, out)
+    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
+    return out
