@@ -257,3 +257,58 @@ def pairs(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
         done = np.empty((2, m), dtype=np.bool_)
         out[i] = bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable,
                                t_off, t_to, t_cost, s, t, moves, dist, par, done)[0]
+
+
+@njit(cache=True, nogil=True)
+def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, seed_e,
+                 seed_c, t, goal_e, goal_c, moves, dist, par, done):
+    """Dijkstra over the edges from seeds (being on edge ``seed_e[i]`` at
+    ``seed_c[i]``: a junction's edges out at their cost, or a phantom's
+    edge at the cost of its rest) to junction ``t`` (-1: none) or onto one
+    of the goal edges ``goal_e[k]`` (-1: none; reached by turning onto it
+    at its tail, then ``goal_c[k]`` along it). Returns ``(cost, last edge
+    driven whole, goal index or -1 for t, settled)``."""
+    dist[:] = INF
+    par[:] = -1
+    done[:] = False
+    hk = np.empty(moves + seed_e.shape[0] + 1, dtype=np.float64)
+    hn = np.empty(hk.shape[0], dtype=np.int64)
+    size = 0
+    for i in range(seed_e.shape[0]):
+        f = seed_e[i]
+        if f >= 0 and seed_c[i] < dist[f] and walkable[targets[f]]:
+            dist[f] = seed_c[i]
+            size = _push(hk, hn, size, seed_c[i], f)
+    best = INF
+    last = -1
+    goal = -1
+    settled = 0
+    while size > 0:
+        e = hn[0]
+        size = _pop(hk, hn, size)
+        if done[e]:
+            continue
+        de = dist[e]
+        if de >= best:
+            break
+        done[e] = True
+        settled += 1
+        v = targets[e]
+        if v == t and de < best:
+            best, last, goal = de, e, -1
+        for k in range(goal_e.shape[0]):
+            g = goal_e[k]
+            if g >= 0 and edge_src[g] == v:
+                d = de + turn_cost(t_off, t_to, t_cost, e, g) + goal_c[k]
+                if d < best:
+                    best, last, goal = d, e, k
+        for f in range(offsets[v], offsets[v + 1]):
+            if done[f]:
+                continue
+            d = de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f)
+            w = targets[f]
+            if d < dist[f] and walkable[w]:
+                dist[f] = d
+                par[f] = e
+                size = _push(hk, hn, size, d, f)
+    return best, last, goal, settled

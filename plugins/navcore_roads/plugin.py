@@ -134,8 +134,10 @@ def navcore_find_path(graph, request):
         return None
     start, goal = request.start, request.goal
     if graph.turns is not None:
-        _need_junctions(graph, _junction(start) and _junction(goal))
-        return turns.route(graph, request.start_node, request.goal_node, name)
+        if _junction(start) and _junction(goal):
+            return turns.route(graph, request.start_node, request.goal_node, name)
+        ends = phantoms.Route(graph, request)
+        return ends.finish(name, turns.route_ends(graph, ends, name))
     if (type(start) is int or validate.is_int(start)) and \
             (type(goal) is int or validate.is_int(goal)):
         # junctions (checked by World.prepare_path): one search, no closures
@@ -178,9 +180,9 @@ def _junction(where) -> bool:
 def _need_junctions(graph, junctions: bool) -> None:
     if not junctions:
         raise navcore.QueryError(
-            f"road graph {graph.graph_id!r} has turn rules; routes and distances from or "
-            f"to (lon, lat) points under them are not supported yet: give junction ids "
-            f"(graph.locate(point))")
+            f"road graph {graph.graph_id!r} has turn rules; distance matrices and pairs "
+            f"from or to (lon, lat) points under them are not supported yet: give junction "
+            f"ids (graph.locate_many(points)), or route each pair with find_path")
 
 
 def _search_of(graph, algorithm):

@@ -157,3 +157,56 @@ def pairs(graph, sources, targets) -> np.ndarray:
                 sources.astype(np.int64), targets.astype(np.int64), tr.moves, out)
     out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
     return out
+
+
+def route_ends(graph, ends, algorithm: str) -> PathResult:
+    """The cheapest route between the ends of ``ends`` (a
+    ``phantoms.Route``: junctions or phantom nodes on edges) under the
+    turn rules, for ``ends.finish``: one Dijkstra over the edges (every
+    algorithm: exact, the A* and bidirectional speed-ups are not used
+    between points yet) from the start's edges to the goal's. Its
+    ``nodes`` run from the exit junction to the entry junction and its
+    ``cost`` counts the roads up to and from the points."""
+    csr, tr = graph.csr, graph.turns
+    s_end, t_end = ends.s_end, ends.t_end
+    if s_end.edges[0, 0] < 0:                    # a junction: its edges out
+        s = int(s_end.exits[0, 0])
+        seed_e = np.arange(csr.offsets[s], csr.offsets[s + 1], dtype=np.int64)
+        seed_c = csr.cost[seed_e] + s_end.exit_cost[0, 0]
+        first = s
+    else:                                        # a point: the rest of its edges
+        seed_e = s_end.edges[0].astype(np.int64)
+        seed_c = s_end.exit_cost[0].astype(np.float64)
+        first = -1
+    if t_end.edges[0, 0] < 0:
+        t = int(t_end.entries[0, 0]) if t_end.entry_cost[0, 0] < np.inf else -1
+        goal_e = np.full(2, -1, dtype=np.int64)
+        goal_c = np.full(2, np.inf)
+    else:
+        t = -1
+        goal_e = np.where(t_end.entry_cost[0] < np.inf, t_end.edges[0], -1).astype(np.int64)
+        goal_c = t_end.entry_cost[0].astype(np.float64)
+    if first >= 0 and first == t:
+        return _found(graph, first, np.zeros(0, np.int64), s_end.exit_cost[0, 0], 0,
+                      algorithm)
+    m = csr.num_edges
+    dist = np.empty(m)
+    par = np.full((2, m), -1, dtype=np.int64)
+    done = np.empty(m, dtype=np.bool_)
+    cost, last, _, settled = K.between_ends(
+        csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
+        tr.cost, seed_e, seed_c, t, goal_e, goal_c, tr.moves, dist, par[0], done)
+    if first >= 0 and t < 0:
+        # from a junction onto a goal edge that leaves it: no turn before
+        here = goal_e >= 0
+        here[here] = graph.edge_src[goal_e[here]] == first
+        direct = float((goal_c[here] + s_end.exit_cost[0, 0]).min()) if here.any() else np.inf
+        if direct <= cost:
+            return _found(graph, first, np.zeros(0, np.int64), direct, settled, algorithm)
+    if last < 0:
+        return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
+    edges = K.trace(par, last)
+    if first < 0:                                # leave the point's own edge out
+        first = int(csr.targets[edges[0]])
+        edges = edges[1:]
+    return _found(graph, first, edges, cost, settled, algorithm)

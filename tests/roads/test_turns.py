@@ -372,10 +372,10 @@ def test_what_does_not_apply_turn_rules_yet_refuses():
         contract(g)
     with pytest.raises(GraphError, match=r"has turn rules"):
         grid_world([[2, 3]], contract=True)
-    point = tuple(g.positions[3]) if g.positions is not None else None
-    if point is not None:
-        with pytest.raises(QueryError, match=r"from or to \(lon, lat\) points"):
-            w.find_path("g", point, 5)
+    with pytest.raises(QueryError, match=r"matrices and pairs from or to \(lon, lat\) points"):
+        w.distance_matrix("g", [(0.0005, 0.001)], [5])
+    with pytest.raises(QueryError, match=r"matrices and pairs from or to \(lon, lat\) points"):
+        w.distance_pairs("g", [3], [(0.0005, 0.001)])
 
 
 # ------------------------------------------- Helsinki's real restrictions
@@ -470,3 +470,49 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         changed += int(np.count_nonzero(
             free.distance_matrix("h", [int(s)], targets)[0] < want - 1e-9))
     assert changed > 0          # the restrictions make some routes longer here
+
+
+# ------------------------------------------------------ points on roads
+
+def split_grid_reference(split, banned_triples, s, more=None):
+    """Costs from node ``s`` on the two-way grid (every road 10) with road
+    ``split`` = (a, b) cut at its middle by node 9 (5 each side), and road
+    ``more`` by node 10, banning the turns ``(x, via, y)`` given as nodes:
+    the truth of routes from and to the middles of those roads."""
+    cuts = [(split, 9)] + ([(more, 10)] if more else [])
+    roads = [(u, v, 10.0) for u, v in zip(GRID_SRC, GRID_DST)
+             if all({u, v} != set(cut) for cut, _ in cuts)]
+    for (a, b), mid in cuts:
+        roads += [(a, mid, 5.0), (mid, b, 5.0)]
+    src = [u for u, v, c in roads] + [v for u, v, c in roads]
+    dst = [v for u, v, c in roads] + [u for u, v, c in roads]
+    cost = [c for u, v, c in roads] * 2
+    banned = {(e, f) for e in range(len(src)) for f in range(len(src))
+              if dst[e] == src[f] and (src[e], dst[e], dst[f]) in banned_triples}
+    return expanded_dijkstra(src, dst, np.array(cost), s, banned)
+
+
+def test_routes_from_and_to_points_obey_turn_rules():
+    # edge 2 is 3->4 (and back), edge 3 is 4->5: 3->4->5 forbidden
+    w, g = grid_world([[2, 3]])
+    middle = (0.0005, 0.001)             # of road 3-4
+    from_middle = split_grid_reference((3, 4), {(9, 4, 5)}, 9)
+    for algorithm in ("dijkstra", "astar", "bidijkstra", "auto"):
+        for t in range(9):
+            r = w.find_path("g", middle, t, algorithm=algorithm)
+            assert abs(r.cost - from_middle[t]) < 1e-9, (algorithm, t, r.cost)
+        r = w.find_path("g", middle, 5, algorithm=algorithm)
+        assert r.cost == 35.0 and r.nodes.tolist() != [4, 5]
+    middle = (0.002 - 0.0005, 0.001)     # of road 4-5
+    for s in range(9):
+        want = split_grid_reference((4, 5), {(3, 4, 9)}, s)[9]
+        for algorithm in ("dijkstra", "astar", "bidijkstra"):
+            assert abs(w.find_path("g", s, middle, algorithm=algorithm).cost - want) < 1e-9
+    assert w.find_path("g", 3, middle).cost == 35.0      # by 0-1-4, not straight on
+    # point to point: the middle of 3-4 to the middle of 4-5, not straight on
+    # at 4 (that would be 10): the truth is the grid cut at both middles
+    want = split_grid_reference((3, 4), {(9, 4, 10)}, 9, more=(4, 5))[10]
+    assert want == 30.0                  # on to 4, a U-turn at 1, back to 4, on to the point
+    for algorithm in ("dijkstra", "astar", "bidijkstra"):
+        r = w.find_path("g", (0.0005, 0.001), (0.0015, 0.001), algorithm=algorithm)
+        assert r.cost == want and r.nodes.tolist() == [4, 1, 4]
