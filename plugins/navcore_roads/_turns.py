@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from navcore._kernels import lazy_pop as pop, lazy_push as push
+
 INF = np.inf
 
 
@@ -33,88 +35,6 @@ def _h(unit, scale, v, t):
 
 
 @njit(cache=True, nogil=True)
-def _push(hk, hn, size, key, e):
-    i = size
-    hk[i] = key
-    hn[i] = e
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= hk[i]:
-            break
-        hk[p], hk[i] = hk[i], hk[p]
-        hn[p], hn[i] = hn[i], hn[p]
-        i = p
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _pop(hk, hn, size):
-    size -= 1
-    hk[0] = hk[size]
-    hn[0] = hn[size]
-    i = 0
-    while True:
-        a = 2 * i + 1
-        if a >= size:
-            break
-        b = a + 1
-        c = b if b < size and hk[b] < hk[a] else a
-        if hk[i] <= hk[c]:
-            break
-        hk[c], hk[i] = hk[i], hk[c]
-        hn[c], hn[i] = hn[i], hn[c]
-        i = c
-    return size
-
-
-@njit(cache=True, nogil=True)
-def forward(offsets, targets, cost, walkable, t_off, t_to, t_cost, unit, scale, s, t,
-            moves, dist, par, done):
-    """Dijkstra (``scale`` 0) or A* (chord to ``t`` times ``scale``) over
-    the edges from junction ``s``: ``dist[e]``/``par[e]`` for every edge
-    settled. With ``t >= 0`` it stops at the first edge into ``t`` and
-    returns ``(cost, that edge, settled)``; with ``t < 0`` it settles all
-    and returns ``(inf, -1, settled)``. ``dist``/``par``/``done`` are
-    per edge and reset here; ``moves``: how many (edge, edge) moves the
-    graph has (each pushes at most once onto the lazy heap)."""
-    dist[:] = INF
-    par[:] = -1
-    done[:] = False
-    hk = np.empty(moves + offsets[s + 1] - offsets[s] + 1, dtype=np.float64)
-    hn = np.empty(hk.shape[0], dtype=np.int64)
-    size = 0
-    goal = t if t >= 0 else 0
-    for f in range(offsets[s], offsets[s + 1]):
-        d = cost[f]
-        v = targets[f]
-        if d < dist[f] and walkable[v]:
-            dist[f] = d
-            size = _push(hk, hn, size, d + _h(unit, scale, v, goal), f)
-    settled = 0
-    while size > 0:
-        e = hn[0]
-        size = _pop(hk, hn, size)
-        if done[e]:
-            continue
-        done[e] = True
-        settled += 1
-        v = targets[e]
-        if v == t:
-            return dist[e], e, settled
-        de = dist[e]
-        for f in range(offsets[v], offsets[v + 1]):
-            if done[f]:
-                continue
-            d = de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f)
-            w = targets[f]
-            if d < dist[f] and walkable[w]:
-                dist[f] = d
-                par[f] = e
-                size = _push(hk, hn, size, d + _h(unit, scale, w, goal), f)
-    return INF, -1, settled
-
-
-@njit(cache=True, nogil=True)
 def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
                   t_cost, s, t, moves, dist, par, done):
     """Bidirectional Dijkstra over the edges from junction ``s`` to
@@ -133,12 +53,14 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
     for f in range(offsets[s], offsets[s + 1]):
         if cost[f] < dist[0, f] and walkable[targets[f]]:
             dist[0, f] = cost[f]
-            size[0] = _push(hk[0], hn[0], size[0], cost[f], f)
+            push(hk[0], hn[0], size[0], cost[f], f)
+            size[0] += 1
     for k in range(r_off[t], r_off[t + 1]):
         e = r_eid[k]
         if dist[1, e] > 0.0 and walkable[edge_src[e]]:
             dist[1, e] = 0.0
-            size[1] = _push(hk[1], hn[1], size[1], 0.0, e)
+            push(hk[1], hn[1], size[1], 0.0, e)
+            size[1] += 1
     best = INF
     meet = -1
     settled = 0
@@ -147,7 +69,8 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
             break
         side = 0 if hk[0, 0] <= hk[1, 0] else 1
         e = hn[side, 0]
-        size[side] = _pop(hk[side], hn[side], size[side])
+        pop(hk[side], hn[side], size[side])
+        size[side] -= 1
         if done[side, e]:
             continue
         done[side, e] = True
@@ -163,7 +86,8 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
                 if d < dist[0, f] and walkable[targets[f]]:
                     dist[0, f] = d
                     par[0, f] = e
-                    size[0] = _push(hk[0], hn[0], size[0], d, f)
+                    push(hk[0], hn[0], size[0], d, f)
+                    size[0] += 1
                     if dist[1, f] < INF and d + dist[1, f] < best:
                         best = d + dist[1, f]
                         meet = f
@@ -175,7 +99,8 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
                 if d < dist[1, p] and walkable[edge_src[p]]:
                     dist[1, p] = d
                     par[1, p] = e
-                    size[1] = _push(hk[1], hn[1], size[1], d, p)
+                    push(hk[1], hn[1], size[1], d, p)
+                    size[1] += 1
                     if dist[0, p] < INF and d + dist[0, p] < best:
                         best = d + dist[0, p]
                         meet = p
@@ -209,13 +134,15 @@ def trace(par, meet):
 
 
 @njit(cache=True, nogil=True)
-def _row(offsets, targets, cost, walkable, t_off, t_to, t_cost, r_off, r_eid, s, cols,
+def _row(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, s, cols,
          moves, dist, par, done, out):
     """``out[j]``: cost from junction ``s`` to junction ``cols[j]`` (0 to
     itself), one search settling every edge."""
-    no_unit = np.zeros((1, 3))
-    forward(offsets, targets, cost, walkable, t_off, t_to, t_cost, no_unit, 0.0, s, -1,
-            moves, dist, par, done)
+    seeds = np.arange(offsets[s], offsets[s + 1])
+    none = np.full(1, -1, dtype=np.int64)
+    between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
+                 np.zeros((1, 3)), 0.0, seeds, cost[seeds], -1, none, np.full(1, INF), moves,
+                 dist, par, done)
     for j in range(cols.shape[0]):
         t = cols[j]
         best = 0.0 if t == s else INF
@@ -228,7 +155,7 @@ def _row(offsets, targets, cost, walkable, t_off, t_to, t_cost, r_off, r_eid, s,
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def matrix(offsets, targets, cost, walkable, t_off, t_to, t_cost, r_off, r_eid, rows, cols,
+def matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows, cols,
            moves, out):
     """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, a search per
     row over the threads."""
@@ -237,7 +164,7 @@ def matrix(offsets, targets, cost, walkable, t_off, t_to, t_cost, r_off, r_eid, 
         dist = np.empty(m, dtype=np.float64)
         par = np.empty(m, dtype=np.int64)
         done = np.empty(m, dtype=np.bool_)
-        _row(offsets, targets, cost, walkable, t_off, t_to, t_cost, r_off, r_eid, rows[i],
+        _row(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows[i],
              cols, moves, dist, par, done, out[i])
 
 
@@ -260,39 +187,47 @@ def pairs(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
 
 
 @njit(cache=True, nogil=True)
-def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, seed_e,
-                 seed_c, t, goal_e, goal_c, moves, dist, par, done):
-    """Dijkstra over the edges from seeds (being on edge ``seed_e[i]`` at
+def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, unit, scale,
+                 seed_e, seed_c, t, goal_e, goal_c, moves, dist, par, done):
+    """Dijkstra (``scale`` 0) or A* (the chord to ``t`` times ``scale``)
+    over the edges from seeds (being on edge ``seed_e[i]`` at
     ``seed_c[i]``: a junction's edges out at their cost, or a phantom's
-    edge at the cost of its rest) to junction ``t`` (-1: none) or onto one
-    of the goal edges ``goal_e[k]`` (-1: none; reached by turning onto it
-    at its tail, then ``goal_c[k]`` along it). Returns ``(cost, last edge
-    driven whole, goal index or -1 for t, settled)``."""
+    edge at the cost of its rest) to junction ``t`` or onto one of the
+    goal edges ``goal_e[k]`` (reached by turning onto it at its tail, then
+    ``goal_c[k]`` along it); -1: none of either, every edge is settled.
+    Returns ``(cost, last edge driven whole, goal index or -1 for t,
+    settled)``; ``dist``/``par``/``done`` (per edge) are reset here;
+    ``moves``: how many (edge, edge) moves the graph has (each pushes at
+    most once onto the lazy heap)."""
     dist[:] = INF
     par[:] = -1
     done[:] = False
     hk = np.empty(moves + seed_e.shape[0] + 1, dtype=np.float64)
     hn = np.empty(hk.shape[0], dtype=np.int64)
     size = 0
+    aim = t if t >= 0 else 0
     for i in range(seed_e.shape[0]):
         f = seed_e[i]
         if f >= 0 and seed_c[i] < dist[f] and walkable[targets[f]]:
             dist[f] = seed_c[i]
-            size = _push(hk, hn, size, seed_c[i], f)
+            push(hk, hn, size, seed_c[i] + _h(unit, scale, targets[f], aim), f)
+            size += 1
     best = INF
     last = -1
     goal = -1
     settled = 0
     while size > 0:
         e = hn[0]
-        size = _pop(hk, hn, size)
+        key = hk[0]
+        pop(hk, hn, size)
+        size -= 1
         if done[e]:
             continue
-        de = dist[e]
-        if de >= best:
+        if key >= best:
             break
         done[e] = True
         settled += 1
+        de = dist[e]
         v = targets[e]
         if v == t and de < best:
             best, last, goal = de, e, -1
@@ -310,5 +245,6 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
             if d < dist[f] and walkable[w]:
                 dist[f] = d
                 par[f] = e
-                size = _push(hk, hn, size, d, f)
+                push(hk, hn, size, d + _h(unit, scale, w, aim), f)
+                size += 1
     return best, last, goal, settled

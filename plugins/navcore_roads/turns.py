@@ -30,6 +30,9 @@ from navcore.types import PathResult, PathStatus
 from . import _turns as K
 
 ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
+_NO_GOAL = np.full(1, -1, dtype=np.int64)
+_NO_GOAL_COST = np.full(1, np.inf)
+_NO_UNIT = np.zeros((1, 3))
 
 
 @dataclass(frozen=True)
@@ -112,13 +115,15 @@ def route(graph, s: int, t: int, algorithm: str) -> PathResult:
             raise QueryError(f"astar needs node coordinates; road graph "
                              f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
         scale = heuristic_scale(graph) if algorithm == "astar" else 0.0
-        unit = graph.unit if algorithm == "astar" else np.zeros((1, 3))
+        unit = graph.unit if algorithm == "astar" else _NO_UNIT
         dist = np.empty(m)
         par = np.full((2, m), -1, dtype=np.int64)
         done = np.empty(m, dtype=np.bool_)
-        cost, meet, settled = K.forward(
-            csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to, tr.cost, unit,
-            scale, s, t, tr.moves, dist, par[0], done)
+        seeds = np.arange(csr.offsets[s], csr.offsets[s + 1], dtype=np.int64)
+        cost, meet, _, settled = K.between_ends(
+            csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
+            tr.cost, unit, scale, seeds, csr.cost[seeds], t, _NO_GOAL, _NO_GOAL_COST,
+            tr.moves, dist, par[0], done)
     if meet < 0 or not cost < np.inf:
         return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
     return _found(graph, s, K.trace(par, meet), cost, settled, algorithm)
@@ -137,8 +142,8 @@ def matrix(graph, sources, targets) -> np.ndarray:
     rev = csr.reverse()
     out = np.empty((sources.size, targets.size))
     if out.size:
-        K.matrix(csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to, tr.cost,
-                 rev.offsets, rev.edge_ids, sources.astype(np.int64),
+        K.matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off,
+                 tr.to, tr.cost, rev.offsets, rev.edge_ids, sources.astype(np.int64),
                  targets.astype(np.int64), tr.moves, out)
     walk = graph.walkable
     out[~walk[sources]] = np.inf
@@ -195,7 +200,8 @@ def route_ends(graph, ends, algorithm: str) -> PathResult:
     done = np.empty(m, dtype=np.bool_)
     cost, last, _, settled = K.between_ends(
         csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
-        tr.cost, seed_e, seed_c, t, goal_e, goal_c, tr.moves, dist, par[0], done)
+        tr.cost, _NO_UNIT, 0.0, seed_e, seed_c, t, goal_e, goal_c, tr.moves, dist, par[0],
+        done)
     if first >= 0 and t < 0:
         # from a junction onto a goal edge that leaves it: no turn before
         here = goal_e >= 0
