@@ -248,3 +248,94 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
                 push(hk, hn, size, d + _h(unit, scale, w, aim), f)
                 size += 1
     return best, last, goal, settled
+
+
+@njit(cache=True, nogil=True)
+def _end_seeds(offsets, cost, node, seed_e, seed_c):
+    """The seeds of a search from an end: junction ``node``'s edges out at
+    their cost, or (``node < 0``) the phantom's ``seed_e``/``seed_c``."""
+    if node < 0:
+        return seed_e, seed_c
+    e = np.arange(offsets[node], offsets[node + 1])
+    return e, cost[e]
+
+
+@njit(cache=True, nogil=True)
+def _enter(dist, edge_src, r_off, r_eid, t_off, t_to, t_cost, source, g, c):
+    """Cost of turning onto edge ``g`` at its tail and ``c`` along it, from
+    the edges settled in ``dist`` (0 before ``c`` when the search began at
+    junction ``source``, the tail itself)."""
+    u = edge_src[g]
+    best = c if source == u else INF
+    for k in range(r_off[u], r_off[u + 1]):
+        e = r_eid[k]
+        d = dist[e] + turn_cost(t_off, t_to, t_cost, e, g) + c
+        if d < best:
+            best = d
+    return best
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def ends_matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid,
+                src_node, seed_e, seed_c, tgt_node, goal_e, goal_c, moves, out):
+    """``out[i, j]``: cost from end ``i`` (junction ``src_node[i]``, or
+    with ``src_node[i] < 0`` a phantom on edges ``seed_e[i]`` with the
+    rest of them ``seed_c[i]``) to end ``j`` (junction ``tgt_node[j]``, or
+    a phantom on edges ``goal_e[j]`` at ``goal_c[j]`` from their tails),
+    a search per row over the threads (costs along one edge: the caller's)."""
+    m = targets.shape[0]
+    none = np.full(1, -1, dtype=np.int64)
+    for i in prange(src_node.shape[0]):
+        dist = np.empty(m, dtype=np.float64)
+        par = np.empty(m, dtype=np.int64)
+        done = np.empty(m, dtype=np.bool_)
+        s = src_node[i]
+        se, sc = _end_seeds(offsets, cost, s, seed_e[i], seed_c[i])
+        between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
+                     np.zeros((1, 3)), 0.0, se, sc, -1, none, np.full(1, INF), moves, dist,
+                     par, done)
+        for j in range(tgt_node.shape[0]):
+            y = tgt_node[j]
+            best = INF
+            if y >= 0:
+                if y == s:
+                    best = 0.0
+                for k in range(r_off[y], r_off[y + 1]):
+                    d = dist[r_eid[k]]
+                    if d < best:
+                        best = d
+            else:
+                for b in range(goal_e.shape[1]):
+                    if goal_e[j, b] >= 0 and goal_c[j, b] < INF:
+                        d = _enter(dist, edge_src, r_off, r_eid, t_off, t_to, t_cost, s,
+                                   goal_e[j, b], goal_c[j, b])
+                        if d < best:
+                            best = d
+            out[i, j] = best
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def ends_pairs(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, src_node,
+               seed_e, seed_c, tgt_node, goal_e, goal_c, moves, out):
+    """``out[i]``: cost from end ``i`` to end ``i`` of the targets (as
+    ``ends_matrix`` gives them), a search per pair that stops at its goal,
+    over the threads."""
+    m = targets.shape[0]
+    for i in prange(src_node.shape[0]):
+        s, y = src_node[i], tgt_node[i]
+        if s >= 0 and s == y:
+            out[i] = 0.0
+            continue
+        dist = np.empty(m, dtype=np.float64)
+        par = np.empty(m, dtype=np.int64)
+        done = np.empty(m, dtype=np.bool_)
+        se, sc = _end_seeds(offsets, cost, s, seed_e[i], seed_c[i])
+        best = between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
+                            np.zeros((1, 3)), 0.0, se, sc, y, goal_e[i], goal_c[i], moves,
+                            dist, par, done)[0]
+        if y < 0 and s >= 0:             # onto a goal edge leaving the start junction
+            for b in range(goal_e.shape[1]):
+                g = goal_e[i, b]
+                if g >= 0 and edge_src[g] == s and goal_c[i, b] < best:
+                    best = goal_c[i, b]
+        out[i] = best

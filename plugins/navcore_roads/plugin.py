@@ -67,8 +67,9 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
 
     A graph with turn rules routes over its road edges rather than its
     junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
-    ``bidijkstra`` (and ``auto``), matrices and pairs apply them; ``ch``
-    and ``cch`` refuse such a graph, and so do (lon, lat) ends for now.
+    ``bidijkstra`` (and ``auto``), matrices, pairs and ``routes`` apply
+    them, between junctions and (lon, lat) points alike; ``ch`` and
+    ``cch`` refuse such a graph for now.
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -177,12 +178,14 @@ def _junction(where) -> bool:
     return type(where) is int or validate.is_int(where)
 
 
-def _need_junctions(graph, junctions: bool) -> None:
-    if not junctions:
-        raise navcore.QueryError(
-            f"road graph {graph.graph_id!r} has turn rules; distance matrices and pairs "
-            f"from or to (lon, lat) points under them are not supported yet: give junction "
-            f"ids (graph.locate_many(points)), or route each pair with find_path")
+def _turn_distances(graph, sources, targets, source_points, target_points, as_matrix):
+    """A matrix (``as_matrix``) or pairs under turn rules (``turns``):
+    between junctions, or ends of which some are points (phantom nodes)."""
+    if source_points is None and target_points is None:
+        return (turns.matrix if as_matrix else turns.pairs)(graph, sources, targets)
+    s_end = phantoms.ends(graph, sources, source_points, "sources")
+    t_end = phantoms.ends(graph, targets, target_points, "targets")
+    return (turns.matrix_ends if as_matrix else turns.pairs_ends)(graph, s_end, t_end)
 
 
 def _search_of(graph, algorithm):
@@ -252,9 +255,8 @@ def _distances(world, graph, sources, targets, source_points, target_points, by_
     Under turn rules: ``turns.matrix`` or ``turns.pairs`` (``by_points``
     says which), between junctions only."""
     if graph.turns is not None:
-        _need_junctions(graph, source_points is None and target_points is None)
-        return (turns.matrix if by_points is phantoms.matrix else turns.pairs)(
-            graph, sources, targets)
+        return _turn_distances(graph, sources, targets, source_points, target_points,
+                               by_points is phantoms.matrix)
     if source_points is not None or target_points is not None:
         return by_points(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)

@@ -216,3 +216,56 @@ def route_ends(graph, ends, algorithm: str) -> PathResult:
         first = int(csr.targets[edges[0]])
         edges = edges[1:]
     return _found(graph, first, edges, cost, settled, algorithm)
+
+
+def _end_arrays(ends, exits, exit_cost):
+    """``(junction or -1, phantom edges, their costs)`` per end of
+    ``ends`` (``phantoms.Ends``) seen from ``exits``/``exit_cost`` (a
+    start's) or ``entries``/``entry_cost`` (a goal's); an end off the
+    roads has neither (-1 edges)."""
+    node = np.where(ends.edges[:, 0] < 0, exits[:, 0], -1).astype(np.int64)
+    node[~(exit_cost[:, 0] < np.inf) & (node >= 0)] = -1
+    edges = np.where((ends.edges >= 0) & (exit_cost < np.inf), ends.edges, -1)
+    edges[node >= 0] = -1
+    return node, np.ascontiguousarray(edges, dtype=np.int64), \
+        np.ascontiguousarray(exit_cost, dtype=np.float64)
+
+
+def matrix_ends(graph, s_end, t_end) -> np.ndarray:
+    """``distance_matrix`` between ends (``phantoms.Ends``: junctions or
+    points on roads) under the turn rules: a search per source end over
+    the threads, then the cost along one edge where two ends share it."""
+    from .phantoms import _along
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    src_node, seed_e, seed_c = _end_arrays(s_end, s_end.exits, s_end.exit_cost)
+    tgt_node, goal_e, goal_c = _end_arrays(t_end, t_end.entries, t_end.entry_cost)
+    out = np.empty((src_node.size, tgt_node.size))
+    if out.size:
+        K.ends_matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                      tr.off, tr.to, tr.cost, rev.offsets, rev.edge_ids, src_node, seed_e,
+                      seed_c, tgt_node, goal_e, goal_c, tr.moves, out)
+        # an end with neither junction nor edge (off the roads, blocked): no route
+        out[(src_node < 0) & (seed_e < 0).all(axis=1)] = np.inf
+        out[:, (tgt_node < 0) & (goal_e < 0).all(axis=1)] = np.inf
+        np.minimum(out, _along(s_end, t_end).min(axis=(2, 3)), out=out)
+    return out
+
+
+def pairs_ends(graph, s_end, t_end) -> np.ndarray:
+    """``distance_pairs`` between ends (``phantoms.Ends``) under the turn
+    rules: a search per pair over the threads, then the cost along one
+    edge where both ends of a pair share it."""
+    from .phantoms import _along_pairs
+    csr, tr = graph.csr, graph.turns
+    src_node, seed_e, seed_c = _end_arrays(s_end, s_end.exits, s_end.exit_cost)
+    tgt_node, goal_e, goal_c = _end_arrays(t_end, t_end.entries, t_end.entry_cost)
+    out = np.empty(src_node.size)
+    if out.size:
+        K.ends_pairs(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                     tr.off, tr.to, tr.cost, src_node, seed_e, seed_c, tgt_node, goal_e,
+                     goal_c, tr.moves, out)
+        out[((src_node < 0) & (seed_e < 0).all(axis=1))
+            | ((tgt_node < 0) & (goal_e < 0).all(axis=1))] = np.inf
+        np.minimum(out, _along_pairs(s_end, t_end), out=out)
+    return out

@@ -372,10 +372,6 @@ def test_what_does_not_apply_turn_rules_yet_refuses():
         contract(g)
     with pytest.raises(GraphError, match=r"has turn rules"):
         grid_world([[2, 3]], contract=True)
-    with pytest.raises(QueryError, match=r"matrices and pairs from or to \(lon, lat\) points"):
-        w.distance_matrix("g", [(0.0005, 0.001)], [5])
-    with pytest.raises(QueryError, match=r"matrices and pairs from or to \(lon, lat\) points"):
-        w.distance_pairs("g", [3], [(0.0005, 0.001)])
 
 
 # ------------------------------------------- Helsinki's real restrictions
@@ -516,3 +512,53 @@ def test_routes_from_and_to_points_obey_turn_rules():
     for algorithm in ("dijkstra", "astar", "bidijkstra"):
         r = w.find_path("g", (0.0005, 0.001), (0.0015, 0.001), algorithm=algorithm)
         assert r.cost == want and r.nodes.tolist() == [4, 1, 4]
+
+
+def test_matrices_and_pairs_from_and_to_points_obey_turn_rules():
+    w, g = grid_world([[2, 3]])
+    mid34, mid45 = (0.0005, 0.001), (0.0015, 0.001)
+    # the truth: the grid cut at both middles (node 9 on 3-4, node 10 on 4-5)
+    truth = {s: split_grid_reference((3, 4), {(9, 4, 10)}, s, more=(4, 5))
+             for s in range(11)}
+    ends = list(range(9)) + [9, 10]
+    where = {9: mid34, 10: mid45}
+    got = w.distance_matrix("g", [where.get(e, e) for e in ends], [where.get(e, e) for e in ends])
+    want = np.array([[truth[a].get(b, np.inf) if a != b else 0.0 for b in ends] for a in ends])
+    assert np.allclose(got, want), (got, want)
+    k = len(ends)
+    a = [where.get(e, e) for e in np.repeat(ends, k)]
+    b = [where.get(e, e) for e in np.tile(ends, k)]
+    assert np.allclose(w.distance_pairs("g", a, b), want.reshape(-1))
+    for s in ends:                      # and find_path agrees
+        for t in ends:
+            r = w.find_path("g", where.get(s, s), where.get(t, t))
+            assert abs(r.cost - want[ends.index(s), ends.index(t)]) < 1e-9
+
+
+def test_routes_of_many_pairs_obey_turn_rules():
+    import navcore_roads
+    w, g = grid_world([[2, 3]])
+    r = navcore_roads.routes(g, [3, 5, 0], [5, 3, 8])
+    assert r.costs.tolist() == [40.0, 20.0, 40.0]
+    nodes = r.nodes(0).tolist()
+    assert nodes[0] == 3 and nodes[-1] == 5 and nodes[:3] != [3, 4, 5]
+
+
+def test_helsinki_compressed_keeps_every_restricted_junction(helsinki):
+    # chains compressed: the costs between the junctions both graphs have
+    # are the same, but where the uncompressed graph turns back at a node
+    # in the middle of a road (U-turns are turns at any graph node) to get
+    # round a restriction; never cheaper
+    w, g = helsinki
+    w.add_graph("hc", type="roads", osm=ROADS / "Helsinki.osm.pbf")
+    c = w.graphs["hc"]
+    assert c.num_nodes < g.num_nodes / 3
+    assert c.report["turns"]["forbidden_turns"] == g.report["turns"]["forbidden_turns"]
+    index = {int(o): i for i, o in enumerate(g.osm_ids)}
+    rng = np.random.default_rng(3)
+    picks = rng.choice(c.num_nodes, 30, replace=False)
+    full = np.array([index[int(o)] for o in c.osm_ids[picks]])
+    compressed = w.distance_matrix("hc", picks, picks)
+    uncompressed = w.distance_matrix("h", full, full)
+    same = np.isclose(compressed, uncompressed, rtol=0, atol=1e-6)
+    assert (compressed >= uncompressed - 1e-6).all() and same.mean() > 0.9, same.mean()
