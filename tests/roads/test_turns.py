@@ -562,3 +562,14 @@ def test_helsinki_compressed_keeps_every_restricted_junction(helsinki):
     uncompressed = w.distance_matrix("h", full, full)
     same = np.isclose(compressed, uncompressed, rtol=0, atol=1e-6)
     assert (compressed >= uncompressed - 1e-6).all() and same.mean() > 0.9, same.mean()
+
+
+def test_scheduled_paths_obey_turn_rules():
+    w, g = grid_world([[2, 3]])
+    handles = [w.scheduler.request_path("g", 3, 5, algorithm=a)
+               for a in ("dijkstra", "astar", "bidijkstra", "auto")]
+    for _ in range(3):
+        w.tick()
+    for h in handles:
+        r = h.result()
+        assert r.cost == 40.0 and r.nodes[:3].tolist() != [3, 4, 5]
