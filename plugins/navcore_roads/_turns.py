@@ -34,6 +34,22 @@ def _h(unit, scale, v, t):
     return scale * np.sqrt(dx * dx + dy * dy + dz * dz)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _offer(dist, par, hk, hn, size, side, x, d, by, best, meet):
+    """Label edge ``x`` on ``side`` with ``d`` (reached from edge ``by``)
+    when that is better; ``(best, meet)`` with the route through ``x``
+    when both sides now reach it more cheaply."""
+    if d < dist[side, x]:
+        dist[side, x] = d
+        par[side, x] = by
+        push(hk[side], hn[side], size[side], d, x)
+        size[side] += 1
+        other = dist[1 - side, x]
+        if other < INF and d + other < best:
+            return d + other, x
+    return best, meet
+
+
 @njit(cache=True, nogil=True)
 def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
                   t_cost, s, t, moves, dist, par, done):
@@ -82,28 +98,18 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
         if side == 0:
             v = targets[e]
             for f in range(offsets[v], offsets[v + 1]):
-                d = de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f)
-                if d < dist[0, f] and walkable[targets[f]]:
-                    dist[0, f] = d
-                    par[0, f] = e
-                    push(hk[0], hn[0], size[0], d, f)
-                    size[0] += 1
-                    if dist[1, f] < INF and d + dist[1, f] < best:
-                        best = d + dist[1, f]
-                        meet = f
+                if walkable[targets[f]]:
+                    best, meet = _offer(dist, par, hk, hn, size, 0, f,
+                                        de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f),
+                                        e, best, meet)
         else:
             u = edge_src[e]
             for k in range(r_off[u], r_off[u + 1]):
                 p = r_eid[k]
-                d = de + cost[e] + turn_cost(t_off, t_to, t_cost, p, e)
-                if d < dist[1, p] and walkable[edge_src[p]]:
-                    dist[1, p] = d
-                    par[1, p] = e
-                    push(hk[1], hn[1], size[1], d, p)
-                    size[1] += 1
-                    if dist[0, p] < INF and d + dist[0, p] < best:
-                        best = d + dist[0, p]
-                        meet = p
+                if walkable[edge_src[p]]:
+                    best, meet = _offer(dist, par, hk, hn, size, 1, p,
+                                        de + cost[e] + turn_cost(t_off, t_to, t_cost, p, e),
+                                        e, best, meet)
     return best, meet, settled
 
 
