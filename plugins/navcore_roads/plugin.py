@@ -332,6 +332,7 @@ def navcore_warm_up(graph):
     search.warm_up(graph)
     sliced.warm_up(graph)
     isochrone.warm_up(graph)
+    turns.warm_up(graph)
 
 
 @navcore.hookimpl

@@ -269,3 +269,22 @@ def pairs_ends(graph, s_end, t_end) -> np.ndarray:
             | ((tgt_node < 0) & (goal_e < 0).all(axis=1))] = np.inf
         np.minimum(out, _along_pairs(s_end, t_end), out=out)
     return out
+
+
+def warm_up(graph) -> None:
+    """Load the kernels of the searches under turn rules on ``graph``:
+    routes of every algorithm, a matrix and pairs between the ends of its
+    first road, and from and to a point on it."""
+    if graph.turns is None or graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    for algorithm in ALGORITHMS:
+        if algorithm != "astar" or graph.unit is not None:
+            route(graph, s, t, algorithm)
+    one, other = np.array([s], np.int32), np.array([t], np.int32)
+    matrix(graph, one, other)
+    pairs(graph, one, other)
+    from .phantoms import ends
+    s_end, t_end = ends(graph, one, None, "sources"), ends(graph, other, None, "targets")
+    matrix_ends(graph, s_end, t_end)
+    pairs_ends(graph, s_end, t_end)

@@ -573,3 +573,16 @@ def test_scheduled_paths_obey_turn_rules():
     for h in handles:
         r = h.result()
         assert r.cost == 40.0 and r.nodes[:3].tolist() != [3, 4, 5]
+
+
+def test_blocked_junctions_and_warm_up_under_turn_rules():
+    w, g = grid_world([[2, 3]])
+    w.warm_up()
+    w.update("g", nodes=[1, 7], walkable=False)
+    w.tick()
+    # from 3 every way round the forbidden 3-4-5 passes 1 or 7: 5 is out of
+    # reach (20 away ignoring the rule); the other way is free
+    assert w.find_path("g", 3, 5).cost == np.inf
+    assert w.distance_matrix("g", [3, 5], [5, 1]).tolist() == [[np.inf, np.inf],
+                                                                [0.0, np.inf]]
+    assert w.find_path("g", 5, 3).cost == 20.0
