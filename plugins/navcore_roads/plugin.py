@@ -67,9 +67,10 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
 
     A graph with turn rules routes over its road edges rather than its
     junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
-    ``bidijkstra`` (and ``auto``), matrices, pairs and ``routes`` apply
-    them, between junctions and (lon, lat) points alike; ``ch`` and
-    ``cch`` refuse such a graph for now.
+    ``bidijkstra`` (and ``auto``), ``ch`` (``contract`` builds it over the
+    edges), matrices, pairs and ``routes`` apply them, between junctions
+    and (lon, lat) points alike (points by a search over the edges for
+    every algorithm); ``cch`` refuses such a graph for now.
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -136,6 +137,8 @@ def navcore_find_path(graph, request):
     start, goal = request.start, request.goal
     if graph.turns is not None:
         if _junction(start) and _junction(goal):
+            if view is not None:
+                return view.route(request.start_node, request.goal_node)
             return turns.route(graph, request.start_node, request.goal_node, name)
         ends = phantoms.Route(graph, request)
         return ends.finish(name, turns.route_ends(graph, ends, name))
@@ -155,7 +158,7 @@ def navcore_find_path(graph, request):
 @navcore.for_graphs(RoadGraph)
 def navcore_find_paths(graph, batch):
     name, view = _search_of(graph, batch.algorithm)
-    if view is not None:
+    if view is not None and graph.turns is None:
         search.hierarchy_routes(view, name, batch)
     batch.defer(batch.todo())
 
@@ -182,6 +185,9 @@ def _turn_distances(graph, sources, targets, source_points, target_points, as_ma
     """A matrix (``as_matrix``) or pairs under turn rules (``turns``):
     between junctions, or ends of which some are points (phantom nodes)."""
     if source_points is None and target_points is None:
+        view = turns.current(graph)
+        if view is not None:
+            return (view.matrix if as_matrix else view.pairs)(sources, targets)
         return (turns.matrix if as_matrix else turns.pairs)(graph, sources, targets)
     s_end = phantoms.ends(graph, sources, source_points, "sources")
     t_end = phantoms.ends(graph, targets, target_points, "targets")
@@ -195,13 +201,18 @@ def _search_of(graph, algorithm):
     answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy,
     and on a graph with turn rules (``turns``: no hierarchy applies them yet)."""
     if graph.turns is not None:
-        if algorithm in ("ch", "cch"):
+        if algorithm == "cch":
             raise navcore.QueryError(
-                f"{algorithm} does not apply turn rules yet, and road graph "
-                f"{graph.graph_id!r} has {graph.turns.num_rules}; use dijkstra, astar, "
-                f"bidijkstra or auto")
+                f"cch does not apply turn rules yet, and road graph {graph.graph_id!r} has "
+                f"{graph.turns.num_rules}; use ch, dijkstra, astar, bidijkstra or auto")
+        if algorithm == "ch":
+            return "ch", ch.need_view(graph, turns.VIEW_KEY, "a stale hierarchy of its "
+                                      "edges (the graph changed since it was built)",
+                                      "no hierarchy", "build it with navcore_roads."
+                                      "contract(graph)")
         if algorithm == "auto":
-            return "bidijkstra", None
+            view = turns.current(graph)
+            return ("ch", view) if view is not None else ("bidijkstra", None)
         return (algorithm, None) if algorithm in ALGORITHMS else (None, None)
     if algorithm == "auto":
         view = cch.current(graph)

@@ -26,6 +26,8 @@ import numpy as np
 
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
+from navcore_csr import DirectedHierarchy
 
 from . import _turns as K
 
@@ -288,3 +290,113 @@ def warm_up(graph) -> None:
     s_end, t_end = ends(graph, one, None, "sources"), ends(graph, other, None, "targets")
     matrix_ends(graph, s_end, t_end)
     pairs_ends(graph, s_end, t_end)
+
+
+# ------------------------------------------------- the edge-based hierarchy
+
+#: where ``contract`` keeps the hierarchy of a graph with turn rules
+VIEW_KEY = "navcore_roads.turns.ch"
+
+
+class TurnHierarchy(DerivedView):
+    """A contraction hierarchy (``navcore_csr.DirectedHierarchy``) of the
+    edge-based graph (``expanded_csr``) for the costs, rules and blocked
+    junctions as they are: any update leaves it stale (``auto`` then
+    answers by ``bidijkstra``, ``ch`` is a ``QueryError``) until
+    ``navcore_roads.contract`` builds it again. Its nodes: the road edges
+    (``0..m-1``), then a start node per junction (``m + v``: its edges out
+    at their cost), then an end node per junction (``m + n + v``: reached
+    from its edges in at 0), so a junction-to-junction query is one
+    node-to-node query of the hierarchy."""
+
+    def __init__(self, graph, progress=None):
+        super().__init__(graph)
+        offsets, targets, cost, self.arc_edge = expanded_csr(graph)
+        self.m, self.n = graph.csr.num_edges, graph.num_nodes
+        self.hierarchy = DirectedHierarchy.build(offsets, targets, cost, progress=progress,
+                                                 threads=graph)
+
+    def query(self):
+        return self.thread_local(lambda: self.hierarchy.query(self.graph))
+
+    def route(self, s: int, t: int) -> PathResult:
+        """The route from junction ``s`` to junction ``t`` (checked ids)."""
+        graph = self.graph
+        if s == t:
+            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, "ch")
+        q = self.query()
+        cost, arcs = q.path(self.m + s, self.m + self.n + t)
+        if not cost < np.inf:
+            return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
+        edges = self.arc_edge[arcs]
+        return _found(graph, s, edges[edges >= 0], cost, q.settled, "ch")
+
+    def matrix(self, sources, targets) -> np.ndarray:
+        out = self.query().matrix(self.m + sources.astype(np.int64),
+                                  self.m + self.n + targets.astype(np.int64))
+        out[sources[:, None] == targets[None, :]] = 0.0
+        walk = self.graph.walkable
+        out[~walk[sources]] = np.inf
+        out[:, ~walk[targets]] = np.inf
+        return out
+
+    def pairs(self, sources, targets) -> np.ndarray:
+        out = self.query().distances(self.m + sources.astype(np.int64),
+                                     self.m + self.n + targets.astype(np.int64))
+        out[sources == targets] = 0.0
+        out[~(self.graph.walkable[sources] & self.graph.walkable[targets])] = np.inf
+        return out
+
+
+def expanded_csr(graph):
+    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
+    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
+    from edge ``e`` onto each edge ``f`` out of its head that the rules
+    allow, costing ``f``'s cost plus the turn's; a junction's start node to
+    each of its edges out, at the edge's cost; each edge to its head's end
+    node, at 0. Closed edges and edges at blocked junctions have no moves.
+    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
+    csr, tr = graph.csr, graph.turns
+    m, n = csr.num_edges, graph.num_nodes
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    heads = csr.targets.astype(np.int64)
+    tails = graph.edge_src.astype(np.int64)
+    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
+    # every (e, f) with f leaving e's head
+    count = np.diff(csr.offsets)[heads]
+    before = np.zeros(m, dtype=np.int64)
+    np.cumsum(count[:-1], out=before[1:])
+    e = np.repeat(np.arange(m, dtype=np.int64), count)
+    f = np.repeat(csr.offsets[heads] - before, count) + np.arange(e.size, dtype=np.int64)
+    # the rules' extra costs (sorted by from edge, then to edge)
+    rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(tr.off))
+    rule_key = rule_from * m + tr.to
+    key = e * m + f
+    at = np.minimum(np.searchsorted(rule_key, key), max(rule_key.size - 1, 0))
+    listed = (rule_key.size > 0) & (rule_key[at] == key) if rule_key.size else \
+        np.zeros(key.size, dtype=bool)
+    extra = np.where(listed, tr.cost[at] if rule_key.size else 0.0, 0.0)
+    move = usable[e] & usable[f] & np.isfinite(extra)
+    e, f, extra = e[move], f[move], extra[move]
+    edges = np.flatnonzero(usable)
+    src = np.concatenate((e, m + tails[edges], edges))
+    dst = np.concatenate((f, edges, m + n + heads[edges]))
+    w = np.concatenate((cost[f] + extra, cost[edges], np.zeros(edges.size)))
+    arc_edge = np.concatenate((f, edges, np.full(edges.size, -1, dtype=np.int64)))
+    order = np.argsort(src, kind="stable")
+    offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
+    return offsets, dst[order].astype(np.int32), w[order], arc_edge[order]
+
+
+def contract(graph, progress=None) -> TurnHierarchy:
+    """Build the hierarchy of ``graph``'s edge-based graph (it has turn
+    rules), keep it on the graph and return it."""
+    view = TurnHierarchy(graph, progress)
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def current(graph):
+    """The graph's edge-based hierarchy while it is current, else None."""
+    return graph.view(VIEW_KEY)

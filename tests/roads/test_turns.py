@@ -364,14 +364,41 @@ def test_turns_belong_to_arrays():
 
 def test_what_does_not_apply_turn_rules_yet_refuses():
     w, g = grid_world([[2, 3]])
-    for algorithm in ("ch", "cch"):
-        with pytest.raises(QueryError, match=rf"{algorithm} does not apply turn rules yet"):
-            w.find_path("g", 3, 5, algorithm=algorithm)
+    with pytest.raises(QueryError, match=r"cch does not apply turn rules yet"):
+        w.find_path("g", 3, 5, algorithm="cch")
+    with pytest.raises(QueryError, match=r"has no hierarchy; build it with navcore_roads"):
+        w.find_path("g", 3, 5, algorithm="ch")
     from navcore_roads.ch import contract
-    with pytest.raises(GraphError, match=r"has turn rules \(1\); its hierarchies"):
-        contract(g)
-    with pytest.raises(GraphError, match=r"has turn rules"):
-        grid_world([[2, 3]], contract=True)
+    with pytest.raises(GraphError, match=r"has turn rules \(1\); its customizable hierarchy"):
+        contract(g, customizable=True)
+
+
+@pytest.mark.parametrize("turns", [[[2, 3]], [[2, 3, 7.5], [8, 9, np.inf]],
+                                   [[2, 3, 25.0], [3, 2, 1.0], [9, 3, np.inf]]])
+def test_the_edge_hierarchy_matches_the_reference(turns):
+    w, g = grid_world(turns, contract=True)
+    assert w.find_path("g", 3, 5).algorithm == "ch"            # auto: the hierarchy
+    got = w.distance_matrix("g", np.arange(9), np.arange(9))
+    pairs = w.distance_pairs("g", np.repeat(np.arange(9), 9), np.tile(np.arange(9), 9))
+    for s in range(9):
+        ref = grid_reference(turns, s)
+        want = np.array([ref.get(t, np.inf) for t in range(9)])
+        assert np.allclose(got[s], want) and np.allclose(pairs[9 * s:9 * s + 9], want)
+        for t in range(9):
+            r = w.find_path("g", s, t, algorithm="ch")
+            assert r.algorithm == "ch" and abs(r.cost - want[t]) < 1e-9
+            if t != s:                 # the route's own edges add up to its cost
+                e = g.path_edges(r.nodes)
+                assert (e >= 0).all()
+    # points: a search over the edges answers for ch too
+    r = w.find_path("g", (0.0005, 0.001), 5, algorithm="ch")
+    assert r.cost == 35.0 or turns != [[2, 3]]
+    # an update leaves it stale: auto searches, ch refuses
+    w.update("g", edges=[(0, 1)], factor=2.0)
+    w.tick()
+    assert w.find_path("g", 3, 5).algorithm == "bidijkstra"
+    with pytest.raises(QueryError, match=r"stale hierarchy of its edges"):
+        w.find_path("g", 3, 5, algorithm="ch")
 
 
 # ------------------------------------------- Helsinki's real restrictions
@@ -441,11 +468,16 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
             if (int(ids[src[e]]), int(ids[dst[e]]), int(ids[dst[f]])) in banned:
                 ban_edges.add((e, f))
     assert len(ban_edges) == g.turns.forbidden > 20
+    from navcore_roads import contract
     rng = np.random.default_rng(7)
     sources = rng.choice(g.num_nodes, 12, replace=False)
     targets = rng.choice(g.num_nodes, 40, replace=False)
     matrix = w.distance_matrix("h", sources, targets)
     pairs = w.distance_pairs("h", np.repeat(sources, 3), targets[:36])
+    contract(g)                 # the same from the hierarchy of the edges
+    assert np.allclose(w.distance_matrix("h", sources, targets), matrix, rtol=0, atol=1e-6)
+    assert np.allclose(w.distance_pairs("h", np.repeat(sources, 3), targets[:36]), pairs,
+                       rtol=0, atol=1e-6)
     free = navcore.World()
     free.add_graph("h", type="roads", osm=ROADS / "Helsinki.osm.pbf", compress=False,
                    restrictions=False)
@@ -455,7 +487,7 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         want = np.array([ref.get(int(t), np.inf) for t in targets])
         assert np.allclose(matrix[i], want, rtol=0, atol=1e-6)
         assert np.allclose(pairs[3 * i:3 * i + 3], want[3 * i:3 * i + 3], rtol=0, atol=1e-6)
-        for algorithm in ("dijkstra", "astar", "bidijkstra"):
+        for algorithm in ("dijkstra", "astar", "bidijkstra", "ch"):
             for j in range(4 * (i % 3), 4 * (i % 3) + 4):
                 r = w.find_path("h", int(s), int(targets[j]), algorithm=algorithm)
                 assert abs(r.cost - want[j]) < 1e-6 or r.cost == want[j] == np.inf
