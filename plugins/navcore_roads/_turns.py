@@ -161,8 +161,8 @@ def _row(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off,
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows, cols,
-           moves, out):
+def matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows,
+           cols, moves, out):
     """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, a search per
     row over the threads."""
     m = targets.shape[0]

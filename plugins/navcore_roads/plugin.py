@@ -61,7 +61,8 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
         turns: turn rules between array roads: rows ``(from road, to
             road)`` (forbidden) or ``(from road, to road, cost)`` (extra
             cost, ``inf`` forbidden), applied where ``from`` ends and
-            ``to`` starts (``navcore_roads.io.restrictions``).
+            ``to`` starts; for GeoJSON roads the same rows by way id
+            (``navcore_roads.io.restrictions``).
         restrictions: read an OSM file's turn restriction relations
             that bind ``profile`` (default); ``False`` ignores them.
 

@@ -20,8 +20,8 @@ def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost,
     arrays = {"dst": dst, "length": length, "speed": speed, "cost": cost,
               "positions": positions, "way": way}
     stray = [k for k, v in arrays.items() if v is not None]
-    if turns is not None and given[0] != "src":
-        raise GraphError(f"turns= is a table of turns between array roads (src=/dst=); "
+    if turns is not None and given[0] not in ("src", "geojson"):
+        raise GraphError(f"turns= is a table of turns between array or GeoJSON roads; "
                          f"{given[0]}= roads take theirs from the source")
     if given[0] != "src" and stray:
         raise GraphError(f"{', '.join(k + '=' for k in stray)} belong(s) to roads from "
@@ -35,8 +35,12 @@ def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost,
             from .io.osm import read_osm
             return read_osm(_path(osm, "osm"), prof, restrictions=restrictions), True, prof
         from .io.geojson import read_geojson
-        return read_geojson(geojson if isinstance(geojson, dict) else _path(geojson, "geojson"),
-                            prof), True, prof
+        segments = read_geojson(geojson if isinstance(geojson, dict)
+                                else _path(geojson, "geojson"), prof)
+        if turns is not None:
+            from .io.restrictions import way_turns
+            segments = way_turns(segments, turns)
+        return segments, True, prof
     if profile != "car":
         raise GraphError(f"profile= applies to osm= and geojson= roads; {given[0]}= gives "
                          f"its own costs or speeds")

@@ -358,7 +358,7 @@ def test_bad_turn_tables_are_graph_errors(turns, match):
 
 
 def test_turns_belong_to_arrays():
-    with pytest.raises(GraphError, match=r"turns= is a table of turns between array roads"):
+    with pytest.raises(GraphError, match=r"turns= is a table of turns between array or GeoJSON"):
         navcore.World().add_graph("g", type="roads", dimacs="x.gr", turns=[[0, 1]])
 
 
@@ -618,3 +618,39 @@ def test_blocked_junctions_and_warm_up_under_turn_rules():
     assert w.distance_matrix("g", [3, 5], [5, 1]).tolist() == [[np.inf, np.inf],
                                                                 [0.0, np.inf]]
     assert w.find_path("g", 5, 3).cost == 20.0
+
+
+# ------------------------------------------------------ GeoJSON turns=
+
+def town_geojson():
+    """The hand-made town as GeoJSON: a feature per street, id 10a + b."""
+    def xy(i):
+        return [0.001 * ((i - 1) % 3), 0.001 * ((i - 1) // 3)]
+    return {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"id": 10 * a + b},
+         "geometry": {"type": "LineString", "coordinates": [xy(a), xy(b)]}}
+        for a, b in STREETS]}
+
+
+def geo_steps(w, g, a, b):
+    # GeoJSON numbers nodes in the order they first appear; find them by place
+    def node(i):
+        x, y = 0.001 * ((i - 1) % 3), 0.001 * ((i - 1) // 3)
+        return int(np.flatnonzero(np.all(np.isclose(g.positions, (x, y)), axis=1))[0])
+    return round(w.find_path("town", node(a), node(b)).cost / STEP, 6)
+
+
+def test_geojson_turn_tables_by_way_id():
+    w = navcore.World()
+    g = w.add_graph("town", type="roads", geojson=town_geojson(), weight="distance",
+                    compress=False, turns=[[45, 56]])
+    assert geo_steps(w, g, 4, 6) == 4.0 and geo_steps(w, g, 6, 4) == 2.0
+    w2 = navcore.World()
+    g = w2.add_graph("town", type="roads", geojson=town_geojson(), weight="distance",
+                     turns=[[45, 56, 0.5 * STEP]])
+    assert geo_steps(w2, g, 4, 6) == 2.5
+    for turns, match in (([[45, 99]], r"turns\[0\] names way 99, which no road has"),
+                         ([[12, 56]], r"turns\[0\]: way 12 never ends where way 56 starts"),
+                         ([[45, 56, -1.0]], r"cost -1.0 must be >= 0")):
+        with pytest.raises(GraphError, match=match):
+            w.add_graph("bad", type="roads", geojson=town_geojson(), turns=turns)

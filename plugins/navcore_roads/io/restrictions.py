@@ -1,6 +1,7 @@
 """Turn restrictions: OpenStreetMap ``type=restriction`` relations read for
-one profile, and ``turns=`` tables of arrays, as turn rules between
-directed segments (:class:`~navcore_roads.segments.Turns`).
+one profile, and ``turns=`` tables of arrays (by road index) and of GeoJSON
+roads (by way id), as turn rules between directed segments
+(:class:`~navcore_roads.segments.Turns`).
 
 A relation binds the profile when it has ``restriction:<transport>`` for
 one of the profile's ``restriction_tags`` (the first present wins), or a
@@ -129,27 +130,11 @@ def table_turns(segments: Segments, turns, num_edges: int, back) -> Segments:
     applies at each junction where ``from`` (either way it runs) ends and
     ``to`` starts; ``GraphError`` for edges that do not exist or never
     meet, or a negative or NaN cost."""
-    table = validate.array(turns, "turns", GraphError)
-    if table.ndim == 1 and table.size == 0:
-        table = table.reshape(0, 2)
-    if table.ndim != 2 or table.shape[1] not in (2, 3) or table.dtype.kind not in "iuf":
-        raise GraphError(f"turns must be rows of (from edge, to edge) or (from edge, "
-                         f"to edge, cost) numbers, got shape {table.shape} dtype {table.dtype}")
-    ids = table[:, :2]
-    if ids.dtype.kind == "f" and not (np.isfinite(ids).all() and (ids == np.round(ids)).all()):
-        bad = int(np.flatnonzero(~(np.isfinite(ids) & (ids == np.round(ids))).all(axis=1))[0])
-        raise GraphError(f"turns[{bad}] = {table[bad].tolist()}: edges must be whole numbers")
-    ids = ids.astype(np.int64)
+    ids, cost = _table(turns, "edge")
     bad = np.flatnonzero(((ids < 0) | (ids >= num_edges)).any(axis=1))
     if bad.size:
-        raise GraphError(f"turns[{int(bad[0])}] = {table[bad[0]].tolist()} names an edge "
+        raise GraphError(f"turns[{int(bad[0])}] = {ids[bad[0]].tolist()} names an edge "
                          f"that does not exist (there are {num_edges} edges: 0..{num_edges - 1})")
-    cost = np.full(ids.shape[0], np.inf) if table.shape[1] == 2 else \
-        table[:, 2].astype(np.float64)
-    bad = np.flatnonzero(np.isnan(cost) | (cost < 0))
-    if bad.size:
-        raise GraphError(f"turns[{int(bad[0])}] cost {cost[bad[0]]} must be >= 0 "
-                         f"(inf forbids the turn)")
     # the segments of each edge: itself, and its reverse when it is two-way
     seg_of = [np.arange(num_edges)[:, None], np.full((num_edges, 1), -1)]
     seg_of[1][np.flatnonzero(back), 0] = num_edges + np.arange(int(np.count_nonzero(back)))
@@ -176,6 +161,73 @@ def table_turns(segments: Segments, turns, num_edges: int, back) -> Segments:
     report = {"restrictions": int(ids.shape[0]), "skipped": {}}
     return _with_turns(segments, np.concatenate(frm), np.concatenate(to),
                        np.concatenate(costs), report)
+
+
+def way_turns(segments: Segments, turns) -> Segments:
+    """``segments`` of GeoJSON roads with the ``turns=`` table: rows
+    ``(from way id, to way id)`` (forbidden) or ``(from way id, to way id,
+    cost)``, applied at every node where a segment of the ``from`` way ends
+    and one of the ``to`` way starts; ``GraphError`` for a way id no road
+    has, or two ways that never meet."""
+    ids, cost = _table(turns, "way id")
+    way = segments.way
+    order = np.argsort(way, kind="stable")
+    known = way[order]
+    lo = np.searchsorted(known, ids, side="left")
+    hi = np.searchsorted(known, ids, side="right")
+    bad = np.flatnonzero((hi == lo).any(axis=1))
+    if bad.size:
+        r = int(bad[0])
+        missing = int(ids[r, 0] if hi[r, 0] == lo[r, 0] else ids[r, 1])
+        raise GraphError(f"turns[{r}] names way {missing}, which no road has (a way's id "
+                         f"is its osm_id or id property, or the feature's id)")
+    frm, to, costs = [], [], []
+    for r in range(ids.shape[0]):
+        a = order[lo[r, 0]:hi[r, 0]]
+        b = order[lo[r, 1]:hi[r, 1]]
+        meet = segments.dst[a][:, None] == segments.src[b][None, :]
+        i, j = np.nonzero(meet)
+        if i.size == 0:
+            raise GraphError(f"turns[{r}]: way {int(ids[r, 0])} never ends where way "
+                             f"{int(ids[r, 1])} starts, so there is no turn between them")
+        frm.append(a[i])
+        to.append(b[j])
+        costs.append(np.full(i.size, cost[r]))
+    report = {"restrictions": int(ids.shape[0]), "skipped": {}}
+    if not frm:
+        return _with_turns(segments, np.zeros(0), np.zeros(0), np.zeros(0), report)
+    return _with_turns(segments, np.concatenate(frm), np.concatenate(to),
+                       np.concatenate(costs), report)
+
+
+def _table(turns, what):
+    """``(ids (k, 2) int64, cost (k,))`` of a ``turns=`` table whose rows
+    name ``what``s: ``(from, to)`` (cost inf, forbidden) or ``(from, to,
+    cost)``; ``GraphError`` for another shape, ids that are not whole
+    numbers, a negative or NaN cost."""
+    table = validate.array(turns, "turns", GraphError)
+    if table.ndim == 1 and table.size == 0:
+        table = table.reshape(0, 2)
+    if table.ndim != 2 or table.shape[1] not in (2, 3) or table.dtype.kind not in "iuf":
+        raise GraphError(f"turns must be rows of (from {what}, to {what}) or (from {what}, "
+                         f"to {what}, cost) numbers, got shape {table.shape} dtype "
+                         f"{table.dtype}")
+    ids = table[:, :2]
+    if ids.dtype.kind == "f":
+        whole = (np.isfinite(ids) & (ids == np.round(ids))
+                 & (np.abs(ids) < 2.0 ** 62)).all(axis=1)
+        if not whole.all():
+            bad = int(np.flatnonzero(~whole)[0])
+            raise GraphError(f"turns[{bad}] = {table[bad].tolist()}: {what}s must be whole "
+                             f"numbers")
+    ids = ids.astype(np.int64)
+    cost = np.full(ids.shape[0], np.inf) if table.shape[1] == 2 else \
+        table[:, 2].astype(np.float64)
+    bad = np.flatnonzero(np.isnan(cost) | (cost < 0))
+    if bad.size:
+        raise GraphError(f"turns[{int(bad[0])}] cost {cost[bad[0]]} must be >= 0 "
+                         f"(inf forbids the turn)")
+    return ids, cost
 
 
 def _with_turns(segments, frm, to, cost, report) -> Segments:
