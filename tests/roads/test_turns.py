@@ -654,3 +654,25 @@ def test_geojson_turn_tables_by_way_id():
                          ([[45, 56, -1.0]], r"cost -1.0 must be >= 0")):
         with pytest.raises(GraphError, match=match):
             w.add_graph("bad", type="roads", geojson=town_geojson(), turns=turns)
+
+
+def test_no_u_turn_on_a_way_through_the_via_node_forbids_only_the_u_turn(tmp_path):
+    # one way 4-5-6 and a dead end 5-2 (way 25): a U-turn at 5 is banned,
+    # going on along the way is not
+    nodes = "".join(f'<node id="{i}" lat="{0.001 * ((i - 1) // 3)}" '
+                    f'lon="{0.001 * ((i - 1) % 3)}"/>' for i in (2, 4, 5, 6))
+    ways = ('<way id="456"><nd ref="4"/><nd ref="5"/><nd ref="6"/>'
+            '<tag k="highway" v="residential"/></way>'
+            '<way id="25"><nd ref="2"/><nd ref="5"/><tag k="highway" v="residential"/></way>')
+    rel = relation({"restriction": "no_u_turn"},
+                   [("way", 456, "from"), ("node", 5, "via"), ("way", 456, "to")])
+    path = tmp_path / "line.osm"
+    path.write_text(f'<osm version="0.6">{nodes}{ways}{rel}</osm>')
+    w = navcore.World()
+    g = w.add_graph("town", type="roads", osm=path, weight="distance", compress=False)
+    assert g.turns.forbidden == 2                    # 4-5-4 and 6-5-6
+    assert steps(w, g, 4, 6) == (2.0, [4, 5, 6])
+    assert steps(w, g, 6, 4) == (2.0, [6, 5, 4])
+    index = {int(o): i for i, o in enumerate(g.osm_ids)}
+    r = w.distance_matrix("town", [index[4]], [index[2]])
+    assert round(float(r[0, 0]) / STEP, 6) == 2.0

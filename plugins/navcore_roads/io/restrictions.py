@@ -113,9 +113,13 @@ def osm_turns(segments: Segments, rules, skipped: dict) -> Segments:
             continue
         if kind == "only":
             t = np.setdiff1d(out_order[out_off[at]:out_off[at + 1]], t)
+        a, b = np.repeat(f, t.size), np.tile(t, f.size)
+        # from a way onto itself through a node inside it: the U-turn back,
+        # not the way going on (no_u_turn from W via v to W)
+        along = (way[a] == way[b]) & (dst[b] != src[a])
         applied += 1
-        frm_out.append(np.repeat(f, t.size))
-        to_out.append(np.tile(t, f.size))
+        frm_out.append(a[~along])
+        to_out.append(b[~along])
     frm = np.concatenate(frm_out) if frm_out else np.zeros(0, np.int64)
     to = np.concatenate(to_out) if to_out else np.zeros(0, np.int64)
     report = {"restrictions": applied, "skipped": {k: v for k, v in skipped.items() if v}}
