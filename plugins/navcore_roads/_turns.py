@@ -35,16 +35,17 @@ def _h(unit, scale, v, t):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _offer(dist, par, hk, hn, size, side, x, d, by, best, meet):
+def _offer(dist, par, stamp, gen, hk, hn, size, side, x, d, by, best, meet):
     """Label edge ``x`` on ``side`` with ``d`` (reached from edge ``by``)
     when that is better; ``(best, meet)`` with the route through ``x``
     when both sides now reach it more cheaply."""
-    if d < dist[side, x]:
+    if d < _dist(dist[side], stamp[side], x, gen):
         dist[side, x] = d
         par[side, x] = by
+        stamp[side, x] = 2 * gen
         push(hk[side], hn[side], size[side], d, x)
         size[side] += 1
-        other = dist[1 - side, x]
+        other = _dist(dist[1 - side], stamp[1 - side], x, gen)
         if other < INF and d + other < best:
             return d + other, x
     return best, meet
@@ -52,31 +53,22 @@ def _offer(dist, par, hk, hn, size, side, x, d, by, best, meet):
 
 @njit(cache=True, nogil=True)
 def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
-                  t_cost, s, t, moves, dist, par, done):
+                  t_cost, s, t, dist, par, stamp, gen, hk, hn):
     """Bidirectional Dijkstra over the edges from junction ``s`` to
     junction ``t`` (``s != t``). Forward labels (row 0) include the edge's
     own cost; backward labels (row 1) are the cost from the edge's head to
     ``t``. Returns ``(cost, meeting edge, settled)``; ``par[1]`` points to
-    the next edge of the route."""
-    m = targets.shape[0]
-    for side in range(2):
-        dist[side, :] = INF
-        par[side, :] = -1
-        done[side, :] = False
-    hk = np.empty((2, moves + m + 1), dtype=np.float64)
-    hn = np.empty((2, moves + m + 1), dtype=np.int64)
+    the next edge of the route. Labels and heaps per side, stamped as in
+    ``between_ends``."""
     size = np.zeros(2, dtype=np.int64)
+    closed = 2 * gen + 1
     for f in range(offsets[s], offsets[s + 1]):
-        if cost[f] < dist[0, f] and walkable[targets[f]]:
-            dist[0, f] = cost[f]
-            push(hk[0], hn[0], size[0], cost[f], f)
-            size[0] += 1
+        if walkable[targets[f]]:
+            _offer(dist, par, stamp, gen, hk, hn, size, 0, f, cost[f], -1, INF, -1)
     for k in range(r_off[t], r_off[t + 1]):
         e = r_eid[k]
-        if dist[1, e] > 0.0 and walkable[edge_src[e]]:
-            dist[1, e] = 0.0
-            push(hk[1], hn[1], size[1], 0.0, e)
-            size[1] += 1
+        if walkable[edge_src[e]]:
+            _offer(dist, par, stamp, gen, hk, hn, size, 1, e, 0.0, -1, INF, -1)
     best = INF
     meet = -1
     settled = 0
@@ -87,43 +79,44 @@ def bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_of
         e = hn[side, 0]
         pop(hk[side], hn[side], size[side])
         size[side] -= 1
-        if done[side, e]:
+        if stamp[side, e] == closed:
             continue
-        done[side, e] = True
+        stamp[side, e] = closed
         settled += 1
         de = dist[side, e]
-        if dist[1 - side, e] < INF and de + dist[1 - side, e] < best:
-            best = de + dist[1 - side, e]
+        other = _dist(dist[1 - side], stamp[1 - side], e, gen)
+        if other < INF and de + other < best:
+            best = de + other
             meet = e
         if side == 0:
             v = targets[e]
             for f in range(offsets[v], offsets[v + 1]):
-                if walkable[targets[f]]:
-                    best, meet = _offer(dist, par, hk, hn, size, 0, f,
+                if walkable[targets[f]] and stamp[0, f] != closed:
+                    best, meet = _offer(dist, par, stamp, gen, hk, hn, size, 0, f,
                                         de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f),
                                         e, best, meet)
         else:
             u = edge_src[e]
             for k in range(r_off[u], r_off[u + 1]):
                 p = r_eid[k]
-                if walkable[edge_src[p]]:
-                    best, meet = _offer(dist, par, hk, hn, size, 1, p,
+                if walkable[edge_src[p]] and stamp[1, p] != closed:
+                    best, meet = _offer(dist, par, stamp, gen, hk, hn, size, 1, p,
                                         de + cost[e] + turn_cost(t_off, t_to, t_cost, p, e),
                                         e, best, meet)
     return best, meet, settled
 
 
 @njit(cache=True, nogil=True)
-def trace(par, meet):
-    """The edges of a route: back along ``par[0]`` from ``meet``, then on
-    along ``par[1]`` (all -1 for a one-directional search)."""
+def trace(par, meet, both):
+    """The edges of a route: back along ``par[0]`` from ``meet``, then
+    (``both``: a bidirectional search) on along ``par[1]``."""
     k = 0
     e = meet
     while e >= 0:
         k += 1
         e = par[0, e]
     j = 0
-    e = par[1, meet]
+    e = par[1, meet] if both else -1
     while e >= 0:
         j += 1
         e = par[1, e]
@@ -132,46 +125,11 @@ def trace(par, meet):
     for i in range(k - 1, -1, -1):
         out[i] = e
         e = par[0, e]
-    e = par[1, meet]
+    e = par[1, meet] if both else -1
     for i in range(k, k + j):
         out[i] = e
         e = par[1, e]
     return out
-
-
-@njit(cache=True, nogil=True)
-def _row(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, s, cols,
-         moves, dist, par, done, out):
-    """``out[j]``: cost from junction ``s`` to junction ``cols[j]`` (0 to
-    itself), one search settling every edge."""
-    seeds = np.arange(offsets[s], offsets[s + 1])
-    none = np.full(1, -1, dtype=np.int64)
-    between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
-                 np.zeros((1, 3)), 0.0, seeds, cost[seeds], -1, none, np.full(1, INF), moves,
-                 dist, par, done)
-    for j in range(cols.shape[0]):
-        t = cols[j]
-        best = 0.0 if t == s else INF
-        if t != s:
-            for k in range(r_off[t], r_off[t + 1]):
-                d = dist[r_eid[k]]
-                if d < best:
-                    best = d
-        out[j] = best
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows,
-           cols, moves, out):
-    """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, a search per
-    row over the threads."""
-    m = targets.shape[0]
-    for i in prange(rows.shape[0]):
-        dist = np.empty(m, dtype=np.float64)
-        par = np.empty(m, dtype=np.int64)
-        done = np.empty(m, dtype=np.bool_)
-        _row(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, r_off, r_eid, rows[i],
-             cols, moves, dist, par, done, out[i])
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -187,14 +145,22 @@ def pairs(offsets, targets, cost, edge_src, r_off, r_eid, walkable, t_off, t_to,
             continue
         dist = np.empty((2, m), dtype=np.float64)
         par = np.empty((2, m), dtype=np.int64)
-        done = np.empty((2, m), dtype=np.bool_)
+        stamp = np.zeros((2, m), dtype=np.int32)
+        hk = np.empty((2, moves + m + 1), dtype=np.float64)
+        hn = np.empty((2, moves + m + 1), dtype=np.int64)
         out[i] = bidirectional(offsets, targets, cost, edge_src, r_off, r_eid, walkable,
-                               t_off, t_to, t_cost, s, t, moves, dist, par, done)[0]
+                               t_off, t_to, t_cost, s, t, dist, par, stamp, 1, hk, hn)[0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dist(dist, stamp, e, gen):
+    """``dist[e]`` when this search (generation ``gen``) labelled ``e``."""
+    return dist[e] if stamp[e] >= 2 * gen else INF
 
 
 @njit(cache=True, nogil=True)
 def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, unit, scale,
-                 seed_e, seed_c, t, goal_e, goal_c, moves, dist, par, done):
+                 seed_e, seed_c, t, goal_e, goal_c, dist, par, stamp, gen, hk, hn):
     """Dijkstra (``scale`` 0) or A* (the chord to ``t`` times ``scale``)
     over the edges from seeds (being on edge ``seed_e[i]`` at
     ``seed_c[i]``: a junction's edges out at their cost, or a phantom's
@@ -202,20 +168,19 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
     goal edges ``goal_e[k]`` (reached by turning onto it at its tail, then
     ``goal_c[k]`` along it); -1: none of either, every edge is settled.
     Returns ``(cost, last edge driven whole, goal index or -1 for t,
-    settled)``; ``dist``/``par``/``done`` (per edge) are reset here;
-    ``moves``: how many (edge, edge) moves the graph has (each pushes at
-    most once onto the lazy heap)."""
-    dist[:] = INF
-    par[:] = -1
-    done[:] = False
-    hk = np.empty(moves + seed_e.shape[0] + 1, dtype=np.float64)
-    hn = np.empty(hk.shape[0], dtype=np.int64)
+    settled)``. Labels per edge: ``dist``/``par`` hold this search's where
+    ``stamp == 2 * gen`` (open) or ``2 * gen + 1`` (settled), so a search
+    starts without clearing them; ``hk``/``hn``: a lazy heap with room for
+    a push per (edge, edge) move and per seed."""
     size = 0
     aim = t if t >= 0 else 0
+    closed = 2 * gen + 1
     for i in range(seed_e.shape[0]):
         f = seed_e[i]
-        if f >= 0 and seed_c[i] < dist[f] and walkable[targets[f]]:
+        if f >= 0 and seed_c[i] < _dist(dist, stamp, f, gen) and walkable[targets[f]]:
             dist[f] = seed_c[i]
+            par[f] = -1
+            stamp[f] = 2 * gen
             push(hk, hn, size, seed_c[i] + _h(unit, scale, targets[f], aim), f)
             size += 1
     best = INF
@@ -227,11 +192,11 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
         key = hk[0]
         pop(hk, hn, size)
         size -= 1
-        if done[e]:
+        if stamp[e] == closed:
             continue
         if key >= best:
             break
-        done[e] = True
+        stamp[e] = closed
         settled += 1
         de = dist[e]
         v = targets[e]
@@ -244,16 +209,26 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
                 if d < best:
                     best, last, goal = d, e, k
         for f in range(offsets[v], offsets[v + 1]):
-            if done[f]:
+            if stamp[f] == closed:
                 continue
             d = de + cost[f] + turn_cost(t_off, t_to, t_cost, e, f)
             w = targets[f]
-            if d < dist[f] and walkable[w]:
+            if d < _dist(dist, stamp, f, gen) and walkable[w]:
                 dist[f] = d
                 par[f] = e
+                stamp[f] = 2 * gen
                 push(hk, hn, size, d + _h(unit, scale, w, aim), f)
                 size += 1
     return best, last, goal, settled
+
+
+@njit(cache=True, nogil=True)
+def _fresh(m, moves, seeds):
+    """Labels and a heap for one search on a thread of its own (the
+    many-ends kernels): ``(dist, par, stamp, hk, hn)``, generation 1."""
+    return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
+            np.zeros(m, dtype=np.int32), np.empty(moves + seeds + 1, dtype=np.float64),
+            np.empty(moves + seeds + 1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -267,15 +242,15 @@ def _end_seeds(offsets, cost, node, seed_e, seed_c):
 
 
 @njit(cache=True, nogil=True)
-def _enter(dist, edge_src, r_off, r_eid, t_off, t_to, t_cost, source, g, c):
+def _enter(dist, stamp, edge_src, r_off, r_eid, t_off, t_to, t_cost, source, g, c):
     """Cost of turning onto edge ``g`` at its tail and ``c`` along it, from
-    the edges settled in ``dist`` (0 before ``c`` when the search began at
-    junction ``source``, the tail itself)."""
+    the edges a search of generation 1 settled (0 before ``c`` when it
+    began at junction ``source``, the tail itself)."""
     u = edge_src[g]
     best = c if source == u else INF
     for k in range(r_off[u], r_off[u + 1]):
         e = r_eid[k]
-        d = dist[e] + turn_cost(t_off, t_to, t_cost, e, g) + c
+        d = _dist(dist, stamp, e, 1) + turn_cost(t_off, t_to, t_cost, e, g) + c
         if d < best:
             best = d
     return best
@@ -292,14 +267,12 @@ def ends_matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
     m = targets.shape[0]
     none = np.full(1, -1, dtype=np.int64)
     for i in prange(src_node.shape[0]):
-        dist = np.empty(m, dtype=np.float64)
-        par = np.empty(m, dtype=np.int64)
-        done = np.empty(m, dtype=np.bool_)
         s = src_node[i]
         se, sc = _end_seeds(offsets, cost, s, seed_e[i], seed_c[i])
+        dist, par, stamp, hk, hn = _fresh(m, moves, se.shape[0])
         between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
-                     np.zeros((1, 3)), 0.0, se, sc, -1, none, np.full(1, INF), moves, dist,
-                     par, done)
+                     np.zeros((1, 3)), 0.0, se, sc, -1, none, np.full(1, INF), dist, par,
+                     stamp, 1, hk, hn)
         for j in range(tgt_node.shape[0]):
             y = tgt_node[j]
             best = INF
@@ -307,14 +280,14 @@ def ends_matrix(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
                 if y == s:
                     best = 0.0
                 for k in range(r_off[y], r_off[y + 1]):
-                    d = dist[r_eid[k]]
+                    d = _dist(dist, stamp, r_eid[k], 1)
                     if d < best:
                         best = d
             else:
                 for b in range(goal_e.shape[1]):
                     if goal_e[j, b] >= 0 and goal_c[j, b] < INF:
-                        d = _enter(dist, edge_src, r_off, r_eid, t_off, t_to, t_cost, s,
-                                   goal_e[j, b], goal_c[j, b])
+                        d = _enter(dist, stamp, edge_src, r_off, r_eid, t_off, t_to, t_cost,
+                                   s, goal_e[j, b], goal_c[j, b])
                         if d < best:
                             best = d
             out[i, j] = best
@@ -332,13 +305,11 @@ def ends_pairs(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost, 
         if s >= 0 and s == y:
             out[i] = 0.0
             continue
-        dist = np.empty(m, dtype=np.float64)
-        par = np.empty(m, dtype=np.int64)
-        done = np.empty(m, dtype=np.bool_)
         se, sc = _end_seeds(offsets, cost, s, seed_e[i], seed_c[i])
+        dist, par, stamp, hk, hn = _fresh(m, moves, se.shape[0])
         best = between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost,
-                            np.zeros((1, 3)), 0.0, se, sc, y, goal_e[i], goal_c[i], moves,
-                            dist, par, done)[0]
+                            np.zeros((1, 3)), 0.0, se, sc, y, goal_e[i], goal_c[i], dist, par,
+                            stamp, 1, hk, hn)[0]
         if y < 0 and s >= 0:             # onto a goal edge leaving the start junction
             for b in range(goal_e.shape[1]):
                 g = goal_e[i, b]

@@ -102,15 +102,14 @@ def route(graph, s: int, t: int, algorithm: str) -> PathResult:
     if s == t:
         return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, algorithm)
     csr, tr = graph.csr, graph.turns
-    m = csr.num_edges
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
     if algorithm == "bidijkstra":
         rev = csr.reverse()
-        dist = np.empty((2, m))
-        par = np.empty((2, m), dtype=np.int64)
-        done = np.empty((2, m), dtype=np.bool_)
         cost, meet, settled = K.bidirectional(
             csr.offsets, csr.targets, csr.cost, graph.edge_src, rev.offsets, rev.edge_ids,
-            graph.walkable, tr.off, tr.to, tr.cost, s, t, tr.moves, dist, par, done)
+            graph.walkable, tr.off, tr.to, tr.cost, s, t, sc.dist, sc.par, sc.stamp, gen,
+            sc.hk, sc.hn)
     else:
         from .search import heuristic_scale
         if algorithm == "astar" and graph.unit is None:
@@ -118,17 +117,48 @@ def route(graph, s: int, t: int, algorithm: str) -> PathResult:
                              f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
         scale = heuristic_scale(graph) if algorithm == "astar" else 0.0
         unit = graph.unit if algorithm == "astar" else _NO_UNIT
-        dist = np.empty(m)
-        par = np.full((2, m), -1, dtype=np.int64)
-        done = np.empty(m, dtype=np.bool_)
         seeds = np.arange(csr.offsets[s], csr.offsets[s + 1], dtype=np.int64)
         cost, meet, _, settled = K.between_ends(
             csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
             tr.cost, unit, scale, seeds, csr.cost[seeds], t, _NO_GOAL, _NO_GOAL_COST,
-            tr.moves, dist, par[0], done)
+            sc.dist[0], sc.par[0], sc.stamp[0], gen, sc.hk[0], sc.hn[0])
     if meet < 0 or not cost < np.inf:
         return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
-    return _found(graph, s, K.trace(par, meet), cost, settled, algorithm)
+    edges = K.trace(sc.par, meet, algorithm == "bidijkstra")
+    return _found(graph, s, edges, cost, settled, algorithm)
+
+
+class TurnScratch:
+    """One thread's labels for the searches over the edges (both
+    directions; generation-stamped, so a search starts without clearing
+    them) and lazy heaps with room for a push per move and per seed."""
+
+    __slots__ = ("dist", "par", "stamp", "hk", "hn", "gen", "size")
+
+    def __init__(self, graph):
+        m = max(graph.csr.num_edges, 1)
+        room = graph.turns.moves + m + 1
+        self.size = (m, room)
+        self.dist = np.empty((2, m))
+        self.par = np.empty((2, m), dtype=np.int64)
+        self.stamp = np.zeros((2, m), dtype=np.int32)
+        self.hk = np.empty((2, room))
+        self.hn = np.empty((2, room), dtype=np.int64)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= np.iinfo(np.int32).max:       # wrap-around: wipe once
+            self.stamp[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+_SCRATCH_KEY = "navcore_roads.turns"
+
+
+def scratch_for(graph) -> TurnScratch:
+    return graph.scratch(_SCRATCH_KEY, TurnScratch)
 
 
 def _found(graph, s, edges, cost, settled, algorithm) -> PathResult:
@@ -144,9 +174,13 @@ def matrix(graph, sources, targets) -> np.ndarray:
     rev = csr.reverse()
     out = np.empty((sources.size, targets.size))
     if out.size:
-        K.matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off,
-                 tr.to, tr.cost, rev.offsets, rev.edge_ids, sources.astype(np.int64),
-                 targets.astype(np.int64), tr.moves, out)
+        no_e = np.full((sources.size, 1), -1, dtype=np.int64)
+        no_g = np.full((targets.size, 1), -1, dtype=np.int64)
+        K.ends_matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                      tr.off, tr.to, tr.cost, rev.offsets, rev.edge_ids,
+                      sources.astype(np.int64), no_e, np.full(no_e.shape, np.inf),
+                      targets.astype(np.int64), no_g, np.full(no_g.shape, np.inf), tr.moves,
+                      out)
     walk = graph.walkable
     out[~walk[sources]] = np.inf
     out[:, ~walk[targets]] = np.inf
@@ -196,14 +230,11 @@ def route_ends(graph, ends, algorithm: str) -> PathResult:
     if first >= 0 and first == t:
         return _found(graph, first, np.zeros(0, np.int64), s_end.exit_cost[0, 0], 0,
                       algorithm)
-    m = csr.num_edges
-    dist = np.empty(m)
-    par = np.full((2, m), -1, dtype=np.int64)
-    done = np.empty(m, dtype=np.bool_)
+    sc = scratch_for(graph)
     cost, last, _, settled = K.between_ends(
         csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
-        tr.cost, _NO_UNIT, 0.0, seed_e, seed_c, t, goal_e, goal_c, tr.moves, dist, par[0],
-        done)
+        tr.cost, _NO_UNIT, 0.0, seed_e, seed_c, t, goal_e, goal_c, sc.dist[0], sc.par[0],
+        sc.stamp[0], sc.next_gen(), sc.hk[0], sc.hn[0])
     if first >= 0 and t < 0:
         # from a junction onto a goal edge that leaves it: no turn before
         here = goal_e >= 0
@@ -213,7 +244,7 @@ def route_ends(graph, ends, algorithm: str) -> PathResult:
             return _found(graph, first, np.zeros(0, np.int64), direct, settled, algorithm)
     if last < 0:
         return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
-    edges = K.trace(par, last)
+    edges = K.trace(sc.par, last, False)
     if first < 0:                                # leave the point's own edge out
         first = int(csr.targets[edges[0]])
         edges = edges[1:]
