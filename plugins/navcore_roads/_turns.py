@@ -187,8 +187,8 @@ def between_ends(offsets, targets, cost, edge_src, walkable, t_off, t_to, t_cost
     last = -1
     goal = -1
     settled = 0
-    # the lazy heap's pop loop, as every search here writes it (inline: a
-    # helper returning the entry costs a tuple per pop in numba's IR)
+    # the lazy heap's pop loop, written out as every search in the plugins
+    # writes it: its six lines carry no logic of their own to share
     while size > 0:
         e = hn[0]
         key = hk[0]

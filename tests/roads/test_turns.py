@@ -676,3 +676,12 @@ def test_no_u_turn_on_a_way_through_the_via_node_forbids_only_the_u_turn(tmp_pat
     index = {int(o): i for i, o in enumerate(g.osm_ids)}
     r = w.distance_matrix("town", [index[4]], [index[2]])
     assert round(float(r[0, 0]) / STEP, 6) == 2.0
+
+
+def test_isochrones_refuse_turn_rules_for_now():
+    w, g = grid_world([[2, 3]])
+    for source in (3, (0.0005, 0.001)):
+        with pytest.raises(QueryError, match=r"isochrones do not apply turn rules yet"):
+            w.isochrone("g", source, 30.0)
+    w, g = grid_world(np.zeros((0, 2)))               # no rule left: isochrones as ever
+    assert w.isochrone("g", 3, 20.0).nodes.tolist() == [0, 1, 3, 4, 5, 6, 7]
