@@ -124,11 +124,20 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     supergraph, customized for the costs now and again after every batch
     of updates, so it stays current under live traffic); ``order`` gives
     it a node order (``order[rank] = node``) instead of computing one.
+
+    On a graph with turn rules the plain hierarchy is built over its
+    edge-based graph (``turns.TurnHierarchy``); the customizable one is a
+    ``GraphError`` there for now.
     """
     graph = validate.graph(graph, error=GraphError)
     _check_road_graph(graph)
     if not isinstance(customizable, (bool, np.bool_)):
         raise GraphError(f"customizable must be True or False, got {customizable!r}")
+    if customizable and graph.turns is not None:
+        raise GraphError(f"road graph {graph.graph_id!r} has turn rules "
+                         f"({graph.turns.num_rules}); its customizable hierarchy is not "
+                         f"built yet (contract(graph) builds the plain one over its "
+                         f"edges; restrictions=False ignores OSM restrictions)")
     if customizable:
         from . import cch
         return cch.build(graph, order)
@@ -138,6 +147,10 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise GraphError(f"progress must be None, True, False or a callable(done, total), "
                          f"got {progress!r}")
+    if graph.turns is not None:           # the hierarchy of the edge-based graph
+        from . import turns
+        with _Progress(progress, graph) as report:
+            return turns.contract(graph, report)
     view = RoadHierarchy.__new__(RoadHierarchy)
     DerivedView.__init__(view, graph)             # the version first: updates from here on
     offsets, targets, cost = hierarchy_inputs(graph)    # leave this hierarchy stale

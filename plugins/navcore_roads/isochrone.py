@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore.errors import QueryError
 from navcore.isochrones import Isochrone
 
 from navcore_csr.isochrone import isochrone_on, swept
@@ -24,7 +25,13 @@ from . import ch, phantoms
 def isochrone(world, graph, sources, source_costs, source_points, limits):
     """``navcore_isochrone`` on a road graph: from junctions on its
     current contraction hierarchy (``None`` without one: the csr plugin's
-    search answers), from points by their junctions (the hook again)."""
+    search answers), from points by their junctions (the hook again).
+    A graph with turn rules (``turns``) refuses: the searches here and the
+    csr plugin's run on the junctions and would turn where a rule forbids."""
+    if graph.turns is not None:
+        raise QueryError(f"isochrones do not apply turn rules yet, and road graph "
+                         f"{graph.graph_id!r} has {graph.turns.num_rules}; "
+                         f"restrictions=False (OSM) reads the graph without them")
     if source_points is None:
         view = ch.current(graph)
         return None if view is None else \

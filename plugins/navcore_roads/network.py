@@ -51,7 +51,8 @@ class RoadGraph(NavGraph):
     the CSR view ``edge_length`` (metres) and the segments it runs over
     (``edge_segments(e)``); ``segments`` (the source data) with the
     per-segment ``seg_cost`` the edge costs are summed from; ``report``
-    (what the loader kept and dropped, and why).
+    (what the loader kept and dropped, and why); ``turns`` (the turn
+    rules between edges, or None).
     """
 
     kind = "roads"
@@ -98,6 +99,9 @@ class RoadGraph(NavGraph):
         #: every edge is one segment (no chain compressed: arrays, DIMACS):
         #: a route's drawn road then has one point per node
         self.one_segment_edges = chain.size == chain_start.size - 1
+        #: turn rules between edges (``turns.EdgeTurns``); None: every turn
+        #: is free, and searches run on the junctions
+        self.turns = None
 
     def locate(self, point) -> int:
         """The junction of the road nearest to ``point`` ((lon, lat)
@@ -212,6 +216,10 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     if compress:
         in_off, in_order = _group(dst, n)
         kept = K.junctions(n, out_off, out_tgt, in_off, src[in_order])
+        if segments.turns is not None:
+            # a turn rule's junction stays a node, so its segments end and
+            # start edges and the rule becomes one between edges
+            kept[dst[segments.turns.frm]] = True
         while True:
             e_src, e_dst, chain_start, chain = K.trace_chains(n, out_off, out_tgt,
                                                               out_order, kept)
@@ -254,6 +262,9 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
                       heuristic="zero", directed=True, num_nodes=num_nodes)
     graph._setup(segments, node_source, chain_start, chain, weight, profile, report)
     storage.data["cost"][:] = edge_costs(graph)
+    if segments.turns is not None:
+        from .turns import edge_turns
+        graph.turns, report["turns"] = edge_turns(graph, segments.turns)
     report.update(nodes=num_nodes, edges=int(e_src.size),
                   seconds=time.perf_counter() - t0)
     return graph

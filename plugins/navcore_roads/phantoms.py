@@ -248,7 +248,7 @@ def _end(graph, where, what) -> Ends:
     return of_points(graph, [_xy(where, what)], what)
 
 
-def _ends(graph, nodes, points, what) -> Ends:
+def ends(graph, nodes, points, what) -> Ends:
     if points is None:
         return of_nodes(graph, nodes)
     ids = np.isnan(points[:, 0])
@@ -271,8 +271,8 @@ def matrix(world, graph, sources, targets, source_points, target_points) -> np.n
     """``distance_matrix`` where sources or targets were given as points:
     the junction matrix between their exits and entries (answered by the
     hooks as for node ids), each cell the least combination."""
-    s_end = _ends(graph, sources, source_points, "sources")
-    t_end = _ends(graph, targets, target_points, "targets")
+    s_end = ends(graph, sources, source_points, "sources")
+    t_end = ends(graph, targets, target_points, "targets")
     xs, xi = _junctions(s_end.exits, s_end.exit_cost)
     ys, yi = _junctions(t_end.entries, t_end.entry_cost)
     out = _along(s_end, t_end).min(axis=(2, 3))
@@ -290,8 +290,8 @@ def matrix(world, graph, sources, targets, source_points, target_points) -> np.n
 def pairs(world, graph, sources, targets, source_points, target_points) -> np.ndarray:
     """``distance_pairs`` where sources or targets were given as points:
     the junction pairs of every finite exit-entry combination in one call."""
-    s_end = _ends(graph, sources, source_points, "sources")
-    t_end = _ends(graph, targets, target_points, "targets")
+    s_end = ends(graph, sources, source_points, "sources")
+    t_end = ends(graph, targets, target_points, "targets")
     k = s_end.exits.shape[0]
     i = np.arange(k)
     out = _along_pairs(s_end, t_end)

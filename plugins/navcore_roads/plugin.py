@@ -15,7 +15,7 @@ import navcore
 from navcore.plugins import forward, sample_hook
 from navcore import validate
 
-from . import cch, ch, isochrone, locate, phantoms, search, sliced, updates
+from . import cch, ch, isochrone, locate, phantoms, search, sliced, turns, updates
 from .network import RoadGraph, build_road_graph
 from .sources import read_sources
 
@@ -25,7 +25,8 @@ ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
 def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=None,
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
-                compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP):
+                compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP, turns=None,
+                restrictions=True):
     """A road network: junctions are nodes, roads directed edges, points
     are (lon, lat) degrees. Exactly one source: ``osm``, ``dimacs``,
     ``geojson`` or the arrays ``src``/``dst`` (with ``length`` and
@@ -57,6 +58,20 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
         max_snap: metres from the nearest open road beyond which a
             (lon, lat) end is off the graph (``invalid_start`` /
             ``invalid_goal``); ``None``: no limit.
+        turns: turn rules between array roads: rows ``(from road, to
+            road)`` (forbidden) or ``(from road, to road, cost)`` (extra
+            cost, ``inf`` forbidden), applied where ``from`` ends and
+            ``to`` starts; for GeoJSON roads the same rows by way id
+            (``navcore_roads.io.restrictions``).
+        restrictions: read an OSM file's turn restriction relations
+            that bind ``profile`` (default); ``False`` ignores them.
+
+    A graph with turn rules routes over its road edges rather than its
+    junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
+    ``bidijkstra`` (and ``auto``), ``ch`` (``contract`` builds it over the
+    edges), matrices, pairs and ``routes`` apply them, between junctions
+    and (lon, lat) points alike (points by a search over the edges for
+    every algorithm); ``cch`` refuses such a graph for now.
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -64,7 +79,8 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     segments, default_compress, used_profile = read_sources(
         osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
-        way=way, profile=profile)
+        way=way, profile=profile, turns=turns,
+        restrictions=validate.boolean(restrictions, "restrictions"))
     contract = validate.boolean(contract, "contract")
     limit = locate.max_snap(max_snap)
     graph = build_road_graph(segments, weight=weight, keep=keep,
@@ -120,6 +136,13 @@ def navcore_find_path(graph, request):
     if name is None:
         return None
     start, goal = request.start, request.goal
+    if graph.turns is not None:
+        if _junction(start) and _junction(goal):
+            if view is not None:
+                return view.route(request.start_node, request.goal_node)
+            return turns.route(graph, request.start_node, request.goal_node, name)
+        ends = phantoms.Route(graph, request)
+        return ends.finish(name, turns.route_ends(graph, ends, name))
     if (type(start) is int or validate.is_int(start)) and \
             (type(goal) is int or validate.is_int(goal)):
         # junctions (checked by World.prepare_path): one search, no closures
@@ -136,7 +159,7 @@ def navcore_find_path(graph, request):
 @navcore.for_graphs(RoadGraph)
 def navcore_find_paths(graph, batch):
     name, view = _search_of(graph, batch.algorithm)
-    if view is not None:
+    if view is not None and graph.turns is None:
         search.hierarchy_routes(view, name, batch)
     batch.defer(batch.todo())
 
@@ -147,7 +170,7 @@ def navcore_find_paths(graph, batch):
 @navcore.for_graphs(RoadGraph)
 def navcore_begin_search(world, graph, request):
     name, view = _search_of(graph, request.algorithm)
-    if name is not None:
+    if name is not None and graph.turns is None:   # under turn rules: run whole
         stepped = sliced.begin(graph, request, name,
                                _junction(request.start) and _junction(request.goal))
         if stepped is not None:
@@ -159,11 +182,39 @@ def _junction(where) -> bool:
     return type(where) is int or validate.is_int(where)
 
 
+def _turn_distances(graph, sources, targets, source_points, target_points, as_matrix):
+    """A matrix (``as_matrix``) or pairs under turn rules (``turns``):
+    between junctions, or ends of which some are points (phantom nodes)."""
+    if source_points is None and target_points is None:
+        view = turns.current(graph)
+        if view is not None:
+            return (view.matrix if as_matrix else view.pairs)(sources, targets)
+        return (turns.matrix if as_matrix else turns.pairs)(graph, sources, targets)
+    s_end = phantoms.ends(graph, sources, source_points, "sources")
+    t_end = phantoms.ends(graph, targets, target_points, "targets")
+    return (turns.matrix_ends if as_matrix else turns.pairs_ends)(graph, s_end, t_end)
+
+
 def _search_of(graph, algorithm):
     """``(name, view)``: the search that answers ``algorithm`` on ``graph``,
     with the hierarchy view it runs on (``None`` for the searches without
     one); ``(None, None)`` for an algorithm the roads plugin does not
-    answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy."""
+    answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy,
+    and on a graph with turn rules (``turns``: no hierarchy applies them yet)."""
+    if graph.turns is not None:
+        if algorithm == "cch":
+            raise navcore.QueryError(
+                f"cch does not apply turn rules yet, and road graph {graph.graph_id!r} has "
+                f"{graph.turns.num_rules}; use ch, dijkstra, astar, bidijkstra or auto")
+        if algorithm == "ch":
+            return "ch", ch.need_view(graph, turns.VIEW_KEY, "a stale hierarchy of its "
+                                      "edges (the graph changed since it was built)",
+                                      "no hierarchy", "build it with navcore_roads."
+                                      "contract(graph)")
+        if algorithm == "auto":
+            view = turns.current(graph)
+            return ("ch", view) if view is not None else ("bidijkstra", None)
+        return (algorithm, None) if algorithm in ALGORITHMS else (None, None)
     if algorithm == "auto":
         view = cch.current(graph)
         if view is not None:
@@ -212,7 +263,12 @@ def _distances(world, graph, sources, targets, source_points, target_points, by_
     """What the distance hooks answer: ``by_points`` (``phantoms``) when
     an end is a point, else ``by_hierarchy(graph, query, sources,
     targets)`` on the current hierarchy (customizable first), else
-    ``without(graph, sources, targets)`` (``None``: another plugin's)."""
+    ``without(graph, sources, targets)`` (``None``: another plugin's).
+    Under turn rules: ``turns.matrix`` or ``turns.pairs`` (``by_points``
+    says which), between junctions only."""
+    if graph.turns is not None:
+        return _turn_distances(graph, sources, targets, source_points, target_points,
+                               by_points is phantoms.matrix)
     if source_points is not None or target_points is not None:
         return by_points(world, graph, sources, targets, source_points, target_points)
     view = cch.current(graph) or ch.current(graph)
@@ -288,6 +344,7 @@ def navcore_warm_up(graph):
     search.warm_up(graph)
     sliced.warm_up(graph)
     isochrone.warm_up(graph)
+    turns.warm_up(graph)
 
 
 @navcore.hookimpl

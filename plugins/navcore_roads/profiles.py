@@ -84,6 +84,12 @@ key             meaning
 ``oneway``      honour one-way rules (bool)
 ``oneway_tags`` tags that give the direction, the first present wins
 ``access_tags`` general access tag first, then the mode's tags
+``restriction_tags`` transports whose ``restriction:<transport>`` turn
+                restrictions bind the mode, and whose listing in a
+                relation's ``except=`` frees it (car: motorcar,
+                motor_vehicle, vehicle; bike: bicycle, vehicle; foot: foot)
+``restrictions`` whether plain ``restriction=`` relations bind the mode
+                (car and bike: true; foot: false)
 ==============  =========================================================
 
 >>> truck = get_profile({"name": "truck", "speeds": {"motorway": 80},
@@ -140,6 +146,11 @@ class Profile:
     oneway: bool = True
     oneway_tags: tuple = ("oneway",)
     access_tags: tuple = ("access", "motor_vehicle", "motorcar")
+    #: transports whose ``restriction:<transport>`` relations bind the mode
+    #: (the first present wins) and whose listing in ``except=`` frees it
+    restriction_tags: tuple = ("motorcar", "motor_vehicle", "vehicle")
+    #: whether a plain ``restriction=`` relation binds the mode
+    restrictions: bool = True
 
     @property
     def highway_names(self) -> tuple:
@@ -275,13 +286,15 @@ PROFILES = MappingProxyType({
     "car": Profile("car", MappingProxyType(dict(_CAR_SPEEDS)), max_speed=150.0),
     "bike": Profile("bike", MappingProxyType(dict(_BIKE_SPEEDS)), use_maxspeed=False,
                     oneway_tags=("oneway:bicycle", "oneway"),
-                    access_tags=("access", "bicycle")),
+                    access_tags=("access", "bicycle"),
+                    restriction_tags=("bicycle", "vehicle")),
     "foot": Profile("foot", MappingProxyType(dict(_FOOT_SPEEDS)), use_maxspeed=False,
-                    oneway=False, oneway_tags=(), access_tags=("access", "foot")),
+                    oneway=False, oneway_tags=(), access_tags=("access", "foot"),
+                    restriction_tags=("foot",), restrictions=False),
 })
 
 _KEYS = ("base", "name", "speeds", "max_speed", "use_maxspeed", "oneway",
-         "oneway_tags", "access_tags")
+         "oneway_tags", "access_tags", "restriction_tags", "restrictions")
 
 
 def get_profile(profile="car") -> Profile:
@@ -294,7 +307,7 @@ def get_profile(profile="car") -> Profile:
     >>> get_profile({"base": "foot", "colour": "red"})
     Traceback (most recent call last):
     ...
-    navcore.errors.GraphError: unknown profile key(s) 'colour'; known: base, name, speeds, max_speed, use_maxspeed, oneway, oneway_tags, access_tags
+    navcore.errors.GraphError: unknown profile key(s) 'colour'; known: base, name, speeds, max_speed, use_maxspeed, oneway, oneway_tags, access_tags, restriction_tags, restrictions
     """
     if isinstance(profile, Profile):
         return profile
@@ -346,7 +359,10 @@ def _custom(spec: Mapping) -> Profile:
         use_maxspeed=_flag(spec, "use_maxspeed", base.use_maxspeed),
         oneway=_flag(spec, "oneway", base.oneway),
         oneway_tags=_tags(spec, "oneway_tags", base.oneway_tags, allow_empty=True),
-        access_tags=_tags(spec, "access_tags", base.access_tags, allow_empty=False))
+        access_tags=_tags(spec, "access_tags", base.access_tags, allow_empty=False),
+        restriction_tags=_tags(spec, "restriction_tags", base.restriction_tags,
+                               allow_empty=True),
+        restrictions=_flag(spec, "restrictions", base.restrictions))
 
 
 def _positive(value, key) -> float:

@@ -2,7 +2,7 @@
 path of every pair, on both cores when a (customizable) contraction hierarchy is current
 (two parallel passes: search each pair and keep its hierarchy arcs, then
 unpack them into the graph's edges), one bidirectional search per pair
-otherwise. For logistics and traffic simulations that plan thousands of
+otherwise (over the edges under turn rules, ``turns``). For logistics and traffic simulations that plan thousands of
 trips at once; a game asking one route a frame uses ``World.find_path``.
 
 >>> import navcore, navcore_roads
@@ -21,7 +21,7 @@ import numpy as np
 from navcore import limits, validate
 from navcore.errors import GraphError, NodeError
 
-from . import cch, ch, search
+from . import cch, ch, search, turns
 
 
 class Routes:
@@ -102,8 +102,9 @@ def routes(graph, sources, targets) -> Routes:
         algorithm = "cch" if isinstance(view, cch.RoadCCH) else "ch"
     else:
         parts, costs = [], np.full(s.size, np.inf)
+        route = search.route if graph.turns is None else turns.route
         for i in np.flatnonzero(usable):
-            r = search.route(graph, int(s[i]), int(t[i]), "bidijkstra")
+            r = route(graph, int(s[i]), int(t[i]), "bidijkstra")
             if r.found:
                 costs[i] = r.cost
                 parts.append((i, graph.path_edges(r.nodes)))

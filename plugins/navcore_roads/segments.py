@@ -50,6 +50,8 @@ class Segments:
     cost: np.ndarray | None = None
     #: where the segments came from (a path), for messages
     source: str = "arrays"
+    #: turn rules between segments (``Turns``), None when the source has none
+    turns: "Turns | None" = None
 
     @property
     def num_nodes(self) -> int:
@@ -58,6 +60,21 @@ class Segments:
     @property
     def num_segments(self) -> int:
         return int(self.src.size)
+
+
+@dataclass(frozen=True)
+class Turns:
+    """Turn rules between directed segments: going from segment ``frm[i]``
+    onto segment ``to[i]`` (``frm``'s ``dst`` is ``to``'s ``src``, the
+    junction of the turn) costs ``cost[i]`` more than the segments
+    themselves; ``inf`` forbids the turn. A pair not listed turns freely.
+    ``report``: what the reader applied and skipped (``graph.report``'s
+    ``"turns"``)."""
+
+    frm: np.ndarray
+    to: np.ndarray
+    cost: np.ndarray
+    report: dict
 
 
 def haversine_m(lon1, lat1, lon2, lat2):

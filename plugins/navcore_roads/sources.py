@@ -8,7 +8,7 @@ from navcore.errors import GraphError
 
 
 def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost, positions,
-                 oneway, way, profile):
+                 oneway, way, profile, turns=None, restrictions=True):
     """``(segments, compress by default, profile used)`` of the one source
     given; a ``GraphError`` names the parameters when there are none or
     several, or when parameters of another source are mixed in."""
@@ -20,6 +20,9 @@ def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost,
     arrays = {"dst": dst, "length": length, "speed": speed, "cost": cost,
               "positions": positions, "way": way}
     stray = [k for k, v in arrays.items() if v is not None]
+    if turns is not None and given[0] not in ("src", "geojson"):
+        raise GraphError(f"turns= is a table of turns between array or GeoJSON roads; "
+                         f"{given[0]}= roads take theirs from the source")
     if given[0] != "src" and stray:
         raise GraphError(f"{', '.join(k + '=' for k in stray)} belong(s) to roads from "
                          f"arrays (src=/dst=), not to {given[0]}=")
@@ -30,10 +33,14 @@ def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost,
         prof = get_profile(profile)
         if given[0] == "osm":
             from .io.osm import read_osm
-            return read_osm(_path(osm, "osm"), prof), True, prof
+            return read_osm(_path(osm, "osm"), prof, restrictions=restrictions), True, prof
         from .io.geojson import read_geojson
-        return read_geojson(geojson if isinstance(geojson, dict) else _path(geojson, "geojson"),
-                            prof), True, prof
+        segments = read_geojson(geojson if isinstance(geojson, dict)
+                                else _path(geojson, "geojson"), prof)
+        if turns is not None:
+            from .io.restrictions import way_turns
+            segments = way_turns(segments, turns)
+        return segments, True, prof
     if profile != "car":
         raise GraphError(f"profile= applies to osm= and geojson= roads; {given[0]}= gives "
                          f"its own costs or speeds")
@@ -45,7 +52,8 @@ def read_sources(*, osm, dimacs, coords, geojson, src, dst, length, speed, cost,
         raise GraphError("roads from arrays need dst= beside src=")
     from .io.arrays import segments_from_arrays
     return segments_from_arrays(src=src, dst=dst, length=length, speed=speed, cost=cost,
-                                positions=positions, oneway=oneway, way=way), False, None
+                                positions=positions, oneway=oneway, way=way,
+                                turns=turns), False, None
 
 
 def _path(value, what):

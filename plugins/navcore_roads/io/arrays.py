@@ -18,13 +18,15 @@ from ..segments import Segments, haversine_m
 
 
 def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positions=None,
-                         oneway=True, way=None, num_nodes=None) -> Segments:
+                         oneway=True, way=None, num_nodes=None, turns=None) -> Segments:
     """``Segments`` of edge arrays. ``length`` is metres (great-circle
     from ``positions``, (lon, lat) degrees, when not given); an edge's cost
     is ``cost`` when given, else its time at ``speed`` km/h (or its length
     with ``weight="distance"``). ``oneway`` (one bool, or one per edge):
     False adds the edge back the other way at the same cost. ``way``:
-    int64 ids that ``World.update(..., osm_way=)`` can select by."""
+    int64 ids that ``World.update(..., osm_way=)`` can select by.
+    ``turns``: a table of turn rules between the edges
+    (``restrictions.table_turns``)."""
     src, dst, cost_arr, n = validate_edges(src, dst, cost, num_nodes)
     m = src.size
     lon = lat = None
@@ -68,11 +70,15 @@ def segments_from_arrays(*, src, dst, length=None, speed=None, cost=None, positi
 
     def both(a, b):
         return np.concatenate((a, b[back]))
-    return Segments(node_id=np.arange(n, dtype=np.int64), lon=lon, lat=lat,
+    segments = Segments(node_id=np.arange(n, dtype=np.int64), lon=lon, lat=lat,
                     src=both(src, dst).astype(np.int32), dst=both(dst, src).astype(np.int32),
                     length=both(length, length), speed=both(speed, speed),
                     way=both(ways, ways), highway=np.zeros(m + int(back.sum()), np.uint8),
                     cost=None if cost_arr is None else both(cost_arr, cost_arr))
+    if turns is None:
+        return segments
+    from .restrictions import table_turns
+    return table_turns(segments, turns, m, back)
 
 
 def _per_edge(values, m, name, positive):

@@ -44,6 +44,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, MapFormatError
 from navcore_roads.io._ways import segments_from_ways
+from navcore_roads.io.restrictions import osm_turns, relation_rule
 from navcore_roads.profiles import get_profile
 from navcore_roads.segments import Segments
 
@@ -54,20 +55,29 @@ OSM_SUFFIXES = (".osm.pbf", ".pbf", ".osm", ".osm.gz", ".osm.bz2")
 _WHERE = re.compile(r"line (\d+)(?:, column (\d+))?")
 
 
-def read_osm(path, profile="car", *, missing_nodes: str = "skip") -> Segments:
+def read_osm(path, profile="car", *, missing_nodes: str = "skip",
+             restrictions: bool = True) -> Segments:
     """The directed segments of an OSM file's ways that ``profile`` (a
     name, dict or :class:`~navcore_roads.profiles.Profile`) may travel.
 
     ``missing_nodes``: ``"skip"`` (default) cuts ways at nodes the file has
     no location for; ``"error"`` raises ``MapFormatError`` naming the way
-    and the node. Raises ``GraphError`` for a bad profile or option.
+    and the node. ``restrictions``: read the turn restriction relations
+    that bind ``profile`` (``io.restrictions``) into ``Segments.turns``.
+    Raises ``GraphError`` for a bad profile or option.
     """
     profile = get_profile(profile)
     if missing_nodes not in ("skip", "error"):
         raise GraphError(f"missing_nodes must be 'skip' or 'error', not {missing_nodes!r}")
+    restrictions = validate.boolean(restrictions, "restrictions", GraphError)
     path = _check_file(path)
-    ways = _read_ways(path, profile, missing_nodes == "error")
-    return segments_from_ways(path, profile, *ways)
+    rules, skipped = [], {}
+    ways = _read_ways(path, profile, missing_nodes == "error",
+                      (rules, skipped) if restrictions else None)
+    segments = segments_from_ways(path, profile, *ways)
+    if not restrictions or not (rules or skipped):
+        return segments
+    return osm_turns(segments, rules, skipped)
 
 
 def _check_file(path) -> Path:
@@ -82,20 +92,34 @@ def _check_file(path) -> Path:
     return path
 
 
-def _read_ways(path: Path, profile, strict: bool):
+def _read_ways(path: Path, profile, strict: bool, turns=None):
     """Node refs, validity, lon, lat of every routable way, concatenated,
-    with per way: start offset, forward/backward speed, id, class code."""
+    with per way: start offset, forward/backward speed, id, class code.
+    ``turns``: ``(rules, skipped)`` to collect the restriction relations
+    in (``relation_rule``), or None to read no relations."""
     import osmium    # only readers of OSM files need libosmium
 
     codes = {name: i for i, name in enumerate(profile.highway_names)}
     refs, valid, lons, lats = [], [], [], []
     starts, forward, backward, way_ids, classes = [], [], [], [], []
-    processor = (osmium.FileProcessor(str(path), osmium.osm.NODE | osmium.osm.WAY)
+    kinds = osmium.osm.WAY if turns is None else osmium.osm.WAY | osmium.osm.RELATION
+    processor = (osmium.FileProcessor(str(path), osmium.osm.NODE | kinds)
                  .with_locations()
-                 .with_filter(osmium.filter.EntityFilter(osmium.osm.WAY))
-                 .with_filter(osmium.filter.KeyFilter("highway")))
+                 .with_filter(osmium.filter.EntityFilter(kinds))
+                 .with_filter(osmium.filter.KeyFilter("highway").enable_for(osmium.osm.WAY))
+                 .with_filter(osmium.filter.TagFilter(("type", "restriction"))
+                              .enable_for(osmium.osm.RELATION)))
     for way in _reported(processor, path):
         tags = {tag.k: tag.v for tag in way.tags}
+        if way.is_relation():
+            rules, skipped = turns
+            rule = relation_rule(tags, [(m.type, m.ref, m.role) for m in way.members],
+                                 profile)
+            if rule[1] is None:
+                skipped[rule[0]] = skipped.get(rule[0], 0) + 1
+            else:
+                rules.append(rule)
+            continue
         fwd, bwd = profile.way_speeds(tags)
         if not (fwd or bwd):
             continue

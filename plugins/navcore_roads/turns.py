@@ -1,0 +1,433 @@
+"""Routing under turn rules: the searches of a road graph whose turns are
+not all free (OSM turn restrictions, a ``turns=`` table).
+
+The search runs on the edge-based graph: a state is a directed road edge
+(being on it means having driven it to its head), and a move from edge
+``e`` onto an edge ``f`` leaving ``e``'s head costs ``f``'s cost plus the
+turn's (0 unless a rule lists it; a forbidden turn is no move). The moves
+are read from the road CSR and the rules (``EdgeTurns``, a CSR of rules
+per ``from`` edge) while searching, never stored, so closures and jams
+(``updates``) apply as they do on junctions. A route from junction ``s``
+starts on any edge out of ``s`` and ends on the first edge into ``t``
+settled; U-turns are turns like the others (free unless a rule says
+otherwise). Routes keep junction ids: ``nodes`` are the junctions the
+edges pass, so a route may pass a junction twice (around a block, to turn
+where a left turn is forbidden).
+
+Graphs without rules keep the node-based searches (``search``); these
+cover ``dijkstra``, ``astar``, ``bidijkstra`` (and ``auto``), distance
+matrices and pairs between junctions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navcore.errors import QueryError
+from navcore.types import PathResult, PathStatus
+from navcore.views import DerivedView
+from navcore_csr import DirectedHierarchy
+
+from . import _turns as K
+
+ALGORITHMS = ("dijkstra", "astar", "bidijkstra")
+_NO_GOAL = np.full(1, -1, dtype=np.int64)
+_NO_GOAL_COST = np.full(1, np.inf)
+_NO_UNIT = np.zeros((1, 3))
+
+
+@dataclass(frozen=True)
+class EdgeTurns:
+    """Turn rules between the edges of a road graph (CSR positions):
+    the rules from edge ``e`` are ``to[off[e]:off[e + 1]]`` with their
+    extra ``cost`` (``inf``: forbidden). ``moves``: how many (edge, edge)
+    moves the graph has, forbidden ones included (a search's heap bound)."""
+
+    off: np.ndarray
+    to: np.ndarray
+    cost: np.ndarray
+    moves: int
+
+    @property
+    def num_rules(self) -> int:
+        return int(self.to.size)
+
+    @property
+    def forbidden(self) -> int:
+        return int(np.count_nonzero(np.isinf(self.cost)))
+
+
+def edge_turns(graph, turns):
+    """``(EdgeTurns or None, report)`` of segment rules ``turns``
+    (``segments.Turns``) on ``graph``: each rule between the last segment
+    of one edge and the first of the next (``build_road_graph`` keeps every
+    rule's junction a node); rules on roads the graph dropped (another
+    component) are counted and left out. Repeated rules keep the highest
+    cost. None when no rule is left (the node-based searches then answer)."""
+    e = graph.seg_edge[turns.frm]
+    f = graph.seg_edge[turns.to]
+    kept = (e >= 0) & (f >= 0)
+    report = dict(turns.report)
+    report["skipped"] = dict(report.get("skipped", {}))
+    dropped = int(np.count_nonzero(~kept))
+    if dropped:
+        report["skipped"]["turns on roads dropped with their component"] = dropped
+    e, f, c = e[kept], f[kept], turns.cost[kept]
+    order = np.lexsort((-c, f, e))              # per pair, the highest cost first
+    e, f, c = e[order], f[order], c[order]
+    first = np.ones(e.size, dtype=bool)
+    first[1:] = (e[1:] != e[:-1]) | (f[1:] != f[:-1])
+    e, f, c = e[first], f[first], c[first]
+    report["forbidden_turns"] = int(np.count_nonzero(np.isinf(c)))
+    report["turn_costs"] = int(np.count_nonzero(np.isfinite(c) & (c > 0)))
+    useful = c > 0
+    e, f, c = e[useful], f[useful], c[useful]
+    if e.size == 0:
+        return None, report
+    m = graph.csr.num_edges
+    off = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(e, minlength=m), out=off[1:])
+    out_deg = np.diff(graph.csr.offsets)
+    moves = int(out_deg[graph.csr.targets].sum())
+    return EdgeTurns(off, f.astype(np.int64), c.astype(np.float64), moves), report
+
+
+def route(graph, s: int, t: int, algorithm: str) -> PathResult:
+    """The cheapest route from junction ``s`` to junction ``t`` (checked,
+    walkable ids) under ``graph.turns`` by ``algorithm``."""
+    if algorithm not in ALGORITHMS:
+        raise QueryError(f"unknown road search {algorithm!r} under turn rules; choose one "
+                         f"of {', '.join(ALGORITHMS)}")
+    if s == t:
+        return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, algorithm)
+    csr, tr = graph.csr, graph.turns
+    sc = scratch_for(graph)
+    gen = sc.next_gen()
+    if algorithm == "bidijkstra":
+        rev = csr.reverse()
+        cost, meet, settled = K.bidirectional(
+            csr.offsets, csr.targets, csr.cost, graph.edge_src, rev.offsets, rev.edge_ids,
+            graph.walkable, tr.off, tr.to, tr.cost, s, t, sc.dist, sc.par, sc.stamp, gen,
+            sc.hk, sc.hn)
+    else:
+        from .search import heuristic_scale
+        if algorithm == "astar" and graph.unit is None:
+            raise QueryError(f"astar needs node coordinates; road graph "
+                             f"{graph.graph_id!r} has none (a DIMACS .gr without .co)")
+        scale = heuristic_scale(graph) if algorithm == "astar" else 0.0
+        unit = graph.unit if algorithm == "astar" else _NO_UNIT
+        seeds = np.arange(csr.offsets[s], csr.offsets[s + 1], dtype=np.int64)
+        cost, meet, _, settled = K.between_ends(
+            csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
+            tr.cost, unit, scale, seeds, csr.cost[seeds], t, _NO_GOAL, _NO_GOAL_COST,
+            sc.dist[0], sc.par[0], sc.stamp[0], gen, sc.hk[0], sc.hn[0])
+    if meet < 0 or not cost < np.inf:
+        return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
+    edges = K.trace(sc.par, meet, algorithm == "bidijkstra")
+    return _found(graph, s, edges, cost, settled, algorithm)
+
+
+class TurnScratch:
+    """One thread's labels for the searches over the edges (both
+    directions; generation-stamped, so a search starts without clearing
+    them) and lazy heaps with room for a push per move and per seed."""
+
+    __slots__ = ("dist", "par", "stamp", "hk", "hn", "gen", "size")
+
+    def __init__(self, graph):
+        m = max(graph.csr.num_edges, 1)
+        room = graph.turns.moves + m + 1
+        self.size = (m, room)
+        self.dist = np.empty((2, m))
+        self.par = np.empty((2, m), dtype=np.int64)
+        self.stamp = np.zeros((2, m), dtype=np.int32)
+        self.hk = np.empty((2, room))
+        self.hn = np.empty((2, room), dtype=np.int64)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if 2 * self.gen + 1 >= np.iinfo(np.int32).max:       # wrap-around: wipe once
+            self.stamp[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+_SCRATCH_KEY = "navcore_roads.turns"
+
+
+def scratch_for(graph) -> TurnScratch:
+    return graph.scratch(_SCRATCH_KEY, TurnScratch)
+
+
+def _found(graph, s, edges, cost, settled, algorithm) -> PathResult:
+    from .search import path_result
+    return path_result(graph, s, edges, float(cost), settled, algorithm)
+
+
+def matrix(graph, sources, targets) -> np.ndarray:
+    """Costs from every junction of ``sources`` to every one of
+    ``targets`` (validated int32 arrays) under the turn rules: a search
+    per source over the threads; inf from and to blocked junctions."""
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    out = np.empty((sources.size, targets.size))
+    if out.size:
+        no_e = np.full((sources.size, 1), -1, dtype=np.int64)
+        no_g = np.full((targets.size, 1), -1, dtype=np.int64)
+        K.ends_matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                      tr.off, tr.to, tr.cost, rev.offsets, rev.edge_ids,
+                      sources.astype(np.int64), no_e, np.full(no_e.shape, np.inf),
+                      targets.astype(np.int64), no_g, np.full(no_g.shape, np.inf), tr.moves,
+                      out)
+    walk = graph.walkable
+    out[~walk[sources]] = np.inf
+    out[:, ~walk[targets]] = np.inf
+    return out
+
+
+def pairs(graph, sources, targets) -> np.ndarray:
+    """Cost from ``sources[i]`` to ``targets[i]`` under the turn rules."""
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    out = np.empty(sources.size)
+    if out.size:
+        K.pairs(csr.offsets, csr.targets, csr.cost, graph.edge_src, rev.offsets,
+                rev.edge_ids, graph.walkable, tr.off, tr.to, tr.cost,
+                sources.astype(np.int64), targets.astype(np.int64), tr.moves, out)
+    out[~(graph.walkable[sources] & graph.walkable[targets])] = np.inf
+    return out
+
+
+def route_ends(graph, ends, algorithm: str) -> PathResult:
+    """The cheapest route between the ends of ``ends`` (a
+    ``phantoms.Route``: junctions or phantom nodes on edges) under the
+    turn rules, for ``ends.finish``: one Dijkstra over the edges (every
+    algorithm: exact, the A* and bidirectional speed-ups are not used
+    between points yet) from the start's edges to the goal's. Its
+    ``nodes`` run from the exit junction to the entry junction and its
+    ``cost`` counts the roads up to and from the points."""
+    csr, tr = graph.csr, graph.turns
+    s_end, t_end = ends.s_end, ends.t_end
+    if s_end.edges[0, 0] < 0:                    # a junction: its edges out
+        s = int(s_end.exits[0, 0])
+        seed_e = np.arange(csr.offsets[s], csr.offsets[s + 1], dtype=np.int64)
+        seed_c = csr.cost[seed_e] + s_end.exit_cost[0, 0]
+        first = s
+    else:                                        # a point: the rest of its edges
+        seed_e = s_end.edges[0].astype(np.int64)
+        seed_c = s_end.exit_cost[0].astype(np.float64)
+        first = -1
+    if t_end.edges[0, 0] < 0:
+        t = int(t_end.entries[0, 0]) if t_end.entry_cost[0, 0] < np.inf else -1
+        goal_e = np.full(2, -1, dtype=np.int64)
+        goal_c = np.full(2, np.inf)
+    else:
+        t = -1
+        goal_e = np.where(t_end.entry_cost[0] < np.inf, t_end.edges[0], -1).astype(np.int64)
+        goal_c = t_end.entry_cost[0].astype(np.float64)
+    if first >= 0 and first == t:
+        return _found(graph, first, np.zeros(0, np.int64), s_end.exit_cost[0, 0], 0,
+                      algorithm)
+    sc = scratch_for(graph)
+    cost, last, _, settled = K.between_ends(
+        csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable, tr.off, tr.to,
+        tr.cost, _NO_UNIT, 0.0, seed_e, seed_c, t, goal_e, goal_c, sc.dist[0], sc.par[0],
+        sc.stamp[0], sc.next_gen(), sc.hk[0], sc.hn[0])
+    if first >= 0 and t < 0:
+        # from a junction onto a goal edge that leaves it: no turn before
+        here = goal_e >= 0
+        here[here] = graph.edge_src[goal_e[here]] == first
+        direct = float((goal_c[here] + s_end.exit_cost[0, 0]).min()) if here.any() else np.inf
+        if direct <= cost:
+            return _found(graph, first, np.zeros(0, np.int64), direct, settled, algorithm)
+    if last < 0:
+        return PathResult.failed(PathStatus.UNREACHABLE, algorithm, settled)
+    edges = K.trace(sc.par, last, False)
+    if first < 0:                                # leave the point's own edge out
+        first = int(csr.targets[edges[0]])
+        edges = edges[1:]
+    return _found(graph, first, edges, cost, settled, algorithm)
+
+
+def _end_arrays(ends, exits, exit_cost):
+    """``(junction or -1, phantom edges, their costs)`` per end of
+    ``ends`` (``phantoms.Ends``) seen from ``exits``/``exit_cost`` (a
+    start's) or ``entries``/``entry_cost`` (a goal's); an end off the
+    roads has neither (-1 edges)."""
+    node = np.where(ends.edges[:, 0] < 0, exits[:, 0], -1).astype(np.int64)
+    node[~(exit_cost[:, 0] < np.inf) & (node >= 0)] = -1
+    edges = np.where((ends.edges >= 0) & (exit_cost < np.inf), ends.edges, -1)
+    edges[node >= 0] = -1
+    return node, np.ascontiguousarray(edges, dtype=np.int64), \
+        np.ascontiguousarray(exit_cost, dtype=np.float64)
+
+
+def matrix_ends(graph, s_end, t_end) -> np.ndarray:
+    """``distance_matrix`` between ends (``phantoms.Ends``: junctions or
+    points on roads) under the turn rules: a search per source end over
+    the threads, then the cost along one edge where two ends share it."""
+    from .phantoms import _along
+    csr, tr = graph.csr, graph.turns
+    rev = csr.reverse()
+    src_node, seed_e, seed_c = _end_arrays(s_end, s_end.exits, s_end.exit_cost)
+    tgt_node, goal_e, goal_c = _end_arrays(t_end, t_end.entries, t_end.entry_cost)
+    out = np.empty((src_node.size, tgt_node.size))
+    if out.size:
+        K.ends_matrix(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                      tr.off, tr.to, tr.cost, rev.offsets, rev.edge_ids, src_node, seed_e,
+                      seed_c, tgt_node, goal_e, goal_c, tr.moves, out)
+        # an end with neither junction nor edge (off the roads, blocked): no route
+        out[(src_node < 0) & (seed_e < 0).all(axis=1)] = np.inf
+        out[:, (tgt_node < 0) & (goal_e < 0).all(axis=1)] = np.inf
+        np.minimum(out, _along(s_end, t_end).min(axis=(2, 3)), out=out)
+    return out
+
+
+def pairs_ends(graph, s_end, t_end) -> np.ndarray:
+    """``distance_pairs`` between ends (``phantoms.Ends``) under the turn
+    rules: a search per pair over the threads, then the cost along one
+    edge where both ends of a pair share it."""
+    from .phantoms import _along_pairs
+    csr, tr = graph.csr, graph.turns
+    src_node, seed_e, seed_c = _end_arrays(s_end, s_end.exits, s_end.exit_cost)
+    tgt_node, goal_e, goal_c = _end_arrays(t_end, t_end.entries, t_end.entry_cost)
+    out = np.empty(src_node.size)
+    if out.size:
+        K.ends_pairs(csr.offsets, csr.targets, csr.cost, graph.edge_src, graph.walkable,
+                     tr.off, tr.to, tr.cost, src_node, seed_e, seed_c, tgt_node, goal_e,
+                     goal_c, tr.moves, out)
+        out[((src_node < 0) & (seed_e < 0).all(axis=1))
+            | ((tgt_node < 0) & (goal_e < 0).all(axis=1))] = np.inf
+        np.minimum(out, _along_pairs(s_end, t_end), out=out)
+    return out
+
+
+def warm_up(graph) -> None:
+    """Load the kernels of the searches under turn rules on ``graph``:
+    routes of every algorithm, a matrix and pairs between the ends of its
+    first road, and from and to a point on it."""
+    if graph.turns is None or graph.csr.num_edges == 0:
+        return
+    s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
+    for algorithm in ALGORITHMS:
+        if algorithm != "astar" or graph.unit is not None:
+            route(graph, s, t, algorithm)
+    one, other = np.array([s], np.int32), np.array([t], np.int32)
+    matrix(graph, one, other)
+    pairs(graph, one, other)
+    from .phantoms import ends
+    s_end, t_end = ends(graph, one, None, "sources"), ends(graph, other, None, "targets")
+    matrix_ends(graph, s_end, t_end)
+    pairs_ends(graph, s_end, t_end)
+
+
+# ------------------------------------------------- the edge-based hierarchy
+
+#: where ``contract`` keeps the hierarchy of a graph with turn rules
+VIEW_KEY = "navcore_roads.turns.ch"
+
+
+class TurnHierarchy(DerivedView):
+    """A contraction hierarchy (``navcore_csr.DirectedHierarchy``) of the
+    edge-based graph (``expanded_csr``) for the costs, rules and blocked
+    junctions as they are: any update leaves it stale (``auto`` then
+    answers by ``bidijkstra``, ``ch`` is a ``QueryError``) until
+    ``navcore_roads.contract`` builds it again. Its nodes: the road edges
+    (``0..m-1``), then a start node per junction (``m + v``: its edges out
+    at their cost), then an end node per junction (``m + n + v``: reached
+    from its edges in at 0), so a junction-to-junction query is one
+    node-to-node query of the hierarchy."""
+
+    def __init__(self, graph, progress=None):
+        super().__init__(graph)
+        offsets, targets, cost, self.arc_edge = expanded_csr(graph)
+        self.m, self.n = graph.csr.num_edges, graph.num_nodes
+        self.hierarchy = DirectedHierarchy.build(offsets, targets, cost, progress=progress,
+                                                 threads=graph)
+
+    def query(self):
+        return self.thread_local(lambda: self.hierarchy.query(self.graph))
+
+    def route(self, s: int, t: int) -> PathResult:
+        """The route from junction ``s`` to junction ``t`` (checked ids)."""
+        graph = self.graph
+        if s == t:
+            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, "ch")
+        q = self.query()
+        cost, arcs = q.path(self.m + s, self.m + self.n + t)
+        if not cost < np.inf:
+            return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
+        edges = self.arc_edge[arcs]
+        return _found(graph, s, edges[edges >= 0], cost, q.settled, "ch")
+
+    def matrix(self, sources, targets) -> np.ndarray:
+        out = self.query().matrix(self.m + sources.astype(np.int64),
+                                  self.m + self.n + targets.astype(np.int64))
+        out[sources[:, None] == targets[None, :]] = 0.0
+        walk = self.graph.walkable
+        out[~walk[sources]] = np.inf
+        out[:, ~walk[targets]] = np.inf
+        return out
+
+    def pairs(self, sources, targets) -> np.ndarray:
+        out = self.query().distances(self.m + sources.astype(np.int64),
+                                     self.m + self.n + targets.astype(np.int64))
+        out[sources == targets] = 0.0
+        out[~(self.graph.walkable[sources] & self.graph.walkable[targets])] = np.inf
+        return out
+
+
+def expanded_csr(graph):
+    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
+    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
+    from edge ``e`` onto each edge ``f`` out of its head that the rules
+    allow, costing ``f``'s cost plus the turn's; a junction's start node to
+    each of its edges out, at the edge's cost; each edge to its head's end
+    node, at 0. Closed edges and edges at blocked junctions have no moves.
+    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
+    csr, tr = graph.csr, graph.turns
+    m, n = csr.num_edges, graph.num_nodes
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    heads = csr.targets.astype(np.int64)
+    tails = graph.edge_src.astype(np.int64)
+    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
+    # every (e, f) with f leaving e's head
+    count = np.diff(csr.offsets)[heads]
+    before = np.zeros(m, dtype=np.int64)
+    np.cumsum(count[:-1], out=before[1:])
+    e = np.repeat(np.arange(m, dtype=np.int64), count)
+    f = np.repeat(csr.offsets[heads] - before, count) + np.arange(e.size, dtype=np.int64)
+    # the rules' extra costs (sorted by from edge, then to edge)
+    rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(tr.off))
+    rule_key = rule_from * m + tr.to
+    key = e * m + f
+    at = np.minimum(np.searchsorted(rule_key, key), max(rule_key.size - 1, 0))
+    listed = (rule_key.size > 0) & (rule_key[at] == key) if rule_key.size else \
+        np.zeros(key.size, dtype=bool)
+    extra = np.where(listed, tr.cost[at] if rule_key.size else 0.0, 0.0)
+    move = usable[e] & usable[f] & np.isfinite(extra)
+    e, f, extra = e[move], f[move], extra[move]
+    edges = np.flatnonzero(usable)
+    src = np.concatenate((e, m + tails[edges], edges))
+    dst = np.concatenate((f, edges, m + n + heads[edges]))
+    w = np.concatenate((cost[f] + extra, cost[edges], np.zeros(edges.size)))
+    arc_edge = np.concatenate((f, edges, np.full(edges.size, -1, dtype=np.int64)))
+    order = np.argsort(src, kind="stable")
+    offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
+    return offsets, dst[order].astype(np.int32), w[order], arc_edge[order]
+
+
+def contract(graph, progress=None) -> TurnHierarchy:
+    """Build the hierarchy of ``graph``'s edge-based graph (it has turn
+    rules), keep it on the graph and return it."""
+    view = TurnHierarchy(graph, progress)
+    graph.set_view(VIEW_KEY, view)
+    return view
+
+
+def current(graph):
+    """The graph's edge-based hierarchy while it is current, else None."""
+    return graph.view(VIEW_KEY)
