@@ -29,12 +29,17 @@ DATA = Path(os.environ.get("NAVCORE_ROADS_DATA", "/work/shared/data/roads"))
 
 
 def load(name):
-    """``(n, src, dst, w)`` of a named graph: cityNk (generated), X.gr (DIMACS)."""
+    """``(n, src, dst, w)`` of a named graph: cityNk (``citygen``), genNk
+    (``roadgen``, seconds), X.gr (DIMACS)."""
     if name.startswith("city") and name.endswith("k"):
         from citygen import make_city
         n = int(name[4:-1]) * 1000
         g = make_city(nodes=n)
         return n, g["src"], g["dst"], g["w"]
+    if name.startswith("gen") and name.endswith("k"):    # roadgen: motorway hierarchy
+        from roadgen import make_roads
+        net = make_roads(seed=20261125, nodes=int(name[3:-1]) * 1000)
+        return net["lon"].size, net["src"], net["dst"], net["time_s"]
     from roads import read_gr
     src, dst, w = read_gr(DATA / name)
     n = int(max(src.max(), dst.max())) + 1
@@ -74,7 +79,7 @@ def run(name, pairs=2000, timing=True, seed=7):
     h = DirectedHierarchy.build(off, tgt, ww)
     nav_build = time.perf_counter() - t
     st = h.stats()
-    iw = np.rint(w).astype(np.uint32)
+    iw = np.rint(w * (1000 if name.startswith("gen") else 1)).astype(np.uint32)
     t = time.perf_counter()
     ch = ch_router.ContractionHierarchy.build(n, src.astype(np.uint32), dst.astype(np.uint32), iw)
     rk_build = time.perf_counter() - t
