@@ -94,7 +94,6 @@ def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_distri
     key = rng.random(a.size) + 0.01
     tree = minimum_spanning_tree(coo_matrix((key, (a, b)), shape=(n, n)).tocsr()).tocoo()
     in_tree = np.zeros(a.size, bool)
-    pos = {}
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     code = lo.astype(np.int64) * n + hi
     order = np.argsort(code)
@@ -102,7 +101,6 @@ def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_distri
                                                                               tree.col)
     hit = np.searchsorted(code[order], tcode)
     in_tree[order[hit]] = True
-    del pos
     keep = in_tree | diag | (rng.random(a.size) >= drop)
     a, b, horiz, diag = a[keep], b[keep], horiz[keep], diag[keep]
 
