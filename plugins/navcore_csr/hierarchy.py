@@ -44,8 +44,12 @@ from . import _ch as K
 #: settled nodes after which a contraction's witness search gives up (and
 #: the shortcut is added)
 WITNESS_LIMIT = 500
-#: the cheaper witness search of a priority estimate
-PRIORITY_LIMIT = 50
+#: the cheaper witness search of a priority estimate. Priority estimates
+#: are most of a build (a node is estimated again whenever a neighbour goes,
+#: ~4.6 times on a hop-weight city); 250k-node city against 50: 19% faster,
+#: 1% more shortcuts, 2% more settled nodes a query (20: 34% faster, 6.5%
+#: more settled)
+PRIORITY_LIMIT = 30
 _MAX_LIMIT = 2 ** 31 - 1
 _INT32_MAX = 2 ** 31 - 1
 #: nodes from which a build contracts on several threads; the rounds of a

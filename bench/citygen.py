@@ -1,0 +1,131 @@
+"""A seeded, city-like street graph with hop weights (every edge costs 1),
+the shape of PACE16's New York graph (264,346 nodes, 730,100 arcs, hop
+weights), which is not shipped.
+
+    from citygen import make_city
+    net = make_city(seed=1, nodes=250_000)      # dict of numpy arrays
+
+Shape (all seeded, no data files):
+
+* Junctions on a jittered square lattice (``nodes`` of them), grouped into
+  districts (a coarse grid of 20-40 lattice cells) whose street grids are
+  turned by their own angle, so blocks meet at odd angles along district
+  borders.
+* Streets: the lattice's horizontal and vertical neighbour pairs, each
+  dropped with probability ``drop`` (irregular, merged blocks), except a
+  spanning tree of randomly weighted pairs that keeps the city connected;
+  a few long diagonal avenues (Broadway-like) cut across on their own
+  lattice neighbours (diagonal pairs).
+* One-way streets: in ``oneway_districts`` of the districts every other
+  street row and column is one-way, alternating direction (Manhattan's
+  pattern); elsewhere a ``oneway`` share of streets is one-way in a random
+  direction.
+* Every arc weighs 1 (hop weights): there is no speed hierarchy for a
+  contraction order to exploit, unlike ``roadgen`` (motorways, arterials).
+
+How it differs from New York's DIMACS graph: no rivers or bridges (NY's
+boroughs meet at few crossings, which makes good separators), uniform
+density, no degree-2 shape nodes, planar.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_districts=0.3,
+              avenues=None, district=30):
+    """The graph as a dict: ``src``, ``dst`` (int32 arcs, both directions of
+    a two-way street), ``w`` (float64, all 1), ``x``, ``y`` (lattice
+    coordinates of the nodes, for drawings and inertial flow)."""
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(nodes)))
+    rows = -(-nodes // side)
+    n = nodes
+    ids = np.arange(n)
+    r, c = ids // side, ids % side
+    # districts: their own grid angle and one-way pattern
+    dr, dc = r // district, c // district
+    ndc = -(-side // district)
+    did = dr * ndc + dc
+    nd = int(did.max()) + 1
+    angle = rng.uniform(-0.35, 0.35, nd)
+    manhattan = rng.random(nd) < oneway_districts
+    cx = (dc + 0.5) * district
+    cy = (dr + 0.5) * district
+    ca, sa = np.cos(angle[did]), np.sin(angle[did])
+    ux, uy = c - cx, r - cy
+    x = cx + ca * ux - sa * uy + rng.uniform(-0.3, 0.3, n)
+    y = cy + sa * ux + ca * uy + rng.uniform(-0.3, 0.3, n)
+
+    # lattice pairs: right and down neighbours (the last row may be short)
+    right = ids[(c + 1 < side) & (ids + 1 < n)]
+    down = ids[ids + side < n]
+    a = np.concatenate((right, down))
+    b = np.concatenate((right + 1, down + side))
+    horiz = np.concatenate((np.ones(right.size, bool), np.zeros(down.size, bool)))
+    # long diagonal avenues on diagonal neighbour pairs
+    k = max(2, rows // 150) if avenues is None else avenues
+    da, db = [], []
+    for _ in range(k):
+        r0 = int(rng.integers(0, rows))
+        step = 1 if rng.random() < 0.5 else -1
+        rr = r0 + step * np.arange(side)
+        cc = np.arange(side)
+        ok = (rr >= 0) & (rr < rows)
+        nid = rr[ok] * side + cc[ok]
+        nid = nid[nid < n]
+        if nid.size > 1:
+            da.append(nid[:-1])
+            db.append(nid[1:])
+    if da:
+        da, db = np.concatenate(da), np.concatenate(db)
+        keep = np.abs(da // side - db // side) == 1       # consecutive rows only
+        da, db = da[keep], db[keep]
+        a = np.concatenate((a, da))
+        b = np.concatenate((b, db))
+        horiz = np.concatenate((horiz, np.zeros(da.size, bool)))
+        diag = np.concatenate((np.zeros(a.size - da.size, bool), np.ones(da.size, bool)))
+    else:
+        diag = np.zeros(a.size, bool)
+
+    # a random spanning tree stays; other pairs drop with probability `drop`
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    key = rng.random(a.size) + 0.01
+    tree = minimum_spanning_tree(coo_matrix((key, (a, b)), shape=(n, n)).tocsr()).tocoo()
+    in_tree = np.zeros(a.size, bool)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    code = lo.astype(np.int64) * n + hi
+    order = np.argsort(code)
+    tcode = np.minimum(tree.row, tree.col).astype(np.int64) * n + np.maximum(tree.row,
+                                                                              tree.col)
+    hit = np.searchsorted(code[order], tcode)
+    in_tree[order[hit]] = True
+    keep = in_tree | diag | (rng.random(a.size) >= drop)
+    a, b, horiz, diag = a[keep], b[keep], horiz[keep], diag[keep]
+
+    # one-way: Manhattan districts alternate by street row/column; elsewhere random
+    man = manhattan[did[a]] & ~diag
+    line = np.where(horiz, r[a], c[a])
+    fwd_man = (line % 4) == 0                 # one-way eastbound/southbound
+    bwd_man = (line % 4) == 2                 # one-way the other way
+    rnd = ~man & (rng.random(a.size) < oneway)
+    rnd_dir = rng.random(a.size) < 0.5
+    one_fwd = (man & fwd_man) | (rnd & rnd_dir)
+    one_bwd = (man & bwd_man) | (rnd & ~rnd_dir)
+    two = ~(one_fwd | one_bwd)
+    src = np.concatenate((a[two | one_fwd], b[two | one_bwd]))
+    dst = np.concatenate((b[two | one_fwd], a[two | one_bwd]))
+    o = np.lexsort((dst, src))
+    src, dst = src[o].astype(np.int32), dst[o].astype(np.int32)
+    return {"src": src, "dst": dst, "w": np.ones(src.size), "x": x, "y": y}
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+    nn = int(sys.argv[1]) if len(sys.argv) > 1 else 250_000
+    t = time.perf_counter()
+    g = make_city(nodes=nn)
+    print(f"{nn} nodes, {g['src'].size} arcs ({g['src'].size / nn:.2f} per node) in "
+          f"{time.perf_counter() - t:.2f} s")
