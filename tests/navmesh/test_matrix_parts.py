@@ -15,7 +15,7 @@ import shapely
 from shapely.geometry import Point, box
 
 import navcore
-from navcore_navmesh import polyanya
+from navcore_navmesh import LayeredMeshGraph, polyanya
 from reference import random_free_points, visibility_length
 
 # small meshes: the kernels also run as plain Python (make test-nojit)
@@ -175,3 +175,51 @@ def test_blocking_a_bridge_splits_the_parts_and_opening_it_joins_them():
     world.update("m", nodes=bridge, walkable=True)
     world.tick()
     assert world.distance_matrix("m", [a], [b])[0, 0] == pytest.approx(7.0)
+
+
+def _layered_world():
+    """The corner mesh's A, B and C on the ground (y up) with a storey
+    above A (own vertices: touching the pinch corner's ground point only
+    in projection), and D apart."""
+    v = [(x, 0.0, z) for x, z in VERTICES[:10]] + \
+        [(0.0, 3.0, 0.0), (2.0, 3.0, 0.0), (2.0, 3.0, 2.0), (0.0, 3.0, 2.0)] + \
+        [(x, 0.0, z) for x, z in VERTICES[10:14]]
+    polys = POLYGONS[:4] + [[10, 11, 12, 13], [14, 15, 16, 17]]
+    start = np.concatenate([[0], np.cumsum([len(p) for p in polys])])
+    world = navcore.World(autoload=False)
+    graph = LayeredMeshGraph.from_layers(np.array(v), start, np.concatenate(polys),
+                                         world=world)
+    graph.graph_id, graph.kind = "p", "level"
+    world.adopt_graph(graph)
+    return world, graph
+
+
+def test_layered_matrix_and_find_path_start_from_a_pinch_into_both_sides():
+    world, graph = _layered_world()
+    pinch, b1, c, a = (2.0, 0.0, 2.0), (3.5, 0.0, 2.8), (5.0, 0.0, 5.0), (1.0, 0.0, 1.0)
+    upper, upper_corner, d = (1.0, 3.0, 1.0), (2.0, 3.0, 2.0), (9.0, 0.0, 1.0)
+    ends = [pinch, b1, c, a, (4.0, 0.0, 4.0), (3.0, 0.0, 3.0), upper, upper_corner, d]
+    # find_path from the pinch into B: the areas' pre-check takes every
+    # polygon around that corner, as the search starts in all of them
+    r = world.find_path("p", pinch, b1)
+    assert r.found and r.cost == pytest.approx(np.hypot(1.5, 0.8), rel=1e-12)
+    assert world.find_path("p", pinch, c).status is navcore.PathStatus.UNREACHABLE
+    assert world.find_path("p", upper_corner, b1).status is navcore.PathStatus.UNREACHABLE
+    before = _skipped(graph)
+    m = world.distance_matrix("p", ends, ends)
+    skipped = _skipped(graph) - before
+    want = _find_path_costs(world, "p", ends, ends)
+    assert np.array_equal(np.isinf(m), np.isinf(want))
+    np.testing.assert_allclose(m[np.isfinite(m)], want[np.isfinite(want)], rtol=1e-13, atol=0)
+    # on the ground plane, within the parts (the storey is a part of its own)
+    ground = [PARTS[0], PARTS[1], PARTS[2], PARTS[3]]
+    for i, s in enumerate(ends):
+        for j, t in enumerate(ends):
+            if (s[1] == 3.0) != (t[1] == 3.0):
+                assert np.isinf(m[i, j])
+            elif s[1] == 3.0:
+                assert m[i, j] == pytest.approx(np.hypot(s[0] - t[0], s[2] - t[2]))
+            else:
+                assert m[i, j] == pytest.approx(
+                    _reference(ground, (s[0], s[2]), (t[0], t[2])), rel=1e-9, abs=1e-12)
+    assert skipped == np.isinf(m).sum() > 0
