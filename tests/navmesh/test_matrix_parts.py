@@ -223,3 +223,15 @@ def test_layered_matrix_and_find_path_start_from_a_pinch_into_both_sides():
                 assert m[i, j] == pytest.approx(
                     _reference(ground, (s[0], s[2]), (t[0], t[2])), rel=1e-9, abs=1e-12)
     assert skipped == np.isinf(m).sum() > 0
+
+
+@pytest.mark.xfail(strict=True, reason="with off-mesh links, an end's part is its located "
+                   "polygon's only (links.LinkSpace.part), not every part around a pinch corner")
+def test_links_keep_a_pinch_corner_in_both_parts():
+    # the same pinch without links reaches B (above); a link elsewhere (A
+    # up to the storey) must not take that away, in find_path or a matrix
+    world, graph = _layered_world()
+    pinch, b1 = (2.0, 0.0, 2.0), (3.5, 0.0, 2.8)
+    graph.set_links([{"start": (1.0, 0.0, 1.0), "end": (1.0, 3.0, 1.0)}], radius=0.1)
+    assert world.distance_matrix("p", [pinch], [b1])[0, 0] == pytest.approx(np.hypot(1.5, 0.8))
+    assert world.find_path("p", pinch, b1).found
