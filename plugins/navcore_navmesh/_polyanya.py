@@ -761,12 +761,10 @@ def _apart(mesh, tol, sx, sy, s_seed, gx, gy, g_seed, part, a, b):
     its ends lie in different parts (``label_parts``): every polygon it
     would start in (``_holding``: across the edges the start lies on, all
     around a vertex it lies on, pinches included) is in another part than
-    every polygon holding the goal. False when an end is off the mesh
-    (the search says so) or the seeds share a part. ``a``, ``b``: room for
-    the polygons holding each end (as ``_search`` takes, so none is left
-    out)."""
-    if s_seed < 0 or g_seed < 0 or part[s_seed] == part[g_seed]:
-        return False
+    every polygon holding the goal. For seeds (``>= 0``) the caller found
+    in different parts; False when an end is off the mesh (the search says
+    so). ``a``, ``b``: room for the polygons holding each end (as
+    ``_search`` takes, so none is left out)."""
     vertices, poly_start, poly_verts, links, walkable, incidence = \
         mesh[0], mesh[1], mesh[2], mesh[3], mesh[6], mesh[8]
     ka = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, links, walkable,
@@ -803,13 +801,16 @@ def many_lengths(mesh, ends_xy, seeds, scratch, out, part, skipped):
     m = ends.shape[0] // 2
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
-        if _apart(mesh, tol, sx, sy, seeds[i, 0], gx, gy, seeds[i, 1], part, ends[:m],
-                  ends[m:]):
+        s_seed, g_seed = seeds[i, 0], seeds[i, 1]
+        # the seeds' parts compared here, not in _apart: called for every
+        # pair, it made the searches of pairs in one part 8% slower
+        # (measured), the compare alone costs nothing
+        if s_seed >= 0 and g_seed >= 0 and part[s_seed] != part[g_seed] and \
+                _apart(mesh, tol, sx, sy, s_seed, gx, gy, g_seed, part, ends[:m], ends[m:]):
             out[i] = np.inf
             skipped[0] += 1
             continue
-        status, node, turn, _ = _search(mesh, scratch, parts, sx, sy, seeds[i, 0], gx, gy,
-                                        seeds[i, 1])
+        status, node, turn, _ = _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed)
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:
