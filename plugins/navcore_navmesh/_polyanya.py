@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from navcore._kernels import heap_pop, heap_push
+from navcore._kernels import find, heap_pop, heap_push, union_min
 
 from ._locate import inside
 
@@ -735,24 +735,9 @@ def label_parts(poly_start, links, walkable, part):
             q = links[j]
             if q < 0 or not walkable[q]:
                 continue
-            a = _root(part, p)
-            b = _root(part, q)
-            if a < b:
-                part[b] = a
-            elif b < a:
-                part[a] = b
+            union_min(part, p, q)
     for p in range(n):
-        part[p] = _root(part, p) if walkable[p] else -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _root(part, p):
-    """The representative of ``p``'s set in ``label_parts``'s forest
-    (halving the path on the way)."""
-    while part[p] != p:
-        part[p] = part[part[p]]
-        p = part[p]
-    return p
+        part[p] = find(part, p) if walkable[p] else -1
 
 
 @njit(cache=True, nogil=True)
