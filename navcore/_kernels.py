@@ -172,6 +172,29 @@ def lazy_pop(hk, hn, size):
     hn[i] = node
 
 
+# -- union-find ----------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def find(uf, x):
+    """The root of ``x``'s set in the forest ``uf`` (``uf[r] == r`` at a
+    root), halving the path on the way."""
+    while uf[x] != x:
+        uf[x] = uf[uf[x]]            # path halving
+        x = uf[x]
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def union_min(uf, a, b):
+    """Join the sets of ``a`` and ``b``; the smaller root stays root (so
+    a root is the lowest id of its set)."""
+    a = find(uf, a)
+    b = find(uf, b)
+    if a < b:
+        uf[b] = a
+    elif b < a:
+        uf[a] = b
+
+
 # -- generation-stamped scratch ----------------------------------------------
 def wraps(gen, k=1) -> bool:
     """Whether ``k`` more generations after ``gen`` would bring a

@@ -19,6 +19,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+# the union-find the labelling kernels share with other plugins' (re-exported)
+from navcore._kernels import find, union_min  # noqa: F401
+
 MAX_CHILDREN = 256          # the A* Pathfinding Project's 16 x 16 tiling
 MIN_CHILDREN = MAX_CHILDREN // 2   # smaller neighbours are regrouped too
 TILE = 16                   # lattice graphs: a hierarchical node lies in one tile
@@ -88,26 +91,6 @@ class Removal(NamedTuple):
     removed: np.ndarray
     rarea: np.ndarray
     bnd: np.ndarray
-
-
-@njit(cache=True, nogil=True, inline="always")
-def find(uf, x):
-    while uf[x] != x:
-        uf[x] = uf[uf[x]]            # path halving
-        x = uf[x]
-    return x
-
-
-@njit(cache=True, nogil=True, inline="always")
-def union_min(uf, a, b):
-    """Join the sets of ``a`` and ``b``; the smaller root stays root (so
-    a root is the lowest id of its set)."""
-    a = find(uf, a)
-    b = find(uf, b)
-    if a < b:
-        uf[b] = a
-    elif b < a:
-        uf[a] = b
 
 
 @njit(cache=True, nogil=True, inline="always")

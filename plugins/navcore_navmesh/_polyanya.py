@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from navcore._kernels import heap_pop, heap_push
+from navcore._kernels import find, heap_pop, heap_push, union_min
 
 from ._locate import inside
 
@@ -717,20 +717,85 @@ class ScratchArrays(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def many_lengths(mesh, ends_xy, seeds, scratch, out):
+def label_parts(poly_start, links, walkable, part):
+    """``part[p]``: the connected part of polygon ``p`` as the search
+    crosses the mesh: walkable polygons joined by the open links between
+    them (``links``, the search's ``poly_adj``), either way round; ``-1``
+    for a polygon not walkable. A search leaves its start polygons through
+    those links only (never across a pinch: a vertex alone is no edge), so
+    it reaches nothing outside their parts. Union-find, one pass over the
+    edges."""
+    n = poly_start.shape[0] - 1
+    for p in range(n):
+        part[p] = p
+    for p in range(n):
+        if not walkable[p]:
+            continue
+        for j in range(poly_start[p], poly_start[p + 1]):
+            q = links[j]
+            if q < 0 or not walkable[q]:
+                continue
+            union_min(part, p, q)
+    for p in range(n):
+        part[p] = find(part, p) if walkable[p] else -1
+
+
+@njit(cache=True, nogil=True)
+def _apart(mesh, tol, sx, sy, s_seed, gx, gy, g_seed, part, a, b):
+    """Whether the search from ``s`` to ``g`` cannot find a path because
+    its ends lie in different parts (``label_parts``): every polygon it
+    would start in (``_holding``: across the edges the start lies on, all
+    around a vertex it lies on, pinches included) is in another part than
+    every polygon holding the goal. For seeds (``>= 0``) the caller found
+    in different parts; False when an end is off the mesh (the search says
+    so). ``a``, ``b``: room for the polygons holding each end (as
+    ``_search`` takes, so none is left out)."""
+    vertices, poly_start, poly_verts, links, walkable, incidence = \
+        mesh[0], mesh[1], mesh[2], mesh[3], mesh[6], mesh[8]
+    ka = _holding(sx, sy, s_seed, vertices, poly_start, poly_verts, links, walkable,
+                  incidence, tol, a)
+    if ka == 0:
+        return False
+    kb = _holding(gx, gy, g_seed, vertices, poly_start, poly_verts, links, walkable,
+                  incidence, tol, b)
+    if kb == 0:
+        return False
+    for i in range(ka):
+        pa = part[a[i]]
+        for j in range(kb):
+            if part[b[j]] == pa:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def many_lengths(mesh, ends_xy, seeds, scratch, out, part, skipped):
     """``out[i]``: the shortest length from ``ends_xy[i, :2]`` to
     ``ends_xy[i, 2:]`` (``inf`` unreachable, ``nan`` an end off the mesh),
     located in polygons ``seeds[i]``, on :class:`Mesh` ``mesh`` with
-    :class:`ScratchArrays` ``scratch``.
+    :class:`ScratchArrays` ``scratch``. A pair whose ends lie in different
+    parts (``part``: ``label_parts`` of the mesh's links; ``_apart``) is
+    ``inf`` without a search, counted in ``skipped[0]``: a search there
+    would close every node it reaches before saying so.
     Stops early and returns ``i`` when the node pool runs out at query
     ``i`` (the caller grows it and goes on from there); ``-1`` when done."""
     vertices = mesh[0]
     nf, ni = scratch[0], scratch[1]
     parts = unpack(mesh, scratch)
+    tol, ends = parts[0], parts[6]
+    m = ends.shape[0] // 2
     for i in range(ends_xy.shape[0]):
         sx, sy, gx, gy = ends_xy[i, 0], ends_xy[i, 1], ends_xy[i, 2], ends_xy[i, 3]
-        status, node, turn, _ = _search(mesh, scratch, parts, sx, sy, seeds[i, 0], gx, gy,
-                                        seeds[i, 1])
+        s_seed, g_seed = seeds[i, 0], seeds[i, 1]
+        # the seeds' parts compared here, not in _apart: called for every
+        # pair, it made the searches of pairs in one part 8% slower
+        # (measured), the compare alone costs nothing
+        if s_seed >= 0 and g_seed >= 0 and part[s_seed] != part[g_seed] and \
+                _apart(mesh, tol, sx, sy, s_seed, gx, gy, g_seed, part, ends[:m], ends[m:]):
+            out[i] = np.inf
+            skipped[0] += 1
+            continue
+        status, node, turn, _ = _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed)
         if status == FOUND:
             out[i] = path_length(vertices, nf, ni, node, turn, sx, sy, gx, gy)
         elif status == NO_PATH:

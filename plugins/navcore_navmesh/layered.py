@@ -283,7 +283,18 @@ class LayeredMeshGraph(NavMeshGraph):
         return p, (float(gx), float(gy))
 
     def end_nodes(self, end, node):
-        return None
+        """``NavMeshGraph.end_nodes`` of the ground point a 3D ``end``
+        starts from on ``node`` (``ground_end``): the walkable polygons
+        around the corner it lies exactly on (a pinch: polygons of two
+        areas touching there only, all of which the search starts in),
+        else ``None``; ``None`` for a polygon id. Polygons of other
+        storeys have vertices of their own, so never come with it."""
+        if type(end) is int or validate.is_int(end):
+            return None
+        ground = self.ground_end(end, node)
+        if type(ground) is not tuple:
+            return None
+        return NavMeshGraph.end_nodes(self, ground, node)
 
     def locate_many(self, points) -> np.ndarray:
         """int32 polygon per 3D point of ``points`` (``(k, 3)``), ``-1``

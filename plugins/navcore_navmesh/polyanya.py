@@ -85,6 +85,7 @@ class SearchSpace(navcore.DerivedView):
         #: twice a polygon's signed area is on its edge (as the locate index)
         self.params = np.array([graph.locate_index().tol, self.eps, self.geps])
         self._scratch = threading.local()
+        self._parts = None
         #: the arrays it was made for: a batch that replaced them (obstacles
         #: re-triangulated) makes a new one, one that kept them does not
         self.geometry = (graph.vertices, graph.poly_start, graph.poly_adj)
@@ -104,6 +105,20 @@ class SearchSpace(navcore.DerivedView):
         self.before_walkable = _open_links(self.graph, self.graph.walkable)
         self.links, self.corner = self.before_walkable[3], self.before_walkable[5]
         self.after_walkable = (self.one_way, self.incidence, self.params)
+
+    def parts(self) -> np.ndarray:
+        """int32 per polygon: its connected part as the search crosses the
+        mesh (``_polyanya.label_parts``: walkable polygons joined by open
+        links, ``-1`` blocked), for the batch lengths to answer pairs in
+        different parts without a search. Made on first need after each
+        batch (from the links and flags that batch left), not by every
+        update."""
+        got = self._parts
+        if got is None or got[0] is not self.links:
+            part = np.empty(self.graph.num_polygons, dtype=np.int32)
+            K.label_parts(self.graph.poly_start, self.links, self.graph.walkable, part)
+            got = self._parts = (self.links, part)
+        return got[1]
 
     def mesh(self, walkable) -> tuple:
         """The kernels' mesh argument (``_polyanya.Mesh``'s order) with the
@@ -157,6 +172,10 @@ class Scratch:
         self.regs[K.R_EXPANDED] = self.regs[K.R_BEST] = -1
         self.regs[K.R_BUDGET] = K.WHOLE
         self.s_pts = np.empty((k, 4), dtype=np.float64)
+        #: the pairs the batch lengths answered unreachable without a
+        #: search, their ends in different parts of the mesh (a count
+        #: that only grows, for tests and benchmarks)
+        self.skipped = np.zeros(1, dtype=np.int64)
         self.grow(capacity)
 
     def fits(self, space: SearchSpace) -> bool:
@@ -400,7 +419,8 @@ def _where(graph, nodes, points) -> np.ndarray:
 def _many_lengths(graph, space, ends, seeds=None) -> np.ndarray:
     """``path_lengths`` of the rows of ``ends`` (``sx, sy, gx, gy``), the
     ends in the int32 ``(k, 2)`` polygons ``seeds``, by default located by
-    the index (no snapping)."""
+    the index (no snapping). Pairs in different parts of the mesh are
+    ``inf`` without a search (``SearchSpace.parts``)."""
     s = space.scratch()
     if seeds is None:
         index = graph.locate_index()
@@ -408,9 +428,11 @@ def _many_lengths(graph, space, ends, seeds=None) -> np.ndarray:
                                                       index.locate_many(ends[:, 2:])]))
     out = np.empty(len(ends))
     mesh = K.Mesh(*space.mesh(graph.walkable))
+    part = space.parts()
     done = 0
     while done < len(ends):
-        stop = K.many_lengths(mesh, ends[done:], seeds[done:], s.arrays, out[done:])
+        stop = K.many_lengths(mesh, ends[done:], seeds[done:], s.arrays, out[done:], part,
+                              s.skipped)
         if stop < 0:
             break
         done += stop

@@ -95,6 +95,28 @@ def test_nav_test_polygon_search_and_areas(nav_world):
     assert len(nav_world.areas("lvl")) == nav_world.graph("lvl").num_polygons
 
 
+def test_nav_test_matrix_skips_pairs_in_different_parts(nav_world):
+    # nav_test's walkable surface is many parts (roofs, ledges): most pairs
+    # of random points are unreachable, and the matrix answers those
+    # without a search, each entry still find_path's answer
+    from navcore_navmesh import polyanya
+    g = nav_world.graph("lvl")
+    rng = np.random.default_rng(5)
+    ends = [tuple(map(float, nav_world.random_point("lvl", rng).point)) for _ in range(16)]
+    # and corners of polygons (y up: ground x, z and the height): ends that
+    # start in every polygon around them
+    for v in g.poly_verts[rng.choice(len(g.poly_verts), 4, replace=False)].tolist():
+        ends.append((float(g.vertices[v, 0]), float(g.heights[v]), float(g.vertices[v, 1])))
+    scratch = polyanya.search_space(g).scratch()
+    before = int(scratch.skipped[0])
+    m = nav_world.distance_matrix("lvl", ends, ends)
+    skipped = int(scratch.skipped[0]) - before
+    want = np.array([[nav_world.find_path("lvl", a, b).cost for b in ends] for a in ends])
+    assert np.array_equal(np.isinf(m), np.isinf(want))
+    np.testing.assert_allclose(m[np.isfinite(m)], want[np.isfinite(want)], rtol=1e-13, atol=0)
+    assert skipped == np.isinf(m).sum() > len(ends)
+
+
 def test_requests_served_by_tick(nav_world):
     q = read_queries(DATA / "nav_mesh_test.queries")[3]
     h = nav_world.request_path("lvl", tuple(q[:3]), tuple(q[3:]))
