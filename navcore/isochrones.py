@@ -155,7 +155,8 @@ class Isochrone:
         ``method="buffer"`` (default): the reached nodes and pieces of
         edges widened by ``buffer`` on each side (graph units; metres on a
         road network, measured in a local projection around the reached
-        nodes; default 25 m on roads, else half the median edge drawn).
+        nodes; default 25 m on roads, else half the median length of the
+        pieces drawn within the last limit, the same for every band).
         ``"concave"``: the concave hull (``shapely.concave_hull`` with
         ``ratio``) of the reached nodes and the ends of the pieces.
         Needs node positions (``QueryError`` without) and shapely."""
@@ -193,20 +194,24 @@ class Isochrone:
         def project(xy):
             return (xy - origin) * scale
 
-        out = []
-        for b, L in enumerate(self.limits.tolist()):
+        drawn = []
+        for L in self.limits.tolist():
             stop = self._stops(L)
             use = stop >= 0
             lines = graph._edge_pieces(self.edges[use], self.start[use], stop[use])
             lines = project(lines.reshape(-1, 2)).reshape(-1, 2, 2) if lines.size else \
                 np.zeros((0, 2, 2))
-            pts = project(pos[self.nodes[self.costs <= L]])
+            drawn.append((project(pos[self.nodes[self.costs <= L]]), lines))
+        # one width for every band (the widest band's pieces measure it), so
+        # each band's outline holds the ones before
+        r = buffer if buffer is not None else self._default_buffer(lonlat, drawn[-1][1])
+        out = []
+        for pts, lines in drawn:
             if method == "concave":
                 cloud = np.vstack((pts, lines.reshape(-1, 2)))
                 geom = shapely.concave_hull(shapely.multipoints(cloud), ratio=ratio) \
                     if cloud.size else shapely.Polygon()
             else:
-                r = buffer if buffer is not None else self._default_buffer(lonlat, lines)
                 parts = [shapely.buffer(shapely.multipoints(pts), r)] if pts.size else []
                 if lines.size:
                     parts.append(shapely.buffer(

@@ -115,6 +115,23 @@ def test_polygons_contain_the_reached_nodes_and_grow_with_the_bands():
     assert gj["features"][0]["properties"]["nodes"] == iso.nodes.size
 
 
+def test_default_outlines_of_the_bands_nest_when_a_wider_band_adds_short_edges():
+    # two long edges within 10, then twenty short ones from node 1 within 11:
+    # the outer band's outline holds the inner one's, both widened by half
+    # the median piece within the last limit (0.1)
+    pos = np.zeros((23, 2))
+    pos[1], pos[2] = (10, 0), (-10, 0)
+    ang = np.linspace(0, np.pi, 20)
+    pos[3:] = pos[1] + 0.1 * np.c_[np.cos(ang), np.sin(ang)]
+    w = navcore.World()
+    w.add_graph("g", type="csr", src=[0, 0] + [1] * 20, dst=[1, 2] + list(range(3, 23)),
+                cost=[10.0, 10.0] + [0.1] * 20, positions=pos, directed=False)
+    iso = w.isochrone("g", 0, [10.0, 11.0])
+    inner, outer = iso.polygons()
+    assert outer.buffer(1e-9).contains(inner)
+    np.testing.assert_allclose(inner.area, iso.polygons(buffer=0.05)[0].area)
+
+
 def test_grids_have_isochrones_through_their_csr_view():
     w = navcore.World()
     g = w.add_graph("grid", type="grid", rows=["....", ".##.", "...."])
