@@ -158,7 +158,8 @@ class Isochrone:
         nodes; default 25 m on roads, else half the median length of the
         pieces drawn within the last limit, the same for every band).
         ``"concave"``: the concave hull (``shapely.concave_hull`` with
-        ``ratio``) of the reached nodes and the ends of the pieces.
+        ``ratio``) of the reached nodes and the ends of the pieces, joined
+        with the band before's outline.
         Needs node positions (``QueryError`` without) and shapely."""
         method = validate.choice(method, METHODS, "isochrone: method", QueryError)
         if buffer is not None:
@@ -211,6 +212,10 @@ class Isochrone:
                 cloud = np.vstack((pts, lines.reshape(-1, 2)))
                 geom = shapely.concave_hull(shapely.multipoints(cloud), ratio=ratio) \
                     if cloud.size else shapely.Polygon()
+                # a hull of more points need not hold the hull of fewer: with
+                # the band before, it holds all of that band's outline too
+                if out:
+                    geom = shapely.union(geom, out[-1])
             else:
                 parts = [shapely.buffer(shapely.multipoints(pts), r)] if pts.size else []
                 if lines.size:

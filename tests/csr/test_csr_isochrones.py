@@ -4,6 +4,7 @@ multi-source Dijkstra): node sets and costs equal scipy's Dijkstra with
 blocked nodes, edge pieces, outlines, and the errors of bad input."""
 import numpy as np
 import pytest
+import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
@@ -130,6 +131,18 @@ def test_default_outlines_of_the_bands_nest_when_a_wider_band_adds_short_edges()
     inner, outer = iso.polygons()
     assert outer.buffer(1e-9).contains(inner)
     np.testing.assert_allclose(inner.area, iso.polygons(buffer=0.05)[0].area)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_concave_outlines_of_the_bands_nest(seed):
+    w, g = random_world(seed, directed=False)
+    iso = w.isochrone("g", 0, [2.0, 4.0, 6.0])
+    outlines = iso.polygons(method="concave")
+    for b, (inner, outer) in enumerate(zip(outlines, outlines[1:])):
+        assert outer.buffer(1e-9).contains(inner), b
+        # each still holds what its band reaches
+        pos = g.positions[iso.nodes[iso.band <= b + 1]]
+        assert outer.buffer(1e-9).contains(shapely.multipoints(pos))
 
 
 def test_grids_have_isochrones_through_their_csr_view():
