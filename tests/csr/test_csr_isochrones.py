@@ -203,6 +203,14 @@ def test_edge_pieces_checks_its_arguments(args, words):
     np.testing.assert_allclose(g.edge_pieces([0], [0.25], [1.0]), [[[0.25, 0], [1, 0]]])
 
 
+def test_edge_pieces_end_at_the_edges_head():
+    # costs past the edge's (1.0) draw up to its head, never beyond
+    w = navcore.World()
+    g = w.add_graph("g", type="csr", src=[0], dst=[1], positions=[[0, 0], [2, 0]])
+    np.testing.assert_allclose(g.edge_pieces([0], [0.5], [7.0]), [[[1, 0], [2, 0]]])
+    np.testing.assert_allclose(g.edge_pieces([0], [3.0], [7.0]), [[[2, 0], [2, 0]]])
+
+
 def test_closed_edges_stay_closed_under_an_infinite_limit():
     w = navcore.World()
     w.add_graph("g", type="csr", src=[0, 1, 0], dst=[1, 2, 3], cost=[1.0, np.inf, 2.0])
