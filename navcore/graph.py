@@ -181,7 +181,8 @@ class NavGraph:
         each edge from its tail, one per edge), as 2-point lines in the
         plane of ``positions`` ((lon, lat) on a road network). Here the
         straight line between the edge's ends, cut in proportion to the
-        cost; a backend whose edges are drawn otherwise (a road's chain
+        cost (a cost past the edge's end is its end); a backend whose
+        edges are drawn otherwise (a road's chain
         of segments: one line per segment) overrides ``_edge_pieces``.
         ``Isochrone.polygons`` draws with it. ``QueryError`` for a graph
         without positions, an edge out of range or a bad cost."""
@@ -206,9 +207,10 @@ class NavGraph:
         tail = np.repeat(np.arange(self.num_nodes), np.diff(csr.offsets))[edges]
         a, b = pos[tail], pos[csr.targets[edges]]
         cost = csr.cost[edges]
+        # a cost past the edge's own is its head (as a road's chain is cut)
         with np.errstate(invalid="ignore", divide="ignore"):
-            f0 = np.where(cost > 0, start / cost, 0.0)[:, None]
-            f1 = np.where(cost > 0, stop / cost, 1.0)[:, None]
+            f0 = np.minimum(np.where(cost > 0, start / cost, 0.0), 1.0)[:, None]
+            f1 = np.minimum(np.where(cost > 0, stop / cost, 1.0), 1.0)[:, None]
         return np.stack((a + (b - a) * f0, a + (b - a) * f1), axis=1)
 
     def has_positions(self) -> bool:

@@ -513,7 +513,8 @@ def navcore_isochrone(world: World, graph: NavGraph, sources: np.ndarray,
     current road contraction hierarchy, for junctions; the csr plugin
     answers last for every graph with one bounded multi-source Dijkstra
     over its CSR view (on a navmesh the polygon graph's costs, between
-    centroids). With a current contraction hierarchy, a search that would
+    centroids; the navmesh plugin refuses a mesh with off-mesh links,
+    which the polygon graph does not hold). With a current contraction hierarchy, a search that would
     settle more than a tenth of the nodes hands over to PHAST (an upward
     search, then one sweep down the ranks). Called once per
     ``World.isochrone`` call.

@@ -155,9 +155,11 @@ class Isochrone:
         ``method="buffer"`` (default): the reached nodes and pieces of
         edges widened by ``buffer`` on each side (graph units; metres on a
         road network, measured in a local projection around the reached
-        nodes; default 25 m on roads, else half the median edge drawn).
+        nodes; default 25 m on roads, else half the median length of the
+        pieces drawn within the last limit, the same for every band).
         ``"concave"``: the concave hull (``shapely.concave_hull`` with
-        ``ratio``) of the reached nodes and the ends of the pieces.
+        ``ratio``) of the reached nodes and the ends of the pieces, joined
+        with the band before's outline.
         Needs node positions (``QueryError`` without) and shapely."""
         method = validate.choice(method, METHODS, "isochrone: method", QueryError)
         if buffer is not None:
@@ -193,20 +195,28 @@ class Isochrone:
         def project(xy):
             return (xy - origin) * scale
 
-        out = []
-        for b, L in enumerate(self.limits.tolist()):
+        drawn = []
+        for L in self.limits.tolist():
             stop = self._stops(L)
             use = stop >= 0
             lines = graph._edge_pieces(self.edges[use], self.start[use], stop[use])
             lines = project(lines.reshape(-1, 2)).reshape(-1, 2, 2) if lines.size else \
                 np.zeros((0, 2, 2))
-            pts = project(pos[self.nodes[self.costs <= L]])
+            drawn.append((project(pos[self.nodes[self.costs <= L]]), lines))
+        # one width for every band (the widest band's pieces measure it), so
+        # each band's outline holds the ones before
+        r = buffer if buffer is not None else self._default_buffer(lonlat, drawn[-1][1])
+        out = []
+        for pts, lines in drawn:
             if method == "concave":
                 cloud = np.vstack((pts, lines.reshape(-1, 2)))
                 geom = shapely.concave_hull(shapely.multipoints(cloud), ratio=ratio) \
                     if cloud.size else shapely.Polygon()
+                # a hull of more points need not hold the hull of fewer: with
+                # the band before, it holds all of that band's outline too
+                if out:
+                    geom = shapely.union(geom, out[-1])
             else:
-                r = buffer if buffer is not None else self._default_buffer(lonlat, lines)
                 parts = [shapely.buffer(shapely.multipoints(pts), r)] if pts.size else []
                 if lines.size:
                     parts.append(shapely.buffer(

@@ -38,7 +38,7 @@ from .areas import area_table
 from .bake import load_level_mesh, mesh_settings_checked
 from .build import mesh_from_voxels, voxel_key, voxelize
 from ._detail_kernels import surface_heights_kernel
-from .tiles import build_tiled
+from .tiles import build_tiled, tile_border
 from .config import LevelConfig
 from .levelfile import level_from_arrays, load_level
 from .voxels import grid_size, mark_walkable
@@ -226,7 +226,8 @@ def default_tile_size(vertices, config: LevelConfig) -> int:
     bounds) is at most ``DEFAULT_TILE_SIZE`` wide along x and z, else the
     fewest tiles of at most that size that split the longer side evenly
     (a 305-cell side: two of 153), so tiles on several threads share the
-    work evenly.
+    work evenly; never narrower than the tile border (``walkable_radius +
+    3`` cells), which a tiled build needs.
 
     >>> default_tile_size(np.array([[0.0, 0, 0], [91.5, 0, 77.4]]), LevelConfig())
     153
@@ -237,7 +238,7 @@ def default_tile_size(vertices, config: LevelConfig) -> int:
     longest = max(width, height)
     if longest <= DEFAULT_TILE_SIZE:
         return 0
-    return -(-longest // -(-longest // DEFAULT_TILE_SIZE))
+    return max(-(-longest // -(-longest // DEFAULT_TILE_SIZE)), tile_border(config))
 
 
 def layered_graph(world, mesh, detail, config, up, extents, pad: int = 0):

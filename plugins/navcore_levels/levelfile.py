@@ -144,6 +144,8 @@ def checked_arrays(vertices, triangles) -> tuple[np.ndarray, np.ndarray]:
     if tris.ndim != 2 or tris.shape[1] != 3 or (tris.size and not validate.int_dtype(tris.dtype)):
         raise GraphError(f"triangles must be (M, 3) integer vertex indices, got "
                          f"{tris.dtype} of shape {tris.shape}")
+    if not tris.dtype.isnative:       # numba reads native byte order only
+        tris = tris.astype(tris.dtype.newbyteorder("="))
     i, j = first_bad_index(tris, len(verts)) if tris.size else (-1, -1)
     if i >= 0:
         raise GraphError(f"triangle {i} names vertex {int(tris[i, j])}, but there are "

@@ -318,6 +318,20 @@ def navcore_reachable_many(graph, a, b):
     return links.reachable_many(graph, a, b)
 
 
+# a mesh with off-mesh links: the csr plugin's isochrone searches the
+# polygon graph, which has no links, so it would leave out all that only a
+# link reaches; refused, as the polygon-graph searches are (``links.refuse``)
+@navcore.hookimpl(tryfirst=True)
+@navcore.for_graphs(NavMeshGraph)
+def navcore_isochrone(graph):
+    if getattr(graph, "links", None) is None:
+        return None
+    raise navcore.QueryError(
+        f"isochrone does not follow the off-mesh links of navmesh {graph.graph_id!r}: it "
+        f"searches the polygon graph, which has none; find_path, distance_matrix and "
+        f"reachable follow them")
+
+
 # raycast, random and nearest points, 2D and layered (``meshqueries``)
 navcore_raycast = forward(meshqueries.raycast, NavMeshGraph)
 navcore_random_point_around = forward(meshqueries.random_point_around, NavMeshGraph)

@@ -233,7 +233,7 @@ def _cmd_isochrone(world, spec, unit, say, report):
     edges, lo, hi = iso.segments()
     partial = int((hi < 1).sum())
     area = round(_area_km2(iso.polygons()[0]), 4)
-    report["isochrone"] = {"from": [lon, lat], "max_cost": cost,
+    report["isochrone"] = {"from": [lon, lat], "max_cost": _finite(cost),
                            "junctions": int(iso.nodes.size), "roads": int(edges.size),
                            "partial_roads": partial, "area_km2": area, "ms": round(ms, 3)}
     _line(say, f"isochrone {cost:g} {unit}: {iso.nodes.size} junctions, {edges.size} roads "

@@ -4,6 +4,7 @@ multi-source Dijkstra): node sets and costs equal scipy's Dijkstra with
 blocked nodes, edge pieces, outlines, and the errors of bad input."""
 import numpy as np
 import pytest
+import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
@@ -115,6 +116,35 @@ def test_polygons_contain_the_reached_nodes_and_grow_with_the_bands():
     assert gj["features"][0]["properties"]["nodes"] == iso.nodes.size
 
 
+def test_default_outlines_of_the_bands_nest_when_a_wider_band_adds_short_edges():
+    # two long edges within 10, then twenty short ones from node 1 within 11:
+    # the outer band's outline holds the inner one's, both widened by half
+    # the median piece within the last limit (0.1)
+    pos = np.zeros((23, 2))
+    pos[1], pos[2] = (10, 0), (-10, 0)
+    ang = np.linspace(0, np.pi, 20)
+    pos[3:] = pos[1] + 0.1 * np.c_[np.cos(ang), np.sin(ang)]
+    w = navcore.World()
+    w.add_graph("g", type="csr", src=[0, 0] + [1] * 20, dst=[1, 2] + list(range(3, 23)),
+                cost=[10.0, 10.0] + [0.1] * 20, positions=pos, directed=False)
+    iso = w.isochrone("g", 0, [10.0, 11.0])
+    inner, outer = iso.polygons()
+    assert outer.buffer(1e-9).contains(inner)
+    np.testing.assert_allclose(inner.area, iso.polygons(buffer=0.05)[0].area)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_concave_outlines_of_the_bands_nest(seed):
+    w, g = random_world(seed, directed=False)
+    iso = w.isochrone("g", 0, [2.0, 4.0, 6.0])
+    outlines = iso.polygons(method="concave")
+    for b, (inner, outer) in enumerate(zip(outlines, outlines[1:])):
+        assert outer.buffer(1e-9).contains(inner), b
+        # each still holds what its band reaches
+        pos = g.positions[iso.nodes[iso.band <= b + 1]]
+        assert outer.buffer(1e-9).contains(shapely.multipoints(pos))
+
+
 def test_grids_have_isochrones_through_their_csr_view():
     w = navcore.World()
     g = w.add_graph("grid", type="grid", rows=["....", ".##.", "...."])
@@ -171,6 +201,14 @@ def test_edge_pieces_checks_its_arguments(args, words):
     with pytest.raises(navcore.QueryError, match=words):
         g.edge_pieces(*args)
     np.testing.assert_allclose(g.edge_pieces([0], [0.25], [1.0]), [[[0.25, 0], [1, 0]]])
+
+
+def test_edge_pieces_end_at_the_edges_head():
+    # costs past the edge's (1.0) draw up to its head, never beyond
+    w = navcore.World()
+    g = w.add_graph("g", type="csr", src=[0], dst=[1], positions=[[0, 0], [2, 0]])
+    np.testing.assert_allclose(g.edge_pieces([0], [0.5], [7.0]), [[[1, 0], [2, 0]]])
+    np.testing.assert_allclose(g.edge_pieces([0], [3.0], [7.0]), [[[2, 0], [2, 0]]])
 
 
 def test_closed_edges_stay_closed_under_an_infinite_limit():

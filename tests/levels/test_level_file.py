@@ -155,6 +155,15 @@ def test_bad_arrays_are_graph_errors(vertices, triangles, fragment):
     assert fragment in str(err.value)
 
 
+def test_big_endian_arrays_read_as_native_ones():
+    v = np.array([(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)], ">f8")
+    t = np.array([(0, 1, 2), (1, 3, 2)], ">i4")
+    level = level_from_arrays(v, t)
+    assert level.triangles.tolist() == t.tolist() and level.vertices.tolist() == v.tolist()
+    with pytest.raises(GraphError, match="triangle 1 names vertex 4, but there are 4"):
+        level_from_arrays(v, np.array([(0, 1, 2), (1, 4, 2)], ">u8"))
+
+
 def test_bad_tags():
     v, t = [(0, 0, 0), (1, 0, 0), (0, 0, 1)], [(0, 1, 2)]
     for tags in (["a", "b"], "a", [3]):

@@ -340,6 +340,20 @@ def test_a_level_wider_than_one_tile_is_tiled_by_default():
         w.update(f"w{side - 1}", add_obstacle={"box": [[5, -1, 2], [6, 1, 3]]}, obstacle_id="c")
 
 
+def test_default_tiles_are_never_narrower_than_the_tile_border():
+    # 520 cells: three tiles of 174 by size, but an agent of 172 cells'
+    # radius needs a border of 175 cells; the level built whole has floor
+    floor = np.array([[0, 0, 0], [156, 0, 0], [156, 0, 156], [0, 0, 156]], float)
+    quad = np.array([[0, 2, 1], [0, 3, 2]])
+    w = navcore.World()
+    whole = w.add_graph("whole", type="level", vertices=floor, triangles=quad,
+                        agent_radius=51.6, tile_size=0)
+    g = w.add_graph("tiled", type="level", vertices=floor, triangles=quad, agent_radius=51.6)
+    border = g.level_config.walkable_radius + 3
+    assert g.level_tiles is not None and g.level_config.tile_size == border
+    assert whole.num_nodes > 0 and g.num_nodes > 0
+
+
 def test_readme_levels_example(capsys):
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text.split("### 3D levels")[1]

@@ -157,6 +157,16 @@ def test_funnel_and_polygon_searches_refuse_links(world):
     assert world.find_path("u_plain", U_START, U_GOAL, algorithm="funnel").found
 
 
+def test_isochrones_refuse_a_level_with_links_rather_than_leave_them_out(world):
+    # the platform is reachable only by the link: a search of the polygon
+    # graph (no links) would say it is not
+    assert world.find_path("up", LOW, HIGH).found
+    with pytest.raises(navcore.QueryError, match="off-mesh links"):
+        world.isochrone("up", LOW, np.inf)
+    iso = world.isochrone("plain", LOW, np.inf)
+    assert world.graph("plain").locate(HIGH) not in iso.nodes.tolist()
+
+
 def test_links_survive_walkable_updates():
     w = navcore.World()
     g = level(w, "x", PLATFORMS, [UP], verts_per_poly=3)       # triangles: several a floor

@@ -217,3 +217,12 @@ def test_isochrone_from_the_command_line(tmp_path, capsys):
     assert [f["properties"].get("band") for f in both["features"]][1:] == [0]
     assert main(["roads", str(ROADS / "monaco.gr"), "--geojson", str(geo)]) == 2
     assert "or --isochrone too" in capsys.readouterr().err
+
+
+def test_isochrone_without_a_limit_from_the_command_line_writes_json(tmp_path, capsys):
+    need("monaco")
+    out = tmp_path / "r.json"
+    assert main(["roads", str(ROADS / "monaco.osm.gz"), "--isochrone", "7.42,43.735,inf",
+                 "--json", str(out)]) == 0
+    report = json.loads(out.read_text())["isochrone"]
+    assert report["max_cost"] is None and report["junctions"] > 10
