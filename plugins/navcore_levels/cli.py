@@ -136,8 +136,9 @@ def _setting_help() -> dict:
             out[name] += " " + line.strip()
         else:
             name = None
-    out["tile_size"] = ("tile width in cells (0: the level in one piece; default: 256-cell "
-                        "tiles for a level wider than 256 cells, else one piece)")
+    out["tile_size"] = ("tile width in cells (0: the level in one piece; default: a level "
+                        "wider than 256 cells in the fewest even tiles of at most 256 cells, "
+                        "else one piece)")
     return {k: v.replace("``", "").rstrip(".").replace("%", "%%") for k, v in out.items()}
 
 
