@@ -119,3 +119,23 @@ def combine(rows, cols, direct, ga, wat, out):
             if g < best:
                 best = g
         out[p] = best
+
+
+@njit(cache=True, nogil=True)
+def on_corner(xy, poly, vertices, poly_start, poly_verts, out):
+    """``out[i]``: whether point ``xy[i]`` lies exactly on a corner of its
+    polygon ``poly[i]`` (``-1``: none), where a search may start in
+    several connected parts (across a pinch). Returns whether any does."""
+    any_ = False
+    for i in range(poly.shape[0]):
+        out[i] = False
+        p = poly[i]
+        if p < 0:
+            continue
+        for e in range(poly_start[p], poly_start[p + 1]):
+            v = poly_verts[e]
+            if vertices[v, 0] == xy[i, 0] and vertices[v, 1] == xy[i, 1]:
+                out[i] = True
+                any_ = True
+                break
+    return any_

@@ -362,6 +362,16 @@ class _Query:
         self.xy[_T], self.poly[_T] = t[:2], t[2]
         part = space.part
         self.part = np.concatenate([part[self.poly[:2]], space.link_part])
+        self.departures = space.departures
+        # an end on a pinch vertex starts in every part around it: those
+        # parts are one for this query (a walk between two of them that
+        # no end joins finds no path, and the bounds stay admissible)
+        if L.on_corner(self.xy[:2], self.poly[:2], graph.vertices, graph.poly_start,
+                       graph.poly_verts, np.empty(2, dtype=np.bool_)):
+            around = [g for g in holding_parts(graph, part, self.xy[:2], self.poly[:2])
+                      if len(g) > 1]
+            if around:
+                self.part, self.departures = _merged(self.part, space.departures, around)
         self.h = np.empty(len(self.xy))
         self.hd = np.empty(len(self.xy))
         L.link_bounds(self.xy, self.part, space.depart, space.cost, self.h, self.hd)
@@ -386,7 +396,7 @@ class _Query:
         xs, ys = xy[:, 0].tolist(), xy[:, 1].tolist()
         goal_part = part[_T]
         tx, ty = xs[_T], ys[_T]
-        departures = space.departures
+        departures = self.departures
         n = len(xs)                         # D(p) is node n + p; A(p) node p
         goal = n + _T
         inf = math.inf
@@ -484,7 +494,7 @@ class _Query:
         best = math.inf
         if int(self.part[_T]) == part:
             best = math.hypot(x - xy[_T, 0], y - xy[_T, 1])
-        for d in self.space.departures.get(part, ()):
+        for d in self.departures.get(part, ()):
             best = min(best, math.hypot(x - xy[d, 0], y - xy[d, 1]) + hd[d])
         return best
 
@@ -506,6 +516,54 @@ class _Query:
             if self.estimate(a, float(x), float(y)) <= best:
                 at, tail = a, leg
         return at, tail
+
+
+def holding_parts(graph, part, xy, polys) -> list:
+    """Per end (ground points ``xy`` located in polygons ``polys``), the
+    parts (``part``, a ``LinkSpace``'s) of every polygon a Polyanya search
+    from it starts in (``_polyanya._holding``: across the edges it lies
+    on, all round a vertex it lies on, pinches included); an end off the
+    mesh: its own polygon's part."""
+    from ._polyanya import _holding
+    space = polyanya.search_space(graph)
+    mesh = space.mesh(graph.walkable)
+    vertices, poly_start, poly_verts, links, walkable, incidence = \
+        mesh[0], mesh[1], mesh[2], mesh[3], mesh[6], mesh[8]
+    nv = len(vertices)
+    room = np.empty(int(np.diff(incidence[:nv + 1]).max(initial=0)) + 8, dtype=np.int32)
+    out = []
+    for (x, y), p in zip(np.asarray(xy, dtype=np.float64), np.asarray(polys, dtype=np.int64)):
+        k = _holding(float(x), float(y), int(p), vertices, poly_start, poly_verts, links,
+                     walkable, incidence, float(space.params[0]), room) if p >= 0 else 0
+        got = part[room[:k]] if k else part[[p]] if p >= 0 else np.array([-1])
+        got = np.unique(got)
+        out.append(got[got >= 0] if (got >= 0).any() else got[:1])
+    return out
+
+
+def _merged(part, departures, groups) -> tuple:
+    """``part`` (per point of the link graph) and ``departures`` (part ->
+    points one may leave by) with each of ``groups`` (arrays of parts; two
+    that share a part are joined) made one part, the least of them."""
+    lead = {}
+
+    def find(x):
+        while lead.get(x, x) != x:
+            x = lead[x]
+        return x
+    for g in groups:
+        ids = [int(v) for v in g if v >= 0]
+        root = min(find(v) for v in ids)
+        for v in ids:
+            lead[find(v)] = root
+    mapping = {v: find(v) for v in lead}
+    part = part.copy()
+    out = dict(departures)
+    for v, root in mapping.items():
+        part[part == v] = root
+        if v != root and v in out:
+            out[root] = list(out.get(root, ())) + list(out.pop(v))
+    return part, out
 
 
 def _ground_ends(graph, request):
@@ -586,7 +644,6 @@ def _result(graph, q, route) -> PathResult:
     """The lifted, joined ``PathResult`` of ``route`` (``_Query.run``)."""
     if route is None:
         return PathResult.failed(PathStatus.UNREACHABLE, polyanya.ALGORITHM, q.expanded)
-    links = graph.links
     if len(route) == 1:                        # the direct walk: as without links
         r = graph.lift(q.walk(*route[0][0]))
         r.expanded = q.expanded
@@ -746,20 +803,22 @@ def lengths(graph, matrix, sources, targets, source_points, target_points) -> np
         _places(graph, targets, target_points, ground_points)
     sources = np.asarray(sources, dtype=np.int64)
     targets = np.asarray(targets, dtype=np.int64)
-    spart = np.where(graph.walkable[sources], space.part[sources], -1)
-    tpart = np.where(graph.walkable[targets], space.part[targets], -1)
+    # each end's parts, padded (-2, -3: no part): an end on a pinch vertex
+    # starts in every part around it
+    spart = _padded(graph, space, sxy, sources, -2)
+    tpart = _padded(graph, space, txy, targets, -3)
     lxy, lpoly, lpart = space.xy[2:], space.poly[2:], space.link_part
     depart = np.ascontiguousarray(space.depart[2:])
     # sources to the points one may leave by, in the same part
-    i, d = np.nonzero((spart[:, None] == lpart[None, :]) & (spart[:, None] >= 0) & depart)
+    i, d = np.nonzero((spart[:, :, None] == lpart[None, None, :]).any(axis=1) & depart)
     wsd = np.full((m, k), np.inf)
     wsd[i, d] = _walks(graph, sxy[i], sources[i], lxy[d], lpoly[d])
     # every link end to the targets in its part
-    a, j = np.nonzero((lpart[:, None] == tpart[None, :]) & (tpart[None, :] >= 0))
+    a, j = np.nonzero((lpart[:, None, None] == tpart[None, :, :]).any(axis=2))
     wat = np.full((k, n), np.inf)
     wat[a, j] = _walks(graph, lxy[a], lpoly[a], txy[j], targets[j])
     # each pair's direct walk
-    same = (spart[rows] >= 0) & (spart[rows] == tpart[cols])
+    same = (spart[rows][:, :, None] == tpart[cols][:, None, :]).any(axis=(1, 2))
     direct = np.full(len(rows), np.inf)
     r, c = rows[same], cols[same]
     direct[same] = _walks(graph, sxy[r], sources[r], txy[c], targets[c])
@@ -768,6 +827,27 @@ def lengths(graph, matrix, sources, targets, source_points, target_points) -> np
     out = np.empty(len(rows))
     L.combine(rows.astype(np.int64), cols.astype(np.int64), direct, ga, wat, out)
     return out.reshape(m, n) if matrix else out
+
+
+def _padded(graph, space, xy, polys, pad) -> np.ndarray:
+    """int64 ``(k, w)``: per end (ground points ``xy`` on polygons
+    ``polys``) its parts, the rows filled out with ``pad`` (-1, none,
+    becomes ``pad`` too): its polygon's, and for an end on a corner every
+    part around it (``holding_parts``)."""
+    polys = np.asarray(polys, dtype=np.int64)
+    own = np.where(graph.walkable[polys], space.part[polys], -1)
+    out = np.where(own >= 0, own, pad)[:, None]
+    flags = np.empty(len(polys), dtype=np.bool_)
+    if not L.on_corner(np.ascontiguousarray(xy, dtype=np.float64), np.where(own >= 0, polys, -1),
+                       graph.vertices, graph.poly_start, graph.poly_verts, flags):
+        return out
+    corner = np.flatnonzero(flags)
+    around = holding_parts(graph, space.part, xy[corner], polys[corner])
+    width = max(len(g) for g in around)
+    out = np.concatenate([out, np.full((len(out), max(width - 1, 0)), pad, np.int64)], axis=1)
+    for i, g in zip(corner, around):
+        out[i, :len(g)] = g[g >= 0]
+    return out
 
 
 def _places(graph, nodes, points, ground_points) -> np.ndarray:

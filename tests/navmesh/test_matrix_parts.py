@@ -225,13 +225,24 @@ def test_layered_matrix_and_find_path_start_from_a_pinch_into_both_sides():
     assert skipped == np.isinf(m).sum() > 0
 
 
-@pytest.mark.xfail(strict=True, reason="with off-mesh links, an end's part is its located "
-                   "polygon's only (links.LinkSpace.part), not every part around a pinch corner")
 def test_links_keep_a_pinch_corner_in_both_parts():
     # the same pinch without links reaches B (above); a link elsewhere (A
     # up to the storey) must not take that away, in find_path or a matrix
     world, graph = _layered_world()
     pinch, b1 = (2.0, 0.0, 2.0), (3.5, 0.0, 2.8)
     graph.set_links([{"start": (1.0, 0.0, 1.0), "end": (1.0, 3.0, 1.0)}], radius=0.1)
-    assert world.distance_matrix("p", [pinch], [b1])[0, 0] == pytest.approx(np.hypot(1.5, 0.8))
-    assert world.find_path("p", pinch, b1).found
+    upper = (1.5, 3.0, 1.5)
+    to_b = np.hypot(1.5, 0.8)
+    # from the pinch: into B by walking, up by A's link (walk 1.414 + link 3)
+    up = np.hypot(1.0, 1.0) + 3.0 + np.hypot(0.5, 0.5)
+    assert world.distance_matrix("p", [pinch], [b1, upper]) == pytest.approx(np.array([[to_b, up]]))
+    assert world.find_path("p", pinch, b1).cost == pytest.approx(to_b)
+    r = world.find_path("p", pinch, upper)
+    assert r.cost == pytest.approx(up) and len(r.links) == 1
+    # to the pinch, from B and from the storey (down the link, both ways by default)
+    assert world.distance_matrix("p", [b1, upper], [pinch]) == pytest.approx(
+        np.array([[to_b], [up]]))
+    assert world.find_path("p", b1, pinch).cost == pytest.approx(to_b)
+    # B's side never walks across the pinch into A, links or not
+    assert world.find_path("p", b1, upper).status is navcore.PathStatus.UNREACHABLE
+    assert world.distance_matrix("p", [b1], [upper])[0, 0] == np.inf
