@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-DATA = Path(os.environ.get("NAVCORE_ROADS_DATA", "/work/shared/data/roads"))
+SHARED = Path(os.environ.get("NAVCORE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DATA = SHARED / "data" / "roads"
 
 
 def load(name):
