@@ -84,3 +84,15 @@ def join(*parts):
         tris.append(t + n)
         n += len(v)
     return np.vstack(verts), np.vstack(tris)
+
+
+def tick_until_rebuilt(world, rebuilds, tries: int = 10) -> None:
+    """Tick ``world`` until its background tile rebuilds (``rebuilds``,
+    ``navcore_levels.updates.rebuilds_of``) are swapped in; at least one
+    must have run in the background."""
+    for _ in range(tries):
+        assert rebuilds.wait(60)
+        world.tick()
+        if not rebuilds.pending:
+            break
+    assert not rebuilds.pending and rebuilds.background >= 1

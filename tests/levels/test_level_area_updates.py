@@ -18,6 +18,8 @@ from navcore.errors import QueryError, UpdateError
 from navcore_levels.tiles import build_tiled, tile_border
 from navcore_levels.updates import rebuilds_of
 
+from levelkit import tick_until_rebuilt
+
 CELL = 0.3
 TILE = 16                                   # cells: 4.8 world units
 FLOOR = np.array([[0, 0, 0], [24, 0, 0], [24, 0, 12], [0, 0, 12]], dtype=float)
@@ -223,12 +225,7 @@ def test_rebuilds_over_the_frame_budget_run_as_jobs_and_are_swapped_in_later():
         assert _named_rings(g) == shown               # the job's mesh is not in yet
         w.update("l", areas=[WATER, POOL])            # supersedes it
         w.tick()
-        for _ in range(10):
-            assert rebuilds.wait(60)
-            w.tick()
-            if not rebuilds.pending:
-                break
-        assert not rebuilds.pending and rebuilds.background >= 1
+        tick_until_rebuilt(w, rebuilds)
         fresh = build_tiled(FLOOR, QUADS, g.level_config, volumes=g.level_volumes,
                             obstacles=list(g.level_obstacles.values())).stitch().mesh
         assert _ided_rings(g) == _mesh_rings(fresh)

@@ -16,6 +16,8 @@ from navcore.errors import GraphError, NavError, UpdateError
 from navcore_levels import LevelConfig, obstacle
 from navcore_levels.tiles import build_tiled, tile_border
 
+from levelkit import tick_until_rebuilt
+
 CELL = 0.3
 TILE = 16                      # cells: 4.8 world units
 
@@ -371,12 +373,7 @@ def test_rebuilds_over_the_frame_budget_run_as_jobs_and_are_swapped_in_later():
         w.update("l", remove_obstacle="first")
         del live["first"]
         w.tick()
-        for _ in range(10):
-            assert rebuilds.wait(60)
-            w.tick()
-            if not rebuilds.pending:
-                break
-        assert not rebuilds.pending and rebuilds.background >= 1
+        tick_until_rebuilt(w, rebuilds)
         fresh = build_tiled(v, t, cfg, obstacles=list(live.values())).stitch().mesh
         assert graph_rings(g) == mesh_rings(fresh)
         assert np.array_equal(_canonical(w.areas("l")), components(g))

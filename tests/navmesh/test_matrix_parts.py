@@ -58,6 +58,19 @@ def _find_path_costs(world, gid, sources, targets):
     return out
 
 
+def _matrix_as_find_path(world, graph, ends):
+    """The matrix over ``ends`` (graph ``m``), checked against per-pair
+    ``find_path``, and how many of its pairs were answered without a search."""
+    before = _skipped(graph)
+    m = world.distance_matrix("m", ends, ends)
+    skipped = _skipped(graph) - before
+    want = _find_path_costs(world, "m", ends, ends)
+    assert np.array_equal(np.isinf(m), np.isinf(want))
+    np.testing.assert_allclose(m[np.isfinite(m)], want[np.isfinite(want)], rtol=1e-12,
+                               atol=1e-12)
+    return m, skipped
+
+
 def _skipped(graph) -> int:
     return int(polyanya.search_space(graph).scratch().skipped[0])
 
@@ -97,13 +110,7 @@ def test_matrix_on_corners_pinches_and_closed_portals_equals_find_path_and_refer
     world, graph = _corner_world()
     ends = _ends(VERTICES, POLYGONS, blocked=(7,))
     assert (2.0, 2.0) in ends and (4.0, 4.0) in ends and ON_CLOSED_PORTAL in ends
-    before = _skipped(graph)
-    m = world.distance_matrix("m", ends, ends)
-    skipped = _skipped(graph) - before
-    want = _find_path_costs(world, "m", ends, ends)
-    assert np.array_equal(np.isinf(m), np.isinf(want))
-    np.testing.assert_allclose(m[np.isfinite(m)], want[np.isfinite(want)], rtol=1e-12,
-                               atol=1e-12)
+    m, skipped = _matrix_as_find_path(world, graph, ends)
     for i, s in enumerate(ends):
         for j, t in enumerate(ends):
             if ON_CLOSED_PORTAL not in (s, t):
@@ -142,13 +149,7 @@ def test_pinch_between_touching_obstacles_against_the_parts():
     ends = [tuple(p) for p in graph.vertices.tolist()] + \
         [tuple(map(float, p)) for p in random_free_points(graph.free_space, rng, 8)]
     assert (2.0, 2.0) in ends
-    before = _skipped(graph)
-    m = world.distance_matrix("m", ends, ends)
-    skipped = _skipped(graph) - before
-    want = _find_path_costs(world, "m", ends, ends)
-    assert np.array_equal(np.isinf(m), np.isinf(want))
-    np.testing.assert_allclose(m[np.isfinite(m)], want[np.isfinite(want)], rtol=1e-12,
-                               atol=1e-12)
+    m, skipped = _matrix_as_find_path(world, graph, ends)
     ref = np.array([[_reference(parts, s, t) for t in ends] for s in ends])
     assert np.array_equal(np.isinf(m), np.isinf(ref))
     np.testing.assert_allclose(m[np.isfinite(m)], ref[np.isfinite(ref)], rtol=1e-9,

@@ -150,3 +150,16 @@ def phantom_reference(graph, starts, goals):
     out = d[:, ph[len(starts):]]
     out[out < 1e-200] = 0.0
     return out
+
+
+def extract_world(name, **params):
+    """``(name, world, graph)``: the shared extract ``name`` as a road graph
+    of its segments (lon/lat positions, chains compressed, no snap limit),
+    more ``add_graph`` keywords in ``params``."""
+    import navcore
+    w = navcore.World()
+    seg = npz_segments(name)
+    g = w.add_graph(name, type="roads", src=seg.src, dst=seg.dst, length=seg.length,
+                    speed=seg.speed, positions=np.column_stack((seg.lon, seg.lat)),
+                    compress=True, max_snap=None, **params)
+    return name, w, g

@@ -10,7 +10,7 @@ import pytest
 import navcore
 import navcore_roads
 
-from roadtruth import NAMES, close, npz_segments, phantom_reference as reference
+from roadtruth import NAMES, close, extract_world, phantom_reference as reference
 
 ALGORITHMS = ("dijkstra", "astar", "bidijkstra", "ch", "cch")
 
@@ -29,12 +29,7 @@ def near_road_points(graph, rng, k, spread=0.0006):
 
 @pytest.fixture(scope="module", params=NAMES)
 def extract(request):
-    w = navcore.World()
-    seg = npz_segments(request.param)
-    g = w.add_graph(request.param, type="roads", src=seg.src, dst=seg.dst, length=seg.length,
-                    speed=seg.speed, positions=np.column_stack((seg.lon, seg.lat)),
-                    compress=True, max_snap=None)
-    return request.param, w, g
+    return extract_world(request.param)
 
 
 def test_phantom_routes_equal_scipy_on_the_split_graph(extract):

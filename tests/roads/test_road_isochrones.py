@@ -13,18 +13,12 @@ from scipy.sparse.csgraph import dijkstra
 import navcore
 from navcore.cli import main
 
-from roadtruth import (NAMES, ROADS, csgraph_of, need, npz_segments, project,
-                       split_graph)
+from roadtruth import NAMES, ROADS, csgraph_of, extract_world, need, project, split_graph
 
 
 @pytest.fixture(scope="module", params=NAMES)
 def extract(request):
-    w = navcore.World()
-    seg = npz_segments(request.param)
-    g = w.add_graph(request.param, type="roads", src=seg.src, dst=seg.dst, length=seg.length,
-                    speed=seg.speed, positions=np.column_stack((seg.lon, seg.lat)),
-                    compress=True, keep="all", max_snap=None)
-    return request.param, w, g
+    return extract_world(request.param, keep="all")
 
 
 def truth(g, sources, limit):
