@@ -47,7 +47,7 @@ loaded from a bake (``mesh=``) refuses them too, naming the bake: it has
 no triangles to rebuild from.
 
 The rebuild runs inside the tick (on dungeon.obj with 48-cell tiles
-about half a millisecond a tile; ``bench/level_obstacles.py``), unless it
+about a quarter of a millisecond a tile; ``bench/level_obstacles.py``), unless it
 would not fit the world's frame budget: then a scheduler job rebuilds the
 tiles and a later tick swaps the result in (``Rebuilds``).
 
