@@ -47,8 +47,8 @@ loaded from a bake (``mesh=``) refuses them too, naming the bake: it has
 no triangles to rebuild from.
 
 The rebuild runs inside the tick (on dungeon.obj with 48-cell tiles
-about a quarter of a millisecond a tile; ``bench/level_obstacles.py``), unless it
-would not fit the world's frame budget: then a scheduler job rebuilds the
+about a quarter of a millisecond a tile; ``bench/level_obstacles.py``),
+unless it would not fit the world's frame budget: then a scheduler job rebuilds the
 tiles and a later tick swaps the result in (``Rebuilds``).
 
 Polygon ids: the stitched mesh numbers polygons tile by tile, so a
