@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 
 import numpy as np
 
@@ -238,7 +239,8 @@ def default_tile_size(vertices, config: LevelConfig) -> int:
     longest = max(width, height)
     if longest <= DEFAULT_TILE_SIZE:
         return 0
-    return max(-(-longest // -(-longest // DEFAULT_TILE_SIZE)), tile_border(config))
+    tiles = math.ceil(longest / DEFAULT_TILE_SIZE)          # along the longer side
+    return max(math.ceil(longest / tiles), tile_border(config))
 
 
 def layered_graph(world, mesh, detail, config, up, extents, pad: int = 0):

@@ -529,8 +529,8 @@ def holding_parts(graph, part, xy, polys) -> list:
     mesh = space.mesh(graph.walkable)
     vertices, poly_start, poly_verts, links, walkable, incidence = \
         mesh[0], mesh[1], mesh[2], mesh[3], mesh[6], mesh[8]
-    nv = len(vertices)
-    room = np.empty(int(np.diff(incidence[:nv + 1]).max(initial=0)) + 8, dtype=np.int32)
+    # room for every polygon around a vertex, or across an edge (and its ends)
+    room = np.empty(space.most_around + 8, dtype=np.int32)
     out = []
     for (x, y), p in zip(np.asarray(xy, dtype=np.float64), np.asarray(polys, dtype=np.int64)):
         k = _holding(float(x), float(y), int(p), vertices, poly_start, poly_verts, links,

@@ -73,6 +73,8 @@ class SearchSpace(navcore.DerivedView):
         self.incidence = np.concatenate([
             (nv + 1 + np.concatenate([[0], np.cumsum(counts)])).astype(np.int32),
             owner[order].astype(np.int32)])
+        #: the most polygons around one vertex
+        self.most_around = int(counts.max(initial=0))
         scale = size_scale(graph.vertices)
         #: cross products within this of zero are collinear (Polyanya's
         #: EPSILON, relative: cross products grow with the square of size)
