@@ -9,6 +9,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._locate import corner_at
+
 
 @njit(cache=True, nogil=True)
 def link_bounds(xy, part, depart, cost, h, hd):
@@ -128,14 +130,7 @@ def on_corner(xy, poly, vertices, poly_start, poly_verts, out):
     several connected parts (across a pinch). Returns whether any does."""
     any_ = False
     for i in range(poly.shape[0]):
-        out[i] = False
-        p = poly[i]
-        if p < 0:
-            continue
-        for e in range(poly_start[p], poly_start[p + 1]):
-            v = poly_verts[e]
-            if vertices[v, 0] == xy[i, 0] and vertices[v, 1] == xy[i, 1]:
-                out[i] = True
-                any_ = True
-                break
+        out[i] = poly[i] >= 0 and corner_at(xy[i, 0], xy[i, 1], poly[i], vertices,
+                                            poly_start, poly_verts) >= 0
+        any_ = any_ or out[i]
     return any_

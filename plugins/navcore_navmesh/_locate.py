@@ -176,3 +176,15 @@ def cells_around(x, y, radius, x0, y0, inv, nx, ny):
             min(int(np.floor((x + radius - x0) * inv)), nx - 1),
             max(int(np.floor((y - radius - y0) * inv)), 0),
             min(int(np.floor((y + radius - y0) * inv)), ny - 1))
+
+
+@njit(cache=True, nogil=True)
+def corner_at(x, y, p, vertices, poly_start, poly_verts):
+    """The vertex of polygon ``p`` at exactly ``(x, y)``, ``-1`` when
+    none is (a query end on a corner may start in every polygon around
+    it, across a pinch)."""
+    for e in range(poly_start[p], poly_start[p + 1]):
+        v = poly_verts[e]
+        if vertices[v, 0] == x and vertices[v, 1] == y:
+            return v
+    return -1

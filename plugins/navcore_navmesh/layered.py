@@ -63,6 +63,7 @@ from navcore.search import Search
 from navcore.types import PathRequest, PathResult, PathStatus
 
 from . import _layered as K
+from ._locate import corner_at as _corner_at
 from . import funnel, polyanya
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph
 
@@ -292,8 +293,9 @@ class LayeredMeshGraph(NavMeshGraph):
         if type(end) is int or validate.is_int(end):
             return None
         ground = self.ground_end(end, node)
-        if type(ground) is not tuple:
-            return None
+        if type(ground) is not tuple or _corner_at(ground[0], ground[1], int(node), self.vertices,
+                                                   self.poly_start, self.poly_verts) < 0:
+            return None             # the usual answer, told by one kernel call
         return NavMeshGraph.end_nodes(self, ground, node)
 
     def locate_many(self, points) -> np.ndarray:

@@ -558,11 +558,13 @@ class NavMeshGraph(navcore.NavGraph):
         xy = plain_xy(end)
         if xy is None or not (0 <= node < self.num_polygons):
             return None
-        corners = self.poly_verts[self.poly_start[node]:self.poly_start[node + 1]]
-        at = corners[(self.vertices[corners, 0] == xy[0]) & (self.vertices[corners, 1] == xy[1])]
-        if not at.size:
+        # on every query's path (the areas' pre-check): one kernel call
+        # tells the usual answer, a point off every corner
+        at = K.corner_at(xy[0], xy[1], int(node), self.vertices, self.poly_start,
+                         self.poly_verts)
+        if at < 0:
             return None
-        around = np.searchsorted(self.poly_start, np.flatnonzero(self.poly_verts == at[0]),
+        around = np.searchsorted(self.poly_start, np.flatnonzero(self.poly_verts == at),
                                  side="right") - 1
         return np.unique(around[self.walkable[around]]).astype(np.int32)
 
