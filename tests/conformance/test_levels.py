@@ -52,11 +52,26 @@ class LevelFactory(GenericUpdates, GraphFactory):
         tris = np.vstack([QUAD + 4 * k for k in range(len(parts))])
         return world.add_graph(graph_id, type="level", vertices=verts, triangles=tris,
                                cell_size=0.25, agent_radius=0.25, region_min_size=2,
-                               region_merge_size=4)
+                               region_merge_size=4, **self.settings)
+
+    #: more add_graph keywords (the tiled factory's tile_size)
+    settings: dict = {}
+
+
+class TiledLevelFactory(LevelFactory):
+    """The same levels built in 16-cell tiles (4 units) stitched into one
+    mesh, as a level wider than one default tile is built."""
+
+    settings = {"tile_size": 16}
 
 
 @navcore.testing.parametrize([LevelFactory()], seeds=(0, 1))
 def test_level_conforms(factory, check):
+    check(factory)
+
+
+@navcore.testing.parametrize([TiledLevelFactory()], seeds=(0,))
+def test_tiled_level_conforms(factory, check):
     check(factory)
 
 
