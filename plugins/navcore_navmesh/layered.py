@@ -631,4 +631,10 @@ def warm_up(graph) -> None:
                 np.empty(4, dtype=np.int32))
     for heights in (_NO_HEIGHTS, buf[:, 2].copy()):
         K.user_points(buf, heights, *_AXES[graph.up])
+    _corner_at(float(c[0]), float(c[1]), p, graph.vertices, graph.poly_start,
+               graph.poly_verts)                      # end_nodes (the areas' pre-check)
+    if graph.links is not None and len(graph.links):
+        from ._links import on_corner
+        on_corner(np.array([[c[0], c[1]]]), np.array([p], dtype=np.int64), graph.vertices,
+                  graph.poly_start, graph.poly_verts, np.empty(1, dtype=np.bool_))
 

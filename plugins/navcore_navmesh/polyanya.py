@@ -468,3 +468,4 @@ def warm_up(graph) -> None:
     end = graph.positions[0]
     shortest_path(graph, end, end)
     graph.nodes_of(end, end)          # World.find_path's ends, in one call
+    graph.end_nodes((float(end[0]), float(end[1])), 0)     # the areas' pre-check
