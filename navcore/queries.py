@@ -297,14 +297,24 @@ class Queries:
         s, t = graph.node_of(a), graph.node_of(b)
         if s < 0 or t < 0 or not graph.walkable[s] or not graph.walkable[t]:
             return False
-        return bool(self._ask("navcore_reachable", graph, s, t))
+        if self._ask("navcore_reachable", graph, s, t):
+            return True
+        # a point on a corner that several nodes share (a navmesh pinch)
+        # lies in all of them, as find_path starts and ends there
+        starts, goals = graph.end_nodes(a, s), graph.end_nodes(b, t)
+        if starts is None and goals is None:
+            return False
+        starts = [s] if starts is None else starts.tolist()
+        goals = [t] if goals is None else goals.tolist()
+        return any(self._ask("navcore_reachable", graph, u, v)
+                   for u in starts for v in goals if (u, v) != (s, t))
 
     def reachable_many(self, graph_id, a, b) -> np.ndarray:
         """Vectorised ``reachable``: a bool array, one entry per pair
         ``(a[i], b[i])`` (node id arrays, or sequences of points)."""
         graph = self.graph(graph_id)
-        src = ends.nodes(graph, a, "a", allow_outside=True)
-        dst = ends.nodes(graph, b, "b", allow_outside=True)
+        src, src_pts = ends.nodes(graph, a, "a", allow_outside=True, with_points=True)
+        dst, dst_pts = ends.nodes(graph, b, "b", allow_outside=True, with_points=True)
         if src.shape != dst.shape:
             raise QueryError(f"reachable_many needs as many a as b, got "
                              f"{src.size} and {dst.size}")
@@ -312,6 +322,13 @@ class Queries:
         if out is None:
             out = np.array([self.reachable(graph_id, int(s), int(t)) if s >= 0 and t >= 0
                             else False for s, t in zip(src, dst)], dtype=bool)
+        elif type(graph).end_nodes is not NavGraph.end_nodes and (
+                src_pts is not None or dst_pts is not None):
+            # the pairs answered False whose point ends may lie on a corner
+            # several nodes share: asked again one at a time, with the points
+            for i in np.flatnonzero(~out & (src >= 0) & (dst >= 0)).tolist():
+                out[i] = self.reachable(graph_id, _given(src_pts, src, i),
+                                        _given(dst_pts, dst, i))
         return out
 
     def area(self, graph_id, node_or_point) -> int:
@@ -518,3 +535,11 @@ class Queries:
         raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
                          f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
                          f"{_HINTS.get(name, '')}")
+
+
+def _given(points, ids, i):
+    """Entry ``i`` of a query's ends as the caller gave it: its point, or
+    its node id where it was given as one (``ends.nodes``' NaN rows)."""
+    if points is None or np.isnan(points[i]).any():
+        return int(ids[i])
+    return tuple(points[i].tolist())

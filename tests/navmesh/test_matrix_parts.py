@@ -206,6 +206,10 @@ def test_layered_matrix_and_find_path_start_from_a_pinch_into_both_sides():
     assert r.found and r.cost == pytest.approx(np.hypot(1.5, 0.8), rel=1e-12)
     assert world.find_path("p", pinch, c).status is navcore.PathStatus.UNREACHABLE
     assert world.find_path("p", upper_corner, b1).status is navcore.PathStatus.UNREACHABLE
+    assert world.reachable("p", pinch, b1) and world.reachable("p", b1, pinch)
+    assert not world.reachable("p", pinch, c) and not world.reachable("p", upper_corner, b1)
+    assert world.reachable_many("p", [pinch, b1, pinch], [b1, pinch, c]).tolist() == \
+        [True, True, False]
     before = _skipped(graph)
     m = world.distance_matrix("p", ends, ends)
     skipped = _skipped(graph) - before
@@ -247,3 +251,19 @@ def test_links_keep_a_pinch_corner_in_both_parts():
     # B's side never walks across the pinch into A, links or not
     assert world.find_path("p", b1, upper).status is navcore.PathStatus.UNREACHABLE
     assert world.distance_matrix("p", [b1], [upper])[0, 0] == np.inf
+
+
+def test_reachable_from_a_pinch_corner_agrees_with_find_path():
+    # a point on a corner two parts share lies in both, so it reaches both
+    world = navcore.World(autoload=False)
+    world.add_graph("m", type="navmesh", bounds=(0, 0, 4, 4),
+                    obstacles=[box(1, 0, 2, 2), box(2, 2, 3, 4)])
+    pinch = (2.0, 2.0)
+    ends = [pinch, (0.5, 3.5), (1.5, 3.0), (3.5, 0.5), (2.5, 1.0), (0.5, 0.5), (3.5, 3.5)]
+    want = np.array([[world.find_path("m", a, b).found for b in ends] for a in ends])
+    assert want[0].all() and want[:, 0].all() and not want.all()
+    got = np.array([[world.reachable("m", a, b) for b in ends] for a in ends])
+    np.testing.assert_array_equal(got, want)
+    a = [s for s in ends for _ in ends]
+    b = [t for _ in ends for t in ends]
+    np.testing.assert_array_equal(world.reachable_many("m", a, b), want.ravel())
