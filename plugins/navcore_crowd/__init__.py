@@ -1,0 +1,1 @@
+"""Crowds: many agents that follow paths and avoid each other (ORCA)."""

@@ -1,0 +1,112 @@
+"""One ORCA step for agents given as arrays (the crowd's avoidance phase):
+the neighbour grid, the new velocities and the move.
+
+>>> import numpy as np
+>>> from navcore_crowd.avoidance import Agents, step
+>>> agents = Agents(np.array([[0.0, 0.0], [10.0, 0.0]]), radius=1.0, max_speed=1.0)
+>>> agents.pref[:] = [[1.0, 0.0], [-1.0, 0.0]]     # head-on
+>>> for _ in range(40):
+...     step(agents, 0.25)
+>>> bool(np.hypot(*(agents.pos[0] - agents.pos[1])) >= 2.0)    # they passed apart
+True
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _orca as K
+
+
+class Walls:
+    """Wall polygons as RVO2 takes obstacles: each a closed ring of
+    vertices, counter-clockwise around what is solid (agents keep to the
+    right of every edge ``v -> next``); a two-vertex ring is a thin wall
+    seen from both sides."""
+
+    def __init__(self, rings=(), cell: float = 8.0):
+        verts, nxt, prv = [], [], []
+        for ring in rings:
+            ring = np.asarray(ring, dtype=np.float64).reshape(-1, 2)
+            b, m = len(verts), ring.shape[0]
+            verts.extend(ring.tolist())
+            nxt.extend(b + (k + 1) % m for k in range(m))
+            prv.extend(b + (k - 1) % m for k in range(m))
+        self.vertices = np.array(verts, dtype=np.float64).reshape(-1, 2)
+        self.next = np.array(nxt, dtype=np.int32)
+        self.prev = np.array(prv, dtype=np.int32)
+        d = self.vertices[self.next] - self.vertices if nxt else np.zeros((0, 2))
+        self.direction = d / np.hypot(d[:, 0], d[:, 1])[:, None] if nxt else d
+        a, b, c = self.vertices[self.prev], self.vertices, self.vertices[self.next]
+        turn = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+        two = self.next[self.next] == np.arange(self.next.size)
+        self.convex = (turn >= 0) | two
+        if nxt:
+            lo = self.vertices.min(0)
+            size = np.maximum(self.vertices.max(0) - lo, cell)
+            nx, ny = (int(v) for v in np.ceil(size / cell))
+            self.grid = np.array([cell, lo[0], lo[1], nx, ny])
+            self.start, self.items = K.bucket_edges(self.vertices, self.next, lo[0], lo[1],
+                                                    cell, nx, ny)
+        else:
+            self.grid = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+            self.start, self.items = np.zeros(2, np.int64), np.zeros(0, np.int32)
+
+
+class Agents:
+    """Agents as arrays with RVO2's parameters (per agent)."""
+
+    def __init__(self, pos, radius=0.5, max_speed=2.0, neighbour_dist=15.0, max_neighbours=10,
+                 time_horizon=10.0, time_horizon_obstacles=10.0, walls: Walls | None = None):
+        self.pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
+        n = self.pos.shape[0]
+        full = lambda v, t=np.float64: np.broadcast_to(np.asarray(v, t), (n,)).copy()
+        self.vel = np.zeros((n, 2))
+        self.pref = np.zeros((n, 2))
+        self.radius = full(radius)
+        self.max_speed = full(max_speed)
+        self.neighbour_dist = full(neighbour_dist)
+        self.max_neighbours = full(max_neighbours, np.int64)
+        self.time_horizon = full(time_horizon)
+        self.time_horizon_obstacles = full(time_horizon_obstacles)
+        self.walls = walls if walls is not None else Walls()
+        self.new_vel = np.zeros((n, 2))
+        self._scratch(n)
+
+    def _scratch(self, n):
+        lines = int(self.max_neighbours.max(initial=0)) + 64
+        self.keys = np.empty(lines)
+        self.ids = np.empty(lines, np.int32)
+        self.stamp = np.zeros(self.walls.vertices.shape[0] + 1, np.int64)
+        self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
+        self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
+        self.cell_items = np.empty(n, np.int32)
+        self.cell_start = np.zeros(2, np.int64)
+
+
+def step(agents: Agents, dt: float) -> None:
+    """Every agent's ORCA velocity from the velocities now, then the move
+    (all agents see the same old velocities, as RVO2's ``doStep``)."""
+    a, w = agents, agents.walls
+    n = a.pos.shape[0]
+    if n == 0:
+        return
+    side = float(a.neighbour_dist.max())
+    lo = a.pos.min(0)
+    size = np.maximum(a.pos.max(0) - lo, side)
+    nx, ny = (int(v) for v in np.ceil(size / side))
+    while nx * ny > 4 * n + 16:          # a sparse crowd: fewer, larger cells
+        side *= 2.0
+        nx, ny = int(math.ceil(size[0] / side)), int(math.ceil(size[1] / side))
+    if a.cell_start.size < nx * ny + 1:
+        a.cell_start = np.zeros(nx * ny + 1, np.int64)
+    K.bucket(a.pos, lo[0], lo[1], side, nx, ny, a.cell_start, a.cell_items)
+    grid = np.array([side, lo[0], lo[1], nx, ny])
+    K.velocities(0, n, a.pos, a.vel, a.pref, a.radius, a.max_speed, a.neighbour_dist,
+                 a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
+                 a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
+                 w.grid, w.start, w.items, a.keys, a.ids, a.stamp, a.lp, a.ld, a.pp, a.pd,
+                 a.new_vel)
+    a.vel[:] = a.new_vel
+    a.pos += a.vel * dt
