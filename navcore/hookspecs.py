@@ -582,6 +582,51 @@ def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoin
     ``World.nearest_point``.
     """
 
+@hookspec(firstresult=True)
+def navcore_walls(world: World, graph: NavGraph) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return ``graph``'s walls for local avoidance as ``(vertices,
+    ring_start)``, or ``None`` to pass: float64 ``(k, 2)`` vertices and
+    int64 ``ring_start`` (``r + 1`` entries, ``ring_start[-1] == k``), ring
+    ``i`` being ``vertices[ring_start[i]:ring_start[i + 1]]``, closed (its
+    last vertex joins its first). Each ring runs with walkable space on
+    the right of every edge and solid on the left, as RVO2 takes
+    obstacles (counter-clockwise around what is solid; the outer border
+    of a map runs clockwise around the walkable space); consecutive
+    edges along one straight wall may be merged. A ring of two vertices
+    is a wall walkable on both sides. Every edge lies between walkable
+    and not walkable space and all of that boundary is covered: the
+    walls of ``graph.version`` (blocked nodes are solid; a closed edge
+    between two walkable nodes is no wall). Firstresult: the grid plugin
+    answers for grids (cell sides between walkable and blocked cells and
+    the map's border), the navmesh plugin for 2D navmeshes (polygon
+    sides with no walkable neighbour). Called by crowds when a graph is
+    added to one and after each batch of updates to it.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
+                               nodes: np.ndarray,
+                               end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Move points over the walkable surface: return ``(points, nodes)``,
+    float64 ``(n, 2)`` and int32 ``(n,)``, or ``None`` to pass. ``start``
+    and ``end`` are float64 ``(n, 2)`` (finite, validated), ``nodes`` the
+    int32 node holding each start (``-1``: not known, located here).
+
+    As ``dtNavMeshQuery::moveAlongSurface``: point ``i`` walks from
+    ``start[i]`` toward ``end[i]`` over walkable nodes only and stops at
+    ``end[i]`` when the straight move stays walkable; where it meets a
+    wall it slides along it, ending at the point nearest ``end[i]`` it
+    can reach that way (never through a wall, never across a corner two
+    blocked nodes meet at). The answer's ``nodes[i]`` holds
+    ``points[i]``. A start on no walkable node is first moved to the
+    nearest walkable point (``navcore_nearest_point``); with none, the
+    point stays and its node is ``-1``. Firstresult: the grid plugin
+    answers for grids, the navmesh plugin for 2D navmeshes, each in one
+    kernel call for all points. Called by crowds once per step for all
+    their agents on ``graph``.
+    """
+
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
 # applies each graph's batch (``navcore_apply_updates``) and tells the
