@@ -782,7 +782,8 @@ def navcore_run_frame(world: World, frame: int, stats: FrameStats, deadline: flo
        its updates were dropped;
     4. ``navcore_frame_work(world, deadline, stats, budget_nodes)``;
        ``deadline`` is ``inf`` in a deterministic world;
-    5. ``world.last_stats = stats`` with the phases' times, then
+    5. ``navcore_frame_move(world, stats)``: crowds move by ``stats.dt``;
+    6. ``world.last_stats = stats`` with the phases' times, then
        ``navcore_frame_end``.
     """
 
@@ -811,6 +812,32 @@ def navcore_frame_work(world: World, deadline: float, stats: FrameStats,
     the updates were applied and ``navcore_graph_updated`` ran, before
     ``navcore_frame_end``. The scheduler plugin serves path requests here,
     oldest first. No return value.
+    """
+
+
+@hookspec
+def navcore_frame_move(world: World, stats: FrameStats) -> None:
+    """Move what walks the graphs by the frame's ``stats.dt`` seconds:
+    the crowd plugin steps every crowd of ``world.crowds`` (paths served
+    this frame are already in their corridors), adding to
+    ``stats.agents_moved``. Called once per ``World.tick``, after
+    ``navcore_frame_work`` and before ``navcore_frame_end``, on the thread
+    that calls ``tick`` (a crowd may split its agents over the world's
+    worker threads). No return value.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_make_crowd(world: World, crowd_id: Hashable, graph_id: Hashable,
+                       graph: NavGraph, params: dict) -> Any:
+    """Return a new crowd for ``World.add_crowd(crowd_id, graph=graph_id,
+    **params)`` on ``graph``, or ``None`` to pass: an object with
+    ``step(dt)`` (what ``navcore_frame_move`` calls) and ``close()``
+    (the crowd is removed: cancel its requests). Raise ``CrowdError``
+    for parameters it cannot use; ``World`` checks that ``crowd_id`` is
+    new and ``graph_id`` known, and adds the crowd to ``world.crowds``.
+    Firstresult: the crowd plugin answers for graphs that answer
+    ``navcore_walls`` and ``navcore_move_along_surface``.
     """
 
 

@@ -20,34 +20,46 @@ from . import _orca as K
 
 
 class Walls:
-    """Wall polygons as RVO2 takes obstacles: each a closed ring of
-    vertices, counter-clockwise around what is solid (agents keep to the
-    right of every edge ``v -> next``); a two-vertex ring is a thin wall
-    seen from both sides."""
+    """Walls as RVO2 takes obstacles: closed rings of vertices with
+    walkable space on the right of every edge ``v -> next`` (counter-
+    clockwise around what is solid); a two-vertex ring is a thin wall
+    seen from both sides. ``Walls(rings)`` from a list of rings;
+    ``Walls.from_rings(vertices, ring_start)`` from the arrays
+    ``navcore_walls`` gives."""
 
     def __init__(self, rings=(), cell: float = 8.0):
-        verts, nxt, prv = [], [], []
-        for ring in rings:
-            ring = np.asarray(ring, dtype=np.float64).reshape(-1, 2)
-            b, m = len(verts), ring.shape[0]
-            verts.extend(ring.tolist())
-            nxt.extend(b + (k + 1) % m for k in range(m))
-            prv.extend(b + (k - 1) % m for k in range(m))
-        self.vertices = np.array(verts, dtype=np.float64).reshape(-1, 2)
-        self.next = np.array(nxt, dtype=np.int32)
-        self.prev = np.array(prv, dtype=np.int32)
-        d = self.vertices[self.next] - self.vertices if nxt else np.zeros((0, 2))
-        self.direction = d / np.hypot(d[:, 0], d[:, 1])[:, None] if nxt else d
-        a, b, c = self.vertices[self.prev], self.vertices, self.vertices[self.next]
+        rings = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in rings]
+        start = np.cumsum([0] + [r.shape[0] for r in rings]).astype(np.int64)
+        verts = np.concatenate(rings) if rings else np.zeros((0, 2))
+        self._build(verts, start, cell)
+
+    @classmethod
+    def from_rings(cls, vertices, ring_start, cell: float = 8.0) -> "Walls":
+        walls = cls.__new__(cls)
+        walls._build(np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 2),
+                     np.asarray(ring_start, dtype=np.int64), cell)
+        return walls
+
+    def _build(self, verts, ring_start, cell):
+        m = verts.shape[0]
+        idx = np.arange(m)
+        ring = np.repeat(np.arange(ring_start.size - 1), np.diff(ring_start))
+        lo, hi = ring_start[ring], ring_start[ring + 1]
+        self.vertices = verts
+        self.next = np.where(idx + 1 < hi, idx + 1, lo).astype(np.int32)
+        self.prev = np.where(idx > lo, idx - 1, hi - 1).astype(np.int32)
+        d = verts[self.next] - verts
+        length = np.hypot(d[:, 0], d[:, 1])
+        self.direction = d / np.where(length > 0, length, 1.0)[:, None]
+        a, b, c = verts[self.prev], verts, verts[self.next]
         turn = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
-        two = self.next[self.next] == np.arange(self.next.size)
-        self.convex = (turn >= 0) | two
-        if nxt:
-            lo = self.vertices.min(0)
-            size = np.maximum(self.vertices.max(0) - lo, cell)
+        self.convex = (turn >= 0) | (hi - lo == 2)
+        if m:
+            lo_xy = verts.min(0)
+            size = np.maximum(verts.max(0) - lo_xy, cell)
             nx, ny = (int(v) for v in np.ceil(size / cell))
-            self.grid = np.array([cell, lo[0], lo[1], nx, ny])
-            self.start, self.items = K.bucket_edges(self.vertices, self.next, lo[0], lo[1],
+            self.grid = np.array([cell, lo_xy[0], lo_xy[1], nx, ny])
+            self.start, self.items = K.bucket_edges(verts, self.next, lo_xy[0], lo_xy[1],
                                                     cell, nx, ny)
         else:
             self.grid = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
@@ -70,24 +82,34 @@ class Agents:
         self.max_neighbours = full(max_neighbours, np.int64)
         self.time_horizon = full(time_horizon)
         self.time_horizon_obstacles = full(time_horizon_obstacles)
-        self.walls = walls if walls is not None else Walls()
         self.new_vel = np.zeros((n, 2))
-        self._scratch(n)
-
-    def _scratch(self, n):
-        lines = int(self.max_neighbours.max(initial=0)) + 64
+        #: at most this many walls make half-planes for one agent (the nearest)
+        self.max_walls = 64
+        lines = 64 + self.max_walls
         self.keys = np.empty(lines)
         self.ids = np.empty(lines, np.int32)
-        self.stamp = np.zeros(self.walls.vertices.shape[0] + 1, np.int64)
         self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
         self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
         self.cell_items = np.empty(n, np.int32)
         self.cell_start = np.zeros(2, np.int64)
+        self.set_walls(walls if walls is not None else Walls())
+
+    def set_walls(self, walls: Walls) -> None:
+        self.walls = walls
+        self.stamp = np.zeros(walls.vertices.shape[0] + 1, np.int64)
 
 
 def step(agents: Agents, dt: float) -> None:
     """Every agent's ORCA velocity from the velocities now, then the move
     (all agents see the same old velocities, as RVO2's ``doStep``)."""
+    step_velocities(agents, dt)
+    agents.vel[:] = agents.new_vel
+    agents.pos += agents.vel * dt
+
+
+def step_velocities(agents: Agents, dt: float) -> None:
+    """Every agent's ORCA velocity (``agents.new_vel``) from the positions
+    and velocities now."""
     a, w = agents, agents.walls
     n = a.pos.shape[0]
     if n == 0:
@@ -108,5 +130,3 @@ def step(agents: Agents, dt: float) -> None:
                  a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
                  w.grid, w.start, w.items, a.keys, a.ids, a.stamp, a.lp, a.ld, a.pp, a.pd,
                  a.new_vel)
-    a.vel[:] = a.new_vel
-    a.pos += a.vel * dt

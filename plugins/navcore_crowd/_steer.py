@@ -1,0 +1,77 @@
+"""Steering kernels: where each agent of a crowd wants to go this step
+(its corridor's next corner) and how fast."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+#: agent states (``Crowd.state``)
+IDLE, WAITING, MOVING, ARRIVED, NO_PATH = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True)
+def lookahead(state, pts, hi, corner, rows):
+    """The rows of moving agents whose corridor has a corner after the
+    current one (``rows`` gets them); their count."""
+    k = 0
+    for r in range(state.shape[0]):
+        if state[r] == MOVING and corner[r] + 1 < hi[r]:
+            rows[k] = r
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def skip_visible(rows, k, seen, pts, corner, ends):
+    """Advance the corners of ``rows[:k]`` whose next corner ``ends[i]``
+    the straight walk reached (``seen[i]`` equal to it: nothing between)."""
+    for i in range(k):
+        if seen[i, 0] == ends[i, 0] and seen[i, 1] == ends[i, 1]:
+            corner[rows[i]] += 1
+
+
+@njit(cache=True, nogil=True)
+def preferred(pos, radius, max_speed, state, pts, hi, corner, pref):
+    """Each agent's preferred velocity into ``pref``: toward its corner at
+    full speed, slowing within two radii of its goal (DetourCrowd's
+    slow-down), zero when it is not moving. An agent within its radius of
+    a corner takes the next; within its radius of the goal it has
+    arrived. Returns how many arrived this step."""
+    arrived = 0
+    for r in range(pos.shape[0]):
+        pref[r, 0] = 0.0
+        pref[r, 1] = 0.0
+        if state[r] != MOVING:
+            continue
+        c = corner[r]
+        last = hi[r] - 1
+        dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        while c < last and d <= radius[r]:
+            c += 1
+            dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
+            d = math.sqrt(dx * dx + dy * dy)
+        corner[r] = c
+        if c == last and d <= radius[r]:
+            state[r] = ARRIVED
+            arrived += 1
+            continue
+        speed = max_speed[r]
+        if c == last:
+            speed *= min(1.0, d / (2.0 * radius[r]))
+        pref[r, 0] = dx / d * speed
+        pref[r, 1] = dy / d * speed
+    return arrived
+
+
+@njit(cache=True, nogil=True)
+def limit_accel(vel, new_vel, max_accel, dt):
+    """Each agent's velocity change capped at ``max_accel * dt``."""
+    cap = max_accel * dt
+    for r in range(vel.shape[0]):
+        dx, dy = new_vel[r, 0] - vel[r, 0], new_vel[r, 1] - vel[r, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        if d > cap:
+            new_vel[r, 0] = vel[r, 0] + dx / d * cap
+            new_vel[r, 1] = vel[r, 1] + dy / d * cap

@@ -1,0 +1,447 @@
+"""``Crowd``: agents that walk one graph together, as arrays.
+
+Each step, for every agent: its path corridor's next corner (skipping
+corners it can already see), a preferred velocity toward it, ORCA
+against its neighbours and the graph's walls (``avoidance``), the move
+kept on walkable ground (``navcore_move_along_surface``). Paths come from
+the world's scheduler (``request_path`` with ``repath=True``), so a map
+change re-plans the paths it breaks and an agent without a path gets one
+when its goal's area joins its own again.
+
+>>> import navcore
+>>> world = navcore.World()
+>>> _ = world.add_graph("room", type="grid", rows=["........", "...##...", "........"])
+>>> crowd = world.add_crowd("units", graph="room", radius=0.3, max_speed=2.0)
+>>> ids = crowd.add([(0.5, 0.5), (0.5, 2.5)], goals=[(7.5, 2.5), (7.5, 0.5)])
+>>> for _ in range(80):
+...     _ = world.tick(0.1)
+>>> crowd.arrived.tolist(), crowd.state_names()
+([True, True], ['arrived', 'arrived'])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from navcore import ends, validate
+from navcore.errors import CrowdError
+from navcore.types import PathStatus
+
+from . import _steer as S
+from .avoidance import Agents, Walls, step_velocities
+
+#: ``Crowd.state`` values, by name
+STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
+          "no_path": S.NO_PATH}
+_NAMES = {v: k for k, v in STATES.items()}
+
+#: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
+#: parameters, sized for maps measured in cells or metres (a person's
+#: radius and walking pace, corridors one cell wide)
+DEFAULTS = dict(radius=0.4, max_speed=1.5, max_accel=math.inf, neighbour_dist=4.0,
+                max_neighbours=10, time_horizon=2.0, time_horizon_obstacles=1.0)
+
+
+class Crowd:
+    """Agents on graph ``graph_id`` of ``world`` (``World.add_crowd``).
+
+    Parameters (per crowd; ``radius`` and ``max_speed`` also per agent in
+    ``add``): ``radius`` of an agent's disc; ``max_speed`` (units per
+    second); ``max_accel`` (units per second squared, ``inf``: none, as
+    RVO2); ``neighbour_dist`` and ``max_neighbours``: the agents one
+    avoids (the nearest, within that distance); ``time_horizon`` and
+    ``time_horizon_obstacles``: how far ahead, in seconds, it avoids
+    agents and walls (longer: earlier, wider detours).
+
+    Agents have ids (``add`` returns them; never reused); the arrays
+    (``positions``, ``velocities``, ``goals``, ``state``, ``arrived``)
+    list them in ``ids`` order.
+    """
+
+    def __init__(self, world, crowd_id, graph_id, **params):
+        unknown = sorted(set(params) - set(DEFAULTS))
+        if unknown:
+            raise CrowdError(f"add_crowd: unknown parameter(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(DEFAULTS)}")
+        p = {**DEFAULTS, **params}
+        self.radius = _positive(p["radius"], "radius")
+        self.max_speed = _positive(p["max_speed"], "max_speed")
+        self.max_accel = _positive(p["max_accel"], "max_accel", allow_inf=True)
+        self.neighbour_dist = _positive(p["neighbour_dist"], "neighbour_dist")
+        self.time_horizon = _positive(p["time_horizon"], "time_horizon")
+        self.time_horizon_obstacles = _positive(p["time_horizon_obstacles"],
+                                                "time_horizon_obstacles")
+        k = p["max_neighbours"]
+        if not validate.is_int(k) or not 0 <= k <= 64:
+            raise CrowdError(f"add_crowd: max_neighbours must be a whole number from 0 to "
+                             f"64, got {validate.describe(k)}")
+        self.max_neighbours = int(k)
+        self.world, self.crowd_id, self.graph_id = world, crowd_id, graph_id
+        self.graph = world.graph(graph_id)
+        self._walls_version = -1
+        self._agents = Agents(np.zeros((0, 2)), walls=Walls())
+        self.ids = np.zeros(0, np.int64)
+        self.goals = np.zeros((0, 2))
+        self.state = np.zeros(0, np.int8)
+        self._node = np.zeros(0, np.int32)
+        self._row_of = np.zeros(0, np.int64)       # agent id -> row, -1 once removed
+        # corridors: agent r's path is _pts[_lo[r]:_hi[r]], heading for _corner[r]
+        self._pts = np.zeros((64, 2))
+        self._used = 0
+        self._lo = np.zeros(0, np.int64)
+        self._hi = np.zeros(0, np.int64)
+        self._corner = np.zeros(0, np.int64)
+        self._handles: dict = {}                   # agent id -> its path request
+        self._agent_of: dict = {}                  # path request -> agent id
+        self._arrived_paths = _Many(self._take_paths)
+        self._replan_from = _Many(self._starts)
+        self.closed = False
+
+    # -- the arrays ---------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self.ids.size)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """float64 ``(n, 2)``: where each agent stands (a copy)."""
+        return self._agents.pos.copy()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """float64 ``(n, 2)``: each agent's velocity in the last step."""
+        return self._agents.vel.copy()
+
+    @property
+    def radii(self) -> np.ndarray:
+        return self._agents.radius.copy()
+
+    @property
+    def arrived(self) -> np.ndarray:
+        """bool per agent: it reached its goal (within its radius)."""
+        return self.state == S.ARRIVED
+
+    def state_names(self) -> list:
+        """``state`` as names (``STATES``)."""
+        return [_NAMES[int(s)] for s in self.state]
+
+    # -- changing agents ----------------------------------------------------
+    def add(self, positions, goals=None, radius=None, max_speed=None) -> np.ndarray:
+        """Add agents standing at ``positions`` (``(k, 2)``, or one point)
+        and return their ids (int64). ``goals``: send them there at once
+        (as ``set_goals``). ``radius``/``max_speed``: one value or one per
+        agent (default: the crowd's). A position off walkable ground, a
+        radius or speed that is not a finite number > 0: ``CrowdError``,
+        and no agent is added."""
+        self._check_open("add")
+        pos = _points(positions, "positions")
+        k = pos.shape[0]
+        nodes = self._nodes_at(pos, "positions")
+        rad = _per_agent(self.radius if radius is None else radius, k, "radius")
+        speed = _per_agent(self.max_speed if max_speed is None else max_speed, k, "max_speed")
+        goal = None if goals is None else self._goals(goals, k)
+        first = self._row_of.size
+        new_ids = np.arange(first, first + k, dtype=np.int64)
+        a = self._agents
+        n = self.ids.size
+        self._resize(n + k)
+        a.pos[n:] = pos
+        a.radius[n:] = rad
+        a.max_speed[n:] = speed
+        self._node[n:] = nodes
+        self.ids[n:] = new_ids
+        self._row_of = np.concatenate([self._row_of, np.arange(n, n + k, dtype=np.int64)])
+        if goal is not None:
+            self._send(new_ids, np.arange(n, n + k), goal)
+        return new_ids
+
+    def set_goals(self, ids, goals) -> None:
+        """Send agents ``ids`` to ``goals`` (one point for all, or one per
+        agent): each plans a path there (served by the next ticks) and
+        follows it. A goal off walkable ground: ``CrowdError``."""
+        self._check_open("set_goals")
+        ids, rows = self._rows(ids)
+        self._send(ids, rows, self._goals(goals, ids.size))
+
+    def stop(self, ids) -> None:
+        """Agents ``ids`` give up their goals and stand (still stepping
+        aside for others)."""
+        self._check_open("stop")
+        ids, rows = self._rows(ids)
+        self._cancel(ids)
+        self.state[rows] = S.IDLE
+        self._hi[rows] = self._lo[rows]
+
+    def remove(self, ids) -> None:
+        """Take agents ``ids`` out of the crowd; their ids are not reused."""
+        self._check_open("remove")
+        ids, rows = self._rows(ids)
+        self._cancel(ids)
+        keep = np.ones(self.ids.size, dtype=bool)
+        keep[rows] = False
+        self._row_of[ids] = -1
+        a = self._agents
+        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed"):
+            setattr(a, name, getattr(a, name)[keep])
+        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner"):
+            setattr(self, name, getattr(self, name)[keep])
+        self._row_of[self.ids] = np.arange(self.ids.size)
+        self._fit_agents()
+
+    def teleport(self, ids, positions) -> None:
+        """Put agents ``ids`` at ``positions`` (on walkable ground: else
+        ``CrowdError``); those with a goal plan again from there."""
+        self._check_open("teleport")
+        ids, rows = self._rows(ids)
+        pos = _points(positions, "positions", ids.size)
+        nodes = self._nodes_at(pos, "positions")
+        self._agents.pos[rows] = pos
+        self._agents.vel[rows] = 0.0
+        self._node[rows] = nodes
+        going = np.isin(self.state[rows], (S.WAITING, S.MOVING, S.NO_PATH))
+        if going.any():
+            self._send(ids[going], rows[going], self.goals[rows[going]])
+
+    def close(self) -> None:
+        """The crowd is removed (``World.remove_crowd``): its requests are
+        cancelled."""
+        self._cancel(self.ids)
+        self.closed = True
+
+    # -- stepping -----------------------------------------------------------
+    def step(self, dt: float) -> int:
+        """Move every agent by ``dt`` seconds; the number moved.
+        ``World.tick(dt)`` calls it for every crowd."""
+        self._check_open("step")
+        dt = validate.frame_number(dt, "dt")
+        n = self.ids.size
+        if n == 0 or dt == 0.0:
+            return 0
+        a = self._agents
+        self._current_walls()
+        self._see_ahead()
+        S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
+                    self._corner, a.pref)
+        step_velocities(a, dt)
+        if math.isfinite(self.max_accel):
+            S.limit_accel(a.vel, a.new_vel, self.max_accel, dt)
+        end = a.pos + a.new_vel * dt
+        moved, nodes = self._move(a.pos, self._node, end)
+        a.vel[:] = (moved - a.pos) / dt
+        a.pos[:] = moved
+        self._node[:] = nodes
+        return n
+
+    # -- internals ----------------------------------------------------------
+    def _check_open(self, what):
+        if self.closed:
+            raise CrowdError(f"{what}: crowd {self.crowd_id!r} was removed")
+
+    def _resize(self, n):
+        grow = n - self.ids.size
+        a = self._agents
+        pad2 = np.zeros((grow, 2))
+        for name in ("pos", "vel", "pref", "new_vel"):
+            setattr(a, name, np.concatenate([getattr(a, name), pad2]))
+        a.radius = np.concatenate([a.radius, np.zeros(grow)])
+        a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
+        self.ids = np.concatenate([self.ids, np.zeros(grow, np.int64)])
+        self.goals = np.concatenate([self.goals, np.full((grow, 2), np.nan)])
+        self.state = np.concatenate([self.state, np.zeros(grow, np.int8)])
+        self._node = np.concatenate([self._node, np.zeros(grow, np.int32)])
+        for name in ("_lo", "_hi", "_corner"):
+            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
+        self._fit_agents()
+
+    def _fit_agents(self):
+        """The per-agent parameters ORCA reads, as long as the arrays."""
+        a, n = self._agents, self.ids.size
+        a.neighbour_dist = np.full(n, self.neighbour_dist)
+        a.max_neighbours = np.full(n, self.max_neighbours, np.int64)
+        a.time_horizon = np.full(n, self.time_horizon)
+        a.time_horizon_obstacles = np.full(n, self.time_horizon_obstacles)
+        a.cell_items = np.empty(n, np.int32)
+
+    def _rows(self, ids):
+        arr = np.asarray(ids)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            raise CrowdError(f"agent ids must be whole numbers (one, or a list), got "
+                             f"{validate.describe(ids)}")
+        arr = arr.astype(np.int64)
+        bad = (arr < 0) | (arr >= self._row_of.size)
+        rows = np.full(arr.size, -1, np.int64)
+        rows[~bad] = self._row_of[arr[~bad]]
+        if (rows < 0).any():
+            i = int(np.flatnonzero(rows < 0)[0])
+            raise CrowdError(f"crowd {self.crowd_id!r} has no agent {int(arr[i])} "
+                             f"(ids[{i}]; removed, or never added)")
+        if np.unique(arr).size != arr.size:
+            raise CrowdError(f"agent ids repeat: {validate.describe(ids)}")
+        return arr, rows
+
+    def _nodes_at(self, pos, what):
+        nodes = ends.nodes(self.graph, pos, what, allow_outside=True)
+        off = nodes < 0
+        off[~off] = ~self.graph.walkable[nodes[~off]]
+        if off.any():
+            i = int(np.flatnonzero(off)[0])
+            raise CrowdError(f"{what}[{i}] = {tuple(pos[i].tolist())} is not on walkable "
+                             f"ground of graph {self.graph_id!r}")
+        return nodes.astype(np.int32)
+
+    def _goals(self, goals, k):
+        pts = _points(goals, "goals")
+        if pts.shape[0] == 1 and k != 1:
+            pts = np.repeat(pts, k, axis=0)
+        if pts.shape[0] != k:
+            raise CrowdError(f"goals: one point, or one per agent ({k}), got {pts.shape[0]}")
+        self._nodes_at(pts, "goals")
+        return pts
+
+    def _send(self, ids, rows, goals):
+        self._cancel(ids)
+        self.goals[rows] = goals
+        self.state[rows] = S.WAITING
+        self._hi[rows] = self._lo[rows]
+        pos = self._agents.pos
+        request = self.world.request_path
+        for i, r, g in zip(ids.tolist(), rows.tolist(), goals.tolist()):
+            h = request(self.graph_id, tuple(pos[r].tolist()), tuple(g), repath=True,
+                        callback=self._arrived_paths, replan_from=self._replan_from)
+            self._handles[i] = h
+            self._agent_of[h] = i
+
+    def _cancel(self, ids):
+        for i in ids.tolist():
+            h = self._handles.pop(i, None)
+            if h is not None:
+                h.cancel()
+                self._agent_of.pop(h, None)
+
+    def _starts(self, handles):
+        """Where the agents of ``handles`` stand now (a re-plan starts there)."""
+        pos = self._agents.pos
+        return [tuple(pos[self._row_of[self._agent_of[h]]].tolist()) for h in handles]
+
+    def _take_paths(self, handles):
+        """Paths served this frame become their agents' corridors."""
+        for h in handles:
+            i = self._agent_of.get(h)
+            if i is None or h.cancelled:
+                continue
+            r = int(self._row_of[i])
+            result = h.result()
+            if result.status is not PathStatus.FOUND:
+                self.state[r] = S.NO_PATH
+                self._hi[r] = self._lo[r]
+                continue
+            pts = np.asarray(result.points, dtype=np.float64)[:, :2]
+            self._store(r, pts)
+            self.state[r] = S.MOVING
+
+    def _store(self, r, pts):
+        k = pts.shape[0]
+        if self._used + k > self._pts.shape[0]:
+            self._compact(k)
+        self._pts[self._used:self._used + k] = pts
+        self._lo[r] = self._used
+        self._hi[r] = self._used + k
+        self._corner[r] = self._used + min(1, k - 1)
+        self._used += k
+
+    def _compact(self, extra):
+        """Drop the corridors no agent follows any more, and make room."""
+        live = self._hi - self._lo
+        need = int(live.sum()) + extra
+        pts = np.zeros((max(64, 2 * need), 2))
+        at = 0
+        for r in np.flatnonzero(live).tolist():
+            k = int(live[r])
+            pts[at:at + k] = self._pts[self._lo[r]:self._hi[r]]
+            self._corner[r] += at - self._lo[r]
+            self._lo[r], self._hi[r] = at, at + k
+            at += k
+        self._pts, self._used = pts, at
+
+    def _current_walls(self):
+        if self._walls_version == self.graph.version:
+            return
+        walls = self.world.plugins.caller("navcore_walls", type(self.graph))(
+            self.world, self.graph)
+        if walls is None:
+            raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} has no walls for a "
+                             f"crowd (no plugin answers navcore_walls for it)")
+        vertices, ring_start = walls
+        self._agents.set_walls(Walls.from_rings(vertices, ring_start))
+        self._walls_version = self.graph.version
+
+    def _move(self, start, nodes, end):
+        out = self.world.plugins.caller("navcore_move_along_surface", type(self.graph))(
+            self.world, self.graph, start, nodes, end)
+        if out is None:
+            raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} cannot move a crowd "
+                             f"(no plugin answers navcore_move_along_surface for it)")
+        return out
+
+    def _see_ahead(self):
+        """Agents that see their corridor's next corner head for it."""
+        rows = np.empty(self.ids.size, np.int64)
+        k = S.lookahead(self.state, self._pts, self._hi, self._corner, rows)
+        if k == 0:
+            return
+        rows = rows[:k]
+        target = self._pts[self._corner[rows] + 1]
+        seen, _ = self._move(self._agents.pos[rows], self._node[rows], target)
+        S.skip_visible(rows, k, seen, self._pts, self._corner, target)
+
+
+class _Many:
+    """A scheduler callback (or ``replan_from``) called once per frame with
+    all of a crowd's handles (``many``), not once per request."""
+
+    def __init__(self, many):
+        self.many = many
+
+    def __call__(self, handle):
+        return self.many([handle])
+
+
+def _points(value, what, k=None) -> np.ndarray:
+    try:
+        pts = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CrowdError(f"{what} must be (x, y) points, got {validate.describe(value)}") from None
+    if pts.ndim == 1 and pts.shape == (2,):
+        pts = pts.reshape(1, 2)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise CrowdError(f"{what} must be (x, y) points, got an array of shape {pts.shape}")
+    if not np.isfinite(pts).all():
+        i = int(np.flatnonzero(~np.isfinite(pts).all(1))[0])
+        raise CrowdError(f"{what}[{i}] = {tuple(pts[i].tolist())} is not a finite point")
+    if k is not None and pts.shape[0] != k:
+        raise CrowdError(f"{what}: one per agent ({k}), got {pts.shape[0]}")
+    return pts
+
+
+def _positive(value, what, allow_inf=False) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)) or not (value > 0) or (
+            not allow_inf and not math.isfinite(value)) or math.isnan(value):
+        raise CrowdError(f"add_crowd: {what} must be a number > 0"
+                         f"{'' if allow_inf else ' (finite)'}, got {validate.describe(value)}")
+    return float(value)
+
+
+def _per_agent(value, k, what) -> np.ndarray:
+    try:
+        arr = np.broadcast_to(np.asarray(value, dtype=np.float64), (k,)).copy()
+    except (TypeError, ValueError):
+        raise CrowdError(f"{what}: one number, or one per agent ({k}), got "
+                         f"{validate.describe(value)}") from None
+    bad = ~(np.isfinite(arr) & (arr > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise CrowdError(f"{what}[{i}] = {float(arr[i])!r} must be a finite number > 0")
+    return arr
