@@ -176,18 +176,18 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):
 
 @njit(cache=True, nogil=True)
 def wall_neighbours(px, py, range_sq, ov, o_next, cell, x0, y0, nx, ny, cell_start,
-                    cell_items, stamp, gen, keys, ids):
+                    cell_items, stamp, gen, cap, keys, ids):
     """The walls (edges ``v -> o_next[v]`` of the vertices ``ov``) that a
     point at ``(px, py)`` sees from their outer side (the right of the
     edge) closer than ``sqrt(range_sq)``, nearest first, at most
-    ``keys.size``; the count. ``stamp``/``gen`` skip an edge listed in
+    ``cap``; the count. ``stamp``/``gen`` skip an edge listed in
     several cells."""
     reach = math.sqrt(range_sq)
     c0 = max(int((px - reach - x0) / cell), 0)
     c1 = min(int((px + reach - x0) / cell), nx - 1)
     r0 = max(int((py - reach - y0) / cell), 0)
     r1 = min(int((py + reach - y0) / cell), ny - 1)
-    cap, count = keys.size, 0
+    count = 0
     for r in range(r0, r1 + 1):
         for c in range(c0, c1 + 1):
             b = r * nx + c
@@ -459,13 +459,14 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 @njit(cache=True, nogil=True)
 def velocities(lo, hi, pos, vel, pref, radius, max_speed, nbr_dist, max_nbrs, th, th_obst, dt,
                grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex, wall_grid,
-               wall_start, wall_items, keys, ids, stamp, lp, ld, pp, pd, out):
+               wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd, out):
     """New velocities of agents ``lo:hi`` into ``out``: ORCA against their
     nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
-    ``cell_start``/``cell_items``) and the walls they see (``wall_grid``,
-    ``wall_start``/``wall_items``). Scratch: ``keys``/``ids`` (neighbour
-    lists), ``stamp`` (one per wall vertex, and the last generation), ``lp``/``ld``/``pp``/``pd``
-    (lines, as many as walls and neighbours an agent may keep)."""
+    ``cell_start``/``cell_items``) and the nearest ``max_walls`` walls
+    they see (``wall_grid``, ``wall_start``/``wall_items``). Scratch:
+    ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
+    and the last generation), ``lp``/``ld``/``pp``/``pd`` (lines, as many
+    as walls and neighbours an agent may keep)."""
     side, x0, y0 = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
@@ -479,7 +480,7 @@ def velocities(lo, hi, pos, vel, pref, radius, max_speed, nbr_dist, max_nbrs, th
             reach = th_obst[i] * max_speed[i] + radius[i]
             n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, w_side,
                                       wx0, wy0, wnx, wny, wall_start, wall_items, stamp, gen,
-                                      keys, ids)
+                                      max_walls, keys, ids)
             n = _wall_lines(i, pos, vel, radius, th_obst, ids, n_walls, ov, o_next, o_prev,
                             o_dir, o_convex, lp, ld)
         n_fixed = n

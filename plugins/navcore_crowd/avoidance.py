@@ -66,6 +66,24 @@ class Walls:
             self.start, self.items = np.zeros(2, np.int64), np.zeros(0, np.int32)
 
 
+#: the most walls that make half-planes for one agent (its nearest)
+MAX_WALLS = 64
+#: the most neighbours one agent avoids (``max_neighbours``)
+MAX_NEIGHBOURS = 64
+
+
+class Scratch:
+    """One thread's working arrays for ``_orca.velocities``."""
+
+    def __init__(self, num_wall_vertices: int):
+        lines = MAX_WALLS + MAX_NEIGHBOURS
+        self.keys = np.empty(max(MAX_WALLS, MAX_NEIGHBOURS))
+        self.ids = np.empty(self.keys.size, np.int32)
+        self.stamp = np.zeros(num_wall_vertices + 1, np.int64)
+        self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
+        self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
+
+
 class Agents:
     """Agents as arrays with RVO2's parameters (per agent)."""
 
@@ -79,24 +97,22 @@ class Agents:
         self.radius = full(radius)
         self.max_speed = full(max_speed)
         self.neighbour_dist = full(neighbour_dist)
-        self.max_neighbours = full(max_neighbours, np.int64)
+        self.max_neighbours = np.minimum(full(max_neighbours, np.int64), MAX_NEIGHBOURS)
         self.time_horizon = full(time_horizon)
         self.time_horizon_obstacles = full(time_horizon_obstacles)
         self.new_vel = np.zeros((n, 2))
-        #: at most this many walls make half-planes for one agent (the nearest)
-        self.max_walls = 64
-        lines = 64 + self.max_walls
-        self.keys = np.empty(lines)
-        self.ids = np.empty(lines, np.int32)
-        self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
-        self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
         self.cell_items = np.empty(n, np.int32)
         self.cell_start = np.zeros(2, np.int64)
         self.set_walls(walls if walls is not None else Walls())
 
     def set_walls(self, walls: Walls) -> None:
         self.walls = walls
-        self.stamp = np.zeros(walls.vertices.shape[0] + 1, np.int64)
+        self.scratch = [Scratch(walls.vertices.shape[0])]
+
+    def scratch_for(self, chunks: int) -> list:
+        while len(self.scratch) < chunks:
+            self.scratch.append(Scratch(self.walls.vertices.shape[0]))
+        return self.scratch[:chunks]
 
 
 def step(agents: Agents, dt: float) -> None:
@@ -107,9 +123,12 @@ def step(agents: Agents, dt: float) -> None:
     agents.pos += agents.vel * dt
 
 
-def step_velocities(agents: Agents, dt: float) -> None:
+def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> None:
     """Every agent's ORCA velocity (``agents.new_vel``) from the positions
-    and velocities now."""
+    and velocities now. ``run(calls)``, given, runs ``[(fn, args)]`` (one
+    per chunk of ``chunks``) on several threads and returns when all are
+    done; each agent's velocity depends on the old state alone, so the
+    answer is the same however the agents are split."""
     a, w = agents, agents.walls
     n = a.pos.shape[0]
     if n == 0:
@@ -123,10 +142,22 @@ def step_velocities(agents: Agents, dt: float) -> None:
         nx, ny = int(math.ceil(size[0] / side)), int(math.ceil(size[1] / side))
     if a.cell_start.size < nx * ny + 1:
         a.cell_start = np.zeros(nx * ny + 1, np.int64)
+    if a.cell_items.size != n:
+        a.cell_items = np.empty(n, np.int32)
     K.bucket(a.pos, lo[0], lo[1], side, nx, ny, a.cell_start, a.cell_items)
     grid = np.array([side, lo[0], lo[1], nx, ny])
-    K.velocities(0, n, a.pos, a.vel, a.pref, a.radius, a.max_speed, a.neighbour_dist,
-                 a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
-                 a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
-                 w.grid, w.start, w.items, a.keys, a.ids, a.stamp, a.lp, a.ld, a.pp, a.pd,
-                 a.new_vel)
+    chunks = max(1, min(chunks, n)) if run is not None else 1
+    bounds = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
+    calls = []
+    for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
+        calls.append((K.velocities, (
+            first, last, a.pos, a.vel, a.pref, a.radius, a.max_speed, a.neighbour_dist,
+            a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
+            a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
+            w.grid, w.start, w.items, MAX_WALLS, s.keys, s.ids, s.stamp, s.lp, s.ld, s.pp,
+            s.pd, a.new_vel)))
+    if len(calls) == 1:
+        fn, args = calls[0]
+        fn(*args)
+    else:
+        run(calls)

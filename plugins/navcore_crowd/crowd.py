@@ -35,6 +35,9 @@ from .avoidance import Agents, Walls, step_velocities
 STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
           "no_path": S.NO_PATH}
 _NAMES = {v: k for k, v in STATES.items()}
+#: the fewest agents per thread for which the avoidance splits over the
+#: world's workers (a scheduler job costs tens of microseconds)
+PARALLEL_AGENTS = 512
 
 #: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
 #: parameters, sized for maps measured in cells or metres (a person's
@@ -222,7 +225,8 @@ class Crowd:
         self._see_ahead()
         S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
                     self._corner, a.pref)
-        step_velocities(a, dt)
+        chunks = self._chunks(n)
+        step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, dt)
         end = a.pos + a.new_vel * dt
@@ -233,6 +237,23 @@ class Crowd:
         return n
 
     # -- internals ----------------------------------------------------------
+    def _chunks(self, n):
+        """Into how many chunks the avoidance splits: one per thread (the
+        world's workers and this one) when each gets ``PARALLEL_AGENTS``."""
+        sched = self.world.scheduler
+        workers = getattr(sched, "workers", 0) or 0
+        return max(1, min(workers + 1, n // PARALLEL_AGENTS))
+
+    def _run(self, calls):
+        """Run ``[(kernel, args)]``: the first on this thread, the others on
+        the world's workers (the kernels release the GIL)."""
+        sched = self.world.scheduler
+        jobs = [sched.schedule(fn, *args) for fn, args in calls[1:]]
+        fn, args = calls[0]
+        fn(*args)
+        for job in jobs:
+            job.complete()
+
     def _check_open(self, what):
         if self.closed:
             raise CrowdError(f"{what}: crowd {self.crowd_id!r} was removed")
@@ -260,7 +281,7 @@ class Crowd:
         a.max_neighbours = np.full(n, self.max_neighbours, np.int64)
         a.time_horizon = np.full(n, self.time_horizon)
         a.time_horizon_obstacles = np.full(n, self.time_horizon_obstacles)
-        a.cell_items = np.empty(n, np.int32)
+
 
     def _rows(self, ids):
         arr = np.asarray(ids)
