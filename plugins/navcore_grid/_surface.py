@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# _open: whether a cell is on the grid and walkable (the ray's own test)
+from ._pointqueries import _open as _free
 from ._pointqueries import nearest_cell, raycast
 
 # directions of the lattice edges: 0 +x, 1 -x, 2 +y, 3 -y
@@ -18,11 +20,6 @@ _LEFT = (2, 3, 1, 0)
 #: slides a move makes at most: after a side is hit the move keeps one
 #: axis; a corner hit keeps one too; a second side stops it
 MAX_SLIDES = 4
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _free(x, y, width, height, walkable):
-    return 0 <= x < width and 0 <= y < height and walkable[y * width + x]
 
 
 @njit(cache=True, nogil=True, inline="always")

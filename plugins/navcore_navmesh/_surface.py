@@ -37,27 +37,20 @@ def mesh_walls(vertices, poly_start, poly_verts, poly_adj, poly_next, walkable):
     closes the solid sector on its left, so each ring goes round one
     solid corner at a time and rings touch there but never cross."""
     n = poly_start.shape[0] - 1
+    nv = vertices.shape[0]
+    eu = np.empty(poly_verts.shape[0], dtype=np.int64)    # from (the polygon edge's end) ...
+    ev = np.empty(poly_verts.shape[0], dtype=np.int64)    # ... to (its start)
+    out_start = np.zeros(nv + 1, dtype=np.int64)
     m = 0
     for p in range(n):
         if walkable[p]:
             for e in range(poly_start[p], poly_start[p + 1]):
                 q = poly_adj[e]
                 if q < 0 or not walkable[q]:
+                    eu[m] = poly_verts[poly_next[e]]
+                    ev[m] = poly_verts[e]
+                    out_start[eu[m] + 1] += 1
                     m += 1
-    eu = np.empty(m, dtype=np.int64)            # from (the polygon edge's end) ...
-    ev = np.empty(m, dtype=np.int64)            # ... to (its start)
-    nv = vertices.shape[0]
-    out_start = np.zeros(nv + 1, dtype=np.int64)
-    j = 0
-    for p in range(n):
-        if walkable[p]:
-            for e in range(poly_start[p], poly_start[p + 1]):
-                q = poly_adj[e]
-                if q < 0 or not walkable[q]:
-                    eu[j] = poly_verts[poly_next[e]]
-                    ev[j] = poly_verts[e]
-                    out_start[eu[j] + 1] += 1
-                    j += 1
     for v in range(nv):
         out_start[v + 1] += out_start[v]
     fill = out_start[:-1].copy()
