@@ -206,6 +206,19 @@ def test_mesh_nodes_given_or_stale():
 
 
 @pytest.mark.nojit
+def test_mesh_no_points_and_bad_nodes():
+    w, g = _yard(tile_size=0)
+    p, n = move(w, g, np.empty((0, 2)), np.empty((0, 2)))
+    assert p.shape == (0, 2) and n.shape == (0,)
+    call = w.plugins.caller("navcore_move_along_surface")
+    s = np.array([[0.5, 0.5]])
+    with pytest.raises(QueryError, match=rf"nodes\[0\] = {g.num_nodes} is neither -1"):
+        call(w, g, s, np.array([g.num_nodes], dtype=np.int32), s)
+    with pytest.raises(QueryError, match="nodes must be 1 integer node ids"):
+        call(w, g, s, np.array([0.5]), s)
+
+
+@pytest.mark.nojit
 def test_mesh_with_nothing_walkable_leaves_points_alone():
     w, g = _yard(tile_size=0)
     w.update("m", nodes=np.arange(g.num_nodes), walkable=False)
