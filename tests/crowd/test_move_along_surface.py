@@ -11,6 +11,7 @@ import pytest
 import shapely
 
 import navcore
+from hooktags import exercises
 from navcore import QueryError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
@@ -135,6 +136,7 @@ def _check_moves(w, g, start, end, on_surface):
     return p, n
 
 
+@exercises("navcore_move_along_surface")
 @pytest.mark.parametrize("seed", range(5))
 def test_random_moves_on_random_grids(seed):
     rng = np.random.default_rng(seed)
@@ -240,6 +242,7 @@ def _random_mesh_moves(w, g, rng, k=150):
         assert poly.distance(shapely.Point(p[i])) <= 1e-9 * (hi - lo).max()
 
 
+@exercises("navcore_move_along_surface")
 @pytest.mark.parametrize("tile_size", [None, 0])
 def test_random_moves_on_meshes_with_updates(tile_size):
     rng = np.random.default_rng(11)

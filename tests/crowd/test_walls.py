@@ -12,6 +12,7 @@ import pytest
 import shapely
 
 import navcore
+from hooktags import exercises
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
 
@@ -97,6 +98,7 @@ def test_empty_and_full_grids():
     assert v.tolist() == [[0, 3], [4, 3], [4, 0], [0, 0]] and rs.tolist() == [0, 4]
 
 
+@exercises("navcore_walls")
 @pytest.mark.parametrize("seed", range(6))
 def test_random_grids_and_their_updates_against_shapely(seed):
     rng = np.random.default_rng(seed)
@@ -140,6 +142,7 @@ def test_a_yard_with_a_pillar_by_hand(tile_size):
     assert len(pillar) == 4 and shapely.LinearRing(pillar).is_ccw is True
 
 
+@exercises("navcore_walls")
 @pytest.mark.parametrize("tile_size", [None, 0])
 def test_meshes_with_obstacles_and_their_updates(tile_size):
     rng = np.random.default_rng(7)
