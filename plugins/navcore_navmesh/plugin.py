@@ -19,7 +19,7 @@ from navcore.graph import HEURISTICS
 
 from . import (areafilter, build, funnel, layered_scene, merge as merging, meshfile, polyanya,
                polygon_search, scene_layer)
-from . import layered, meshqueries, sliced, tiles
+from . import layered, meshqueries, sliced, surface, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
 from .tiles import TiledMesh
@@ -339,6 +339,11 @@ navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 
 
+# walls and moves for crowds, on 2D meshes (``surface``)
+navcore_walls = forward(surface.walls, NavMeshGraph)
+navcore_move_along_surface = forward(surface.move_along_surface, NavMeshGraph)
+
+
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
 navcore_apply_updates = forward(updates.apply_updates, NavMeshGraph)
 
@@ -370,6 +375,7 @@ def navcore_warm_up(graph):
     polyanya.warm_up(graph)
     sliced.warm_up(graph)
     meshqueries.warm_up(graph)
+    surface.warm_up(graph)
     if graph.tiles is not None:
         tiles.warm_up(graph)
 
