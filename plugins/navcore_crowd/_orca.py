@@ -339,20 +339,26 @@ def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev
 
 
 @njit(cache=True, nogil=True)
-def _agent_lines(i, pos, vel, radius, th, dt, nbrs, n_nbrs, lp, ld, n):
-    """Agent ``i``'s half-planes of its neighbours ``nbrs[:n_nbrs]``
-    (each agent takes half the avoiding), after the ``n`` wall lines;
-    the new count. Agents already overlapping part within one step."""
+def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
+    """Agent ``i``'s half-planes of its neighbours ``nbrs[:n_nbrs]``,
+    after the ``n`` wall lines; the new count. Of each pair's avoiding,
+    agent ``i`` takes ``weight[j] / (weight[i] + weight[j])`` (RVO2: all
+    weights equal, half each; a lower weight yields more; two of weight 0
+    halve it). Agents already overlapping part within one step."""
     px, py = pos[i, 0], pos[i, 1]
     vx, vy = vel[i, 0], vel[i, 1]
-    inv_t = 1.0 / th[i]
     for k in range(n_nbrs):
         j = nbrs[k]
+        both = weight[i] + weight[j]
+        share = weight[j] / both if both > 0.0 else 0.5
+        inv_t = 1.0 / th[i]
         rpx, rpy = pos[j, 0] - px, pos[j, 1] - py
         rvx, rvy = vx - vel[j, 0], vy - vel[j, 1]
         dist_sq = rpx * rpx + rpy * rpy
         cr = radius[i] + radius[j]
         cr_sq = cr * cr
+        if share == 0.0 and dist_sq > cr_sq:
+            continue        # j does all the avoiding: i walks on and pushes it
         if dist_sq > cr_sq:
             wx, wy = rvx - inv_t * rpx, rvy - inv_t * rpy
             w_sq = wx * wx + wy * wy
@@ -384,7 +390,7 @@ def _agent_lines(i, pos, vel, radius, th, dt, nbrs, n_nbrs, lp, ld, n):
             ux, uy = wx / w_len, wy / w_len
             dx, dy = uy, -ux
             ox, oy = (cr * inv_dt - w_len) * ux, (cr * inv_dt - w_len) * uy
-        n = _push(lp, ld, n, vx + 0.5 * ox, vy + 0.5 * oy, dx, dy)
+        n = _push(lp, ld, n, vx + share * ox, vy + share * oy, dx, dy)
     return n
 
 
@@ -457,7 +463,8 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 
 
 @njit(cache=True, nogil=True)
-def velocities(lo, hi, pos, vel, pref, radius, max_speed, nbr_dist, max_nbrs, th, th_obst, dt,
+def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_nbrs, th,
+               th_obst, dt,
                grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex, wall_grid,
                wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd, out):
     """New velocities of agents ``lo:hi`` into ``out``: ORCA against their
@@ -486,7 +493,52 @@ def velocities(lo, hi, pos, vel, pref, radius, max_speed, nbr_dist, max_nbrs, th
         n_fixed = n
         k = agent_neighbours(i, pos, side, x0, y0, nx, ny, cell_start, cell_items,
                              nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
-        n = _agent_lines(i, pos, vel, radius, th, dt, ids, k, lp, ld, n)
+        n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
         solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1], pp, pd, res)
         out[i, 0], out[i, 1] = res[0], res[1]
     stamp[-1] = gen
+
+
+@njit(cache=True, nogil=True)
+def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, even, disp):
+    """One pass of pushing overlapping agents apart (DetourCrowd's
+    collision handling): each pair closer than its radii parts by the
+    overlap, agent ``i`` moving ``weight[j] / (weight[i] + weight[j])``
+    of it (halves when ``even`` or both weigh 0), along the line between
+    them (by index order when they stand on one spot). Writes each
+    agent's move into ``disp``; returns the largest overlap seen."""
+    n = pos.shape[0]
+    worst = 0.0
+    reach = 2.0 * radius.max() if n else 0.0
+    for i in range(n):
+        disp[i, 0] = 0.0
+        disp[i, 1] = 0.0
+        px, py = pos[i, 0], pos[i, 1]
+        c0 = max(int((px - reach - x0) / cell), 0)
+        c1 = min(int((px + reach - x0) / cell), nx - 1)
+        r0 = max(int((py - reach - y0) / cell), 0)
+        r1 = min(int((py + reach - y0) / cell), ny - 1)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                b = r * nx + c
+                for k in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[k]
+                    if j == i:
+                        continue
+                    dx, dy = px - pos[j, 0], py - pos[j, 1]
+                    d_sq = dx * dx + dy * dy
+                    cr = radius[i] + radius[j]
+                    if d_sq >= cr * cr:
+                        continue
+                    d = math.sqrt(d_sq)
+                    overlap = cr - d
+                    worst = max(worst, overlap)
+                    both = weight[i] + weight[j]
+                    share = 0.5 if even or both <= 0.0 else weight[j] / both
+                    if d > 0.0:
+                        ux, uy = dx / d, dy / d
+                    else:
+                        ux, uy = (1.0, 0.0) if i > j else (-1.0, 0.0)
+                    disp[i, 0] += ux * overlap * share
+                    disp[i, 1] += uy * overlap * share
+    return worst

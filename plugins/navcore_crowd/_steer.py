@@ -8,6 +8,14 @@ from numba import njit
 
 #: agent states (``Crowd.state``)
 IDLE, WAITING, MOVING, ARRIVED, NO_PATH = 0, 1, 2, 3, 4
+#: every preferred velocity turns this far clockwise (radians): agents
+#: meeting head-on then both keep right and pass. Without it, perfect
+#: symmetry (two agents on one line, each heading for where the other
+#: stands) is a fixed point of ORCA and they push against each other
+#: forever (RVO2's examples add random noise instead, which is not
+#: repeatable)
+KEEP_RIGHT = 0.05
+_COS, _SIN = math.cos(KEEP_RIGHT), math.sin(KEEP_RIGHT)
 
 
 @njit(cache=True, nogil=True)
@@ -34,7 +42,7 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 @njit(cache=True, nogil=True)
 def preferred(pos, radius, max_speed, state, pts, hi, corner, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
-    full speed, slowing within two radii of its goal (DetourCrowd's
+    full speed (turned ``KEEP_RIGHT``), slowing within two radii of its goal (DetourCrowd's
     slow-down), zero when it is not moving. An agent within its radius of
     a corner takes the next; within its radius of the goal it has
     arrived. Returns how many arrived this step."""
@@ -60,8 +68,9 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, pref):
         speed = max_speed[r]
         if c == last:
             speed *= min(1.0, d / (2.0 * radius[r]))
-        pref[r, 0] = dx / d * speed
-        pref[r, 1] = dy / d * speed
+        ux, uy = dx / d, dy / d
+        pref[r, 0] = (ux * _COS + uy * _SIN) * speed
+        pref[r, 1] = (uy * _COS - ux * _SIN) * speed
     return arrived
 
 
@@ -75,3 +84,39 @@ def limit_accel(vel, new_vel, max_accel, dt):
         if d > cap:
             new_vel[r, 0] = vel[r, 0] + dx / d * cap
             new_vel[r, 1] = vel[r, 1] + dy / d * cap
+
+
+#: seconds an agent may make no headway before it counts as stuck
+STUCK_SECONDS = 1.0
+#: "no headway": slower than this share of its top speed
+STUCK_SPEED = 0.1
+#: a stuck agent this many radii from its goal has arrived (others stand
+#: on the goal); farther away it plans again from where it stands
+CLOSE_RADII = 4.0
+
+
+@njit(cache=True, nogil=True)
+def track_stalls(state, vel, max_speed, pos, goals, radius, stall, dt, replan):
+    """Count each moving agent's time without headway in ``stall``; those
+    stuck ``STUCK_SECONDS`` arrive when within ``CLOSE_RADII`` of their
+    goal, else go into ``replan`` (their count returned) to plan again."""
+    k = 0
+    for r in range(state.shape[0]):
+        if state[r] != MOVING:
+            stall[r] = 0.0
+            continue
+        speed = math.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
+        if speed >= STUCK_SPEED * max_speed[r]:
+            stall[r] = 0.0
+            continue
+        stall[r] += dt
+        if stall[r] < STUCK_SECONDS:
+            continue
+        stall[r] = 0.0
+        dx, dy = goals[r, 0] - pos[r, 0], goals[r, 1] - pos[r, 1]
+        if dx * dx + dy * dy <= (CLOSE_RADII * radius[r]) ** 2:
+            state[r] = ARRIVED
+        else:
+            replan[k] = r
+            k += 1
+    return k

@@ -95,6 +95,9 @@ class Agents:
         self.vel = np.zeros((n, 2))
         self.pref = np.zeros((n, 2))
         self.radius = full(radius)
+        #: how little of the avoiding each agent takes (``_orca``: a pair
+        #: splits it in inverse proportion; all 1: RVO2's halves)
+        self.weight = np.ones(n)
         self.max_speed = full(max_speed)
         self.neighbour_dist = full(neighbour_dist)
         self.max_neighbours = np.minimum(full(max_neighbours, np.int64), MAX_NEIGHBOURS)
@@ -151,7 +154,8 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
         calls.append((K.velocities, (
-            first, last, a.pos, a.vel, a.pref, a.radius, a.max_speed, a.neighbour_dist,
+            first, last, a.pos, a.vel, a.pref, a.radius, a.weight, a.max_speed,
+            a.neighbour_dist,
             a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
             a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
             w.grid, w.start, w.items, MAX_WALLS, s.keys, s.ids, s.stamp, s.lp, s.ld, s.pp,
@@ -161,3 +165,42 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
         fn(*args)
     else:
         run(calls)
+
+
+#: passes of ``separate``; the last ones part every pair evenly
+SEPARATION_PASSES = 4
+
+
+def separate(agents: Agents, move=None) -> float:
+    """Push overlapping agents apart, ``SEPARATION_PASSES`` times (the
+    first half by their weights, so a walker pushes those standing, the
+    rest evenly); ``move(start, end)``, given, keeps each push on walkable
+    ground and returns where the agents end. The largest overlap left."""
+    a = agents
+    n = a.pos.shape[0]
+    if n < 2:
+        return 0.0
+    disp = np.empty((n, 2))
+    side = max(2.0 * float(a.radius.max()), 1e-9)
+    worst = 0.0
+    for p in range(SEPARATION_PASSES + 1):
+        lo = a.pos.min(0)
+        size = np.maximum(a.pos.max(0) - lo, side)
+        cell = side
+        nx, ny = (int(v) for v in np.ceil(size / cell))
+        while nx * ny > 4 * n + 16:
+            cell *= 2.0
+            nx, ny = int(math.ceil(size[0] / cell)), int(math.ceil(size[1] / cell))
+        if a.cell_start.size < nx * ny + 1:
+            a.cell_start = np.zeros(nx * ny + 1, np.int64)
+        if a.cell_items.size != n:
+            a.cell_items = np.empty(n, np.int32)
+        K.bucket(a.pos, lo[0], lo[1], cell, nx, ny, a.cell_start, a.cell_items)
+        worst = K.separate(a.pos, a.radius, a.weight, cell, lo[0], lo[1], nx, ny,
+                           a.cell_start, a.cell_items, 2 * p >= SEPARATION_PASSES, disp)
+        if worst <= 0.0 or p == SEPARATION_PASSES:
+            break
+        pushed = np.flatnonzero(disp.any(axis=1))
+        end = a.pos[pushed] + disp[pushed]
+        a.pos[pushed] = end if move is None else move(pushed, end)
+    return worst

@@ -29,12 +29,16 @@ from navcore.errors import CrowdError
 from navcore.types import PathStatus
 
 from . import _steer as S
-from .avoidance import Agents, Walls, step_velocities
+from .avoidance import Agents, Walls, separate, step_velocities
 
 #: ``Crowd.state`` values, by name
 STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
           "no_path": S.NO_PATH}
 _NAMES = {v: k for k, v in STATES.items()}
+#: the avoidance weight of an agent that is not walking, against a walking
+#: one's 1: 0, it does all of a pair's avoiding, and the walker passes it
+#: as a pushing unit passes one that stands (avoiding it a step ahead only)
+STANDING_WEIGHT = 0.0
 #: the fewest agents per thread for which the avoidance splits over the
 #: world's workers (a scheduler job costs tens of microseconds)
 PARALLEL_AGENTS = 512
@@ -95,6 +99,7 @@ class Crowd:
         self._lo = np.zeros(0, np.int64)
         self._hi = np.zeros(0, np.int64)
         self._corner = np.zeros(0, np.int64)
+        self._stall = np.zeros(0)                  # seconds without headway
         self._handles: dict = {}                   # agent id -> its path request
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
@@ -184,9 +189,9 @@ class Crowd:
         keep[rows] = False
         self._row_of[ids] = -1
         a = self._agents
-        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed"):
+        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
             setattr(a, name, getattr(a, name)[keep])
-        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner"):
+        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner", "_stall"):
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self.ids] = np.arange(self.ids.size)
         self._fit_agents()
@@ -225,15 +230,26 @@ class Crowd:
         self._see_ahead()
         S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
                     self._corner, a.pref)
+        # agents that stand (arrived, stopped, waiting for a path) step
+        # aside for those walking: they take most of each pair's avoiding
+        np.copyto(a.weight, np.where(self.state == S.MOVING, 1.0, STANDING_WEIGHT))
         chunks = self._chunks(n)
         step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, dt)
         end = a.pos + a.new_vel * dt
+        start = a.pos.copy()
         moved, nodes = self._move(a.pos, self._node, end)
-        a.vel[:] = (moved - a.pos) / dt
         a.pos[:] = moved
         self._node[:] = nodes
+        separate(a, self._push)
+        a.vel[:] = (a.pos - start) / dt
+        replan = np.empty(n, np.int64)
+        k = S.track_stalls(self.state, a.vel, a.max_speed, a.pos, self.goals, a.radius,
+                           self._stall, dt, replan)
+        if k:
+            rows = replan[:k]
+            self._send(self.ids[rows], rows, self.goals[rows])
         return n
 
     # -- internals ----------------------------------------------------------
@@ -265,6 +281,7 @@ class Crowd:
         for name in ("pos", "vel", "pref", "new_vel"):
             setattr(a, name, np.concatenate([getattr(a, name), pad2]))
         a.radius = np.concatenate([a.radius, np.zeros(grow)])
+        a.weight = np.concatenate([a.weight, np.ones(grow)])
         a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
         self.ids = np.concatenate([self.ids, np.zeros(grow, np.int64)])
         self.goals = np.concatenate([self.goals, np.full((grow, 2), np.nan)])
@@ -272,6 +289,7 @@ class Crowd:
         self._node = np.concatenate([self._node, np.zeros(grow, np.int32)])
         for name in ("_lo", "_hi", "_corner"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
+        self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._fit_agents()
 
     def _fit_agents(self):
@@ -405,6 +423,12 @@ class Crowd:
             raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} cannot move a crowd "
                              f"(no plugin answers navcore_move_along_surface for it)")
         return out
+
+    def _push(self, rows, end):
+        """Where agents ``rows`` end when pushed toward ``end`` (walls hold)."""
+        moved, nodes = self._move(self._agents.pos[rows], self._node[rows], end)
+        self._node[rows] = nodes
+        return moved
 
     def _see_ahead(self):
         """Agents that see their corridor's next corner head for it."""
