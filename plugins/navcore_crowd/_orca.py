@@ -502,17 +502,22 @@ def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_
 @njit(cache=True, nogil=True)
 def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, even, disp):
     """One pass of pushing overlapping agents apart (DetourCrowd's
-    collision handling): each pair closer than its radii parts by the
-    overlap, agent ``i`` moving ``weight[j] / (weight[i] + weight[j])``
-    of it (halves when ``even`` or both weigh 0), along the line between
-    them (by index order when they stand on one spot). Writes each
-    agent's move into ``disp``; returns the largest overlap seen."""
+    collision handling, applied pair by pair in index order so a pass
+    settles chains of overlaps): each pair closer than its radii parts
+    by the overlap, agent ``i`` moving ``weight[j] / (weight[i] +
+    weight[j])`` of it (halves when ``even`` or both weigh 0), along the
+    line between them (by index order when they stand on one spot).
+    ``pos`` moves; ``disp`` gets each agent's move in the pass. The
+    buckets are those of the positions before the pass (a pass moves an
+    agent by less than its diameter, and the scan reaches one further).
+    Returns the largest overlap seen."""
     n = pos.shape[0]
     worst = 0.0
-    reach = 2.0 * radius.max() if n else 0.0
+    reach = 4.0 * radius.max() if n else 0.0
     for i in range(n):
         disp[i, 0] = 0.0
         disp[i, 1] = 0.0
+    for i in range(n):
         px, py = pos[i, 0], pos[i, 1]
         c0 = max(int((px - reach - x0) / cell), 0)
         c1 = min(int((px + reach - x0) / cell), nx - 1)
@@ -523,9 +528,9 @@ def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, 
                 b = r * nx + c
                 for k in range(cell_start[b], cell_start[b + 1]):
                     j = cell_items[k]
-                    if j == i:
+                    if j <= i:
                         continue
-                    dx, dy = px - pos[j, 0], py - pos[j, 1]
+                    dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
                     d_sq = dx * dx + dy * dy
                     cr = radius[i] + radius[j]
                     if d_sq >= cr * cr:
@@ -538,7 +543,14 @@ def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, 
                     if d > 0.0:
                         ux, uy = dx / d, dy / d
                     else:
-                        ux, uy = (1.0, 0.0) if i > j else (-1.0, 0.0)
-                    disp[i, 0] += ux * overlap * share
-                    disp[i, 1] += uy * overlap * share
+                        ux, uy = -1.0, 0.0          # i (the lower index) to the left
+                    mi, mj = overlap * share, overlap * (1.0 - share)
+                    pos[i, 0] += ux * mi
+                    pos[i, 1] += uy * mi
+                    pos[j, 0] -= ux * mj
+                    pos[j, 1] -= uy * mj
+                    disp[i, 0] += ux * mi
+                    disp[i, 1] += uy * mi
+                    disp[j, 0] -= ux * mj
+                    disp[j, 1] -= uy * mj
     return worst

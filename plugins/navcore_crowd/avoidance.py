@@ -167,15 +167,20 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
         run(calls)
 
 
-#: passes of ``separate``; the last ones part every pair evenly
-SEPARATION_PASSES = 4
+#: at most this many passes of ``separate`` per step; the first
+#: ``WEIGHTED_PASSES`` part pairs by their weights, the rest evenly
+SEPARATION_PASSES = 64
+WEIGHTED_PASSES = 2
+#: overlaps this small are left (a thousandth of a unit)
+OVERLAP_TOLERANCE = 1e-4
 
 
 def separate(agents: Agents, move=None) -> float:
-    """Push overlapping agents apart, ``SEPARATION_PASSES`` times (the
-    first half by their weights, so a walker pushes those standing, the
-    rest evenly); ``move(start, end)``, given, keeps each push on walkable
-    ground and returns where the agents end. The largest overlap left."""
+    """Push overlapping agents apart until no pair overlaps by more than
+    ``OVERLAP_TOLERANCE`` or ``SEPARATION_PASSES`` passes are done (the
+    first by weight, so a walker pushes those standing; then evenly);
+    ``move(rows, end)``, given, keeps each push on walkable ground and
+    returns where those agents end. The largest overlap left."""
     a = agents
     n = a.pos.shape[0]
     if n < 2:
@@ -183,7 +188,7 @@ def separate(agents: Agents, move=None) -> float:
     disp = np.empty((n, 2))
     side = max(2.0 * float(a.radius.max()), 1e-9)
     worst = 0.0
-    for p in range(SEPARATION_PASSES + 1):
+    for p in range(SEPARATION_PASSES):
         lo = a.pos.min(0)
         size = np.maximum(a.pos.max(0) - lo, side)
         cell = side
@@ -197,10 +202,12 @@ def separate(agents: Agents, move=None) -> float:
             a.cell_items = np.empty(n, np.int32)
         K.bucket(a.pos, lo[0], lo[1], cell, nx, ny, a.cell_start, a.cell_items)
         worst = K.separate(a.pos, a.radius, a.weight, cell, lo[0], lo[1], nx, ny,
-                           a.cell_start, a.cell_items, 2 * p >= SEPARATION_PASSES, disp)
-        if worst <= 0.0 or p == SEPARATION_PASSES:
+                           a.cell_start, a.cell_items, p >= WEIGHTED_PASSES, disp)
+        if worst <= OVERLAP_TOLERANCE:
             break
-        pushed = np.flatnonzero(disp.any(axis=1))
-        end = a.pos[pushed] + disp[pushed]
-        a.pos[pushed] = end if move is None else move(pushed, end)
+        if move is not None:              # the pass moved them: walls hold
+            pushed = np.flatnonzero(disp.any(axis=1))
+            end = a.pos[pushed].copy()
+            a.pos[pushed] -= disp[pushed]
+            a.pos[pushed] = move(pushed, end)
     return worst
