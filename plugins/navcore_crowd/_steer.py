@@ -95,13 +95,21 @@ STUCK_SPEED = 0.1
 CLOSE_RADII = 4.0
 
 
+#: a stuck agent far from its goal gives way (avoidance weight 0) for this
+#: many seconds, plus a quarter second per step of its id modulo 4, so
+#: that of two agents stuck against each other one gives way longer
+YIELD_SECONDS = 1.0
+
+
 @njit(cache=True, nogil=True)
-def track_stalls(state, vel, max_speed, pos, goals, radius, stall, dt, replan):
+def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding, dt, replan):
     """Count each moving agent's time without headway in ``stall``; those
     stuck ``STUCK_SECONDS`` arrive when within ``CLOSE_RADII`` of their
-    goal, else go into ``replan`` (their count returned) to plan again."""
+    goal, else give way for a while (``yielding``: seconds left) and go
+    into ``replan`` (their count returned) to plan again."""
     k = 0
     for r in range(state.shape[0]):
+        yielding[r] = max(0.0, yielding[r] - dt)
         if state[r] != MOVING:
             stall[r] = 0.0
             continue
@@ -117,6 +125,7 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, stall, dt, replan):
         if dx * dx + dy * dy <= (CLOSE_RADII * radius[r]) ** 2:
             state[r] = ARRIVED
         else:
+            yielding[r] = YIELD_SECONDS + 0.25 * (ids[r] % 4)
             replan[k] = r
             k += 1
     return k

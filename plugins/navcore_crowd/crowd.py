@@ -100,6 +100,7 @@ class Crowd:
         self._hi = np.zeros(0, np.int64)
         self._corner = np.zeros(0, np.int64)
         self._stall = np.zeros(0)                  # seconds without headway
+        self._yield = np.zeros(0)                  # seconds left giving way
         self._handles: dict = {}                   # agent id -> its path request
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
@@ -191,7 +192,8 @@ class Crowd:
         a = self._agents
         for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
             setattr(a, name, getattr(a, name)[keep])
-        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner", "_stall"):
+        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner", "_stall",
+                     "_yield"):
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self.ids] = np.arange(self.ids.size)
         self._fit_agents()
@@ -232,7 +234,8 @@ class Crowd:
                     self._corner, a.pref)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
-        np.copyto(a.weight, np.where(self.state == S.MOVING, 1.0, STANDING_WEIGHT))
+        np.copyto(a.weight, np.where((self.state == S.MOVING) & (self._yield == 0.0), 1.0,
+                                     STANDING_WEIGHT))
         chunks = self._chunks(n)
         step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
         if math.isfinite(self.max_accel):
@@ -246,7 +249,7 @@ class Crowd:
         a.vel[:] = (a.pos - start) / dt
         replan = np.empty(n, np.int64)
         k = S.track_stalls(self.state, a.vel, a.max_speed, a.pos, self.goals, a.radius,
-                           self._stall, dt, replan)
+                           self.ids, self._stall, self._yield, dt, replan)
         if k:
             rows = replan[:k]
             self._send(self.ids[rows], rows, self.goals[rows])
@@ -290,6 +293,7 @@ class Crowd:
         for name in ("_lo", "_hi", "_corner"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
+        self._yield = np.concatenate([self._yield, np.zeros(grow)])
         self._fit_agents()
 
     def _fit_agents(self):
