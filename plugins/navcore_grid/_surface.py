@@ -170,9 +170,9 @@ def move_many(start, end, width, height, walkable, points, nodes):
             px, py = _into(qx, cell % width), _into(qy, cell // width)
             if nx != 0.0 and ny != 0.0:              # a corner: keep the larger part
                 if abs(tx - px) >= abs(ty - py):
-                    ny = 0.0
+                    nx = 0.0                         # (as if a side across y was hit)
                 else:
-                    nx = 0.0
+                    ny = 0.0
             if nx != 0.0:
                 tx = px                              # a side across x: slide along y
             else:

@@ -65,9 +65,11 @@ def test_grid_never_squeezes_between_blocked_cells_meeting_at_a_corner():
     # exactly through the corner (2, 2) that cells (1, 1) and (2, 2) share
     p, n = move(w, g, [(2.5, 1.5), (1.5, 2.5)], [(1.5, 2.5), (2.5, 1.5)])
     assert n.tolist() == [g.node_id(2, 1), g.node_id(1, 2)]
-    # the two corners beside it: one pair of side cells is open there
-    p, n = move(w, g, [(0.5, 0.5)], [(3.5, 3.5)])       # through (1,1)'s far corner? no
-    assert g.walkable[n[0]] and g.locate(tuple(p[0])) == n[0]
+    # into a blocked cell's corner with both side cells open: the move
+    # stops before the corner and keeps its larger part (x on a tie)
+    p, n = move(w, g, [(0.5, 0.5), (0.75, 0.5)], [(3.5, 3.5), (2.0, 3.0)])
+    assert p.tolist() == [[3.5, BELOW(1.0, 0.0)], [BELOW(1.0, 0.0), 3.0]]
+    assert n.tolist() == [g.node_id(3, 0), g.node_id(0, 3)]
 
 
 @pytest.mark.nojit
