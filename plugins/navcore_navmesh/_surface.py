@@ -10,6 +10,8 @@ import math
 import numpy as np
 from numba import njit
 
+from navcore.limits import MAX_COORDINATE
+
 from ._locate import inside, nearest_on
 from ._meshqueries import raycast
 from ._tiles import locate_one, nearest_point
@@ -146,6 +148,10 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
             p = locate_one(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
                            cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
             if p < 0 or not walkable[p]:
+                # (a start past MAX_COORDINATE searches from there: its
+                # squared distances would overflow to inf)
+                px = min(max(px, -MAX_COORDINATE), MAX_COORDINATE)
+                py = min(max(py, -MAX_COORDINATE), MAX_COORDINATE)
                 away = math.hypot(max(box[0] - px, px - box[2], 0.0),
                                   max(box[1] - py, py - box[3], 0.0))
                 reach = away + math.hypot(box[2] - box[0], box[3] - box[1]) + 1.0
