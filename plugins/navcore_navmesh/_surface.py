@@ -165,7 +165,7 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
         ex, ey = end[i, 0], end[i, 1]
         tx, ty = ex, ey
         best, bx, by = p, px, py
-        bd = (ex - px) ** 2 + (ey - py) ** 2
+        bd = math.hypot(ex - px, ey - py)
         for _ in range(MAX_SLIDES + 1):
             if tx == px and ty == py:
                 break
@@ -183,7 +183,7 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
                 py = py + t * (ty - py) + nudge * ny
             if not inside(px, py, vertices, poly_start, poly_verts, p, tol):
                 _, px, py = nearest_on(px, py, vertices, poly_start, poly_verts, p)
-            d = (ex - px) ** 2 + (ey - py) ** 2
+            d = math.hypot(ex - px, ey - py)
             if d <= bd:
                 best, bx, by, bd = p, px, py, d
             if not hit:
