@@ -154,7 +154,7 @@ def move_many(start, end, width, height, walkable, points, nodes):
         cx, cy = int(np.floor(px)), int(np.floor(py))
         if not _free(cx, cy, width, height, walkable):
             # (a start past MAX_COORDINATE searches from there: its squared
-            # distances would overflow to inf, and every cell tie at none)
+            # distances would overflow to inf, and every cell ties at none)
             c, px, py = nearest_cell(min(max(px, -MAX_COORDINATE), MAX_COORDINATE),
                                      min(max(py, -MAX_COORDINATE), MAX_COORDINATE),
                                      width, height, walkable)
