@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from navcore.limits import MAX_COORDINATE
+
 # _open: whether a cell is on the grid and walkable (the ray's own test)
 from ._pointqueries import _open as _free
 from ._pointqueries import nearest_cell, raycast
@@ -151,7 +153,11 @@ def move_many(start, end, width, height, walkable, points, nodes):
         px, py = start[i, 0], start[i, 1]
         cx, cy = int(np.floor(px)), int(np.floor(py))
         if not _free(cx, cy, width, height, walkable):
-            c, px, py = nearest_cell(px, py, width, height, walkable)
+            # (a start past MAX_COORDINATE searches from there: its squared
+            # distances would overflow to inf, and every cell ties at none)
+            c, px, py = nearest_cell(min(max(px, -MAX_COORDINATE), MAX_COORDINATE),
+                                     min(max(py, -MAX_COORDINATE), MAX_COORDINATE),
+                                     width, height, walkable)
             if c < 0:
                 points[i, 0], points[i, 1] = start[i, 0], start[i, 1]
                 nodes[i] = -1
@@ -170,9 +176,9 @@ def move_many(start, end, width, height, walkable, points, nodes):
             px, py = _into(qx, cell % width), _into(qy, cell // width)
             if nx != 0.0 and ny != 0.0:              # a corner: keep the larger part
                 if abs(tx - px) >= abs(ty - py):
-                    ny = 0.0
+                    nx = 0.0                         # (as if a side across y was hit)
                 else:
-                    nx = 0.0
+                    ny = 0.0
             if nx != 0.0:
                 tx = px                              # a side across x: slide along y
             else:

@@ -1,6 +1,6 @@
 """The grid plugin's hooks: ``type: grid``, implicit A* and JPS, grid
-updates, grids in scenes (rectangles of cells, pictures) and the
-``navcore scen`` command."""
+updates, walls and moves for crowds (``surface``), grids in scenes
+(rectangles of cells, pictures) and the ``navcore scen`` command."""
 from __future__ import annotations
 
 import math

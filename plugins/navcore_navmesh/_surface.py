@@ -10,6 +10,8 @@ import math
 import numpy as np
 from numba import njit
 
+from navcore.limits import MAX_COORDINATE
+
 from ._locate import inside, nearest_on
 from ._meshqueries import raycast
 from ._tiles import locate_one, nearest_point
@@ -146,6 +148,10 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
             p = locate_one(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
                            cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
             if p < 0 or not walkable[p]:
+                # (a start past MAX_COORDINATE searches from there: its
+                # squared distances would overflow to inf)
+                px = min(max(px, -MAX_COORDINATE), MAX_COORDINATE)
+                py = min(max(py, -MAX_COORDINATE), MAX_COORDINATE)
                 away = math.hypot(max(box[0] - px, px - box[2], 0.0),
                                   max(box[1] - py, py - box[3], 0.0))
                 reach = away + math.hypot(box[2] - box[0], box[3] - box[1]) + 1.0
@@ -159,7 +165,7 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
         ex, ey = end[i, 0], end[i, 1]
         tx, ty = ex, ey
         best, bx, by = p, px, py
-        bd = (ex - px) ** 2 + (ey - py) ** 2
+        bd = math.hypot(ex - px, ey - py)
         for _ in range(MAX_SLIDES + 1):
             if tx == px and ty == py:
                 break
@@ -177,7 +183,7 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
                 py = py + t * (ty - py) + nudge * ny
             if not inside(px, py, vertices, poly_start, poly_verts, p, tol):
                 _, px, py = nearest_on(px, py, vertices, poly_start, poly_verts, p)
-            d = (ex - px) ** 2 + (ey - py) ** 2
+            d = math.hypot(ex - px, ey - py)
             if d <= bd:
                 best, bx, by, bd = p, px, py, d
             if not hit:

@@ -1,7 +1,8 @@
 """The navmesh plugin's hooks: the ``navmesh`` graph type (built in tiles,
 or static and merged), the exact ``polyanya`` search (what ``auto`` means
 on a navmesh) and the ``funnel``, obstacle and region updates, the derived
-views following updates, navmeshes in scenes (regions as rectangles and
+views following updates, walls and moves for crowds on 2D meshes
+(``surface``), navmeshes in scenes (regions as rectangles and
 polygons, pictures) and the ``navcore bake`` command; on a layered (3D)
 mesh the searches run in its ground projection (``layered``). Model code lives
 beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,

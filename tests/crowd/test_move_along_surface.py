@@ -65,9 +65,11 @@ def test_grid_never_squeezes_between_blocked_cells_meeting_at_a_corner():
     # exactly through the corner (2, 2) that cells (1, 1) and (2, 2) share
     p, n = move(w, g, [(2.5, 1.5), (1.5, 2.5)], [(1.5, 2.5), (2.5, 1.5)])
     assert n.tolist() == [g.node_id(2, 1), g.node_id(1, 2)]
-    # the two corners beside it: one pair of side cells is open there
-    p, n = move(w, g, [(0.5, 0.5)], [(3.5, 3.5)])       # through (1,1)'s far corner? no
-    assert g.walkable[n[0]] and g.locate(tuple(p[0])) == n[0]
+    # into a blocked cell's corner with both side cells open: the move
+    # stops before the corner and keeps its larger part (x on a tie)
+    p, n = move(w, g, [(0.5, 0.5), (0.75, 0.5)], [(3.5, 3.5), (2.0, 3.0)])
+    assert p.tolist() == [[3.5, BELOW(1.0, 0.0)], [BELOW(1.0, 0.0), 3.0]]
+    assert n.tolist() == [g.node_id(3, 0), g.node_id(0, 3)]
 
 
 @pytest.mark.nojit
@@ -79,6 +81,11 @@ def test_grid_starts_off_the_surface():
     assert n.tolist() == [g.node_id(1, 0), g.node_id(0, 1), g.node_id(2, 2)]
     assert p[0].tolist() == [BELOW(2.0, 0.0), 0.25] and p[1].tolist() == [0.0, 1.5]
     assert p[2].tolist() == [2.5, 2.5]
+    # far off: the nearest point all the same (squared distances there
+    # overflow to inf)
+    p, n = move(w, g, [(1e300, 0.5), (-1e300, -1e300)], [(1e300, 0.5), (0.5, 0.5)])
+    assert n.tolist() == [g.node_id(2, 1), g.node_id(0, 0)]
+    assert p.tolist() == [[BELOW(3.0, 0.0), 1.0], [0.5, 0.5]]
     w2 = navcore.World()
     g2 = w2.add_graph("b", type="grid", array=np.zeros((2, 2), dtype=bool))
     p, n = move(w2, g2, [(0.5, 0.5)], [(1.5, 1.5)])
@@ -218,6 +225,15 @@ def test_mesh_no_points_and_bad_nodes():
         call(w, g, s, np.array([g.num_nodes], dtype=np.int32), s)
     with pytest.raises(QueryError, match="nodes must be 1 integer node ids"):
         call(w, g, s, np.array([0.5]), s)
+
+
+@pytest.mark.nojit
+def test_mesh_starts_far_off():
+    w, g = _yard()
+    p, n = move(w, g, [(1e300, 4.0), (-1e300, -1e300)], [(1e300, 4.0), (1.0, 1.0)])
+    # (the first stays a hair inside the wall it pushes against)
+    assert p == pytest.approx(np.array([[20.0, 4.0], [1.0, 1.0]]), abs=1e-7)
+    assert g.walkable[n].all()
 
 
 @pytest.mark.nojit
