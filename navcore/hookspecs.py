@@ -613,12 +613,15 @@ def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
     and ``end`` are float64 ``(n, 2)`` (finite, validated), ``nodes`` the
     int32 node holding each start (``-1``: not known, located here).
 
-    As ``dtNavMeshQuery::moveAlongSurface``: point ``i`` walks from
-    ``start[i]`` toward ``end[i]`` over walkable nodes only and stops at
-    ``end[i]`` when the straight move stays walkable; where it meets a
-    wall it slides along it, ending at the point nearest ``end[i]`` it
-    can reach that way (never through a wall, never across a corner two
-    blocked nodes meet at). The answer's ``nodes[i]`` holds
+    What ``dtNavMeshQuery::moveAlongSurface`` is for: point ``i`` walks
+    from ``start[i]`` toward ``end[i]`` over walkable nodes only and
+    stops at ``end[i]`` when the straight move stays walkable; where it
+    meets a wall it slides along it (the rest of the move projected onto
+    the wall, a bounded number of times; Detour instead takes the nearest
+    point within a circle, which may round a corner in one step), ending
+    at the point nearest ``end[i]`` it reached that way, never farther
+    from ``end[i]`` than the start, never through a wall, never across a
+    corner two blocked nodes meet at. The answer's ``nodes[i]`` holds
     ``points[i]``. A start on no walkable node is first moved to the
     nearest walkable point (``navcore_nearest_point``); with none, the
     point stays and its node is ``-1``. Firstresult: the grid plugin
@@ -837,7 +840,8 @@ def navcore_make_crowd(world: World, crowd_id: Hashable, graph_id: Hashable,
     for parameters it cannot use; ``World`` checks that ``crowd_id`` is
     new and ``graph_id`` known, and adds the crowd to ``world.crowds``.
     Firstresult: the crowd plugin answers for graphs that answer
-    ``navcore_walls`` and ``navcore_move_along_surface``.
+    ``navcore_walls`` and ``navcore_move_along_surface``. Called once per
+    ``World.add_crowd``.
     """
 
 

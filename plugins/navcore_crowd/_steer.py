@@ -95,7 +95,7 @@ STUCK_SPEED = 0.1
 CLOSE_RADII = 4.0
 
 
-#: a stuck agent far from its goal gives way (avoidance weight 0) for this
+#: a stuck agent far from its goal gives way (a lower avoidance weight) for this
 #: many seconds, plus a quarter second per step of its id modulo 4, so
 #: that of two agents stuck against each other one gives way longer
 YIELD_SECONDS = 1.0

@@ -39,6 +39,10 @@ _NAMES = {v: k for k, v in STATES.items()}
 #: one's 1: 0, it does all of a pair's avoiding, and the walker passes it
 #: as a pushing unit passes one that stands (avoiding it a step ahead only)
 STANDING_WEIGHT = 0.0
+#: the avoidance weight of a walker that gives way (stuck a while): it
+#: takes most of the avoiding from other walkers, and still pushes those
+#: standing
+YIELDING_WEIGHT = 0.25
 #: the fewest agents per thread for which the avoidance splits over the
 #: world's workers (a scheduler job costs tens of microseconds)
 PARALLEL_AGENTS = 512
@@ -234,7 +238,8 @@ class Crowd:
                     self._corner, a.pref)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
-        np.copyto(a.weight, np.where((self.state == S.MOVING) & (self._yield == 0.0), 1.0,
+        walking = self.state == S.MOVING
+        np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
                                      STANDING_WEIGHT))
         chunks = self._chunks(n)
         step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
