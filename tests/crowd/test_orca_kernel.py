@@ -2,12 +2,10 @@
 same scenarios stepped side by side follow the same trajectories until
 float32 rounding (RVO2's) and float64 (ours) part them."""
 import numpy as np
-import pytest
+import pyrvo
 import shapely
 
 from navcore_crowd.avoidance import Agents, Walls, step
-
-pyrvo = pytest.importorskip("pyrvo")
 
 
 def _prefs(pos, goal):

@@ -1,0 +1,136 @@
+"""Crowds: RVO2's circle scenario, navcore's whole crowd step against
+pyrvo's ``do_step`` (RVO2's C++ through its binding), same agents, same
+parameters, same machine, in one run.
+
+    flock /tmp/navcore-cpu.lock .venv/bin/python bench/crowd.py [--quick]
+
+N agents stand evenly on a circle (spaced 2.5 radii apart, at least
+RVO2's 200 m radius) and each walks to the opposite point: RVO2's
+``Circle`` example with its parameters (neighbour distance 15, 10
+neighbours, horizons 10 s, radius 1.5, top speed 2, step 0.25 s). navcore
+runs the crowd on an open navmesh square around the circle (paths are
+served first; then each ``Crowd.step`` is path following, ORCA against
+agents and the square's walls, the moves kept on the mesh, separation)
+with ``World(workers=0)`` and ``workers=1`` (two threads); pyrvo's time
+is ``do_step`` alone, without the Python loop that must set every
+agent's preferred velocity first (reported beside it). Steps are timed
+in the crowded middle of the crossing (the agents' first quarter-way
+to the middle skipped), interleaved between the libraries.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import fmt_ratio, log, machine, print_table, versions, write_json  # noqa: E402
+
+RADIUS, SPEED, DT = 1.5, 2.0, 0.25
+PARAMS = dict(radius=RADIUS, max_speed=SPEED, neighbour_dist=15.0, max_neighbours=10,
+              time_horizon=10.0, time_horizon_obstacles=10.0)
+
+
+def circle(n):
+    r = max(200.0, n * 2.5 * RADIUS / (2 * np.pi))
+    a = 2 * np.pi * np.arange(n) / n
+    start = r * np.c_[np.cos(a), np.sin(a)]
+    return start, -start, r
+
+
+def prefs(pos, goal):
+    g = goal - pos
+    d2 = (g * g).sum(1)
+    return g * np.where(d2 > 1.0, 1.0 / np.sqrt(np.maximum(d2, 1e-300)), 1.0)[:, None]
+
+
+def navcore_crowd(n, workers):
+    import navcore
+    start, goal, r = circle(n)
+    world = navcore.World(workers=workers)
+    half = r + 10.0
+    world.add_graph("open", type="navmesh", bounds=(-half, -half, half, half))
+    crowd = world.add_crowd("c", graph="open", **PARAMS)
+    crowd.add(start, goals=goal)
+    while (crowd.state == 1).any():          # waiting: serve every path first
+        world.tick(0.0, budget_ms=1000.0)
+    return world, crowd
+
+
+def pyrvo_sim(n):
+    import pyrvo
+    start, goal, _ = circle(n)
+    sim = pyrvo.RVOSimulator()
+    sim.set_time_step(DT)
+    sim.set_agent_defaults(15.0, 10, 10.0, 10.0, RADIUS, SPEED)
+    for p in start.tolist():
+        sim.add_agent(tuple(p))
+    return sim, goal
+
+
+def rvo_prefs(sim, goal):
+    n = goal.shape[0]
+    pos = np.array([sim.get_agent_position(i).to_tuple() for i in range(n)])
+    t = time.perf_counter()
+    for i, v in enumerate(prefs(pos, goal).tolist()):
+        sim.set_agent_pref_velocity(i, tuple(v))
+    return time.perf_counter() - t
+
+
+def run(n, steps, skip):
+    log(f"circle of {n}")
+    crowds = {w: navcore_crowd(n, w) for w in (0, 1)}
+    sim, goal = pyrvo_sim(n)
+    times = {"navcore workers=0": [], "navcore workers=1": [], "pyrvo do_step": [],
+             "pyrvo set prefs": []}
+    for k in range(skip + steps):
+        for w, (world, crowd) in crowds.items():
+            t = time.perf_counter()
+            crowd.step(DT)
+            if k >= skip:
+                times[f"navcore workers={w}"].append(time.perf_counter() - t)
+        tp = rvo_prefs(sim, goal)
+        t = time.perf_counter()
+        sim.do_step()
+        if k >= skip:
+            times["pyrvo do_step"].append(time.perf_counter() - t)
+            times["pyrvo set prefs"].append(tp)
+    for world, _ in crowds.values():
+        world.close()
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    return {"agents": n, "ms": {k: v * 1e3 for k, v in med.items()},
+            "ratio_w0": med["navcore workers=0"] / med["pyrvo do_step"],
+            "ratio_w1": med["navcore workers=1"] / med["pyrvo do_step"]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1,000 and 5,000 agents, fewer steps")
+    args = ap.parse_args(argv)
+    sizes = (1000, 5000) if args.quick else (1000, 5000, 10000, 50000)
+    rows, out = [], []
+    for n in sizes:
+        # the middle of the crossing: the circle's radius over the speed,
+        # a quarter of the way skipped (steps until the crowd is dense)
+        r = circle(n)[2]
+        skip = int(0.6 * r / SPEED / DT) if not args.quick else int(0.3 * r / SPEED / DT)
+        res = run(n, 20 if args.quick else 40, skip)
+        out.append(res)
+        ms = res["ms"]
+        rows.append([f"{n:,}", f"{ms['navcore workers=0']:.2f}", f"{ms['navcore workers=1']:.2f}",
+                     f"{ms['pyrvo do_step']:.2f}", f"{ms['pyrvo set prefs']:.2f}",
+                     fmt_ratio(res["ratio_w0"]), fmt_ratio(res["ratio_w1"])])
+    print_table("RVO2 circle: ms per step (medians)",
+                ["agents", "navcore w0", "navcore w1", "pyrvo do_step", "pyrvo prefs loop",
+                 "ratio w0", "ratio w1"], rows)
+    write_json("crowd-quick" if args.quick else "crowd",
+               {"machine": machine(), "versions": versions("numpy", "numba", "pyrvo"),
+                "results": out})
+
+
+if __name__ == "__main__":
+    main()
