@@ -69,6 +69,23 @@ Rules every profile applies, in this order:
   limit in the world (140), so it only catches typos such as
   ``maxspeed=500`` and keeps :attr:`Profile.top_speed` finite.
 
+**Turn costs**, applied when a graph is loaded with ``turn_costs=True``
+(``navcore_roads.turn_costs`` writes them into the graph's turn rules):
+the car's are OSRM car.lua's. A turn at a junction of three or more roads
+costs ``turn_penalty`` (7.5 s) times a sigmoid of its angle
+(:meth:`Profile.turn_seconds`: about 0 straight on, 2.1 s a right turn,
+5.4 s a left one, 7.5 s back), ``turn_bias`` (1.075) making turns to the
+kerb side cheaper (the right in ``driving_side="right"`` traffic, the left
+in ``"left"``); a U-turn costs its angle's seconds plus
+``u_turn_penalty`` (20 s) and is allowed only at dead ends
+(``u_turns="dead_ends"``: a junction whose only way on is back;
+``"anywhere"`` allows them everywhere at that cost). The seconds count on
+a ``weight="time"`` graph only (a ``distance`` graph keeps its turns free,
+as OSRM's distance weight does, but still forbids U-turns off dead ends).
+Bike and foot have no turn costs (``turn_penalty`` and ``u_turn_penalty``
+0, U-turns anywhere): ``turn_costs=True`` leaves their graphs as they are;
+a custom profile based on them can add some.
+
 Custom profiles (:func:`get_profile` with a dict); every key is optional:
 
 ==============  =========================================================
@@ -90,6 +107,12 @@ key             meaning
                 motor_vehicle, vehicle; bike: bicycle, vehicle; foot: foot)
 ``restrictions`` whether plain ``restriction=`` relations bind the mode
                 (car and bike: true; foot: false)
+``turn_penalty`` seconds >= 0 the sharpest turn costs (car 7.5, else 0)
+``turn_bias``   > 0, how much cheaper kerb-side turns are (car 1.075;
+                1: no difference)
+``u_turn_penalty`` seconds >= 0 a U-turn costs beside its angle's (car 20)
+``u_turns``     ``"dead_ends"`` (car) or ``"anywhere"`` (bike, foot)
+``driving_side`` ``"right"`` (default) or ``"left"``-hand traffic
 ==============  =========================================================
 
 >>> truck = get_profile({"name": "truck", "speeds": {"motorway": 80},

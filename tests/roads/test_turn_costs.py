@@ -455,3 +455,21 @@ def test_monaco_point_ends_match_the_segment_reference(monaco):
         (g.segments.src == s) & (g.seg_edge >= 0))})
     want = [to_point(g, best, turn, snaps[4 + j]) for j in range(4)]
     assert np.allclose(w.distance_matrix("m", [0], goals)[0], want, rtol=0, atol=1e-6)
+
+
+# ------------------------------------------------------------------ scenes
+
+def test_scenes_take_turn_costs_and_check_the_profile(tmp_path):
+    path = osm_file(tmp_path, T_NODES, T_WAYS)
+    scene = tmp_path / "t.yaml"
+    spec = ("name: t\ngraphs:\n  - {id: s, type: roads, osm: x.osm, turn_costs: true,\n"
+            "     profile: {driving_side: left, u_turns: anywhere, turn_penalty: 6}}\n")
+    scene.write_text(spec)
+    g = navcore.load_scene(scene).world.graph("s")
+    assert g.profile.driving_side == "left" and g.profile.turn_penalty == 6.0
+    assert g.report["turn_costs"]["forbidden_u_turns"] == 0 and g.turns is not None
+    assert path.exists()
+    scene.write_text(spec.replace("left", "centre"))
+    with pytest.raises(navcore.NavError, match=r"'driving_side' must be one of 'right', "
+                                               r"'left', not 'centre'"):
+        navcore.load_scene(scene)
