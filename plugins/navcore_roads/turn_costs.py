@@ -35,21 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .turns import EdgeTurns
-
-
-def moves(graph):
-    """``(e, f)`` int64: every move of the edge-based graph, ``f`` an edge
-    out of ``e``'s head, grouped by ``e`` and in CSR order within."""
-    csr = graph.csr
-    m = csr.num_edges
-    heads = csr.targets.astype(np.int64)
-    count = np.diff(csr.offsets)[heads]
-    before = np.zeros(m, dtype=np.int64)
-    np.cumsum(count[:-1], out=before[1:])
-    e = np.repeat(np.arange(m, dtype=np.int64), count)
-    f = np.repeat(csr.offsets[heads] - before, count) + np.arange(e.size, dtype=np.int64)
-    return e, f
+from .turns import EdgeTurns, moves
 
 
 def bearings(lon_a, lat_a, lon_b, lat_b) -> np.ndarray:
