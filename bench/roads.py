@@ -5,9 +5,12 @@
 
 Graphs (``../shared/data/roads``, README there): ``monaco`` and ``helsinki``
 from ``NAME.graph.npz`` (weights ``time_s``, seconds), the same two from
-their DIMACS files (``NAME.gr``/``.co``: integer decimetres), and ``gen250k``,
+their DIMACS files (``NAME.gr``/``.co``: integer decimetres), ``gen250k``,
 ``roadgen.make_roads`` (seeded; >= 250,000 nodes, weights ``time_s``; see
-roadgen's docstring for how it differs from a real extract). Every library
+roadgen's docstring for how it differs from a real extract), and
+``city250k``, ``citygen.make_city`` (seeded; 250,000 nodes, hop weights:
+every edge 1, the kind of PACE16's New York graph; lattice coordinates
+turned into degrees). ``genNk``/``cityNk`` name other sizes. Every library
 gets the same arrays (node ids are array indices: navcore loads arrays and
 DIMACS with ``keep="all"``, not compressed).
 
@@ -54,8 +57,10 @@ What is timed:
 * matrix: ``min(SCC, matrix)`` sources x as many targets (seeded, in the
   largest strongly connected component): navcore ``distance_matrix`` (and on
   the contracted copy), routingkit-cch ``CCHOneToMany`` (targets pinned,
-  ``distances_from`` per source), pandana ``shortest_path_lengths`` on all
-  pairs, scipy ``dijkstra(indices=sources)``.
+  ``distances_from`` per source), ch-router (no many-to-many in its Python
+  API: one ``CHQuery`` per cell; on graphs over 100k nodes timed on the
+  first ``slow_matrix_rows`` rows and scaled to the whole matrix), pandana
+  ``shortest_path_lengths`` on all pairs, scipy ``dijkstra(indices=sources)``.
 
 * cch (customizable CH): navcore ``contract(graph, customizable=True)``'s
   order and supergraph against routingkit-cch ``compute_order_inertial`` +
@@ -72,6 +77,31 @@ What is timed:
   the tick) against the same with a plain CH rebuilt (``contract``).
   Route and matrix rows above include ``find_path cch``, ``distance_pairs
   (cch)`` and ``distance_matrix (cch)``.
+
+* turns (``--parts turns``): each OSM extract (``turn_extracts``) read
+  with ``restrictions=True`` and ``False`` (the README's roads section):
+  ``add_graph`` (chains compressed, the default; and ``compress=False``),
+  ``contract`` of the uncompressed graph, one route with its path
+  (``find_path`` ``ch`` and ``bidijkstra``), ``distance_pairs`` (ch) per
+  pair, a ``min(1000, junctions)`` matrix (ch) and an isochrone reaching
+  30% of the junctions, on the same junctions (matched by OSM id). The
+  peer: ch-router on the edge-based graph the rules give (``edge_graph``:
+  a node per road edge plus a start and an end node per junction, what a
+  RoutingKit user builds for turn restrictions) and on the junctions
+  without them. Truth: scipy on that edge-based graph (float for navcore,
+  1e-9; ms for ch-router, exactly); a path must run over existing edges
+  whose allowed turns cost what was reported. The rules are read from
+  ``graph.turns`` (navcore's own reading of the OSM relations: the check
+  is of the searches, not of the reader). Monaco's extract carries no
+  restriction relation, so its two graphs are the same (a control).
+* isochrone (``--parts isochrone``; not on the ``.gr`` twins):
+  ``bench/isochrones.py``'s ``measure`` on the graph's arrays, limits
+  reaching 1% and 30% of the nodes, ``iso_sources`` sources of the largest
+  strongly connected component: ``World.isochrone`` on a ``csr`` and on a
+  ``roads`` graph, each plain and contracted, against scipy's bounded
+  ``dijkstra(limit=)`` and networkx's ``ego_graph(radius=, distance=)``
+  (osmnx's isochrone recipe); every navcore answer's nodes and costs
+  checked against scipy's full Dijkstra.
 
 Rounds interleave the libraries (the order rotates); a figure is the median
 over pairs of per-pair medians (batches: median over rounds of the batch
