@@ -907,7 +907,9 @@ def bench_cch(g, cfg):
                              "navcore pairs (cch)", "rk pairs (CCHQuery.run)",
                              "navcore pairs (cch, perfect)",
                              "navcore matrix (cch)", "rk matrix (CCHOneToMany)",
-                             "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)")}
+                             "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)",
+                             "navcore customize after 10 closures",
+                             "rk partial update of 10 closures")}
     _, new_w = changed_weights(g, SEED + 3)
     rk_w = [np.rint(new_w * g.scale).astype(np.uint32).tolist(),
             g.int_w.tolist()]
@@ -953,6 +955,22 @@ def bench_cch(g, cfg):
         for _ in range(2):
             w2.graph("r").version += 1
             t_cust_rk, _ = timed(v2.customize)
+        # 10 closures (10 random arcs each side): navcore customizes the
+        # whole metric again; routingkit's CCHMetricPartialUpdater only
+        # the arcs the closed ones reach (an effective closure: 1e8)
+        crng = np.random.default_rng(SEED + 50 + r)
+        closed = crng.choice(graph.csr.num_edges, 10, replace=False)
+        graph.csr.set_cost(closed, np.full(closed.size, np.inf))
+        graph.version += 1
+        t_close, _ = timed(view.customize)
+        if r == 0:
+            got_c = w.distance_pairs("r", g.pairs[:, 0], g.pairs[:, 1])
+            got_cm = w.distance_matrix("r", sources[:100], targets)
+            closed_wrong = check_after_customize(graph, g.pairs, got_c, sources[:100], targets,
+                                                 got_cm)
+        partial = rk.CCHMetricPartialUpdater(rcch)
+        t_rk_close, _ = timed(partial.apply, rkm, {int(a): 100_000_000 for a in
+                                                   crng.choice(g.src.size, 10, replace=False)})
         # live traffic: 10 closures, then an exact matrix
         upd, ex_cch, ex_ch = live_traffic(g, sources, targets, r)
         if r == 0:
@@ -960,6 +978,7 @@ def bench_cch(g, cfg):
                     "rk_order_arcs": v2.stats()["arcs"], "rk_order_depth": v2.stats()["tree_depth"],
                     "kept_arcs": view.stats()["forward_arcs"] + view.stats()["backward_arcs"],
                     "live_checked": upd, "pairs_wrong": pairs_wrong, "matrix_wrong": mat_wrong,
+                    "closed_wrong": closed_wrong,
                     "parallel": bool(view.topology.parallel)}
             continue
         times["navcore order"].append(view.order_seconds)
@@ -980,6 +999,8 @@ def bench_cch(g, cfg):
         times["rk matrix (CCHOneToMany)"].append(t_rk_mat)
         times["navcore update -> matrix (cch)"].append(ex_cch)
         times["navcore update -> matrix (ch rebuilt)"].append(ex_ch)
+        times["navcore customize after 10 closures"].append(t_close)
+        times["rk partial update of 10 closures"].append(t_rk_close)
         del w, w2, view, v2, rcch
         gc.collect()
     fig = {k: median(v) for k, v in times.items()}
@@ -1100,7 +1121,9 @@ def cch_rows(res):
              ("matrix after it (CCHOneToMany)", "navcore matrix (cch)",
               "rk matrix (CCHOneToMany)"),
              ("10 closures -> exact matrix", "navcore update -> matrix (cch)",
-              "navcore update -> matrix (ch rebuilt)")]
+              "navcore update -> matrix (ch rebuilt)"),
+             ("10 closures: metric current again (navcore whole, rk partial)",
+              "navcore customize after 10 closures", "rk partial update of 10 closures")]
     for r in res:
         c = r.get("cch")
         if not c:
@@ -1117,6 +1140,7 @@ def cch_rows(res):
                      f"{i['rk_order_arcs']}, depth {i['rk_order_depth']}; matrix {c['matrix']}; "
                      f"subtrees in parallel: {i.get('parallel')}; wrong after customize "
                      f"(pairs, matrix): {i.get('pairs_wrong')}, {i.get('matrix_wrong')}; "
+                     f"after 10 closures: {i.get('closed_wrong')}; "
                      f"live traffic: {i.get('live_checked')}",
                      "navcore": "", "peer": "", "peer is": "", "navcore / peer": ""})
     return rows
