@@ -142,7 +142,7 @@ FULL = dict(graphs=["monaco", "helsinki", "monaco.gr", "helsinki.gr", "gen250k",
             check_rows=100, slow_matrix_rows=100, build_rounds=3, big_build_rounds=1,
             import_rounds=3, turn_extracts=["monaco", "helsinki"], turn_pairs=500,
             turn_rounds=5, turn_build_rounds=3, iso_sources=11)
-QUICK = dict(graphs=["monaco", "helsinki", "monaco.gr"], gen_nodes=20_000, pairs=100,
+QUICK = dict(graphs=["monaco", "helsinki", "monaco.gr", "city20k"], gen_nodes=20_000, pairs=100,
              gen_sources=10, gen_pairs=40, rounds=2, slow_pairs=10, slow_rounds=1, matrix=300,
              matrix_rounds=1, big_matrix_rounds=1, check_rows=100, slow_matrix_rows=100,
              build_rounds=1, big_build_rounds=1, import_rounds=1,
@@ -1916,7 +1916,7 @@ def main(argv=None):
         results["import"] = bench_import(cfg)
     if "turns" in parts:
         results["turns"] = [bench_turns(x, cfg) for x in cfg["turn_extracts"]]
-    for name in cfg["graphs"]:
+    for name in cfg["graphs"] if set(parts) - {"import", "turns"} else ():
         results["graphs"].append(bench_graph(name, cfg, parts))
         gc.collect()
     results["total_s"] = now() - t_start
