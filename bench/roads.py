@@ -907,7 +907,8 @@ def bench_cch(g, cfg):
                              "navcore pairs (cch)", "rk pairs (CCHQuery.run)",
                              "navcore pairs (cch, perfect)",
                              "navcore matrix (cch)", "rk matrix (CCHOneToMany)",
-                             "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)",
+                             "navcore update -> matrix (cch)",
+                             "navcore update -> matrix (ch rebuilt)",
                              "navcore customize after 10 closures",
                              "rk partial update of 10 closures")}
     _, new_w = changed_weights(g, SEED + 3)
