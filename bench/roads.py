@@ -465,6 +465,11 @@ def chrouter_matrix(g):
 
 
 def pandana_net(g):
+    if g.unit == "hop":
+        # its contraction (libch) on hop weights: 2026-11-29, city20k still
+        # contracting after 3 minutes (ch-router: 0.4 s); ties everywhere
+        raise Unavailable("pandana's contraction does not finish in minutes on hop weights "
+                          "(city20k: over 3 min, ch-router 0.4 s)")
     import pandana
     import pandas as pd
     nodes = pd.DataFrame({"x": g.lon, "y": g.lat})
@@ -866,8 +871,12 @@ def bench_build(g, cfg):
         log(f"{g.name}: build round {r + 1}/{rounds}")
         k0 = r % len(names)
         for k in names[k0:] + names[:k0]:
+            if k in skipped:
+                continue
             try:
                 times[k].append(cases[k]())
+            except Unavailable as e:
+                skipped[k] = str(e)
             except Exception as e:     # noqa: BLE001
                 skipped[k] = f"failed: {type(e).__name__}: {e}"
             gc.collect()
