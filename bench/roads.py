@@ -1352,6 +1352,7 @@ def bench_turns(name, cfg):
     k = min(cfg["matrix"], common.size)
     mi = (np.sort(rng.choice(common.size, k, replace=False)),
           np.sort(rng.choice(common.size, k, replace=False)))
+    ii = rng.choice(common.size, cfg["iso_sources"], replace=False)
     out = {"graph": name, "info": info, "common_nodes": int(common.size),
            "pairs": int(pi.shape[0]), "matrix": f"{k} x {k}", "skipped": {},
            "build_s": {v: {s_: median(x) for s_, x in d.items()} for v, d in build.items()},
@@ -1459,7 +1460,7 @@ def bench_turns(name, cfg):
                         print(f"!! {name} {v} restrictions: {c}: {bad} wrong matrix entries")
         out["matrix_s"][v] = {c: median(x) for c, x in mtimes.items()}
         # isochrone: 30% of the junctions, against the edge-based truth
-        iso_src = idx[v][rng.choice(common.size, cfg["iso_sources"], replace=False)]
+        iso_src = idx[v][ii]
         full = truth.rows("float", iso_src)
         limit = float(median(np.quantile(x[np.isfinite(x)], 0.3) for x in full))
         try:
