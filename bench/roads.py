@@ -1072,14 +1072,15 @@ def live_traffic(g, sources, targets, seed):
     """Seconds from ``World.update`` of 10 closures (+ tick) to an exact
     ``distance_matrix``: with a customizable hierarchy (customized in the
     tick) and with a plain CH built again. Checked against scipy once."""
-    import navcore
     from scipy.sparse.csgraph import dijkstra
     rng = np.random.default_rng(SEED + 100 + seed)
     out = []
+    e = None
     for kind in ("cch", "ch"):
         w, _ = navcore_world(g, ch=kind == "ch", cch=kind == "cch")
         graph = w.graph("r")
-        e = rng.choice(graph.csr.num_edges, 10, replace=False) if kind == "cch" else e
+        if e is None:                             # the same closures on both
+            e = rng.choice(graph.csr.num_edges, 10, replace=False)
         edges = [(int(graph.edge_src[i]), int(graph.csr.targets[i])) for i in e]
         gc.collect()
         gc.disable()
