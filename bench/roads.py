@@ -1382,8 +1382,16 @@ def bench_turns(name, cfg):
                 nodes = query.get_node_path()
             return (np.inf if d == inf else d / 1000), nodes
 
-        def rk_matrix(sources, targets, rk_route=rk_route):
-            return np.array([[0.0 if a == b else rk_route(a, b)[0] for b in targets.tolist()]
+        def rk_dist(s, t, query=query, ends=ends, E=E, N=N):
+            if ends:
+                query.reset().add_source(E + s).add_target(E + N + t).run()
+            else:
+                query.reset().add_source(s).add_target(t).run()
+            d = query.get_distance()
+            return np.inf if d == inf else d / 1000
+
+        def rk_matrix(sources, targets, rk_dist=rk_dist):
+            return np.array([[0.0 if a == b else rk_dist(a, b) for b in targets.tolist()]
                              for a in sources.tolist()])
         cases = {"navcore find_path ch": (lambda s, t, w=w: fp(w, s, t, "ch"), "float"),
                  "navcore find_path bidijkstra": (lambda s, t, w=w: fp(w, s, t, "bidijkstra"),
