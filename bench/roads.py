@@ -79,7 +79,9 @@ What is timed:
   (cch)`` and ``distance_matrix (cch)``.
 
 * turns (``--parts turns``): each OSM extract (``turn_extracts``) read
-  with ``restrictions=True`` and ``False`` (the README's roads section):
+  with ``restrictions=False``, ``True``, and ``True`` with
+  ``turn_costs=True`` (the car profile's OSRM turn costs; the README's
+  roads section), ratios against the first:
   ``add_graph`` (chains compressed, the default; and ``compress=False``),
   ``contract`` of the uncompressed graph, one route with its path
   (``find_path`` ``ch`` and ``bidijkstra``), ``distance_pairs`` (ch) per
@@ -1161,7 +1163,11 @@ def cch_rows(res):
 # turn restrictions: one OSM extract read with and without them
 # ---------------------------------------------------------------------------
 OSM_FILES = {"monaco": "monaco.osm.gz", "helsinki": "Helsinki.osm.pbf"}
-TURN_VARIANTS = {"with": True, "without": False}          # restrictions=
+#: add_graph options of each reading; "without" is what the others are
+#: measured against (turn costs: the profile's, OSRM car's, opt-in)
+TURN_VARIANTS = {"without": dict(restrictions=False),
+                 "restrictions": dict(restrictions=True),
+                 "restrictions + turn costs": dict(restrictions=True, turn_costs=True)}
 
 
 def edge_graph(graph, scale=None, ends=False):
@@ -1301,8 +1307,9 @@ def chrouter_edge_graph(graph):
 
 
 def bench_turns(name, cfg):
-    """Extract ``name`` from its OSM file with ``restrictions=True`` and
-    ``False``: the road graph's build (chains compressed, the default, and
+    """Extract ``name`` from its OSM file as each of ``TURN_VARIANTS``
+    reads it (without restrictions, with them, with turn costs too): the
+    road graph's build (chains compressed, the default, and
     ``compress=False``), ``contract`` of the uncompressed graph, one route
     (``find_path`` ch and bidijkstra, with the path), ``distance_pairs``
     (ch), a matrix (ch) and an isochrone, on the same junctions (by OSM
@@ -1317,19 +1324,25 @@ def bench_turns(name, cfg):
     path = DATA / OSM_FILES[name]
     rounds = cfg["turn_build_rounds"]
     stages = ("add_graph", "add_graph compress=False", "contract", "ch-router build")
-    build = {v: {k: [] for k in stages} for v in TURN_VARIANTS}
+    names = []
+    for v, opts in TURN_VARIANTS.items():            # an option main does not have yet
+        try:
+            navcore.World().add_graph("r", type="roads", osm=str(path), **opts)
+            names.append(v)
+        except (TypeError, navcore.NavError) as e:
+            log(f"{name}: turns variant {v} left out: {e}")
+    build = {v: {k: [] for k in stages} for v in names}
     worlds, chs = {}, {}
-    names = list(TURN_VARIANTS)
     for r in range(rounds + 1):                     # round 0 warms up, untimed
         log(f"{name}: turns build round {r}/{rounds}")
-        for v in names[r % 2:] + names[:r % 2]:
-            flag = TURN_VARIANTS[v]
+        for v in names[r % len(names):] + names[:r % len(names)]:
+            opts = TURN_VARIANTS[v]
             gc.collect()
             t_def, _ = timed(navcore.World().add_graph, "r", type="roads", osm=str(path),
-                             restrictions=flag)
+                             **opts)
             w = navcore.World()
             t_add, graph = timed(w.add_graph, "r", type="roads", osm=str(path),
-                                 restrictions=flag, compress=False)
+                                 compress=False, **opts)
             t_ch, _ = timed(contract_fn(), graph)
             t_rk, ch = timed(chrouter_edge_graph if graph.turns is not None else
                              lambda gr: chrouter_build(junction_graph(gr)), graph)
@@ -1343,7 +1356,9 @@ def bench_turns(name, cfg):
                 "forbidden": 0 if g.turns is None else g.turns.forbidden,
                 "report": (g.report or {}).get("turns")} for v, g in graphs.items()}
     # the same junctions in both graphs, by OSM id
-    common = np.intersect1d(graphs["with"].osm_ids, graphs["without"].osm_ids)
+    common = graphs[names[0]].osm_ids
+    for g_ in graphs.values():
+        common = np.intersect1d(common, g_.osm_ids)
     idx = {v: np.argsort(g.osm_ids)[np.searchsorted(np.sort(g.osm_ids), common)]
            for v, g in graphs.items()}
     rng = np.random.default_rng(SEED + 7)
@@ -1415,7 +1430,7 @@ def bench_turns(name, cfg):
                     if why:
                         probs[i] = f"{s}->{t}: {why}"
             check[c] = {"checked": int(pairs.shape[0]), "mismatches": len(probs)}
-            report_problems_named(f"{name} {v} restrictions", c, probs)
+            report_problems_named(f"{name} {v}", c, probs)
         got = w.distance_pairs("r", pairs[:, 0], pairs[:, 1])
         exp = want["float"][row_of, pairs[:, 1]]
         bad = int((~np.isclose(got, exp, rtol=REL, atol=0)
@@ -1466,7 +1481,7 @@ def bench_turns(name, cfg):
                                & ~(np.isinf(m) & np.isinf(mt[kind]))).sum())
                     check[c] = {"checked": int(m.size), "mismatches": bad}
                     if bad:
-                        print(f"!! {name} {v} restrictions: {c}: {bad} wrong matrix entries")
+                        print(f"!! {name} {v}: {c}: {bad} wrong matrix entries")
         out["matrix_s"][v] = {c: median(x) for c, x in mtimes.items()}
         # isochrone: 30% of the junctions, against the edge-based truth
         iso_src = idx[v][ii]
@@ -1483,13 +1498,13 @@ def bench_turns(name, cfg):
                 if not iso_matches(nodes, iso.costs, full[j], limit):
                     bad += 1
                     odd = np.setxor1d(nodes, reach)[:3]
-                    print(f"!! {name} {v} restrictions: isochrone from {s} (limit {limit!r}): "
+                    print(f"!! {name} {v}: isochrone from {s} (limit {limit!r}): "
                           f"{nodes.size} nodes, scipy {reach.size}; differ at {odd.tolist()} "
                           f"(scipy costs {full[j][odd].tolist()})")
             out["iso_s"][v] = median(ts)
             check["navcore isochrone (30%)"] = {"checked": int(iso_src.size), "mismatches": bad}
         except navcore.NavError as e:
-            out["skipped"][f"isochrone {v} restrictions"] = f"{type(e).__name__}: {e}"
+            out["skipped"][f"isochrone ({v})"] = f"{type(e).__name__}: {e}"
         out["check"][v] = check
     return out
 
@@ -1520,9 +1535,11 @@ def report_problems_named(label, k, probs):
 
 
 def turn_rows(turns):
+    """A row per extract, stage and reading; ratios against the reading
+    without restrictions, and navcore against ch-router in the same one."""
     rows = []
     for t in turns:
-        b, rt, mx = t["build_s"], t["route_s"], t["matrix_s"]
+        b, rt, mx, iso = t["build_s"], t["route_s"], t["matrix_s"], t["iso_s"]
         lines = [("road graph build (add_graph, chains compressed)", b, "add_graph", None),
                  ("road graph build (compress=False)", b, "add_graph compress=False", None),
                  ("CH build", b, "contract", "ch-router build"),
@@ -1533,30 +1550,28 @@ def turn_rows(turns):
                  ("batch routes, per pair (distance_pairs, ch)", rt,
                   "navcore distance_pairs (ch)", "ch-router"),
                  (f"matrix {t['matrix']} (ch)", mx, "navcore distance_matrix (ch)",
-                  "ch-router (a query per cell)")]
+                  "ch-router (a query per cell)"),
+                 ("isochrone (30% of the junctions)", {v: {"iso": x} for v, x in iso.items()},
+                  "iso", None)]
         for label, d, nav, peer in lines:
-            w_, wo = d.get("with", {}).get(nav), d.get("without", {}).get(nav)
-            pw = d.get("with", {}).get(peer) if peer else None
-            pwo = d.get("without", {}).get(peer) if peer else None
-            rows.append({"extract": t["graph"], "stage": label, "with": fmt_s(w_),
-                         "without": fmt_s(wo), "with / without": fmt_r(ratio(w_, wo)),
-                         "ch-router with": fmt_s(pw), "ch-router without": fmt_s(pwo),
-                         "ch-router with / without": fmt_r(ratio(pw, pwo)),
-                         "navcore / ch-router (with)": fmt_r(ratio(w_, pw))})
-        iw, iwo = t["iso_s"].get("with"), t["iso_s"].get("without")
-        rows.append({"extract": t["graph"], "stage": "isochrone (30% of the junctions)",
-                     "with": fmt_s(iw), "without": fmt_s(iwo),
-                     "with / without": fmt_r(ratio(iw, iwo)), "ch-router with": "",
-                     "ch-router without": "", "ch-router with / without": "",
-                     "navcore / ch-router (with)": ""})
-        i = t["info"]
-        rows.append({"extract": t["graph"], "stage": (
-            f"  with: {i['with']['nodes']} junctions, {i['with']['edges']} edges, "
-            f"{i['with']['rules']} rules ({i['with']['forbidden']} forbidden); without: "
-            f"{i['without']['nodes']} junctions, {i['without']['edges']} edges; "
-            f"{t['pairs']} pairs"), "with": "", "without": "", "with / without": "",
-            "ch-router with": "", "ch-router without": "", "ch-router with / without": "",
-            "navcore / ch-router (with)": ""})
+            base = d.get("without", {})
+            for v in b:
+                x = d.get(v, {}).get(nav)
+                p = d.get(v, {}).get(peer) if peer else None
+                rows.append({"extract": t["graph"], "stage": label, "reading": v,
+                             "navcore": fmt_s(x),
+                             "/ without": "-" if v == "without" else
+                             fmt_r(ratio(x, base.get(nav))),
+                             "ch-router": fmt_s(p),
+                             "ch-router / without": "-" if v == "without" or not peer else
+                             fmt_r(ratio(p, base.get(peer))),
+                             "navcore / ch-router": fmt_r(ratio(x, p))})
+        for v, i in t["info"].items():
+            rows.append({"extract": t["graph"], "stage": "  graph (compress=False)", "reading": v,
+                         "navcore": f"{i['nodes']} junctions, {i['edges']} edges, "
+                                    f"{i['rules']} rules ({i['forbidden']} forbidden)",
+                         "/ without": "", "ch-router": "", "ch-router / without": "",
+                         "navcore / ch-router": ""})
     return rows
 
 
@@ -1838,7 +1853,7 @@ def check_rows(res, turns=()):
     for t in turns:
         for v, checks in t["check"].items():
             for k, c in checks.items():
-                rows.append({"graph": f"{t['graph']} (OSM, {v} restrictions)", "test": "turns",
+                rows.append({"graph": f"{t['graph']} (OSM, {v})", "test": "turns",
                              "library": k, "answers checked": c["checked"],
                              "mismatches": c["mismatches"], "max dev from exact": "-",
                              "README truth mismatches": "-"})
@@ -1958,8 +1973,8 @@ def main(argv=None):
     show(out, "Distance matrix", matrix_rows(res))
     show(out, "Customizable CH (CCH) stages and live traffic", cch_rows(res))
     if "turns" in results:
-        show(out, "Turn restrictions: the OSM extract with and without them "
-                  "(ch-router: on the edge-based graph they give / on the junctions)",
+        show(out, "Turn restrictions and turn costs: each OSM extract read with and "
+                  "without them (ch-router: on the edge-based graph they give)",
              turn_rows(results["turns"]))
     show(out, f"Isochrones ({cfg['iso_sources']} sources, median; ratio navcore's best / "
               "peer)", iso_rows(res))
