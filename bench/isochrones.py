@@ -16,6 +16,9 @@ would settle more than a tenth of the nodes). Every answer's node set and
 costs are checked against scipy's before timing. Times: the median of
 the sources' calls (each call one source, its nodes and costs; outlines
 are not drawn).
+
+``measure`` is what ``bench/roads.py --parts isochrone`` runs too (with
+the roads graph type's cases added).
 """
 from __future__ import annotations
 
@@ -51,79 +54,144 @@ def graphs(quick):
     return out
 
 
+def least_edges(n, src, dst, cost):
+    """scipy CSR of the cheapest of parallel edges (scipy would sum them)."""
+    from scipy.sparse import csr_matrix
+    src, dst, cost = np.asarray(src), np.asarray(dst), np.asarray(cost, dtype=np.float64)
+    order = np.lexsort((cost, dst, src))
+    s, d, c = src[order], dst[order], cost[order]
+    first = np.r_[True, (s[1:] != s[:-1]) | (d[1:] != d[:-1])] if s.size else s.astype(bool)
+    return csr_matrix((c[first], (s[first], d[first])), shape=(n, n))
+
+
+def csr_variants(n, src, dst, cost):
+    """The navcore cases: a ``type="csr"`` graph, plain (a bounded
+    Dijkstra) and another after ``navcore_csr.contract`` (PHAST for large
+    isochrones). Each is ``(label, prepare)``; ``prepare()`` returns
+    ``iso(source, limit) -> (nodes, costs)``."""
+    import navcore
+    import navcore_csr
+
+    def make(ch):
+        def prepare():
+            w = navcore.World()
+            g = w.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
+                            directed=True)
+            if ch:
+                navcore_csr.contract(g)
+            return lambda s, lim: _nodes_costs(w.isochrone("g", int(s), lim))
+        return prepare
+    return [("navcore", make(False)), ("navcore + CH", make(True))]
+
+
+def iso_matches(nodes, costs, truth, limit, rel=1e-9):
+    """Whether an isochrone's nodes and costs are scipy's (``truth``: the
+    costs from its source to every node). A node whose cost ties the
+    limit within ``rel`` may be either side of it (costs summed in another
+    order, along shortcuts, may differ in the last bits)."""
+    nodes = np.asarray(nodes)
+    o = np.argsort(nodes)
+    nodes, costs = nodes[o], np.asarray(costs)[o]
+    must = np.flatnonzero(truth <= limit * (1 - rel))
+    may = truth <= limit * (1 + rel)
+    return (np.unique(nodes).size == nodes.size and np.isin(must, nodes).all()
+            and bool(may[nodes].all())
+            and np.allclose(costs, truth[nodes], rtol=rel, atol=0))
+
+
+def _nodes_costs(iso):
+    return iso.nodes, iso.costs
+
+
+def measure(name_of_graph, n, src, dst, cost, sources, shares=(0.01, 0.30), variants=None):
+    """Per limit share, the median seconds of every case over ``sources``
+    (navcore's ``variants``, default ``csr_variants``; scipy's bounded
+    ``dijkstra``; networkx's ``ego_graph``) and the answers that differ
+    from scipy's full Dijkstra (navcore's node sets and costs, ego_graph's
+    node count). Each case is called once before it is timed (kernels
+    loaded). Returns a list of dicts, one per share."""
+    import networkx as nx
+    from scipy.sparse.csgraph import dijkstra
+    a = least_edges(n, src, dst, cost)
+    coo = a.tocoo()
+    nxg = nx.DiGraph()
+    nxg.add_nodes_from(range(n))
+    nxg.add_weighted_edges_from(zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist()),
+                                weight="t")
+    sources = np.asarray(sources)
+    full = dijkstra(a, indices=sources)
+    variants = csr_variants(n, src, dst, cost) if variants is None else variants
+    limits = [float(median(np.quantile(r[np.isfinite(r)], share) for r in full))
+              for share in shares]
+    reached = {lim: [int((r <= lim).sum()) for r in full] for lim in limits}
+
+    def scipy_iso(s, lim):
+        d = dijkstra(a, indices=int(s), limit=lim)
+        return np.flatnonzero(np.isfinite(d)), None
+
+    def ego(s, lim):
+        return nx.ego_graph(nxg, int(s), radius=lim, distance="t"), None
+    cases = {label: prepare() for label, prepare in variants}
+    navs = list(cases)
+    cases["scipy"] = scipy_iso
+    cases["networkx ego_graph"] = ego
+    for label in navs:                                 # kernels loaded (PHAST too)
+        for lim in limits:
+            cases[label](sources[0], lim)
+    out = []
+    for share, lim in zip(shares, limits):
+        times = {k: [] for k in cases}
+        wrong = {k: 0 for k in navs + ["networkx ego_graph"]}
+        names = list(cases)
+        for k, s in enumerate(sources):
+            truth = np.flatnonzero(full[k] <= lim)
+            for name in names[k % len(names):] + names[:k % len(names)]:
+                t0 = time.perf_counter()
+                nodes, costs = cases[name](s, lim)
+                times[name].append(time.perf_counter() - t0)
+                if name == "networkx ego_graph":
+                    wrong[name] += nodes.number_of_nodes() != truth.size
+                elif name in wrong:
+                    wrong[name] += not iso_matches(nodes, costs, full[k], lim)
+        out.append({"graph": name_of_graph, "nodes": n, "share": share, "limit": lim,
+                    "reached": int(median(reached[lim])), "sources": int(sources.size),
+                    "s": {k: median(v) for k, v in times.items()}, "wrong": wrong})
+    return out
+
+
+def table(rows):
+    """The Markdown table of ``measure``'s rows (ratios against navcore's
+    better case)."""
+    lines = ["| graph | nodes | limit (reaches) | navcore | navcore + CH | scipy bounded "
+             "Dijkstra | networkx ego_graph | scipy / navcore | ego_graph / navcore |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        t = r["s"]
+        best = min(t["navcore"], t["navcore + CH"])
+        lines.append(f"| {r['graph']} | {r['nodes']:,} | {r['limit']:.4g} ({r['reached']:,} "
+                     f"nodes, {r['share']:.0%}) | {t['navcore'] * 1e3:.3f} ms | "
+                     f"{t['navcore + CH'] * 1e3:.3f} ms | {t['scipy'] * 1e3:.3f} ms | "
+                     f"{t['networkx ego_graph'] * 1e3:.3f} ms | {t['scipy'] / best:.1f}x | "
+                     f"{t['networkx ego_graph'] / best:.0f}x |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="20k-node generated graphs, 5 sources")
     args = ap.parse_args(argv)
-    import navcore
-    import navcore_csr
-    import networkx as nx
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import dijkstra
-
     rng = np.random.default_rng(11)
     sources_per_graph = 5 if args.quick else 11
     rows = []
     for name, (n, src, dst, cost) in graphs(args.quick).items():
-        # scipy sums parallel edges: the least of them kept instead
-        best = {}
-        for s, t, c in zip(src.tolist(), dst.tolist(), cost.tolist()):
-            if c < best.get((s, t), np.inf):
-                best[(s, t)] = c
-        keys = np.array(list(best.keys()), dtype=np.int64)
-        a = csr_matrix((np.array(list(best.values())), (keys[:, 0], keys[:, 1])),
-                       shape=(n, n))
-        nxg = nx.DiGraph()
-        nxg.add_nodes_from(range(n))
-        nxg.add_weighted_edges_from(zip(keys[:, 0].tolist(), keys[:, 1].tolist(),
-                                        list(best.values())), weight="t")
         sources = rng.choice(n, sources_per_graph, replace=False)
-        full = dijkstra(a, indices=sources)
-        for share in (0.01, 0.30):
-            limit = float(median(np.quantile(r[np.isfinite(r)], share) for r in full))
-            times = {"navcore": [], "navcore + CH": [], "scipy": [], "networkx ego_graph": []}
-            w = navcore.World()
-            g = w.add_graph("g", type="csr", src=src, dst=dst, cost=cost, num_nodes=n,
-                            directed=True)
-            w.isochrone("g", int(sources[0]), limit)           # kernels loaded
-            reached = []
-            for k, s in enumerate(sources):
-                truth = np.flatnonzero(full[k] <= limit)
-                reached.append(len(truth))
-                t0 = time.perf_counter()
-                iso = w.isochrone("g", int(s), limit)
-                times["navcore"].append(time.perf_counter() - t0)
-                assert np.array_equal(np.sort(iso.nodes), truth), (name, s)
-                assert np.allclose(iso.costs[np.argsort(iso.nodes)], full[k][truth])
-                t0 = time.perf_counter()
-                d = dijkstra(a, indices=int(s), limit=limit)
-                np.flatnonzero(np.isfinite(d))
-                times["scipy"].append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                ego = nx.ego_graph(nxg, int(s), radius=limit, distance="t")
-                times["networkx ego_graph"].append(time.perf_counter() - t0)
-                assert ego.number_of_nodes() == len(truth)
-            navcore_csr.contract(g)
-            w.isochrone("g", int(sources[0]), limit)
-            for k, s in enumerate(sources):
-                truth = np.flatnonzero(full[k] <= limit)
-                t0 = time.perf_counter()
-                iso = w.isochrone("g", int(s), limit)
-                times["navcore + CH"].append(time.perf_counter() - t0)
-                assert np.array_equal(np.sort(iso.nodes), truth), (name, s, "ch")
-            w.close()
-            rows.append((name, n, share, limit, int(median(reached)),
-                         {k: median(v) for k, v in times.items()}))
-            print(f"  .. {name} {share:.0%}: done", file=sys.stderr)
-    print("| graph | nodes | limit (reaches) | navcore | navcore + CH | scipy bounded "
-          "Dijkstra | networkx ego_graph | scipy / navcore | ego_graph / navcore |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, n, share, limit, reached, t in rows:
-        best = min(t["navcore"], t["navcore + CH"])
-        print(f"| {name} | {n:,} | {limit:.4g} ({reached:,} nodes, {share:.0%}) | "
-              f"{t['navcore'] * 1e3:.3f} ms | {t['navcore + CH'] * 1e3:.3f} ms | "
-              f"{t['scipy'] * 1e3:.3f} ms | {t['networkx ego_graph'] * 1e3:.3f} ms | "
-              f"{t['scipy'] / best:.1f}x | {t['networkx ego_graph'] / best:.0f}x |")
+        got = measure(name, n, src, dst, cost, sources)
+        for r in got:
+            wrong = {k: v for k, v in r["wrong"].items() if v}
+            assert not wrong, (name, r["share"], wrong)
+        rows += got
+        print(f"  .. {name}: done", file=sys.stderr)
+    print(table(rows))
 
 
 if __name__ == "__main__":

@@ -5,9 +5,12 @@
 
 Graphs (``../shared/data/roads``, README there): ``monaco`` and ``helsinki``
 from ``NAME.graph.npz`` (weights ``time_s``, seconds), the same two from
-their DIMACS files (``NAME.gr``/``.co``: integer decimetres), and ``gen250k``,
+their DIMACS files (``NAME.gr``/``.co``: integer decimetres), ``gen250k``,
 ``roadgen.make_roads`` (seeded; >= 250,000 nodes, weights ``time_s``; see
-roadgen's docstring for how it differs from a real extract). Every library
+roadgen's docstring for how it differs from a real extract), and
+``city250k``, ``citygen.make_city`` (seeded; 250,000 nodes, hop weights:
+every edge 1, the kind of PACE16's New York graph; lattice coordinates
+turned into degrees). ``genNk``/``cityNk`` name other sizes. Every library
 gets the same arrays (node ids are array indices: navcore loads arrays and
 DIMACS with ``keep="all"``, not compressed).
 
@@ -54,8 +57,10 @@ What is timed:
 * matrix: ``min(SCC, matrix)`` sources x as many targets (seeded, in the
   largest strongly connected component): navcore ``distance_matrix`` (and on
   the contracted copy), routingkit-cch ``CCHOneToMany`` (targets pinned,
-  ``distances_from`` per source), pandana ``shortest_path_lengths`` on all
-  pairs, scipy ``dijkstra(indices=sources)``.
+  ``distances_from`` per source), ch-router (no many-to-many in its Python
+  API: one ``CHQuery`` per cell; on graphs over 100k nodes timed on the
+  first ``slow_matrix_rows`` rows and scaled to the whole matrix), pandana
+  ``shortest_path_lengths`` on all pairs, scipy ``dijkstra(indices=sources)``.
 
 * cch (customizable CH): navcore ``contract(graph, customizable=True)``'s
   order and supergraph against routingkit-cch ``compute_order_inertial`` +
@@ -72,6 +77,33 @@ What is timed:
   the tick) against the same with a plain CH rebuilt (``contract``).
   Route and matrix rows above include ``find_path cch``, ``distance_pairs
   (cch)`` and ``distance_matrix (cch)``.
+
+* turns (``--parts turns``): each OSM extract (``turn_extracts``) read
+  with ``restrictions=False``, ``True``, and ``True`` with
+  ``turn_costs=True`` (the car profile's OSRM turn costs; the README's
+  roads section), ratios against the first:
+  ``add_graph`` (chains compressed, the default; and ``compress=False``),
+  ``contract`` of the uncompressed graph, one route with its path
+  (``find_path`` ``ch`` and ``bidijkstra``), ``distance_pairs`` (ch) per
+  pair, a ``min(1000, junctions)`` matrix (ch) and an isochrone reaching
+  30% of the junctions, on the same junctions (matched by OSM id). The
+  peer: ch-router on the edge-based graph the rules give (``edge_graph``:
+  a node per road edge plus a start and an end node per junction, what a
+  RoutingKit user builds for turn restrictions) and on the junctions
+  without them. Truth: scipy on that edge-based graph (float for navcore,
+  1e-9; ms for ch-router, exactly); a path must run over existing edges
+  whose allowed turns cost what was reported. The rules are read from
+  ``graph.turns`` (navcore's own reading of the OSM relations: the check
+  is of the searches, not of the reader). Monaco's extract carries no
+  restriction relation, so its two graphs are the same (a control).
+* isochrone (``--parts isochrone``; not on the ``.gr`` twins):
+  ``bench/isochrones.py``'s ``measure`` on the graph's arrays, limits
+  reaching 1% and 30% of the nodes, ``iso_sources`` sources of the largest
+  strongly connected component: ``World.isochrone`` on a ``csr`` and on a
+  ``roads`` graph, each plain and contracted, against scipy's bounded
+  ``dijkstra(limit=)`` and networkx's ``ego_graph(radius=, distance=)``
+  (osmnx's isochrone recipe); every navcore answer's nodes and costs
+  checked against scipy's full Dijkstra.
 
 Rounds interleave the libraries (the order rotates); a figure is the median
 over pairs of per-pair medians (batches: median over rounds of the batch
@@ -98,6 +130,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (RESULTS_DIR, fmt_bytes, fmt_ratio, fmt_s, log, machine, median,  # noqa: E402
                      now, print_table, ratio, timed, versions, write_json)
+from isochrones import iso_matches  # noqa: E402
 
 SEED = 20261125
 HERE = Path(__file__).resolve().parent
@@ -105,14 +138,18 @@ SHARED = Path(os.environ.get("NAVCORE_SHARED", HERE.parents[1] / "shared"))
 DATA = SHARED / "data/roads"
 CACHE = HERE / ".cache"
 
-FULL = dict(graphs=["monaco", "helsinki", "monaco.gr", "helsinki.gr", "gen250k"],
+FULL = dict(graphs=["monaco", "helsinki", "monaco.gr", "helsinki.gr", "gen250k", "city250k"],
             gen_nodes=250_000, pairs=500, gen_sources=50, gen_pairs=200, rounds=5,
             slow_pairs=20, slow_rounds=1, matrix=1000, matrix_rounds=3, big_matrix_rounds=1,
-            check_rows=100, build_rounds=3, big_build_rounds=1, import_rounds=3)
-QUICK = dict(graphs=["monaco", "helsinki", "monaco.gr"], gen_nodes=20_000, pairs=100,
+            check_rows=100, slow_matrix_rows=100, build_rounds=3, big_build_rounds=1,
+            import_rounds=3, turn_extracts=["monaco", "helsinki"], turn_pairs=500,
+            turn_rounds=5, turn_build_rounds=3, iso_sources=11)
+QUICK = dict(graphs=["monaco", "helsinki", "monaco.gr", "city20k"], gen_nodes=20_000, pairs=100,
              gen_sources=10, gen_pairs=40, rounds=2, slow_pairs=10, slow_rounds=1, matrix=300,
-             matrix_rounds=1, big_matrix_rounds=1, check_rows=100, build_rounds=1,
-             big_build_rounds=1, import_rounds=1)
+             matrix_rounds=1, big_matrix_rounds=1, check_rows=100, slow_matrix_rows=100,
+             build_rounds=1, big_build_rounds=1, import_rounds=1,
+             turn_extracts=["monaco", "helsinki"], turn_pairs=100, turn_rounds=2,
+             turn_build_rounds=1, iso_sources=5)
 BIG = 100_000           # graphs above this many nodes use the "big_" settings
 REL = 1e-9              # float libraries against scipy
 TRUTH_ABS = 1e-5        # navcore against the README truth (printed with 6 decimals)
@@ -185,6 +222,8 @@ class Graph:
 def load_graph(name, cfg):
     if name.startswith("gen") and name.endswith("k"):        # gen250k, gen90k: that many nodes
         return gen_graph(dict(cfg, gen_nodes=int(name[3:-1]) * 1000))
+    if name.startswith("city") and name.endswith("k"):       # city250k: hop weights
+        return city_graph(int(name[4:-1]) * 1000, cfg)
     base = name.removesuffix(".gr")
     z = np.load(DATA / f"{base}.graph.npz")
     rows = np.genfromtxt(DATA / f"{base}.pairs.csv", delimiter=",", names=True)
@@ -217,15 +256,42 @@ def gen_graph(cfg):
               "s", net["src"], net["dst"], net["time_s"], lon, lat, 1000,
               dict(src=net["src"], dst=net["dst"], length=net["length_m"], cost=net["time_s"],
                    positions=np.column_stack((lon, lat)), oneway=True), None, gen_s=t)
-    # few distinct sources, so scipy's truth is a few full searches per weight set
+    g.pairs = few_source_pairs(g, cfg)
+    g.notes.append(f"generated in {t:.2f} s: {g.n} nodes, {g.src.size} directed edges")
+    return g
+
+
+def city_graph(nodes, cfg):
+    """``citygen.make_city``: a city of turned street grids with one-way
+    streets, every arc 1 (hop weights, PACE16 New York's kind). Its lattice
+    coordinates become degrees near Munich (about 100 m a step) for
+    navcore's positions and routingkit-cch's inertial flow; a street's
+    length is the straight line between its ends (navcore keeps lengths
+    apart from costs; the costs are the hops)."""
+    from citygen import make_city
+    t, net = timed(make_city, seed=SEED, nodes=nodes)
+    lon = 11.4 + net["x"] * 0.00133
+    lat = 48.0 + net["y"] * 0.0009
+    src, dst, w = net["src"], net["dst"], net["w"]
+    length = np.hypot((lon[dst] - lon[src]) * 74_500.0, (lat[dst] - lat[src]) * 111_200.0)
+    g = Graph(f"city{nodes // 1000}k", "hop", src, dst, w, lon, lat, 1,
+              dict(src=src, dst=dst, length=np.maximum(length, 1.0), cost=w,
+                   positions=np.column_stack((lon, lat)), oneway=True), None, gen_s=t)
+    g.pairs = few_source_pairs(g, cfg)
+    g.notes.append(f"citygen in {t:.2f} s: {g.n} nodes, {g.src.size} directed edges, "
+                   "every edge 1")
+    return g
+
+
+def few_source_pairs(g, cfg):
+    """Pairs from few distinct sources, so scipy's truth on a large graph
+    is a few full searches per weight set."""
     rng = np.random.default_rng(SEED + 1)
     scc = largest_scc(g)
     srcs = rng.choice(scc, cfg["gen_sources"], replace=False)
     per = cfg["gen_pairs"] // cfg["gen_sources"]
-    g.pairs = np.column_stack((np.repeat(srcs, per),
-                               rng.choice(scc, srcs.size * per))).astype(np.int32)
-    g.notes.append(f"generated in {t:.2f} s: {g.n} nodes, {g.src.size} directed edges")
-    return g
+    return np.column_stack((np.repeat(srcs, per),
+                            rng.choice(scc, srcs.size * per))).astype(np.int32)
 
 
 def largest_scc(g):
@@ -375,7 +441,37 @@ def cch_matrix(g):
     return m, sum(stages.values())
 
 
+def chrouter_matrix(g):
+    """ch-router has no many-to-many in its Python API (``CHQuery`` takes
+    sources and targets but answers the nearest pair): a matrix is one
+    query per cell, the way a user of it would fill one."""
+    import ch_router
+    t, ch = timed(chrouter_build, g)
+    query = ch_router.CHQuery(ch)
+    inf, scale = ch_router.INF_WEIGHT, g.scale
+
+    def m(sources, targets):
+        tl = targets.tolist()
+        rows = []
+        for s in sources.tolist():
+            row = []
+            for t_ in tl:
+                query.reset().add_source(s).add_target(t_).run()
+                row.append(query.get_distance())
+            rows.append(row)
+        out = np.array(rows, dtype=np.float64).reshape(sources.size, targets.size)
+        out[out == inf] = np.inf
+        return out / scale
+    m.keep = ch
+    return m, t
+
+
 def pandana_net(g):
+    if g.unit == "hop":
+        # its contraction (libch) on hop weights: 2026-11-29, city20k still
+        # contracting after 3 minutes (ch-router: 0.4 s); ties everywhere
+        raise Unavailable("pandana's contraction does not finish in minutes on hop weights "
+                          "(city20k: over 3 min, ch-router 0.4 s)")
     import pandana
     import pandas as pd
     nodes = pd.DataFrame({"x": g.lon, "y": g.lat})
@@ -433,6 +529,7 @@ class Lib:
     batch: bool = False         # route: one call for all pairs
     slow: bool = False
     navcore: bool = False
+    row_limit: bool = False     # matrix on a big graph: timed on the first rows, scaled
     dist: str | None = None     # distribution for the version line
 
 
@@ -455,6 +552,8 @@ MATRIX_LIBS = [
     Lib("navcore distance_matrix (ch)", nav_matrix(ch=True), navcore=True),
     Lib("navcore distance_matrix (cch)", nav_matrix(cch=True), navcore=True),
     Lib("routingkit-cch one-to-many", cch_matrix, weights="int"),
+    Lib("ch-router (a query per cell)", chrouter_matrix, weights="int", slow=True,
+        row_limit=True),
     Lib("pandana", pandana_matrix, weights="floor", slow=True),
     Lib("scipy dijkstra", scipy_matrix, slow=True),
 ]
@@ -664,6 +763,7 @@ def bench_matrix(g, cfg, truth):
     made, prep = make_all(MATRIX_LIBS, g, skipped)
     times = {k: [] for k in made}
     check = {}
+    scaled_rows = {}
     exact = None
     if "scipy dijkstra" in made:           # the truth is scipy's own answer (timed)
         t, exact = timed(made["scipy dijkstra"], sources, targets)
@@ -674,20 +774,24 @@ def bench_matrix(g, cfg, truth):
         if k == "scipy dijkstra":
             check[k] = summary_check(g, exact.ravel(), exact.ravel(), {})
             continue
-        log(f"{g.name}: checking {k} ({sources.size} x {targets.size})")
+        lim = sources.size
+        if big and libs[k].row_limit:
+            lim = min(cfg["slow_matrix_rows"], sources.size)
+            scaled_rows[k] = lim
+        log(f"{g.name}: checking {k} ({lim} x {targets.size})")
         try:
-            t, got = timed(m, sources, targets)
+            t, got = timed(m, sources[:lim], targets)
         except Exception as e:             # noqa: BLE001 (a library that raises is left out)
             skipped[k] = f"failed: {type(e).__name__}: {e}"
             del times[k]
             continue
-        times[k].append(t)              # the check pass counts as a round
+        times[k].append(t * sources.size / lim)   # the check pass counts as a round
         kind = libs[k].weights
         if kind == "float":
-            want = exact
-            rows = np.arange(sources.size)
+            want = exact[:lim]
+            rows = np.arange(lim)
         else:
-            rows = np.arange(check_rows)
+            rows = np.arange(min(check_rows, lim))
             d = truth.dist(kind, sources[rows])
             want = np.array([d[int(s)][targets] for s in sources[rows]])
         probs = {}
@@ -696,7 +800,7 @@ def bench_matrix(g, cfg, truth):
             r, c = divmod(int(j), targets.size)
             probs[f"{sources[r]}->{targets[c]}"] = (
                 f"{got[r, c]!r} != scipy {truth.scaled(kind, want.ravel()[j])!r}")
-        check[k] = summary_check(g, got.ravel(), exact.ravel(), probs)
+        check[k] = summary_check(g, got.ravel(), exact[:lim].ravel(), probs)
         check[k]["checked"] = int(rows.size * targets.size)
         report_problems(g, k, probs)
         del got
@@ -714,7 +818,8 @@ def bench_matrix(g, cfg, truth):
             times[k].append(t)
     return {"sources": int(sources.size), "targets": int(targets.size),
             "check_rows": int(check_rows), "skipped": skipped, "prep_s": prep,
-            "check": check, "rounds_s": times, "figure_s": {k: median(v) for k, v in times.items()}}
+            "scaled_rows": scaled_rows, "check": check, "rounds_s": times,
+            "figure_s": {k: median(v) for k, v in times.items()}}
 
 
 # ---------------------------------------------------------------------------
@@ -768,8 +873,12 @@ def bench_build(g, cfg):
         log(f"{g.name}: build round {r + 1}/{rounds}")
         k0 = r % len(names)
         for k in names[k0:] + names[:k0]:
+            if k in skipped:
+                continue
             try:
                 times[k].append(cases[k]())
+            except Unavailable as e:
+                skipped[k] = str(e)
             except Exception as e:     # noqa: BLE001
                 skipped[k] = f"failed: {type(e).__name__}: {e}"
             gc.collect()
@@ -809,7 +918,10 @@ def bench_cch(g, cfg):
                              "navcore pairs (cch)", "rk pairs (CCHQuery.run)",
                              "navcore pairs (cch, perfect)",
                              "navcore matrix (cch)", "rk matrix (CCHOneToMany)",
-                             "navcore update -> matrix (cch)", "navcore update -> matrix (ch rebuilt)")}
+                             "navcore update -> matrix (cch)",
+                             "navcore update -> matrix (ch rebuilt)",
+                             "navcore customize after 10 closures",
+                             "rk partial update of 10 closures")}
     _, new_w = changed_weights(g, SEED + 3)
     rk_w = [np.rint(new_w * g.scale).astype(np.uint32).tolist(),
             g.int_w.tolist()]
@@ -855,6 +967,22 @@ def bench_cch(g, cfg):
         for _ in range(2):
             w2.graph("r").version += 1
             t_cust_rk, _ = timed(v2.customize)
+        # 10 closures (10 random arcs each side): navcore customizes the
+        # whole metric again; routingkit's CCHMetricPartialUpdater only
+        # the arcs the closed ones reach (an effective closure: 1e8)
+        crng = np.random.default_rng(SEED + 50 + r)
+        closed = crng.choice(graph.csr.num_edges, 10, replace=False)
+        graph.csr.set_cost(closed, np.full(closed.size, np.inf))
+        graph.version += 1
+        t_close, _ = timed(view.customize)
+        if r == 0:
+            got_c = w.distance_pairs("r", g.pairs[:, 0], g.pairs[:, 1])
+            got_cm = w.distance_matrix("r", sources[:100], targets)
+            closed_wrong = check_after_customize(graph, g.pairs, got_c, sources[:100], targets,
+                                                 got_cm)
+        partial = rk.CCHMetricPartialUpdater(rcch)
+        t_rk_close, _ = timed(partial.apply, rkm, {int(a): 100_000_000 for a in
+                                                   crng.choice(g.src.size, 10, replace=False)})
         # live traffic: 10 closures, then an exact matrix
         upd, ex_cch, ex_ch = live_traffic(g, sources, targets, r)
         if r == 0:
@@ -862,6 +990,7 @@ def bench_cch(g, cfg):
                     "rk_order_arcs": v2.stats()["arcs"], "rk_order_depth": v2.stats()["tree_depth"],
                     "kept_arcs": view.stats()["forward_arcs"] + view.stats()["backward_arcs"],
                     "live_checked": upd, "pairs_wrong": pairs_wrong, "matrix_wrong": mat_wrong,
+                    "closed_wrong": closed_wrong,
                     "parallel": bool(view.topology.parallel)}
             continue
         times["navcore order"].append(view.order_seconds)
@@ -882,6 +1011,8 @@ def bench_cch(g, cfg):
         times["rk matrix (CCHOneToMany)"].append(t_rk_mat)
         times["navcore update -> matrix (cch)"].append(ex_cch)
         times["navcore update -> matrix (ch rebuilt)"].append(ex_ch)
+        times["navcore customize after 10 closures"].append(t_close)
+        times["rk partial update of 10 closures"].append(t_rk_close)
         del w, w2, view, v2, rcch
         gc.collect()
     fig = {k: median(v) for k, v in times.items()}
@@ -943,14 +1074,15 @@ def live_traffic(g, sources, targets, seed):
     """Seconds from ``World.update`` of 10 closures (+ tick) to an exact
     ``distance_matrix``: with a customizable hierarchy (customized in the
     tick) and with a plain CH built again. Checked against scipy once."""
-    import navcore
     from scipy.sparse.csgraph import dijkstra
     rng = np.random.default_rng(SEED + 100 + seed)
     out = []
+    e = None
     for kind in ("cch", "ch"):
         w, _ = navcore_world(g, ch=kind == "ch", cch=kind == "cch")
         graph = w.graph("r")
-        e = rng.choice(graph.csr.num_edges, 10, replace=False) if kind == "cch" else e
+        if e is None:                             # the same closures on both
+            e = rng.choice(graph.csr.num_edges, 10, replace=False)
         edges = [(int(graph.edge_src[i]), int(graph.csr.targets[i])) for i in e]
         gc.collect()
         gc.disable()
@@ -1002,7 +1134,9 @@ def cch_rows(res):
              ("matrix after it (CCHOneToMany)", "navcore matrix (cch)",
               "rk matrix (CCHOneToMany)"),
              ("10 closures -> exact matrix", "navcore update -> matrix (cch)",
-              "navcore update -> matrix (ch rebuilt)")]
+              "navcore update -> matrix (ch rebuilt)"),
+             ("10 closures: metric current again (navcore whole, rk partial)",
+              "navcore customize after 10 closures", "rk partial update of 10 closures")]
     for r in res:
         c = r.get("cch")
         if not c:
@@ -1019,8 +1153,491 @@ def cch_rows(res):
                      f"{i['rk_order_arcs']}, depth {i['rk_order_depth']}; matrix {c['matrix']}; "
                      f"subtrees in parallel: {i.get('parallel')}; wrong after customize "
                      f"(pairs, matrix): {i.get('pairs_wrong')}, {i.get('matrix_wrong')}; "
+                     f"after 10 closures: {i.get('closed_wrong')}; "
                      f"live traffic: {i.get('live_checked')}",
                      "navcore": "", "peer": "", "peer is": "", "navcore / peer": ""})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# turn restrictions: one OSM extract read with and without them
+# ---------------------------------------------------------------------------
+OSM_FILES = {"monaco": "monaco.osm.gz", "helsinki": "Helsinki.osm.pbf"}
+#: add_graph options of each reading; "without" is what the others are
+#: measured against (turn costs: the profile's, OSRM car's, opt-in)
+TURN_VARIANTS = {"without": dict(restrictions=False),
+                 "restrictions": dict(restrictions=True),
+                 "restrictions + turn costs": dict(restrictions=True, turn_costs=True)}
+
+
+def edge_graph(graph, scale=None, ends=False):
+    """The edge-based graph of road graph ``graph`` under its turn rules
+    (``graph.turns``; None: every turn free) as arcs ``(n, src, dst, w)``:
+    node ``e < E`` is being at the head of road edge ``e`` (CSR position),
+    node ``E + v`` the start at junction ``v`` (an arc to every edge out of
+    ``v`` at that edge's cost). A move ``e -> f`` (``f`` leaving ``e``'s
+    head, U-turns included) costs ``f``'s cost plus its rule's; a forbidden
+    one is no arc. ``ends``: also node ``E + N + v``, the end at junction
+    ``v`` (a 0 arc from every edge into ``v``), so a junction-to-junction
+    route is one node-to-node query (ch-router's). ``scale``: integer
+    weights, ``rint(cost * scale)`` per edge and rule. This is how a
+    RoutingKit user routes under turn rules, and scipy's truth for
+    navcore's edge-based searches."""
+    csr = graph.csr
+    E, N = int(csr.num_edges), int(graph.num_nodes)
+    off = np.asarray(csr.offsets, dtype=np.int64)
+    tgt = np.asarray(csr.targets, dtype=np.int64)
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    if scale:
+        cost = np.rint(cost * scale)
+    deg = np.diff(off)[tgt]                    # moves from e: the out-degree of its head
+    e_of = np.repeat(np.arange(E), deg)
+    first = np.cumsum(deg) - deg
+    f = np.repeat(off[tgt], deg) + (np.arange(e_of.size) - np.repeat(first, deg))
+    w = cost[f].copy()
+    rules = graph.turns
+    if rules is not None and np.asarray(rules.to).size:
+        r_from = np.repeat(np.arange(E), np.diff(np.asarray(rules.off)))
+        rc = np.asarray(rules.cost, dtype=np.float64)
+        if scale:
+            rc = np.where(np.isfinite(rc), np.rint(rc * scale), np.inf)
+        key = e_of * E + f                     # ascending: e, then f's CSR position
+        rkey = r_from * E + np.asarray(rules.to, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(key, rkey), max(key.size - 1, 0))
+        hit = key[pos] == rkey
+        w[pos[hit]] += rc[hit]
+    ok = np.isfinite(w)
+    src = [e_of[ok], E + np.asarray(graph.edge_src, dtype=np.int64)]
+    dst = [f[ok], np.arange(E)]
+    ws = [w[ok], cost]
+    n = E + N
+    if ends:
+        src.append(np.arange(E))
+        dst.append(E + N + tgt)
+        ws.append(np.zeros(E))
+        n += N
+    return n, np.concatenate(src), np.concatenate(dst), np.concatenate(ws)
+
+
+class TurnTruth:
+    """scipy's costs between junctions on ``edge_graph`` (float, and the
+    integer weights ch-router holds): from junction ``s`` its start node,
+    to ``t`` the least over the edges into ``t`` (0 when ``s == t``)."""
+
+    def __init__(self, graph, scale):
+        from scipy.sparse import csr_matrix
+        self.graph, self.scale = graph, scale
+        E = graph.csr.num_edges
+        tgt = np.asarray(graph.csr.targets, dtype=np.int64)
+        self.by_head = np.argsort(tgt, kind="stable")
+        heads = tgt[self.by_head]
+        self.has_in = np.zeros(graph.num_nodes, dtype=bool)
+        self.has_in[heads] = True
+        self.starts = np.searchsorted(heads, np.flatnonzero(self.has_in))
+        self.E = E
+        self.a = {}
+        for kind, sc in (("float", None), ("int", scale)):
+            n, s, d, w = edge_graph(graph, sc)
+            self.a[kind] = csr_matrix((w, (s, d)), shape=(n, n))
+
+    def rows(self, kind, sources):
+        from scipy.sparse.csgraph import dijkstra
+        sources = np.asarray(sources, dtype=np.int64)
+        d = dijkstra(self.a[kind], indices=self.E + sources)[:, :self.E]
+        out = np.full((sources.size, self.graph.num_nodes), np.inf)
+        if self.starts.size:
+            out[:, self.has_in] = np.minimum.reduceat(d[:, self.by_head], self.starts, axis=1)
+        out[np.arange(sources.size), sources] = 0.0
+        return out if kind == "float" else out / self.scale
+
+
+def turn_path_problem(graph, rules, nodes, s, t, cost, scale=None):
+    """Why a junction path is wrong under the turn rules, or None: the
+    cheapest way along its junctions with allowed turns (parallel edges
+    tried) must cost what was reported."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if nodes.size == 0 or nodes[0] != s or nodes[-1] != t:
+        return f"path runs {nodes[:1].tolist()}..{nodes[-1:].tolist()}, not {s}..{t}"
+    csr = graph.csr
+    c = np.asarray(csr.cost, dtype=np.float64)
+    if scale:
+        c = np.rint(c * scale)
+    best = None
+    for a, b in zip(nodes[:-1].tolist(), nodes[1:].tolist()):
+        lo, hi = int(csr.offsets[a]), int(csr.offsets[a + 1])
+        cand = lo + np.flatnonzero(np.asarray(csr.targets[lo:hi]) == b)
+        if cand.size == 0:
+            return f"path uses {a}->{b}, which is no edge"
+        if best is None:
+            best = {int(f): c[f] for f in cand}
+            continue
+        nxt = {}
+        for f in cand.tolist():
+            for e, ce in best.items():
+                extra = rules.get((e, f), 0.0)
+                if scale and np.isfinite(extra):
+                    extra = np.rint(extra * scale)
+                v = ce + c[f] + extra
+                if v < nxt.get(f, np.inf):
+                    nxt[f] = v
+        best = nxt
+    got = 0.0 if best is None else min(best.values(), default=np.inf)
+    if scale:
+        got /= scale
+    if not abs(got - cost) <= 1e-9 * max(1.0, abs(cost)):
+        return f"path costs {got!r} with its allowed turns, reported {cost!r}"
+    return None
+
+
+def rule_dict(graph):
+    r = graph.turns
+    if r is None:
+        return {}
+    frm = np.repeat(np.arange(graph.csr.num_edges), np.diff(np.asarray(r.off)))
+    return dict(zip(zip(frm.tolist(), np.asarray(r.to).tolist()),
+                    np.asarray(r.cost, dtype=np.float64).tolist()))
+
+
+def chrouter_edge_graph(graph):
+    """ch-router's hierarchy of ``edge_graph`` (with end nodes; ms weights)."""
+    import ch_router
+    n, s, d, w = edge_graph(graph, 1000, ends=True)
+    return ch_router.ContractionHierarchy.build(n, s.astype(np.uint32), d.astype(np.uint32),
+                                                w.astype(np.uint32))
+
+
+def bench_turns(name, cfg):
+    """Extract ``name`` from its OSM file as each of ``TURN_VARIANTS``
+    reads it (without restrictions, with them, with turn costs too): the
+    road graph's build (chains compressed, the default, and
+    ``compress=False``), ``contract`` of the uncompressed graph, one route
+    (``find_path`` ch and bidijkstra, with the path), ``distance_pairs``
+    (ch), a matrix (ch) and an isochrone, on the same junctions (by OSM
+    id; every OSM node of the largest strongly connected part kept).
+    ch-router does the same on the edge-based graph the rules give
+    (``edge_graph``, what RoutingKit's users build) and on the junctions
+    without them. Every answer is checked against scipy on the edge-based
+    graph (navcore: float, 1e-9; ch-router: its integer ms exactly),
+    every path for its edges and allowed turns."""
+    import ch_router
+    import navcore
+    path = DATA / OSM_FILES[name]
+    rounds = cfg["turn_build_rounds"]
+    stages = ("add_graph", "add_graph compress=False", "contract", "ch-router build")
+    names = []
+    for v, opts in TURN_VARIANTS.items():            # an option main does not have yet
+        try:
+            navcore.World().add_graph("r", type="roads", osm=str(path), **opts)
+            names.append(v)
+        except (TypeError, navcore.NavError) as e:
+            log(f"{name}: turns variant {v} left out: {e}")
+    build = {v: {k: [] for k in stages} for v in names}
+    worlds, chs = {}, {}
+    for r in range(rounds + 1):                     # round 0 warms up, untimed
+        log(f"{name}: turns build round {r}/{rounds}")
+        for v in names[r % len(names):] + names[:r % len(names)]:
+            opts = TURN_VARIANTS[v]
+            gc.collect()
+            t_def, _ = timed(navcore.World().add_graph, "r", type="roads", osm=str(path),
+                             **opts)
+            w = navcore.World()
+            t_add, graph = timed(w.add_graph, "r", type="roads", osm=str(path),
+                                 compress=False, **opts)
+            t_ch, _ = timed(contract_fn(), graph)
+            t_rk, ch = timed(chrouter_edge_graph if graph.turns is not None else
+                             lambda gr: chrouter_build(junction_graph(gr)), graph)
+            if r:
+                for k, t in zip(stages, (t_def, t_add, t_ch, t_rk)):
+                    build[v][k].append(t)
+            worlds[v], chs[v] = w, ch
+    graphs = {v: worlds[v].graph("r") for v in names}
+    info = {v: {"nodes": g.num_nodes, "edges": int(g.csr.num_edges),
+                "rules": 0 if g.turns is None else g.turns.num_rules,
+                "forbidden": 0 if g.turns is None else g.turns.forbidden,
+                "report": (g.report or {}).get("turns")} for v, g in graphs.items()}
+    # the same junctions in both graphs, by OSM id
+    common = graphs[names[0]].osm_ids
+    for g_ in graphs.values():
+        common = np.intersect1d(common, g_.osm_ids)
+    idx = {v: np.argsort(g.osm_ids)[np.searchsorted(np.sort(g.osm_ids), common)]
+           for v, g in graphs.items()}
+    rng = np.random.default_rng(SEED + 7)
+    P = cfg["turn_pairs"]
+    pi = rng.choice(common.size, (P, 2))
+    pi = pi[pi[:, 0] != pi[:, 1]]
+    k = min(cfg["matrix"], common.size)
+    mi = (np.sort(rng.choice(common.size, k, replace=False)),
+          np.sort(rng.choice(common.size, k, replace=False)))
+    ii = rng.choice(common.size, cfg["iso_sources"], replace=False)
+    out = {"graph": name, "info": info, "common_nodes": int(common.size),
+           "pairs": int(pi.shape[0]), "matrix": f"{k} x {k}", "skipped": {},
+           "build_s": {v: {s_: median(x) for s_, x in d.items()} for v, d in build.items()},
+           "build_rounds_s": build, "route_s": {}, "matrix_s": {}, "iso_s": {}, "check": {}}
+    for v in names:
+        g, w, ch = graphs[v], worlds[v], chs[v]
+        pairs = idx[v][pi]
+        sources, targets = idx[v][mi[0]], idx[v][mi[1]]
+        truth = TurnTruth(g, 1000)
+        rules = rule_dict(g)
+        ends = g.turns is not None
+        E, N = g.csr.num_edges, g.num_nodes
+        tgt = np.asarray(g.csr.targets)
+        query = ch_router.CHQuery(ch)
+        inf = ch_router.INF_WEIGHT
+
+        def rk_route(s, t, query=query, ends=ends, E=E, N=N, tgt=tgt):
+            if ends:
+                query.reset().add_source(E + s).add_target(E + N + t).run()
+                d = query.get_distance()
+                p = query.get_node_path()
+                nodes = [s] + tgt[p[1:-1]].tolist() if d != inf else []
+            else:
+                query.reset().add_source(s).add_target(t).run()
+                d = query.get_distance()
+                nodes = query.get_node_path()
+            return (np.inf if d == inf else d / 1000), nodes
+
+        def rk_dist(s, t, query=query, ends=ends, E=E, N=N):
+            if ends:
+                query.reset().add_source(E + s).add_target(E + N + t).run()
+            else:
+                query.reset().add_source(s).add_target(t).run()
+            d = query.get_distance()
+            return np.inf if d == inf else d / 1000
+
+        def rk_matrix(sources, targets, rk_dist=rk_dist):
+            return np.array([[0.0 if a == b else rk_dist(a, b) for b in targets.tolist()]
+                             for a in sources.tolist()])
+        cases = {"navcore find_path ch": (lambda s, t, w=w: fp(w, s, t, "ch"), "float"),
+                 "navcore find_path bidijkstra": (lambda s, t, w=w: fp(w, s, t, "bidijkstra"),
+                                                  "float"),
+                 "ch-router": (rk_route, "int")}
+        uniq = np.unique(pairs[:, 0])
+        want = {"float": truth.rows("float", uniq), "int": truth.rows("int", uniq)}
+        row_of = np.searchsorted(uniq, pairs[:, 0])
+        per = {c: [[] for _ in range(pairs.shape[0])] for c in cases}
+        check = {}
+        for c, (q, kind) in cases.items():          # the check pass, also the warm-up
+            probs = {}
+            for i, (s, t) in enumerate(pairs.tolist()):
+                cost, nodes = q(s, t)
+                exp = want[kind][row_of[i], t]
+                if not (cost == exp or abs(cost - exp) <= 1e-9 * max(1.0, abs(exp))):
+                    probs[i] = f"{s}->{t}: {cost!r} != scipy {exp!r}"
+                elif np.isfinite(cost):
+                    why = turn_path_problem(g, rules, nodes, s, t, cost,
+                                            1000 if kind == "int" else None)
+                    if why:
+                        probs[i] = f"{s}->{t}: {why}"
+            check[c] = {"checked": int(pairs.shape[0]), "mismatches": len(probs)}
+            report_problems_named(f"{name} {v}", c, probs)
+        got = w.distance_pairs("r", pairs[:, 0], pairs[:, 1])
+        exp = want["float"][row_of, pairs[:, 1]]
+        bad = int((~np.isclose(got, exp, rtol=REL, atol=0)
+                   & ~(np.isinf(got) & np.isinf(exp))).sum())
+        check["navcore distance_pairs (ch)"] = {"checked": int(pairs.shape[0]),
+                                                "mismatches": bad}
+        batch = []
+        for r in range(cfg["turn_rounds"]):
+            log(f"{name} {v}: turn route round {r + 1}/{cfg['turn_rounds']}")
+            order = list(cases) + ["navcore distance_pairs (ch)"]
+            order = order[r % len(order):] + order[:r % len(order)]
+            for c in order:
+                gc.collect()
+                gc.disable()
+                try:
+                    if c == "navcore distance_pairs (ch)":
+                        t0 = now()
+                        w.distance_pairs("r", pairs[:, 0], pairs[:, 1])
+                        batch.append((now() - t0) / pairs.shape[0])
+                        continue
+                    q = cases[c][0]
+                    for i, (s, t) in enumerate(pairs.tolist()):
+                        t0 = now()
+                        q(s, t)
+                        per[c][i].append(now() - t0)
+                finally:
+                    gc.enable()
+        out["route_s"][v] = {c: median([median(x) for x in per[c]]) for c in cases}
+        out["route_s"][v]["navcore distance_pairs (ch)"] = median(batch)
+        # matrix: navcore (ch) against ch-router one query per cell
+        mt = {"float": truth.rows("float", sources)[:, targets],
+              "int": truth.rows("int", sources)[:, targets]}
+        mtimes = {"navcore distance_matrix (ch)": [], "ch-router (a query per cell)": []}
+        w.distance_matrix("r", sources, targets)    # kernels loaded: not in round 0
+        for r in range(max(cfg["matrix_rounds"], 1)):
+            for c in (list(mtimes) if r % 2 == 0 else list(mtimes)[::-1]):
+                if c.startswith("ch-router") and r:
+                    continue                        # slow: the check pass only
+                gc.collect()
+                if c.startswith("navcore"):
+                    t, m = timed(w.distance_matrix, "r", sources, targets)
+                    kind = "float"
+                else:
+                    t, m = timed(rk_matrix, sources, targets)
+                    kind = "int"
+                mtimes[c].append(t)
+                if r == 0:
+                    bad = int((~np.isclose(m, mt[kind], rtol=REL, atol=0)
+                               & ~(np.isinf(m) & np.isinf(mt[kind]))).sum())
+                    check[c] = {"checked": int(m.size), "mismatches": bad}
+                    if bad:
+                        print(f"!! {name} {v}: {c}: {bad} wrong matrix entries")
+        out["matrix_s"][v] = {c: median(x) for c, x in mtimes.items()}
+        # isochrone: 30% of the junctions, against the edge-based truth
+        iso_src = idx[v][ii]
+        full = truth.rows("float", iso_src)
+        limit = float(median(np.quantile(x[np.isfinite(x)], 0.3) for x in full))
+        try:
+            w.isochrone("r", int(iso_src[0]), limit)
+            ts, bad = [], 0
+            for j, s in enumerate(iso_src.tolist()):
+                t, iso = timed(w.isochrone, "r", s, limit)
+                ts.append(t)
+                reach = np.flatnonzero(full[j] <= limit)
+                nodes = np.asarray(iso.nodes)
+                if not iso_matches(nodes, iso.costs, full[j], limit):
+                    bad += 1
+                    odd = np.setxor1d(nodes, reach)[:3]
+                    print(f"!! {name} {v}: isochrone from {s} (limit {limit!r}): "
+                          f"{nodes.size} nodes, scipy {reach.size}; differ at {odd.tolist()} "
+                          f"(scipy costs {full[j][odd].tolist()})")
+            out["iso_s"][v] = median(ts)
+            check["navcore isochrone (30%)"] = {"checked": int(iso_src.size), "mismatches": bad}
+        except navcore.NavError as e:
+            out["skipped"][f"isochrone ({v})"] = f"{type(e).__name__}: {e}"
+        out["check"][v] = check
+    return out
+
+
+def fp(w, s, t, algorithm):
+    r = w.find_path("r", s, t, algorithm=algorithm)
+    return r.cost, r.nodes
+
+
+def junction_graph(graph):
+    """A ``Graph``-like view of a road graph's junction CSR for ch-router
+    (ms weights), without turn rules."""
+    class J:
+        pass
+    j = J()
+    j.n = graph.num_nodes
+    j.src = np.asarray(graph.edge_src)
+    j.dst = np.asarray(graph.csr.targets)
+    j.int_w = np.rint(np.asarray(graph.csr.cost) * 1000).astype(np.uint32)
+    return j
+
+
+def report_problems_named(label, k, probs):
+    for i, why in list(probs.items())[:3]:
+        print(f"!! {label}: {k} #{i}: {why}")
+    if len(probs) > 3:
+        print(f"!! {label}: {k}: {len(probs)} mismatches in all")
+
+
+def turn_rows(turns):
+    """A row per extract, stage and reading; ratios against the reading
+    without restrictions, and navcore against ch-router in the same one."""
+    rows = []
+    for t in turns:
+        b, rt, mx, iso = t["build_s"], t["route_s"], t["matrix_s"], t["iso_s"]
+        lines = [("road graph build (add_graph, chains compressed)", b, "add_graph", None),
+                 ("road graph build (compress=False)", b, "add_graph compress=False", None),
+                 ("CH build", b, "contract", "ch-router build"),
+                 ("one route with its path (find_path ch)", rt, "navcore find_path ch",
+                  "ch-router"),
+                 ("one route with its path (find_path bidijkstra)", rt,
+                  "navcore find_path bidijkstra", "ch-router"),
+                 ("batch routes, per pair (distance_pairs, ch)", rt,
+                  "navcore distance_pairs (ch)", "ch-router"),
+                 (f"matrix {t['matrix']} (ch)", mx, "navcore distance_matrix (ch)",
+                  "ch-router (a query per cell)"),
+                 ("isochrone (30% of the junctions)", {v: {"iso": x} for v, x in iso.items()},
+                  "iso", None)]
+        for label, d, nav, peer in lines:
+            base = d.get("without", {})
+            for v in b:
+                x = d.get(v, {}).get(nav)
+                p = d.get(v, {}).get(peer) if peer else None
+                rows.append({"extract": t["graph"], "stage": label, "reading": v,
+                             "navcore": fmt_s(x),
+                             "/ without": "-" if v == "without" else
+                             fmt_r(ratio(x, base.get(nav))),
+                             "ch-router": fmt_s(p),
+                             "ch-router / without": "-" if v == "without" or not peer else
+                             fmt_r(ratio(p, base.get(peer))),
+                             "navcore / ch-router": fmt_r(ratio(x, p))})
+        for v, i in t["info"].items():
+            rows.append({"extract": t["graph"], "stage": "  graph (compress=False)", "reading": v,
+                         "navcore": f"{i['nodes']} junctions, {i['edges']} edges, "
+                                    f"{i['rules']} rules ({i['forbidden']} forbidden)",
+                         "/ without": "", "ch-router": "", "ch-router / without": "",
+                         "navcore / ch-router": ""})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# isochrones: bench/isochrones.py's measure, with the roads graph type too
+# ---------------------------------------------------------------------------
+def roads_iso_variants(g):
+    """navcore's roads graph type on the bench's arrays (``keep="all"``, so
+    node ids match), plain and after ``navcore_roads.contract``."""
+    import navcore
+
+    def make(ch):
+        def prepare():
+            w = navcore.World()
+            graph = w.add_graph("r", type="roads", keep="all", **g.navcore_params)
+            if ch:
+                contract_fn()(graph)
+            return lambda s, lim: _iso(w.isochrone("r", int(s), lim))
+        return prepare
+    return [("navcore roads", make(False)), ("navcore roads + CH", make(True))]
+
+
+def _iso(iso):
+    return iso.nodes, iso.costs
+
+
+def bench_isochrone(g, cfg):
+    """``World.isochrone`` from ``iso_sources`` junctions of the largest
+    strongly connected part, limits reaching 1% and 30% of the nodes: the
+    csr and roads graph types (plain, contracted) against scipy's bounded
+    ``dijkstra`` and networkx's ``ego_graph`` (osmnx's isochrone recipe);
+    every navcore answer's nodes and costs checked against scipy's."""
+    import isochrones
+    rng = np.random.default_rng(SEED + 11)
+    sources = rng.choice(largest_scc(g), cfg["iso_sources"], replace=False)
+    variants = isochrones.csr_variants(g.n, g.src, g.dst, g.w) + roads_iso_variants(g)
+    rows = isochrones.measure(g.name, g.n, g.src, g.dst, g.w, sources, variants=variants)
+    for r in rows:
+        for k, bad in r["wrong"].items():
+            if bad:
+                print(f"!! {g.name}: isochrone {r['share']:.0%}: {k}: {bad} wrong answers")
+    return rows
+
+
+ISO_NAVS = ("navcore", "navcore + CH", "navcore roads", "navcore roads + CH")
+
+
+def iso_rows(res):
+    rows = []
+    for r in res:
+        for x in r.get("isochrone") or []:
+            t = x["s"]
+            best = min((t[k] for k in ISO_NAVS if t.get(k) is not None), default=None)
+            rows.append({"graph": r["graph"],
+                         "limit (reaches)": f"{x['limit']:.4g} ({x['reached']:,} nodes, "
+                                            f"{x['share']:.0%})",
+                         "csr": fmt_s(t.get("navcore")), "csr + CH": fmt_s(t.get("navcore + CH")),
+                         "roads": fmt_s(t.get("navcore roads")),
+                         "roads + CH": fmt_s(t.get("navcore roads + CH")),
+                         "scipy bounded": fmt_s(t.get("scipy")),
+                         "ego_graph": fmt_s(t.get("networkx ego_graph")),
+                         "best navcore / scipy": fmt_r(ratio(best, t.get("scipy"))),
+                         "best navcore / ego_graph":
+                             fmt_r(ratio(best, t.get("networkx ego_graph"))),
+                         "wrong": sum(x["wrong"].values())})
     return rows
 
 
@@ -1186,8 +1803,10 @@ def matrix_rows(res):
         if not mx:
             continue
         for k, fig in mx["figure_s"].items():
+            part = mx.get("scaled_rows", {}).get(k)
             row = {"graph": r["graph"], "library": k,
-                   "size": f"{mx['sources']} x {mx['targets']}",
+                   "size": f"{mx['sources']} x {mx['targets']}" + (
+                       f" (timed on {part} rows, scaled)" if part else ""),
                    "rounds": len(mx["rounds_s"][k]), "time": fmt_s(fig)}
             for nav in navs:
                 row[nav.removeprefix("navcore ") + " / lib"] = (
@@ -1230,9 +1849,21 @@ def import_rows(imp):
     return rows
 
 
-def check_rows(res):
+def check_rows(res, turns=()):
     rows = []
+    for t in turns:
+        for v, checks in t["check"].items():
+            for k, c in checks.items():
+                rows.append({"graph": f"{t['graph']} (OSM, {v})", "test": "turns",
+                             "library": k, "answers checked": c["checked"],
+                             "mismatches": c["mismatches"], "max dev from exact": "-",
+                             "README truth mismatches": "-"})
     for r in res:
+        for x in r.get("isochrone") or []:
+            for k, bad in x["wrong"].items():
+                rows.append({"graph": r["graph"], "test": f"isochrone {x['share']:.0%}",
+                             "library": k, "answers checked": x["sources"], "mismatches": bad,
+                             "max dev from exact": "-", "README truth mismatches": "-"})
         for part in ("route", "matrix"):
             for k, c in (r.get(part) or {}).get("check", {}).items():
                 dev = c["max_dev"]
@@ -1268,8 +1899,10 @@ def bench_graph(name, cfg, parts):
     g = load_graph(name, cfg)
     truth = Truth(g)
     res = {"graph": g.name, "nodes": g.n, "edges": int(g.src.size),
-           "weight": "time_s (s)" if g.unit == "s" else "DIMACS length (dm, integer)",
-           "int_weights": "rint(time_s * 1000) ms" if g.scale == 1000 else "dm as they are",
+           "weight": {"s": "time_s (s)", "dm": "DIMACS length (dm, integer)",
+                      "hop": "hops (every edge 1)"}[g.unit],
+           "int_weights": "rint(time_s * 1000) ms" if g.scale == 1000 else
+                          f"{g.unit} as they are",
            "pairs": int(g.pairs.shape[0]), "notes": g.notes, "gen_s": g.gen_s}
     # builds last: by then every library's code is loaded and compiled
     # (navcore's kernels, contract included), so a build round is steady state
@@ -1284,10 +1917,12 @@ def bench_graph(name, cfg, parts):
             res["cch"] = bench_cch(g, cfg)
         except (Unavailable, ImportError) as e:
             log(f"{g.name}: cch part skipped: {e}")
+    if "isochrone" in parts and not name.endswith(".gr"):     # the .gr twins: same graph
+        res["isochrone"] = bench_isochrone(g, cfg)
     return res
 
 
-PARTS = ("import", "build", "route", "matrix", "cch")
+PARTS = ("import", "build", "route", "matrix", "cch", "isochrone", "turns")
 
 
 def main(argv=None):
@@ -1315,7 +1950,9 @@ def main(argv=None):
                "graphs": []}
     if "import" in parts:
         results["import"] = bench_import(cfg)
-    for name in cfg["graphs"]:
+    if "turns" in parts:
+        results["turns"] = [bench_turns(x, cfg) for x in cfg["turn_extracts"]]
+    for name in cfg["graphs"] if set(parts) - {"import", "turns"} else ():
         results["graphs"].append(bench_graph(name, cfg, parts))
         gc.collect()
     results["total_s"] = now() - t_start
@@ -1336,8 +1973,17 @@ def main(argv=None):
               f"{cfg['slow_rounds']} round on {cfg['slow_pairs']} pairs)", route_rows(res))
     show(out, "Distance matrix", matrix_rows(res))
     show(out, "Customizable CH (CCH) stages and live traffic", cch_rows(res))
-    show(out, "Answers checked (against scipy on each library's own weights)", check_rows(res))
+    if "turns" in results:
+        show(out, "Turn restrictions and turn costs: each OSM extract read with and "
+                  "without them (ch-router: on the edge-based graph they give)",
+             turn_rows(results["turns"]))
+    show(out, f"Isochrones ({cfg['iso_sources']} sources, median; ratio navcore's best / "
+              "peer)", iso_rows(res))
+    show(out, "Answers checked (against scipy on each library's own weights)",
+         check_rows(res, results.get("turns", ())))
     notes = skipped_lines(res, results.get("import"))
+    for t in results.get("turns", []):
+        notes += [f"- {t['graph']} turns: {k}: {why}" for k, why in t["skipped"].items()]
     if notes:
         print("\nnot run:\n" + "\n".join(notes))
     path = write_json("roads-quick" if args.quick else "roads", results)

@@ -1,7 +1,7 @@
 """``navcore roads``: load a road network, say what it holds and how long
 things took, and answer a route, a random matrix or an isochrone.
 
-    navcore roads FILE [--profile car] [--weight time] [--keep largest_scc]
+    navcore roads FILE [--profile car] [--turn-costs] [--weight time] [--keep largest_scc]
                        [--contract | --customizable] [--from LON,LAT --to LON,LAT] [--matrix N]
                        [--isochrone LON,LAT,COST] [--seed S] [--json OUT] [--geojson OUT]
 
@@ -43,6 +43,9 @@ def add_command(subparsers) -> None:
                                 "(with its .co beside it) or a .geojson")
     p.add_argument("--profile", default="car", help="car (default), bike or foot (OSM and "
                                                     "GeoJSON)")
+    p.add_argument("--turn-costs", action="store_true",
+                   help="apply the profile's turn costs (car: U-turns only at dead ends, "
+                        "turns up to 7.5 s by their angle; OSM and GeoJSON)")
     p.add_argument("--weight", default="time", choices=("time", "distance"),
                    help="seconds (default) or metres")
     p.add_argument("--keep", default="largest_scc", choices=("largest_scc", "all"),
@@ -127,6 +130,10 @@ def _cmd_roads(args) -> int:
         params["profile"] = args.profile
     elif args.profile != "car":
         raise NavError("--profile applies to OSM and GeoJSON files")
+    if args.turn_costs:
+        if "osm" not in params and "geojson" not in params:
+            raise NavError("--turn-costs applies to OSM and GeoJSON files (their profile)")
+        params["turn_costs"] = True
     world = navcore.World()
     t0 = time.perf_counter()
     g = world.add_graph("roads", type="roads", weight=args.weight, keep=args.keep, **params)
@@ -141,6 +148,11 @@ def _cmd_roads(args) -> int:
                f"segments) in {report['load_s']:.3f} s")
     for why, what in g.report["dropped"].items():
         _line(say, f"  dropped {what['nodes']} nodes {why} ({what['components']} components)")
+    if "turn_costs" in g.report:
+        tc = report["turn_costs"] = g.report["turn_costs"]
+        _line(say, f"turn costs ({tc['profile']}): {tc['costed_turns']} turns with a cost, "
+                   f"{tc['forbidden_u_turns']} U-turns forbidden, {tc['rules']} rules "
+                   f"({tc['bytes'] / 1e6:.1f} MB)")
     if args.contract:
         from .ch import contract
         t0 = time.perf_counter()

@@ -196,10 +196,12 @@ def unit_vectors(lonlat) -> np.ndarray:
 
 
 def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
-                     compress=True, profile=None, world=None) -> RoadGraph:
+                     compress=True, profile=None, world=None, turn_costs=False) -> RoadGraph:
     """The ``RoadGraph`` of ``segments``: chains compressed (``compress``),
     only the largest strongly connected component kept (``keep``), edges
-    weighted by ``weight``. ``graph.report`` says what was dropped."""
+    weighted by ``weight``, ``profile``'s turn costs merged into the turn
+    rules when ``turn_costs`` (``navcore_roads.turn_costs``; a profile is
+    needed then). ``graph.report`` says what was dropped."""
     t0 = time.perf_counter()
     if not isinstance(segments, Segments):
         raise GraphError(f"build_road_graph needs Segments, got {segments!r}")
@@ -208,6 +210,11 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     weight = validate.choice(weight, WEIGHTS, "weight", GraphError)
     keep = validate.choice(keep, KEEP, "keep", GraphError)
     compress = validate.boolean(compress, "compress", GraphError)
+    turn_costs = validate.boolean(turn_costs, "turn_costs", GraphError)
+    if turn_costs and profile is None:
+        raise GraphError("turn_costs=True needs the profile of OSM or GeoJSON roads; "
+                         "DIMACS and array roads have none (give array roads a turns= "
+                         "table instead)")
     n, m = segments.num_nodes, segments.num_segments
     src = segments.src.astype(np.int64)
     dst = segments.dst.astype(np.int64)
@@ -265,6 +272,9 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
     if segments.turns is not None:
         from .turns import edge_turns
         graph.turns, report["turns"] = edge_turns(graph, segments.turns)
+    if turn_costs and profile.has_turn_costs:
+        from .turn_costs import apply
+        apply(graph, profile)
     report.update(nodes=num_nodes, edges=int(e_src.size),
                   seconds=time.perf_counter() - t0)
     return graph

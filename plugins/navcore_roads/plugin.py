@@ -26,7 +26,7 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
                 src=None, dst=None, length=None, speed=None, cost=None, positions=None,
                 oneway=True, way=None, profile="car", weight="time", keep="largest_scc",
                 compress=None, contract=False, max_snap=locate.DEFAULT_MAX_SNAP, turns=None,
-                restrictions=True):
+                restrictions=True, turn_costs=False):
     """A road network: junctions are nodes, roads directed edges, points
     are (lon, lat) degrees. Exactly one source: ``osm``, ``dimacs``,
     ``geojson`` or the arrays ``src``/``dst`` (with ``length`` and
@@ -65,6 +65,11 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
             (``navcore_roads.io.restrictions``).
         restrictions: read an OSM file's turn restriction relations
             that bind ``profile`` (default); ``False`` ignores them.
+        turn_costs: apply ``profile``'s turn costs (OSM and GeoJSON
+            roads; ``navcore_roads.turn_costs``): car U-turns only at dead
+            ends and turns costing up to 7.5 s by their angle (time weight);
+            bike and foot have none. ``False`` (default) routes with free
+            turns.
 
     A graph with turn rules routes over its road edges rather than its
     junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
@@ -76,6 +81,11 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
                                  "between time and distance for lengths and speeds only")
+    turn_costs = validate.boolean(turn_costs, "turn_costs")
+    if turn_costs and osm is None and geojson is None:
+        raise navcore.GraphError("turn_costs=True applies the profile of osm= or geojson= "
+                                 "roads; DIMACS and array roads have none (a turns= table "
+                                 "gives array roads turn costs)")
     segments, default_compress, used_profile = read_sources(
         osm=osm, dimacs=dimacs, coords=coords, geojson=geojson, src=src, dst=dst,
         length=length, speed=speed, cost=cost, positions=positions, oneway=oneway,
@@ -85,7 +95,7 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
     limit = locate.max_snap(max_snap)
     graph = build_road_graph(segments, weight=weight, keep=keep,
                              compress=default_compress if compress is None else compress,
-                             profile=used_profile, world=world)
+                             profile=used_profile, world=world, turn_costs=turn_costs)
     graph.max_snap = limit
     if contract:
         ch.contract(graph)

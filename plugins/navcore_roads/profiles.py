@@ -69,6 +69,23 @@ Rules every profile applies, in this order:
   limit in the world (140), so it only catches typos such as
   ``maxspeed=500`` and keeps :attr:`Profile.top_speed` finite.
 
+**Turn costs**, applied when a graph is loaded with ``turn_costs=True``
+(``navcore_roads.turn_costs`` writes them into the graph's turn rules):
+the car's are OSRM car.lua's. A turn at a junction of three or more roads
+costs ``turn_penalty`` (7.5 s) times a sigmoid of its angle
+(:meth:`Profile.turn_seconds`: about 0 straight on, 2.1 s a right turn,
+5.4 s a left one, 7.5 s back), ``turn_bias`` (1.075) making turns to the
+kerb side cheaper (the right in ``driving_side="right"`` traffic, the left
+in ``"left"``); a U-turn costs its angle's seconds plus
+``u_turn_penalty`` (20 s) and is allowed only at dead ends
+(``u_turns="dead_ends"``: a junction whose only way on is back;
+``"anywhere"`` allows them everywhere at that cost). The seconds count on
+a ``weight="time"`` graph only (a ``distance`` graph keeps its turns free,
+as OSRM's distance weight does, but still forbids U-turns off dead ends).
+Bike and foot have no turn costs (``turn_penalty`` and ``u_turn_penalty``
+0, U-turns anywhere): ``turn_costs=True`` leaves their graphs as they are;
+a custom profile based on them can add some.
+
 Custom profiles (:func:`get_profile` with a dict); every key is optional:
 
 ==============  =========================================================
@@ -90,6 +107,12 @@ key             meaning
                 motor_vehicle, vehicle; bike: bicycle, vehicle; foot: foot)
 ``restrictions`` whether plain ``restriction=`` relations bind the mode
                 (car and bike: true; foot: false)
+``turn_penalty`` seconds >= 0 the sharpest turn costs (car 7.5, else 0)
+``turn_bias``   > 0, how much cheaper kerb-side turns are (car 1.075;
+                1: no difference)
+``u_turn_penalty`` seconds >= 0 a U-turn costs beside its angle's (car 20)
+``u_turns``     ``"dead_ends"`` (car) or ``"anywhere"`` (bike, foot)
+``driving_side`` ``"right"`` (default) or ``"left"``-hand traffic
 ==============  =========================================================
 
 >>> truck = get_profile({"name": "truck", "speeds": {"motorway": 80},
@@ -107,6 +130,8 @@ import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
+
+import numpy as np
 
 from navcore.errors import GraphError
 
@@ -151,6 +176,20 @@ class Profile:
     restriction_tags: tuple = ("motorcar", "motor_vehicle", "vehicle")
     #: whether a plain ``restriction=`` relation binds the mode
     restrictions: bool = True
+    #: turn costs, applied by a graph loaded with ``turn_costs=True``
+    #: (``navcore_roads.turn_costs``): the most a turn at a junction of
+    #: three or more roads costs (seconds; OSRM's sigmoid of the angle)
+    turn_penalty: float = 0.0
+    #: how much cheaper turns to the kerb side are (> 1: right turns in
+    #: right-hand traffic; inverted for ``driving_side="left"``)
+    turn_bias: float = 1.0
+    #: seconds a U-turn costs on top of its angle's, where one is allowed
+    u_turn_penalty: float = 0.0
+    #: where U-turns are allowed: ``"anywhere"`` or ``"dead_ends"`` only
+    #: (a junction whose only way on is back; forbidden everywhere else)
+    u_turns: str = "anywhere"
+    #: ``"right"`` or ``"left"``-hand traffic (the side turns are cheap to)
+    driving_side: str = "right"
 
     @property
     def highway_names(self) -> tuple:
@@ -168,6 +207,31 @@ class Profile:
         if self.use_maxspeed:
             return math.inf
         return float(max(self.speeds.values(), default=0.0))
+
+    @property
+    def has_turn_costs(self) -> bool:
+        """Whether ``turn_costs=True`` changes anything: a turn or U-turn
+        costs something, or U-turns are forbidden somewhere."""
+        return self.turn_penalty > 0 or self.u_turn_penalty > 0 or self.u_turns != "anywhere"
+
+    def turn_seconds(self, angle) -> np.ndarray:
+        """Seconds a turn by ``angle`` (degrees, array-like: 0 straight on,
+        positive to the right, negative to the left, +-180 back) costs at a
+        junction of three or more roads, as OSRM's car.lua reckons it:
+        ``turn_penalty / (1 + exp(-(13 / b * a / 180 - 6.5 * b)))`` for a
+        right turn by ``a`` degrees and ``turn_penalty / (1 + exp(-(13 * b
+        * a / 180 - 6.5 / b)))`` for a left one, ``b`` the ``turn_bias``
+        (its inverse in left-hand traffic). Never negative, at most
+        ``turn_penalty``; U-turns add ``u_turn_penalty``.
+
+        >>> [round(float(c), 3) for c in get_profile("car").turn_seconds([0, 90, -90])]
+        [0.007, 2.105, 5.395]
+        """
+        a = np.asarray(angle, dtype=np.float64)
+        b = self.turn_bias if self.driving_side == "right" else 1.0 / self.turn_bias
+        right = 13.0 / b * a / 180.0 - 6.5 * b
+        left = 13.0 * b * -a / 180.0 - 6.5 / b
+        return self.turn_penalty / (1.0 + np.exp(-np.where(a >= 0, right, left)))
 
     def allows(self, tags: Mapping[str, str]) -> bool:
         """Whether the mode may use the way at all (class, area, access)."""
@@ -283,7 +347,9 @@ def direction(tags: Mapping[str, str], oneway_tags=("oneway",)) -> tuple:
 
 #: the built-in profiles by name
 PROFILES = MappingProxyType({
-    "car": Profile("car", MappingProxyType(dict(_CAR_SPEEDS)), max_speed=150.0),
+    "car": Profile("car", MappingProxyType(dict(_CAR_SPEEDS)), max_speed=150.0,
+                   turn_penalty=7.5, turn_bias=1.075, u_turn_penalty=20.0,
+                   u_turns="dead_ends"),
     "bike": Profile("bike", MappingProxyType(dict(_BIKE_SPEEDS)), use_maxspeed=False,
                     oneway_tags=("oneway:bicycle", "oneway"),
                     access_tags=("access", "bicycle"),
@@ -294,7 +360,10 @@ PROFILES = MappingProxyType({
 })
 
 _KEYS = ("base", "name", "speeds", "max_speed", "use_maxspeed", "oneway",
-         "oneway_tags", "access_tags", "restriction_tags", "restrictions")
+         "oneway_tags", "access_tags", "restriction_tags", "restrictions", "turn_penalty",
+         "turn_bias", "u_turn_penalty", "u_turns", "driving_side")
+U_TURNS = ("anywhere", "dead_ends")
+DRIVING_SIDES = ("right", "left")
 
 
 def get_profile(profile="car") -> Profile:
@@ -307,7 +376,7 @@ def get_profile(profile="car") -> Profile:
     >>> get_profile({"base": "foot", "colour": "red"})
     Traceback (most recent call last):
     ...
-    navcore.errors.GraphError: unknown profile key(s) 'colour'; known: base, name, speeds, max_speed, use_maxspeed, oneway, oneway_tags, access_tags, restriction_tags, restrictions
+    navcore.errors.GraphError: unknown profile key(s) 'colour'; known: base, name, speeds, max_speed, use_maxspeed, oneway, oneway_tags, access_tags, restriction_tags, restrictions, turn_penalty, turn_bias, u_turn_penalty, u_turns, driving_side
     """
     if isinstance(profile, Profile):
         return profile
@@ -362,7 +431,12 @@ def _custom(spec: Mapping) -> Profile:
         access_tags=_tags(spec, "access_tags", base.access_tags, allow_empty=False),
         restriction_tags=_tags(spec, "restriction_tags", base.restriction_tags,
                                allow_empty=True),
-        restrictions=_flag(spec, "restrictions", base.restrictions))
+        restrictions=_flag(spec, "restrictions", base.restrictions),
+        turn_penalty=_seconds(spec, "turn_penalty", base.turn_penalty),
+        turn_bias=_bias(spec.get("turn_bias", base.turn_bias)),
+        u_turn_penalty=_seconds(spec, "u_turn_penalty", base.u_turn_penalty),
+        u_turns=_word(spec, "u_turns", base.u_turns, U_TURNS),
+        driving_side=_word(spec, "driving_side", base.driving_side, DRIVING_SIDES))
 
 
 def _positive(value, key) -> float:
@@ -370,6 +444,33 @@ def _positive(value, key) -> float:
             or not math.isfinite(value) or value <= 0:
         raise GraphError(f"profile {key} must be a positive number of km/h, not {value!r}")
     return float(value)
+
+
+def _number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) \
+        and math.isfinite(value)
+
+
+def _seconds(spec, key, default) -> float:
+    value = spec.get(key, default)
+    if not _number(value) or value < 0:
+        raise GraphError(f"profile {key!r} must be a number of seconds >= 0, not {value!r}")
+    return float(value)
+
+
+def _bias(value) -> float:
+    if not _number(value) or value <= 0:
+        raise GraphError(f"profile 'turn_bias' must be a positive number (1: left and right "
+                         f"turns cost the same), not {value!r}")
+    return float(value)
+
+
+def _word(spec, key, default, choices) -> str:
+    value = spec.get(key, default)
+    if not isinstance(value, str) or value not in choices:
+        raise GraphError(f"profile {key!r} must be one of {', '.join(map(repr, choices))}, "
+                         f"not {value!r}")
+    return value
 
 
 def _flag(spec, key, default) -> bool:

@@ -393,12 +393,7 @@ def expanded_csr(graph):
     heads = csr.targets.astype(np.int64)
     tails = graph.edge_src.astype(np.int64)
     usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
-    # every (e, f) with f leaving e's head
-    count = np.diff(csr.offsets)[heads]
-    before = np.zeros(m, dtype=np.int64)
-    np.cumsum(count[:-1], out=before[1:])
-    e = np.repeat(np.arange(m, dtype=np.int64), count)
-    f = np.repeat(csr.offsets[heads] - before, count) + np.arange(e.size, dtype=np.int64)
+    e, f = moves(graph)
     # the rules' extra costs (sorted by from edge, then to edge)
     rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(tr.off))
     rule_key = rule_from * m + tr.to
@@ -418,6 +413,20 @@ def expanded_csr(graph):
     offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
     return offsets, dst[order].astype(np.int32), w[order], arc_edge[order]
+
+
+def moves(graph):
+    """``(e, f)`` int64: every move of the edge-based graph, ``f`` an edge
+    out of ``e``'s head, grouped by ``e`` and in CSR order within."""
+    csr = graph.csr
+    m = csr.num_edges
+    heads = csr.targets.astype(np.int64)
+    count = np.diff(csr.offsets)[heads]
+    before = np.zeros(m, dtype=np.int64)
+    np.cumsum(count[:-1], out=before[1:])
+    e = np.repeat(np.arange(m, dtype=np.int64), count)
+    f = np.repeat(csr.offsets[heads] - before, count) + np.arange(e.size, dtype=np.int64)
+    return e, f
 
 
 def contract(graph, progress=None) -> TurnHierarchy:

@@ -39,11 +39,26 @@ def test_mistakes_are_one_line_and_status_2(tmp_path, capsys):
                         (["roads", gr, "--from", "7.4,43.7"], "--from and --to"),
                         (["roads", gr, "--matrix", "0"], "positive size"),
                         (["roads", gr, "--profile", "bike"], "--profile applies"),
+                        (["roads", gr, "--turn-costs"], "--turn-costs applies to OSM"),
                         (["roads", gr, "--json", str(tmp_path)], "is a folder"),
                         (["roads", str(tmp_path / "missing.gr")], "cannot read")):
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+def test_turn_costs_from_the_command_line(capsys):
+    need("monaco")
+    args = ["roads", str(ROADS / "monaco.osm.gz"), "--from", "7.4165,43.7285", "--to",
+            "7.4335,43.7445", "--json", "-"]
+    assert main(args) == 0
+    free = json.loads(capsys.readouterr().out)
+    assert main(args + ["--turn-costs"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "turn_costs" not in free
+    tc = report["turn_costs"]
+    assert tc["profile"] == "car" and tc["forbidden_u_turns"] > 0 and tc["rules"] > 0
+    assert report["route"]["cost"] > free["route"]["cost"]
 
 
 def test_customizable_hierarchy_from_the_command_line(capsys):
