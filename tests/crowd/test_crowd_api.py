@@ -9,6 +9,8 @@ import pytest
 import navcore
 from navcore import CrowdError
 
+pytestmark = pytest.mark.nojit
+
 ROWS = ["........", "...##...", "........"]
 
 

@@ -146,3 +146,19 @@ def test_a_closed_door_reroutes_the_crowd_and_opening_it_lets_them_through():
         if crowd.arrived.all():
             break
     assert crowd.arrived.all()
+
+
+@pytest.mark.nojit
+def test_two_agents_swap_sides_past_a_pillar():
+    # they cross each other's way at the pillar's end and both get there
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["........", "...##...", "........"])
+    crowd = world.add_crowd("c", graph="g", radius=0.3, max_speed=2.0)
+    crowd.add([(0.5, 0.5), (0.5, 2.5)], goals=[(7.5, 2.5), (7.5, 0.5)])
+    gaps = []
+    for _ in range(120):
+        world.tick(0.1)
+        gaps.append(np.hypot(*(crowd.positions[0] - crowd.positions[1])))
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and min(gaps) >= 0.6 - 1e-3
