@@ -110,6 +110,9 @@ class Crowd:
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
         self.closed = False
+        # a graph a crowd cannot walk is refused now, not at its first step
+        self._current_walls()
+        self._move(np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros((0, 2)))
 
     # -- the arrays ---------------------------------------------------------
     def __len__(self) -> int:

@@ -101,3 +101,11 @@ def test_crowd_ids_and_graphs():
     assert world.crowds == {} and crowd.closed
     with pytest.raises(CrowdError, match="crowd 'c' was removed"):
         crowd.add([(0.5, 0.5)])
+
+
+def test_a_graph_without_walls_is_refused_when_the_crowd_is_added():
+    world = navcore.World()
+    world.add_graph("r", type="csr", src=[0, 1], dst=[1, 2], cost=[1.0, 1.0])
+    with pytest.raises(CrowdError, match="csr graph 'r' has no walls for a crowd"):
+        world.add_crowd("c", graph="r")
+    assert world.crowds == {}
