@@ -141,27 +141,47 @@ def agent_neighbours(i, pos, cell, x0, y0, nx, ny, cell_start, cell_items, range
     """The nearest agents to agent ``i`` closer than ``sqrt(range_sq)``
     (at most ``cap``), ascending, from the uniform grid
     (``cell_start``/``cell_items``: agents by cell of side ``cell`` from
-    ``(x0, y0)``, ``nx`` by ``ny``); the count."""
-    px, py = pos[i, 0], pos[i, 1]
-    reach = math.sqrt(range_sq)
-    c0 = max(int((px - reach - x0) / cell), 0)
-    c1 = min(int((px + reach - x0) / cell), nx - 1)
-    r0 = max(int((py - reach - y0) / cell), 0)
-    r1 = min(int((py + reach - y0) / cell), ny - 1)
-    count = 0
+    ``(x0, y0)``, ``nx`` by ``ny``); the count. Cells are scanned in
+    rings around the agent's own, and once ``cap`` are found a cell or
+    ring wholly farther than the farthest kept is skipped (RVO2's k-d
+    tree prunes so): the same answer as scanning them all."""
     if cap <= 0:
         return 0
-    for r in range(r0, r1 + 1):
-        for c in range(c0, c1 + 1):
-            b = r * nx + c
-            for k in range(cell_start[b], cell_start[b + 1]):
-                j = cell_items[k]
-                if j == i:
+    px, py = pos[i, 0], pos[i, 1]
+    reach = math.sqrt(range_sq)
+    hc = min(max(int((px - x0) / cell), 0), nx - 1)
+    hr = min(max(int((py - y0) / cell), 0), ny - 1)
+    rings = int(reach / cell) + 1
+    count = 0
+    for ring in range(rings + 1):
+        near = max(ring - 1, 0) * cell          # no cell of this ring is nearer
+        if near * near >= range_sq or (count == cap and near * near > keys[cap - 1]):
+            break
+        for r in range(max(hr - ring, 0), min(hr + ring, ny - 1) + 1):
+            edge_row = r == hr - ring or r == hr + ring
+            c = max(hc - ring, 0)
+            last = min(hc + ring, nx - 1)
+            while c <= last:
+                # the ring's own cells: whole rows at its top and bottom,
+                # only its two ends in the rows between
+                if not edge_row and c != hc - ring and c != hc + ring:
+                    c = hc + ring
                     continue
-                dx, dy = pos[j, 0] - px, pos[j, 1] - py
-                d = dx * dx + dy * dy
-                if d < range_sq:
-                    count = _insert(keys, ids, count, cap, d, j)
+                gx = max(x0 + c * cell - px, px - (x0 + (c + 1) * cell), 0.0)
+                gy = max(y0 + r * cell - py, py - (y0 + (r + 1) * cell), 0.0)
+                gap = gx * gx + gy * gy
+                b = r * nx + c
+                c += 1
+                if gap >= range_sq or (count == cap and gap > keys[cap - 1]):
+                    continue
+                for k in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[k]
+                    if j == i:
+                        continue
+                    dx, dy = pos[j, 0] - px, pos[j, 1] - py
+                    d = dx * dx + dy * dy
+                    if d < range_sq:
+                        count = _insert(keys, ids, count, cap, d, j)
     return count
 
 
@@ -464,11 +484,11 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 
 @njit(cache=True, nogil=True)
 def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_nbrs, th,
-               th_obst, dt,
-               grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex, wall_grid,
-               wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd, out):
-    """New velocities of agents ``lo:hi`` into ``out``: ORCA against their
-    nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
+               th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex,
+               wall_grid, wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd,
+               out):
+    """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
+    ``out``: ORCA against their nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
     ``cell_start``/``cell_items``) and the nearest ``max_walls`` walls
     they see (``wall_grid``, ``wall_start``/``wall_items``). Scratch:
     ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
@@ -480,7 +500,8 @@ def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_
     wnx, wny = int(wall_grid[3]), int(wall_grid[4])
     res = np.empty(2)
     gen = stamp[-1]
-    for i in range(lo, hi):
+    for t in range(lo, hi):
+        i = cell_items[t]              # cell by cell: neighbours near in memory
         n = 0
         if ov.shape[0]:
             gen += 1
