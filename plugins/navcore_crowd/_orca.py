@@ -575,3 +575,118 @@ def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, 
                     disp[j, 0] -= ux * mj
                     disp[j, 1] -= uy * mj
     return worst
+
+
+@njit(cache=True, nogil=True)
+def grid_for(pos, side, n_cells_max):
+    """``(cell, x0, y0, nx, ny)``: a grid over the points ``pos`` with
+    cells of ``side`` (doubled until there are at most ``n_cells_max``)."""
+    x0, y0 = pos[0, 0], pos[0, 1]
+    x1, y1 = x0, y0
+    for i in range(1, pos.shape[0]):
+        x0 = min(x0, pos[i, 0])
+        x1 = max(x1, pos[i, 0])
+        y0 = min(y0, pos[i, 1])
+        y1 = max(y1, pos[i, 1])
+    cell = side
+    while True:
+        nx = max(int(math.ceil((x1 - x0) / cell)), 1)
+        ny = max(int(math.ceil((y1 - y0) / cell)), 1)
+        if nx * ny <= n_cells_max:
+            return cell, x0, y0, nx, ny
+        cell *= 2.0
+
+
+@njit(cache=True, nogil=True)
+def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items, pairs):
+    """The pairs ``(i, j)``, ``i < j``, closer than their radii plus
+    ``margin``, into ``pairs``; their count, or -1 when ``pairs`` is full."""
+    n = pos.shape[0]
+    reach = 2.0 * radius.max() + margin
+    k = 0
+    for i in range(n):
+        px, py = pos[i, 0], pos[i, 1]
+        c0 = max(int((px - reach - x0) / cell), 0)
+        c1 = min(int((px + reach - x0) / cell), nx - 1)
+        r0 = max(int((py - reach - y0) / cell), 0)
+        r1 = min(int((py + reach - y0) / cell), ny - 1)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                b = r * nx + c
+                for t in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[t]
+                    if j <= i:
+                        continue
+                    dx, dy = px - pos[j, 0], py - pos[j, 1]
+                    lim = radius[i] + radius[j] + margin
+                    if dx * dx + dy * dy < lim * lim:
+                        if k == pairs.shape[0]:
+                            return -1
+                        pairs[k, 0] = i
+                        pairs[k, 1] = j
+                        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def relax(pos, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs, drift,
+          moved):
+    """Push overlapping agents apart pair by pair (``separate``'s rule)
+    for up to ``passes`` passes (the first ``weighted`` by weight, then
+    evenly), stopping once no pair overlaps by more than ``tol``. Passes
+    run over a list of the pairs within half a radius of touching, made
+    again when an agent has drifted a quarter radius since (so no pair
+    that comes to overlap is missed). ``moved`` adds up each agent's
+    moves; ``drift`` is scratch. Returns the largest overlap of the last
+    pass, or -1.0 when ``pairs`` is too small (nothing moved)."""
+    n = pos.shape[0]
+    worst = 0.0
+    r_max = radius.max()
+    margin = 0.5 * r_max
+    count = -2
+    for p in range(passes):
+        if count == -2:
+            cell, x0, y0, nx, ny = grid_for(pos, 2.0 * r_max + margin, cell_start.size - 1)
+            bucket(pos, x0, y0, cell, nx, ny, cell_start, cell_items)
+            count = close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start,
+                                cell_items, pairs)
+            if count < 0:
+                return -1.0
+            for i in range(n):
+                drift[i] = 0.0
+        even = p >= weighted
+        worst = 0.0
+        far = False
+        for t in range(count):
+            i, j = pairs[t, 0], pairs[t, 1]
+            dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
+            d_sq = dx * dx + dy * dy
+            cr = radius[i] + radius[j]
+            if d_sq >= cr * cr:
+                continue
+            d = math.sqrt(d_sq)
+            overlap = cr - d
+            worst = max(worst, overlap)
+            both = weight[i] + weight[j]
+            share = 0.5 if even or both <= 0.0 else weight[j] / both
+            if d > 0.0:
+                ux, uy = dx / d, dy / d
+            else:
+                ux, uy = -1.0, 0.0          # i (the lower index) to the left
+            mi, mj = overlap * share, overlap * (1.0 - share)
+            pos[i, 0] += ux * mi
+            pos[i, 1] += uy * mi
+            pos[j, 0] -= ux * mj
+            pos[j, 1] -= uy * mj
+            moved[i, 0] += ux * mi
+            moved[i, 1] += uy * mi
+            moved[j, 0] -= ux * mj
+            moved[j, 1] -= uy * mj
+            drift[i] += mi
+            drift[j] += mj
+            far = far or drift[i] > 0.25 * margin or drift[j] > 0.25 * margin
+        if worst <= tol:
+            break
+        if far:
+            count = -2                      # list the pairs again
+    return worst

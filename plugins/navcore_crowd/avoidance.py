@@ -106,6 +106,7 @@ class Agents:
         self.new_vel = np.zeros((n, 2))
         self.cell_items = np.empty(n, np.int32)
         self.cell_start = np.zeros(2, np.int64)
+        self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.set_walls(walls if walls is not None else Walls())
 
     def set_walls(self, walls: Walls) -> None:
@@ -175,39 +176,42 @@ WEIGHTED_PASSES = 2
 OVERLAP_TOLERANCE = 1e-4
 
 
+#: rounds of passes, each ended by keeping the pushed agents on the ground
+SEPARATION_ROUNDS = 3
+
+
 def separate(agents: Agents, move=None) -> float:
     """Push overlapping agents apart until no pair overlaps by more than
     ``OVERLAP_TOLERANCE`` or ``SEPARATION_PASSES`` passes are done (the
     first by weight, so a walker pushes those standing; then evenly);
-    ``move(rows, end)``, given, keeps each push on walkable ground and
-    returns where those agents end. The largest overlap left."""
+    ``move(rows, start, end)``, given, keeps each push on walkable ground
+    (after each round of passes) and returns where those agents end. The
+    largest overlap left."""
     a = agents
     n = a.pos.shape[0]
     if n < 2:
         return 0.0
-    disp = np.empty((n, 2))
-    side = max(2.0 * float(a.radius.max()), 1e-9)
+    if a.cell_start.size < 4 * n + 17:
+        a.cell_start = np.zeros(4 * n + 17, np.int64)
+    if a.cell_items.size != n:
+        a.cell_items = np.empty(n, np.int32)
+    drift, moved = np.empty(n), np.zeros((n, 2))
     worst = 0.0
-    for p in range(SEPARATION_PASSES):
-        lo = a.pos.min(0)
-        size = np.maximum(a.pos.max(0) - lo, side)
-        cell = side
-        nx, ny = (int(v) for v in np.ceil(size / cell))
-        while nx * ny > 4 * n + 16:
-            cell *= 2.0
-            nx, ny = int(math.ceil(size[0] / cell)), int(math.ceil(size[1] / cell))
-        if a.cell_start.size < nx * ny + 1:
-            a.cell_start = np.zeros(nx * ny + 1, np.int64)
-        if a.cell_items.size != n:
-            a.cell_items = np.empty(n, np.int32)
-        K.bucket(a.pos, lo[0], lo[1], cell, nx, ny, a.cell_start, a.cell_items)
-        worst = K.separate(a.pos, a.radius, a.weight, cell, lo[0], lo[1], nx, ny,
-                           a.cell_start, a.cell_items, p >= WEIGHTED_PASSES, disp)
-        if worst <= OVERLAP_TOLERANCE:
+    for _ in range(SEPARATION_ROUNDS):
+        moved[:] = 0.0
+        while True:
+            worst = K.relax(a.pos, a.radius, a.weight, SEPARATION_PASSES, WEIGHTED_PASSES,
+                            OVERLAP_TOLERANCE, a.cell_start, a.cell_items, a.pairs, drift,
+                            moved)
+            if worst >= 0.0:
+                break
+            a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room
+        pushed = np.flatnonzero(moved.any(axis=1))
+        if move is None or pushed.size == 0:
             break
-        if move is not None:              # the pass moved them: walls hold
-            pushed = np.flatnonzero(disp.any(axis=1))
-            end = a.pos[pushed].copy()
-            a.pos[pushed] -= disp[pushed]
-            a.pos[pushed] = move(pushed, end)
+        end = a.pos[pushed]
+        held = move(pushed, end - moved[pushed], end)
+        a.pos[pushed] = held
+        if worst <= OVERLAP_TOLERANCE and np.array_equal(held, end):
+            break                          # no wall held a push back
     return worst

@@ -436,9 +436,10 @@ class Crowd:
                              f"(no plugin answers navcore_move_along_surface for it)")
         return out
 
-    def _push(self, rows, end):
-        """Where agents ``rows`` end when pushed toward ``end`` (walls hold)."""
-        moved, nodes = self._move(self._agents.pos[rows], self._node[rows], end)
+    def _push(self, rows, start, end):
+        """Where agents ``rows`` end when pushed from ``start`` toward
+        ``end`` (walls hold)."""
+        moved, nodes = self._move(start, self._node[rows], end)
         self._node[rows] = nodes
         return moved
 
