@@ -329,38 +329,25 @@ def warm_up(graph) -> None:
 VIEW_KEY = "navcore_roads.turns.ch"
 
 
-class TurnHierarchy(DerivedView):
-    """A contraction hierarchy (``navcore_csr.DirectedHierarchy``) of the
-    edge-based graph (``expanded_csr``) for the costs, rules and blocked
-    junctions as they are: any update leaves it stale (``auto`` then
-    answers by ``bidijkstra``, ``ch`` is a ``QueryError``) until
-    ``navcore_roads.contract`` builds it again. Its nodes: the road edges
-    (``0..m-1``), then a start node per junction (``m + v``: its edges out
-    at their cost), then an end node per junction (``m + n + v``: reached
-    from its edges in at 0), so a junction-to-junction query is one
-    node-to-node query of the hierarchy."""
-
-    def __init__(self, graph, progress=None):
-        super().__init__(graph)
-        offsets, targets, cost, self.arc_edge = expanded_csr(graph)
-        self.m, self.n = graph.csr.num_edges, graph.num_nodes
-        self.hierarchy = DirectedHierarchy.build(offsets, targets, cost, progress=progress,
-                                                 threads=graph)
-
-    def query(self):
-        return self.thread_local(lambda: self.hierarchy.query(self.graph))
+class EdgeQueries:
+    """Junction queries on a hierarchy of the edge-based graph numbered as
+    ``expanded_csr`` numbers it (``TurnHierarchy``, ``turn_cch.TurnCCH``):
+    a junction-to-junction query is one query from the junction's start
+    node ``m + s`` to its end node ``m + n + t``. Needs ``m``, ``n``,
+    ``arc_edge`` (the road edge each input arc drives onto, -1 into end
+    nodes), ``name`` (the routes' algorithm) and ``query()``."""
 
     def route(self, s: int, t: int) -> PathResult:
         """The route from junction ``s`` to junction ``t`` (checked ids)."""
         graph = self.graph
         if s == t:
-            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, "ch")
+            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, self.name)
         q = self.query()
         cost, arcs = q.path(self.m + s, self.m + self.n + t)
         if not cost < np.inf:
-            return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
+            return PathResult.failed(PathStatus.UNREACHABLE, self.name, q.settled)
         edges = self.arc_edge[arcs]
-        return _found(graph, s, edges[edges >= 0], cost, q.settled, "ch")
+        return _found(graph, s, edges[edges >= 0], cost, q.settled, self.name)
 
     def matrix(self, sources, targets) -> np.ndarray:
         out = self.query().matrix(self.m + sources.astype(np.int64),
@@ -379,20 +366,35 @@ class TurnHierarchy(DerivedView):
         return out
 
 
-def expanded_csr(graph):
-    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
-    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
-    from edge ``e`` onto each edge ``f`` out of its head that the rules
-    allow, costing ``f``'s cost plus the turn's; a junction's start node to
-    each of its edges out, at the edge's cost; each edge to its head's end
-    node, at 0. Closed edges and edges at blocked junctions have no moves.
-    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
-    csr, tr = graph.csr, graph.turns
-    m, n = csr.num_edges, graph.num_nodes
-    cost = np.asarray(csr.cost, dtype=np.float64)
-    heads = csr.targets.astype(np.int64)
-    tails = graph.edge_src.astype(np.int64)
-    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
+class TurnHierarchy(EdgeQueries, DerivedView):
+    """A contraction hierarchy (``navcore_csr.DirectedHierarchy``) of the
+    edge-based graph (``expanded_csr``) for the costs, rules and blocked
+    junctions as they are: any update leaves it stale (``auto`` then
+    answers by ``bidijkstra``, ``ch`` is a ``QueryError``) until
+    ``navcore_roads.contract`` builds it again. Its nodes: the road edges
+    (``0..m-1``), then a start node per junction (``m + v``: its edges out
+    at their cost), then an end node per junction (``m + n + v``: reached
+    from its edges in at 0), so a junction-to-junction query is one
+    node-to-node query of the hierarchy."""
+
+    name = "ch"
+
+    def __init__(self, graph, progress=None):
+        super().__init__(graph)
+        offsets, targets, cost, self.arc_edge = expanded_csr(graph)
+        self.m, self.n = graph.csr.num_edges, graph.num_nodes
+        self.hierarchy = DirectedHierarchy.build(offsets, targets, cost, progress=progress,
+                                                 threads=graph)
+
+    def query(self):
+        return self.thread_local(lambda: self.hierarchy.query(self.graph))
+
+
+def allowed_moves(graph):
+    """``(e, f, extra)``: the moves (``moves``) the rules allow, closed
+    roads and blocked junctions included, with the turn's extra cost."""
+    tr = graph.turns
+    m = graph.csr.num_edges
     e, f = moves(graph)
     # the rules' extra costs (sorted by from edge, then to edge)
     rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(tr.off))
@@ -402,7 +404,26 @@ def expanded_csr(graph):
     listed = (rule_key.size > 0) & (rule_key[at] == key) if rule_key.size else \
         np.zeros(key.size, dtype=bool)
     extra = np.where(listed, tr.cost[at] if rule_key.size else 0.0, 0.0)
-    move = usable[e] & usable[f] & np.isfinite(extra)
+    allowed = np.isfinite(extra)
+    return e[allowed], f[allowed], extra[allowed]
+
+
+def expanded_csr(graph):
+    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
+    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
+    from edge ``e`` onto each edge ``f`` out of its head that the rules
+    allow, costing ``f``'s cost plus the turn's; a junction's start node to
+    each of its edges out, at the edge's cost; each edge to its head's end
+    node, at 0. Closed edges and edges at blocked junctions have no moves.
+    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
+    csr = graph.csr
+    m, n = csr.num_edges, graph.num_nodes
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    heads = csr.targets.astype(np.int64)
+    tails = graph.edge_src.astype(np.int64)
+    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
+    e, f, extra = allowed_moves(graph)
+    move = usable[e] & usable[f]
     e, f, extra = e[move], f[move], extra[move]
     edges = np.flatnonzero(usable)
     src = np.concatenate((e, m + tails[edges], edges))
