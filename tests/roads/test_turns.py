@@ -362,15 +362,17 @@ def test_turns_belong_to_arrays():
         navcore.World().add_graph("g", type="roads", dimacs="x.gr", turns=[[0, 1]])
 
 
-def test_what_does_not_apply_turn_rules_yet_refuses():
+def test_hierarchies_under_turn_rules_refuse_until_built():
     w, g = grid_world([[2, 3]])
-    with pytest.raises(QueryError, match=r"cch does not apply turn rules yet"):
+    with pytest.raises(QueryError, match=r"has no customizable hierarchy; build it with "):
         w.find_path("g", 3, 5, algorithm="cch")
     with pytest.raises(QueryError, match=r"has no hierarchy; build it with navcore_roads"):
         w.find_path("g", 3, 5, algorithm="ch")
     from navcore_roads.ch import contract
-    with pytest.raises(GraphError, match=r"has turn rules \(1\); its customizable hierarchy"):
-        contract(g, customizable=True)
+    with pytest.raises(GraphError, match=r"order= is a junction order, and road graph 'g' "
+                                         r"has turn rules \(1\)"):
+        contract(g, customizable=True, order=np.arange(9))
+    assert g.stored_view("navcore_roads.cch") is None
 
 
 @pytest.mark.parametrize("turns", [[[2, 3]], [[2, 3, 7.5], [8, 9, np.inf]],
@@ -678,10 +680,11 @@ def test_no_u_turn_on_a_way_through_the_via_node_forbids_only_the_u_turn(tmp_pat
     assert round(float(r[0, 0]) / STEP, 6) == 2.0
 
 
-def test_isochrones_refuse_turn_rules_for_now():
+def test_isochrones_apply_turn_rules():
     w, g = grid_world([[2, 3]])
-    for source in (3, (0.0005, 0.001)):
-        with pytest.raises(QueryError, match=r"isochrones do not apply turn rules yet"):
-            w.isochrone("g", source, 30.0)
+    iso = w.isochrone("g", 3, 30.0)
+    ref = grid_reference([[2, 3]], 3)
+    assert iso.nodes.tolist() == sorted(t for t in ref if ref[t] <= 30.0)
+    assert 5 not in iso.nodes.tolist()          # 3-4-5 is forbidden: 5 is 40 away
     w, g = grid_world(np.zeros((0, 2)))               # no rule left: isochrones as ever
     assert w.isochrone("g", 3, 20.0).nodes.tolist() == [0, 1, 3, 4, 5, 6, 7]
