@@ -6,10 +6,9 @@ junction), so a junction-to-junction query is one node-to-node query.
 * Topology: every move the rules allow (``turns.allowed_moves``), closed roads
   and blocked junctions included, since updates never change the rules or
   the roads' ends; a forbidden turn is no arc at all.
-* Order: nested dissection (``cch.node_order``) of the moves between road
-  edges, each edge at its ends' midpoint, after the start and end nodes
-  (contracted first: each is a leaf of the elimination tree, and its
-  clique is among the edges of one junction, which are neighbours anyway).
+* Order: nested dissection (``cch.node_order``) of the whole edge-based
+  graph (``edge_order``), road edges at their midpoints, start and end
+  nodes at their junctions.
 * Metric (``TurnCCH.costs``): a move onto edge ``f`` costs ``f``'s cost now
   (``ch.effective_costs``: closures, jams, blocked junctions) plus the
   turn's; into an end node 0. Every update customizes it again
@@ -54,22 +53,22 @@ def expanded_topology(graph):
             arc_extra[order])
 
 
-def edge_order(graph) -> np.ndarray:
-    """The elimination order of the edge-based graph (``order[rank] =
-    node``): the junctions' start and end nodes, then the road edges by
-    nested dissection of the moves between them."""
-    csr = graph.csr
-    m, n = csr.num_edges, graph.num_nodes
-    e, f, _ = turns.allowed_moves(graph)
-    offsets = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(e, minlength=m), out=offsets[1:])      # moves: sorted by e
+def edge_order(graph, offsets, targets) -> np.ndarray:
+    """The elimination order (``order[rank] = node``) of the edge-based
+    graph ``offsets``/``targets`` (``expanded_topology``): nested
+    dissection of the very graph the hierarchy contracts, each road edge
+    at its ends' midpoint, each start and end node at its junction.
+    Ordering the road edges alone and ranking the start and end nodes
+    first gave separators their arcs cross (on a road-like graph of 50k
+    junctions an elimination tree 29x as deep and 2.3x the arcs; ranking
+    them above their roads, 47x and 7.5x), as did ranking the edges by
+    their heads' junction order (1.6x as deep, 1.5x the arcs)."""
     positions = None
     if graph.positions is not None:
         pos = np.asarray(graph.positions, dtype=np.float64)
-        positions = 0.5 * (pos[graph.edge_src] + pos[csr.targets])
-    edges = cch.node_order(offsets, f.astype(np.int32), positions) if m else \
-        np.zeros(0, np.int64)
-    return np.concatenate((m + np.arange(2 * n, dtype=np.int64), edges))
+        mid = 0.5 * (pos[graph.edge_src] + pos[graph.csr.targets])
+        positions = np.concatenate((mid, pos, pos))
+    return cch.node_order(offsets, targets, positions)
 
 
 def fingerprint(offsets, targets, n) -> str:
@@ -149,7 +148,7 @@ def build(graph, order=None, path=None, want=None) -> TurnCCH:
                          f"than road graph {graph.graph_id!r} has; compute one with "
                          f"contract(graph, customizable=True)")
     if order is None:
-        order = edge_order(graph)
+        order = edge_order(graph, offsets, targets)
     t1 = time.perf_counter()
     try:
         topo = CCHTopology.build(offsets, targets, order)
