@@ -476,10 +476,12 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
     targets = rng.choice(g.num_nodes, 40, replace=False)
     matrix = w.distance_matrix("h", sources, targets)
     pairs = w.distance_pairs("h", np.repeat(sources, 3), targets[:36])
-    contract(g)                 # the same from the hierarchy of the edges
-    assert np.allclose(w.distance_matrix("h", sources, targets), matrix, rtol=0, atol=1e-6)
-    assert np.allclose(w.distance_pairs("h", np.repeat(sources, 3), targets[:36]), pairs,
-                       rtol=0, atol=1e-6)
+    for customizable in (False, True):      # the same from the hierarchies of the edges
+        contract(g, customizable=customizable)
+        assert np.allclose(w.distance_matrix("h", sources, targets), matrix, rtol=0,
+                           atol=1e-6)
+        assert np.allclose(w.distance_pairs("h", np.repeat(sources, 3), targets[:36]), pairs,
+                           rtol=0, atol=1e-6)
     free = navcore.World()
     free.add_graph("h", type="roads", osm=ROADS / "Helsinki.osm.pbf", compress=False,
                    restrictions=False)
@@ -489,7 +491,7 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         want = np.array([ref.get(int(t), np.inf) for t in targets])
         assert np.allclose(matrix[i], want, rtol=0, atol=1e-6)
         assert np.allclose(pairs[3 * i:3 * i + 3], want[3 * i:3 * i + 3], rtol=0, atol=1e-6)
-        for algorithm in ("dijkstra", "astar", "bidijkstra", "ch"):
+        for algorithm in ("dijkstra", "astar", "bidijkstra", "ch", "cch"):
             for j in range(4 * (i % 3), 4 * (i % 3) + 4):
                 r = w.find_path("h", int(s), int(targets[j]), algorithm=algorithm)
                 assert abs(r.cost - want[j]) < 1e-6 or r.cost == want[j] == np.inf
@@ -500,6 +502,61 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         changed += int(np.count_nonzero(
             free.distance_matrix("h", [int(s)], targets)[0] < want - 1e-9))
     assert changed > 0          # the restrictions make some routes longer here
+
+
+def test_helsinki_cch_and_isochrones_follow_updates(helsinki):
+    """Helsinki's real restrictions, a closure on a route and a jam: the
+    customizable hierarchy of the edges (customized again at the tick)
+    and an isochrone equal the plain references on the updated costs."""
+    from navcore_roads import contract
+    from test_turn_cch import bounded_reference
+    w, g = helsinki
+    ids = g.osm_ids
+    banned = helsinki_reference_bans(g)
+    src, dst = g.edge_src, g.csr.targets
+    out = {}
+    for f in range(dst.size):
+        out.setdefault(int(src[f]), []).append(f)
+    ban_edges = {(e, f) for e in range(dst.size) for f in out.get(int(dst[e]), [])
+                 if (int(ids[src[e]]), int(ids[dst[e]]), int(ids[dst[f]])) in banned}
+    view = contract(g, customizable=True)
+    rng = np.random.default_rng(5)
+    sources = rng.choice(g.num_nodes, 6, replace=False)
+    targets = rng.choice(g.num_nodes, 30, replace=False)
+    r = w.find_path("h", int(sources[0]), int(targets[0]), algorithm="cch")
+    assert r.found and r.nodes.size > 3
+    shut = (int(r.nodes[1]), int(r.nodes[2]))
+    slow = (int(r.nodes[-2]), int(r.nodes[-1])) if r.nodes.size > 4 else \
+        (int(r.nodes[0]), int(r.nodes[1]))
+    w.update("h", edges=[shut], cost=np.inf)
+    w.update("h", edges=[slow], factor=4.0)
+    w.tick()
+    try:
+        assert view.current
+        cost = g.csr.cost.copy()         # the updated costs, as the reference takes them
+        assert np.isinf(cost).sum() >= 1
+        matrix = w.distance_matrix("h", sources, targets)
+        for i, s in enumerate(sources):
+            ref = expanded_dijkstra(src, dst, cost, int(s), ban_edges)
+            want = np.array([ref.get(int(t), np.inf) for t in targets])
+            assert np.allclose(matrix[i], want, rtol=0, atol=1e-6)
+            for j in range(3):
+                got = w.find_path("h", int(s), int(targets[j]), algorithm="cch").cost
+                assert abs(got - want[j]) < 1e-6 or got == want[j] == np.inf
+        assert w.find_path("h", int(sources[0]), int(targets[0])).cost > r.cost
+        # an isochrone from two junctions, in bands
+        limits = [60.0, 180.0]
+        iso = w.isochrone("h", sources[:2].tolist(), limits)
+        for b, limit in enumerate(limits):
+            node, _ = bounded_reference(src, dst, cost, {int(v): 0.0 for v in sources[:2]},
+                                        limit, ban_edges, {})
+            assert iso.nodes[iso.band <= b].tolist() == sorted(node)
+            assert np.allclose(iso.costs[iso.band <= b], [node[v] for v in sorted(node)],
+                               rtol=0, atol=1e-6)
+        assert iso.nodes.size > 50
+    finally:
+        w.update("h", edges=[shut, slow], reset=True)
+        w.tick()
 
 
 # ------------------------------------------------------ points on roads
