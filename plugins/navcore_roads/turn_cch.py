@@ -3,8 +3,8 @@
 numbers it (a node per road edge, then a start node and an end node per
 junction), so a junction-to-junction query is one node-to-node query.
 
-* Topology: every move the rules allow (``turns.allowed_moves``), closed roads
-  and blocked junctions included, since updates never change the rules or
+* Topology: every move the rules allow (``turns.expanded_topology``),
+  closed roads and blocked junctions included, since updates never change the rules or
   the roads' ends; a forbidden turn is no arc at all.
 * Order: nested dissection (``cch.node_order``) of the whole edge-based
   graph (``edge_order``), road edges at their midpoints, start and end
@@ -31,31 +31,9 @@ from . import cch, turns
 from .cch import CCHTopology, RoadCCH
 
 
-def expanded_topology(graph):
-    """``(offsets, targets, arc_edge, arc_extra)``: the edge-based graph
-    of ``graph`` with every move the rules allow (``turns.expanded_csr``'s
-    numbering, closed roads kept); ``arc_edge`` the road edge each arc
-    drives onto (-1 into end nodes), ``arc_extra`` the turn's extra cost."""
-    csr = graph.csr
-    m, n = csr.num_edges, graph.num_nodes
-    heads = csr.targets.astype(np.int64)
-    tails = graph.edge_src.astype(np.int64)
-    e, f, extra = turns.allowed_moves(graph)
-    edges = np.arange(m, dtype=np.int64)
-    src = np.concatenate((e, m + tails, edges))
-    dst = np.concatenate((f, edges, m + n + heads))
-    arc_edge = np.concatenate((f, edges, np.full(m, -1, dtype=np.int64)))
-    arc_extra = np.concatenate((extra, np.zeros(2 * m)))
-    order = np.argsort(src, kind="stable")
-    offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
-    return (offsets, np.ascontiguousarray(dst[order], dtype=np.int32), arc_edge[order],
-            arc_extra[order])
-
-
 def edge_order(graph, offsets, targets) -> np.ndarray:
     """The elimination order (``order[rank] = node``) of the edge-based
-    graph ``offsets``/``targets`` (``expanded_topology``): nested
+    graph ``offsets``/``targets`` (``turns.expanded_topology``): nested
     dissection of the very graph the hierarchy contracts, each road edge
     at its ends' midpoint, each start and end node at its junction.
     Ordering the road edges alone and ranking the start and end nodes
@@ -80,7 +58,7 @@ def fingerprint(offsets, targets, n) -> str:
 
 
 class TurnCCH(turns.EdgeQueries, RoadCCH):
-    """A ``RoadCCH`` of the edge-based graph (``expanded_topology``):
+    """A ``RoadCCH`` of the edge-based graph (``turns.expanded_topology``):
     customized, followed, saved and loaded as the node-based one, its
     queries between junctions (``turns.EdgeQueries``: ``route``,
     ``matrix``, ``pairs``; ``paths`` for ``routes``)."""
@@ -93,14 +71,12 @@ class TurnCCH(turns.EdgeQueries, RoadCCH):
         self.m, self.n = graph.csr.num_edges, graph.num_nodes
         self.arc_edge = arc_edge
         self.arc_extra = arc_extra
-        self._onto = np.maximum(arc_edge, 0)
 
     def costs(self) -> np.ndarray:
         """Each arc's cost now: the road it drives onto (closed: inf) plus
         the turn's; 0 into an end node."""
         from .ch import effective_costs
-        road = effective_costs(self.graph)
-        return np.where(self.arc_edge >= 0, road[self._onto] + self.arc_extra, 0.0)
+        return turns.arc_costs(self.arc_edge, self.arc_extra, effective_costs(self.graph))
 
     def _check_topology(self):
         graph = self.graph
@@ -141,7 +117,7 @@ def build(graph, order=None, path=None, want=None) -> TurnCCH:
     order (``RoadCCH.save``) to use, from ``path``, with fingerprint
     ``want``, checked against the graph's edge-based graph."""
     t0 = time.perf_counter()
-    offsets, targets, arc_edge, arc_extra = expanded_topology(graph)
+    offsets, targets, arc_edge, arc_extra = turns.expanded_topology(graph)
     mark = fingerprint(offsets, targets, graph.num_nodes)
     if order is not None and want != mark:
         raise GraphError(f"{path}: an order for another road network or other turn rules "

@@ -408,32 +408,56 @@ def allowed_moves(graph):
     return e[allowed], f[allowed], extra[allowed]
 
 
-def expanded_csr(graph):
-    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
-    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
-    from edge ``e`` onto each edge ``f`` out of its head that the rules
-    allow, costing ``f``'s cost plus the turn's; a junction's start node to
-    each of its edges out, at the edge's cost; each edge to its head's end
-    node, at 0. Closed edges and edges at blocked junctions have no moves.
-    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
+def expanded_topology(graph):
+    """``(offsets, targets, arc_edge, arc_extra)``: the edge-based graph
+    of ``graph`` as a CSR, nodes as ``TurnHierarchy`` numbers them, with
+    every move the rules allow whatever the costs now (closed roads and
+    blocked junctions included: ``turn_cch`` customizes it for them): a
+    move from edge ``e`` onto each edge ``f`` out of its head, a
+    junction's start node to each of its edges out, each edge to its
+    head's end node. ``arc_edge``: the road edge each arc drives onto (-1
+    into end nodes); ``arc_extra``: the turn's extra cost (0 off moves)."""
     csr = graph.csr
     m, n = csr.num_edges, graph.num_nodes
-    cost = np.asarray(csr.cost, dtype=np.float64)
     heads = csr.targets.astype(np.int64)
     tails = graph.edge_src.astype(np.int64)
-    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
     e, f, extra = allowed_moves(graph)
-    move = usable[e] & usable[f]
-    e, f, extra = e[move], f[move], extra[move]
-    edges = np.flatnonzero(usable)
-    src = np.concatenate((e, m + tails[edges], edges))
-    dst = np.concatenate((f, edges, m + n + heads[edges]))
-    w = np.concatenate((cost[f] + extra, cost[edges], np.zeros(edges.size)))
-    arc_edge = np.concatenate((f, edges, np.full(edges.size, -1, dtype=np.int64)))
+    edges = np.arange(m, dtype=np.int64)
+    src = np.concatenate((e, m + tails, edges))
+    dst = np.concatenate((f, edges, m + n + heads))
+    arc_edge = np.concatenate((f, edges, np.full(m, -1, dtype=np.int64)))
+    arc_extra = np.concatenate((extra, np.zeros(2 * m)))
     order = np.argsort(src, kind="stable")
     offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
-    return offsets, dst[order].astype(np.int32), w[order], arc_edge[order]
+    return (offsets, np.ascontiguousarray(dst[order], dtype=np.int32), arc_edge[order],
+            arc_extra[order])
+
+
+def arc_costs(arc_edge, arc_extra, road_cost) -> np.ndarray:
+    """Each arc's cost for road costs ``road_cost``: the road it drives
+    onto plus the turn's; 0 into an end node."""
+    return np.where(arc_edge >= 0, road_cost[np.maximum(arc_edge, 0)] + arc_extra, 0.0)
+
+
+def expanded_csr(graph):
+    """``(offsets, targets, cost, arc_edge)``: ``expanded_topology`` for
+    the costs now: a move costs the road it drives onto plus the turn's, a
+    start node's arc its road's, an end node's 0; closed edges and edges
+    at blocked junctions have no arcs."""
+    csr = graph.csr
+    m, n = csr.num_edges, graph.num_nodes
+    offsets, targets, arc_edge, arc_extra = expanded_topology(graph)
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    heads = csr.targets.astype(np.int64)
+    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[graph.edge_src]
+    node_ok = np.concatenate((usable, np.ones(2 * n, dtype=bool)))
+    src = np.repeat(np.arange(m + 2 * n, dtype=np.int64), np.diff(offsets))
+    keep = node_ok[src] & node_ok[targets]
+    out = np.zeros(m + 2 * n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src[keep], minlength=m + 2 * n), out=out[1:])
+    return (out, targets[keep], arc_costs(arc_edge, arc_extra, cost)[keep],
+            arc_edge[keep])
 
 
 def moves(graph):
