@@ -87,11 +87,10 @@ class TurnCCH(turns.EdgeQueries, RoadCCH):
 
     def paths(self, sources, targets):
         """``(costs, offsets, edges)``: the route of every pair of
-        junctions (checked int arrays) as road edges (CSR positions), path
+        junctions (ids, checked) as road edges (CSR positions), path
         ``i`` being ``edges[offsets[i]:offsets[i + 1]]``; a junction to
         itself costs 0 and has no edge."""
-        s = sources.astype(np.int64)
-        t = targets.astype(np.int64)
+        s, t = (a.astype(np.int64) for a in self._ids(sources, targets, same=True))
         costs, offsets, arcs = self.query().paths(self.m + s, self.m + self.n + t)
         edges = self.arc_edge[arcs]
         same = s == t

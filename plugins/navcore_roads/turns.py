@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
@@ -335,11 +336,16 @@ class EdgeQueries:
     a junction-to-junction query is one query from the junction's start
     node ``m + s`` to its end node ``m + n + t``. Needs ``m``, ``n``,
     ``arc_edge`` (the road edge each input arc drives onto, -1 into end
-    nodes), ``name`` (the routes' algorithm) and ``query()``."""
+    nodes), ``name`` (the routes' algorithm) and ``query()``. Junction
+    ids are checked (``NodeError``): one out of range would name another
+    node of the edge-based graph."""
 
     def route(self, s: int, t: int) -> PathResult:
-        """The route from junction ``s`` to junction ``t`` (checked ids)."""
+        """The route from junction ``s`` to junction ``t``."""
         graph = self.graph
+        if not (type(s) is int and type(t) is int and 0 <= s < self.n and 0 <= t < self.n):
+            s = validate.node_id(s, self.n, "start")
+            t = validate.node_id(t, self.n, "goal")
         if s == t:
             return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, self.name)
         q = self.query()
@@ -350,6 +356,7 @@ class EdgeQueries:
         return _found(graph, s, edges[edges >= 0], cost, q.settled, self.name)
 
     def matrix(self, sources, targets) -> np.ndarray:
+        sources, targets = self._ids(sources, targets)
         out = self.query().matrix(self.m + sources.astype(np.int64),
                                   self.m + self.n + targets.astype(np.int64))
         out[sources[:, None] == targets[None, :]] = 0.0
@@ -359,11 +366,22 @@ class EdgeQueries:
         return out
 
     def pairs(self, sources, targets) -> np.ndarray:
+        sources, targets = self._ids(sources, targets, same=True)
         out = self.query().distances(self.m + sources.astype(np.int64),
                                      self.m + self.n + targets.astype(np.int64))
         out[sources == targets] = 0.0
         out[~(self.graph.walkable[sources] & self.graph.walkable[targets])] = np.inf
         return out
+
+    def _ids(self, sources, targets, same=False):
+        """``sources`` and ``targets`` as checked junction ids (and, with
+        ``same``, as many of each)."""
+        s = validate.node_ids(sources, self.n, "sources")
+        t = validate.node_ids(targets, self.n, "targets")
+        if same and s.shape != t.shape:
+            raise QueryError(f"sources and targets must have the same length, got "
+                             f"{s.size} and {t.size}")
+        return s, t
 
 
 class TurnHierarchy(EdgeQueries, DerivedView):

@@ -108,9 +108,10 @@ def test_cch_equals_the_turn_reference_on_random_graphs_and_after_updates(seed):
     assert np.array_equal(w.distance_matrix("g", np.arange(n), np.arange(n)), before)
 
 
-def test_cch_follows_blocked_junctions():
+def test_cch_follows_blocked_junctions_after_a_warm_up():
     w, g = grid_world([[2, 3]])
     navcore_roads.contract(g, customizable=True)
+    w.warm_up()                 # the turn CCH's and the edge isochrone's kernels too
     w.update("g", nodes=[4], walkable=False)
     w.tick()
     # without junction 4 the grid is a ring: 3 to 5 goes round it, and
@@ -118,6 +119,9 @@ def test_cch_follows_blocked_junctions():
     assert r.cost == 40.0 and 4 not in r.nodes.tolist()
     assert w.distance_matrix("g", [3, 4], [5, 4]).tolist() == [[40.0, np.inf],
                                                                 [np.inf, np.inf]]
+    iso = w.isochrone("g", 3, 40.0)
+    assert iso.nodes.tolist() == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert iso.costs.tolist() == [10.0, 20.0, 30.0, 0.0, 40.0, 10.0, 20.0, 30.0]
 
 
 def test_cch_point_ends_obey_turn_rules():
@@ -264,3 +268,26 @@ def test_point_isochrones_obey_turn_rules():
               for e, a, b in zip(edges, lo, hi) if a > 0]
     assert sorted(halves) == [(3, 4, 0.5, 1.0), (4, 3, 0.5, 1.0)]
     assert len(iso.polygons()) == 2
+
+
+def test_edge_hierarchies_check_junction_ids():
+    """An id out of range would name another node of the edge-based graph
+    (a road edge, a start or end node): ``NodeError`` instead."""
+    from navcore.errors import NodeError, QueryError
+    w, g = grid_world([[2, 3]])
+    for view in (navcore_roads.contract(g), navcore_roads.contract(g, customizable=True)):
+        with pytest.raises(NodeError, match=r"start node -1 is out of range for a graph of 9"):
+            view.route(-1, 3)
+        with pytest.raises(NodeError, match=r"goal node 9 is out of range"):
+            view.route(0, 9)
+        with pytest.raises(NodeError, match=r"sources"):
+            view.matrix([12], [0])
+        with pytest.raises(NodeError, match=r"targets must be a 1-d sequence"):
+            view.pairs([0], [[0, 1]])
+        with pytest.raises(QueryError, match=r"same length, got 2 and 1"):
+            view.pairs([0, 1], [2])
+        assert view.route(np.int64(3), 5).cost == 40.0
+    with pytest.raises(QueryError, match=r"same length, got 1 and 2"):
+        view.paths([0], [1, 2])
+    costs, offsets, edges = view.paths([3, 4], [5, 4])
+    assert costs.tolist() == [40.0, 0.0] and offsets.tolist() == [0, 4, 4]
