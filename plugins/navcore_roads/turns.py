@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navcore import validate
 from navcore.errors import QueryError
 from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
@@ -329,7 +330,61 @@ def warm_up(graph) -> None:
 VIEW_KEY = "navcore_roads.turns.ch"
 
 
-class TurnHierarchy(DerivedView):
+class EdgeQueries:
+    """Junction queries on a hierarchy of the edge-based graph numbered as
+    ``expanded_csr`` numbers it (``TurnHierarchy``, ``turn_cch.TurnCCH``):
+    a junction-to-junction query is one query from the junction's start
+    node ``m + s`` to its end node ``m + n + t``. Needs ``m``, ``n``,
+    ``arc_edge`` (the road edge each input arc drives onto, -1 into end
+    nodes), ``name`` (the routes' algorithm) and ``query()``. Junction
+    ids are checked (``NodeError``): one out of range would name another
+    node of the edge-based graph."""
+
+    def route(self, s: int, t: int) -> PathResult:
+        """The route from junction ``s`` to junction ``t``."""
+        graph = self.graph
+        if not (type(s) is int and type(t) is int and 0 <= s < self.n and 0 <= t < self.n):
+            s = validate.node_id(s, self.n, "start")
+            t = validate.node_id(t, self.n, "goal")
+        if s == t:
+            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, self.name)
+        q = self.query()
+        cost, arcs = q.path(self.m + s, self.m + self.n + t)
+        if not cost < np.inf:
+            return PathResult.failed(PathStatus.UNREACHABLE, self.name, q.settled)
+        edges = self.arc_edge[arcs]
+        return _found(graph, s, edges[edges >= 0], cost, q.settled, self.name)
+
+    def matrix(self, sources, targets) -> np.ndarray:
+        sources, targets = self._ids(sources, targets)
+        out = self.query().matrix(self.m + sources.astype(np.int64),
+                                  self.m + self.n + targets.astype(np.int64))
+        out[sources[:, None] == targets[None, :]] = 0.0
+        walk = self.graph.walkable
+        out[~walk[sources]] = np.inf
+        out[:, ~walk[targets]] = np.inf
+        return out
+
+    def pairs(self, sources, targets) -> np.ndarray:
+        sources, targets = self._ids(sources, targets, same=True)
+        out = self.query().distances(self.m + sources.astype(np.int64),
+                                     self.m + self.n + targets.astype(np.int64))
+        out[sources == targets] = 0.0
+        out[~(self.graph.walkable[sources] & self.graph.walkable[targets])] = np.inf
+        return out
+
+    def _ids(self, sources, targets, same=False):
+        """``sources`` and ``targets`` as checked junction ids (and, with
+        ``same``, as many of each)."""
+        s = validate.node_ids(sources, self.n, "sources")
+        t = validate.node_ids(targets, self.n, "targets")
+        if same and s.shape != t.shape:
+            raise QueryError(f"sources and targets must have the same length, got "
+                             f"{s.size} and {t.size}")
+        return s, t
+
+
+class TurnHierarchy(EdgeQueries, DerivedView):
     """A contraction hierarchy (``navcore_csr.DirectedHierarchy``) of the
     edge-based graph (``expanded_csr``) for the costs, rules and blocked
     junctions as they are: any update leaves it stale (``auto`` then
@@ -339,6 +394,8 @@ class TurnHierarchy(DerivedView):
     at their cost), then an end node per junction (``m + n + v``: reached
     from its edges in at 0), so a junction-to-junction query is one
     node-to-node query of the hierarchy."""
+
+    name = "ch"
 
     def __init__(self, graph, progress=None):
         super().__init__(graph)
@@ -350,49 +407,12 @@ class TurnHierarchy(DerivedView):
     def query(self):
         return self.thread_local(lambda: self.hierarchy.query(self.graph))
 
-    def route(self, s: int, t: int) -> PathResult:
-        """The route from junction ``s`` to junction ``t`` (checked ids)."""
-        graph = self.graph
-        if s == t:
-            return _found(graph, s, np.zeros(0, np.int64), 0.0, 0, "ch")
-        q = self.query()
-        cost, arcs = q.path(self.m + s, self.m + self.n + t)
-        if not cost < np.inf:
-            return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
-        edges = self.arc_edge[arcs]
-        return _found(graph, s, edges[edges >= 0], cost, q.settled, "ch")
 
-    def matrix(self, sources, targets) -> np.ndarray:
-        out = self.query().matrix(self.m + sources.astype(np.int64),
-                                  self.m + self.n + targets.astype(np.int64))
-        out[sources[:, None] == targets[None, :]] = 0.0
-        walk = self.graph.walkable
-        out[~walk[sources]] = np.inf
-        out[:, ~walk[targets]] = np.inf
-        return out
-
-    def pairs(self, sources, targets) -> np.ndarray:
-        out = self.query().distances(self.m + sources.astype(np.int64),
-                                     self.m + self.n + targets.astype(np.int64))
-        out[sources == targets] = 0.0
-        out[~(self.graph.walkable[sources] & self.graph.walkable[targets])] = np.inf
-        return out
-
-
-def expanded_csr(graph):
-    """``(offsets, targets, cost, arc_edge)``: the edge-based graph of
-    ``graph`` as a CSR (nodes as ``TurnHierarchy`` numbers them): a move
-    from edge ``e`` onto each edge ``f`` out of its head that the rules
-    allow, costing ``f``'s cost plus the turn's; a junction's start node to
-    each of its edges out, at the edge's cost; each edge to its head's end
-    node, at 0. Closed edges and edges at blocked junctions have no moves.
-    ``arc_edge``: the road edge each arc drives onto (-1 into end nodes)."""
-    csr, tr = graph.csr, graph.turns
-    m, n = csr.num_edges, graph.num_nodes
-    cost = np.asarray(csr.cost, dtype=np.float64)
-    heads = csr.targets.astype(np.int64)
-    tails = graph.edge_src.astype(np.int64)
-    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[tails]
+def allowed_moves(graph):
+    """``(e, f, extra)``: the moves (``moves``) the rules allow, closed
+    roads and blocked junctions included, with the turn's extra cost."""
+    tr = graph.turns
+    m = graph.csr.num_edges
     e, f = moves(graph)
     # the rules' extra costs (sorted by from edge, then to edge)
     rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(tr.off))
@@ -402,17 +422,60 @@ def expanded_csr(graph):
     listed = (rule_key.size > 0) & (rule_key[at] == key) if rule_key.size else \
         np.zeros(key.size, dtype=bool)
     extra = np.where(listed, tr.cost[at] if rule_key.size else 0.0, 0.0)
-    move = usable[e] & usable[f] & np.isfinite(extra)
-    e, f, extra = e[move], f[move], extra[move]
-    edges = np.flatnonzero(usable)
-    src = np.concatenate((e, m + tails[edges], edges))
-    dst = np.concatenate((f, edges, m + n + heads[edges]))
-    w = np.concatenate((cost[f] + extra, cost[edges], np.zeros(edges.size)))
-    arc_edge = np.concatenate((f, edges, np.full(edges.size, -1, dtype=np.int64)))
+    allowed = np.isfinite(extra)
+    return e[allowed], f[allowed], extra[allowed]
+
+
+def expanded_topology(graph):
+    """``(offsets, targets, arc_edge, arc_extra)``: the edge-based graph
+    of ``graph`` as a CSR, nodes as ``TurnHierarchy`` numbers them, with
+    every move the rules allow whatever the costs now (closed roads and
+    blocked junctions included: ``turn_cch`` customizes it for them): a
+    move from edge ``e`` onto each edge ``f`` out of its head, a
+    junction's start node to each of its edges out, each edge to its
+    head's end node. ``arc_edge``: the road edge each arc drives onto (-1
+    into end nodes); ``arc_extra``: the turn's extra cost (0 off moves)."""
+    csr = graph.csr
+    m, n = csr.num_edges, graph.num_nodes
+    heads = csr.targets.astype(np.int64)
+    tails = graph.edge_src.astype(np.int64)
+    e, f, extra = allowed_moves(graph)
+    edges = np.arange(m, dtype=np.int64)
+    src = np.concatenate((e, m + tails, edges))
+    dst = np.concatenate((f, edges, m + n + heads))
+    arc_edge = np.concatenate((f, edges, np.full(m, -1, dtype=np.int64)))
+    arc_extra = np.concatenate((extra, np.zeros(2 * m)))
     order = np.argsort(src, kind="stable")
     offsets = np.zeros(m + 2 * n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=m + 2 * n), out=offsets[1:])
-    return offsets, dst[order].astype(np.int32), w[order], arc_edge[order]
+    return (offsets, np.ascontiguousarray(dst[order], dtype=np.int32), arc_edge[order],
+            arc_extra[order])
+
+
+def arc_costs(arc_edge, arc_extra, road_cost) -> np.ndarray:
+    """Each arc's cost for road costs ``road_cost``: the road it drives
+    onto plus the turn's; 0 into an end node."""
+    return np.where(arc_edge >= 0, road_cost[np.maximum(arc_edge, 0)] + arc_extra, 0.0)
+
+
+def expanded_csr(graph):
+    """``(offsets, targets, cost, arc_edge)``: ``expanded_topology`` for
+    the costs now: a move costs the road it drives onto plus the turn's, a
+    start node's arc its road's, an end node's 0; closed edges and edges
+    at blocked junctions have no arcs."""
+    csr = graph.csr
+    m, n = csr.num_edges, graph.num_nodes
+    offsets, targets, arc_edge, arc_extra = expanded_topology(graph)
+    cost = np.asarray(csr.cost, dtype=np.float64)
+    heads = csr.targets.astype(np.int64)
+    usable = np.isfinite(cost) & graph.walkable[heads] & graph.walkable[graph.edge_src]
+    node_ok = np.concatenate((usable, np.ones(2 * n, dtype=bool)))
+    src = np.repeat(np.arange(m + 2 * n, dtype=np.int64), np.diff(offsets))
+    keep = node_ok[src] & node_ok[targets]
+    out = np.zeros(m + 2 * n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src[keep], minlength=m + 2 * n), out=out[1:])
+    return (out, targets[keep], arc_costs(arc_edge, arc_extra, cost)[keep],
+            arc_edge[keep])
 
 
 def moves(graph):
