@@ -957,15 +957,13 @@ def path_query(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf
 
 
 @njit(cache=True, nogil=True)
-def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, hn, gen,
-          stack):
-    """:func:`path_query` as the path's nodes: ``(cost, nodes, status,
-    settled)``, ``nodes`` int32 from node ``start`` (rank ``s``) along the
-    input edges (their heads: ``targets``), status as there. The upward
-    graphs come packed (``hierarchy._PACKS``: ``li`` both ``first``
+def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, gen, stack):
+    """:func:`path_query` (``(cost, edges, status, settled)``) on the
+    upward graphs packed (``hierarchy._PACKS``: ``li`` both ``first``
     arrays, both ``arc`` arrays and the children; ``hd`` both heads, then
-    both edges' tails; ``wl`` both weights), the scratch as two rows,
-    forward then backward."""
+    both edges' tails; ``wl`` both weights) and the scratch as two rows,
+    forward then backward: 8 array arguments instead of 22, since numba
+    unboxes every one on every call."""
     n = dist.shape[1]
     ff = li[:n + 1]
     bf = li[n + 1:2 * n + 2]
@@ -984,7 +982,7 @@ def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, 
                                 dist[0], dist[1], stamps[0], stamps[1], pf, pb, hk[0], hn[0],
                                 hk[1], hn[1], gen)
     if meet < 0:
-        return INF, np.empty(0, dtype=np.int32), meet, settled
+        return INF, np.empty(0, dtype=np.int64), meet, settled
     # the arcs up from s to the meeting rank, then down to t; an edge's
     # tail read from ftail/btail, not searched for in ff/bf as unpack does
     # (a binary search per arc, twice: 2 of the 13 us of a 21k road query)
@@ -1018,13 +1016,26 @@ def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, 
     p = 0
     for i in range(k):
         p = _expand(arcs[i], m, sc_c1, sc_c2, stack, edges, p)
-    nodes = np.empty(count + 1, dtype=np.int32)
-    nodes[0] = start
     cost = 0.0
     for i in range(count):                     # weights summed in path order, as unpack
         cost += weights[edges[i]]
-        nodes[i + 1] = targets[edges[i]]
-    return cost, nodes, 0, settled
+    return cost, edges, 0, settled
+
+
+@njit(cache=True, nogil=True)
+def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, hn, gen,
+          stack):
+    """:func:`route_edges` as the path's nodes: ``(cost, nodes, status,
+    settled)``, ``nodes`` int32 from node ``start`` (rank ``s``) along the
+    input edges (their heads: ``targets``)."""
+    cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
+                                               parents, hk, hn, gen, stack)
+    nodes = np.empty(edges.shape[0] + 1 if status == 0 else 0, dtype=np.int32)
+    if status == 0:
+        nodes[0] = start
+        for i in range(edges.shape[0]):
+            nodes[i + 1] = targets[edges[i]]
+    return cost, nodes, status, settled
 
 
 @njit(cache=True, nogil=True)

@@ -508,11 +508,9 @@ class HierarchyQuery:
         as ``settled``)."""
         h = self.hierarchy
         while True:
-            cost, edges, status, settled = K.path_query(
-                h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
-                h._bwd_w, h._bwd_arc, rs, rt, self._df, self._db, self._sf, self._sb,
-                self._pf, self._pb, self._hkf, self._hnf, self._hkb, self._hnb,
-                self._next_gen(), h.num_edges, h._sc_c1, h._sc_c2, h._weights, self._stack)
+            cost, edges, status, settled = K.route_edges(
+                h._li, h._hd, h._wl, h._weights, rs, rt, self._dist, self._stamps,
+                self._parents, self._hk, self._hn, self._next_gen(), self._stack)
             if status != -2:
                 self.settled = settled
                 return float(cost), edges, int(settled)
