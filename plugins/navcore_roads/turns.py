@@ -14,6 +14,11 @@ otherwise). Routes keep junction ids: ``nodes`` are the junctions the
 edges pass, so a route may pass a junction twice (around a block, to turn
 where a left turn is forbidden).
 
+Forbidden sequences of edges (OSM restrictions with via ways) are routed
+on copies of their via edges (``via.ViaCopies``): the searches then run on
+the road edges and the copies (``_roads``) and map copies back to their
+road edges in what they return.
+
 Graphs without rules keep the node-based searches (``search``); these
 cover ``dijkstra``, ``astar``, ``bidijkstra`` (and ``auto``), distance
 matrices and pairs between junctions.
@@ -43,16 +48,16 @@ class EdgeTurns:
     """Turn rules between the edges of a road graph (CSR positions):
     the rules from edge ``e`` are ``to[off[e]:off[e + 1]]`` with their
     extra ``cost`` (``inf``: forbidden). ``moves``: how many (edge, edge)
-    moves the graph has, forbidden ones included (a search's heap bound).
-    ``via``: the searches' graph with copies of via edges
-    (``via.ViaCopies``) when some sequences of edges are forbidden (OSM
-    restrictions with via ways), else None; these rules are then only
-    the ones between two edges, the copies' rules are ``via``'s."""
+    moves the graph has, forbidden ones included (a search's heap bound)."""
 
     off: np.ndarray
     to: np.ndarray
     cost: np.ndarray
     moves: int
+    #: the searches' graph with copies of via edges (``via.ViaCopies``)
+    #: when some sequences of edges are forbidden (OSM restrictions with
+    #: via ways), else None; the rules above are then only those between
+    #: two edges, the copies have theirs in it
     via: "object | None" = None
 
     @property

@@ -157,11 +157,11 @@ class ViaCopies:
         count = np.where(edges >= 0, self.copy_off[safe + 1] - self.copy_off[safe], 0)
         width = int(count.max()) if count.size else 0
         cols, costs = [self.seeds(edges)], [cost]
+        last = self.copy_pos.size - 1              # there is a copy: a rule has one
         for j in range(width):
             has = count > j
-            cols.append(np.where(has, self.copy_pos[np.minimum(self.copy_off[safe] + j,
-                                                               max(self.copy_pos.size - 1, 0))]
-                                 if self.copy_pos.size else -1, -1))
+            cols.append(np.where(has, self.copy_pos[np.minimum(self.copy_off[safe] + j, last)],
+                                 -1))
             costs.append(np.where(has, cost, np.inf))
         return (np.ascontiguousarray(np.concatenate(cols, axis=-1), dtype=np.int64),
                 np.ascontiguousarray(np.concatenate(costs, axis=-1), dtype=np.float64))
