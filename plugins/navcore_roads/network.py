@@ -280,7 +280,11 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
         graph.turns, report["turns"] = edge_turns(graph, segments.turns)
     if turn_costs and profile.has_turn_costs:
         from .turn_costs import apply
+        via = None if graph.turns is None else graph.turns.via
         apply(graph, profile)
+        if via is not None:         # the copies take the merged rules between two edges
+            from .turns import with_via
+            graph.turns = with_via(graph, graph.turns, via.patterns)
     report.update(nodes=num_nodes, edges=int(e_src.size),
                   seconds=time.perf_counter() - t0)
     return graph

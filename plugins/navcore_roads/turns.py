@@ -96,25 +96,38 @@ def edge_turns(graph, turns):
     report["turn_costs"] = int(np.count_nonzero(np.isfinite(c) & (c > 0)))
     useful = c > 0
     e, f, c = e[useful], f[useful], c[useful]
-    from .via import ViaCopies, edge_patterns
+    from .via import edge_patterns
     patterns, lost = edge_patterns(graph, turns)
     if lost:
         key = "turns on roads dropped with their component"
         report["skipped"][key] = report["skipped"].get(key, 0) + lost
-    if e.size == 0 and not patterns:
-        return None, report
-    m = graph.csr.num_edges
-    off = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(e, minlength=m), out=off[1:])
-    out_deg = np.diff(graph.csr.offsets)
-    moves = int(out_deg[graph.csr.targets].sum())
-    rules = EdgeTurns(off, f.astype(np.int64), c.astype(np.float64), moves)
-    if not patterns:
-        return rules, report
-    via = ViaCopies(graph, rules, patterns)
-    report["forbidden_sequences"] = len(patterns)
-    report["via_copies"] = via.copies
-    return EdgeTurns(off, rules.to, rules.cost, moves, via), report
+    rules = None
+    if e.size:
+        m = graph.csr.num_edges
+        off = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(e, minlength=m), out=off[1:])
+        out_deg = np.diff(graph.csr.offsets)
+        moves = int(out_deg[graph.csr.targets].sum())
+        rules = EdgeTurns(off, f.astype(np.int64), c.astype(np.float64), moves)
+    if patterns:
+        rules = with_via(graph, rules, patterns)
+        report["forbidden_sequences"] = len(patterns)
+        report["via_copies"] = rules.via.copies
+    return rules, report
+
+
+def with_via(graph, rules, patterns) -> EdgeTurns:
+    """``rules`` (``EdgeTurns`` between two edges, or None) with the
+    copies of via edges that forbid the runs of edges ``patterns``
+    (``EdgeTurns.via``); made again when the rules between two edges
+    change (a profile's turn costs merged in)."""
+    from dataclasses import replace
+    from .via import ViaCopies
+    if rules is None:
+        m = graph.csr.num_edges
+        rules = EdgeTurns(np.zeros(m + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                          np.zeros(0), int(np.diff(graph.csr.offsets)[graph.csr.targets].sum()))
+    return replace(rules, via=ViaCopies(graph, rules, patterns))
 
 
 def _roads(graph):

@@ -47,6 +47,8 @@ class ViaCopies:
         m = csr.num_edges
         heads = csr.targets.astype(np.int64)
         tails = graph.edge_src.astype(np.int64)
+        #: the forbidden runs of road edges it was made from
+        self.patterns = patterns
         full = set(patterns)
         states = sorted({p[:i] for p in patterns for i in range(2, len(p))})
         # an id per state: the originals 0..m-1, then one per copy
@@ -57,10 +59,23 @@ class ViaCopies:
         same = {}                                    # road edge -> its copies' ids
         for q in states:
             same.setdefault(q[-1], []).append(ident[q])
-        pair = {}                                    # (e, f) -> the rule's cost
-        if turns is not None:
+        # where a run can go on: the junctions copies leave from; the
+        # rules from edges into them are rewritten below, the others kept
+        hubs = np.unique(tails[over[m:]])
+        if turns is None:
+            rule_from = rule_to = np.zeros(0, dtype=np.int64)
+            rule_cost = np.zeros(0)
+        else:
             rule_from = np.repeat(np.arange(m, dtype=np.int64), np.diff(turns.off))
-            pair = dict(zip(zip(rule_from.tolist(), turns.to.tolist()), turns.cost.tolist()))
+            rule_to, rule_cost = turns.to, turns.cost
+        at_hub = np.isin(heads[rule_from], hubs)
+        # (e, f) -> its rule's cost, for the moves rewritten: from edges into
+        # hubs and from the copies (of edges that may end anywhere)
+        copied = np.zeros(m, dtype=bool)
+        copied[over[m:]] = True
+        need = at_hub | copied[rule_from]
+        pair = dict(zip(zip(rule_from[need].tolist(), rule_to[need].tolist()),
+                        rule_cost[need].tolist()))
 
         def step(q, f):
             """The state after driving ``f`` in state ``q`` (a tuple of
@@ -74,16 +89,8 @@ class ViaCopies:
                     return ident[s[i:]]
             return f
 
-        # where a run can go on: the junctions copies leave from
-        hubs = set(tails[over[m:]].tolist())
         frm, to, cost = [], [], []
-        # rules between originals into no such junction: as they were
-        for (e, f), c in pair.items():
-            if heads[e] not in hubs:
-                frm.append(e)
-                to.append(f)
-                cost.append(c)
-        into = np.flatnonzero(np.isin(heads, np.fromiter(hubs, np.int64, len(hubs))))
+        into = np.flatnonzero(np.isin(heads, hubs))
         runs = [((int(e),), int(e)) for e in into] + [(q, ident[q]) for q in states]
         for q, x in runs:
             e = q[-1]
@@ -111,9 +118,9 @@ class ViaCopies:
         self.r_off = np.zeros(csr.num_nodes + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.targets, minlength=csr.num_nodes), out=self.r_off[1:])
         # the rules, by from position
-        a = pos_of[np.array(frm, dtype=np.int64)]
-        b = pos_of[np.array(to, dtype=np.int64)]
-        c = np.array(cost, dtype=np.float64)
+        a = pos_of[np.concatenate((rule_from[~at_hub], np.array(frm, dtype=np.int64)))]
+        b = pos_of[np.concatenate((rule_to[~at_hub], np.array(to, dtype=np.int64)))]
+        c = np.concatenate((rule_cost[~at_hub], np.array(cost, dtype=np.float64)))
         keep = c > 0
         a, b, c = a[keep], b[keep], c[keep]
         by = np.lexsort((b, a))

@@ -22,13 +22,15 @@ ALGORITHMS = ("dijkstra", "astar", "bidijkstra", "auto", "ch")
 
 # ------------------------------------------------------------ the reference
 
-def sequence_dijkstra(src, dst, cost, seeds, banned):
+def sequence_dijkstra(src, dst, cost, seeds, banned, extra=None):
     """Cheapest cost of every state over directed edges (``src[e] ->
     dst[e]`` at ``cost[e]``) where no run of edges in ``banned`` (tuples of
     edge ids) may be driven: a state is the edge last driven with the
     edges driven before it (as many as the longest banned run needs), so
-    a move is allowed unless the run it ends is banned. ``seeds``: (edge,
-    cost) to start on. Returns {state: cost}; heapq, no tricks."""
+    a move is allowed unless the run it ends is banned; moving from ``e``
+    onto ``f`` costs ``cost[f]`` plus ``extra.get((e, f), 0)``. ``seeds``:
+    (edge, cost) to start on. Returns {state: cost}; heapq, no tricks."""
+    extra = extra or {}
     keep = max((len(b) for b in banned), default=1) - 1
     out = {}
     for e, u in enumerate(src):
@@ -47,14 +49,15 @@ def sequence_dijkstra(src, dst, cost, seeds, banned):
                 continue
             nxt = run[max(len(run) - keep, 0):] if keep else (f,)
             if nxt not in best:
-                heapq.heappush(heap, (d + float(cost[f]), nxt))
+                heapq.heappush(heap, (d + float(cost[f]) + extra.get((state[-1], f), 0.0),
+                                      nxt))
     return best
 
 
-def node_costs(src, dst, cost, s, banned):
-    """Cost from node ``s`` to every node under ``banned``."""
+def node_costs(src, dst, cost, s, banned, extra=None):
+    """Cost from node ``s`` to every node under ``banned`` (and ``extra``)."""
     best = sequence_dijkstra(src, dst, cost, [(e, cost[e]) for e in range(len(src))
-                                              if src[e] == s], banned)
+                                              if src[e] == s], banned, extra)
     to = {int(s): 0.0}
     for state, d in best.items():
         v = int(dst[state[-1]])
@@ -182,6 +185,48 @@ def test_overlapping_via_way_and_via_node_rules(tmp_path):
     runs = [(4, 5, 6, 9), (2, 5, 6, 3), (5, 6, 3), (8, 5, 4),
             (1, 2, 5, 4), (1, 2, 5, 6), (1, 2, 5, 2)]
     town_runs_match(w, g, runs)
+
+
+def test_via_way_rules_with_profile_turn_costs(tmp_path):
+    # the car's turn costs (time) and the via-node rules are rules between
+    # two edges (graph.turns, test_turn_costs checks them); the via-way
+    # rules' copies must charge them too: the reference takes them as given
+    rels = (relation({"restriction": "no_left_turn"},
+                     [("way", 45, "from"), ("way", 56, "via"), ("way", 69, "to")], 1)
+            + relation({"restriction": "only_straight_on"},
+                       [("way", 25, "from"), ("way", 58, "via"), ("way", 89, "to")], 2)
+            + relation({"restriction": "no_right_turn"},
+                       [("way", 56, "from"), ("node", 6, "via"), ("way", 36, "to")], 3)
+            + relation({"restriction": "no_right_turn"},      # round the free corner 7
+                       [("way", 14, "from"), ("way", 47, "via"), ("way", 78, "to")], 4))
+    from test_turns import town
+    w = navcore.World()
+    g = w.add_graph("town", type="roads", osm=town(tmp_path, rels), weight="time",
+                    compress=False, turn_costs=True)
+    assert g.report["turns"]["via_copies"] == 3 and g.report["turn_costs"]["rules"] > 20
+    src, dst, cost = g.edge_src, g.csr.targets, g.csr.cost
+    tr = g.turns
+    rule_from = np.repeat(np.arange(dst.size), np.diff(tr.off))
+    extra = {(int(e), int(f)): float(c) for e, f, c in zip(rule_from, tr.to, tr.cost)}
+    banned = {b for b, c in extra.items() if c == np.inf}
+    ids = g.osm_ids.tolist()
+    runs = [(4, 5, 6, 9), (2, 5, 8, 7), (2, 5, 8, 5), (1, 4, 7, 8)]
+    banned |= banned_runs(src, dst, [tuple(ids.index(v) for v in run) for run in runs])
+    n = g.num_nodes
+    contract(g)
+    matrix = w.distance_matrix("town", np.arange(n), np.arange(n))
+    changed = 0
+    for s in range(n):
+        ref = node_costs(src, dst, cost, s, banned, extra)
+        want = np.array([ref.get(t, np.inf) for t in range(n)])
+        assert np.allclose(matrix[s], want, rtol=0, atol=1e-6), (s, matrix[s], want)
+        for algorithm in ALGORITHMS:
+            for t in range(n):
+                assert abs(w.find_path("town", s, t, algorithm=algorithm).cost - want[t]) \
+                    < 1e-6, (algorithm, s, t)
+        plain = node_costs(src, dst, cost, s, {b for b in banned if len(b) == 2}, extra)
+        changed += sum(want[t] > plain[t] + 1e-6 for t in range(n))
+    assert changed > 0                     # the via-way rules make some routes longer
 
 
 @pytest.mark.parametrize("tags,car,bike", [
