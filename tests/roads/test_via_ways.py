@@ -555,3 +555,16 @@ def junction_point_truth(src, dst, cost, banned, s, k):
     goals = set(_point_states(src, dst, k))
     return min((d - cost[state[-1]] / 2 for state, d in best.items()
                 if state[-1] in goals), default=np.inf)
+
+
+def test_cch_and_isochrones_refuse_via_way_rules_for_now(tmp_path):
+    members = [("way", 45, "from"), ("way", 56, "via"), ("way", 69, "to")]
+    w, g = town_world(tmp_path, relation({"restriction": "no_left_turn"}, members))
+    with pytest.raises(navcore.GraphError, match=r"has restrictions with via ways \(1 "
+                                                 r"forbidden sequences\)"):
+        contract(g, customizable=True)
+    with pytest.raises(navcore.QueryError, match=r"isochrones do not apply restrictions "
+                                                 r"with via ways yet"):
+        w.isochrone("town", 0, 500.0)
+    w.warm_up()                              # loads what it can, refuses nothing
+    assert steps(w, g, 4, 9)[0] == 3.0
