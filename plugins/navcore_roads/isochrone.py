@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navcore.errors import QueryError
 from navcore.isochrones import Isochrone
 
 from navcore_csr.isochrone import isochrone_on, swept
@@ -29,6 +30,11 @@ def isochrone(world, graph, sources, source_costs, source_points, limits):
     A graph with turn rules (``turns``) searches over its edges
     (:func:`turn_isochrone`)."""
     if graph.turns is not None:
+        if graph.turns.via is not None:
+            raise QueryError(f"isochrones do not apply restrictions with via ways yet, and "
+                             f"road graph {graph.graph_id!r} has "
+                             f"{graph.report['turns']['forbidden_sequences']} forbidden "
+                             f"sequences of roads")
         return turn_isochrone(graph, sources, source_costs, source_points, limits)
     if source_points is None:
         view = ch.current(graph)

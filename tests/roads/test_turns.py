@@ -212,11 +212,13 @@ def test_a_plain_restriction_beside_a_conditional_one_applies(tmp_path):
     assert steps(w, g, 4, 6)[0] == 4.0
 
 
-def test_via_way_restrictions_are_counted_not_applied_yet(tmp_path):
+def test_via_way_restrictions_apply(tmp_path):
+    # routed as forbidden sequences (test_via_ways has them in full)
     members = [("way", 45, "from"), ("way", 56, "via"), ("way", 69, "to")]
     w, g = town_world(tmp_path, relation({"restriction": "no_left_turn"}, members))
-    assert g.report["turns"]["skipped"] == {"via way (not applied yet)": 1}
-    assert steps(w, g, 4, 9)[0] == 3.0
+    assert g.report["turns"]["skipped"] == {} and g.report["turns"]["restrictions"] == 1
+    cost, nodes = steps(w, g, 4, 9)
+    assert cost == 3.0 and nodes != [4, 5, 6, 9]
 
 
 @pytest.mark.parametrize("tags,members", [
