@@ -533,6 +533,7 @@ def roads_specs():
         Spec("navcore_roads.RoadCCH.stats", lambda: call(_road_cch()[1].stats)),
         Spec("navcore_roads.RoadCCH.estimate_seconds", lambda: call(_road_cch()[1].estimate_seconds)),
         Spec("navcore_roads.RoadCCH.wait", lambda: call(_road_cch()[1].wait, 1.0)),
+        Spec("navcore_roads.RoadCCH.costs", lambda: call(_road_cch()[1].costs)),
         Spec("navcore_roads.RoadCCH.adopt", lambda: call(_road_cch()[1].adopt)),
         Spec("navcore_roads.RoadCCH.customize", lambda: call(_road_cch()[1].customize)),
         Spec("navcore_roads.RoadCCH.follow", lambda: _fresh_cch_follow(), fresh=True),
