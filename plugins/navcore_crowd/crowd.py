@@ -314,7 +314,10 @@ class Crowd:
 
 
     def _rows(self, ids):
-        arr = np.asarray(ids)
+        try:
+            arr = np.asarray(ids)
+        except (TypeError, ValueError):         # ragged
+            arr = np.asarray([], dtype=object).reshape(0, 0)
         if arr.ndim == 0:
             arr = arr.reshape(1)
         if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
