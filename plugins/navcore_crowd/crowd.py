@@ -222,7 +222,8 @@ class Crowd:
     def close(self) -> None:
         """The crowd is removed (``World.remove_crowd``): its requests are
         cancelled."""
-        self._cancel(self.ids)
+        if not self.world.closed:
+            self._cancel(self.ids)
         self.closed = True
 
     # -- stepping -----------------------------------------------------------
@@ -284,6 +285,9 @@ class Crowd:
     def _check_open(self, what):
         if self.closed:
             raise CrowdError(f"{what}: crowd {self.crowd_id!r} was removed")
+        if self.world.closed:
+            raise CrowdError(f"{what}: the world of crowd {self.crowd_id!r} is closed "
+                             f"(World.close())")
 
     def _resize(self, n):
         grow = n - self.ids.size
