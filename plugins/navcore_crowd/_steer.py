@@ -40,34 +40,36 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 
 
 @njit(cache=True, nogil=True)
-def preferred(pos, radius, max_speed, state, pts, hi, corner, pref):
+def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
-    full speed (turned ``KEEP_RIGHT``), slowing within two radii of its goal (DetourCrowd's
-    slow-down), zero when it is not moving. An agent within its radius of
-    a corner takes the next; within its radius of the goal it has
-    arrived. Returns how many arrived this step."""
+    full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
+    goal (DetourCrowd's slow-down), zero when it is not moving. An agent
+    within its reach of a corner takes the next; within its reach of the
+    goal it has arrived (its reach: its radius, or half a step at full
+    speed if that is more). Returns how many arrived this step."""
     arrived = 0
     for r in range(pos.shape[0]):
         pref[r, 0] = 0.0
         pref[r, 1] = 0.0
         if state[r] != MOVING:
             continue
+        reach = max(radius[r], 0.5 * max_speed[r] * dt)
         c = corner[r]
         last = hi[r] - 1
         dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
         d = math.sqrt(dx * dx + dy * dy)
-        while c < last and d <= radius[r]:
+        while c < last and d <= reach:
             c += 1
             dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
             d = math.sqrt(dx * dx + dy * dy)
         corner[r] = c
-        if c == last and d <= radius[r]:
+        if c == last and d <= reach:
             state[r] = ARRIVED
             arrived += 1
             continue
         speed = max_speed[r]
         if c == last:
-            speed *= min(1.0, d / (2.0 * radius[r]))
+            speed *= min(1.0, d / (2.0 * reach))
         ux, uy = dx / d, dy / d
         pref[r, 0] = (ux * _COS + uy * _SIN) * speed
         pref[r, 1] = (uy * _COS - ux * _SIN) * speed
@@ -102,12 +104,14 @@ YIELD_SECONDS = 1.0
 
 
 @njit(cache=True, nogil=True)
-def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding, dt, replan):
-    """Count each moving agent's time without headway in ``stall``; those
-    stuck ``STUCK_SECONDS`` arrive when within ``CLOSE_RADII`` of their
-    goal, else give way for a while (``yielding``: seconds left) and go
-    into ``replan`` (their count returned) to plan again."""
-    k = 0
+def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding, dt, replan,
+                 near):
+    """Count each moving agent's time without headway in ``stall``. Those
+    stuck ``STUCK_SECONDS`` go into ``near`` when within ``CLOSE_RADII``
+    of their goal (the caller says they arrived if they see it: others
+    stand on it), else give way for a while (``yielding``: seconds left)
+    and go into ``replan`` to plan again. Returns both counts."""
+    k = m = 0
     for r in range(state.shape[0]):
         yielding[r] = max(0.0, yielding[r] - dt)
         if state[r] != MOVING:
@@ -123,9 +127,10 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding
         stall[r] = 0.0
         dx, dy = goals[r, 0] - pos[r, 0], goals[r, 1] - pos[r, 1]
         if dx * dx + dy * dy <= (CLOSE_RADII * radius[r]) ** 2:
-            state[r] = ARRIVED
+            near[m] = r
+            m += 1
         else:
             yielding[r] = YIELD_SECONDS + 0.25 * (ids[r] % 4)
             replan[k] = r
             k += 1
-    return k
+    return k, m

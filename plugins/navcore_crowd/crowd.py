@@ -26,6 +26,7 @@ import numpy as np
 
 from navcore import ends, validate
 from navcore.errors import CrowdError
+from navcore.limits import MAX_COORDINATE
 from navcore.types import PathStatus
 
 from . import _steer as S
@@ -35,6 +36,10 @@ from .avoidance import Agents, Walls, separate, step_velocities
 STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
           "no_path": S.NO_PATH}
 _NAMES = {v: k for k, v in STATES.items()}
+#: the smallest radius an agent may have (its reach decides arrival)
+MIN_RADIUS = 1e-6
+#: the longest horizon, in seconds (a day)
+MAX_HORIZON = 86_400.0
 #: the avoidance weight of an agent that is not walking, against a walking
 #: one's 1: 0, it does all of a pair's avoiding, and the walker passes it
 #: as a pushing unit passes one that stands (avoiding it a step ahead only)
@@ -76,13 +81,14 @@ class Crowd:
             raise CrowdError(f"add_crowd: unknown parameter(s) {', '.join(unknown)}; "
                              f"known: {', '.join(DEFAULTS)}")
         p = {**DEFAULTS, **params}
-        self.radius = _positive(p["radius"], "radius")
-        self.max_speed = _positive(p["max_speed"], "max_speed")
-        self.max_accel = _positive(p["max_accel"], "max_accel", allow_inf=True)
-        self.neighbour_dist = _positive(p["neighbour_dist"], "neighbour_dist")
-        self.time_horizon = _positive(p["time_horizon"], "time_horizon")
+        self.radius = _positive(p["radius"], "radius", MIN_RADIUS, MAX_COORDINATE)
+        self.max_speed = _positive(p["max_speed"], "max_speed", 0.0, MAX_COORDINATE)
+        self.max_accel = _positive(p["max_accel"], "max_accel", 0.0, math.inf)
+        self.neighbour_dist = _positive(p["neighbour_dist"], "neighbour_dist", 0.0,
+                                        MAX_COORDINATE)
+        self.time_horizon = _positive(p["time_horizon"], "time_horizon", 0.0, MAX_HORIZON)
         self.time_horizon_obstacles = _positive(p["time_horizon_obstacles"],
-                                                "time_horizon_obstacles")
+                                                "time_horizon_obstacles", 0.0, MAX_HORIZON)
         k = p["max_neighbours"]
         if not validate.is_int(k) or not 0 <= k <= 64:
             raise CrowdError(f"add_crowd: max_neighbours must be a whole number from 0 to "
@@ -92,9 +98,9 @@ class Crowd:
         self.graph = world.graph(graph_id)
         self._walls_version = -1
         self._agents = Agents(np.zeros((0, 2)), walls=Walls())
-        self.ids = np.zeros(0, np.int64)
-        self.goals = np.zeros((0, 2))
-        self.state = np.zeros(0, np.int8)
+        self._ids = np.zeros(0, np.int64)
+        self._goal = np.zeros((0, 2))
+        self._state = np.zeros(0, np.int8)
         self._node = np.zeros(0, np.int32)
         self._row_of = np.zeros(0, np.int64)       # agent id -> row, -1 once removed
         # corridors: agent r's path is _pts[_lo[r]:_hi[r]], heading for _corner[r]
@@ -105,6 +111,7 @@ class Crowd:
         self._corner = np.zeros(0, np.int64)
         self._stall = np.zeros(0)                  # seconds without headway
         self._yield = np.zeros(0)                  # seconds left giving way
+        self._retry = np.zeros(0, bool)            # plan again: its start was blocked
         self._handles: dict = {}                   # agent id -> its path request
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
@@ -113,10 +120,26 @@ class Crowd:
         # a graph a crowd cannot walk is refused now, not at its first step
         self._current_walls()
         self._move(np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros((0, 2)))
+        warm_up()
 
     # -- the arrays ---------------------------------------------------------
     def __len__(self) -> int:
-        return int(self.ids.size)
+        return int(self._ids.size)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """int64: the agents' ids, in the order of every array (a copy)."""
+        return self._ids.copy()
+
+    @property
+    def goals(self) -> np.ndarray:
+        """float64 ``(n, 2)``: each agent's goal, NaN without one (a copy)."""
+        return self._goal.copy()
+
+    @property
+    def state(self) -> np.ndarray:
+        """int8 per agent, a value of ``STATES`` (a copy)."""
+        return self._state.copy()
 
     @property
     def positions(self) -> np.ndarray:
@@ -135,11 +158,11 @@ class Crowd:
     @property
     def arrived(self) -> np.ndarray:
         """bool per agent: it reached its goal (within its radius)."""
-        return self.state == S.ARRIVED
+        return self._state == S.ARRIVED
 
     def state_names(self) -> list:
         """``state`` as names (``STATES``)."""
-        return [_NAMES[int(s)] for s in self.state]
+        return [_NAMES[int(s)] for s in self._state]
 
     # -- changing agents ----------------------------------------------------
     def add(self, positions, goals=None, radius=None, max_speed=None) -> np.ndarray:
@@ -153,19 +176,20 @@ class Crowd:
         pos = _points(positions, "positions")
         k = pos.shape[0]
         nodes = self._nodes_at(pos, "positions")
-        rad = _per_agent(self.radius if radius is None else radius, k, "radius")
-        speed = _per_agent(self.max_speed if max_speed is None else max_speed, k, "max_speed")
+        rad = _per_agent(self.radius if radius is None else radius, k, "radius", MIN_RADIUS)
+        speed = _per_agent(self.max_speed if max_speed is None else max_speed, k, "max_speed",
+                           0.0)
         goal = None if goals is None else self._goals(goals, k)
         first = self._row_of.size
         new_ids = np.arange(first, first + k, dtype=np.int64)
         a = self._agents
-        n = self.ids.size
+        n = self._ids.size
         self._resize(n + k)
         a.pos[n:] = pos
         a.radius[n:] = rad
         a.max_speed[n:] = speed
         self._node[n:] = nodes
-        self.ids[n:] = new_ids
+        self._ids[n:] = new_ids
         self._row_of = np.concatenate([self._row_of, np.arange(n, n + k, dtype=np.int64)])
         if goal is not None:
             self._send(new_ids, np.arange(n, n + k), goal)
@@ -185,7 +209,7 @@ class Crowd:
         self._check_open("stop")
         ids, rows = self._rows(ids)
         self._cancel(ids)
-        self.state[rows] = S.IDLE
+        self._state[rows] = S.IDLE
         self._hi[rows] = self._lo[rows]
 
     def remove(self, ids) -> None:
@@ -193,16 +217,16 @@ class Crowd:
         self._check_open("remove")
         ids, rows = self._rows(ids)
         self._cancel(ids)
-        keep = np.ones(self.ids.size, dtype=bool)
+        keep = np.ones(self._ids.size, dtype=bool)
         keep[rows] = False
         self._row_of[ids] = -1
         a = self._agents
         for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
             setattr(a, name, getattr(a, name)[keep])
-        for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield"):
+        for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
+                     "_yield", "_retry"):
             setattr(self, name, getattr(self, name)[keep])
-        self._row_of[self.ids] = np.arange(self.ids.size)
+        self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
 
     def teleport(self, ids, positions) -> None:
@@ -215,15 +239,15 @@ class Crowd:
         self._agents.pos[rows] = pos
         self._agents.vel[rows] = 0.0
         self._node[rows] = nodes
-        going = np.isin(self.state[rows], (S.WAITING, S.MOVING, S.NO_PATH))
+        going = np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH, S.ARRIVED))
         if going.any():
-            self._send(ids[going], rows[going], self.goals[rows[going]])
+            self._send(ids[going], rows[going], self._goal[rows[going]])
 
     def close(self) -> None:
         """The crowd is removed (``World.remove_crowd``): its requests are
         cancelled."""
         if not self.world.closed:
-            self._cancel(self.ids)
+            self._cancel(self._ids)
         self.closed = True
 
     # -- stepping -----------------------------------------------------------
@@ -232,17 +256,17 @@ class Crowd:
         ``World.tick(dt)`` calls it for every crowd."""
         self._check_open("step")
         dt = validate.frame_number(dt, "dt")
-        n = self.ids.size
+        n = self._ids.size
         if n == 0 or dt == 0.0:
             return 0
         a = self._agents
         self._current_walls()
         self._see_ahead()
-        S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
-                    self._corner, a.pref)
+        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
+                    self._corner, dt, a.pref)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
-        walking = self.state == S.MOVING
+        walking = self._state == S.MOVING
         np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
                                      STANDING_WEIGHT))
         chunks = self._chunks(n)
@@ -256,12 +280,26 @@ class Crowd:
         self._node[:] = nodes
         separate(a, self._push)
         a.vel[:] = (a.pos - start) / dt
-        replan = np.empty(n, np.int64)
-        k = S.track_stalls(self.state, a.vel, a.max_speed, a.pos, self.goals, a.radius,
-                           self.ids, self._stall, self._yield, dt, replan)
+        replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
+        k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
+                              self._ids, self._stall, self._yield, dt, replan, near)
+        if m:
+            # stuck within a few radii of the goal: arrived if nothing but
+            # other agents stands between (it sees the goal), else it plans
+            near = near[:m]
+            seen, _ = self._move(a.pos[near], self._node[near], self._goal[near])
+            sees = (seen == self._goal[near]).all(axis=1)
+            self._state[near[sees]] = S.ARRIVED
+            replan = np.concatenate([replan[:k], near[~sees]])
+            k = replan.size
+        retry = np.flatnonzero(self._retry & (self._node >= 0))
+        if retry.size:
+            self._retry[retry] = False
+            replan = np.concatenate([replan[:k], retry])
+            k = replan.size
         if k:
             rows = replan[:k]
-            self._send(self.ids[rows], rows, self.goals[rows])
+            self._send(self._ids[rows], rows, self._goal[rows])
         return n
 
     # -- internals ----------------------------------------------------------
@@ -290,7 +328,7 @@ class Crowd:
                              f"(World.close())")
 
     def _resize(self, n):
-        grow = n - self.ids.size
+        grow = n - self._ids.size
         a = self._agents
         pad2 = np.zeros((grow, 2))
         for name in ("pos", "vel", "pref", "new_vel"):
@@ -298,19 +336,20 @@ class Crowd:
         a.radius = np.concatenate([a.radius, np.zeros(grow)])
         a.weight = np.concatenate([a.weight, np.ones(grow)])
         a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
-        self.ids = np.concatenate([self.ids, np.zeros(grow, np.int64)])
-        self.goals = np.concatenate([self.goals, np.full((grow, 2), np.nan)])
-        self.state = np.concatenate([self.state, np.zeros(grow, np.int8)])
+        self._ids = np.concatenate([self._ids, np.zeros(grow, np.int64)])
+        self._goal = np.concatenate([self._goal, np.full((grow, 2), np.nan)])
+        self._state = np.concatenate([self._state, np.zeros(grow, np.int8)])
         self._node = np.concatenate([self._node, np.zeros(grow, np.int32)])
         for name in ("_lo", "_hi", "_corner"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
+        self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
         self._fit_agents()
 
     def _fit_agents(self):
         """The per-agent parameters ORCA reads, as long as the arrays."""
-        a, n = self._agents, self.ids.size
+        a, n = self._agents, self._ids.size
         a.neighbour_dist = np.full(n, self.neighbour_dist)
         a.max_neighbours = np.full(n, self.max_neighbours, np.int64)
         a.time_horizon = np.full(n, self.time_horizon)
@@ -327,6 +366,8 @@ class Crowd:
         if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
             raise CrowdError(f"agent ids must be whole numbers (one, or a list), got "
                              f"{validate.describe(ids)}")
+        if arr.dtype.kind == "u":
+            arr = np.where(arr > np.uint64(2 ** 62), np.uint64(2 ** 62), arr)   # out of range
         arr = arr.astype(np.int64)
         bad = (arr < 0) | (arr >= self._row_of.size)
         rows = np.full(arr.size, -1, np.int64)
@@ -351,6 +392,8 @@ class Crowd:
 
     def _goals(self, goals, k):
         pts = _points(goals, "goals")
+        if k == 0 and pts.shape[0] == 0:
+            return pts
         if pts.shape[0] == 1 and k != 1:
             pts = np.repeat(pts, k, axis=0)
         if pts.shape[0] != k:
@@ -360,8 +403,8 @@ class Crowd:
 
     def _send(self, ids, rows, goals):
         self._cancel(ids)
-        self.goals[rows] = goals
-        self.state[rows] = S.WAITING
+        self._goal[rows] = goals
+        self._state[rows] = S.WAITING
         self._hi[rows] = self._lo[rows]
         pos = self._agents.pos
         request = self.world.request_path
@@ -392,12 +435,15 @@ class Crowd:
             r = int(self._row_of[i])
             result = h.result()
             if result.status is not PathStatus.FOUND:
-                self.state[r] = S.NO_PATH
+                self._state[r] = S.NO_PATH
                 self._hi[r] = self._lo[r]
+                # planned from where it stood when that was blocked: the
+                # move puts it back on open ground, and it plans from there
+                self._retry[r] = result.status is PathStatus.INVALID_START
                 continue
             pts = np.asarray(result.points, dtype=np.float64)[:, :2]
             self._store(r, pts)
-            self.state[r] = S.MOVING
+            self._state[r] = S.MOVING
 
     def _store(self, r, pts):
         k = pts.shape[0]
@@ -452,8 +498,8 @@ class Crowd:
 
     def _see_ahead(self):
         """Agents that see their corridor's next corner head for it."""
-        rows = np.empty(self.ids.size, np.int64)
-        k = S.lookahead(self.state, self._pts, self._hi, self._corner, rows)
+        rows = np.empty(self._ids.size, np.int64)
+        k = S.lookahead(self._state, self._pts, self._hi, self._corner, rows)
         if k == 0:
             return
         rows = rows[:k]
@@ -474,12 +520,11 @@ class _Many:
 
 
 def _points(value, what, k=None) -> np.ndarray:
-    try:
-        pts = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise CrowdError(f"{what} must be (x, y) points, got {validate.describe(value)}") from None
+    pts = _number_array(value, f"{what} (x, y) points")
     if pts.ndim == 1 and pts.shape == (2,):
         pts = pts.reshape(1, 2)
+    if pts.size == 0:
+        pts = pts.reshape(0, 2)
     if pts.ndim != 2 or pts.shape[1] != 2:
         raise CrowdError(f"{what} must be (x, y) points, got an array of shape {pts.shape}")
     if not np.isfinite(pts).all():
@@ -490,23 +535,71 @@ def _points(value, what, k=None) -> np.ndarray:
     return pts
 
 
-def _positive(value, what, allow_inf=False) -> float:
+def _number_array(value, what):
+    """``value`` as a float64 array, refusing bools and strings (which
+    numpy would read as 1.0 and 0.0, or parse)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        if arr is not None and arr.size == 0:
+            return arr.astype(np.float64)
+        raise CrowdError(f"{what} must be numbers, got {validate.describe(value)}")
+    return arr.astype(np.float64)
+
+
+def _positive(value, what, low, high) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)) or not (value > 0) or (
-            not allow_inf and not math.isfinite(value)) or math.isnan(value):
-        raise CrowdError(f"add_crowd: {what} must be a number > 0"
-                         f"{'' if allow_inf else ' (finite)'}, got {validate.describe(value)}")
+            value, (int, float, np.integer, np.floating)) or math.isnan(value) \
+            or not low < value <= high:
+        bound = "" if high == math.inf else f" and at most {high:g}"
+        raise CrowdError(f"add_crowd: {what} must be a number > {low:g}{bound}, got "
+                         f"{validate.describe(value)}")
     return float(value)
 
 
-def _per_agent(value, k, what) -> np.ndarray:
+def _per_agent(value, k, what, low) -> np.ndarray:
+    arr = _number_array(value, what)
     try:
-        arr = np.broadcast_to(np.asarray(value, dtype=np.float64), (k,)).copy()
-    except (TypeError, ValueError):
+        arr = np.broadcast_to(arr, (k,)).copy()
+    except ValueError:
         raise CrowdError(f"{what}: one number, or one per agent ({k}), got "
                          f"{validate.describe(value)}") from None
-    bad = ~(np.isfinite(arr) & (arr > 0))
+    bad = ~(np.isfinite(arr) & (arr > low) & (arr <= MAX_COORDINATE))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise CrowdError(f"{what}[{i}] = {float(arr[i])!r} must be a finite number > 0")
+        raise CrowdError(f"{what}[{i}] = {float(arr[i])!r} must be a finite number > {low:g} "
+                         f"and at most {MAX_COORDINATE:g}")
     return arr
+
+
+_WARM = []
+
+
+def warm_up() -> None:
+    """Load the step's kernels (once a process): ``add_crowd`` calls it,
+    so no frame loads one. Two agents on an open square, stepped once
+    with the arrays' own types."""
+    if _WARM:
+        return
+    a = Agents(np.array([[1.0, 1.0], [1.5, 1.0]]), walls=Walls([[(0, 0), (0, 4), (4, 4),
+                                                                  (4, 0)]]))
+    a.weight[:] = (1.0, 0.0)
+    n = 2
+    state = np.full(n, S.MOVING, np.int8)
+    pts = np.array([[1.0, 1.0], [3.0, 3.0], [1.5, 1.0], [3.0, 1.0]])
+    lo, hi = np.array([0, 2], np.int64), np.array([2, 4], np.int64)
+    corner = np.array([1, 3], np.int64)
+    rows = np.empty(n, np.int64)
+    k = S.lookahead(state, pts, hi, corner, rows)
+    S.skip_visible(rows, k, pts[corner[rows[:k]]], pts, corner, pts[corner[rows[:k]]])
+    S.preferred(a.pos, a.radius, a.max_speed, state, pts, hi, corner, 0.1, a.pref)
+    step_velocities(a, 0.1)
+    S.limit_accel(a.vel, a.new_vel, 1.0, 0.1)
+    separate(a)
+    S.track_stalls(state, a.vel, a.max_speed, a.pos, pts[hi - 1], a.radius,
+                   np.arange(n, dtype=np.int64), np.zeros(n), np.zeros(n), 0.1,
+                   np.empty(n, np.int64), np.empty(n, np.int64))
+    del lo
+    _WARM.append(True)

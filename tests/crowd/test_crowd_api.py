@@ -50,10 +50,16 @@ def test_add_returns_new_ids_and_arrays_follow_them():
     (lambda c: c.add([(3.5, 1.5)]), "positions[0] = (3.5, 1.5) is not on walkable ground"),
     (lambda c: c.add([(0.5, 0.5), (99.0, 0.5)]), "positions[1] = (99.0, 0.5) is not on walkable"),
     (lambda c: c.add([(0.5, math.nan)]), "positions[0] = (0.5, nan) is not a finite point"),
-    (lambda c: c.add([(0.5, 0.5)], radius=0), "radius[0] = 0.0 must be a finite number > 0"),
+    (lambda c: c.add([(0.5, 0.5)], radius=0), "radius[0] = 0.0 must be a finite number > 1e-06"),
+    (lambda c: c.add([(0.5, 0.5)], radius=True), "radius must be numbers, got true"),
+    (lambda c: c.add([(0.5, 0.5)], max_speed="2"), "max_speed must be numbers"),
+    (lambda c: c.add([(True, False)]), "positions (x, y) points must be numbers"),
+    (lambda c: c.add([(0.5, 0.5)], max_speed=1e300), "max_speed[0] = 1e+300 must be a finite"),
     (lambda c: c.add([(0.5, 0.5)], max_speed=[1.0, 2.0]), "max_speed: one number, or one"),
     (lambda c: c.add([(0.5, 0.5)], goals=[(4.5, 1.5)]), "goals[0] = (4.5, 1.5) is not on walk"),
-    (lambda c: c.add("here"), "positions must be (x, y) points"),
+    (lambda c: c.add("here"), "positions (x, y) points must be numbers"),
+    (lambda c: c.set_goals(np.array([2 ** 63 + 5], np.uint64), [(0.5, 0.5)]),
+     "crowd 'c' has no agent 4611686018427387904"),
     (lambda c: c.set_goals([7], [(0.5, 0.5)]), "crowd 'c' has no agent 7"),
     (lambda c: c.set_goals([0, 0], [(0.5, 0.5)]), "agent ids repeat"),
     (lambda c: c.set_goals([0], [(0.5, 0.5), (1.5, 0.5)]), "goals: one point, or one per agent"),
@@ -73,8 +79,10 @@ def test_bad_input_is_refused_and_changes_nothing(call, message):
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(radius=-1), "radius must be a number > 0"),
-    (dict(max_speed=math.inf), "max_speed must be a number > 0 (finite)"),
+    (dict(radius=-1), "radius must be a number > 1e-06 and at most 1e+12"),
+    (dict(max_speed=math.inf), "max_speed must be a number > 0 and at most 1e+12"),
+    (dict(neighbour_dist=1e160), "neighbour_dist must be a number > 0 and at most 1e+12"),
+    (dict(time_horizon_obstacles=1e9), "time_horizon_obstacles must be a number > 0 and at most 86400"),
     (dict(max_accel=True), "max_accel must be a number > 0"),
     (dict(max_neighbours=100), "max_neighbours must be a whole number from 0 to 64"),
     (dict(time_horizon=math.nan), "time_horizon must be a number > 0"),
@@ -122,3 +130,20 @@ def test_a_closed_world_refuses_crowd_changes():
         with pytest.raises(CrowdError, match="the world of crowd 'c' is closed"):
             call()
     assert _same(before, _snapshot(crowd))
+
+
+def test_the_arrays_are_copies():
+    world = _world()
+    crowd = world.add_crowd("c", graph="g")
+    crowd.add([(0.5, 0.5)], goals=[(7.5, 0.5)])
+    for name in ("ids", "goals", "state", "positions", "velocities", "radii"):
+        getattr(crowd, name)[...] = 0
+    assert crowd.ids.tolist() == [0] and crowd.goals.tolist() == [[7.5, 0.5]]
+    assert crowd.state_names() == ["waiting"] and crowd.positions.tolist() == [[0.5, 0.5]]
+
+
+def test_no_goals_for_no_agents():
+    world = _world()
+    crowd = world.add_crowd("c", graph="g")
+    crowd.set_goals([], [])
+    assert crowd.add(np.zeros((0, 2))).size == 0 and len(crowd) == 0

@@ -162,3 +162,42 @@ def test_two_agents_swap_sides_past_a_pillar():
         if crowd.arrived.all():
             break
     assert crowd.arrived.all() and min(gaps) >= 0.6 - 1e-3
+
+
+def test_stuck_behind_a_wall_near_the_goal_is_not_arrived():
+    # the goal lies a few radii away, on the far side of a wall: an agent
+    # too wide for the gap stays stuck, and never counts as arrived
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["......", "#####.", "......"])
+    crowd = world.add_crowd("c", graph="g", radius=0.55)
+    crowd.add([(0.5, 0.5)], goals=(4.5, 2.5))
+    for _ in range(150):
+        world.tick(0.1)
+    assert not crowd.arrived.any()
+
+
+def test_an_agent_whose_cell_is_blocked_plans_again_from_open_ground():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["........"] * 3)
+    crowd = world.add_crowd("c", graph="g")
+    crowd.add([(3.5, 1.5)], goals=[(7.5, 1.5)])
+    world.tick(0.1)
+    world.update("g", cells=[(3, 1)], walkable=False)
+    for _ in range(100):
+        world.tick(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd.state_names() == ["arrived"]
+
+
+def test_teleporting_an_agent_that_arrived_sends_it_again():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["........"] * 3)
+    crowd = world.add_crowd("c", graph="g")
+    crowd.add([(6.5, 2.5)], goals=(7.5, 2.5))
+    for _ in range(20):
+        world.tick(0.1)
+    assert crowd.arrived.all()
+    crowd.teleport([0], (0.5, 0.5))
+    world.tick(0.1)
+    assert crowd.state_names() == ["moving"]

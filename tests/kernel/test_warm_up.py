@@ -308,6 +308,22 @@ tick(world)
 for gid in ("g", "m", "s"):
     crowd_calls(gid)
 """,
+    # a crowd's step inside tick: add_crowd loads the step's kernels
+    "crowd": """
+walk = np.ones((12, 16), dtype=bool); walk[2:9, 4] = False
+world.add_graph("g", type="grid", array=walk)
+world.add_graph("m", type="navmesh", bounds=(0, 0, 20, 10),
+                obstacles=[[[5, 2], [8, 2], [8, 6], [5, 6]]])
+for gid in ("g", "m"):
+    crowd = world.add_crowd("c" + gid, graph=gid, radius=0.3)
+    crowd.add([(1.5, 1.5), (1.5, 2.5), (2.5, 1.5), (10.5, 9.5)],
+              goals=[(10.5, 8.5), (11.5, 8.5), (12.5, 8.5), (1.5, 1.5)])
+for _ in range(40):
+    tick(world)
+world.update("g", rect=(8, 0, 1, 6), walkable=False)
+for _ in range(10):
+    tick(world)
+""",
     "roads": """
 g = world.add_graph("r", type="roads", osm=sys.argv[1])
 a, b = 0, g.num_nodes - 1
