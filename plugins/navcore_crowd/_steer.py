@@ -43,15 +43,16 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 def preferred(pos, radius, max_speed, state, pts, hi, corner, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
     full speed (turned ``KEEP_RIGHT``), slowing within two radii of its goal (DetourCrowd's
-    slow-down), zero when it is not moving. An agent within its radius of
+    slow-down), zero when it is not moving or has no corridor (``corner``
+    at ``hi``: a flow field steers it). An agent within its radius of
     a corner takes the next; within its radius of the goal it has
     arrived. Returns how many arrived this step."""
     arrived = 0
     for r in range(pos.shape[0]):
         pref[r, 0] = 0.0
         pref[r, 1] = 0.0
-        if state[r] != MOVING:
-            continue
+        if state[r] != MOVING or corner[r] >= hi[r]:
+            continue                      # an agent on a flow field: no corridor
         c = corner[r]
         last = hi[r] - 1
         dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]

@@ -29,6 +29,7 @@ from navcore.errors import CrowdError
 from navcore.types import PathStatus
 
 from . import _steer as S
+from . import flowfield
 from .avoidance import Agents, Walls, separate, step_velocities
 
 #: ``Crowd.state`` values, by name
@@ -46,6 +47,13 @@ YIELDING_WEIGHT = 0.25
 #: the fewest agents per thread for which the avoidance splits over the
 #: world's workers (a scheduler job costs tens of microseconds)
 PARALLEL_AGENTS = 512
+#: on a grid, agents of a crowd sharing a goal cell walk one flow field
+#: (``flowfield.FlowField``) instead of a path each once there are this
+#: many of them
+FLOW_MIN_AGENTS = 8
+#: an agent on a flow field looks this many cells ahead along it and
+#: heads for the farthest it sees (a straight walk, not cell to cell)
+FLOW_LOOKAHEAD = 8
 
 #: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
 #: parameters, sized for maps measured in cells or metres (a person's
@@ -106,6 +114,18 @@ class Crowd:
         self._stall = np.zeros(0)                  # seconds without headway
         self._yield = np.zeros(0)                  # seconds left giving way
         self._handles: dict = {}                   # agent id -> its path request
+        # flow fields (grids): agent r walks the field of goal cell
+        # _field[r] (-1: its own path); the fields in use, by goal cell,
+        # made at graph version _fields_version
+        self._field = np.zeros(0, np.int32)
+        self._fields: dict = {}
+        self._fields_version = -1
+        #: how many flow fields this crowd has made (one per goal cell and
+        #: graph version in use)
+        self.fields_made = 0
+        self._flow = self.graph.kind == "grid"
+        if self._flow:
+            flowfield.warm_up()
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
@@ -187,6 +207,7 @@ class Crowd:
         self._cancel(ids)
         self.state[rows] = S.IDLE
         self._hi[rows] = self._lo[rows]
+        self._field[rows] = -1
 
     def remove(self, ids) -> None:
         """Take agents ``ids`` out of the crowd; their ids are not reused."""
@@ -200,7 +221,7 @@ class Crowd:
         for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("ids", "goals", "state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield"):
+                     "_yield", "_field"):
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self.ids] = np.arange(self.ids.size)
         self._fit_agents()
@@ -239,6 +260,7 @@ class Crowd:
         self._see_ahead()
         S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
                     self._corner, a.pref)
+        self._follow_fields()
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
         walking = self.state == S.MOVING
@@ -258,8 +280,9 @@ class Crowd:
         replan = np.empty(n, np.int64)
         k = S.track_stalls(self.state, a.vel, a.max_speed, a.pos, self.goals, a.radius,
                            self.ids, self._stall, self._yield, dt, replan)
-        if k:
-            rows = replan[:k]
+        rows = replan[:k]
+        rows = rows[self._field[rows] < 0]     # a field is exact: nothing to plan again
+        if rows.size:
             self._send(self.ids[rows], rows, self.goals[rows])
         return n
 
@@ -302,6 +325,7 @@ class Crowd:
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
+        self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
         self._fit_agents()
 
     def _fit_agents(self):
@@ -356,6 +380,10 @@ class Crowd:
         self.goals[rows] = goals
         self.state[rows] = S.WAITING
         self._hi[rows] = self._lo[rows]
+        self._field[rows] = -1
+        self._join_fields()
+        own = self._field[rows] < 0
+        ids, rows, goals = ids[own], rows[own], goals[own]
         pos = self._agents.pos
         request = self.world.request_path
         for i, r, g in zip(ids.tolist(), rows.tolist(), goals.tolist()):
@@ -363,6 +391,92 @@ class Crowd:
                         callback=self._arrived_paths, replan_from=self._replan_from)
             self._handles[i] = h
             self._agent_of[h] = i
+
+    def _join_fields(self):
+        """On a grid, agents on their way to a goal cell shared by at least
+        ``FLOW_MIN_AGENTS`` of them walk its flow field (those following
+        paths give them up). A group that shrinks keeps its field."""
+        if not self._flow:
+            return
+        going = np.flatnonzero(np.isin(self.state, (S.WAITING, S.MOVING, S.NO_PATH)))
+        if going.size < FLOW_MIN_AGENTS:
+            return
+        cells = self.graph.locate_many(self.goals[going])
+        _, inverse, counts = np.unique(cells, return_inverse=True, return_counts=True)
+        join = (counts[inverse] >= FLOW_MIN_AGENTS) & (self._field[going] < 0)
+        rows = going[join]
+        if rows.size == 0:
+            return
+        self._cancel(self.ids[rows])
+        self._field[rows] = cells[join]
+        self.state[rows] = S.WAITING          # until the next step reads the field
+        self._hi[rows] = self._lo[rows]
+        self._corner[rows] = self._lo[rows]
+
+    def _follow_fields(self):
+        """The preferred velocities of the agents on flow fields: each heads
+        for the farthest of the next ``FLOW_LOOKAHEAD`` cells along its
+        field that a straight walk reaches (the goal point itself in the
+        goal cell). Fields are made for the graph's version now: a map
+        change makes them again, re-planning every agent of a group at
+        once. An agent whose cell has no way to its goal has no path."""
+        rows = np.flatnonzero(self._field >= 0)
+        rows = rows[np.isin(self.state[rows], (S.WAITING, S.MOVING, S.NO_PATH))]
+        if rows.size == 0:
+            return
+        if self._fields_version != self.graph.version:
+            self._fields = {}
+            self._fields_version = self.graph.version
+        goal_cell = self._field[rows]
+        order = np.argsort(goal_cell, kind="stable")
+        cells_in_use, first = np.unique(goal_cell[order], return_index=True)
+        bounds = np.append(first, order.size)
+        cells = self._node[rows]
+        look = FLOW_LOOKAHEAD
+        chain = np.empty((rows.size, look), np.int32)
+        cost = np.empty(rows.size)
+        fields = {}
+        for j, g in enumerate(cells_in_use.tolist()):     # one pass per goal, not per agent
+            field = self._fields.get(g)
+            if field is None:
+                field = flowfield.FlowField(self.graph, g)
+                self.fields_made += 1
+            fields[g] = field
+            sub = order[bounds[j]:bounds[j + 1]]
+            cost[sub] = field.cost[cells[sub]]
+            chain[sub] = field.chains(cells[sub], look)
+        self._fields = fields                 # fields no agent walks are dropped
+        reach = np.isfinite(cost)
+        self.state[rows] = np.where(reach, S.MOVING, S.NO_PATH)
+        rows, chain, goal_cell = rows[reach], chain[reach], goal_cell[reach]
+        m = rows.size
+        if m == 0:
+            return
+        a = self._agents
+        width = self.graph.width
+        at_goal = chain == goal_cell[:, None]
+        target = np.empty((m, look, 2))
+        target[..., 0] = chain % width + 0.5
+        target[..., 1] = chain // width + 0.5
+        target[at_goal] = np.broadcast_to(self.goals[rows][:, None, :], (m, look, 2))[at_goal]
+        start = np.repeat(a.pos[rows], look, axis=0)
+        flat = target.reshape(-1, 2)
+        seen, _ = self._move(start, np.repeat(self._node[rows], look), flat)
+        clear = (seen == flat).all(axis=1).reshape(m, look)
+        clear[:, 0] = True                    # the next cell: one allowed move away
+        far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
+        pick = np.arange(m)
+        pts = np.empty((2 * m, 2))
+        pts[0::2] = target[pick, far]
+        pts[1::2] = self.goals[rows]
+        hi = 2 * pick + 2
+        corner = 2 * pick + at_goal[pick, far]
+        state = self.state[rows]
+        pref = np.empty((m, 2))
+        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, hi, corner,
+                    pref)
+        self.state[rows] = state
+        a.pref[rows] = pref
 
     def _cancel(self, ids):
         for i in ids.tolist():
