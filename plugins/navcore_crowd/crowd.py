@@ -51,9 +51,12 @@ PARALLEL_AGENTS = 512
 #: (``flowfield.FlowField``) instead of a path each once there are this
 #: many of them
 FLOW_MIN_AGENTS = 8
-#: an agent on a flow field looks this many cells ahead along it and
-#: heads for the farthest it sees (a straight walk, not cell to cell)
-FLOW_LOOKAHEAD = 8
+#: an agent on a flow field looks ahead along it, at these numbers of
+#: cells, and heads for the farthest cell it sees: a straight walk, not
+#: cell to cell (8 cells ahead still left walks at a slant 2-5% longer
+#: than the straight line in an open room, 32 ahead under 1%); ten looks,
+#: not 32, per agent and step
+FLOW_LOOKAHEAD = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 #: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
 #: parameters, sized for maps measured in cells or metres (a person's
@@ -415,8 +418,8 @@ class Crowd:
 
     def _follow_fields(self):
         """The preferred velocities of the agents on flow fields: each heads
-        for the farthest of the next ``FLOW_LOOKAHEAD`` cells along its
-        field that a straight walk reaches (the goal point itself in the
+        for the farthest cell along its field (of those ``FLOW_LOOKAHEAD``
+        cells on) that a straight walk reaches (the goal point itself in the
         goal cell). Fields are made for the graph's version now: a map
         change makes them again, re-planning every agent of a group at
         once. An agent whose cell has no way to its goal has no path."""
@@ -432,7 +435,8 @@ class Crowd:
         cells_in_use, first = np.unique(goal_cell[order], return_index=True)
         bounds = np.append(first, order.size)
         cells = self._node[rows]
-        look = FLOW_LOOKAHEAD
+        steps = np.asarray(FLOW_LOOKAHEAD) - 1
+        look = steps.size
         chain = np.empty((rows.size, look), np.int32)
         cost = np.empty(rows.size)
         fields = {}
@@ -444,7 +448,7 @@ class Crowd:
             fields[g] = field
             sub = order[bounds[j]:bounds[j + 1]]
             cost[sub] = field.cost[cells[sub]]
-            chain[sub] = field.chains(cells[sub], look)
+            chain[sub] = field.chains(cells[sub], int(steps[-1]) + 1)[:, steps]
         self._fields = fields                 # fields no agent walks are dropped
         reach = np.isfinite(cost)
         self.state[rows] = np.where(reach, S.MOVING, S.NO_PATH)
