@@ -127,8 +127,6 @@ class Crowd:
         #: graph version in use)
         self.fields_made = 0
         self._flow = self.graph.kind == "grid"
-        if self._flow:
-            flowfield.warm_up()
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
@@ -136,6 +134,7 @@ class Crowd:
         # a graph a crowd cannot walk is refused now, not at its first step
         self._current_walls()
         self._move(np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros((0, 2)))
+        self._load_kernels()
 
     # -- the arrays ---------------------------------------------------------
     def __len__(self) -> int:
@@ -306,6 +305,27 @@ class Crowd:
         fn(*args)
         for job in jobs:
             job.complete()
+
+    def _load_kernels(self):
+        """Load the kernels of a step now (from numba's cache, or compiled),
+        on arrays of the types a step passes: no tick loads one. On a grid
+        also the flow field's, and the grid's CSR view the fields read."""
+        a, none = self._agents, np.empty(0, np.int64)
+        S.lookahead(self.state, self._pts, self._hi, self._corner, none)
+        S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
+        S.preferred(a.pos, a.radius, a.max_speed, self.state, self._pts, self._hi,
+                    self._corner, a.pref)
+        S.track_stalls(self.state, a.vel, a.max_speed, a.pos, self.goals, a.radius, self.ids,
+                       self._stall, self._yield, 0.1, none)
+        if math.isfinite(self.max_accel):
+            S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
+        two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
+        two.max_neighbours[:] = 1
+        step_velocities(two, 0.1)
+        separate(two)
+        if self._flow:
+            flowfield.warm_up()
+            self.graph.csr
 
     def _check_open(self, what):
         if self.closed:
