@@ -6,7 +6,9 @@ against its neighbours and the graph's walls (``avoidance``), the move
 kept on walkable ground (``navcore_move_along_surface``). Paths come from
 the world's scheduler (``request_path`` with ``repath=True``), so a map
 change re-plans the paths it breaks and an agent without a path gets one
-when its goal's area joins its own again.
+when its goal's area joins its own again. On a grid, agents sharing a
+goal cell (``FLOW_MIN_AGENTS`` or more) walk one flow field instead
+(``flowfield.FlowField``, made again when the grid changes).
 
 >>> import navcore
 >>> world = navcore.World()

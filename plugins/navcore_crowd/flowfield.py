@@ -28,7 +28,8 @@ from numba import njit
 
 from navcore import validate
 from navcore._kernels import heap_decrease, heap_pop, heap_push
-from navcore.errors import NodeError
+from navcore.errors import GraphError, NodeError
+from navcore.graph import NavGraph
 
 INF = math.inf
 
@@ -101,9 +102,13 @@ def chains(nxt, cells, k, out):
 class FlowField:
     """The cost to ``goal`` and the next node toward it, for every node of
     ``graph`` (a grid or any graph with a CSR view), at the graph's
-    ``version`` now. ``NodeError`` for a goal that is no node."""
+    ``version`` now. ``NodeError`` for a goal that is no node,
+    ``GraphError`` for a ``graph`` that is no navcore graph."""
 
     def __init__(self, graph, goal):
+        if not isinstance(graph, NavGraph):
+            raise GraphError(f"FlowField needs a navcore graph (world.graph(id)), got "
+                             f"{validate.describe(graph)}")
         self.goal = validate.node_id(goal, graph.num_nodes, "goal", NodeError)
         self.version = graph.version
         csr = graph.csr

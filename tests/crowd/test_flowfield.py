@@ -93,6 +93,10 @@ def test_field_on_a_small_grid_and_a_directed_graph():
     assert field.next.tolist() == [0, 2, 3, 0]
     with pytest.raises(navcore.NodeError, match="goal node 9 is out of range"):
         FlowField(ring, 9)
+    with pytest.raises(navcore.NodeError, match="goal must be an integer node id"):
+        FlowField(ring, 1.5)
+    with pytest.raises(navcore.GraphError, match="FlowField needs a navcore graph"):
+        FlowField("r", 0)
 
 
 def _units(world, rows, n, radius=0.3):
