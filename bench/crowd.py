@@ -75,6 +75,29 @@ def navcore_crowd(n, workers):
     return world, crowd
 
 
+def memory_per_agent(n):
+    """Bytes a crowd holds per agent once every path is served: its
+    arrays, corridors and path requests (tracemalloc, Python and numpy)."""
+    import tracemalloc
+    import navcore
+    start, goal, r = circle(n)
+    world = navcore.World()
+    half = r + 10.0
+    world.add_graph("open", type="navmesh", bounds=(-half, -half, half, half))
+    crowd = world.add_crowd("c", graph="open", **PARAMS)
+    crowd.step(DT)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    crowd.add(start, goals=goal)
+    while (crowd.state == 1).any():
+        world.tick(0.0, budget_ms=1000.0)
+    crowd.step(DT)
+    used = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    world.close()
+    return used / n
+
+
 def pyrvo_sim(n):
     import pyrvo
     start, goal, _ = circle(n)
@@ -137,9 +160,11 @@ def main(argv=None):
     print_table("RVO2 circle: ms per step (medians)",
                 ["agents", "navcore w0", "navcore w1", "pyrvo do_step", "pyrvo prefs loop",
                  "ratio w0", "ratio w1"], rows)
+    per = memory_per_agent(5000)
+    print(f"\nmemory per agent (5,000 agents, paths served): {per:.0f} bytes")
     write_json("crowd-quick" if args.quick else "crowd",
                {"machine": machine(), "versions": versions("numpy", "numba", "pyrvo"),
-                "results": out})
+                "results": out, "bytes_per_agent": per})
 
 
 if __name__ == "__main__":

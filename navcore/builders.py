@@ -95,9 +95,24 @@ def documented(builder) -> dict:
     return out
 
 
+_DESCRIBED: dict = {}
+
+
 def describe(type_name: str, builder, owner: str) -> str:
     """A type's help: its first docstring paragraph and one line (or a
-    few, wrapped) per parameter."""
+    few, wrapped) per parameter. Kept per (type, builder, owner): every
+    world's first ``add_graph`` asks for every type's help (its docstring),
+    and worlds are made often (tests, workers)."""
+    try:
+        return _DESCRIBED[type_name, builder, owner]
+    except TypeError:                      # an unhashable builder: not kept
+        return _describe(type_name, builder, owner)
+    except KeyError:
+        text = _DESCRIBED[type_name, builder, owner] = _describe(type_name, builder, owner)
+        return text
+
+
+def _describe(type_name: str, builder, owner: str) -> str:
     doc = inspect.cleandoc(inspect.getdoc(builder) or "")
     first = doc.split("\n\n")[0]
     summary = "" if _SECTION.match(first.splitlines()[0] if first else "") else \

@@ -520,17 +520,25 @@ class NavGraph:
         """Positions of ``nodes`` as float64 ``(k, 2)``; NaN without geometry.
         A node id out of range (negative included) is a ``NodeError``."""
         positions = self.positions
-        if positions is None:
-            return np.full((len(validate.node_ids(nodes, self.num_nodes)), 2), np.nan)
         ids = nodes if type(nodes) is np.ndarray else None
         if ids is None or ids.ndim != 1 or ids.dtype.kind not in "iu":
             ids = validate.node_ids(nodes, self.num_nodes)     # a list, or a mistake
+        if ids.dtype.itemsize < 8:
+            # seen unsigned, a negative id is out of range too (take would
+            # wrap it round): no min() (it cost a path query's points 30%);
+            # 64-bit ones would come back negative as take's intp
+            ids = ids.view(ids.dtype.str.replace("i", "u"))
+        elif ids.size and ids.min() < 0:
+            validate.node_ids(ids, self.num_nodes)             # names the bad id
+        if positions is None:
+            if ids.size and ids.max() >= self.num_nodes:
+                validate.node_ids(nodes, self.num_nodes)       # names the bad id
+            return np.full((ids.shape[0], 2), np.nan)
         try:
             pts = positions.take(ids, axis=0)      # take: 2-3x faster than [nodes]
         except IndexError:
-            pts = None
-        if pts is None or (ids.size and ids.min() < 0):        # take wraps those round
-            validate.node_ids(ids, self.num_nodes)             # names the bad id
+            validate.node_ids(nodes, self.num_nodes)           # names the bad id
+            raise
         return pts if pts.shape[1] == 2 else np.ascontiguousarray(pts[:, :2])
 
     # -- per-thread scratch -------------------------------------------------

@@ -247,7 +247,8 @@ class Crowd:
     def close(self) -> None:
         """The crowd is removed (``World.remove_crowd``): its requests are
         cancelled."""
-        self._cancel(self.ids)
+        if not self.world.closed:
+            self._cancel(self.ids)
         self.closed = True
 
     # -- stepping -----------------------------------------------------------
@@ -332,6 +333,9 @@ class Crowd:
     def _check_open(self, what):
         if self.closed:
             raise CrowdError(f"{what}: crowd {self.crowd_id!r} was removed")
+        if self.world.closed:
+            raise CrowdError(f"{what}: the world of crowd {self.crowd_id!r} is closed "
+                             f"(World.close())")
 
     def _resize(self, n):
         grow = n - self.ids.size
@@ -363,7 +367,10 @@ class Crowd:
 
 
     def _rows(self, ids):
-        arr = np.asarray(ids)
+        try:
+            arr = np.asarray(ids)
+        except (TypeError, ValueError):         # ragged
+            arr = np.asarray([], dtype=object).reshape(0, 0)
         if arr.ndim == 0:
             arr = arr.reshape(1)
         if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):

@@ -458,6 +458,13 @@ def contracted_path(graph, start, goal) -> PathResult:
     s, t, answer = ends_or_answer(graph, start, goal, "ch")
     if answer is not None:
         return answer
+    return contracted_between(graph, s, t)
+
+
+def contracted_between(graph, s, t) -> PathResult:
+    """:func:`contracted_path` between node ids ``s`` and ``t`` that are
+    already checked (in range and walkable: ``World.find_path`` checked
+    them; ``s == t`` is the one-node path, as the search finds it)."""
     view = graph.view(VIEW_KEY)
     if view is None:
         why = "is stale (the graph changed after it was built)" \

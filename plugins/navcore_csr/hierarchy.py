@@ -134,6 +134,7 @@ class DirectedHierarchy:
 
     def __init__(self, arrays: dict, build_seconds: float = 0.0, stats: dict | None = None):
         # the private constructor: arrays already checked (build, from_arrays)
+        arrays = _packed(self, dict(arrays))
         self._a = arrays
         for key, value in arrays.items():
             setattr(self, "_" + key, value)
@@ -229,7 +230,8 @@ class DirectedHierarchy:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays."""
-        return int(sum(v.nbytes for v in self._a.values()))
+        tails = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes
+        return int(sum(v.nbytes for v in self._a.values()) + tails)
 
     def stats(self) -> dict:
         """Sizes and build facts, for logs and benchmarks."""
@@ -250,6 +252,33 @@ class DirectedHierarchy:
     def __repr__(self) -> str:
         return (f"DirectedHierarchy(nodes={self.num_nodes}, edges={self.num_edges}, "
                 f"shortcuts={self.num_shortcuts})")
+
+
+#: the query arrays of a hierarchy, packed by dtype into one buffer each
+#: (the arrays themselves become views of it), in this order
+_PACKS = (("_li", ("fwd_first", "bwd_first", "fwd_arc", "bwd_arc", "sc_c1", "sc_c2")),
+          ("_hd", ("fwd_head", "bwd_head")), ("_wl", ("fwd_w", "bwd_w")))
+
+
+def _packed(h, arrays: dict) -> dict:
+    """``arrays`` with the query's arrays made views of three buffers
+    (``h._li``, ``h._hd``, ``h._wl``; :func:`_ch.route` splits them again),
+    and the tail rank of every upward edge after the heads in ``h._hd``:
+    the path query takes 8 array arguments instead of 22 (numba unboxes
+    each one on every call) and walks its path back without a binary
+    search per arc."""
+    tails = [np.repeat(np.arange(arrays[k].shape[0] - 1, dtype=np.int32),
+                       np.diff(arrays[k])) for k in ("fwd_first", "bwd_first")]
+    for attr, keys in _PACKS:
+        parts = [arrays[k] for k in keys]
+        buf = np.concatenate(parts + tails if attr == "_hd" else parts)
+        setattr(h, attr, buf)
+        at = 0
+        for k in keys:
+            size = arrays[k].shape[0]
+            arrays[k] = buf[at:at + size]
+            at += size
+    return arrays
 
 
 def _check_arrays(a: dict) -> None:
@@ -419,12 +448,13 @@ class HierarchyQuery:
         self.view = view
         n = h.num_nodes
         self._n = n
-        self._df = np.empty(n, dtype=np.float64)
-        self._db = np.empty(n, dtype=np.float64)
-        self._sf = np.zeros(n, dtype=np.int32)
-        self._sb = np.zeros(n, dtype=np.int32)
-        self._pf = np.empty(n, dtype=np.int64)
-        self._pb = np.empty(n, dtype=np.int64)
+        # row 0 forward, row 1 backward: one array argument each for route()
+        self._dist = np.empty((2, n), dtype=np.float64)
+        self._stamps = np.zeros((2, n), dtype=np.int32)
+        self._parents = np.empty((2, n), dtype=np.int64)
+        self._df, self._db = self._dist
+        self._sf, self._sb = self._stamps
+        self._pf, self._pb = self._parents
         self._gen = 0
         self._heaps(1024)
         self._stack = np.empty(h._depth + 2, dtype=np.int64)
@@ -433,10 +463,10 @@ class HierarchyQuery:
         self._space = 256
 
     def _heaps(self, cap):
-        self._hkf = np.empty(cap, dtype=np.float64)
-        self._hnf = np.empty(cap, dtype=np.int32)
-        self._hkb = np.empty(cap, dtype=np.float64)
-        self._hnb = np.empty(cap, dtype=np.int32)
+        self._hk = np.empty((2, cap), dtype=np.float64)
+        self._hn = np.empty((2, cap), dtype=np.int32)
+        self._hkf, self._hkb = self._hk
+        self._hnf, self._hnb = self._hn
 
     def _next_gen(self) -> int:
         gen = self._gen + 1
@@ -478,11 +508,9 @@ class HierarchyQuery:
         as ``settled``)."""
         h = self.hierarchy
         while True:
-            cost, edges, status, settled = K.path_query(
-                h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
-                h._bwd_w, h._bwd_arc, rs, rt, self._df, self._db, self._sf, self._sb,
-                self._pf, self._pb, self._hkf, self._hnf, self._hkb, self._hnb,
-                self._next_gen(), h.num_edges, h._sc_c1, h._sc_c2, h._weights, self._stack)
+            cost, edges, status, settled = K.route_edges(
+                h._li, h._hd, h._wl, h._weights, rs, rt, self._dist, self._stamps,
+                self._parents, self._hk, self._hn, self._next_gen(), self._stack)
             if status != -2:
                 self.settled = settled
                 return float(cost), edges, int(settled)
@@ -522,14 +550,21 @@ class HierarchyQuery:
     def _search(self, s, t) -> PathResult:
         """The path between node ids ``s`` and ``t`` of the view's graph as a
         ``PathResult`` (nodes, points, cost summed edge by edge)."""
-        rank = self.hierarchy._rank
-        cost, edges, settled = self._path(rank[s], rank[t])
-        if not cost < np.inf:
-            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
+        h = self.hierarchy
+        rank = h._rank
         graph = self.view.graph
-        nodes = np.empty(edges.shape[0] + 1, dtype=np.int32)
-        nodes[0] = s
-        nodes[1:] = graph.csr.targets[edges]
+        targets = graph.csr.targets
+        while True:
+            cost, nodes, status, settled = K.route(
+                h._li, h._hd, h._wl, h._weights, targets, rank[s], rank[t], s, self._dist,
+                self._stamps, self._parents, self._hk, self._hn, self._next_gen(),
+                self._stack)
+            if status != -2:
+                break
+            self._heaps(4 * self._hkf.shape[0])
+        self.settled = settled = int(settled)
+        if status < 0:
+            return PathResult(PathStatus.UNREACHABLE, expanded=settled, algorithm="ch")
         return PathResult(PathStatus.FOUND, nodes, graph.points_of(nodes), float(cost),
                           settled, "ch")
 

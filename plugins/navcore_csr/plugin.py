@@ -102,7 +102,7 @@ def navcore_find_path(graph, request):
     if algo == "simplified":
         return simplification.simplified_path(graph, s, t)
     if algo == "ch":
-        return contraction.contracted_path(graph, s, t)
+        return contraction.contracted_between(graph, s, t)
     return None
 
 
@@ -141,7 +141,8 @@ def find_path_on_built_view(graph, request):
         return None
     ch = graph.view(contraction.VIEW_KEY)       # contracted_view, on every query
     if ch is not None:
-        return ch.query().find_path(request.start_node, request.goal_node)
+        # the ends are checked (World.prepare_path) and the view current
+        return ch.query()._search(request.start_node, request.goal_node)
     view = graph.view(simplification.VIEW_KEY)
     if view is None or not view.pays:
         return None

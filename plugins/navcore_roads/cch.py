@@ -284,6 +284,13 @@ class RoadCCH(DerivedView):
                              f"customizable hierarchy again with contract(graph, "
                              f"customizable=True)")
 
+    def costs(self) -> np.ndarray:
+        """The input edges' costs now, what a customization weights the
+        hierarchy for (a copy: a background job never reads the graph):
+        the road costs with blocked junctions' roads closed."""
+        from .ch import effective_costs
+        return effective_costs(self.graph)
+
     def _fill(self, cost, version) -> Metric:
         """A metric customized for ``cost`` (the caller holds ``_customizing``)."""
         with self._state:
@@ -306,11 +313,10 @@ class RoadCCH(DerivedView):
         blocked junctions: inf); it is ``current`` after, until the next
         update. Safe while other threads query: the metric is swapped whole
         (see :class:`Metric`)."""
-        from .ch import effective_costs
         self._check_topology()
         with self._customizing:
             version = self.graph.version       # first: an update from here on leaves it stale
-            metric = self._fill(effective_costs(self.graph), version)
+            metric = self._fill(self.costs(), version)
             with self._state:
                 self._swap(metric)
         return self
@@ -330,7 +336,6 @@ class RoadCCH(DerivedView):
         the view is stale, so ``auto`` answers by bidirectional search (exact
         on the updated costs). A batch arriving while a job runs supersedes
         the costs it waits to customize next; one job at a time."""
-        from .ch import effective_costs
         if not self.follow_updates or self.current:
             return
         sched = getattr(world, "scheduler", None)
@@ -341,7 +346,7 @@ class RoadCCH(DerivedView):
             self.customize()
             return
         self._check_topology()
-        cost = effective_costs(self.graph)     # copied here: the job never reads the graph
+        cost = self.costs()                    # copied here: the job never reads the graph
         with self._state:
             self._next = (cost, self.graph.version)
             if not self._idle.is_set():
@@ -580,7 +585,12 @@ def build(graph, order=None) -> RoadCCH:
 
 def load(graph, path, arrays) -> RoadCCH:
     """A hierarchy :meth:`RoadCCH.save` wrote (``arrays`` read from
-    ``path``, format already checked), for ``graph``'s topology only."""
+    ``path``, format already checked), for ``graph``'s topology only (and
+    under turn rules, for its edge-based graph: ``turn_cch``)."""
+    if graph.turns is not None:
+        from . import turn_cch
+        return turn_cch.build(graph, arrays.get("order"), path,
+                              str(arrays.get("fingerprint", "")))
     want = str(arrays.get("fingerprint", ""))
     order = arrays.get("order")
     if want != topology_fingerprint(graph) or order is None:
@@ -639,7 +649,10 @@ def warm_up(graph) -> None:
     """Load the query kernels of the graph's customizable hierarchy, if it
     has a current one (``search.warm_hierarchy``), stepped ones too."""
     view = current(graph)
-    if view is not None:
+    if view is not None and graph.turns is not None:
+        from . import turn_cch
+        turn_cch.warm(graph, view)
+    elif view is not None:
         _warm(graph, view)
 
 

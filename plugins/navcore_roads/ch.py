@@ -125,19 +125,26 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
     of updates, so it stays current under live traffic); ``order`` gives
     it a node order (``order[rank] = node``) instead of computing one.
 
-    On a graph with turn rules the plain hierarchy is built over its
-    edge-based graph (``turns.TurnHierarchy``); the customizable one is a
-    ``GraphError`` there for now.
+    On a graph with turn rules both are built over its edge-based graph
+    (``turns.TurnHierarchy``, ``turn_cch.TurnCCH``).
     """
     graph = validate.graph(graph, error=GraphError)
     _check_road_graph(graph)
     if not isinstance(customizable, (bool, np.bool_)):
         raise GraphError(f"customizable must be True or False, got {customizable!r}")
     if customizable and graph.turns is not None:
-        raise GraphError(f"road graph {graph.graph_id!r} has turn rules "
-                         f"({graph.turns.num_rules}); its customizable hierarchy is not "
-                         f"built yet (contract(graph) builds the plain one over its "
-                         f"edges; restrictions=False ignores OSM restrictions)")
+        if order is not None:
+            raise GraphError(f"order= is a junction order, and road graph "
+                             f"{graph.graph_id!r} has turn rules "
+                             f"({graph.turns.num_rules}): its customizable hierarchy is "
+                             f"over its road edges and orders them itself")
+        if graph.turns.via is not None:
+            raise GraphError(f"road graph {graph.graph_id!r} has restrictions with via ways "
+                             f"({graph.report['turns']['forbidden_sequences']} forbidden "
+                             f"sequences): its customizable hierarchy does not apply them "
+                             f"yet; contract(graph) builds the ch that does")
+        from . import turn_cch
+        return turn_cch.build(graph)
     if customizable:
         from . import cch
         return cch.build(graph, order)

@@ -7,7 +7,8 @@ ways a car may drive it, is added. Sources given as junction ids stay
 junctions. Searches from junctions run on the road contraction
 hierarchy while one is current (``navcore_roads.contract``): a search
 that reaches far hands over to its PHAST sweep (``navcore_csr.isochrone``).
-Outlines follow the roads' segments (``edge_pieces``).
+Outlines follow the roads' segments (``edge_pieces``). Under turn rules
+one bounded search over the road edges answers (``turn_isochrone``).
 """
 from __future__ import annotations
 
@@ -19,19 +20,22 @@ from navcore.isochrones import Isochrone
 from navcore_csr.isochrone import isochrone_on, swept
 
 from . import _isochrone as K
-from . import ch, phantoms
+from . import ch, phantoms, turns
 
 
 def isochrone(world, graph, sources, source_costs, source_points, limits):
     """``navcore_isochrone`` on a road graph: from junctions on its
     current contraction hierarchy (``None`` without one: the csr plugin's
     search answers), from points by their junctions (the hook again).
-    A graph with turn rules (``turns``) refuses: the searches here and the
-    csr plugin's run on the junctions and would turn where a rule forbids."""
+    A graph with turn rules (``turns``) searches over its edges
+    (:func:`turn_isochrone`)."""
     if graph.turns is not None:
-        raise QueryError(f"isochrones do not apply turn rules yet, and road graph "
-                         f"{graph.graph_id!r} has {graph.turns.num_rules}; "
-                         f"restrictions=False (OSM) reads the graph without them")
+        if graph.turns.via is not None:
+            raise QueryError(f"isochrones do not apply restrictions with via ways yet, and "
+                             f"road graph {graph.graph_id!r} has "
+                             f"{graph.report['turns']['forbidden_sequences']} forbidden "
+                             f"sequences of roads")
+        return turn_isochrone(graph, sources, source_costs, source_points, limits)
     if source_points is None:
         view = ch.current(graph)
         return None if view is None else \
@@ -46,19 +50,92 @@ def isochrone(world, graph, sources, source_costs, source_points, limits):
     core = world.plugins.hook.navcore_isochrone(
         world=world, graph=graph, sources=seeds[use].astype(np.int32),
         source_costs=seed_cost[use], source_points=None, limits=limits)
-    # the road each point stands on, from the point toward the edge's head
-    # (on each edge through it: the snapped segment's and its twin's)
+    edges, start, reach, cost = _point_pieces(graph, ends, spent)
+    return Isochrone(core.nodes, core.costs, core.band, core.limits,
+                     np.concatenate((edges, core.edges)), np.concatenate((start, core.start)),
+                     np.concatenate((reach, core.reach)),
+                     np.concatenate((cost, core.edge_cost)), graph)
+
+
+def _point_pieces(graph, ends, spent):
+    """The road each point of ``ends`` (``phantoms.Ends``) stands on, from
+    the point toward the edge's head (on each edge through it: the snapped
+    segment's and its twin's), reached at ``spent``: ``Isochrone`` pieces
+    ``(edges, start, reach, edge_cost)``; closed ones left out."""
     on = ends.edges >= 0
     edges = ends.edges[on]
     cost = graph.csr.cost[edges]
     keep = np.isfinite(cost)
     start = ends.before[on][keep]
     reach = np.broadcast_to(spent[:, None], on.shape)[on][keep]
-    return Isochrone(core.nodes, core.costs, core.band, core.limits,
-                     np.concatenate((edges[keep], core.edges)),
-                     np.concatenate((start, core.start)),
-                     np.concatenate((reach, core.reach)),
-                     np.concatenate((cost[keep], core.edge_cost)), graph)
+    return edges[keep], start, reach, cost[keep]
+
+
+def turn_isochrone(graph, sources, source_costs, source_points, limits) -> Isochrone:
+    """The isochrone under turn rules: one bounded Dijkstra over the road
+    edges (``_isochrone.turn_reach``; a junction source may leave by any
+    of its roads, a point source drives on from the point either way its
+    road runs, ``phantoms``). A junction's cost is that of the cheapest
+    edge arriving at it (or of a source on it); an edge is reached from
+    its tail at the cost of the cheapest allowed turn onto it, so a piece
+    past a forbidden or costly turn starts later or not at all. Every
+    search runs on the edges, with or without a hierarchy (no sweep)."""
+    csr, tr = graph.csr, graph.turns
+    limit = float(limits[-1])
+    sources = sources.astype(np.int64)
+    if source_points is None:
+        is_point = np.zeros(sources.size, dtype=bool)
+    else:
+        is_point = ~np.isnan(source_points[:, 0])
+    node_seeds, node_cost = sources[~is_point], source_costs[~is_point]
+    edge_seeds, edge_cost = np.zeros(0, np.int64), np.zeros(0)
+    pieces = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+    if is_point.any():
+        ends = phantoms.of_points(graph, source_points[is_point], "isochrone: source")
+        spent = source_costs[is_point]
+        # a point snapped onto a junction starts there (no edge), as a junction
+        at = (ends.edges[:, 0] < 0) & (ends.exits[:, 0] >= 0)
+        node_seeds = np.concatenate((node_seeds, ends.exits[at, 0].astype(np.int64)))
+        node_cost = np.concatenate((node_cost, ends.exit_cost[at, 0] + spent[at]))
+        on = ends.edges >= 0
+        edge_seeds = ends.edges[on].astype(np.int64)
+        edge_cost = (ends.exit_cost + spent[:, None])[on]
+        pieces = _point_pieces(graph, ends, spent)
+    node_seeds = np.ascontiguousarray(node_seeds)
+    node_cost = np.ascontiguousarray(node_cost, dtype=np.float64)
+    edge_seeds = np.ascontiguousarray(edge_seeds)
+    edge_cost = np.ascontiguousarray(edge_cost, dtype=np.float64)
+    sc = turns.scratch_for(graph)
+    gen = sc.next_gen()
+    # a push per move, per edge a junction source enters, per edge seed
+    room = tr.moves + int(np.diff(csr.offsets)[node_seeds].sum()) + edge_seeds.size + 1
+    hk, hn = (sc.hk[0], sc.hn[0]) if room <= sc.hk.shape[1] else \
+        (np.empty(room), np.empty(room, dtype=np.int64))
+    touched = np.empty(max(csr.num_edges, 1), dtype=np.int64)
+    count = K.turn_reach(csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to,
+                         tr.cost, node_seeds, node_cost, edge_seeds, edge_cost, limit,
+                         sc.dist, sc.stamp, gen, hk, hn, touched)
+    touched = touched[:count]
+    # junctions: the edges arriving within the limit (settled), and the sources
+    head = sc.stamp[0, touched] >= 2 * gen
+    came = touched[head]
+    arrive = sc.dist[0, came]
+    source = graph.walkable[node_seeds] & (node_cost <= limit)
+    nodes = np.concatenate((csr.targets[came].astype(np.int64), node_seeds[source]))
+    costs = np.concatenate((arrive, node_cost[source]))
+    first = np.lexsort((costs, nodes))
+    nodes, costs = nodes[first], costs[first]
+    one = np.ones(nodes.size, dtype=bool)
+    one[1:] = nodes[1:] != nodes[:-1]
+    nodes, costs = nodes[one].astype(np.int32), costs[one]
+    band = np.searchsorted(limits, costs, side="left").astype(np.int32)
+    # pieces: the edges entered from their tails within the limit
+    entered = touched[sc.stamp[1, touched] == 2 * gen]
+    edges = np.concatenate((pieces[0], entered))
+    start = np.concatenate((pieces[1], np.zeros(entered.size)))
+    reach = np.concatenate((pieces[2], sc.dist[1, entered]))
+    cost = np.concatenate((pieces[3], csr.cost[entered]))
+    return Isochrone(nodes, costs, band, limits, edges, start, reach, cost, graph)
 
 
 def edge_pieces(graph, edges, start, stop) -> np.ndarray:
@@ -71,9 +148,13 @@ def edge_pieces(graph, edges, start, stop) -> np.ndarray:
 
 
 def warm_up(graph) -> None:
-    """Load the outline kernel (no piece) and the sweep of a current
-    hierarchy (no source)."""
+    """Load the outline kernel (no piece), the sweep of a current
+    hierarchy (no source), and under turn rules the search over the edges
+    (from the first road's tail, limit 0)."""
     edge_pieces(graph, np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    if graph.turns is not None and graph.csr.num_edges:
+        turn_isochrone(graph, graph.edge_src[:1].astype(np.int32), np.zeros(1), None,
+                       np.zeros(1))
     view = ch.current(graph)
     if view is not None:
         swept(graph, view.hierarchy, np.zeros(0, np.int32), np.zeros(0), 0.0)

@@ -227,6 +227,12 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
             # a turn rule's junction stays a node, so its segments end and
             # start edges and the rule becomes one between edges
             kept[dst[segments.turns.frm]] = True
+            if segments.turns.num_sequences:
+                # a forbidden sequence's first and last junctions too, so
+                # its via segments are whole edges
+                seq, off = segments.turns.seq, segments.turns.seq_off
+                kept[dst[seq[off[:-1]]]] = True
+                kept[src[seq[off[1:] - 1]]] = True
         while True:
             e_src, e_dst, chain_start, chain = K.trace_chains(n, out_off, out_tgt,
                                                               out_order, kept)
@@ -274,7 +280,11 @@ def build_road_graph(segments: Segments, *, weight="time", keep="largest_scc",
         graph.turns, report["turns"] = edge_turns(graph, segments.turns)
     if turn_costs and profile.has_turn_costs:
         from .turn_costs import apply
+        via = None if graph.turns is None else graph.turns.via
         apply(graph, profile)
+        if via is not None:         # the copies take the merged rules between two edges
+            from .turns import with_via
+            graph.turns = with_via(graph, graph.turns, via.patterns)
     report.update(nodes=num_nodes, edges=int(e_src.size),
                   seconds=time.perf_counter() - t0)
     return graph

@@ -73,10 +73,10 @@ def build_roads(world, graph_id, *, osm=None, dimacs=None, coords=None, geojson=
 
     A graph with turn rules routes over its road edges rather than its
     junctions (``navcore_roads.turns``): ``dijkstra``, ``astar``,
-    ``bidijkstra`` (and ``auto``), ``ch`` (``contract`` builds it over the
-    edges), matrices, pairs and ``routes`` apply them, between junctions
-    and (lon, lat) points alike (points by a search over the edges for
-    every algorithm); ``cch`` refuses such a graph for now.
+    ``bidijkstra`` (and ``auto``), ``ch`` and ``cch`` (``contract`` builds
+    them over the edges), matrices, pairs, ``routes`` and isochrones apply
+    them, between junctions and (lon, lat) points alike (points by a
+    search over the edges for every algorithm).
     """
     if cost is not None and weight != "time":
         raise navcore.GraphError("cost= gives the edges' costs as they are; weight= chooses "
@@ -196,7 +196,7 @@ def _turn_distances(graph, sources, targets, source_points, target_points, as_ma
     """A matrix (``as_matrix``) or pairs under turn rules (``turns``):
     between junctions, or ends of which some are points (phantom nodes)."""
     if source_points is None and target_points is None:
-        view = turns.current(graph)
+        view = cch.current(graph) or turns.current(graph)
         if view is not None:
             return (view.matrix if as_matrix else view.pairs)(sources, targets)
         return (turns.matrix if as_matrix else turns.pairs)(graph, sources, targets)
@@ -210,18 +210,21 @@ def _search_of(graph, algorithm):
     with the hierarchy view it runs on (``None`` for the searches without
     one); ``(None, None)`` for an algorithm the roads plugin does not
     answer. ``QueryError`` for ``ch``/``cch`` without a current hierarchy,
-    and on a graph with turn rules (``turns``: no hierarchy applies them yet)."""
+    the same under turn rules (``turns``: hierarchies of the edge-based
+    graph, ``turns.TurnHierarchy`` and ``turn_cch.TurnCCH``)."""
     if graph.turns is not None:
         if algorithm == "cch":
-            raise navcore.QueryError(
-                f"cch does not apply turn rules yet, and road graph {graph.graph_id!r} has "
-                f"{graph.turns.num_rules}; use ch, dijkstra, astar, bidijkstra or auto")
+            view = graph.view(cch.VIEW_KEY)
+            return algorithm, cch.need_current(graph) if view is None else view
         if algorithm == "ch":
             return "ch", ch.need_view(graph, turns.VIEW_KEY, "a stale hierarchy of its "
                                       "edges (the graph changed since it was built)",
                                       "no hierarchy", "build it with navcore_roads."
                                       "contract(graph)")
         if algorithm == "auto":
+            view = cch.current(graph)
+            if view is not None:
+                return "cch", view
             view = turns.current(graph)
             return ("ch", view) if view is not None else ("bidijkstra", None)
         return (algorithm, None) if algorithm in ALGORITHMS else (None, None)

@@ -97,7 +97,10 @@ def routes(graph, sources, targets) -> Routes:
         raise NodeError(f"routes needs as many sources as targets, got {s.size} and {t.size}")
     usable = graph.walkable[s] & graph.walkable[t]
     view = cch.current(graph) or ch.current(graph)
-    if view is not None:
+    if view is not None and graph.turns is not None:    # turn_cch.TurnCCH
+        costs, offsets, edges = view.paths(s, t)
+        algorithm = "cch"
+    elif view is not None:
         costs, offsets, edges = view.query().paths(s, t)
         algorithm = "cch" if isinstance(view, cch.RoadCCH) else "ch"
     else:

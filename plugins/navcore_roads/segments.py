@@ -69,12 +69,24 @@ class Turns:
     junction of the turn) costs ``cost[i]`` more than the segments
     themselves; ``inf`` forbids the turn. A pair not listed turns freely.
     ``report``: what the reader applied and skipped (``graph.report``'s
-    ``"turns"``)."""
+    ``"turns"``).
+
+    ``seq``/``seq_off``: forbidden *sequences* of segments (OSM
+    restrictions with via ways), sequence ``i`` being
+    ``seq[seq_off[i]:seq_off[i + 1]]``: the ``from`` segment, the via
+    ways' segments in driving order, then the ``to`` segment (at least
+    three); driving all of one in a row is not allowed. None: no sequence."""
 
     frm: np.ndarray
     to: np.ndarray
     cost: np.ndarray
     report: dict
+    seq_off: np.ndarray | None = None
+    seq: np.ndarray | None = None
+
+    @property
+    def num_sequences(self) -> int:
+        return 0 if self.seq_off is None else int(self.seq_off.size - 1)
 
 
 def haversine_m(lon1, lat1, lon2, lat2):

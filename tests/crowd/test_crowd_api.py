@@ -109,3 +109,16 @@ def test_a_graph_without_walls_is_refused_when_the_crowd_is_added():
     with pytest.raises(CrowdError, match="csr graph 'r' has no walls for a crowd"):
         world.add_crowd("c", graph="r")
     assert world.crowds == {}
+
+
+def test_a_closed_world_refuses_crowd_changes():
+    world = _world()
+    crowd = world.add_crowd("c", graph="g")
+    crowd.add([(0.5, 0.5)])
+    world.close()
+    before = _snapshot(crowd)
+    for call in (lambda: crowd.add([(1.5, 0.5)], goals=[(7.5, 0.5)]),
+                 lambda: crowd.set_goals([0], [(7.5, 0.5)]), lambda: crowd.step(0.1)):
+        with pytest.raises(CrowdError, match="the world of crowd 'c' is closed"):
+            call()
+    assert _same(before, _snapshot(crowd))

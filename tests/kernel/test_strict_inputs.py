@@ -56,13 +56,19 @@ def test_points_that_are_not_numbers_are_refused_not_cast(value):
 
 @pytest.mark.nojit
 @pytest.mark.parametrize("nodes", [[3], [-1], np.array([-1]), np.array([5], np.int64), [1.5],
-                                   [[0]], "x", [True]])
-def test_points_of_refuses_ids_it_would_wrap_or_index_past(nodes):
+                                   [[0]], "x", [True], np.array([0, -1], np.int32),
+                                   np.array([-3], np.int16), np.array([3], np.uint32),
+                                   np.array([7], np.uint64)])
+@pytest.mark.parametrize("positions", [True, False])
+def test_points_of_refuses_ids_it_would_wrap_or_index_past(nodes, positions):
     # numpy's take raised a bare IndexError past the end and wrapped
-    # negative ids round to the last nodes
+    # negative ids round to the last nodes (narrow ints are checked as
+    # unsigned: a negative one is then past the end)
     world = navcore.World()
     g = world.add_graph("c", type="csr", src=[0, 1], dst=[1, 2],
-                        positions=[[0, 0], [1, 0], [2, 0]])
-    assert g.points_of(np.array([2, 0], np.int32)).tolist() == [[2.0, 0.0], [0.0, 0.0]]
-    with pytest.raises(navcore.NodeError):
+                        positions=[[0, 0], [1, 0], [2, 0]] if positions else None)
+    want = [[2.0, 0.0], [0.0, 0.0]] if positions else [[np.nan] * 2] * 2
+    for dtype in (np.int32, np.int64, np.uint8):
+        assert np.array_equal(g.points_of(np.array([2, 0], dtype)), want, equal_nan=True)
+    with pytest.raises(navcore.NodeError, match="nodes"):
         g.points_of(nodes)

@@ -212,11 +212,13 @@ def test_a_plain_restriction_beside_a_conditional_one_applies(tmp_path):
     assert steps(w, g, 4, 6)[0] == 4.0
 
 
-def test_via_way_restrictions_are_counted_not_applied_yet(tmp_path):
+def test_via_way_restrictions_apply(tmp_path):
+    # routed as forbidden sequences (test_via_ways has them in full)
     members = [("way", 45, "from"), ("way", 56, "via"), ("way", 69, "to")]
     w, g = town_world(tmp_path, relation({"restriction": "no_left_turn"}, members))
-    assert g.report["turns"]["skipped"] == {"via way (not applied yet)": 1}
-    assert steps(w, g, 4, 9)[0] == 3.0
+    assert g.report["turns"]["skipped"] == {} and g.report["turns"]["restrictions"] == 1
+    cost, nodes = steps(w, g, 4, 9)
+    assert cost == 3.0 and nodes != [4, 5, 6, 9]
 
 
 @pytest.mark.parametrize("tags,members", [
@@ -362,15 +364,17 @@ def test_turns_belong_to_arrays():
         navcore.World().add_graph("g", type="roads", dimacs="x.gr", turns=[[0, 1]])
 
 
-def test_what_does_not_apply_turn_rules_yet_refuses():
+def test_hierarchies_under_turn_rules_refuse_until_built():
     w, g = grid_world([[2, 3]])
-    with pytest.raises(QueryError, match=r"cch does not apply turn rules yet"):
+    with pytest.raises(QueryError, match=r"has no customizable hierarchy; build it with "):
         w.find_path("g", 3, 5, algorithm="cch")
     with pytest.raises(QueryError, match=r"has no hierarchy; build it with navcore_roads"):
         w.find_path("g", 3, 5, algorithm="ch")
     from navcore_roads.ch import contract
-    with pytest.raises(GraphError, match=r"has turn rules \(1\); its customizable hierarchy"):
-        contract(g, customizable=True)
+    with pytest.raises(GraphError, match=r"order= is a junction order, and road graph 'g' "
+                                         r"has turn rules \(1\)"):
+        contract(g, customizable=True, order=np.arange(9))
+    assert g.stored_view("navcore_roads.cch") is None
 
 
 @pytest.mark.parametrize("turns", [[[2, 3]], [[2, 3, 7.5], [8, 9, np.inf]],
@@ -474,10 +478,12 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
     targets = rng.choice(g.num_nodes, 40, replace=False)
     matrix = w.distance_matrix("h", sources, targets)
     pairs = w.distance_pairs("h", np.repeat(sources, 3), targets[:36])
-    contract(g)                 # the same from the hierarchy of the edges
-    assert np.allclose(w.distance_matrix("h", sources, targets), matrix, rtol=0, atol=1e-6)
-    assert np.allclose(w.distance_pairs("h", np.repeat(sources, 3), targets[:36]), pairs,
-                       rtol=0, atol=1e-6)
+    for customizable in (False, True):      # the same from the hierarchies of the edges
+        contract(g, customizable=customizable)
+        assert np.allclose(w.distance_matrix("h", sources, targets), matrix, rtol=0,
+                           atol=1e-6)
+        assert np.allclose(w.distance_pairs("h", np.repeat(sources, 3), targets[:36]), pairs,
+                           rtol=0, atol=1e-6)
     free = navcore.World()
     free.add_graph("h", type="roads", osm=ROADS / "Helsinki.osm.pbf", compress=False,
                    restrictions=False)
@@ -487,7 +493,7 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         want = np.array([ref.get(int(t), np.inf) for t in targets])
         assert np.allclose(matrix[i], want, rtol=0, atol=1e-6)
         assert np.allclose(pairs[3 * i:3 * i + 3], want[3 * i:3 * i + 3], rtol=0, atol=1e-6)
-        for algorithm in ("dijkstra", "astar", "bidijkstra", "ch"):
+        for algorithm in ("dijkstra", "astar", "bidijkstra", "ch", "cch"):
             for j in range(4 * (i % 3), 4 * (i % 3) + 4):
                 r = w.find_path("h", int(s), int(targets[j]), algorithm=algorithm)
                 assert abs(r.cost - want[j]) < 1e-6 or r.cost == want[j] == np.inf
@@ -498,6 +504,61 @@ def test_helsinki_restrictions_match_the_reference(helsinki):
         changed += int(np.count_nonzero(
             free.distance_matrix("h", [int(s)], targets)[0] < want - 1e-9))
     assert changed > 0          # the restrictions make some routes longer here
+
+
+def test_helsinki_cch_and_isochrones_follow_updates(helsinki):
+    """Helsinki's real restrictions, a closure on a route and a jam: the
+    customizable hierarchy of the edges (customized again at the tick)
+    and an isochrone equal the plain references on the updated costs."""
+    from navcore_roads import contract
+    from test_turn_cch import bounded_reference
+    w, g = helsinki
+    ids = g.osm_ids
+    banned = helsinki_reference_bans(g)
+    src, dst = g.edge_src, g.csr.targets
+    out = {}
+    for f in range(dst.size):
+        out.setdefault(int(src[f]), []).append(f)
+    ban_edges = {(e, f) for e in range(dst.size) for f in out.get(int(dst[e]), [])
+                 if (int(ids[src[e]]), int(ids[dst[e]]), int(ids[dst[f]])) in banned}
+    view = contract(g, customizable=True)
+    rng = np.random.default_rng(5)
+    sources = rng.choice(g.num_nodes, 6, replace=False)
+    targets = rng.choice(g.num_nodes, 30, replace=False)
+    r = w.find_path("h", int(sources[0]), int(targets[0]), algorithm="cch")
+    assert r.found and r.nodes.size > 3
+    shut = (int(r.nodes[1]), int(r.nodes[2]))
+    slow = (int(r.nodes[-2]), int(r.nodes[-1])) if r.nodes.size > 4 else \
+        (int(r.nodes[0]), int(r.nodes[1]))
+    w.update("h", edges=[shut], cost=np.inf)
+    w.update("h", edges=[slow], factor=4.0)
+    w.tick()
+    try:
+        assert view.current
+        cost = g.csr.cost.copy()         # the updated costs, as the reference takes them
+        assert np.isinf(cost).sum() >= 1
+        matrix = w.distance_matrix("h", sources, targets)
+        for i, s in enumerate(sources):
+            ref = expanded_dijkstra(src, dst, cost, int(s), ban_edges)
+            want = np.array([ref.get(int(t), np.inf) for t in targets])
+            assert np.allclose(matrix[i], want, rtol=0, atol=1e-6)
+            for j in range(3):
+                got = w.find_path("h", int(s), int(targets[j]), algorithm="cch").cost
+                assert abs(got - want[j]) < 1e-6 or got == want[j] == np.inf
+        assert w.find_path("h", int(sources[0]), int(targets[0])).cost > r.cost
+        # an isochrone from two junctions, in bands
+        limits = [60.0, 180.0]
+        iso = w.isochrone("h", sources[:2].tolist(), limits)
+        for b, limit in enumerate(limits):
+            node, _ = bounded_reference(src, dst, cost, {int(v): 0.0 for v in sources[:2]},
+                                        limit, ban_edges, {})
+            assert iso.nodes[iso.band <= b].tolist() == sorted(node)
+            assert np.allclose(iso.costs[iso.band <= b], [node[v] for v in sorted(node)],
+                               rtol=0, atol=1e-6)
+        assert iso.nodes.size > 50
+    finally:
+        w.update("h", edges=[shut, slow], reset=True)
+        w.tick()
 
 
 # ------------------------------------------------------ points on roads
@@ -678,10 +739,11 @@ def test_no_u_turn_on_a_way_through_the_via_node_forbids_only_the_u_turn(tmp_pat
     assert round(float(r[0, 0]) / STEP, 6) == 2.0
 
 
-def test_isochrones_refuse_turn_rules_for_now():
+def test_isochrones_apply_turn_rules():
     w, g = grid_world([[2, 3]])
-    for source in (3, (0.0005, 0.001)):
-        with pytest.raises(QueryError, match=r"isochrones do not apply turn rules yet"):
-            w.isochrone("g", source, 30.0)
+    iso = w.isochrone("g", 3, 30.0)
+    ref = grid_reference([[2, 3]], 3)
+    assert iso.nodes.tolist() == sorted(t for t in ref if ref[t] <= 30.0)
+    assert 5 not in iso.nodes.tolist()          # 3-4-5 is forbidden: 5 is 40 away
     w, g = grid_world(np.zeros((0, 2)))               # no rule left: isochrones as ever
     assert w.isochrone("g", 3, 20.0).nodes.tolist() == [0, 1, 3, 4, 5, 6, 7]

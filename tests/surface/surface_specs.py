@@ -348,6 +348,13 @@ def _replace_mesh(g):
                 poly_opposite=g.poly_opposite, poly_next=g.poly_next, corner=g.corner)
 
 
+def _replace_layers():
+    """``g.replace_layers`` of a fresh level with another fresh level's
+    layers (one walkable flag per polygon): two builds, not one per argument."""
+    g = level_graph(True)
+    return call(g.replace_layers, level_graph(True), np.ones(g.num_nodes, dtype=bool))
+
+
 def navmesh_specs():
     import navcore_navmesh as M
     m = mesh_graph
@@ -423,9 +430,7 @@ def navmesh_specs():
         Spec("navcore_navmesh.LayeredMeshGraph.locate_index",
              lambda: call(level_graph().locate_index)),
         # outside an update batch every call is refused (GraphError)
-        Spec("navcore_navmesh.LayeredMeshGraph.replace_layers",
-             lambda: call(level_graph(True).replace_layers, level_graph(True),
-                          np.ones(level_graph(True).num_nodes, dtype=bool)), fresh=True),
+        Spec("navcore_navmesh.LayeredMeshGraph.replace_layers", _replace_layers, fresh=True),
         Spec("navcore_navmesh.LayeredMeshGraph.on_mesh",
              lambda: call(level_graph().on_mesh, (2.0, 2.0))),
         Spec("navcore_navmesh.free_space",
@@ -528,6 +533,7 @@ def roads_specs():
         Spec("navcore_roads.RoadCCH.stats", lambda: call(_road_cch()[1].stats)),
         Spec("navcore_roads.RoadCCH.estimate_seconds", lambda: call(_road_cch()[1].estimate_seconds)),
         Spec("navcore_roads.RoadCCH.wait", lambda: call(_road_cch()[1].wait, 1.0)),
+        Spec("navcore_roads.RoadCCH.costs", lambda: call(_road_cch()[1].costs)),
         Spec("navcore_roads.RoadCCH.adopt", lambda: call(_road_cch()[1].adopt)),
         Spec("navcore_roads.RoadCCH.customize", lambda: call(_road_cch()[1].customize)),
         Spec("navcore_roads.RoadCCH.follow", lambda: _fresh_cch_follow(), fresh=True),
@@ -830,11 +836,38 @@ def levels_specs():
     ]
 
 
+def crowd_specs():
+    import navcore
+
+    @functools.lru_cache(None)
+    def crowd():
+        w = navcore.World(workers=1)
+        w.add_graph("g", type="grid", rows=["......", "......"])
+        c = w.add_crowd("c", graph="g")
+        c.add([(0.5, 0.5), (2.5, 1.5), (4.5, 0.5)])
+        return c
+
+    def first():
+        return crowd().ids[:1].copy()
+    return [
+        Spec("navcore_crowd.Crowd.add",
+             lambda: call(crowd().add, [(1.5, 0.5)], goals=None, radius=None, max_speed=None)),
+        Spec("navcore_crowd.Crowd.set_goals", lambda: call(crowd().set_goals, first(),
+                                                           [(5.5, 1.5)])),
+        Spec("navcore_crowd.Crowd.stop", lambda: call(crowd().stop, first())),
+        Spec("navcore_crowd.Crowd.teleport", lambda: call(crowd().teleport, first(),
+                                                          [(3.5, 0.5)])),
+        Spec("navcore_crowd.Crowd.remove", lambda: call(crowd().remove, crowd().ids[-1:].copy())),
+        Spec("navcore_crowd.Crowd.step", lambda: call(crowd().step, 0.1)),
+        Spec("navcore_crowd.Crowd.state_names", lambda: call(crowd().state_names)),
+    ]
+
+
 SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
          "navcore_areas": areas_specs, "navcore_navmesh": navmesh_specs,
          "navcore_roads": roads_specs, "navcore_scenes": scenes_specs,
          "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs,
-         "navcore_levels": levels_specs}
+         "navcore_levels": levels_specs, "navcore_crowd": crowd_specs}
 
 
 def specs(plugin: str) -> list:

@@ -7,19 +7,34 @@ A relation binds the profile when it has ``restriction:<transport>`` for
 one of the profile's ``restriction_tags`` (the first present wins), or a
 plain ``restriction`` when the profile reads those (``restrictions``) and
 no transport of the profile is listed in ``except=`` (``except=bicycle``
-frees bikes, not cars). ``no_*`` forbids the turns from the ``from`` way
-onto the ``to`` way at the ``via`` node; ``only_*`` forbids every other
-turn out of the ``via`` node for traffic arriving on the ``from`` way.
+frees bikes, not cars). With a ``via`` node, ``no_*`` forbids the turns
+from the ``from`` way onto the ``to`` way at the via node; ``only_*``
+forbids every other turn out of the via node for traffic arriving on the
+``from`` way. These are rules between two segments (``Turns.frm``/``to``).
+
+With ``via`` ways (one, or several forming a chain in member order) the
+rule is about a sequence: the ``from`` way must end at an end of the first
+via way, each via way start where the one before ends, and the ``to`` way
+start at the end of the last, every via way driven whole in that
+direction. ``no_*`` forbids driving from the ``from`` way along the whole
+chain onto the ``to`` way; ``only_*`` forbids leaving the end of the chain
+anywhere but onto the ``to`` way for traffic that came from the ``from``
+way along the whole chain (as OSRM reads it: turning off the chain before
+its end is free). Each is a forbidden sequence of segments
+(``Turns.seq``), routed exactly by copies of the via edges
+(``navcore_roads.via``).
 
 What is not applied is counted in ``report["skipped"]`` rather than
 failing the load, as OSRM does: relations whose only restriction is
 conditional (``restriction:conditional``, ``restriction:<transport>:conditional``),
-relations for other transports or excepting the profile's, relations
-with a ``via`` way (not applied yet), malformed relations (a missing or
-repeated role, a member of the wrong type, a kind that is neither
-``no_*`` nor ``only_*``), and relations whose ways or node the profile's
-roads do not hold (a way the profile cannot drive, a way that does not
-end or start at the via node).
+relations for other transports or excepting the profile's, malformed
+relations (a missing or repeated role, a member of the wrong type, both
+via nodes and via ways, a via way listed twice, a kind that is neither
+``no_*`` nor ``only_*``, a chain of via ways that its ``from`` way joins
+at both ends), and relations whose ways or node the profile's roads do not
+hold (a way the profile cannot drive, or cannot drive in the chain's
+direction, a way that does not end or start at the via node, via ways
+with a gap or in the wrong order, a via way that branches or is a ring).
 """
 from __future__ import annotations
 
@@ -31,14 +46,15 @@ from navcore.errors import GraphError
 from ..segments import Segments, Turns
 
 #: the reasons a relation is skipped, in report order
-SKIPPED = ("conditional", "other transport", "excepted", "via way (not applied yet)",
-           "malformed", "not on the roads read")
+SKIPPED = ("conditional", "other transport", "excepted", "malformed",
+           "not on the roads read")
 
 
 def relation_rule(tags: dict, members, profile):
     """One relation (its tags, and members as ``(type, ref, role)``) read
     for ``profile``: ``(kind, from ways, via node, to ways)`` with kind
-    ``"no"`` or ``"only"``, or ``(reason, None, None, None)`` with one of
+    ``"no"`` or ``"only"`` (the via node an id, or via ways a tuple of
+    way ids in member order), or ``(reason, None, None, None)`` with one of
     ``SKIPPED`` when it does not apply."""
     value, general = None, False
     for transport in profile.restriction_tags:
@@ -72,7 +88,9 @@ def relation_rule(tags: dict, members, profile):
     if kind is None or not frm or not to or (via_nodes and via_ways):
         return "malformed", None, None, None
     if via_ways:
-        return "via way (not applied yet)", None, None, None
+        if (kind == "only" and len(to) != 1) or len(set(via_ways)) != len(via_ways):
+            return "malformed", None, None, None
+        return kind, frm, tuple(via_ways), to
     if len(via_nodes) != 1 or (kind == "only" and len(to) != 1):
         return "malformed", None, None, None
     return kind, frm, via_nodes[0], to
@@ -80,14 +98,15 @@ def relation_rule(tags: dict, members, profile):
 
 def osm_turns(segments: Segments, rules, skipped: dict) -> Segments:
     """``segments`` with the turn rules of ``rules`` (``(kind, from ways,
-    via node id, to ways)`` of ``relation_rule``) as forbidden segment
-    pairs; ``skipped`` (reason -> count) goes into the report."""
+    via node id or via way ids, to ways)`` of ``relation_rule``): via
+    nodes as forbidden segment pairs, via ways as forbidden segment
+    sequences; ``skipped`` (reason -> count) goes into the report."""
     skipped = {reason: skipped.get(reason, 0) for reason in SKIPPED}
     src = segments.src.astype(np.int64)
     dst = segments.dst.astype(np.int64)
     way = segments.way
     n = segments.num_nodes
-    frm_out, to_out = [], []
+    frm_out, to_out, sequences = [], [], []
     applied = 0
     # segments by (way, end node) and (way, start node): one sort each
     ends_key = np.lexsort((dst, way))
@@ -99,11 +118,24 @@ def osm_turns(segments: Segments, rules, skipped: dict) -> Segments:
         lo = np.searchsorted(way[order], w, side="left")
         hi = np.searchsorted(way[order], w, side="right")
         run = order[lo:hi]
-        return run[node_of[run] == v]
+        return run if v is None else run[node_of[run] == v]
 
-    for kind, from_ways, via_id, to_ways in rules:
-        at = int(np.searchsorted(segments.node_id, via_id))
-        if at >= n or segments.node_id[at] != via_id:
+    for kind, from_ways, via, to_ways in rules:
+        if isinstance(via, tuple):
+            chain = _via_chain(src, dst, [lookup(ends_key, dst, w, None) for w in from_ways],
+                               [lookup(ends_key, dst, w, None) for w in via],
+                               [lookup(starts_key, src, w, None) for w in to_ways])
+            if isinstance(chain, str):
+                skipped[chain] += 1
+                continue
+            f, path, t, end = chain
+            if kind == "only":
+                t = np.setdiff1d(out_order[out_off[end]:out_off[end + 1]], t)
+            applied += 1
+            sequences += [[int(a), *path, int(b)] for a in f for b in t]
+            continue
+        at = int(np.searchsorted(segments.node_id, via))
+        if at >= n or segments.node_id[at] != via:
             skipped["not on the roads read"] += 1
             continue
         f = np.concatenate([lookup(ends_key, dst, w, at) for w in from_ways])
@@ -123,7 +155,79 @@ def osm_turns(segments: Segments, rules, skipped: dict) -> Segments:
     frm = np.concatenate(frm_out) if frm_out else np.zeros(0, np.int64)
     to = np.concatenate(to_out) if to_out else np.zeros(0, np.int64)
     report = {"restrictions": applied, "skipped": {k: v for k, v in skipped.items() if v}}
-    return _with_turns(segments, frm, to, np.full(frm.size, np.inf), report)
+    out = _with_turns(segments, frm, to, np.full(frm.size, np.inf), report)
+    if not sequences:
+        return out
+    from dataclasses import replace
+    seq_off = np.zeros(len(sequences) + 1, dtype=np.int64)
+    np.cumsum([len(q) for q in sequences], out=seq_off[1:])
+    return replace(out, turns=replace(out.turns, seq_off=seq_off,
+                                      seq=np.concatenate(sequences).astype(np.int64)))
+
+
+def _via_chain(src, dst, from_segs, via_segs, to_segs):
+    """The chain of a via-way relation on the segments: ``(from segments
+    into its start, via segments in driving order, to segments out of its
+    end, end node)``, or the ``SKIPPED`` reason it does not apply. Each
+    argument holds, per way, the segments of that way (either direction)."""
+    if any(s.size == 0 for s in (*from_segs, *via_segs, *to_segs)):
+        return "not on the roads read"              # a way the profile does not drive
+    frm = np.concatenate(from_segs)
+    to = np.concatenate(to_segs)
+    first = via_segs[0]
+    ends = [v for v in np.unique(np.r_[src[first], dst[first]]).tolist()
+            if len(_neighbours(src, dst, first, v)) == 1]
+    found = []
+    for start in ends:
+        into = frm[dst[frm] == start]
+        if into.size == 0:
+            continue
+        path, at = [], start
+        for segs in via_segs:
+            part = _drive(src, dst, segs, at)
+            if part is None:
+                break
+            path += part
+            at = int(dst[part[-1]])
+        else:
+            out = to[src[to] == at]
+            if out.size:
+                found.append((into, path, out, at))
+    if not found:
+        return "not on the roads read"
+    if len(found) > 1:                  # from and to ways at both ends: which way round?
+        return "malformed"
+    return found[0]
+
+
+def _neighbours(src, dst, segs, v) -> set:
+    """Nodes joined to ``v`` by ``segs`` (either direction)."""
+    return set(dst[segs[src[segs] == v]].tolist()) | set(src[segs[dst[segs] == v]].tolist())
+
+
+def _drive(src, dst, segs, start):
+    """The segments of one way (``segs``) driven from its end node
+    ``start`` to its other end, in order; None when ``start`` is not an
+    end of it, the way branches or runs in a ring, or a segment on the way
+    is not drivable in that direction."""
+    if len(_neighbours(src, dst, segs, start)) != 1:
+        return None
+    path, prev, at = [], -1, start
+    for _ in range(segs.size + 1):
+        nxt = _neighbours(src, dst, segs, at) - {prev}
+        if not nxt:
+            return path or None
+        if len(nxt) > 1:
+            return None
+        v = nxt.pop()
+        step = segs[(src[segs] == at) & (dst[segs] == v)]
+        if step.size == 0:
+            return None                 # one-way against the chain
+        path.append(int(step[0]))
+        prev, at = at, v
+        if at == start:
+            return None                 # a ring
+    return None
 
 
 def table_turns(segments: Segments, turns, num_edges: int, back) -> Segments:
