@@ -28,10 +28,12 @@ from numba import njit
 
 from navcore import validate
 from navcore._kernels import heap_decrease, heap_pop, heap_push
-from navcore.errors import GraphError, NodeError
+from navcore.errors import GraphError, NodeError, QueryError
 from navcore.graph import NavGraph
 
 INF = math.inf
+#: the most steps ``FlowField.chains`` walks from a cell
+MAX_CHAIN = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -126,10 +128,13 @@ class FlowField:
                      self.goal, self.cost, self.next)
 
     def chains(self, cells, k: int) -> np.ndarray:
-        """int32 ``(len(cells), k)``: the ``k`` nodes after each of
-        ``cells`` along ``next``."""
-        cells = np.ascontiguousarray(cells, dtype=np.int32)
-        out = np.empty((cells.shape[0], k), np.int32)
+        """int32 ``(len(cells), k)``: the ``k`` nodes (1 to ``MAX_CHAIN``)
+        after each of ``cells`` along ``next``."""
+        cells = validate.node_ids(cells, self.next.shape[0], "cells")
+        if not validate.is_int(k) or not 1 <= k <= MAX_CHAIN:
+            raise QueryError(f"chains: k must be a whole number from 1 to {MAX_CHAIN}, got "
+                             f"{validate.describe(k)}")
+        out = np.empty((cells.shape[0], int(k)), np.int32)
         chains(self.next, cells, int(k), out)
         return out
 

@@ -97,6 +97,11 @@ def test_field_on_a_small_grid_and_a_directed_graph():
         FlowField(ring, 1.5)
     with pytest.raises(navcore.GraphError, match="FlowField needs a navcore graph"):
         FlowField("r", 0)
+    assert field.chains([1, 2], 3).tolist() == [[2, 3, 0], [3, 0, 0]]
+    with pytest.raises(navcore.NodeError, match="out of range"):
+        field.chains([4], 2)
+    with pytest.raises(navcore.QueryError, match="k must be a whole number from 1"):
+        field.chains([1], 0)
 
 
 def _units(world, rows, n, radius=0.3):
