@@ -43,7 +43,8 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
     full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
-    goal (DetourCrowd's slow-down), zero when it is not moving. An agent
+    goal (DetourCrowd's slow-down), zero when it is not moving or has no
+    corridor (``corner`` at ``hi``: a flow field steers it). An agent
     within its reach of a corner takes the next; within its reach of the
     goal it has arrived (its reach: its radius, or half a step at full
     speed if that is more). Returns how many arrived this step."""
@@ -51,8 +52,8 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
     for r in range(pos.shape[0]):
         pref[r, 0] = 0.0
         pref[r, 1] = 0.0
-        if state[r] != MOVING:
-            continue
+        if state[r] != MOVING or corner[r] >= hi[r]:
+            continue                      # an agent on a flow field: no corridor
         reach = max(radius[r], 0.5 * max_speed[r] * dt)
         c = corner[r]
         last = hi[r] - 1

@@ -324,6 +324,19 @@ world.update("g", rect=(8, 0, 1, 6), walkable=False)
 for _ in range(10):
     tick(world)
 """,
+    # a crowd on a grid whose units share a goal walks a flow field: its
+    # kernels are loaded when the crowd is made, not in its first steps
+    "crowd_flow_field": """
+walk = np.ones((12, 16), dtype=bool); walk[2:9, 4] = False
+world.add_graph("g", type="grid", array=walk)
+crowd = world.add_crowd("c", graph="g", radius=0.3)
+crowd.add([(0.5 + i, 0.5) for i in range(10)], goals=(14.5, 10.5))
+crowd.add([(0.5, 10.5), (1.5, 11.5)], goals=(3.5, 3.5))
+for _ in range(3):
+    tick(world)
+world.update("g", rect=(8, 0, 1, 6), walkable=False)
+tick(world)
+""",
     "roads": """
 g = world.add_graph("r", type="roads", osm=sys.argv[1])
 a, b = 0, g.num_nodes - 1

@@ -838,6 +838,7 @@ def levels_specs():
 
 def crowd_specs():
     import navcore
+    import navcore_crowd
 
     @functools.lru_cache(None)
     def crowd():
@@ -860,6 +861,10 @@ def crowd_specs():
         Spec("navcore_crowd.Crowd.remove", lambda: call(crowd().remove, crowd().ids[-1:].copy())),
         Spec("navcore_crowd.Crowd.step", lambda: call(crowd().step, 0.1)),
         Spec("navcore_crowd.Crowd.state_names", lambda: call(crowd().state_names)),
+        Spec("navcore_crowd.FlowField",
+             lambda: call(navcore_crowd.FlowField, crowd().graph, 3)),
+        Spec("navcore_crowd.FlowField.chains",
+             lambda: call(navcore_crowd.FlowField(crowd().graph, 3).chains, [0, 5], 4)),
     ]
 
 
