@@ -133,7 +133,10 @@ def turn_reach(offsets, targets, cost, walkable, t_off, t_to, t_cost, node_seeds
         de = dist[0, e]
         v = targets[e]
         for f in range(offsets[v], offsets[v + 1]):
-            if walkable[targets[f]] and cost[f] < np.inf and stamp[0, f] != closed:
+            # a settled ``f`` is entered too: a point source on it settles
+            # its head without its piece from the tail (``_enter`` then
+            # only records that piece)
+            if walkable[targets[f]] and cost[f] < np.inf:
                 tc = turn_cost(t_off, t_to, t_cost, e, f)
                 if tc < np.inf:
                     size, count = _enter(cost, limit, dist, stamp, gen, hk, hn, size,

@@ -138,11 +138,6 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
                              f"{graph.graph_id!r} has turn rules "
                              f"({graph.turns.num_rules}): its customizable hierarchy is "
                              f"over its road edges and orders them itself")
-        if graph.turns.via is not None:
-            raise GraphError(f"road graph {graph.graph_id!r} has restrictions with via ways "
-                             f"({graph.report['turns']['forbidden_sequences']} forbidden "
-                             f"sequences): its customizable hierarchy does not apply them "
-                             f"yet; contract(graph) builds the ch that does")
         from . import turn_cch
         return turn_cch.build(graph)
     if customizable:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore.errors import QueryError
 from navcore.isochrones import Isochrone
 
 from navcore_csr.isochrone import isochrone_on, swept
@@ -30,11 +29,6 @@ def isochrone(world, graph, sources, source_costs, source_points, limits):
     A graph with turn rules (``turns``) searches over its edges
     (:func:`turn_isochrone`)."""
     if graph.turns is not None:
-        if graph.turns.via is not None:
-            raise QueryError(f"isochrones do not apply restrictions with via ways yet, and "
-                             f"road graph {graph.graph_id!r} has "
-                             f"{graph.report['turns']['forbidden_sequences']} forbidden "
-                             f"sequences of roads")
         return turn_isochrone(graph, sources, source_costs, source_points, limits)
     if source_points is None:
         view = ch.current(graph)
@@ -79,8 +73,16 @@ def turn_isochrone(graph, sources, source_costs, source_points, limits) -> Isoch
     edge arriving at it (or of a source on it); an edge is reached from
     its tail at the cost of the cheapest allowed turn onto it, so a piece
     past a forbidden or costly turn starts later or not at all. Every
-    search runs on the edges, with or without a hierarchy (no sweep)."""
-    csr, tr = graph.csr, graph.turns
+    search runs on the edges, with or without a hierarchy (no sweep).
+
+    With via-way rules the search runs on the road edges and the copies
+    of via edges (``turns._roads``, ``via.ViaCopies``): a point's edges
+    start on their originals (``via.seeds``), a junction's cost is the
+    cheapest of every state arriving at it, copies included, and a road
+    edge's piece is the earliest entry of it or any of its copies."""
+    csr = graph.csr
+    offsets, heads, ecost, _, _, _, tr = turns._roads(graph)
+    via = graph.turns.via
     limit = float(limits[-1])
     sources = sources.astype(np.int64)
     if source_points is None:
@@ -99,6 +101,8 @@ def turn_isochrone(graph, sources, source_costs, source_points, limits) -> Isoch
         node_cost = np.concatenate((node_cost, ends.exit_cost[at, 0] + spent[at]))
         on = ends.edges >= 0
         edge_seeds = ends.edges[on].astype(np.int64)
+        if via is not None:
+            edge_seeds = via.seeds(edge_seeds)
         edge_cost = (ends.exit_cost + spent[:, None])[on]
         pieces = _point_pieces(graph, ends, spent)
     node_seeds = np.ascontiguousarray(node_seeds)
@@ -108,34 +112,45 @@ def turn_isochrone(graph, sources, source_costs, source_points, limits) -> Isoch
     sc = turns.scratch_for(graph)
     gen = sc.next_gen()
     # a push per move, per edge a junction source enters, per edge seed
-    room = tr.moves + int(np.diff(csr.offsets)[node_seeds].sum()) + edge_seeds.size + 1
+    room = tr.moves + int(np.diff(offsets)[node_seeds].sum()) + edge_seeds.size + 1
     hk, hn = (sc.hk[0], sc.hn[0]) if room <= sc.hk.shape[1] else \
         (np.empty(room), np.empty(room, dtype=np.int64))
-    touched = np.empty(max(csr.num_edges, 1), dtype=np.int64)
-    count = K.turn_reach(csr.offsets, csr.targets, csr.cost, graph.walkable, tr.off, tr.to,
-                         tr.cost, node_seeds, node_cost, edge_seeds, edge_cost, limit,
-                         sc.dist, sc.stamp, gen, hk, hn, touched)
+    touched = np.empty(max(heads.size, 1), dtype=np.int64)
+    count = K.turn_reach(offsets, heads, ecost, graph.walkable, tr.off, tr.to, tr.cost,
+                         node_seeds, node_cost, edge_seeds, edge_cost, limit, sc.dist,
+                         sc.stamp, gen, hk, hn, touched)
     touched = touched[:count]
     # junctions: the edges arriving within the limit (settled), and the sources
     head = sc.stamp[0, touched] >= 2 * gen
     came = touched[head]
     arrive = sc.dist[0, came]
     source = graph.walkable[node_seeds] & (node_cost <= limit)
-    nodes = np.concatenate((csr.targets[came].astype(np.int64), node_seeds[source]))
+    nodes = np.concatenate((heads[came].astype(np.int64), node_seeds[source]))
     costs = np.concatenate((arrive, node_cost[source]))
-    first = np.lexsort((costs, nodes))
-    nodes, costs = nodes[first], costs[first]
-    one = np.ones(nodes.size, dtype=bool)
-    one[1:] = nodes[1:] != nodes[:-1]
-    nodes, costs = nodes[one].astype(np.int32), costs[one]
+    nodes, costs = _cheapest(nodes, costs)
+    nodes = nodes.astype(np.int32)
     band = np.searchsorted(limits, costs, side="left").astype(np.int32)
-    # pieces: the edges entered from their tails within the limit
+    # pieces: the edges entered from their tails within the limit (a road
+    # edge once: the earliest of it and its copies)
     entered = touched[sc.stamp[1, touched] == 2 * gen]
+    entry = sc.dist[1, entered]
+    entered = turns._road_edges(graph, entered)
+    if via is not None:
+        entered, entry = _cheapest(entered, entry)
     edges = np.concatenate((pieces[0], entered))
     start = np.concatenate((pieces[1], np.zeros(entered.size)))
-    reach = np.concatenate((pieces[2], sc.dist[1, entered]))
+    reach = np.concatenate((pieces[2], entry))
     cost = np.concatenate((pieces[3], csr.cost[entered]))
     return Isochrone(nodes, costs, band, limits, edges, start, reach, cost, graph)
+
+
+def _cheapest(keys, costs):
+    """``(keys, costs)``: each key once, sorted, with its least cost."""
+    first = np.lexsort((costs, keys))
+    keys, costs = keys[first], costs[first]
+    one = np.ones(keys.size, dtype=bool)
+    one[1:] = keys[1:] != keys[:-1]
+    return keys[one], costs[one]
 
 
 def edge_pieces(graph, edges, start, stop) -> np.ndarray:

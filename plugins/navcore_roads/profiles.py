@@ -107,10 +107,10 @@ key             meaning
                 motor_vehicle, vehicle; bike: bicycle, vehicle; foot: foot)
 ``restrictions`` whether plain ``restriction=`` relations bind the mode
                 (car and bike: true; foot: false)
-``turn_penalty`` seconds >= 0 the sharpest turn costs (car 7.5, else 0)
+``turn_penalty`` seconds (0 to a day) the sharpest turn costs (car 7.5, else 0)
 ``turn_bias``   > 0, how much cheaper kerb-side turns are (car 1.075;
                 1: no difference)
-``u_turn_penalty`` seconds >= 0 a U-turn costs beside its angle's (car 20)
+``u_turn_penalty`` seconds (0 to a day) a U-turn costs beside its angle's (car 20)
 ``u_turns``     ``"dead_ends"`` (car) or ``"anywhere"`` (bike, foot)
 ``driving_side`` ``"right"`` (default) or ``"left"``-hand traffic
 ==============  =========================================================
@@ -451,17 +451,27 @@ def _number(value) -> bool:
         and math.isfinite(value)
 
 
+#: the most a turn may cost, in seconds (a day): a turn's cost adds to a
+#: route's, and a route of such turns must stay far below ``MAX_COST``
+MAX_TURN_SECONDS = 86_400.0
+#: the widest ``turn_bias`` (its inverse the narrowest): beyond it the
+#: sigmoid is a step, and ``exp`` overflows
+MAX_TURN_BIAS = 100.0
+
+
 def _seconds(spec, key, default) -> float:
     value = spec.get(key, default)
-    if not _number(value) or value < 0:
-        raise GraphError(f"profile {key!r} must be a number of seconds >= 0, not {value!r}")
+    if not _number(value) or not 0 <= value <= MAX_TURN_SECONDS:
+        raise GraphError(f"profile {key!r} must be a number of seconds from 0 to "
+                         f"{MAX_TURN_SECONDS:g}, not {value!r}")
     return float(value)
 
 
 def _bias(value) -> float:
-    if not _number(value) or value <= 0:
-        raise GraphError(f"profile 'turn_bias' must be a positive number (1: left and right "
-                         f"turns cost the same), not {value!r}")
+    if not _number(value) or not 1.0 / MAX_TURN_BIAS <= value <= MAX_TURN_BIAS:
+        raise GraphError(f"profile 'turn_bias' must be a number from {1 / MAX_TURN_BIAS:g} to "
+                         f"{MAX_TURN_BIAS:g} (1: left and right turns cost the same), "
+                         f"not {value!r}")
     return float(value)
 
 

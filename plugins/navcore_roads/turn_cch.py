@@ -1,11 +1,14 @@
 """The customizable hierarchy of a road graph with turn rules: a CCH
 (``cch``) of its edge-based graph, numbered as ``turns.expanded_csr``
-numbers it (a node per road edge, then a start node and an end node per
-junction), so a junction-to-junction query is one node-to-node query.
+numbers it (a node per road edge, with via-way rules per copy of a via
+edge too (``via``), then a start node and an end node per junction), so a
+junction-to-junction query is one node-to-node query.
 
 * Topology: every move the rules allow (``turns.expanded_topology``),
   closed roads and blocked junctions included, since updates never change the rules or
-  the roads' ends; a forbidden turn is no arc at all.
+  the roads' ends; a forbidden turn is no arc at all. A copy of a via edge
+  is an edge node of its own whose arcs drive onto its road edge
+  (``arc_edge``), so its cost follows that road's.
 * Order: nested dissection (``cch.node_order``) of the whole edge-based
   graph (``edge_order``), road edges at their midpoints, start and end
   nodes at their junctions.
@@ -44,7 +47,9 @@ def edge_order(graph, offsets, targets) -> np.ndarray:
     positions = None
     if graph.positions is not None:
         pos = np.asarray(graph.positions, dtype=np.float64)
-        mid = 0.5 * (pos[graph.edge_src] + pos[graph.csr.targets])
+        road = np.arange(graph.csr.num_edges) if graph.turns.via is None else \
+            graph.turns.via.orig                 # edge nodes: their road edges' midpoints
+        mid = 0.5 * (pos[graph.edge_src[road]] + pos[graph.csr.targets[road]])
         positions = np.concatenate((mid, pos, pos))
     return cch.node_order(offsets, targets, positions)
 
@@ -68,7 +73,7 @@ class TurnCCH(turns.EdgeQueries, RoadCCH):
     def __init__(self, graph, topology, fingerprint, arc_edge, arc_extra, order_seconds=0.0,
                  topology_seconds=0.0):
         RoadCCH.__init__(self, graph, topology, fingerprint, order_seconds, topology_seconds)
-        self.m, self.n = graph.csr.num_edges, graph.num_nodes
+        self.m, self.n = turns.edge_nodes(graph), graph.num_nodes
         self.arc_edge = arc_edge
         self.arc_extra = arc_extra
 
@@ -80,7 +85,7 @@ class TurnCCH(turns.EdgeQueries, RoadCCH):
 
     def _check_topology(self):
         graph = self.graph
-        if graph.num_nodes != self.n or graph.csr.num_edges != self.m:
+        if graph.num_nodes != self.n or turns.edge_nodes(graph) != self.m:
             raise GraphError(f"road graph {graph.graph_id!r} changed its topology; build the "
                              f"customizable hierarchy again with contract(graph, "
                              f"customizable=True)")
@@ -101,11 +106,12 @@ class TurnCCH(turns.EdgeQueries, RoadCCH):
         return costs, kept[offsets], edges[keep]
 
     def stats(self) -> dict:
-        return {**super().stats(), "road_edges": self.m, "junctions": self.n}
+        return {**super().stats(), "road_edges": self.graph.csr.num_edges,
+                "edge_nodes": self.m, "junctions": self.n}
 
     def __repr__(self) -> str:
         state = "current" if self.current else "stale"
-        return (f"<TurnCCH of {self.graph.graph_id!r}: {self.m} road edges, "
+        return (f"<TurnCCH of {self.graph.graph_id!r}: {self.graph.csr.num_edges} road edges, "
                 f"{self.topology.num_arcs} arcs, {state}>")
 
 

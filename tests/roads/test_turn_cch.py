@@ -267,6 +267,11 @@ def test_point_isochrones_obey_turn_rules():
     halves = [(int(g.edge_src[e]), int(g.csr.targets[e]), a, b)
               for e, a, b in zip(edges, lo, hi) if a > 0]
     assert sorted(halves) == [(3, 4, 0.5, 1.0), (4, 3, 0.5, 1.0)]
+    # and 3-4 from its tail too, after turning back at 3 (at 5, to 12 of its
+    # 10): its head was settled from the point first
+    behind = [b for e, a, b in zip(edges, lo, hi)
+              if (int(g.edge_src[e]), int(g.csr.targets[e])) == (3, 4) and a == 0]
+    assert len(behind) == 1 and abs(behind[0] - 0.7) < 1e-9
     assert len(iso.polygons()) == 2
 
 

@@ -97,12 +97,15 @@ def test_car_profile_turn_costs_are_osrms():
 
 
 @pytest.mark.parametrize("spec,match", [
-    ({"turn_penalty": -1}, r"'turn_penalty' must be a number of seconds >= 0, not -1"),
-    ({"turn_penalty": "7"}, r"'turn_penalty' must be a number of seconds >= 0"),
+    ({"turn_penalty": -1}, r"'turn_penalty' must be a number of seconds from 0 to 86400, "
+                           r"not -1"),
+    ({"turn_penalty": "7"}, r"'turn_penalty' must be a number of seconds from 0"),
+    ({"turn_penalty": 1e308}, r"'turn_penalty' must be a number of seconds from 0 to 86400"),
     ({"u_turn_penalty": math.inf}, r"'u_turn_penalty' must be a number of seconds"),
     ({"u_turn_penalty": True}, r"'u_turn_penalty' must be a number of seconds"),
-    ({"turn_bias": 0}, r"'turn_bias' must be a positive number"),
-    ({"turn_bias": None}, r"'turn_bias' must be a positive number"),
+    ({"turn_bias": 0}, r"'turn_bias' must be a number from 0.01 to 100"),
+    ({"turn_bias": 1e300}, r"'turn_bias' must be a number from 0.01 to 100"),
+    ({"turn_bias": None}, r"'turn_bias' must be a number from"),
     ({"u_turns": "never"}, r"'u_turns' must be one of 'anywhere', 'dead_ends', not 'never'"),
     ({"driving_side": "middle"}, r"'driving_side' must be one of 'right', 'left'"),
     ({"driving_side": 1}, r"'driving_side' must be one of"),

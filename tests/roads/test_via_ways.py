@@ -441,6 +441,30 @@ def random_grid(rng, tmp_path, rows=4, cols=4, rules=9):
     return path, runs, applied, broken, seg_list
 
 
+def segment_reference(g, seg_list, runs):
+    """The reference's graph on the source segments of ``g`` (every node,
+    ``seg_list`` as ``random_grid`` made it): ``(src, dst, cost, banned,
+    seg)``, ``cost`` the seconds the graph sums its edges from, ``banned``
+    the edge runs of node ``runs``, ``seg[k]``: ``g.segments``' id of
+    reference edge ``k``."""
+    where = {int(o): i for i, o in enumerate(g.segments.node_id)}
+    src = np.array([where[a] for a, b in seg_list])
+    dst = np.array([where[b] for a, b in seg_list])
+    seg_of = {(int(a), int(b)): i for i, (a, b) in
+              enumerate(zip(g.segments.src.tolist(), g.segments.dst.tolist()))}
+    seg = np.array([seg_of[(int(a), int(b))] for a, b in zip(src, dst)])
+    banned = banned_runs(src, dst, [tuple(where[n] for n in run) for run in runs])
+    return src, dst, g.seg_cost[seg], banned, seg
+
+
+def junction_truth(g, src, dst, cost, banned):
+    """The reference's costs between every two junctions of ``g``."""
+    node_of = g.node_source                       # graph node -> source node
+    n = g.num_nodes
+    return np.array([[node_costs(src, dst, cost, int(node_of[i]), banned)
+                      .get(int(node_of[j]), np.inf) for j in range(n)] for i in range(n)])
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_grids_match_the_sequence_reference(tmp_path, seed):
     rng = np.random.default_rng(seed)
@@ -452,21 +476,12 @@ def test_random_grids_match_the_sequence_reference(tmp_path, seed):
     rep = g.report["turns"]
     assert rep["restrictions"] == applied and \
         rep["skipped"].get("not on the roads read", 0) == broken, rep
-    # the reference on the source segments (every node), costs in metres
+    src, dst, cost, banned, _ = segment_reference(g, seg_list, runs)
     ids = g.segments.node_id
     lon, lat = g.segments.lon, g.segments.lat
-    where = {int(o): i for i, o in enumerate(ids)}
-    src = np.array([where[a] for a, b in seg_list])
-    dst = np.array([where[b] for a, b in seg_list])
-    # per segment: the cost the graph sums its edges from (seconds)
-    seg_of = {(int(a), int(b)): i for i, (a, b) in
-              enumerate(zip(g.segments.src.tolist(), g.segments.dst.tolist()))}
-    cost = g.seg_cost[[seg_of[(int(a), int(b))] for a, b in zip(src, dst)]]
-    banned = banned_runs(src, dst, [tuple(where[n] for n in run) for run in runs])
     node_of = g.node_source                       # graph node -> source node
     n = g.num_nodes
-    truth = np.array([[node_costs(src, dst, cost, int(node_of[i]), banned)
-                       .get(int(node_of[j]), np.inf) for j in range(n)] for i in range(n)])
+    truth = junction_truth(g, src, dst, cost, banned)
     # the rules make some routes between source nodes longer
     k = len(ids)
     assert any(node_costs(src, dst, cost, v, banned).get(u, np.inf) >
@@ -557,14 +572,190 @@ def junction_point_truth(src, dst, cost, banned, s, k):
                 if state[-1] in goals), default=np.inf)
 
 
-def test_cch_and_isochrones_refuse_via_way_rules_for_now(tmp_path):
+def test_cch_and_isochrones_apply_via_way_rules_in_the_town(tmp_path):
+    # 4 -> 5 -> 6 then left to 9 forbidden; with 4-7 and 5-8 closed the
+    # rule decides: 4 to 9 costs 5 (round by 3 or turning back), not 3
     members = [("way", 45, "from"), ("way", 56, "via"), ("way", 69, "to")]
     w, g = town_world(tmp_path, relation({"restriction": "no_left_turn"}, members))
-    with pytest.raises(navcore.GraphError, match=r"has restrictions with via ways \(1 "
-                                                 r"forbidden sequences\)"):
-        contract(g, customizable=True)
-    with pytest.raises(navcore.QueryError, match=r"isochrones do not apply restrictions "
-                                                 r"with via ways yet"):
-        w.isochrone("town", 0, 500.0)
-    w.warm_up()                              # loads what it can, refuses nothing
-    assert steps(w, g, 4, 9)[0] == 3.0
+    view = contract(g, customizable=True)
+    assert view.m == g.csr.num_edges + 1 and view.stats()["edge_nodes"] == view.m
+    w.warm_up()
+    assert steps(w, g, 4, 9, "cch")[0] == 3.0
+    # saved and loaded into the same town: the same edge-based graph, copy included
+    view.save(tmp_path / "town.npz")
+    w2, g2 = town_world(tmp_path, relation({"restriction": "no_left_turn"}, members))
+    loaded = navcore_roads.load_hierarchy(g2, tmp_path / "town.npz")
+    assert loaded.m == view.m and np.array_equal(loaded.topology.order, view.topology.order)
+    n = g.num_nodes
+    assert np.array_equal(w2.distance_matrix("town", np.arange(n), np.arange(n)),
+                          w.distance_matrix("town", np.arange(n), np.arange(n)))
+    w.update("town", edges=[(3, 6), (6, 3), (4, 7), (7, 4)], cost=np.inf)
+    w.tick()
+    assert view.current
+    cost, nodes = steps(w, g, 4, 9, "cch")
+    assert cost == 5.0 and not has_run(nodes, [(4, 5, 6, 9)]), nodes
+    assert steps(w, g, 5, 9, "cch") == (2.0, [5, 6, 9])
+    idx = {int(o): i for i, o in enumerate(g.osm_ids)}
+    iso = w.isochrone("town", idx[4], 10 * STEP)
+    got = {int(g.osm_ids[v]): round(c / STEP, 6) for v, c in zip(iso.nodes, iso.costs)}
+    # 6 is reached at 2 (on the copy of 5-6 that may not turn to 9)
+    assert got == {1: 1.0, 2: 2.0, 3: 3.0, 4: 0.0, 5: 1.0, 6: 2.0, 7: 7.0, 8: 6.0, 9: 5.0}
+    edges, lo, hi = iso.segments()
+    ends = [(int(g.osm_ids[g.edge_src[e]]), int(g.osm_ids[g.csr.targets[e]])) for e in edges]
+    assert len(ends) == len(set(ends))            # each road edge once, copies not listed
+    entry = {p: round(r / STEP, 6) for p, r in zip(ends, iso.reach)}
+    assert entry[(5, 6)] == 1.0 and entry[(6, 9)] == 4.0 and entry[(9, 8)] == 5.0
+
+
+
+
+def grid_case(tmp_path, seed, compress):
+    """A ``random_grid`` world ``(w, g, node runs, src, dst, cost, banned,
+    seg)`` (``segment_reference``)."""
+    rng = np.random.default_rng(seed)
+    path, runs, applied, broken, seg_list = random_grid(rng, tmp_path)
+    w = navcore.World()
+    g = w.add_graph("g", type="roads", osm=path, weight="time", compress=compress,
+                    keep="all")
+    assert g.turns is not None and g.turns.via is not None
+    return (w, g, [tuple(run) for run in runs], *segment_reference(g, seg_list, runs))
+
+
+def close(w, g, cost, seg, e, factor=np.inf):
+    """Close road edge ``e`` of ``g`` (``factor``: or slow it) and its
+    segments in the reference costs ``cost`` (a copy)."""
+    u, v = int(g.edge_src[e]), int(g.csr.targets[e])
+    same = np.flatnonzero((g.edge_src == u) & (g.csr.targets == v))
+    segs = np.concatenate([g.chain[g.chain_start[f]:g.chain_start[f + 1]] for f in same])
+    if factor == np.inf:
+        w.update("g", edges=[(u, v)], cost=np.inf)
+    else:
+        w.update("g", edges=[(u, v)], factor=factor)
+    cost = cost.copy()
+    cost[np.isin(seg, segs)] *= factor
+    return cost
+
+
+def check_cch(w, g, truth, node_runs):
+    n = g.num_nodes
+    s, t = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    got = w.distance_matrix("g", np.arange(n), np.arange(n))
+    assert np.allclose(got, truth, rtol=0, atol=1e-6), got - truth
+    assert np.allclose(w.distance_pairs("g", s, t), truth.ravel(), rtol=0, atol=1e-6)
+    many = navcore_roads.routes(g, s, t)
+    assert many.algorithm == "cch"
+    assert np.allclose(many.costs, truth.ravel(), rtol=0, atol=1e-6)
+    for a in range(n):
+        for b in range(n):
+            r = w.find_path("g", a, b, algorithm="cch")
+            assert r.cost == truth[a, b] or abs(r.cost - truth[a, b]) < 1e-6, \
+                (a, b, r.cost, truth[a, b])
+            if r.found and r.nodes.size > 1:
+                assert not has_run([int(g.osm_ids[v]) for v in r.nodes], node_runs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_grids_cch_matches_the_sequence_reference_after_updates(tmp_path, seed):
+    w, g, node_runs, src, dst, cost, banned, seg = grid_case(tmp_path, seed, seed % 2 == 0)
+    view = contract(g, customizable=True)
+    assert view.m == g.csr.num_edges + g.report["turns"]["via_copies"]
+    assert w.find_path("g", 0, 1).algorithm == "cch"          # auto: the hierarchy
+    before = junction_truth(g, src, dst, cost, banned)
+    check_cch(w, g, before, node_runs)
+    # close the first road of the longest finite route, slow another one down
+    far = np.where(np.isfinite(before), before, -1.0)
+    a, b = np.unravel_index(np.argmax(far), far.shape)
+    first = g.path_edges(w.find_path("g", int(a), int(b), algorithm="cch").nodes)[0]
+    now = close(w, g, cost, seg, first)
+    now = close(w, g, now, seg, (first + 7) % g.csr.num_edges, 3.0)
+    w.tick()
+    assert view.current and view.customizations == 2
+    after = junction_truth(g, src, dst, now, banned)
+    assert (after > before + 1e-6).any()
+    check_cch(w, g, after, node_runs)
+
+
+def bounded_truth(src, dst, cost, banned, node_seeds, edge_seeds, limit):
+    """``(junction costs, road entries)`` within ``limit``: the reference
+    (``sequence_dijkstra``) from junctions ``node_seeds`` ({node: cost}:
+    onto any road out) and edge states ``edge_seeds`` ([(edge, cost at
+    its head)]) keeping the states settled within ``limit``: a junction
+    costs the least of the states arriving at it (and of a source on it),
+    a road is entered at the least cost of a state within the limit that
+    may turn onto it (or of a source at its tail)."""
+    seeds = [(e, c + cost[e]) for s, c in node_seeds.items() if c <= limit
+             for e in range(len(src)) if src[e] == s] + list(edge_seeds)
+    best = sequence_dijkstra(src, dst, cost, seeds, banned)
+    node, entry = {}, {}
+    for s, c in node_seeds.items():
+        if c <= limit:
+            node[s] = min(node.get(s, np.inf), c)
+            for f in np.flatnonzero((src == s) & np.isfinite(cost)):
+                entry[int(f)] = min(entry.get(int(f), np.inf), c)
+    for state, d in best.items():
+        if d > limit:
+            continue
+        v = int(dst[state[-1]])
+        node[v] = min(node.get(v, np.inf), d)
+        for f in np.flatnonzero((src == v) & np.isfinite(cost)):
+            run = state + (int(f),)
+            if not any(run[i:] in banned for i in range(len(run))):
+                entry[int(f)] = min(entry.get(int(f), np.inf), d)
+    return node, entry
+
+
+def check_isochrone(w, g, src, dst, cost, banned, sources, point, k, limits):
+    """Isochrones from junctions ``sources`` and the middle of reference
+    edge ``k`` (``point``) in every band against ``bounded_truth``; ``g``
+    is uncompressed, so reference edges are its segments."""
+    node_of = g.node_source
+    graph_node = {int(v): i for i, v in enumerate(node_of)}
+    road = {(int(node_of[g.edge_src[e]]), int(node_of[g.csr.targets[e]])): e
+            for e in range(g.csr.num_edges)}
+    iso = w.isochrone("g", [*sources, point], limits)
+    on = _point_states(src, dst, k)
+    for b, limit in enumerate(limits):
+        node, entry = bounded_truth(src, dst, cost, banned,
+                                    {int(node_of[s]): 0.0 for s in sources},
+                                    [(e, cost[e] / 2) for e in on], limit)
+        mine = iso.band <= b
+        want = sorted((graph_node[v], c) for v, c in node.items())
+        assert iso.nodes[mine].tolist() == [v for v, c in want], (b, limit)
+        assert np.allclose(iso.costs[mine], [c for v, c in want], rtol=0, atol=1e-4)
+        edges, lo, hi = iso.segments(b)
+        from_tail = edges[lo == 0]
+        assert from_tail.size == np.unique(from_tail).size          # a road edge once
+        got = dict(zip(from_tail.tolist(), hi[lo == 0].tolist()))
+        want_edges = {road[int(src[f]), int(dst[f])]: f for f in entry}
+        assert set(got) == set(want_edges), (b, limit)
+        for e, f in want_edges.items():     # reached from its tail, the turn paid
+            assert abs(got[e] - min(1.0, (limit - entry[f]) / cost[f])) < 1e-4
+        # the point's own road from the point on, both ways it runs
+        assert sorted(edges[lo > 0].tolist()) == \
+            sorted(road[int(src[e]), int(dst[e])] for e in on if cost[e] < np.inf)
+    return iso
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_grids_isochrones_match_the_bounded_sequence_reference(tmp_path, seed):
+    w, g, _, src, dst, cost, banned, seg = grid_case(tmp_path, seed, False)
+    rng = np.random.default_rng(300 + seed)
+    limits = [10.0, 25.0, 45.0]
+    lon, lat = g.segments.lon, g.segments.lat
+    # junctions whose isochrone the via-way rules change (some must)
+    pair_bans = {b for b in banned if len(b) == 2}
+    cut = [s for s in range(g.num_nodes)
+           if bounded_truth(src, dst, cost, banned, {int(g.node_source[s]): 0.0}, [],
+                            limits[-1])
+           != bounded_truth(src, dst, cost, pair_bans, {int(g.node_source[s]): 0.0}, [],
+                            limits[-1])]
+    assert cut
+    for sources in ([int(rng.choice(cut))], rng.choice(g.num_nodes, 3, replace=False).tolist()):
+        k = int(rng.integers(len(src)))
+        point = ((lon[src[k]] + lon[dst[k]]) / 2, (lat[src[k]] + lat[dst[k]]) / 2)
+        check_isochrone(w, g, src, dst, cost, banned, sources, point, k, limits)
+    # after a closure, with a hierarchy that leaves isochrones alone
+    contract(g)
+    now = close(w, g, cost, seg, int(rng.integers(g.csr.num_edges)))
+    w.tick()
+    check_isochrone(w, g, src, dst, now, banned, sources, point, k, limits)
