@@ -17,7 +17,7 @@ nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``.
 (Pillow loads then), ``navcore.plot`` shows it on matplotlib axes: both
 ask the draw plugin, ``navcore_draw``, through ``navcore_picture``.
 """
-from .errors import (CapacityError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
+from .errors import (CapacityError, CrowdError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
@@ -41,7 +41,7 @@ __all__ = [
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",
     "NavError", "PluginError", "GraphError", "UnknownGraphTypeError",
     "UnknownGraphError", "NodeError", "CapacityError", "MapFormatError", "MeshFormatError",
-    "SceneError", "QueryError", "UpdateError", "FrameError",
+    "SceneError", "QueryError", "UpdateError", "FrameError", "CrowdError",
 ]
 
 #: public names of the scenes plugin that ``navcore`` offers too

@@ -75,6 +75,11 @@ class UpdateError(NavError, ValueError):
     """An update is malformed or does not apply to the graph."""
 
 
+class CrowdError(NavError, ValueError):
+    """A crowd or its agents were given something they cannot use (an
+    unknown agent id, a position off the map, a radius <= 0, ...)."""
+
+
 class FrameError(NavError, ValueError):
     """``World.tick`` was given a ``dt`` or budget it cannot use, or
     ``World(...)`` a frame setting (budget, workers, seed, warm-up)."""

@@ -582,6 +582,54 @@ def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoin
     ``World.nearest_point``.
     """
 
+@hookspec(firstresult=True)
+def navcore_walls(world: World, graph: NavGraph) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return ``graph``'s walls for local avoidance as ``(vertices,
+    ring_start)``, or ``None`` to pass: float64 ``(k, 2)`` vertices and
+    int64 ``ring_start`` (``r + 1`` entries, ``ring_start[-1] == k``), ring
+    ``i`` being ``vertices[ring_start[i]:ring_start[i + 1]]``, closed (its
+    last vertex joins its first). Each ring runs with walkable space on
+    the right of every edge and solid on the left, as RVO2 takes
+    obstacles (counter-clockwise around what is solid; the outer border
+    of a map runs clockwise around the walkable space); consecutive
+    edges along one straight wall may be merged. A ring of two vertices
+    is a wall walkable on both sides. Every edge lies between walkable
+    and not walkable space and all of that boundary is covered: the
+    walls of ``graph.version`` (blocked nodes are solid; a closed edge
+    between two walkable nodes is no wall). Firstresult: the grid plugin
+    answers for grids (cell sides between walkable and blocked cells and
+    the map's border), the navmesh plugin for 2D navmeshes (polygon
+    sides with no walkable neighbour). Called by crowds when a graph is
+    added to one and after each batch of updates to it.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
+                               nodes: np.ndarray,
+                               end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Move points over the walkable surface: return ``(points, nodes)``,
+    float64 ``(n, 2)`` and int32 ``(n,)``, or ``None`` to pass. ``start``
+    and ``end`` are float64 ``(n, 2)`` (finite, validated), ``nodes`` the
+    int32 node holding each start (``-1``: not known, located here).
+
+    What ``dtNavMeshQuery::moveAlongSurface`` is for: point ``i`` walks
+    from ``start[i]`` toward ``end[i]`` over walkable nodes only and
+    stops at ``end[i]`` when the straight move stays walkable; where it
+    meets a wall it slides along it (the rest of the move projected onto
+    the wall, a bounded number of times; Detour instead takes the nearest
+    point within a circle, which may round a corner in one step), ending
+    at the point nearest ``end[i]`` it reached that way, never farther
+    from ``end[i]`` than the start, never through a wall, never across a
+    corner two blocked nodes meet at. The answer's ``nodes[i]`` holds
+    ``points[i]``. A start on no walkable node is first moved to the
+    nearest walkable point (``navcore_nearest_point``); with none, the
+    point stays and its node is ``-1``. Firstresult: the grid plugin
+    answers for grids, the navmesh plugin for 2D navmeshes, each in one
+    kernel call for all points. Called by crowds once per step for all
+    their agents on ``graph``.
+    """
+
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
 # applies each graph's batch (``navcore_apply_updates``) and tells the
@@ -737,7 +785,8 @@ def navcore_run_frame(world: World, frame: int, stats: FrameStats, deadline: flo
        its updates were dropped;
     4. ``navcore_frame_work(world, deadline, stats, budget_nodes)``;
        ``deadline`` is ``inf`` in a deterministic world;
-    5. ``world.last_stats = stats`` with the phases' times, then
+    5. ``navcore_frame_move(world, stats)``: crowds move by ``stats.dt``;
+    6. ``world.last_stats = stats`` with the phases' times, then
        ``navcore_frame_end``.
     """
 
@@ -766,6 +815,33 @@ def navcore_frame_work(world: World, deadline: float, stats: FrameStats,
     the updates were applied and ``navcore_graph_updated`` ran, before
     ``navcore_frame_end``. The scheduler plugin serves path requests here,
     oldest first. No return value.
+    """
+
+
+@hookspec
+def navcore_frame_move(world: World, stats: FrameStats) -> None:
+    """Move what walks the graphs by the frame's ``stats.dt`` seconds:
+    the crowd plugin steps every crowd of ``world.crowds`` (paths served
+    this frame are already in their corridors), adding to
+    ``stats.agents_moved``. Called once per ``World.tick``, after
+    ``navcore_frame_work`` and before ``navcore_frame_end``, on the thread
+    that calls ``tick`` (a crowd may split its agents over the world's
+    worker threads). No return value.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_make_crowd(world: World, crowd_id: Hashable, graph_id: Hashable,
+                       graph: NavGraph, params: dict) -> Any:
+    """Return a new crowd for ``World.add_crowd(crowd_id, graph=graph_id,
+    **params)`` on ``graph``, or ``None`` to pass: an object with
+    ``step(dt)`` (what ``navcore_frame_move`` calls) and ``close()``
+    (the crowd is removed: cancel its requests). Raise ``CrowdError``
+    for parameters it cannot use; ``World`` checks that ``crowd_id`` is
+    new and ``graph_id`` known, and adds the crowd to ``world.crowds``.
+    Firstresult: the crowd plugin answers for graphs that answer
+    ``navcore_walls`` and ``navcore_move_along_surface``. Called once per
+    ``World.add_crowd``.
     """
 
 

@@ -233,6 +233,9 @@ class FrameStats:
     #: nodes the served requests' searches expanded (``PathResult.expanded``
     #: summed): what a node budget (``World(frame_budget_nodes=...)``) counts
     nodes_expanded: int = 0
+    #: agents the frame's crowds moved, and the time that took
+    agents_moved: int = 0
+    time_move_ms: float = 0.0
     extra: dict = field(default_factory=dict)
 
 

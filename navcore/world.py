@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from . import builders, progress, validate, warmup
 from . import progress as _progress     # where a parameter named progress hides it
-from .errors import (FrameError, GraphError, PluginError, QueryError, UnknownGraphError,
+from .errors import (CrowdError, FrameError, GraphError, PluginError, QueryError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
 from .plugins import PluginRegistry
@@ -127,6 +127,8 @@ class World(Queries):
         self.last_stats: FrameStats | None = None
         #: set by the scheduler plugin (``navcore_world_created``)
         self.scheduler = None
+        #: crowd id -> crowd (``add_crowd``), moved by every ``tick``
+        self.crowds: dict = {}
         #: ``close()`` was called: queries only, no more frames or changes
         self.closed = False
         self.plugins.caller("navcore_world_created")(self)
@@ -318,8 +320,48 @@ class World(Queries):
             job.raise_error()
         return True
 
+    def add_crowd(self, crowd_id, graph, **params):
+        """Add a crowd of agents that walk graph ``graph`` (an id) and
+        return it; every ``tick(dt)`` moves it by ``dt`` seconds after
+        serving path requests. ``params`` (RVO2's agent defaults and
+        DetourCrowd's steering) are the crowd plugin's: see its
+        ``Crowd``. A used ``crowd_id``, an unknown graph or a parameter
+        the crowd cannot use is a ``NavError``, and nothing is added."""
+        self._check_open("add_crowd")
+        try:
+            known = crowd_id in self.crowds
+        except TypeError:
+            raise CrowdError(f"crowd id must be hashable, got {crowd_id!r}") from None
+        if known:
+            raise CrowdError(f"crowd id {crowd_id!r} is already in use; remove_crowd it first")
+        g = self.graph(graph)
+        crowd = self.plugins.caller("navcore_make_crowd")(self, crowd_id, graph, g, params)
+        if crowd is None:
+            raise CrowdError(f"no plugin moves crowds on {g.kind} graph {graph!r} (the crowd "
+                             f"plugin needs a graph that answers navcore_walls and "
+                             f"navcore_move_along_surface: grids and 2D navmeshes)")
+        self.crowds[crowd_id] = crowd
+        return crowd
+
+    def crowd(self, crowd_id):
+        """The crowd ``add_crowd`` added as ``crowd_id``."""
+        try:
+            return self.crowds[crowd_id]
+        except (KeyError, TypeError):
+            known = ", ".join(repr(c) for c in self.crowds) or "none"
+            raise CrowdError(f"no crowd {crowd_id!r} in this world; crowds: {known}") from None
+
+    def remove_crowd(self, crowd_id) -> None:
+        """Remove a crowd; its agents' path requests are cancelled."""
+        self.crowd(crowd_id).close()
+        del self.crowds[crowd_id]
+
     def remove_graph(self, graph_id) -> None:
+        """Remove a graph, its queued updates and requests, and the
+        crowds that walk it."""
         graph = self.graph(graph_id)
+        for crowd_id in [c for c, crowd in self.crowds.items() if crowd.graph_id == graph_id]:
+            self.remove_crowd(crowd_id)
         del self.graphs[graph_id]
         self._pending.pop(graph_id, None)
         self._algo_cache.clear()        # ids of removed graphs may be reused

@@ -1,6 +1,6 @@
 """The grid plugin's hooks: ``type: grid``, implicit A* and JPS, grid
-updates, grids in scenes (rectangles of cells, pictures) and the
-``navcore scen`` command."""
+updates, walls and moves for crowds (``surface``), grids in scenes
+(rectangles of cells, pictures) and the ``navcore scen`` command."""
 from __future__ import annotations
 
 import math
@@ -13,7 +13,7 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.errors import GraphError
 
-from . import parallel, pointqueries, scen, scene_layer, search, sliced, updates
+from . import parallel, pointqueries, scen, scene_layer, search, sliced, surface, updates
 from .costs import as_costs, walls
 from .graph import GridGraph
 from .landmarks import landmarks as build_landmarks
@@ -175,6 +175,7 @@ def navcore_warm_up(world, graph):
     workers = getattr(world, "workers", 0)
     search.warm_up(graph)
     pointqueries.warm_up(graph)
+    surface.warm_up(graph)
     # the scheduler's parallel rounds (PathBatch.threads = workers)
     parallel.warm_up(graph, workers)
     if not search.jps_applies(graph):
@@ -193,6 +194,11 @@ navcore_raycast = forward(pointqueries.raycast, GridGraph)
 navcore_random_point_around = forward(pointqueries.random_point_around, GridGraph)
 navcore_random_point = forward(pointqueries.random_point, GridGraph)
 navcore_nearest_point = forward(pointqueries.nearest_point, GridGraph)
+
+
+# walls and moves for crowds (``surface``)
+navcore_walls = forward(surface.walls, GridGraph)
+navcore_move_along_surface = forward(surface.move_along_surface, GridGraph)
 
 
 navcore_make_update = forward(updates.make_update, GridGraph)

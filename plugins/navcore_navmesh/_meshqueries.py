@@ -36,6 +36,7 @@ def raycast(sx, sy, ex, ey, start, vertices, poly_start, poly_verts, poly_adj,
         last = poly_start[cur + 1] - 1
         tmax = np.inf
         seg = -1
+        swx, swy = 0.0, 0.0                # the side of edge ``seg``
         for e in range(first, last + 1):
             if e == entered:
                 continue
@@ -52,10 +53,18 @@ def raycast(sx, sy, ex, ey, start, vertices, poly_start, poly_verts, poly_adj,
             if seg < 0 or t < tmax - 1e-12:
                 tmax, seg = t, e
             elif t <= tmax + 1e-12:
-                # through a corner: the edge that leads on wins
+                # a tie: edges on one line (a polygon with a corner of 180
+                # degrees: the ray meets their line at one t, but leaves
+                # across one edge only), or the ray leaves through a
+                # corner, where the edge that leads on wins
+                here = _spans(sx + t * dx, sy + t * dy, ax, ay, wx, wy)
+                there = _spans(sx + tmax * dx, sy + tmax * dy, vertices[poly_verts[seg], 0],
+                               vertices[poly_verts[seg], 1], swx, swy)
                 nb = poly_adj[seg]
-                if nb < 0 or not walkable[nb]:
+                if (here and not there) or (here == there and (nb < 0 or not walkable[nb])):
                     tmax, seg = min(t, tmax), e
+            if seg == e:
+                swx, swy = wx, wy
         if seg < 0 or tmax >= 1.0:
             return False, np.inf, 0.0, 0.0, count
         nb = poly_adj[seg]
@@ -67,6 +76,14 @@ def raycast(sx, sy, ex, ey, start, vertices, poly_start, poly_verts, poly_adj,
             return True, max(tmax, 0.0), -wy / length, wx / length, count
         entered = poly_opposite[seg]
         cur = nb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _spans(px, py, ax, ay, wx, wy):
+    """Whether ``(px, py)``, a point on the line of the edge from ``(ax,
+    ay)`` along ``(wx, wy)``, lies on the edge (within rounding)."""
+    u = ((px - ax) * wx + (py - ay) * wy) / (wx * wx + wy * wy)
+    return -1e-9 <= u <= 1.0 + 1e-9
 
 
 @njit(cache=True, nogil=True)

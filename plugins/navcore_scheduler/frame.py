@@ -12,7 +12,8 @@ from navcore.errors import NavError, UpdateError
 #: graph class at warm-up, without the hooks of plugins that serve other
 #: classes only (``navcore.for_graphs``)
 PER_GRAPH = ("navcore_make_update", "navcore_apply_updates", "navcore_graph_updated")
-PER_FRAME = ("navcore_frame_start", "navcore_frame_work", "navcore_frame_end")
+PER_FRAME = ("navcore_frame_start", "navcore_frame_work", "navcore_frame_move",
+             "navcore_frame_end")
 
 
 def warm_up(world, graph) -> None:
@@ -49,6 +50,9 @@ def run_frame(world, scheduler, frame, stats, deadline, budget_nodes, take_updat
     t2 = time.perf_counter()
     caller("navcore_frame_work")(world, deadline, stats, budget_nodes)
     t3 = time.perf_counter()
+    if world.crowds:
+        caller("navcore_frame_move")(world, stats)
+    stats.time_move_ms = (time.perf_counter() - t3) * 1e3
     stats.time_updates_ms = (t1 - t0) * 1e3
     stats.time_observers_ms = (t2 - t1) * 1e3
     stats.time_requests_ms = (t3 - t2) * 1e3

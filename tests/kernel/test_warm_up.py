@@ -277,6 +277,66 @@ for gid in ("m", "s"):
         if n != before.get(name, 0):
             loaded_in_ticks[name] = n - before.get(name, 0)
 """,
+    # the crowd hooks right after add_graph and after updates (a crowd
+    # calls them in its step, inside a tick): their kernels are warm too
+    "crowd_hooks": """
+walls = world.plugins.caller("navcore_walls")
+move = world.plugins.caller("navcore_move_along_surface")
+def crowd_calls(gid):
+    before = signatures()
+    g = world.graph(gid)
+    walls(world, g)
+    start = np.array([[1.5, 1.5], [3.2, 2.7], [-4.0, 2.0]])
+    end = np.array([[6.5, 1.5], [3.2, 9.0], [2.0, 2.0]])
+    points, nodes = move(world, g, start, np.full(3, -1, dtype=np.int32), end)
+    move(world, g, points, nodes, start)
+    move(world, g, np.empty((0, 2)), np.empty(0, dtype=np.int32), np.empty((0, 2)))
+    for name, n in signatures().items():
+        if n != before.get(name, 0):
+            loaded_in_ticks[name] = n - before.get(name, 0)
+walk = np.ones((12, 16), dtype=bool); walk[2:9, 4] = False
+world.add_graph("g", type="grid", array=walk)
+obstacles = [[[5, 2], [8, 2], [8, 6], [5, 6]]]
+world.add_graph("m", type="navmesh", bounds=(0, 0, 20, 10), obstacles=obstacles)
+world.add_graph("s", type="navmesh", bounds=(0, 0, 20, 10), obstacles=obstacles, tile_size=0)
+for gid in ("g", "m", "s"):
+    crowd_calls(gid)
+world.update("g", rect=(8, 0, 1, 6), walkable=False)
+world.update("m", add_obstacle=[[12, 1], [14, 1], [14, 8], [12, 8]], obstacle_id="wall")
+world.update("s", nodes=[int(world.graph("s").node_of((15.0, 8.0)))], walkable=False)
+tick(world)
+for gid in ("g", "m", "s"):
+    crowd_calls(gid)
+""",
+    # a crowd's step inside tick: add_crowd loads the step's kernels
+    "crowd": """
+walk = np.ones((12, 16), dtype=bool); walk[2:9, 4] = False
+world.add_graph("g", type="grid", array=walk)
+world.add_graph("m", type="navmesh", bounds=(0, 0, 20, 10),
+                obstacles=[[[5, 2], [8, 2], [8, 6], [5, 6]]])
+for gid in ("g", "m"):
+    crowd = world.add_crowd("c" + gid, graph=gid, radius=0.3)
+    crowd.add([(1.5, 1.5), (1.5, 2.5), (2.5, 1.5), (10.5, 9.5)],
+              goals=[(10.5, 8.5), (11.5, 8.5), (12.5, 8.5), (1.5, 1.5)])
+for _ in range(40):
+    tick(world)
+world.update("g", rect=(8, 0, 1, 6), walkable=False)
+for _ in range(10):
+    tick(world)
+""",
+    # a crowd on a grid whose units share a goal walks a flow field: its
+    # kernels are loaded when the crowd is made, not in its first steps
+    "crowd_flow_field": """
+walk = np.ones((12, 16), dtype=bool); walk[2:9, 4] = False
+world.add_graph("g", type="grid", array=walk)
+crowd = world.add_crowd("c", graph="g", radius=0.3)
+crowd.add([(0.5 + i, 0.5) for i in range(10)], goals=(14.5, 10.5))
+crowd.add([(0.5, 10.5), (1.5, 11.5)], goals=(3.5, 3.5))
+for _ in range(3):
+    tick(world)
+world.update("g", rect=(8, 0, 1, 6), walkable=False)
+tick(world)
+""",
     "roads": """
 g = world.add_graph("r", type="roads", osm=sys.argv[1])
 a, b = 0, g.num_nodes - 1

@@ -129,6 +129,22 @@ def test_raycast_walls_of_blocked_polygons_and_starts_off_the_mesh():
         assert math.isnan(r.t) and r.point is None and r.nodes.size == 0
 
 
+def test_raycast_leaves_a_polygon_with_a_straight_corner_across_the_right_edge():
+    # A's side x = 2 is two edges on one line: a wall below y = 1, the way
+    # into B above it. The ray meets that line at one t for both; it
+    # leaves across the wall (before, the tie went to the edge that leads
+    # on, and the ray walked on through B, as if the wall were open)
+    world = navcore.World()
+    world.add_graph("m", type="navmesh",
+                    vertices=[(0, 0), (2, 0), (2, 1), (2, 2), (0, 2), (3, 1), (3, 2)],
+                    polygons=[[0, 1, 2, 3, 4], [2, 5, 6, 3]])
+    r = world.raycast("m", (1.0, 0.5), (2.5, 0.5))
+    assert r.hit and r.t == pytest.approx(2 / 3) and r.normal.tolist() == [-1.0, 0.0]
+    assert r.nodes.tolist() == [0]
+    r = world.raycast("m", (1.0, 1.5), (2.5, 1.5))
+    assert not r.hit and r.nodes.tolist() == [0, 1]
+
+
 @exercises("navcore_random_point")
 def test_random_points_lie_on_the_mesh_and_are_uniform_by_area():
     world = navcore.World()

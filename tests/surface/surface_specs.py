@@ -836,11 +836,43 @@ def levels_specs():
     ]
 
 
+def crowd_specs():
+    import navcore
+    import navcore_crowd
+
+    @functools.lru_cache(None)
+    def crowd():
+        w = navcore.World(workers=1)
+        w.add_graph("g", type="grid", rows=["......", "......"])
+        c = w.add_crowd("c", graph="g")
+        c.add([(0.5, 0.5), (2.5, 1.5), (4.5, 0.5)])
+        return c
+
+    def first():
+        return crowd().ids[:1].copy()
+    return [
+        Spec("navcore_crowd.Crowd.add",
+             lambda: call(crowd().add, [(1.5, 0.5)], goals=None, radius=None, max_speed=None)),
+        Spec("navcore_crowd.Crowd.set_goals", lambda: call(crowd().set_goals, first(),
+                                                           [(5.5, 1.5)])),
+        Spec("navcore_crowd.Crowd.stop", lambda: call(crowd().stop, first())),
+        Spec("navcore_crowd.Crowd.teleport", lambda: call(crowd().teleport, first(),
+                                                          [(3.5, 0.5)])),
+        Spec("navcore_crowd.Crowd.remove", lambda: call(crowd().remove, crowd().ids[-1:].copy())),
+        Spec("navcore_crowd.Crowd.step", lambda: call(crowd().step, 0.1)),
+        Spec("navcore_crowd.Crowd.state_names", lambda: call(crowd().state_names)),
+        Spec("navcore_crowd.FlowField",
+             lambda: call(navcore_crowd.FlowField, crowd().graph, 3)),
+        Spec("navcore_crowd.FlowField.chains",
+             lambda: call(navcore_crowd.FlowField(crowd().graph, 3).chains, [0, 5], 4)),
+    ]
+
+
 SPECS = {"navcore_csr": csr_specs, "navcore_grid": grid_specs,
          "navcore_areas": areas_specs, "navcore_navmesh": navmesh_specs,
          "navcore_roads": roads_specs, "navcore_scenes": scenes_specs,
          "navcore_scheduler": scheduler_specs, "navcore_dask": dask_specs,
-         "navcore_levels": levels_specs}
+         "navcore_levels": levels_specs, "navcore_crowd": crowd_specs}
 
 
 def specs(plugin: str) -> list:

@@ -1,0 +1,171 @@
+"""Crowds: RVO2's circle scenario, navcore's whole crowd step against
+pyrvo's ``do_step`` (RVO2's C++ through its binding), same agents, same
+parameters, same machine, in one run.
+
+    flock /tmp/navcore-cpu.lock .venv/bin/python bench/crowd.py [--quick]
+
+N agents stand on concentric rings (2.5 radii apart, the outer ring at
+least RVO2's 200 m) and each walks to the opposite point: RVO2's
+``Circle`` example, packed so the crowd is dense from the first step
+(``circle``), with its parameters (neighbour distance 15, 10
+neighbours, horizons 10 s, radius 1.5, top speed 2, step 0.25 s). navcore
+runs the crowd on an open navmesh square around the circle (paths are
+served first; then each ``Crowd.step`` is path following, ORCA against
+agents and the square's walls, the moves kept on the mesh, separation)
+with ``World(workers=0)`` and ``workers=1`` (two threads); pyrvo's time
+is ``do_step`` alone, without the Python loop that must set every
+agent's preferred velocity first (reported beside it). Steps are timed
+after the first ten, interleaved between the libraries.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import fmt_ratio, log, machine, print_table, versions, write_json  # noqa: E402
+
+RADIUS, SPEED, DT = 1.5, 2.0, 0.25
+PARAMS = dict(radius=RADIUS, max_speed=SPEED, neighbour_dist=15.0, max_neighbours=10,
+              time_horizon=10.0, time_horizon_obstacles=10.0)
+
+
+def circle(n):
+    """RVO2's circle, packed: ``n`` agents on concentric rings 2.5 radii
+    apart (2.5 radii between neighbours on a ring, the outer ring at least
+    RVO2's 200 m), each heading for the point opposite. The crowd is
+    dense from the first step, so the steps timed are the crossing's
+    crowded ones without simulating the long walk in from one thin ring."""
+    gap = 2.5 * RADIUS
+    pts, ring = [], 0
+    outer = max(200.0, np.sqrt(n * gap * gap / np.pi) * 1.05)
+    while len(pts) < n:
+        r = outer - ring * gap
+        if r <= gap:
+            break
+        k = min(int(2 * np.pi * r / gap), n - len(pts))
+        a = 2 * np.pi * np.arange(k) / k + ring * 0.5
+        pts.extend(zip(r * np.cos(a), r * np.sin(a)))
+        ring += 1
+    start = np.array(pts[:n])
+    return start, -start, outer
+
+
+def prefs(pos, goal):
+    g = goal - pos
+    d2 = (g * g).sum(1)
+    return g * np.where(d2 > 1.0, 1.0 / np.sqrt(np.maximum(d2, 1e-300)), 1.0)[:, None]
+
+
+def navcore_crowd(n, workers):
+    import navcore
+    start, goal, r = circle(n)
+    world = navcore.World(workers=workers)
+    half = r + 10.0
+    world.add_graph("open", type="navmesh", bounds=(-half, -half, half, half))
+    crowd = world.add_crowd("c", graph="open", **PARAMS)
+    crowd.add(start, goals=goal)
+    while (crowd.state == 1).any():          # waiting: serve every path first
+        world.tick(0.0, budget_ms=1000.0)
+    return world, crowd
+
+
+def memory_per_agent(n):
+    """Bytes a crowd holds per agent once every path is served: its
+    arrays, corridors and path requests (tracemalloc, Python and numpy)."""
+    import tracemalloc
+    import navcore
+    start, goal, r = circle(n)
+    world = navcore.World()
+    half = r + 10.0
+    world.add_graph("open", type="navmesh", bounds=(-half, -half, half, half))
+    crowd = world.add_crowd("c", graph="open", **PARAMS)
+    crowd.step(DT)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    crowd.add(start, goals=goal)
+    while (crowd.state == 1).any():
+        world.tick(0.0, budget_ms=1000.0)
+    crowd.step(DT)
+    used = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    world.close()
+    return used / n
+
+
+def pyrvo_sim(n):
+    import pyrvo
+    start, goal, _ = circle(n)
+    sim = pyrvo.RVOSimulator()
+    sim.set_time_step(DT)
+    sim.set_agent_defaults(15.0, 10, 10.0, 10.0, RADIUS, SPEED)
+    for p in start.tolist():
+        sim.add_agent(tuple(p))
+    return sim, goal
+
+
+def rvo_prefs(sim, goal):
+    n = goal.shape[0]
+    pos = np.array([sim.get_agent_position(i).to_tuple() for i in range(n)])
+    t = time.perf_counter()
+    for i, v in enumerate(prefs(pos, goal).tolist()):
+        sim.set_agent_pref_velocity(i, tuple(v))
+    return time.perf_counter() - t
+
+
+def run(n, steps, skip):
+    log(f"circle of {n}")
+    crowds = {w: navcore_crowd(n, w) for w in (0, 1)}
+    sim, goal = pyrvo_sim(n)
+    times = {"navcore workers=0": [], "navcore workers=1": [], "pyrvo do_step": [],
+             "pyrvo set prefs": []}
+    for k in range(skip + steps):
+        for w, (world, crowd) in crowds.items():
+            t = time.perf_counter()
+            crowd.step(DT)
+            if k >= skip:
+                times[f"navcore workers={w}"].append(time.perf_counter() - t)
+        tp = rvo_prefs(sim, goal)
+        t = time.perf_counter()
+        sim.do_step()
+        if k >= skip:
+            times["pyrvo do_step"].append(time.perf_counter() - t)
+            times["pyrvo set prefs"].append(tp)
+    for world, _ in crowds.values():
+        world.close()
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    return {"agents": n, "ms": {k: v * 1e3 for k, v in med.items()},
+            "ratio_w0": med["navcore workers=0"] / med["pyrvo do_step"],
+            "ratio_w1": med["navcore workers=1"] / med["pyrvo do_step"]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1,000 and 5,000 agents, fewer steps")
+    args = ap.parse_args(argv)
+    sizes = (1000, 5000) if args.quick else (1000, 5000, 10000, 50000)
+    rows, out = [], []
+    for n in sizes:
+        res = run(n, 20 if args.quick else 40, 10)
+        out.append(res)
+        ms = res["ms"]
+        rows.append([f"{n:,}", f"{ms['navcore workers=0']:.2f}", f"{ms['navcore workers=1']:.2f}",
+                     f"{ms['pyrvo do_step']:.2f}", f"{ms['pyrvo set prefs']:.2f}",
+                     fmt_ratio(res["ratio_w0"]), fmt_ratio(res["ratio_w1"])])
+    print_table("RVO2 circle: ms per step (medians)",
+                ["agents", "navcore w0", "navcore w1", "pyrvo do_step", "pyrvo prefs loop",
+                 "ratio w0", "ratio w1"], rows)
+    per = memory_per_agent(5000)
+    print(f"\nmemory per agent (5,000 agents, paths served): {per:.0f} bytes")
+    write_json("crowd-quick" if args.quick else "crowd",
+               {"machine": machine(), "versions": versions("numpy", "numba", "pyrvo"),
+                "results": out, "bytes_per_agent": per})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,692 @@
+"""Optimal reciprocal collision avoidance (ORCA: van den Berg, Guy, Lin and
+Manocha 2011) over arrays, as RVO2 computes it: each agent's new velocity
+is the one closest to its preferred velocity that is allowed by one
+half-plane per neighbour (and per nearby wall) and is no faster than its
+maximum speed; when no velocity is allowed, the one that violates the
+half-planes least (the 3D linear program), walls first.
+
+A half-plane ("line") is a point and a unit direction; the allowed side is
+the left of the direction. Kernels take per-call scratch (``Scratch``) so a
+step allocates nothing per agent; agents ``lo:hi`` per call, so the
+world's worker threads split a crowd into chunks."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: RVO2's tolerance for parallel lines and covered obstacles
+EPSILON = 1e-5
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _det(ax, ay, bx, by):
+    return ax * by - ay * bx
+
+
+@njit(cache=True, nogil=True)
+def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt, res):
+    """Best point on line ``n_line`` within the disc of ``radius`` and the
+    lines before it (``res`` gets it); False when there is none."""
+    px, py = lp[n_line, 0], lp[n_line, 1]
+    dx, dy = ld[n_line, 0], ld[n_line, 1]
+    dot = px * dx + py * dy
+    disc = dot * dot + radius * radius - (px * px + py * py)
+    if disc < 0.0:
+        return False                 # the disc misses the line
+    root = math.sqrt(disc)
+    t_left, t_right = -dot - root, -dot + root
+    for i in range(n_line):
+        den = _det(dx, dy, ld[i, 0], ld[i, 1])
+        num = _det(ld[i, 0], ld[i, 1], px - lp[i, 0], py - lp[i, 1])
+        if abs(den) <= EPSILON:
+            if num < 0.0:
+                return False         # parallel and on the forbidden side
+            continue
+        t = num / den
+        if den >= 0.0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return False
+    if direction_opt:
+        t = t_right if ox * dx + oy * dy > 0.0 else t_left
+    else:
+        t = dx * (ox - px) + dy * (oy - py)
+        t = min(max(t, t_left), t_right)
+    res[0] = px + t * dx
+    res[1] = py + t * dy
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _lp2(lp, ld, n, radius, ox, oy, direction_opt, res):
+    """The velocity closest to ``(ox, oy)`` (or furthest along it when
+    ``direction_opt``) within the disc and lines ``0:n``, in ``res``;
+    returns ``n``, or the first line that left no velocity (``res`` then
+    holds the best before it)."""
+    if direction_opt:
+        res[0], res[1] = ox * radius, oy * radius
+    elif ox * ox + oy * oy > radius * radius:
+        scale = radius / math.sqrt(ox * ox + oy * oy)
+        res[0], res[1] = ox * scale, oy * scale
+    else:
+        res[0], res[1] = ox, oy
+    for i in range(n):
+        if _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1]) > 0.0:
+            keep_x, keep_y = res[0], res[1]
+            if not _lp1(lp, ld, i, radius, ox, oy, direction_opt, res):
+                res[0], res[1] = keep_x, keep_y
+                return i
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _lp3(lp, ld, n, n_fixed, begin, radius, res, pp, pd):
+    """Where lines ``begin:n`` leave no velocity: the one that violates
+    the agent lines least (the first ``n_fixed``, the walls, kept hard),
+    in ``res``; ``pp``/``pd`` hold the projected lines."""
+    distance = 0.0
+    for i in range(begin, n):
+        if _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1]) <= distance:
+            continue
+        m = n_fixed
+        for j in range(n_fixed):
+            pp[j, 0], pp[j, 1] = lp[j, 0], lp[j, 1]
+            pd[j, 0], pd[j, 1] = ld[j, 0], ld[j, 1]
+        for j in range(n_fixed, i):
+            det = _det(ld[i, 0], ld[i, 1], ld[j, 0], ld[j, 1])
+            if abs(det) <= EPSILON:
+                if ld[i, 0] * ld[j, 0] + ld[i, 1] * ld[j, 1] > 0.0:
+                    continue         # same direction: line j adds nothing
+                qx = 0.5 * (lp[i, 0] + lp[j, 0])
+                qy = 0.5 * (lp[i, 1] + lp[j, 1])
+            else:
+                t = _det(ld[j, 0], ld[j, 1], lp[i, 0] - lp[j, 0], lp[i, 1] - lp[j, 1]) / det
+                qx = lp[i, 0] + t * ld[i, 0]
+                qy = lp[i, 1] + t * ld[i, 1]
+            ex, ey = ld[j, 0] - ld[i, 0], ld[j, 1] - ld[i, 1]
+            norm = math.sqrt(ex * ex + ey * ey)
+            pp[m, 0], pp[m, 1] = qx, qy
+            pd[m, 0], pd[m, 1] = ex / norm, ey / norm
+            m += 1
+        keep_x, keep_y = res[0], res[1]
+        if _lp2(pp, pd, m, radius, -ld[i, 1], ld[i, 0], True, res) < m:
+            res[0], res[1] = keep_x, keep_y      # (rounding only)
+        distance = _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1])
+
+
+@njit(cache=True, nogil=True)
+def _insert(keys, ids, count, cap, key, j):
+    """Insert ``(key, j)`` into the ascending ``keys``/``ids`` of length
+    ``count`` (at most ``cap``: the largest falls off); the new count.
+    Ties go by id, so the order never depends on the scan's order."""
+    if count == cap and (key > keys[count - 1] or (key == keys[count - 1] and j > ids[count - 1])):
+        return count
+    k = count if count < cap else cap - 1
+    while k > 0 and (keys[k - 1] > key or (keys[k - 1] == key and ids[k - 1] > j)):
+        keys[k] = keys[k - 1]
+        ids[k] = ids[k - 1]
+        k -= 1
+    keys[k] = key
+    ids[k] = j
+    return count + 1 if count < cap else cap
+
+
+@njit(cache=True, nogil=True)
+def agent_neighbours(i, pos, cell, x0, y0, nx, ny, cell_start, cell_items, range_sq, cap,
+                     keys, ids):
+    """The nearest agents to agent ``i`` closer than ``sqrt(range_sq)``
+    (at most ``cap``), ascending, from the uniform grid
+    (``cell_start``/``cell_items``: agents by cell of side ``cell`` from
+    ``(x0, y0)``, ``nx`` by ``ny``); the count. Cells are scanned in
+    rings around the agent's own, and once ``cap`` are found a cell or
+    ring wholly farther than the farthest kept is skipped (RVO2's k-d
+    tree prunes so): the same answer as scanning them all."""
+    if cap <= 0:
+        return 0
+    px, py = pos[i, 0], pos[i, 1]
+    reach = math.sqrt(range_sq)
+    hc = min(max(int((px - x0) / cell), 0), nx - 1)
+    hr = min(max(int((py - y0) / cell), 0), ny - 1)
+    rings = int(reach / cell) + 1
+    count = 0
+    for ring in range(rings + 1):
+        near = max(ring - 1, 0) * cell          # no cell of this ring is nearer
+        if near * near >= range_sq or (count == cap and near * near > keys[cap - 1]):
+            break
+        for r in range(max(hr - ring, 0), min(hr + ring, ny - 1) + 1):
+            edge_row = r == hr - ring or r == hr + ring
+            c = max(hc - ring, 0)
+            last = min(hc + ring, nx - 1)
+            while c <= last:
+                # the ring's own cells: whole rows at its top and bottom,
+                # only its two ends in the rows between
+                if not edge_row and c != hc - ring and c != hc + ring:
+                    c = hc + ring
+                    continue
+                gx = max(x0 + c * cell - px, px - (x0 + (c + 1) * cell), 0.0)
+                gy = max(y0 + r * cell - py, py - (y0 + (r + 1) * cell), 0.0)
+                gap = gx * gx + gy * gy
+                b = r * nx + c
+                c += 1
+                if gap >= range_sq or (count == cap and gap > keys[cap - 1]):
+                    continue
+                for k in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[k]
+                    if j == i:
+                        continue
+                    dx, dy = pos[j, 0] - px, pos[j, 1] - py
+                    d = dx * dx + dy * dy
+                    if d < range_sq:
+                        count = _insert(keys, ids, count, cap, d, j)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _seg_dist_sq(ax, ay, bx, by, px, py):
+    ex, ey = bx - ax, by - ay
+    t = ((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)
+    t = min(max(t, 0.0), 1.0)
+    dx, dy = px - (ax + t * ex), py - (ay + t * ey)
+    return dx * dx + dy * dy
+
+
+@njit(cache=True, nogil=True)
+def wall_neighbours(px, py, range_sq, ov, o_next, cell, x0, y0, nx, ny, cell_start,
+                    cell_items, stamp, gen, cap, keys, ids):
+    """The walls (edges ``v -> o_next[v]`` of the vertices ``ov``) that a
+    point at ``(px, py)`` sees from their outer side (the right of the
+    edge) closer than ``sqrt(range_sq)``, nearest first, at most
+    ``cap``; the count. ``stamp``/``gen`` skip an edge listed in
+    several cells."""
+    reach = math.sqrt(range_sq)
+    c0 = max(int((px - reach - x0) / cell), 0)
+    c1 = min(int((px + reach - x0) / cell), nx - 1)
+    r0 = max(int((py - reach - y0) / cell), 0)
+    r1 = min(int((py + reach - y0) / cell), ny - 1)
+    count = 0
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            b = r * nx + c
+            for k in range(cell_start[b], cell_start[b + 1]):
+                v = cell_items[k]
+                if stamp[v] == gen:
+                    continue
+                stamp[v] = gen
+                w = o_next[v]
+                ax, ay, bx, by = ov[v, 0], ov[v, 1], ov[w, 0], ov[w, 1]
+                if _det(bx - ax, by - ay, px - ax, py - ay) >= 0.0:
+                    continue             # on the inner side (or on the line)
+                d = _seg_dist_sq(ax, ay, bx, by, px, py)
+                if d < range_sq:
+                    count = _insert(keys, ids, count, cap, d, v)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _push(lp, ld, n, px, py, dx, dy):
+    lp[n, 0], lp[n, 1], ld[n, 0], ld[n, 1] = px, py, dx, dy
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev, o_dir,
+                o_convex, lp, ld):
+    """Agent ``i``'s half-planes of the walls ``walls[:n_walls]`` (nearest
+    first) into ``lp``/``ld``; their count. A wall's velocity obstacle is
+    truncated at ``th_obst`` seconds; walls whose obstacle the lines so
+    far already cover add nothing."""
+    px, py = pos[i, 0], pos[i, 1]
+    vx, vy = vel[i, 0], vel[i, 1]
+    r = radius[i]
+    inv_t = 1.0 / th_obst[i]
+    r_sq = r * r
+    n = 0
+    for k in range(n_walls):
+        a = walls[k]
+        b = o_next[a]
+        r1x, r1y = ov[a, 0] - px, ov[a, 1] - py
+        r2x, r2y = ov[b, 0] - px, ov[b, 1] - py
+        covered = False
+        for j in range(n):
+            if _det(inv_t * r1x - lp[j, 0], inv_t * r1y - lp[j, 1], ld[j, 0], ld[j, 1]) \
+                    - inv_t * r >= -EPSILON and \
+                    _det(inv_t * r2x - lp[j, 0], inv_t * r2y - lp[j, 1], ld[j, 0], ld[j, 1]) \
+                    - inv_t * r >= -EPSILON:
+                covered = True
+                break
+        if covered:
+            continue
+        d1 = r1x * r1x + r1y * r1y
+        d2 = r2x * r2x + r2y * r2y
+        ex, ey = ov[b, 0] - ov[a, 0], ov[b, 1] - ov[a, 1]
+        s = (-r1x * ex - r1y * ey) / (ex * ex + ey * ey)
+        qx, qy = -r1x - s * ex, -r1y - s * ey
+        d_line = qx * qx + qy * qy
+        if s < 0.0 and d1 <= r_sq:                # touching the left vertex
+            if o_convex[a]:
+                norm = math.sqrt(d1)
+                n = _push(lp, ld, n, 0.0, 0.0, -r1y / norm, r1x / norm)
+            continue
+        if s > 1.0 and d2 <= r_sq:                # touching the right vertex
+            if o_convex[b] and _det(r2x, r2y, o_dir[b, 0], o_dir[b, 1]) >= 0.0:
+                norm = math.sqrt(d2)
+                n = _push(lp, ld, n, 0.0, 0.0, -r2y / norm, r2x / norm)
+            continue
+        if 0.0 <= s < 1.0 and d_line <= r_sq:     # touching the edge
+            n = _push(lp, ld, n, 0.0, 0.0, -o_dir[a, 0], -o_dir[a, 1])
+            continue
+        # the legs of the truncated velocity obstacle
+        if s < 0.0 and d_line <= r_sq:            # seen end-on: both from the left
+            if not o_convex[a]:
+                continue
+            b = a
+            leg = math.sqrt(d1 - r_sq)
+            lx, ly = (r1x * leg - r1y * r) / d1, (r1x * r + r1y * leg) / d1
+            rx, ry = (r1x * leg + r1y * r) / d1, (-r1x * r + r1y * leg) / d1
+        elif s > 1.0 and d_line <= r_sq:          # both from the right
+            if not o_convex[b]:
+                continue
+            a = b
+            leg = math.sqrt(d2 - r_sq)
+            lx, ly = (r2x * leg - r2y * r) / d2, (r2x * r + r2y * leg) / d2
+            rx, ry = (r2x * leg + r2y * r) / d2, (-r2x * r + r2y * leg) / d2
+        else:
+            if o_convex[a]:
+                leg = math.sqrt(d1 - r_sq)
+                lx, ly = (r1x * leg - r1y * r) / d1, (r1x * r + r1y * leg) / d1
+            else:
+                lx, ly = -o_dir[a, 0], -o_dir[a, 1]
+            if o_convex[b]:
+                leg = math.sqrt(d2 - r_sq)
+                rx, ry = (r2x * leg + r2y * r) / d2, (-r2x * r + r2y * leg) / d2
+            else:
+                rx, ry = o_dir[a, 0], o_dir[a, 1]
+        # a leg never points into the neighbouring edge of a convex corner:
+        # that edge's line takes its place
+        left_prev = o_prev[a]
+        left_foreign = right_foreign = False
+        if o_convex[a] and _det(lx, ly, -o_dir[left_prev, 0], -o_dir[left_prev, 1]) >= 0.0:
+            lx, ly = -o_dir[left_prev, 0], -o_dir[left_prev, 1]
+            left_foreign = True
+        if o_convex[b] and _det(rx, ry, o_dir[b, 0], o_dir[b, 1]) <= 0.0:
+            rx, ry = o_dir[b, 0], o_dir[b, 1]
+            right_foreign = True
+        lcx, lcy = inv_t * (ov[a, 0] - px), inv_t * (ov[a, 1] - py)
+        rcx, rcy = inv_t * (ov[b, 0] - px), inv_t * (ov[b, 1] - py)
+        cvx, cvy = rcx - lcx, rcy - lcy
+        same = a == b
+        t = 0.5 if same else ((vx - lcx) * cvx + (vy - lcy) * cvy) / (cvx * cvx + cvy * cvy)
+        t_left = (vx - lcx) * lx + (vy - lcy) * ly
+        t_right = (vx - rcx) * rx + (vy - rcy) * ry
+        if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
+            wx, wy = vx - lcx, vy - lcy           # the left cut-off circle
+            norm = math.sqrt(wx * wx + wy * wy)
+            wx, wy = wx / norm, wy / norm
+            n = _push(lp, ld, n, lcx + r * inv_t * wx, lcy + r * inv_t * wy, wy, -wx)
+            continue
+        if t > 1.0 and t_right < 0.0:
+            wx, wy = vx - rcx, vy - rcy           # the right cut-off circle
+            norm = math.sqrt(wx * wx + wy * wy)
+            wx, wy = wx / norm, wy / norm
+            n = _push(lp, ld, n, rcx + r * inv_t * wx, rcy + r * inv_t * wy, wy, -wx)
+            continue
+        # the nearest of the cut-off line and the two legs
+        d_cut = np.inf
+        if not (t < 0.0 or t > 1.0 or same):
+            qx, qy = vx - (lcx + t * cvx), vy - (lcy + t * cvy)
+            d_cut = qx * qx + qy * qy
+        d_left = np.inf
+        if t_left >= 0.0:
+            qx, qy = vx - (lcx + t_left * lx), vy - (lcy + t_left * ly)
+            d_left = qx * qx + qy * qy
+        d_right = np.inf
+        if t_right >= 0.0:
+            qx, qy = vx - (rcx + t_right * rx), vy - (rcy + t_right * ry)
+            d_right = qx * qx + qy * qy
+        if d_cut <= d_left and d_cut <= d_right:
+            dx, dy = -o_dir[a, 0], -o_dir[a, 1]
+            n = _push(lp, ld, n, lcx + r * inv_t * -dy, lcy + r * inv_t * dx, dx, dy)
+        elif d_left <= d_right:
+            if not left_foreign:
+                n = _push(lp, ld, n, lcx + r * inv_t * -ly, lcy + r * inv_t * lx, lx, ly)
+        elif not right_foreign:
+            n = _push(lp, ld, n, rcx + r * inv_t * ry, rcy + r * inv_t * -rx, -rx, -ry)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
+    """Agent ``i``'s half-planes of its neighbours ``nbrs[:n_nbrs]``,
+    after the ``n`` wall lines; the new count. Of each pair's avoiding,
+    agent ``i`` takes ``weight[j] / (weight[i] + weight[j])`` (RVO2: all
+    weights equal, half each; a lower weight yields more; two of weight 0
+    halve it). Agents already overlapping part within one step."""
+    px, py = pos[i, 0], pos[i, 1]
+    vx, vy = vel[i, 0], vel[i, 1]
+    for k in range(n_nbrs):
+        j = nbrs[k]
+        both = weight[i] + weight[j]
+        share = weight[j] / both if both > 0.0 else 0.5
+        inv_t = 1.0 / th[i]
+        rpx, rpy = pos[j, 0] - px, pos[j, 1] - py
+        rvx, rvy = vx - vel[j, 0], vy - vel[j, 1]
+        dist_sq = rpx * rpx + rpy * rpy
+        cr = radius[i] + radius[j]
+        cr_sq = cr * cr
+        if share == 0.0 and dist_sq > cr_sq:
+            continue        # j does all the avoiding: i walks on and pushes it
+        if dist_sq > cr_sq:
+            wx, wy = rvx - inv_t * rpx, rvy - inv_t * rpy
+            w_sq = wx * wx + wy * wy
+            dot1 = wx * rpx + wy * rpy
+            if dot1 < 0.0 and dot1 * dot1 > cr_sq * w_sq:
+                w_len = math.sqrt(w_sq)             # the cut-off circle
+                ux, uy = wx / w_len, wy / w_len
+                dx, dy = uy, -ux
+                ox, oy = (cr * inv_t - w_len) * ux, (cr * inv_t - w_len) * uy
+            else:
+                leg = math.sqrt(dist_sq - cr_sq)    # a leg
+                if _det(rpx, rpy, wx, wy) > 0.0:
+                    dx = (rpx * leg - rpy * cr) / dist_sq
+                    dy = (rpx * cr + rpy * leg) / dist_sq
+                else:
+                    dx = -(rpx * leg + rpy * cr) / dist_sq
+                    dy = -(-rpx * cr + rpy * leg) / dist_sq
+                dot2 = rvx * dx + rvy * dy
+                ox, oy = dot2 * dx - rvx, dot2 * dy - rvy
+        else:
+            inv_dt = 1.0 / dt
+            wx, wy = rvx - inv_dt * rpx, rvy - inv_dt * rpy
+            w_len = math.sqrt(wx * wx + wy * wy)
+            if w_len == 0.0:
+                # on one spot at one velocity: they part along x, the
+                # lower index to the left, so the two choices agree
+                wx, w_len = (1.0, 1.0) if i < j else (-1.0, 1.0)
+                wy = 0.0
+            ux, uy = wx / w_len, wy / w_len
+            dx, dy = uy, -ux
+            ox, oy = (cr * inv_dt - w_len) * ux, (cr * inv_dt - w_len) * uy
+        n = _push(lp, ld, n, vx + share * ox, vy + share * oy, dx, dy)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def solve(lp, ld, n, n_walls, max_speed, ox, oy, pp, pd, res):
+    """The new velocity in ``res`` from the lines ``0:n`` (the first
+    ``n_walls`` hard), the speed limit and the preferred ``(ox, oy)``."""
+    fail = _lp2(lp, ld, n, max_speed, ox, oy, False, res)
+    if fail < n:
+        _lp3(lp, ld, n, n_walls, fail, max_speed, res, pp, pd)
+
+
+@njit(cache=True, nogil=True)
+def bucket(pos, lo_x, lo_y, cell, nx, ny, cell_start, cell_items):
+    """Counting sort of the points ``pos`` into the ``nx`` by ``ny`` grid
+    of side ``cell`` from ``(lo_x, lo_y)`` (points outside are clamped to
+    the border cells): ``cell_start`` (``nx * ny + 1``) and
+    ``cell_items`` (ascending within a cell)."""
+    cell_start[:] = 0
+    m = pos.shape[0]
+    for k in range(m):
+        c = min(max(int((pos[k, 0] - lo_x) / cell), 0), nx - 1)
+        r = min(max(int((pos[k, 1] - lo_y) / cell), 0), ny - 1)
+        cell_start[r * nx + c + 1] += 1
+    for b in range(nx * ny):
+        cell_start[b + 1] += cell_start[b]
+    for k in range(m):
+        c = min(max(int((pos[k, 0] - lo_x) / cell), 0), nx - 1)
+        r = min(max(int((pos[k, 1] - lo_y) / cell), 0), ny - 1)
+        b = r * nx + c
+        cell_items[cell_start[b]] = k
+        cell_start[b] += 1
+    for b in range(nx * ny, 0, -1):
+        cell_start[b] = cell_start[b - 1]
+    cell_start[0] = 0
+
+
+@njit(cache=True, nogil=True)
+def _edge_cells(ov, o_next, v, lo_x, lo_y, cell, nx, ny):
+    ax, ay, bx, by = ov[v, 0], ov[v, 1], ov[o_next[v], 0], ov[o_next[v], 1]
+    c0 = min(max(int((min(ax, bx) - lo_x) / cell), 0), nx - 1)
+    c1 = min(max(int((max(ax, bx) - lo_x) / cell), 0), nx - 1)
+    r0 = min(max(int((min(ay, by) - lo_y) / cell), 0), ny - 1)
+    r1 = min(max(int((max(ay, by) - lo_y) / cell), 0), ny - 1)
+    return c0, c1, r0, r1
+
+
+@njit(cache=True, nogil=True)
+def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
+    """``(cell_start, cell_items)``: the wall edges ``v -> o_next[v]`` by
+    every grid cell their bounding box overlaps."""
+    cell_start = np.zeros(nx * ny + 1, np.int64)
+    m = ov.shape[0]
+    for v in range(m):
+        c0, c1, r0, r1 = _edge_cells(ov, o_next, v, lo_x, lo_y, cell, nx, ny)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell_start[r * nx + c + 1] += 1
+    for b in range(nx * ny):
+        cell_start[b + 1] += cell_start[b]
+    items = np.empty(cell_start[-1], np.int32)
+    fill = cell_start[:-1].copy()
+    for v in range(m):
+        c0, c1, r0, r1 = _edge_cells(ov, o_next, v, lo_x, lo_y, cell, nx, ny)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                items[fill[r * nx + c]] = v
+                fill[r * nx + c] += 1
+    return cell_start, items
+
+
+@njit(cache=True, nogil=True)
+def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_nbrs, th,
+               th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex,
+               wall_grid, wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd,
+               out):
+    """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
+    ``out``: ORCA against their nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
+    ``cell_start``/``cell_items``) and the nearest ``max_walls`` walls
+    they see (``wall_grid``, ``wall_start``/``wall_items``). Scratch:
+    ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
+    and the last generation), ``lp``/``ld``/``pp``/``pd`` (lines, as many
+    as walls and neighbours an agent may keep)."""
+    side, x0, y0 = grid[0], grid[1], grid[2]
+    nx, ny = int(grid[3]), int(grid[4])
+    w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
+    wnx, wny = int(wall_grid[3]), int(wall_grid[4])
+    res = np.empty(2)
+    gen = stamp[-1]
+    for t in range(lo, hi):
+        i = cell_items[t]              # cell by cell: neighbours near in memory
+        n = 0
+        if ov.shape[0]:
+            gen += 1
+            reach = th_obst[i] * max_speed[i] + radius[i]
+            n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, w_side,
+                                      wx0, wy0, wnx, wny, wall_start, wall_items, stamp, gen,
+                                      max_walls, keys, ids)
+            n = _wall_lines(i, pos, vel, radius, th_obst, ids, n_walls, ov, o_next, o_prev,
+                            o_dir, o_convex, lp, ld)
+        n_fixed = n
+        k = agent_neighbours(i, pos, side, x0, y0, nx, ny, cell_start, cell_items,
+                             nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
+        n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
+        solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1], pp, pd, res)
+        out[i, 0], out[i, 1] = res[0], res[1]
+    stamp[-1] = gen
+
+
+@njit(cache=True, nogil=True)
+def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, even, disp):
+    """One pass of pushing overlapping agents apart (DetourCrowd's
+    collision handling, applied pair by pair in index order so a pass
+    settles chains of overlaps): each pair closer than its radii parts
+    by the overlap, agent ``i`` moving ``weight[j] / (weight[i] +
+    weight[j])`` of it (halves when ``even`` or both weigh 0), along the
+    line between them (by index order when they stand on one spot).
+    ``pos`` moves; ``disp`` gets each agent's move in the pass. The
+    buckets are those of the positions before the pass (a pass moves an
+    agent by less than its diameter, and the scan reaches one further).
+    Returns the largest overlap seen."""
+    n = pos.shape[0]
+    worst = 0.0
+    reach = 4.0 * radius.max() if n else 0.0
+    for i in range(n):
+        disp[i, 0] = 0.0
+        disp[i, 1] = 0.0
+    for i in range(n):
+        px, py = pos[i, 0], pos[i, 1]
+        c0 = max(int((px - reach - x0) / cell), 0)
+        c1 = min(int((px + reach - x0) / cell), nx - 1)
+        r0 = max(int((py - reach - y0) / cell), 0)
+        r1 = min(int((py + reach - y0) / cell), ny - 1)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                b = r * nx + c
+                for k in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[k]
+                    if j <= i:
+                        continue
+                    dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
+                    d_sq = dx * dx + dy * dy
+                    cr = radius[i] + radius[j]
+                    if d_sq >= cr * cr:
+                        continue
+                    d = math.sqrt(d_sq)
+                    overlap = cr - d
+                    worst = max(worst, overlap)
+                    both = weight[i] + weight[j]
+                    share = 0.5 if even or both <= 0.0 else weight[j] / both
+                    if d > 0.0:
+                        ux, uy = dx / d, dy / d
+                    else:
+                        ux, uy = -1.0, 0.0          # i (the lower index) to the left
+                    mi, mj = overlap * share, overlap * (1.0 - share)
+                    pos[i, 0] += ux * mi
+                    pos[i, 1] += uy * mi
+                    pos[j, 0] -= ux * mj
+                    pos[j, 1] -= uy * mj
+                    disp[i, 0] += ux * mi
+                    disp[i, 1] += uy * mi
+                    disp[j, 0] -= ux * mj
+                    disp[j, 1] -= uy * mj
+    return worst
+
+
+@njit(cache=True, nogil=True)
+def grid_for(pos, side, n_cells_max):
+    """``(cell, x0, y0, nx, ny)``: a grid over the points ``pos`` with
+    cells of ``side`` (doubled until there are at most ``n_cells_max``)."""
+    x0, y0 = pos[0, 0], pos[0, 1]
+    x1, y1 = x0, y0
+    for i in range(1, pos.shape[0]):
+        x0 = min(x0, pos[i, 0])
+        x1 = max(x1, pos[i, 0])
+        y0 = min(y0, pos[i, 1])
+        y1 = max(y1, pos[i, 1])
+    cell = side
+    while True:
+        nx = max(int(math.ceil((x1 - x0) / cell)), 1)
+        ny = max(int(math.ceil((y1 - y0) / cell)), 1)
+        if nx * ny <= n_cells_max:
+            return cell, x0, y0, nx, ny
+        cell *= 2.0
+
+
+@njit(cache=True, nogil=True)
+def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items, pairs):
+    """The pairs ``(i, j)``, ``i < j``, closer than their radii plus
+    ``margin``, into ``pairs``; their count, or -1 when ``pairs`` is full."""
+    n = pos.shape[0]
+    reach = 2.0 * radius.max() + margin
+    k = 0
+    for i in range(n):
+        px, py = pos[i, 0], pos[i, 1]
+        c0 = max(int((px - reach - x0) / cell), 0)
+        c1 = min(int((px + reach - x0) / cell), nx - 1)
+        r0 = max(int((py - reach - y0) / cell), 0)
+        r1 = min(int((py + reach - y0) / cell), ny - 1)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                b = r * nx + c
+                for t in range(cell_start[b], cell_start[b + 1]):
+                    j = cell_items[t]
+                    if j <= i:
+                        continue
+                    dx, dy = px - pos[j, 0], py - pos[j, 1]
+                    lim = radius[i] + radius[j] + margin
+                    if dx * dx + dy * dy < lim * lim:
+                        if k == pairs.shape[0]:
+                            return -1
+                        pairs[k, 0] = i
+                        pairs[k, 1] = j
+                        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def relax(pos, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs, drift,
+          moved):
+    """Push overlapping agents apart pair by pair (``separate``'s rule)
+    for up to ``passes`` passes (the first ``weighted`` by weight, then
+    evenly), stopping once no pair overlaps by more than ``tol``. Passes
+    run over a list of the pairs within half a radius of touching, made
+    again when an agent has drifted a quarter radius since (so no pair
+    that comes to overlap is missed). ``moved`` adds up each agent's
+    moves; ``drift`` is scratch. Returns the largest overlap of the last
+    pass, or -1.0 when ``pairs`` is too small (nothing moved)."""
+    n = pos.shape[0]
+    worst = 0.0
+    r_max = radius.max()
+    margin = 0.5 * r_max
+    count = -2
+    for p in range(passes):
+        if count == -2:
+            cell, x0, y0, nx, ny = grid_for(pos, 2.0 * r_max + margin, cell_start.size - 1)
+            bucket(pos, x0, y0, cell, nx, ny, cell_start, cell_items)
+            count = close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start,
+                                cell_items, pairs)
+            if count < 0:
+                return -1.0
+            for i in range(n):
+                drift[i] = 0.0
+        even = p >= weighted
+        worst = 0.0
+        far = False
+        for t in range(count):
+            i, j = pairs[t, 0], pairs[t, 1]
+            dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
+            d_sq = dx * dx + dy * dy
+            cr = radius[i] + radius[j]
+            if d_sq >= cr * cr:
+                continue
+            d = math.sqrt(d_sq)
+            overlap = cr - d
+            worst = max(worst, overlap)
+            both = weight[i] + weight[j]
+            share = 0.5 if even or both <= 0.0 else weight[j] / both
+            if d > 0.0:
+                ux, uy = dx / d, dy / d
+            else:
+                ux, uy = -1.0, 0.0          # i (the lower index) to the left
+            mi, mj = overlap * share, overlap * (1.0 - share)
+            pos[i, 0] += ux * mi
+            pos[i, 1] += uy * mi
+            pos[j, 0] -= ux * mj
+            pos[j, 1] -= uy * mj
+            moved[i, 0] += ux * mi
+            moved[i, 1] += uy * mi
+            moved[j, 0] -= ux * mj
+            moved[j, 1] -= uy * mj
+            drift[i] += mi
+            drift[j] += mj
+            far = far or drift[i] > 0.25 * margin or drift[j] > 0.25 * margin
+        if worst <= tol:
+            break
+        if far:
+            count = -2                      # list the pairs again
+    return worst

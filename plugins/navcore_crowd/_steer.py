@@ -1,0 +1,137 @@
+"""Steering kernels: where each agent of a crowd wants to go this step
+(its corridor's next corner) and how fast."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+#: agent states (``Crowd.state``)
+IDLE, WAITING, MOVING, ARRIVED, NO_PATH = 0, 1, 2, 3, 4
+#: every preferred velocity turns this far clockwise (radians): agents
+#: meeting head-on then both keep right and pass. Without it, perfect
+#: symmetry (two agents on one line, each heading for where the other
+#: stands) is a fixed point of ORCA and they push against each other
+#: forever (RVO2's examples add random noise instead, which is not
+#: repeatable)
+KEEP_RIGHT = 0.05
+_COS, _SIN = math.cos(KEEP_RIGHT), math.sin(KEEP_RIGHT)
+
+
+@njit(cache=True, nogil=True)
+def lookahead(state, pts, hi, corner, rows):
+    """The rows of moving agents whose corridor has a corner after the
+    current one (``rows`` gets them); their count."""
+    k = 0
+    for r in range(state.shape[0]):
+        if state[r] == MOVING and corner[r] + 1 < hi[r]:
+            rows[k] = r
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def skip_visible(rows, k, seen, pts, corner, ends):
+    """Advance the corners of ``rows[:k]`` whose next corner ``ends[i]``
+    the straight walk reached (``seen[i]`` equal to it: nothing between)."""
+    for i in range(k):
+        if seen[i, 0] == ends[i, 0] and seen[i, 1] == ends[i, 1]:
+            corner[rows[i]] += 1
+
+
+@njit(cache=True, nogil=True)
+def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
+    """Each agent's preferred velocity into ``pref``: toward its corner at
+    full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
+    goal (DetourCrowd's slow-down), zero when it is not moving or has no
+    corridor (``corner`` at ``hi``: a flow field steers it). An agent
+    within its reach of a corner takes the next; within its reach of the
+    goal it has arrived (its reach: its radius, or half a step at full
+    speed if that is more). Returns how many arrived this step."""
+    arrived = 0
+    for r in range(pos.shape[0]):
+        pref[r, 0] = 0.0
+        pref[r, 1] = 0.0
+        if state[r] != MOVING or corner[r] >= hi[r]:
+            continue                      # an agent on a flow field: no corridor
+        reach = max(radius[r], 0.5 * max_speed[r] * dt)
+        c = corner[r]
+        last = hi[r] - 1
+        dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        while c < last and d <= reach:
+            c += 1
+            dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
+            d = math.sqrt(dx * dx + dy * dy)
+        corner[r] = c
+        if c == last and d <= reach:
+            state[r] = ARRIVED
+            arrived += 1
+            continue
+        speed = max_speed[r]
+        if c == last:
+            speed *= min(1.0, d / (2.0 * reach))
+        ux, uy = dx / d, dy / d
+        pref[r, 0] = (ux * _COS + uy * _SIN) * speed
+        pref[r, 1] = (uy * _COS - ux * _SIN) * speed
+    return arrived
+
+
+@njit(cache=True, nogil=True)
+def limit_accel(vel, new_vel, max_accel, dt):
+    """Each agent's velocity change capped at ``max_accel * dt``."""
+    cap = max_accel * dt
+    for r in range(vel.shape[0]):
+        dx, dy = new_vel[r, 0] - vel[r, 0], new_vel[r, 1] - vel[r, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        if d > cap:
+            new_vel[r, 0] = vel[r, 0] + dx / d * cap
+            new_vel[r, 1] = vel[r, 1] + dy / d * cap
+
+
+#: seconds an agent may make no headway before it counts as stuck
+STUCK_SECONDS = 1.0
+#: "no headway": slower than this share of its top speed
+STUCK_SPEED = 0.1
+#: a stuck agent this many radii from its goal has arrived (others stand
+#: on the goal); farther away it plans again from where it stands
+CLOSE_RADII = 4.0
+
+
+#: a stuck agent far from its goal gives way (a lower avoidance weight) for this
+#: many seconds, plus a quarter second per step of its id modulo 4, so
+#: that of two agents stuck against each other one gives way longer
+YIELD_SECONDS = 1.0
+
+
+@njit(cache=True, nogil=True)
+def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding, dt, replan,
+                 near):
+    """Count each moving agent's time without headway in ``stall``. Those
+    stuck ``STUCK_SECONDS`` go into ``near`` when within ``CLOSE_RADII``
+    of their goal (the caller says they arrived if they see it: others
+    stand on it), else give way for a while (``yielding``: seconds left)
+    and go into ``replan`` to plan again. Returns both counts."""
+    k = m = 0
+    for r in range(state.shape[0]):
+        yielding[r] = max(0.0, yielding[r] - dt)
+        if state[r] != MOVING:
+            stall[r] = 0.0
+            continue
+        speed = math.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
+        if speed >= STUCK_SPEED * max_speed[r]:
+            stall[r] = 0.0
+            continue
+        stall[r] += dt
+        if stall[r] < STUCK_SECONDS:
+            continue
+        stall[r] = 0.0
+        dx, dy = goals[r, 0] - pos[r, 0], goals[r, 1] - pos[r, 1]
+        if dx * dx + dy * dy <= (CLOSE_RADII * radius[r]) ** 2:
+            near[m] = r
+            m += 1
+        else:
+            yielding[r] = YIELD_SECONDS + 0.25 * (ids[r] % 4)
+            replan[k] = r
+            k += 1
+    return k, m

@@ -1,0 +1,217 @@
+"""One ORCA step for agents given as arrays (the crowd's avoidance phase):
+the neighbour grid, the new velocities and the move.
+
+>>> import numpy as np
+>>> from navcore_crowd.avoidance import Agents, step
+>>> agents = Agents(np.array([[0.0, 0.0], [10.0, 0.0]]), radius=1.0, max_speed=1.0)
+>>> agents.pref[:] = [[1.0, 0.0], [-1.0, 0.0]]     # head-on
+>>> for _ in range(40):
+...     step(agents, 0.25)
+>>> bool(np.hypot(*(agents.pos[0] - agents.pos[1])) >= 2.0)    # they passed apart
+True
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _orca as K
+
+
+class Walls:
+    """Walls as RVO2 takes obstacles: closed rings of vertices with
+    walkable space on the right of every edge ``v -> next`` (counter-
+    clockwise around what is solid); a two-vertex ring is a thin wall
+    seen from both sides. ``Walls(rings)`` from a list of rings;
+    ``Walls.from_rings(vertices, ring_start)`` from the arrays
+    ``navcore_walls`` gives."""
+
+    def __init__(self, rings=(), cell: float = 8.0):
+        rings = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in rings]
+        start = np.cumsum([0] + [r.shape[0] for r in rings]).astype(np.int64)
+        verts = np.concatenate(rings) if rings else np.zeros((0, 2))
+        self._build(verts, start, cell)
+
+    @classmethod
+    def from_rings(cls, vertices, ring_start, cell: float = 8.0) -> "Walls":
+        walls = cls.__new__(cls)
+        walls._build(np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 2),
+                     np.asarray(ring_start, dtype=np.int64), cell)
+        return walls
+
+    def _build(self, verts, ring_start, cell):
+        m = verts.shape[0]
+        idx = np.arange(m)
+        ring = np.repeat(np.arange(ring_start.size - 1), np.diff(ring_start))
+        lo, hi = ring_start[ring], ring_start[ring + 1]
+        self.vertices = verts
+        self.next = np.where(idx + 1 < hi, idx + 1, lo).astype(np.int32)
+        self.prev = np.where(idx > lo, idx - 1, hi - 1).astype(np.int32)
+        d = verts[self.next] - verts
+        length = np.hypot(d[:, 0], d[:, 1])
+        self.direction = d / np.where(length > 0, length, 1.0)[:, None]
+        a, b, c = verts[self.prev], verts, verts[self.next]
+        turn = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+        self.convex = (turn >= 0) | (hi - lo == 2)
+        if m:
+            lo_xy = verts.min(0)
+            size = np.maximum(verts.max(0) - lo_xy, cell)
+            nx, ny = (int(v) for v in np.ceil(size / cell))
+            self.grid = np.array([cell, lo_xy[0], lo_xy[1], nx, ny])
+            self.start, self.items = K.bucket_edges(verts, self.next, lo_xy[0], lo_xy[1],
+                                                    cell, nx, ny)
+        else:
+            self.grid = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+            self.start, self.items = np.zeros(2, np.int64), np.zeros(0, np.int32)
+
+
+#: the most walls that make half-planes for one agent (its nearest)
+MAX_WALLS = 64
+#: the most neighbours one agent avoids (``max_neighbours``)
+MAX_NEIGHBOURS = 64
+
+
+class Scratch:
+    """One thread's working arrays for ``_orca.velocities``."""
+
+    def __init__(self, num_wall_vertices: int):
+        lines = MAX_WALLS + MAX_NEIGHBOURS
+        self.keys = np.empty(max(MAX_WALLS, MAX_NEIGHBOURS))
+        self.ids = np.empty(self.keys.size, np.int32)
+        self.stamp = np.zeros(num_wall_vertices + 1, np.int64)
+        self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
+        self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
+
+
+class Agents:
+    """Agents as arrays with RVO2's parameters (per agent)."""
+
+    def __init__(self, pos, radius=0.5, max_speed=2.0, neighbour_dist=15.0, max_neighbours=10,
+                 time_horizon=10.0, time_horizon_obstacles=10.0, walls: Walls | None = None):
+        self.pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
+        n = self.pos.shape[0]
+        full = lambda v, t=np.float64: np.broadcast_to(np.asarray(v, t), (n,)).copy()
+        self.vel = np.zeros((n, 2))
+        self.pref = np.zeros((n, 2))
+        self.radius = full(radius)
+        #: how little of the avoiding each agent takes (``_orca``: a pair
+        #: splits it in inverse proportion; all 1: RVO2's halves)
+        self.weight = np.ones(n)
+        self.max_speed = full(max_speed)
+        self.neighbour_dist = full(neighbour_dist)
+        self.max_neighbours = np.minimum(full(max_neighbours, np.int64), MAX_NEIGHBOURS)
+        self.time_horizon = full(time_horizon)
+        self.time_horizon_obstacles = full(time_horizon_obstacles)
+        self.new_vel = np.zeros((n, 2))
+        self.cell_items = np.empty(n, np.int32)
+        self.cell_start = np.zeros(2, np.int64)
+        self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
+        self.set_walls(walls if walls is not None else Walls())
+
+    def set_walls(self, walls: Walls) -> None:
+        self.walls = walls
+        self.scratch = [Scratch(walls.vertices.shape[0])]
+
+    def scratch_for(self, chunks: int) -> list:
+        while len(self.scratch) < chunks:
+            self.scratch.append(Scratch(self.walls.vertices.shape[0]))
+        return self.scratch[:chunks]
+
+
+def step(agents: Agents, dt: float) -> None:
+    """Every agent's ORCA velocity from the velocities now, then the move
+    (all agents see the same old velocities, as RVO2's ``doStep``)."""
+    step_velocities(agents, dt)
+    agents.vel[:] = agents.new_vel
+    agents.pos += agents.vel * dt
+
+
+def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> None:
+    """Every agent's ORCA velocity (``agents.new_vel``) from the positions
+    and velocities now. ``run(calls)``, given, runs ``[(fn, args)]`` (one
+    per chunk of ``chunks``) on several threads and returns when all are
+    done; each agent's velocity depends on the old state alone, so the
+    answer is the same however the agents are split."""
+    a, w = agents, agents.walls
+    n = a.pos.shape[0]
+    if n == 0:
+        return
+    side = float(a.neighbour_dist.max())
+    lo = a.pos.min(0)
+    size = np.maximum(a.pos.max(0) - lo, side)
+    nx, ny = (int(v) for v in np.ceil(size / side))
+    while nx * ny > 4 * n + 16:          # a sparse crowd: fewer, larger cells
+        side *= 2.0
+        nx, ny = int(math.ceil(size[0] / side)), int(math.ceil(size[1] / side))
+    if a.cell_start.size < nx * ny + 1:
+        a.cell_start = np.zeros(nx * ny + 1, np.int64)
+    if a.cell_items.size != n:
+        a.cell_items = np.empty(n, np.int32)
+    K.bucket(a.pos, lo[0], lo[1], side, nx, ny, a.cell_start, a.cell_items)
+    grid = np.array([side, lo[0], lo[1], nx, ny])
+    chunks = max(1, min(chunks, n)) if run is not None else 1
+    bounds = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
+    calls = []
+    for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
+        calls.append((K.velocities, (
+            first, last, a.pos, a.vel, a.pref, a.radius, a.weight, a.max_speed,
+            a.neighbour_dist,
+            a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
+            a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
+            w.grid, w.start, w.items, MAX_WALLS, s.keys, s.ids, s.stamp, s.lp, s.ld, s.pp,
+            s.pd, a.new_vel)))
+    if len(calls) == 1:
+        fn, args = calls[0]
+        fn(*args)
+    else:
+        run(calls)
+
+
+#: at most this many passes of ``separate`` per step; the first
+#: ``WEIGHTED_PASSES`` part pairs by their weights, the rest evenly
+SEPARATION_PASSES = 64
+WEIGHTED_PASSES = 2
+#: overlaps this small are left (a thousandth of a unit)
+OVERLAP_TOLERANCE = 1e-4
+
+
+#: rounds of passes, each ended by keeping the pushed agents on the ground
+SEPARATION_ROUNDS = 3
+
+
+def separate(agents: Agents, move=None) -> float:
+    """Push overlapping agents apart until no pair overlaps by more than
+    ``OVERLAP_TOLERANCE`` or ``SEPARATION_PASSES`` passes are done (the
+    first by weight, so a walker pushes those standing; then evenly);
+    ``move(rows, start, end)``, given, keeps each push on walkable ground
+    (after each round of passes) and returns where those agents end. The
+    largest overlap left."""
+    a = agents
+    n = a.pos.shape[0]
+    if n < 2:
+        return 0.0
+    if a.cell_start.size < 4 * n + 17:
+        a.cell_start = np.zeros(4 * n + 17, np.int64)
+    if a.cell_items.size != n:
+        a.cell_items = np.empty(n, np.int32)
+    drift, moved = np.empty(n), np.zeros((n, 2))
+    worst = 0.0
+    for _ in range(SEPARATION_ROUNDS):
+        moved[:] = 0.0
+        while True:
+            worst = K.relax(a.pos, a.radius, a.weight, SEPARATION_PASSES, WEIGHTED_PASSES,
+                            OVERLAP_TOLERANCE, a.cell_start, a.cell_items, a.pairs, drift,
+                            moved)
+            if worst >= 0.0:
+                break
+            a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room
+        pushed = np.flatnonzero(moved.any(axis=1))
+        if move is None or pushed.size == 0:
+            break
+        end = a.pos[pushed]
+        held = move(pushed, end - moved[pushed], end)
+        a.pos[pushed] = held
+        if worst <= OVERLAP_TOLERANCE and np.array_equal(held, end):
+            break                          # no wall held a push back
+    return worst

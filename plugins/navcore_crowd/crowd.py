@@ -1,0 +1,714 @@
+"""``Crowd``: agents that walk one graph together, as arrays.
+
+Each step, for every agent: its path corridor's next corner (skipping
+corners it can already see), a preferred velocity toward it, ORCA
+against its neighbours and the graph's walls (``avoidance``), the move
+kept on walkable ground (``navcore_move_along_surface``). Paths come from
+the world's scheduler (``request_path`` with ``repath=True``), so a map
+change re-plans the paths it breaks and an agent without a path gets one
+when its goal's area joins its own again. On a grid, agents sharing a
+goal cell (``FLOW_MIN_AGENTS`` or more) walk one flow field instead
+(``flowfield.FlowField``, made again when the grid changes).
+
+>>> import navcore
+>>> world = navcore.World()
+>>> _ = world.add_graph("room", type="grid", rows=["........", "...##...", "........"])
+>>> crowd = world.add_crowd("units", graph="room", radius=0.3, max_speed=2.0)
+>>> ids = crowd.add([(0.5, 0.5), (0.5, 2.5)], goals=[(7.5, 2.5), (7.5, 0.5)])
+>>> for _ in range(80):
+...     _ = world.tick(0.1)
+>>> crowd.arrived.tolist(), crowd.state_names()
+([True, True], ['arrived', 'arrived'])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from navcore import ends, validate
+from navcore.errors import CrowdError
+from navcore.limits import MAX_COORDINATE
+from navcore.types import PathStatus
+
+from . import _steer as S
+from . import flowfield
+from .avoidance import Agents, Walls, separate, step_velocities
+
+#: ``Crowd.state`` values, by name
+STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
+          "no_path": S.NO_PATH}
+_NAMES = {v: k for k, v in STATES.items()}
+#: the smallest radius an agent may have (its reach decides arrival)
+MIN_RADIUS = 1e-6
+#: the longest horizon, in seconds (a day)
+MAX_HORIZON = 86_400.0
+#: the avoidance weight of an agent that is not walking, against a walking
+#: one's 1: 0, it does all of a pair's avoiding, and the walker passes it
+#: as a pushing unit passes one that stands (avoiding it a step ahead only)
+STANDING_WEIGHT = 0.0
+#: the avoidance weight of a walker that gives way (stuck a while): it
+#: takes most of the avoiding from other walkers, and still pushes those
+#: standing
+YIELDING_WEIGHT = 0.25
+#: the fewest agents per thread for which the avoidance splits over the
+#: world's workers (a scheduler job costs tens of microseconds)
+PARALLEL_AGENTS = 512
+#: on a grid, agents of a crowd sharing a goal cell walk one flow field
+#: (``flowfield.FlowField``) instead of a path each once there are this
+#: many of them
+FLOW_MIN_AGENTS = 8
+#: an agent on a flow field looks ahead along it, at these numbers of
+#: cells, and heads for the farthest cell it sees: a straight walk, not
+#: cell to cell (8 cells ahead still left walks at a slant 2-5% longer
+#: than the straight line in an open room, 32 ahead under 1%); ten looks,
+#: not 32, per agent and step
+FLOW_LOOKAHEAD = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+#: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
+#: parameters, sized for maps measured in cells or metres (a person's
+#: radius and walking pace, corridors one cell wide)
+DEFAULTS = dict(radius=0.4, max_speed=1.5, max_accel=math.inf, neighbour_dist=4.0,
+                max_neighbours=10, time_horizon=2.0, time_horizon_obstacles=1.0)
+
+
+class Crowd:
+    """Agents on graph ``graph_id`` of ``world`` (``World.add_crowd``).
+
+    Parameters (per crowd; ``radius`` and ``max_speed`` also per agent in
+    ``add``): ``radius`` of an agent's disc; ``max_speed`` (units per
+    second); ``max_accel`` (units per second squared, ``inf``: none, as
+    RVO2); ``neighbour_dist`` and ``max_neighbours``: the agents one
+    avoids (the nearest, within that distance); ``time_horizon`` and
+    ``time_horizon_obstacles``: how far ahead, in seconds, it avoids
+    agents and walls (longer: earlier, wider detours).
+
+    Agents have ids (``add`` returns them; never reused); the arrays
+    (``positions``, ``velocities``, ``goals``, ``state``, ``arrived``)
+    list them in ``ids`` order.
+    """
+
+    def __init__(self, world, crowd_id, graph_id, **params):
+        unknown = sorted(set(params) - set(DEFAULTS))
+        if unknown:
+            raise CrowdError(f"add_crowd: unknown parameter(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(DEFAULTS)}")
+        p = {**DEFAULTS, **params}
+        self.radius = _positive(p["radius"], "radius", MIN_RADIUS, MAX_COORDINATE)
+        self.max_speed = _positive(p["max_speed"], "max_speed", 0.0, MAX_COORDINATE)
+        self.max_accel = _positive(p["max_accel"], "max_accel", 0.0, math.inf)
+        self.neighbour_dist = _positive(p["neighbour_dist"], "neighbour_dist", 0.0,
+                                        MAX_COORDINATE)
+        self.time_horizon = _positive(p["time_horizon"], "time_horizon", 0.0, MAX_HORIZON)
+        self.time_horizon_obstacles = _positive(p["time_horizon_obstacles"],
+                                                "time_horizon_obstacles", 0.0, MAX_HORIZON)
+        k = p["max_neighbours"]
+        if not validate.is_int(k) or not 0 <= k <= 64:
+            raise CrowdError(f"add_crowd: max_neighbours must be a whole number from 0 to "
+                             f"64, got {validate.describe(k)}")
+        self.max_neighbours = int(k)
+        self.world, self.crowd_id, self.graph_id = world, crowd_id, graph_id
+        self.graph = world.graph(graph_id)
+        self._walls_version = -1
+        self._agents = Agents(np.zeros((0, 2)), walls=Walls())
+        self._ids = np.zeros(0, np.int64)
+        self._goal = np.zeros((0, 2))
+        self._state = np.zeros(0, np.int8)
+        self._node = np.zeros(0, np.int32)
+        self._row_of = np.zeros(0, np.int64)       # agent id -> row, -1 once removed
+        # corridors: agent r's path is _pts[_lo[r]:_hi[r]], heading for _corner[r]
+        self._pts = np.zeros((64, 2))
+        self._used = 0
+        self._lo = np.zeros(0, np.int64)
+        self._hi = np.zeros(0, np.int64)
+        self._corner = np.zeros(0, np.int64)
+        self._stall = np.zeros(0)                  # seconds without headway
+        self._yield = np.zeros(0)                  # seconds left giving way
+        self._retry = np.zeros(0, bool)            # plan again: its start was blocked
+        self._handles: dict = {}                   # agent id -> its path request
+        # flow fields (grids): agent r walks the field of goal cell
+        # _field[r] (-1: its own path); the fields in use, by goal cell,
+        # made at graph version _fields_version
+        self._field = np.zeros(0, np.int32)
+        self._fields: dict = {}
+        self._fields_version = -1
+        #: how many flow fields this crowd has made (one per goal cell and
+        #: graph version in use)
+        self.fields_made = 0
+        self._flow = self.graph.kind == "grid"
+        self._agent_of: dict = {}                  # path request -> agent id
+        self._arrived_paths = _Many(self._take_paths)
+        self._replan_from = _Many(self._starts)
+        self.closed = False
+        # a graph a crowd cannot walk is refused now, not at its first step
+        self._current_walls()
+        self._move(np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros((0, 2)))
+        self._load_kernels()
+
+    # -- the arrays ---------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self._ids.size)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """int64: the agents' ids, in the order of every array (a copy)."""
+        return self._ids.copy()
+
+    @property
+    def goals(self) -> np.ndarray:
+        """float64 ``(n, 2)``: each agent's goal, NaN without one (a copy)."""
+        return self._goal.copy()
+
+    @property
+    def state(self) -> np.ndarray:
+        """int8 per agent, a value of ``STATES`` (a copy)."""
+        return self._state.copy()
+
+    @property
+    def positions(self) -> np.ndarray:
+        """float64 ``(n, 2)``: where each agent stands (a copy)."""
+        return self._agents.pos.copy()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """float64 ``(n, 2)``: each agent's velocity in the last step."""
+        return self._agents.vel.copy()
+
+    @property
+    def radii(self) -> np.ndarray:
+        return self._agents.radius.copy()
+
+    @property
+    def arrived(self) -> np.ndarray:
+        """bool per agent: it reached its goal (within its radius)."""
+        return self._state == S.ARRIVED
+
+    def state_names(self) -> list:
+        """``state`` as names (``STATES``)."""
+        return [_NAMES[int(s)] for s in self._state]
+
+    # -- changing agents ----------------------------------------------------
+    def add(self, positions, goals=None, radius=None, max_speed=None) -> np.ndarray:
+        """Add agents standing at ``positions`` (``(k, 2)``, or one point)
+        and return their ids (int64). ``goals``: send them there at once
+        (as ``set_goals``). ``radius``/``max_speed``: one value or one per
+        agent (default: the crowd's). A position off walkable ground, a
+        radius or speed that is not a finite number > 0: ``CrowdError``,
+        and no agent is added."""
+        self._check_open("add")
+        pos = _points(positions, "positions")
+        k = pos.shape[0]
+        nodes = self._nodes_at(pos, "positions")
+        rad = _per_agent(self.radius if radius is None else radius, k, "radius", MIN_RADIUS)
+        speed = _per_agent(self.max_speed if max_speed is None else max_speed, k, "max_speed",
+                           0.0)
+        goal = None if goals is None else self._goals(goals, k)
+        first = self._row_of.size
+        new_ids = np.arange(first, first + k, dtype=np.int64)
+        a = self._agents
+        n = self._ids.size
+        self._resize(n + k)
+        a.pos[n:] = pos
+        a.radius[n:] = rad
+        a.max_speed[n:] = speed
+        self._node[n:] = nodes
+        self._ids[n:] = new_ids
+        self._row_of = np.concatenate([self._row_of, np.arange(n, n + k, dtype=np.int64)])
+        if goal is not None:
+            self._send(new_ids, np.arange(n, n + k), goal)
+        return new_ids
+
+    def set_goals(self, ids, goals) -> None:
+        """Send agents ``ids`` to ``goals`` (one point for all, or one per
+        agent): each plans a path there (served by the next ticks) and
+        follows it. A goal off walkable ground: ``CrowdError``."""
+        self._check_open("set_goals")
+        ids, rows = self._rows(ids)
+        self._send(ids, rows, self._goals(goals, ids.size))
+
+    def stop(self, ids) -> None:
+        """Agents ``ids`` give up their goals and stand (still stepping
+        aside for others)."""
+        self._check_open("stop")
+        ids, rows = self._rows(ids)
+        self._cancel(ids)
+        self._state[rows] = S.IDLE
+        self._hi[rows] = self._lo[rows]
+        self._field[rows] = -1
+
+    def remove(self, ids) -> None:
+        """Take agents ``ids`` out of the crowd; their ids are not reused."""
+        self._check_open("remove")
+        ids, rows = self._rows(ids)
+        self._cancel(ids)
+        keep = np.ones(self._ids.size, dtype=bool)
+        keep[rows] = False
+        self._row_of[ids] = -1
+        a = self._agents
+        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
+            setattr(a, name, getattr(a, name)[keep])
+        for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
+                     "_yield", "_retry", "_field"):
+            setattr(self, name, getattr(self, name)[keep])
+        self._row_of[self._ids] = np.arange(self._ids.size)
+        self._fit_agents()
+
+    def teleport(self, ids, positions) -> None:
+        """Put agents ``ids`` at ``positions`` (on walkable ground: else
+        ``CrowdError``); those with a goal plan again from there."""
+        self._check_open("teleport")
+        ids, rows = self._rows(ids)
+        pos = _points(positions, "positions", ids.size)
+        nodes = self._nodes_at(pos, "positions")
+        self._agents.pos[rows] = pos
+        self._agents.vel[rows] = 0.0
+        self._node[rows] = nodes
+        going = np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH, S.ARRIVED))
+        if going.any():
+            self._send(ids[going], rows[going], self._goal[rows[going]])
+
+    def close(self) -> None:
+        """The crowd is removed (``World.remove_crowd``): its requests are
+        cancelled."""
+        if not self.world.closed:
+            self._cancel(self._ids)
+        self.closed = True
+
+    # -- stepping -----------------------------------------------------------
+    def step(self, dt: float) -> int:
+        """Move every agent by ``dt`` seconds; the number moved.
+        ``World.tick(dt)`` calls it for every crowd."""
+        self._check_open("step")
+        dt = validate.frame_number(dt, "dt")
+        n = self._ids.size
+        if n == 0 or dt == 0.0:
+            return 0
+        a = self._agents
+        self._current_walls()
+        self._see_ahead()
+        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
+                    self._corner, dt, a.pref)
+        self._follow_fields(dt)
+        # agents that stand (arrived, stopped, waiting for a path) step
+        # aside for those walking: they take most of each pair's avoiding
+        walking = self._state == S.MOVING
+        np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
+                                     STANDING_WEIGHT))
+        chunks = self._chunks(n)
+        step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
+        if math.isfinite(self.max_accel):
+            S.limit_accel(a.vel, a.new_vel, self.max_accel, dt)
+        end = a.pos + a.new_vel * dt
+        start = a.pos.copy()
+        moved, nodes = self._move(a.pos, self._node, end)
+        a.pos[:] = moved
+        self._node[:] = nodes
+        separate(a, self._push)
+        a.vel[:] = (a.pos - start) / dt
+        replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
+        k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
+                              self._ids, self._stall, self._yield, dt, replan, near)
+        if m:
+            # stuck within a few radii of the goal: arrived if nothing but
+            # other agents stands between (it sees the goal), else it plans
+            near = near[:m]
+            seen, _ = self._move(a.pos[near], self._node[near], self._goal[near])
+            sees = (seen == self._goal[near]).all(axis=1)
+            self._state[near[sees]] = S.ARRIVED
+            replan = np.concatenate([replan[:k], near[~sees]])
+            k = replan.size
+        retry = np.flatnonzero(self._retry & (self._node >= 0))
+        if retry.size:
+            self._retry[retry] = False
+            replan = np.concatenate([replan[:k], retry])
+            k = replan.size
+        rows = replan[:k]
+        rows = rows[self._field[rows] < 0]     # a field is exact: nothing to plan again
+        if rows.size:
+            self._send(self._ids[rows], rows, self._goal[rows])
+        return n
+
+    # -- internals ----------------------------------------------------------
+    def _chunks(self, n):
+        """Into how many chunks the avoidance splits: one per thread (the
+        world's workers and this one) when each gets ``PARALLEL_AGENTS``."""
+        sched = self.world.scheduler
+        workers = getattr(sched, "workers", 0) or 0
+        return max(1, min(workers + 1, n // PARALLEL_AGENTS))
+
+    def _run(self, calls):
+        """Run ``[(kernel, args)]``: the first on this thread, the others on
+        the world's workers (the kernels release the GIL)."""
+        sched = self.world.scheduler
+        jobs = [sched.schedule(fn, *args) for fn, args in calls[1:]]
+        fn, args = calls[0]
+        fn(*args)
+        for job in jobs:
+            job.complete()
+
+    def _load_kernels(self):
+        """Load the kernels of a step now (from numba's cache, or compiled),
+        on arrays of the types a step passes: no tick loads one. On a grid
+        also the flow field's, and the grid's CSR view the fields read."""
+        a, none = self._agents, np.empty(0, np.int64)
+        S.lookahead(self._state, self._pts, self._hi, self._corner, none)
+        S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
+        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
+                    self._corner, 0.1, a.pref)
+        S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
+                       self._stall, self._yield, 0.1, none, none)
+        if math.isfinite(self.max_accel):
+            S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
+        two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
+        two.max_neighbours[:] = 1
+        step_velocities(two, 0.1)
+        separate(two)
+        if self._flow:
+            flowfield.warm_up()
+            self.graph.csr
+
+    def _check_open(self, what):
+        if self.closed:
+            raise CrowdError(f"{what}: crowd {self.crowd_id!r} was removed")
+        if self.world.closed:
+            raise CrowdError(f"{what}: the world of crowd {self.crowd_id!r} is closed "
+                             f"(World.close())")
+
+    def _resize(self, n):
+        grow = n - self._ids.size
+        a = self._agents
+        pad2 = np.zeros((grow, 2))
+        for name in ("pos", "vel", "pref", "new_vel"):
+            setattr(a, name, np.concatenate([getattr(a, name), pad2]))
+        a.radius = np.concatenate([a.radius, np.zeros(grow)])
+        a.weight = np.concatenate([a.weight, np.ones(grow)])
+        a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
+        self._ids = np.concatenate([self._ids, np.zeros(grow, np.int64)])
+        self._goal = np.concatenate([self._goal, np.full((grow, 2), np.nan)])
+        self._state = np.concatenate([self._state, np.zeros(grow, np.int8)])
+        self._node = np.concatenate([self._node, np.zeros(grow, np.int32)])
+        for name in ("_lo", "_hi", "_corner"):
+            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
+        self._stall = np.concatenate([self._stall, np.zeros(grow)])
+        self._yield = np.concatenate([self._yield, np.zeros(grow)])
+        self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
+        self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
+        self._fit_agents()
+
+    def _fit_agents(self):
+        """The per-agent parameters ORCA reads, as long as the arrays."""
+        a, n = self._agents, self._ids.size
+        a.neighbour_dist = np.full(n, self.neighbour_dist)
+        a.max_neighbours = np.full(n, self.max_neighbours, np.int64)
+        a.time_horizon = np.full(n, self.time_horizon)
+        a.time_horizon_obstacles = np.full(n, self.time_horizon_obstacles)
+
+
+    def _rows(self, ids):
+        try:
+            arr = np.asarray(ids)
+        except (TypeError, ValueError):         # ragged
+            arr = np.asarray([], dtype=object).reshape(0, 0)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            raise CrowdError(f"agent ids must be whole numbers (one, or a list), got "
+                             f"{validate.describe(ids)}")
+        if arr.dtype.kind == "u":
+            arr = np.where(arr > np.uint64(2 ** 62), np.uint64(2 ** 62), arr)   # out of range
+        arr = arr.astype(np.int64)
+        bad = (arr < 0) | (arr >= self._row_of.size)
+        rows = np.full(arr.size, -1, np.int64)
+        rows[~bad] = self._row_of[arr[~bad]]
+        if (rows < 0).any():
+            i = int(np.flatnonzero(rows < 0)[0])
+            raise CrowdError(f"crowd {self.crowd_id!r} has no agent {int(arr[i])} "
+                             f"(ids[{i}]; removed, or never added)")
+        if np.unique(arr).size != arr.size:
+            raise CrowdError(f"agent ids repeat: {validate.describe(ids)}")
+        return arr, rows
+
+    def _nodes_at(self, pos, what):
+        nodes = ends.nodes(self.graph, pos, what, allow_outside=True)
+        off = nodes < 0
+        off[~off] = ~self.graph.walkable[nodes[~off]]
+        if off.any():
+            i = int(np.flatnonzero(off)[0])
+            raise CrowdError(f"{what}[{i}] = {tuple(pos[i].tolist())} is not on walkable "
+                             f"ground of graph {self.graph_id!r}")
+        return nodes.astype(np.int32)
+
+    def _goals(self, goals, k):
+        pts = _points(goals, "goals")
+        if k == 0 and pts.shape[0] == 0:
+            return pts
+        if pts.shape[0] == 1 and k != 1:
+            pts = np.repeat(pts, k, axis=0)
+        if pts.shape[0] != k:
+            raise CrowdError(f"goals: one point, or one per agent ({k}), got {pts.shape[0]}")
+        self._nodes_at(pts, "goals")
+        return pts
+
+    def _send(self, ids, rows, goals):
+        self._cancel(ids)
+        self._goal[rows] = goals
+        self._state[rows] = S.WAITING
+        self._hi[rows] = self._lo[rows]
+        self._field[rows] = -1
+        self._join_fields()
+        own = self._field[rows] < 0
+        ids, rows, goals = ids[own], rows[own], goals[own]
+        pos = self._agents.pos
+        request = self.world.request_path
+        for i, r, g in zip(ids.tolist(), rows.tolist(), goals.tolist()):
+            h = request(self.graph_id, tuple(pos[r].tolist()), tuple(g), repath=True,
+                        callback=self._arrived_paths, replan_from=self._replan_from)
+            self._handles[i] = h
+            self._agent_of[h] = i
+
+    def _join_fields(self):
+        """On a grid, agents on their way to a goal cell shared by at least
+        ``FLOW_MIN_AGENTS`` of them walk its flow field (those following
+        paths give them up). A group that shrinks keeps its field."""
+        if not self._flow:
+            return
+        going = np.flatnonzero(np.isin(self._state, (S.WAITING, S.MOVING, S.NO_PATH)))
+        if going.size < FLOW_MIN_AGENTS:
+            return
+        cells = self.graph.locate_many(self._goal[going])
+        _, inverse, counts = np.unique(cells, return_inverse=True, return_counts=True)
+        join = (counts[inverse] >= FLOW_MIN_AGENTS) & (self._field[going] < 0)
+        rows = going[join]
+        if rows.size == 0:
+            return
+        self._cancel(self._ids[rows])
+        self._field[rows] = cells[join]
+        self._state[rows] = S.WAITING          # until the next step reads the field
+        self._hi[rows] = self._lo[rows]
+        self._corner[rows] = self._lo[rows]
+
+    def _follow_fields(self, dt):
+        """The preferred velocities of the agents on flow fields: each heads
+        for the farthest cell along its field (of those ``FLOW_LOOKAHEAD``
+        cells on) that a straight walk reaches (the goal point itself in the
+        goal cell). Fields are made for the graph's version now: a map
+        change makes them again, re-planning every agent of a group at
+        once. An agent whose cell has no way to its goal has no path."""
+        rows = np.flatnonzero(self._field >= 0)
+        rows = rows[np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH))]
+        if rows.size == 0:
+            return
+        if self._fields_version != self.graph.version:
+            self._fields = {}
+            self._fields_version = self.graph.version
+        goal_cell = self._field[rows]
+        order = np.argsort(goal_cell, kind="stable")
+        cells_in_use, first = np.unique(goal_cell[order], return_index=True)
+        bounds = np.append(first, order.size)
+        cells = self._node[rows]
+        steps = np.asarray(FLOW_LOOKAHEAD) - 1
+        look = steps.size
+        chain = np.empty((rows.size, look), np.int32)
+        cost = np.empty(rows.size)
+        fields = {}
+        for j, g in enumerate(cells_in_use.tolist()):     # one pass per goal, not per agent
+            field = self._fields.get(g)
+            if field is None:
+                field = flowfield.FlowField(self.graph, g)
+                self.fields_made += 1
+            fields[g] = field
+            sub = order[bounds[j]:bounds[j + 1]]
+            cost[sub] = field.cost[cells[sub]]
+            chain[sub] = field.chains(cells[sub], int(steps[-1]) + 1)[:, steps]
+        self._fields = fields                 # fields no agent walks are dropped
+        reach = np.isfinite(cost)
+        self._state[rows] = np.where(reach, S.MOVING, S.NO_PATH)
+        rows, chain, goal_cell = rows[reach], chain[reach], goal_cell[reach]
+        m = rows.size
+        if m == 0:
+            return
+        a = self._agents
+        width = self.graph.width
+        at_goal = chain == goal_cell[:, None]
+        target = np.empty((m, look, 2))
+        target[..., 0] = chain % width + 0.5
+        target[..., 1] = chain // width + 0.5
+        target[at_goal] = np.broadcast_to(self._goal[rows][:, None, :], (m, look, 2))[at_goal]
+        start = np.repeat(a.pos[rows], look, axis=0)
+        flat = target.reshape(-1, 2)
+        seen, _ = self._move(start, np.repeat(self._node[rows], look), flat)
+        clear = (seen == flat).all(axis=1).reshape(m, look)
+        clear[:, 0] = True                    # the next cell: one allowed move away
+        far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
+        pick = np.arange(m)
+        pts = np.empty((2 * m, 2))
+        pts[0::2] = target[pick, far]
+        pts[1::2] = self._goal[rows]
+        hi = 2 * pick + 2
+        corner = 2 * pick + at_goal[pick, far]
+        state = self._state[rows]
+        pref = np.empty((m, 2))
+        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, hi, corner,
+                    dt, pref)
+        self._state[rows] = state
+        a.pref[rows] = pref
+
+    def _cancel(self, ids):
+        for i in ids.tolist():
+            h = self._handles.pop(i, None)
+            if h is not None:
+                h.cancel()
+                self._agent_of.pop(h, None)
+
+    def _starts(self, handles):
+        """Where the agents of ``handles`` stand now (a re-plan starts there)."""
+        pos = self._agents.pos
+        return [tuple(pos[self._row_of[self._agent_of[h]]].tolist()) for h in handles]
+
+    def _take_paths(self, handles):
+        """Paths served this frame become their agents' corridors."""
+        for h in handles:
+            i = self._agent_of.get(h)
+            if i is None or h.cancelled:
+                continue
+            r = int(self._row_of[i])
+            result = h.result()
+            if result.status is not PathStatus.FOUND:
+                self._state[r] = S.NO_PATH
+                self._hi[r] = self._lo[r]
+                # planned from where it stood when that was blocked: the
+                # move puts it back on open ground, and it plans from there
+                self._retry[r] = result.status is PathStatus.INVALID_START
+                continue
+            pts = np.asarray(result.points, dtype=np.float64)[:, :2]
+            self._store(r, pts)
+            self._state[r] = S.MOVING
+
+    def _store(self, r, pts):
+        k = pts.shape[0]
+        if self._used + k > self._pts.shape[0]:
+            self._compact(k)
+        self._pts[self._used:self._used + k] = pts
+        self._lo[r] = self._used
+        self._hi[r] = self._used + k
+        self._corner[r] = self._used + min(1, k - 1)
+        self._used += k
+
+    def _compact(self, extra):
+        """Drop the corridors no agent follows any more, and make room."""
+        live = self._hi - self._lo
+        need = int(live.sum()) + extra
+        pts = np.zeros((max(64, 2 * need), 2))
+        at = 0
+        for r in np.flatnonzero(live).tolist():
+            k = int(live[r])
+            pts[at:at + k] = self._pts[self._lo[r]:self._hi[r]]
+            self._corner[r] += at - self._lo[r]
+            self._lo[r], self._hi[r] = at, at + k
+            at += k
+        self._pts, self._used = pts, at
+
+    def _current_walls(self):
+        if self._walls_version == self.graph.version:
+            return
+        walls = self.world.plugins.caller("navcore_walls", type(self.graph))(
+            self.world, self.graph)
+        if walls is None:
+            raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} has no walls for a "
+                             f"crowd (no plugin answers navcore_walls for it)")
+        vertices, ring_start = walls
+        self._agents.set_walls(Walls.from_rings(vertices, ring_start))
+        self._walls_version = self.graph.version
+
+    def _move(self, start, nodes, end):
+        out = self.world.plugins.caller("navcore_move_along_surface", type(self.graph))(
+            self.world, self.graph, start, nodes, end)
+        if out is None:
+            raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} cannot move a crowd "
+                             f"(no plugin answers navcore_move_along_surface for it)")
+        return out
+
+    def _push(self, rows, start, end):
+        """Where agents ``rows`` end when pushed from ``start`` toward
+        ``end`` (walls hold)."""
+        moved, nodes = self._move(start, self._node[rows], end)
+        self._node[rows] = nodes
+        return moved
+
+    def _see_ahead(self):
+        """Agents that see their corridor's next corner head for it."""
+        rows = np.empty(self._ids.size, np.int64)
+        k = S.lookahead(self._state, self._pts, self._hi, self._corner, rows)
+        if k == 0:
+            return
+        rows = rows[:k]
+        target = self._pts[self._corner[rows] + 1]
+        seen, _ = self._move(self._agents.pos[rows], self._node[rows], target)
+        S.skip_visible(rows, k, seen, self._pts, self._corner, target)
+
+
+class _Many:
+    """A scheduler callback (or ``replan_from``) called once per frame with
+    all of a crowd's handles (``many``), not once per request."""
+
+    def __init__(self, many):
+        self.many = many
+
+    def __call__(self, handle):
+        return self.many([handle])
+
+
+def _points(value, what, k=None) -> np.ndarray:
+    pts = _number_array(value, f"{what} (x, y) points")
+    if pts.ndim == 1 and pts.shape == (2,):
+        pts = pts.reshape(1, 2)
+    if pts.size == 0:
+        pts = pts.reshape(0, 2)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise CrowdError(f"{what} must be (x, y) points, got an array of shape {pts.shape}")
+    if not np.isfinite(pts).all():
+        i = int(np.flatnonzero(~np.isfinite(pts).all(1))[0])
+        raise CrowdError(f"{what}[{i}] = {tuple(pts[i].tolist())} is not a finite point")
+    if k is not None and pts.shape[0] != k:
+        raise CrowdError(f"{what}: one per agent ({k}), got {pts.shape[0]}")
+    return pts
+
+
+def _number_array(value, what):
+    """``value`` as a float64 array, refusing bools and strings (which
+    numpy would read as 1.0 and 0.0, or parse)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        if arr is not None and arr.size == 0:
+            return arr.astype(np.float64)
+        raise CrowdError(f"{what} must be numbers, got {validate.describe(value)}")
+    return arr.astype(np.float64)
+
+
+def _positive(value, what, low, high) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)) or math.isnan(value) \
+            or not low < value <= high:
+        bound = "" if high == math.inf else f" and at most {high:g}"
+        raise CrowdError(f"add_crowd: {what} must be a number > {low:g}{bound}, got "
+                         f"{validate.describe(value)}")
+    return float(value)
+
+
+def _per_agent(value, k, what, low) -> np.ndarray:
+    arr = _number_array(value, what)
+    try:
+        arr = np.broadcast_to(arr, (k,)).copy()
+    except ValueError:
+        raise CrowdError(f"{what}: one number, or one per agent ({k}), got "
+                         f"{validate.describe(value)}") from None
+    bad = ~(np.isfinite(arr) & (arr > low) & (arr <= MAX_COORDINATE))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise CrowdError(f"{what}[{i}] = {float(arr[i])!r} must be a finite number > {low:g} "
+                         f"and at most {MAX_COORDINATE:g}")
+    return arr
+

@@ -1,0 +1,196 @@
+"""numba kernels of the navmesh's crowd queries: its walls as RVO2
+obstacle rings (``mesh_walls``) and Detour's ``moveAlongSurface`` for
+many points (``move_many``).
+
+Private: ``surface.py`` validates and calls them."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from navcore.limits import MAX_COORDINATE
+
+from ._locate import inside, nearest_on
+from ._meshqueries import raycast
+from ._tiles import locate_one, nearest_point
+
+#: walls a move slides along at most (Detour bounds its walk too): each
+#: slide ends at the next wall it meets, and brings the point no farther
+#: from the end
+MAX_SLIDES = 8
+#: two wall edges in a row are one straight wall (merged) when the sine of
+#: the angle between them is at most this (rounding, not a real bend)
+COLLINEAR = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def mesh_walls(vertices, poly_start, poly_verts, poly_adj, poly_next, walkable):
+    """``(vertices, ring_start)``: the sides of walkable polygons with no
+    walkable polygon across, reversed (the polygons run counter-clockwise,
+    so the walkable one is then on the right of each) and chained at
+    their shared vertices into closed rings (``navcore_walls``); runs of
+    edges along one straight line merged.
+
+    At a vertex where several walls meet (two walkable regions, or two
+    solid ones, touching at a point) an edge arriving there goes on with
+    the first wall leaving it clockwise from the way back: the one that
+    closes the solid sector on its left, so each ring goes round one
+    solid corner at a time and rings touch there but never cross."""
+    n = poly_start.shape[0] - 1
+    nv = vertices.shape[0]
+    eu = np.empty(poly_verts.shape[0], dtype=np.int64)    # from (the polygon edge's end) ...
+    ev = np.empty(poly_verts.shape[0], dtype=np.int64)    # ... to (its start)
+    out_start = np.zeros(nv + 1, dtype=np.int64)
+    m = 0
+    for p in range(n):
+        if walkable[p]:
+            for e in range(poly_start[p], poly_start[p + 1]):
+                q = poly_adj[e]
+                if q < 0 or not walkable[q]:
+                    eu[m] = poly_verts[poly_next[e]]
+                    ev[m] = poly_verts[e]
+                    out_start[eu[m] + 1] += 1
+                    m += 1
+    for v in range(nv):
+        out_start[v + 1] += out_start[v]
+    fill = out_start[:-1].copy()
+    out_list = np.empty(m, dtype=np.int64)
+    for f in range(m):
+        out_list[fill[eu[f]]] = f
+        fill[eu[f]] += 1
+    succ = np.full(m, -1, dtype=np.int64)
+    for f in range(m):
+        v = ev[f]
+        a, b = out_start[v], out_start[v + 1]
+        if b - a == 1:
+            succ[f] = out_list[a]
+        elif b - a > 1:
+            rx = vertices[eu[f], 0] - vertices[v, 0]
+            ry = vertices[eu[f], 1] - vertices[v, 1]
+            best = np.inf
+            for k in range(a, b):
+                g = out_list[k]
+                ox = vertices[ev[g], 0] - vertices[v, 0]
+                oy = vertices[ev[g], 1] - vertices[v, 1]
+                cw = -math.atan2(rx * oy - ry * ox, rx * ox + ry * oy)
+                if cw <= 0.0:
+                    cw += 2.0 * math.pi           # the way back itself comes last
+                if cw < best:
+                    best = cw
+                    succ[f] = g
+    used = np.zeros(m, dtype=np.bool_)
+    ring = np.empty(m, dtype=np.int64)
+    verts = np.empty((m, 2), dtype=np.float64)
+    ring_start = np.empty(m + 1, dtype=np.int64)
+    k = 0
+    r = 0
+    for f0 in range(m):
+        if used[f0]:
+            continue
+        size = 0
+        f = f0
+        while f >= 0 and not used[f]:
+            used[f] = True
+            ring[size] = eu[f]
+            size += 1
+            f = succ[f]
+        begin = k
+        for i in range(size):
+            v = ring[i]
+            a = ring[i - 1] if i > 0 else ring[size - 1]
+            b = ring[i + 1] if i + 1 < size else ring[0]
+            ax, ay = vertices[v, 0] - vertices[a, 0], vertices[v, 1] - vertices[a, 1]
+            bx, by = vertices[b, 0] - vertices[v, 0], vertices[b, 1] - vertices[v, 1]
+            cross = ax * by - ay * bx
+            if size > 2 and ax * bx + ay * by > 0.0 and \
+                    abs(cross) <= COLLINEAR * math.sqrt((ax * ax + ay * ay) * (bx * bx + by * by)):
+                continue                              # mid-way along a straight wall
+            verts[k, 0], verts[k, 1] = vertices[v, 0], vertices[v, 1]
+            k += 1
+        if k - begin < 2:                              # nothing but a point: no wall
+            k = begin
+            continue
+        ring_start[r] = begin
+        r += 1
+    ring_start[r] = k
+    return verts[:k].copy(), ring_start[:r + 1].copy()
+
+
+@njit(cache=True, nogil=True)
+def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, poly_opposite,
+              walkable, cell_start, cell_polys, x0, y0, inv, k, ntx, nty, tol, eps, box,
+              nudge, points, nodes, visited):
+    """``navcore_move_along_surface`` on a 2D navmesh: point ``i`` from
+    ``start[i]`` toward ``end[i]`` into ``points[i]``, its polygon into
+    ``nodes[i]``.
+
+    The start's polygon is ``nodes_in[i]`` when that is a walkable polygon
+    holding the start, else located (the locate index's cells:
+    ``_tiles.locate_one``, which a plain index answers as tiles of one
+    cell); a start on no walkable polygon moves to the nearest walkable
+    point (``box``: the vertices' ``(xmin, ymin, xmax, ymax)``, so that
+    the search reaches all of the mesh), or stays with
+    node ``-1`` when there is none. The move then walks the segment across
+    shared sides of walkable polygons (``raycast``); at a wall it stops
+    there and slides: the rest of the move is the end projected onto the
+    wall's line (``nudge`` off the wall, into the polygon), walked the
+    same way, up to ``MAX_SLIDES`` walls. Each walk and slide brings the
+    point no farther from the end (the answer is the nearest point to it
+    of those reached, in (or on the border of) its polygon)."""
+    n = poly_start.shape[0] - 1
+    for i in range(start.shape[0]):
+        px, py = start[i, 0], start[i, 1]
+        p = nodes_in[i]
+        if p < 0 or p >= n or not walkable[p] or \
+                not inside(px, py, vertices, poly_start, poly_verts, p, tol):
+            p = locate_one(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
+                           cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
+            if p < 0 or not walkable[p]:
+                # (a start past MAX_COORDINATE searches from there: its
+                # squared distances would overflow to inf)
+                px = min(max(px, -MAX_COORDINATE), MAX_COORDINATE)
+                py = min(max(py, -MAX_COORDINATE), MAX_COORDINATE)
+                away = math.hypot(max(box[0] - px, px - box[2], 0.0),
+                                  max(box[1] - py, py - box[3], 0.0))
+                reach = away + math.hypot(box[2] - box[0], box[3] - box[1]) + 1.0
+                p, px, py = nearest_point(px, py, reach, vertices, poly_start, poly_verts,
+                                          walkable, cell_start, cell_polys, x0, y0, inv, k,
+                                          ntx, nty)
+                if p < 0:
+                    points[i, 0], points[i, 1] = start[i, 0], start[i, 1]
+                    nodes[i] = -1
+                    continue
+        ex, ey = end[i, 0], end[i, 1]
+        tx, ty = ex, ey
+        best, bx, by = p, px, py
+        bd = math.hypot(ex - px, ey - py)
+        for _ in range(MAX_SLIDES + 1):
+            if tx == px and ty == py:
+                break
+            hit, t, nx, ny, count = raycast(px, py, tx, ty, p, vertices, poly_start,
+                                            poly_verts, poly_adj, poly_opposite, walkable,
+                                            visited)
+            p = visited[count - 1]
+            if not hit:
+                px, py = tx, ty
+            else:
+                # a hair off the wall, into the polygon: the slide then runs
+                # beside the wall, not exactly along its line (where the
+                # walk's edge tests would be all ties)
+                px = px + t * (tx - px) + nudge * nx
+                py = py + t * (ty - py) + nudge * ny
+            if not inside(px, py, vertices, poly_start, poly_verts, p, tol):
+                _, px, py = nearest_on(px, py, vertices, poly_start, poly_verts, p)
+            d = math.hypot(ex - px, ey - py)
+            if d <= bd:
+                best, bx, by, bd = p, px, py, d
+            if not hit:
+                break
+            # along the wall (the normal (nx, ny) points into the polygon):
+            # the end's projection on its line
+            s = (ex - px) * ny - (ey - py) * nx
+            tx, ty = px + s * ny, py - s * nx
+        points[i, 0], points[i, 1] = bx, by
+        nodes[i] = best
