@@ -521,63 +521,6 @@ def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_
 
 
 @njit(cache=True, nogil=True)
-def separate(pos, radius, weight, cell, x0, y0, nx, ny, cell_start, cell_items, even, disp):
-    """One pass of pushing overlapping agents apart (DetourCrowd's
-    collision handling, applied pair by pair in index order so a pass
-    settles chains of overlaps): each pair closer than its radii parts
-    by the overlap, agent ``i`` moving ``weight[j] / (weight[i] +
-    weight[j])`` of it (halves when ``even`` or both weigh 0), along the
-    line between them (by index order when they stand on one spot).
-    ``pos`` moves; ``disp`` gets each agent's move in the pass. The
-    buckets are those of the positions before the pass (a pass moves an
-    agent by less than its diameter, and the scan reaches one further).
-    Returns the largest overlap seen."""
-    n = pos.shape[0]
-    worst = 0.0
-    reach = 4.0 * radius.max() if n else 0.0
-    for i in range(n):
-        disp[i, 0] = 0.0
-        disp[i, 1] = 0.0
-    for i in range(n):
-        px, py = pos[i, 0], pos[i, 1]
-        c0 = max(int((px - reach - x0) / cell), 0)
-        c1 = min(int((px + reach - x0) / cell), nx - 1)
-        r0 = max(int((py - reach - y0) / cell), 0)
-        r1 = min(int((py + reach - y0) / cell), ny - 1)
-        for r in range(r0, r1 + 1):
-            for c in range(c0, c1 + 1):
-                b = r * nx + c
-                for k in range(cell_start[b], cell_start[b + 1]):
-                    j = cell_items[k]
-                    if j <= i:
-                        continue
-                    dx, dy = pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1]
-                    d_sq = dx * dx + dy * dy
-                    cr = radius[i] + radius[j]
-                    if d_sq >= cr * cr:
-                        continue
-                    d = math.sqrt(d_sq)
-                    overlap = cr - d
-                    worst = max(worst, overlap)
-                    both = weight[i] + weight[j]
-                    share = 0.5 if even or both <= 0.0 else weight[j] / both
-                    if d > 0.0:
-                        ux, uy = dx / d, dy / d
-                    else:
-                        ux, uy = -1.0, 0.0          # i (the lower index) to the left
-                    mi, mj = overlap * share, overlap * (1.0 - share)
-                    pos[i, 0] += ux * mi
-                    pos[i, 1] += uy * mi
-                    pos[j, 0] -= ux * mj
-                    pos[j, 1] -= uy * mj
-                    disp[i, 0] += ux * mi
-                    disp[i, 1] += uy * mi
-                    disp[j, 0] -= ux * mj
-                    disp[j, 1] -= uy * mj
-    return worst
-
-
-@njit(cache=True, nogil=True)
 def grid_for(pos, side, n_cells_max):
     """``(cell, x0, y0, nx, ny)``: a grid over the points ``pos`` with
     cells of ``side`` (doubled until there are at most ``n_cells_max``)."""
@@ -631,9 +574,14 @@ def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_item
 @njit(cache=True, nogil=True)
 def relax(pos, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs, drift,
           moved):
-    """Push overlapping agents apart pair by pair (``separate``'s rule)
-    for up to ``passes`` passes (the first ``weighted`` by weight, then
-    evenly), stopping once no pair overlaps by more than ``tol``. Passes
+    """Push overlapping agents apart (DetourCrowd's collision handling),
+    pair by pair in index order so a pass settles chains of overlaps:
+    each pair closer than its radii parts by the overlap, agent ``i``
+    moving ``weight[j] / (weight[i] + weight[j])`` of it (halves once
+    even, or when both weigh 0) along the line between them (to the left
+    for the lower index when they stand on one spot). Up to ``passes``
+    passes (the first ``weighted`` by weight, then evenly), stopping once
+    no pair overlaps by more than ``tol``. Passes
     run over a list of the pairs within half a radius of touching, made
     again when an agent has drifted a quarter radius since (so no pair
     that comes to overlap is missed). ``moved`` adds up each agent's
