@@ -226,6 +226,16 @@ def wall_neighbours(px, py, range_sq, ov, o_next, cell, x0, y0, nx, ny, cell_sta
     return count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _legs(qx, qy, d_sq, r):
+    """The unit directions of the two tangents from the agent to a disc of
+    radius ``r`` around a wall vertex at ``(qx, qy)`` from it (``d_sq``
+    its squared distance): ``(left x, left y, right x, right y)``."""
+    leg = math.sqrt(d_sq - r * r)
+    return ((qx * leg - qy * r) / d_sq, (qx * r + qy * leg) / d_sq,
+            (qx * leg + qy * r) / d_sq, (-qx * r + qy * leg) / d_sq)
+
+
 @njit(cache=True, nogil=True)
 def _push(lp, ld, n, px, py, dx, dy):
     lp[n, 0], lp[n, 1], ld[n, 0], ld[n, 1] = px, py, dx, dy
@@ -284,25 +294,19 @@ def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev
             if not o_convex[a]:
                 continue
             b = a
-            leg = math.sqrt(d1 - r_sq)
-            lx, ly = (r1x * leg - r1y * r) / d1, (r1x * r + r1y * leg) / d1
-            rx, ry = (r1x * leg + r1y * r) / d1, (-r1x * r + r1y * leg) / d1
+            lx, ly, rx, ry = _legs(r1x, r1y, d1, r)
         elif s > 1.0 and d_line <= r_sq:          # both from the right
             if not o_convex[b]:
                 continue
             a = b
-            leg = math.sqrt(d2 - r_sq)
-            lx, ly = (r2x * leg - r2y * r) / d2, (r2x * r + r2y * leg) / d2
-            rx, ry = (r2x * leg + r2y * r) / d2, (-r2x * r + r2y * leg) / d2
+            lx, ly, rx, ry = _legs(r2x, r2y, d2, r)
         else:
             if o_convex[a]:
-                leg = math.sqrt(d1 - r_sq)
-                lx, ly = (r1x * leg - r1y * r) / d1, (r1x * r + r1y * leg) / d1
+                lx, ly, _, _ = _legs(r1x, r1y, d1, r)
             else:
                 lx, ly = -o_dir[a, 0], -o_dir[a, 1]
             if o_convex[b]:
-                leg = math.sqrt(d2 - r_sq)
-                rx, ry = (r2x * leg + r2y * r) / d2, (-r2x * r + r2y * leg) / d2
+                _, _, rx, ry = _legs(r2x, r2y, d2, r)
             else:
                 rx, ry = o_dir[a, 0], o_dir[a, 1]
         # a leg never points into the neighbouring edge of a convex corner:
