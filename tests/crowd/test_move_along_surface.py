@@ -11,6 +11,7 @@ import pytest
 import shapely
 
 import navcore
+from crowdkit import obstacle_mesh
 from hooktags import exercises
 from navcore import QueryError
 
@@ -262,13 +263,7 @@ def _random_mesh_moves(w, g, rng, k=150):
 @pytest.mark.parametrize("tile_size", [None, 0])
 def test_random_moves_on_meshes_with_updates(tile_size):
     rng = np.random.default_rng(11)
-    obstacles = [shapely.box(x, y, x + rng.uniform(1, 4), y + rng.uniform(1, 4))
-                 for x, y in rng.uniform(1, 35, (6, 2))]
-    obstacles += [shapely.box(20, 20, 22, 22), shapely.box(22, 22, 24, 24),
-                  shapely.Polygon([(30, 2), (36, 3), (31, 8)])]
-    w = navcore.World()
-    g = w.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30), tile_size=tile_size,
-                    obstacles=obstacles)
+    w, g = obstacle_mesh(rng, tile_size)
     _random_mesh_moves(w, g, rng)
     w.update("m", nodes=[int(g.node_of((2.0, 28.0))), int(g.node_of((38.0, 15.0)))],
              walkable=False)

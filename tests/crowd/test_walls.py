@@ -12,6 +12,7 @@ import pytest
 import shapely
 
 import navcore
+from crowdkit import obstacle_mesh
 from hooktags import exercises
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared/data/navmesh"
@@ -146,14 +147,7 @@ def test_a_yard_with_a_pillar_by_hand(tile_size):
 @pytest.mark.parametrize("tile_size", [None, 0])
 def test_meshes_with_obstacles_and_their_updates(tile_size):
     rng = np.random.default_rng(7)
-    obstacles = [shapely.box(x, y, x + rng.uniform(1, 4), y + rng.uniform(1, 4))
-                 for x, y in rng.uniform(1, 35, (6, 2))]
-    # two obstacles touching at a corner, and a triangle
-    obstacles += [shapely.box(20, 20, 22, 22), shapely.box(22, 22, 24, 24),
-                  shapely.Polygon([(30, 2), (36, 3), (31, 8)])]
-    w = navcore.World()
-    g = w.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30), tile_size=tile_size,
-                    obstacles=obstacles)
+    w, g = obstacle_mesh(rng, tile_size)
     _mesh_check(w, g)
     # blocked polygons are solid
     w.update("m", nodes=[int(g.node_of((2.0, 28.0))), int(g.node_of((38.0, 15.0)))],
