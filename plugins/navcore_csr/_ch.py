@@ -696,7 +696,12 @@ class SearchRows(NamedTuple):
 def bidir(ff, fh, fw, bf, bh, bw, s, t, df, db, sf, sb, pf, pb, hkf, hnf, hkb, hnb, gen):
     """Bidirectional upward Dijkstra from rank ``s`` (forward graph ``ff``/
     ``fh``/``fw``) and rank ``t`` (backward graph), stall-on-demand: a node
-    reached more cheaply from above than its label is not expanded. Labels
+    reached from above at no more than its label is not expanded
+    (RoutingKit's rule: an equal label through a higher node leaves a path
+    of the same cost through that node; on hop-weight graphs, full of
+    ties, stalling on equal labels settles 30% fewer nodes than stalling
+    on cheaper ones only; tie-heavy random graphs check it all pairs
+    against Dijkstra). Labels
     ``df``/``db`` are valid where the stamps equal ``gen``; ``pf``/``pb`` is
     the edge position that reached a node (-1 at the ends).
     :func:`bidir_steps` runs the same search a budget of settled nodes at
@@ -809,7 +814,7 @@ def _bidir_run(ff, fh, fw, bf, bh, bw, df, db, sf, sb, pf, pb, hkf, hnf, hkb, hn
             stalled = False
             for e in range(bf[x], bf[x + 1]):      # y -> x from above
                 y = bh[e]
-                if sf[y] == gen and df[y] + bw[e] < d:
+                if sf[y] == gen and df[y] + bw[e] <= d:
                     stalled = True
                     break
             if stalled:
@@ -839,7 +844,7 @@ def _bidir_run(ff, fh, fw, bf, bh, bw, df, db, sf, sb, pf, pb, hkf, hnf, hkb, hn
             stalled = False
             for e in range(ff[x], ff[x + 1]):      # x -> y to above
                 y = fh[e]
-                if sb[y] == gen and db[y] + fw[e] < d:
+                if sb[y] == gen and db[y] + fw[e] <= d:
                     stalled = True
                     break
             if stalled:
@@ -1116,7 +1121,7 @@ def _upward(af, ah, aw, bf, bh, bw, src, dist, stamp, gen, hk, hn, nodes, dists)
         stalled = False
         for e in range(bf[x], bf[x + 1]):
             y = bh[e]
-            if stamp[y] == gen and dist[y] + bw[e] < d:
+            if stamp[y] == gen and dist[y] + bw[e] <= d:
                 stalled = True
                 break
         if stalled:
