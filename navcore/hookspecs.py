@@ -917,6 +917,27 @@ def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> An
     """
 
 
+@hookspec(firstresult=True)
+def navcore_view(world: World, graph_id: Hashable, port: Any, open_browser: bool) -> Any:
+    """Show ``world`` live in a browser: start a local web server for
+    ``navcore.view`` and return its handle (``url``, ``close()``,
+    ``wait()``), or ``None`` to pass.
+
+    ``graph_id`` names the graph shown first (``None``: the first one that
+    can be drawn); ``port`` a TCP port on 127.0.0.1 (``None``: any free
+    one); ``open_browser`` whether to open the address in the user's
+    browser. The arguments are the caller's, unchecked: a mistake is a
+    ``QueryError`` (``UnknownGraphError`` for an unknown graph), raised
+    before anything listens. The server runs on its own thread; the world
+    is read and queried only on the thread that ticks it, at the end of
+    its frames (``navcore_frame_end``). Firstresult: the view plugin
+    (``navcore_view``) answers; when no plugin does, ``navcore.view``
+    raises a ``QueryError`` saying so. Called once per ``navcore.view``
+    call, on the caller's thread. An implementation imports its web
+    server library in the call, never when it is loaded.
+    """
+
+
 # -- pictures ----------------------------------------------------------------
 # ``navcore.draw`` and ``navcore.plot`` ask ``navcore_picture`` (the draw
 # plugin answers); backends paint the map into its canvas
