@@ -1,0 +1,165 @@
+"""Flow fields on navmeshes: the field's distance at every polygon's
+centroid and at random points is the exact any-angle length Polyanya
+finds (``find_path``), before and after random map updates; following its
+corners from anywhere walks a shortest path."""
+import numpy as np
+import pytest
+import shapely
+
+import navcore
+from crowdkit import obstacle_mesh
+from navcore_navmesh import MeshFlowField, path_lengths
+
+#: the field against Polyanya: both sum the same segments, in other orders
+REL = 1e-9
+
+
+def _truth(graph, points, goal):
+    """Polyanya's lengths from ``points`` to ``goal`` (inf: no way)."""
+    out = path_lengths(graph, points, np.repeat([goal], len(points), axis=0))
+    return np.where(np.isnan(out), np.inf, out)        # nan: a point in a blocked polygon
+
+
+def _samples(world, graph, rng, k=120):
+    """Every walkable polygon's centroid and ``k`` random points."""
+    free = np.flatnonzero(graph.walkable)
+    rand = np.array([world.random_point(graph.graph_id, rng).point[:2] for _ in range(k)])
+    return np.vstack([graph.positions[free, :2], rand])
+
+
+def _check(world, graph, goal, rng):
+    field = MeshFlowField(graph, goal)
+    assert field.version == graph.version and field.current
+    pts = _samples(world, graph, rng)
+    got, truth = field.distances(pts), _truth(graph, pts, goal)
+    assert np.array_equal(np.isinf(got), np.isinf(truth))
+    fin = np.isfinite(truth)
+    np.testing.assert_allclose(got[fin], truth[fin], rtol=REL, atol=0)
+    # the polygons it reaches: those Polyanya reaches from their centroids
+    free = np.flatnonzero(graph.walkable)
+    assert np.array_equal(field.reachable[free], fin[:free.size])
+    return field, pts[fin]
+
+
+@pytest.mark.parametrize("tile_size", [None, 0])
+def test_field_is_the_exact_distance_before_and_after_map_updates(tile_size):
+    rng = np.random.default_rng(11 if tile_size is None else 12)
+    world, graph = obstacle_mesh(rng, tile_size)
+    for step in range(4):
+        for _ in range(2):
+            goal = world.random_point("m", rng).point[:2]
+            _check(world, graph, goal, rng)
+        # a few centroids checked by find_path itself, the public call
+        field = MeshFlowField(graph, goal)
+        for p in graph.positions[np.flatnonzero(graph.walkable)[:5], :2]:
+            r = world.find_path("m", tuple(p), tuple(goal))
+            want = r.cost if r.found else np.inf
+            assert field.distances([p])[0] == pytest.approx(want, rel=REL)
+        # random map updates: polygons blocked, portals closed, and on a
+        # tiled mesh obstacles that come and go and a wall region
+        free = np.flatnonzero(graph.walkable)
+        world.update("m", nodes=rng.choice(free, 3, replace=False).tolist(), walkable=False)
+        csr = graph.csr
+        u = int(rng.choice(np.flatnonzero(np.diff(csr.offsets) > 0)))
+        v = int(csr.targets[csr.offsets[u]])
+        world.update("m", edges=[(u, v), (v, u)], cost=np.inf)
+        if tile_size is None:
+            x, y = rng.uniform(2, 34, 2)
+            world.update("m", add_obstacle=shapely.box(x, y, x + 3, y + 1.5),
+                         obstacle_id=f"box{step}")
+            if step:
+                world.update("m", remove_obstacle=f"box{step - 1}")
+            world.update("m", rect=(float(rng.uniform(0, 30)), 10.0, 1.0, 8.0),
+                         walkable=False)
+        world.tick(0.0)
+
+
+def test_following_the_field_walks_a_shortest_path():
+    rng = np.random.default_rng(5)
+    world, graph = obstacle_mesh(rng, None)
+    world.update("m", rect=(12.0, 0.0, 1.0, 26.0), walkable=False)     # a long wall
+    world.tick(0.0)
+    for _ in range(3):
+        goal = world.random_point("m", rng).point[:2]
+        field, starts = _check(world, graph, goal, rng)
+        for start in starts[rng.choice(len(starts), 25, replace=False)]:
+            here, walked, turns = start, 0.0, 0
+            while not np.array_equal(here, goal):
+                _, ahead, count = field.steer([here], [graph.locate(tuple(here))])
+                ahead = [a for a in ahead[0, :count[0]] if not np.array_equal(a, here)]
+                nxt = ahead[0] if ahead else np.asarray(goal)
+                step = float(np.hypot(*(nxt - here)))
+                # a straight walk: Polyanya's way between the two is the segment
+                assert _truth(graph, [here], nxt)[0] == pytest.approx(step, rel=REL, abs=1e-12)
+                walked, here, turns = walked + step, nxt, turns + 1
+                assert turns < 100
+            assert walked == pytest.approx(field.distances([start])[0], rel=REL)
+
+
+@pytest.mark.nojit
+def test_goals_on_corners_and_edges_and_a_mesh_of_arrays():
+    # two squares side by side, a third above the right one: an L
+    vertices = np.array([(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (1, 2), (2, 2.0)])
+    polygons = [[0, 1, 4, 3], [1, 2, 5, 4], [4, 5, 7, 6]]
+    world = navcore.World()
+    graph = world.add_graph("l", type="navmesh", vertices=vertices, polygons=polygons)
+    # the goal on the inner corner (1, 1): every polygon round it holds it
+    field = MeshFlowField(graph, (1.0, 1.0))
+    assert sorted(field.goal_polygons.tolist()) == [0, 1, 2]
+    d = field.distances([(0.0, 0.0), (2.0, 2.0), (1.0, 1.0), (0.5, 0.5)])
+    np.testing.assert_allclose(d, [np.sqrt(2), np.sqrt(2), 0.0, np.sqrt(0.5)], rtol=1e-15)
+    # on the edge between the right square and the top one: round the corner
+    field = MeshFlowField(graph, (1.5, 1.0))
+    assert sorted(field.goal_polygons.tolist()) == [1, 2]
+    d = field.distances([(0.0, 1.0), (1.0, 2.0), (0.0, 0.0)])
+    np.testing.assert_allclose(d, [1.5, np.hypot(0.5, 1.0), np.hypot(1.5, 1.0)], rtol=1e-15)
+    # from the top square's far corner to the left square's: round (1, 1)
+    field = MeshFlowField(graph, (0.0, 0.0))
+    cost, ahead, count = field.steer([(1.0, 2.0)], [2])
+    assert count.tolist() == [1] and ahead[0, 0].tolist() == [1.0, 1.0]
+    assert cost[0] == pytest.approx(1.0 + np.sqrt(2), rel=1e-15)
+    assert np.isnan(field.distances([(1.5, 1.5 + 1.0)])[0])          # off the mesh
+
+
+def test_unreachable_polygons_and_a_blocked_goal_polygon():
+    world = navcore.World()
+    # a wall across the room with no gap: two rooms
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 6),
+                            obstacles=[[(4, -1), (5, -1), (5, 7), (4, 7)]])
+    field = MeshFlowField(graph, (1.0, 1.0))
+    left = graph.positions[:, 0] < 4
+    assert field.reachable[left].all() and not field.reachable[~left].any()
+    assert np.isinf(field.distances([(8.0, 3.0)])[0])
+    cost, _, count = field.steer([(8.0, 3.0)], [graph.locate((8.0, 3.0))])
+    assert np.isinf(cost[0]) and count[0] == 0
+    world.update("m", nodes=[graph.locate((1.0, 1.0))], walkable=False)
+    world.tick(0.0)
+    assert not field.current
+    with pytest.raises(navcore.NodeError, match="not on walkable ground of navmesh 'm'"):
+        MeshFlowField(graph, (1.0, 1.0))
+
+
+@pytest.mark.nojit
+def test_bad_input_is_a_clear_error():
+    world = navcore.World()
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 6))
+    grid = world.add_graph("g", type="grid", rows=["..."])
+    with pytest.raises(navcore.GraphError, match="needs a 2D navmesh graph"):
+        MeshFlowField(grid, (1.0, 0.5))
+    with pytest.raises(navcore.GraphError, match="needs a 2D navmesh graph"):
+        MeshFlowField("m", (1.0, 1.0))
+    for goal, what in (((20.0, 1.0), "not on walkable ground"), ((np.nan, 1.0), "not finite"),
+                       ("here", "goal of 2 numbers"), ((1.0,), "goal of 2 numbers")):
+        with pytest.raises(navcore.NodeError, match=what):
+            MeshFlowField(graph, goal)
+    field = MeshFlowField(graph, (9.0, 5.0))
+    with pytest.raises(navcore.QueryError, match=r"points\[1\] = \[nan, 1.0\] is not finite"):
+        field.distances([(1.0, 1.0), (np.nan, 1.0)])
+    with pytest.raises(navcore.QueryError, match="must be \\(k, 2\\) points"):
+        field.distances([1.0, 2.0, 3.0])
+    with pytest.raises(navcore.QueryError, match=r"nodes\[0\] = 99 is neither -1 nor a polygon"):
+        field.steer([(1.0, 1.0)], [99])
+    with pytest.raises(navcore.QueryError, match="nodes must be 1 integer polygon ids"):
+        field.steer([(1.0, 1.0)], [0.5])
+    with pytest.raises(navcore.QueryError, match="one goal per point"):
+        field.steer([(1.0, 1.0)], [-1], goals=[(9.0, 5.0), (9.0, 5.0)])
