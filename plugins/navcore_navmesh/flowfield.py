@@ -101,45 +101,84 @@ class MeshFlowField(navcore.DerivedView):
         pts = np.ascontiguousarray(validate.points(points, "points", QueryError))
         return self._read(pts, self.graph.locate_many(pts), 0)[0]
 
-    def steer(self, points, nodes, goals=None):
+    def steer(self, points, nodes, goals=None, radii=None):
         """For agents at ``points`` (``(k, 2)``) standing in polygons
         ``nodes`` (``-1``: locate them): ``(cost, ahead, count)``, each
         one's exact distance to the goal (inf: no way, nan: off the mesh),
         and the next ``count[i]`` (up to ``AHEAD``) corners of its
         shortest path in ``ahead[i]`` (float64 ``(k, AHEAD, 2)``; after
         them the path goes straight to the goal). A node must hold its
-        point (as ``navcore_move_along_surface`` gives them). ``goals``
-        (``(k, 2)``, optional): each agent's own goal, in the field goal's
-        polygon; where it is not the field's goal, an agent outside that
-        polygon heads for the field's goal first (``navcore_flow_field``:
-        after ``ahead`` it goes straight to its own)."""
+        point (as ``navcore_move_along_surface`` gives them).
+
+        ``goals`` (``(k, 2)``, optional): each agent's own goal, in the
+        field goal's polygon; where it is not the field's goal, an agent
+        outside that polygon heads for the field's goal first (then
+        straight to its own, as ``navcore_flow_field`` says). ``radii``
+        (``(k,)``, optional): each agent's radius; each corner is then
+        offered that far off it, away from the wall the way turns round
+        (on the bisector of the turn), where a disc of that radius can
+        round it (at the corner itself its edge would stand on the wall)."""
         pts = np.ascontiguousarray(validate.points(points, "points", QueryError))
-        polys = _nodes(nodes, pts.shape[0], self.graph.num_nodes)
+        k = pts.shape[0]
+        polys = _nodes(nodes, k, self.graph.num_nodes)
         stale = polys < 0
         if stale.any():
             polys[stale] = self.graph.locate_many(pts[stale])
         cost, ahead, count = self._read(pts, polys, AHEAD)
+        after = np.empty((k, 2))
+        after[:] = self.goal
+        add = np.zeros(k, dtype=bool)
         if goals is not None:
             own = validate.points(goals, "goals", QueryError)
             if own.shape != pts.shape:
-                raise QueryError(f"steer: one goal per point ({pts.shape[0]}), got "
-                                 f"{own.shape[0]}")
+                raise QueryError(f"steer: one goal per point ({k}), got {own.shape[0]}")
             add = (count < AHEAD) & (own != self.goal).any(axis=1) & \
                 ~np.isin(polys, self.goal_polygons)
-            ahead[add, count[add]] = self.goal
-            count[add] += 1
+            after[~add] = own[~add]
+        if radii is not None:
+            radii = validate.array(radii, "radii", QueryError, np.float64).reshape(-1)
+            if radii.shape != (k,) or not (np.isfinite(radii) & (radii >= 0)).all():
+                raise QueryError(f"steer: radii must be {k} finite numbers >= 0, one per "
+                                 f"point, got {validate.describe(radii)}")
+            _round_corners(pts, ahead, count, after, radii)
+        ahead[add, count[add]] = self.goal
+        count[add] += 1
         return cost, ahead, count
 
     def _read(self, pts, polys, ahead):
         k = pts.shape[0]
         dist = np.empty(k)
-        out = np.empty((k, ahead, 2))
+        out = np.zeros((k, ahead, 2))
         count = np.empty(k, dtype=np.int32)
         gx, gy = self.goal
         K.read_many(pts, np.ascontiguousarray(polys, dtype=np.int32), self._start, self._root,
                     self._pts, self._g, self._low, self._mode, self._via, self._vertices, gx,
                     gy, dist, out, count)
         return dist, out, count
+
+
+def _round_corners(points, ahead, count, after, radii) -> None:
+    """Move each corner ``ahead[i, j]`` (``j < count[i]``) ``radii[i]``
+    away from the wall the way turns round there: against the bisector of
+    the directions to the points before (``points[i]``, the corner before)
+    and after it (the next corner, else ``after[i]``), which points into
+    the wall's side of a taut turn. A corner the agent stands on, or
+    where the way runs straight on, stays."""
+    k, m = count.shape[0], ahead.shape[1]
+    prev = np.concatenate([points[:, None], ahead[:, :-1]], axis=1)
+    nxt = np.concatenate([ahead[:, 1:], np.zeros((k, 1, 2))], axis=1)
+    has = count > 0
+    nxt[np.flatnonzero(has), count[has] - 1] = after[has]
+    back, on = prev - ahead, nxt - ahead
+    lb = np.hypot(back[..., 0], back[..., 1])
+    lo = np.hypot(on[..., 0], on[..., 1])
+    live = (np.arange(m) < count[:, None]) & (lb > 0) & (lo > 0)
+    u = np.zeros_like(ahead)
+    u[live] = back[live] / lb[live, None] + on[live] / lo[live, None]
+    lu = np.hypot(u[..., 0], u[..., 1])
+    live &= lu > 1e-9
+    shift = np.broadcast_to(radii[:, None], (k, m))[live] / lu[live]
+    ahead[live] -= u[live] * shift[:, None]
 
 
 def _nodes(nodes, k, num_nodes) -> np.ndarray:
@@ -160,11 +199,31 @@ def _nodes(nodes, k, num_nodes) -> np.ndarray:
 
 def flow_field(graph, goal_point):
     """``navcore_flow_field`` on a navmesh: a ``MeshFlowField`` toward
-    ``goal_point`` on a 2D mesh, ``None`` on a layered one (its agents
-    plan paths)."""
+    ``goal_point`` on a 2D mesh (with no way from anywhere when an update
+    blocked the ground under the goal since the crowd chose it), ``None``
+    on a layered one (its agents plan paths)."""
     if graph.heights is not None:
         return None
-    return MeshFlowField(graph, goal_point)
+    try:
+        return MeshFlowField(graph, goal_point)
+    except NodeError:
+        return _no_way(graph, goal_point)
+
+
+def _no_way(graph, goal):
+    """A ``MeshFlowField`` toward ``goal`` that no polygon reaches."""
+    field = MeshFlowField.__new__(MeshFlowField)
+    navcore.DerivedView.__init__(field, graph)
+    field.goal = tuple(float(v) for v in goal)
+    field.search_nodes = 0
+    field.goal_polygons = np.zeros(0, dtype=np.int32)
+    field._start = np.zeros(graph.num_polygons + 1, dtype=np.int64)
+    field._root, field._g, field._low = (np.zeros(0, dtype=np.int32), np.zeros(0),
+                                         np.zeros(0))
+    field._pts, field._mode = np.zeros((0, 4)), np.zeros(0, dtype=np.int8)
+    field._via = np.full(len(graph.vertices), -2, dtype=np.int32)
+    field._vertices = graph.vertices
+    return field
 
 
 def _expand(graph, gx, gy, seed, cap):

@@ -340,9 +340,10 @@ navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 
 
-# walls and moves for crowds, on 2D meshes (``surface``)
+# walls, moves and flow fields for crowds, on 2D meshes (``surface``, ``flowfield``)
 navcore_walls = forward(surface.walls, NavMeshGraph)
 navcore_move_along_surface = forward(surface.move_along_surface, NavMeshGraph)
+navcore_flow_field = forward(flowfield.flow_field, NavMeshGraph)
 
 
 navcore_make_update = forward(updates.make_update, NavMeshGraph)

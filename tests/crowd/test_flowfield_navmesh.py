@@ -1,13 +1,15 @@
 """Flow fields on navmeshes: the field's distance at every polygon's
 centroid and at random points is the exact any-angle length Polyanya
 finds (``find_path``), before and after random map updates; following its
-corners from anywhere walks a shortest path."""
+corners from anywhere walks a shortest path; crowds sharing a goal walk
+one field."""
 import numpy as np
 import pytest
 import shapely
 
 import navcore
 from crowdkit import obstacle_mesh
+from hooktags import exercises
 from navcore_navmesh import MeshFlowField, path_lengths
 
 #: the field against Polyanya: both sum the same segments, in other orders
@@ -163,3 +165,129 @@ def test_bad_input_is_a_clear_error():
         field.steer([(1.0, 1.0)], [0.5])
     with pytest.raises(navcore.QueryError, match="one goal per point"):
         field.steer([(1.0, 1.0)], [-1], goals=[(9.0, 5.0), (9.0, 5.0)])
+
+
+@exercises("navcore_flow_field")
+def test_the_flow_field_hook_answers_for_grids_and_2d_meshes_only():
+    world = navcore.World()
+    mesh = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 6),
+                           obstacles=[[(4, 0), (6, 0), (6, 4), (4, 4)]])
+    grid = world.add_graph("g", type="grid", rows=["....", ".#..", "...."])
+    csr = world.add_graph("c", type="csr", src=[0], dst=[1])
+    hook = world.plugins.caller("navcore_flow_field", type(mesh))
+    goal = np.array([9.0, 1.0])
+    field = hook(world, mesh, mesh.locate(tuple(goal)), goal)
+    assert isinstance(field, MeshFlowField) and field.version == mesh.version
+    cost, ahead, count = field.steer(np.array([[1.0, 1.0]]),
+                                     np.array([mesh.locate((1.0, 1.0))], dtype=np.int32),
+                                     np.array([[9.0, 1.0]]))
+    assert count.tolist() == [2] and ahead[0, :2].tolist() == [[4.0, 4.0], [6.0, 4.0]]
+    assert cost[0] == pytest.approx(2 * np.hypot(3, 3) + 2, rel=1e-15)
+    field = world.plugins.caller("navcore_flow_field", type(grid))(
+        world, grid, grid.node_id(3, 2), np.array([3.5, 2.5]))
+    cost, ahead, count = field.steer(np.array([[0.5, 0.5]]), np.array([0], dtype=np.int32),
+                                     np.array([[3.5, 2.5]]))
+    assert field.version == grid.version and cost[0] == pytest.approx(3 + np.sqrt(2))
+    assert world.plugins.caller("navcore_flow_field", type(csr))(
+        world, csr, 1, np.array([0.0, 0.0])) is None
+
+
+def _yard(world):
+    """A 40 x 30 yard cut by a wall at x = 15 with a door at y 4-6 and one
+    at y 22-24."""
+    wall = [[(15, 0), (16, 0), (16, 4), (15, 4)], [(15, 6), (16, 6), (16, 22), (15, 22)],
+            [(15, 24), (16, 24), (16, 30), (15, 30)]]
+    return world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30), obstacles=wall)
+
+
+def test_forty_units_on_a_navmesh_share_one_field_and_all_arrive():
+    world = navcore.World()
+    graph = _yard(world)
+    crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+    rng = np.random.default_rng(1)
+    ids = crowd.add(np.c_[rng.uniform(1, 12, 40), rng.uniform(10, 28, 40)])
+    goal = (30.0, 15.0)
+    crowd.set_goals(ids, goal)
+    assert crowd._handles == {} and crowd.fields_made == 1       # no path requests
+    for _ in range(600):
+        world.tick(0.1)
+        assert (graph.locate_many(crowd.positions) >= 0).all()   # never off the mesh
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and crowd.fields_made == 1
+    assert np.hypot(*(crowd.positions - goal).T).max() < 5.0
+
+
+def test_units_on_a_field_walk_about_the_shortest_way():
+    # round a pillar: each walks within 3% of its exact shortest length
+    # (less the 3 units it stops short, where the group crowds the goal)
+    world = navcore.World()
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 40, 30),
+                            obstacles=[[(18, 8), (22, 8), (22, 22), (18, 22)]])
+    crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+    starts = np.c_[np.full(8, 2.0), 4.0 + 3 * np.arange(8)]
+    goal = np.array([37.0, 15.0])
+    crowd.add(starts, goals=goal)
+    near = 3.0
+    prev, walked, done = crowd.positions, np.zeros(8), np.zeros(8, bool)
+    for _ in range(400):
+        world.tick(0.1)
+        p = crowd.positions
+        walked[~done] += np.hypot(*(p - prev).T)[~done]
+        prev = p
+        done |= np.hypot(*(p - goal).T) < near
+        if done.all():
+            break
+    assert done.all() and crowd.fields_made == 1
+    shortest = _truth(graph, starts, goal) - near
+    assert (walked / shortest < 1.03).all(), walked / shortest
+
+
+def test_a_closed_door_makes_the_field_again_and_no_way_is_no_path():
+    world = navcore.World()
+    graph = _yard(world)
+    crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+    ids = crowd.add([(x, y) for x in (2.0, 4.0, 6.0) for y in (3.0, 5.0, 7.0)])
+    goal = (30.0, 5.0)
+    crowd.set_goals(ids, goal)
+    world.tick(0.1)
+    assert crowd.fields_made == 1
+    world.update("m", rect=(15.0, 4.0, 1.0, 2.0), walkable=False)     # the near door shuts
+    via = set()
+    for _ in range(600):
+        world.tick(0.1)
+        x = crowd.positions[:, 0]
+        via.update(np.round(crowd.positions[(x > 15) & (x < 16), 1] / 10).astype(int).tolist())
+        if crowd.arrived.all():
+            break
+    assert crowd.fields_made == 2 and via == {2}                     # by the far door
+    assert crowd.arrived.all()
+    # both doors shut: no way; the far one opens again: they come
+    crowd.teleport(ids, [(x, y) for x in (2.0, 4.0, 6.0) for y in (3.0, 5.0, 7.0)])
+    made = crowd.fields_made
+    world.update("m", rect=(15.0, 22.0, 1.0, 2.0), walkable=False)
+    world.tick(0.1)
+    assert set(crowd.state_names()) == {"no_path"} and crowd._handles == {}
+    world.update("m", rect=(15.0, 22.0, 1.0, 2.0), walkable=True)
+    for _ in range(600):
+        world.tick(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all() and crowd.fields_made == made + 2     # one each change
+
+
+def test_units_with_their_own_points_in_one_polygon_share_its_field():
+    world = navcore.World()
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 30, 20),
+                            obstacles=[[(12, 0), (14, 0), (14, 14), (12, 14)]])
+    crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+    goals = np.array([(22.0 + 2.0 * (i % 3), 4.0 + 2.0 * (i // 3)) for i in range(9)])
+    assert np.unique(graph.locate_many(goals)).size == 1
+    crowd.add([(2.0 + i % 3, 3.0 + i // 3) for i in range(9)], goals=goals)
+    for _ in range(500):
+        world.tick(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd.fields_made == 1 and crowd._handles == {} and crowd.arrived.all()
+    # (within a radius or so: walkers passing push those standing aside)
+    assert (np.hypot(*(crowd.positions - goals).T) < 1.0).all(), crowd.positions - goals
