@@ -120,6 +120,13 @@ def test_goals_on_corners_and_edges_and_a_mesh_of_arrays():
     cost, ahead, count = field.steer([(1.0, 2.0)], [2])
     assert count.tolist() == [1] and ahead[0, 0].tolist() == [1.0, 1.0]
     assert cost[0] == pytest.approx(1.0 + np.sqrt(2), rel=1e-15)
+    # a disc of radius 0.1 rounds it 0.1 off, on the bisector of the turn,
+    # away from the missing top-left square
+    _, ahead, _ = field.steer([(1.0, 2.0)], [2], radii=[0.1])
+    bisector = np.array([0.0, 1.0]) + np.array([-1.0, -1.0]) / np.sqrt(2)
+    np.testing.assert_allclose(ahead[0, 0], (1, 1) - 0.1 * bisector / np.hypot(*bisector),
+                               rtol=1e-15)
+    assert ahead[0, 0, 0] > 1.0 and ahead[0, 0, 1] < 1.0
     assert np.isnan(field.distances([(1.5, 1.5 + 1.0)])[0])          # off the mesh
 
 
@@ -165,6 +172,9 @@ def test_bad_input_is_a_clear_error():
         field.steer([(1.0, 1.0)], [0.5])
     with pytest.raises(navcore.QueryError, match="one goal per point"):
         field.steer([(1.0, 1.0)], [-1], goals=[(9.0, 5.0), (9.0, 5.0)])
+    for radii in ([-1.0], [np.nan], [0.1, 0.2]):
+        with pytest.raises(navcore.QueryError, match="radii must be 1 finite numbers >= 0"):
+            field.steer([(1.0, 1.0)], [-1], radii=radii)
 
 
 @exercises("navcore_flow_field")
