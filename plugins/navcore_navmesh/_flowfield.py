@@ -1,6 +1,7 @@
 """numba kernels of the navmesh flow field: Polyanya run from the goal to
 every polygon (``expand_all``), its search nodes kept per polygon
-(``collect``), and the field read at many points (``read_many``).
+(``collect``), and the field read at many points (``read_many``), with
+the corners ahead fitted to each agent (``steer_many``).
 
 Private: ``flowfield.py`` validates and calls them.
 
@@ -367,3 +368,63 @@ def read_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, 
             c += 1
             r = via[r]
         count[i] = c
+
+
+@njit(cache=True, nogil=True)
+def steer_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, gy,
+               goal_polys, goals, radii, dist, ahead, count):
+    """``read_many``, then for each agent ``i``: where its own goal
+    ``goals[i]`` is not the field's and it stands outside the field goal's
+    polygons ``goal_polys``, the field's goal becomes one more corner
+    (after the corners it heads straight to its own goal, in the same
+    convex polygon); each corner read is then moved ``radii[i]`` off the
+    wall the way turns round there (``_round_corner``). ``goals`` may be
+    empty (each agent's goal is the field's) and ``radii`` zero."""
+    read_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, gy, dist, ahead,
+              count)
+    k = ahead.shape[1]
+    own = goals.shape[0] > 0
+    for i in range(points.shape[0]):
+        c = count[i]
+        ex, ey = gx, gy
+        add = False
+        if own and c < k and (goals[i, 0] != gx or goals[i, 1] != gy):
+            add = True
+            for q in goal_polys:
+                if polys[i] == q:
+                    add = False
+            if not add:
+                ex, ey = goals[i, 0], goals[i, 1]
+        if radii[i] > 0.0 and c > 0:
+            # from the last corner back, so each reads its neighbours unmoved
+            nx, ny = ex, ey
+            for j in range(c - 1, -1, -1):
+                if j > 0:
+                    px, py = ahead[i, j - 1, 0], ahead[i, j - 1, 1]
+                else:
+                    px, py = points[i, 0], points[i, 1]
+                cx, cy = ahead[i, j, 0], ahead[i, j, 1]
+                ahead[i, j, 0], ahead[i, j, 1] = _round_corner(px, py, cx, cy, nx, ny, radii[i])
+                nx, ny = cx, cy
+        if add:
+            ahead[i, c, 0], ahead[i, c, 1] = gx, gy
+            count[i] = c + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _round_corner(px, py, cx, cy, nx, ny, r):
+    """Corner ``c`` of a way from ``p`` to ``n``, moved ``r`` off the wall
+    it turns round: against the bisector of the directions to ``p`` and
+    ``n``, which points into the wall's side of a taut turn (there a disc
+    of radius ``r`` touches the corner). A corner the agent stands on, or
+    where the way runs straight on, stays."""
+    bx, by = px - cx, py - cy
+    ox, oy = nx - cx, ny - cy
+    lb, lo = math.hypot(bx, by), math.hypot(ox, oy)
+    if lb == 0.0 or lo == 0.0:
+        return cx, cy
+    ux, uy = bx / lb + ox / lo, by / lb + oy / lo
+    lu = math.hypot(ux, uy)
+    if lu <= 1e-9:
+        return cx, cy
+    return cx - r * ux / lu, cy - r * uy / lu

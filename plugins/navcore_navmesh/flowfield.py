@@ -84,7 +84,7 @@ class MeshFlowField(navcore.DerivedView):
         self.search_nodes = int(n)
         nf, ni = search[0], search[1]
         #: the polygons holding the goal (several when it lies on an edge or a corner)
-        self.goal_polygons = np.unique(ni[:n][ni[:n, 3] == -1, 2])
+        self.goal_polygons = np.unique(ni[:n][ni[:n, 3] == -1, 2]).astype(np.int32)
         (self._start, self._root, self._pts, self._g, self._low, self._mode,
          self._via) = _collect(graph, n, search, gx, gy)
         self._vertices = graph.vertices
@@ -124,26 +124,27 @@ class MeshFlowField(navcore.DerivedView):
         stale = polys < 0
         if stale.any():
             polys[stale] = self.graph.locate_many(pts[stale])
-        cost, ahead, count = self._read(pts, polys, AHEAD)
-        after = np.empty((k, 2))
-        after[:] = self.goal
-        add = np.zeros(k, dtype=bool)
+        own = np.zeros((0, 2))
         if goals is not None:
-            own = validate.points(goals, "goals", QueryError)
+            own = np.ascontiguousarray(validate.points(goals, "goals", QueryError))
             if own.shape != pts.shape:
                 raise QueryError(f"steer: one goal per point ({k}), got {own.shape[0]}")
-            add = (count < AHEAD) & (own != self.goal).any(axis=1) & \
-                ~np.isin(polys, self.goal_polygons)
-            after[~add] = own[~add]
-        if radii is not None:
-            radii = validate.array(radii, "radii", QueryError, np.float64).reshape(-1)
+        if radii is None:
+            radii = np.zeros(k)
+        else:
+            radii = np.ascontiguousarray(validate.array(radii, "radii", QueryError,
+                                                        np.float64).reshape(-1))
             if radii.shape != (k,) or not (np.isfinite(radii) & (radii >= 0)).all():
                 raise QueryError(f"steer: radii must be {k} finite numbers >= 0, one per "
                                  f"point, got {validate.describe(radii)}")
-            _round_corners(pts, ahead, count, after, radii)
-        ahead[add, count[add]] = self.goal
-        count[add] += 1
-        return cost, ahead, count
+        dist = np.empty(k)
+        ahead = np.zeros((k, AHEAD, 2))
+        count = np.empty(k, dtype=np.int32)
+        gx, gy = self.goal
+        K.steer_many(pts, polys, self._start, self._root, self._pts, self._g, self._low,
+                     self._mode, self._via, self._vertices, gx, gy, self.goal_polygons, own,
+                     radii, dist, ahead, count)
+        return dist, ahead, count
 
     def _read(self, pts, polys, ahead):
         k = pts.shape[0]
@@ -155,30 +156,6 @@ class MeshFlowField(navcore.DerivedView):
                     self._pts, self._g, self._low, self._mode, self._via, self._vertices, gx,
                     gy, dist, out, count)
         return dist, out, count
-
-
-def _round_corners(points, ahead, count, after, radii) -> None:
-    """Move each corner ``ahead[i, j]`` (``j < count[i]``) ``radii[i]``
-    away from the wall the way turns round there: against the bisector of
-    the directions to the points before (``points[i]``, the corner before)
-    and after it (the next corner, else ``after[i]``), which points into
-    the wall's side of a taut turn. A corner the agent stands on, or
-    where the way runs straight on, stays."""
-    k, m = count.shape[0], ahead.shape[1]
-    prev = np.concatenate([points[:, None], ahead[:, :-1]], axis=1)
-    nxt = np.concatenate([ahead[:, 1:], np.zeros((k, 1, 2))], axis=1)
-    has = count > 0
-    nxt[np.flatnonzero(has), count[has] - 1] = after[has]
-    back, on = prev - ahead, nxt - ahead
-    lb = np.hypot(back[..., 0], back[..., 1])
-    lo = np.hypot(on[..., 0], on[..., 1])
-    live = (np.arange(m) < count[:, None]) & (lb > 0) & (lo > 0)
-    u = np.zeros_like(ahead)
-    u[live] = back[live] / lb[live, None] + on[live] / lo[live, None]
-    lu = np.hypot(u[..., 0], u[..., 1])
-    live &= lu > 1e-9
-    shift = np.broadcast_to(radii[:, None], (k, m))[live] / lu[live]
-    ahead[live] -= u[live] * shift[:, None]
 
 
 def _nodes(nodes, k, num_nodes) -> np.ndarray:
@@ -263,6 +240,9 @@ def warm_up(graph) -> None:
     gx, gy = (float(v) for v in graph.positions[p, :2])
     _, _, search = _expand(graph, gx, gy, p, 1)
     start, root, pts, g, low, mode, via = _collect(graph, 0, search, gx, gy)
-    K.read_many(np.empty((0, 2)), np.empty(0, dtype=np.int32), start, root, pts, g, low, mode,
-                via, graph.vertices, gx, gy, np.empty(0), np.empty((0, AHEAD, 2)),
-                np.empty(0, dtype=np.int32))
+    none = np.empty(0, dtype=np.int32)
+    K.read_many(np.empty((0, 2)), none, start, root, pts, g, low, mode, via, graph.vertices,
+                gx, gy, np.empty(0), np.empty((0, AHEAD, 2)), none)
+    K.steer_many(np.empty((0, 2)), none, start, root, pts, g, low, mode, via, graph.vertices,
+                 gx, gy, none, np.empty((0, 2)), np.empty(0), np.empty(0),
+                 np.empty((0, AHEAD, 2)), none)
