@@ -647,8 +647,9 @@ def navcore_flow_field(world: World, graph: NavGraph, goal_node: int,
       it again after a batch of updates);
     * ``steer(points, nodes, goals, radii) -> (cost, ahead, count)``: for
       ``k`` agents at ``points`` (float64 ``(k, 2)``) standing in
-      ``nodes`` (int32 ``(k,)``, each holding its point, as
-      ``navcore_move_along_surface`` answers), heading for ``goals``
+      ``nodes`` (int32 ``(k,)``, as ``navcore_move_along_surface``
+      answered before the graph's last update: a field whose node ids an
+      update may change locates such points again), heading for ``goals``
       (float64 ``(k, 2)``, each in ``goal_node``), discs of ``radii``
       (float64 ``(k,)``: a way that turns at a wall's corner is offered
       that far off it, where the disc can round it): float64 ``cost``

@@ -28,6 +28,7 @@ from numba import njit
 
 from navcore._kernels import heap_pop, heap_push
 
+from ._locate import inside
 from ._polyanya import OBSERVABLE, TURN_RIGHT, _holding, successors
 
 DONE = 0
@@ -428,3 +429,20 @@ def _round_corner(px, py, cx, cy, nx, ny, r):
     if lu <= 1e-9:
         return cx, cy
     return cx - r * ux / lu, cy - r * uy / lu
+
+
+@njit(cache=True, nogil=True)
+def misplaced(points, polys, vertices, poly_start, poly_verts, walkable, tol):
+    """The rows ``i`` whose polygon ``polys[i]`` (``-1``: not known) is no
+    walkable polygon holding ``points[i]`` (``inside``, within ``tol``):
+    a node kept from before an update that blocked or re-triangulated
+    it."""
+    out = np.empty(points.shape[0], dtype=np.int64)
+    k = 0
+    for i in range(points.shape[0]):
+        p = polys[i]
+        if p < 0 or not walkable[p] or \
+                not inside(points[i, 0], points[i, 1], vertices, poly_start, poly_verts, p, tol):
+            out[k] = i
+            k += 1
+    return out[:k]

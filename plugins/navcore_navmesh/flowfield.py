@@ -107,8 +107,9 @@ class MeshFlowField(navcore.DerivedView):
         one's exact distance to the goal (inf: no way, nan: off the mesh),
         and the next ``count[i]`` (up to ``AHEAD``) corners of its
         shortest path in ``ahead[i]`` (float64 ``(k, AHEAD, 2)``; after
-        them the path goes straight to the goal). A node must hold its
-        point (as ``navcore_move_along_surface`` gives them).
+        them the path goes straight to the goal). A node that does not hold
+        its point (kept from before an update that blocked or re-tiled it)
+        is located again.
 
         ``goals`` (``(k, 2)``, optional): each agent's own goal, in the
         field goal's polygon; where it is not the field's goal, an agent
@@ -120,10 +121,12 @@ class MeshFlowField(navcore.DerivedView):
         round it (at the corner itself its edge would stand on the wall)."""
         pts = np.ascontiguousarray(validate.points(points, "points", QueryError))
         k = pts.shape[0]
-        polys = _nodes(nodes, k, self.graph.num_nodes)
-        stale = polys < 0
-        if stale.any():
-            polys[stale] = self.graph.locate_many(pts[stale])
+        g = self.graph
+        polys = _nodes(nodes, k, g.num_nodes)
+        stale = K.misplaced(pts, polys, g.vertices, g.poly_start, g.poly_verts, g.walkable,
+                            g.locate_index().tol)
+        if stale.size:
+            polys[stale] = g.locate_many(pts[stale])
         own = np.zeros((0, 2))
         if goals is not None:
             own = np.ascontiguousarray(validate.points(goals, "goals", QueryError))
@@ -243,6 +246,8 @@ def warm_up(graph) -> None:
     none = np.empty(0, dtype=np.int32)
     K.read_many(np.empty((0, 2)), none, start, root, pts, g, low, mode, via, graph.vertices,
                 gx, gy, np.empty(0), np.empty((0, AHEAD, 2)), none)
+    K.misplaced(np.empty((0, 2)), none, graph.vertices, graph.poly_start, graph.poly_verts,
+                graph.walkable, graph.locate_index().tol)
     K.steer_many(np.empty((0, 2)), none, start, root, pts, g, low, mode, via, graph.vertices,
                  gx, gy, none, np.empty((0, 2)), np.empty(0), np.empty(0),
                  np.empty((0, AHEAD, 2)), none)

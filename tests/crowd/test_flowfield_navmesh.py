@@ -120,6 +120,8 @@ def test_goals_on_corners_and_edges_and_a_mesh_of_arrays():
     cost, ahead, count = field.steer([(1.0, 2.0)], [2])
     assert count.tolist() == [1] and ahead[0, 0].tolist() == [1.0, 1.0]
     assert cost[0] == pytest.approx(1.0 + np.sqrt(2), rel=1e-15)
+    # a node that does not hold the point (as after an update) is located again
+    assert field.steer([(1.0, 2.0)], [0])[0][0] == cost[0]
     # a disc of radius 0.1 rounds it 0.1 off, on the bisector of the turn,
     # away from the missing top-left square
     _, ahead, _ = field.steer([(1.0, 2.0)], [2], radii=[0.1])
@@ -301,3 +303,29 @@ def test_units_with_their_own_points_in_one_polygon_share_its_field():
     assert crowd.fields_made == 1 and crowd._handles == {} and crowd.arrived.all()
     # (within a radius or so: walkers passing push those standing aside)
     assert (np.hypot(*(crowd.positions - goals).T) < 1.0).all(), crowd.positions - goals
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_groups_on_fields_step_the_same_for_any_worker_count(workers):
+    # two groups, two goals (each side of the wall): their fields are made
+    # as jobs on the workers, and again when a door shuts
+    def run(w):
+        world = navcore.World(workers=w, deterministic=True)
+        _yard(world)
+        crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+        rng = np.random.default_rng(3)
+        ids = crowd.add(np.c_[rng.uniform(1, 12, 24), rng.uniform(2, 28, 24)])
+        crowd.set_goals(ids[:12], (30.0, 5.0))
+        crowd.set_goals(ids[12:], (3.0, 27.0))
+        out = []
+        for step in range(80):
+            if step == 10:
+                world.update("m", rect=(15.0, 4.0, 1.0, 2.0), walkable=False)
+            world.tick(0.1)
+            out.append(crowd.positions)
+        made = crowd.fields_made
+        world.close()
+        return np.array(out), made
+
+    (a, made_a), (b, made_b) = run(workers), run(0)
+    assert np.array_equal(a, b) and made_a == made_b >= 4
