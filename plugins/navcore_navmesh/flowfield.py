@@ -53,7 +53,8 @@ class MeshFlowField(navcore.DerivedView):
     ``graph.snap_distance`` of it: then it is moved there), else
     ``NodeError``; a graph that is no 2D navmesh is a ``GraphError``.
     Paths see what ``find_path`` sees: blocked polygons and closed
-    portals are walls."""
+    portals are walls. After an update to the graph the field is no
+    longer ``current`` and refuses to answer (``QueryError``)."""
 
     def __init__(self, graph, goal):
         if not isinstance(graph, NavMeshGraph) or graph.heights is not None:
@@ -98,6 +99,7 @@ class MeshFlowField(navcore.DerivedView):
         """float64 per point of ``points`` (``(k, 2)``): the exact length
         of the shortest path from it to the goal; ``inf`` where there is
         none, ``nan`` off the mesh (beyond ``snap_distance``)."""
+        self._check_current("distances")
         pts = np.ascontiguousarray(validate.points(points, "points", QueryError))
         return self._read(pts, self.graph.locate_many(pts), 0)[0]
 
@@ -119,6 +121,7 @@ class MeshFlowField(navcore.DerivedView):
         offered that far off it, away from the wall the way turns round
         (on the bisector of the turn), where a disc of that radius can
         round it (at the corner itself its edge would stand on the wall)."""
+        self._check_current("steer")
         pts = np.ascontiguousarray(validate.points(points, "points", QueryError))
         k = pts.shape[0]
         g = self.graph
@@ -148,6 +151,14 @@ class MeshFlowField(navcore.DerivedView):
                      self._mode, self._via, self._vertices, gx, gy, self.goal_polygons, own,
                      radii, dist, ahead, count)
         return dist, ahead, count
+
+    def _check_current(self, what):
+        """A field answers for the graph's version it was made at: its
+        polygon ids and corners may be gone since (``QueryError``)."""
+        if not self.current:
+            raise QueryError(f"{what}: this flow field was made for version {self.version} of "
+                             f"navmesh {self.graph.graph_id!r}, which is at version "
+                             f"{self.graph.version} now; make the field again")
 
     def _read(self, pts, polys, ahead):
         k = pts.shape[0]

@@ -146,6 +146,9 @@ def test_unreachable_polygons_and_a_blocked_goal_polygon():
     world.update("m", nodes=[graph.locate((1.0, 1.0))], walkable=False)
     world.tick(0.0)
     assert not field.current
+    with pytest.raises(navcore.QueryError, match="made for version 0 of navmesh 'm', which "
+                                                 "is at version 1 now"):
+        field.distances([(1.0, 1.0)])
     with pytest.raises(navcore.NodeError, match="not on walkable ground of navmesh 'm'"):
         MeshFlowField(graph, (1.0, 1.0))
 
