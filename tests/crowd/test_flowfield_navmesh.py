@@ -332,3 +332,21 @@ def test_groups_on_fields_step_the_same_for_any_worker_count(workers):
 
     (a, made_a), (b, made_b) = run(workers), run(0)
     assert np.array_equal(a, b) and made_a == made_b >= 4
+
+
+def test_a_goal_walled_in_after_the_order_is_no_path_until_it_opens():
+    world = navcore.World()
+    _yard(world)
+    crowd = world.add_crowd("c", graph="m", radius=0.3, max_speed=2.0)
+    ids = crowd.add([(2.0 + x, 3.0 + y) for x in range(3) for y in range(3)])
+    crowd.set_goals(ids, (30.0, 15.0))
+    world.tick(0.1)
+    world.update("m", rect=(28.0, 13.0, 4.0, 4.0), walkable=False)   # over the goal
+    world.tick(0.1)
+    assert set(crowd.state_names()) == {"no_path"} and crowd._handles == {}
+    world.update("m", rect=(28.0, 13.0, 4.0, 4.0), walkable=True)
+    for _ in range(600):
+        world.tick(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd.arrived.all()
