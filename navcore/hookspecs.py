@@ -630,6 +630,48 @@ def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
     their agents on ``graph``.
     """
 
+
+@hookspec(firstresult=True)
+def navcore_flow_field(world: World, graph: NavGraph, goal_node: int,
+                       goal_point: np.ndarray) -> Any:
+    """Return a flow field toward walkable node ``goal_node`` of ``graph``
+    as it is now, or ``None`` to pass (a crowd's agents then plan a path
+    each). ``goal_point`` (float64 ``(2,)``, finite, in ``goal_node``) is
+    where the field's ways end when it measures to a point rather than to
+    the node.
+
+    A field serves every agent heading for ``goal_node`` at once (an RTS
+    order: one search, not one per unit). It is an object with:
+
+    * ``version``: the ``graph.version`` it answers for (a crowd asks for
+      it again after a batch of updates);
+    * ``steer(points, nodes, goals, radii) -> (cost, ahead, count)``: for
+      ``k`` agents at ``points`` (float64 ``(k, 2)``) standing in
+      ``nodes`` (int32 ``(k,)``, as ``navcore_move_along_surface``
+      answered before the graph's last update: a field whose node ids an
+      update may change locates such points again), heading for ``goals``
+      (float64 ``(k, 2)``, each in ``goal_node``), discs of ``radii``
+      (float64 ``(k,)``: a way that turns at a wall's corner is offered
+      that far off it, where the disc can round it): float64 ``cost``
+      ``(k,)``, the length of each one's way to the goal by the field
+      (``inf``: no way from there); float64 ``ahead`` ``(k, m, 2)`` (``m
+      >= 1``, the field's choice) and int32 ``count`` ``(k,)``: the next
+      ``count[i]`` points of agent ``i``'s way, the first one it can walk
+      to in a straight line, after which it goes straight to
+      ``goals[i]``. One call for all points, no Python per agent.
+
+    Firstresult: the navmesh plugin answers for 2D navmeshes (exact
+    any-angle lengths to ``goal_point``: Polyanya run once from it to
+    every polygon, ``navcore_navmesh.MeshFlowField``), the crowd plugin
+    for grids (``trylast``: one Dijkstra from ``goal_node`` over the
+    grid's moves, ``navcore_crowd.FlowField``, steered by looking ahead
+    along it). Called by crowds when at least ``FLOW_MIN_AGENTS`` of their
+    agents share a goal node, and again after each batch of updates to
+    ``graph`` while they walk it (as scheduler jobs, one per goal, on the
+    world's workers); the field must not change after it is returned,
+    since jobs on several threads may read it.
+    """
+
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
 # applies each graph's batch (``navcore_apply_updates``) and tells the
