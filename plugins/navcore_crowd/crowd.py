@@ -519,8 +519,12 @@ class Crowd:
         version = self.graph.version
         stale = [(k, int(rows[order[i]])) for k, i in zip(keys, first.tolist())
                  if k not in self._fields or self._fields[k].version != version]
-        if stale:
-            self._make_fields(stale)
+        if stale and not self._make_fields(stale):
+            # no plugin makes this graph's fields any more: the group plans paths
+            self._flow = False
+            self._fields = {}
+            self._send(self._ids[rows], rows, self._goal[rows].copy())
+            return
         self._fields = {k: self._fields[k] for k in keys}     # fields no agent walks go
         a = self._agents
         pos, goal = a.pos[rows], self._goal[rows]

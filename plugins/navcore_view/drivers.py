@@ -59,6 +59,9 @@ class Driver:
         self.stopping.set()
         self.requests.put((None, None))      # wakes a driver waiting on its queue
 
+    def disconnected(self, clients_left: int) -> None:
+        """A page closed, ``clients_left`` are still open."""
+
     def control(self) -> dict:
         return {"type": "control", "playing": self.playing, "speed": self.speed,
                 "frame": self.session.frame, "ended": self.session.ended}
@@ -74,7 +77,14 @@ class Driver:
         while True:
             request, reply = item
             if request is not None:
-                reply(self.answer(request))
+                try:
+                    answer = self.answer(request)
+                except Exception as exc:        # a page must never break the game's tick
+                    answer = {"type": "error", "op": request.get("op") if
+                              isinstance(request, dict) else None,
+                              "message": f"the viewer failed on this request: "
+                                         f"{type(exc).__name__}: {exc}"}
+                reply(answer)
             try:
                 item = self.requests.get_nowait()
             except queue.Empty:
@@ -109,7 +119,7 @@ class Driver:
                 return self.session.info(request.get("node"))
             if op == "options":
                 opts = {k: v for k, v in request.items() if k not in ("op", "id")}
-                self.session.set_options(**opts)
+                self.session.set_options(opts)
                 self.session.capture(self.last_stats, playing=self.playing)
                 return {"type": "options", "options": self.session.options}
             if op == "graph":
@@ -120,7 +130,7 @@ class Driver:
                     raise QueryError(f"no graph {wanted!r} to show")
                 self.session.select(match[0])
                 self.session.capture(self.last_stats, playing=self.playing)
-                return self.session.hello()
+                return self.session.greet()
             raise QueryError(f"unknown request {op!r}")
         except NavError as exc:
             return {"type": "error", "op": op, "message": exc.message}
@@ -143,6 +153,7 @@ class SceneDriver(Driver):
                                        daemon=True)
 
     def start(self) -> None:
+        self.session.greet()
         self.session.capture(None, playing=self.playing)
         self.thread.start()
 
@@ -198,10 +209,18 @@ class WorldDriver(Driver):
         super().__init__(session, True)
         self.world = world
         self.thread = None
-        world.plugins.register(self, name=f"navcore_view_{id(self):x}")
 
     def start(self) -> None:
+        """Take the world's frames from now on (registered here, once the
+        server runs, so a viewer refused before leaves no hook behind)."""
+        self.session.greet()
         self.session.capture(None, playing=True)
+        self.world.plugins.register(self, name=f"navcore_view_{id(self):x}")
+
+    def disconnected(self, clients_left: int) -> None:
+        """The last page closed: a game it had paused goes on."""
+        if clients_left == 0:
+            self.submit({"op": "play"}, lambda answer: None)
 
     def connected(self) -> None:
         pass
@@ -218,6 +237,8 @@ class WorldDriver(Driver):
         if world is not self.world or self.stopping.is_set():
             return
         self.last_stats = stats
+        if not self._showable():
+            return
         self.session.capture(stats, playing=self.playing)
         self.serve(None)
         if self.steps:
@@ -231,3 +252,20 @@ class WorldDriver(Driver):
                 self.session.capture(stats, playing=False)
         if self.steps:
             self.steps -= 1
+
+    def _showable(self) -> bool:
+        """Whether the shown graph is still the world's: one removed or
+        replaced makes the viewer show another graph (or, with none left,
+        tell the page), never an error in the game's tick."""
+        graph = self.world.graphs.get(self.session.graph_id)
+        if graph is self.session.graph:
+            return True
+        ids = self.session.graph_ids()
+        if not ids:
+            self.session.ended = "the world has no graph left to show"
+            self.session.publish()
+            return False
+        self.session.select(self.session.graph_id if graph is not None else ids[0])
+        self.session.greet()
+        return True
+

@@ -186,7 +186,9 @@ class Server:
         self.connections += 1
         sender = asyncio.create_task(self._send_frames(client))
         try:
-            await client.send_json(self.driver.control() | self.session.hello())
+            with self.session.lock:              # made on the driver's thread
+                greeting = self.session.greeting
+            await client.send_json(self.driver.control() | greeting)
             self.driver.connected()
             async for msg in ws:
                 if msg.type != web.WSMsgType.TEXT:
@@ -203,6 +205,7 @@ class Server:
         finally:
             sender.cancel()
             self.clients.discard(client)
+            self.driver.disconnected(len(self.clients))
         return ws
 
     async def _ask(self, client, request) -> None:

@@ -148,7 +148,7 @@ class Session:
                 self.agent_groups.append((g, idx, lay, radius))
 
     # -- the map --------------------------------------------------------------
-    def set_options(self, **options) -> None:
+    def set_options(self, options: dict) -> None:
         for key, value in options.items():
             if key not in self.options:
                 raise QueryError(f"unknown map option {key!r}; known: "
@@ -314,6 +314,9 @@ class Session:
 
     # -- what a page asks -----------------------------------------------------
     def hello(self) -> dict:
+        """What a page is told when it connects (the shown graph, the graphs
+        and algorithms offered, ...): made on the driver's thread, kept in
+        ``greeting`` for the server's, which never reads the world."""
         algorithms = []
         try:
             algorithms = list(self.world.algorithms(self.graph_id))
@@ -329,6 +332,16 @@ class Session:
                 "algorithms": algorithms, "palette": palette,
                 "budget_ms": float(self.world.frame_budget_ms), "options": self.options,
                 "scene": settings, "mode": "scene" if self.sim is not None else "world"}
+
+    def greet(self) -> dict:
+        """Make ``greeting`` again (on the driver's thread); returns it."""
+        greeting = self.hello()
+        with self.lock:
+            self.greeting = greeting
+        return greeting
+
+    #: the last ``hello``, for pages that connect (read under ``lock``)
+    greeting: dict = {"type": "hello"}
 
     def path(self, start, goal, algorithm="auto") -> dict:
         """``world.find_path`` between two clicked points of the map."""
@@ -391,8 +404,10 @@ def _stats(stats, world) -> dict | None:
 
 def _point(value, what) -> tuple:
     try:
+        if isinstance(value, (str, bytes)) or any(isinstance(v, (str, bool)) for v in value):
+            raise TypeError("not numbers")
         x, y = (float(v) for v in value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise QueryError(f"{what} must be a point [x, y], got {value!r}") from None
     if not (math.isfinite(x) and math.isfinite(y)):
         raise QueryError(f"{what} must be a finite point, got {value!r}")

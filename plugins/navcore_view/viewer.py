@@ -25,7 +25,11 @@ class Viewer:
         self._closed = threading.Event()
         self._closing = threading.Lock()
         self.server.start()
-        driver.start()
+        try:
+            driver.start()
+        except BaseException:
+            self.server.stop()
+            raise
 
     @property
     def url(self) -> str:

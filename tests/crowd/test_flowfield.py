@@ -205,3 +205,22 @@ def test_units_on_a_field_walk_straight_across_an_open_room():
     assert done.all() and crowd.fields_made == 1
     straight = np.hypot(*(starts - goal).T) - near
     assert (walked / straight < 1.02).all(), walked / straight
+
+
+def test_a_group_whose_field_cannot_be_made_again_plans_paths_instead(monkeypatch):
+    """After a map change a group's field is made again; when the graph's
+    plugins make none any more (a plugin that stopped answering), the
+    group plans a path each and still gets there."""
+    world = navcore.World()
+    graph, crowd, ids = _units(world, ["." * 20] * 8, 10)
+    crowd.set_goals(ids, (17.5, 4.5))
+    world.tick(0.1)
+    assert crowd._handles == {} and crowd.fields_made == 1
+    monkeypatch.setattr(crowd, "_make_fields", lambda todo: False)
+    world.update(graph.graph_id, rect=(10, 0, 1, 3), walkable=False)
+    for _ in range(200):
+        world.tick(0.1)
+        if crowd.arrived.all():
+            break
+    assert crowd._flow is False and (crowd._field < 0).all()     # paths, not fields
+    assert crowd.arrived.mean() >= 0.8, crowd.state_names()

@@ -97,3 +97,93 @@ def test_navcore_view_stops_on_ctrl_c(tmp_path):
         assert "interrupted after 0 frames" in err and "Traceback" not in err
     finally:
         proc.kill()
+
+
+def _viewed_world():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["......", "......"])
+    world.add_graph("h", type="grid", rows=["....", "...."])
+    return world, navcore.view(world, "g", open_browser=False)
+
+
+def _hooked(world):
+    return [name for name in world.plugins.names() if str(name).startswith("navcore_view_")]
+
+
+@exercises("navcore_view")
+def test_bad_page_requests_are_answered_with_errors_and_the_game_ticks_on():
+    world, viewer = _viewed_world()
+    try:
+        answers = []
+        for request in ({"op": "options", "self": True},
+                        {"op": "path", "from": [10 ** 400, 0], "to": [1, 1]},
+                        {"op": "path", "from": "12", "to": [1, 1]},
+                        {"op": "path", "from": [True, 0], "to": [1, 1]},
+                        {"op": "nonsense"}, ["not", "a", "dict"]):
+            viewer.driver.submit(request, answers.append)
+        world.tick(0.05)                       # the requests are answered at its end
+        assert len(answers) == 6
+        assert all(a["type"] == "error" for a in answers), answers
+        viewer.driver.submit({"op": "path", "from": [0.5, 0.5], "to": [5.5, 1.5]},
+                             answers.append)
+        world.tick(0.05)
+        want = world.find_path("g", (0.5, 0.5), (5.5, 1.5))
+        assert answers[-1]["cost"] == pytest.approx(want.cost)
+    finally:
+        viewer.close()
+
+
+@exercises("navcore_view")
+def test_removing_the_shown_graph_shows_another_and_never_breaks_tick():
+    world, viewer = _viewed_world()
+    try:
+        world.remove_graph("g")
+        world.tick(0.05)
+        assert viewer.session.graph_id == "h"
+        assert viewer.session.greeting["graph"] == "h"
+        world.add_graph("h2", type="grid", rows=["........"] * 4)
+        world.remove_graph("h")
+        world.add_graph("h", type="grid", rows=["..", ".."])     # same id, new graph
+        world.tick(0.05)
+        assert viewer.session.graph is world.graph(viewer.session.graph_id)
+        for g in list(world.graphs):
+            world.remove_graph(g)
+        world.tick(0.05)
+        assert viewer.session.ended
+    finally:
+        viewer.close()
+
+
+@exercises("navcore_view")
+def test_a_refused_view_leaves_no_hook_and_a_closed_one_takes_its_hook_away():
+    world = navcore.World()
+    world.add_graph("g", type="grid", rows=["...."])
+    for port in (-1, "80", True):
+        with pytest.raises(navcore.QueryError):
+            navcore.view(world, port=port, open_browser=False)
+    assert _hooked(world) == []
+    viewer = navcore.view(world, open_browser=False)
+    assert len(_hooked(world)) == 1
+    viewer.close()
+    assert _hooked(world) == []
+
+
+@exercises("navcore_view")
+def test_the_last_page_closing_resumes_a_game_it_paused():
+    import threading
+    world, viewer = _viewed_world()
+    try:
+        viewer.driver.submit({"op": "pause"}, lambda a: None)
+        ticked = threading.Event()
+
+        def game():
+            world.tick(0.05)                   # held here by the pause
+            world.tick(0.05)
+            ticked.set()
+        t = threading.Thread(target=game, daemon=True)
+        t.start()
+        assert not ticked.wait(0.3)
+        viewer.driver.disconnected(0)
+        assert ticked.wait(10.0)
+    finally:
+        viewer.close()
