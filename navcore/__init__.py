@@ -107,7 +107,8 @@ def view(world, graph_id=None, *, port=None, open_browser=True):
     Returns the viewer: ``viewer.url`` (with its per-run token; a
     request without it is refused), ``viewer.close()``. The world is read
     at the end of each ``world.tick`` on the ticking thread; pausing in
-    the page holds ``tick`` there until play or step. ``port``: a TCP
+    the page holds ``tick`` there until play, step or the last page
+    closing. ``port``: a TCP
     port (``None``: a free one); ``open_browser``: open the address in
     the user's browser. Needs the view plugin (``navcore_view``) and its
     web server, aiohttp (``pip install navcore[view]``); a ``QueryError``
