@@ -40,14 +40,19 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 
 
 @njit(cache=True, nogil=True)
-def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
+def preferred(pos, radius, max_speed, state, pts, lo, hi, corner, dt, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
     full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
     goal (DetourCrowd's slow-down), zero when it is not moving or has no
     corridor (``corner`` at ``hi``: a flow field steers it). An agent
-    within its reach of a corner takes the next; within its reach of the
-    goal it has arrived (its reach: its radius, or half a step at full
-    speed if that is more). Returns how many arrived this step."""
+    within its reach of a corner that it has come round (it stands past
+    the line through the corner across the way it came, from the corner
+    before, ``pts[corner - 1]`` when that is ``lo`` or later) takes the
+    next: one that hugs a wall reaches a corner of it before it is round,
+    and heading on from there would lead it into the wall. Within its
+    reach of the goal it has arrived (its reach: its radius, or half a
+    step at full speed if that is more). Returns how many arrived this
+    step."""
     arrived = 0
     for r in range(pos.shape[0]):
         pref[r, 0] = 0.0
@@ -59,7 +64,7 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
         last = hi[r] - 1
         dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
         d = math.sqrt(dx * dx + dy * dy)
-        while c < last and d <= reach:
+        while c < last and d <= reach and (c <= lo[r] or _round(pos, r, pts, c)):
             c += 1
             dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
             d = math.sqrt(dx * dx + dy * dy)
@@ -75,6 +80,14 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
         pref[r, 0] = (ux * _COS + uy * _SIN) * speed
         pref[r, 1] = (uy * _COS - ux * _SIN) * speed
     return arrived
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _round(pos, r, pts, c):
+    """Whether agent ``r`` stands past corner ``c`` along the way from
+    corner ``c - 1`` (on the line across it, or beyond)."""
+    return ((pos[r, 0] - pts[c, 0]) * (pts[c, 0] - pts[c - 1, 0])
+            + (pos[r, 1] - pts[c, 1]) * (pts[c, 1] - pts[c - 1, 1])) >= 0.0
 
 
 @njit(cache=True, nogil=True)

@@ -23,6 +23,7 @@ goal cell (``FLOW_MIN_AGENTS`` or more) walk one flow field instead
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
@@ -88,6 +89,9 @@ class Crowd:
     list them in ``ids`` order.
     """
 
+    #: the values of ``state``, by name (the module's ``STATES``, read-only)
+    STATES = MappingProxyType(STATES)
+
     def __init__(self, world, crowd_id, graph_id, **params):
         unknown = sorted(set(params) - set(DEFAULTS))
         if unknown:
@@ -109,6 +113,10 @@ class Crowd:
         self.max_neighbours = int(k)
         self.world, self.crowd_id, self.graph_id = world, crowd_id, graph_id
         self.graph = world.graph(graph_id)
+        #: how far the graph's walls already keep agents' centres from the
+        #: solid (a navmesh built for an ``agent_radius``): agents keep only
+        #: the rest of their radius from them
+        self.clearance = float(getattr(self.graph, "agent_radius", 0.0) or 0.0)
         self._walls_version = -1
         self._agents = Agents(np.zeros((0, 2)), walls=Walls())
         self._ids = np.zeros(0, np.int64)
@@ -125,6 +133,7 @@ class Crowd:
         self._stall = np.zeros(0)                  # seconds without headway
         self._yield = np.zeros(0)                  # seconds left giving way
         self._retry = np.zeros(0, bool)            # plan again: its start was blocked
+        self._served = np.zeros(0, np.int64)       # path results received
         self._handles: dict = {}                   # agent id -> its path request
         # flow fields (grids): agent r walks the field of goal cell
         # _field[r] (-1: its own path); the fields in use, by goal cell,
@@ -179,6 +188,14 @@ class Crowd:
         return self._agents.radius.copy()
 
     @property
+    def paths_served(self) -> np.ndarray:
+        """int64 per agent: how many path results it has received, found
+        or not (its first for each goal, then each re-plan: a map change
+        broke or blocked its path, or it was stuck); agents on a flow field
+        receive none. A copy."""
+        return self._served.copy()
+
+    @property
     def arrived(self) -> np.ndarray:
         """bool per agent: it reached its goal (within its radius)."""
         return self._state == S.ARRIVED
@@ -210,6 +227,7 @@ class Crowd:
         self._resize(n + k)
         a.pos[n:] = pos
         a.radius[n:] = rad
+        a.wall_radius[n:] = np.maximum(rad - self.clearance, 0.0)
         a.max_speed[n:] = speed
         self._node[n:] = nodes
         self._ids[n:] = new_ids
@@ -245,10 +263,11 @@ class Crowd:
         keep[rows] = False
         self._row_of[ids] = -1
         a = self._agents
-        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
+        for name in ("pos", "vel", "pref", "new_vel", "radius", "wall_radius", "max_speed",
+                     "weight"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_field"):
+                     "_yield", "_retry", "_field", "_served"):
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
@@ -286,7 +305,7 @@ class Crowd:
         a = self._agents
         self._current_walls()
         self._see_ahead()
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
+        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._lo, self._hi,
                     self._corner, dt, a.pref)
         self._follow_fields(dt)
         # agents that stand (arrived, stopped, waiting for a path) step
@@ -353,7 +372,7 @@ class Crowd:
         a, none = self._agents, np.empty(0, np.int64)
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
         S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
+        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._lo, self._hi,
                     self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
                        self._stall, self._yield, 0.1, none, none)
@@ -381,6 +400,7 @@ class Crowd:
         for name in ("pos", "vel", "pref", "new_vel"):
             setattr(a, name, np.concatenate([getattr(a, name), pad2]))
         a.radius = np.concatenate([a.radius, np.zeros(grow)])
+        a.wall_radius = np.concatenate([a.wall_radius, np.zeros(grow)])
         a.weight = np.concatenate([a.weight, np.ones(grow)])
         a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
         self._ids = np.concatenate([self._ids, np.zeros(grow, np.int64)])
@@ -392,6 +412,7 @@ class Crowd:
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
+        self._served = np.concatenate([self._served, np.zeros(grow, np.int64)])
         self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
         self._fit_agents()
 
@@ -548,8 +569,8 @@ class Crowd:
         corner = 2 * pick + at_goal[pick, far]
         state = self._state[rows]
         pref = np.empty((m, 2))
-        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, hi, corner,
-                    dt, pref)
+        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, 2 * pick, hi,
+                    corner, dt, pref)
         self._state[rows] = state
         a.pref[rows] = pref
 
@@ -573,6 +594,7 @@ class Crowd:
                 continue
             r = int(self._row_of[i])
             result = h.result()
+            self._served[r] += 1
             if result.status is not PathStatus.FOUND:
                 self._state[r] = S.NO_PATH
                 self._hi[r] = self._lo[r]
