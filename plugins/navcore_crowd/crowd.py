@@ -512,7 +512,9 @@ class Crowd:
         """The preferred velocities of the agents on flow fields: each heads
         for the farthest cell along its field (of those ``FLOW_LOOKAHEAD``
         cells on) that a straight walk reaches (the goal point itself in the
-        goal cell). Fields are made for the graph's version now: a map
+        goal cell), or the next cell while it gives way after a stall (the
+        walk tested is a point's; a disc may stall on a corner the point
+        clears). Fields are made for the graph's version now: a map
         change makes them again, re-planning every agent of a group at
         once. An agent whose cell has no way to its goal has no path."""
         rows = np.flatnonzero(self._field >= 0)
@@ -561,6 +563,10 @@ class Crowd:
         clear = (seen == flat).all(axis=1).reshape(m, look)
         clear[:, 0] = True                    # the next cell: one allowed move away
         far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
+        # the looks are a point's: a disc can stall on a corner the point
+        # clears (a door's jamb); one that stalled heads for the next cell
+        # while it gives way, a move away from the corner
+        far[self._yield[rows] > 0.0] = 0
         pick = np.arange(m)
         pts = np.empty((2 * m, 2))
         pts[0::2] = target[pick, far]
