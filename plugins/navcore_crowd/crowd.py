@@ -305,8 +305,8 @@ class Crowd:
         a = self._agents
         self._current_walls()
         self._see_ahead()
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._lo, self._hi,
-                    self._corner, dt, a.pref)
+        S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
+                    self._lo, self._hi, self._corner, dt, a.pref)
         self._follow_fields(dt)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
@@ -372,8 +372,8 @@ class Crowd:
         a, none = self._agents, np.empty(0, np.int64)
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
         S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._lo, self._hi,
-                    self._corner, 0.1, a.pref)
+        S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
+                    self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
                        self._stall, self._yield, 0.1, none, none)
         if math.isfinite(self.max_accel):
@@ -575,8 +575,8 @@ class Crowd:
         corner = 2 * pick + at_goal[pick, far]
         state = self._state[rows]
         pref = np.empty((m, 2))
-        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, 2 * pick, hi,
-                    corner, dt, pref)
+        S.preferred(a.pos[rows], a.radius[rows], a.wall_radius[rows], a.max_speed[rows], state,
+                    pts, 2 * pick, hi, corner, dt, pref)
         self._state[rows] = state
         a.pref[rows] = pref
 
