@@ -600,7 +600,11 @@ def navcore_walls(world: World, graph: NavGraph) -> tuple[np.ndarray, np.ndarray
     answers for grids (cell sides between walkable and blocked cells and
     the map's border), the navmesh plugin for 2D navmeshes (polygon
     sides with no walkable neighbour). Called by crowds when a graph is
-    added to one and after each batch of updates to it.
+    added to one and after each batch of updates to it. A graph that was
+    built for agents of a size (a navmesh's ``agent_radius``: its polygons
+    already keep that far from the solid) has its walls where agents'
+    centres stop: a crowd keeps its agents only the rest of their radius
+    (``radius - graph.agent_radius``) from them.
     """
 
 

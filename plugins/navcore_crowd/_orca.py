@@ -487,14 +487,15 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 
 
 @njit(cache=True, nogil=True)
-def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_nbrs, th,
-               th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev, o_dir, o_convex,
-               wall_grid, wall_start, wall_items, max_walls, keys, ids, stamp, lp, ld, pp, pd,
-               out):
+def velocities(lo, hi, pos, vel, pref, radius, wall_radius, weight, max_speed, nbr_dist,
+               max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev,
+               o_dir, o_convex, wall_grid, wall_start, wall_items, max_walls, keys, ids, stamp,
+               lp, ld, pp, pd, out):
     """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
     ``out``: ORCA against their nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
-    ``cell_start``/``cell_items``) and the nearest ``max_walls`` walls
-    they see (``wall_grid``, ``wall_start``/``wall_items``). Scratch:
+    ``cell_start``/``cell_items``), each agent a disc of ``radius``, and
+    the nearest ``max_walls`` walls they see (``wall_grid``,
+    ``wall_start``/``wall_items``), kept ``wall_radius`` from them. Scratch:
     ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
     and the last generation), ``lp``/``ld``/``pp``/``pd`` (lines, as many
     as walls and neighbours an agent may keep)."""
@@ -509,12 +510,12 @@ def velocities(lo, hi, pos, vel, pref, radius, weight, max_speed, nbr_dist, max_
         n = 0
         if ov.shape[0]:
             gen += 1
-            reach = th_obst[i] * max_speed[i] + radius[i]
+            reach = th_obst[i] * max_speed[i] + wall_radius[i]
             n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, w_side,
                                       wx0, wy0, wnx, wny, wall_start, wall_items, stamp, gen,
                                       max_walls, keys, ids)
-            n = _wall_lines(i, pos, vel, radius, th_obst, ids, n_walls, ov, o_next, o_prev,
-                            o_dir, o_convex, lp, ld)
+            n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next,
+                            o_prev, o_dir, o_convex, lp, ld)
         n_fixed = n
         k = agent_neighbours(i, pos, side, x0, y0, nx, ny, cell_start, cell_items,
                              nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)

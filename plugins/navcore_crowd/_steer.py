@@ -40,14 +40,22 @@ def skip_visible(rows, k, seen, pts, corner, ends):
 
 
 @njit(cache=True, nogil=True)
-def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
+def preferred(pos, radius, wall_radius, max_speed, state, pts, lo, hi, corner, dt, pref):
     """Each agent's preferred velocity into ``pref``: toward its corner at
     full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
     goal (DetourCrowd's slow-down), zero when it is not moving or has no
     corridor (``corner`` at ``hi``: a flow field steers it). An agent
-    within its reach of a corner takes the next; within its reach of the
-    goal it has arrived (its reach: its radius, or half a step at full
-    speed if that is more). Returns how many arrived this step."""
+    within its reach of a corner that it has come round (it stands past
+    the line through the corner across the way it came, from the corner
+    before, ``pts[corner - 1]`` when that is ``lo`` or later) takes the
+    next: one that hugs a wall reaches a corner of it before it is round,
+    and heading on from there would lead it into the wall. A corner is a
+    point of the walls, which an agent keeps ``wall_radius`` from: it
+    counts that much nearer, and round that much early (an agent wider
+    than the navmesh was built for can still stall at a corner: give a
+    crowd a mesh built for its widest agents). Within its reach
+    of the goal it has arrived (its reach: its radius, or half a step at
+    full speed if that is more). Returns how many arrived this step."""
     arrived = 0
     for r in range(pos.shape[0]):
         pref[r, 0] = 0.0
@@ -59,7 +67,8 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
         last = hi[r] - 1
         dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
         d = math.sqrt(dx * dx + dy * dy)
-        while c < last and d <= reach:
+        slack = wall_radius[r]
+        while c < last and d <= reach + slack and (c <= lo[r] or _round(pos, r, pts, c, slack)):
             c += 1
             dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
             d = math.sqrt(dx * dx + dy * dy)
@@ -75,6 +84,16 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
         pref[r, 0] = (ux * _COS + uy * _SIN) * speed
         pref[r, 1] = (uy * _COS - ux * _SIN) * speed
     return arrived
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _round(pos, r, pts, c, slack):
+    """Whether agent ``r`` stands past corner ``c`` along the way from
+    corner ``c - 1`` (on the line across it, or beyond, or at most
+    ``slack`` short of it)."""
+    ux, uy = pts[c, 0] - pts[c - 1, 0], pts[c, 1] - pts[c - 1, 1]
+    along = (pos[r, 0] - pts[c, 0]) * ux + (pos[r, 1] - pts[c, 1]) * uy
+    return along >= -slack * math.sqrt(ux * ux + uy * uy)
 
 
 @njit(cache=True, nogil=True)

@@ -95,6 +95,9 @@ class Agents:
         self.vel = np.zeros((n, 2))
         self.pref = np.zeros((n, 2))
         self.radius = full(radius)
+        #: how far each agent keeps from the walls: its radius, less what
+        #: the walls already keep (a navmesh built for an agent radius)
+        self.wall_radius = self.radius.copy()
         #: how little of the avoiding each agent takes (``_orca``: a pair
         #: splits it in inverse proportion; all 1: RVO2's halves)
         self.weight = np.ones(n)
@@ -155,7 +158,7 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
         calls.append((K.velocities, (
-            first, last, a.pos, a.vel, a.pref, a.radius, a.weight, a.max_speed,
+            first, last, a.pos, a.vel, a.pref, a.radius, a.wall_radius, a.weight, a.max_speed,
             a.neighbour_dist,
             a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
             a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,

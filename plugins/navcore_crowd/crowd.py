@@ -24,6 +24,7 @@ navmeshes), made again when the graph changes.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
@@ -83,6 +84,9 @@ class Crowd:
     list them in ``ids`` order.
     """
 
+    #: the values of ``state``, by name (the module's ``STATES``, read-only)
+    STATES = MappingProxyType(STATES)
+
     def __init__(self, world, crowd_id, graph_id, **params):
         unknown = sorted(set(params) - set(DEFAULTS))
         if unknown:
@@ -104,6 +108,10 @@ class Crowd:
         self.max_neighbours = int(k)
         self.world, self.crowd_id, self.graph_id = world, crowd_id, graph_id
         self.graph = world.graph(graph_id)
+        #: how far the graph's walls already keep agents' centres from the
+        #: solid (a navmesh built for an ``agent_radius``): agents keep only
+        #: the rest of their radius from them
+        self.clearance = float(getattr(self.graph, "agent_radius", 0.0) or 0.0)
         self._walls_version = -1
         self._agents = Agents(np.zeros((0, 2)), walls=Walls())
         self._ids = np.zeros(0, np.int64)
@@ -120,6 +128,7 @@ class Crowd:
         self._stall = np.zeros(0)                  # seconds without headway
         self._yield = np.zeros(0)                  # seconds left giving way
         self._retry = np.zeros(0, bool)            # plan again: its start was blocked
+        self._served = np.zeros(0, np.int64)       # path results received
         self._handles: dict = {}                   # agent id -> its path request
         # flow fields: agent r walks the field of goal node _field[r] (-1:
         # its own path); the fields in use, by goal node; _flow turns False
@@ -173,6 +182,14 @@ class Crowd:
         return self._agents.radius.copy()
 
     @property
+    def paths_served(self) -> np.ndarray:
+        """int64 per agent: how many path results it has received, found
+        or not (its first for each goal, then each re-plan: a map change
+        broke or blocked its path, or it was stuck); agents on a flow field
+        receive none. A copy."""
+        return self._served.copy()
+
+    @property
     def arrived(self) -> np.ndarray:
         """bool per agent: it reached its goal (within its radius)."""
         return self._state == S.ARRIVED
@@ -204,6 +221,7 @@ class Crowd:
         self._resize(n + k)
         a.pos[n:] = pos
         a.radius[n:] = rad
+        a.wall_radius[n:] = np.maximum(rad - self.clearance, 0.0)
         a.max_speed[n:] = speed
         self._node[n:] = nodes
         self._ids[n:] = new_ids
@@ -239,10 +257,11 @@ class Crowd:
         keep[rows] = False
         self._row_of[ids] = -1
         a = self._agents
-        for name in ("pos", "vel", "pref", "new_vel", "radius", "max_speed", "weight"):
+        for name in ("pos", "vel", "pref", "new_vel", "radius", "wall_radius", "max_speed",
+                     "weight"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_field"):
+                     "_yield", "_retry", "_field", "_served"):
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
@@ -280,8 +299,8 @@ class Crowd:
         a = self._agents
         self._current_walls()
         self._see_ahead()
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
-                    self._corner, dt, a.pref)
+        S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
+                    self._lo, self._hi, self._corner, dt, a.pref)
         self._follow_fields(dt)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
@@ -346,8 +365,8 @@ class Crowd:
         a, none = self._agents, np.empty(0, np.int64)
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
         S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
-        S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
-                    self._corner, 0.1, a.pref)
+        S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
+                    self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
                        self._stall, self._yield, 0.1, none, none)
         if math.isfinite(self.max_accel):
@@ -374,6 +393,7 @@ class Crowd:
         for name in ("pos", "vel", "pref", "new_vel"):
             setattr(a, name, np.concatenate([getattr(a, name), pad2]))
         a.radius = np.concatenate([a.radius, np.zeros(grow)])
+        a.wall_radius = np.concatenate([a.wall_radius, np.zeros(grow)])
         a.weight = np.concatenate([a.weight, np.ones(grow)])
         a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
         self._ids = np.concatenate([self._ids, np.zeros(grow, np.int64)])
@@ -385,6 +405,7 @@ class Crowd:
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
+        self._served = np.concatenate([self._served, np.zeros(grow, np.int64)])
         self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
         self._fit_agents()
 
@@ -529,12 +550,18 @@ class Crowd:
         a = self._agents
         pos, goal = a.pos[rows], self._goal[rows]
         cost = np.empty(rows.size)
-        corner, hi = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
+        first_pt, corner = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
+        hi = np.empty(rows.size, np.int64)
         blocks, used = [], 0
         for k, lo, up in zip(keys, first.tolist(), np.append(first[1:], order.size).tolist()):
             sub = order[lo:up]
-            c, ahead, count = self._fields[k].steer(pos[sub], self._node[rows[sub]], goal[sub],
-                                                    a.radius[rows[sub]])
+            # corners offered a wall radius off: on a mesh built for an agent
+            # radius the walls are already that far in
+            field = self._fields[k]
+            extra = {"giving_way": self._yield[rows[sub]] > 0.0} \
+                if isinstance(field, flowfield.GridFlow) else {}
+            c, ahead, count = field.steer(pos[sub], self._node[rows[sub]], goal[sub],
+                                          a.wall_radius[rows[sub]], **extra)
             cost[sub] = c
             # each agent's corridor: the points ahead, then its goal, right-aligned
             # in a block of m + 1 points
@@ -546,14 +573,14 @@ class Crowd:
             fill = np.arange(m) < count[:, None]
             block[np.nonzero(fill)[0], at[fill]] = ahead[fill]
             base = used + (m + 1) * np.arange(n)
-            corner[sub], hi[sub] = base + lead, base + m + 1
+            first_pt[sub], corner[sub], hi[sub] = base + lead, base + lead, base + m + 1
             blocks.append(block.reshape(-1, 2))
             used += n * (m + 1)
         reach = np.isfinite(cost)
         state = np.where(reach, S.MOVING, S.NO_PATH).astype(np.int8)
         pref = np.empty((rows.size, 2))
-        S.preferred(pos, a.radius[rows], a.max_speed[rows], state, np.concatenate(blocks), hi,
-                    corner, dt, pref)
+        S.preferred(pos, a.radius[rows], a.wall_radius[rows], a.max_speed[rows], state,
+                    np.concatenate(blocks), first_pt, hi, corner, dt, pref)
         self._state[rows] = state
         a.pref[rows] = pref
 
@@ -577,6 +604,7 @@ class Crowd:
                 continue
             r = int(self._row_of[i])
             result = h.result()
+            self._served[r] += 1
             if result.status is not PathStatus.FOUND:
                 self._state[r] = S.NO_PATH
                 self._hi[r] = self._lo[r]

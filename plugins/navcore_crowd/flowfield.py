@@ -158,7 +158,7 @@ class GridFlow:
         self._world, self._graph = world, graph
         self._move = world.plugins.caller("navcore_move_along_surface", type(graph))
 
-    def steer(self, points, nodes, goals, radii=None):
+    def steer(self, points, nodes, goals, radii=None, giving_way=None):
         """``(cost, ahead, count)`` for agents at ``points`` in cells
         ``nodes`` heading for ``goals`` (points in the goal cell), whatever
         their ``radii`` (cell centres are half a cell off every wall): each
@@ -166,7 +166,10 @@ class GridFlow:
         the farthest of the cells ``LOOKAHEAD`` steps along the field that
         a straight walk reaches (the next cell always: one allowed move
         away) in ``ahead[:, 0]``, ``count`` 1; ``count`` 0 when that is
-        the goal cell (then its own goal point is where it heads)."""
+        the goal cell (then its own goal point is where it heads). The walk
+        tested is a point's: a disc can stall on a corner the point clears
+        (a door's jamb), so agents ``giving_way`` (bools; after a stall)
+        head for the next cell, a move away from the corner."""
         field, k = self.field, points.shape[0]
         cost = np.where(nodes >= 0, field.cost[np.maximum(nodes, 0)], np.nan)
         ahead = np.zeros((k, 1, 2))
@@ -187,6 +190,8 @@ class GridFlow:
         clear = (seen == flat).all(axis=1).reshape(m, look)
         clear[:, 0] = True                    # the next cell: one allowed move away
         far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
+        if giving_way is not None:
+            far[giving_way[rows]] = 0
         pick = np.arange(m)
         ahead[rows, 0] = target[pick, far]
         count[rows] = ~at_goal[pick, far]

@@ -25,6 +25,12 @@ What depends on a graph's geometry (stepping out of a node that became a
 wall, not walking into one) is asked of the graph's scene layer
 (``navcore.SceneLayer.step_out``, ``entering_walls``); on graphs without
 one agents simply follow their paths.
+
+Agents that walk as crowds (``walks``: on grids and 2D navmeshes, unless
+the scene says ``avoidance: false``) are moved by the world's crowds
+instead: their path requests, corridors and avoidance are the crowd
+plugin's, and ``walkers.Walk`` copies where they are into these arrays
+after every tick.
 """
 from __future__ import annotations
 
@@ -34,8 +40,10 @@ from navcore.errors import NavError
 from navcore.scene_layer import SceneLayer
 from navcore.types import PathStatus
 
-WAITING, MOVING, ARRIVED, STUCK, RETRY = range(5)
-STATE_NAMES = ("waiting", "moving", "arrived", "stuck", "retry")
+from .states import ARRIVED, MOVING, RETRY, STATE_NAMES, STUCK, WAITING
+from .walkers import Walk
+
+__all__ = ["Agents", "WAITING", "MOVING", "ARRIVED", "STUCK", "RETRY", "STATE_NAMES"]
 #: frames an agent buried in a wall waits before asking again
 RETRY_FRAMES = 10
 
@@ -75,10 +83,16 @@ class _ResultOf:
 class Agents:
     """The agents of a simulation: positions, paths, legs and counters.
     ``layers`` maps graph ids to their scene layers (graphs without one
-    are left out)."""
+    are left out). Per agent, optionally: ``radii`` (the size it is drawn
+    at, and walks at in a crowd), ``walks`` (it walks in the crowd
+    ``crowds[its graph]``, heading for ``targets``: its legs' points as
+    the crowd takes them), ``leave`` (it leaves the map on arrival) and
+    ``exits`` (its index in ``exit_regions``, a list of ``(graph id,
+    region)``, -1 for none: it leaves the map when it steps into it)."""
 
     def __init__(self, world, ids, graphs, starts, goals, loops, speeds, repaths,
-                 layers=None):
+                 layers=None, radii=None, walks=None, leave=None, crowds=None,
+                 targets=None, exits=None, exit_regions=()):
         self.world = world
         self.layers = dict(layers or {})
         self.ids = list(ids)
@@ -101,6 +115,20 @@ class Agents:
         self.repaths = np.zeros(n, dtype=np.int64)
         self.unreachable = np.zeros(n, dtype=np.int64)
         self.retry_at = np.zeros(n, dtype=np.int64)
+        self.radius = np.asarray(np.zeros(n) if radii is None else radii,
+                                 dtype=np.float64).reshape(n)
+        #: each agent's velocity in the last frame (map units per second)
+        self.vel = np.zeros((n, 2))
+        #: the frame of each agent's arrival at its last goal (-1: not yet)
+        self.arrived_at = np.full(n, -1, dtype=np.int64)
+        self.walks = np.zeros(n, bool) if walks is None else np.asarray(walks, bool).reshape(n)
+        self.leave = np.zeros(n, bool) if leave is None else np.asarray(leave, bool).reshape(n)
+        #: agents that left the map (arrived, with ``leave``): not drawn
+        self.gone = np.zeros(n, dtype=bool)
+        self.exit_of = np.full(n, -1, np.int64) if exits is None \
+            else np.asarray(exits, np.int64).reshape(n)
+        self.exit_regions = list(exit_regions)
+        self._exit_nodes: dict = {}        # exit -> (graph version, bool per node)
         #: ``(graph id, link kind) -> count`` of off-mesh links (a level's
         #: jumps, ladders) on the paths agents were given to follow
         self.links_planned: dict = {}
@@ -123,7 +151,9 @@ class Agents:
         self._polys = [self.pos[i:i + 1].copy() for i in range(n)]
         self._new: dict = {}                            # agent -> polyline to place
         self._rebuild()
-        for i in range(n):
+        self.walk = Walk(self, dict(crowds or {}), list(targets or [None] * n)) \
+            if self.walks.any() else None
+        for i in np.flatnonzero(~self.walks).tolist():
             self._request(i)
 
     def _padded(self, points) -> np.ndarray:
@@ -339,10 +369,30 @@ class Agents:
 
     def set_goal(self, i: int, point) -> None:
         """Send agent ``i`` to ``point`` from where it stands (one leg)."""
-        self.goals[i] = [point]
-        self.leg[i] = 0
-        self.loop[i] = False
-        self._request(i)
+        self.set_goals([i], point)
+
+    def set_goals(self, rows, point, targets=None) -> None:
+        """Send agents ``rows`` to ``point`` from where they stand (one
+        leg each); ``targets`` (graph id -> point as its crowd takes it)
+        for those that walk in a crowd (``point`` itself by default).
+        Agents that left the map stay away."""
+        walking = []
+        for i in rows:
+            i = int(i)
+            if self.gone[i]:
+                continue
+            self.goals[i] = [point]
+            self.leg[i] = 0
+            self.loop[i] = False
+            self.arrived_at[i] = -1
+            if self.walks[i]:
+                target = (targets or {}).get(self.graph_ids[i], point)
+                self.walk.targets[i] = [target]
+                walking.append((i, target))
+            else:
+                self._request(i)
+        if walking:
+            self.walk.send([i for i, _ in walking], [t for _, t in walking])
 
     def replan(self, graph_id) -> int:
         """Agents on ``graph_id`` that are on their way (moving or waiting
@@ -351,12 +401,14 @@ class Agents:
         that make some way cheaper (a road reopens): the scheduler re-plans
         only paths a change broke or made dearer."""
         members = self._by_graph.get(graph_id, np.zeros(0, dtype=np.int64))
-        on_way = (self.state[members] == MOVING) | (self.state[members] == WAITING)
-        asked = [int(i) for i in members[on_way] if self.repath[i]]
+        on_way = ((self.state[members] == MOVING) | (self.state[members] == WAITING)) \
+            & ~self.gone[members]
+        asked = [int(i) for i in members[on_way] if self.repath[i] and not self.walks[i]]
         for i in asked:
             self._request(i, keep_walking=True)
             self.repaths[i] += 1
-        return len(asked)
+        walking = members[on_way & self.walks[members]]
+        return len(asked) + (self.walk.replan(walking.tolist()) if walking.size else 0)
 
     # -- movement -------------------------------------------------------------
     def _rebuild(self, spare: int = 0) -> None:
@@ -410,14 +462,24 @@ class Agents:
 
     def move(self, dt: float) -> None:
         """Advance every moving agent by ``speed * dt`` along its polyline;
-        agents at the end of a leg start the next one."""
+        agents at the end of a leg start the next one. Agents that walk in
+        crowds were moved by the tick: their places are read."""
         if not self.ids:
             return
+        if self.walk is not None:
+            self.walk.sync()
+        if not self.walks.all():
+            self._move_points(dt)
+        if self.exit_regions:
+            self._take_exits()
+
+    def _move_points(self, dt: float) -> None:
+        """``move`` for the agents that walk their polylines as points."""
         self._place_new()
-        moving = self.state == MOVING
+        moving = (self.state == MOVING) & ~self.walks
         # waiting agents walk their polyline too: it is where they stand,
         # or, for one that steps out of a wall while it waits, two points
-        going = moving | (self.state == WAITING)
+        going = moving | ((self.state == WAITING) & ~self.walks)
         s = np.minimum(self.s + np.where(going, self.speed * dt, 0.0), self._total)
         q = self._base + s
         lo = np.clip(np.searchsorted(self._arc[:self._used], q, side="right") - 1, self._off, self._last)
@@ -439,9 +501,42 @@ class Agents:
                     self.handles[i].cancel()
         self.travelled += s - self.s
         self.s = s
+        self.vel[going] = (at[going, :2] - self.pos[going, :2]) / dt
+        self.vel[~going & ~self.walks] = 0.0
         self.pos[going] = at[going]
         for i in np.flatnonzero(moving & ~held & (s >= self._total)):
             self._leg_done(int(i))
+
+    def _take_exits(self) -> None:
+        """Agents standing in their exit region leave the map (arrived)."""
+        out = []
+        for k, (gid, region) in enumerate(self.exit_regions):
+            rows = np.flatnonzero((self.exit_of == k) & ~self.gone)
+            if rows.size == 0:
+                continue
+            graph = self.world.graph(gid)
+            version, inside = self._exit_nodes.get(k, (None, None))
+            if version != graph.version:       # a navmesh's nodes change with updates
+                inside = np.zeros(graph.num_nodes, dtype=bool)
+                inside[self.layers[gid].nodes_in(region)] = True
+                self._exit_nodes[k] = (graph.version, inside)
+            nodes = graph.locate_many(self.pos[rows, :2])
+            out.append(rows[(nodes >= 0) & inside[np.maximum(nodes, 0)]])
+        rows = np.concatenate(out) if out else np.zeros(0, np.int64)
+        if rows.size == 0:
+            return
+        first = rows[self.arrived_at[rows] < 0]
+        self.legs_done[first] += 1
+        self.arrived_at[first] = self.frame
+        self.state[rows] = ARRIVED
+        self.vel[rows] = 0.0
+        self.gone[rows] = True
+        for i in rows[~self.walks[rows]].tolist():
+            if self.handles[i] is not None:
+                self.handles[i].cancel()
+        walking = rows[self.walks[rows]]
+        if walking.size:
+            self.walk.leave(walking)
 
     def _into_walls(self, at, now) -> np.ndarray:
         """Which agents would step from ``now`` into another node that is
@@ -462,6 +557,9 @@ class Agents:
             self.leg[i] = 0
         else:
             self.state[i] = ARRIVED
+            self.arrived_at[i] = self.frame
+            self.vel[i] = 0.0
+            self.gone[i] = self.leave[i]
             if self.handles[i] is not None:
                 self.handles[i].cancel()
             return
@@ -480,6 +578,9 @@ class Agents:
         self._place_new()
         out = []
         for i, p in enumerate(self._polys):   # for pictures, not per frame
+            if self.walks[i]:                  # a crowd's corridor is its own
+                out.append(self.pos[i:i + 1].copy())
+                continue
             arc = self._arc[self._off[i]:self._last[i] + 1] - self._base[i]
             passed = int(np.searchsorted(arc, self.s[i], side="right"))
             out.append(np.vstack((self.pos[i:i + 1], p[passed:])))

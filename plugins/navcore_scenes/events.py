@@ -126,26 +126,58 @@ class _Cost(EventKind):
 
 class _Goal(EventKind):
     """``goal: {agent: ID, to: [x, y]}``: an agent (or a whole crowd) is
-    sent somewhere else."""
+    sent somewhere else; ``goal: {crowd: ID or [ID, ...], to: [x, y]}``
+    orders one or more crowds to one point (as a strategy game orders the
+    units picked: the members share the goal, and on a grid walk one flow
+    field to it)."""
 
     uses_graph = False
 
     def validate(self, value, graph, sim):
         e = Entry(value, "'goal'", _value_where(value))
-        who = e.take("agent", Y.name)
         specs = {s.id: s for s in sim.scene.agents + sim.scene.crowds}
-        if who not in specs:
-            raise e.where("agent").error(Y.unknown(who, "agent or crowd", "'goal'", specs))
+        if ("agent" in e) == ("crowd" in e):
+            raise (e.key_where("crowd") if "agent" in e else e.at).error(
+                "'goal' names either 'agent' (an agent or a crowd) or 'crowd' (one crowd "
+                "or a list of them)" + (", not both" if "agent" in e else ""))
+        if "agent" in e:
+            who = [e.take("agent", Y.name)]
+            if who[0] not in specs:
+                raise e.where("agent").error(Y.unknown(who[0], "agent or crowd", "'goal'",
+                                                       specs))
+        else:
+            who = self._crowds(e, sim)
         to = e.take("to", Y.place)
-        sim.check_point(specs[who].graph, to, "'to' of 'goal'", e.where("to"))
+        for w in who:
+            sim.check_point(specs[w].graph, to, "'to' of 'goal'", e.where("to"))
         e.finish()
-        return (who, to)
+        return (tuple(who), to)
+
+    @staticmethod
+    def _crowds(e, sim) -> list:
+        raw = e.take("crowd")
+        where = e.where("crowd")
+        items = raw if isinstance(raw, MarkedList) else [raw]
+        wheres = raw.item_at if isinstance(raw, MarkedList) else [where]
+        if not items:
+            raise where.error("'crowd' of 'goal' names no crowd")
+        crowds = {c.id for c in sim.scene.crowds}
+        out = []
+        for item, at in zip(items, wheres):
+            name = Y.name(item, at, "'crowd' of 'goal'")
+            if name not in crowds:
+                raise at.error(Y.unknown(name, "crowd", "'goal'", crowds))
+            if name in out:
+                raise at.error(f"crowd {name!r} is named twice in 'goal'")
+            out.append(name)
+        return out
 
     def apply(self, sim, graph_id, payload):
-        sim.set_goal(*payload)
+        who, to = payload
+        sim.set_goal(who[0] if len(who) == 1 else list(who), to)
 
     def describe(self, payload):
-        return f"goal of {payload[0]} -> {list(payload[1])}"
+        return f"goal of {', '.join(payload[0])} -> {list(payload[1])}"
 
 
 BUILTIN_KINDS = {"block": _Block(False), "unblock": _Block(True), "open": _Door(True),

@@ -2,13 +2,16 @@
 draws it (``navcore_draw_graph``: every connected area in its own colour,
 walls dark, moving obstacles dark red), extras from other plugins
 (``navcore_draw_overlay``: the hierarchy's node borders with
-``borders=True``), then agents as discs coloured by what they are doing
-and their remaining paths as thin lines. ``GifRecorder`` animates a run.
+``borders=True``), then agents as discs coloured by what they are doing,
+each with a short tick toward where it is going (as long as its radius at
+its full speed), and the remaining paths of those that walk as points as
+thin lines. ``GifRecorder`` animates a run.
 
 The agents drawn are the graph's and those of the graphs that share its
 ``space`` (maps of one place, e.g. a navmesh per agent size); an agent is
-as wide as its graph's scene layer says (``SceneLayer.agent_radius``), or
-``AGENT_RADIUS`` when the layer gives no size.
+as wide as its radius (``Agents.radius``: its own, else its graph's agent
+radius, ``SceneLayer.agent_radius``, else ``AGENT_RADIUS`` map units), at
+least 1.5 pixels. Agents that left the map are not drawn.
 
 Any graph whose backend lends it a scene layer (its ``bounds`` frame the
 picture) and draws it can be pictured. The map, the canvas backends draw
@@ -36,6 +39,12 @@ __all__ = ["draw", "picture", "save", "GifRecorder", "Canvas", "area_colour", "p
 AGENT = {MOVING: (255, 255, 255), WAITING: (255, 214, 10), RETRY: (255, 214, 10),
          ARRIVED: (60, 220, 90), STUCK: (255, 40, 40)}
 PATH = (255, 255, 255, 90)
+#: the velocity tick, drawn from an agent's rim outward
+TICK = (0, 0, 0)
+#: an agent at its full speed has a tick as long as its radius (at least
+#: ``TICK_MIN_PX``); a faster one (pushed) at most this many radii
+TICK_MAX = 1.5
+TICK_MIN_PX = 2.0
 
 
 def pick_graph(sim, graph_id=None):
@@ -62,11 +71,6 @@ def shown_graphs(sim, graph_id) -> list:
         return [graph_id]
     return [graph_id] + [g.id for g in sim.scene.graphs
                          if g.space == space and g.id != graph_id]
-
-
-def agent_radii(sim, graph_ids, scale) -> dict:
-    """Pixels of an agent's radius, by graph id (at least 1.5)."""
-    return {g: P.agent_pixels(sim.layers.get(g), scale) for g in graph_ids}
 
 
 def map_size(sim, graph_id) -> tuple:
@@ -101,8 +105,9 @@ def picture(sim, graph_id, scale: int, borders: bool = False) -> Canvas:
 
 
 def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
-         paths: bool = True):
-    """The picture of ``sim`` now, as a ``PIL.Image`` (RGB)."""
+         paths: bool = True, ticks: bool = True):
+    """The picture of ``sim`` now, as a ``PIL.Image`` (RGB); ``ticks``:
+    each moving agent's velocity tick."""
     from PIL import Image
     if not hasattr(sim, "layers") or not hasattr(sim, "agents"):
         raise QueryError(f"navcore_scenes.render.draw pictures a scene (a navcore.Simulation), "
@@ -116,8 +121,8 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
     shown = shown_graphs(sim, graph_id)
     rank = {g: k for k, g in enumerate(shown)}
     # the drawn graph's agents last, on top; the others by scene order
-    mine = sorted((i for i, g in enumerate(agents.graph_ids) if g in rank),
-                  key=lambda i: -rank[agents.graph_ids[i]])
+    mine = sorted((i for i, g in enumerate(agents.graph_ids) if g in rank
+                   and not agents.gone[i]), key=lambda i: -rank[agents.graph_ids[i]])
     ground = _on_ground(sim, agents)
     if paths and mine:
         remaining = agents.remaining_paths()
@@ -126,13 +131,51 @@ def draw(sim, graph_id=None, scale: int | None = None, borders: bool = False,
         if lines:
             base = P.draw_lines(base, canvas, lines, [PATH] * len(lines),
                                 max(1, scale // 6))
-    radius = agent_radii(sim, shown, scale)
     at = np.array([ground(i, agents.pos[i:i + 1])[0] for i in mine]) if mine \
         else np.empty((0, 2))
-    P.draw_discs(base, canvas, at,
-                 [radius[agents.graph_ids[i]] for i in mine],
-                 [AGENT[int(agents.state[i])] for i in mine])
+    px = _radius_pixels(sim, mine, scale)
+    P.draw_discs(base, canvas, at, px.tolist(), [AGENT[int(agents.state[i])] for i in mine])
+    if ticks:
+        _draw_ticks(base, canvas, at, agents, mine, px)
     return base
+
+
+def _radius_pixels(sim, rows, scale) -> np.ndarray:
+    """Pixels of the radius of agents ``rows`` (at least 1.5)."""
+    a = sim.agents
+    unit = np.array([getattr(sim.layers.get(a.graph_ids[i]), "unit", 1.0) for i in rows],
+                    dtype=np.float64)
+    return np.maximum(1.5, scale * a.radius[np.asarray(rows, dtype=np.int64)] / unit) \
+        if rows else np.zeros(0)
+
+
+def _draw_ticks(image, canvas, at, agents, rows, px) -> None:
+    """Each moving agent's tick: from its rim outward along its velocity,
+    its radius long at its full speed (``TICK_MIN_PX`` at least)."""
+    if not rows:
+        return
+    from PIL import ImageDraw
+    rows = np.asarray(rows, dtype=np.int64)
+    vel = agents.vel[rows]
+    speed = np.hypot(vel[:, 0], vel[:, 1])
+    share = np.minimum(TICK_MAX, speed / np.maximum(agents.speed[rows], 1e-12))
+    moving = share > 0.02
+    if not moving.any():
+        return
+    centre = canvas.to_pixels(at[moving])
+    step = canvas.to_pixels(at[moving] + vel[moving]) - centre    # the map's axes, in pixels
+    norm = np.hypot(step[:, 0], step[:, 1])
+    ok = norm > 0
+    direction = np.zeros_like(step)
+    direction[ok] = step[ok] / norm[ok, None]
+    r = px[moving]
+    length = np.maximum(TICK_MIN_PX, r) * share[moving]
+    start = centre + direction * r[:, None]
+    end = centre + direction * (r + length)[:, None]
+    pen = ImageDraw.Draw(image)
+    for (x0, y0), (x1, y1), w in zip(start.tolist(), end.tolist(),
+                                     np.maximum(1, np.round(r / 3)).astype(int).tolist()):
+        pen.line((x0, y0, x1, y1), fill=TICK, width=w)
 
 
 def _on_ground(sim, agents):

@@ -76,6 +76,7 @@ class Settings:
     deterministic: bool = False    # serve requests by a node budget only (replays)
     background: bool = False       # search requests across frames on the workers
     frame_budget_nodes: int | None = None   # nodes a tick's searches may expand
+    avoidance: bool = True         # agents walk as crowds where their graph has them
 
 
 @dataclass
@@ -96,6 +97,8 @@ class GraphSpec:
     where: Where
     entry: Entry                   # for the position of each parameter
     space: str | None = None       # graphs of one space: maps of one place
+    crowd: dict = field(default_factory=dict)   # World.add_crowd parameters for its walkers
+    crowd_where: Where | None = None
 
 
 @dataclass
@@ -110,6 +113,8 @@ class AgentSpec:
     where: Where
     start_where: Where
     goal_wheres: list
+    radius: float | None = None    # None: the graph's agent radius, or DEFAULT_RADIUS
+    avoidance: bool | None = None  # None: the settings' default
 
 
 @dataclass
@@ -118,13 +123,18 @@ class CrowdSpec:
     graph: str
     count: int
     start_region: object           # as written, read by the graph's scene layer
-    goal_region: object
+    goal_region: object            # None when the crowd has one 'goal' point
     speed: object                  # a number or (low, high)
     repath: bool
     seed: int | None
     where: Where
     start_where: Where
     goal_where: Where
+    goal: object = None            # one point for every member (instead of 'to')
+    radius: object = None          # a number, (low, high), or None (as AgentSpec)
+    avoidance: bool | None = None
+    leave: object = False          # True: members leave the map on arrival; a region:
+    leave_where: Where | None = None   # ... when they step into it (an exit)
 
 
 @dataclass
@@ -242,7 +252,8 @@ def _settings(top: Entry) -> Settings:
                  workers=e.take("workers", Y.natural, Settings.workers),
                  deterministic=e.take("deterministic", Y.boolean, Settings.deterministic),
                  frame_budget_nodes=e.take("frame_budget_nodes", Y.natural, None),
-                 background=e.take("background", Y.boolean, Settings.background))
+                 background=e.take("background", Y.boolean, Settings.background),
+                 avoidance=e.take("avoidance", Y.boolean, Settings.avoidance))
     if s.frames > MAX_FRAMES:
         raise e.where("frames").error(f"'frames' of settings is {s.frames}; a scene plays "
                                       f"at most {MAX_FRAMES} frames")
@@ -270,14 +281,16 @@ def _graphs(top: Entry, folder: Path) -> list:
         gtype = e.take("type", Y.text)
         space = e.take("space", Y.name, default=None)
         doors = _doors(e)
+        crowd = _crowd_params(e)
         agents = e.take("agents", default=None)
         params = _params(e, folder)
         if agents is None:
-            out.append(GraphSpec(gid, gtype, params, doors, e.at, e, space))
+            out.append(GraphSpec(gid, gtype, params, doors, e.at, e, space, crowd,
+                                 e.where("crowd")))
             continue
         for name, a in _agent_types(agents, e, folder):
             out.append(GraphSpec(f"{gid}.{name}", gtype, {**params, **a.params}, doors, a.at,
-                                 a, gid if space is None else space))
+                                 a, gid if space is None else space, crowd, e.where("crowd")))
     _unique_ids(out, "graph")
     return out
 
@@ -303,7 +316,7 @@ class _AgentType:
     def __init__(self, entry: Entry, graph: Entry, folder: Path):
         self.own, self.graph = entry, graph
         self.what, self.at = entry.what, entry.at
-        for key in ("id", "type", "space", "doors", "agents"):
+        for key in ("id", "type", "space", "doors", "agents", "crowd"):
             if key in entry:
                 raise entry.key_where(key).error(
                     f"{entry.what} sets '{key}': an agent type gives only the graph type's "
@@ -331,6 +344,33 @@ def _agent_types(value, e: Entry, folder: Path) -> list:
         name = Y.name(key, agents.key_where(key), f"an agent type name of {e.what}")
         out.append((name, _AgentType(Entry(agents.map[key], f"agent type {name!r} of "
                                            f"{e.what}", agents.where(key)), e, folder)))
+    return out
+
+
+#: the ``World.add_crowd`` parameters a graph's ``crowd:`` may set (radius
+#: and speed are each agent's own); whole numbers for the first
+CROWD_PARAMS = ("max_neighbours", "neighbour_dist", "time_horizon",
+                "time_horizon_obstacles", "max_accel")
+
+
+def _crowd_params(e: Entry) -> dict:
+    """``crowd:`` of graph entry ``e``: the parameters of the crowd its
+    agents walk in (``World.add_crowd``), e.g. ``{time_horizon_obstacles:
+    0.25}`` for quick turns in narrow corridors."""
+    value = e.take("crowd", default=None)
+    if value is None:
+        return {}
+    c = Entry(value, f"'crowd' of {e.what}", e.where("crowd"))
+    out = {}
+    for key in CROWD_PARAMS:
+        if key in c:
+            out[key] = c.take(key, Y.count if key == "max_neighbours" else Y.positive_number)
+    for key in ("radius", "max_speed"):
+        if key in c:
+            raise c.key_where(key).error(
+                f"{c.what} sets '{key}': each agent or crowd has its own ('radius', "
+                f"'speed'); 'crowd' takes {', '.join(CROWD_PARAMS)}")
+    c.finish(extra=CROWD_PARAMS)
     return out
 
 
@@ -409,7 +449,9 @@ def _agent(item, i: int, ids: list) -> AgentSpec:
     if loop and has_goal:
         raise e.key_where("loop").error(f"'loop' of {e.what} needs 'waypoints' to loop over")
     spec = AgentSpec(aid, graph, start, goals, loop, e.take("speed", Y.positive_number, 4.0),
-                     e.take("repath", Y.boolean, True), e.at, e.where("start"), wheres)
+                     e.take("repath", Y.boolean, True), e.at, e.where("start"), wheres,
+                     e.take("radius", Y.positive_number, None),
+                     e.take("avoidance", Y.boolean, None))
     e.finish()
     return spec
 
@@ -426,15 +468,36 @@ def _named_entry(item, kind: str, i: int):
 
 def _crowd(item, i: int, ids: list) -> CrowdSpec:
     e, cid = _named_entry(item, "crowd", i)
-    spec = CrowdSpec(cid, _graph_ref(e, ids), e.take("count", Y.count),
-                     e.take("from"), e.take("to"),
+    graph, count = _graph_ref(e, ids), e.take("count", Y.count)
+    start = e.take("from")
+    has_to, has_goal = "to" in e, "goal" in e
+    if has_to == has_goal:
+        raise (e.key_where("goal") if has_to else e.at).error(
+            f"{e.what} needs either 'to' (a region: a goal drawn for each member) or "
+            f"'goal' (one point for all)" + (", not both" if has_to else ""))
+    goal_key = "to" if has_to else "goal"
+    spec = CrowdSpec(cid, graph, count, start, e.take("to", default=None),
                      e.take("speed", Y.number_or_range, 4.0), e.take("repath", Y.boolean, True),
-                     e.take("seed", Y.natural, None), e.at, e.where("from"), e.where("to"))
+                     e.take("seed", Y.natural, None), e.at, e.where("from"), e.where(goal_key),
+                     goal=e.take("goal", Y.place, None),
+                     radius=e.take("radius", Y.number_or_range, None),
+                     avoidance=e.take("avoidance", Y.boolean, None),
+                     leave=e.take("leave", _leave, False), leave_where=e.where("leave"))
     if spec.count > 100_000:
         raise e.where("count").error(f"'count' of {e.what} is {spec.count}; a crowd holds "
                                      f"at most 100000 agents")
     e.finish()
     return spec
+
+
+def _leave(v, where, label):
+    """``leave``: true or false (members leave the map when they arrive),
+    or a region (as the graph's scene layer reads it, checked when the
+    scene is built) where they leave when they step into it."""
+    if isinstance(v, bool) or isinstance(v, (list, dict)):
+        return v
+    raise where.error(f"{label} must be true, false or a region (where members leave "
+                      f"the map: an exit), got {Y.describe(v)}")
 
 
 def _obstacle(item, i: int, ids: list) -> ObstacleSpec:

@@ -9,8 +9,13 @@ and goals inside the map and not in a wall, every event's value) before
 anything runs; a mistake is a ``SceneError`` at its file position and
 leaves the world as it was. Then each frame: the events of that frame
 change the graphs' nodes through their layers, obstacles move,
-``world.tick`` applies the changes and serves path requests within the
-budget, agents take their results and walk.
+``world.tick`` applies the changes, serves path requests within the
+budget and moves the agents that walk as crowds; the others take their
+results and walk their paths.
+
+An agent walks as a disc of a crowd here: straight across the open hall
+(5.1 cells from the start cell's centre to the goal cell's) until it is
+within its radius (0.35) of the goal cell's centre:
 
 >>> import navcore
 >>> sim = navcore.Simulation.from_text('''
@@ -18,8 +23,8 @@ budget, agents take their results and walk.
 ... agents: [{id: a, start: [0, 0], goal: [5, 1], speed: 10}]
 ... ''')
 >>> summary = sim.run(frames=30)
->>> summary["agents"]["arrived"], round(summary["path_length"]["total"], 3)
-(1, 5.414)
+>>> summary["agents"]["arrived"], round(summary["path_length"]["total"], 1)
+(1, 4.8)
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ import navcore
 from navcore import limits, validate
 from navcore.errors import NavError, PluginError, QueryError, SceneError
 
-from . import events
+from . import events, roster
 from . import yamlmarks as Y
 from .agents import Agents
 from .obstacles import Obstacles
@@ -294,14 +299,19 @@ class Simulation:
                                           f"door {d.name!r}, which is closed at the start")
 
     def _check_agents(self) -> list:
-        """Check agents and crowds; one row of starting data per agent."""
+        """Check agents and crowds; one ``roster.Row`` of starting data per
+        agent. Agents that walk as crowds get their graph's crowd
+        (``walking``) and start where their discs overlap no other."""
+        self.walking: dict = {}       # graph id -> (its crowd, or None and why not)
+        self._spots: dict = {}        # graph id -> discs of the walkers placed so far
+        self.exits: list = []         # (graph id, region) where crowds leave the map
+        roster.check_crowd_params(self)
         rows = []
         for a in self.scene.agents:
             self._check_start(a)
             for g, at in zip(a.goals, a.goal_wheres):
                 self.check_point(a.graph, g, f"goal of agent {a.id!r}", at)
-            rows.append((a.id, a.graph, self._centre(a.graph, a.start), a.goals, a.loop,
-                         a.speed, a.repath))
+            rows.append(roster.agent_row(self, a, self._centre(a.graph, a.start)))
         for c in self.scene.crowds:
             rows.extend(self._crowd_rows(c))
         return rows
@@ -322,33 +332,59 @@ class Simulation:
 
     def _crowd_rows(self, c) -> list:
         """Members start at walkable places drawn from the crowd's ``from``
-        region and go to places drawn from its ``to`` region (the scene
-        layer draws them: ``SceneLayer.sample_points``)."""
+        region (the scene layer draws them: ``SceneLayer.sample_points``;
+        members that walk as a crowd, where their discs overlap no other)
+        and go to places drawn from its ``to`` region, or to its ``goal``."""
         graph = self.world.graph(c.graph)
         seed = self.scene.settings.seed if c.seed is None else c.seed
         rng = np.random.default_rng([seed, len(c.id), *c.id.encode()])
-        walls = self._start_walls(c.graph)
-        picked = []
-        for value, where, word in ((c.start_region, c.start_where, "from"),
-                                   (c.goal_region, c.goal_where, "to")):
-            label = f"'{word}' of crowd {c.id!r}"
-            region = self.region(c.graph, value, label, where)
-            lay = self.layers[c.graph]
-            points = lay.sample_points(region, c.count, rng,
-                                       walls if word == "from" else graph.walkable)
+        walks = roster.walks_of(self, c, f"crowd {c.id!r}")
+        radii = roster.radii(self, c)
+        label = f"'from' of crowd {c.id!r}"
+        region = self.region(c.graph, c.start_region, label, c.start_where)
+        lay = self.layers[c.graph]             # region() said the graph has one
+        if walks:
+            starts = roster.spread(self, c, region, radii, rng)
+        else:
+            starts = lay.sample_points(region, c.count, rng, self._start_walls(c.graph))
+            if starts is None:
+                raise c.start_where.error(f"{label} {lay.show(region)} holds no walkable "
+                                          f"{lay.node_word}")
+        starts = np.asarray(starts, dtype=np.float64)[:, :lay.dims]
+        if c.goal_region is not None:
+            label = f"'to' of crowd {c.id!r}"
+            region = self.region(c.graph, c.goal_region, label, c.goal_where)
+            points = lay.sample_points(region, c.count, rng, graph.walkable)
             if points is None:
-                raise where.error(f"{label} {lay.show(region)} holds no walkable "
-                                  f"{lay.node_word}")
-            picked.append(np.asarray(points, dtype=np.float64)[:, :lay.dims])
+                raise c.goal_where.error(f"{label} {lay.show(region)} holds no walkable "
+                                         f"{lay.node_word}")
+            goals = [tuple(p) for p in np.asarray(points, dtype=np.float64)[:, :lay.dims]]
+            targets = [[g] for g in goals]
+        else:
+            self.check_point(c.graph, c.goal, f"'goal' of crowd {c.id!r}", c.goal_where)
+            goals = [c.goal] * c.count
+            targets = [[self._centre(c.graph, c.goal)]] * c.count
         speed = c.speed if not isinstance(c.speed, tuple) else rng.uniform(*c.speed, c.count)
         speeds = np.broadcast_to(np.asarray(speed, dtype=np.float64), (c.count,))
-        starts, goals = picked
-        return [(f"{c.id}-{k}", c.graph, tuple(starts[k]), [tuple(goals[k])], False,
-                 float(speeds[k]), c.repath) for k in range(c.count)]
+        exit_ = -1
+        if not isinstance(c.leave, bool):          # a region: the crowd's exit
+            exit_ = len(self.exits)
+            self.exits.append((c.graph, self.region(c.graph, c.leave,
+                                                    f"'leave' of crowd {c.id!r}",
+                                                    c.leave_where)))
+        return [roster.Row(f"{c.id}-{k}", c.graph, tuple(starts[k]), [goals[k]], False,
+                           float(speeds[k]), c.repath, float(radii[k]), walks,
+                           c.leave is True, targets[k] if walks else None, exit_)
+                for k in range(c.count)]
 
     def _start_agents(self, rows) -> Agents:
-        cols = list(zip(*rows)) if rows else [[]] * 7
-        agents = Agents(self.world, *cols, layers=self.layers)
+        cols = list(zip(*rows)) if rows else [[]] * len(roster.Row._fields)
+        (ids, graphs, starts, goals, loops, speeds, repaths, radii, walks, leave, targets,
+         exits) = cols
+        crowds = {g: c for g, (c, _) in self.walking.items() if c is not None}
+        agents = Agents(self.world, ids, graphs, starts, goals, loops, speeds, repaths,
+                        layers=self.layers, radii=radii, walks=walks, leave=leave,
+                        crowds=crowds, targets=targets, exits=exits, exit_regions=self.exits)
         self.crowds = {c.id: [agents.index[f"{c.id}-{k}"] for k in range(c.count)]
                        for c in self.scene.crowds}
         return agents
@@ -453,17 +489,26 @@ class Simulation:
         else:
             self.set_walkable(graph_id, region, False)
 
-    def set_goal(self, agent_or_crowd: str, point) -> None:
-        """Send an agent (or every agent of a crowd) to ``point``."""
-        members = [None] if type(agent_or_crowd) is not str else \
-            self.crowds.get(agent_or_crowd, [self.agents.index.get(agent_or_crowd)])
-        if None in members:
-            raise QueryError(f"no agent or crowd {agent_or_crowd!r} in this scene")
+    def set_goal(self, agent_or_crowd, point) -> None:
+        """Send an agent, every agent of a crowd, or of a list of agents and
+        crowds, to ``point``; one order: nothing changes when a name or
+        the point is refused."""
+        names = [agent_or_crowd] if type(agent_or_crowd) is str else agent_or_crowd
+        if not isinstance(names, (list, tuple)) or not names:
+            raise QueryError(f"set_goal takes an agent or crowd id, or a list of them, got "
+                             f"{agent_or_crowd!r}")
+        members = []
+        for name in names:
+            got = [None] if type(name) is not str else \
+                self.crowds.get(name, [self.agents.index.get(name)])
+            if None in got:
+                raise QueryError(f"no agent or crowd {name!r} in this scene")
+            members.extend(got)
         goal = _query(point)
         for i in members:   # checked first: a refused point leaves every agent as it was
             self.world.graph(self.agents.graph_ids[i]).node_of(goal)
-        for i in members:
-            self.agents.set_goal(i, goal)
+        walking = {self.agents.graph_ids[i] for i in members if self.agents.walks[i]}
+        self.agents.set_goals(members, goal, {g: self._centre(g, goal) for g in walking})
 
     def replan(self, graph_id) -> int:
         """Every agent on ``graph_id`` that is on its way and re-plans

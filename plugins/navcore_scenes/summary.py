@@ -47,6 +47,10 @@ def summarize(sim, wall_s: float) -> dict:
         "requests": {"served": sim.served, "waiting_max": sim.waiting_max,
                      "nodes_expanded": sim.nodes_expanded},
         "areas_now": {str(g): sim.count_areas(g) for g in ids},
+        "crowds": _crowds(sim),
+        # flow fields the graphs' crowds made (one per shared goal and map version)
+        "flow_fields": {str(g): int(getattr(c, "fields_made", 0))
+                        for g, (c, _) in getattr(sim, "walking", {}).items() if c is not None},
         "events": list(sim.log),
         "per_agent": [{"id": aid, "state": _state(a, i), "travelled": float(a.travelled[i]),
                        "legs": int(a.legs_done[i]), "repaths": int(a.repaths[i])}
@@ -63,6 +67,24 @@ def summarize(sim, wall_s: float) -> dict:
     }
 
 
+def _crowds(sim) -> dict:
+    """Per crowd of the scene: its agents, how many arrived and left the
+    map, and when (seconds of game time: the first, the median, and the
+    last when all have, else ``None``)."""
+    a, dt = sim.agents, sim.scene.settings.dt
+    out = {}
+    for c in sim.scene.crowds:
+        rows = np.asarray(sim.crowds[c.id], dtype=np.int64)
+        at = a.arrived_at[rows]
+        done = np.sort(at[at >= 0]) * dt
+        out[c.id] = {"agents": int(rows.size), "arrived": int(done.size),
+                     "left": int(a.gone[rows].sum()),
+                     "first_arrival_s": float(done[0]) if done.size else None,
+                     "median_arrival_s": float(np.median(done)) if done.size else None,
+                     "all_arrived_s": float(done[-1]) if done.size == rows.size else None}
+    return out
+
+
 def results(summary: dict) -> dict:
     """The summary without its ``timing``: what happened, not how long it
     took (byte-identical JSON on every run of a deterministic scene)."""
@@ -72,6 +94,16 @@ def results(summary: dict) -> dict:
 def _state(agents, i) -> str:
     from .agents import STATE_NAMES
     return STATE_NAMES[agents.state[i]]
+
+
+def _crowd_line(name, c) -> str:
+    word = "out" if c["left"] == c["agents"] else "arrived"
+    text = f"{name} {c['arrived']}/{c['agents']} {word}"
+    if c["all_arrived_s"] is not None:
+        return text + f", all by {c['all_arrived_s']:.1f} s (median {c['median_arrival_s']:.1f} s)"
+    if c["arrived"]:
+        return text + f" (the first at {c['first_arrival_s']:.1f} s)"
+    return text
 
 
 def format_summary(s: dict) -> str:
@@ -105,6 +137,11 @@ def format_summary(s: dict) -> str:
             replanned = evs[-1].get("replanned")
             replanned = f"  {replanned} re-planned since" if replanned else ""
             lines.append(f"  frame {frame:>5}  {what}{graph}{areas}{replanned}")
+    if s.get("crowds"):
+        lines.append("crowds: " + "; ".join(_crowd_line(k, c) for k, c in s["crowds"].items()))
+    if any(s.get("flow_fields", {}).values()):
+        lines.append("flow fields made (one per shared goal and map version): " + ", ".join(
+            f"{g} {n}" for g, n in s["flow_fields"].items()))
     if s["links_planned"]:
         lines.append("off-mesh links on the paths followed: " + ", ".join(
             f"{name} {n}" for name, n in s["links_planned"].items()))

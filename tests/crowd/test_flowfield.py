@@ -224,3 +224,23 @@ def test_a_group_whose_field_cannot_be_made_again_plans_paths_instead(monkeypatc
             break
     assert crowd._flow is False and (crowd._field < 0).all()     # paths, not fields
     assert crowd.arrived.mean() >= 0.8, crowd.state_names()
+
+
+def test_a_unit_that_stalls_on_a_door_jamb_heads_for_the_next_cell_and_gets_out():
+    # the evacuation scene's map: a unit standing in a hall's door, its disc
+    # on the jamb's corner; the farthest cell its centre sees along the
+    # field is down the corridor, past the corner by 0.04, and the disc
+    # cannot follow: without the fallback to the next cell it stalled there
+    from pathlib import Path
+    world = navcore.World(deterministic=True)
+    scenes = Path(__file__).resolve().parents[2] / "scenes"
+    world.add_graph("g", type="grid", map=str(scenes / "maps" / "evacuation.map"))
+    crowd = world.add_crowd("c", graph="g", radius=0.3, max_speed=1.5, time_horizon=1.0,
+                            time_horizon_obstacles=0.25)
+    jamb = (82.72579407, 36.98779797)
+    crowd.add([jamb] + [(20.5 + 2 * k, 20.5) for k in range(7)], goals=[(121.5, 39.5)],
+              radius=[0.27420593233921275] + [0.3] * 7)
+    for _ in range(300):
+        world.tick(0.1)
+    assert crowd.fields_made == 1                      # the eight walk one field
+    assert crowd.state_names()[0] == "arrived", crowd.positions[0]

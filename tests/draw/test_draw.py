@@ -212,7 +212,8 @@ def test_agents_are_drawn_as_a_scene_draws_walking_agents():
     with navcore.Simulation.from_text(text, "hall.yaml") as sim:
         sim.run(3)
         assert (sim.agents.state == MOVING).all()
-        scene = np.asarray(scene_draw(sim, paths=False))
+        # (a scene also draws each agent's velocity tick: tests/scenes)
+        scene = np.asarray(scene_draw(sim, paths=False, ticks=False))
         pic = navcore.draw(sim.world, "hall", agents=sim.agents.pos)
         bare = navcore.draw(sim.world, "hall")
     assert np.array_equal(pic, scene)
@@ -233,7 +234,7 @@ def test_a_scene_obstacle_is_dark_red_in_the_scene_and_a_wall_in_draw():
     with navcore.Simulation.from_text(text, "s.yaml") as sim:
         sim.run(2)
         assert sim.agents.state[0] == MOVING
-        scene = np.asarray(scene_draw(sim, scale=10, paths=False))
+        scene = np.asarray(scene_draw(sim, scale=10, paths=False, ticks=False))
         pic = navcore.draw(sim.world, "yard", scale=10, agents=sim.agents.pos)
     differ = (scene != pic).any(axis=2)
     cart = (scene == COVERED).all(axis=2)

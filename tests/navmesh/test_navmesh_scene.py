@@ -9,7 +9,7 @@ from navcore.cli import main
 
 YARD = """\
 name: yard
-settings: {dt: 0.05, frames: 200, seed: 1}
+settings: {dt: 0.05, frames: 200, seed: 1, avoidance: false}   # points: the path exactly
 graphs:
   - id: yard
     type: navmesh

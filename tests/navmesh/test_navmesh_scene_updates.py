@@ -43,7 +43,11 @@ NO_BUDGET = "{dt: 0.05, frames: 400, seed: 3, frame_budget_ms: 1000.0}"
 def scene(body, radius=0.4, walls=WALLS, settings="{dt: 0.05, frames: 400, seed: 3}",
           extra="", merge=True):
     """A scene on one tiled navmesh ``m`` (tiles of 2: many of them) of the
-    yard, with ``body`` (agents, events, ...) after its graph."""
+    yard, with ``body`` (agents, events, ...) after its graph. Its agents
+    walk as points (``avoidance: false``): these tests follow the scene
+    layer's own rules for them (stepping out of a crate, holding at a new
+    wall), and the paths exactly."""
+    settings = settings.replace("{", "{avoidance: false, ", 1)
     return navcore.Simulation.from_text(
         f"settings: {settings}\n"
         f"graphs:\n"

@@ -2,7 +2,9 @@
 (``replan_from.many``, ``Agents._asked_from_many``): the same start points
 and bookkeeping as asking each agent (``_asked_from``), buried agents
 stepping out included, on one graph and on two; and a scene with moving
-obstacles and re-plans plays to the same results with and without it."""
+obstacles and re-plans plays to the same results with and without it.
+These are the agents that walk their paths as points (``avoidance:
+false``); those that walk as crowds plan through their crowd."""
 import json
 
 import numpy as np
@@ -14,7 +16,7 @@ from navcore_scenes.summary import results
 
 SCENE = """
 name: crossing
-settings: {dt: 0.1, frames: 120, frame_budget_ms: 10000, seed: 4}
+settings: {dt: 0.1, frames: 120, frame_budget_ms: 10000, seed: 4, avoidance: false}
 graphs:
   - id: field
     type: grid

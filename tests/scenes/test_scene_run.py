@@ -1,6 +1,9 @@
 """Scenes run through world.tick: agents walk their paths at their speed,
 events and obstacles change the graphs, agents repath. Expected distances
-and frame counts are worked out by hand in the comments."""
+and frame counts are worked out by hand in the comments; the scenes that
+check them exactly walk their agents as points (``avoidance: false``:
+a point walks its path exactly), and tests/scenes/test_scene_crowds.py
+checks the same rules for agents that walk as crowds."""
 import json
 import math
 
@@ -20,7 +23,7 @@ def _sim(text, **kw):
 @pytest.mark.nojit
 def test_door_closes_guard_waits_door_opens_guard_arrives():
     sim = _sim("""
-settings: {dt: 0.1}
+settings: {dt: 0.1, avoidance: false}
 graphs:
   - id: keep
     type: grid
@@ -55,7 +58,7 @@ def test_waypoints_loop_one_leg_per_ten_frames():
     # deterministic: requests served by a node budget, so a tick slowed by
     # a busy machine cannot push a leg into the next frame
     sim = _sim("""
-settings: {dt: 0.1, deterministic: true}
+settings: {dt: 0.1, deterministic: true, avoidance: false}
 graphs: [{id: hall, type: grid, rows: ["......"]}]
 agents:
   - {id: p, start: [0, 0], waypoints: [[5, 0], [0, 0]], loop: true, speed: 5}
@@ -71,7 +74,7 @@ agents:
 @pytest.mark.nojit
 def test_goal_event_sends_the_agent_back():
     sim = _sim("""
-settings: {dt: 0.5}
+settings: {dt: 0.5, avoidance: false}
 graphs: [{id: hall, type: grid, rows: [".........."]}]
 agents: [{id: a, start: [0, 0], goal: [9, 0], speed: 1}]
 events: [{at: 5, goal: {agent: a, to: [0, 0]}}]
@@ -87,6 +90,7 @@ events: [{at: 5, goal: {agent: a, to: [0, 0]}}]
 @pytest.mark.nojit
 def test_cost_event_makes_agents_walk_around_mud():
     sim = _sim("""
+settings: {avoidance: false}
 graphs: [{id: field, type: grid, rows: [".......", ".......", "......."]}]
 agents: [{id: a, start: [0, 1], goal: [6, 1], speed: 10}]
 events: [{at: 0, cost: {rect: [1, 1, 5, 1], value: 10}}]
@@ -118,7 +122,7 @@ obstacles: [{id: cart, rect: [0, 0, 1, 1], velocity: [10, 0]}]
 @pytest.mark.nojit
 def test_crowd_cells_come_from_their_rectangles_and_the_seed():
     text = """
-settings: {seed: 4}
+settings: {seed: 4, avoidance: false}
 graphs: [{id: f, type: grid, rows: ["#.........", "..........", ".........."]}]
 crowds: [{id: c, count: 30, from: [0, 0, 3, 3], to: [7, 0, 3, 3], speed: [1, 2]}]
 """
@@ -259,7 +263,7 @@ def test_progress_bar_counts_the_frames(capsys):
 @pytest.mark.nojit
 def test_an_agent_buried_by_a_wall_steps_out_and_goes_on():
     sim = _sim("""
-settings: {dt: 0.1}
+settings: {dt: 0.1, avoidance: false}
 graphs: [{id: hall, type: grid, rows: ["....", "...."]}]
 agents: [{id: a, start: [0, 0], goal: [3, 0], speed: 10}]
 events: [{at: 1, block: [0, 0, 1, 1]}]
@@ -319,7 +323,7 @@ settings: {dt: 0.1, frames: 120}
 graphs:
   - {id: k, type: grid, rows: ["....#....", ".........", "....#...."], doors: {gate: [4, 1, 1, 1]}}
 agents:
-  - {id: ghost, start: [0, 1], goal: [8, 1], speed: 2, repath: false}
+  - {id: ghost, start: [0, 1], goal: [8, 1], speed: 2, repath: false, avoidance: false}
 events:
   - {at: 5, close: gate}
 """)

@@ -22,7 +22,8 @@ def test_every_shipped_scene_validates_and_runs(path, capsys):
     with navcore.Simulation.from_file(path) as sim:
         summary = sim.run(40)
     assert summary["frames"] == 40
-    assert summary["requests"]["served"] > 0
+    # paths were served, or a crowd walks flow fields (shared goals)
+    assert summary["requests"]["served"] > 0 or sum(summary["flow_fields"].values()) > 0
     assert summary["agents"]["stuck"] == 0
     assert summary["path_length"]["total"] > 0      # somebody walked
 
@@ -60,16 +61,24 @@ def test_dungeon_doors_split_and_merge_areas():
     assert all(by_id[f"rat-{k}"]["state"] == "arrived" for k in range(16))
 
 
-def test_maze_cave_ins_split_it_and_every_crowd_agent_gets_through():
+def test_maze_cave_ins_split_it_and_join_it_again():
     with navcore.Simulation.from_file(SCENES / "maze.yaml") as sim:
-        summary = sim.run()
+        summary = sim.run(510)
     # a perfect maze is a tree: each blocked corridor cell (not a dead end)
     # splits it in two, and clearing it joins them again
     assert [(f, b, a) for f, _, b, a in _areas(summary)] == \
         [(100, 1, 2), (250, 2, 3), (350, 3, 2), (500, 2, 1)]
+    assert summary["unreachable"] > 0                # some waited at a cave-in
+
+
+@pytest.mark.slow
+def test_maze_every_crowd_agent_gets_through():
+    # the two crowds queue where their ways run together in corridors one
+    # cell wide: everyone is through in the scene's 2,400 frames
+    with navcore.Simulation.from_file(SCENES / "maze.yaml") as sim:
+        summary = sim.run()
     crowd = [a for a in summary["per_agent"] if a["id"] != "explorer"]
     assert len(crowd) == 400 and all(a["state"] == "arrived" for a in crowd)
-    assert summary["unreachable"] > 0                # some waited at a cave-in
 
 
 def test_battlefield_has_500_agents_moving_obstacles_and_a_2ms_budget():

@@ -81,7 +81,7 @@ def test_unknown_key_without_a_close_match_lists_the_keys():
     with pytest.raises(navcore.SceneError) as info:
         parse_scene(text, "s.yaml")
     assert str(info.value) == ("s.yaml:2:12: unknown key 'zzz' in settings; expected one "
-                               "of: background, deterministic, dt, frame_budget_ms, "
+                               "of: avoidance, background, deterministic, dt, frame_budget_ms, "
                                "frame_budget_nodes, frames, seed, workers")
 
 
