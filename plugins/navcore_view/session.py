@@ -249,7 +249,9 @@ class Session:
                     for i, m in zip(idx, moving):
                         line = remaining[i] if m else remaining[i][:1]
                         lines.append(self._ground(lay, line[:PATH_POINTS]))
-        for crowd in list(getattr(self.world, "crowds", {}).values()):
+        # a scene's agents are drawn above (those that walk as crowds too)
+        crowds = [] if self.sim is not None else list(self.world.crowds.values())
+        for crowd in crowds:
             if crowd.graph_id != self.graph_id or not len(crowd):
                 continue
             parts_pos.append(np.asarray(crowd.positions, dtype=np.float64)[:, :2])
