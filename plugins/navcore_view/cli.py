@@ -33,31 +33,44 @@ def add_command(sub) -> None:
 
 
 def _cmd_view(args) -> int:
-    import navcore
-    from .viewer import view_scene
     if args.frames is not None and args.frames < 0:
         raise NavError(f"--frames must be >= 0, got {args.frames}")
-    modules = []
-    for name in args.plugin or ():
-        try:
-            modules.append(importlib.import_module(name))
-        except Exception as exc:
-            raise PluginError(f"--plugin {name}: cannot import it: "
-                              f"{type(exc).__name__}: {exc}") from None
-    with navcore.load_scene(args.scene, plugins=modules) as sim:
-        viewer = view_scene(sim, args.graph, args.port, not args.no_browser, args.frames,
-                            autoplay=not args.paused)
-        try:
-            print(f"navcore view: {sim.scene.name} at {viewer.url}", flush=True)
-            print("Ctrl-C stops it", file=sys.stderr, flush=True)
-            while not viewer.wait(0.2):
-                pass
-        except KeyboardInterrupt:
-            viewer.close()
-            print(f"interrupted after {sim.frame} frames", file=sys.stderr)
-            return 130
+    # Ctrl-C while the plugins import, the scene loads or the server starts
+    # (a large map takes seconds) ends the command as Ctrl-C while it plays
+    # does: status 130 and one line, not a traceback
+    try:
+        import navcore
+        modules = [_plugin(name) for name in args.plugin or ()]
+        with navcore.load_scene(args.scene, plugins=modules) as sim:
+            return _serve(sim, args)
+    except KeyboardInterrupt:
+        print(f"navcore view: interrupted while loading {args.scene}", file=sys.stderr)
+        return 130
+
+
+def _plugin(name):
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise PluginError(f"--plugin {name}: cannot import it: "
+                          f"{type(exc).__name__}: {exc}") from None
+
+
+def _serve(sim, args) -> int:
+    from .viewer import view_scene
+    viewer = view_scene(sim, args.graph, args.port, not args.no_browser, args.frames,
+                        autoplay=not args.paused)
+    try:
+        print(f"navcore view: {sim.scene.name} at {viewer.url}", flush=True)
+        print("Ctrl-C stops it", file=sys.stderr, flush=True)
+        while not viewer.wait(0.2):
+            pass
+    except KeyboardInterrupt:
         viewer.close()
-        if viewer.driver.error is not None:
-            raise viewer.driver.error
-        print(f"{sim.scene.name}: ended after {sim.frame} frames")
+        print(f"interrupted after {sim.frame} frames", file=sys.stderr)
+        return 130
+    viewer.close()
+    if viewer.driver.error is not None:
+        raise viewer.driver.error
+    print(f"{sim.scene.name}: ended after {sim.frame} frames")
     return 0

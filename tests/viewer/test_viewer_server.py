@@ -187,3 +187,23 @@ def test_the_last_page_closing_resumes_a_game_it_paused():
         assert ticked.wait(10.0)
     finally:
         viewer.close()
+
+def test_navcore_view_stops_on_ctrl_c_while_loading(tmp_path):
+    # a plugin whose import takes long: Ctrl-C lands while the scene loads
+    (tmp_path / "slow_to_load.py").write_text(
+        "import sys, time\nprint('loading', flush=True)\ntime.sleep(60)\n")
+    scene = tmp_path / "hall.yaml"
+    scene.write_text(SCENE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.Popen([sys.executable, "-m", "navcore", "view", str(scene),
+                             "--no-browser", "--plugin", "slow_to_load"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "loading"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and "http://" not in out
+        assert err.strip().splitlines()[-1] == f"navcore view: interrupted while loading {scene}"
+    finally:
+        proc.kill()

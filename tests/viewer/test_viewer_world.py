@@ -1,0 +1,117 @@
+"""``navcore.view(world)`` from a game's own loop, in a real browser: a
+crowd walks across a grid while the game ticks on its own thread; the
+page shows it moving, pausing in the page holds the game's ``tick``
+until play, and closing one of two pages leaves the other receiving
+frames."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import navcore
+from viewkit import Page
+
+ROWS = ["." * 24] * 8
+
+
+class Game:
+    """A game's loop on its own thread: ``world.tick`` as fast as it
+    goes (with a short rest), counting the ticks that returned."""
+
+    def __init__(self, world, dt=0.05):
+        self.world, self.dt = world, dt
+        self.ticks = 0
+        self.error = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        try:
+            while not self.done.is_set():
+                self.world.tick(self.dt)
+                self.ticks += 1
+                time.sleep(0.01)
+        except BaseException as exc:              # noqa: BLE001 - the test reports it
+            self.error = exc
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(10.0)
+        assert not self.thread.is_alive(), "the game's tick never returned"
+        assert self.error is None, self.error
+
+
+@pytest.fixture
+def game(browser):
+    world = navcore.World()
+    world.add_graph("yard", type="grid", rows=ROWS)
+    crowd = world.add_crowd("walkers", graph="yard", radius=0.3)
+    starts = [(0.5, 0.5 + 2 * k) for k in range(4)]
+    crowd.add(starts, max_speed=2.0)
+    crowd.set_goals(crowd.ids, [(23.5, 7.5 - 2 * k) for k in range(4)])
+    viewer = navcore.view(world, open_browser=False)
+    loop = Game(world)
+    yield world, crowd, viewer, loop
+    viewer.close()                                 # a paused tick returns
+    loop.stop()
+    world.close()
+
+
+def test_a_crowd_walks_on_the_page_and_pause_holds_the_games_tick(game, browser):
+    world, crowd, viewer, loop = game
+    page = Page(browser, viewer)
+    try:
+        page.wait("V.agents === 4 && V.frame >= 3")
+        a, pos_a = page.shot(), np.array(page.js("Array.from(V.pos)"))
+        page.wait(f"V.frame >= {page.js('V.frame') + 8}")
+        b, pos_b = page.shot(), np.array(page.js("Array.from(V.pos)"))
+        assert pos_a.shape == pos_b.shape == (8,)
+        assert np.abs(pos_a - pos_b).max() > 0.1, "the crowd did not move on the page"
+        assert (a != b).any(), "the picture did not change while the crowd walked"
+
+        page.pause()
+        held = loop.ticks
+        time.sleep(0.5)
+        assert loop.ticks == held, "the game ticked while the page was paused"
+        # the game is held inside tick: the page shows the crowd as it stands
+        shown = np.array(page.js("Array.from(V.pos)")).reshape(-1, 2)
+        assert np.allclose(shown, crowd.positions, atol=1e-4)
+        assert page.js("V.frame") == world.frame
+
+        page.page.click("#step")
+        page.wait(f"V.frame === {world.frame}")       # one more tick returned
+        time.sleep(0.3)
+        assert loop.ticks == held + 1, "step did not let exactly one tick through"
+
+        page.play()
+        page.wait(f"V.frame >= {page.js('V.frame') + 5}")
+        assert loop.ticks > held + 1, "play did not release the game"
+        assert not page.errors, page.errors
+    finally:
+        page.close()
+
+
+def test_closing_one_of_two_pages_leaves_the_other_running(game, browser):
+    world, crowd, viewer, loop = game
+    first, second = Page(browser, viewer), Page(browser, viewer)
+    try:
+        first.wait("V.frame >= 2")
+        second.wait("V.frame >= 2")
+        assert len(viewer.server.clients) == 2
+        first.close()
+        deadline = time.monotonic() + 10
+        while len(viewer.server.clients) != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(viewer.server.clients) == 1, "the closed page's socket stayed open"
+        ticks = loop.ticks
+        frame = second.js("V.frame")
+        second.wait(f"V.frame >= {frame + 10}")
+        assert loop.ticks > ticks and not second.js("V.closed")
+        assert viewer.server.thread.is_alive() and loop.error is None
+        assert not second.errors, second.errors
+    finally:
+        second.close()
