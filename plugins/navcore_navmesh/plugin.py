@@ -340,9 +340,10 @@ navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 
 
-# walls and moves for crowds, on 2D meshes (``surface``)
+# walls, moves and neighbourhoods for crowds, on 2D and layered meshes (``surface``)
 navcore_walls = forward(surface.walls, NavMeshGraph)
 navcore_move_along_surface = forward(surface.move_along_surface, NavMeshGraph)
+navcore_local_neighbourhood = forward(surface.local_neighbourhood, NavMeshGraph)
 
 
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
@@ -371,6 +372,7 @@ def navcore_warm_up(graph):
     if graph.heights is not None:
         layered.warm_up(graph)
         meshqueries.warm_up(graph)
+        surface.warm_up(graph)
         return
     funnel.warm_up(graph)
     polyanya.warm_up(graph)
