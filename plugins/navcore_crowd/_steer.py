@@ -6,8 +6,9 @@ import math
 
 from numba import njit
 
-#: agent states (``Crowd.state``)
-IDLE, WAITING, MOVING, ARRIVED, NO_PATH = 0, 1, 2, 3, 4
+#: agent states (``Crowd.state``); ``ON_LINK``: taking an off-mesh link
+#: (a ladder, a jump) on a 3D level
+IDLE, WAITING, MOVING, ARRIVED, NO_PATH, ON_LINK = 0, 1, 2, 3, 4, 5
 #: every preferred velocity turns this far clockwise (radians): agents
 #: meeting head-on then both keep right and pass. Without it, perfect
 #: symmetry (two agents on one line, each heading for where the other
@@ -31,21 +32,14 @@ def lookahead(state, pts, hi, corner, rows):
 
 
 @njit(cache=True, nogil=True)
-def skip_visible(rows, k, seen, pts, corner, ends):
-    """Advance the corners of ``rows[:k]`` whose next corner ``ends[i]``
-    the straight walk reached (``seen[i]`` equal to it: nothing between)."""
-    for i in range(k):
-        if seen[i, 0] == ends[i, 0] and seen[i, 1] == ends[i, 1]:
-            corner[rows[i]] += 1
-
-
-@njit(cache=True, nogil=True)
-def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
+def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref, turn=None):
     """Each agent's preferred velocity into ``pref``: toward its corner at
     full speed (turned ``KEEP_RIGHT``), slowing within two radii of its
     goal (DetourCrowd's slow-down), zero when it is not moving or has no
     corridor (``corner`` at ``hi``: a flow field steers it). An agent
-    within its reach of a corner takes the next; within its reach of the
+    within its reach of a corner takes the next (within ``turn[r]``,
+    given: where the walls let agents come right up to a corner, one
+    reached from the wrong side is no shortcut); within its reach of the
     goal it has arrived (its reach: its radius, or half a step at full
     speed if that is more). Returns how many arrived this step."""
     arrived = 0
@@ -55,11 +49,12 @@ def preferred(pos, radius, max_speed, state, pts, hi, corner, dt, pref):
         if state[r] != MOVING or corner[r] >= hi[r]:
             continue                      # an agent on a flow field: no corridor
         reach = max(radius[r], 0.5 * max_speed[r] * dt)
+        passed = reach if turn is None else turn[r]
         c = corner[r]
         last = hi[r] - 1
         dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
         d = math.sqrt(dx * dx + dy * dy)
-        while c < last and d <= reach:
+        while c < last and d <= passed:
             c += 1
             dx, dy = pts[c, 0] - pos[r, 0], pts[c, 1] - pos[r, 1]
             d = math.sqrt(dx * dx + dy * dy)
@@ -135,3 +130,24 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding
             replan[k] = r
             k += 1
     return k, m
+
+
+#: the corridor column (of a crowd on a 3D level) that is 1.0 at a point
+#: where an off-mesh link starts (the link runs to the next point)
+LINK_COLUMN = 3
+
+
+@njit(cache=True, nogil=True)
+def walk_ends(state, pts, hi, corner, ends):
+    """Per agent into ``ends``: one past the first corridor point from its
+    corner on where an off-mesh link starts (``pts[c, LINK_COLUMN]`` is
+    1.0), else its corridor's end ``hi``: a moving agent walks the
+    ground up to a link's start (and takes the link there)."""
+    for r in range(state.shape[0]):
+        ends[r] = hi[r]
+        if state[r] != MOVING:
+            continue
+        for c in range(corner[r], hi[r] - 1):
+            if pts[c, LINK_COLUMN] == 1.0:
+                ends[r] = c + 1
+                break

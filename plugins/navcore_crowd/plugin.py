@@ -1,15 +1,18 @@
-"""The crowd plugin's hooks: ``World.add_crowd`` makes a ``Crowd``, and
-every ``World.tick`` moves the world's crowds."""
+"""The crowd plugin's hooks: ``World.add_crowd`` makes a ``Crowd`` (a
+``LevelCrowd`` on a 3D level, whose points are 3D), and every
+``World.tick`` moves the world's crowds."""
 from __future__ import annotations
 
 import navcore
 
 from .crowd import Crowd
+from .levels import LevelCrowd
 
 
 @navcore.hookimpl
-def navcore_make_crowd(world, crowd_id, graph_id, params):
-    return Crowd(world, crowd_id, graph_id, **params)
+def navcore_make_crowd(world, crowd_id, graph_id, graph, params):
+    kind = LevelCrowd if getattr(graph, "point_dims", 2) == 3 else Crowd
+    return kind(world, crowd_id, graph_id, **params)
 
 
 @navcore.hookimpl
