@@ -659,7 +659,10 @@ def warm_up(graph) -> None:
     _corner_at(float(c[0]), float(c[1]), p, graph.vertices, graph.poly_start,
                graph.poly_verts)                      # end_nodes (the areas' pre-check)
     if graph.links is not None and len(graph.links):
-        from ._links import on_corner
+        from ._links import link_bounds, on_corner
         on_corner(np.array([[c[0], c[1]]]), np.array([p], dtype=np.int64), graph.vertices,
                   graph.poly_start, graph.poly_verts, np.empty(1, dtype=np.bool_))
+        # a linked query's bounds (``links.LinkedQuery``): start, goal, one link
+        link_bounds(np.zeros((4, 2)), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.bool_),
+                    np.ones(1), np.empty(4), np.empty(4))
 
