@@ -140,8 +140,9 @@ def apart(elev, tall, i, j):
     """Whether agents ``i`` and ``j`` stand on different floors and so
     ignore each other: their heights ``elev`` differ by the mean of their
     heights ``tall`` or more (DetourCrowd's neighbour rule), or either is
-    NaN (an agent off the ground, on an off-mesh link)."""
-    return not abs(elev[i] - elev[j]) < 0.5 * (tall[i] + tall[j])
+    NaN (an agent off the ground, on an off-mesh link). Empty ``elev``:
+    one floor (a 2D map), never."""
+    return elev.shape[0] > 0 and not abs(elev[i] - elev[j]) < 0.5 * (tall[i] + tall[j])
 
 
 @njit(cache=True, nogil=True)
@@ -187,11 +188,11 @@ def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_
                     continue
                 for k in range(cell_start[b], cell_start[b + 1]):
                     j = cell_items[k]
-                    if j == i or apart(elev, tall, i, j):
+                    if j == i:
                         continue
                     dx, dy = pos[j, 0] - px, pos[j, 1] - py
                     d = dx * dx + dy * dy
-                    if d < range_sq:
+                    if d < range_sq and not apart(elev, tall, i, j):
                         count = _insert(keys, ids, count, cap, d, j)
     return count
 
@@ -592,11 +593,11 @@ def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_star
                 b = r * nx + c
                 for t in range(cell_start[b], cell_start[b + 1]):
                     j = cell_items[t]
-                    if j <= i or apart(elev, tall, i, j):
+                    if j <= i:
                         continue
                     dx, dy = px - pos[j, 0], py - pos[j, 1]
                     lim = radius[i] + radius[j] + margin
-                    if dx * dx + dy * dy < lim * lim:
+                    if dx * dx + dy * dy < lim * lim and not apart(elev, tall, i, j):
                         if k == pairs.shape[0]:
                             return -1
                         pairs[k, 0] = i

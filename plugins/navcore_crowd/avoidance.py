@@ -76,6 +76,7 @@ class Walls:
 MAX_WALLS = 64
 #: the most neighbours one agent avoids (``max_neighbours``)
 MAX_NEIGHBOURS = 64
+_NONE = np.zeros(0)
 #: the least share of its radius an agent keeps off the walls
 #: (``Agents.wall_radii``)
 MIN_WALL_RADIUS = 0.01
@@ -97,8 +98,9 @@ class Scratch:
 class Agents:
     """Agents as arrays with RVO2's parameters (per agent). ``pos`` are
     ground points; on a surface with floors above one another (a 3D
-    level) ``elev`` holds each agent's height and ``tall`` how tall it
-    is: agents ignore those on other floors (``_orca.apart``), and with
+    level, ``floors``) ``elev`` holds each agent's height and ``tall``
+    how tall it is: agents ignore those on other floors
+    (``_orca.apart``), and with
     walls that have owners ``local`` (``(start, nodes)``, as
     ``navcore_local_neighbourhood`` gives them) says whose walls each
     agent avoids."""
@@ -109,6 +111,8 @@ class Agents:
         self.pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
         n = self.pos.shape[0]
         full = lambda v, t=np.float64: np.broadcast_to(np.asarray(v, t), (n,)).copy()
+        #: agents stand on several floors (``elev`` and ``tall`` count)
+        self.floors = False
         self.elev = np.zeros(n)
         self.tall = full(tall)
         #: how far the walkable surface already keeps from the walls (a
@@ -132,6 +136,10 @@ class Agents:
         self.cell_start = np.zeros(2, np.int64)
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.set_walls(walls if walls is not None else Walls())
+
+    def heights(self) -> tuple:
+        """``(elev, tall)`` as the kernels take them: empty on one floor."""
+        return (self.elev, self.tall) if self.floors else (_NONE, _NONE)
 
     def wall_radii(self) -> np.ndarray:
         """Per agent, the disc ORCA keeps off the walls: its radius less
@@ -184,6 +192,7 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     grid = np.array([side, lo[0], lo[1], nx, ny])
     local_start, local_nodes = a.local
     wall_radius = a.wall_radii()
+    elev, tall = a.heights()
     if w.owner.size and local_start.size != n + 1:
         raise ValueError(f"walls with owners need a neighbourhood per agent ({n}), got "
                          f"{local_start.size - 1}")
@@ -192,7 +201,7 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
         calls.append((K.velocities, (
-            first, last, a.pos, a.elev, a.tall, a.vel, a.pref, a.radius, wall_radius, a.weight,
+            first, last, a.pos, elev, tall, a.vel, a.pref, a.radius, wall_radius, a.weight,
             a.max_speed, a.neighbour_dist, a.max_neighbours, a.time_horizon,
             a.time_horizon_obstacles, dt,
             grid, a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
@@ -237,7 +246,7 @@ def separate(agents: Agents, move=None) -> float:
     for _ in range(SEPARATION_ROUNDS):
         moved[:] = 0.0
         while True:
-            worst = K.relax(a.pos, a.elev, a.tall, a.radius, a.weight, SEPARATION_PASSES,
+            worst = K.relax(a.pos, *a.heights(), a.radius, a.weight, SEPARATION_PASSES,
                             WEIGHTED_PASSES, OVERLAP_TOLERANCE, a.cell_start, a.cell_items,
                             a.pairs, drift, moved)
             if worst >= 0.0:

@@ -315,8 +315,8 @@ class Crowd:
         moved, nodes = self._move(a.pos, self._node, end)
         a.pos[:] = moved
         self._node[:] = nodes
-        separate(a, self._push)
         self._settle(dt)
+        separate(a, self._push)
         a.vel[:] = (a.pos - start) / dt
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
         k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
@@ -709,7 +709,7 @@ class Crowd:
         corridor's end (nothing on the ground)."""
 
     def _settle(self, dt):
-        """After the move and the separation (nothing on the ground)."""
+        """After the move, before the separation (nothing on the ground)."""
 
     def _grow_rows(self, grow):
         """``grow`` more agents' rows in a subclass's arrays."""

@@ -57,13 +57,14 @@ class LevelCrowd(Crowd):
 
     _COLS = 3
     _PT_COLS = 4
-    _MORE_ROWS = ("_h", "_vel_up", "_link_left", "_link_time", "_link_from", "_link_to",
+    _MORE_ROWS = ("_h", "_h_before", "_link_left", "_link_time", "_link_from", "_link_to",
                   "_after_link")
 
     def __init__(self, world, crowd_id, graph_id, **params):
         self._axes = _AXES[world.graph(graph_id).up]
         self._h = np.zeros(0)                      # height of the surface under each
-        self._vel_up = np.zeros(0)                 # its rate of climb in the last step
+        self._h_before = np.zeros(0)               # ... before the last step
+        self._dt = 1.0                             # the last step's length
         # an agent on an off-mesh link: seconds left of its time on it,
         # from and to (x, y, height), its state when it lands
         self._link_left = np.zeros(0)
@@ -72,6 +73,7 @@ class LevelCrowd(Crowd):
         self._link_to = np.zeros((0, 3))
         self._after_link = np.zeros(0, np.int8)
         super().__init__(world, crowd_id, graph_id, **params)
+        self._agents.floors = True
         self._flow = False                         # flow fields are the grid's
 
     # -- the arrays, in the level's axes ------------------------------------
@@ -91,7 +93,7 @@ class LevelCrowd(Crowd):
     def velocities(self) -> np.ndarray:
         """float64 ``(n, 3)``: each agent's velocity in the last step (its
         climb on the up axis)."""
-        return self._to_user(self._agents.vel, self._vel_up)
+        return self._to_user(self._agents.vel, (self._h - self._h_before) / self._dt)
 
     def stop(self, ids) -> None:
         """As ``Crowd.stop``; an agent on a link lands first."""
@@ -125,8 +127,7 @@ class LevelCrowd(Crowd):
     def _put(self, rows, pts, nodes):
         a = self._agents
         a.pos[rows] = pts[:, :2]
-        self._h[rows] = a.elev[rows] = pts[:, 2]
-        self._vel_up[rows] = 0.0
+        self._h[rows] = self._h_before[rows] = a.elev[rows] = pts[:, 2]
         self._node[rows] = nodes
         landed = rows[self._state[rows] == S.ON_LINK]      # teleported off its link
         self._link_left[rows] = 0.0
@@ -197,10 +198,12 @@ class LevelCrowd(Crowd):
         a.elev[rows] = np.nan                        # out of everyone's avoidance
 
     def _settle(self, dt):
-        """Heights of the agents on the ground; those on links move along
-        them and land at their ends."""
+        """After the move: heights of the agents on the ground; those on
+        links move along them and land at their ends (before the
+        separation, which parts them from any standing there)."""
         a = self._agents
-        before = self._h.copy()
+        self._h_before[:] = self._h
+        self._dt = dt
         ground = np.flatnonzero((self._state != S.ON_LINK) & (self._node >= 0))
         if ground.size:
             self._h[ground] = self._heights(self._node[ground], a.pos[ground])
@@ -216,7 +219,13 @@ class LevelCrowd(Crowd):
             if landed.size:
                 self._land(landed)
         np.copyto(a.elev, np.where(self._state == S.ON_LINK, np.nan, self._h))
-        self._vel_up[:] = (self._h - before) / dt
+
+    def _push(self, rows, start, end):
+        moved = super()._push(rows, start, end)
+        on = self._node[rows] >= 0
+        self._h[rows[on]] = self._heights(self._node[rows[on]], moved[on])
+        self._agents.elev[rows[on]] = self._h[rows[on]]
+        return moved
 
     def _land(self, rows):
         """Agents ``rows`` at their links' ends, on the polygon there."""
@@ -273,7 +282,7 @@ class LevelCrowd(Crowd):
         self._state[got] = S.ON_LINK
 
     def _grow_rows(self, grow):
-        for name in ("_h", "_vel_up", "_link_left", "_link_time"):
+        for name in ("_h", "_h_before", "_link_left", "_link_time"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow)]))
         for name in ("_link_from", "_link_to"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros((grow, 3))]))
