@@ -94,12 +94,16 @@ class OnMesh:
         self.tree = shapely.STRtree(self.polys)
 
     def misses(self, points, tol=1e-6):
-        """Indices of ``points`` ((k, 3), y up) that lie on no polygon at
-        its surface's height."""
+        """Indices of ``points`` ((k, 3), the level's axes) that lie on no
+        polygon at its surface's height (the detail mesh is in Recast's
+        frame, y up: a z-up level's (x, y, z) is its (x, z, -y))."""
         out = []
+        z_up = self.g.up == "z"
         for i, (x, y, z) in enumerate(points):
-            under = self.tree.query(shapely.Point(x, z), predicate="dwithin", distance=1e-7)
-            if not any(self.g.walkable[p] and abs(surface_height(self.g, p, x, z) - y) <= tol
+            gx, gy, h = (x, y, z) if z_up else (x, z, y)
+            under = self.tree.query(shapely.Point(gx, gy), predicate="dwithin", distance=1e-7)
+            rz = -gy if z_up else gy
+            if not any(self.g.walkable[p] and abs(surface_height(self.g, p, gx, rz) - h) <= tol
                        for p in under):
                 out.append(i)
         return out
@@ -541,3 +545,55 @@ def test_moves_on_a_layered_mesh_keep_to_their_floor_or_follow_the_ramp():
         h1 = g.points_on(out[i:i + 1], pts[i:i + 1])[0, 1]
         ramp_step = np.hypot(*(pts[i] - s[i])) * 0.4 + 0.3
         assert abs(h1 - h0) <= ramp_step
+
+
+def test_an_obstacle_dropped_on_a_tiled_level_renumbers_polygons_and_the_crowd_follows():
+    # the rebuilt tiles number their polygons afresh: every agent is placed
+    # again from its 3D point, the one under the box at its edge; the
+    # others walk round it (through the gap it leaves north of it)
+    w = navcore.World(deterministic=True)
+    v, t = TWO_FLOORS
+    g = w.add_graph("s", type="level", vertices=v, triangles=t, tile_size=16)
+    crowd = w.add_crowd("c", graph="s", radius=0.3, max_speed=2.0)
+    crowd.add([(13.0, 0.2, 2.8), (5.0, 4.2, 3.0), (22.0, 0.2, 2.0), (3.0, 0.2, 2.0)])
+    crowd.set_goals([1, 2, 3], [(22.0, 0.2, 2.0), (3.0, 0.2, 2.5), (22.0, 0.2, 1.5)])
+    for _ in range(5):
+        w.tick(DT)
+    before = g.poly_start.copy()
+    w.update("s", add_obstacle={"box": [[12, -1, 0], [14, 2, 3.5]]}, obstacle_id="crate")
+    w.tick(DT)
+    assert not np.array_equal(g.poly_start, before)          # the mesh was rebuilt
+    check = OnMesh(g)
+    box = shapely.box(12, 0, 14, 3.5)
+    for _ in range(300):
+        w.tick(DT)
+        pos = crowd.positions
+        assert check.misses(pos) == []
+        assert not shapely.contains_xy(box, pos[:, 0], pos[:, 2]).any()
+        if crowd.arrived[1:].all():
+            break
+    assert crowd.arrived[1:].all(), crowd.state_names()
+    assert crowd.positions[0, 2] > 3.5 + 0.5                  # moved off the box
+
+
+def test_a_level_with_z_up_takes_and_gives_its_own_axes():
+    v, t = TWO_FLOORS
+    w = navcore.World(deterministic=True)
+    g = w.add_graph("z", type="level", vertices=np.column_stack([v[:, 0], -v[:, 2], v[:, 1]]),
+                    triangles=t, up="z")
+    crowd = w.add_crowd("c", graph="z", radius=0.4)
+    crowd.add([(5.0, -3.0, 4.2)], goals=[(2.0, -8.0, 0.2)])
+    np.testing.assert_allclose(crowd.positions, [(5.0, -3.0, 4.2)], atol=1e-6)
+    np.testing.assert_allclose(crowd.goals, [(2.0, -8.0, 0.2)], atol=1e-6)
+    with pytest.raises(CrowdError, match="not on walkable ground"):
+        crowd.add([(5.0, 4.2, -3.0)])                 # y up: nothing there
+    check = OnMesh(g)
+    heights = []
+
+    def each(c):
+        heights.append(c.positions[0, 2])
+        assert check.misses(c.positions) == []
+
+    walk(w, crowd, 300, each)
+    assert crowd.arrived.all() and max(heights) > 4.0 and heights[-1] < 0.5
+    assert np.hypot(*(crowd.positions[0, :2] - (2.0, -8.0))) <= 0.4 + 1e-9
