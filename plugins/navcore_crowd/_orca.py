@@ -518,9 +518,9 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
     of ``wall_radius`` off them (its ``radius``, or less on a surface
     already kept off the walls: a Recast mesh). Scratch:
     ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
-    and the last generation), ``mark`` (one per node, and the last
-    generation), ``lp``/``ld``/``pp``/``pd`` (lines, as many as walls and
-    neighbours an agent may keep)."""
+    and the last generation), ``mark`` (one per node up to the last that
+    owns a wall, and the last generation), ``lp``/``ld``/``pp``/``pd``
+    (lines, as many as walls and neighbours an agent may keep)."""
     side, x0, y0 = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
@@ -536,7 +536,9 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
             if owner.shape[0]:
                 mgen += 1
                 for k in range(local_start[i], local_start[i + 1]):
-                    mark[local_nodes[k]] = mgen
+                    q = local_nodes[k]
+                    if q < mark.shape[0] - 1:      # (a node past every owner has no walls)
+                        mark[q] = mgen
             reach = th_obst[i] * max_speed[i] + wall_radius[i]
             n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, owner,
                                       mark, mgen, w_side, wx0, wy0, wnx, wny, wall_start,
