@@ -73,11 +73,6 @@ DEFAULTS = dict(radius=0.4, max_speed=1.5, max_accel=math.inf, neighbour_dist=4.
 
 
 class Crowd:
-    #: columns of a point inside the crowd (``_place``, ``goals``): x, y
-    _COLS = 2
-    #: columns of a corridor point (``_pts``; the kernels read x, y)
-    _PT_COLS = 2
-
     """Agents on graph ``graph_id`` of ``world`` (``World.add_crowd``).
 
     Parameters (per crowd; ``radius`` and ``max_speed`` also per agent in
@@ -95,6 +90,13 @@ class Crowd:
     (``positions``, ``velocities``, ``goals``, ``state``, ``arrived``)
     list them in ``ids`` order.
     """
+
+    #: columns of a point inside the crowd (``_place``, ``goals``): x, y
+    _COLS = 2
+    #: columns of a corridor point (``_pts``; the kernels read x, y)
+    _PT_COLS = 2
+    #: per-agent arrays of a subclass, which ``remove`` keeps in step
+    _MORE_ROWS = ()
 
     def __init__(self, world, crowd_id, graph_id, **params):
         unknown = sorted(set(params) - set(DEFAULTS))
@@ -120,9 +122,6 @@ class Crowd:
         self.graph = world.graph(graph_id)
         self._walls_version = -1
         self._agents = Agents(np.zeros((0, 2)), walls=Walls())
-        # a navmesh shrunk by an agent radius (a level's Recast mesh is):
-        # agents keep only the rest of theirs off its boundary
-        self._agents.wall_clearance = float(getattr(self.graph, "agent_radius", 0.0))
         self._ids = np.zeros(0, np.int64)
         self._goal = np.zeros((0, self._COLS))
         self._state = np.zeros(0, np.int8)
@@ -659,9 +658,6 @@ class Crowd:
         self._corner[rows[seen]] += 1
 
     # -- what a crowd on a 3D level does otherwise (``levels.LevelCrowd``) --
-    #: per-agent arrays of a subclass, which ``remove`` keeps in step
-    _MORE_ROWS = ()
-
     def _place(self, value, what, k=None):
         """``(points, nodes)``: the caller's points (``value``: one, or
         ``(k, 2)``; ``k`` of them when given) as the crowd keeps them and

@@ -74,6 +74,10 @@ class LevelCrowd(Crowd):
         self._after_link = np.zeros(0, np.int8)
         super().__init__(world, crowd_id, graph_id, **params)
         self._agents.floors = True
+        # Recast shrinks a level's walkable surface by its agent radius:
+        # agents keep only the rest of theirs off its boundary (Detour's
+        # walk right up to it)
+        self._agents.wall_clearance = float(getattr(self.graph, "agent_radius", 0.0))
         self._flow = False                         # flow fields are the grid's
 
     # -- the arrays, in the level's axes ------------------------------------
