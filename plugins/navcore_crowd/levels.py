@@ -122,9 +122,10 @@ class LevelCrowd(Crowd):
         off[~off] = ~self.graph.walkable[polys[~off]]
         if off.any():
             i = int(np.flatnonzero(off)[0])
+            why = f"no polygon within its extents {self.graph.extents} of it" if polys[i] < 0 \
+                else f"the polygon it stands on, {int(polys[i])}, is blocked"
             raise CrowdError(f"{what}[{i}] = {tuple(pts[i].tolist())} is not on walkable "
-                             f"ground of level graph {self.graph_id!r} (no walkable polygon "
-                             f"within its extents {self.graph.extents} of it)")
+                             f"ground of level graph {self.graph_id!r} ({why})")
         a, b, u = self._axes
         return np.column_stack([on[:, a], on[:, b], on[:, u]]), polys
 

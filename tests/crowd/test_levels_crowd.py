@@ -346,6 +346,13 @@ def test_bad_points_are_crowd_errors_naming_the_problem():
         crowd.add([(1e300, 0.0, 3.0)])
     assert len(crowd) == 2 and np.array_equal(crowd.positions, before)
     assert crowd.state_names() == ["idle", "idle"]
+    lower = int(g.nearest_polys([(5.0, 0.2, 3.0)])[0][0])
+    w.update("s", nodes=[lower], walkable=False)
+    w.tick(DT)
+    with pytest.raises(CrowdError, match=rf"positions\[0\].*polygon it stands on, {lower}, is "
+                                         rf"blocked"):
+        crowd.add([(5.0, 0.2, 3.0)])
+    assert len(crowd) == 2
 
 
 def test_points_are_placed_on_their_own_floor():
