@@ -16,10 +16,18 @@ with ``World(workers=0)`` and ``workers=1`` (two threads); pyrvo's time
 is ``do_step`` alone, without the Python loop that must set every
 agent's preferred velocity first (reported beside it). Steps are timed
 after the first ten, interleaved between the libraries.
+
+An RTS order (``order``): 300 units standing together on a MovingAI city
+map (Berlin, 256 x 256), as a grid and as a navmesh made from it, sent to
+one point across the map. A crowd serves it with one flow field
+(``navcore_flow_field``: made, then read for all 300 units once) instead
+of 300 path requests (``request_path``, served by ``tick``, as a crowd
+asks for them) or 300 ``find_path`` calls; medians of interleaved rounds.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,7 +36,15 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import fmt_ratio, log, machine, print_table, versions, write_json  # noqa: E402
+from _common import (fmt_ratio, fmt_s, interleaved, log, machine, median,  # noqa: E402
+                     print_table, versions, write_json)
+
+# ../shared beside the repository, as in CI; NAVCORE_MOVINGAI overrides it
+DATA = Path(os.environ.get("NAVCORE_MOVINGAI",
+                           Path(__file__).resolve().parents[2] / "shared/data/movingai"))
+#: the order: this many units on this map, from around one point to another
+ORDER_MAP, ORDER_UNITS = "Berlin_0_256.map", 300
+ORDER_FROM, ORDER_TO, ORDER_SPREAD = (30.0, 30.0), (225.0, 225.0), 15.0
 
 RADIUS, SPEED, DT = 1.5, 2.0, 0.25
 PARAMS = dict(radius=RADIUS, max_speed=SPEED, neighbour_dist=15.0, max_neighbours=10,
@@ -144,10 +160,73 @@ def run(n, steps, skip):
             "ratio_w1": med["navcore workers=1"] / med["pyrvo do_step"]}
 
 
+def order_world(kind):
+    """``(world, graph, units, goal)``: the map as a ``kind`` graph, the
+    units' points (reachable from the goal) and the goal point."""
+    import navcore
+    world = navcore.World()
+    graph = world.add_graph("o", type=kind, map=str(DATA / ORDER_MAP))
+    rng = np.random.default_rng(7)
+
+    def walkable_near(centre, k):
+        pts = np.asarray(centre) + rng.uniform(-ORDER_SPREAD, ORDER_SPREAD, (40 * k, 2))
+        nodes = graph.locate_many(pts)
+        pts = pts[nodes >= 0]
+        return pts[graph.walkable[nodes[nodes >= 0]]]
+
+    goal = walkable_near(ORDER_TO, 1)[0]
+    units = [p for p in walkable_near(ORDER_FROM, ORDER_UNITS)
+             if world.reachable("o", tuple(p), tuple(goal))][:ORDER_UNITS]
+    assert len(units) == ORDER_UNITS
+    return world, graph, np.array(units), np.asarray(goal, dtype=np.float64)
+
+
+def order(kind, rounds):
+    """The order's times on a ``kind`` graph: the flow field (made and read
+    for every unit once), the unit reading alone (each later step), 300
+    path requests served, 300 ``find_path`` calls."""
+    log(f"order of {ORDER_UNITS} on {ORDER_MAP} ({kind})")
+    world, graph, units, goal = order_world(kind)
+    make = world.plugins.caller("navcore_flow_field", type(graph))
+    nodes = graph.locate_many(units).astype(np.int32)
+    goals = np.repeat(goal[None], len(units), axis=0)
+    radii = np.full(len(units), 0.3)
+    goal_node = int(graph.locate_many(goal[None])[0])
+    field = make(world, graph, goal_node, goal)
+
+    def one_field():
+        f = make(world, graph, goal_node, goal)
+        return f.steer(units, nodes, goals, radii)
+
+    def requests():
+        hs = [world.request_path("o", tuple(p), tuple(goal)) for p in units.tolist()]
+        while not all(h.done for h in hs):
+            world.tick(0.0, budget_ms=1e6)
+        return hs
+
+    def find_paths():
+        return [world.find_path("o", tuple(p), tuple(goal)) for p in units.tolist()]
+
+    times = interleaved({"field": one_field, "read": lambda: field.steer(units, nodes, goals,
+                                                                         radii),
+                         "requests": requests, "find_path": find_paths}, rounds)
+    world.close()
+    med = {k: median(v) for k, v in times.items()}
+    return {"graph": kind, "map": ORDER_MAP, "units": ORDER_UNITS, "nodes": graph.num_nodes,
+            "seconds": med, "field_vs_requests": med["field"] / med["requests"],
+            "field_vs_find_path": med["field"] / med["find_path"]}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1,000 and 5,000 agents, fewer steps")
+    ap.add_argument("--order", action="store_true", help="the order of 300 units alone")
     args = ap.parse_args(argv)
+    if args.order:
+        orders = [order(kind, 7) for kind in ("grid", "navmesh")]
+        for o in orders:
+            print(o)
+        return
     sizes = (1000, 5000) if args.quick else (1000, 5000, 10000, 50000)
     rows, out = [], []
     for n in sizes:
@@ -162,9 +241,18 @@ def main(argv=None):
                  "ratio w0", "ratio w1"], rows)
     per = memory_per_agent(5000)
     print(f"\nmemory per agent (5,000 agents, paths served): {per:.0f} bytes")
+    orders = [order(kind, 3 if args.quick else 7) for kind in ("grid", "navmesh")]
+    print_table(f"An order of {ORDER_UNITS} units to one point ({ORDER_MAP}): medians",
+                ["graph", "nodes", "flow field (made + read)", "read alone",
+                 f"{ORDER_UNITS} requests", f"{ORDER_UNITS} find_path", "field / requests",
+                 "field / find_path"],
+                [[o["graph"], f"{o['nodes']:,}", fmt_s(o["seconds"]["field"]),
+                  fmt_s(o["seconds"]["read"]), fmt_s(o["seconds"]["requests"]),
+                  fmt_s(o["seconds"]["find_path"]), fmt_ratio(o["field_vs_requests"]),
+                  fmt_ratio(o["field_vs_find_path"])] for o in orders])
     write_json("crowd-quick" if args.quick else "crowd",
                {"machine": machine(), "versions": versions("numpy", "numba", "pyrvo"),
-                "results": out, "bytes_per_agent": per})
+                "results": out, "bytes_per_agent": per, "orders": orders})
 
 
 if __name__ == "__main__":

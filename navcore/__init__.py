@@ -34,7 +34,7 @@ from .warmup import warm_up
 __version__ = "0.1.0"
 
 __all__ = [
-    "World", "warm_up", "NavGraph", "draw", "plot", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
+    "World", "warm_up", "NavGraph", "draw", "plot", "view", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
     "GraphVersion", "MeshPoint", "RaycastHit", "Isochrone", "PathBatch", "PathStatus", "Update", "Search",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
     "SceneLayer",
@@ -96,6 +96,33 @@ def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
     dependency): a ``QueryError`` says to install it when it is missing.
     """
     return _picture("plot", world, graph_id, ax, paths, agents, areas, scale, None)
+
+
+def view(world, graph_id=None, *, port=None, open_browser=True):
+    """Watch ``world`` live in a browser while your game ticks it: a
+    small web server on 127.0.0.1 (its own thread) serving one page that
+    draws graph ``graph_id`` (``None``: the first one that can be drawn)
+    as ``navcore.draw`` does, with the world's crowds moving on it, a
+    frame-time chart, and paths asked for by clicking two points.
+    Returns the viewer: ``viewer.url`` (with its per-run token; a
+    request without it is refused), ``viewer.close()``. The world is read
+    at the end of each ``world.tick`` on the ticking thread; pausing in
+    the page holds ``tick`` there until play or step. ``port``: a TCP
+    port (``None``: a free one); ``open_browser``: open the address in
+    the user's browser. Needs the view plugin (``navcore_view``) and its
+    web server, aiohttp (``pip install navcore[view]``); a ``QueryError``
+    says which is missing.
+    """
+    if not isinstance(world, World):
+        hint = (": pass sim.world, or run `navcore view SCENE.yaml` for a scene"
+                if hasattr(world, "world") and isinstance(world.world, World) else "")
+        raise QueryError(f"navcore.view needs a navcore.World, got "
+                         f"{type(world).__name__}{hint}")
+    answer = world.plugins.caller("navcore_view")(world, graph_id, port, open_browser)
+    if answer is None:
+        raise QueryError("navcore.view needs the view plugin (navcore_view, entry point "
+                         "'view'), and no plugin of this world answered navcore_view")
+    return answer
 
 
 def _picture(call, world, graph_id, ax, paths, agents, areas, scale, out):

@@ -677,6 +677,48 @@ def navcore_local_neighbourhood(world: World, graph: NavGraph, points: np.ndarra
     of its neighbourhood's nodes.
     """
 
+
+@hookspec(firstresult=True)
+def navcore_flow_field(world: World, graph: NavGraph, goal_node: int,
+                       goal_point: np.ndarray) -> Any:
+    """Return a flow field toward walkable node ``goal_node`` of ``graph``
+    as it is now, or ``None`` to pass (a crowd's agents then plan a path
+    each). ``goal_point`` (float64 ``(2,)``, finite, in ``goal_node``) is
+    where the field's ways end when it measures to a point rather than to
+    the node.
+
+    A field serves every agent heading for ``goal_node`` at once (an RTS
+    order: one search, not one per unit). It is an object with:
+
+    * ``version``: the ``graph.version`` it answers for (a crowd asks for
+      it again after a batch of updates);
+    * ``steer(points, nodes, goals, radii) -> (cost, ahead, count)``: for
+      ``k`` agents at ``points`` (float64 ``(k, 2)``) standing in
+      ``nodes`` (int32 ``(k,)``, as ``navcore_move_along_surface``
+      answered before the graph's last update: a field whose node ids an
+      update may change locates such points again), heading for ``goals``
+      (float64 ``(k, 2)``, each in ``goal_node``), discs of ``radii``
+      (float64 ``(k,)``: a way that turns at a wall's corner is offered
+      that far off it, where the disc can round it): float64 ``cost``
+      ``(k,)``, the length of each one's way to the goal by the field
+      (``inf``: no way from there); float64 ``ahead`` ``(k, m, 2)`` (``m
+      >= 1``, the field's choice) and int32 ``count`` ``(k,)``: the next
+      ``count[i]`` points of agent ``i``'s way, the first one it can walk
+      to in a straight line, after which it goes straight to
+      ``goals[i]``. One call for all points, no Python per agent.
+
+    Firstresult: the navmesh plugin answers for 2D navmeshes (exact
+    any-angle lengths to ``goal_point``: Polyanya run once from it to
+    every polygon, ``navcore_navmesh.MeshFlowField``), the crowd plugin
+    for grids (``trylast``: one Dijkstra from ``goal_node`` over the
+    grid's moves, ``navcore_crowd.FlowField``, steered by looking ahead
+    along it). Called by crowds when at least ``FLOW_MIN_AGENTS`` of their
+    agents share a goal node, and again after each batch of updates to
+    ``graph`` while they walk it (as scheduler jobs, one per goal, on the
+    world's workers); the field must not change after it is returned,
+    since jobs on several threads may read it.
+    """
+
 # -- updates -----------------------------------------------------------------
 # ``World.update`` validates at once (``navcore_make_update``); ``World.tick``
 # applies each graph's batch (``navcore_apply_updates``) and tells the
@@ -963,6 +1005,27 @@ def navcore_scene_layer(world: World, graph_id: Hashable, graph: NavGraph) -> An
     that raises a ``NavError`` there is passed over: the picture is then
     framed by the node positions, or refused). Building a layer must
     change nothing in the graph or the world.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_view(world: World, graph_id: Hashable, port: Any, open_browser: bool) -> Any:
+    """Show ``world`` live in a browser: start a local web server for
+    ``navcore.view`` and return its handle (``url``, ``close()``,
+    ``wait()``), or ``None`` to pass.
+
+    ``graph_id`` names the graph shown first (``None``: the first one that
+    can be drawn); ``port`` a TCP port on 127.0.0.1 (``None``: any free
+    one); ``open_browser`` whether to open the address in the user's
+    browser. The arguments are the caller's, unchecked: a mistake is a
+    ``QueryError`` (``UnknownGraphError`` for an unknown graph), raised
+    before anything listens. The server runs on its own thread; the world
+    is read and queried only on the thread that ticks it, at the end of
+    its frames (``navcore_frame_end``). Firstresult: the view plugin
+    (``navcore_view``) answers; when no plugin does, ``navcore.view``
+    raises a ``QueryError`` saying so. Called once per ``navcore.view``
+    call, on the caller's thread. An implementation imports its web
+    server library in the call, never when it is loaded.
     """
 
 

@@ -6,9 +6,10 @@ against its neighbours and the graph's walls (``avoidance``), the move
 kept on walkable ground (``navcore_move_along_surface``). Paths come from
 the world's scheduler (``request_path`` with ``repath=True``), so a map
 change re-plans the paths it breaks and an agent without a path gets one
-when its goal's area joins its own again. On a grid, agents sharing a
-goal cell (``FLOW_MIN_AGENTS`` or more) walk one flow field instead
-(``flowfield.FlowField``, made again when the grid changes).
+when its goal's area joins its own again. Agents sharing a goal node (a
+cell, a polygon: ``FLOW_MIN_AGENTS`` or more) walk one flow field instead,
+when the graph's plugins make one (``navcore_flow_field``: grids and 2D
+navmeshes), made again when the graph changes.
 
 >>> import navcore
 >>> world = navcore.World()
@@ -54,16 +55,10 @@ YIELDING_WEIGHT = 0.25
 #: the fewest agents per thread for which the avoidance splits over the
 #: world's workers (a scheduler job costs tens of microseconds)
 PARALLEL_AGENTS = 512
-#: on a grid, agents of a crowd sharing a goal cell walk one flow field
-#: (``flowfield.FlowField``) instead of a path each once there are this
-#: many of them
+#: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
+#: polygon) walk one flow field (``navcore_flow_field``) instead of a path
+#: each once there are this many of them
 FLOW_MIN_AGENTS = 8
-#: an agent on a flow field looks ahead along it, at these numbers of
-#: cells, and heads for the farthest cell it sees: a straight walk, not
-#: cell to cell (8 cells ahead still left walks at a slant 2-5% longer
-#: than the straight line in an open room, 32 ahead under 1%); ten looks,
-#: not 32, per agent and step
-FLOW_LOOKAHEAD = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 #: the parameters of ``World.add_crowd`` and their defaults: RVO2's agent
 #: parameters, sized for maps measured in cells or metres (a person's
@@ -137,16 +132,15 @@ class Crowd:
         self._yield = np.zeros(0)                  # seconds left giving way
         self._retry = np.zeros(0, bool)            # plan again: its start was blocked
         self._handles: dict = {}                   # agent id -> its path request
-        # flow fields (grids): agent r walks the field of goal cell
-        # _field[r] (-1: its own path); the fields in use, by goal cell,
-        # made at graph version _fields_version
+        # flow fields: agent r walks the field of goal node _field[r] (-1:
+        # its own path); the fields in use, by goal node; _flow turns False
+        # when the graph's plugins make none
         self._field = np.zeros(0, np.int32)
         self._fields: dict = {}
-        self._fields_version = -1
-        #: how many flow fields this crowd has made (one per goal cell and
+        #: how many flow fields this crowd has made (one per goal node and
         #: graph version in use)
         self.fields_made = 0
-        self._flow = self.graph.kind == "grid"
+        self._flow = True
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
@@ -347,20 +341,19 @@ class Crowd:
         workers = getattr(sched, "workers", 0) or 0
         return max(1, min(workers + 1, n // PARALLEL_AGENTS))
 
-    def _run(self, calls):
-        """Run ``[(kernel, args)]``: the first on this thread, the others on
-        the world's workers (the kernels release the GIL)."""
+    def _run(self, calls) -> list:
+        """Run ``[(fn, args)]``: the first on this thread, the others on the
+        world's workers (the kernels release the GIL); their results."""
         sched = self.world.scheduler
         jobs = [sched.schedule(fn, *args) for fn, args in calls[1:]]
         fn, args = calls[0]
-        fn(*args)
-        for job in jobs:
-            job.complete()
+        return [fn(*args)] + [job.complete() for job in jobs]
 
     def _load_kernels(self):
         """Load the kernels of a step now (from numba's cache, or compiled),
         on arrays of the types a step passes: no tick loads one. On a grid
-        also the flow field's, and the grid's CSR view the fields read."""
+        also the flow field's, and the grid's CSR view the fields read (a
+        navmesh's are loaded with the graph)."""
         a, none = self._agents, np.empty(0, np.int64)
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
         S.preferred(a.pos, a.radius, a.max_speed, self._state, self._pts, self._hi,
@@ -375,7 +368,7 @@ class Crowd:
             two.local = self._local(two.pos, np.full(2, -1, np.int32), np.ones(2))
         step_velocities(two, 0.1)
         separate(two)
-        if self._flow:
+        if self.graph.kind == "grid":
             flowfield.warm_up()
             self.graph.csr
 
@@ -480,89 +473,96 @@ class Crowd:
             self._agent_of[h] = i
 
     def _join_fields(self):
-        """On a grid, agents on their way to a goal cell shared by at least
+        """Agents on their way to a goal node shared by at least
         ``FLOW_MIN_AGENTS`` of them walk its flow field (those following
-        paths give them up). A group that shrinks keeps its field."""
+        paths give them up), on a graph whose plugins make fields. A group
+        that shrinks keeps its field."""
         if not self._flow:
             return
         going = np.flatnonzero(np.isin(self._state, (S.WAITING, S.MOVING, S.NO_PATH)))
         if going.size < FLOW_MIN_AGENTS:
             return
-        cells = self.graph.locate_many(self._goal[going])
-        _, inverse, counts = np.unique(cells, return_inverse=True, return_counts=True)
+        nodes = self.graph.locate_many(self._goal[going])
+        _, inverse, counts = np.unique(nodes, return_inverse=True, return_counts=True)
         join = (counts[inverse] >= FLOW_MIN_AGENTS) & (self._field[going] < 0)
         rows = going[join]
         if rows.size == 0:
             return
+        keys, first = np.unique(nodes[join], return_index=True)
+        new = [(k, r) for k, r in zip(keys.tolist(), rows[first].tolist())
+               if k not in self._fields]
+        if new and not self._make_fields(new):
+            self._flow = False                 # no fields on this graph: paths
+            return
         self._cancel(self._ids[rows])
-        self._field[rows] = cells[join]
+        self._field[rows] = nodes[join]
         self._state[rows] = S.WAITING          # until the next step reads the field
         self._hi[rows] = self._lo[rows]
         self._corner[rows] = self._lo[rows]
 
+    def _make_fields(self, todo) -> bool:
+        """The flow fields of ``[(goal node, row)]`` (each ending at that
+        agent's goal point) from ``navcore_flow_field``, as scheduler jobs
+        (one per goal, on the world's workers) into ``_fields``; False when
+        the graph's plugins make none."""
+        make = self.world.plugins.caller("navcore_flow_field", type(self.graph))
+        made = self._run([(make, (self.world, self.graph, k, self._goal[r].copy()))
+                          for k, r in todo])
+        if any(f is None for f in made):
+            return False
+        self._fields.update(zip((k for k, _ in todo), made))
+        self.fields_made += len(made)
+        return True
+
     def _follow_fields(self, dt):
         """The preferred velocities of the agents on flow fields: each heads
-        for the farthest cell along its field (of those ``FLOW_LOOKAHEAD``
-        cells on) that a straight walk reaches (the goal point itself in the
-        goal cell). Fields are made for the graph's version now: a map
-        change makes them again, re-planning every agent of a group at
-        once. An agent whose cell has no way to its goal has no path."""
+        for the next points of its way by its field (``steer``), then its
+        own goal. A field answers for the graph's version it was made at:
+        after a map change the group's field is made again before it is
+        read, re-planning the whole group at once. An agent with no way to
+        its goal from where it stands has no path."""
         rows = np.flatnonzero(self._field >= 0)
         rows = rows[np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH))]
         if rows.size == 0:
             return
-        if self._fields_version != self.graph.version:
-            self._fields = {}
-            self._fields_version = self.graph.version
-        goal_cell = self._field[rows]
-        order = np.argsort(goal_cell, kind="stable")
-        cells_in_use, first = np.unique(goal_cell[order], return_index=True)
-        bounds = np.append(first, order.size)
-        cells = self._node[rows]
-        steps = np.asarray(FLOW_LOOKAHEAD) - 1
-        look = steps.size
-        chain = np.empty((rows.size, look), np.int32)
-        cost = np.empty(rows.size)
-        fields = {}
-        for j, g in enumerate(cells_in_use.tolist()):     # one pass per goal, not per agent
-            field = self._fields.get(g)
-            if field is None:
-                field = flowfield.FlowField(self.graph, g)
-                self.fields_made += 1
-            fields[g] = field
-            sub = order[bounds[j]:bounds[j + 1]]
-            cost[sub] = field.cost[cells[sub]]
-            chain[sub] = field.chains(cells[sub], int(steps[-1]) + 1)[:, steps]
-        self._fields = fields                 # fields no agent walks are dropped
-        reach = np.isfinite(cost)
-        self._state[rows] = np.where(reach, S.MOVING, S.NO_PATH)
-        rows, chain, goal_cell = rows[reach], chain[reach], goal_cell[reach]
-        m = rows.size
-        if m == 0:
-            return
+        goal_node = self._field[rows]
+        order = np.argsort(goal_node, kind="stable")
+        keys, first = np.unique(goal_node[order], return_index=True)
+        keys = keys.tolist()
+        version = self.graph.version
+        stale = [(k, int(rows[order[i]])) for k, i in zip(keys, first.tolist())
+                 if k not in self._fields or self._fields[k].version != version]
+        if stale:
+            self._make_fields(stale)
+        self._fields = {k: self._fields[k] for k in keys}     # fields no agent walks go
         a = self._agents
-        width = self.graph.width
-        at_goal = chain == goal_cell[:, None]
-        target = np.empty((m, look, 2))
-        target[..., 0] = chain % width + 0.5
-        target[..., 1] = chain // width + 0.5
-        target[at_goal] = np.broadcast_to(self._goal[rows][:, None, :], (m, look, 2))[at_goal]
-        start = np.repeat(a.pos[rows], look, axis=0)
-        flat = target.reshape(-1, 2)
-        seen, _ = self._move(start, np.repeat(self._node[rows], look), flat)
-        clear = (seen == flat).all(axis=1).reshape(m, look)
-        clear[:, 0] = True                    # the next cell: one allowed move away
-        far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
-        pick = np.arange(m)
-        pts = np.empty((2 * m, 2))
-        pts[0::2] = target[pick, far]
-        pts[1::2] = self._goal[rows]
-        hi = 2 * pick + 2
-        corner = 2 * pick + at_goal[pick, far]
-        state = self._state[rows]
-        pref = np.empty((m, 2))
-        S.preferred(a.pos[rows], a.radius[rows], a.max_speed[rows], state, pts, hi, corner,
-                    dt, pref)
+        pos, goal = a.pos[rows], self._goal[rows]
+        cost = np.empty(rows.size)
+        corner, hi = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
+        blocks, used = [], 0
+        for k, lo, up in zip(keys, first.tolist(), np.append(first[1:], order.size).tolist()):
+            sub = order[lo:up]
+            c, ahead, count = self._fields[k].steer(pos[sub], self._node[rows[sub]], goal[sub],
+                                                    a.radius[rows[sub]])
+            cost[sub] = c
+            # each agent's corridor: the points ahead, then its goal, right-aligned
+            # in a block of m + 1 points
+            n, m = ahead.shape[0], ahead.shape[1]
+            block = np.empty((n, m + 1, 2))
+            block[:, m] = goal[sub]
+            lead = m - count
+            at = lead[:, None] + np.arange(m)
+            fill = np.arange(m) < count[:, None]
+            block[np.nonzero(fill)[0], at[fill]] = ahead[fill]
+            base = used + (m + 1) * np.arange(n)
+            corner[sub], hi[sub] = base + lead, base + m + 1
+            blocks.append(block.reshape(-1, 2))
+            used += n * (m + 1)
+        reach = np.isfinite(cost)
+        state = np.where(reach, S.MOVING, S.NO_PATH).astype(np.int8)
+        pref = np.empty((rows.size, 2))
+        S.preferred(pos, a.radius[rows], a.max_speed[rows], state, np.concatenate(blocks), hi,
+                    corner, dt, pref)
         self._state[rows] = state
         a.pref[rows] = pref
 

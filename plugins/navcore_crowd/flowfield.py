@@ -8,7 +8,9 @@ goal itself at the goal, ``-1`` where unreachable). It is made from the
 graph's CSR view, which on a grid already holds the move rules (blocked
 cells and corner cutting are ``inf`` edges), with the edges reversed on a
 directed graph. A crowd keeps one per goal cell shared by a group of its
-agents (``Crowd``).
+agents (``Crowd``), as a ``GridFlow``: the crowd plugin's answer to
+``navcore_flow_field`` on grids, which steers each agent by looking ahead
+along the field.
 
 >>> import navcore
 >>> world = navcore.World()
@@ -34,6 +36,12 @@ from navcore.graph import NavGraph
 INF = math.inf
 #: the most steps ``FlowField.chains`` walks from a cell
 MAX_CHAIN = 4096
+#: an agent on a grid's field looks ahead along it, at these numbers of
+#: cells, and heads for the farthest cell it sees: a straight walk, not
+#: cell to cell (8 cells ahead still left walks at a slant 2-5% longer
+#: than the straight line in an open room, 32 ahead under 1%); ten looks,
+#: not 32, per agent and step
+LOOKAHEAD = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
 @njit(cache=True, nogil=True)
@@ -137,6 +145,60 @@ class FlowField:
         out = np.empty((cells.shape[0], int(k)), np.int32)
         chains(self.next, cells, int(k), out)
         return out
+
+
+class GridFlow:
+    """A grid's ``FlowField`` toward ``goal`` (a cell) as crowds steer by
+    it (``navcore_flow_field``): ``version`` and ``steer``."""
+
+    def __init__(self, world, graph, goal):
+        #: the field: every cell's cost to the goal cell and its next cell
+        self.field = FlowField(graph, goal)
+        self.version = self.field.version
+        self._world, self._graph = world, graph
+        self._move = world.plugins.caller("navcore_move_along_surface", type(graph))
+
+    def steer(self, points, nodes, goals, radii=None):
+        """``(cost, ahead, count)`` for agents at ``points`` in cells
+        ``nodes`` heading for ``goals`` (points in the goal cell), whatever
+        their ``radii`` (cell centres are half a cell off every wall): each
+        one's cost to the goal cell (inf: no way, nan: on no cell), and
+        the farthest of the cells ``LOOKAHEAD`` steps along the field that
+        a straight walk reaches (the next cell always: one allowed move
+        away) in ``ahead[:, 0]``, ``count`` 1; ``count`` 0 when that is
+        the goal cell (then its own goal point is where it heads)."""
+        field, k = self.field, points.shape[0]
+        cost = np.where(nodes >= 0, field.cost[np.maximum(nodes, 0)], np.nan)
+        ahead = np.zeros((k, 1, 2))
+        count = np.zeros(k, np.int32)
+        rows = np.flatnonzero(np.isfinite(cost))
+        m = rows.size
+        if m == 0:
+            return cost, ahead, count
+        steps = np.asarray(LOOKAHEAD) - 1
+        look = steps.size
+        chain = field.chains(nodes[rows], int(steps[-1]) + 1)[:, steps]
+        at_goal = chain == field.goal
+        target = self._graph.positions[chain]
+        target[at_goal] = np.broadcast_to(goals[rows][:, None, :], (m, look, 2))[at_goal]
+        flat = target.reshape(-1, 2)
+        seen, _ = self._move(self._world, self._graph, np.repeat(points[rows], look, axis=0),
+                             np.repeat(nodes[rows], look), flat)
+        clear = (seen == flat).all(axis=1).reshape(m, look)
+        clear[:, 0] = True                    # the next cell: one allowed move away
+        far = look - 1 - np.argmax(clear[:, ::-1], axis=1)
+        pick = np.arange(m)
+        ahead[rows, 0] = target[pick, far]
+        count[rows] = ~at_goal[pick, far]
+        return cost, ahead, count
+
+
+def grid_flow(world, graph, goal_node):
+    """``navcore_flow_field`` on a grid: a ``GridFlow`` toward cell
+    ``goal_node``; ``None`` for other graphs."""
+    if graph.kind != "grid":
+        return None
+    return GridFlow(world, graph, goal_node)
 
 
 def warm_up() -> None:

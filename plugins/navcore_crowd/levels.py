@@ -78,7 +78,7 @@ class LevelCrowd(Crowd):
         # agents keep only the rest of theirs off its boundary (Detour's
         # walk right up to it)
         self._agents.wall_clearance = float(getattr(self.graph, "agent_radius", 0.0))
-        self._flow = False                         # flow fields are the grid's
+        self._flow = False              # no flow fields: its agents plan paths
 
     # -- the arrays, in the level's axes ------------------------------------
     @property

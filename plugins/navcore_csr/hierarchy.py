@@ -452,7 +452,9 @@ class HierarchyQuery:
         self._dist = np.empty((2, n), dtype=np.float64)
         self._stamps = np.zeros((2, n), dtype=np.int32)
         self._parents = np.empty((2, n), dtype=np.int64)
+        self._hp = np.empty((2, n), dtype=np.int32)     # where each node is in its heap
         self._df, self._db = self._dist
+        self._hpf, self._hpb = self._hp
         self._sf, self._sb = self._stamps
         self._pf, self._pb = self._parents
         self._gen = 0
@@ -490,7 +492,8 @@ class HierarchyQuery:
         while True:
             best, meet, _ = K.bidir(*self._graphs(), rs, rt, self._df, self._db, self._sf,
                                  self._sb, self._pf, self._pb, self._hkf, self._hnf,
-                                 self._hkb, self._hnb, self._next_gen())
+                                 self._hpf, self._hkb, self._hnb, self._hpb,
+                                 self._next_gen())
             if meet != -2:
                 return float(best)
             self._heaps(4 * self._hkf.shape[0])
@@ -510,7 +513,8 @@ class HierarchyQuery:
         while True:
             cost, edges, status, settled = K.route_edges(
                 h._li, h._hd, h._wl, h._weights, rs, rt, self._dist, self._stamps,
-                self._parents, self._hk, self._hn, self._next_gen(), self._stack)
+                self._parents, self._hk, self._hn, self._hp, self._next_gen(),
+                self._stack)
             if status != -2:
                 self.settled = settled
                 return float(cost), edges, int(settled)
@@ -557,7 +561,7 @@ class HierarchyQuery:
         while True:
             cost, nodes, status, settled = K.route(
                 h._li, h._hd, h._wl, h._weights, targets, rank[s], rank[t], s, self._dist,
-                self._stamps, self._parents, self._hk, self._hn, self._next_gen(),
+                self._stamps, self._parents, self._hk, self._hn, self._hp, self._next_gen(),
                 self._stack)
             if status != -2:
                 break
@@ -578,7 +582,8 @@ class HierarchyQuery:
                 pf=np.empty((rows, n), np.int64), pb=np.empty((rows, n), np.int64),
                 hkf=np.empty((rows, hcap)), hnf=np.empty((rows, hcap), np.int32),
                 hkb=np.empty((rows, hcap)), hnb=np.empty((rows, hcap), np.int32),
-                gens=np.zeros(rows, np.int32))
+                gens=np.zeros(rows, np.int32), hpf=np.empty((rows, n), np.int32),
+                hpb=np.empty((rows, n), np.int32))
         return self._par
 
     def distances(self, sources, targets) -> np.ndarray:
@@ -679,7 +684,8 @@ class HierarchyQuery:
             done, self._gen, edges = K.many_path_queries(
                 h._fwd_first, h._fwd_head, h._fwd_w, h._fwd_arc, h._bwd_first, h._bwd_head,
                 h._bwd_w, h._bwd_arc, s, t, self._df, self._db, self._sf, self._sb, self._pf,
-                self._pb, self._hkf, self._hnf, self._hkb, self._hnb, self._gen, h.num_edges,
+                self._pb, self._hkf, self._hnf, self._hpf, self._hkb, self._hnb, self._hpb,
+                self._gen, h.num_edges,
                 h._sc_c1, h._sc_c2, h._weights, self._stack, done, costs, offsets, expanded,
                 edges)
             if done == k:
@@ -741,7 +747,8 @@ class SteppedPath(HierarchyQuery):
         best, meet, settled = K.bidir_steps(
             h._fwd_first, h._fwd_head, h._fwd_w, h._bwd_first, h._bwd_head, h._bwd_w, rs, rt,
             self._df, self._db, self._sf, self._sb, self._pf, self._pb, self._hkf, self._hnf,
-            self._hkb, self._hnb, self._search_gen, self._regs, self._best, budget)
+            self._hpf, self._hkb, self._hnb, self._hpb, self._search_gen, self._regs, self._best,
+            budget)
         self.settled = int(settled)
         if meet == K.PAUSED:
             return False

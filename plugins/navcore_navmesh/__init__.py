@@ -18,8 +18,12 @@ shortest path through the free space; ``algorithm="funnel"``
 near-optimal compromise. A layered mesh (``layered``: polygons on a 3D
 surface, a level's storeys overlapping seen from above) is searched the
 same way in its ground projection, with 3D query ends and paths.
+``MeshFlowField`` (``flowfield``): the exact distance to one goal from
+every point of a 2D mesh at once, and the corners to head for (Polyanya
+run from the goal to every polygon), what crowds sharing a goal walk.
 """
 from .build import free_space, map_free_space, polygons, triangulate
+from .flowfield import MeshFlowField
 from .funnel import pull
 from .polyanya import path_lengths, shortest_path
 from .mesh import LocateIndex, NavMeshGraph
@@ -38,4 +42,5 @@ from .polyanya_format import read_polyanya_mesh, write_polyanya_mesh
 # request ``World.find_path`` has resolved already.
 __all__ = ["NavMeshGraph", "LocateIndex", "LayeredMeshGraph", "length_3d", "free_space", "map_free_space",
            "polygons", "triangulate", "pull", "shortest_path", "path_lengths", "MeshArrays",
-           "read_mesh", "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh"]
+           "read_mesh", "read_polyanya_mesh", "write_polyanya_mesh", "save_mesh", "load_mesh",
+           "MeshFlowField"]

@@ -1,8 +1,8 @@
 """The navmesh plugin's hooks: the ``navmesh`` graph type (built in tiles,
 or static and merged), the exact ``polyanya`` search (what ``auto`` means
 on a navmesh) and the ``funnel``, obstacle and region updates, the derived
-views following updates, walls and moves for crowds on 2D meshes
-(``surface``), navmeshes in scenes (regions as rectangles and
+views following updates, walls, moves and flow fields for crowds on 2D
+meshes (``surface``, ``flowfield``), navmeshes in scenes (regions as rectangles and
 polygons, pictures) and the ``navcore bake`` command; on a layered (3D)
 mesh the searches run in its ground projection (``layered``). Model code lives
 beside it (``build``, ``tiles``, ``obstacles``, ``mesh``, ``merge``,
@@ -18,8 +18,8 @@ from navcore.plugins import forward, sample_hook
 from navcore import validate
 from navcore.graph import HEURISTICS
 
-from . import (areafilter, build, funnel, layered_scene, merge as merging, meshfile, polyanya,
-               polygon_search, scene_layer)
+from . import (areafilter, build, flowfield, funnel, layered_scene, merge as merging, meshfile,
+               polyanya, polygon_search, scene_layer)
 from . import layered, meshqueries, sliced, surface, tiles
 from . import obstacles as updates
 from .mesh import LOCATE_KEY, LocateIndex, NavMeshGraph, default_snap_distance
@@ -340,10 +340,12 @@ navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 
 
-# walls, moves and neighbourhoods for crowds, on 2D and layered meshes (``surface``)
+# walls, moves, neighbourhoods (2D and layered meshes, ``surface``) and flow
+# fields (2D meshes, ``flowfield``) for crowds
 navcore_walls = forward(surface.walls, NavMeshGraph)
 navcore_move_along_surface = forward(surface.move_along_surface, NavMeshGraph)
 navcore_local_neighbourhood = forward(surface.local_neighbourhood, NavMeshGraph)
+navcore_flow_field = forward(flowfield.flow_field, NavMeshGraph)
 
 
 navcore_make_update = forward(updates.make_update, NavMeshGraph)
@@ -379,6 +381,7 @@ def navcore_warm_up(graph):
     sliced.warm_up(graph)
     meshqueries.warm_up(graph)
     surface.warm_up(graph)
+    flowfield.warm_up(graph)
     if graph.tiles is not None:
         tiles.warm_up(graph)
 

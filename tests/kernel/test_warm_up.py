@@ -337,6 +337,18 @@ for _ in range(3):
 world.update("g", rect=(8, 0, 1, 6), walkable=False)
 tick(world)
 """,
+    # ... and on a navmesh: the field's kernels are loaded with the graph
+    "crowd_flow_field_navmesh": """
+world.add_graph("m", type="navmesh", bounds=(0, 0, 20, 10),
+                obstacles=[[[5, 2], [8, 2], [8, 6], [5, 6]]])
+crowd = world.add_crowd("c", graph="m", radius=0.3)
+crowd.add([(0.5 + i, 0.5) for i in range(10)], goals=(14.5, 8.5))
+for _ in range(3):
+    tick(world)
+world.update("m", add_obstacle=[[12, 1], [14, 1], [14, 8], [12, 8]], obstacle_id="wall")
+tick(world)
+tick(world)
+""",
     # a crowd on a 3D level: walking down a ramp, under a floor, up a
     # link (an off-mesh jump), and placed again after an update
     "crowd_level": """

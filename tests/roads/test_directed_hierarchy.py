@@ -143,6 +143,29 @@ def test_random_graphs(seed):
     check_all(*random_graph(rng), rng)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_tie_heavy_graphs_all_pairs(seed):
+    """Weights 1 and 2 only, so many nodes are reached at equal labels
+    from above and below: the queries stall on equal labels, and every
+    pair's distance (path, distances, paths, matrix) is still exact."""
+    rng = np.random.default_rng(1000 + seed)
+    for _ in range(8):
+        n = int(rng.integers(5, 40))
+        m = int(rng.integers(n, 4 * n))
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        if rng.random() < 0.5:
+            src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+        offsets, targets, weights = csr_from_edges(n, src, dst,
+                                                   rng.integers(1, 3, src.size))
+        d = truth(offsets, targets, weights)
+        q = DirectedHierarchy.build(offsets, targets, weights).query()
+        s, t = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+        close(q.paths(s, t, parallel=False)[0], d[s, t])
+        close(q.distances(s, t), d[s, t])
+        close(q.matrix(np.arange(n), np.arange(n)), d)
+        close([q.path(a, b)[0] for a, b in zip(s.tolist(), t.tolist())], d[s, t])
+
+
 def test_all_pairs_matrix_and_closed_edges():
     rng = np.random.default_rng(99)
     offsets, targets, weights = random_graph(rng, n=60)
