@@ -583,10 +583,11 @@ def navcore_nearest_point(world: World, graph: NavGraph, point: Any) -> MeshPoin
     """
 
 @hookspec(firstresult=True)
-def navcore_walls(world: World, graph: NavGraph) -> tuple[np.ndarray, np.ndarray] | None:
+def navcore_walls(world: World, graph: NavGraph) -> tuple | None:
     """Return ``graph``'s walls for local avoidance as ``(vertices,
-    ring_start)``, or ``None`` to pass: float64 ``(k, 2)`` vertices and
-    int64 ``ring_start`` (``r + 1`` entries, ``ring_start[-1] == k``), ring
+    ring_start)`` or ``(vertices, ring_start, owner)``, or ``None`` to
+    pass: float64 ``(k, 2)`` vertices (ground coordinates) and int64
+    ``ring_start`` (``r + 1`` entries, ``ring_start[-1] == k``), ring
     ``i`` being ``vertices[ring_start[i]:ring_start[i + 1]]``, closed (its
     last vertex joins its first). Each ring runs with walkable space on
     the right of every edge and solid on the left, as RVO2 takes
@@ -596,15 +597,28 @@ def navcore_walls(world: World, graph: NavGraph) -> tuple[np.ndarray, np.ndarray
     is a wall walkable on both sides. Every edge lies between walkable
     and not walkable space and all of that boundary is covered: the
     walls of ``graph.version`` (blocked nodes are solid; a closed edge
-    between two walkable nodes is no wall). Firstresult: the grid plugin
-    answers for grids (cell sides between walkable and blocked cells and
-    the map's border), the navmesh plugin for 2D navmeshes (polygon
-    sides with no walkable neighbour). Called by crowds when a graph is
-    added to one and after each batch of updates to it. A graph that was
-    built for agents of a size (a navmesh's ``agent_radius``: its polygons
-    already keep that far from the solid) has its walls where agents'
-    centres stop: a crowd keeps its agents only the rest of their radius
-    (``radius - graph.agent_radius``) from them.
+    between two walkable nodes is no wall).
+
+    ``owner`` (int32 ``(k,)``), given, is the walkable node whose side
+    the edge from vertex ``j`` to the next is: a graph whose walkable
+    surface overlaps itself in the ground plane (a layered mesh's
+    storeys, bridges) gives it, its rings then crossing one another, and
+    a crowd takes an agent's walls only from the nodes of its
+    neighbourhood (``navcore_local_neighbourhood``), never from the floor
+    above or below it; such a graph merges no edges (each is one node's
+    side). Without ``owner`` every wall counts for every agent near it.
+
+    Firstresult: the grid plugin answers for grids (cell sides between
+    walkable and blocked cells and the map's border), the navmesh plugin
+    for navmeshes (polygon sides with no walkable neighbour; with
+    ``owner`` on layered meshes). Called by crowds when a graph is added
+    to one and after each batch of updates to it.
+
+    A graph that was built for agents of a size (a navmesh's or a 3D
+    level's ``agent_radius``: its polygons already keep that far from the
+    solid) has its walls where agents' centres stop: a crowd keeps its
+    agents only the rest of their radius (``radius - graph.agent_radius``,
+    at least a hundredth of it) from them.
     """
 
 
@@ -614,8 +628,9 @@ def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
                                end: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Move points over the walkable surface: return ``(points, nodes)``,
     float64 ``(n, 2)`` and int32 ``(n,)``, or ``None`` to pass. ``start``
-    and ``end`` are float64 ``(n, 2)`` (finite, validated), ``nodes`` the
-    int32 node holding each start (``-1``: not known, located here).
+    and ``end`` are float64 ``(n, 2)`` ground points (finite, validated),
+    ``nodes`` the int32 node holding each start (``-1``: not known,
+    located here).
 
     What ``dtNavMeshQuery::moveAlongSurface`` is for: point ``i`` walks
     from ``start[i]`` toward ``end[i]`` over walkable nodes only and
@@ -628,10 +643,44 @@ def navcore_move_along_surface(world: World, graph: NavGraph, start: np.ndarray,
     corner two blocked nodes meet at. The answer's ``nodes[i]`` holds
     ``points[i]``. A start on no walkable node is first moved to the
     nearest walkable point (``navcore_nearest_point``); with none, the
-    point stays and its node is ``-1``. Firstresult: the grid plugin
-    answers for grids, the navmesh plugin for 2D navmeshes, each in one
-    kernel call for all points. Called by crowds once per step for all
-    their agents on ``graph``.
+    point stays and its node is ``-1``.
+
+    On a graph whose surface overlaps itself in the ground plane (a
+    layered mesh) a ground point does not say which storey it is on: the
+    move starts on ``nodes[i]`` (a start a hair off it, rounded, at its
+    nearest point) and goes from node to node across their shared sides
+    only, so it stays on its storey or follows a ramp or stairs to
+    another; a start given ``-1`` or a blocked node stays, node ``-1``
+    (the caller places it again from its 3D point).
+
+    Firstresult: the grid plugin answers for grids, the navmesh plugin
+    for navmeshes (2D and layered), each in one kernel call for all
+    points. Called by crowds once per step for all their agents on
+    ``graph``.
+    """
+
+
+@hookspec(firstresult=True)
+def navcore_local_neighbourhood(world: World, graph: NavGraph, points: np.ndarray,
+                                nodes: np.ndarray,
+                                radius: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return each point's neighbourhood as ``(start, local)``, int64
+    ``(n + 1,)`` and int32 node ids, point ``i``'s being
+    ``local[start[i]:start[i + 1]]``; or ``None`` to pass. ``points`` are
+    float64 ``(n, 2)`` ground points, ``nodes`` the int32 node each
+    stands on (``-1``: none, and it has an empty neighbourhood),
+    ``radius`` one finite number >= 0 or one per point.
+
+    Detour's ``findLocalNeighbourhood``: ``nodes[i]`` (when walkable)
+    first, then, breadth first, the walkable nodes across its sides that
+    come within ``radius[i]`` of the point in the ground plane, leaving
+    out one that overlaps a node already taken there (a storey above or
+    below, reached round a spiral); an implementation may bound how many
+    a point gets (the navmesh plugin: 32). Malformed arguments raise a
+    ``QueryError``. Firstresult: the navmesh plugin answers for navmeshes
+    (2D and layered). Called by crowds once per step on graphs whose
+    walls have owners (``navcore_walls``): an agent avoids only the walls
+    of its neighbourhood's nodes.
     """
 
 
@@ -886,8 +935,10 @@ def navcore_make_crowd(world: World, crowd_id: Hashable, graph_id: Hashable,
     for parameters it cannot use; ``World`` checks that ``crowd_id`` is
     new and ``graph_id`` known, and adds the crowd to ``world.crowds``.
     Firstresult: the crowd plugin answers for graphs that answer
-    ``navcore_walls`` and ``navcore_move_along_surface``. Called once per
-    ``World.add_crowd``.
+    ``navcore_walls`` and ``navcore_move_along_surface`` (and, on a graph
+    whose walls have owners, ``navcore_local_neighbourhood``): grids, 2D
+    navmeshes and layered meshes (levels, whose agents stand at 3D
+    points). Called once per ``World.add_crowd``.
     """
 
 

@@ -434,25 +434,27 @@ def own_copy(value):
     return value
 
 
-def surface_moves(start, nodes, end, num_nodes: int, error=QueryError):
-    """The arguments of ``navcore_move_along_surface`` as its kernels take
-    them: float64 C-contiguous ``(n, 2)`` finite ``start`` and ``end`` of
-    one length and int32 ``nodes`` (``(n,)``, each ``-1`` or a node id of
-    a graph of ``num_nodes``); ``error`` names what is wrong."""
-    s = np.ascontiguousarray(points(start, "move_along_surface: start", error))
-    e = np.ascontiguousarray(points(end, "move_along_surface: end", error))
+def surface_moves(start, nodes, end, num_nodes: int, error=QueryError,
+                  call="move_along_surface"):
+    """The arguments of ``navcore_move_along_surface`` (or another crowd
+    hook, ``call``, which names it in messages) as its kernels take them:
+    float64 C-contiguous ``(n, 2)`` finite ``start`` and ``end`` of one
+    length and int32 ``nodes`` (``(n,)``, each ``-1`` or a node id of a
+    graph of ``num_nodes``); ``error`` names what is wrong."""
+    s = np.ascontiguousarray(points(start, f"{call}: start", error))
+    e = np.ascontiguousarray(points(end, f"{call}: end", error))
     if s.shape != e.shape:
-        raise error(f"move_along_surface: start and end must have the same shape, got "
+        raise error(f"{call}: start and end must have the same shape, got "
                     f"{s.shape} and {e.shape}")
     try:
         n = np.asarray(nodes)
     except (TypeError, ValueError, OverflowError):
         n = None
     if n is None or n.shape != (s.shape[0],) or not (n.size == 0 or int_dtype(n.dtype)):
-        raise error(f"move_along_surface: nodes must be {s.shape[0]} integer node ids "
+        raise error(f"{call}: nodes must be {s.shape[0]} integer node ids "
                     f"(-1: not known), one per start, got {describe(nodes)}")
     if n.size and (n.min() < -1 or n.max() >= num_nodes):
         i = int(np.flatnonzero((n < -1) | (n >= num_nodes))[0])
-        raise error(f"move_along_surface: nodes[{i}] = {int(n[i])} is neither -1 nor a node "
+        raise error(f"{call}: nodes[{i}] = {int(n[i])} is neither -1 nor a node "
                     f"id of a graph of {num_nodes} nodes")
     return s, np.ascontiguousarray(n, dtype=np.int32), e

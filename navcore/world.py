@@ -339,7 +339,7 @@ class World(Queries):
         if crowd is None:
             raise CrowdError(f"no plugin moves crowds on {g.kind} graph {graph!r} (the crowd "
                              f"plugin needs a graph that answers navcore_walls and "
-                             f"navcore_move_along_surface: grids and 2D navmeshes)")
+                             f"navcore_move_along_surface: grids, navmeshes and levels)")
         self.crowds[crowd_id] = crowd
         return crowd
 

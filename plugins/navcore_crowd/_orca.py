@@ -135,11 +135,23 @@ def _insert(keys, ids, count, cap, key, j):
     return count + 1 if count < cap else cap
 
 
+@njit(cache=True, nogil=True, inline="always")
+def apart(elev, tall, i, j):
+    """Whether agents ``i`` and ``j`` stand on different floors and so
+    ignore each other: their heights ``elev`` differ by the mean of their
+    heights ``tall`` or more (DetourCrowd's neighbour rule), or either is
+    NaN (an agent off the ground, on an off-mesh link). Empty ``elev``:
+    one floor (a 2D map), never."""
+    return elev.shape[0] > 0 and not abs(elev[i] - elev[j]) < 0.5 * (tall[i] + tall[j])
+
+
 @njit(cache=True, nogil=True)
-def agent_neighbours(i, pos, cell, x0, y0, nx, ny, cell_start, cell_items, range_sq, cap,
-                     keys, ids):
+def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_items,
+                     range_sq, cap, keys, ids):
     """The nearest agents to agent ``i`` closer than ``sqrt(range_sq)``
-    (at most ``cap``), ascending, from the uniform grid
+    in the ground plane and on its floor (``apart``: heights ``elev``
+    nearer than the mean of their ``tall``) (at most ``cap``), ascending,
+    from the uniform grid
     (``cell_start``/``cell_items``: agents by cell of side ``cell`` from
     ``(x0, y0)``, ``nx`` by ``ny``); the count. Cells are scanned in
     rings around the agent's own, and once ``cap`` are found a cell or
@@ -180,7 +192,7 @@ def agent_neighbours(i, pos, cell, x0, y0, nx, ny, cell_start, cell_items, range
                         continue
                     dx, dy = pos[j, 0] - px, pos[j, 1] - py
                     d = dx * dx + dy * dy
-                    if d < range_sq:
+                    if d < range_sq and not apart(elev, tall, i, j):
                         count = _insert(keys, ids, count, cap, d, j)
     return count
 
@@ -195,13 +207,16 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):
 
 
 @njit(cache=True, nogil=True)
-def wall_neighbours(px, py, range_sq, ov, o_next, cell, x0, y0, nx, ny, cell_start,
-                    cell_items, stamp, gen, cap, keys, ids):
+def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y0, nx, ny,
+                    cell_start, cell_items, stamp, gen, cap, keys, ids):
     """The walls (edges ``v -> o_next[v]`` of the vertices ``ov``) that a
     point at ``(px, py)`` sees from their outer side (the right of the
     edge) closer than ``sqrt(range_sq)``, nearest first, at most
     ``cap``; the count. ``stamp``/``gen`` skip an edge listed in
-    several cells."""
+    several cells. With ``owner`` (not empty) an edge counts only when
+    its owner node is marked ``mgen`` in ``mark`` (the point's
+    neighbourhood: its own floor)."""
+    owned = owner.shape[0] > 0
     reach = math.sqrt(range_sq)
     c0 = max(int((px - reach - x0) / cell), 0)
     c1 = min(int((px + reach - x0) / cell), nx - 1)
@@ -216,6 +231,8 @@ def wall_neighbours(px, py, range_sq, ov, o_next, cell, x0, y0, nx, ny, cell_sta
                 if stamp[v] == gen:
                     continue
                 stamp[v] = gen
+                if owned and mark[owner[v]] != mgen:
+                    continue             # another floor's wall
                 w = o_next[v]
                 ax, ay, bx, by = ov[v, 0], ov[v, 1], ov[w, 0], ov[w, 1]
                 if _det(bx - ax, by - ay, px - ax, py - ay) >= 0.0:
@@ -277,12 +294,12 @@ def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev
         qx, qy = -r1x - s * ex, -r1y - s * ey
         d_line = qx * qx + qy * qy
         if s < 0.0 and d1 <= r_sq:                # touching the left vertex
-            if o_convex[a]:
+            if o_convex[a] and d1 > 0.0:
                 norm = math.sqrt(d1)
                 n = _push(lp, ld, n, 0.0, 0.0, -r1y / norm, r1x / norm)
             continue
         if s > 1.0 and d2 <= r_sq:                # touching the right vertex
-            if o_convex[b] and _det(r2x, r2y, o_dir[b, 0], o_dir[b, 1]) >= 0.0:
+            if o_convex[b] and d2 > 0.0 and _det(r2x, r2y, o_dir[b, 0], o_dir[b, 1]) >= 0.0:
                 norm = math.sqrt(d2)
                 n = _push(lp, ld, n, 0.0, 0.0, -r2y / norm, r2x / norm)
             continue
@@ -487,42 +504,56 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 
 
 @njit(cache=True, nogil=True)
-def velocities(lo, hi, pos, vel, pref, radius, wall_radius, weight, max_speed, nbr_dist,
-               max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev,
-               o_dir, o_convex, wall_grid, wall_start, wall_items, max_walls, keys, ids, stamp,
-               lp, ld, pp, pd, out):
+def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, max_speed,
+               nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev,
+               o_dir, o_convex, owner, local_start, local_nodes, wall_grid, wall_start,
+               wall_items, max_walls, keys, ids, stamp, mark, lp, ld, pp, pd, out):
     """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
-    ``out``: ORCA against their nearest neighbours (agent grid ``grid`` = (side, x0, y0, nx, ny) with
-    ``cell_start``/``cell_items``), each agent a disc of ``radius``, and
-    the nearest ``max_walls`` walls they see (``wall_grid``,
-    ``wall_start``/``wall_items``), kept ``wall_radius`` from them. Scratch:
+    ``out``: ORCA against their nearest neighbours on their floor (agent
+    grid ``grid`` = (side, x0, y0, nx, ny) with ``cell_start``/
+    ``cell_items``; ``apart``) and the nearest ``max_walls`` walls they
+    see (``wall_grid``, ``wall_start``/``wall_items``; with ``owner``,
+    only those of agent ``i``'s neighbourhood, the nodes
+    ``local_nodes[local_start[i]:local_start[i + 1]]``), each agent a
+    disc of ``radius`` among agents and of ``wall_radius`` off the walls
+    (less than its radius on a surface already kept off them: a navmesh
+    or level built for an agent radius). Scratch:
     ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
-    and the last generation), ``lp``/``ld``/``pp``/``pd`` (lines, as many
-    as walls and neighbours an agent may keep)."""
+    and the last generation), ``mark`` (one per node up to the last that
+    owns a wall, and the last generation), ``lp``/``ld``/``pp``/``pd``
+    (lines, as many as walls and neighbours an agent may keep)."""
     side, x0, y0 = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
     wnx, wny = int(wall_grid[3]), int(wall_grid[4])
     res = np.empty(2)
     gen = stamp[-1]
+    mgen = mark[-1]
     for t in range(lo, hi):
         i = cell_items[t]              # cell by cell: neighbours near in memory
         n = 0
         if ov.shape[0]:
             gen += 1
+            if owner.shape[0]:
+                mgen += 1
+                for k in range(local_start[i], local_start[i + 1]):
+                    q = local_nodes[k]
+                    if q < mark.shape[0] - 1:      # (a node past every owner has no walls)
+                        mark[q] = mgen
             reach = th_obst[i] * max_speed[i] + wall_radius[i]
-            n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, w_side,
-                                      wx0, wy0, wnx, wny, wall_start, wall_items, stamp, gen,
-                                      max_walls, keys, ids)
-            n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next,
-                            o_prev, o_dir, o_convex, lp, ld)
+            n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, owner,
+                                      mark, mgen, w_side, wx0, wy0, wnx, wny, wall_start,
+                                      wall_items, stamp, gen, max_walls, keys, ids)
+            n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next, o_prev,
+                            o_dir, o_convex, lp, ld)
         n_fixed = n
-        k = agent_neighbours(i, pos, side, x0, y0, nx, ny, cell_start, cell_items,
+        k = agent_neighbours(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start, cell_items,
                              nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
         n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
         solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1], pp, pd, res)
         out[i, 0], out[i, 1] = res[0], res[1]
     stamp[-1] = gen
+    mark[-1] = mgen
 
 
 @njit(cache=True, nogil=True)
@@ -546,9 +577,11 @@ def grid_for(pos, side, n_cells_max):
 
 
 @njit(cache=True, nogil=True)
-def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items, pairs):
-    """The pairs ``(i, j)``, ``i < j``, closer than their radii plus
-    ``margin``, into ``pairs``; their count, or -1 when ``pairs`` is full."""
+def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items,
+                pairs):
+    """The pairs ``(i, j)``, ``i < j``, on one floor (``apart``) closer
+    than their radii plus ``margin``, into ``pairs``; their count, or -1
+    when ``pairs`` is full."""
     n = pos.shape[0]
     reach = 2.0 * radius.max() + margin
     k = 0
@@ -567,7 +600,7 @@ def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_item
                         continue
                     dx, dy = px - pos[j, 0], py - pos[j, 1]
                     lim = radius[i] + radius[j] + margin
-                    if dx * dx + dy * dy < lim * lim:
+                    if dx * dx + dy * dy < lim * lim and not apart(elev, tall, i, j):
                         if k == pairs.shape[0]:
                             return -1
                         pairs[k, 0] = i
@@ -577,9 +610,10 @@ def close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_item
 
 
 @njit(cache=True, nogil=True)
-def relax(pos, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs, drift,
-          moved):
-    """Push overlapping agents apart (DetourCrowd's collision handling),
+def relax(pos, elev, tall, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs,
+          drift, moved):
+    """Push overlapping agents of one floor (``apart``) apart (DetourCrowd's
+    collision handling),
     pair by pair in index order so a pass settles chains of overlaps:
     each pair closer than its radii parts by the overlap, agent ``i``
     moving ``weight[j] / (weight[i] + weight[j])`` of it (halves once
@@ -601,8 +635,8 @@ def relax(pos, radius, weight, passes, weighted, tol, cell_start, cell_items, pa
         if count == -2:
             cell, x0, y0, nx, ny = grid_for(pos, 2.0 * r_max + margin, cell_start.size - 1)
             bucket(pos, x0, y0, cell, nx, ny, cell_start, cell_items)
-            count = close_pairs(pos, radius, margin, cell, x0, y0, nx, ny, cell_start,
-                                cell_items, pairs)
+            count = close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny,
+                                cell_start, cell_items, pairs)
             if count < 0:
                 return -1.0
             for i in range(n):

@@ -6,8 +6,9 @@ import math
 
 from numba import njit
 
-#: agent states (``Crowd.state``)
-IDLE, WAITING, MOVING, ARRIVED, NO_PATH = 0, 1, 2, 3, 4
+#: agent states (``Crowd.state``); ``ON_LINK``: taking an off-mesh link
+#: (a ladder, a jump) on a 3D level
+IDLE, WAITING, MOVING, ARRIVED, NO_PATH, ON_LINK = 0, 1, 2, 3, 4, 5
 #: every preferred velocity turns this far clockwise (radians): agents
 #: meeting head-on then both keep right and pass. Without it, perfect
 #: symmetry (two agents on one line, each heading for where the other
@@ -28,15 +29,6 @@ def lookahead(state, pts, hi, corner, rows):
             rows[k] = r
             k += 1
     return k
-
-
-@njit(cache=True, nogil=True)
-def skip_visible(rows, k, seen, pts, corner, ends):
-    """Advance the corners of ``rows[:k]`` whose next corner ``ends[i]``
-    the straight walk reached (``seen[i]`` equal to it: nothing between)."""
-    for i in range(k):
-        if seen[i, 0] == ends[i, 0] and seen[i, 1] == ends[i, 1]:
-            corner[rows[i]] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -154,3 +146,24 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding
             replan[k] = r
             k += 1
     return k, m
+
+
+#: the corridor column (of a crowd on a 3D level) that is 1.0 at a point
+#: where an off-mesh link starts (the link runs to the next point)
+LINK_COLUMN = 3
+
+
+@njit(cache=True, nogil=True)
+def walk_ends(state, pts, hi, corner, ends):
+    """Per agent into ``ends``: one past the first corridor point from its
+    corner on where an off-mesh link starts (``pts[c, LINK_COLUMN]`` is
+    1.0), else its corridor's end ``hi``: a moving agent walks the
+    ground up to a link's start (and takes the link there)."""
+    for r in range(state.shape[0]):
+        ends[r] = hi[r]
+        if state[r] != MOVING:
+            continue
+        for c in range(corner[r], hi[r] - 1):
+            if pts[c, LINK_COLUMN] == 1.0:
+                ends[r] = c + 1
+                break

@@ -24,24 +24,30 @@ class Walls:
     walkable space on the right of every edge ``v -> next`` (counter-
     clockwise around what is solid); a two-vertex ring is a thin wall
     seen from both sides. ``Walls(rings)`` from a list of rings;
-    ``Walls.from_rings(vertices, ring_start)`` from the arrays
-    ``navcore_walls`` gives."""
+    ``Walls.from_rings(vertices, ring_start, owner)`` from the arrays
+    ``navcore_walls`` gives. ``owner`` (int32 per vertex, or empty): the
+    node whose side the edge from each vertex is; an agent then avoids
+    only the walls of the nodes of its neighbourhood (``Agents.local``)."""
 
     def __init__(self, rings=(), cell: float = 8.0):
         rings = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in rings]
         start = np.cumsum([0] + [r.shape[0] for r in rings]).astype(np.int64)
         verts = np.concatenate(rings) if rings else np.zeros((0, 2))
-        self._build(verts, start, cell)
+        self._build(verts, start, None, cell)
 
     @classmethod
-    def from_rings(cls, vertices, ring_start, cell: float = 8.0) -> "Walls":
+    def from_rings(cls, vertices, ring_start, owner=None, cell: float = 8.0) -> "Walls":
         walls = cls.__new__(cls)
         walls._build(np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 2),
-                     np.asarray(ring_start, dtype=np.int64), cell)
+                     np.asarray(ring_start, dtype=np.int64), owner, cell)
         return walls
 
-    def _build(self, verts, ring_start, cell):
+    def _build(self, verts, ring_start, owner, cell):
         m = verts.shape[0]
+        self.owner = np.zeros(0, np.int32) if owner is None else \
+            np.ascontiguousarray(owner, dtype=np.int32)
+        #: how many nodes the owners name (``Scratch.mark``'s size)
+        self.num_owners = int(self.owner.max()) + 1 if self.owner.size else 0
         idx = np.arange(m)
         ring = np.repeat(np.arange(ring_start.size - 1), np.diff(ring_start))
         lo, hi = ring_start[ring], ring_start[ring + 1]
@@ -70,33 +76,61 @@ class Walls:
 MAX_WALLS = 64
 #: the most neighbours one agent avoids (``max_neighbours``)
 MAX_NEIGHBOURS = 64
+_NONE = np.zeros(0)
+#: the least share of its radius an agent keeps off the walls
+#: (``wall_radii``)
+MIN_WALL_RADIUS = 0.01
+
+
+def wall_radii(radius, clearance: float) -> np.ndarray:
+    """Per agent of ``radius``, the disc ORCA keeps off walls that
+    already keep ``clearance`` from the solid (a navmesh or level built for
+    an agent radius): the rest of its radius, at least ``MIN_WALL_RADIUS``
+    of it (never 0: an agent on a wall's line still has a side)."""
+    radius = np.asarray(radius, dtype=np.float64)
+    return np.maximum(radius - clearance, MIN_WALL_RADIUS * radius)
 
 
 class Scratch:
     """One thread's working arrays for ``_orca.velocities``."""
 
-    def __init__(self, num_wall_vertices: int):
+    def __init__(self, walls: Walls):
         lines = MAX_WALLS + MAX_NEIGHBOURS
         self.keys = np.empty(max(MAX_WALLS, MAX_NEIGHBOURS))
         self.ids = np.empty(self.keys.size, np.int32)
-        self.stamp = np.zeros(num_wall_vertices + 1, np.int64)
+        self.stamp = np.zeros(walls.vertices.shape[0] + 1, np.int64)
+        self.mark = np.zeros(walls.num_owners + 1, np.int64)
         self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
         self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
 
 
 class Agents:
-    """Agents as arrays with RVO2's parameters (per agent)."""
+    """Agents as arrays with RVO2's parameters (per agent). ``pos`` are
+    ground points; on a surface with floors above one another (a 3D
+    level, ``floors``) ``elev`` holds each agent's height and ``tall``
+    how tall it is: agents ignore those on other floors
+    (``_orca.apart``), and with
+    walls that have owners ``local`` (``(start, nodes)``, as
+    ``navcore_local_neighbourhood`` gives them) says whose walls each
+    agent avoids."""
 
     def __init__(self, pos, radius=0.5, max_speed=2.0, neighbour_dist=15.0, max_neighbours=10,
-                 time_horizon=10.0, time_horizon_obstacles=10.0, walls: Walls | None = None):
+                 time_horizon=10.0, time_horizon_obstacles=10.0, walls: Walls | None = None,
+                 tall=2.0):
         self.pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
         n = self.pos.shape[0]
         full = lambda v, t=np.float64: np.broadcast_to(np.asarray(v, t), (n,)).copy()
+        #: agents stand on several floors (``elev`` and ``tall`` count)
+        self.floors = False
+        self.elev = np.zeros(n)
+        self.tall = full(tall)
+        self.local = (np.zeros(n + 1, np.int64), np.zeros(0, np.int32))
         self.vel = np.zeros((n, 2))
         self.pref = np.zeros((n, 2))
         self.radius = full(radius)
         #: how far each agent keeps from the walls: its radius, less what
-        #: the walls already keep (a navmesh built for an agent radius)
+        #: the walls already keep (``wall_radii``: a navmesh or level built
+        #: for an agent radius)
         self.wall_radius = self.radius.copy()
         #: how little of the avoiding each agent takes (``_orca``: a pair
         #: splits it in inverse proportion; all 1: RVO2's halves)
@@ -112,13 +146,17 @@ class Agents:
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.set_walls(walls if walls is not None else Walls())
 
+    def heights(self) -> tuple:
+        """``(elev, tall)`` as the kernels take them: empty on one floor."""
+        return (self.elev, self.tall) if self.floors else (_NONE, _NONE)
+
     def set_walls(self, walls: Walls) -> None:
         self.walls = walls
-        self.scratch = [Scratch(walls.vertices.shape[0])]
+        self.scratch = [Scratch(walls)]
 
     def scratch_for(self, chunks: int) -> list:
         while len(self.scratch) < chunks:
-            self.scratch.append(Scratch(self.walls.vertices.shape[0]))
+            self.scratch.append(Scratch(self.walls))
         return self.scratch[:chunks]
 
 
@@ -153,17 +191,22 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
         a.cell_items = np.empty(n, np.int32)
     K.bucket(a.pos, lo[0], lo[1], side, nx, ny, a.cell_start, a.cell_items)
     grid = np.array([side, lo[0], lo[1], nx, ny])
+    local_start, local_nodes = a.local
+    elev, tall = a.heights()
+    if w.owner.size and local_start.size != n + 1:
+        raise ValueError(f"walls with owners need a neighbourhood per agent ({n}), got "
+                         f"{local_start.size - 1}")
     chunks = max(1, min(chunks, n)) if run is not None else 1
     bounds = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
         calls.append((K.velocities, (
-            first, last, a.pos, a.vel, a.pref, a.radius, a.wall_radius, a.weight, a.max_speed,
-            a.neighbour_dist,
-            a.max_neighbours, a.time_horizon, a.time_horizon_obstacles, dt, grid,
-            a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
-            w.grid, w.start, w.items, MAX_WALLS, s.keys, s.ids, s.stamp, s.lp, s.ld, s.pp,
-            s.pd, a.new_vel)))
+            first, last, a.pos, elev, tall, a.vel, a.pref, a.radius, a.wall_radius, a.weight,
+            a.max_speed, a.neighbour_dist, a.max_neighbours, a.time_horizon,
+            a.time_horizon_obstacles, dt,
+            grid, a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
+            w.owner, local_start, local_nodes, w.grid, w.start, w.items, MAX_WALLS, s.keys,
+            s.ids, s.stamp, s.mark, s.lp, s.ld, s.pp, s.pd, a.new_vel)))
     if len(calls) == 1:
         fn, args = calls[0]
         fn(*args)
@@ -203,9 +246,9 @@ def separate(agents: Agents, move=None) -> float:
     for _ in range(SEPARATION_ROUNDS):
         moved[:] = 0.0
         while True:
-            worst = K.relax(a.pos, a.radius, a.weight, SEPARATION_PASSES, WEIGHTED_PASSES,
-                            OVERLAP_TOLERANCE, a.cell_start, a.cell_items, a.pairs, drift,
-                            moved)
+            worst = K.relax(a.pos, *a.heights(), a.radius, a.weight, SEPARATION_PASSES,
+                            WEIGHTED_PASSES, OVERLAP_TOLERANCE, a.cell_start, a.cell_items,
+                            a.pairs, drift, moved)
             if worst >= 0.0:
                 break
             a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room

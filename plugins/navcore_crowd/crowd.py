@@ -35,11 +35,11 @@ from navcore.types import PathStatus
 
 from . import _steer as S
 from . import flowfield
-from .avoidance import Agents, Walls, separate, step_velocities
+from .avoidance import Agents, Walls, separate, step_velocities, wall_radii
 
 #: ``Crowd.state`` values, by name
 STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
-          "no_path": S.NO_PATH}
+          "no_path": S.NO_PATH, "on_link": S.ON_LINK}
 _NAMES = {v: k for k, v in STATES.items()}
 #: the smallest radius an agent may have (its reach decides arrival)
 MIN_RADIUS = 1e-6
@@ -65,7 +65,7 @@ FLOW_MIN_AGENTS = 8
 #: parameters, sized for maps measured in cells or metres (a person's
 #: radius and walking pace, corridors one cell wide)
 DEFAULTS = dict(radius=0.4, max_speed=1.5, max_accel=math.inf, neighbour_dist=4.0,
-                max_neighbours=10, time_horizon=2.0, time_horizon_obstacles=1.0)
+                max_neighbours=10, time_horizon=2.0, time_horizon_obstacles=1.0, height=2.0)
 
 
 class Crowd:
@@ -77,7 +77,10 @@ class Crowd:
     RVO2); ``neighbour_dist`` and ``max_neighbours``: the agents one
     avoids (the nearest, within that distance); ``time_horizon`` and
     ``time_horizon_obstacles``: how far ahead, in seconds, it avoids
-    agents and walls (longer: earlier, wider detours).
+    agents and walls (longer: earlier, wider detours); ``height``: how
+    tall an agent is (on a 3D level agents whose heights differ by at
+    least that stand on different floors and ignore each other,
+    DetourCrowd's rule; RecastDemo's 2.0).
 
     Agents have ids (``add`` returns them; never reused); the arrays
     (``positions``, ``velocities``, ``goals``, ``state``, ``arrived``)
@@ -86,6 +89,12 @@ class Crowd:
 
     #: the values of ``state``, by name (the module's ``STATES``, read-only)
     STATES = MappingProxyType(STATES)
+    #: columns of a point inside the crowd (``_place``, ``goals``): x, y
+    _COLS = 2
+    #: columns of a corridor point (``_pts``; the kernels read x, y)
+    _PT_COLS = 2
+    #: per-agent arrays of a subclass, which ``remove`` keeps in step
+    _MORE_ROWS = ()
 
     def __init__(self, world, crowd_id, graph_id, **params):
         unknown = sorted(set(params) - set(DEFAULTS))
@@ -101,6 +110,7 @@ class Crowd:
         self.time_horizon = _positive(p["time_horizon"], "time_horizon", 0.0, MAX_HORIZON)
         self.time_horizon_obstacles = _positive(p["time_horizon_obstacles"],
                                                 "time_horizon_obstacles", 0.0, MAX_HORIZON)
+        self.height = _positive(p["height"], "height", 0.0, MAX_COORDINATE)
         k = p["max_neighbours"]
         if not validate.is_int(k) or not 0 <= k <= 64:
             raise CrowdError(f"add_crowd: max_neighbours must be a whole number from 0 to "
@@ -109,18 +119,18 @@ class Crowd:
         self.world, self.crowd_id, self.graph_id = world, crowd_id, graph_id
         self.graph = world.graph(graph_id)
         #: how far the graph's walls already keep agents' centres from the
-        #: solid (a navmesh built for an ``agent_radius``): agents keep only
-        #: the rest of their radius from them
+        #: solid (a navmesh or 3D level built for an ``agent_radius``):
+        #: agents keep only the rest of their radius from them (``wall_radii``)
         self.clearance = float(getattr(self.graph, "agent_radius", 0.0) or 0.0)
         self._walls_version = -1
         self._agents = Agents(np.zeros((0, 2)), walls=Walls())
         self._ids = np.zeros(0, np.int64)
-        self._goal = np.zeros((0, 2))
+        self._goal = np.zeros((0, self._COLS))
         self._state = np.zeros(0, np.int8)
         self._node = np.zeros(0, np.int32)
         self._row_of = np.zeros(0, np.int64)       # agent id -> row, -1 once removed
         # corridors: agent r's path is _pts[_lo[r]:_hi[r]], heading for _corner[r]
-        self._pts = np.zeros((64, 2))
+        self._pts = np.zeros((64, self._PT_COLS))
         self._used = 0
         self._lo = np.zeros(0, np.int64)
         self._hi = np.zeros(0, np.int64)
@@ -207,9 +217,8 @@ class Crowd:
         radius or speed that is not a finite number > 0: ``CrowdError``,
         and no agent is added."""
         self._check_open("add")
-        pos = _points(positions, "positions")
+        pos, nodes = self._place(positions, "positions")
         k = pos.shape[0]
-        nodes = self._nodes_at(pos, "positions")
         rad = _per_agent(self.radius if radius is None else radius, k, "radius", MIN_RADIUS)
         speed = _per_agent(self.max_speed if max_speed is None else max_speed, k, "max_speed",
                            0.0)
@@ -219,11 +228,10 @@ class Crowd:
         a = self._agents
         n = self._ids.size
         self._resize(n + k)
-        a.pos[n:] = pos
         a.radius[n:] = rad
-        a.wall_radius[n:] = np.maximum(rad - self.clearance, 0.0)
+        a.wall_radius[n:] = wall_radii(rad, self.clearance)
         a.max_speed[n:] = speed
-        self._node[n:] = nodes
+        self._put(np.arange(n, n + k), pos, nodes)
         self._ids[n:] = new_ids
         self._row_of = np.concatenate([self._row_of, np.arange(n, n + k, dtype=np.int64)])
         if goal is not None:
@@ -258,10 +266,10 @@ class Crowd:
         self._row_of[ids] = -1
         a = self._agents
         for name in ("pos", "vel", "pref", "new_vel", "radius", "wall_radius", "max_speed",
-                     "weight"):
+                     "weight", "elev"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_field", "_served"):
+                     "_yield", "_retry", "_field", "_served") + self._MORE_ROWS:
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
@@ -271,11 +279,9 @@ class Crowd:
         ``CrowdError``); those with a goal plan again from there."""
         self._check_open("teleport")
         ids, rows = self._rows(ids)
-        pos = _points(positions, "positions", ids.size)
-        nodes = self._nodes_at(pos, "positions")
-        self._agents.pos[rows] = pos
+        pos, nodes = self._place(positions, "positions", ids.size)
+        self._put(rows, pos, nodes)
         self._agents.vel[rows] = 0.0
-        self._node[rows] = nodes
         going = np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH, S.ARRIVED))
         if going.any():
             self._send(ids[going], rows[going], self._goal[rows[going]])
@@ -298,15 +304,19 @@ class Crowd:
             return 0
         a = self._agents
         self._current_walls()
-        self._see_ahead()
+        ends = self._walk_ends()
+        self._see_ahead(ends)
         S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
-                    self._lo, self._hi, self._corner, dt, a.pref)
+                    self._lo, ends, self._corner, dt, a.pref)
+        self._leave_ground(ends)
         self._follow_fields(dt)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding
         walking = self._state == S.MOVING
         np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
                                      STANDING_WEIGHT))
+        if a.walls.owner.size:
+            self._neighbourhoods()
         chunks = self._chunks(n)
         step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
         if math.isfinite(self.max_accel):
@@ -316,6 +326,7 @@ class Crowd:
         moved, nodes = self._move(a.pos, self._node, end)
         a.pos[:] = moved
         self._node[:] = nodes
+        self._settle(dt)
         separate(a, self._push)
         a.vel[:] = (a.pos - start) / dt
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
@@ -325,8 +336,7 @@ class Crowd:
             # stuck within a few radii of the goal: arrived if nothing but
             # other agents stands between (it sees the goal), else it plans
             near = near[:m]
-            seen, _ = self._move(a.pos[near], self._node[near], self._goal[near])
-            sees = (seen == self._goal[near]).all(axis=1)
+            sees = self._reaches(near, self._goal[near])
             self._state[near[sees]] = S.ARRIVED
             replan = np.concatenate([replan[:k], near[~sees]])
             k = replan.size
@@ -364,7 +374,6 @@ class Crowd:
         navmesh's are loaded with the graph)."""
         a, none = self._agents, np.empty(0, np.int64)
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
-        S.skip_visible(none, 0, np.empty((0, 2)), self._pts, self._corner, np.empty((0, 2)))
         S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
                     self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
@@ -373,6 +382,8 @@ class Crowd:
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
         two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
         two.max_neighbours[:] = 1
+        if a.walls.owner.size:
+            two.local = self._local(two.pos, np.full(2, -1, np.int32), np.ones(2))
         step_velocities(two, 0.1)
         separate(two)
         if self.graph.kind == "grid":
@@ -392,12 +403,13 @@ class Crowd:
         pad2 = np.zeros((grow, 2))
         for name in ("pos", "vel", "pref", "new_vel"):
             setattr(a, name, np.concatenate([getattr(a, name), pad2]))
+        a.elev = np.concatenate([a.elev, np.zeros(grow)])
         a.radius = np.concatenate([a.radius, np.zeros(grow)])
         a.wall_radius = np.concatenate([a.wall_radius, np.zeros(grow)])
         a.weight = np.concatenate([a.weight, np.ones(grow)])
         a.max_speed = np.concatenate([a.max_speed, np.zeros(grow)])
         self._ids = np.concatenate([self._ids, np.zeros(grow, np.int64)])
-        self._goal = np.concatenate([self._goal, np.full((grow, 2), np.nan)])
+        self._goal = np.concatenate([self._goal, np.full((grow, self._COLS), np.nan)])
         self._state = np.concatenate([self._state, np.zeros(grow, np.int8)])
         self._node = np.concatenate([self._node, np.zeros(grow, np.int32)])
         for name in ("_lo", "_hi", "_corner"):
@@ -407,6 +419,7 @@ class Crowd:
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
         self._served = np.concatenate([self._served, np.zeros(grow, np.int64)])
         self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
+        self._grow_rows(grow)
         self._fit_agents()
 
     def _fit_agents(self):
@@ -416,6 +429,7 @@ class Crowd:
         a.max_neighbours = np.full(n, self.max_neighbours, np.int64)
         a.time_horizon = np.full(n, self.time_horizon)
         a.time_horizon_obstacles = np.full(n, self.time_horizon_obstacles)
+        a.tall = np.full(n, self.height)
 
 
     def _rows(self, ids):
@@ -453,14 +467,13 @@ class Crowd:
         return nodes.astype(np.int32)
 
     def _goals(self, goals, k):
-        pts = _points(goals, "goals")
+        pts, _ = self._place(goals, "goals")
         if k == 0 and pts.shape[0] == 0:
             return pts
         if pts.shape[0] == 1 and k != 1:
             pts = np.repeat(pts, k, axis=0)
         if pts.shape[0] != k:
             raise CrowdError(f"goals: one point, or one per agent ({k}), got {pts.shape[0]}")
-        self._nodes_at(pts, "goals")
         return pts
 
     def _send(self, ids, rows, goals):
@@ -472,10 +485,9 @@ class Crowd:
         self._join_fields()
         own = self._field[rows] < 0
         ids, rows, goals = ids[own], rows[own], goals[own]
-        pos = self._agents.pos
         request = self.world.request_path
-        for i, r, g in zip(ids.tolist(), rows.tolist(), goals.tolist()):
-            h = request(self.graph_id, tuple(pos[r].tolist()), tuple(g), repath=True,
+        for i, s, g in zip(ids.tolist(), self._user(self._here(rows)), self._user(goals)):
+            h = request(self.graph_id, s, g, repath=True,
                         callback=self._arrived_paths, replan_from=self._replan_from)
             self._handles[i] = h
             self._agent_of[h] = i
@@ -593,8 +605,8 @@ class Crowd:
 
     def _starts(self, handles):
         """Where the agents of ``handles`` stand now (a re-plan starts there)."""
-        pos = self._agents.pos
-        return [tuple(pos[self._row_of[self._agent_of[h]]].tolist()) for h in handles]
+        rows = np.array([self._row_of[self._agent_of[h]] for h in handles], np.int64)
+        return self._user(self._here(rows))
 
     def _take_paths(self, handles):
         """Paths served this frame become their agents' corridors."""
@@ -612,8 +624,7 @@ class Crowd:
                 # move puts it back on open ground, and it plans from there
                 self._retry[r] = result.status is PathStatus.INVALID_START
                 continue
-            pts = np.asarray(result.points, dtype=np.float64)[:, :2]
-            self._store(r, pts)
+            self._store(r, self._corridor(result))
             self._state[r] = S.MOVING
 
     def _store(self, r, pts):
@@ -630,7 +641,7 @@ class Crowd:
         """Drop the corridors no agent follows any more, and make room."""
         live = self._hi - self._lo
         need = int(live.sum()) + extra
-        pts = np.zeros((max(64, 2 * need), 2))
+        pts = np.zeros((max(64, 2 * need), self._PT_COLS))
         at = 0
         for r in np.flatnonzero(live).tolist():
             k = int(live[r])
@@ -648,8 +659,7 @@ class Crowd:
         if walls is None:
             raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} has no walls for a "
                              f"crowd (no plugin answers navcore_walls for it)")
-        vertices, ring_start = walls
-        self._agents.set_walls(Walls.from_rings(vertices, ring_start))
+        self._agents.set_walls(Walls.from_rings(*walls))
         self._walls_version = self.graph.version
 
     def _move(self, start, nodes, end):
@@ -667,16 +677,81 @@ class Crowd:
         self._node[rows] = nodes
         return moved
 
-    def _see_ahead(self):
-        """Agents that see their corridor's next corner head for it."""
+    def _see_ahead(self, ends):
+        """Agents that see their corridor's next corner (before ``ends``)
+        head for it."""
         rows = np.empty(self._ids.size, np.int64)
-        k = S.lookahead(self._state, self._pts, self._hi, self._corner, rows)
+        k = S.lookahead(self._state, self._pts, ends, self._corner, rows)
         if k == 0:
             return
         rows = rows[:k]
-        target = self._pts[self._corner[rows] + 1]
-        seen, _ = self._move(self._agents.pos[rows], self._node[rows], target)
-        S.skip_visible(rows, k, seen, self._pts, self._corner, target)
+        seen = self._reaches(rows, self._pts[self._corner[rows] + 1])
+        self._corner[rows[seen]] += 1
+
+    # -- what a crowd on a 3D level does otherwise (``levels.LevelCrowd``) --
+    def _place(self, value, what, k=None):
+        """``(points, nodes)``: the caller's points (``value``: one, or
+        ``(k, 2)``; ``k`` of them when given) as the crowd keeps them and
+        the walkable node under each; ``CrowdError`` for any off it."""
+        pts = _points(value, what, k)
+        return pts, self._nodes_at(pts, what)
+
+    def _put(self, rows, pts, nodes):
+        """Agents ``rows`` stand at ``pts`` (``_place``'s) on ``nodes``."""
+        self._agents.pos[rows] = pts
+        self._node[rows] = nodes
+
+    def _here(self, rows):
+        """Where agents ``rows`` stand, as ``_place`` gives points."""
+        return self._agents.pos[rows]
+
+    def _user(self, pts):
+        """Points as ``_place`` gives them, as the caller's tuples."""
+        return [tuple(p) for p in pts.tolist()]
+
+    def _corridor(self, result):
+        """A found path's points as corridor points (``_pts``' columns)."""
+        return np.asarray(result.points, dtype=np.float64)[:, :2]
+
+    def _reaches(self, rows, targets):
+        """bool per agent of ``rows``: a straight walk on the ground reaches
+        its point of ``targets`` (corridor points, or as ``_place`` gives
+        them): nothing but other agents stands between."""
+        ends = np.ascontiguousarray(targets[:, :2])
+        seen, _ = self._move(self._agents.pos[rows], self._node[rows], ends)
+        return (seen == ends).all(axis=1)
+
+    def _walk_ends(self):
+        """Per agent, one past the last corridor point its walk on the
+        ground heads for this step: the corridor's end."""
+        return self._hi
+
+    def _leave_ground(self, ends):
+        """After the corners: agents that reached ``ends`` short of their
+        corridor's end (nothing on the ground)."""
+
+    def _settle(self, dt):
+        """After the move, before the separation (nothing on the ground)."""
+
+    def _grow_rows(self, grow):
+        """``grow`` more agents' rows in a subclass's arrays."""
+
+    def _neighbourhoods(self):
+        """Each agent's neighbourhood (``navcore_local_neighbourhood``),
+        whose nodes' walls alone it avoids: on graphs whose walls have
+        owners (a level's storeys overlap)."""
+        a = self._agents
+        reach = a.time_horizon_obstacles * a.max_speed + a.wall_radius
+        a.local = self._local(a.pos, self._node, reach)
+
+    def _local(self, pts, nodes, reach):
+        out = self.world.plugins.caller("navcore_local_neighbourhood", type(self.graph))(
+            self.world, self.graph, pts, nodes, reach)
+        if out is None:
+            raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} has walls with "
+                             f"owners but no plugin answers navcore_local_neighbourhood "
+                             f"for it")
+        return out
 
 
 class _Many:

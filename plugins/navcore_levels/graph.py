@@ -200,6 +200,9 @@ def build_level_graph(world, graph_id, *, level=None, vertices=None, triangles=N
                          f"max_slope={config.max_slope}, ...)")
     graph = layered_graph(world, mesh, detail, config, up, extents)
     graph.level_config = config
+    # Recast keeps the walkable surface this far off the walls (a crowd's
+    # agents of that radius may walk right up to its boundary)
+    graph.agent_radius = float(config.agent_radius)
     if baked is None and not config.tile_size:
         graph.voxels, graph.voxel_source = voxels, source
     # what a bake saves (``save_level_mesh``) and a picture draws

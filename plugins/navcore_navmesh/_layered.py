@@ -48,6 +48,15 @@ def height_on(x, y, vertices, heights, poly_start, poly_verts, p):
     return out
 
 
+@njit(cache=True, nogil=True)
+def heights_on(ground, polys, vertices, heights, poly_start, poly_verts, out):
+    """``height_on`` of every ground point ``ground[i]`` on its polygon
+    ``polys[i]``, into ``out``."""
+    for i in range(polys.shape[0]):
+        out[i] = height_on(ground[i, 0], ground[i, 1], vertices, heights, poly_start,
+                           poly_verts, polys[i])
+
+
 @njit(cache=True, nogil=True, inline="always")
 def distance_to(x, y, z, climb, vertices, heights, poly_start, poly_verts, p, tol):
     """``(d, qx, qy, h)``: polygon ``p``'s point nearest the 3D point

@@ -314,6 +314,30 @@ class LayeredMeshGraph(NavMeshGraph):
                         *args, self._packed[3], *self._packed[2], out, np.empty((len(p), 2)))
         return out
 
+    def nearest_polys(self, points) -> tuple:
+        """``nearest_poly`` of many 3D points (``(k, 3)``, the caller's
+        axes), in one kernel call: int32 polygons (``-1`` where none is
+        within ``extents``; walkable or not) and float64 ``(k, 3)`` points,
+        each the nearest of its polygon on the surface (``points_on``; the
+        point itself where there is no polygon)."""
+        p = validate.array(points, "points", QueryError, np.float64)
+        if p.ndim != 2 or p.shape[1] != 3:
+            raise QueryError(f"points must have shape (k, 3) on the layered navmesh (2D "
+                             f"points are ambiguous there), got {p.shape}")
+        if not np.isfinite(p).all():
+            i = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
+            raise QueryError(f"points[{i}] = {p[i].tolist()} is not a finite point")
+        a, b, u = _AXES[self.up]
+        polys = np.empty(len(p), dtype=np.int32)
+        xy = np.empty((len(p), 2))
+        K.nearest_polys(np.ascontiguousarray(p[:, [a, b]]), np.ascontiguousarray(p[:, u]),
+                        *self._kernel_args(), self._packed[3], *self._packed[2], polys, xy)
+        out = p.copy()
+        on = polys >= 0
+        if on.any():
+            out[on] = self.points_on(polys[on], xy[on])
+        return polys, out
+
     def ground_end(self, where, node):
         """The ground-plane point a search starts or ends at for the end
         ``where`` resolved to polygon ``node``: a polygon id's centroid, a
@@ -372,9 +396,9 @@ class LayeredMeshGraph(NavMeshGraph):
         if g.shape != (len(polys), 2) or not np.isfinite(g).all():
             raise QueryError(f"ground must be {len(polys)} finite (x, y) points, one per "
                              f"polygon, got shape {g.shape}")
-        h = np.array([K.height_on(float(x), float(y), self.vertices, self.heights,
-                                  self.poly_start, self.poly_verts, int(p))
-                      for (x, y), p in zip(g.tolist(), polys.tolist())], dtype=np.float64)
+        g = np.ascontiguousarray(g)
+        h = np.empty(len(polys))
+        K.heights_on(g, polys, self.vertices, self.heights, self.poly_start, self.poly_verts, h)
         if self.surface is not None and len(g):
             top = np.asarray(self.surface(polys, np.ascontiguousarray(g)), dtype=np.float64)
             h = np.where(np.isfinite(top), top, h)
@@ -622,6 +646,7 @@ def warm_up(graph) -> None:
     h = K.height_on(float(c[0]), float(c[1]), graph.vertices, graph.heights,
                     graph.poly_start, graph.poly_verts, p)
     graph.locate(graph._to_user(np.array([[c[0], c[1], h]]))[0])
+    graph.nearest_polys(graph.points_on(np.array([p]), np.array([c[:2]])))
     end = (float(c[0]), float(c[1]))
     polyanya.shortest_path(graph, end, end, p, p)
     funnel.pull(graph, np.array([p], dtype=np.int32), end, end)
@@ -634,7 +659,10 @@ def warm_up(graph) -> None:
     _corner_at(float(c[0]), float(c[1]), p, graph.vertices, graph.poly_start,
                graph.poly_verts)                      # end_nodes (the areas' pre-check)
     if graph.links is not None and len(graph.links):
-        from ._links import on_corner
+        from ._links import link_bounds, on_corner
         on_corner(np.array([[c[0], c[1]]]), np.array([p], dtype=np.int64), graph.vertices,
                   graph.poly_start, graph.poly_verts, np.empty(1, dtype=np.bool_))
+        # a linked query's bounds (``links.LinkedQuery``): start, goal, one link
+        link_bounds(np.zeros((4, 2)), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.bool_),
+                    np.ones(1), np.empty(4), np.empty(4))
 

@@ -340,9 +340,11 @@ navcore_random_point = forward(meshqueries.random_point, NavMeshGraph)
 navcore_nearest_point = forward(meshqueries.nearest_point, NavMeshGraph)
 
 
-# walls, moves and flow fields for crowds, on 2D meshes (``surface``, ``flowfield``)
+# walls, moves, neighbourhoods (2D and layered meshes, ``surface``) and flow
+# fields (2D meshes, ``flowfield``) for crowds
 navcore_walls = forward(surface.walls, NavMeshGraph)
 navcore_move_along_surface = forward(surface.move_along_surface, NavMeshGraph)
+navcore_local_neighbourhood = forward(surface.local_neighbourhood, NavMeshGraph)
 navcore_flow_field = forward(flowfield.flow_field, NavMeshGraph)
 
 
@@ -372,6 +374,7 @@ def navcore_warm_up(graph):
     if graph.heights is not None:
         layered.warm_up(graph)
         meshqueries.warm_up(graph)
+        surface.warm_up(graph)
         return
     funnel.warm_up(graph)
     polyanya.warm_up(graph)

@@ -173,11 +173,3 @@ def test_the_arena(kind):
         g = w.add_graph("m", type="navmesh", map=str(DATA / "arena.map"))
     _mesh_check(w, g)
 
-
-def test_a_layered_mesh_is_left_to_others():
-    from navcore_navmesh.surface import walls, move_along_surface
-
-    class Layered:
-        heights = np.zeros(3)
-    assert walls(Layered()) is None
-    assert move_along_surface(Layered(), None, None, None) is None

@@ -349,6 +349,26 @@ world.update("m", add_obstacle=[[12, 1], [14, 1], [14, 8], [12, 8]], obstacle_id
 tick(world)
 tick(world)
 """,
+    # a crowd on a 3D level: walking down a ramp, under a floor, up a
+    # link (an off-mesh jump), and placed again after an update
+    "crowd_level": """
+floor = np.array([[0, 0, 0], [24, 0, 0], [24, 0, 10], [0, 0, 10]], dtype=float)
+upper = np.array([[0, 4, 0], [10, 4, 0], [10, 4, 10], [0, 4, 10]], dtype=float)
+ramp = np.array([[10, 4, 6], [20, 0, 6], [20, 0, 10], [10, 4, 10]], dtype=float)
+quads = np.array([[0, 2, 1], [0, 3, 2]])
+g = world.add_graph("s", type="level", vertices=np.vstack([floor, upper, ramp]),
+                    triangles=np.vstack([quads, quads + 4, quads + 8]),
+                    links=[{"start": (12.0, 0.2, 2.0), "end": (8.0, 4.2, 2.0), "kind": "jump"}])
+crowd = world.add_crowd("c", graph="s", radius=0.3, max_speed=3.0)
+crowd.add([(5.0, 4.2, 3.0), (15.0, 0.2, 2.0), (2.0, 0.2, 2.0)],
+          goals=[(2.0, 0.2, 8.0), (3.0, 4.2, 2.0), (6.0, 0.2, 2.0)])
+for _ in range(150):
+    tick(world)
+assert "on_link" in crowd.state_names()
+world.update("s", nodes=[int(g.nearest_polys([(5.0, 0.2, 3.0)])[0][0])], walkable=False)
+for _ in range(10):
+    tick(world)
+""",
     "roads": """
 g = world.add_graph("r", type="roads", osm=sys.argv[1])
 a, b = 0, g.num_nodes - 1

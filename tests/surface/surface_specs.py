@@ -416,6 +416,8 @@ def navmesh_specs():
         Spec("navcore_navmesh.LayeredMeshGraph.lift",
              lambda: call(level_graph().lift,
                           _world().find_path("level", 0, 0, algorithm="polyanya"))),
+        Spec("navcore_navmesh.LayeredMeshGraph.nearest_polys",
+             lambda: call(level_graph().nearest_polys, np.array([(2.0, 0.0, 2.0)]))),
         Spec("navcore_navmesh.LayeredMeshGraph.points_on",
              lambda: call(level_graph().points_on, [0], np.array([(2.0, 2.0)]))),
         Spec("navcore_navmesh.LayeredMeshGraph.to_ground",
@@ -857,6 +859,18 @@ def crowd_specs():
 
     def first():
         return crowd().ids[:1].copy()
+
+    @functools.lru_cache(None)
+    def on_level():
+        w = navcore.World(workers=1)
+        w.add_graph("l", type="level", vertices=[(0, 0, 0), (10, 0, 0), (10, 0, 10), (0, 0, 10)],
+                    triangles=[(0, 2, 1), (0, 3, 2)])
+        c = w.add_crowd("c", graph="l")
+        c.add([(1.5, 0.2, 1.5), (5.0, 0.2, 5.0), (8.0, 0.2, 2.0)])
+        return c
+
+    def one():
+        return on_level().ids[:1].copy()
     return [
         Spec("navcore_crowd.Crowd.add",
              lambda: call(crowd().add, [(1.5, 0.5)], goals=None, radius=None, max_speed=None)),
@@ -868,6 +882,18 @@ def crowd_specs():
         Spec("navcore_crowd.Crowd.remove", lambda: call(crowd().remove, crowd().ids[-1:].copy())),
         Spec("navcore_crowd.Crowd.step", lambda: call(crowd().step, 0.1)),
         Spec("navcore_crowd.Crowd.state_names", lambda: call(crowd().state_names)),
+        Spec("navcore_crowd.LevelCrowd.add",
+             lambda: call(on_level().add, [(2.0, 0.2, 2.0)], goals=None, radius=None,
+                          max_speed=None)),
+        Spec("navcore_crowd.LevelCrowd.set_goals",
+             lambda: call(on_level().set_goals, one(), [(8.0, 0.2, 8.0)])),
+        Spec("navcore_crowd.LevelCrowd.stop", lambda: call(on_level().stop, one())),
+        Spec("navcore_crowd.LevelCrowd.teleport",
+             lambda: call(on_level().teleport, one(), [(3.0, 0.2, 3.0)])),
+        Spec("navcore_crowd.LevelCrowd.remove",
+             lambda: call(on_level().remove, on_level().ids[-1:].copy())),
+        Spec("navcore_crowd.LevelCrowd.step", lambda: call(on_level().step, 0.1)),
+        Spec("navcore_crowd.LevelCrowd.state_names", lambda: call(on_level().state_names)),
         Spec("navcore_crowd.FlowField",
              lambda: call(navcore_crowd.FlowField, crowd().graph, 3)),
         Spec("navcore_crowd.FlowField.chains",

@@ -75,6 +75,8 @@ NOT_CALLED = {
     "navcore_scheduler.JobScheduler.close": "no arguments; closing the walk's scheduler",
     "navcore_crowd.Crowd": "made by World.add_crowd (walked)",
     "navcore_crowd.Crowd.close": "no arguments; World.remove_crowd calls it",
+    "navcore_crowd.LevelCrowd": "made by World.add_crowd on a level (walked)",
+    "navcore_crowd.LevelCrowd.close": "no arguments; World.remove_crowd calls it",
     "navcore_scenes.Scene": "the record parse_scene and read_scene (walked) return",
     "navcore_scenes.EventKind": "an abstract base: plugins subclass it for their event kinds",
     "navcore_scenes.EventKind.validate": "abstract (a plugin's event kind implements it)",
