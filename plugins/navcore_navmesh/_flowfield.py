@@ -29,7 +29,7 @@ from numba import njit
 from navcore._kernels import heap_pop, heap_push
 
 from ._locate import inside
-from ._polyanya import OBSERVABLE, TURN_RIGHT, _holding, successors
+from ._polyanya import OBSERVABLE, TURN_RIGHT, _holding, on_edge, successors
 
 DONE = 0
 GOAL_OFF_MESH = 1
@@ -179,9 +179,7 @@ def expand_all(vertices, poly_start, poly_verts, links, poly_opposite, corner, w
             bx, by = vertices[b, 0], vertices[b, 1]
             # the goal on this edge: the polygon across holds it too, and
             # is one of the goal's polygons itself
-            if abs((bx - ax) * (gy - ay) - (by - ay) * (gx - ax)) <= eps and \
-                    min(ax, bx) - tol <= gx <= max(ax, bx) + tol and \
-                    min(ay, by) - tol <= gy <= max(ay, by) + tol:
+            if on_edge(gx, gy, ax, ay, bx, by, eps, tol):
                 continue
             if n >= cap:
                 return OUT_OF_NODES, n

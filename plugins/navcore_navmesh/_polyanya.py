@@ -112,9 +112,7 @@ def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable,
             b = poly_verts[e + 1] if e < last else poly_verts[first]
             ax, ay = vertices[a, 0], vertices[a, 1]
             bx, by = vertices[b, 0], vertices[b, 1]
-            if abs((bx - ax) * (py - ay) - (by - ay) * (px - ax)) > tol or \
-                    px < min(ax, bx) - tol or px > max(ax, bx) + tol or \
-                    py < min(ay, by) - tol or py > max(ay, by) + tol:
+            if not on_edge(px, py, ax, ay, bx, by, tol, tol):
                 continue                    # the point is not on this edge
             seen = False
             for j in range(k):
@@ -481,9 +479,7 @@ def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
                 bx, by = vertices[b, 0], vertices[b, 1]
                 # the start on this edge: the polygon across holds it too and
                 # searches from there
-                if abs((bx - ax) * (sy - ay) - (by - ay) * (sx - ax)) <= eps and \
-                        min(ax, bx) - tol <= sx <= max(ax, bx) + tol and \
-                        min(ay, by) - tol <= sy <= max(ay, by) + tol:
+                if on_edge(sx, sy, ax, ay, bx, by, eps, tol):
                     continue
                 if n >= cap:
                     return OUT_OF_NODES, -1, 0, 0
@@ -600,6 +596,16 @@ def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
             break
     regs[R_EXPANDED], regs[R_BEST] = -1, best
     return NO_PATH, -1, 0, expanded
+
+
+@njit(cache=True, nogil=True, inline="always")
+def on_edge(px, py, ax, ay, bx, by, eps, tol):
+    """Whether point ``(px, py)`` lies on the edge from ``a`` to ``b``: on
+    its line (cross product within ``eps``) and within its box grown by
+    ``tol``."""
+    return (abs((bx - ax) * (py - ay) - (by - ay) * (px - ax)) <= eps and
+            min(ax, bx) - tol <= px <= max(ax, bx) + tol and
+            min(ay, by) - tol <= py <= max(ay, by) + tol)
 
 
 @njit(cache=True, nogil=True, inline="always")
