@@ -15,6 +15,7 @@ overrun anyway (the scheduler's free pass).
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 
@@ -42,6 +43,10 @@ class LongSearches:
     def __init__(self, queue):
         self._queue = queue
         self._under_way = deque()        # [Item, Search, seconds stepped]
+        # held while a frame steps the searches and while another thread
+        # (World.close, remove_graph) drops a graph's: a search must not
+        # be closed, nor the deque replaced, in the middle of a step
+        self._lock = threading.RLock()
         # (graph_id, algorithm) -> seconds per expansion (running): a jump
         # point search's expansion costs ten times an A* one on one grid
         self._per_node = {}
@@ -71,7 +76,8 @@ class LongSearches:
         if not search.sliced and not free_pass:
             search.close()
             return False
-        self._under_way.append([it, search, 0.0])
+        with self._lock:
+            self._under_way.append([it, search, 0.0])
         return None
 
     def step(self, deadline, nodes_left, accepted, least=0) -> int:
@@ -79,6 +85,10 @@ class LongSearches:
         (perf_counter seconds, or None) and ``nodes_left`` expansions (or
         None), the first at least ``least``; finished ones go to
         ``accepted``. Returns the expansions."""
+        with self._lock:
+            return self._step(deadline, nodes_left, accepted, least)
+
+    def _step(self, deadline, nodes_left, accepted, least) -> int:
         spent = 0
         clock = time.perf_counter
         while self._under_way:
@@ -145,6 +155,10 @@ class LongSearches:
 
     def drop_graph(self, graph_id) -> list:
         """Forget the searches on ``graph_id``; their handles."""
+        with self._lock:
+            return self._drop_graph(graph_id)
+
+    def _drop_graph(self, graph_id) -> list:
         mine = [e[0].handle for e in self._under_way if e[0].handle.graph_id == graph_id]
         for e in self._under_way:
             if e[0].handle.graph_id == graph_id:
@@ -156,4 +170,5 @@ class LongSearches:
         return mine
 
     def graph_ids(self) -> set:
-        return {e[0].handle.graph_id for e in self._under_way}
+        with self._lock:
+            return {e[0].handle.graph_id for e in self._under_way}

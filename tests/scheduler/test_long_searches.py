@@ -135,3 +135,45 @@ def test_a_head_cancelled_on_another_thread_before_it_is_begun_keeps_waiting_rig
     assert h.result().status is PathStatus.CANCELLED and q.waiting == 1
     _tick_until(w, [other])
     assert q.waiting == 0 and other.result().status is PathStatus.FOUND
+
+
+@pytest.mark.parametrize("how", ["remove_graph", "close"])
+def test_a_graph_dropped_on_another_thread_waits_for_the_step_under_way(how, monkeypatch):
+    # the frame is inside a stepped search when another thread removes the
+    # graph or closes the world: the drop waits for the step to end, so
+    # the frame neither steps a closed search nor pops a deque that was
+    # replaced under it
+    import threading
+
+    from navcore.search import Search
+
+    w = _maze_world(0.02)
+    h = w.request_path("g", (0, 0), (119, 119))       # the graph's first: stepped
+    in_step, go = threading.Event(), threading.Event()
+    step = Search.step
+
+    def held_step(self, n=2 ** 62):
+        in_step.set()
+        go.wait(5)
+        return step(self, n)
+    monkeypatch.setattr(Search, "step", held_step)
+    errors = []
+
+    def run(fn, *args):
+        try:
+            fn(*args)
+        except Exception as exc:       # noqa: BLE001 - what the test looks for
+            errors.append(exc)
+    ticker = threading.Thread(target=run, args=(w.tick,))
+    ticker.start()
+    assert in_step.wait(5)
+    dropper = threading.Thread(target=run, args=((lambda: w.remove_graph("g"))
+                                                 if how == "remove_graph" else w.close,))
+    dropper.start()
+    dropper.join(0.2)
+    assert dropper.is_alive()            # waiting for the step under way
+    go.set()
+    ticker.join(5)
+    dropper.join(5)
+    assert errors == [] and h.done and h.result().status is PathStatus.CANCELLED
+    assert len(w.scheduler.requests._long) == 0
