@@ -16,6 +16,12 @@ Each frame adds a small message: the frame number, the frame's times
 and crowds, and the world's ``world.crowds`` on the graph) and, every
 few frames when there are many, their remaining paths.
 
+Nothing is taken while no page is connected (``pages`` is 0): a frame
+then only marks the session ``behind``, and a page that connects while
+it is behind waits for ``refresh`` (on the driver's thread) before its
+greeting, so it never sees a stale map or frame. ``captures`` counts the
+frames taken.
+
 Everything here runs on the driver's thread (the one that ticks the
 world); the server's thread reads only what ``publish`` swapped in under
 ``lock``: immutable bytes and tuples.
@@ -83,6 +89,9 @@ class Session:
         self.frame = 0
         self.ended = None                   # why the scene ended, once it has
         self.map_bytes = 0                  # bytes of the last full map sent
+        self.pages = 0                      # pages connected (``attach``/``detach``)
+        self.behind = False                 # a frame passed that was not taken
+        self.captures = 0                   # frames taken
         self._rgb = self._node_at = None
         self._drawn_key = None
         self._drawn_at = 0.0
@@ -211,9 +220,16 @@ class Session:
         return True
 
     # -- frames -------------------------------------------------------------
-    def capture(self, stats=None, playing: bool = False) -> None:
+    def capture(self, stats=None, playing: bool = False, always: bool = False) -> None:
         """Take the frame that just ended (``stats``: its ``FrameStats``;
-        ``None`` before the first) and publish it."""
+        ``None`` before the first) and publish it; with no page connected
+        (unless ``always``) only note that the session is ``behind``."""
+        with self.lock:
+            if not self.pages and not always:
+                self.behind = True
+                return
+            self.behind = False
+        self.captures += 1
         self.draw_map(force=not playing)
         frame = self.sim.frame if self.sim is not None else \
             (stats.frame if stats is not None else self.frame)
@@ -283,6 +299,25 @@ class Session:
         if layer is None or getattr(layer, "dims", 2) == 2:
             return points[:, :2]
         return np.asarray(layer.on_ground(points[:, :layer.dims]))[:, :2]
+
+    def attach(self) -> bool:
+        """A page connected (server's thread); returns whether it must wait
+        for ``refresh`` (frames passed untaken since the last capture)."""
+        with self.lock:
+            self.pages += 1
+            return self.behind
+
+    def detach(self) -> None:
+        """A page closed (server's thread)."""
+        with self.lock:
+            self.pages -= 1
+
+    def refresh(self, stats, playing: bool) -> dict:
+        """The map, the frame and the greeting as they are now, for a page
+        that connected while the session was behind (driver's thread)."""
+        self.draw_map(force=True)
+        self.capture(stats, playing=playing, always=True)
+        return self.greet()
 
     def publish(self) -> None:
         for listener in list(self.listeners):
