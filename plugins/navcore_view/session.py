@@ -53,6 +53,9 @@ PATH_AGENTS = 100
 PATH_EVERY = 5
 #: at most this many points of one path are sent
 PATH_POINTS = 128
+#: at most this many of the nodes a clicked query closed are sent (its
+#: "search nodes" layer; the count is sent whole)
+CLOSED_SHOWN = 250_000
 #: an agent's colour index in the page's palette: a scene agent's state
 #: (``navcore_scenes.agents``: waiting 0, moving 1, arrived 2, stuck 3,
 #: retrying 4) in the scenes plugin's pictures' colours (moving white,
@@ -388,13 +391,25 @@ class Session:
                              "3D level with world.find_path(graph_id, (x, y, z), ...)")
         if not isinstance(algorithm, str):
             raise QueryError(f"algorithm must be a name, got {algorithm!r}")
-        r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
+        closed, why = None, None
+        try:
+            r, closed = self.world.closed_nodes(self.graph_id, a, b, algorithm=algorithm)
+        except QueryError as exc:
+            # a search that keeps no record of its nodes (Polyanya, a
+            # hierarchy), or a bad request: find_path answers or says why
+            why = exc.message
+            r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
         pts = self._ground(self.layer, r.points) if r.found and len(r.points) else \
             np.zeros((0, 2))
-        return {"type": "path", "from": list(a), "to": list(b), "status": r.status.value,
-                "cost": r.cost if math.isfinite(r.cost) else None,
-                "expanded": int(r.expanded), "nodes": int(len(r.nodes)),
-                "algorithm": r.algorithm or algorithm, "points": pts.tolist()}
+        out = {"type": "path", "from": list(a), "to": list(b), "status": r.status.value,
+               "cost": r.cost if math.isfinite(r.cost) else None,
+               "expanded": int(r.expanded), "nodes": int(len(r.nodes)),
+               "algorithm": r.algorithm or algorithm, "points": pts.tolist(),
+               "closed": None, "closed_total": None, "closed_why": why}
+        if closed is not None:
+            out["closed_total"] = int(closed.size)
+            out["closed"] = np.unique(closed)[:CLOSED_SHOWN].tolist()
+        return out
 
     def info(self, node) -> dict:
         """What the page shows on hover over node ``node``."""

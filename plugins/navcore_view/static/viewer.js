@@ -23,6 +23,7 @@ window.addEventListener("error", (e) => V.errors.push(String(e.message)));
 
 let base = null, baseCtx = null;       // the map's pixels
 let edges = null, edgesCtx = null;     // polygon / cell outlines
+let searched = null;                    // the nodes the last query closed, tinted
 let nodeAt = new Int32Array(0);
 let pick = [];                          // clicked world points
 let hoverNode = -1, hoverSent = -1;
@@ -88,7 +89,7 @@ function newMap(info) {
   edgesCtx = edges.getContext("2d");
   nodeAt = new Int32Array(info.width * info.height).fill(-1);
   V.tiles = 0; V.mapBytes = 0;
-  pick = []; V.lastQuery = null;
+  pick = []; V.lastQuery = null; searched = null;
 }
 
 async function onMap(header, blobs, size) {
@@ -115,6 +116,31 @@ async function onMap(header, blobs, size) {
   header.tiles.forEach((t) => outline(t.x * T - 1, t.y * T - 1, T + 2, T + 2));
   V.mapBytes += size;
   V.serial = header.serial;
+  if (header.tiles.length && V.lastQuery) paintSearched();
+}
+
+// the pixels of the nodes the last clicked query's search closed, tinted
+// orange (from the node each pixel shows)
+const SEARCHED = [255, 140, 0, 120];
+function paintSearched() {
+  const q = V.lastQuery;
+  searched = null;
+  V.searchedPixels = 0;
+  if (!q || !q.closed || !q.closed.length || !V.map) return;
+  let top = 0;
+  for (const n of q.closed) if (n > top) top = n;
+  const mark = new Uint8Array(top + 1);
+  for (const n of q.closed) mark[n] = 1;
+  const m = V.map, img = new ImageData(m.width, m.height);
+  for (let i = 0; i < nodeAt.length; i++) {
+    const n = nodeAt[i];
+    if (n < 0 || n > top || !mark[n]) continue;
+    img.data.set(SEARCHED, 4 * i);
+    V.searchedPixels += 1;
+  }
+  searched = document.createElement("canvas");
+  searched.width = m.width; searched.height = m.height;
+  searched.getContext("2d").putImageData(img, 0, 0);
 }
 
 // darken the first pixel right of and below a change of node: cell and
@@ -183,7 +209,7 @@ function handleText(msg) {
     if (msg.ended) V.ended = msg.ended;
     showControls();
   }
-  if (msg.type === "path") { V.lastQuery = msg; showQuery(); scheduleDraw(); }
+  if (msg.type === "path") { V.lastQuery = msg; paintSearched(); showQuery(); scheduleDraw(); }
   if (msg.type === "info") { V.lastInfo = msg; showInfo(); }
   if (msg.type === "options") V.options = msg.options;
   if (msg.type === "options" || msg.type === "hello") V.optionsReplies = (V.optionsReplies || 0) + 1;
@@ -237,6 +263,7 @@ function draw() {
   const m = V.map, s = m.scale * m.unit;
   ctx.drawImage(base, 0, 0);
   if ($("layer-polygons").checked) ctx.drawImage(edges, 0, 0);
+  if ($("layer-search").checked && searched) ctx.drawImage(searched, 0, 0);
   const pal = (V.hello && V.hello.palette) || {};
   if ($("layer-paths").checked && V.paths) {
     const [off, pts] = V.paths;
@@ -319,7 +346,8 @@ function showQuery() {
   const q = V.lastQuery;
   $("query").textContent = !q ? "-" : q.error ? "error: " + q.error :
     `${q.status} (${q.algorithm})\ncost ${q.cost === null ? "inf" : fmt(q.cost)}\n` +
-    `nodes expanded ${q.expanded}\npath nodes ${q.nodes}\n` +
+    `nodes expanded ${q.expanded}` + (q.closed_total !== null ? " (search nodes layer)" :
+      q.expanded ? `\nsearch nodes not shown: ${q.closed_why}` : "") + `\npath nodes ${q.nodes}\n` +
     `from ${q.from.map(fmt).join(", ")}\nto ${q.to.map(fmt).join(", ")}`;
 }
 function showInfo() {
@@ -336,7 +364,7 @@ $("speed").onchange = (e) => send({ op: "speed", value: Number(e.target.value) }
 $("graph").onchange = (e) => send({ op: "graph", id: e.target.value });
 for (const id of ["layer-areas", "layer-borders"])
   $(id).onchange = () => send({ op: "options", areas: $("layer-areas").checked, borders: $("layer-borders").checked });
-for (const id of ["layer-polygons", "layer-agents", "layer-paths", "layer-query"])
+for (const id of ["layer-polygons", "layer-search", "layer-agents", "layer-paths", "layer-query"])
   $(id).onchange = draw;
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "SELECT") return;
@@ -349,7 +377,7 @@ mapCanvas.addEventListener("click", (e) => {
   pick = pick.length >= 2 ? [] : pick;
   pick.push(toWorld(px, py));
   if (pick.length === 2) {
-    V.lastQuery = null;
+    V.lastQuery = null; searched = null;
     send({ op: "path", from: pick[0], to: pick[1], algorithm: $("algorithm").value });
   }
   draw();
