@@ -82,7 +82,8 @@ class Session:
     def __init__(self, world, graph_id=None, sim=None):
         self.world, self.sim = world, sim
         self.lock = threading.Lock()
-        self.options = {"areas": True, "borders": False}
+        #: the map's options (drawn by the plugins: ``navcore_draw.Canvas``)
+        self.options = {"areas": True, "borders": False, "tiles": False, "traffic": False}
         self.listeners: list = []           # called (no arguments) after publish
         self.epoch = 0                      # a new map frame: pages take every tile
         self.map_info: dict = {}
@@ -189,7 +190,8 @@ class Session:
         if self.sim is not None:
             colours[self.layer.obstacle_nodes()] = COVERED
         canvas = P.map_canvas(self.world, self.graph_id, graph, self.layer, self.scale,
-                              colours, self.options["borders"])
+                              colours, self.options["borders"], self.options["tiles"],
+                              self.options["traffic"])
         rgb, node_at = canvas.rgb, canvas.node_at
         h, w = node_at.shape
         tiles = dict(self.tiles)
@@ -371,7 +373,16 @@ class Session:
                 "graphs": [_json_id(g) for g in self.graph_ids()],
                 "algorithms": algorithms, "palette": palette,
                 "budget_ms": float(self.world.frame_budget_ms), "options": self.options,
+                "offers": self.offers(),
                 "scene": settings, "mode": "scene" if self.sim is not None else "world"}
+
+    def offers(self) -> dict:
+        """The map options that draw something on the shown graph: tile
+        borders on a tiled navmesh, traffic on roads."""
+        graph = self.world.graph(self.graph_id)
+        return {"areas": True, "borders": True,
+                "tiles": getattr(graph, "tiles", None) is not None,
+                "traffic": graph.kind == "roads"}
 
     def greet(self) -> dict:
         """Make ``greeting`` again (on the driver's thread); returns it."""

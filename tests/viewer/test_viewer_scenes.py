@@ -177,6 +177,25 @@ def test_toggling_layers_changes_the_picture(shown):
     assert not diff.any(), f"{diff.sum()} pixels differ at {np.argwhere(diff)[:5].tolist()}"
 
 
+def test_tile_and_traffic_layers_are_offered_where_they_draw_and_change_the_picture(shown):
+    sim, viewer, page = shown
+    page.pause()
+    kind = sim.world.graph(viewer.session.graph_id).kind
+    offers = viewer.session.offers()
+    assert offers["tiles"] == (kind == "navmesh") and offers["traffic"] == (kind == "roads")
+    for name in ("tiles", "traffic"):
+        assert page.page.locator(f"#offer-{name}").is_visible() == offers[name]
+        if not offers[name]:
+            continue
+        before = page.shot()
+        page.layer(name, True, viewer.session)
+        shown_on = page.shot()
+        assert (shown_on != before).any(), f"the {name} layer drew nothing"
+        page.layer(name, False, viewer.session)
+        diff = (page.shot() != before).any(axis=2)
+        assert not diff.any(), f"{diff.sum()} pixels differ after the {name} layer went off"
+
+
 def test_hover_names_the_node_its_area_and_cost(shown):
     sim, viewer, page = shown
     page.pause()

@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const mapCanvas = $("map");
 const ctx = mapCanvas.getContext("2d");
 const CHART_FRAMES = 150;
+// the layers the server draws into the map (its options)
+const MAP_OPTIONS = ["areas", "borders", "tiles", "traffic"];
 
 // what tests and curious users can read (window.navcoreViewer)
 const V = window.navcoreViewer = {
@@ -120,8 +122,9 @@ async function onMap(header, blobs, size) {
 }
 
 // the pixels of the nodes the last clicked query's search closed, tinted
-// orange (from the node each pixel shows)
-const SEARCHED = [255, 140, 0, 120];
+// magenta (from the node each pixel shows): a colour neither the areas'
+// palette nor the traffic ramp (green, yellow, red) uses
+const SEARCHED = [235, 40, 235, 140];
 function paintSearched() {
   const q = V.lastQuery;
   searched = null;
@@ -201,8 +204,11 @@ function handleText(msg) {
     $("title").textContent = "navcore view: " + (msg.scene.name || "world") + " / " + msg.graph;
     fill($("graph"), msg.graphs, msg.graph);
     fill($("algorithm"), ["auto"].concat(msg.algorithms.filter((a) => a !== "auto")), "auto");
-    $("layer-areas").checked = msg.options.areas;
-    $("layer-borders").checked = msg.options.borders;
+    for (const name of MAP_OPTIONS) {
+      $("layer-" + name).checked = msg.options[name];
+      const offer = $("offer-" + name);
+      if (offer) offer.style.display = msg.offers[name] ? "" : "none";
+    }
   }
   if (msg.type === "control" || msg.type === "hello") {
     V.playing = msg.playing; V.speed = msg.speed;
@@ -362,8 +368,12 @@ $("play").onclick = () => send({ op: V.playing ? "pause" : "play" });
 $("step").onclick = () => send({ op: "step" });
 $("speed").onchange = (e) => send({ op: "speed", value: Number(e.target.value) });
 $("graph").onchange = (e) => send({ op: "graph", id: e.target.value });
-for (const id of ["layer-areas", "layer-borders"])
-  $(id).onchange = () => send({ op: "options", areas: $("layer-areas").checked, borders: $("layer-borders").checked });
+for (const name of MAP_OPTIONS)
+  $("layer-" + name).onchange = () => {
+    const request = { op: "options" };
+    for (const n of MAP_OPTIONS) request[n] = $("layer-" + n).checked;
+    send(request);
+  };
 for (const id of ["layer-polygons", "layer-search", "layer-agents", "layer-paths", "layer-query"])
   $(id).onchange = draw;
 document.addEventListener("keydown", (e) => {
