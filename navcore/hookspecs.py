@@ -343,6 +343,29 @@ def navcore_begin_search(world: World, graph: NavGraph, request: PathRequest) ->
 
 
 @hookspec(firstresult=True)
+def navcore_closed_nodes(world: World, graph: NavGraph,
+                         request: PathRequest) -> tuple[PathResult, np.ndarray] | None:
+    """Search ``request`` as this plugin's ``navcore_find_path`` would and
+    return ``(result, closed)``: that search's ``PathResult`` and the node
+    ids it closed (int32, one per expansion counted in ``result.expanded``;
+    read from the search's generation-stamped scratch right after it, on
+    this thread), or ``None`` when this plugin does not search ``request``
+    that way (another algorithm, or one whose expansions are not nodes:
+    raise a ``QueryError`` naming the algorithms that are, to say so).
+
+    Called by ``World.closed_nodes`` (the viewer's "search nodes" layer),
+    after ``find_path`` answered the same request and only when that
+    search expanded something (an O(1) pre-check's answer closes nothing).
+    ``World`` compares the two results (status, cost, nodes, expanded) and
+    refuses with a ``QueryError`` when they differ, so an implementation
+    that is asked about a request another plugin answered (a contraction
+    hierarchy that ``auto`` used) is never taken for it. Same ends and
+    threading rules as ``navcore_find_path``; a debugging query, not for
+    frames. Must not mutate the graph.
+    """
+
+
+@hookspec(firstresult=True)
 def navcore_postprocess_path(world: World, graph: NavGraph, request: PathRequest,
                              result: PathResult) -> PathResult | None:
     """Improve a found path (string pulling, smoothing), or return ``None``.

@@ -68,6 +68,34 @@ class Queries:
             return request
         return self._solve(graph, request)
 
+    def closed_nodes(self, graph_id, start, goal, algorithm: str = "auto",
+                     **options) -> tuple:
+        """``(result, closed)``: ``find_path``'s result and the node ids its
+        search closed (int32, one per expansion in ``result.expanded``;
+        empty when the answer needed no search: an end not walkable, ends
+        in different areas). What a debugger draws as "the nodes the last
+        query expanded". Same checks and errors as ``find_path``; a
+        ``QueryError`` when the search that answered keeps no record of
+        its nodes (Polyanya expands intervals of edges; a contraction
+        hierarchy's or a road graph's searches are not recorded)."""
+        graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
+        none = np.zeros(0, dtype=np.int32)
+        if type(request) is PathResult:
+            return request, none
+        result = self._solve(graph, request)
+        if result.expanded == 0:
+            return result, none
+        again, closed = self._ask("navcore_closed_nodes", graph, request)
+        closed = np.asarray(closed, dtype=np.int32)
+        if not _same_answer(result, again) or closed.size != result.expanded:
+            raise QueryError(
+                f"closed_nodes: {result.algorithm or algorithm!r} on {graph.kind} graph "
+                f"{graph_id!r} was answered by a search that keeps no record of the nodes "
+                f"it closed (the recorded search expanded {again.expanded} nodes and "
+                f"closed {closed.size}, find_path's {result.expanded}); ask for an "
+                f"algorithm the graph's own searches answer")
+        return result, closed
+
     def _capped(self, graph_id, start, goal, algorithm, max_nodes, partial, options):
         """``find_path`` with ``max_nodes`` / ``partial``: one search step."""
         partial = validate.boolean(partial, "find_path: partial", QueryError)
@@ -535,6 +563,13 @@ class Queries:
         raise QueryError(f"no plugin answered {name.removeprefix('navcore_')} on "
                          f"{graph.kind} graph {graph.graph_id!r}{''.join(algorithm)}"
                          f"{_HINTS.get(name, '')}")
+
+
+def _same_answer(a: PathResult, b: PathResult) -> bool:
+    """Whether two searches of one request gave the same answer."""
+    return (a.status is b.status and a.expanded == b.expanded
+            and (a.cost == b.cost or (a.cost != a.cost and b.cost != b.cost))
+            and np.array_equal(a.nodes, b.nodes))
 
 
 def _given(points, ids, i):

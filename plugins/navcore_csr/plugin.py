@@ -183,6 +183,7 @@ def navcore_warm_up(graph):
     isochrone.warm_up(graph)
 
 
+navcore_closed_nodes = forward(search.search_closed, trylast=True)
 navcore_path_costs = forward(search.path_costs, trylast=True)
 navcore_reachable = forward(search.reachable, trylast=True)
 

@@ -211,6 +211,31 @@ def run_astar(graph, s, t, heuristic, algorithm):
     return result_of(graph, sc, t, cost, expanded, algorithm)
 
 
+def closed_nodes(graph) -> np.ndarray:
+    """The node ids this thread's last ``astar`` or ``dijkstra`` on
+    ``graph`` closed (int32, in id order): those its scratch stamps with
+    that search's closed mark. Read it right after the search, on the
+    thread that ran it: the next search on ``graph`` overwrites it."""
+    sc = scratch_for(graph)
+    return np.flatnonzero(sc.stamp == 2 * sc.gen + 1).astype(np.int32)
+
+
+def search_closed(graph, request):
+    """``navcore_closed_nodes`` for the generic searches: ``(result,
+    closed)`` of the A* (``auto``, ``astar``) or Dijkstra that
+    ``navcore_find_path`` runs for ``request``; None for other algorithms."""
+    algo = request.algorithm
+    if algo not in ("auto", "astar", "dijkstra"):
+        return None
+    s, t = request.start_node, request.goal_node
+    if algo == "dijkstra":
+        result = run_astar(graph, s, t, "zero", "dijkstra")
+    else:
+        h = request.options.get("heuristic", graph.heuristic)
+        result = astar_between(graph, s, t, h, "astar" if h != "zero" else "dijkstra")
+    return result, closed_nodes(graph)
+
+
 def heuristic_inputs(graph, heuristic):
     """``(positions, kind, scale)`` the A* kernel takes for a checked
     ``heuristic`` on ``graph``."""

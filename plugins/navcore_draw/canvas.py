@@ -50,7 +50,10 @@ class Canvas:
     per world unit (an int >= 1 unless the scene layer's ``unit`` is not
     1); y grows downwards, as in map files, unless ``y_up`` (latitudes:
     then ``origin`` is the top-left corner with the largest y).
-    ``borders``: whether outlines were asked for (``--borders``).
+    ``borders``: whether outlines were asked for (``--borders``);
+    ``tiles``: whether a tiled graph's tile borders were (the navmesh
+    plugin outlines its tiles); ``traffic``: whether roads are coloured by
+    how much slower than free flow they are now (the roads plugin).
     ``wall`` and ``covered``: the colours of walls and of floor under a
     moving obstacle, for backends that draw those as shapes.
     """
@@ -59,7 +62,8 @@ class Canvas:
     covered = COVERED
 
     def __init__(self, bounds, scale, colours: np.ndarray, borders: bool = False,
-                 y_up: bool = False, aspect: float = 1.0):
+                 y_up: bool = False, aspect: float = 1.0, tiles: bool = False,
+                 traffic: bool = False):
         x0, y0, x1, y1 = bounds
         self.y_up = bool(y_up)
         #: pixels of a unit of x against a unit of y (a scene layer's ``aspect``)
@@ -72,6 +76,8 @@ class Canvas:
         self.node_at = np.full((height, width), -1, dtype=np.int32)
         self.colours = colours
         self.borders = bool(borders)
+        self.tiles = bool(tiles)
+        self.traffic = bool(traffic)
         #: set by ``outline``: some overlay drew borders
         self.outlined = False
 

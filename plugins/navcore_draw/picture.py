@@ -157,11 +157,13 @@ def node_colours(world, graph_id, graph, areas: bool = True) -> np.ndarray:
 
 
 def map_canvas(world, graph_id, graph, layer, scale: int, colours,
-               borders: bool = False) -> Canvas:
+               borders: bool = False, tiles: bool = False, traffic: bool = False) -> Canvas:
     """The graph's map and overlays at ``scale`` pixels per map unit,
-    drawn by its plugins into a canvas covering ``layer.bounds()``."""
+    drawn by its plugins into a canvas covering ``layer.bounds()``
+    (``borders``, ``tiles``, ``traffic``: the optional overlays, see
+    ``Canvas``)."""
     canvas = Canvas(layer.bounds(), scale / layer.unit, colours, borders, layer.y_up,
-                    layer.aspect)
+                    layer.aspect, tiles, traffic)
     hook = world.plugins.hook
     if not hook.navcore_draw_graph(graph=graph, canvas=canvas):
         raise QueryError(f"no plugin draws {graph.kind!r} graphs (navcore_draw_graph), so "

@@ -161,6 +161,7 @@ def navcore_find_paths(graph, batch):
 
 
 navcore_path_costs = forward(search.grid_path_costs, GridGraph)
+navcore_closed_nodes = forward(search.closed_nodes, GridGraph)
 
 
 @navcore.hookimpl

@@ -250,6 +250,30 @@ def jps_query(graph: GridGraph, start: int, goal: int) -> PathResult:
     return PathResult.found_path(nodes, points, cost, expanded, "jps")
 
 
+def closed_nodes(graph: GridGraph, request):
+    """``navcore_closed_nodes``: ``(result, closed cells)`` of the search
+    ``navcore_find_path`` runs for ``request`` (``auto``: JPS where it
+    applies, else A*; ``jps``, ``astar``, ``dijkstra``), the cells read
+    from this thread's scratch right after it: those stamped with the
+    query's closed mark (``2 * gen + 1``; JPS closes jump points). None
+    for other algorithms."""
+    algo = request.algorithm
+    s, t = request.start_node, request.goal_node
+    sc = scratch_for(graph)
+    if algo == "jps" or (algo == "auto" and jps_applies(graph)):
+        result = jps_or_refuse(graph, s, t)
+        stamp = sc.jps()[0][0]
+    elif algo in ("auto", "astar", "dijkstra"):
+        result = astar_query(graph, s, t, algo != "dijkstra",
+                             "dijkstra" if algo == "dijkstra" else "astar")
+        stamp = sc.stamp
+    else:
+        return None
+    padded = np.flatnonzero(stamp == 2 * sc.gen + 1)
+    Wp = graph.width + 2
+    return result, ((padded // Wp - 1) * graph.width + padded % Wp - 1).astype(np.int32)
+
+
 def grid_find_paths(graph: GridGraph, batch) -> None:
     """Answer the open entries of a ``navcore.PathBatch`` as
     ``navcore_find_path`` would (``auto``: JPS where it applies, else A*;

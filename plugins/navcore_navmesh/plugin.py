@@ -207,6 +207,9 @@ def navcore_find_path(world, graph, request):
     return _answer(request, graph)
 
 
+navcore_closed_nodes = forward(polygon_search.closed_nodes, NavMeshGraph)
+
+
 def _answer(request, graph):
     """The path ``request`` asks for on ``graph`` (ends in the plane)."""
     if request.algorithm in _EXACT:

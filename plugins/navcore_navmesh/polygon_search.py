@@ -44,6 +44,33 @@ def polygon_path(graph, request) -> PathResult:
     return result
 
 
+def closed_nodes(graph, request):
+    """``navcore_closed_nodes`` on a plain navmesh (no heights, no area
+    filter): ``(result, polygons closed)`` of the polygon-graph searches
+    and the funnel's corridor search (A* over the polygon graph, read by
+    ``navcore_csr.closed_nodes``). The exact search (``polyanya``, and
+    ``auto``, ``astar``, ``dijkstra`` that mean it here) expands intervals
+    of edges, not polygons: a ``QueryError`` naming the searches that
+    close polygons. None for other requests."""
+    from .funnel import ALGORITHM as FUNNEL, funnel_path
+    from .polyanya import NAMES
+    if graph.heights is not None or set(request.options) - {"heuristic"}:
+        return None
+    name = request.algorithm
+    if name in NAMES:
+        raise navcore.QueryError(
+            f"{name!r} on navmesh {request.graph_id!r} is Polyanya, which expands "
+            f"intervals of mesh edges, not polygons; the polygons a search closes are "
+            f"recorded for {', '.join(map(repr, (*ALGORITHMS, FUNNEL)))}")
+    if name in ALGORITHMS:
+        result = polygon_path(graph, request)
+    elif name == FUNNEL and not request.options:
+        result = funnel_path(graph, request)
+    else:
+        return None
+    return result, navcore_csr.closed_nodes(graph)
+
+
 def refuse(graph, request):
     """``QueryError`` for a generic name that would search the polygon graph."""
     raise navcore.QueryError(

@@ -401,13 +401,19 @@ def _off_mesh(index, point, reach) -> float:
 
 # -- pictures -------------------------------------------------------------------
 
+#: how dark a tile border is drawn (times the colour under it): darker
+#: than a polygon's outline
+TILE_DARKEN = 0.3
+
+
 def draw(graph, canvas) -> bool:
     """Paint ``graph`` into ``canvas``: the ground the mesh leaves out (the
     margin its agent radius keeps from walls) in a dim grey, every polygon
     in its node's colour with thin outlines when polygons are large enough
     to show them, what a scene walled dark, its moving obstacles in the
-    canvas's obstacle colour. Walls and static obstacles stay the canvas's
-    wall colour."""
+    canvas's obstacle colour, and with ``canvas.tiles`` a tiled mesh's tile
+    borders dark. Walls and static obstacles stay the canvas's wall
+    colour."""
     ground, node_at, edges = _raster(graph, canvas)
     canvas.rgb[ground] = MARGIN
     canvas.paint(node_at)
@@ -418,6 +424,9 @@ def draw(graph, canvas) -> bool:
         _fill(canvas, scene.walled.intersection(scene.ground), canvas.wall)
         for polygon in scene.placed.values():
             _fill(canvas, polygon, canvas.covered)
+    if getattr(canvas, "tiles", False) and graph.tiles is not None:
+        # where the polygons of one tile meet another's (retired slots: -1)
+        canvas.outline(graph.tiles.tile_of, TILE_DARKEN)
     return True
 
 

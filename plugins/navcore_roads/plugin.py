@@ -162,6 +162,21 @@ def navcore_find_path(graph, request):
     return phantoms.route(graph, request, *_solver(graph, name, view))
 
 
+def closed_nodes(graph, request):
+    """``navcore_closed_nodes``: the route ``bidijkstra`` finds (``auto``
+    without a current hierarchy) and the junctions both its directions
+    closed, one search between junctions or from a point's exits to the
+    other's entries; None for the other searches (hierarchies, turn
+    rules, and point ends that run one search per pair of junctions)."""
+    name, view = _search_of(graph, request.algorithm)
+    if name != "bidijkstra" or view is not None or graph.turns is not None:
+        return None
+    return navcore_find_path(graph, request), search.closed_both(graph)
+
+
+navcore_closed_nodes = forward(closed_nodes, RoadGraph, tryfirst=True)
+
+
 # the scheduler's batches: hierarchy routes between junctions in one pass
 # of the hierarchy's many-pairs kernels; the other searches, and the routes
 # from or to a point on a road, one request at a time (navcore_find_path)

@@ -118,9 +118,10 @@ class RoadSceneLayer(SceneLayer):
 
 def draw(graph, canvas) -> bool:
     """Every segment of every edge as a line two pixels wide, in the
-    colour of the edge's first junction (its area), closed ones in the
-    canvas's ``covered`` colour; ``node_at`` marks the pixels with that
-    junction."""
+    colour of the edge's first junction (its area), or with
+    ``canvas.traffic`` in the colour of its slowdown (``traffic_colours``),
+    closed ones in the canvas's ``covered`` colour; ``node_at`` marks the
+    pixels with that junction."""
     seg = graph.segments
     used = graph.chain
     owner = graph.edge_src[graph.seg_edge[used]]
@@ -142,5 +143,41 @@ def draw(graph, canvas) -> bool:
         node_at[y[ok], x[ok]] = owner[which[ok]]
         closed[y[ok & shut], x[ok & shut]] = True
     canvas.paint(node_at)
+    if getattr(canvas, "traffic", False):
+        ramp = traffic_colours(slowdown(graph)[used])[which]
+        for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            x = np.floor(pts[:, 0]).astype(np.int64) + dx
+            y = np.floor(pts[:, 1]).astype(np.int64) + dy
+            ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+            canvas.rgb[y[ok], x[ok]] = ramp[ok]
     canvas.rgb[closed] = canvas.covered                      # closed roads in dark red
     return True
+
+
+#: the traffic colours: free flow green, twice as slow yellow, at least
+#: SLOWEST times as slow red (closed roads stay the canvas's covered colour)
+FREE, SLOW, JAMMED = (60, 200, 90), (240, 200, 40), (220, 40, 40)
+SLOWEST = 4.0
+
+
+def slowdown(graph) -> np.ndarray:
+    """Per segment: its cost now over its free-flow cost (1: free flow,
+    ``inf``: closed), from the graph's traffic state (factors and speeds)."""
+    from .network import Traffic
+    segs = np.arange(graph.segments.num_segments)
+    free = Traffic(graph.segments).costs(graph, segs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.asarray(graph.seg_cost, dtype=np.float64) / free
+    return np.where(free > 0, out, 1.0)
+
+
+def traffic_colours(slow) -> np.ndarray:
+    """``(k, 3)`` uint8 colours of slowdowns ``slow``: green at 1, yellow
+    at 2, red from ``SLOWEST`` (linear between)."""
+    s = np.clip(np.nan_to_num(np.asarray(slow, dtype=np.float64), posinf=SLOWEST),
+                1.0, SLOWEST)
+    low = np.clip(s - 1.0, 0.0, 1.0)[:, None]                # 1 .. 2
+    high = np.clip((s - 2.0) / (SLOWEST - 2.0), 0.0, 1.0)[:, None]
+    free, slow_, jam = (np.array(c, dtype=np.float64) for c in (FREE, SLOW, JAMMED))
+    rgb = np.where(s[:, None] <= 2.0, free + (slow_ - free) * low, slow_ + (jam - slow_) * high)
+    return np.round(rgb).astype(np.uint8)

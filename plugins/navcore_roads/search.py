@@ -106,6 +106,17 @@ def route(graph, s: int, t: int, algorithm: str) -> PathResult:
     return advance(graph, inputs, sc, s, t, sc.next_gen(), UNLIMITED, algorithm)
 
 
+def closed_both(graph) -> np.ndarray:
+    """The junctions this thread's last search on ``graph`` closed, from
+    the start's side then the goal's (int32; a junction both sides closed
+    appears twice, as ``expanded`` counts it). Read it right after the
+    search, on its thread: the next one overwrites it."""
+    sc = scratch_for(graph)
+    mark = 2 * sc.gen + 1
+    return np.concatenate([np.flatnonzero(sc.stamp[0] == mark),
+                           np.flatnonzero(sc.stamp[1] == mark)]).astype(np.int32)
+
+
 def search_inputs(graph, algorithm: str) -> tuple:
     """What ``advance`` reads of ``graph`` for ``algorithm`` (as the graph
     is now): ``(csr, reverse csr or None, unit, scale)``; ``QueryError``

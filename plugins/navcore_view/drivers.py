@@ -115,6 +115,9 @@ class Driver:
             if op == "path":
                 return self.session.path(request.get("from"), request.get("to"),
                                          request.get("algorithm", "auto"))
+            if op == "refresh":
+                greeting = self.session.refresh(self.last_stats, self.playing)
+                return self.control() | greeting
             if op == "info":
                 return self.session.info(request.get("node"))
             if op == "options":
@@ -154,7 +157,7 @@ class SceneDriver(Driver):
 
     def start(self) -> None:
         self.session.greet()
-        self.session.capture(None, playing=self.playing)
+        self.session.capture(None, playing=self.playing, always=True)
         self.thread.start()
 
     def connected(self) -> None:
@@ -214,7 +217,7 @@ class WorldDriver(Driver):
         """Take the world's frames from now on (registered here, once the
         server runs, so a viewer refused before leaves no hook behind)."""
         self.session.greet()
-        self.session.capture(None, playing=True)
+        self.session.capture(None, playing=True, always=True)
         self.world.plugins.register(self, name=f"navcore_view_{id(self):x}")
 
     def disconnected(self, clients_left: int) -> None:

@@ -51,6 +51,7 @@ class Server:
         self.pages = {"/": _static("viewer.html").replace("__TOKEN__", self.token),
                       "/viewer.js": _static("viewer.js")}
         self.clients: set = set()
+        self.pending: set = set()            # answers awaited from the driver
         self.connections = 0                 # sockets ever opened
         self.loop = None
         self._ready = threading.Event()
@@ -129,6 +130,8 @@ class Server:
         self.port = runner.addresses[0][1]
         self._ready.set()
         await self._stop_event.wait()
+        for answer in list(self.pending):        # a stopped driver answers no more
+            answer.cancel()
         for client in list(self.clients):
             if self.session.ended and not client.told_end:
                 client.told_end = True
@@ -184,11 +187,18 @@ class Server:
         client = _Client(ws)
         self.clients.add(client)
         self.connections += 1
-        sender = asyncio.create_task(self._send_frames(client))
+        behind = self.session.attach()
+        sender = None
         try:
-            with self.session.lock:              # made on the driver's thread
-                greeting = self.session.greeting
-            await client.send_json(self.driver.control() | greeting)
+            if behind:
+                # frames passed while no page watched: the driver takes the
+                # map and frame again before this page sees either
+                hello = await self._answer({"op": "refresh"})
+            else:
+                with self.session.lock:          # made on the driver's thread
+                    hello = self.driver.control() | self.session.greeting
+            sender = asyncio.create_task(self._send_frames(client))
+            await client.send_json(hello)
             self.driver.connected()
             async for msg in ws:
                 if msg.type != web.WSMsgType.TEXT:
@@ -203,20 +213,30 @@ class Server:
                     continue
                 asyncio.create_task(self._ask(client, request_))
         finally:
-            sender.cancel()
+            if sender is not None:
+                sender.cancel()
             self.clients.discard(client)
+            self.session.detach()
             self.driver.disconnected(len(self.clients))
         return ws
 
-    async def _ask(self, client, request) -> None:
+    async def _answer(self, request):
+        """The driver's answer to ``request`` (asked on its thread)."""
         loop = asyncio.get_running_loop()
         answer = loop.create_future()
 
         def reply(value):                      # on the driver's thread
             if not loop.is_closed():
                 loop.call_soon_threadsafe(_settle, answer, value)
-        self.driver.submit(request, reply)
-        value = await answer
+        self.pending.add(answer)
+        try:
+            self.driver.submit(request, reply)
+            return await answer
+        finally:
+            self.pending.discard(answer)
+
+    async def _ask(self, client, request) -> None:
+        value = await self._answer(request)
         if isinstance(request, dict) and "id" in request and isinstance(value, dict):
             value = {**value, "id": request["id"]}
         await client.send_json(value)

@@ -16,6 +16,12 @@ Each frame adds a small message: the frame number, the frame's times
 and crowds, and the world's ``world.crowds`` on the graph) and, every
 few frames when there are many, their remaining paths.
 
+Nothing is taken while no page is connected (``pages`` is 0): a frame
+then only marks the session ``behind``, and a page that connects while
+it is behind waits for ``refresh`` (on the driver's thread) before its
+greeting, so it never sees a stale map or frame. ``captures`` counts the
+frames taken.
+
 Everything here runs on the driver's thread (the one that ticks the
 world); the server's thread reads only what ``publish`` swapped in under
 ``lock``: immutable bytes and tuples.
@@ -47,6 +53,9 @@ PATH_AGENTS = 100
 PATH_EVERY = 5
 #: at most this many points of one path are sent
 PATH_POINTS = 128
+#: at most this many of the nodes a clicked query closed are sent (its
+#: "search nodes" layer; the count is sent whole)
+CLOSED_SHOWN = 250_000
 #: an agent's colour index in the page's palette: a scene agent's state
 #: (``navcore_scenes.agents``: waiting 0, moving 1, arrived 2, stuck 3,
 #: retrying 4) in the scenes plugin's pictures' colours (moving white,
@@ -73,7 +82,8 @@ class Session:
     def __init__(self, world, graph_id=None, sim=None):
         self.world, self.sim = world, sim
         self.lock = threading.Lock()
-        self.options = {"areas": True, "borders": False}
+        #: the map's options (drawn by the plugins: ``navcore_draw.Canvas``)
+        self.options = {"areas": True, "borders": False, "tiles": False, "traffic": False}
         self.listeners: list = []           # called (no arguments) after publish
         self.epoch = 0                      # a new map frame: pages take every tile
         self.map_info: dict = {}
@@ -83,6 +93,9 @@ class Session:
         self.frame = 0
         self.ended = None                   # why the scene ended, once it has
         self.map_bytes = 0                  # bytes of the last full map sent
+        self.pages = 0                      # pages connected (``attach``/``detach``)
+        self.behind = False                 # a frame passed that was not taken
+        self.captures = 0                   # frames taken
         self._rgb = self._node_at = None
         self._drawn_key = None
         self._drawn_at = 0.0
@@ -177,7 +190,8 @@ class Session:
         if self.sim is not None:
             colours[self.layer.obstacle_nodes()] = COVERED
         canvas = P.map_canvas(self.world, self.graph_id, graph, self.layer, self.scale,
-                              colours, self.options["borders"])
+                              colours, self.options["borders"], self.options["tiles"],
+                              self.options["traffic"])
         rgb, node_at = canvas.rgb, canvas.node_at
         h, w = node_at.shape
         tiles = dict(self.tiles)
@@ -211,9 +225,16 @@ class Session:
         return True
 
     # -- frames -------------------------------------------------------------
-    def capture(self, stats=None, playing: bool = False) -> None:
+    def capture(self, stats=None, playing: bool = False, always: bool = False) -> None:
         """Take the frame that just ended (``stats``: its ``FrameStats``;
-        ``None`` before the first) and publish it."""
+        ``None`` before the first) and publish it; with no page connected
+        (unless ``always``) only note that the session is ``behind``."""
+        with self.lock:
+            if not self.pages and not always:
+                self.behind = True
+                return
+            self.behind = False
+        self.captures += 1
         self.draw_map(force=not playing)
         frame = self.sim.frame if self.sim is not None else \
             (stats.frame if stats is not None else self.frame)
@@ -284,6 +305,25 @@ class Session:
             return points[:, :2]
         return np.asarray(layer.on_ground(points[:, :layer.dims]))[:, :2]
 
+    def attach(self) -> bool:
+        """A page connected (server's thread); returns whether it must wait
+        for ``refresh`` (frames passed untaken since the last capture)."""
+        with self.lock:
+            self.pages += 1
+            return self.behind
+
+    def detach(self) -> None:
+        """A page closed (server's thread)."""
+        with self.lock:
+            self.pages -= 1
+
+    def refresh(self, stats, playing: bool) -> dict:
+        """The map, the frame and the greeting as they are now, for a page
+        that connected while the session was behind (driver's thread)."""
+        self.draw_map(force=True)
+        self.capture(stats, playing=playing, always=True)
+        return self.greet()
+
     def publish(self) -> None:
         for listener in list(self.listeners):
             listener()
@@ -333,7 +373,16 @@ class Session:
                 "graphs": [_json_id(g) for g in self.graph_ids()],
                 "algorithms": algorithms, "palette": palette,
                 "budget_ms": float(self.world.frame_budget_ms), "options": self.options,
+                "offers": self.offers(),
                 "scene": settings, "mode": "scene" if self.sim is not None else "world"}
+
+    def offers(self) -> dict:
+        """The map options that draw something on the shown graph: tile
+        borders on a tiled navmesh, traffic on roads."""
+        graph = self.world.graph(self.graph_id)
+        return {"areas": True, "borders": True,
+                "tiles": getattr(graph, "tiles", None) is not None,
+                "traffic": graph.kind == "roads"}
 
     def greet(self) -> dict:
         """Make ``greeting`` again (on the driver's thread); returns it."""
@@ -353,13 +402,25 @@ class Session:
                              "3D level with world.find_path(graph_id, (x, y, z), ...)")
         if not isinstance(algorithm, str):
             raise QueryError(f"algorithm must be a name, got {algorithm!r}")
-        r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
+        closed, why = None, None
+        try:
+            r, closed = self.world.closed_nodes(self.graph_id, a, b, algorithm=algorithm)
+        except QueryError as exc:
+            # a search that keeps no record of its nodes (Polyanya, a
+            # hierarchy), or a bad request: find_path answers or says why
+            why = exc.message
+            r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
         pts = self._ground(self.layer, r.points) if r.found and len(r.points) else \
             np.zeros((0, 2))
-        return {"type": "path", "from": list(a), "to": list(b), "status": r.status.value,
-                "cost": r.cost if math.isfinite(r.cost) else None,
-                "expanded": int(r.expanded), "nodes": int(len(r.nodes)),
-                "algorithm": r.algorithm or algorithm, "points": pts.tolist()}
+        out = {"type": "path", "from": list(a), "to": list(b), "status": r.status.value,
+               "cost": r.cost if math.isfinite(r.cost) else None,
+               "expanded": int(r.expanded), "nodes": int(len(r.nodes)),
+               "algorithm": r.algorithm or algorithm, "points": pts.tolist(),
+               "closed": None, "closed_total": None, "closed_why": why}
+        if closed is not None:
+            out["closed_total"] = int(closed.size)
+            out["closed"] = np.unique(closed)[:CLOSED_SHOWN].tolist()
+        return out
 
     def info(self, node) -> dict:
         """What the page shows on hover over node ``node``."""

@@ -38,7 +38,7 @@ def test_the_page_draws_the_renderers_map(shown):
     from navcore_scenes.render import picture
     sim, viewer, page = shown
     page.pause()
-    for name in ("agents", "paths", "query", "polygons"):
+    for name in ("agents", "paths", "query", "search", "polygons"):
         page.layer(name, False)
     s = viewer.session
     truth = picture(sim, s.graph_id, s.scale).rgb
@@ -49,7 +49,7 @@ def test_the_page_draws_the_renderers_map(shown):
     colours = {tuple(c) for c in got.reshape(-1, 3)[::7]}
     assert tuple(WALL) in colours and len(colours) >= 2
     assert page.js("V.tiles") == len(s.tiles)
-    for name in ("agents", "paths", "query"):
+    for name in ("agents", "paths", "query", "search"):
         page.layer(name, True)
 
 
@@ -114,6 +114,47 @@ def test_a_clicked_pair_gets_find_paths_answer(shown):
     assert q["status"] in text and str(q["expanded"]) in text
 
 
+def _searched_pair(sim, gid, algorithm):
+    """Two agents as far apart as a found path between them goes (agents
+    stand on walkable ground; a pair in two areas needs no search)."""
+    at = sim.agents.pos[:, :2]
+    for k in np.argsort(-np.hypot(*(at - at[0]).T)):
+        r = sim.world.find_path(gid, tuple(at[0]), tuple(at[k]), algorithm=algorithm)
+        if r.found and r.expanded > 1:
+            return at[0], at[k]
+    pytest.fail("no two agents with a path between them")
+
+
+def test_the_search_nodes_layer_shows_the_nodes_the_query_closed(shown):
+    sim, viewer, page = shown
+    page.pause()
+    gid = viewer.session.graph_id
+    # a navmesh's own search (Polyanya) expands intervals of edges: its
+    # polygon search closes polygons
+    algorithm = "polygon_astar" if sim.world.graph(gid).kind == "navmesh" else "auto"
+    page.page.select_option("#algorithm", algorithm)
+    page.layer("search", True)
+    page.page.evaluate("window.navcoreViewer.lastQuery = null")
+    a, b = _searched_pair(sim, gid, algorithm)
+    page.click_world(*a)
+    page.click_world(*b)
+    page.wait("V.lastQuery !== null")
+    q = page.js("V.lastQuery")
+    assert "error" not in q and q["closed_why"] is None, q
+    truth, closed = sim.world.closed_nodes(gid, tuple(q["from"]), tuple(q["to"]),
+                                           algorithm=algorithm)
+    assert q["closed_total"] == truth.expanded == q["expanded"] > 0
+    assert q["closed"] == np.unique(closed).tolist()
+    assert page.js("V.searchedPixels") > 0
+    on = page.shot()
+    page.layer("search", False)
+    time.sleep(0.1)
+    off = page.shot()
+    assert (on != off).any(), "the search nodes layer drew nothing"
+    page.layer("search", True)
+    page.page.select_option("#algorithm", "auto")
+
+
 def test_toggling_layers_changes_the_picture(shown):
     sim, viewer, page = shown
     page.pause()
@@ -134,6 +175,25 @@ def test_toggling_layers_changes_the_picture(shown):
     again = page.shot()
     diff = (again != before).any(axis=2)
     assert not diff.any(), f"{diff.sum()} pixels differ at {np.argwhere(diff)[:5].tolist()}"
+
+
+def test_tile_and_traffic_layers_are_offered_where_they_draw_and_change_the_picture(shown):
+    sim, viewer, page = shown
+    page.pause()
+    kind = sim.world.graph(viewer.session.graph_id).kind
+    offers = viewer.session.offers()
+    assert offers["tiles"] == (kind == "navmesh") and offers["traffic"] == (kind == "roads")
+    for name in ("tiles", "traffic"):
+        assert page.page.locator(f"#offer-{name}").is_visible() == offers[name]
+        if not offers[name]:
+            continue
+        before = page.shot()
+        page.layer(name, True, viewer.session)
+        shown_on = page.shot()
+        assert (shown_on != before).any(), f"the {name} layer drew nothing"
+        page.layer(name, False, viewer.session)
+        diff = (page.shot() != before).any(axis=2)
+        assert not diff.any(), f"{diff.sum()} pixels differ after the {name} layer went off"
 
 
 def test_hover_names_the_node_its_area_and_cost(shown):

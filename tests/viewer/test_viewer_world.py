@@ -115,3 +115,52 @@ def test_closing_one_of_two_pages_leaves_the_other_running(game, browser):
         assert not second.errors, second.errors
     finally:
         second.close()
+
+
+def test_nothing_is_taken_while_no_page_watches_and_a_late_page_gets_it_all(browser):
+    world = navcore.World()
+    world.add_graph("yard", type="grid", rows=ROWS)
+    crowd = world.add_crowd("walkers", graph="yard", radius=0.3)
+    crowd.add([(0.5, 0.5), (0.5, 4.5)], max_speed=2.0)
+    crowd.set_goals(crowd.ids, [(23.5, 7.5), (23.5, 1.5)])
+    viewer = navcore.view(world, open_browser=False)
+    try:
+        taken = viewer.session.captures
+        for _ in range(20):
+            world.tick(0.05)
+        assert viewer.session.captures == taken, "frames were taken for nobody"
+
+        page = browser.new_page(viewport={"width": 1200, "height": 800}, bypass_csp=True)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(viewer.url)
+        deadline = time.monotonic() + 10
+        while not viewer.server.clients and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+        # the page waits for the game's next tick: no stale map or frame before it
+        assert page.evaluate("window.navcoreViewer.hello") is None
+        assert page.evaluate("window.navcoreViewer.messages") == 0
+        world.tick(0.05)
+        page.wait_for_function("window.navcoreViewer.ready && window.navcoreViewer.hello",
+                               timeout=10000)
+        v = page.evaluate("({frame: window.navcoreViewer.frame, graph: "
+                          "window.navcoreViewer.hello.graph, "
+                          "pos: Array.from(window.navcoreViewer.pos)})")
+        assert v["frame"] == world.frame == 21 and v["graph"] == "yard"
+        assert np.allclose(np.reshape(v["pos"], (-1, 2)), crowd.positions, atol=1e-4)
+        watched = viewer.session.captures
+        world.tick(0.05)
+        assert viewer.session.captures == watched + 1
+        assert not errors, errors
+
+        page.close()
+        while viewer.server.clients and time.monotonic() < deadline:
+            time.sleep(0.02)
+        left = viewer.session.captures
+        for _ in range(10):
+            world.tick(0.05)
+        assert viewer.session.captures == left, "frames were taken after the page closed"
+    finally:
+        viewer.close()
+        world.close()

@@ -10,6 +10,8 @@ const $ = (id) => document.getElementById(id);
 const mapCanvas = $("map");
 const ctx = mapCanvas.getContext("2d");
 const CHART_FRAMES = 150;
+// the layers the server draws into the map (its options)
+const MAP_OPTIONS = ["areas", "borders", "tiles", "traffic"];
 
 // what tests and curious users can read (window.navcoreViewer)
 const V = window.navcoreViewer = {
@@ -23,6 +25,7 @@ window.addEventListener("error", (e) => V.errors.push(String(e.message)));
 
 let base = null, baseCtx = null;       // the map's pixels
 let edges = null, edgesCtx = null;     // polygon / cell outlines
+let searched = null;                    // the nodes the last query closed, tinted
 let nodeAt = new Int32Array(0);
 let pick = [];                          // clicked world points
 let hoverNode = -1, hoverSent = -1;
@@ -88,7 +91,7 @@ function newMap(info) {
   edgesCtx = edges.getContext("2d");
   nodeAt = new Int32Array(info.width * info.height).fill(-1);
   V.tiles = 0; V.mapBytes = 0;
-  pick = []; V.lastQuery = null;
+  pick = []; V.lastQuery = null; searched = null;
 }
 
 async function onMap(header, blobs, size) {
@@ -115,6 +118,32 @@ async function onMap(header, blobs, size) {
   header.tiles.forEach((t) => outline(t.x * T - 1, t.y * T - 1, T + 2, T + 2));
   V.mapBytes += size;
   V.serial = header.serial;
+  if (header.tiles.length && V.lastQuery) paintSearched();
+}
+
+// the pixels of the nodes the last clicked query's search closed, tinted
+// magenta (from the node each pixel shows): a colour neither the areas'
+// palette nor the traffic ramp (green, yellow, red) uses
+const SEARCHED = [235, 40, 235, 140];
+function paintSearched() {
+  const q = V.lastQuery;
+  searched = null;
+  V.searchedPixels = 0;
+  if (!q || !q.closed || !q.closed.length || !V.map) return;
+  let top = 0;
+  for (const n of q.closed) if (n > top) top = n;
+  const mark = new Uint8Array(top + 1);
+  for (const n of q.closed) mark[n] = 1;
+  const m = V.map, img = new ImageData(m.width, m.height);
+  for (let i = 0; i < nodeAt.length; i++) {
+    const n = nodeAt[i];
+    if (n < 0 || n > top || !mark[n]) continue;
+    img.data.set(SEARCHED, 4 * i);
+    V.searchedPixels += 1;
+  }
+  searched = document.createElement("canvas");
+  searched.width = m.width; searched.height = m.height;
+  searched.getContext("2d").putImageData(img, 0, 0);
 }
 
 // darken the first pixel right of and below a change of node: cell and
@@ -175,15 +204,18 @@ function handleText(msg) {
     $("title").textContent = "navcore view: " + (msg.scene.name || "world") + " / " + msg.graph;
     fill($("graph"), msg.graphs, msg.graph);
     fill($("algorithm"), ["auto"].concat(msg.algorithms.filter((a) => a !== "auto")), "auto");
-    $("layer-areas").checked = msg.options.areas;
-    $("layer-borders").checked = msg.options.borders;
+    for (const name of MAP_OPTIONS) {
+      $("layer-" + name).checked = msg.options[name];
+      const offer = $("offer-" + name);
+      if (offer) offer.style.display = msg.offers[name] ? "" : "none";
+    }
   }
   if (msg.type === "control" || msg.type === "hello") {
     V.playing = msg.playing; V.speed = msg.speed;
     if (msg.ended) V.ended = msg.ended;
     showControls();
   }
-  if (msg.type === "path") { V.lastQuery = msg; showQuery(); scheduleDraw(); }
+  if (msg.type === "path") { V.lastQuery = msg; paintSearched(); showQuery(); scheduleDraw(); }
   if (msg.type === "info") { V.lastInfo = msg; showInfo(); }
   if (msg.type === "options") V.options = msg.options;
   if (msg.type === "options" || msg.type === "hello") V.optionsReplies = (V.optionsReplies || 0) + 1;
@@ -237,6 +269,7 @@ function draw() {
   const m = V.map, s = m.scale * m.unit;
   ctx.drawImage(base, 0, 0);
   if ($("layer-polygons").checked) ctx.drawImage(edges, 0, 0);
+  if ($("layer-search").checked && searched) ctx.drawImage(searched, 0, 0);
   const pal = (V.hello && V.hello.palette) || {};
   if ($("layer-paths").checked && V.paths) {
     const [off, pts] = V.paths;
@@ -319,7 +352,8 @@ function showQuery() {
   const q = V.lastQuery;
   $("query").textContent = !q ? "-" : q.error ? "error: " + q.error :
     `${q.status} (${q.algorithm})\ncost ${q.cost === null ? "inf" : fmt(q.cost)}\n` +
-    `nodes expanded ${q.expanded}\npath nodes ${q.nodes}\n` +
+    `nodes expanded ${q.expanded}` + (q.closed_total !== null ? " (search nodes layer)" :
+      q.expanded ? `\nsearch nodes not shown: ${q.closed_why}` : "") + `\npath nodes ${q.nodes}\n` +
     `from ${q.from.map(fmt).join(", ")}\nto ${q.to.map(fmt).join(", ")}`;
 }
 function showInfo() {
@@ -334,9 +368,13 @@ $("play").onclick = () => send({ op: V.playing ? "pause" : "play" });
 $("step").onclick = () => send({ op: "step" });
 $("speed").onchange = (e) => send({ op: "speed", value: Number(e.target.value) });
 $("graph").onchange = (e) => send({ op: "graph", id: e.target.value });
-for (const id of ["layer-areas", "layer-borders"])
-  $(id).onchange = () => send({ op: "options", areas: $("layer-areas").checked, borders: $("layer-borders").checked });
-for (const id of ["layer-polygons", "layer-agents", "layer-paths", "layer-query"])
+for (const name of MAP_OPTIONS)
+  $("layer-" + name).onchange = () => {
+    const request = { op: "options" };
+    for (const n of MAP_OPTIONS) request[n] = $("layer-" + n).checked;
+    send(request);
+  };
+for (const id of ["layer-polygons", "layer-search", "layer-agents", "layer-paths", "layer-query"])
   $(id).onchange = draw;
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "SELECT") return;
@@ -349,7 +387,7 @@ mapCanvas.addEventListener("click", (e) => {
   pick = pick.length >= 2 ? [] : pick;
   pick.push(toWorld(px, py));
   if (pick.length === 2) {
-    V.lastQuery = null;
+    V.lastQuery = null; searched = null;
     send({ op: "path", from: pick[0], to: pick[1], algorithm: $("algorithm").value });
   }
   draw();
