@@ -1,10 +1,16 @@
 """Levels made by hand for the level pipeline's tests: flat and sloped
 quads joined into one triangle soup (``quad``, ``join``), and compact
 heightfields from floor heights given per cell (``chf_from_floors``, a
-plain-Python builder independent of the voxel kernels)."""
+plain-Python builder independent of the voxel kernels); and where a point
+stands on a level's mesh, read without its kernels (``OnMesh``: the
+polygons' ground projections with shapely, the detail triangles'
+heights by plain barycentric reading, ``surface_height``)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import shapely
 
 from navcore_levels.heightfield import (CompactHeightfield, DIR_DX, DIR_DZ, OPEN_TOP,
                                         WALKABLE_AREA)
@@ -96,3 +102,52 @@ def tick_until_rebuilt(world, rebuilds, tries: int = 10) -> None:
         if not rebuilds.pending:
             break
     assert not rebuilds.pending and rebuilds.background >= 1
+
+
+def polygons(g):
+    """Each polygon of level graph ``g`` on the ground plane (shapely)."""
+    return [shapely.Polygon(g.vertices[g.poly_verts[g.poly_start[p]:g.poly_start[p + 1]]])
+            for p in range(g.num_nodes)]
+
+
+def surface_height(g, p, x, z):
+    """The height of the level's detail triangles of polygon ``p`` at
+    ``(x, z)`` (y up): the triangle holding it, else the nearest."""
+    d = g.level_detail
+    best = (math.inf, math.nan)
+    for tri in d.tris[d.tri_offsets[p]:d.tri_offsets[p + 1]]:
+        a, b, c = d.verts[tri]
+        den = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2])
+        if den == 0:
+            continue
+        u = ((x - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (z - a[2])) / den
+        v = ((b[0] - a[0]) * (z - a[2]) - (x - a[0]) * (b[2] - a[2])) / den
+        off = max(-u, -v, u + v - 1.0, 0.0)
+        if off < best[0]:
+            best = (off, a[1] + u * (b[1] - a[1]) + v * (c[1] - a[1]))
+    return best[1]
+
+
+class OnMesh:
+    """Checks points against the polygons' projections and heights."""
+
+    def __init__(self, g):
+        self.g, self.polys = g, polygons(g)
+        self.tree = shapely.STRtree(self.polys)
+
+    def misses(self, points, tol=1e-6):
+        """Indices of ``points`` ((k, 3), the level's axes) that lie on no
+        polygon at its surface's height (the detail mesh is in Recast's
+        frame, y up: a z-up level's (x, y, z) is its (x, z, -y))."""
+        return [i for i, p in enumerate(points) if not self.under(p, tol)]
+
+    def under(self, point, tol=1e-6) -> list:
+        """The walkable polygons whose ground projection holds ``point``
+        (the level's axes) and whose surface there is at its height."""
+        x, y, z = point
+        z_up = self.g.up == "z"
+        gx, gy, h = (x, y, z) if z_up else (x, z, y)
+        under = self.tree.query(shapely.Point(gx, gy), predicate="dwithin", distance=1e-7)
+        rz = -gy if z_up else gy
+        return [int(p) for p in under
+                if self.g.walkable[p] and abs(surface_height(self.g, p, gx, rz) - h) <= tol]

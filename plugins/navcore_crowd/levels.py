@@ -33,7 +33,8 @@ radius, or half a step at full speed), takes the link: it is ``on_link``
 link's end at its top speed (DetourCrowd animates its off-mesh
 connections so), out of everyone's avoidance, then walks on. Told a new
 goal or to stop meanwhile, it lands first (a new path starts at the
-link's end); ``teleport`` takes it off the link at once.
+link's end); ``teleport`` takes it off the link at once. ``links_taken``
+counts the links agents took, by kind.
 """
 from __future__ import annotations
 
@@ -72,6 +73,11 @@ class LevelCrowd(Crowd):
         self._link_from = np.zeros((0, 3))
         self._link_to = np.zeros((0, 3))
         self._after_link = np.zeros(0, np.int8)
+        self._taken: dict = {}                     # link kind -> agents that took one
+        # agent id -> {corridor point where a link starts: its kind}, for
+        # the agents whose corridors have links
+        self._link_kinds: dict = {}
+        self._kinds_of_path: dict = {}             # the same, of the path being stored
         super().__init__(world, crowd_id, graph_id, **params)
         # (Recast shrinks a level's walkable surface by its ``agent_radius``:
         # ``Crowd.clearance``, agents keep only the rest of theirs off its
@@ -97,6 +103,12 @@ class LevelCrowd(Crowd):
         """float64 ``(n, 3)``: each agent's velocity in the last step (its
         climb on the up axis)."""
         return self._to_user(self._agents.vel, (self._h - self._h_before) / self._dt)
+
+    @property
+    def links_taken(self) -> dict:
+        """``{kind: count}``: how many times agents stepped onto an
+        off-mesh link of each kind (``"ladder"``, ``"jump"``...) (a copy)."""
+        return dict(self._taken)
 
     def stop(self, ids) -> None:
         """As ``Crowd.stop``; an agent on a link lands first."""
@@ -153,10 +165,17 @@ class LevelCrowd(Crowd):
         out[:, 0], out[:, 1], out[:, 2] = pts[:, a], pts[:, b], pts[:, u]
         for link in result.links:
             out[link.point, S.LINK_COLUMN] = 1.0
+        self._kinds_of_path = {link.point: link.kind for link in result.links}
         return out
 
     def _store(self, r, pts):
         super()._store(r, pts)
+        agent = int(self._ids[r])
+        if self._kinds_of_path:
+            self._link_kinds[agent] = self._kinds_of_path
+            self._kinds_of_path = {}
+        else:
+            self._link_kinds.pop(agent, None)
         if pts[0, S.LINK_COLUMN] == 1.0:
             self._corner[r] = self._lo[r]           # a link from the start: take it first
 
@@ -182,6 +201,10 @@ class LevelCrowd(Crowd):
             return
         a = self._agents
         end = ends[rows]                             # the link's end point
+        for r, e in zip(rows.tolist(), end.tolist()):       # few: those stepping on
+            kinds = self._link_kinds.get(int(self._ids[r]), {})
+            kind = kinds.get(e - 1 - int(self._lo[r]), "link")
+            self._taken[kind] = self._taken.get(kind, 0) + 1
         start, to = self._here(rows), self._pts[end, :3]
         time = np.sqrt(((to - start) ** 2).sum(axis=1)) / a.max_speed[rows]
         self._link_from[rows], self._link_to[rows] = start, to

@@ -26,8 +26,8 @@ wall, not walking into one) is asked of the graph's scene layer
 (``navcore.SceneLayer.step_out``, ``entering_walls``); on graphs without
 one agents simply follow their paths.
 
-Agents that walk as crowds (``walks``: on grids and 2D navmeshes, unless
-the scene says ``avoidance: false``) are moved by the world's crowds
+Agents that walk as crowds (``walks``: on grids, navmeshes and 3D
+levels, unless the scene says ``avoidance: false``) are moved by the world's crowds
 instead: their path requests, corridors and avoidance are the crowd
 plugin's, and ``walkers.Walk`` copies where they are into these arrays
 after every tick.
@@ -504,8 +504,9 @@ class Agents:
         self.vel[going] = (at[going, :2] - self.pos[going, :2]) / dt
         self.vel[~going & ~self.walks] = 0.0
         self.pos[going] = at[going]
-        for i in np.flatnonzero(moving & ~held & (s >= self._total)):
-            self._leg_done(int(i))
+        done = np.flatnonzero(moving & ~held & (s >= self._total))
+        if done.size:
+            self._legs_done(done)
 
     def _take_exits(self) -> None:
         """Agents standing in their exit region leave the map (arrived)."""
@@ -520,7 +521,7 @@ class Agents:
                 inside = np.zeros(graph.num_nodes, dtype=bool)
                 inside[self.layers[gid].nodes_in(region)] = True
                 self._exit_nodes[k] = (graph.version, inside)
-            nodes = graph.locate_many(self.pos[rows, :2])
+            nodes = graph.locate_many(self.pos[rows, :self.layers[gid].dims])
             out.append(rows[(nodes >= 0) & inside[np.maximum(nodes, 0)]])
         rows = np.concatenate(out) if out else np.zeros(0, np.int64)
         if rows.size == 0:
@@ -549,21 +550,41 @@ class Agents:
                                                   now[members, :lay.dims])
         return out
 
-    def _leg_done(self, i: int) -> None:
-        self.legs_done[i] += 1
-        if self.leg[i] + 1 < len(self.goals[i]):
-            self.leg[i] += 1
-        elif self.loop[i]:
-            self.leg[i] = 0
-        else:
-            self.state[i] = ARRIVED
-            self.arrived_at[i] = self.frame
-            self.vel[i] = 0.0
-            self.gone[i] = self.leave[i]
+    def end_legs(self, rows) -> tuple:
+        """Agents ``rows`` reached the goals of their legs: each starts its
+        next leg, or its first again (a patrol), or has arrived (state
+        ``ARRIVED``, the frame noted). Returns ``(going, arrived)``, int64
+        arrays: the agents on a new leg (``leg`` says which) and those
+        that arrived. Point walkers (``_legs_done``) and crowd walkers
+        (``Walk``) then go on in their own ways."""
+        rows = np.asarray(rows, dtype=np.int64)
+        self.legs_done[rows] += 1
+        going, arrived = [], []
+        for i in rows.tolist():               # only agents at the end of a leg
+            if self.leg[i] + 1 < len(self.goals[i]):
+                self.leg[i] += 1
+            elif self.loop[i]:
+                self.leg[i] = 0
+            else:
+                self.state[i] = ARRIVED
+                self.arrived_at[i] = self.frame
+                arrived.append(i)
+                continue
+            going.append(i)
+        return np.array(going, dtype=np.int64), np.array(arrived, dtype=np.int64)
+
+    def _legs_done(self, rows) -> None:
+        """Point walkers ``rows`` at the ends of their legs: on to the next
+        (a path request) or arrived (standing, or off the map with
+        ``leave``)."""
+        going, arrived = self.end_legs(rows)
+        self.vel[arrived] = 0.0
+        self.gone[arrived] = self.leave[arrived]
+        for i in arrived.tolist():
             if self.handles[i] is not None:
                 self.handles[i].cancel()
-            return
-        self._request(i)
+        for i in going.tolist():
+            self._request(i)
 
     # -- reporting ------------------------------------------------------------
     def counts(self) -> dict:

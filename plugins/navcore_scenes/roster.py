@@ -7,9 +7,10 @@ runs.
 
 Agents walk as a crowd (``World.add_crowd``: paths, ORCA avoidance,
 flow fields for shared goals) unless the scene says ``avoidance: false``
-(in ``settings``, or on the agent or crowd), on any 2D graph whose
-plugins move crowds (grids and navmeshes); on other graphs (road
-networks, 3D levels, csr graphs) they walk their paths as points.
+(in ``settings``, or on the agent or crowd), on any graph whose plugins
+move crowds (grids, navmeshes and 3D levels, where points are
+``(x, y, z)``); on other graphs (road networks, csr graphs) they walk
+their paths as points.
 """
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def agent_row(sim, a, start) -> Row:
     if walks:
         _on_ground(sim, a.graph, start, f"start of agent {a.id!r}", a.start_where)
         targets = [sim._centre(a.graph, g) for g in a.goals]
-        spots(sim, a.graph).add(start, radius)
+        place = spots(sim, a.graph)
+        place.add(place.keys(start)[0], radius)
     return Row(a.id, a.graph, start, a.goals, a.loop, a.speed, a.repath, float(radius),
                walks, False, targets)
 
@@ -99,8 +101,6 @@ def crowd_of(sim, graph_id):
         crowd, why = None, None
         if lay is None:
             why = "it has no scene layer"
-        elif lay.dims != 2:
-            why = "scenes walk crowds on 2D graphs; on a 3D level agents walk as points"
         else:
             try:
                 crowd = sim.world.add_crowd(("scene", graph_id), graph=graph_id,
@@ -160,8 +160,14 @@ def largest_radius(sim, graph_id) -> float:
 
 
 def spots(sim, graph_id) -> spawn.Spots:
+    """The discs placed so far on ``graph_id``; on a 3D level two overlap
+    only within the crowd's ``height`` of each other (one above the
+    other on two floors do not)."""
     if graph_id not in sim._spots:
-        sim._spots[graph_id] = spawn.Spots(largest_radius(sim, graph_id))
+        crowd, _ = crowd_of(sim, graph_id)
+        tall = crowd.height if sim.layers[graph_id].dims == 3 else np.inf
+        sim._spots[graph_id] = spawn.Spots(largest_radius(sim, graph_id), tall,
+                                           sim.layers[graph_id])
     return sim._spots[graph_id]
 
 
@@ -191,9 +197,10 @@ def spread(sim, c, region, sizes, rng) -> np.ndarray:
 def _on_ground(sim, graph_id, points, what, where) -> None:
     """Every point lies on walkable ground of the graph, where a crowd
     places agents (``locate_many``: a navmesh's polygons, shrunk by its
-    agent radius); ``SceneError`` at ``where`` otherwise."""
+    agent radius; a level's polygon under a 3D point); ``SceneError`` at
+    ``where`` otherwise."""
     graph = sim.world.graph(graph_id)
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, sim.layers[graph_id].dims)
     nodes = graph.locate_many(pts)
     bad = nodes < 0
     bad[~bad] = ~graph.walkable[nodes[~bad]]

@@ -42,6 +42,10 @@ def summarize(sim, wall_s: float) -> dict:
                         "mean": float(a.travelled.mean()) if a.ids else 0.0},
         "legs_completed": int(a.legs_done.sum()),
         "links_planned": {f"{g} {kind}": n for (g, kind), n in sorted(a.links_planned.items())},
+        # off-mesh links the crowds' agents stepped onto (a level's walkers)
+        "links_taken": {f"{g} {kind}": n for g, (c, _) in getattr(sim, "walking", {}).items()
+                        if c is not None
+                        for kind, n in sorted(getattr(c, "links_taken", {}).items())},
         "repaths": int(a.repaths.sum()),
         "unreachable": int(a.unreachable.sum()),
         "requests": {"served": sim.served, "waiting_max": sim.waiting_max,
@@ -145,6 +149,9 @@ def format_summary(s: dict) -> str:
     if s["links_planned"]:
         lines.append("off-mesh links on the paths followed: " + ", ".join(
             f"{name} {n}" for name, n in s["links_planned"].items()))
+    if s.get("links_taken"):
+        lines.append("off-mesh links the crowds took: " + ", ".join(
+            f"{name} {n}" for name, n in s["links_taken"].items()))
     lines.append("areas now: " + ", ".join(f"{g} {n}" for g, n in s["areas_now"].items()))
     t = s["timing"]
     f = t["frame_ms"]

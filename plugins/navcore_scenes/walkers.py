@@ -1,16 +1,21 @@
 """Scene agents that walk as navcore crowds.
 
-On a graph whose backend moves crowds (a grid, a 2D navmesh: they answer
-``navcore_walls`` and ``navcore_move_along_surface``) a scene's agents
-walk as one crowd per graph (``World.add_crowd``): each plans its path
-through the scheduler and follows its corridor, or the flow field of a
-goal many share, avoids the others and the walls with ORCA and stays on
-walkable ground; ``world.tick`` moves them. ``Walk`` copies the crowd's
+On a graph whose backend moves crowds (a grid, a 2D navmesh, a 3D level:
+they answer ``navcore_walls`` and ``navcore_move_along_surface``) a
+scene's agents walk as one crowd per graph (``World.add_crowd``; a
+level's is a ``LevelCrowd``, its points ``(x, y, z)`` on the surface):
+each plans its path through the scheduler and follows its corridor, or
+the flow field of a goal many share, avoids the others and the walls
+with ORCA and stays on walkable ground (on a level: on its own floor,
+taking off-mesh links on its way); ``world.tick`` moves them. ``Walk`` copies the crowd's
 arrays into the scene's agent arrays (``Agents``: positions, velocities,
 states, distance walked) after every tick, on arrays, and does what the
 crowd does not know of: the legs of waypoints and patrols, goals that
 events set, counting re-plans and unreachable goals, members that leave
-the map when they arrive.
+the map when they arrive. Points, goals and distances have the graph's
+coordinates (2, or 3 on a level: there an agent's distance walked is
+measured in 3D, and agents on floors above one another are far apart);
+velocities are kept on the ground plane, as pictures draw them.
 
 A goal the crowd cannot take now (an event sends agents into a door that
 is shut) waits: the agents stand, it counts as unreachable once, and it
@@ -62,20 +67,26 @@ class Walk:
         self.served = np.zeros(n, np.int64)        # crowd's paths_served, last read
         self.planned = np.zeros(n, bool)           # had a path result on this leg
         self.no_path = np.zeros(n, bool)           # unreachable at the last read
-        self.goal = np.full((n, 2), np.nan)        # the goal of its leg now
-        self.rest = np.full((n, 2), np.nan)        # where it stopped, once arrived
+        #: on an off-mesh link at the last read (a level's ladder or jump:
+        #: moving in a straight line through the air, out of avoidance)
+        self.linked = np.zeros(n, bool)
+        d = agents.dims
+        self.goal = np.zeros((n, d))               # the goal of its leg now
+        self.rest = np.full((n, d), np.nan)        # where it stopped, once arrived
+        self.dims: dict = {}                       # graph id -> its points' coordinates
         self.pending: dict = {}                    # agent -> goal the crowd refused
         self._pending_version: dict = {}           # graph id -> version tried at
         self._state_of: dict = {}                  # graph id -> crowd state -> scene state
         for gid, crowd in crowds.items():
             rows = np.flatnonzero(agents.walks & (np.asarray(agents.graph_ids) == gid))
             self._state_of[gid] = _scene_states(crowd.STATES)
+            d = self.dims[gid] = agents.layers[gid].dims
             if rows.size == 0:
                 continue
             goals = np.array([targets[i][agents.leg[i]] for i in rows.tolist()],
                              dtype=np.float64)
-            self.goal[rows] = goals
-            ids = crowd.add(agents.pos[rows, :2], goals=goals, radius=agents.radius[rows],
+            self.goal[rows, :d] = goals
+            ids = crowd.add(agents.pos[rows, :d], goals=goals, radius=agents.radius[rows],
                             max_speed=agents.speed[rows])
             self.cid[rows] = ids
             lookup = np.full(int(ids.max()) + 1, -1, np.int64)
@@ -87,8 +98,8 @@ class Walk:
         """Agents ``rows`` (scene indices, all walking) head for ``goals``
         (one point per agent, as the crowd takes them)."""
         rows = np.asarray(rows, dtype=np.int64)
-        goals = np.asarray(goals, dtype=np.float64).reshape(-1, 2)
         a = self.agents
+        goals = a._padded(goals)                    # (k, dims): 2D goals padded with 0
         gids = np.asarray(a.graph_ids, dtype=object)[rows]
         for gid in dict.fromkeys(gids.tolist()):
             mine = gids == gid
@@ -99,9 +110,10 @@ class Walk:
         a = self.agents
         for i in rows.tolist():
             self.pending.pop(i, None)
+        self.goal[rows] = goals
+        goals = goals[:, :self.dims[gid]]
         ok = self._takes(crowd, goals)
         self.planned[rows] = False
-        self.goal[rows] = goals
         a.state[rows] = WAITING
         if ok.any():
             crowd.set_goals(self.cid[rows[ok]], goals[ok])
@@ -115,7 +127,8 @@ class Walk:
 
     @staticmethod
     def _takes(crowd, goals) -> np.ndarray:
-        """Which ``goals`` lie on walkable ground of the crowd's graph now."""
+        """Which ``goals`` (the graph's points) lie on walkable ground of
+        the crowd's graph now."""
         g = crowd.graph
         if len(goals) == 0:
             return np.zeros(0, bool)
@@ -169,11 +182,12 @@ class Walk:
             if ids.size == 0:
                 continue
             rows = self.scene_of[gid][ids]
+            d = self.dims[gid]
             pos = crowd.positions
-            step = pos - a.pos[rows, :2]
-            a.travelled[rows] += np.hypot(step[:, 0], step[:, 1])
-            a.pos[rows, :2] = pos
-            a.vel[rows] = crowd.velocities
+            a.travelled[rows] += _norm(pos - a.pos[rows, :d])
+            a.pos[rows, :d] = pos
+            vel = crowd.velocities
+            a.vel[rows] = vel if d == 2 else a.layers[gid].on_ground(vel)
             served = crowd.paths_served
             new = served - self.served[rows]
             self.served[rows] = served
@@ -183,6 +197,7 @@ class Walk:
             raw = crowd.state
             state = self._state_of[gid][raw]
             no_path = raw == crowd.STATES["no_path"]
+            self.linked[rows] = raw == crowd.STATES["on_link"]
             a.unreachable[rows] += no_path & ~self.no_path[rows]
             self.no_path[rows] = no_path
             finished = a.arrived_at[rows] >= 0
@@ -197,25 +212,27 @@ class Walk:
 
     def _settled(self, rows, moving, finished) -> np.ndarray:
         """Which of ``rows`` (one crowd's agents), walking, touch an agent
-        that arrived at the same goal (bool per row)."""
+        that arrived at the same goal (bool per row). Distances are the
+        graph's (3D on a level: one on the floor below does not touch)."""
         a = self.agents
         out = np.zeros(rows.size, bool)
         here = finished & ~a.gone[rows]
         if not here.any() or not moving.any():
             return out
-        goals, pos, radius = self.goal[rows], a.pos[rows, :2], a.radius[rows]
-        key = goals[:, 0] + 1j * goals[:, 1]           # a goal as one comparable number
+        goals, pos, radius = self.goal[rows], a.pos[rows], a.radius[rows]
+        _, key = np.unique(goals, axis=0, return_inverse=True)   # a goal as one number
+        key = key.reshape(-1)
         walking = np.flatnonzero(moving)
         walking = walking[np.isin(key[walking], key[here])]
         for g in np.unique(key[walking]):
             mine = walking[key[walking] == g]
             there = np.flatnonzero(here & (key == g))
             filled = np.sqrt((radius[there] ** 2).sum() / PACKING)
-            off = np.hypot(pos[mine, 0] - g.real, pos[mine, 1] - g.imag)
+            off = _norm(pos[mine] - goals[mine])
             vel = a.vel[rows[mine]]
             held = np.hypot(vel[:, 0], vel[:, 1]) < HELD * a.speed[rows[mine]]
             mine = mine[held | (off <= filled + 2.0 * radius[mine])]
-            gap = np.hypot(*(pos[mine, None] - pos[None, there]).transpose(2, 0, 1))
+            gap = _norm(pos[mine, None] - pos[None, there])
             reach = radius[mine, None] + radius[None, there] \
                 + TOUCH * np.minimum(radius[mine, None], radius[None, there])
             out[mine[(gap <= reach).any(axis=1)]] = True
@@ -227,40 +244,29 @@ class Walk:
         if rows.size == 0:
             return
         a = self.agents
+        d = self.dims[crowd.graph_id]
         new = np.isnan(self.rest[rows, 0])
-        self.rest[rows[new]] = a.pos[rows[new], :2]
-        off = np.hypot(*(a.pos[rows, :2] - self.rest[rows]).T) > HOLD_RADII * a.radius[rows]
+        self.rest[rows[new]] = a.pos[rows[new]]
+        off = _norm(a.pos[rows] - self.rest[rows]) > HOLD_RADII * a.radius[rows]
         standing = (raw == crowd.STATES["arrived"]) | (raw == crowd.STATES["idle"])
         back = rows[off & standing]
-        back = back[self._takes(crowd, self.rest[back])]    # not under a wall come since
+        back = back[self._takes(crowd, self.rest[back, :d])]    # not under a wall come since
         if back.size:
-            crowd.set_goals(self.cid[back], self.rest[back])
+            crowd.set_goals(self.cid[back], self.rest[back, :d])
 
     def _legs_done(self, rows) -> None:
         """Agents ``rows`` reached the goal of their leg: the next leg,
         the first again (a patrol), or the end (they leave the map if
         their group does)."""
         a = self.agents
-        a.legs_done[rows] += 1
-        going, goals, leaving, staying = [], [], [], []
-        for i in rows.tolist():
-            if a.leg[i] + 1 < len(a.goals[i]):
-                a.leg[i] += 1
-            elif a.loop[i]:
-                a.leg[i] = 0
-            else:
-                a.state[i] = ARRIVED
-                a.arrived_at[i] = a.frame
-                (leaving if a.leave[i] else staying).append(i)
-                continue
-            going.append(i)
-            goals.append(self.targets[i][a.leg[i]])
-        if going:
-            self.send(going, goals)
-        if leaving:
-            self.leave(np.array(leaving, dtype=np.int64))
-        if staying:                     # settled ones stop walking; the others stand
-            rows = np.array(staying, dtype=np.int64)
+        going, arrived = a.end_legs(rows)
+        if going.size:
+            self.send(going, [self.targets[i][a.leg[i]] for i in going.tolist()])
+        leaving, staying = arrived[a.leave[arrived]], arrived[~a.leave[arrived]]
+        if leaving.size:
+            self.leave(leaving)
+        if staying.size:                # settled ones stop walking; the others stand
+            rows = staying
             self.rest[rows] = np.nan
             gids = np.asarray(a.graph_ids, dtype=object)[rows]
             for gid in dict.fromkeys(gids.tolist()):
@@ -285,11 +291,20 @@ class Walk:
             self.crowds[gid].remove(self.cid[rows[gids == gid]])
 
 
+def _norm(v) -> np.ndarray:
+    """The length of each vector along ``v``'s last axis."""
+    if v.shape[-1] == 2:
+        return np.hypot(v[..., 0], v[..., 1])
+    return np.sqrt((v * v).sum(axis=-1))
+
+
 def _scene_states(states: dict) -> np.ndarray:
     """The scene state of each crowd state value: an agent waiting for a
     path, without one (it waits for the map to change) or stopped (its
-    goal refused) waits."""
+    goal refused) waits; one on an off-mesh link (a ladder, a jump) moves."""
     lut = np.full(max(states.values()) + 1, WAITING, np.int8)
     lut[states["moving"]] = MOVING
+    if "on_link" in states:
+        lut[states["on_link"]] = MOVING
     lut[states["arrived"]] = ARRIVED
     return lut

@@ -7,6 +7,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 import navcore
+from crowdkit import walk_to_near
 from navcore_crowd import crowd as C
 from navcore_crowd.flowfield import FlowField
 
@@ -192,16 +193,7 @@ def test_units_on_a_field_walk_straight_across_an_open_room():
     goal = np.array([37.5, 14.5])
     crowd.add(starts, goals=goal)
     near = 3.0                                 # where the group crowds round the goal
-    prev, walked = crowd.positions, np.zeros(8)
-    done = np.zeros(8, bool)
-    for _ in range(300):
-        world.tick(0.1)
-        p = crowd.positions
-        walked[~done] += np.hypot(*(p - prev).T)[~done]
-        prev = p
-        done |= np.hypot(*(p - goal).T) < near
-        if done.all():
-            break
+    done, walked = walk_to_near(world, crowd, goal, near, 300)
     assert done.all() and crowd.fields_made == 1
     straight = np.hypot(*(starts - goal).T) - near
     assert (walked / straight < 1.02).all(), walked / straight

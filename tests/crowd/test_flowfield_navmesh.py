@@ -8,7 +8,7 @@ import pytest
 import shapely
 
 import navcore
-from crowdkit import obstacle_mesh
+from crowdkit import obstacle_mesh, walk_to_near
 from hooktags import exercises
 from navcore_navmesh import MeshFlowField, path_lengths
 
@@ -244,15 +244,7 @@ def test_units_on_a_field_walk_about_the_shortest_way():
     goal = np.array([37.0, 15.0])
     crowd.add(starts, goals=goal)
     near = 3.0
-    prev, walked, done = crowd.positions, np.zeros(8), np.zeros(8, bool)
-    for _ in range(400):
-        world.tick(0.1)
-        p = crowd.positions
-        walked[~done] += np.hypot(*(p - prev).T)[~done]
-        prev = p
-        done |= np.hypot(*(p - goal).T) < near
-        if done.all():
-            break
+    done, walked = walk_to_near(world, crowd, goal, near, 400)
     assert done.all() and crowd.fields_made == 1
     shortest = _truth(graph, starts, goal) - near
     assert (walked / shortest < 1.03).all(), walked / shortest

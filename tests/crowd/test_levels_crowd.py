@@ -5,7 +5,7 @@ Truths: RecastDemo's dungeon (``scenes/maps/recast_dungeon.obj``, with the
 crypt scene's ladder, drop and jump) and a hand-made level of two floors
 joined by a ramp. An agent is on the mesh when a polygon's ground
 projection holds its point (shapely) and the level's detail triangles
-there (a plain barycentric reading, ``surface_height``) give its height;
+there (a plain barycentric reading, ``levelkit.surface_height``) give its height;
 agents on floors above one another walk exactly as each does alone;
 an agent under another floor's edge walks as on a level without that
 floor; the hooks against naive Python (the polygons' open sides, a
@@ -21,7 +21,7 @@ import shapely
 
 import navcore
 from hooktags import exercises
-from levelkit import join, quad
+from levelkit import OnMesh, join, polygons, quad
 from navcore.errors import CrowdError
 
 DUNGEON = Path(__file__).resolve().parents[2] / "scenes/maps/recast_dungeon.obj"
@@ -62,52 +62,6 @@ def two_floors(geometry=TWO_FLOORS):
 
 
 # -- independent readings of the mesh -------------------------------------------
-
-def polygons(g):
-    return [shapely.Polygon(g.vertices[g.poly_verts[g.poly_start[p]:g.poly_start[p + 1]]])
-            for p in range(g.num_nodes)]
-
-
-def surface_height(g, p, x, z):
-    """The height of the level's detail triangles of polygon ``p`` at
-    ``(x, z)`` (y up): the triangle holding it, else the nearest."""
-    d = g.level_detail
-    best = (math.inf, math.nan)
-    for tri in d.tris[d.tri_offsets[p]:d.tri_offsets[p + 1]]:
-        a, b, c = d.verts[tri]
-        den = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2])
-        if den == 0:
-            continue
-        u = ((x - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (z - a[2])) / den
-        v = ((b[0] - a[0]) * (z - a[2]) - (x - a[0]) * (b[2] - a[2])) / den
-        off = max(-u, -v, u + v - 1.0, 0.0)
-        if off < best[0]:
-            best = (off, a[1] + u * (b[1] - a[1]) + v * (c[1] - a[1]))
-    return best[1]
-
-
-class OnMesh:
-    """Checks points against the polygons' projections and heights."""
-
-    def __init__(self, g):
-        self.g, self.polys = g, polygons(g)
-        self.tree = shapely.STRtree(self.polys)
-
-    def misses(self, points, tol=1e-6):
-        """Indices of ``points`` ((k, 3), the level's axes) that lie on no
-        polygon at its surface's height (the detail mesh is in Recast's
-        frame, y up: a z-up level's (x, y, z) is its (x, z, -y))."""
-        out = []
-        z_up = self.g.up == "z"
-        for i, (x, y, z) in enumerate(points):
-            gx, gy, h = (x, y, z) if z_up else (x, z, y)
-            under = self.tree.query(shapely.Point(gx, gy), predicate="dwithin", distance=1e-7)
-            rz = -gy if z_up else gy
-            if not any(self.g.walkable[p] and abs(surface_height(self.g, p, gx, rz) - h) <= tol
-                       for p in under):
-                out.append(i)
-        return out
-
 
 def overlap_on_one_floor(pos, radii, floor_gap=1.0):
     """The largest overlap of two agents whose heights differ by less

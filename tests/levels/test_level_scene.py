@@ -28,8 +28,10 @@ def _sim(tmp_path, rest, frames=600):
 def test_an_agent_walks_up_the_ramp_to_the_storey_above(tmp_path):
     sim = _sim(tmp_path, """
 agents:
-  - {id: a, graph: house, start: [3, 0, 3], goal: [3, 4, 3], speed: 2}
+  - {id: a, graph: house, start: [3, 0, 3], goal: [3, 4, 3], speed: 2, avoidance: false}
 """)
+    # a point walker (a crowd's stops within its radius of the goal:
+    # tests/scenes/test_scene_level_crowds.py) walks find_path's path exactly
     truth = sim.world.find_path("house", (3, 0, 3), (3, 4, 3))
     heights = []
     for _ in range(600):

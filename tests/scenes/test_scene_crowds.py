@@ -12,6 +12,7 @@ from shapely.geometry import Point, Polygon, box
 from shapely.ops import unary_union
 
 import navcore
+from crowdkit import worst_overlap as kit_overlap
 from navcore_scenes.states import ARRIVED, MOVING, WAITING
 from navcore_scenes.summary import format_summary, summarize
 from navcore_scenes.walkers import PACKING
@@ -24,19 +25,16 @@ def _sim(text, **kw):
     return navcore.Simulation.from_text(text, "s.yaml", world=navcore.World(**kw))
 
 
-def worst_overlap(sim, graphs=None) -> float:
-    """The largest overlap of two discs of walkers on one graph (brute
-    force over every pair)."""
+def worst_overlap(sim, graphs=None, walking=True) -> float:
+    """The largest overlap of two discs of agents on one graph (brute
+    force over every pair): of the walkers, or of every agent on the map
+    (``walking=False``)."""
     a = sim.agents
+    on = a.walks if walking else np.ones(len(a.ids), bool)
     worst = 0.0
     for g in set(a.graph_ids) if graphs is None else graphs:
-        rows = np.flatnonzero(a.walks & ~a.gone & (np.asarray(a.graph_ids) == g))
-        if rows.size < 2:
-            continue
-        p, r = a.pos[rows, :2], a.radius[rows]
-        gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1)) - (r[:, None] + r[None])
-        np.fill_diagonal(gap, np.inf)
-        worst = max(worst, float(-gap.min()))
+        rows = np.flatnonzero(on & ~a.gone & (np.asarray(a.graph_ids) == g))
+        worst = max(worst, kit_overlap(a.pos[rows, :2], a.radius[rows]))
     return worst
 
 
@@ -96,10 +94,7 @@ def test_the_same_scene_walked_as_points_overlaps():
     worst = 0.0
     for _ in range(20):
         sim.run(5)
-        p, r = sim.agents.pos, 0.3
-        gap = np.hypot(*(p[:, None] - p[None]).transpose(2, 0, 1)) - 2 * r
-        np.fill_diagonal(gap, np.inf)
-        worst = max(worst, -gap.min())
+        worst = max(worst, worst_overlap(sim, walking=False))
     assert worst > 0.3
 
 
