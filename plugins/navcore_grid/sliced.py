@@ -24,7 +24,7 @@ from navcore.types import PathRequest, PathResult, PathStatus
 from . import _jps
 from . import _kernels as K
 from .inputs import search_inputs
-from .search import GridScratch, jps_applies, register_scratch
+from .search import GridScratch, jps_applies, jps_or_refuse, register_scratch
 
 _POOL_KEY = "navcore_grid.slots"
 #: free slots a grid keeps for later searches (a slot holds about 32 bytes
@@ -44,6 +44,14 @@ class GridSearch(Search):
 
     def _begin(self) -> None:
         graph = self.graph
+        # (again after the grid changed under the search: costs that are
+        # no longer uniform, or are again) ``auto`` searches as find_path
+        # answers it now, JPS where it applies, else A*; an explicit
+        # ``jps`` where it no longer applies ends as find_path's refusal
+        if self.request.algorithm == "auto":
+            self._kind = self._algorithm = "jps" if jps_applies(graph) else "astar"
+        elif self._kind == "jps" and not jps_applies(graph):
+            jps_or_refuse(graph, 0, 0)
         inputs = search_inputs(graph)
         kind = self._kind
         self._grid = inputs.jps if kind == "jps" else \
