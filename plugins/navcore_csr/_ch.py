@@ -20,8 +20,10 @@ backward graph), read once at the end by :func:`finalize`.
 
 Priority (RoutingKit's, the edge difference weighted twice): ``level +
 2 added / removed + added hops / removed hops``; the neighbours of
-contracted nodes are simulated again (in parallel when many) before the
-next round.
+contracted nodes are estimated again (in parallel when many) before the
+next round. An estimate looks for witnesses among paths of at most three
+edges, without a heap (``sim_limit`` 0), or with bounded Dijkstras like
+the contraction's (``sim_limit`` settled nodes).
 
 Queries work on node ids renumbered by rank (``rank[v]``, 0 contracted
 first), so a search's labels cluster in memory; both upward graphs are
@@ -166,6 +168,53 @@ def build_init(offsets, targets, weights):
     return Pool(start, deg, cap, nbr, wt, arc, hops), top
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _near(u, v, maxd, block, bgen, start, deg, nbr, wt, dist, stamp, gen):
+    """The cost of the cheapest path of one or two edges from ``u`` to
+    every node it reaches within ``maxd`` avoiding ``v`` and the nodes with
+    ``block[x] == bgen``, in ``dist`` where ``stamp == gen``: no heap, the
+    one-edge paths, then the two-edge ones."""
+    b = start[2 * u]
+    e = b + deg[2 * u]
+    for j in range(b, e):
+        x = nbr[j]
+        d1 = wt[j]
+        if x == v or d1 > maxd or block[x] == bgen:
+            continue
+        if stamp[x] != gen or d1 < dist[x]:
+            dist[x] = d1
+            stamp[x] = gen
+    for j in range(b, e):
+        x = nbr[j]
+        d1 = wt[j]
+        if x == v or d1 > maxd or block[x] == bgen:
+            continue
+        bx = start[2 * x]
+        for k in range(bx, bx + deg[2 * x]):
+            y = nbr[k]
+            nd = d1 + wt[k]
+            if y == v or nd > maxd or block[y] == bgen:
+                continue
+            if stamp[y] != gen or nd < dist[y]:
+                dist[y] = nd
+                stamp[y] = gen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _near_witness(w, v, via, block, bgen, start, deg, nbr, wt, dist, stamp, gen):
+    """Whether a path of at most three edges, no longer than ``via``, runs
+    to ``w`` (the first two as :func:`_near` left them in ``dist``; the
+    third one of ``w``'s in-edges, not from ``v`` or a blocked node)."""
+    if stamp[w] == gen and dist[w] <= via:
+        return True
+    b = start[2 * w + 1]
+    for k in range(b, b + deg[2 * w + 1]):
+        y = nbr[k]
+        if y != v and stamp[y] == gen and dist[y] + wt[k] <= via and block[y] != bgen:
+            return True
+    return False
+
+
 # not shared with _contract.witness: one inline kernel for both (list stride
 # and block check as arguments) built Monaco in 10.9 ms instead of 7.2 ms
 @njit(cache=True, nogil=True)
@@ -300,12 +349,55 @@ def _priority(v, added, added_hops, level, start, deg, hops):
 
 
 @njit(cache=True, nogil=True)
+def _estimate(v, block, start, deg, nbr, wt, hops, dist, stamp, tmark, gens, row):
+    """``(added, added hops)`` of contracting ``v`` with witnesses looked
+    for among the paths of at most three edges (:func:`_near`,
+    :func:`_near_witness`): on a 20k-node hop-weight city the build took
+    0.37 s instead of 0.87 s with bounded Dijkstras of 30 settled nodes,
+    with 1% more shortcuts and as many nodes settled a query."""
+    bi = start[2 * v + 1]
+    di = deg[2 * v + 1]
+    bo = start[2 * v]
+    do = deg[2 * v]
+    added = 0
+    added_hops = 0
+    for i in range(di):
+        u = nbr[bi + i]
+        wu = wt[bi + i]
+        wmax = -1.0
+        for j in range(do):
+            if nbr[bo + j] != u and wt[bo + j] > wmax:
+                wmax = wt[bo + j]
+        if wmax < 0.0:
+            continue
+        if gens[row] >= _GEN_MAX:         # the contraction's searches share the counter
+            stamp[row, :] = 0
+            tmark[row, :] = 0
+            gens[row] = 0
+        gens[row] += 1
+        gen = gens[row]
+        _near(u, v, wu + wmax, block, -1, start, deg, nbr, wt, dist[row], stamp[row], gen)
+        for j in range(do):
+            w = nbr[bo + j]
+            if w != u and not _near_witness(w, v, wu + wt[bo + j], block, -1, start,
+                                            deg, nbr, wt, dist[row], stamp[row], gen):
+                added += 1
+                added_hops += hops[bi + i] + hops[bo + j]
+    return added, added_hops
+
+
+@njit(cache=True, nogil=True)
 def _reprioritize_one(v, sim_limit, block, level, prio, start, deg, nbr, wt, hops, dist,
                       stamp, tmark, gens, hk, hn, nothing):
     """Simulate ``v`` again into ``prio[v]`` (scratch row of this thread;
     ``nothing``: an empty ``need``, made once per round, not per node)."""
-    added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops, dist,
-                                  stamp, tmark, gens, get_thread_id(), hk, hn, nothing, 0)
+    if sim_limit == 0:
+        added, added_hops = _estimate(v, block, start, deg, nbr, wt, hops, dist, stamp, tmark,
+                                      gens, get_thread_id())
+    else:
+        added, added_hops = _simulate(v, sim_limit, block, -1, start, deg, nbr, wt, hops,
+                                      dist, stamp, tmark, gens, get_thread_id(), hk, hn,
+                                      nothing, 0)
     prio[v] = _priority(v, added, added_hops, level, start, deg, hops)
 
 
@@ -483,7 +575,9 @@ def _make_room(s, extra, start, deg, cap, nbr, wt, arc, hops, top):
 def build_rounds(until, m, limit, sim_limit, pool, ints, st, rows, sc_c1, sc_c2):
     """Contract rounds until ``until`` nodes are done (or all are):
     ``pool`` a :class:`Pool`, ``st`` the :class:`Rounds`, ``rows`` the
-    :class:`WitnessRows`.
+    :class:`WitnessRows`; ``limit`` the settled nodes of a contraction's
+    witness search, ``sim_limit`` those of an estimate's (0: paths of at
+    most three edges, :func:`_estimate`).
 
     ``ints``: ``[top, nalive, done, shortcuts, rounds, ndirty, witness
     generation]``. ``st.order[r]`` is the node of rank ``r``. Returns what
