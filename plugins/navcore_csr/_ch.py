@@ -1067,9 +1067,10 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
     """:func:`path_query` (``(cost, edges, status, settled)``) on the
     upward graphs packed (``hierarchy._PACKS``: ``li`` both ``first``
     arrays, both ``arc`` arrays and the children; ``hd`` both heads, then
-    both edges' tails; ``wl`` both weights) and the scratch as two rows,
-    forward then backward: 9 array arguments instead of 24, since numba
-    unboxes every one on every call."""
+    both edges' tails, then the input edges each edge stands for; ``wl``
+    both weights) and the scratch as two rows, forward then backward: 9
+    array arguments instead of 24, since numba unboxes every one on every
+    call."""
     n = dist.shape[1]
     ff = li[:n + 1]
     bf = li[n + 1:2 * n + 2]
@@ -1081,7 +1082,9 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
     sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
     sc_c2 = li[li.shape[0] - nsc:]
     ftail = hd[nf + nb:2 * nf + nb]
-    btail = hd[2 * nf + nb:]
+    btail = hd[2 * nf + nb:2 * nf + 2 * nb]
+    fhops = hd[2 * nf + 2 * nb:3 * nf + 2 * nb]
+    bhops = hd[3 * nf + 2 * nb:]
     pf = parents[0]
     pb = parents[1]
     best, meet, settled = bidir(ff, hd[:nf], wl[:nf], bf, hd[nf:nf + nb], wl[nf:], s, t,
@@ -1092,15 +1095,20 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
     # the arcs up from s to the meeting rank, then down to t; an edge's
     # tail read from ftail/btail, not searched for in ff/bf as unpack does
     # (a binary search per arc, twice: 2 of the 13 us of a 21k road query)
+    # (and the input edges they stand for, so the edges are sized without
+    # walking the shortcuts twice)
     k = 0
+    count = 0
     x = meet
     while x != s:
         k += 1
+        count += fhops[pf[x]]
         x = ftail[pf[x]]
     kf = k
     x = meet
     while x != t:
         k += 1
+        count += bhops[pb[x]]
         x = btail[pb[x]]
     arcs = np.empty(k, dtype=np.int64)
     x = meet
@@ -1114,10 +1122,6 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
         arcs[i] = ba[e]
         x = btail[e]
     m = weights.shape[0]
-    count = 0
-    empty = np.empty(0, dtype=np.int64)
-    for i in range(k):
-        count = _expand(arcs[i], m, sc_c1, sc_c2, stack, empty, count)
     edges = np.empty(count, dtype=np.int64)
     p = 0
     for i in range(k):

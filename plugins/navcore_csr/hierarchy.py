@@ -234,7 +234,7 @@ class DirectedHierarchy:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays."""
-        tails = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes
+        tails = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes  # and hops
         return int(sum(v.nbytes for v in self._a.values()) + tails)
 
     def stats(self) -> dict:
@@ -267,12 +267,15 @@ _PACKS = (("_li", ("fwd_first", "bwd_first", "fwd_arc", "bwd_arc", "sc_c1", "sc_
 def _packed(h, arrays: dict) -> dict:
     """``arrays`` with the query's arrays made views of three buffers
     (``h._li``, ``h._hd``, ``h._wl``; :func:`_ch.route` splits them again),
-    and the tail rank of every upward edge after the heads in ``h._hd``:
-    the path query takes 8 array arguments instead of 22 (numba unboxes
-    each one on every call) and walks its path back without a binary
-    search per arc."""
+    and after the heads in ``h._hd`` the tail rank of every upward edge,
+    then the input edges it stands for: the path query takes 8 array
+    arguments instead of 22 (numba unboxes each one on every call), walks
+    its path back without a binary search per arc and sizes its edges
+    without walking the shortcuts twice."""
     tails = [np.repeat(np.arange(arrays[k].shape[0] - 1, dtype=np.int32),
                        np.diff(arrays[k])) for k in ("fwd_first", "bwd_first")]
+    hops = K.arc_hops(arrays["sc_c1"], arrays["sc_c2"], arrays["weights"].shape[0])
+    tails += [hops[arrays[k]].astype(np.int32) for k in ("fwd_arc", "bwd_arc")]
     for attr, keys in _PACKS:
         parts = [arrays[k] for k in keys]
         buf = np.concatenate(parts + tails if attr == "_hd" else parts)
