@@ -234,8 +234,9 @@ class DirectedHierarchy:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays."""
-        tails = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes  # and hops
-        return int(sum(v.nbytes for v in self._a.values()) + tails)
+        # the upward edges' tails and input-edge counts, after the heads
+        extra = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes
+        return int(sum(v.nbytes for v in self._a.values()) + extra)
 
     def stats(self) -> dict:
         """Sizes and build facts, for logs and benchmarks."""
