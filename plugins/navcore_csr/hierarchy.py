@@ -44,12 +44,13 @@ from . import _ch as K
 #: settled nodes after which a contraction's witness search gives up (and
 #: the shortcut is added)
 WITNESS_LIMIT = 500
-#: the cheaper witness search of a priority estimate. Priority estimates
-#: are most of a build (a node is estimated again whenever a neighbour goes,
-#: ~4.6 times on a hop-weight city); 250k-node city against 50: 19% faster,
-#: 1% more shortcuts, 2% more settled nodes a query (20: 34% faster, 6.5%
-#: more settled)
-PRIORITY_LIMIT = 30
+#: priority estimates' witnesses by default: paths of at most three edges,
+#: found without a heap (None as ``priority_limit``). Estimates are most of
+#: a build (a node is estimated again whenever a neighbour goes, ~4.6 times
+#: on a hop-weight city); on a 20k-node one they took the build from 0.87 s
+#: (bounded Dijkstras of 30 settled nodes) to 0.37 s, with 1% more
+#: shortcuts and as many nodes settled a query
+PRIORITY_LIMIT = None
 _MAX_LIMIT = 2 ** 31 - 1
 _INT32_MAX = 2 ** 31 - 1
 #: nodes from which a build contracts on several threads; the rounds of a
@@ -153,20 +154,23 @@ class DirectedHierarchy:
     # -- build -------------------------------------------------------------------
     @classmethod
     def build(cls, offsets, targets, weights, *, witness_limit: int = WITNESS_LIMIT,
-              priority_limit: int = PRIORITY_LIMIT, progress=None,
+              priority_limit: int | None = PRIORITY_LIMIT, progress=None,
               threads=None) -> "DirectedHierarchy":
         """Contract the graph ``offsets``/``targets``/``weights`` (CSR).
 
         ``witness_limit``: settled nodes after which a contraction's witness
         search gives up (more means fewer shortcuts and a slower build);
-        ``priority_limit`` the same for priority estimates. ``progress``:
+        ``priority_limit``: None (the default) estimates a node's priority
+        with witnesses of at most three edges, an integer with bounded
+        Dijkstras that give up after that many settled nodes (slower; a
+        few more witnesses, so a slightly better order). ``progress``:
         None or ``callable(done_nodes, total)``, called between chunks of
         rounds (about ten a build). ``threads``: whose threads the build
         may use (``navcore.parallel.max_threads``: a graph in a world, a
         count; None: numba's setting)."""
         offsets, targets, weights = _csr(offsets, targets, weights)
         limit = _limit("witness_limit", witness_limit)
-        sim_limit = _limit("priority_limit", priority_limit)
+        sim_limit = 0 if priority_limit is None else _limit("priority_limit", priority_limit)
         if progress is not None and not callable(progress):
             raise GraphError(f"progress must be None or a callable, got {progress!r}")
         t0 = time.perf_counter()
@@ -199,7 +203,7 @@ class DirectedHierarchy:
         seconds = time.perf_counter() - t0
         stats = {"rounds": int(ints[4]), "shortcuts_created": int(ints[3]),
                  "pool_entries": int(ints[0]), "witness_limit": limit,
-                 "priority_limit": sim_limit}
+                 "priority_limit": sim_limit or None}
         return cls(arrays, seconds, stats)
 
     # -- storage -----------------------------------------------------------------
@@ -230,8 +234,9 @@ class DirectedHierarchy:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays."""
-        tails = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes
-        return int(sum(v.nbytes for v in self._a.values()) + tails)
+        # the upward edges' tails and input-edge counts, after the heads
+        extra = self._hd.nbytes - self._fwd_head.nbytes - self._bwd_head.nbytes
+        return int(sum(v.nbytes for v in self._a.values()) + extra)
 
     def stats(self) -> dict:
         """Sizes and build facts, for logs and benchmarks."""
@@ -263,12 +268,15 @@ _PACKS = (("_li", ("fwd_first", "bwd_first", "fwd_arc", "bwd_arc", "sc_c1", "sc_
 def _packed(h, arrays: dict) -> dict:
     """``arrays`` with the query's arrays made views of three buffers
     (``h._li``, ``h._hd``, ``h._wl``; :func:`_ch.route` splits them again),
-    and the tail rank of every upward edge after the heads in ``h._hd``:
-    the path query takes 8 array arguments instead of 22 (numba unboxes
-    each one on every call) and walks its path back without a binary
-    search per arc."""
+    and after the heads in ``h._hd`` the tail rank of every upward edge,
+    then the input edges it stands for: the path query takes 8 array
+    arguments instead of 22 (numba unboxes each one on every call), walks
+    its path back without a binary search per arc and sizes its edges
+    without walking the shortcuts twice."""
     tails = [np.repeat(np.arange(arrays[k].shape[0] - 1, dtype=np.int32),
                        np.diff(arrays[k])) for k in ("fwd_first", "bwd_first")]
+    hops = K.arc_hops(arrays["sc_c1"], arrays["sc_c2"], arrays["weights"].shape[0])
+    tails += [hops[arrays[k]].astype(np.int32) for k in ("fwd_arc", "bwd_arc")]
     for attr, keys in _PACKS:
         parts = [arrays[k] for k in keys]
         buf = np.concatenate(parts + tails if attr == "_hd" else parts)

@@ -98,8 +98,8 @@ def check_path(offsets, targets, weights, s, t, cost, edges, want, atol=None):
         assert abs(cost - want) <= atol
 
 
-def check_all(offsets, targets, weights, rng, pairs=60):
-    h = DirectedHierarchy.build(offsets, targets, weights)
+def check_all(offsets, targets, weights, rng, pairs=60, **build):
+    h = DirectedHierarchy.build(offsets, targets, weights, **build)
     n = h.num_nodes
     d = truth(offsets, targets, weights)
     q = h.query()
@@ -141,6 +141,18 @@ def test_small_random_graphs_nojit():
 def test_random_graphs(seed):
     rng = np.random.default_rng(seed)
     check_all(*random_graph(rng), rng)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_graphs_dijkstra_estimates(seed):
+    """Priorities estimated with bounded Dijkstras (an integer
+    ``priority_limit``) instead of the default three-edge witnesses: another
+    order, the same answers."""
+    rng = np.random.default_rng(500 + seed)
+    h, _, _ = check_all(*random_graph(rng), rng, priority_limit=30)
+    assert h.stats()["priority_limit"] == 30
+    offsets, targets, weights, _, _ = roadlike(300, seed=seed)
+    check_all(offsets, targets, weights, rng, priority_limit=1)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -249,10 +261,11 @@ def test_arrays_round_trip():
             c1, e1 = q1.path(s, t)
             c2, e2 = q2.path(s, t)
             assert (c1 == c2 or (np.isinf(c1) and np.isinf(c2))) and np.array_equal(e1, e2)
-    # what it holds: the saved arrays, and the tail of every upward arc
-    # (made again on load, so the query walks a path back without searching)
+    # what it holds: the saved arrays, and the tail and the input edges of
+    # every upward arc (made again on load, so the query walks a path back
+    # without searching and sizes its edges without walking them twice)
     stats = h.stats()
-    tails = 4 * (stats["forward_edges"] + stats["backward_edges"])
+    tails = 8 * (stats["forward_edges"] + stats["backward_edges"])
     assert h.nbytes == sum(v.nbytes for v in arrays.values()) + tails == h2.nbytes
     assert stats["nodes"] == 12
 
@@ -320,6 +333,9 @@ def test_bad_input_and_queries():
         DirectedHierarchy.build(np.array([0, 2, 1, 2]), targets, weights)
     with pytest.raises(GraphError, match="witness_limit"):
         DirectedHierarchy.build(offsets, targets, weights, witness_limit=0)
+    for bad in (0, -3, 2.5, "30"):
+        with pytest.raises(GraphError, match="priority_limit"):
+            DirectedHierarchy.build(offsets, targets, weights, priority_limit=bad)
     q = DirectedHierarchy.build(offsets, targets, weights).query()
     with pytest.raises(QueryError, match="t must be"):
         q.distance(0, 3)
