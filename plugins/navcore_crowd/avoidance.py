@@ -178,9 +178,16 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     n = a.pos.shape[0]
     if n == 0:
         return
-    side = float(a.neighbour_dist.max())
-    lo = a.pos.min(0)
-    size = np.maximum(a.pos.max(0) - lo, side)
+    reach = float(a.neighbour_dist.max())
+    x0, y0, x1, y1 = K.bounds(a.pos)
+    lo, span = np.array([x0, y0]), np.array([x1 - x0, y1 - y0])
+    # cells of about one agent each where the crowd is as dense as its box
+    # (at least an eighth of the neighbour distance, at most all of it):
+    # an agent's nearest neighbours are then found in a few small cells,
+    # not among every agent of the nine cells a neighbour distance wide.
+    # The neighbour lists do not depend on the cells (``agent_neighbours``)
+    side = min(reach, max(math.sqrt(float(span[0]) * float(span[1]) / n), reach / 8.0))
+    size = np.maximum(span, side)
     nx, ny = (int(v) for v in np.ceil(size / side))
     while nx * ny > 4 * n + 16:          # a sparse crowd: fewer, larger cells
         side *= 2.0
@@ -252,7 +259,7 @@ def separate(agents: Agents, move=None) -> float:
             if worst >= 0.0:
                 break
             a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room
-        pushed = np.flatnonzero(moved.any(axis=1))
+        pushed = np.flatnonzero((moved[:, 0] != 0.0) | (moved[:, 1] != 0.0))
         if move is None or pushed.size == 0:
             break
         end = a.pos[pushed]
