@@ -54,8 +54,9 @@ STANDING_WEIGHT = 0.0
 #: standing
 YIELDING_WEIGHT = 0.25
 #: the fewest agents per thread for which the avoidance splits over the
-#: world's workers (a scheduler job costs tens of microseconds)
-PARALLEL_AGENTS = 512
+#: world's workers (a scheduler job costs tens of microseconds, an agent's
+#: avoidance about two)
+PARALLEL_AGENTS = 256
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
 #: each once there are this many of them
@@ -149,6 +150,7 @@ class Crowd:
         #: graph version in use)
         self.fields_made = 0
         self._flow = True
+        self._field_pts = np.empty((0, 2))          # the ways read from fields, a step's
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
@@ -380,6 +382,8 @@ class Crowd:
                        self._stall, self._yield, 0.1, none, none)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
+        S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
+                          self._field_pts, none, none)
         two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
         two.max_neighbours[:] = 1
         if a.walls.owner.size:
@@ -562,9 +566,8 @@ class Crowd:
         a = self._agents
         pos, goal = a.pos[rows], self._goal[rows]
         cost = np.empty(rows.size)
-        first_pt, corner = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
-        hi = np.empty(rows.size, np.int64)
-        blocks, used = [], 0
+        first_pt, hi = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
+        groups, used = [], 0
         for k, lo, up in zip(keys, first.tolist(), np.append(first[1:], order.size).tolist()):
             sub = order[lo:up]
             # corners offered a wall radius off: on a mesh built for an agent
@@ -575,24 +578,21 @@ class Crowd:
             c, ahead, count = field.steer(pos[sub], self._node[rows[sub]], goal[sub],
                                           a.wall_radius[rows[sub]], **extra)
             cost[sub] = c
-            # each agent's corridor: the points ahead, then its goal, right-aligned
-            # in a block of m + 1 points
-            n, m = ahead.shape[0], ahead.shape[1]
-            block = np.empty((n, m + 1, 2))
-            block[:, m] = goal[sub]
-            lead = m - count
-            at = lead[:, None] + np.arange(m)
-            fill = np.arange(m) < count[:, None]
-            block[np.nonzero(fill)[0], at[fill]] = ahead[fill]
-            base = used + (m + 1) * np.arange(n)
-            first_pt[sub], corner[sub], hi[sub] = base + lead, base + lead, base + m + 1
-            blocks.append(block.reshape(-1, 2))
-            used += n * (m + 1)
+            groups.append((sub, ahead, count, used))
+            used += ahead.shape[0] * (ahead.shape[1] + 1)
+        # each agent's corridor: the points ahead, then its goal, right-aligned
+        # in a block of m + 1 points (kept between steps: none made per step)
+        if self._field_pts.shape[0] < used:
+            self._field_pts = np.empty((2 * used, 2))
+        for sub, ahead, count, at in groups:
+            S.field_corridors(ahead, count, goal[sub], sub, at,
+                              self._field_pts, first_pt, hi)
+        corner = first_pt.copy()
         reach = np.isfinite(cost)
         state = np.where(reach, S.MOVING, S.NO_PATH).astype(np.int8)
         pref = np.empty((rows.size, 2))
         S.preferred(pos, a.radius[rows], a.wall_radius[rows], a.max_speed[rows], state,
-                    np.concatenate(blocks), first_pt, hi, corner, dt, pref)
+                    self._field_pts, first_pt, hi, corner, dt, pref)
         self._state[rows] = state
         a.pref[rows] = pref
 
