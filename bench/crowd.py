@@ -101,8 +101,9 @@ def serve(world, crowd):
 
 
 def memory_per_agent(n):
-    """Bytes a crowd holds per agent once every path is served: its
-    arrays, corridors and path requests (tracemalloc, Python and numpy)."""
+    """Bytes a crowd holds per agent once on its way (its path served, or
+    its field read): its arrays, corridors, path requests and fields
+    (tracemalloc, Python and numpy)."""
     import tracemalloc
     import navcore
     start, goal, r = circle(n)
@@ -248,7 +249,7 @@ def main(argv=None):
                 ["agents", "navcore w0", "navcore w1", "pyrvo do_step", "pyrvo prefs loop",
                  "ratio w0", "ratio w1"], rows)
     per = memory_per_agent(5000)
-    print(f"\nmemory per agent (5,000 agents, paths served): {per:.0f} bytes")
+    print(f"\nmemory per agent (5,000 agents, on their way): {per:.0f} bytes")
     orders = [order(kind, 3 if args.quick else 7) for kind in ("grid", "navmesh")]
     print_table(f"An order of {ORDER_UNITS} units to one point ({ORDER_MAP}): medians",
                 ["graph", "nodes", "flow field (made + read)", "read alone",
