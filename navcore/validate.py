@@ -121,9 +121,9 @@ def points(value, what: str = "points", error=NodeError) -> np.ndarray:
         raise error(f"{what} must be (k, 2) points, got {value!r}") from None
     if p.ndim != 2 or p.shape[1] != 2:
         raise error(f"{what} must be (k, 2) points, got shape {p.shape}")
-    bad = ~np.isfinite(p).all(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    # one reduction over all the numbers first: per row (axis=1) costs 20x more
+    if not np.isfinite(p).all():
+        i = int(np.flatnonzero(~np.isfinite(p).all(axis=1))[0])
         raise error(f"{what}[{i}] = {p[i].tolist()} is not finite")
     return p
 

@@ -208,14 +208,16 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):
 
 @njit(cache=True, nogil=True)
 def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y0, nx, ny,
-                    cell_start, cell_items, stamp, gen, cap, keys, ids):
+                    cell_start, cell_items, filled, stamp, gen, cap, keys, ids):
     """The walls (edges ``v -> o_next[v]`` of the vertices ``ov``) that a
     point at ``(px, py)`` sees from their outer side (the right of the
     edge) closer than ``sqrt(range_sq)``, nearest first, at most
     ``cap``; the count. ``stamp``/``gen`` skip an edge listed in
     several cells. With ``owner`` (not empty) an edge counts only when
     its owner node is marked ``mgen`` in ``mark`` (the point's
-    neighbourhood: its own floor)."""
+    neighbourhood: its own floor). ``filled``: the cells' edge counts
+    summed from the grid's corner (``Walls.filled``), so that blocks of
+    empty cells are passed over unread."""
     owned = owner.shape[0] > 0
     reach = math.sqrt(range_sq)
     c0 = max(int((px - reach - x0) / cell), 0)
@@ -223,7 +225,11 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
     r0 = max(int((py - reach - y0) / cell), 0)
     r1 = min(int((py + reach - y0) / cell), ny - 1)
     count = 0
+    if c0 > c1 or r0 > r1 or _block(filled, c0, c1, r0, r1) == 0:
+        return 0
     for r in range(r0, r1 + 1):
+        if _block(filled, c0, c1, r, r) == 0:
+            continue
         for c in range(c0, c1 + 1):
             b = r * nx + c
             for k in range(cell_start[b], cell_start[b + 1]):
@@ -241,6 +247,13 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
                 if d < range_sq:
                     count = _insert(keys, ids, count, cap, d, v)
     return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _block(filled, c0, c1, r0, r1):
+    """How many edges cells ``c0..c1`` of rows ``r0..r1`` hold, from
+    their sums from the grid's corner ``filled``."""
+    return filled[r1 + 1, c1 + 1] - filled[r0, c1 + 1] - filled[r1 + 1, c0] + filled[r0, c0]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -507,12 +520,13 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, max_speed,
                nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev,
                o_dir, o_convex, owner, local_start, local_nodes, wall_grid, wall_start,
-               wall_items, max_walls, keys, ids, stamp, mark, lp, ld, pp, pd, out):
+               wall_items, wall_filled, max_walls, keys, ids, stamp, mark, lp, ld, pp, pd, out):
     """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
     ``out``: ORCA against their nearest neighbours on their floor (agent
     grid ``grid`` = (side, x0, y0, nx, ny) with ``cell_start``/
     ``cell_items``; ``apart``) and the nearest ``max_walls`` walls they
-    see (``wall_grid``, ``wall_start``/``wall_items``; with ``owner``,
+    see (``wall_grid``, ``wall_start``/``wall_items``, ``wall_filled``:
+    ``Walls.filled``; with ``owner``,
     only those of agent ``i``'s neighbourhood, the nodes
     ``local_nodes[local_start[i]:local_start[i + 1]]``), each agent a
     disc of ``radius`` among agents and of ``wall_radius`` off the walls
@@ -543,7 +557,8 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
             reach = th_obst[i] * max_speed[i] + wall_radius[i]
             n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, owner,
                                       mark, mgen, w_side, wx0, wy0, wnx, wny, wall_start,
-                                      wall_items, stamp, gen, max_walls, keys, ids)
+                                      wall_items, wall_filled, stamp, gen, max_walls, keys,
+                                      ids)
             n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next, o_prev,
                             o_dir, o_convex, lp, ld)
         n_fixed = n
@@ -554,6 +569,20 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
         out[i, 0], out[i, 1] = res[0], res[1]
     stamp[-1] = gen
     mark[-1] = mgen
+
+
+@njit(cache=True, nogil=True)
+def bounds(pos):
+    """``(x0, y0, x1, y1)``: the box of the points ``pos`` (at least one;
+    numpy's ``min(axis=0)`` over ``(n, 2)`` is many times slower)."""
+    x0, y0 = pos[0, 0], pos[0, 1]
+    x1, y1 = x0, y0
+    for i in range(1, pos.shape[0]):
+        x0 = min(x0, pos[i, 0])
+        x1 = max(x1, pos[i, 0])
+        y0 = min(y0, pos[i, 1])
+        y1 = max(y1, pos[i, 1])
+    return x0, y0, x1, y1
 
 
 @njit(cache=True, nogil=True)

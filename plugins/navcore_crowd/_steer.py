@@ -167,3 +167,24 @@ def walk_ends(state, pts, hi, corner, ends):
             if pts[c, LINK_COLUMN] == 1.0:
                 ends[r] = c + 1
                 break
+
+
+@njit(cache=True, nogil=True)
+def field_corridors(ahead, count, goal, sub, used, pts, first, hi):
+    """The ways read from a flow field as corridors, in place of numpy's
+    gathers (no array made per step): agent ``i``'s ``count[i]`` points
+    ``ahead[i]`` then its ``goal[i]``, right-aligned in a block of
+    ``m + 1`` points of ``pts`` (``m``: the columns of ``ahead``) from
+    ``used + i * (m + 1)``; ``first[sub[i]]`` and ``hi[sub[i]]`` get the
+    corridor's first point and one past its last."""
+    m = ahead.shape[1]
+    for i in range(ahead.shape[0]):
+        base = used + (m + 1) * i
+        lead = m - count[i]
+        for j in range(count[i]):
+            pts[base + lead + j, 0] = ahead[i, j, 0]
+            pts[base + lead + j, 1] = ahead[i, j, 1]
+        pts[base + m, 0] = goal[i, 0]
+        pts[base + m, 1] = goal[i, 1]
+        first[sub[i]] = base + lead
+        hi[sub[i]] = base + m + 1

@@ -68,8 +68,14 @@ class Walls:
             self.start, self.items = K.bucket_edges(verts, self.next, lo_xy[0], lo_xy[1],
                                                     cell, nx, ny)
         else:
+            nx = ny = 1
             self.grid = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
             self.start, self.items = np.zeros(2, np.int64), np.zeros(0, np.int32)
+        #: how many edges the cells hold, summed from the grid's corner
+        #: (``(ny + 1, nx + 1)``): the edges of any block of cells at once,
+        #: so an agent far from every wall reads no cell
+        self.filled = np.zeros((ny + 1, nx + 1), np.int64)
+        self.filled[1:, 1:] = np.diff(self.start).reshape(ny, nx).cumsum(0).cumsum(1)
 
 
 #: the most walls that make half-planes for one agent (its nearest)
@@ -144,6 +150,7 @@ class Agents:
         self.cell_items = np.empty(n, np.int32)
         self.cell_start = np.zeros(2, np.int64)
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
+        self.drift, self.moved = np.empty(0), np.zeros((0, 2))    # and its scratch
         self.set_walls(walls if walls is not None else Walls())
 
     def heights(self) -> tuple:
@@ -178,9 +185,16 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     n = a.pos.shape[0]
     if n == 0:
         return
-    side = float(a.neighbour_dist.max())
-    lo = a.pos.min(0)
-    size = np.maximum(a.pos.max(0) - lo, side)
+    reach = float(a.neighbour_dist.max())
+    x0, y0, x1, y1 = K.bounds(a.pos)
+    lo, span = np.array([x0, y0]), np.array([x1 - x0, y1 - y0])
+    # cells of about one agent each where the crowd is as dense as its box
+    # (at least an eighth of the neighbour distance, at most all of it):
+    # an agent's nearest neighbours are then found in a few small cells,
+    # not among every agent of the nine cells a neighbour distance wide.
+    # The neighbour lists do not depend on the cells (``agent_neighbours``)
+    side = min(reach, max(math.sqrt(float(span[0]) * float(span[1]) / n), reach / 8.0))
+    size = np.maximum(span, side)
     nx, ny = (int(v) for v in np.ceil(size / side))
     while nx * ny > 4 * n + 16:          # a sparse crowd: fewer, larger cells
         side *= 2.0
@@ -205,7 +219,8 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
             a.max_speed, a.neighbour_dist, a.max_neighbours, a.time_horizon,
             a.time_horizon_obstacles, dt,
             grid, a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
-            w.owner, local_start, local_nodes, w.grid, w.start, w.items, MAX_WALLS, s.keys,
+            w.owner, local_start, local_nodes, w.grid, w.start, w.items, w.filled, MAX_WALLS,
+            s.keys,
             s.ids, s.stamp, s.mark, s.lp, s.ld, s.pp, s.pd, a.new_vel)))
     if len(calls) == 1:
         fn, args = calls[0]
@@ -241,7 +256,9 @@ def separate(agents: Agents, move=None) -> float:
         a.cell_start = np.zeros(4 * n + 17, np.int64)
     if a.cell_items.size != n:
         a.cell_items = np.empty(n, np.int32)
-    drift, moved = np.empty(n), np.zeros((n, 2))
+    if a.drift.size != n:
+        a.drift, a.moved = np.empty(n), np.zeros((n, 2))
+    drift, moved = a.drift, a.moved
     worst = 0.0
     for _ in range(SEPARATION_ROUNDS):
         moved[:] = 0.0
@@ -252,7 +269,7 @@ def separate(agents: Agents, move=None) -> float:
             if worst >= 0.0:
                 break
             a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room
-        pushed = np.flatnonzero(moved.any(axis=1))
+        pushed = np.flatnonzero((moved[:, 0] != 0.0) | (moved[:, 1] != 0.0))
         if move is None or pushed.size == 0:
             break
         end = a.pos[pushed]

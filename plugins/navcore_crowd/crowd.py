@@ -54,8 +54,9 @@ STANDING_WEIGHT = 0.0
 #: standing
 YIELDING_WEIGHT = 0.25
 #: the fewest agents per thread for which the avoidance splits over the
-#: world's workers (a scheduler job costs tens of microseconds)
-PARALLEL_AGENTS = 512
+#: world's workers (a scheduler job costs tens of microseconds, an agent's
+#: avoidance about two)
+PARALLEL_AGENTS = 256
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
 #: each once there are this many of them
@@ -149,6 +150,8 @@ class Crowd:
         #: graph version in use)
         self.fields_made = 0
         self._flow = True
+        self._field_pts = np.empty((0, 2))          # the ways read from fields, a step's
+        self._start = self._end = np.empty((0, 2))  # a step's moves, from and to
         self._agent_of: dict = {}                  # path request -> agent id
         self._arrived_paths = _Many(self._take_paths)
         self._replan_from = _Many(self._starts)
@@ -321,14 +324,19 @@ class Crowd:
         step_velocities(a, dt, self._run if chunks > 1 else None, chunks)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, dt)
-        end = a.pos + a.new_vel * dt
-        start = a.pos.copy()
+        if self._start.shape != a.pos.shape:
+            self._start, self._end = np.empty_like(a.pos), np.empty_like(a.pos)
+        start, end = self._start, self._end
+        np.multiply(a.new_vel, dt, out=end)
+        end += a.pos
+        start[:] = a.pos
         moved, nodes = self._move(a.pos, self._node, end)
         a.pos[:] = moved
         self._node[:] = nodes
         self._settle(dt)
         separate(a, self._push)
-        a.vel[:] = (a.pos - start) / dt
+        np.subtract(a.pos, start, out=a.vel)
+        a.vel /= dt
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
         k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
                               self._ids, self._stall, self._yield, dt, replan, near)
@@ -380,6 +388,8 @@ class Crowd:
                        self._stall, self._yield, 0.1, none, none)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
+        S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
+                          self._field_pts, none, none)
         two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
         two.max_neighbours[:] = 1
         if a.walls.owner.size:
@@ -541,13 +551,23 @@ class Crowd:
         after a map change the group's field is made again before it is
         read, re-planning the whole group at once. An agent with no way to
         its goal from where it stands has no path."""
-        rows = np.flatnonzero(self._field >= 0)
-        rows = rows[np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH))]
+        st = self._state
+        rows = np.flatnonzero((self._field >= 0) & ((st == S.WAITING) | (st == S.MOVING)
+                                                     | (st == S.NO_PATH)))
         if rows.size == 0:
             return
-        goal_node = self._field[rows]
-        order = np.argsort(goal_node, kind="stable")
-        keys, first = np.unique(goal_node[order], return_index=True)
+        # gathers of (n, 2) rows cost as much as the steering: skipped where
+        # they would copy every agent in order (the whole crowd on fields, in
+        # one group: a crowd sent to one place)
+        whole = rows.size == self._ids.size
+        of_rows = (lambda x: x) if whole else (lambda x: x[rows])
+        goal_node = of_rows(self._field)
+        one = goal_node.min() == goal_node.max()
+        if one:
+            order, first, keys = np.arange(rows.size), np.zeros(1, np.int64), goal_node[:1]
+        else:
+            order = np.argsort(goal_node, kind="stable")
+            keys, first = np.unique(goal_node[order], return_index=True)
         keys = keys.tolist()
         version = self.graph.version
         stale = [(k, int(rows[order[i]])) for k, i in zip(keys, first.tolist())
@@ -560,41 +580,42 @@ class Crowd:
             return
         self._fields = {k: self._fields[k] for k in keys}     # fields no agent walks go
         a = self._agents
-        pos, goal = a.pos[rows], self._goal[rows]
+        pos, goal = of_rows(a.pos), of_rows(self._goal)
         cost = np.empty(rows.size)
-        first_pt, corner = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
-        hi = np.empty(rows.size, np.int64)
-        blocks, used = [], 0
+        first_pt, hi = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
+        groups, used = [], 0
         for k, lo, up in zip(keys, first.tolist(), np.append(first[1:], order.size).tolist()):
             sub = order[lo:up]
+            of_sub = (lambda x: x) if one else (lambda x: x[sub])
             # corners offered a wall radius off: on a mesh built for an agent
             # radius the walls are already that far in
             field = self._fields[k]
-            extra = {"giving_way": self._yield[rows[sub]] > 0.0} \
+            extra = {"giving_way": of_sub(of_rows(self._yield)) > 0.0} \
                 if isinstance(field, flowfield.GridFlow) else {}
-            c, ahead, count = field.steer(pos[sub], self._node[rows[sub]], goal[sub],
-                                          a.wall_radius[rows[sub]], **extra)
+            c, ahead, count = field.steer(of_sub(pos), of_sub(of_rows(self._node)),
+                                          of_sub(goal), of_sub(of_rows(a.wall_radius)),
+                                          **extra)
             cost[sub] = c
-            # each agent's corridor: the points ahead, then its goal, right-aligned
-            # in a block of m + 1 points
-            n, m = ahead.shape[0], ahead.shape[1]
-            block = np.empty((n, m + 1, 2))
-            block[:, m] = goal[sub]
-            lead = m - count
-            at = lead[:, None] + np.arange(m)
-            fill = np.arange(m) < count[:, None]
-            block[np.nonzero(fill)[0], at[fill]] = ahead[fill]
-            base = used + (m + 1) * np.arange(n)
-            first_pt[sub], corner[sub], hi[sub] = base + lead, base + lead, base + m + 1
-            blocks.append(block.reshape(-1, 2))
-            used += n * (m + 1)
+            groups.append((sub, of_sub(goal), ahead, count, used))
+            used += ahead.shape[0] * (ahead.shape[1] + 1)
+        # each agent's corridor: the points ahead, then its goal, right-aligned
+        # in a block of m + 1 points (kept between steps: none made per step)
+        if self._field_pts.shape[0] < used:
+            self._field_pts = np.empty((2 * used, 2))
+        for sub, sub_goal, ahead, count, at in groups:
+            S.field_corridors(ahead, count, sub_goal, sub, at, self._field_pts, first_pt, hi)
+        corner = first_pt.copy()
         reach = np.isfinite(cost)
         state = np.where(reach, S.MOVING, S.NO_PATH).astype(np.int8)
         pref = np.empty((rows.size, 2))
-        S.preferred(pos, a.radius[rows], a.wall_radius[rows], a.max_speed[rows], state,
-                    np.concatenate(blocks), first_pt, hi, corner, dt, pref)
-        self._state[rows] = state
-        a.pref[rows] = pref
+        S.preferred(pos, of_rows(a.radius), of_rows(a.wall_radius), of_rows(a.max_speed),
+                    state, self._field_pts, first_pt, hi, corner, dt, pref)
+        if whole:
+            self._state[:] = state
+            a.pref[:] = pref
+        else:
+            self._state[rows] = state
+            a.pref[rows] = pref
 
     def _cancel(self, ids):
         for i in ids.tolist():
