@@ -589,13 +589,7 @@ def bounds(pos):
 def grid_for(pos, side, n_cells_max):
     """``(cell, x0, y0, nx, ny)``: a grid over the points ``pos`` with
     cells of ``side`` (doubled until there are at most ``n_cells_max``)."""
-    x0, y0 = pos[0, 0], pos[0, 1]
-    x1, y1 = x0, y0
-    for i in range(1, pos.shape[0]):
-        x0 = min(x0, pos[i, 0])
-        x1 = max(x1, pos[i, 0])
-        y0 = min(y0, pos[i, 1])
-        y1 = max(y1, pos[i, 1])
+    x0, y0, x1, y1 = bounds(pos)
     cell = side
     while True:
         nx = max(int(math.ceil((x1 - x0) / cell)), 1)
