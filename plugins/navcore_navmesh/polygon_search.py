@@ -50,18 +50,16 @@ def closed_nodes(graph, request):
     and the funnel's corridor search (A* over the polygon graph, read by
     ``navcore_csr.closed_nodes``). The exact search (``polyanya``, and
     ``auto``, ``astar``, ``dijkstra`` that mean it here) expands intervals
-    of edges, not polygons: a ``QueryError`` naming the searches that
-    close polygons. None for other requests."""
+    of edges, not polygons: ``(result, navcore.SearchIntervals)``, the
+    intervals it closed (``polyanya.searched_intervals``). None for other
+    requests."""
     from .funnel import ALGORITHM as FUNNEL, funnel_path
-    from .polyanya import NAMES
+    from .polyanya import NAMES, searched_intervals
     if graph.heights is not None or set(request.options) - {"heuristic"}:
         return None
     name = request.algorithm
-    if name in NAMES:
-        raise navcore.QueryError(
-            f"{name!r} on navmesh {request.graph_id!r} is Polyanya, which expands "
-            f"intervals of mesh edges, not polygons; the polygons a search closes are "
-            f"recorded for {', '.join(map(repr, (*ALGORITHMS, FUNNEL)))}")
+    if name in NAMES and not request.options:
+        return searched_intervals(graph, request)
     if name in ALGORITHMS:
         result = polygon_path(graph, request)
     elif name == FUNNEL and not request.options:
