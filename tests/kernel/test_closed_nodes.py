@@ -163,3 +163,27 @@ def test_polyanyas_intervals_on_the_courtyard_scene():
         assert total > 50
     finally:
         sim.close()
+
+
+@exercises("navcore_closed_nodes")
+def test_a_levels_exact_search_closes_intervals_in_its_ground_plane():
+    """A 3D level searches its ground projection with Polyanya: the same
+    record, its result lifted as find_path lifts it, the intervals on
+    edges of the polygons they name (the upper deck's too)."""
+    from levelkit import join, quad
+    lower = quad(0, 24, 0, 10, 0.0)
+    v, t = join(lower, quad(0, 10, 0, 10, 4.0), quad(10, 20, 6, 10, 4.0, 0.0, along="x"))
+    w = navcore.World()
+    try:
+        g = w.add_graph("s", type="level", vertices=v, triangles=t)
+        assert g.heights is not None
+        total = 0
+        for s in range(g.num_nodes):
+            for e in (0, g.num_nodes - 1):
+                total += _polyanyas_intervals_hold(w, "s", s, e)
+        assert total > g.num_nodes
+        # the polygon searches on a level record their polygons too
+        result, closed = w.closed_nodes("s", 0, g.num_nodes - 1, algorithm="polygon_astar")
+        assert closed.size == result.expanded > 0
+    finally:
+        w.close()
