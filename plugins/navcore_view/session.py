@@ -407,7 +407,7 @@ class Session:
         try:
             r, closed = self.world.closed_nodes(self.graph_id, a, b, algorithm=algorithm)
         except QueryError as exc:
-            # a search that keeps no record of its nodes (Polyanya, a
+            # a search that keeps no record of its nodes (a contraction
             # hierarchy), or a bad request: find_path answers or says why
             why = exc.message
             r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
