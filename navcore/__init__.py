@@ -27,7 +27,7 @@ from .scene_layer import SceneLayer
 from .search import Search
 from .views import DerivedView
 from .types import (FrameStats, GraphVersion, MeshPoint, PathBatch, PathRequest, PathResult,
-                    PathStatus, RaycastHit, Update)
+                    PathStatus, RaycastHit, SearchIntervals, Update)
 from .world import World
 from .warmup import warm_up
 
@@ -35,7 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "World", "warm_up", "NavGraph", "draw", "plot", "view", "PluginWarning", "DerivedView", "PathRequest", "PathResult",
-    "GraphVersion", "MeshPoint", "RaycastHit", "Isochrone", "PathBatch", "PathStatus", "Update", "Search",
+    "GraphVersion", "MeshPoint", "RaycastHit", "SearchIntervals", "Isochrone", "PathBatch", "PathStatus", "Update", "Search",
     "FrameStats", "PluginRegistry", "hookimpl", "hookspec", "for_graphs", "precheck",
     "SceneLayer",
     "Simulation", "Scene", "read_scene", "EventKind", "load_scene",

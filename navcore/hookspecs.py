@@ -344,14 +344,17 @@ def navcore_begin_search(world: World, graph: NavGraph, request: PathRequest) ->
 
 @hookspec(firstresult=True)
 def navcore_closed_nodes(world: World, graph: NavGraph,
-                         request: PathRequest) -> tuple[PathResult, np.ndarray] | None:
+                         request: PathRequest) -> tuple[PathResult, Any] | None:
     """Search ``request`` as this plugin's ``navcore_find_path`` would and
-    return ``(result, closed)``: that search's ``PathResult`` and the node
-    ids it closed (int32, one per expansion counted in ``result.expanded``;
-    read from the search's generation-stamped scratch right after it, on
-    this thread), or ``None`` when this plugin does not search ``request``
-    that way (another algorithm, or one whose expansions are not nodes:
-    raise a ``QueryError`` naming the algorithms that are, to say so).
+    return ``(result, closed)``: that search's ``PathResult`` and what it
+    closed, one entry per expansion counted in ``result.expanded``, read
+    from the search's scratch right after it, on this thread: for a
+    search over graph nodes, the node ids (int32); for a search over
+    intervals of mesh edges (Polyanya), a ``navcore.SearchIntervals``
+    (each interval as a segment on its edge, and the polygons on either
+    side). ``None`` when this plugin does not search ``request`` that way
+    (another algorithm, or one that keeps no record of what it closed:
+    raise a ``QueryError`` naming the algorithms that do, to say so).
 
     Called by ``World.closed_nodes`` (the viewer's "search nodes" layer),
     after ``find_path`` answered the same request and only when that

@@ -11,7 +11,8 @@ from .errors import NodeError, QueryError
 from .graph import NavGraph
 from .isochrones import Isochrone
 from .search import Search
-from .types import GraphVersion, MeshPoint, PathRequest, PathResult, PathStatus, RaycastHit
+from .types import (GraphVersion, MeshPoint, PathRequest, PathResult, PathStatus, RaycastHit,
+                    SearchIntervals)
 
 _INVALID_START = PathStatus.INVALID_START
 _INVALID_GOAL = PathStatus.INVALID_GOAL
@@ -74,10 +75,13 @@ class Queries:
         search closed (int32, one per expansion in ``result.expanded``;
         empty when the answer needed no search: an end not walkable, ends
         in different areas). What a debugger draws as "the nodes the last
-        query expanded". Same checks and errors as ``find_path``; a
-        ``QueryError`` when the search that answered keeps no record of
-        its nodes (Polyanya expands intervals of edges; a contraction
-        hierarchy's or a road graph's searches are not recorded)."""
+        query expanded". A search whose nodes are intervals of mesh edges
+        (Polyanya, a navmesh's ``auto``) returns a ``SearchIntervals``
+        instead: the intervals it closed as segments and the polygons on
+        either side, one row per expansion. Same checks and errors as
+        ``find_path``; a ``QueryError`` when the search that answered keeps
+        no record of its nodes (a contraction hierarchy's searches, a road
+        graph's ``ch``)."""
         graph, request = self.prepare_path(graph_id, start, goal, algorithm, **options)
         none = np.zeros(0, dtype=np.int32)
         if type(request) is PathResult:
@@ -86,13 +90,17 @@ class Queries:
         if result.expanded == 0:
             return result, none
         again, closed = self._ask("navcore_closed_nodes", graph, request)
-        closed = np.asarray(closed, dtype=np.int32)
-        if not _same_answer(result, again) or closed.size != result.expanded:
+        if isinstance(closed, SearchIntervals):
+            count = len(closed.segments)
+        else:
+            closed = np.asarray(closed, dtype=np.int32)
+            count = closed.size
+        if not _same_answer(result, again) or count != result.expanded:
             raise QueryError(
                 f"closed_nodes: {result.algorithm or algorithm!r} on {graph.kind} graph "
                 f"{graph_id!r} was answered by a search that keeps no record of the nodes "
                 f"it closed (the recorded search expanded {again.expanded} nodes and "
-                f"closed {closed.size}, find_path's {result.expanded}); ask for an "
+                f"closed {count}, find_path's {result.expanded}); ask for an "
                 f"algorithm the graph's own searches answer")
         return result, closed
 

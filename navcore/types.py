@@ -92,6 +92,18 @@ class MeshPoint(NamedTuple):
     point: Any
 
 
+class SearchIntervals(NamedTuple):
+    """What a search over intervals of mesh edges (Polyanya) closed, one
+    row per expansion (``World.closed_nodes``): ``segments`` float64
+    ``(k, 4)``, each interval ``(x0, y0, x1, y1)``, on an edge of the mesh;
+    ``polygons`` int32 ``(k, 2)``, the polygon whose edge it lies on (the
+    one the search came through) and the polygon beyond it, which the
+    interval leads into."""
+
+    segments: Any
+    polygons: Any
+
+
 @dataclass
 class RaycastHit:
     """What ``World.raycast`` found walking the mesh from ``start`` toward

@@ -524,6 +524,9 @@ def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
                 turn = 2
             elif (qx - rx) * (gy - ry) - (qy - ry) * (gx - rx) < -eps:
                 turn = 1
+            # the pool's and the heap's sizes kept (two stores a query): what
+            # ``popped`` reads to tell the nodes this search closed
+            regs[R_N], regs[R_SIZE] = n, size
             regs[R_EXPANDED], regs[R_BEST] = -1, best
             return FOUND, u, turn, expanded
         if root >= 0 and root_stamp[root] == gen and root_g[root] + geps < nf[u, 4]:
@@ -594,6 +597,7 @@ def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
                 nf[i, 5] = f
                 size = heap_push(hid, hkey, hpos, size, i, f, True)
             break
+    regs[R_N], regs[R_SIZE] = n, size
     regs[R_EXPANDED], regs[R_BEST] = -1, best
     return NO_PATH, -1, 0, expanded
 

@@ -469,3 +469,33 @@ def warm_up(graph) -> None:
     shortest_path(graph, end, end)
     graph.nodes_of(end, end)          # World.find_path's ends, in one call
     graph.end_nodes((float(end[0]), float(end[1])), 0)     # the areas' pre-check
+
+
+def searched_intervals(graph, request):
+    """``(result, SearchIntervals)``: ``polyanya_path`` of ``request`` and
+    the intervals its search closed, one per expansion in
+    ``result.expanded`` (``World.closed_nodes``). Read from this thread's
+    scratch right after the search, the search itself unchanged: the
+    nodes it made are the pool's first ``regs[R_N]``; of those, the
+    start's stand-ins (no entry edge) were never queued, nor was a node
+    made as its parent's only successor outside the goal's polygons
+    (expanded on the spot, uncounted); every other node was queued, and
+    closed unless still in the heap (``hid[:regs[R_SIZE]]``)."""
+    result = polyanya_path(graph, request)
+    s = search_space(graph).scratch()
+    n, size = int(s.regs[K.R_N]), int(s.regs[K.R_SIZE])
+    ni, nf = s.ni[:n], s.nf[:n]
+    gen = s.work[0]
+    goal = s.stamps[len(graph.vertices):] == gen
+    parent, polygon = ni[:, 1], ni[:, 2]
+    stand_in = ni[:, 3] < 0
+    children = np.bincount(parent[~stand_in], minlength=n)
+    from_stand_in = stand_in[np.maximum(parent, 0)]
+    on_the_spot = ~stand_in & ~from_stand_in & (children[np.maximum(parent, 0)] == 1) \
+        & ~goal[polygon]
+    closed = ~stand_in & ~on_the_spot
+    closed[s.hid[:size]] = False
+    rows = np.flatnonzero(closed)
+    segments = np.ascontiguousarray(nf[rows, :4], dtype=np.float64)
+    polygons = np.column_stack([polygon[parent[rows]], polygon[rows]]).astype(np.int32)
+    return result, navcore.SearchIntervals(segments, polygons)

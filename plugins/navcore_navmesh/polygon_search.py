@@ -50,18 +50,18 @@ def closed_nodes(graph, request):
     and the funnel's corridor search (A* over the polygon graph, read by
     ``navcore_csr.closed_nodes``). The exact search (``polyanya``, and
     ``auto``, ``astar``, ``dijkstra`` that mean it here) expands intervals
-    of edges, not polygons: a ``QueryError`` naming the searches that
-    close polygons. None for other requests."""
+    of edges, not polygons: ``(result, navcore.SearchIntervals)``, the
+    intervals it closed (``polyanya.searched_intervals``). None for other
+    requests."""
+    if graph.heights is not None:
+        return _layered_closed_nodes(graph, request)
     from .funnel import ALGORITHM as FUNNEL, funnel_path
-    from .polyanya import NAMES
-    if graph.heights is not None or set(request.options) - {"heuristic"}:
+    from .polyanya import NAMES, searched_intervals
+    if set(request.options) - {"heuristic"}:
         return None
     name = request.algorithm
-    if name in NAMES:
-        raise navcore.QueryError(
-            f"{name!r} on navmesh {request.graph_id!r} is Polyanya, which expands "
-            f"intervals of mesh edges, not polygons; the polygons a search closes are "
-            f"recorded for {', '.join(map(repr, (*ALGORITHMS, FUNNEL)))}")
+    if name in NAMES and not request.options:
+        return searched_intervals(graph, request)
     if name in ALGORITHMS:
         result = polygon_path(graph, request)
     elif name == FUNNEL and not request.options:
@@ -69,6 +69,42 @@ def closed_nodes(graph, request):
     else:
         return None
     return result, navcore_csr.closed_nodes(graph)
+
+
+def _layered_closed_nodes(graph, request):
+    """``closed_nodes`` on a layered (3D) mesh without off-mesh links: the
+    plain mesh's record of the search ``find_path`` runs in the mesh's
+    ground projection (``layered``), the result lifted to 3D as
+    ``find_path`` lifts it; Polyanya's intervals stay in the ground plane
+    (their polygons name the floor). None with options or links."""
+    from . import layered
+    if request.options or graph.links is not None:
+        return None
+    closed = []
+
+    def answer(flat, g):
+        got = closed_nodes(g, flat) if g.heights is None else _plain(g, flat)
+        if got is None:
+            return None
+        closed.append(got[1])
+        return got[0]
+    result = layered.find_path(graph, request, answer)
+    return None if result is None else (result, closed[0])
+
+
+def _plain(graph, request):
+    """``closed_nodes`` of ``request`` on ``graph``'s arrays as a plain mesh
+    (the ground projection a layered mesh searches in)."""
+    from .funnel import ALGORITHM as FUNNEL, funnel_path
+    from .polyanya import NAMES, searched_intervals
+    name = request.algorithm
+    if name in NAMES:
+        return searched_intervals(graph, request)
+    if name in ALGORITHMS:
+        return polygon_path(graph, request), navcore_csr.closed_nodes(graph)
+    if name == FUNNEL:
+        return funnel_path(graph, request), navcore_csr.closed_nodes(graph)
+    return None
 
 
 def refuse(graph, request):

@@ -37,6 +37,7 @@ import numpy as np
 
 from navcore import validate
 from navcore.errors import NavError, QueryError
+from navcore.types import SearchIntervals
 
 from navcore_draw import picture as P
 from navcore_draw.canvas import COVERED
@@ -406,7 +407,7 @@ class Session:
         try:
             r, closed = self.world.closed_nodes(self.graph_id, a, b, algorithm=algorithm)
         except QueryError as exc:
-            # a search that keeps no record of its nodes (Polyanya, a
+            # a search that keeps no record of its nodes (a contraction
             # hierarchy), or a bad request: find_path answers or says why
             why = exc.message
             r = self.world.find_path(self.graph_id, a, b, algorithm=algorithm)
@@ -417,7 +418,14 @@ class Session:
                "expanded": int(r.expanded), "nodes": int(len(r.nodes)),
                "algorithm": r.algorithm or algorithm, "points": pts.tolist(),
                "closed": None, "closed_total": None, "closed_why": why}
-        if closed is not None:
+        out["closed_segments"] = None
+        if isinstance(closed, SearchIntervals):
+            # an interval search (Polyanya): its intervals as segments on
+            # the map, the polygons they lead into tinted
+            out["closed_total"] = int(len(closed.segments))
+            out["closed"] = np.unique(closed.polygons[:, 1])[:CLOSED_SHOWN].tolist()
+            out["closed_segments"] = closed.segments[:CLOSED_SHOWN].ravel().tolist()
+        elif closed is not None:
             out["closed_total"] = int(closed.size)
             out["closed"] = np.unique(closed)[:CLOSED_SHOWN].tolist()
         return out

@@ -65,9 +65,6 @@ def test_navmesh_polygon_searches_and_road_bidijkstra_record_their_nodes():
             truth = w.find_path("m", (1, 1), (9, 1), algorithm=algorithm)
             assert closed.size == truth.expanded > 0
             assert {truth.nodes[0], truth.nodes[-1]} <= set(closed.tolist())
-        # Polyanya expands intervals of edges: refused, naming the searches that close polygons
-        with pytest.raises(navcore.QueryError, match="polygon_astar"):
-            w.closed_nodes("m", (1, 1), (9, 1))
         lon = np.linspace(7.40, 7.44, 6)
         pos = np.column_stack([lon, np.full(6, 43.73)])
         src = np.arange(5)
@@ -97,3 +94,96 @@ def test_bad_input_and_searches_without_a_record_are_refused(world):
     contract(world.graph("g"))
     with pytest.raises(navcore.QueryError, match="keeps no record"):
         world.closed_nodes("g", (0, 0), (4, 2))
+
+
+def _on_an_edge(mesh, polygon, x, y):
+    """Whether ``(x, y)`` lies on an edge of ``polygon`` within 1e-9."""
+    ring = mesh.vertices[mesh.poly_verts[mesh.poly_start[polygon]:mesh.poly_start[polygon + 1]]]
+    a, b = ring, np.roll(ring, -1, axis=0)
+    d = b - a
+    t = np.clip(((x - a[:, 0]) * d[:, 0] + (y - a[:, 1]) * d[:, 1])
+                / np.maximum((d ** 2).sum(1), 1e-300), 0.0, 1.0)
+    gap = np.hypot(a[:, 0] + t * d[:, 0] - x, a[:, 1] + t * d[:, 1] - y)
+    return gap.min() <= 1e-9
+
+
+def _polyanyas_intervals_hold(w, gid, start, goal, algorithm="auto"):
+    """World.closed_nodes on a navmesh's exact search: one interval per
+    expansion find_path reports, each on an edge shared by the two
+    polygons it names, the start's and the goal's polygons among them."""
+    mesh = w.graph(gid)
+    result, closed = w.closed_nodes(gid, start, goal, algorithm=algorithm)
+    truth = w.find_path(gid, start, goal, algorithm=algorithm)
+    assert result.status is truth.status and result.cost == truth.cost
+    if truth.expanded == 0:
+        return 0
+    assert isinstance(closed, navcore.SearchIntervals)
+    assert len(closed.segments) == len(closed.polygons) == truth.expanded
+    assert closed.segments.shape[1] == 4 and closed.polygons.dtype == np.int32
+    for (x0, y0, x1, y1), (came, into) in zip(closed.segments, closed.polygons):
+        for p in (came, into):
+            assert _on_an_edge(mesh, p, x0, y0) and _on_an_edge(mesh, p, x1, y1)
+    reached = set(closed.polygons.ravel().tolist())
+    if truth.found:
+        assert {int(truth.nodes[0]), int(truth.nodes[-1])} <= reached
+    return truth.expanded
+
+
+@exercises("navcore_closed_nodes")
+@pytest.mark.parametrize("algorithm", ["auto", "polyanya", "astar", "dijkstra"])
+def test_polyanya_closes_one_interval_of_an_edge_per_expansion(algorithm):
+    w = navcore.World()
+    try:
+        w.add_graph("m", type="navmesh", bounds=(0, 0, 10, 10),
+                    obstacles=[[(4, 0), (6, 0), (6, 8), (4, 8)],
+                               [(1, 5), (3, 5), (3, 6), (1, 6)]])
+        assert _polyanyas_intervals_hold(w, "m", (1, 1), (9, 1), algorithm) > 1
+        assert _polyanyas_intervals_hold(w, "m", (2, 9), (9, 2), algorithm) > 1
+    finally:
+        w.close()
+
+
+@exercises("navcore_closed_nodes")
+def test_polyanyas_intervals_on_the_courtyard_scene():
+    """Many pairs on a scene's mesh (obstacles, pillars): every search's
+    intervals as many as its expansions, on the mesh's edges; pairs with
+    no path (a blocked polygon) close the intervals they reached too."""
+    from pathlib import Path
+    sim = navcore.load_scene(Path(__file__).parents[2] / "scenes" / "courtyard.yaml")
+    try:
+        w = sim.world
+        gid = next(g for g in w.graphs if w.graph(g).kind == "navmesh")
+        mesh = w.graph(gid)
+        rng = np.random.default_rng(5)
+        walk = np.flatnonzero(mesh.walkable)
+        total = 0
+        for a, b in rng.choice(walk, size=(12, 2)):
+            total += _polyanyas_intervals_hold(w, gid, tuple(mesh.positions[a, :2]),
+                                               tuple(mesh.positions[b, :2]))
+        assert total > 50
+    finally:
+        sim.close()
+
+
+@exercises("navcore_closed_nodes")
+def test_a_levels_exact_search_closes_intervals_in_its_ground_plane():
+    """A 3D level searches its ground projection with Polyanya: the same
+    record, its result lifted as find_path lifts it, the intervals on
+    edges of the polygons they name (the upper deck's too)."""
+    from levelkit import join, quad
+    lower = quad(0, 24, 0, 10, 0.0)
+    v, t = join(lower, quad(0, 10, 0, 10, 4.0), quad(10, 20, 6, 10, 4.0, 0.0, along="x"))
+    w = navcore.World()
+    try:
+        g = w.add_graph("s", type="level", vertices=v, triangles=t)
+        assert g.heights is not None
+        total = 0
+        for s in range(g.num_nodes):
+            for e in (0, g.num_nodes - 1):
+                total += _polyanyas_intervals_hold(w, "s", s, e)
+        assert total > g.num_nodes
+        # the polygon searches on a level record their polygons too
+        result, closed = w.closed_nodes("s", 0, g.num_nodes - 1, algorithm="polygon_astar")
+        assert closed.size == result.expanded > 0
+    finally:
+        w.close()

@@ -129,9 +129,14 @@ def test_the_search_nodes_layer_shows_the_nodes_the_query_closed(shown):
     sim, viewer, page = shown
     page.pause()
     gid = viewer.session.graph_id
-    # a navmesh's own search (Polyanya) expands intervals of edges: its
-    # polygon search closes polygons
-    algorithm = "polygon_astar" if sim.world.graph(gid).kind == "navmesh" else "auto"
+    # a navmesh's own search (Polyanya, "auto") closes intervals of edges,
+    # drawn as segments; its polygon search closes polygons
+    navmesh = sim.world.graph(gid).kind == "navmesh"
+    for algorithm in ("polygon_astar", "auto") if navmesh else ("auto",):
+        _shows_the_closed_nodes(sim, viewer, page, gid, algorithm)
+
+
+def _shows_the_closed_nodes(sim, viewer, page, gid, algorithm):
     page.page.select_option("#algorithm", algorithm)
     page.layer("search", True)
     page.page.evaluate("window.navcoreViewer.lastQuery = null")
@@ -144,13 +149,17 @@ def test_the_search_nodes_layer_shows_the_nodes_the_query_closed(shown):
     truth, closed = sim.world.closed_nodes(gid, tuple(q["from"]), tuple(q["to"]),
                                            algorithm=algorithm)
     assert q["closed_total"] == truth.expanded == q["expanded"] > 0
-    assert q["closed"] == np.unique(closed).tolist()
+    if isinstance(closed, navcore.SearchIntervals):
+        assert q["closed"] == np.unique(closed.polygons[:, 1]).tolist()
+        assert q["closed_segments"] == closed.segments.ravel().tolist()
+    else:
+        assert q["closed"] == np.unique(closed).tolist() and q["closed_segments"] is None
     assert page.js("V.searchedPixels") > 0
     on = page.shot()
     page.layer("search", False)
     time.sleep(0.1)
     off = page.shot()
-    assert (on != off).any(), "the search nodes layer drew nothing"
+    assert (on != off).any(), f"the search nodes layer drew nothing for {algorithm!r}"
     page.layer("search", True)
     page.page.select_option("#algorithm", "auto")
 

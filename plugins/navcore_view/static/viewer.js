@@ -270,6 +270,7 @@ function draw() {
   ctx.drawImage(base, 0, 0);
   if ($("layer-polygons").checked) ctx.drawImage(edges, 0, 0);
   if ($("layer-search").checked && searched) ctx.drawImage(searched, 0, 0);
+  if ($("layer-search").checked) drawIntervals(s);
   const pal = (V.hello && V.hello.palette) || {};
   if ($("layer-paths").checked && V.paths) {
     const [off, pts] = V.paths;
@@ -297,6 +298,21 @@ function draw() {
   }
   if ($("layer-query").checked) drawQuery(s);
   drawChart();
+}
+
+// the intervals of edges an interval search (Polyanya) closed, as
+// segments in the search nodes' magenta, over the polygons they lead into
+function drawIntervals(s) {
+  const q = V.lastQuery, seg = q && q.closed_segments;
+  if (!seg || !seg.length) return;
+  ctx.strokeStyle = "rgb(235,40,235)"; ctx.lineWidth = Math.max(2, s / 5); ctx.lineCap = "round";
+  ctx.beginPath();
+  for (let k = 0; k + 3 < seg.length; k += 4) {
+    const [x0, y0] = toPx(seg[k], seg[k + 1]), [x1, y1] = toPx(seg[k + 2], seg[k + 3]);
+    ctx.moveTo(x0, y0); ctx.lineTo(x1, y1);
+  }
+  ctx.stroke();
+  ctx.lineCap = "butt";
 }
 
 function drawQuery(s) {
