@@ -158,6 +158,7 @@ def csr_specs():
                                                algorithm="astar")),
         Spec("navcore_csr.dijkstra", lambda: call(C.dijkstra, g(), 0, 4)),
         Spec("navcore_csr.bfs", lambda: call(C.bfs, g(), 0, 4)),
+        Spec("navcore_csr.closed_nodes", lambda: call(C.closed_nodes, g())),
         Spec("navcore_csr.dijkstra_all", lambda: call(C.dijkstra_all, g(), 0)),
         Spec("navcore_csr.distance_matrix", lambda: call(C.distance_matrix, g(), [0, 1], [3, 4])),
         Spec("navcore_csr.distance_pairs", lambda: call(C.distance_pairs, g(), [0, 1], [3, 4])),
