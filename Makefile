@@ -21,13 +21,14 @@ demo: $(STAMP)
 
 # Test processes (pytest-xdist): on a cold numba cache most of the suite's
 # time is compiling kernels, one core at a time; two processes use both of
-# a 2-core machine. Each takes whole test files (--dist loadfile), so a
-# file's kernels compile once and the other process loads them from the
-# shared on-disk cache when it needs them. TEST_JOBS=0 runs in one process.
+# a 2-core machine. Each takes whole test folders in the order of
+# tests/conftest.py's FOLDER_ORDER (--dist loadgroup --no-loadscope-reorder),
+# so a plugin's kernels compile in one process and the other loads them
+# from the shared on-disk cache. TEST_JOBS=0 runs in one process.
 TEST_JOBS ?= 2
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_JOBS) --dist loadfile --durations=30
+	$(BIN)/python -m pytest -q -m "not slow" -n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder --durations=30
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -n $(TEST_JOBS) -o addopts="-p no:cacheprovider" tests
 
 test-all: $(STAMP)
