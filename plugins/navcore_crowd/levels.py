@@ -182,10 +182,12 @@ class LevelCrowd(Crowd):
     def _reaches(self, rows, targets):
         ends = np.ascontiguousarray(targets[:, :2])
         seen, nodes = self._move(self._agents.pos[rows], self._node[rows], ends)
-        ok = (seen == ends).all(axis=1) & (nodes >= 0)
-        if ok.any():
-            h = self._heights(nodes[ok], seen[ok])
-            ok[ok] = np.abs(h - targets[ok, 2]) < 0.5 * self.height
+        # by column: a reduction along rows costs more than the move's kernel
+        ok = (seen[:, 0] == ends[:, 0]) & (seen[:, 1] == ends[:, 1]) & (nodes >= 0)
+        there = np.flatnonzero(ok)
+        if there.size:
+            h = self._heights(nodes[there], seen[there])
+            ok[there] = np.abs(h - targets[there, 2]) < 0.5 * self.height
         return ok
 
     def _walk_ends(self):
@@ -223,26 +225,42 @@ class LevelCrowd(Crowd):
         a = self._agents
         self._h_before[:] = self._h
         self._dt = dt
-        ground = np.flatnonzero((self._state != S.ON_LINK) & (self._node >= 0))
+        linked = self._state == S.ON_LINK
+        if not linked.any():
+            # the usual step: nobody on a link, all on the ground (a few
+            # array operations, not a dozen: they cost more than the kernels)
+            if (self._node >= 0).all():
+                self._h[:] = self._heights(self._node, a.pos)
+            else:
+                ground = np.flatnonzero(self._node >= 0)
+                self._h[ground] = self._heights(self._node[ground], a.pos[ground])
+            a.elev[:] = self._h
+            return
+        ground = np.flatnonzero(~linked & (self._node >= 0))
         if ground.size:
             self._h[ground] = self._heights(self._node[ground], a.pos[ground])
-        on = np.flatnonzero(self._state == S.ON_LINK)
-        if on.size:
-            left = np.maximum(self._link_left[on] - dt, 0.0)
-            self._link_left[on] = left
-            time = self._link_time[on]
-            t = np.where(time > 0.0, 1.0 - left / np.where(time > 0.0, time, 1.0), 1.0)
-            p = self._link_from[on] + t[:, None] * (self._link_to[on] - self._link_from[on])
-            a.pos[on], self._h[on] = p[:, :2], p[:, 2]
-            landed = on[left == 0.0]
-            if landed.size:
-                self._land(landed)
+        on = np.flatnonzero(linked)
+        left = np.maximum(self._link_left[on] - dt, 0.0)
+        self._link_left[on] = left
+        time = self._link_time[on]
+        t = np.where(time > 0.0, 1.0 - left / np.where(time > 0.0, time, 1.0), 1.0)
+        p = self._link_from[on] + t[:, None] * (self._link_to[on] - self._link_from[on])
+        a.pos[on], self._h[on] = p[:, :2], p[:, 2]
+        landed = on[left == 0.0]
+        if landed.size:
+            self._land(landed)
         np.copyto(a.elev, np.where(self._state == S.ON_LINK, np.nan, self._h))
 
     def _push(self, rows, start, end):
         moved = super()._push(rows, start, end)
-        on = self._node[rows] >= 0
-        self._h[rows[on]] = self._heights(self._node[rows[on]], moved[on])
+        nodes = self._node[rows]
+        if (nodes >= 0).all():
+            h = self._heights(nodes, moved)
+            self._h[rows] = h
+            self._agents.elev[rows] = h
+            return moved
+        on = nodes >= 0
+        self._h[rows[on]] = self._heights(nodes[on], moved[on])
         self._agents.elev[rows[on]] = self._h[rows[on]]
         return moved
 
@@ -308,8 +326,23 @@ class LevelCrowd(Crowd):
         self._after_link = np.concatenate([self._after_link, np.zeros(grow, np.int8)])
 
     def _heights(self, nodes, ground):
-        """The surface's height at ground points ``ground`` on ``nodes``."""
-        return self.graph.points_on(nodes, ground)[:, self._axes[2]]
+        """The surface's height at ground points ``ground`` on ``nodes``:
+        the graph's ``surface`` (a level's detail mesh) read directly,
+        the polygons' own (``points_on``) only where it knows none; what
+        ``points_on`` answers, without its checks and 3D points (the
+        crowd's nodes and points are its own, always valid)."""
+        surface = self.graph.surface
+        if surface is None or nodes.size == 0:
+            return self.graph.points_on(nodes, ground)[:, self._axes[2]]
+        h = np.asarray(surface(nodes, ground), dtype=np.float64)
+        unknown = ~np.isfinite(h)
+        if unknown.any():
+            h = h.copy()
+            h[unknown] = self.graph.points_on(nodes[unknown], ground[unknown])[:, self._axes[2]]
+        return h
+
+    def _follow_fields(self, dt):
+        """No flow fields on a level: its agents plan paths."""
 
     def _load_kernels(self):
         super()._load_kernels()

@@ -75,10 +75,10 @@ def move_along_surface(graph, start, nodes, end):
     points = np.empty_like(s)
     out = np.empty(s.shape[0], dtype=np.int32)
     if graph.heights is not None:
+        index = graph.locate_index()
         K.move_many_on(s, n, e, graph.vertices, graph.poly_start, graph.poly_verts,
-                       graph.poly_adj, graph.poly_opposite, graph.walkable,
-                       float(graph.locate_index().tol),
-                       NUDGE * size_scale(_box(graph).reshape(2, 2)), points, out,
+                       graph.poly_adj, graph.poly_opposite, graph.walkable, float(index.tol),
+                       _nudge(graph, index), points, out,
                        graph.scratch(_VISITED_KEY, _visited))
         return points, out
     areas = graph.view(AREAS_KEY, PolygonAreas)
@@ -88,6 +88,17 @@ def move_along_surface(graph, start, nodes, end):
                 NUDGE * size_scale(box.reshape(2, 2)), points, out,
                 graph.scratch(_VISITED_KEY, _visited))
     return points, out
+
+
+def _nudge(graph, index):
+    """How far a move on a layered mesh stays off a wall it meets
+    (``NUDGE`` of the vertices' extent), kept on the locate index: the
+    box of every vertex costs more than a crowd's whole move, and the
+    index is made again when the geometry changes."""
+    nudge = getattr(index, "move_nudge", None)
+    if nudge is None:
+        nudge = index.move_nudge = NUDGE * size_scale(_box(graph).reshape(2, 2))
+    return nudge
 
 
 def _box(graph):
