@@ -98,7 +98,8 @@ def same_result(a, b) -> bool:
     return (a.status == b.status and a.expanded == b.expanded and a.algorithm == b.algorithm
             and (a.cost == b.cost or (np.isnan(a.cost) and np.isnan(b.cost)))
             and a.nodes.dtype == b.nodes.dtype and np.array_equal(a.nodes, b.nodes)
-            and a.points.dtype == b.points.dtype and np.array_equal(a.points, b.points))
+            and a.points.dtype == b.points.dtype
+            and np.array_equal(a.points, b.points, equal_nan=True))
 
 
 @pytest.mark.parametrize("graph", ["one_segment", "chains", "no_positions"])
@@ -112,7 +113,7 @@ def test_ch_routes_drawn_in_the_search_kernel_equal_routes_drawn_after_it(graph)
         w = navcore.World()
         g = w.add_graph("r", type="roads", src=np.repeat(np.arange(offsets.size - 1),
                                                           np.diff(offsets)),
-                        dst=targets, cost=cost, keep="all")
+                        dst=targets, cost=cost, length=np.full(cost.size, 100.0), keep="all")
         assert g.chain_xy is None
     else:
         w, g = road_world(graph == "chains")
