@@ -83,7 +83,7 @@ class RoadHierarchy(DerivedView):
         drawing = self._drawing
         if drawing is None:                    # no coordinates: nothing to draw
             return hierarchy_route(self, s, t, "ch")
-        q = self.query()
+        q = getattr(self._tls, "state", None) or self.query()     # this thread's query
         cost, nodes, points = q.drawn_path(s, t, drawing)
         if cost < _INF:
             return PathResult.found_path(nodes, points, cost, q.settled, "ch")
