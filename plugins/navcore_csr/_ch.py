@@ -1155,9 +1155,12 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, s, t, star
     points, status, settled)``, ``nodes`` int32 from node ``start`` (rank
     ``s``) along the input edges (their heads: ``targets``), ``points``
     ``start_xy[start]`` then the run ``run_xy[runs[e]:runs[e + 1]]`` of
-    every edge ``e`` in path order (empty arrays unless status is 0). The
-    path's edges never reach Python: a second kernel call to draw them cost
-    a road route about 1 us (its dispatch, the edges handed over)."""
+    every edge ``e`` in path order (empty arrays unless status is 0); an
+    empty ``runs`` means one point an edge, ``run_xy[e]``, read without
+    the offsets (on a 250k-node city a route's ~320 offsets, missed in the
+    caches after the search, cost 5-8 us). The path's edges never reach
+    Python: a second kernel call to draw them cost a road route about 1 us
+    (its dispatch, the edges handed over)."""
     cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
                                                parents, hk, hn, hp, gen, stack)
     if status != 0:
@@ -1166,14 +1169,22 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, s, t, star
     k = edges.shape[0]
     nodes = np.empty(k + 1, dtype=np.int32)
     nodes[0] = start
-    total = 1
+    one = runs.shape[0] == 0
+    total = k + 1
     for i in range(k):
         e = edges[i]
         nodes[i + 1] = targets[e]
-        total += runs[e + 1] - runs[e]
+        if not one:
+            total += runs[e + 1] - runs[e] - 1
     points = np.empty((total, 2), dtype=np.float64)
     points[0, 0] = start_xy[start, 0]
     points[0, 1] = start_xy[start, 1]
+    if one:
+        for i in range(k):
+            e = edges[i]
+            points[i + 1, 0] = run_xy[e, 0]
+            points[i + 1, 1] = run_xy[e, 1]
+        return cost, nodes, points, status, settled
     w = 1
     for i in range(k):
         e = edges[i]

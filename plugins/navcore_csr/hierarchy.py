@@ -281,7 +281,11 @@ class DirectedHierarchy:
         if runs[0] != 0 or runs[-1] != run_xy.shape[0] or np.any(np.diff(runs) < 0):
             raise GraphError(f"runs must not decrease from 0 to {run_xy.shape[0]} (the rows "
                              f"of run_xy), got {runs[0]} to {runs[-1]}")
+        # one point an edge (no shape points): the kernel reads run_xy[e]
+        # without the offsets, which cost a long route a cache miss an edge
+        one = run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1))
         return EdgeDrawing(self, np.ascontiguousarray(targets, dtype=np.int32),
+                           np.zeros(0, np.int64) if one else
                            np.ascontiguousarray(runs, dtype=np.int64),
                            np.ascontiguousarray(run_xy, dtype=np.float64),
                            np.ascontiguousarray(start_xy, dtype=np.float64))

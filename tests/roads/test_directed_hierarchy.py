@@ -98,11 +98,13 @@ def check_path(offsets, targets, weights, s, t, cost, edges, want, atol=None):
         assert abs(cost - want) <= atol
 
 
-def random_drawing(h, targets, rng):
+def random_drawing(h, targets, rng, most=3):
     """A drawing of ``h``'s input graph (``DirectedHierarchy.drawing``):
-    0 to 3 points along each edge, random node positions."""
+    0 to ``most`` points along each edge (``most`` 0: exactly one, the
+    drawing of a graph without shape points), random node positions."""
     runs = np.zeros(h.num_edges + 1, dtype=np.int64)
-    np.cumsum(rng.integers(0, 4, h.num_edges), out=runs[1:])
+    np.cumsum(rng.integers(0, most + 1, h.num_edges) if most else np.ones(h.num_edges, int),
+              out=runs[1:])
     run_xy = rng.random((int(runs[-1]), 2))
     start_xy = rng.random((h.num_nodes, 2))
     return h.drawing(targets, runs, run_xy, start_xy), runs, run_xy, start_xy
@@ -128,14 +130,15 @@ def check_all(offsets, targets, weights, rng, pairs=60, **build):
     n = h.num_nodes
     d = truth(offsets, targets, weights)
     q = h.query()
-    drawing, *drawn = random_drawing(h, targets, rng)
+    drawings = [random_drawing(h, targets, rng, most) for most in (3, 0)]
     s = rng.integers(0, n, pairs)
     t = rng.integers(0, n, pairs)
     for a, b in zip(s.tolist(), t.tolist()):
         close(q.distance(a, b), d[a, b])
         cost, edges = q.path(a, b)
         check_path(offsets, targets, weights, a, b, cost, edges, d[a, b])
-        check_drawn(q, drawing, a, b, cost, edges, targets, *drawn)
+        for drawing, *drawn in drawings:
+            check_drawn(q, drawing, a, b, cost, edges, targets, *drawn)
     close(q.distances(s, t), d[s, t])
     for ns, nt in ((3, 7), (7, 3), (5, 5), (0, 4), (4, 0)):
         ss = rng.integers(0, n, ns)
