@@ -46,12 +46,19 @@ DATA = HERE.parent.parent / "shared" / "data" / "navmesh"
 now = time.perf_counter
 
 #: per backend, the (module, attribute) of the numba kernels a query runs
+#: (an attribute a tree does not have is skipped, so one script times an
+#: older tree too); roads: the hierarchy's search and unpacking
+#: (``route_edges``) or, where a route is searched and drawn in one call,
+#: ``route_drawn``; ``--draw-kernels`` adds the separate drawing kernels
+#: of code that draws a route in a second call
 KERNELS = {
     "grid": [("navcore_grid.search", "_jps"), ("navcore_grid._kernels", "astar_path")],
     "csr": [("navcore_csr._search", "astar")],
     "navmesh": [("navcore_navmesh._polyanya", "search")],
-    "roads": [("navcore_csr._ch", "path_query")],
+    "roads": [("navcore_csr._ch", "route_edges"), ("navcore_csr._ch", "route_drawn")],
 }
+DRAW_KERNELS = [("navcore_roads._network", "one_segment_route"),
+                ("navcore_roads._network", "route_arrays")]
 
 
 class _Timed:
@@ -95,7 +102,8 @@ class Probe:
         self.targets = []
         for mod_name, attr in KERNELS[backend]:
             mod = importlib.import_module(mod_name)
-            self.targets.append((mod, attr, getattr(mod, attr)))
+            if hasattr(mod, attr):
+                self.targets.append((mod, attr, getattr(mod, attr)))
         self.total = 0.0
 
     def __enter__(self):
@@ -223,7 +231,11 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--backends", default=",".join(CASES))
     ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--draw-kernels", action="store_true",
+                    help="roads: count a second drawing kernel call as kernel too")
     args = ap.parse_args(argv)
+    if args.draw_kernels:
+        KERNELS["roads"] = KERNELS["roads"] + DRAW_KERNELS
     queries, reps = (20, 5) if args.quick else (100, 31)
     rows = []
     print(f"{'backend':16} {'find_path us':>12} {'kernel us':>10} {'ratio':>6} "

@@ -1149,6 +1149,53 @@ def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, 
 
 
 @njit(cache=True, nogil=True)
+def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, s, t, start, dist,
+                stamps, parents, hk, hn, hp, gen, stack):
+    """:func:`route_edges` as a drawn route, in one call: ``(cost, nodes,
+    points, status, settled)``, ``nodes`` int32 from node ``start`` (rank
+    ``s``) along the input edges (their heads: ``targets``), ``points``
+    ``start_xy[start]`` then the run ``run_xy[runs[e]:runs[e + 1]]`` of
+    every edge ``e`` in path order (empty arrays unless status is 0); an
+    empty ``runs`` means one point an edge, ``run_xy[e]``, read without
+    the offsets (on a 250k-node city a route's ~320 offsets, missed in the
+    caches after the search, cost 5-8 us). The path's edges never reach
+    Python: a second kernel call to draw them cost a road route about 1 us
+    (its dispatch, the edges handed over)."""
+    cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
+                                               parents, hk, hn, hp, gen, stack)
+    if status != 0:
+        return cost, np.empty(0, dtype=np.int32), np.empty((0, 2), dtype=np.float64), \
+            status, settled
+    k = edges.shape[0]
+    nodes = np.empty(k + 1, dtype=np.int32)
+    nodes[0] = start
+    one = runs.shape[0] == 0
+    total = k + 1
+    for i in range(k):
+        e = edges[i]
+        nodes[i + 1] = targets[e]
+        if not one:
+            total += runs[e + 1] - runs[e] - 1
+    points = np.empty((total, 2), dtype=np.float64)
+    points[0, 0] = start_xy[start, 0]
+    points[0, 1] = start_xy[start, 1]
+    if one:
+        for i in range(k):
+            e = edges[i]
+            points[i + 1, 0] = run_xy[e, 0]
+            points[i + 1, 1] = run_xy[e, 1]
+        return cost, nodes, points, status, settled
+    w = 1
+    for i in range(k):
+        e = edges[i]
+        for j in range(runs[e], runs[e + 1]):
+            points[w, 0] = run_xy[j, 0]
+            points[w, 1] = run_xy[j, 1]
+            w += 1
+    return cost, nodes, points, status, settled
+
+
+@njit(cache=True, nogil=True)
 def many_path_queries(ff, fh, fw, fa, bf, bh, bw, ba, s, t, df, db, sf, sb, pf, pb, hkf, hnf,
                       hpf, hkb, hnb, hpb, gen, m, sc_c1, sc_c2, weights, stack, first, costs,
                       offsets, settled, edges):

@@ -249,6 +249,47 @@ class DirectedHierarchy:
         out.update(self._stats)
         return out
 
+    def drawing(self, targets, runs, run_xy, start_xy) -> "EdgeDrawing":
+        """How :meth:`HierarchyQuery.drawn_path` draws a path of this
+        hierarchy's input graph, checked once here (a graph's arrays, not
+        copied when they have the kernels' dtypes): ``targets`` the head
+        of every input edge (int), ``runs`` ``num_edges + 1``
+        non-decreasing offsets into ``run_xy``, the ``(k, 2)`` points
+        drawn along each edge after its tail (a road's shape, its head
+        last), ``start_xy`` the ``(num_nodes, 2)`` node positions (a
+        path's first point). ``GraphError`` for arrays that do not fit."""
+        n, m = self.num_nodes, self.num_edges
+        targets = validate.array(targets, "targets", GraphError)
+        runs = validate.array(runs, "runs", GraphError)
+        run_xy = validate.array(run_xy, "run_xy", GraphError)
+        start_xy = validate.array(start_xy, "start_xy", GraphError)
+        if targets.shape != (m,) or targets.dtype.kind not in "iu":
+            raise GraphError(f"targets must be {m} node ids (one per input edge), got "
+                             f"{_shape(targets)}")
+        if m and (targets.min() < 0 or targets.max() >= n):
+            raise GraphError(f"targets must be node ids from 0 to {n - 1}, got "
+                             f"{targets.min()} to {targets.max()}")
+        for name, a, rows in (("run_xy", run_xy, None), ("start_xy", start_xy, n)):
+            if a.ndim != 2 or a.shape[1] != 2 or a.dtype.kind not in "fiu" or \
+                    (rows is not None and a.shape[0] != rows):
+                want = "(k, 2)" if rows is None else f"({rows}, 2)"
+                raise GraphError(f"{name} must be a {want} array of points, got "
+                                 f"{_shape(a)}")
+        if runs.shape != (m + 1,) or runs.dtype.kind not in "iu":
+            raise GraphError(f"runs must be {m + 1} offsets into run_xy (one more than the "
+                             f"input edges), got {_shape(runs)}")
+        if runs[0] != 0 or runs[-1] != run_xy.shape[0] or np.any(np.diff(runs) < 0):
+            raise GraphError(f"runs must not decrease from 0 to {run_xy.shape[0]} (the rows "
+                             f"of run_xy), got {runs[0]} to {runs[-1]}")
+        # one point an edge (no shape points): the kernel reads run_xy[e]
+        # without the offsets, which cost a long route a cache miss an edge
+        one = run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1))
+        return EdgeDrawing(self, np.ascontiguousarray(targets, dtype=np.int32),
+                           np.zeros(0, np.int64) if one else
+                           np.ascontiguousarray(runs, dtype=np.int64),
+                           np.ascontiguousarray(run_xy, dtype=np.float64),
+                           np.ascontiguousarray(start_xy, dtype=np.float64))
+
     def query(self, threads=None) -> "HierarchyQuery":
         """A new query object (scratch for one thread); ``threads``: whose
         threads its many-pair calls may use (see :meth:`build`)."""
@@ -421,6 +462,10 @@ def expanded_out(expanded, k) -> np.ndarray:
     return expanded
 
 
+def _shape(a) -> str:
+    return f"dtype {a.dtype} and shape {a.shape}"
+
+
 def _arc_weights(weights, c1, c2) -> np.ndarray:
     """The cost of every arc: input edges, then shortcuts as the sums of
     their children (older arcs), filled in rounds of one shortcut level."""
@@ -435,6 +480,20 @@ def _arc_weights(weights, c1, c2) -> np.ndarray:
         out[m + todo[ready]] = a[ready] + b[ready]
         todo = todo[~ready]
     return out
+
+
+class EdgeDrawing:
+    """The arrays :meth:`HierarchyQuery.drawn_path` draws paths from, as
+    :meth:`DirectedHierarchy.drawing` checked them for ``hierarchy``."""
+
+    __slots__ = ("hierarchy", "targets", "runs", "run_xy", "start_xy")
+
+    def __init__(self, hierarchy, targets, runs, run_xy, start_xy):
+        self.hierarchy = hierarchy
+        self.targets = targets
+        self.runs = runs
+        self.run_xy = run_xy
+        self.start_xy = start_xy
 
 
 class HierarchyQuery:
@@ -526,6 +585,36 @@ class HierarchyQuery:
             if status != -2:
                 self.settled = settled
                 return float(cost), edges, int(settled)
+            self._heaps(4 * self._hkf.shape[0])
+
+    def drawn_path(self, s, t, drawing: EdgeDrawing):
+        """``(cost, nodes, points)``: :meth:`path` from node ``s`` to node
+        ``t`` as its nodes (int32, ``s`` first, then the head of every
+        edge) and its drawn points (``drawing.start_xy[s]``, then each
+        edge's run of ``drawing.run_xy``), searched and drawn in one kernel
+        call; ``(inf, empty, empty)`` if there is none. ``settled`` as
+        :meth:`path` leaves it. ``drawing``: :meth:`DirectedHierarchy.drawing`
+        of this query's hierarchy."""
+        h = self.hierarchy
+        if type(drawing) is not EdgeDrawing or drawing.hierarchy is not h:
+            whose = "another hierarchy's" if type(drawing) is EdgeDrawing else \
+                f"a {type(drawing).__name__}"
+            raise QueryError(f"drawing must be this hierarchy's own drawing(...) "
+                             f"(DirectedHierarchy.drawing), got {whose}")
+        rank = h._rank
+        n = self._n
+        if not (type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n):
+            end_ranks(s, t, rank)                     # QueryError for ids that are not nodes
+            s, t = int(s), int(t)
+        rs, rt = rank.item(s), rank.item(t)
+        while True:
+            cost, nodes, points, status, settled = K.route_drawn(
+                h._li, h._hd, h._wl, h._weights, drawing.targets, drawing.runs,
+                drawing.run_xy, drawing.start_xy, rs, rt, s, self._dist, self._stamps,
+                self._parents, self._hk, self._hn, self._hp, self._next_gen(), self._stack)
+            if status != -2:
+                self.settled = settled
+                return cost, nodes, points
             self._heaps(4 * self._hkf.shape[0])
 
     def find_path(self, start, goal) -> PathResult:

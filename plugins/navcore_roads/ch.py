@@ -45,7 +45,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, read_npz, verify, write_atomic
-from navcore.types import PathResult
+from navcore.types import PathResult, PathStatus
 from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
@@ -57,6 +57,7 @@ VIEW_KEY = "navcore_roads.ch"
 _FORMAT = "navcore-road-ch-1"
 #: seconds a build runs before it shows progress
 PROGRESS_AFTER = 1.0
+_INF = float("inf")
 
 
 class RoadHierarchy(DerivedView):
@@ -64,8 +65,29 @@ class RoadHierarchy(DerivedView):
 
     def __init__(self, graph, hierarchy: DirectedHierarchy, fingerprint: str):
         super().__init__(graph)
+        self._adopt(hierarchy, fingerprint)
+
+    def _adopt(self, hierarchy: DirectedHierarchy, fingerprint: str) -> None:
         self.hierarchy = hierarchy
         self.fingerprint = fingerprint
+        graph = self.graph
+        # how a route's road is drawn, checked once: positions and shapes
+        # never change with updates (a new version gets a new hierarchy)
+        self._drawing = None if graph.chain_xy is None else hierarchy.drawing(
+            graph.csr.targets, graph.chain_start, graph.chain_xy, graph.positions)
+
+    def route(self, s, t) -> PathResult:
+        """The route from junction ``s`` to junction ``t`` (``QueryError``
+        for ids that are not junctions) with its drawn road: searched,
+        unpacked and drawn in one kernel call (``HierarchyQuery.drawn_path``)."""
+        drawing = self._drawing
+        if drawing is None:                    # no coordinates: nothing to draw
+            return hierarchy_route(self, s, t, "ch")
+        q = getattr(self._tls, "state", None) or self.query()     # this thread's query
+        cost, nodes, points = q.drawn_path(s, t, drawing)
+        if cost < _INF:
+            return PathResult.found_path(nodes, points, cost, q.settled, "ch")
+        return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
 
     @property
     def num_shortcuts(self) -> int:
@@ -160,8 +182,7 @@ def contract(graph, *, progress=None, witness_limit: int = WITNESS_LIMIT,
         h = DirectedHierarchy.build(offsets, targets, cost,
                                     witness_limit=witness_limit, progress=report,
                                     threads=graph)
-    view.hierarchy = h
-    view.fingerprint = fingerprint(graph, cost)
+    view._adopt(h, fingerprint(graph, cost))
     graph.set_view(VIEW_KEY, view)
     _warm(graph, view)                      # the first query in a tick loads nothing
     return view
@@ -237,7 +258,7 @@ def need_view(graph, key, stale, missing, how):
 
 
 def route(view: RoadHierarchy, s: int, t: int) -> PathResult:
-    return hierarchy_route(view, s, t, "ch")
+    return view.route(s, t)
 
 
 def _check_road_graph(graph) -> None:

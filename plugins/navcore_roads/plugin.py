@@ -157,6 +157,8 @@ def navcore_find_path(graph, request):
             (type(goal) is int or validate.is_int(goal)):
         # junctions (checked by World.prepare_path): one search, no closures
         if view is not None:
+            if name == "ch":               # searched and drawn in one kernel call
+                return view.route(request.start_node, request.goal_node)
             return search.hierarchy_route(view, request.start_node, request.goal_node, name)
         return search.route(graph, request.start_node, request.goal_node, name)
     return phantoms.route(graph, request, *_solver(graph, name, view))
@@ -269,7 +271,8 @@ def _solver(graph, name, view):
     seeded search, ``search.route_seeded``; hierarchies: the distances of
     every exit-entry pair first, then one path, ``phantoms.best_pair``)."""
     if view is not None:
-        solve = (lambda s, t: search.hierarchy_route(view, s, t, name))
+        solve = view.route if name == "ch" else \
+            (lambda s, t: search.hierarchy_route(view, s, t, name))
         return name, solve, phantoms.best_pair(name, solve,
                                                lambda s, t: view.query().distance(s, t))
     solve = (lambda s, t: search.route(graph, s, t, name))

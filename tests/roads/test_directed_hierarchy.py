@@ -98,17 +98,47 @@ def check_path(offsets, targets, weights, s, t, cost, edges, want, atol=None):
         assert abs(cost - want) <= atol
 
 
+def random_drawing(h, targets, rng, most=3):
+    """A drawing of ``h``'s input graph (``DirectedHierarchy.drawing``):
+    0 to ``most`` points along each edge (``most`` 0: exactly one, the
+    drawing of a graph without shape points), random node positions."""
+    runs = np.zeros(h.num_edges + 1, dtype=np.int64)
+    np.cumsum(rng.integers(0, most + 1, h.num_edges) if most else np.ones(h.num_edges, int),
+              out=runs[1:])
+    run_xy = rng.random((int(runs[-1]), 2))
+    start_xy = rng.random((h.num_nodes, 2))
+    return h.drawing(targets, runs, run_xy, start_xy), runs, run_xy, start_xy
+
+
+def check_drawn(q, drawing, a, b, cost, edges, targets, runs, run_xy, start_xy):
+    """``drawn_path(a, b)`` is ``path(a, b)`` (its ``cost`` and ``edges``,
+    the same settled count) as nodes and drawn points."""
+    settled = q.settled
+    got_cost, nodes, points = q.drawn_path(a, b, drawing)
+    assert got_cost == cost and q.settled == settled
+    assert nodes.dtype == np.int32 and points.dtype == np.float64
+    if not np.isfinite(cost):
+        assert nodes.shape == (0,) and points.shape == (0, 2)
+        return
+    assert np.array_equal(nodes, np.concatenate(([a], targets[edges])))
+    want = [start_xy[[a]]] + [run_xy[runs[e]:runs[e + 1]] for e in edges.tolist()]
+    assert np.array_equal(points, np.concatenate(want))
+
+
 def check_all(offsets, targets, weights, rng, pairs=60, **build):
     h = DirectedHierarchy.build(offsets, targets, weights, **build)
     n = h.num_nodes
     d = truth(offsets, targets, weights)
     q = h.query()
+    drawings = [random_drawing(h, targets, rng, most) for most in (3, 0)]
     s = rng.integers(0, n, pairs)
     t = rng.integers(0, n, pairs)
     for a, b in zip(s.tolist(), t.tolist()):
         close(q.distance(a, b), d[a, b])
         cost, edges = q.path(a, b)
         check_path(offsets, targets, weights, a, b, cost, edges, d[a, b])
+        for drawing, *drawn in drawings:
+            check_drawn(q, drawing, a, b, cost, edges, targets, *drawn)
     close(q.distances(s, t), d[s, t])
     for ns, nt in ((3, 7), (7, 3), (5, 5), (0, 4), (4, 0)):
         ss = rng.integers(0, n, ns)
@@ -343,6 +373,35 @@ def test_bad_input_and_queries():
         q.matrix([0, -1], [1])
     with pytest.raises(QueryError, match="same length"):
         q.distances([0, 1], [1])
+
+
+@pytest.mark.nojit
+def test_drawings_that_do_not_fit_are_refused():
+    offsets, targets, weights = csr_from_edges(3, [0, 1], [1, 2], [1.0, 1.0])
+    h = DirectedHierarchy.build(offsets, targets, weights)
+    runs, run_xy, start_xy = np.array([0, 1, 3]), np.zeros((3, 2)), np.zeros((3, 2))
+    good = h.drawing(targets, runs, run_xy, start_xy)
+    for bad, match in (((np.array([1, 3]), runs, run_xy, start_xy), "targets"),
+                       ((targets[:1], runs, run_xy, start_xy), "targets"),
+                       ((targets.astype(float), runs, run_xy, start_xy), "targets"),
+                       ((targets, np.array([0, 2, 1]), run_xy, start_xy), "runs"),
+                       ((targets, np.array([0, 1, 4]), run_xy, start_xy), "runs"),
+                       ((targets, runs[:2], run_xy, start_xy), "runs"),
+                       ((targets, runs, run_xy[:, :1], start_xy), "run_xy"),
+                       ((targets, runs, run_xy, start_xy[:2]), "start_xy"),
+                       ((targets, runs, run_xy, [[0, 1], [2]]), "start_xy")):
+        with pytest.raises(GraphError, match=match):
+            h.drawing(*bad)
+    q = h.query()
+    other = DirectedHierarchy.build(offsets, targets, weights)
+    for drawing in (other.drawing(targets, runs, run_xy, start_xy), None, (1, 2)):
+        with pytest.raises(QueryError, match="drawing"):
+            q.drawn_path(0, 2, drawing)
+    for s, t in ((0, 3), (-1, 2), (0.5, 2), ("0", 2)):
+        with pytest.raises(QueryError):
+            q.drawn_path(s, t, good)
+    cost, nodes, points = q.drawn_path(np.int64(0), 2, good)      # numpy ids are ids
+    assert cost == 2.0 and nodes.tolist() == [0, 1, 2] and points.shape == (4, 2)
 
 
 def test_progress_is_reported():

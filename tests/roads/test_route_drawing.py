@@ -91,3 +91,49 @@ def test_hierarchy_paths_take_numpy_ids_and_refuse_others():
                 q.path(bad, 40)
             with pytest.raises(QueryError, match="t must be a node id"):
                 q.distance(3, bad)
+
+
+def same_result(a, b) -> bool:
+    """Two ``PathResult`` are the same answer, bit for bit."""
+    return (a.status == b.status and a.expanded == b.expanded and a.algorithm == b.algorithm
+            and (a.cost == b.cost or (np.isnan(a.cost) and np.isnan(b.cost)))
+            and a.nodes.dtype == b.nodes.dtype and np.array_equal(a.nodes, b.nodes)
+            and a.points.dtype == b.points.dtype
+            and np.array_equal(a.points, b.points, equal_nan=True))
+
+
+@pytest.mark.parametrize("graph", ["one_segment", "chains", "no_positions"])
+def test_ch_routes_drawn_in_the_search_kernel_equal_routes_drawn_after_it(graph):
+    # World.find_path's ch route is searched and drawn in one kernel
+    # (RoadHierarchy.route); search.hierarchy_route searches, then draws
+    # the edges in a second kernel (what the customizable hierarchy and
+    # graphs without positions use): the same answers, and scipy's costs
+    if graph == "no_positions":
+        offsets, targets, cost, _, _ = roadlike(150, seed=4)
+        w = navcore.World()
+        g = w.add_graph("r", type="roads", src=np.repeat(np.arange(offsets.size - 1),
+                                                          np.diff(offsets)),
+                        dst=targets, cost=cost, length=np.full(cost.size, 100.0), keep="all")
+        assert g.chain_xy is None
+    else:
+        w, g = road_world(graph == "chains")
+    view = navcore_roads.contract(g)
+    rng = np.random.default_rng(11)
+    s = rng.integers(0, g.num_nodes, 300)
+    t = rng.integers(0, g.num_nodes, 300)
+    s[:2], t[:2] = [4, 7], [4, 4]
+    truth = scipy_distances(g, s)[np.arange(s.size), t]
+    for a, b, want in zip(s.tolist(), t.tolist(), truth.tolist()):
+        r = w.find_path("r", a, b, algorithm="ch")
+        old = navcore_roads.search.hierarchy_route(view, a, b, "ch")
+        assert same_result(r, old), (a, b)
+        assert r.found == np.isfinite(want) and (not r.found or close(r.cost, want))
+    # unreachable: a junction whose roads are closed (the hierarchy leaves
+    # them out; World.find_path answers invalid_start before searching)
+    w.update("r", nodes=[5], walkable=False)
+    w.tick()
+    view = navcore_roads.contract(g)
+    for a, b in ((5, 9), (9, 5), (5, 5)):
+        r, old = view.route(a, b), navcore_roads.search.hierarchy_route(view, a, b, "ch")
+        assert same_result(r, old)
+        assert r.found == (a == b)

@@ -217,6 +217,10 @@ def csr_specs():
         Spec("navcore_csr.DirectedHierarchy.stats", lambda: call(_contracted()[1].hierarchy.stats)),
         Spec("navcore_csr.DirectedHierarchy.query",
              lambda: call(_contracted()[1].hierarchy.query, 1)),
+        Spec("navcore_csr.DirectedHierarchy.drawing",
+             lambda: call(_contracted()[1].hierarchy.drawing, *_csr_drawing_arrays())),
+        Spec("navcore_csr.HierarchyQuery.drawn_path",
+             lambda: call(_contracted()[1].query().drawn_path, 0, 4, _csr_drawing())),
         Spec("navcore_csr.CSR.check_node", lambda: call(g().csr.check_node, 1)),
         Spec("navcore_csr.CSR.degree", lambda: call(g().csr.degree, 1)),
         Spec("navcore_csr.CSR.edge_data", lambda: call(g().csr.edge_data, 1, "cost")),
@@ -238,6 +242,16 @@ def _request(graph, s, t):
 def _csr_arcs():
     c = csr_graph().csr
     return c.offsets, c.targets, np.array(c.cost)
+
+
+def _csr_drawing_arrays():
+    c = csr_graph().csr
+    return (c.targets, np.arange(c.num_edges + 1), np.zeros((c.num_edges, 2)),
+            csr_graph().positions)
+
+
+def _csr_drawing():
+    return _contracted()[1].hierarchy.drawing(*_csr_drawing_arrays())
 
 
 def _csr_parts():
@@ -523,6 +537,9 @@ def roads_specs():
         Spec("navcore_roads.RoadHierarchy.save",
              lambda: call(_road_ch()[1].save, TMP / "rch-save.npz")),
         Spec("navcore_roads.RoadHierarchy.stats", lambda: call(_road_ch()[1].stats)),
+        Spec("navcore_roads.RoadHierarchy.route", lambda: call(_road_ch()[1].route, 0, 2)),
+        Spec("navcore_roads.HierarchyQuery.drawn_path",
+             lambda: call(_road_ch()[1].query().drawn_path, 0, 2, _road_ch()[1]._drawing)),
         Spec("navcore_roads.HierarchyQuery.distance",
              lambda: call(_road_ch()[1].query().distance, 0, 2)),
         Spec("navcore_roads.HierarchyQuery.path", lambda: call(_road_ch()[1].query().path, 0, 2)),
@@ -564,6 +581,10 @@ def roads_specs():
         Spec("navcore_roads.DirectedHierarchy.arrays", lambda: call(_directed().arrays)),
         Spec("navcore_roads.DirectedHierarchy.stats", lambda: call(_directed().stats)),
         Spec("navcore_roads.DirectedHierarchy.query", lambda: call(_directed().query, 1)),
+        Spec("navcore_roads.DirectedHierarchy.drawing",
+             lambda: call(_directed().drawing, road_graph().csr.targets,
+                          road_graph().chain_start, road_graph().chain_xy,
+                          road_graph().positions)),
         Spec("navcore_roads.RoadGraph.locate", lambda: call(r().locate, (0.0005, 0.0))),
         Spec("navcore_roads.RoadGraph.locate_many",
              lambda: call(r().locate_many, [(0.0005, 0.0)])),
