@@ -16,12 +16,13 @@ nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``.
 ``navcore.draw(world, graph_id)`` pictures any graph without a scene
 (Pillow loads then), ``navcore.plot`` shows it on matplotlib axes: both
 ask the draw plugin, ``navcore_draw``, through ``navcore_picture``.
+``navcore.Isochrone`` (what ``World.isochrone`` answers) is the csr
+plugin's ``navcore_csr.isochrone.Isochrone``, also loaded on first use.
 """
 from .errors import (CapacityError, CrowdError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .isochrones import Isochrone
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec, precheck
 from .scene_layer import SceneLayer
 from .search import Search
@@ -44,8 +45,11 @@ __all__ = [
     "SceneError", "QueryError", "UpdateError", "FrameError", "CrowdError",
 ]
 
-#: public names of the scenes plugin that ``navcore`` offers too
-_SCENE_NAMES = ("Simulation", "Scene", "read_scene", "EventKind")
+#: public names of plugins that ``navcore`` offers too, and their modules:
+#: the scenes plugin's, and the isochrone the csr plugin makes for any graph
+_PLUGIN_NAMES = {"Simulation": "navcore_scenes", "Scene": "navcore_scenes",
+                 "read_scene": "navcore_scenes", "EventKind": "navcore_scenes",
+                 "Isochrone": "navcore_csr.isochrone"}
 
 
 def load_scene(path, world=None, **kw):
@@ -144,13 +148,14 @@ def _picture(call, world, graph_id, ax, paths, agents, areas, scale, out):
 
 def __getattr__(name):
     # PEP 562: only called for names not found above, i.e. on first use of
-    # a scene name; the scenes plugin (and YAML with it) loads then
-    if name in _SCENE_NAMES:
-        import navcore_scenes
-        value = globals()[name] = getattr(navcore_scenes, name)
+    # a plugin's name; its plugin (the scenes': YAML with it) loads then
+    if name in _PLUGIN_NAMES:
+        import importlib
+        value = getattr(importlib.import_module(_PLUGIN_NAMES[name]), name)
+        globals()[name] = value
         return value
     raise AttributeError(f"module 'navcore' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_SCENE_NAMES))
+    return sorted(set(globals()) | set(_PLUGIN_NAMES))
