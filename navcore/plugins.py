@@ -381,11 +381,6 @@ class PluginRegistry:
                 self._callers[key] = call
         return call
 
-    def all_results(self, name: str, params: tuple, graph_type: type | None = None):
-        """``caller(name, graph_type, params)``, for a hook that is not
-        firstresult (the list of answers): the areas plugin's call."""
-        return self.caller(name, graph_type, tuple(params))
-
     def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
         """``[(plugin_name, call)]``: hook ``name``'s implementations in
         pluggy's order, each a plain ``call(*args)`` (``args`` in the order
