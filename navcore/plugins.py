@@ -465,7 +465,7 @@ class PluginRegistry:
     def _register(self, plugin, name, source, origin) -> str:
         if isinstance(plugin, _NOT_PLUGINS) or plugin is None:
             raise PluginError(f"a plugin is a module, a class or an object with "
-                              f"navcore_* hook functions, got {_short(plugin)}")
+                              f"navcore_* hook functions, got {validate.short(plugin)}")
         if name is not None and not isinstance(name, str):
             raise PluginError(f"a plugin name must be a string, got {name!r}")
         self._add_own_hookspecs(plugin, name)
@@ -705,8 +705,3 @@ def _attribute(obj, name):
         return getattr(obj, name, None)
     except Exception:
         return None
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -225,6 +225,20 @@ def describe(value) -> str:
     return repr(value)
 
 
+def short(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def progress_callback(value, what: str, error=FrameError):
+    """``value`` when it is None or a ``callback(done, total, name)`` (a
+    loading screen's report)."""
+    if value is not None and not callable(value):
+        raise error(f"{what} must be None or a callable(done, total, name), got {value!r}")
+    return value
+
+
 def distance(value, what: str, error=GraphError) -> float:
     """``value`` as a finite float >= 0: an int or float (numpy's too),
     not a bool or a numeric string (``float(True)`` is 1.0, ``float("2")``

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-from . import limits, progress as _progress
+from . import limits, progress as _progress, validate
 from .errors import FrameError, PluginError, UnknownGraphTypeError
 from .progress import Steps
 
@@ -37,9 +37,7 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
     (['csr'], (1, 1, 'csr'))
     """
     from .world import World
-    if progress is not None and not callable(progress):
-        raise PluginError(f"warm_up: progress must be None or a callable(done, total, name), "
-                          f"got {progress!r}")
+    validate.progress_callback(progress, "warm_up: progress", PluginError)
     # workers: the grid's parallel batch kernels load only in a world with them
     world = World(plugins=plugins, autoload=autoload, warm_up=False,
                   workers=min(2, limits.max_workers()))
@@ -82,9 +80,7 @@ def warm(world, graph_id=None, progress=None) -> float:
     """``World.warm_up``: the plugins' warm-ups of ``graph_id`` (every
     graph by default), told to ``progress`` or the world's
     ``on_progress``; the seconds it took."""
-    if progress is not None and not callable(progress):
-        raise FrameError(f"warm_up: progress must be None or a callable(done, total, "
-                         f"name), got {progress!r}")
+    validate.progress_callback(progress, "warm_up: progress")
     world.ready()
     t0 = time.perf_counter()
     graphs = list(world.graphs.values()) if graph_id is None else [world.graph(graph_id)]

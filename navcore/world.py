@@ -72,9 +72,7 @@ class World(Queries):
                              f"got {warm_up!r}")
         frame_budget_ms = validate.frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
         workers = validate.workers(workers)
-        if on_progress is not None and not callable(on_progress):
-            raise FrameError(f"World: on_progress must be None or a callable(done, total, "
-                             f"name), got {on_progress!r}")
+        validate.progress_callback(on_progress, "World: on_progress")
         if seed is not None and not validate.is_int(seed):
             raise FrameError(f"World: seed must be an integer or None, got {seed!r}")
         if isinstance(plugins, (str, bytes)) or not isinstance(plugins, (list, tuple)):
