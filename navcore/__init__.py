@@ -16,12 +16,13 @@ nor Pillow; a scene's picture is ``navcore_scenes.render.draw(sim)``.
 ``navcore.draw(world, graph_id)`` pictures any graph without a scene
 (Pillow loads then), ``navcore.plot`` shows it on matplotlib axes: both
 ask the draw plugin, ``navcore_draw``, through ``navcore_picture``.
+``navcore.Isochrone`` (what ``World.isochrone`` answers) is the csr
+plugin's ``navcore_csr.isochrone.Isochrone``, also loaded on first use.
 """
 from .errors import (CapacityError, CrowdError, FrameError, GraphError, MapFormatError, MeshFormatError, NavError,
                      NodeError, PluginError, QueryError, SceneError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
-from .isochrones import Isochrone
 from .plugins import PluginRegistry, PluginWarning, for_graphs, hookimpl, hookspec, precheck
 from .scene_layer import SceneLayer
 from .search import Search
@@ -44,8 +45,11 @@ __all__ = [
     "SceneError", "QueryError", "UpdateError", "FrameError", "CrowdError",
 ]
 
-#: public names of the scenes plugin that ``navcore`` offers too
-_SCENE_NAMES = ("Simulation", "Scene", "read_scene", "EventKind")
+#: public names of plugins that ``navcore`` offers too, and their modules:
+#: the scenes plugin's, and the isochrone the csr plugin makes for any graph
+_PLUGIN_NAMES = {"Simulation": "navcore_scenes", "Scene": "navcore_scenes",
+                 "read_scene": "navcore_scenes", "EventKind": "navcore_scenes",
+                 "Isochrone": "navcore_csr.isochrone"}
 
 
 def load_scene(path, world=None, **kw):
@@ -85,7 +89,8 @@ def draw(world, graph_id, *, paths=(), agents=(), areas=True, out=None,
     draws, a bad scale, a path or point outside the picture, an ``out``
     that cannot be written, or a world without the draw plugin.
     """
-    return _picture("draw", world, graph_id, None, paths, agents, areas, scale, out)
+    return _ask_plugin("draw", "navcore_picture", "draw", _SCENE_PICTURE,
+                       world, graph_id, "draw", None, paths, agents, areas, scale, out)
 
 
 def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
@@ -95,7 +100,8 @@ def plot(ax, world, graph_id, *, paths=(), agents=(), areas=True, scale=None):
     world. Returns the ``AxesImage``. Needs matplotlib (not a navcore
     dependency): a ``QueryError`` says to install it when it is missing.
     """
-    return _picture("plot", world, graph_id, ax, paths, agents, areas, scale, None)
+    return _ask_plugin("plot", "navcore_picture", "draw", _SCENE_PICTURE,
+                       world, graph_id, "plot", ax, paths, agents, areas, scale, None)
 
 
 def view(world, graph_id=None, *, port=None, open_browser=True):
@@ -114,43 +120,42 @@ def view(world, graph_id=None, *, port=None, open_browser=True):
     web server, aiohttp (``pip install navcore[view]``); a ``QueryError``
     says which is missing.
     """
-    if not isinstance(world, World):
-        hint = (": pass sim.world, or run `navcore view SCENE.yaml` for a scene"
-                if hasattr(world, "world") and isinstance(world.world, World) else "")
-        raise QueryError(f"navcore.view needs a navcore.World, got "
-                         f"{type(world).__name__}{hint}")
-    answer = world.plugins.caller("navcore_view")(world, graph_id, port, open_browser)
-    if answer is None:
-        raise QueryError("navcore.view needs the view plugin (navcore_view, entry point "
-                         "'view'), and no plugin of this world answered navcore_view")
-    return answer
+    return _ask_plugin("view", "navcore_view", "view",
+                       "pass sim.world, or run `navcore view SCENE.yaml` for a scene",
+                       world, graph_id, port, open_browser)
 
 
-def _picture(call, world, graph_id, ax, paths, agents, areas, scale, out):
-    """``navcore_picture``'s answer to ``navcore.draw`` or ``plot``
-    (``call``); the kernel draws nothing itself."""
+#: what ``navcore.draw`` and ``plot`` tell a caller who passed a scene
+_SCENE_PICTURE = "a scene's picture is navcore_scenes.render.draw(sim), or draw sim.world"
+
+
+def _ask_plugin(call, hook, plugin, scene_hint, world, *args):
+    """The answer of ``hook``, which plugin ``plugin`` gives, to
+    ``navcore.<call>(world, ...)``: the kernel draws and serves nothing
+    itself. ``scene_hint`` says what to pass when ``world`` is a scene's
+    simulation."""
     if not isinstance(world, World):
-        hint = (": a scene's picture is navcore_scenes.render.draw(sim), or draw sim.world"
-                if hasattr(world, "world") and isinstance(world.world, World) else "")
+        hint = (f": {scene_hint}" if hasattr(world, "world") and isinstance(world.world, World)
+                else "")
         raise QueryError(f"navcore.{call} needs a navcore.World, got "
                          f"{type(world).__name__}{hint}")
-    answer = world.plugins.caller("navcore_picture")(world, graph_id, call, ax, paths,
-                                                     agents, areas, scale, out)
+    answer = world.plugins.caller(hook)(world, *args)
     if answer is None:
-        raise QueryError(f"navcore.{call} needs the draw plugin (navcore_draw, entry point "
-                         f"'draw'), and no plugin of this world answered navcore_picture")
+        raise QueryError(f"navcore.{call} needs the {plugin} plugin (navcore_{plugin}, entry "
+                         f"point '{plugin}'), and no plugin of this world answered {hook}")
     return answer
 
 
 def __getattr__(name):
     # PEP 562: only called for names not found above, i.e. on first use of
-    # a scene name; the scenes plugin (and YAML with it) loads then
-    if name in _SCENE_NAMES:
-        import navcore_scenes
-        value = globals()[name] = getattr(navcore_scenes, name)
+    # a plugin's name; its plugin (the scenes': YAML with it) loads then
+    if name in _PLUGIN_NAMES:
+        import importlib
+        value = getattr(importlib.import_module(_PLUGIN_NAMES[name]), name)
+        globals()[name] = value
         return value
     raise AttributeError(f"module 'navcore' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_SCENE_NAMES))
+    return sorted(set(globals()) | set(_PLUGIN_NAMES))

@@ -39,7 +39,7 @@ import inspect
 import re
 from typing import NamedTuple
 
-from .errors import GraphError
+from .errors import GraphError, UnknownGraphTypeError
 
 _SECTION = re.compile(r"^(\s*)Parameters:\s*$")
 _ENTRY = re.compile(r"^(\w+)\s*:\s*(.*)$")
@@ -112,6 +112,18 @@ def describe(type_name: str, builder, owner: str) -> str:
         return text
 
 
+def type_help(types: dict, type_name: str | None = None) -> str:
+    """``World.graph_type_help``: the help of ``type_name`` (of every type
+    by default) among ``types`` (``{type: (builder, plugin_name)}``)."""
+    if type_name is None:
+        return "\n\n".join(describe(t, b, owner) for t, (b, owner) in sorted(types.items()))
+    if not isinstance(type_name, str) or type_name not in types:
+        raise UnknownGraphTypeError(f"unknown graph type {type_name!r}; known types: "
+                                    f"{', '.join(sorted(types)) or 'none'}")
+    builder, owner = types[type_name]
+    return describe(type_name, builder, owner)
+
+
 def _describe(type_name: str, builder, owner: str) -> str:
     doc = inspect.cleandoc(inspect.getdoc(builder) or "")
     first = doc.split("\n\n")[0]
@@ -168,6 +180,16 @@ class HelpedByPlugins:
             return fn(world, graph_id, type, **params)
         add_graph.__qualname__ = fn.__qualname__
         add_graph.__module__ = fn.__module__
-        add_graph.__doc__ = world._add_graph_doc()
+        add_graph.__doc__ = self._doc(world)
         add_graph.__signature__ = self.signature
         return add_graph
+
+    def _doc(self, world) -> str:
+        """The method's docstring and every graph type's help, kept on the
+        world until its plugins change (``world._type_doc``)."""
+        version, text = world._type_doc
+        if version != world.plugins.version:
+            text = (inspect.getdoc(self.fn) + "\n\nThe graph types of this world "
+                    "and their parameters:\n\n" + world.graph_type_help())
+            world._type_doc = (world.plugins.version, text)
+        return text

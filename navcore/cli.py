@@ -70,10 +70,7 @@ def _cmd_plugins(args) -> int:
 def _cmd_types(args) -> int:
     from .world import World
     world = World(autoload=False if args.builtin_only else None, warm_up=False)
-    if args.type is None:
-        print(world.graph_type_help())
-    else:
-        print(world.graph_type_help(args.type))
+    print(world.graph_type_help(args.type))          # every type when None
     return 0
 
 
@@ -112,23 +109,20 @@ def _cmd_warm_up(args) -> int:
 def build_parser(plugins=None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="navcore", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("plugins", help="list plugins, where they came from, "
-                                       "their hooks and graph types")
-    p.add_argument("--builtin-only", action="store_true",
-                   help="ignore third-party entry points")
+    builtin = argparse.ArgumentParser(add_help=False)
+    builtin.add_argument("--builtin-only", action="store_true",
+                         help="ignore third-party entry points")
+    p = sub.add_parser("plugins", parents=[builtin], help="list plugins, where they came "
+                                                          "from, their hooks and graph types")
     p.set_defaults(func=_cmd_plugins)
-    p = sub.add_parser("types", help="each graph type's add_graph parameters, "
-                                     "with defaults and meanings")
+    p = sub.add_parser("types", parents=[builtin], help="each graph type's add_graph "
+                                                        "parameters, with defaults and meanings")
     p.add_argument("type", nargs="?", help="one graph type (default: all)")
-    p.add_argument("--builtin-only", action="store_true",
-                   help="ignore third-party entry points")
     p.set_defaults(func=_cmd_types)
-    p = sub.add_parser("warm-up", help="compile (first run) or load the kernels of every "
-                                       "graph type, or of the types named, into numba's "
-                                       "cache, with a progress bar")
+    p = sub.add_parser("warm-up", parents=[builtin],
+                       help="compile (first run) or load the kernels of every graph type, or "
+                            "of the types named, into numba's cache, with a progress bar")
     p.add_argument("types", nargs="*", metavar="TYPE", help="graph types (default: all)")
-    p.add_argument("--builtin-only", action="store_true",
-                   help="ignore third-party entry points")
     p.set_defaults(func=_cmd_warm_up, own_compile_bar=True)
     if plugins is None:
         from .plugins import PluginRegistry

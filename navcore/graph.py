@@ -602,13 +602,8 @@ def _walkable_mask(value) -> np.ndarray:
         ok = False
     if not ok:
         raise GraphError(f"walkable must be a sequence of True/False per node, got "
-                         f"{_short(value)}")
+                         f"{validate.short(value)}")
     return np.array(arr, dtype=np.bool_)
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_positions(positions, n):

@@ -381,11 +381,6 @@ class PluginRegistry:
                 self._callers[key] = call
         return call
 
-    def all_results(self, name: str, params: tuple, graph_type: type | None = None):
-        """``caller(name, graph_type, params)``, for a hook that is not
-        firstresult (the list of answers): the areas plugin's call."""
-        return self.caller(name, graph_type, tuple(params))
-
     def each_impl(self, name: str, params: tuple, graph_type: type | None = None) -> list:
         """``[(plugin_name, call)]``: hook ``name``'s implementations in
         pluggy's order, each a plain ``call(*args)`` (``args`` in the order
@@ -470,7 +465,7 @@ class PluginRegistry:
     def _register(self, plugin, name, source, origin) -> str:
         if isinstance(plugin, _NOT_PLUGINS) or plugin is None:
             raise PluginError(f"a plugin is a module, a class or an object with "
-                              f"navcore_* hook functions, got {_short(plugin)}")
+                              f"navcore_* hook functions, got {validate.short(plugin)}")
         if name is not None and not isinstance(name, str):
             raise PluginError(f"a plugin name must be a string, got {name!r}")
         self._add_own_hookspecs(plugin, name)
@@ -710,8 +705,3 @@ def _attribute(obj, name):
         return getattr(obj, name, None)
     except Exception:
         return None
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

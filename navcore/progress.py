@@ -110,22 +110,8 @@ def compile_progress(file=None, delay: float = 0.5):
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         yield _CompileCounter(None, delay)       # nothing is ever compiled
         return
-    from numba.core import event
-
-    class Listener(event.Listener):
-        # a kernel that calls another compiles the callee inside its own
-        # compile: both count; numba's own helpers (np.empty & co.) do not
-        def on_start(self, ev):
-            name = _kernel_name(ev)
-            if name:
-                counter.started(name)
-
-        def on_end(self, ev):
-            if _kernel_name(ev):
-                counter.finished()
-
     counter = _CompileCounter(file or sys.stderr, delay)
-    with event.install_listener("numba:compile", Listener()):
+    with _compiles(counter.started, counter.finished):
         try:
             yield counter
         finally:
@@ -159,18 +145,12 @@ class Steps:
     def __enter__(self) -> "Steps":
         if self.callback is None or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
             return self
-        from numba.core import event
-        report, thread = self, threading.get_ident()
+        thread = threading.get_ident()
 
-        class Listener(event.Listener):
-            def on_start(self, ev):
-                name = _kernel_name(ev)
-                if name and threading.get_ident() == thread:
-                    report.callback(report.done, report.total, f"compiling {name}")
-
-            def on_end(self, ev):
-                pass
-        self._listening = event.install_listener("numba:compile", Listener())
+        def compiling(name):
+            if threading.get_ident() == thread:
+                self.callback(self.done, self.total, f"compiling {name}")
+        self._listening = _compiles(compiling)
         self._listening.__enter__()
         return self
 
@@ -179,6 +159,25 @@ class Steps:
             self._listening.__exit__(*exc)
             self._listening = None
         return False
+
+
+def _compiles(started, finished=None):
+    """A context in which each kernel numba compiles calls ``started(name)``
+    and ``finished()`` (on the compiling thread). A kernel that calls
+    another compiles the callee inside its own compile: both count;
+    numba's own helpers (``np.empty`` & co.) do not."""
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            name = _kernel_name(ev)
+            if name:
+                started(name)
+
+        def on_end(self, ev):
+            if finished is not None and _kernel_name(ev):
+                finished()
+    return event.install_listener("numba:compile", Listener())
 
 
 def _kernel_name(ev) -> str | None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ends, isochrones, limits, validate
+from . import ends, limits, validate
 from .errors import NodeError, QueryError
 from .graph import NavGraph
-from .isochrones import Isochrone
 from .search import Search
 from .types import (GraphVersion, MeshPoint, PathRequest, PathResult, PathStatus, RaycastHit,
                     SearchIntervals)
@@ -426,7 +425,7 @@ class Queries:
                              f"{src.size} and {dst.size}")
         return self._ask("navcore_distance_pairs", graph, src, dst, src_pts, dst_pts)
 
-    def isochrone(self, graph_id, source, max_cost, *, polygons: bool = False) -> Isochrone:
+    def isochrone(self, graph_id, source, max_cost, *, polygons: bool = False):
         """What can be reached from ``source`` within ``max_cost``: a
         ``navcore.Isochrone`` with the reached ``nodes`` and their
         ``costs``, the pieces of edges reached (``segments()``: partially
@@ -456,9 +455,9 @@ class Queries:
         ([0, 1, 2], [0.0, 1.0, 2.0], [0, 0, 1])
         """
         graph = self.graph(graph_id)
-        bands = isochrones.limits_of(max_cost)
+        bands = validate.cost_limits(max_cost)
         polygons = validate.boolean(polygons, "isochrone: polygons", QueryError)
-        items = isochrones.sources_of(source, getattr(graph, "point_dims", 2))
+        items = validate.sources(source, getattr(graph, "point_dims", 2))
         src, pts = ends.nodes(graph, items, "isochrone: source", with_points=True)
         iso = self._ask("navcore_isochrone", graph, src, np.zeros(src.size), pts, bands)
         if polygons:

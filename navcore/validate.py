@@ -225,6 +225,20 @@ def describe(value) -> str:
     return repr(value)
 
 
+def short(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def progress_callback(value, what: str, error=FrameError):
+    """``value`` when it is None or a ``callback(done, total, name)`` (a
+    loading screen's report)."""
+    if value is not None and not callable(value):
+        raise error(f"{what} must be None or a callable(done, total, name), got {value!r}")
+    return value
+
+
 def distance(value, what: str, error=GraphError) -> float:
     """``value`` as a finite float >= 0: an int or float (numpy's too),
     not a bool or a numeric string (``float(True)`` is 1.0, ``float("2")``
@@ -458,3 +472,60 @@ def surface_moves(start, nodes, end, num_nodes: int, error=QueryError,
         raise error(f"{call}: nodes[{i}] = {int(n[i])} is neither -1 nor a node "
                     f"id of a graph of {num_nodes} nodes")
     return s, np.ascontiguousarray(n, dtype=np.int32), e
+
+
+def cost_limits(max_cost) -> np.ndarray:
+    """``max_cost`` (a number, or a sequence of strictly increasing
+    numbers: cost bands) as a float64 array; a ``QueryError`` for a
+    negative, NaN, non-number, empty or unsorted one. ``inf`` is allowed
+    (everything reachable)."""
+    scalar = not isinstance(max_cost, (list, tuple, np.ndarray))
+    items = [max_cost] if scalar else list(np.asarray(max_cost, dtype=object).ravel()) \
+        if isinstance(max_cost, np.ndarray) else list(max_cost)
+    if not items:
+        raise QueryError("isochrone: max_cost is an empty sequence; give a cost limit "
+                         "(a number >= 0) or several increasing ones")
+    out = np.empty(len(items))
+    for i, v in enumerate(items):
+        where = "max_cost" if scalar else f"max_cost[{i}]"
+        if isinstance(v, (bool, np.bool_)) or not isinstance(
+                v, (int, float, np.integer, np.floating)):
+            raise QueryError(f"isochrone: {where} must be a number >= 0 (a cost limit), "
+                             f"got {describe(v)}")
+        try:
+            x = float(v)
+        except OverflowError:
+            x = math.inf
+        if not x >= 0:                         # negative or NaN
+            raise QueryError(f"isochrone: {where} must be a number >= 0 (a cost limit), "
+                             f"got {v!r}")
+        out[i] = x
+    if out.size > 1 and not (np.diff(out) > 0).all():
+        i = int(np.flatnonzero(np.diff(out) <= 0)[0])
+        raise QueryError(f"isochrone: the cost bands in max_cost must increase strictly, "
+                         f"got max_cost[{i}] = {out[i]!r} then max_cost[{i + 1}] = "
+                         f"{out[i + 1]!r}")
+    return out
+
+
+def sources(source, point_dims=2) -> list:
+    """``source`` as a list of ends: one node id or point (a tuple, a
+    list of floats or a 1-D float array), or a list / array of several.
+    ``NodeError`` for an empty one."""
+    if is_int(source) and not isinstance(source, (bool, np.bool_)):
+        return [source]
+    if isinstance(source, tuple):
+        return [source]
+    if isinstance(source, np.ndarray) and source.ndim == 1 and source.size == point_dims \
+            and not np.issubdtype(source.dtype, np.integer):
+        return [source]
+    if isinstance(source, list) and len(source) == point_dims and all(
+            isinstance(x, (float, np.floating)) for x in source):
+        return [tuple(source)]          # numbers that are no node ids: one point
+    if isinstance(source, (list, np.ndarray)):
+        if len(source) == 0:
+            raise NodeError("isochrone: source is empty; give a node id, a point or a "
+                            "list of them")
+        return source
+    raise NodeError(f"isochrone: source must be a node id, a point (a tuple) or a list of "
+                    f"them, got {describe(source)}")

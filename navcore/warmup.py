@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 import time
 
-from . import limits, progress as _progress
-from .errors import PluginError, UnknownGraphTypeError
+from . import limits, progress as _progress, validate
+from .errors import FrameError, PluginError, UnknownGraphTypeError
 from .progress import Steps
 
 
@@ -37,9 +37,7 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
     (['csr'], (1, 1, 'csr'))
     """
     from .world import World
-    if progress is not None and not callable(progress):
-        raise PluginError(f"warm_up: progress must be None or a callable(done, total, name), "
-                          f"got {progress!r}")
+    validate.progress_callback(progress, "warm_up: progress", PluginError)
     # workers: the grid's parallel batch kernels load only in a world with them
     world = World(plugins=plugins, autoload=autoload, warm_up=False,
                   workers=min(2, limits.max_workers()))
@@ -76,6 +74,42 @@ def warm_up(graph_types=None, *, progress=None, plugins=(), autoload=None) -> di
         close = getattr(world.scheduler, "close", None)
         if close is not None:
             close()
+
+
+def warm(world, graph_id=None, progress=None) -> float:
+    """``World.warm_up``: the plugins' warm-ups of ``graph_id`` (every
+    graph by default), told to ``progress`` or the world's
+    ``on_progress``; the seconds it took."""
+    validate.progress_callback(progress, "warm_up: progress")
+    world.ready()
+    t0 = time.perf_counter()
+    graphs = list(world.graphs.values()) if graph_id is None else [world.graph(graph_id)]
+    steps = [steps_of(world, g) for g in graphs]
+    with Steps(progress or world.on_progress, sum(map(len, steps))) as report:
+        for graph, todo in zip(graphs, steps):
+            warm_graph(world, graph, todo, report)
+    return time.perf_counter() - t0
+
+
+def wait(world, timeout=None) -> bool:
+    """``World.ready``: wait up to ``timeout`` seconds (``None``: as long
+    as it takes) for the world's background warm-ups, in the order they
+    began; False when one is still running then. Raises the error of a
+    warm-up that failed."""
+    if timeout is not None and not (isinstance(timeout, (int, float))
+                                    and not isinstance(timeout, bool)
+                                    and timeout == timeout):
+        raise FrameError(f"ready: timeout must be a number of seconds or None, "
+                         f"got {timeout!r}")
+    timeout = None if timeout is None or timeout > 1e9 else timeout   # ~30 years: forever
+    deadline = None if timeout is None else time.perf_counter() + max(0.0, timeout)
+    for graph_id, job in list(world._warming.items()):
+        left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        if not job.done.wait(left):
+            return False
+        world._warming.pop(graph_id, None)
+        job.raise_error()
+    return True
 
 
 def steps_of(world, graph) -> list:

@@ -7,14 +7,12 @@ together by the next ``World.tick`` (the scheduler plugin's
 """
 from __future__ import annotations
 
-import inspect
 import math
 import threading
 import time
 from collections import defaultdict
 
 from . import builders, progress, validate, warmup
-from . import progress as _progress     # where a parameter named progress hides it
 from .errors import (CrowdError, FrameError, GraphError, PluginError, QueryError, UnknownGraphError,
                      UnknownGraphTypeError, UpdateError)
 from .graph import NavGraph
@@ -74,9 +72,7 @@ class World(Queries):
                              f"got {warm_up!r}")
         frame_budget_ms = validate.frame_number(frame_budget_ms, "frame_budget_ms", "World: ")
         workers = validate.workers(workers)
-        if on_progress is not None and not callable(on_progress):
-            raise FrameError(f"World: on_progress must be None or a callable(done, total, "
-                             f"name), got {on_progress!r}")
+        validate.progress_callback(on_progress, "World: on_progress")
         if seed is not None and not validate.is_int(seed):
             raise FrameError(f"World: seed must be an integer or None, got {seed!r}")
         if isinstance(plugins, (str, bytes)) or not isinstance(plugins, (list, tuple)):
@@ -183,23 +179,7 @@ class World(Queries):
         >>> print(navcore.World().graph_type_help("csr").splitlines()[0])
         csr (plugin csr)
         """
-        types = self.plugins.graph_types()
-        if type is None:
-            return "\n\n".join(builders.describe(t, b, owner)
-                               for t, (b, owner) in sorted(types.items()))
-        if not isinstance(type, str) or type not in types:
-            raise UnknownGraphTypeError(f"unknown graph type {type!r}; known types: "
-                                        f"{', '.join(sorted(types)) or 'none'}")
-        builder, owner = types[type]
-        return builders.describe(type, builder, owner)
-
-    def _add_graph_doc(self) -> str:
-        version, text = self._type_doc
-        if version != self.plugins.version:
-            text = (inspect.getdoc(World.add_graph) + "\n\nThe graph types of this world "
-                    "and their parameters:\n\n" + self.graph_type_help())
-            self._type_doc = (self.plugins.version, text)
-        return text
+        return builders.type_help(self.plugins.graph_types(), type)
 
     @builders.HelpedByPlugins
     def add_graph(self, graph_id, type: str, **params) -> NavGraph:
@@ -305,20 +285,7 @@ class World(Queries):
         >>> w.ready()            # waits until the kernels are loaded
         True
         """
-        if timeout is not None and not (isinstance(timeout, (int, float))
-                                        and not isinstance(timeout, bool)
-                                        and timeout == timeout):
-            raise FrameError(f"ready: timeout must be a number of seconds or None, "
-                             f"got {timeout!r}")
-        timeout = None if timeout is None or timeout > 1e9 else timeout   # ~30 years: forever
-        deadline = None if timeout is None else time.perf_counter() + max(0.0, timeout)
-        for graph_id, job in list(self._warming.items()):
-            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            if not job.done.wait(left):
-                return False
-            self._warming.pop(graph_id, None)
-            job.raise_error()
-        return True
+        return warmup.wait(self, timeout)
 
     def add_crowd(self, crowd_id, graph, **params):
         """Add a crowd of agents that walk graph ``graph`` (an id) and
@@ -387,18 +354,7 @@ class World(Queries):
         themselves before they return; this loads those of the graphs'
         current views again. ``progress``: a ``callback(done, total, name)`` for
         this call (see ``on_progress``). Returns the seconds it took."""
-        if progress is not None and not callable(progress):
-            raise FrameError(f"warm_up: progress must be None or a callable(done, total, "
-                             f"name), got {progress!r}")
-        self.ready()
-        t0 = time.perf_counter()
-        graphs = self.graphs if graph_id is None else {graph_id: self.graph(graph_id)}
-        graphs = list(graphs.values())
-        steps = [warmup.steps_of(self, g) for g in graphs]
-        with _progress.Steps(progress or self.on_progress, sum(map(len, steps))) as report:
-            for graph, todo in zip(graphs, steps):
-                warmup.warm_graph(self, graph, todo, report)
-        return time.perf_counter() - t0
+        return warmup.warm(self, graph_id, progress)
 
     # -- updates and frames -------------------------------------------------
     def update(self, graph_id, **params) -> None:

@@ -35,7 +35,7 @@ def navcore_graph_built(graph):
 @navcore.hookimpl
 def navcore_warm_up(world, graph):
     hierarchy_of(graph).warm_up()
-    world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)  # made once
+    world.plugins.caller("navcore_components_changed", None, _CHANGED_ARGS)  # made once
 
 
 @navcore.hookimpl
@@ -60,7 +60,7 @@ def _announce(world, graph_id, graph):
     h = graph.stored_view(VIEW_KEY)
     changed = None if h is None else h._take_changed()
     if changed is not None and changed.size:
-        world.plugins.all_results("navcore_components_changed", _CHANGED_ARGS)(
+        world.plugins.caller("navcore_components_changed", None, _CHANGED_ARGS)(
             world, graph_id, changed)
 
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from navcore.isochrones import Isochrone
-
-from navcore_csr.isochrone import isochrone_on, swept
+from navcore_csr.isochrone import Isochrone, isochrone_on, swept
 
 from . import _isochrone as K
 from . import ch, phantoms, turns

@@ -1,6 +1,7 @@
-"""``PluginRegistry.all_results`` (the frame loop's hook callers) against
-pluggy's own call of the same hook: same results in the same order, the
-same wrapper behaviour on success and on an exception."""
+"""``PluginRegistry.caller`` of hooks that are not firstresult (the frame
+loop's hook callers) against pluggy's own call of the same hook: same
+results in the same order, the same wrapper behaviour on success and on
+an exception."""
 import navcore
 import pytest
 
@@ -63,7 +64,7 @@ def _world(parts):
 
 
 def _both(parts):
-    """(outcome, log) of pluggy's call and of all_results' call."""
+    """(outcome, log) of pluggy's call and of caller's call."""
     out = []
     for direct in (True, False):
         world, log = _world(parts)
@@ -72,8 +73,8 @@ def _both(parts):
             if direct:
                 got = world.plugins.hook.navcore_frame_end(world=world, frame=7, stats=None)
             else:
-                got = world.plugins.all_results(
-                    "navcore_frame_end", ("world", "frame", "stats"))(world, 7, None)
+                got = world.plugins.caller("navcore_frame_end", None,
+                                           ("world", "frame", "stats"))(world, 7, None)
         except ValueError as exc:
             got = ("raised", str(exc))
         out.append((got, list(log)))
@@ -90,18 +91,18 @@ CASES = {
 
 @pytest.mark.nojit
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_all_results_calls_hooks_as_pluggy_does(case):
+def test_caller_calls_hooks_as_pluggy_does(case):
     pluggy_call, ours = _both(CASES[case])
     assert ours == pluggy_call
     assert pluggy_call[1]             # something ran
 
 
-def test_all_results_follows_registration():
+def test_caller_follows_registration():
     world, log = _world([(_Plain, {})])
-    call = world.plugins.all_results("navcore_frame_end", ("world", "frame", "stats"))
+    call = world.plugins.caller("navcore_frame_end", None, ("world", "frame", "stats"))
     assert call(world, 1, None) == [("p0", 1)]
     world.plugins.register(_First("late", log), name="late")
-    call = world.plugins.all_results("navcore_frame_end", ("world", "frame", "stats"))
+    call = world.plugins.caller("navcore_frame_end", None, ("world", "frame", "stats"))
     assert call(world, 2, None) == [("late", 2), ("p0", 2)]
 
 
@@ -142,7 +143,7 @@ def _typed_world(log):
 @pytest.mark.nojit
 @pytest.mark.parametrize("cls", [_Special, _Other, navcore.NavGraph])
 def test_callers_per_graph_class_run_what_pluggy_runs(cls):
-    """``all_results(..., graph_type)`` leaves out the implementations
+    """``caller(name, graph_type, params)`` leaves out the implementations
     marked for other classes and gives pluggy's results in pluggy's order."""
     import numpy as np
     log = []
@@ -154,7 +155,7 @@ def test_callers_per_graph_class_run_what_pluggy_runs(cls):
                                                     dirty=np.empty(0, np.int32))
     want_log = list(log)
     log.clear()
-    got = world.plugins.all_results("navcore_graph_updated", args, cls)(
+    got = world.plugins.caller("navcore_graph_updated", cls, args)(
         world, "x", graph, np.empty(0, np.int32))
     assert got == want and log == want_log
     assert ("special" in log) == (cls is _Special) and ("other" in log) == (cls is _Other)
