@@ -76,10 +76,10 @@ PAIRS_PARALLEL_FROM = 32
 MATRIX_PARALLEL_FROM = 1024
 #: a customization after a batch recomputes only the arcs the changed costs
 #: reach (``_cch_update``), and gives up for the whole pass once those pass
-#: this fraction of the arcs (measured on the 250k-node generated network: an
-#: arc recomputed 2-3.5 us, the whole pass 81 ms on two cores, even at about
-#: 2.7% of its 1.13M arcs; on Monaco's 7k arcs even at about 5%)
-PARTIAL_MAX_FRACTION = 0.02
+#: this fraction of the arcs (measured on the 250k-node generated network:
+#: 0.7-1.1 us an arc recomputed, the whole pass 82 ms on two cores, even at
+#: about 8% of its 1.13M arcs; a batch that gives up costs at most 1.5x)
+PARTIAL_MAX_FRACTION = 0.05
 
 
 def _threads() -> int:
@@ -211,7 +211,7 @@ class Metric:
         #: (the whole metric)
         self.recomputed = -1
 
-    def _partial(self, topo: CCHTopology, cost, perfect: bool, scratch) -> int:
+    def _partial(self, topo: CCHTopology, cost, perfect: bool, scratch, marks) -> int:
         """Update the basic weights this metric holds for its last costs to
         ``cost``, recomputing only the arcs the changed edges reach: the
         arcs recomputed, or -1 when it cannot (no earlier customization of
@@ -227,7 +227,7 @@ class Metric:
             wts = self.weights
         first, edges = topo.arc_edges()
         return int(U.update(topo.arrays, first, edges, topo.arc_low, self.cost, cost, wts,
-                            queued, heap, budget))
+                            queued, heap, budget, marks[0]))
 
     def compute(self, topo: CCHTopology, cost, marks, perfect: bool, version: int,
                 threads=None, scratch=None) -> "Metric":
@@ -242,7 +242,7 @@ class Metric:
         supergraph itself after a basic customization (every finite arc),
         the arcs a shortest path may use after a perfect one."""
         t0 = time.perf_counter()
-        self.recomputed = self._partial(topo, cost, perfect, scratch)
+        self.recomputed = self._partial(topo, cost, perfect, scratch, marks)
         if self.recomputed < 0:
             with kernel_threads(threads, topo.num_arcs, K.PAR_MIN_ARCS) as used:
                 parallel = used > 1
@@ -358,7 +358,7 @@ class RoadCCH(DerivedView):
             first, edges = topo.arc_edges()
             queued, heap, _ = self._scratch()
             U.update(topo.arrays, first, edges, topo.arc_low, m.cost, m.cost, m.weights, queued,
-                     heap, 0)
+                     heap, 0, self._marks[0])
 
     def _fill(self, cost, version, partial=True) -> Metric:
         """A metric customized for ``cost`` (the caller holds ``_customizing``):

@@ -88,7 +88,8 @@ def test_partial_customization_equals_a_whole_one_bit_for_bit(perfect, monkeypat
         assert partial >= 12, (gid, partial)         # the partial pass really ran
 
 
-def test_world_updates_customize_partially_and_stay_exact():
+def test_world_updates_customize_partially_and_stay_exact(monkeypatch):
+    monkeypatch.setattr(cch, "PARTIAL_MAX_FRACTION", 0.5)
     rng = np.random.default_rng(5)
     w, g = timed_graph("helsinki")
     view = navcore_roads.contract(g, customizable=True)
