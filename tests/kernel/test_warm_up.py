@@ -413,6 +413,10 @@ while not all(h.done for h in hs):
     tick(world)
 world.update("r", edges=[(a, e)], factor=2.0)     # customized again; the plain one is stale
 tick(world)
+world.update("r", edges=[(a, e)], factor=3.0)     # partial customizations from here on
+tick(world)
+world.update("r", edges=[(a, e)], reset=True)
+tick(world)
 hs = [world.request_path("r", b, a, algorithm=x) for x in ("cch", "auto", "cch", "cch")]
 while not all(h.done for h in hs):
     tick(world)
