@@ -1,6 +1,7 @@
 """What crowd tests share: a navmesh for the crowd hooks (random boxes, two
 obstacles touching at a corner (a pinch) and a triangle, on a 40 x 30
-square), a straight walk's measure, and the brute-force overlap of discs."""
+square), a straight walk's measure, the brute-force overlap of discs, and how
+deep discs reach into a grid's blocked cells."""
 import numpy as np
 import shapely
 
@@ -53,3 +54,27 @@ def worst_overlap(points, radii, heights=None, floor_gap=np.inf) -> float:
         gap[np.abs(h[:, None] - h[None]) >= floor_gap] = np.inf
     np.fill_diagonal(gap, np.inf)
     return max(0.0, float(-gap.min()))
+
+
+def blocked_depth(graph, pos, radius) -> float:
+    """How deep the deepest disc (centres ``pos``, radii ``radius`` < 1)
+    reaches into a blocked cell or off the grid: for each agent every
+    cell of the 3 x 3 round its own, the disc's reach past the cell's
+    nearest point (past its far side when the centre is inside)."""
+    x, y = pos[:, 0], pos[:, 1]
+    deepest = 0.0
+    for ox in (-1, 0, 1):
+        for oy in (-1, 0, 1):
+            cx, cy = np.floor(x).astype(int) + ox, np.floor(y).astype(int) + oy
+            inside = (cx >= 0) & (cx < graph.width) & (cy >= 0) & (cy < graph.height)
+            blocked = ~inside
+            blocked[inside] = ~graph.walkable[cy[inside] * graph.width + cx[inside]]
+            qx, qy = np.clip(x, cx, cx + 1), np.clip(y, cy, cy + 1)
+            gap = np.hypot(x - qx, y - qy)
+            within = (qx == x) & (qy == y)
+            depth = np.where(within, radius + np.minimum(np.minimum(x - cx, cx + 1 - x),
+                                                         np.minimum(y - cy, cy + 1 - y)),
+                             radius - gap)
+            if blocked.any():
+                deepest = max(deepest, float(depth[blocked].max()))
+    return deepest

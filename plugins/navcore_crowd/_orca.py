@@ -632,16 +632,38 @@ def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_star
     return k
 
 
+#: the least share of a push along the line between a pair that their
+#: moves give when walls turn both aside (so a pair in a gap narrower than
+#: both slides at most this many times its overlap)
+MIN_PART = 0.1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slide(ux, uy, hx, hy):
+    """An agent pushed along ``(ux, uy)`` that a wall holds back along
+    ``(hx, hy)`` (a unit vector off the wall, or zero): the way it moves
+    (the push less its part into the wall) and how much of the push
+    that way gives along ``u``."""
+    into = ux * hx + uy * hy
+    if into >= 0.0:
+        return ux, uy, 1.0
+    return ux - into * hx, uy - into * hy, 1.0 - into * into
+
+
 @njit(cache=True, nogil=True)
-def relax(pos, elev, tall, radius, weight, passes, weighted, tol, cell_start, cell_items, pairs,
-          drift, moved):
+def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, cell_start, cell_items,
+          pairs, drift, moved):
     """Push overlapping agents of one floor (``apart``) apart (DetourCrowd's
     collision handling),
     pair by pair in index order so a pass settles chains of overlaps:
     each pair closer than its radii parts by the overlap, agent ``i``
     moving ``weight[j] / (weight[i] + weight[j])`` of it (halves once
     even, or when both weigh 0) along the line between them (to the left
-    for the lower index when they stand on one spot). Up to ``passes``
+    for the lower index when they stand on one spot); an agent a wall
+    holds (``held``: the unit way the wall pushes it, zero when none)
+    slides along that wall instead of into it, and the pair moves on
+    until parted (the other taking what the wall holds back). Up to
+    ``passes``
     passes (the first ``weighted`` by weight, then evenly), stopping once
     no pair overlaps by more than ``tol``. Passes
     run over a list of the pairs within half a radius of touching, made
@@ -683,15 +705,23 @@ def relax(pos, elev, tall, radius, weight, passes, weighted, tol, cell_start, ce
                 ux, uy = dx / d, dy / d
             else:
                 ux, uy = -1.0, 0.0          # i (the lower index) to the left
-            mi, mj = overlap * share, overlap * (1.0 - share)
-            pos[i, 0] += ux * mi
-            pos[i, 1] += uy * mi
-            pos[j, 0] -= ux * mj
-            pos[j, 1] -= uy * mj
-            moved[i, 0] += ux * mi
-            moved[i, 1] += uy * mi
-            moved[j, 0] -= ux * mj
-            moved[j, 1] -= uy * mj
+            # i moves along +u, j along -u; one a wall holds (``held``: the
+            # unit way it pushes) slides along it instead, and both move on
+            # until they part by the overlap along u
+            vix, viy, gi = _slide(ux, uy, held[i, 0], held[i, 1])
+            vjx, vjy, gj = _slide(-ux, -uy, held[j, 0], held[j, 1])
+            scale = overlap
+            if gi < 1.0 or gj < 1.0:
+                scale /= max(share * gi + (1.0 - share) * gj, MIN_PART)
+            mi, mj = scale * share, scale * (1.0 - share)
+            pos[i, 0] += vix * mi
+            pos[i, 1] += viy * mi
+            pos[j, 0] += vjx * mj
+            pos[j, 1] += vjy * mj
+            moved[i, 0] += vix * mi
+            moved[i, 1] += viy * mi
+            moved[j, 0] += vjx * mj
+            moved[j, 1] += vjy * mj
             drift[i] += mi
             drift[j] += mj
             far = far or drift[i] > 0.25 * margin or drift[j] > 0.25 * margin
@@ -700,3 +730,69 @@ def relax(pos, elev, tall, radius, weight, passes, weighted, tol, cell_start, ce
         if far:
             count = -2                      # list the pairs again
     return worst
+
+
+@njit(cache=True, nogil=True)
+def unwall(rows, pos, wall_radius, ov, o_next, wall_grid, wall_start, wall_items, wall_filled,
+           stamp, out):
+    """Where agents ``rows`` stand with their discs of ``wall_radius``
+    pushed out of the walls (edges ``v -> o_next[v]``, walkable on their
+    right; bucketed as ``velocities`` takes them) into ``out`` (one row
+    each): edge by edge, each push moving the centre straight away from
+    the edge's nearest point until the disc touches it (off the edge's
+    walkable side when the centre is on its line), so a corner's two
+    edges are settled in turn. Edges the centre is behind are left to
+    their neighbours (that side is solid). ``stamp``: one per wall
+    vertex and the last generation (``Scratch.stamp``). The number of
+    agents moved."""
+    w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
+    wnx, wny = int(wall_grid[3]), int(wall_grid[4])
+    gen = stamp[-1]
+    count = 0
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        px, py = pos[i, 0], pos[i, 1]
+        out[k, 0], out[k, 1] = px, py
+        if ov.shape[0] == 0:
+            continue
+        r = wall_radius[i]
+        c0 = max(int((px - r - wx0) / w_side), 0)
+        c1 = min(int((px + r - wx0) / w_side), wnx - 1)
+        r0 = max(int((py - r - wy0) / w_side), 0)
+        r1 = min(int((py + r - wy0) / w_side), wny - 1)
+        if c0 > c1 or r0 > r1 or _block(wall_filled, c0, c1, r0, r1) == 0:
+            continue
+        gen += 1
+        for rr in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                b = rr * wnx + c
+                for e in range(wall_start[b], wall_start[b + 1]):
+                    v = wall_items[e]
+                    if stamp[v] == gen:
+                        continue
+                    stamp[v] = gen
+                    w = o_next[v]
+                    ax, ay = ov[v, 0], ov[v, 1]
+                    ex, ey = ov[w, 0] - ax, ov[w, 1] - ay
+                    if _det(ex, ey, px - ax, py - ay) > 0.0:
+                        continue         # behind the edge: its neighbours hold it
+                    length_sq = ex * ex + ey * ey
+                    if length_sq <= 0.0:
+                        continue
+                    t = min(max(((px - ax) * ex + (py - ay) * ey) / length_sq, 0.0), 1.0)
+                    dx, dy = px - (ax + t * ex), py - (ay + t * ey)
+                    d = math.sqrt(dx * dx + dy * dy)
+                    if d >= r:
+                        continue
+                    if d > 0.0:
+                        px += dx / d * (r - d)
+                        py += dy / d * (r - d)
+                    else:                # on the line: out to its walkable side
+                        length = math.sqrt(length_sq)
+                        px += ey / length * r
+                        py -= ex / length * r
+        if px != out[k, 0] or py != out[k, 1]:
+            out[k, 0], out[k, 1] = px, py
+            count += 1
+    stamp[-1] = gen
+    return count

@@ -151,6 +151,7 @@ class Agents:
         self.cell_start = np.zeros(2, np.int64)
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.drift, self.moved = np.empty(0), np.zeros((0, 2))    # and its scratch
+        self.held, self.off_walls = np.zeros((0, 2)), np.empty((0, 2))
         self.set_walls(walls if walls is not None else Walls())
 
     def heights(self) -> tuple:
@@ -238,19 +239,30 @@ OVERLAP_TOLERANCE = 1e-4
 
 
 #: rounds of passes, each ended by keeping the pushed agents on the ground
-SEPARATION_ROUNDS = 3
+#: and off the walls; agents a wall held back slide along it in the next
+SEPARATION_ROUNDS = 6
+#: a wall holds an agent back when it cuts its push short by more than
+#: this (less is the rounding of a move along the surface)
+HELD_BACK = 1e-6
 
 
 def separate(agents: Agents, move=None) -> float:
     """Push overlapping agents apart until no pair overlaps by more than
     ``OVERLAP_TOLERANCE`` or ``SEPARATION_PASSES`` passes are done (the
     first by weight, so a walker pushes those standing; then evenly);
-    ``move(rows, start, end)``, given, keeps each push on walkable ground
-    (after each round of passes) and returns where those agents end. The
-    largest overlap left."""
+    ``move(rows, start, end)``, given, keeps agents on walkable ground
+    and returns where those agents end: with it every disc is first
+    pushed off the walls it reaches into (``unwall``), and after each
+    round of passes each push is kept on the ground and off the walls.
+    An agent a wall held back (its push cut short, or pushed off a wall)
+    is not pushed into that wall again in the rounds after but slides
+    along it, its neighbours taking the rest of the push (as
+    position-based crowd solvers keep a wall contact): a pair pressed
+    against a wall parts along it. The largest overlap left by the last
+    round's passes."""
     a = agents
     n = a.pos.shape[0]
-    if n < 2:
+    if n < 2 and move is None:
         return 0.0
     if a.cell_start.size < 4 * n + 17:
         a.cell_start = np.zeros(4 * n + 17, np.int64)
@@ -258,12 +270,18 @@ def separate(agents: Agents, move=None) -> float:
         a.cell_items = np.empty(n, np.int32)
     if a.drift.size != n:
         a.drift, a.moved = np.empty(n), np.zeros((n, 2))
-    drift, moved = a.drift, a.moved
+        a.held, a.off_walls = np.zeros((n, 2)), np.empty((n, 2))
+    drift, moved, held = a.drift, a.moved, a.held
+    held[:] = 0.0
+    if move is not None:
+        _hold(held, *unwall(a, np.arange(n), move))
+    if n < 2:
+        return 0.0
     worst = 0.0
     for _ in range(SEPARATION_ROUNDS):
         moved[:] = 0.0
         while True:
-            worst = K.relax(a.pos, *a.heights(), a.radius, a.weight, SEPARATION_PASSES,
+            worst = K.relax(a.pos, *a.heights(), a.radius, a.weight, held, SEPARATION_PASSES,
                             WEIGHTED_PASSES, OVERLAP_TOLERANCE, a.cell_start, a.cell_items,
                             a.pairs, drift, moved)
             if worst >= 0.0:
@@ -273,8 +291,42 @@ def separate(agents: Agents, move=None) -> float:
         if move is None or pushed.size == 0:
             break
         end = a.pos[pushed]
-        held = move(pushed, end - moved[pushed], end)
-        a.pos[pushed] = held
-        if worst <= OVERLAP_TOLERANCE and np.array_equal(held, end):
+        a.pos[pushed] = move(pushed, end - moved[pushed], end)
+        unwall(a, pushed, move)
+        back = a.pos[pushed] - end
+        stopped = np.hypot(back[:, 0], back[:, 1]) > HELD_BACK
+        if not stopped.any() and worst <= OVERLAP_TOLERANCE:
             break                          # no wall held a push back
+        _hold(held, pushed[stopped], back[stopped])
     return worst
+
+
+def _hold(held, rows, back):
+    """Agents ``rows`` were pushed ``back`` by a wall: the way walls hold
+    them (``held``, a unit vector) turns to take it in (a corner's two
+    walls: between them)."""
+    size = np.hypot(back[:, 0], back[:, 1])
+    held_back = size > HELD_BACK
+    rows, back, size = rows[held_back], back[held_back], size[held_back]
+    way = held[rows] + back / size[:, None]
+    held[rows] = way / np.maximum(np.hypot(way[:, 0], way[:, 1]), 1e-12)[:, None]
+
+
+def unwall(agents: Agents, rows, move) -> tuple:
+    """Push the discs (``wall_radius``) of agents ``rows`` out of the
+    walls they reach into, kept on walkable ground by ``move`` (as in
+    ``separate``); ``(moved, by)``: the rows moved and how far each.
+    Walls with owners (floors above one another) are left to ORCA: an
+    agent avoids only its own floor's."""
+    a, w = agents, agents.walls
+    if w.owner.size or rows.size == 0:
+        return rows[:0], _NONE.reshape(0, 2)
+    out = a.off_walls[:rows.size]
+    if K.unwall(rows, a.pos, a.wall_radius, w.vertices, w.next, w.grid, w.start, w.items,
+                w.filled, a.scratch[0].stamp, out) == 0:
+        return rows[:0], _NONE.reshape(0, 2)
+    changed = (out[:, 0] != a.pos[rows, 0]) | (out[:, 1] != a.pos[rows, 1])
+    rows = rows[changed]
+    start = a.pos[rows]
+    a.pos[rows] = move(rows, start, out[changed])
+    return rows, a.pos[rows] - start

@@ -395,7 +395,7 @@ class Crowd:
         if a.walls.owner.size:
             two.local = self._local(two.pos, np.full(2, -1, np.int32), np.ones(2))
         step_velocities(two, 0.1)
-        separate(two)
+        separate(two, lambda rows, start, end: end)     # with its wall pushes
         if self.graph.kind == "grid":
             flowfield.warm_up()
             self.graph.csr

@@ -1,9 +1,9 @@
 """Who walks how: the starting data of each agent of a scene (``Row``),
 whether it walks as a crowd (``walks``), its radius and, for the
 members of a crowd that walks as discs, starts that do not overlap
-(``spread``). ``Simulation`` calls these while it checks a scene, so a
-mistake is a ``SceneError`` at its place in the file before anything
-runs.
+(``spread``) and goals apart (``goals_apart``). ``Simulation`` calls
+these while it checks a scene, so a mistake is a ``SceneError`` at its
+place in the file before anything runs.
 
 Agents walk as a crowd (``World.add_crowd``: paths, ORCA avoidance,
 flow fields for shared goals) unless the scene says ``avoidance: false``
@@ -184,14 +184,40 @@ def spread(sim, c, region, sizes, rng) -> np.ndarray:
                                   f"{lay.node_word}")
     points, placed = got
     if placed < c.count:
-        size = f"{sizes.max():g}" if sizes.min() == sizes.max() \
-            else f"{sizes.min():g} to {sizes.max():g}"
         raise c.start_where.error(
             f"{label} {lay.show(region)} has room for {placed} of its {c.count} agents "
-            f"(radius {size}) without overlapping; give it a larger region, or fewer or "
+            f"(radius {_sizes(sizes)}) without overlapping; give it a larger region, or fewer or "
             f"smaller agents")
     _on_ground(sim, c.graph, points, label, c.start_where)
     return points
+
+
+def goals_apart(sim, c, region, points, sizes) -> np.ndarray:
+    """The goals ``points`` drawn for the members of crowd spec ``c`` from
+    ``region`` with those closer to another member's goal than their two
+    radii (``sizes``; on a 3D level, on one floor) drawn again, from a
+    generator of their own (so the draws of speeds stay as they were); a
+    region without room for all is a ``SceneError`` at the crowd's
+    ``to``."""
+    lay = sim.layers[c.graph]
+    seed = sim.scene.settings.seed if c.seed is None else c.seed
+    rng = np.random.default_rng([seed, len(c.id), *c.id.encode(), 2])
+    crowd, _ = crowd_of(sim, c.graph)
+    tall = crowd.height if lay.dims == 3 else np.inf
+    usable = sim.world.graph(c.graph).walkable
+    points, placed = spawn.apart(lay, region, points, sizes, rng, usable,
+                                 spawn.Spots(float(sizes.max()), tall, lay))
+    if placed < c.count:
+        raise c.goal_where.error(
+            f"'to' of crowd {c.id!r} {lay.show(region)} has room for the goals of {placed} "
+            f"of its {c.count} agents (radius {_sizes(sizes)}) apart; give it a larger "
+            f"region, or fewer or smaller agents")
+    return points
+
+
+def _sizes(sizes) -> str:
+    return f"{sizes.max():g}" if sizes.min() == sizes.max() \
+        else f"{sizes.min():g} to {sizes.max():g}"
 
 
 def _on_ground(sim, graph_id, points, what, where) -> None:

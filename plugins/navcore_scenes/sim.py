@@ -334,7 +334,8 @@ class Simulation:
         """Members start at walkable places drawn from the crowd's ``from``
         region (the scene layer draws them: ``SceneLayer.sample_points``;
         members that walk as a crowd, where their discs overlap no other)
-        and go to places drawn from its ``to`` region, or to its ``goal``."""
+        and go to places drawn from its ``to`` region (for walkers, apart:
+        ``roster.goals_apart``), or to its ``goal``."""
         graph = self.world.graph(c.graph)
         seed = self.scene.settings.seed if c.seed is None else c.seed
         rng = np.random.default_rng([seed, len(c.id), *c.id.encode()])
@@ -358,7 +359,10 @@ class Simulation:
             if points is None:
                 raise c.goal_where.error(f"{label} {lay.show(region)} holds no walkable "
                                          f"{lay.node_word}")
-            goals = [tuple(p) for p in np.asarray(points, dtype=np.float64)[:, :lay.dims]]
+            points = np.asarray(points, dtype=np.float64)[:, :lay.dims]
+            if walks:
+                points = roster.goals_apart(self, c, region, points, radii)
+            goals = [tuple(p) for p in points]
             targets = [[g] for g in goals]
         else:
             self.check_point(c.graph, c.goal, f"'goal' of crowd {c.id!r}", c.goal_where)

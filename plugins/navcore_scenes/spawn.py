@@ -7,6 +7,10 @@ crowd says how many fit, rather than starting agents inside each other.
 On a 3D level discs lie on the ground plane at their heights, and two
 overlap only when their heights differ by less than the crowd's agent
 height: agents on floors above one another may stand over each other.
+
+Their goals, drawn from a ``to`` region, lie apart in the same way among
+the crowd's own (``apart``): two members whose goals are closer than
+their radii could never both stand on them.
 """
 from __future__ import annotations
 
@@ -97,3 +101,36 @@ def spread(layer, region, radii, rng, usable, spots: Spots):
                 if placed == count:
                     return out, placed
     return out[:placed], placed
+
+
+def apart(layer, region, points, radii, rng, usable, spots: Spots):
+    """``points`` (goals drawn from ``region``, one per radius) with those
+    whose disc overlaps the disc of an earlier one (in ``spots``, which
+    gets them) drawn again from ``region`` (nodes ``usable``), in order,
+    until clear; ``(points, placed)``: ``placed < len(radii)`` when the
+    region had room for only that many (the rest keep their first draw).
+    Goals that clash are drawn again rather than all of them, so a crowd
+    whose goals lie apart keeps the goals it had."""
+    out = np.array(points, dtype=np.float64)[:, :layer.dims]
+    clash = []
+    for k, key in enumerate(spots.keys(out).tolist()):
+        r = float(radii[k])
+        if spots.free(key, r):
+            spots.add(key, r)
+        else:
+            clash.append(k)
+    placed = len(radii) - len(clash)
+    for _ in range(ROUNDS):
+        if not clash:
+            break
+        cand = layer.sample_points(region, PER_MEMBER * len(clash) + 64, rng, usable)
+        cand = np.asarray(cand, dtype=np.float64)[:, :layer.dims]
+        for p, key in zip(cand, spots.keys(cand).tolist()):
+            r = float(radii[clash[0]])
+            if spots.free(key, r):
+                spots.add(key, r)
+                out[clash.pop(0)] = p
+                placed += 1
+                if not clash:
+                    break
+    return out, placed

@@ -7,6 +7,7 @@ from scipy.spatial import cKDTree
 from shapely.geometry import box
 
 import navcore
+from crowdkit import blocked_depth
 from hooktags import exercises
 
 
@@ -50,14 +51,17 @@ def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart():
     def check(c):
         cells = np.floor(c.positions).astype(int)
         assert graph.walkable[cells[:, 1] * graph.width + cells[:, 0]].all()
+        assert blocked_depth(graph, c.positions, c.radii) <= 1e-9     # discs off the walls
         worst[0] = max(worst[0], _overlap(c))
 
     _run(world, crowd, 700, check)
     assert worst[0] < 1e-3
-    # the unreachable ones excepted, everyone got there
+    # the unreachable ones excepted, nearly everyone got there: on this
+    # map's one-cell zigzags agents that meet head-on cannot pass without
+    # one backing out (their discs stay off the walls), and a few stay
     can = np.array([world.reachable("g", tuple(p), tuple(g))
                     for p, g in zip(crowd.positions, crowd.goals)])
-    assert crowd.arrived[can].mean() >= 0.9, crowd.state_names()
+    assert crowd.arrived[can].mean() >= 0.85, crowd.state_names()
 
 
 def test_crowd_on_a_navmesh_stays_on_the_mesh():

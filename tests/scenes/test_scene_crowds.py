@@ -243,6 +243,50 @@ crowds: [{id: c, count: %d, from: [0, 0, 3, 3], to: [7, 0, 3, 3], radius: 0.3}]
                                "larger region, or fewer or smaller agents")
 
 
+def _goals(sim, crowd):
+    a = sim.agents
+    return np.array([a.goals[i][-1] for i in sim.crowds[crowd]], dtype=np.float64)
+
+
+def test_walkers_goals_lie_apart_and_a_goal_region_too_small_says_how_many_fit():
+    # nine goals drawn on their own from a region of nine cells almost
+    # surely share one; walkers get one cell each (goals on cell centres)
+    text = """
+settings: {seed: 4}
+graphs: [{id: f, type: grid, rows: ["..........", "..........", ".........."]}]
+crowds: [{id: c, count: %d, from: [0, 0, 4, 3], to: [7, 0, 3, 3], radius: %s%s}]
+"""
+    sim = _sim(text % (9, 0.3, ""))
+    goals = _goals(sim, "c")
+    assert kit_overlap(goals, sim.agents.radius) == 0.0           # brute force, every pair
+    assert sorted(map(tuple, goals.tolist())) == [(x + 0.5, y + 0.5) for x in (7, 8, 9)
+                                                  for y in (0, 1, 2)]
+    # as points (no discs) their goals are drawn as before: some share a cell
+    points = _sim(text % (9, 0.3, ", avoidance: false"))
+    assert len(set(map(tuple, _goals(points, "c").tolist()))) < 9
+    # a tenth has no cell of its own left
+    with pytest.raises(navcore.SceneError) as info:
+        _sim(text % (10, 0.3, ""))
+    assert str(info.value) == ("s.yaml:4:53: 'to' of crowd 'c' [7, 0, 3, 3] has room for the "
+                               "goals of 9 of its 10 agents (radius 0.3) apart; give it a larger "
+                               "region, or fewer or smaller agents")
+
+
+def test_walkers_goals_on_a_navmesh_lie_apart():
+    text = """
+settings: {seed: 3}
+graphs:
+  - {id: m, type: navmesh, bounds: [0, 0, 12, 4], agent_radius: 0.3}
+crowds: [{id: c, count: 8, from: [0, 0, 5, 4], to: [8, 0, 4, 4], radius: [0.3, 0.5]%s}]
+"""
+    sim = _sim(text % "")
+    goals, r = _goals(sim, "c"), sim.agents.radius[sim.crowds["c"]]
+    assert ((goals >= [8, 0]) & (goals <= [12, 4])).all()
+    assert kit_overlap(goals, r) == 0.0                            # brute force, every pair
+    # drawn on their own (as for points) two of them clash
+    assert kit_overlap(_goals(_sim(text % ", avoidance: false"), "c"), r) > 0.0
+
+
 @pytest.mark.parametrize("line, message", [
     ("crowds: [{id: c, count: 2, from: [0, 0, 2, 2], to: [4, 0, 2, 2], radius: -1}]",
      "4:74: 'radius' of crowd 'c' must be a positive number, got -1"),

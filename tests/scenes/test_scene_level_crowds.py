@@ -103,6 +103,17 @@ def test_they_start_apart_on_each_floor_and_some_stand_over_others():
     assert (np.abs(p[:, 1] - 4.2) < 0.3).sum() == 10       # 'down' on the storey
 
 
+def test_each_crowds_goals_lie_apart_on_their_floor():
+    # brute force over every pair of a crowd's goals, their heights apart
+    # by less than the crowd's agent height (one floor)
+    sim = navcore.Simulation.from_text(SCENE, "house.yaml")
+    a, crowd = sim.agents, sim.world.crowd(("scene", "house"))
+    for name in ("down", "up"):
+        rows = sim.crowds[name]
+        g = np.array([a.goals[i][-1] for i in rows], dtype=np.float64)
+        assert worst_overlap(g[:, [0, 2]], a.radius[rows], g[:, 1], crowd.height) == 0.0
+
+
 def test_no_two_on_one_floor_overlap_at_any_frame(walked):
     assert walked[1] <= OVERLAP
 

@@ -138,9 +138,9 @@ def test_crypt_agents_of_two_sizes_cross_floors_by_their_links():
     # they walk as crowds: each frame no two walkers of one graph overlap
     # on one floor by more than OVERLAP_3D; every 20th frame each stands on
     # the level's surface (its detail mesh, read by levelkit); within the
-    # scene's 100 s every scout and 7 of the 8 ogres arrive (as points all
-    # take 59 s; as crowds they queue at the ladder and the jump, and the
-    # last ogre finds no room at its goal in the corridor's press)
+    # scene's 100 s every scout and every ogre arrives (as points all take
+    # 59 s; as crowds they queue at the ladder and the jump, and each ogre
+    # has a goal of its own in the corridor, clear of the others')
     world = navcore.World(deterministic=True)
     with navcore.Simulation.from_file(SCENES / "crypt.yaml", world=world) as sim:
         w, a = sim.world, sim.agents
@@ -161,11 +161,12 @@ def test_crypt_agents_of_two_sizes_cross_floors_by_their_links():
     assert worst <= OVERLAP_3D, worst
     assert not off, off[:5]
     assert summary["crowds"]["scouts"]["arrived"] == 60
-    assert summary["crowds"]["ogres"]["arrived"] >= 7
+    assert summary["crowds"]["ogres"]["arrived"] == 5
     assert summary["agents"]["stuck"] == 0
     links = summary["links_taken"]                     # the links they stepped onto
     assert links["crypt.scout ladder"] == 60            # each scout climbs the ladder once
-    assert links["crypt.ogre jump"] >= 8                # the corridor's mouth is too narrow for ogres
+    # the corridor's mouth is too narrow for ogres: each came in by a link
+    assert links["crypt.ogre jump"] + links["crypt.ogre drop"] >= 5
     assert links.get("crypt.ogre drop", 0) >= 1         # the warden's round
     scouts = [i for i, x in enumerate(a.ids) if x.startswith("scouts-")]
     assert (start_heights[scouts] < 12).all()            # from the round room ...
