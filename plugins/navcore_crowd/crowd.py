@@ -59,7 +59,7 @@ YIELDING_WEIGHT = 0.25
 PARALLEL_AGENTS = 256
 #: the fewest agents per thread for which the moves split over the world's
 #: workers (a move costs a few tenths of a microsecond)
-PARALLEL_MOVES = 500
+PARALLEL_MOVES = 1024
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
 #: each once there are this many of them
