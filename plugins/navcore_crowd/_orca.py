@@ -26,23 +26,27 @@ def _det(ax, ay, bx, by):
 
 
 @njit(cache=True, nogil=True)
-def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt, res):
-    """Best point on line ``n_line`` within the disc of ``radius`` and the
-    lines before it (``res`` gets it); False when there is none."""
+def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt):
+    """``(found, x, y)``: the best point on line ``n_line`` within the
+    disc of ``radius`` and the lines before it; ``found`` False when there
+    is none. (Points go back as numbers, not through an array, so the
+    compiler keeps them in registers: no store of theirs can alias a
+    line.)"""
     px, py = lp[n_line, 0], lp[n_line, 1]
     dx, dy = ld[n_line, 0], ld[n_line, 1]
     dot = px * dx + py * dy
     disc = dot * dot + radius * radius - (px * px + py * py)
     if disc < 0.0:
-        return False                 # the disc misses the line
+        return False, 0.0, 0.0       # the disc misses the line
     root = math.sqrt(disc)
     t_left, t_right = -dot - root, -dot + root
     for i in range(n_line):
-        den = _det(dx, dy, ld[i, 0], ld[i, 1])
-        num = _det(ld[i, 0], ld[i, 1], px - lp[i, 0], py - lp[i, 1])
+        qx, qy = ld[i, 0], ld[i, 1]
+        den = _det(dx, dy, qx, qy)
+        num = _det(qx, qy, px - lp[i, 0], py - lp[i, 1])
         if abs(den) <= EPSILON:
             if num < 0.0:
-                return False         # parallel and on the forbidden side
+                return False, 0.0, 0.0   # parallel and on the forbidden side
             continue
         t = num / den
         if den >= 0.0:
@@ -50,72 +54,74 @@ def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt, res):
         else:
             t_left = max(t_left, t)
         if t_left > t_right:
-            return False
+            return False, 0.0, 0.0
     if direction_opt:
         t = t_right if ox * dx + oy * dy > 0.0 else t_left
     else:
         t = dx * (ox - px) + dy * (oy - py)
         t = min(max(t, t_left), t_right)
-    res[0] = px + t * dx
-    res[1] = py + t * dy
-    return True
+    return True, px + t * dx, py + t * dy
 
 
 @njit(cache=True, nogil=True)
-def _lp2(lp, ld, n, radius, ox, oy, direction_opt, res):
-    """The velocity closest to ``(ox, oy)`` (or furthest along it when
-    ``direction_opt``) within the disc and lines ``0:n``, in ``res``;
-    returns ``n``, or the first line that left no velocity (``res`` then
-    holds the best before it)."""
+def _lp2(lp, ld, n, radius, ox, oy, direction_opt):
+    """``(k, x, y)``: the velocity closest to ``(ox, oy)`` (or furthest
+    along it when ``direction_opt``) within the disc and lines ``0:n``,
+    and ``k = n``; or ``k`` the first line that left no velocity, and
+    the best velocity before it."""
     if direction_opt:
-        res[0], res[1] = ox * radius, oy * radius
+        rx, ry = ox * radius, oy * radius
     elif ox * ox + oy * oy > radius * radius:
         scale = radius / math.sqrt(ox * ox + oy * oy)
-        res[0], res[1] = ox * scale, oy * scale
+        rx, ry = ox * scale, oy * scale
     else:
-        res[0], res[1] = ox, oy
+        rx, ry = ox, oy
     for i in range(n):
-        if _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1]) > 0.0:
-            keep_x, keep_y = res[0], res[1]
-            if not _lp1(lp, ld, i, radius, ox, oy, direction_opt, res):
-                res[0], res[1] = keep_x, keep_y
-                return i
-    return n
+        if _det(ld[i, 0], ld[i, 1], lp[i, 0] - rx, lp[i, 1] - ry) > 0.0:
+            found, x, y = _lp1(lp, ld, i, radius, ox, oy, direction_opt)
+            if not found:
+                return i, rx, ry
+            rx, ry = x, y
+    return n, rx, ry
 
 
 @njit(cache=True, nogil=True)
-def _lp3(lp, ld, n, n_fixed, begin, radius, res, pp, pd):
-    """Where lines ``begin:n`` leave no velocity: the one that violates
-    the agent lines least (the first ``n_fixed``, the walls, kept hard),
-    in ``res``; ``pp``/``pd`` hold the projected lines."""
+def _lp3(lp, ld, n, n_fixed, begin, radius, rx, ry, pp, pd):
+    """Where lines ``begin:n`` leave no velocity (``(rx, ry)`` the best
+    before line ``begin``): ``(x, y)``, the one that violates the agent
+    lines least (the first ``n_fixed``, the walls, kept hard);
+    ``pp``/``pd`` hold the projected lines."""
     distance = 0.0
     for i in range(begin, n):
-        if _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1]) <= distance:
+        lix, liy, dix, diy = lp[i, 0], lp[i, 1], ld[i, 0], ld[i, 1]
+        if _det(dix, diy, lix - rx, liy - ry) <= distance:
             continue
         m = n_fixed
         for j in range(n_fixed):
             pp[j, 0], pp[j, 1] = lp[j, 0], lp[j, 1]
             pd[j, 0], pd[j, 1] = ld[j, 0], ld[j, 1]
         for j in range(n_fixed, i):
-            det = _det(ld[i, 0], ld[i, 1], ld[j, 0], ld[j, 1])
+            djx, djy = ld[j, 0], ld[j, 1]
+            det = _det(dix, diy, djx, djy)
             if abs(det) <= EPSILON:
-                if ld[i, 0] * ld[j, 0] + ld[i, 1] * ld[j, 1] > 0.0:
+                if dix * djx + diy * djy > 0.0:
                     continue         # same direction: line j adds nothing
-                qx = 0.5 * (lp[i, 0] + lp[j, 0])
-                qy = 0.5 * (lp[i, 1] + lp[j, 1])
+                qx = 0.5 * (lix + lp[j, 0])
+                qy = 0.5 * (liy + lp[j, 1])
             else:
-                t = _det(ld[j, 0], ld[j, 1], lp[i, 0] - lp[j, 0], lp[i, 1] - lp[j, 1]) / det
-                qx = lp[i, 0] + t * ld[i, 0]
-                qy = lp[i, 1] + t * ld[i, 1]
-            ex, ey = ld[j, 0] - ld[i, 0], ld[j, 1] - ld[i, 1]
+                t = _det(djx, djy, lix - lp[j, 0], liy - lp[j, 1]) / det
+                qx = lix + t * dix
+                qy = liy + t * diy
+            ex, ey = djx - dix, djy - diy
             norm = math.sqrt(ex * ex + ey * ey)
             pp[m, 0], pp[m, 1] = qx, qy
             pd[m, 0], pd[m, 1] = ex / norm, ey / norm
             m += 1
-        keep_x, keep_y = res[0], res[1]
-        if _lp2(pp, pd, m, radius, -ld[i, 1], ld[i, 0], True, res) < m:
-            res[0], res[1] = keep_x, keep_y      # (rounding only)
-        distance = _det(ld[i, 0], ld[i, 1], lp[i, 0] - res[0], lp[i, 1] - res[1])
+        k, x, y = _lp2(pp, pd, m, radius, -diy, dix, True)
+        if k >= m:
+            rx, ry = x, y            # (else rounding only: keep the last)
+        distance = _det(dix, diy, lix - rx, liy - ry)
+    return rx, ry
 
 
 @njit(cache=True, nogil=True)
@@ -147,7 +153,7 @@ def apart(elev, tall, i, j):
 
 @njit(cache=True, nogil=True)
 def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_items,
-                     range_sq, cap, keys, ids):
+                     cell_pos, range_sq, cap, keys, ids):
     """The nearest agents to agent ``i`` closer than ``sqrt(range_sq)``
     in the ground plane and on its floor (``apart``: heights ``elev``
     nearer than the mean of their ``tall``) (at most ``cap``), ascending,
@@ -187,13 +193,12 @@ def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_
                 if gap >= range_sq or (count == cap and gap > keys[cap - 1]):
                     continue
                 for k in range(cell_start[b], cell_start[b + 1]):
-                    j = cell_items[k]
-                    if j == i:
-                        continue
-                    dx, dy = pos[j, 0] - px, pos[j, 1] - py
+                    dx, dy = cell_pos[k, 0] - px, cell_pos[k, 1] - py
                     d = dx * dx + dy * dy
-                    if d < range_sq and not apart(elev, tall, i, j):
-                        count = _insert(keys, ids, count, cap, d, j)
+                    if d < range_sq:
+                        j = cell_items[k]
+                        if j != i and not apart(elev, tall, i, j):
+                            count = _insert(keys, ids, count, cap, d, j)
     return count
 
 
@@ -399,17 +404,22 @@ def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
     agent ``i`` takes ``weight[j] / (weight[i] + weight[j])`` (RVO2: all
     weights equal, half each; a lower weight yields more; two of weight 0
     halve it). Agents already overlapping part within one step."""
+    # agent i's own values read once (the stores into lp/ld might alias
+    # them, so the compiler would read them again for every neighbour)
     px, py = pos[i, 0], pos[i, 1]
     vx, vy = vel[i, 0], vel[i, 1]
+    r_i, w_i = radius[i], weight[i]
+    inv_t = 1.0 / th[i]
+    inv_dt = 1.0 / dt
     for k in range(n_nbrs):
         j = nbrs[k]
-        both = weight[i] + weight[j]
-        share = weight[j] / both if both > 0.0 else 0.5
-        inv_t = 1.0 / th[i]
+        w_j = weight[j]
+        both = w_i + w_j
+        share = w_j / both if both > 0.0 else 0.5
         rpx, rpy = pos[j, 0] - px, pos[j, 1] - py
         rvx, rvy = vx - vel[j, 0], vy - vel[j, 1]
         dist_sq = rpx * rpx + rpy * rpy
-        cr = radius[i] + radius[j]
+        cr = r_i + radius[j]
         cr_sq = cr * cr
         if share == 0.0 and dist_sq > cr_sq:
             continue        # j does all the avoiding: i walks on and pushes it
@@ -433,7 +443,6 @@ def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
                 dot2 = rvx * dx + rvy * dy
                 ox, oy = dot2 * dx - rvx, dot2 * dy - rvy
         else:
-            inv_dt = 1.0 / dt
             wx, wy = rvx - inv_dt * rpx, rvy - inv_dt * rpy
             w_len = math.sqrt(wx * wx + wy * wy)
             if w_len == 0.0:
@@ -449,12 +458,13 @@ def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
 
 
 @njit(cache=True, nogil=True)
-def solve(lp, ld, n, n_walls, max_speed, ox, oy, pp, pd, res):
-    """The new velocity in ``res`` from the lines ``0:n`` (the first
+def solve(lp, ld, n, n_walls, max_speed, ox, oy, pp, pd):
+    """``(x, y)``: the new velocity from the lines ``0:n`` (the first
     ``n_walls`` hard), the speed limit and the preferred ``(ox, oy)``."""
-    fail = _lp2(lp, ld, n, max_speed, ox, oy, False, res)
+    fail, x, y = _lp2(lp, ld, n, max_speed, ox, oy, False)
     if fail < n:
-        _lp3(lp, ld, n, n_walls, fail, max_speed, res, pp, pd)
+        x, y = _lp3(lp, ld, n, n_walls, fail, max_speed, x, y, pp, pd)
+    return x, y
 
 
 @njit(cache=True, nogil=True)
@@ -480,6 +490,15 @@ def bucket(pos, lo_x, lo_y, cell, nx, ny, cell_start, cell_items):
     for b in range(nx * ny, 0, -1):
         cell_start[b] = cell_start[b - 1]
     cell_start[0] = 0
+
+
+@njit(cache=True, nogil=True)
+def in_cell_order(pos, cell_items, out):
+    """``out[k] = pos[cell_items[k]]``: the points in ``bucket``'s order
+    (numpy's gather of ``(n, 2)`` rows is many times slower)."""
+    for k in range(cell_items.shape[0]):
+        j = cell_items[k]
+        out[k, 0], out[k, 1] = pos[j, 0], pos[j, 1]
 
 
 @njit(cache=True, nogil=True)
@@ -518,15 +537,17 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
 
 @njit(cache=True, nogil=True)
 def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, max_speed,
-               nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, ov, o_next, o_prev,
-               o_dir, o_convex, owner, local_start, local_nodes, wall_grid, wall_start,
-               wall_items, wall_filled, max_walls, keys, ids, stamp, mark, lp, ld, pp, pd, out):
+               nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, cell_pos, ov,
+               o_next, o_prev, o_dir, o_convex, owner, local_start, local_nodes, wall_grid,
+               wall_start, wall_items, wall_filled, max_walls, keys, ids, stamp, mark, lp, ld, pp,
+               pd, out):
     """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
     ``out``: ORCA against their nearest neighbours on their floor (agent
     grid ``grid`` = (side, x0, y0, nx, ny) with ``cell_start``/
-    ``cell_items``; ``apart``) and the nearest ``max_walls`` walls they
-    see (``wall_grid``, ``wall_start``/``wall_items``, ``wall_filled``:
-    ``Walls.filled``; with ``owner``,
+    ``cell_items``, ``cell_pos``: ``in_cell_order``; ``apart``) and the
+    nearest ``max_walls`` walls they see (``wall_grid``,
+    ``wall_start``/``wall_items``, ``wall_filled``: ``Walls.filled``;
+    with ``owner``,
     only those of agent ``i``'s neighbourhood, the nodes
     ``local_nodes[local_start[i]:local_start[i + 1]]``), each agent a
     disc of ``radius`` among agents and of ``wall_radius`` off the walls
@@ -540,7 +561,6 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
     nx, ny = int(grid[3]), int(grid[4])
     w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
     wnx, wny = int(wall_grid[3]), int(wall_grid[4])
-    res = np.empty(2)
     gen = stamp[-1]
     mgen = mark[-1]
     for t in range(lo, hi):
@@ -563,10 +583,10 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
                             o_dir, o_convex, lp, ld)
         n_fixed = n
         k = agent_neighbours(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start, cell_items,
-                             nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
+                             cell_pos, nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
         n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
-        solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1], pp, pd, res)
-        out[i, 0], out[i, 1] = res[0], res[1]
+        out[i, 0], out[i, 1] = solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1],
+                                     pp, pd)
     stamp[-1] = gen
     mark[-1] = mgen
 

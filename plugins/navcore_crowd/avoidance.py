@@ -149,6 +149,7 @@ class Agents:
         self.new_vel = np.zeros((n, 2))
         self.cell_items = np.empty(n, np.int32)
         self.cell_start = np.zeros(2, np.int64)
+        self.cell_pos = np.empty((0, 2))        # the points in cell order
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.drift, self.moved = np.empty(0), np.zeros((0, 2))    # and its scratch
         self.held, self.off_walls = np.zeros((0, 2)), np.empty((0, 2))
@@ -188,24 +189,26 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
         return
     reach = float(a.neighbour_dist.max())
     x0, y0, x1, y1 = K.bounds(a.pos)
-    lo, span = np.array([x0, y0]), np.array([x1 - x0, y1 - y0])
+    w_span, h_span = x1 - x0, y1 - y0
     # cells of about one agent each where the crowd is as dense as its box
     # (at least an eighth of the neighbour distance, at most all of it):
     # an agent's nearest neighbours are then found in a few small cells,
     # not among every agent of the nine cells a neighbour distance wide.
     # The neighbour lists do not depend on the cells (``agent_neighbours``)
-    side = min(reach, max(math.sqrt(float(span[0]) * float(span[1]) / n), reach / 8.0))
-    size = np.maximum(span, side)
-    nx, ny = (int(v) for v in np.ceil(size / side))
+    side = min(reach, max(math.sqrt(w_span * h_span / n), reach / 8.0))
+    nx, ny = _cells(w_span, h_span, side)
     while nx * ny > 4 * n + 16:          # a sparse crowd: fewer, larger cells
         side *= 2.0
-        nx, ny = int(math.ceil(size[0] / side)), int(math.ceil(size[1] / side))
+        nx, ny = _cells(w_span, h_span, side)
     if a.cell_start.size < nx * ny + 1:
         a.cell_start = np.zeros(nx * ny + 1, np.int64)
     if a.cell_items.size != n:
         a.cell_items = np.empty(n, np.int32)
-    K.bucket(a.pos, lo[0], lo[1], side, nx, ny, a.cell_start, a.cell_items)
-    grid = np.array([side, lo[0], lo[1], nx, ny])
+    K.bucket(a.pos, x0, y0, side, nx, ny, a.cell_start, a.cell_items)
+    if a.cell_pos.shape[0] != n:
+        a.cell_pos = np.empty((n, 2))
+    K.in_cell_order(a.pos, a.cell_items, a.cell_pos)
+    grid = np.array([side, x0, y0, nx, ny])
     local_start, local_nodes = a.local
     elev, tall = a.heights()
     if w.owner.size and local_start.size != n + 1:
@@ -219,15 +222,21 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
             first, last, a.pos, elev, tall, a.vel, a.pref, a.radius, a.wall_radius, a.weight,
             a.max_speed, a.neighbour_dist, a.max_neighbours, a.time_horizon,
             a.time_horizon_obstacles, dt,
-            grid, a.cell_start, a.cell_items, w.vertices, w.next, w.prev, w.direction, w.convex,
-            w.owner, local_start, local_nodes, w.grid, w.start, w.items, w.filled, MAX_WALLS,
-            s.keys,
-            s.ids, s.stamp, s.mark, s.lp, s.ld, s.pp, s.pd, a.new_vel)))
+            grid, a.cell_start, a.cell_items, a.cell_pos, w.vertices, w.next, w.prev,
+            w.direction, w.convex, w.owner, local_start, local_nodes, w.grid, w.start, w.items,
+            w.filled, MAX_WALLS, s.keys, s.ids, s.stamp, s.mark, s.lp, s.ld, s.pp, s.pd,
+            a.new_vel)))
     if len(calls) == 1:
         fn, args = calls[0]
         fn(*args)
     else:
         run(calls)
+
+
+def _cells(w_span, h_span, side):
+    """``(nx, ny)``: cells of ``side`` over a box ``w_span`` by
+    ``h_span`` (at least one cell a way)."""
+    return (int(math.ceil(max(w_span, side) / side)), int(math.ceil(max(h_span, side) / side)))
 
 
 #: at most this many passes of ``separate`` per step; the first

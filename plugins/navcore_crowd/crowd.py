@@ -57,6 +57,9 @@ YIELDING_WEIGHT = 0.25
 #: world's workers (a scheduler job costs tens of microseconds, an agent's
 #: avoidance about two)
 PARALLEL_AGENTS = 256
+#: the fewest agents per thread for which the moves split over the world's
+#: workers (a move costs a few tenths of a microsecond)
+PARALLEL_MOVES = 1024
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
 #: each once there are this many of them
@@ -330,9 +333,7 @@ class Crowd:
         np.multiply(a.new_vel, dt, out=end)
         end += a.pos
         start[:] = a.pos
-        moved, nodes = self._move(a.pos, self._node, end)
-        a.pos[:] = moved
-        self._node[:] = nodes
+        self._move_all(start, self._node, end, a.pos, self._node)
         self._settle(dt)
         separate(a, self._push)
         np.subtract(a.pos, start, out=a.vel)
@@ -360,12 +361,12 @@ class Crowd:
         return n
 
     # -- internals ----------------------------------------------------------
-    def _chunks(self, n):
-        """Into how many chunks the avoidance splits: one per thread (the
-        world's workers and this one) when each gets ``PARALLEL_AGENTS``."""
+    def _chunks(self, n, least=PARALLEL_AGENTS):
+        """Into how many chunks ``n`` agents' work splits: one per thread
+        (the world's workers and this one) when each gets ``least``."""
         sched = self.world.scheduler
         workers = getattr(sched, "workers", 0) or 0
-        return max(1, min(workers + 1, n // PARALLEL_AGENTS))
+        return max(1, min(workers + 1, n // least))
 
     def _run(self, calls) -> list:
         """Run ``[(fn, args)]``: the first on this thread, the others on the
@@ -592,9 +593,9 @@ class Crowd:
             field = self._fields[k]
             extra = {"giving_way": of_sub(of_rows(self._yield)) > 0.0} \
                 if isinstance(field, flowfield.GridFlow) else {}
-            c, ahead, count = field.steer(of_sub(pos), of_sub(of_rows(self._node)),
-                                          of_sub(goal), of_sub(of_rows(a.wall_radius)),
-                                          **extra)
+            c, ahead, count = self._steer(field, (of_sub(pos), of_sub(of_rows(self._node)),
+                                                  of_sub(goal), of_sub(of_rows(a.wall_radius)),
+                                                  *extra.values()))
             cost[sub] = c
             groups.append((sub, of_sub(goal), ahead, count, used))
             used += ahead.shape[0] * (ahead.shape[1] + 1)
@@ -616,6 +617,19 @@ class Crowd:
         else:
             self._state[rows] = state
             a.pref[rows] = pref
+
+    def _steer(self, field, args):
+        """``field.steer(*args)`` (``args`` one row per agent), split over
+        the world's threads when each gets ``PARALLEL_MOVES`` agents: each
+        agent's answer depends on its own row alone."""
+        k = args[0].shape[0]
+        chunks = self._chunks(k, PARALLEL_MOVES)
+        if chunks == 1:
+            return field.steer(*args)
+        cuts = np.linspace(0, k, chunks + 1).astype(np.int64).tolist()
+        done = self._run([(field.steer, tuple(x[lo:hi] for x in args))
+                          for lo, hi in zip(cuts[:-1], cuts[1:])])
+        return tuple(np.concatenate(part) for part in zip(*done))
 
     def _cancel(self, ids):
         for i in ids.tolist():
@@ -690,6 +704,28 @@ class Crowd:
             raise CrowdError(f"{self.graph.kind} graph {self.graph_id!r} cannot move a crowd "
                              f"(no plugin answers navcore_move_along_surface for it)")
         return out
+
+    def _move_all(self, start, nodes, end, out_pts, out_nodes):
+        """Every agent's move (``_move``) into ``out_pts``/``out_nodes``
+        (which may be ``start``/``nodes``: written once all moves are
+        done), split over the world's threads when each gets
+        ``PARALLEL_MOVES`` agents: a move depends on its own points alone,
+        and the move plugins keep their scratch per thread."""
+        n = start.shape[0]
+        chunks = self._chunks(n, PARALLEL_MOVES)
+        if chunks == 1:
+            pts, got = self._move(start, nodes, end)
+            out_pts[:] = pts
+            out_nodes[:] = got
+            return
+        mover = self.world.plugins.caller("navcore_move_along_surface", type(self.graph))
+        cuts = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
+        spans = list(zip(cuts[:-1], cuts[1:]))
+        done = self._run([(mover, (self.world, self.graph, start[lo:hi], nodes[lo:hi],
+                                   end[lo:hi])) for lo, hi in spans])
+        for (lo, hi), (pts, got) in zip(spans, done):
+            out_pts[lo:hi] = pts
+            out_nodes[lo:hi] = got
 
     def _push(self, rows, start, end):
         """Where agents ``rows`` end when pushed from ``start`` toward
