@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from navcore._kernels import lazy_pop, lazy_push
+
 from ._cch import _basic_node
 
 INF = np.inf
@@ -37,41 +39,6 @@ def _arc(up_head, lo, hi, y):
         else:
             return mid
     return -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(heap, size, a):
-    i = size
-    heap[i] = a
-    while i > 0:
-        p = (i - 1) >> 1
-        if heap[p] <= a:
-            break
-        heap[i] = heap[p]
-        i = p
-    heap[i] = a
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pop(heap, size):
-    """The smallest of ``heap[:size]``, removed (``size - 1`` left)."""
-    top = heap[0]
-    size -= 1
-    last = heap[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and heap[c + 1] < heap[c]:
-            c += 1
-        if heap[c] >= last:
-            break
-        heap[i] = heap[c]
-        i = c
-    if size > 0:
-        heap[i] = last
-    return top
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -117,7 +84,7 @@ def _queue_above(a, x, y, up_first, up_head, queued, heap, size, cap, budget, do
         if size == cap or done + size >= budget:
             return size, True
         queued[t] = 1
-        _push(heap, size, t)
+        lazy_push(heap, heap, size, t, t)
         size += 1
     return size, False
 
@@ -128,7 +95,8 @@ def update(topo, arc_first, arc_edges, arc_low, old_cost, cost, wts, queued, hea
     """Make weights ``wts`` (a whole basic customization of :class:`_cch.Topology`
     ``topo`` for edge costs ``old_cost``) those of ``cost``. ``arc_first``/
     ``arc_edges``: each arc's input edges, ascending; ``queued``: a zero
-    byte per arc (left zero); ``heap``: scratch; ``mark``: a scratch entry
+    byte per arc (left zero); ``heap``: scratch for the queue, the kernels'
+    lazy heap with each arc id its own key (one array for both); ``mark``: a scratch entry
     per node, any content. Returns the arcs computed again, or -1 once that
     would exceed ``budget`` (or the heap): then ``wts`` is half done and the
     caller customizes the whole metric.
@@ -155,7 +123,7 @@ def update(topo, arc_first, arc_edges, arc_low, old_cost, cost, wts, queued, hea
                 over = True
                 break
             queued[a] = 1
-            _push(heap, size, a)
+            lazy_push(heap, heap, size, a, a)
             size += 1
     n = up_first.shape[0] - 1
     width = 1
@@ -166,7 +134,8 @@ def update(topo, arc_first, arc_edges, arc_low, old_cost, cost, wts, queued, hea
     old_d = np.empty(width)
     done = 0
     while size > 0 and not over:
-        a = _pop(heap, size)
+        a = heap[0]
+        lazy_pop(heap, heap, size)
         size -= 1
         queued[a] = 0
         x = arc_low[a]
@@ -174,7 +143,8 @@ def update(topo, arc_first, arc_edges, arc_low, old_cost, cost, wts, queued, hea
         group[k] = a
         k += 1
         while size > 0 and arc_low[heap[0]] == x:     # arcs by id: a node's come together
-            b = _pop(heap, size)
+            b = heap[0]
+            lazy_pop(heap, heap, size)
             size -= 1
             queued[b] = 0
             group[k] = b

@@ -347,7 +347,7 @@ class RoadCCH(DerivedView):
                              budget)
         return self._partial_scratch
 
-    def warm_partial(self) -> None:
+    def _warm_partial(self) -> None:
         """Load the partial customization's kernel (run on the metric's own
         costs: nothing changes), so the first batch in a tick loads nothing."""
         m = self.metric
@@ -742,7 +742,7 @@ def _warm(graph, view) -> None:
     m = view.metric
     if graph.csr.num_edges == 0 or m is None:
         return
-    view.warm_partial()
+    view._warm_partial()
     topo = view.topology
     n = topo.num_nodes
     df, db = np.full(n, np.inf), np.full(n, np.inf)

@@ -151,7 +151,7 @@ def warm(graph, view) -> None:
         return
     s, t = int(graph.edge_src[0]), int(graph.csr.targets[0])
     view.route(s, t)
-    view.warm_partial()
+    view._warm_partial()
     one, other = np.array([s], np.int32), np.array([t], np.int32)
     view.matrix(one, other)
     view.matrix(np.array([s, t], np.int32), other)
