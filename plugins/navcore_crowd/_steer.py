@@ -162,7 +162,7 @@ _BACK_COS, _BACK_SIN = math.cos(BACK_SIDE), math.sin(BACK_SIDE)
 #: of touching it, ahead (``BLOCK_COS``: within 60 degrees of its heading)
 BLOCK_GAP = 0.5
 BLOCK_COS = 0.5
-#: a share of its top speed at which an agent walks freely
+#: a share of its preferred speed at which an agent walks freely
 FREE_SPEED = 0.5
 
 
@@ -271,7 +271,6 @@ def back_out(state, pos, vel, pref, radius, max_speed, ids, row_of, pts, corner,
                                                     corner[b], ends[b]):
             back[r] = -1
             again[r] = state[r] == MOVING
-    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -283,10 +282,9 @@ def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
     ax, ay = pos[b, 0], pos[b, 1]
     window = math.sqrt((px - ax) ** 2 + (py - ay) ** 2) + 4.0 * apart_by
     ray = first >= end                  # no corridor: b's heading, far enough
-    if ray:
-        h = math.sqrt(pref[b, 0] ** 2 + pref[b, 1] ** 2)
-        if h == 0.0:
-            return False
+    h = math.sqrt(pref[b, 0] ** 2 + pref[b, 1] ** 2)
+    if ray and h == 0.0:
+        return False
     # the nearest point of b's way to r (its distance along the way, s)
     best_d, best_s, s = math.inf, 0.0, 0.0
     c = first
@@ -313,7 +311,7 @@ def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
         ax, ay = bx, by
     if best_s == 0.0 and (px - pos[b, 0]) * fx + (py - pos[b, 1]) * fy < 0.0:
         return False                    # b has passed
-    if best_d >= apart_by and vel[b, 0] ** 2 + vel[b, 1] ** 2 >= (FREE_SPEED * max_speed[b]) ** 2:
+    if best_d >= apart_by and vel[b, 0] ** 2 + vel[b, 1] ** 2 >= FREE_SPEED ** 2 * h * h:
         return False                    # off b's way, and b walks on
     # head for the point of the way a pair's width past the nearest
     goal_s = best_s + apart_by

@@ -320,8 +320,9 @@ class Crowd:
                     self._lo, ends, self._corner, dt, a.pref)
         self._leave_ground(ends)
         self._follow_fields(dt)
-        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids, self._row_of,
-                   self._pts, self._corner, ends, self._back, self._back_left, dt, self._retry)
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
+                   self._row_of, self._pts, self._corner, ends, self._back, self._back_left, dt,
+                   self._retry)
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding;
         # so does one backing out of another's way
@@ -401,9 +402,9 @@ class Crowd:
                     self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
                        self._stall, self._yield, 0.1, none, none)
-        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids, self._row_of,
-                   self._pts, self._corner, self._hi, self._back, self._back_left, 0.1,
-                   self._retry)
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
+                   self._row_of, self._pts, self._corner, self._hi, self._back, self._back_left,
+                   0.1, self._retry)
         grid = near_grid(a, 1.0)
         S.give_way(none, 0, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.max_speed,
                    self._state, self._ids, self._stall, self._back, self._back_left, self._yield,
