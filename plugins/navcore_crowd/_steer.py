@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
+
+from ._orca import apart
 
 #: agent states (``Crowd.state``); ``ON_LINK``: taking an off-mesh link
 #: (a ladder, a jump) on a 3D level
@@ -146,6 +149,200 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, ids, stall, yielding
             replan[k] = r
             k += 1
     return k, m
+
+
+#: how long, at most, an agent backs out of another's way (``give_way``)
+BACK_SECONDS = 10.0
+#: a backing agent heads this far (radians) left of the way it backs along:
+#: the one it makes way for keeps right (``KEEP_RIGHT``), so in a room it
+#: steps off that one's way and is clear; in a passage the walls hold it
+BACK_SIDE = 0.5
+_BACK_COS, _BACK_SIN = math.cos(BACK_SIDE), math.sin(BACK_SIDE)
+#: an agent's blocker is the nearest other within this share of its radius
+#: of touching it, ahead (``BLOCK_COS``: within 60 degrees of its heading)
+BLOCK_GAP = 0.5
+BLOCK_COS = 0.5
+#: a share of its preferred speed at which an agent walks freely
+FREE_SPEED = 0.5
+
+
+@njit(cache=True, nogil=True)
+def give_way(rows, k, pos, elev, tall, vel, pref, radius, max_speed, state, ids, stall, back,
+             back_left, yielding, cell, x0, y0, nx, ny, cell_start, cell_items):
+    """Head-on jams among the stuck agents ``rows[:k]`` (``track_stalls``'
+    to plan again): a stuck agent whose blocker (the nearest agent ahead,
+    ``BLOCK_GAP``, ``BLOCK_COS``; on its floor) is walking toward it and
+    stuck too has met it head-on, as two agents do in a passage one agent
+    wide, where planning again finds both the same way. One of the pair
+    backs out (``back``: the id of the agent it makes way for, for at most
+    ``BACK_SECONDS``, ``back_left``; ``back_out`` steers it) and the other
+    walks on. Each agent walks for a root: itself, or the one it backs
+    for; the agent whose root's id is lower backs, for the other's root,
+    so a line of agents behind a backing one backs out with it, and the
+    agent of the highest id in a jam is never asked to back. An agent that
+    meets one backing for it, or for its own root, waits (its blocker is
+    about to move). Agents are ``cell_start``/``cell_items`` by cells of
+    side ``cell`` from ``(x0, y0)``, ``nx`` by ``ny`` (``_orca.bucket``;
+    ``cell`` at least the widest blocker's reach). The rest of ``rows``
+    plan again and give way a while (``yielding``): they are put first
+    in ``rows``; their count."""
+    before = back[rows[:k]].copy()          # who backed for whom as the step ended
+    done = np.zeros(k, np.bool_)
+    for t in range(k):
+        r = rows[t]
+        j = _blocker(r, pos, elev, tall, pref, radius, cell, x0, y0, nx, ny, cell_start,
+                     cell_items)
+        if j < 0 or state[j] != MOVING:
+            continue
+        toward = pref[j, 0] * (pos[r, 0] - pos[j, 0]) + pref[j, 1] * (pos[r, 1] - pos[j, 1])
+        speed = math.sqrt(vel[j, 0] * vel[j, 0] + vel[j, 1] * vel[j, 1])
+        if toward <= 0.0 or speed >= STUCK_SPEED * max_speed[j]:
+            continue
+        done[t] = True
+        root_r = back[r] if back[r] >= 0 else ids[r]
+        root_j = back[j] if back[j] >= 0 else ids[j]
+        if root_r != root_j and root_j != ids[r]:
+            if root_r < root_j:
+                back[r], back_left[r] = root_j, BACK_SECONDS
+            else:
+                back[j], back_left[j] = root_r, BACK_SECONDS
+                stall[j], yielding[j] = 0.0, 0.0
+    m = 0
+    for t in range(k):
+        r = rows[t]
+        if done[t] or back[r] != before[t]:      # in a jam, or made to back in one
+            yielding[r] = 0.0
+            continue
+        back[r] = -1
+        yielding[r] = YIELD_SECONDS + 0.25 * (ids[r] % 4)
+        rows[m] = r
+        m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _blocker(r, pos, elev, tall, pref, radius, cell, x0, y0, nx, ny, cell_start, cell_items):
+    """The row of agent ``r``'s blocker (``give_way``), or -1."""
+    px, py = pos[r, 0], pos[r, 1]
+    ux, uy = pref[r, 0], pref[r, 1]
+    u = math.sqrt(ux * ux + uy * uy)
+    if u == 0.0:
+        return -1
+    hc = min(max(int((px - x0) / cell), 0), nx - 1)
+    hr = min(max(int((py - y0) / cell), 0), ny - 1)
+    best, best_d = -1, math.inf
+    for cr in range(max(hr - 1, 0), min(hr + 1, ny - 1) + 1):
+        for cc in range(max(hc - 1, 0), min(hc + 1, nx - 1) + 1):
+            b = cr * nx + cc
+            for q in range(cell_start[b], cell_start[b + 1]):
+                j = cell_items[q]
+                if j == r or apart(elev, tall, r, j):
+                    continue
+                dx, dy = pos[j, 0] - px, pos[j, 1] - py
+                d = math.sqrt(dx * dx + dy * dy)
+                if d >= radius[r] * (1.0 + BLOCK_GAP) + radius[j] or d == 0.0:
+                    continue
+                if dx * ux + dy * uy < BLOCK_COS * d * u:
+                    continue
+                if d < best_d or (d == best_d and j < best):
+                    best, best_d = j, d
+    return best
+
+
+@njit(cache=True, nogil=True)
+def back_out(state, pos, vel, pref, radius, max_speed, ids, row_of, pts, corner, ends, back,
+             back_left, dt, again):
+    """The preferred velocities of the agents backing out of another's way
+    (``give_way``): each walks along the way of the one it makes way for
+    (from where that one stands, through its corridor's points from its
+    corner, before ``ends``; an agent on a flow field has none here: its
+    heading) a little ahead of its own nearest point of it, turned
+    ``BACK_SIDE`` left, at full speed. It stops backing when it is clear
+    of that way (as far from it as their radii together), that one has
+    passed it, stops walking or backs itself, or ``BACK_SECONDS`` are
+    over; then ``again`` marks it to plan its way again from there."""
+    for r in range(state.shape[0]):
+        if back[r] < 0:
+            continue
+        back_left[r] -= dt
+        b = row_of[back[r]]
+        if state[r] != MOVING or back_left[r] <= 0.0 or b < 0 or state[b] != MOVING \
+                or back[b] >= 0 or not _back_along(r, b, pos, vel, pref, radius, max_speed, pts,
+                                                    corner[b], ends[b]):
+            back[r] = -1
+            again[r] = state[r] == MOVING
+
+
+@njit(cache=True, nogil=True)
+def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
+    """``pref[r]`` along agent ``b``'s way (``back_out``); False when ``r``
+    is clear of it or ``b`` has passed it."""
+    px, py = pos[r, 0], pos[r, 1]
+    apart_by = radius[r] + radius[b]
+    ax, ay = pos[b, 0], pos[b, 1]
+    window = math.sqrt((px - ax) ** 2 + (py - ay) ** 2) + 4.0 * apart_by
+    ray = first >= end                  # no corridor: b's heading, far enough
+    h = math.sqrt(pref[b, 0] ** 2 + pref[b, 1] ** 2)
+    if ray and h == 0.0:
+        return False
+    # the nearest point of b's way to r (its distance along the way, s)
+    best_d, best_s, s = math.inf, 0.0, 0.0
+    c = first
+    fx = fy = 0.0                       # the way's first heading
+    while True:
+        if ray:
+            bx, by = ax + pref[b, 0] / h * window, ay + pref[b, 1] / h * window
+        else:
+            bx, by = pts[c, 0], pts[c, 1]
+        sx, sy = bx - ax, by - ay
+        length = math.sqrt(sx * sx + sy * sy)
+        if length > 0.0:
+            if fx == 0.0 and fy == 0.0:
+                fx, fy = sx / length, sy / length
+            t = min(1.0, max(0.0, ((px - ax) * sx + (py - ay) * sy) / (length * length)))
+            qx, qy = ax + t * sx - px, ay + t * sy - py
+            d = math.sqrt(qx * qx + qy * qy)
+            if d < best_d:
+                best_d, best_s = d, s + t * length
+            s += length
+        c += 1
+        if ray or c >= end or s > window:
+            break
+        ax, ay = bx, by
+    if best_s == 0.0 and (px - pos[b, 0]) * fx + (py - pos[b, 1]) * fy < 0.0:
+        return False                    # b has passed
+    if best_d >= apart_by and vel[b, 0] ** 2 + vel[b, 1] ** 2 >= FREE_SPEED ** 2 * h * h:
+        return False                    # off b's way, and b walks on
+    # head for the point of the way a pair's width past the nearest
+    goal_s = best_s + apart_by
+    ax, ay = pos[b, 0], pos[b, 1]
+    tx, ty, s, c = ax, ay, 0.0, first
+    while True:
+        if ray:
+            bx, by = ax + pref[b, 0] / h * window, ay + pref[b, 1] / h * window
+        else:
+            bx, by = pts[c, 0], pts[c, 1]
+        sx, sy = bx - ax, by - ay
+        length = math.sqrt(sx * sx + sy * sy)
+        tx, ty = bx, by
+        if s + length >= goal_s and length > 0.0:
+            t = (goal_s - s) / length
+            tx, ty = ax + t * sx, ay + t * sy
+            break
+        s += length
+        c += 1
+        if ray or c >= end:
+            break
+        ax, ay = bx, by
+    dx, dy = tx - px, ty - py
+    d = math.sqrt(dx * dx + dy * dy)
+    if d < 1e-9:
+        dx, dy, d = fx, fy, 1.0
+    ux, uy = dx / d, dy / d
+    speed = max_speed[r]
+    pref[r, 0] = (ux * _BACK_COS - uy * _BACK_SIN) * speed
+    pref[r, 1] = (uy * _BACK_COS + ux * _BACK_SIN) * speed
+    return True
 
 
 #: the corridor column (of a crowd on a 3D level) that is 1.0 at a point

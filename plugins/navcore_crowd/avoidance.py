@@ -233,6 +233,28 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
         run(calls)
 
 
+def near_grid(agents: Agents, reach: float) -> tuple:
+    """The agents bucketed by cells of side ``reach`` or more (fewer, larger
+    cells when they are spread thin) into ``agents.cell_start`` and
+    ``cell_items``: ``(cell, x0, y0, nx, ny)``, as ``_orca.bucket`` takes
+    them; every agent within ``reach`` of one stands in its cell's block of
+    nine."""
+    a = agents
+    n = a.pos.shape[0]
+    x0, y0, x1, y1 = K.bounds(a.pos)
+    side = max(reach, 1e-9)
+    nx, ny = _cells(x1 - x0, y1 - y0, side)
+    while nx * ny > 4 * n + 16:
+        side *= 2.0
+        nx, ny = _cells(x1 - x0, y1 - y0, side)
+    if a.cell_start.size < nx * ny + 1:
+        a.cell_start = np.zeros(nx * ny + 1, np.int64)
+    if a.cell_items.size != n:
+        a.cell_items = np.empty(n, np.int32)
+    K.bucket(a.pos, x0, y0, side, nx, ny, a.cell_start, a.cell_items)
+    return side, x0, y0, nx, ny
+
+
 def _cells(w_span, h_span, side):
     """``(nx, ny)``: cells of ``side`` over a box ``w_span`` by
     ``h_span`` (at least one cell a way)."""

@@ -35,7 +35,7 @@ from navcore.types import PathStatus
 
 from . import _steer as S
 from . import flowfield
-from .avoidance import Agents, Walls, separate, step_velocities, wall_radii
+from .avoidance import Agents, Walls, near_grid, separate, step_velocities, wall_radii
 
 #: ``Crowd.state`` values, by name
 STATES = {"idle": S.IDLE, "waiting": S.WAITING, "moving": S.MOVING, "arrived": S.ARRIVED,
@@ -141,7 +141,10 @@ class Crowd:
         self._corner = np.zeros(0, np.int64)
         self._stall = np.zeros(0)                  # seconds without headway
         self._yield = np.zeros(0)                  # seconds left giving way
-        self._retry = np.zeros(0, bool)            # plan again: its start was blocked
+        self._retry = np.zeros(0, bool)            # plan again (its start was blocked,
+                                                   # or it backed out of another's way)
+        self._back = np.zeros(0, np.int64)         # backing out of the way of this id, or -1
+        self._back_left = np.zeros(0)              # seconds it may back on
         self._served = np.zeros(0, np.int64)       # path results received
         self._handles: dict = {}                   # agent id -> its path request
         # flow fields: agent r walks the field of goal node _field[r] (-1:
@@ -275,7 +278,8 @@ class Crowd:
                      "weight", "elev"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_field", "_served") + self._MORE_ROWS:
+                     "_yield", "_retry", "_back", "_back_left", "_field",
+                     "_served") + self._MORE_ROWS:
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
@@ -316,11 +320,16 @@ class Crowd:
                     self._lo, ends, self._corner, dt, a.pref)
         self._leave_ground(ends)
         self._follow_fields(dt)
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
+                   self._row_of, self._pts, self._corner, ends, self._back, self._back_left, dt,
+                   self._retry)
         # agents that stand (arrived, stopped, waiting for a path) step
-        # aside for those walking: they take most of each pair's avoiding
+        # aside for those walking: they take most of each pair's avoiding;
+        # so does one backing out of another's way
         walking = self._state == S.MOVING
         np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
                                      STANDING_WEIGHT))
+        a.weight[walking & (self._back >= 0)] = STANDING_WEIGHT
         if a.walls.owner.size:
             self._neighbourhoods()
         chunks = self._chunks(n)
@@ -341,6 +350,12 @@ class Crowd:
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
         k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
                               self._ids, self._stall, self._yield, dt, replan, near)
+        if k:
+            # stuck head-on with another: one of the two backs out
+            grid = near_grid(a, (2.0 + S.BLOCK_GAP) * float(a.radius.max()))
+            k = S.give_way(replan, k, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.max_speed,
+                           self._state, self._ids, self._stall, self._back, self._back_left,
+                           self._yield, *grid, a.cell_start, a.cell_items)
         if m:
             # stuck within a few radii of the goal: arrived if nothing but
             # other agents stands between (it sees the goal), else it plans
@@ -387,6 +402,13 @@ class Crowd:
                     self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
                        self._stall, self._yield, 0.1, none, none)
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
+                   self._row_of, self._pts, self._corner, self._hi, self._back, self._back_left,
+                   0.1, self._retry)
+        grid = near_grid(a, 1.0)
+        S.give_way(none, 0, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.max_speed,
+                   self._state, self._ids, self._stall, self._back, self._back_left, self._yield,
+                   *grid, a.cell_start, a.cell_items)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
         S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
@@ -428,6 +450,8 @@ class Crowd:
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
+        self._back = np.concatenate([self._back, np.full(grow, -1, np.int64)])
+        self._back_left = np.concatenate([self._back_left, np.zeros(grow)])
         self._served = np.concatenate([self._served, np.zeros(grow, np.int64)])
         self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
         self._grow_rows(grow)
@@ -493,6 +517,7 @@ class Crowd:
         self._state[rows] = S.WAITING
         self._hi[rows] = self._lo[rows]
         self._field[rows] = -1
+        self._back[rows] = -1
         self._join_fields()
         own = self._field[rows] < 0
         ids, rows, goals = ids[own], rows[own], goals[own]

@@ -56,12 +56,13 @@ def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart():
 
     _run(world, crowd, 700, check)
     assert worst[0] < 1e-3
-    # the unreachable ones excepted, nearly everyone got there: on this
-    # map's one-cell zigzags agents that meet head-on cannot pass without
-    # one backing out (their discs stay off the walls), and a few stay
+    # the unreachable ones excepted, nearly everyone got there: agents that
+    # meet head-on in this map's one-cell zigzags pass once one backs out
+    # (37 of 40 arrive here; 40 of 40 on most such maps). Three that press
+    # into one another round a corner of a one-cell pocket can still stay
     can = np.array([world.reachable("g", tuple(p), tuple(g))
                     for p, g in zip(crowd.positions, crowd.goals)])
-    assert crowd.arrived[can].mean() >= 0.85, crowd.state_names()
+    assert crowd.arrived[can].mean() >= 0.9, crowd.state_names()
 
 
 def test_crowd_on_a_navmesh_stays_on_the_mesh():

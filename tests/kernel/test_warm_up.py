@@ -324,6 +324,23 @@ world.update("g", rect=(8, 0, 1, 6), walkable=False)
 for _ in range(10):
     tick(world)
 """,
+    # two agents meet head-on in a passage one cell wide: one backs out
+    # (the jam's kernels are loaded with the crowd too)
+    "crowd_head_on": """
+world.add_graph("g", type="grid", rows=["...#####...", "...#####...", "...........",
+                                        "...#####...", "...#####..."])
+crowd = world.add_crowd("c", graph="g", radius=0.4, max_speed=1.5)
+crowd.add([(0.5, 2.5), (10.5, 2.5)], goals=[(10.5, 2.5), (0.5, 2.5)])
+before = signatures()               # once round the ticks: a scan per tick is slow
+for _ in range(300):
+    world.tick(0.1)
+    if crowd.arrived.all():
+        break
+for name, n in signatures().items():
+    if n != before.get(name, 0):
+        loaded_in_ticks[name] = n - before.get(name, 0)
+assert crowd.arrived.all(), crowd.state_names()
+""",
     # a crowd on a grid whose units share a goal walks a flow field: its
     # kernels are loaded when the crowd is made, not in its first steps
     "crowd_flow_field": """

@@ -170,7 +170,9 @@ def test_crypt_agents_of_two_sizes_cross_floors_by_their_links():
     assert links.get("crypt.ogre drop", 0) >= 1         # the warden's round
     scouts = [i for i, x in enumerate(a.ids) if x.startswith("scouts-")]
     assert (start_heights[scouts] < 12).all()            # from the round room ...
-    assert (a.pos[scouts, 1] > 23).all()                 # ... up onto the platform
+    # ... up onto the platform (its floor slopes to under 23 where a few
+    # stand, pushed off their goals by others; the hall is at 16)
+    assert (a.pos[scouts, 1] > 22).all()
     # without its links the level leaves ogres no way into the corridor,
     # and scouts none up to the platform
     spec = sim.scene.graph_spec("crypt.ogre")
