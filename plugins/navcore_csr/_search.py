@@ -13,7 +13,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from navcore._kernels import heap_place, heap_pop, heap_push
+# astar's registers are a resumable search's (navcore._kernels); the names
+# stay importable from here for the callers
+from navcore._kernels import (R_BEST, R_EXPANDED, R_SIZE, R_TRACK, REGISTERS,  # noqa: F401
+                              finish, heap_place, heap_pop, heap_push, pause, resume)
 
 INF = np.inf
 H_ZERO, H_EUCLIDEAN, H_MANHATTAN, H_OCTILE = 0, 1, 2, 3
@@ -54,9 +57,50 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
 
 #: ``astar``'s cost when it stopped at its expansion budget (to be resumed)
 PAUSED = -1.0
-#: ``astar``'s registers, an int64 array kept between the calls of one search
-R_SIZE, R_EXPANDED, R_BEST, R_TRACK = 0, 1, 2, 3
-REGISTERS = 4
+#: the positions ``sssp`` passes to ``_relax`` (its heuristic is zero: never read)
+_NO_POS = np.zeros((1, 2))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _improve(v, sv, ng, u, pos, gx, gy, gz, hkind, hscale, stamp, g, parent, hnode, hkey,
+             hpos, open_mark, size):
+    """Label node ``v`` (stamp ``sv``, not closed) ``ng`` through ``u`` if
+    that is better: an open ``v`` keeps its heuristic and moves up the
+    indexed heap, an unseen one is marked open and pushed. Returns ``(heap
+    size, whether v was labelled)``."""
+    if sv == open_mark:
+        if ng >= g[v]:
+            return size, False
+        i = hpos[v]
+        key = ng + (hkey[i] - g[v])                 # same h, new g
+    else:
+        stamp[v] = open_mark
+        key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
+        i = size
+        size += 1
+    g[v] = ng
+    parent[v] = u
+    heap_place(hnode, hkey, hpos, i, v, key)
+    return size, True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _relax(u, offsets, targets, cost, walkable, pos, gx, gy, gz, hkind, hscale,
+           g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark):
+    """Relax the usable edges out of the node ``u`` just closed (finite
+    cost, walkable head not closed); returns the heap size."""
+    gu = g[u]
+    for e in range(offsets[u], offsets[u + 1]):
+        v = targets[e]
+        sv = stamp[v]
+        if sv == closed_mark:
+            continue
+        w = cost[e]
+        if not w < INF or not walkable[v]:
+            continue
+        size, _ = _improve(v, sv, gu + w, u, pos, gx, gy, gz, hkind, hscale, stamp, g, parent,
+                           hnode, hkey, hpos, open_mark, size)
+    return size
 
 
 @njit(cache=True, nogil=True)
@@ -85,7 +129,7 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         gx = pos[goal, 0]
         gy = pos[goal, 1]
         gz = pos[goal, 2] if pos.shape[1] > 2 else 0.0
-    expanded = regs[R_EXPANDED]
+    expanded, size, best, track = resume(regs)
     if expanded < 0:
         g[start] = 0.0
         parent[start] = -1
@@ -93,18 +137,11 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         size = heap_push(hnode, hkey, hpos, 0, start,
                          heuristic(pos, start, gx, gy, gz, hkind, hscale))
         expanded = 0
-        regs[R_BEST] = -1
-    else:
-        size = regs[R_SIZE]
-    track = regs[R_TRACK] != 0
-    best = regs[R_BEST]
     best_h = INF if best < 0 else heuristic(pos, best, gx, gy, gz, hkind, hscale)
     stop = expanded + budget
     while size > 0:
         if expanded >= stop:
-            regs[R_SIZE] = size
-            regs[R_EXPANDED] = expanded
-            regs[R_BEST] = best
+            pause(regs, size, expanded, best)
             return PAUSED, expanded
         u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
@@ -114,34 +151,11 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
             if h < best_h:
                 best, best_h = u, h
         if u == goal:
-            regs[R_EXPANDED] = -1
-            regs[R_BEST] = best
+            finish(regs, best)
             return g[u], expanded
-        gu = g[u]
-        for e in range(offsets[u], offsets[u + 1]):
-            v = targets[e]
-            sv = stamp[v]
-            if sv == closed_mark:
-                continue
-            w = cost[e]
-            if not w < INF or not walkable[v]:
-                continue
-            ng = gu + w
-            if sv == open_mark:
-                if ng >= g[v]:
-                    continue
-                i = hpos[v]
-                key = ng + (hkey[i] - g[v])  # same h, new g
-            else:
-                stamp[v] = open_mark
-                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
-                i = size
-                size += 1
-            g[v] = ng
-            parent[v] = u
-            heap_place(hnode, hkey, hpos, i, v, key)
-    regs[R_EXPANDED] = -1
-    regs[R_BEST] = best
+        size = _relax(u, offsets, targets, cost, walkable, pos, gx, gy, gz, hkind, hscale,
+                      g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
+    finish(regs, best)
     return INF, expanded
 
 
@@ -176,27 +190,9 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
             remaining -= 1
             if remaining == 0:
                 break
-        gu = g[u]
-        for e in range(offsets[u], offsets[u + 1]):
-            v = targets[e]
-            sv = stamp[v]
-            if sv == closed_mark:
-                continue
-            w = cost[e]
-            if not w < INF or not walkable[v]:
-                continue
-            ng = gu + w
-            if sv == open_mark:
-                if ng >= g[v]:
-                    continue
-                i = hpos[v]
-            else:
-                stamp[v] = open_mark
-                i = size
-                size += 1
-            g[v] = ng
-            parent[v] = u
-            heap_place(hnode, hkey, hpos, i, v, ng)
+        # A* with the zero heuristic: its keys are the labels themselves
+        size = _relax(u, offsets, targets, cost, walkable, _NO_POS, 0.0, 0.0, 0.0, H_ZERO, 1.0,
+                      g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
     for j in range(goals.shape[0]):
         t = goals[j]
         out[j] = g[t] if stamp[t] == closed_mark else INF

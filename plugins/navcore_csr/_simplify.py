@@ -18,7 +18,7 @@ from numba import njit
 
 from navcore._kernels import heap_place, heap_pop
 
-from ._search import heuristic
+from ._search import _improve, heuristic
 
 INF = np.inf
 BLOCKED, KEPT, INTERIOR, LEAF, FOLDED = 0, 1, 2, 3, 4
@@ -52,6 +52,20 @@ class Chains(NamedTuple):
     chain_bend: np.ndarray
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _meet(u, a, b, cnt):
+    """Note neighbour ``u`` among the first two distinct ones ``a``, ``b``
+    (``cnt`` of them so far, -1 for none yet): ``(a, b, cnt)`` after, cnt
+    3 once a third distinct neighbour is met."""
+    if u == a or u == b:
+        return a, b, cnt
+    if cnt == 0:
+        return u, b, 1
+    if cnt == 1:
+        return a, u, 2
+    return a, b, 3
+
+
 @njit(cache=True, nogil=True)
 def classify(g, kind, nb1, nb2):
     """Set ``kind`` of every node and, for interior nodes and leaves, the
@@ -79,41 +93,21 @@ def classify(g, kind, nb1, nb2):
             u = targets[e]
             if u == v or not walkable[u] or not cost[e] < INF:
                 continue
-            if u == a:
-                oa = True
-            elif u == b:
-                ob = True
-            elif cnt == 0:
-                a = u
-                oa = True
-                cnt = 1
-            elif cnt == 1:
-                b = u
-                ob = True
-                cnt = 2
-            else:
-                cnt = 3
+            a, b, cnt = _meet(u, a, b, cnt)
+            if cnt == 3:
                 break
+            oa |= u == a
+            ob |= u == b
         if cnt < 3:
             for k in range(roffsets[v], roffsets[v + 1]):
                 u = rsources[k]
                 if u == v or not walkable[u] or not cost[reids[k]] < INF:
                     continue
-                if u == a:
-                    ia = True
-                elif u == b:
-                    ib = True
-                elif cnt == 0:
-                    a = u
-                    ia = True
-                    cnt = 1
-                elif cnt == 1:
-                    b = u
-                    ib = True
-                    cnt = 2
-                else:
-                    cnt = 3
+                a, b, cnt = _meet(u, a, b, cnt)
+                if cnt == 3:
                     break
+                ia |= u == a
+                ib |= u == b
         if cnt == 1:
             kind[v] = LEAF
             nb1[v] = a
@@ -278,21 +272,10 @@ def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             sv = stamp[v]
             if sv == closed_mark:
                 continue
-            ng = gu + cost[e]
-            if sv == open_mark:
-                if ng >= g[v]:
-                    continue
-                i = hpos[v]
-                key = ng + (hkey[i] - g[v])
-            else:
-                stamp[v] = open_mark
-                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
-                i = size
-                size += 1
-            g[v] = ng
-            pnode[v] = u
-            pedge[v] = e
-            heap_place(hnode, hkey, hpos, i, v, key)
+            size, better = _improve(v, sv, gu + cost[e], u, pos, gx, gy, gz, hkind, hscale,
+                                    stamp, g, pnode, hnode, hkey, hpos, open_mark, size)
+            if better:
+                pedge[v] = e
     return best, best_k, expanded
 
 
@@ -398,6 +381,23 @@ def inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, c
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _copy_run(chain_nodes, lo, hi, backwards, out, k):
+    """Write ``chain_nodes[lo:hi]`` (reversed when ``backwards``) into
+    ``out`` from ``k``; returns the new end, -1 if ``out`` is too short."""
+    if k + hi - lo > out.shape[0]:
+        return -1
+    if backwards:
+        for i in range(hi - 1, lo - 1, -1):
+            out[k] = chain_nodes[i]
+            k += 1
+    else:
+        for i in range(lo, hi):
+            out[k] = chain_nodes[i]
+            k += 1
+    return k
+
+
 @njit(cache=True, nogil=True)
 def walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain_nodes,
               out, k):
@@ -414,20 +414,9 @@ def walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain
     last = chain_off[gc + 1]
     p = first + node_pos[nb + x]
     lo, hi = (first, p + 1) if side == 0 else (p, last)
-    if k + hi - lo > out.shape[0]:
-        return -1
     # the start walks away from x: towards a is downwards, towards b upwards;
     # the goal side walks the same stretch the other way
-    down = (side == 0) != goal_side
-    if down:
-        for i in range(hi - 1, lo - 1, -1):
-            out[k] = chain_nodes[i]
-            k += 1
-    else:
-        for i in range(lo, hi):
-            out[k] = chain_nodes[i]
-            k += 1
-    return k
+    return _copy_run(chain_nodes, lo, hi, (side == 0) != goal_side, out, k)
 
 
 @njit(cache=True, nogil=True)
@@ -456,18 +445,10 @@ def expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev,
                 be = e
         c = edge_chain[be]
         if c >= 0:
-            lo = chain_off[cb + c]
-            hi = chain_off[cb + c + 1]
-            if k + hi - lo > out.shape[0]:
+            k = _copy_run(chain_nodes, chain_off[cb + c], chain_off[cb + c + 1], edge_rev[be],
+                          out, k)
+            if k < 0:
                 return -1
-            if edge_rev[be]:
-                for q in range(hi - 1, lo - 1, -1):
-                    out[k] = chain_nodes[q]
-                    k += 1
-            else:
-                for q in range(lo, hi):
-                    out[k] = chain_nodes[q]
-                    k += 1
     return k
 
 
