@@ -665,6 +665,18 @@ class PatchArrays(NamedTuple):
     chain_stamp: np.ndarray
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _set_cost(cost, e, c, u, v, out_u, out_v, nout):
+    """Give small edge ``e`` the cost ``c``; when that changes it, note the
+    edge as ``(u, v)`` at ``nout``. Returns the new count."""
+    if cost[e] != c:
+        cost[e] = c
+        out_u[nout] = u
+        out_v[nout] = v
+        nout += 1
+    return nout
+
+
 @njit(cache=True, nogil=True)
 def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
     """Bring level ``j``'s slots (:class:`PatchArrays` ``pa``) for the
@@ -736,11 +748,7 @@ def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
                     found = True
                     if c < cost_build[e]:
                         return -1
-                    if cost[e] != c:
-                        cost[e] = c
-                        out_u[nout] = ku
-                        out_v[nout] = kv
-                        nout += 1
+                    nout = _set_cost(cost, e, c, ku, kv, out_u, out_v, nout)
         if not found and c < INF:       # an edge the build never saw
             return -1
     for t in range(nt):
@@ -752,16 +760,8 @@ def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
             b += chain_steps[1, q]
         a_k = kept_index[nb + chain_ends[0, g]]
         b_k = kept_index[nb + chain_ends[1, g]] if chain_ends[1, g] >= 0 else -1
-        e = chain_fedge[g]
-        if e >= 0 and cost[e] != f:
-            cost[e] = f
-            out_u[nout] = a_k
-            out_v[nout] = b_k
-            nout += 1
-        e = chain_bedge[g]
-        if e >= 0 and cost[e] != b:
-            cost[e] = b
-            out_u[nout] = b_k
-            out_v[nout] = a_k
-            nout += 1
+        if chain_fedge[g] >= 0:
+            nout = _set_cost(cost, chain_fedge[g], f, a_k, b_k, out_u, out_v, nout)
+        if chain_bedge[g] >= 0:
+            nout = _set_cost(cost, chain_bedge[g], b, b_k, a_k, out_u, out_v, nout)
     return nout
