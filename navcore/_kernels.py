@@ -226,6 +226,16 @@ def lazy_pop(hk, hn, size):
     hn[i] = node
 
 
+@njit(cache=True, nogil=True, inline="always")
+def lazy_take(hk, hn, size):
+    """Remove the least entry of a lazy heap of ``size >= 1`` entries:
+    ``(key, node, size - 1)``."""
+    key = hk[0]
+    node = hn[0]
+    lazy_pop(hk, hn, size)
+    return key, node, size - 1
+
+
 # -- union-find ----------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
 def find(uf, x):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from navcore._kernels import lazy_pop as heap_pop, lazy_push as heap_push
+from navcore._kernels import lazy_push as heap_push, lazy_take
 
 from ._ch import grown
 
@@ -62,10 +62,7 @@ def witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, h
     settled = 0
     cap = hk.shape[0]
     while size > 0:
-        d = hk[0]
-        x = hn[0]
-        heap_pop(hk, hn, size)
-        size -= 1
+        d, x, size = lazy_take(hk, hn, size)
         if d > dist[x]:
             continue                       # a stale entry
         if d > maxd:
