@@ -57,8 +57,8 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
 
 #: ``astar``'s cost when it stopped at its expansion budget (to be resumed)
 PAUSED = -1.0
-#: the positions ``sssp`` passes to ``_relax`` (its heuristic is zero: never read)
-_NO_POS = np.zeros((1, 2))
+#: the positions of a search without them (its heuristic is zero: never read)
+NO_POSITIONS = np.zeros((1, 2))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -191,12 +191,22 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
             if remaining == 0:
                 break
         # A* with the zero heuristic: its keys are the labels themselves
-        size = _relax(u, offsets, targets, cost, walkable, _NO_POS, 0.0, 0.0, 0.0, H_ZERO, 1.0,
-                      g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
+        size = _relax(u, offsets, targets, cost, walkable, NO_POSITIONS, 0.0, 0.0, 0.0, H_ZERO,
+                      1.0, g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
     for j in range(goals.shape[0]):
         t = goals[j]
         out[j] = g[t] if stamp[t] == closed_mark else INF
     return expanded
+
+
+@njit(cache=True, nogil=True)
+def scratch_arrays(n):
+    """A search's per-node arrays for ``n`` nodes: ``(g, parent, stamp,
+    mark, hnode, hkey, hpos)``, the stamps at 0 (nothing seen)."""
+    return (np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int32),
+            np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32),
+            np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.int32))
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -208,13 +218,7 @@ def matrix_rows(offsets, targets, cost, walkable, rows, cols, out, nchunks):
     n = offsets.shape[0] - 1
     chunk = (rows.shape[0] + nchunks - 1) // nchunks
     for c in prange(nchunks):
-        g = np.empty(n, dtype=np.float64)
-        parent = np.empty(n, dtype=np.int32)
-        stamp = np.zeros(n, dtype=np.int32)
-        mark = np.zeros(n, dtype=np.int32)
-        hnode = np.empty(n, dtype=np.int32)
-        hkey = np.empty(n, dtype=np.float64)
-        hpos = np.empty(n, dtype=np.int32)
+        g, parent, stamp, mark, hnode, hkey, hpos = scratch_arrays(n)
         for i in range(c * chunk, min(rows.shape[0], (c + 1) * chunk)):
             r = rows[i]
             if walkable[r]:
