@@ -66,6 +66,25 @@ def _meet(u, a, b, cnt):
     return a, b, 3
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _meet_side(v, lo, hi, ends, eids, by_id, walkable, cost, a, b, cnt):
+    """:func:`_meet` the usable neighbours ``ends[lo:hi]`` of ``v`` (not
+    ``v``, walkable, over an edge of finite cost: ``cost[eids[k]]`` when
+    ``by_id``, else ``cost[k]``), from ``a``, ``b``, ``cnt``: ``(a, b, cnt,
+    whether a is among them, whether b is)``, stopping at a third."""
+    sa = sb = False
+    for k in range(lo, hi):
+        u = ends[k]
+        if u == v or not walkable[u] or not (cost[eids[k]] if by_id else cost[k]) < INF:
+            continue
+        a, b, cnt = _meet(u, a, b, cnt)
+        if cnt == 3:
+            break
+        sa |= u == a
+        sb |= u == b
+    return a, b, cnt, sa, sb
+
+
 @njit(cache=True, nogil=True)
 def classify(g, kind, nb1, nb2):
     """Set ``kind`` of every node and, for interior nodes and leaves, the
@@ -85,29 +104,12 @@ def classify(g, kind, nb1, nb2):
         if not walkable[v]:
             kind[v] = BLOCKED
             continue
-        a = -1
-        b = -1
-        cnt = 0
-        oa = ob = ia = ib = False
-        for e in range(offsets[v], offsets[v + 1]):
-            u = targets[e]
-            if u == v or not walkable[u] or not cost[e] < INF:
-                continue
-            a, b, cnt = _meet(u, a, b, cnt)
-            if cnt == 3:
-                break
-            oa |= u == a
-            ob |= u == b
+        a, b, cnt, oa, ob = _meet_side(v, offsets[v], offsets[v + 1], targets, targets, False,
+                                       walkable, cost, -1, -1, 0)
+        ia = ib = False
         if cnt < 3:
-            for k in range(roffsets[v], roffsets[v + 1]):
-                u = rsources[k]
-                if u == v or not walkable[u] or not cost[reids[k]] < INF:
-                    continue
-                a, b, cnt = _meet(u, a, b, cnt)
-                if cnt == 3:
-                    break
-                ia |= u == a
-                ib |= u == b
+            a, b, cnt, ia, ib = _meet_side(v, roffsets[v], roffsets[v + 1], rsources, reids,
+                                           True, walkable, cost, a, b, cnt)
         if cnt == 1:
             kind[v] = LEAF
             nb1[v] = a
