@@ -57,50 +57,8 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
 
 #: ``astar``'s cost when it stopped at its expansion budget (to be resumed)
 PAUSED = -1.0
-#: the positions of a search without them (its heuristic is zero: never read)
+#: the positions of a search without them (a zero heuristic never reads them)
 NO_POSITIONS = np.zeros((1, 2))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _improve(v, sv, ng, u, pos, gx, gy, gz, hkind, hscale, stamp, g, parent, hnode, hkey,
-             hpos, open_mark, size):
-    """Label node ``v`` (stamp ``sv``, not closed) ``ng`` through ``u`` if
-    that is better: an open ``v`` keeps its heuristic and moves up the
-    indexed heap, an unseen one is marked open and pushed. Returns ``(heap
-    size, whether v was labelled)``."""
-    if sv == open_mark:
-        if ng >= g[v]:
-            return size, False
-        i = hpos[v]
-        key = ng + (hkey[i] - g[v])                 # same h, new g
-    else:
-        stamp[v] = open_mark
-        key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
-        i = size
-        size += 1
-    g[v] = ng
-    parent[v] = u
-    heap_place(hnode, hkey, hpos, i, v, key)
-    return size, True
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _relax(u, offsets, targets, cost, walkable, pos, gx, gy, gz, hkind, hscale,
-           g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark):
-    """Relax the usable edges out of the node ``u`` just closed (finite
-    cost, walkable head not closed); returns the heap size."""
-    gu = g[u]
-    for e in range(offsets[u], offsets[u + 1]):
-        v = targets[e]
-        sv = stamp[v]
-        if sv == closed_mark:
-            continue
-        w = cost[e]
-        if not w < INF or not walkable[v]:
-            continue
-        size, _ = _improve(v, sv, gu + w, u, pos, gx, gy, gz, hkind, hscale, stamp, g, parent,
-                           hnode, hkey, hpos, open_mark, size)
-    return size
 
 
 @njit(cache=True, nogil=True)
@@ -153,8 +111,31 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         if u == goal:
             finish(regs, best)
             return g[u], expanded
-        size = _relax(u, offsets, targets, cost, walkable, pos, gx, gy, gz, hkind, hscale,
-                      g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
+        # written out here and in sssp: through one shared inline helper A*
+        # took 1.6-3x as long (BENCHMARKS.md, "Shared kernel primitives")
+        gu = g[u]
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            sv = stamp[v]
+            if sv == closed_mark:
+                continue
+            w = cost[e]
+            if not w < INF or not walkable[v]:
+                continue
+            ng = gu + w
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+                key = ng + (hkey[i] - g[v])  # same h, new g
+            else:
+                stamp[v] = open_mark
+                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
+                i = size
+                size += 1
+            g[v] = ng
+            parent[v] = u
+            heap_place(hnode, hkey, hpos, i, v, key)
     finish(regs, best)
     return INF, expanded
 
@@ -190,9 +171,27 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
             remaining -= 1
             if remaining == 0:
                 break
-        # A* with the zero heuristic: its keys are the labels themselves
-        size = _relax(u, offsets, targets, cost, walkable, NO_POSITIONS, 0.0, 0.0, 0.0, H_ZERO,
-                      1.0, g, parent, stamp, hnode, hkey, hpos, size, open_mark, closed_mark)
+        gu = g[u]
+        for e in range(offsets[u], offsets[u + 1]):
+            v = targets[e]
+            sv = stamp[v]
+            if sv == closed_mark:
+                continue
+            w = cost[e]
+            if not w < INF or not walkable[v]:
+                continue
+            ng = gu + w
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+            else:
+                stamp[v] = open_mark
+                i = size
+                size += 1
+            g[v] = ng
+            parent[v] = u
+            heap_place(hnode, hkey, hpos, i, v, ng)
     for j in range(goals.shape[0]):
         t = goals[j]
         out[j] = g[t] if stamp[t] == closed_mark else INF

@@ -18,7 +18,7 @@ from numba import njit
 
 from navcore._kernels import heap_place, heap_pop
 
-from ._search import _improve, heuristic
+from ._search import heuristic
 
 INF = np.inf
 BLOCKED, KEPT, INTERIOR, LEAF, FOLDED = 0, 1, 2, 3, 4
@@ -274,10 +274,22 @@ def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             sv = stamp[v]
             if sv == closed_mark:
                 continue
-            size, better = _improve(v, sv, gu + cost[e], u, pos, gx, gy, gz, hkind, hscale,
-                                    stamp, g, pnode, hnode, hkey, hpos, open_mark, size)
-            if better:
-                pedge[v] = e
+            # written out as in _search.astar (its comment says why)
+            ng = gu + cost[e]
+            if sv == open_mark:
+                if ng >= g[v]:
+                    continue
+                i = hpos[v]
+                key = ng + (hkey[i] - g[v])
+            else:
+                stamp[v] = open_mark
+                key = ng + heuristic(pos, v, gx, gy, gz, hkind, hscale)
+                i = size
+                size += 1
+            g[v] = ng
+            pnode[v] = u
+            pedge[v] = e
+            heap_place(hnode, hkey, hpos, i, v, key)
     return best, best_k, expanded
 
 
