@@ -181,6 +181,15 @@ def grown5(size, keep, a, b, c, d, e):
             grown(d, size, keep), grown(e, size, keep))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _arc_columns(size):
+    """Room for ``size`` arcs: ``(head, weight, hops, child 1, child 2)``
+    (int32, float64, int32, int64, int64)."""
+    return (np.empty(size, dtype=np.int32), np.empty(size, dtype=np.float64),
+            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64))
+
+
 @njit(cache=True, nogil=True)
 def ch_build(offsets, targets, cost, limit, check_limit):
     """Contract every node of the undirected graph (CSR, inf = no edge).
@@ -200,12 +209,7 @@ def ch_build(offsets, targets, cost, limit, check_limit):
         start[u] = room
         cap[u] = 2 * (offsets[u + 1] - offsets[u]) + 2
         room += cap[u]
-    size = max(2 * room, 1024)
-    nbr = np.empty(size, dtype=np.int32)
-    wt = np.empty(size, dtype=np.float64)
-    hops = np.empty(size, dtype=np.int32)
-    c1 = np.empty(size, dtype=np.int64)
-    c2 = np.empty(size, dtype=np.int64)
+    nbr, wt, hops, c1, c2 = _arc_columns(max(2 * room, 1024))
     top = room
     for u in range(n):
         for e in range(offsets[u], offsets[u + 1]):
@@ -258,12 +262,8 @@ def ch_build(offsets, targets, cost, limit, check_limit):
         iheap_down(prio, pos, heap, qsize, i)
     # -- the upward graph, written in contraction order -----------------------
     ucap = max(2 * room, 1024)
-    up_tgt = np.empty(ucap, dtype=np.int32)
+    up_tgt, up_w, up_hops, up_c1, up_c2 = _arc_columns(ucap)
     up_src = np.empty(ucap, dtype=np.int32)
-    up_w = np.empty(ucap, dtype=np.float64)
-    up_c1 = np.empty(ucap, dtype=np.int64)
-    up_c2 = np.empty(ucap, dtype=np.int64)
-    up_hops = np.empty(ucap, dtype=np.int32)
     up_begin = np.empty(n, dtype=np.int64)
     up_end = np.empty(n, dtype=np.int64)
     nup = 0
