@@ -226,6 +226,16 @@ def lazy_pop(hk, hn, size):
     hn[i] = node
 
 
+@njit(cache=True, nogil=True, inline="always")
+def lazy_take(hk, hn, size):
+    """Remove the least entry of a lazy heap of ``size >= 1`` entries:
+    ``(key, node, size - 1)``."""
+    key = hk[0]
+    node = hn[0]
+    lazy_pop(hk, hn, size)
+    return key, node, size - 1
+
+
 # -- union-find ----------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
 def find(uf, x):
@@ -247,6 +257,46 @@ def union_min(uf, a, b):
         uf[b] = a
     elif b < a:
         uf[a] = b
+
+
+# -- the registers of a resumable search ----------------------------------------
+# A search that closes at most a budget of nodes a call keeps what it needs
+# to carry on in a few int64 registers: its heap size, the nodes it closed
+# (-1: the next call begins a search; a finished search sets it back, so
+# the registers are ready for the next without a write from Python), and
+# with ``R_TRACK`` nonzero the closed node of least heuristic so far
+# (``R_BEST``, -1 for none) for a partial path. A kernel with more state
+# keeps its registers after these (``REGISTERS`` on).
+R_SIZE, R_EXPANDED, R_BEST, R_TRACK = 0, 1, 2, 3
+REGISTERS = 4
+
+
+@njit(cache=True, nogil=True, inline="always")
+def resume(regs):
+    """``(expanded, size, best, track)`` from a search's registers;
+    ``expanded < 0`` when this call begins the search: ``size`` is then 0,
+    ``best`` -1, and the caller opens its source and counts from 0."""
+    expanded = regs[R_EXPANDED]
+    if expanded < 0:
+        regs[R_BEST] = -1
+        return expanded, np.int64(0), np.int64(-1), regs[R_TRACK] != 0
+    return expanded, regs[R_SIZE], regs[R_BEST], regs[R_TRACK] != 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pause(regs, size, expanded, best):
+    """Keep a search's state in its registers for the next call."""
+    regs[R_SIZE] = size
+    regs[R_EXPANDED] = expanded
+    regs[R_BEST] = best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def finish(regs, best):
+    """Close a search's registers: the next call begins a new search;
+    ``best`` stays readable for a partial path."""
+    regs[R_EXPANDED] = -1
+    regs[R_BEST] = best
 
 
 # -- generation-stamped scratch ----------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .buckets import _key_offsets
+
 # Rows longer than this are sorted with a merge sort instead of insertion.
 _INSERTION_MAX = 24
 
@@ -21,13 +23,10 @@ def csr_order(src, dst, cost, n, sort, dedup, want_perm):
     the de-duplication touch contiguous memory only.
     """
     m = src.shape[0]
-    # not navcore_csr.buckets.group_by: its item array would be 8 bytes an
-    # edge of peak memory more when no perm is wanted (bench/csr.py build)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    for i in range(m):
-        offsets[src[i] + 1] += 1
-    for u in range(n):
-        offsets[u + 1] += offsets[u]
+    # its offsets as group_by's, not group_by itself: its item array would
+    # be 8 bytes an edge of peak memory more when no perm is wanted
+    # (bench/csr.py build)
+    offsets = _key_offsets(src, n)
     fill = offsets[:-1].copy()
     perm = np.empty(m if want_perm else 0, dtype=np.int64)
     tgt = np.empty(m, dtype=np.int32)

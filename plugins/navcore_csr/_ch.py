@@ -37,7 +37,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from navcore._kernels import heap4_pop, heap4_place
-from navcore._kernels import lazy_pop as _pop, lazy_push as _push
+from navcore._kernels import lazy_push as _push, lazy_take
 from .buckets import fill_buckets, scan_buckets
 
 INF = np.inf
@@ -233,10 +233,7 @@ def _witness(src, skip, block, bgen, maxd, limit, start, deg, nbr, wt, dist, sta
     settled = 0
     hcap = hk.shape[0]
     while size > 0:
-        d = hk[0]
-        x = hn[0]
-        _pop(hk, hn, size)
-        size -= 1
+        d, x, size = lazy_take(hk, hn, size)
         if d > dist[x]:
             continue                           # stale entry
         if d > maxd:
@@ -1264,10 +1261,7 @@ def _upward(af, ah, aw, bf, bh, bw, src, dist, stamp, gen, hk, hn, nodes, dists)
     size = 1
     cnt = 0
     while size > 0:
-        d = hk[0]
-        x = hn[0]
-        _pop(hk, hn, size)
-        size -= 1
+        d, x, size = lazy_take(hk, hn, size)
         if d > dist[x]:
             continue
         stalled = False

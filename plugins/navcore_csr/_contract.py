@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from navcore._kernels import lazy_pop as heap_pop, lazy_push as heap_push
+from navcore._kernels import lazy_push as heap_push, lazy_take
 
 from ._ch import grown
 
@@ -62,10 +62,7 @@ def witness(src, skip, maxd, limit, start, deg, nbr, wt, dist, stamp, gen, hk, h
     settled = 0
     cap = hk.shape[0]
     while size > 0:
-        d = hk[0]
-        x = hn[0]
-        heap_pop(hk, hn, size)
-        size -= 1
+        d, x, size = lazy_take(hk, hn, size)
         if d > dist[x]:
             continue                       # a stale entry
         if d > maxd:
@@ -184,6 +181,15 @@ def grown5(size, keep, a, b, c, d, e):
             grown(d, size, keep), grown(e, size, keep))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _arc_columns(size):
+    """Room for ``size`` arcs: ``(head, weight, hops, child 1, child 2)``
+    (int32, float64, int32, int64, int64)."""
+    return (np.empty(size, dtype=np.int32), np.empty(size, dtype=np.float64),
+            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64))
+
+
 @njit(cache=True, nogil=True)
 def ch_build(offsets, targets, cost, limit, check_limit):
     """Contract every node of the undirected graph (CSR, inf = no edge).
@@ -203,12 +209,7 @@ def ch_build(offsets, targets, cost, limit, check_limit):
         start[u] = room
         cap[u] = 2 * (offsets[u + 1] - offsets[u]) + 2
         room += cap[u]
-    size = max(2 * room, 1024)
-    nbr = np.empty(size, dtype=np.int32)
-    wt = np.empty(size, dtype=np.float64)
-    hops = np.empty(size, dtype=np.int32)
-    c1 = np.empty(size, dtype=np.int64)
-    c2 = np.empty(size, dtype=np.int64)
+    nbr, wt, hops, c1, c2 = _arc_columns(max(2 * room, 1024))
     top = room
     for u in range(n):
         for e in range(offsets[u], offsets[u + 1]):
@@ -261,12 +262,8 @@ def ch_build(offsets, targets, cost, limit, check_limit):
         iheap_down(prio, pos, heap, qsize, i)
     # -- the upward graph, written in contraction order -----------------------
     ucap = max(2 * room, 1024)
-    up_tgt = np.empty(ucap, dtype=np.int32)
+    up_tgt, up_w, up_hops, up_c1, up_c2 = _arc_columns(ucap)
     up_src = np.empty(ucap, dtype=np.int32)
-    up_w = np.empty(ucap, dtype=np.float64)
-    up_c1 = np.empty(ucap, dtype=np.int64)
-    up_c2 = np.empty(ucap, dtype=np.int64)
-    up_hops = np.empty(ucap, dtype=np.int32)
     up_begin = np.empty(n, dtype=np.int64)
     up_end = np.empty(n, dtype=np.int64)
     nup = 0

@@ -13,7 +13,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from navcore._kernels import heap_place, heap_pop, heap_push
+# astar's registers are a resumable search's (navcore._kernels); the names
+# stay importable from here for the callers
+from navcore._kernels import (R_BEST, R_EXPANDED, R_SIZE, R_TRACK, REGISTERS,  # noqa: F401
+                              finish, heap_place, heap_pop, heap_push, pause, resume)
 
 INF = np.inf
 H_ZERO, H_EUCLIDEAN, H_MANHATTAN, H_OCTILE = 0, 1, 2, 3
@@ -54,9 +57,8 @@ def heuristic(pos, v, gx, gy, gz, kind, scale):
 
 #: ``astar``'s cost when it stopped at its expansion budget (to be resumed)
 PAUSED = -1.0
-#: ``astar``'s registers, an int64 array kept between the calls of one search
-R_SIZE, R_EXPANDED, R_BEST, R_TRACK = 0, 1, 2, 3
-REGISTERS = 4
+#: the positions of a search without them (a zero heuristic never reads them)
+NO_POSITIONS = np.zeros((1, 2))
 
 
 @njit(cache=True, nogil=True)
@@ -85,7 +87,7 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         gx = pos[goal, 0]
         gy = pos[goal, 1]
         gz = pos[goal, 2] if pos.shape[1] > 2 else 0.0
-    expanded = regs[R_EXPANDED]
+    expanded, size, best, track = resume(regs)
     if expanded < 0:
         g[start] = 0.0
         parent[start] = -1
@@ -93,18 +95,11 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
         size = heap_push(hnode, hkey, hpos, 0, start,
                          heuristic(pos, start, gx, gy, gz, hkind, hscale))
         expanded = 0
-        regs[R_BEST] = -1
-    else:
-        size = regs[R_SIZE]
-    track = regs[R_TRACK] != 0
-    best = regs[R_BEST]
     best_h = INF if best < 0 else heuristic(pos, best, gx, gy, gz, hkind, hscale)
     stop = expanded + budget
     while size > 0:
         if expanded >= stop:
-            regs[R_SIZE] = size
-            regs[R_EXPANDED] = expanded
-            regs[R_BEST] = best
+            pause(regs, size, expanded, best)
             return PAUSED, expanded
         u, size = heap_pop(hnode, hkey, hpos, size)
         stamp[u] = closed_mark
@@ -114,9 +109,10 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
             if h < best_h:
                 best, best_h = u, h
         if u == goal:
-            regs[R_EXPANDED] = -1
-            regs[R_BEST] = best
+            finish(regs, best)
             return g[u], expanded
+        # written out here and in sssp: through one shared inline helper A*
+        # took 1.6-3x as long (BENCHMARKS.md, "Shared kernel primitives")
         gu = g[u]
         for e in range(offsets[u], offsets[u + 1]):
             v = targets[e]
@@ -140,8 +136,7 @@ def astar(offsets, targets, cost, walkable, pos, hkind, hscale, start, goal,
             g[v] = ng
             parent[v] = u
             heap_place(hnode, hkey, hpos, i, v, key)
-    regs[R_EXPANDED] = -1
-    regs[R_BEST] = best
+    finish(regs, best)
     return INF, expanded
 
 
@@ -203,6 +198,16 @@ def sssp(offsets, targets, cost, walkable, source, goals, out,
     return expanded
 
 
+@njit(cache=True, nogil=True)
+def scratch_arrays(n):
+    """A search's per-node arrays for ``n`` nodes: ``(g, parent, stamp,
+    mark, hnode, hkey, hpos)``, the stamps at 0 (nothing seen)."""
+    return (np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int32),
+            np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32),
+            np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.int32))
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def matrix_rows(offsets, targets, cost, walkable, rows, cols, out, nchunks):
     """``out[i, j]``: cost from ``rows[i]`` to ``cols[j]``, one early-exit
@@ -212,13 +217,7 @@ def matrix_rows(offsets, targets, cost, walkable, rows, cols, out, nchunks):
     n = offsets.shape[0] - 1
     chunk = (rows.shape[0] + nchunks - 1) // nchunks
     for c in prange(nchunks):
-        g = np.empty(n, dtype=np.float64)
-        parent = np.empty(n, dtype=np.int32)
-        stamp = np.zeros(n, dtype=np.int32)
-        mark = np.zeros(n, dtype=np.int32)
-        hnode = np.empty(n, dtype=np.int32)
-        hkey = np.empty(n, dtype=np.float64)
-        hpos = np.empty(n, dtype=np.int32)
+        g, parent, stamp, mark, hnode, hkey, hpos = scratch_arrays(n)
         for i in range(c * chunk, min(rows.shape[0], (c + 1) * chunk)):
             r = rows[i]
             if walkable[r]:

@@ -52,6 +52,39 @@ class Chains(NamedTuple):
     chain_bend: np.ndarray
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _meet(u, a, b, cnt):
+    """Note neighbour ``u`` among the first two distinct ones ``a``, ``b``
+    (``cnt`` of them so far, -1 for none yet): ``(a, b, cnt)`` after, cnt
+    3 once a third distinct neighbour is met."""
+    if u == a or u == b:
+        return a, b, cnt
+    if cnt == 0:
+        return u, b, 1
+    if cnt == 1:
+        return a, u, 2
+    return a, b, 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _meet_side(v, lo, hi, ends, eids, by_id, walkable, cost, a, b, cnt):
+    """:func:`_meet` the usable neighbours ``ends[lo:hi]`` of ``v`` (not
+    ``v``, walkable, over an edge of finite cost: ``cost[eids[k]]`` when
+    ``by_id``, else ``cost[k]``), from ``a``, ``b``, ``cnt``: ``(a, b, cnt,
+    whether a is among them, whether b is)``, stopping at a third."""
+    sa = sb = False
+    for k in range(lo, hi):
+        u = ends[k]
+        if u == v or not walkable[u] or not (cost[eids[k]] if by_id else cost[k]) < INF:
+            continue
+        a, b, cnt = _meet(u, a, b, cnt)
+        if cnt == 3:
+            break
+        sa |= u == a
+        sb |= u == b
+    return a, b, cnt, sa, sb
+
+
 @njit(cache=True, nogil=True)
 def classify(g, kind, nb1, nb2):
     """Set ``kind`` of every node and, for interior nodes and leaves, the
@@ -71,49 +104,12 @@ def classify(g, kind, nb1, nb2):
         if not walkable[v]:
             kind[v] = BLOCKED
             continue
-        a = -1
-        b = -1
-        cnt = 0
-        oa = ob = ia = ib = False
-        for e in range(offsets[v], offsets[v + 1]):
-            u = targets[e]
-            if u == v or not walkable[u] or not cost[e] < INF:
-                continue
-            if u == a:
-                oa = True
-            elif u == b:
-                ob = True
-            elif cnt == 0:
-                a = u
-                oa = True
-                cnt = 1
-            elif cnt == 1:
-                b = u
-                ob = True
-                cnt = 2
-            else:
-                cnt = 3
-                break
+        a, b, cnt, oa, ob = _meet_side(v, offsets[v], offsets[v + 1], targets, targets, False,
+                                       walkable, cost, -1, -1, 0)
+        ia = ib = False
         if cnt < 3:
-            for k in range(roffsets[v], roffsets[v + 1]):
-                u = rsources[k]
-                if u == v or not walkable[u] or not cost[reids[k]] < INF:
-                    continue
-                if u == a:
-                    ia = True
-                elif u == b:
-                    ib = True
-                elif cnt == 0:
-                    a = u
-                    ia = True
-                    cnt = 1
-                elif cnt == 1:
-                    b = u
-                    ib = True
-                    cnt = 2
-                else:
-                    cnt = 3
-                    break
+            a, b, cnt, ia, ib = _meet_side(v, roffsets[v], roffsets[v + 1], rsources, reids,
+                                           True, walkable, cost, a, b, cnt)
         if cnt == 1:
             kind[v] = LEAF
             nb1[v] = a
@@ -278,6 +274,7 @@ def search(offsets, targets, cost, pos, hkind, hscale, gx, gy, gz,
             sv = stamp[v]
             if sv == closed_mark:
                 continue
+            # written out as in _search.astar (its comment says why)
             ng = gu + cost[e]
             if sv == open_mark:
                 if ng >= g[v]:
@@ -398,6 +395,23 @@ def inside(j, x, y, outward, base, node_chain, node_pos, chain_off, chain_fwd, c
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _copy_run(chain_nodes, lo, hi, backwards, out, k):
+    """Write ``chain_nodes[lo:hi]`` (reversed when ``backwards``) into
+    ``out`` from ``k``; returns the new end, -1 if ``out`` is too short."""
+    if k + hi - lo > out.shape[0]:
+        return -1
+    if backwards:
+        for i in range(hi - 1, lo - 1, -1):
+            out[k] = chain_nodes[i]
+            k += 1
+    else:
+        for i in range(lo, hi):
+            out[k] = chain_nodes[i]
+            k += 1
+    return k
+
+
 @njit(cache=True, nogil=True)
 def walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain_nodes,
               out, k):
@@ -414,20 +428,9 @@ def walk_out(j, x, side, goal_side, base, node_chain, node_pos, chain_off, chain
     last = chain_off[gc + 1]
     p = first + node_pos[nb + x]
     lo, hi = (first, p + 1) if side == 0 else (p, last)
-    if k + hi - lo > out.shape[0]:
-        return -1
     # the start walks away from x: towards a is downwards, towards b upwards;
     # the goal side walks the same stretch the other way
-    down = (side == 0) != goal_side
-    if down:
-        for i in range(hi - 1, lo - 1, -1):
-            out[k] = chain_nodes[i]
-            k += 1
-    else:
-        for i in range(lo, hi):
-            out[k] = chain_nodes[i]
-            k += 1
-    return k
+    return _copy_run(chain_nodes, lo, hi, (side == 0) != goal_side, out, k)
 
 
 @njit(cache=True, nogil=True)
@@ -456,18 +459,10 @@ def expand(j, path, m, base, kept, offsets, targets, cost, edge_chain, edge_rev,
                 be = e
         c = edge_chain[be]
         if c >= 0:
-            lo = chain_off[cb + c]
-            hi = chain_off[cb + c + 1]
-            if k + hi - lo > out.shape[0]:
+            k = _copy_run(chain_nodes, chain_off[cb + c], chain_off[cb + c + 1], edge_rev[be],
+                          out, k)
+            if k < 0:
                 return -1
-            if edge_rev[be]:
-                for q in range(hi - 1, lo - 1, -1):
-                    out[k] = chain_nodes[q]
-                    k += 1
-            else:
-                for q in range(lo, hi):
-                    out[k] = chain_nodes[q]
-                    k += 1
     return k
 
 
@@ -684,6 +679,18 @@ class PatchArrays(NamedTuple):
     chain_stamp: np.ndarray
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _set_cost(cost, e, c, u, v, out_u, out_v, nout):
+    """Give small edge ``e`` the cost ``c``; when that changes it, note the
+    edge as ``(u, v)`` at ``nout``. Returns the new count."""
+    if cost[e] != c:
+        cost[e] = c
+        out_u[nout] = u
+        out_v[nout] = v
+        nout += 1
+    return nout
+
+
 @njit(cache=True, nogil=True)
 def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
     """Bring level ``j``'s slots (:class:`PatchArrays` ``pa``) for the
@@ -755,11 +762,7 @@ def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
                     found = True
                     if c < cost_build[e]:
                         return -1
-                    if cost[e] != c:
-                        cost[e] = c
-                        out_u[nout] = ku
-                        out_v[nout] = kv
-                        nout += 1
+                    nout = _set_cost(cost, e, c, ku, kv, out_u, out_v, nout)
         if not found and c < INF:       # an edge the build never saw
             return -1
     for t in range(nt):
@@ -771,16 +774,8 @@ def patch_level(j, us, vs, below, pa, gen, out_u, out_v):
             b += chain_steps[1, q]
         a_k = kept_index[nb + chain_ends[0, g]]
         b_k = kept_index[nb + chain_ends[1, g]] if chain_ends[1, g] >= 0 else -1
-        e = chain_fedge[g]
-        if e >= 0 and cost[e] != f:
-            cost[e] = f
-            out_u[nout] = a_k
-            out_v[nout] = b_k
-            nout += 1
-        e = chain_bedge[g]
-        if e >= 0 and cost[e] != b:
-            cost[e] = b
-            out_u[nout] = b_k
-            out_v[nout] = a_k
-            nout += 1
+        if chain_fedge[g] >= 0:
+            nout = _set_cost(cost, chain_fedge[g], f, a_k, b_k, out_u, out_v, nout)
+        if chain_bedge[g] >= 0:
+            nout = _set_cost(cost, chain_bedge[g], b, b_k, a_k, out_u, out_v, nout)
     return nout

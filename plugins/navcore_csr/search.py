@@ -41,7 +41,7 @@ def query_options(graph):
     ``heuristic`` for its own graph class; one with its own A* (grids,
     roads) never has it read, so it is refused there."""
     return QUERY_OPTIONS if type(graph) is NavGraph else None
-NO_POSITIONS = np.zeros((1, 2))
+NO_POSITIONS = K.NO_POSITIONS
 INT32_MAX = np.iinfo(np.int32).max
 #: an expansion budget no search reaches (its sum with a count stays in int64)
 WHOLE = 1 << 62
@@ -70,13 +70,8 @@ class SearchScratch:
             raise CapacityError(f"a search scratch holds 0..{limits.MAX_NODES} nodes, got "
                                 f"{validate.describe(n)}")
         n = max(int(n), 1)
-        self.g = np.empty(n, dtype=np.float64)
-        self.parent = np.empty(n, dtype=np.int32)
-        self.stamp = np.zeros(n, dtype=np.int32)
-        self.mark = np.zeros(n, dtype=np.int32)
-        self.hnode = np.empty(n, dtype=np.int32)
-        self.hkey = np.empty(n, dtype=np.float64)
-        self.hpos = np.empty(n, dtype=np.int32)
+        (self.g, self.parent, self.stamp, self.mark, self.hnode, self.hkey,
+         self.hpos) = K.scratch_arrays(n)
         self.gen = 0
         #: ``astar``'s registers: "begin a search" until one pauses in them
         self.regs = np.zeros(K.REGISTERS, dtype=np.int64)

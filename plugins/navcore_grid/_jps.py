@@ -31,7 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit
 
-from navcore._kernels import close_next, heap_place, open_source
+# jump_steps' registers (``scratch[2]``, int64) are a resumable search's
+# (navcore._kernels); the names stay importable from here for the callers
+from navcore._kernels import (R_BEST, R_EXPANDED, R_SIZE, R_TRACK, REGISTERS,  # noqa: F401
+                              close_next, finish, heap_place, open_source, pause, resume)
 
 from ._kernels import landmark_bound, leading_zeros, path_between, search_batch
 
@@ -210,11 +213,6 @@ def push(j, turn, ng, parent_j, gx, gy, hb, Wp, stamp, open_mark, closed_mark, g
 
 #: ``jump_steps``' cost when it stopped at its expansion budget (to be resumed)
 PAUSED = -2.0
-#: ``jump_steps``' registers (``scratch[2]``, int64), kept between the
-#: calls of one search: nodes closed (-1: begin a search), heap size, and
-#: with ``R_TRACK`` set the closed jump point of least heuristic
-R_EXPANDED, R_SIZE, R_BEST, R_TRACK = range(4)
-REGISTERS = 4
 #: an expansion budget no search reaches (its sum with a count stays in int64)
 WHOLE = 1 << 62
 
@@ -250,27 +248,20 @@ def jump_steps(grid, scratch, start, goal, gen, budget):
     # direction k -> (dx, dy): E, W, S, N, SE, SW, NE, NW
     kdx = (1, -1, 0, 0, 1, -1, 1, -1)
     kdy = (0, 0, 1, -1, 1, 1, -1, -1)
-    # begin or resume: the csr plugin's A* reads its registers alike (the two
-    # kernels differ in heuristic and neighbours, not in this preamble)
-    expanded = regs[R_EXPANDED]
+    expanded, size, best, track = resume(regs)
     if expanded < 0:
         size = open_source(stamp, g, parent, hnode, hkey, hpos, start, open_mark)
         expanded = 0
-        regs[R_BEST] = -1
-    else:
-        size = regs[R_SIZE]
-    track = regs[R_TRACK] != 0
-    best = regs[R_BEST]
     best_h = INF if best < 0 else _octile(best, Wp, gx, gy, hb, lm, nk, lscale, goal)
     stop = expanded + budget
     while size > 0:
         if expanded >= stop:
-            regs[R_EXPANDED], regs[R_SIZE], regs[R_BEST] = expanded, size, best
+            pause(regs, size, expanded, best)
             return PAUSED, expanded, parent
         u, size = close_next(stamp, hnode, hkey, hpos, size, closed_mark)
         expanded += 1
         if u == goal:
-            regs[R_EXPANDED], regs[R_BEST] = -1, best
+            finish(regs, best)
             return g[u], expanded, parent
         if track:
             h = _octile(u, Wp, gx, gy, hb, lm, nk, lscale, goal)
@@ -357,7 +348,7 @@ def jump_steps(grid, scratch, start, goal, gen, budget):
                         size = push(jp, 1 + axis, gd + abs(j - pos), u, gx, gy, hb, Wp,
                                      stamp, open_mark, closed_mark, g, parent, hnode, hkey,
                                      hpos, size, lm, nk, lscale, goal)
-    regs[R_EXPANDED], regs[R_BEST] = -1, best
+    finish(regs, best)
     return INF, expanded, parent
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ._detail_triangulate import delaunay_hull, mark_hull_edges, triangulate_hull
+from ._geometry import from_to
 
 #: A cell of the height patch with no height.
 UNSET = -1
@@ -250,12 +251,8 @@ def _dist_sq_point_segment_f32(points, p, a, b):
     the deviation right at the limit."""
     zero = np.float32(0.0)
     one = np.float32(1.0)
-    qx = points[b, 0] - points[a, 0]
-    qy = points[b, 1] - points[a, 1]
-    qz = points[b, 2] - points[a, 2]
-    dx = points[p, 0] - points[a, 0]
-    dy = points[p, 1] - points[a, 1]
-    dz = points[p, 2] - points[a, 2]
+    qx, qy, qz = from_to(points, a, b)
+    dx, dy, dz = from_to(points, a, p)
     d = qx * qx + qy * qy + qz * qz
     t = qx * dx + qy * dy + qz * dz
     if d > zero:
@@ -712,12 +709,8 @@ def poly_surface_height(verts, tris, first, last, x, z):
         ax = verts[a, 0]
         ay = verts[a, 1]
         az = verts[a, 2]
-        v0x = verts[c, 0] - ax
-        v0y = verts[c, 1] - ay
-        v0z = verts[c, 2] - az
-        v1x = verts[b, 0] - ax
-        v1y = verts[b, 1] - ay
-        v1z = verts[b, 2] - az
+        v0x, v0y, v0z = from_to(verts, a, c)
+        v1x, v1y, v1z = from_to(verts, a, b)
         v2x = x - ax
         v2z = z - az
         denom = v0x * v1z - v0z * v1x

@@ -11,6 +11,14 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def from_to(points, a, b):
+    """The vector from ``points[a]`` to ``points[b]`` (rows of x, y, z), in
+    the points' precision: ``(dx, dy, dz)``."""
+    return (points[b, 0] - points[a, 0], points[b, 1] - points[a, 1],
+            points[b, 2] - points[a, 2])
+
+
 @njit(cache=True, nogil=True)
 def first_bad_vertex(verts, max_coordinate):
     """The first row of ``verts`` (N, 3) with a coordinate that is not

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._geometry import from_to
+
 #: Recast keeps span heights in 13 bits: a span ends at most this many cell
 #: heights above the grid's floor
 SPAN_MAX_HEIGHT = (1 << 13) - 1
@@ -40,12 +42,8 @@ def mark_walkable_triangles(verts, tris, walkable_cos, walk_area, out_area):
     one = F32(1.0)
     for i in range(tris.shape[0]):
         a, b, c = tris[i, 0], tris[i, 1], tris[i, 2]
-        e0x = verts[b, 0] - verts[a, 0]
-        e0y = verts[b, 1] - verts[a, 1]
-        e0z = verts[b, 2] - verts[a, 2]
-        e1x = verts[c, 0] - verts[a, 0]
-        e1y = verts[c, 1] - verts[a, 1]
-        e1z = verts[c, 2] - verts[a, 2]
+        e0x, e0y, e0z = from_to(verts, a, b)
+        e1x, e1y, e1z = from_to(verts, a, c)
         nx = e0y * e1z - e0z * e1y
         ny = e0z * e1x - e0x * e1z
         nz = e0x * e1y - e0y * e1x

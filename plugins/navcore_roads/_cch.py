@@ -336,6 +336,14 @@ def _basic_node(x, up_first, up_head, down_first, down_tail, down_arc, w_up, w_d
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _lower(w, a, s):
+    """Arc ``a``'s weight becomes ``s`` if that is less (a triangle's
+    relaxation)."""
+    if s < w[a]:
+        w[a] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _perfect_node(x, up_first, up_head, w_up, w_down):
     # every pair z < y of up(x) is a triangle: up(x) is a clique, so y is in
     # the sorted up(z) and one forward-only pointer finds the arc (z, y)
@@ -350,18 +358,10 @@ def _perfect_node(x, up_first, up_head, w_up, w_down):
             while up_head[b] < y:
                 b += 1
             # x < z < y: arcs a = (x, z), b = (z, y), axy = (x, y)
-            s = w_up[a] + w_up[b]
-            if s < w_up[axy]:
-                w_up[axy] = s
-            s = w_down[b] + w_down[a]
-            if s < w_down[axy]:
-                w_down[axy] = s
-            s = w_up[axy] + w_down[b]
-            if s < w_up[a]:
-                w_up[a] = s
-            s = w_up[b] + w_down[axy]
-            if s < w_down[a]:
-                w_down[a] = s
+            _lower(w_up, axy, w_up[a] + w_up[b])
+            _lower(w_down, axy, w_down[b] + w_down[a])
+            _lower(w_up, a, w_up[axy] + w_down[b])
+            _lower(w_down, a, w_up[b] + w_down[axy])
 
 
 @njit(cache=True, nogil=True)

@@ -7,6 +7,17 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _split_count(off, nbr, v, p):
+    """``(to p, to others)``: how many of ``v``'s entries in the CSR
+    ``off``/``nbr`` name ``p``, and how many another node."""
+    hits = 0
+    for k in range(off[v], off[v + 1]):
+        if nbr[k] == p:
+            hits += 1
+    return hits, off[v + 1] - off[v] - hits
+
+
 @njit(cache=True, nogil=True)
 def junctions(n, out_off, out_tgt, in_off, in_src):
     """``kept[v]``: whether source node ``v`` stays a node of the graph.
@@ -40,20 +51,8 @@ def junctions(n, out_off, out_tgt, in_off, in_src):
         if many or q < 0:
             kept[v] = True
             continue
-        op = 0
-        oq = 0
-        for k in range(out_off[v], out_off[v + 1]):
-            if out_tgt[k] == p:
-                op += 1
-            else:
-                oq += 1
-        ip = 0
-        iq = 0
-        for k in range(in_off[v], in_off[v + 1]):
-            if in_src[k] == p:
-                ip += 1
-            else:
-                iq += 1
+        op, oq = _split_count(out_off, out_tgt, v, p)
+        ip, iq = _split_count(in_off, in_src, v, p)
         through = op <= 1 and oq <= 1 and ip <= 1 and iq <= 1 and ip == oq and iq == op
         kept[v] = not through
     return kept
@@ -108,6 +107,19 @@ def trace_chains(n, out_off, out_tgt, out_seg, kept):
     return e_src[:ne], e_dst[:ne], chain_start[:ne + 1], chain[:w]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _enter(v, depth, counter, sp, offsets, index, low, stack, on_stack, call_node, call_edge):
+    """Tarjan's visit of ``v`` at call depth ``depth``: numbered ``counter``,
+    pushed on the stack, its edges next to scan; ``(counter, sp)`` after."""
+    call_node[depth] = v
+    call_edge[depth] = offsets[v]
+    index[v] = counter
+    low[v] = counter
+    stack[sp] = v
+    on_stack[v] = True
+    return counter + 1, sp + 1
+
+
 @njit(cache=True, nogil=True)
 def strong_components(n, offsets, targets):
     """Tarjan's strongly connected components, iterative (no recursion
@@ -126,14 +138,8 @@ def strong_components(n, offsets, targets):
         if index[root] >= 0:
             continue
         depth = 0
-        call_node[0] = root
-        call_edge[0] = offsets[root]
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        on_stack[root] = True
+        counter, sp = _enter(root, depth, counter, sp, offsets, index, low, stack, on_stack,
+                             call_node, call_edge)
         while depth >= 0:
             v = call_node[depth]
             k = call_edge[depth]
@@ -141,15 +147,9 @@ def strong_components(n, offsets, targets):
                 call_edge[depth] = k + 1
                 w = targets[k]
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
                     depth += 1
-                    call_node[depth] = w
-                    call_edge[depth] = offsets[w]
+                    counter, sp = _enter(w, depth, counter, sp, offsets, index, low, stack,
+                                         on_stack, call_node, call_edge)
                 elif on_stack[w] and index[w] < low[v]:
                     low[v] = index[w]
                 continue

@@ -48,33 +48,39 @@ __all__ = ["Agents", "WAITING", "MOVING", "ARRIVED", "STUCK", "RETRY", "STATE_NA
 RETRY_FRAMES = 10
 
 
-class _StartOf:
+class _AgentCall:
+    """A callback that knows agent ``i`` and, as ``many``, the method of
+    ``Agents`` that answers the same for a round's agents at once (named
+    by the subclass's ``_MANY``)."""
+
+    __slots__ = ("agents", "i", "many")
+    _MANY = ""
+
+    def __init__(self, agents, i):
+        self.agents = agents
+        self.i = i
+        self.many = getattr(agents, self._MANY)
+
+
+class _StartOf(_AgentCall):
     """Agent ``i``'s ``replan_from``: where its re-plan starts
     (``Agents._asked_from``); ``many`` answers a round's re-plans of all
     agents at once (the scheduler calls it instead, see
     ``navcore_scheduler.requests``)."""
 
-    __slots__ = ("agents", "i", "many")
-
-    def __init__(self, agents, i):
-        self.agents = agents
-        self.i = i
-        self.many = agents._many
+    __slots__ = ()
+    _MANY = "_many"
 
     def __call__(self, handle):
         return self.agents._asked_from(self.i)
 
 
-class _ResultOf:
+class _ResultOf(_AgentCall):
     """Agent ``i``'s request callback: the result is noted for
     ``Agents.take_results``; ``many`` notes a frame's results at once."""
 
-    __slots__ = ("agents", "i", "many")
-
-    def __init__(self, agents, i):
-        self.agents = agents
-        self.i = i
-        self.many = agents._noted
+    __slots__ = ()
+    _MANY = "_noted"
 
     def __call__(self, handle):
         self.agents._fresh.append((self.i, handle))

@@ -97,11 +97,8 @@ def _read_gr(path):
         raise MapFormatError(f"the problem line declares {n} nodes for {m} arcs; at most "
                              f"2 per arc plus {MAX_ISOLATED} without arcs are accepted",
                              path=path, line=head + 1)
-    arcs = [ln for ln in lines[head + 1:] if ln.lstrip()[:1] == b"a"]
     try:
-        table = np.array(b" ".join(arcs).split(), dtype=object).reshape(-1, 4)
-        if len(arcs) != table.shape[0] or (table[:, 0] != b"a").any():
-            raise ValueError
+        arcs, table = _four_words(lines, head, b"a")
         ends = table[:, 1:3].astype(np.int64)
         weight = table[:, 3].astype(np.float64)
     except (ValueError, OverflowError):
@@ -111,6 +108,17 @@ def _read_gr(path):
             or _stray_lines(lines, head, b"ac"):
         _locate_gr_error(lines, path, head, n, m)
     return n, ends[:, 0] - 1, ends[:, 1] - 1, weight
+
+
+def _four_words(lines, head, letter):
+    """The lines after the problem line that begin with ``letter``, and
+    their words as a table of four columns (bytes); ValueError when one of
+    them has not four words or its first word is more than the letter."""
+    rows = [ln for ln in lines[head + 1:] if ln.lstrip()[:1] == letter]
+    table = np.array(b" ".join(rows).split(), dtype=object).reshape(-1, 4)
+    if len(rows) != table.shape[0] or (table[:, 0] != letter).any():
+        raise ValueError
+    return rows, table
 
 
 def _stray_lines(lines, head, allowed):
@@ -144,11 +152,8 @@ def _read_co(path, n):
     if count != n:
         raise MapFormatError(f"coordinates are for {count} nodes, the graph has {n}",
                              path=path, line=head + 1)
-    rows = [ln for ln in lines[head + 1:] if ln.lstrip()[:1] == b"v"]
     try:
-        table = np.array(b" ".join(rows).split(), dtype=object).reshape(-1, 4)
-        if len(rows) != table.shape[0] or (table[:, 0] != b"v").any():
-            raise ValueError
+        rows, table = _four_words(lines, head, b"v")
         ids = table[:, 1].astype(np.int64)
         xy = table[:, 2:].astype(np.float64) / 1e6
     except (ValueError, OverflowError):
