@@ -450,6 +450,9 @@ class NavGraph:
     def nodes_of(self, start, goal) -> tuple:
         """``(node_of(start), node_of(goal))``: a query's two ends (a
         backend that locates both in one call overrides it)."""
+        n = self.num_nodes
+        if type(start) is int and type(goal) is int and 0 <= start < n and 0 <= goal < n:
+            return start, goal           # two node ids: node_of's common case, inlined
         return self.node_of(start), self.node_of(goal)
 
     def first_walkable(self, count: int = 1) -> np.ndarray:

@@ -140,7 +140,14 @@ class Queries:
         Malformed input raises a ``NavError``."""
         graph = self.graph(graph_id)
         if type(algorithm) is not str or algorithm != "auto" or options:
-            self._check_query(graph, graph_id, algorithm, options)   # "auto" is always known
+            # "auto" is always known; the last other algorithm checked
+            # without options is remembered with its graph (one tuple
+            # compared instead of the plugins' names looked up)
+            if options or type(algorithm) is not str \
+                    or self._checked != (graph, algorithm, self.plugins.version):
+                self._check_query(graph, graph_id, algorithm, options)
+                if not options:       # a str here: _check_query refuses anything else
+                    self._checked = (graph, algorithm, self.plugins.version)
         s, t = graph.nodes_of(start, goal)
         if s < 0 or not graph.walkable[s]:
             return graph, _refused(graph, _INVALID_START)

@@ -118,6 +118,7 @@ class World(Queries):
         self._pending_lock = threading.Lock()
         self._seq = 0
         self._algo_cache: dict = {}   # (graph, plugins.version) -> names
+        self._checked = None          # prepare_path's last (graph, algorithm, plugins.version)
         self._post_cache = (-1, False)  # (plugins.version, any postprocessor)
         self._type_doc = (-1, "")       # (plugins.version, add_graph's help)
         self.last_stats: FrameStats | None = None
@@ -332,6 +333,7 @@ class World(Queries):
         del self.graphs[graph_id]
         self._pending.pop(graph_id, None)
         self._algo_cache.clear()        # ids of removed graphs may be reused
+        self._checked = None            # nor is a removed graph kept alive
         self.plugins.caller("navcore_graph_removed")(self, graph_id, graph)
 
     def graph(self, graph_id) -> NavGraph:

@@ -1146,8 +1146,8 @@ def route(li, hd, wl, weights, targets, s, t, start, dist, stamps, parents, hk, 
 
 
 @njit(cache=True, nogil=True)
-def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, s, t, start, dist,
-                stamps, parents, hk, hn, hp, gen, stack):
+def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stamps, parents,
+                hk, hn, hp, stack, s, t, start, gen):
     """:func:`route_edges` as a drawn route, in one call: ``(cost, nodes,
     points, status, settled)``, ``nodes`` int32 from node ``start`` (rank
     ``s``) along the input edges (their heads: ``targets``), ``points``
@@ -1157,7 +1157,9 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, s, t, star
     the offsets (on a 250k-node city a route's ~320 offsets, missed in the
     caches after the search, cost 5-8 us). The path's edges never reach
     Python: a second kernel call to draw them cost a road route about 1 us
-    (its dispatch, the edges handed over)."""
+    (its dispatch, the edges handed over). The arrays come first, the
+    four numbers last: the caller keeps the arrays as one tuple and adds
+    the numbers per query."""
     cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
                                                parents, hk, hn, hp, gen, stack)
     if status != 0:

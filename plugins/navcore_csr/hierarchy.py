@@ -532,6 +532,7 @@ class HierarchyQuery:
         self._space = 256
 
     def _heaps(self, cap):
+        self._draw_arrays = None               # holds the heaps: made again with them
         self._hk = np.empty((2, cap), dtype=np.float64)
         self._hn = np.empty((2, cap), dtype=np.int32)
         self._hkf, self._hkb = self._hk
@@ -601,21 +602,35 @@ class HierarchyQuery:
                 f"a {type(drawing).__name__}"
             raise QueryError(f"drawing must be this hierarchy's own drawing(...) "
                              f"(DirectedHierarchy.drawing), got {whose}")
-        rank = h._rank
         n = self._n
         if not (type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n):
-            end_ranks(s, t, rank)                     # QueryError for ids that are not nodes
+            end_ranks(s, t, h._rank)                  # QueryError for ids that are not nodes
             s, t = int(s), int(t)
+        rank = h._rank
         rs, rt = rank.item(s), rank.item(t)
         while True:
-            cost, nodes, points, status, settled = K.route_drawn(
-                h._li, h._hd, h._wl, h._weights, drawing.targets, drawing.runs,
-                drawing.run_xy, drawing.start_xy, rs, rt, s, self._dist, self._stamps,
-                self._parents, self._hk, self._hn, self._hp, self._next_gen(), self._stack)
+            # the kernel's arrays as one tuple, kept while the drawing and
+            # the heaps stay the same: a road route's one call reads one
+            # attribute instead of fifteen
+            arrays = self._draw_arrays
+            if arrays is None or arrays[0] is not drawing:
+                arrays = self._draw_arrays = (drawing, self._drawing_arrays(drawing))
+            gen = self._gen + 1
+            if gen > K._GEN_MAX:
+                gen = self._next_gen()
+            self._gen = gen
+            cost, nodes, points, status, settled = K.route_drawn(*arrays[1], rs, rt, s, gen)
             if status != -2:
                 self.settled = settled
                 return cost, nodes, points
             self._heaps(4 * self._hkf.shape[0])
+
+    def _drawing_arrays(self, drawing) -> tuple:
+        """``route_drawn``'s array arguments, in its order."""
+        h = self.hierarchy
+        return (h._li, h._hd, h._wl, h._weights, drawing.targets, drawing.runs,
+                drawing.run_xy, drawing.start_xy, self._dist, self._stamps, self._parents,
+                self._hk, self._hn, self._hp, self._stack)
 
     def find_path(self, start, goal) -> PathResult:
         """Optimal path between node ids ``start`` and ``goal`` of the

@@ -161,6 +161,36 @@ def test_query_hooks_let_a_planner_answer_first_and_postprocess(world):
         world.find_path("g", 0, 2, algorithm="warp")
 
 
+def test_an_algorithm_checked_once_is_checked_again_when_plugins_or_graph_change(world):
+    # prepare_path remembers the last algorithm it found known for a graph:
+    # a plugin leaving, or another graph under the same id, must not see it
+    class Teleport:
+        @navcore.hookimpl
+        def navcore_algorithms(self, graph):
+            return ["teleport"] if graph.num_nodes == 3 else []
+
+        @navcore.hookimpl
+        def navcore_find_path(self, graph, request):
+            return navcore.PathResult("found", np.array([request.start_node], np.int32),
+                                      algorithm="teleport")
+
+    plugin = Teleport()
+    world.plugins.register(plugin)
+    world.add_graph("g", type="csr", src=[0, 1], dst=[1, 2])
+    assert world.find_path("g", 0, 2, algorithm="teleport").algorithm == "teleport"
+    world.remove_graph("g")
+    world.add_graph("g", type="csr", src=[0, 1, 2], dst=[1, 2, 3])     # 4 nodes: no teleport
+    with pytest.raises(navcore.QueryError, match="unknown algorithm 'teleport'"):
+        world.find_path("g", 0, 2, algorithm="teleport")
+    world.add_graph("h", type="csr", src=[0, 1], dst=[1, 2])
+    assert world.find_path("h", 0, 2, algorithm="teleport").algorithm == "teleport"
+    world.plugins.unregister(plugin)
+    with pytest.raises(navcore.QueryError, match="unknown algorithm 'teleport'"):
+        world.find_path("h", 0, 2, algorithm="teleport")
+    with pytest.raises(navcore.QueryError, match="unknown algorithm"):
+        world.find_path("h", 0, 2, algorithm=np.array(["astar", "dijkstra"]))
+
+
 @exercises("navcore_reachable", "navcore_distance_matrix")
 def test_reachable_and_matrix_hooks_can_be_answered_by_a_plugin(world):
     class Oracle:
