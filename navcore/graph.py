@@ -451,9 +451,10 @@ class NavGraph:
         """``(node_of(start), node_of(goal))``: a query's two ends (a
         backend that locates both in one call overrides it)."""
         n = self.num_nodes
-        if type(start) is int and type(goal) is int and 0 <= start < n and 0 <= goal < n:
+        if type(start) is int and type(goal) is int and 0 <= start < n and 0 <= goal < n \
+                and type(self).node_of is _NODE_OF:
             return start, goal           # two node ids: node_of's common case, inlined
-        return self.node_of(start), self.node_of(goal)
+        return self.node_of(start), self.node_of(goal)     # (a subclass's own node_of)
 
     def first_walkable(self, count: int = 1) -> np.ndarray:
         """The ``count`` smallest walkable node ids (int64; fewer when fewer
@@ -561,6 +562,10 @@ class NavGraph:
         edges = self._csr.num_edges if self._csr is not None else "?"
         return (f"<{type(self).__name__} {self.graph_id!r} type={self.kind} "
                 f"nodes={self.num_nodes} edges={edges}>")
+
+
+#: the base class's node_of: nodes_of inlines it only for graphs that keep it
+_NODE_OF = NavGraph.node_of
 
 
 def build_storage(src, dst, data, num_nodes, *, world=None, sort=True, dedup=True,

@@ -270,3 +270,18 @@ def test_the_frame_is_run_by_the_run_frame_hook():
     with pytest.raises(navcore.FrameError, match="no plugin ran frame 2"):
         world.tick()
     assert np.asarray(world.graph("g").walkable).all()     # taken, not applied
+
+
+def test_a_graph_with_its_own_node_of_resolves_both_ends_through_it():
+    # nodes_of inlines the base class's integer case; a subclass that says
+    # otherwise for an id in range (here: id 1 means node 2) keeps its say
+    from navcore.graph import NavGraph
+
+    class Renamed(NavGraph):
+        def node_of(self, where):
+            return 2 if type(where) is int and where == 1 else super().node_of(where)
+
+    g = Renamed.from_edges([0, 1, 2], [1, 2, 3])
+    assert g.nodes_of(1, 0) == (2, 0)
+    assert g.nodes_of(0, 1) == (0, 2)
+    assert NavGraph.from_edges([0, 1], [1, 2]).nodes_of(1, 0) == (1, 0)
