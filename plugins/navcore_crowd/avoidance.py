@@ -241,7 +241,8 @@ def near_grid(agents: Agents, reach: float) -> tuple:
     nine."""
     a = agents
     n = a.pos.shape[0]
-    x0, y0, x1, y1 = K.bounds(a.pos)
+    # no agents (a crowd's kernels loaded before any is added): one cell
+    x0, y0, x1, y1 = K.bounds(a.pos) if n else (0.0, 0.0, 0.0, 0.0)
     side = max(reach, 1e-9)
     nx, ny = _cells(x1 - x0, y1 - y0, side)
     while nx * ny > 4 * n + 16:
