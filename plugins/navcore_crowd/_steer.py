@@ -273,6 +273,19 @@ def back_out(state, pos, vel, pref, radius, max_speed, ids, row_of, pts, corner,
             again[r] = state[r] == MOVING
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _way_leg(ray, ax, ay, pref, b, h, window, pts, c):
+    """The leg of agent ``b``'s way from ``(ax, ay)``: its end ``(bx, by)``
+    (corridor point ``c``, or ``window`` along ``b``'s heading when it has
+    no corridor: ``ray``), the leg ``(sx, sy)`` and its length."""
+    if ray:
+        bx, by = ax + pref[b, 0] / h * window, ay + pref[b, 1] / h * window
+    else:
+        bx, by = pts[c, 0], pts[c, 1]
+    sx, sy = bx - ax, by - ay
+    return bx, by, sx, sy, math.sqrt(sx * sx + sy * sy)
+
+
 @njit(cache=True, nogil=True)
 def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
     """``pref[r]`` along agent ``b``'s way (``back_out``); False when ``r``
@@ -290,12 +303,7 @@ def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
     c = first
     fx = fy = 0.0                       # the way's first heading
     while True:
-        if ray:
-            bx, by = ax + pref[b, 0] / h * window, ay + pref[b, 1] / h * window
-        else:
-            bx, by = pts[c, 0], pts[c, 1]
-        sx, sy = bx - ax, by - ay
-        length = math.sqrt(sx * sx + sy * sy)
+        bx, by, sx, sy, length = _way_leg(ray, ax, ay, pref, b, h, window, pts, c)
         if length > 0.0:
             if fx == 0.0 and fy == 0.0:
                 fx, fy = sx / length, sy / length
@@ -318,12 +326,7 @@ def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
     ax, ay = pos[b, 0], pos[b, 1]
     tx, ty, s, c = ax, ay, 0.0, first
     while True:
-        if ray:
-            bx, by = ax + pref[b, 0] / h * window, ay + pref[b, 1] / h * window
-        else:
-            bx, by = pts[c, 0], pts[c, 1]
-        sx, sy = bx - ax, by - ay
-        length = math.sqrt(sx * sx + sy * sy)
+        bx, by, sx, sy, length = _way_leg(ray, ax, ay, pref, b, h, window, pts, c)
         tx, ty = bx, by
         if s + length >= goal_s and length > 0.0:
             t = (goal_s - s) / length
