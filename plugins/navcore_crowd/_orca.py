@@ -203,6 +203,62 @@ def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_
 
 
 @njit(cache=True, nogil=True)
+def neighbours_from_hint(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_items,
+                         cell_pos, range_sq, cap, hint, hint_n, seen, keys, ids):
+    """``agent_neighbours``'s answer found from a guess: ``hint[i,
+    :hint_n[i]]``, distinct agents (agent ``i``'s list of the step
+    before). When ``cap`` of them count (on its floor, in range) the
+    farthest kept bounds the answer's: only the cells within that
+    distance are read, each row of them as one run of points, and an
+    agent of the guess is not taken twice (``seen``: one mark per agent,
+    and the last generation). Every agent nearer than the bound is read,
+    so the answer is exact whatever the guess; the count, or -1 when
+    fewer than ``cap`` of the guess count (no bound: search the whole
+    range)."""
+    n = pos.shape[0]
+    m = hint_n[i]
+    if cap <= 0 or m < cap:
+        return -1
+    px, py = pos[i, 0], pos[i, 1]
+    gen = seen[-1] + 1
+    seen[-1] = gen
+    count = 0
+    for t in range(m):
+        j = hint[i, t]
+        if j < 0 or j >= n:
+            return -1
+        seen[j] = gen
+        dx, dy = pos[j, 0] - px, pos[j, 1] - py
+        d = dx * dx + dy * dy
+        if d < range_sq and j != i and not apart(elev, tall, i, j):
+            count = _insert(keys, ids, count, cap, d, j)
+    if count < cap:
+        return -1
+    bound = keys[cap - 1]
+    # a margin far above the rounding of the cells' edges and the distances
+    slack = 1e-9 * (abs(px) + abs(py) + cell)
+    reach = math.sqrt(bound) + slack
+    r0 = min(max(int((py - reach - y0) / cell), 0), ny - 1)
+    r1 = min(max(int((py + reach - y0) / cell), 0), ny - 1)
+    for r in range(r0, r1 + 1):
+        gy = max(y0 + r * cell - py, py - (y0 + (r + 1) * cell), 0.0)
+        if gy > reach:
+            continue
+        half = math.sqrt(max(reach * reach - gy * gy, 0.0)) + slack
+        c0 = min(max(int((px - half - x0) / cell), 0), nx - 1)
+        c1 = min(max(int((px + half - x0) / cell), 0), nx - 1)
+        for k in range(cell_start[r * nx + c0], cell_start[r * nx + c1 + 1]):
+            dx, dy = cell_pos[k, 0] - px, cell_pos[k, 1] - py
+            d = dx * dx + dy * dy
+            if d <= bound:
+                j = cell_items[k]
+                if seen[j] != gen and j != i and not apart(elev, tall, i, j):
+                    count = _insert(keys, ids, count, cap, d, j)
+                    bound = keys[cap - 1]
+    return count
+
+
+@njit(cache=True, nogil=True)
 def _seg_dist_sq(ax, ay, bx, by, px, py):
     ex, ey = bx - ax, by - ay
     t = ((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)
@@ -540,7 +596,7 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
                nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, cell_pos, ov,
                o_next, o_prev, o_dir, o_convex, owner, local_start, local_nodes, wall_grid,
                wall_start, wall_items, wall_filled, max_walls, keys, ids, stamp, mark, lp, ld, pp,
-               pd, out):
+               pd, hint, hint_n, seen, out):
     """New velocities of agents ``cell_items[lo:hi]`` (cell by cell) into
     ``out``: ORCA against their nearest neighbours on their floor (agent
     grid ``grid`` = (side, x0, y0, nx, ny) with ``cell_start``/
@@ -556,7 +612,11 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
     ``keys``/``ids`` (neighbour lists), ``stamp`` (one per wall vertex,
     and the last generation), ``mark`` (one per node up to the last that
     owns a wall, and the last generation), ``lp``/``ld``/``pp``/``pd``
-    (lines, as many as walls and neighbours an agent may keep)."""
+    (lines, as many as walls and neighbours an agent may keep). Each
+    agent's neighbour list is kept in ``hint[i, :hint_n[i]]`` (as many
+    columns as the most neighbours an agent keeps): the next step's
+    search starts from it (``neighbours_from_hint``; ``seen``: one mark
+    per agent and the last generation)."""
     side, x0, y0 = grid[0], grid[1], grid[2]
     nx, ny = int(grid[3]), int(grid[4])
     w_side, wx0, wy0 = wall_grid[0], wall_grid[1], wall_grid[2]
@@ -582,8 +642,16 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
             n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next, o_prev,
                             o_dir, o_convex, lp, ld)
         n_fixed = n
-        k = agent_neighbours(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start, cell_items,
-                             cell_pos, nbr_dist[i] * nbr_dist[i], max_nbrs[i], keys, ids)
+        range_sq = nbr_dist[i] * nbr_dist[i]
+        k = neighbours_from_hint(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start,
+                                 cell_items, cell_pos, range_sq, max_nbrs[i], hint, hint_n, seen,
+                                 keys, ids)
+        if k < 0:
+            k = agent_neighbours(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start,
+                                 cell_items, cell_pos, range_sq, max_nbrs[i], keys, ids)
+        for q in range(k):
+            hint[i, q] = ids[q]
+        hint_n[i] = k
         n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
         out[i, 0], out[i, 1] = solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1],
                                      pp, pd)

@@ -108,6 +108,13 @@ class Scratch:
         self.mark = np.zeros(walls.num_owners + 1, np.int64)
         self.lp, self.ld = np.empty((lines, 2)), np.empty((lines, 2))
         self.pp, self.pd = np.empty((lines, 2)), np.empty((lines, 2))
+        #: one mark per agent and the last generation (``neighbours_from_hint``)
+        self.seen = np.zeros(1, np.int64)
+
+    def fit(self, n: int) -> None:
+        """Room for ``n`` agents."""
+        if self.seen.size < n + 1:
+            self.seen = np.zeros(n + 1, np.int64)
 
 
 class Agents:
@@ -153,6 +160,10 @@ class Agents:
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.drift, self.moved = np.empty(0), np.zeros((0, 2))    # and its scratch
         self.held, self.off_walls = np.zeros((0, 2)), np.empty((0, 2))
+        #: each agent's neighbours of the last step, where the next search
+        #: starts (``_orca.neighbours_from_hint``; any agents will do, the
+        #: search is exact whatever they are): ``hint[i, :hint_n[i]]``
+        self.hint, self.hint_n = np.zeros((0, 0), np.int32), np.zeros(0, np.int32)
         self.set_walls(walls if walls is not None else Walls())
 
     def heights(self) -> tuple:
@@ -214,10 +225,14 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     if w.owner.size and local_start.size != n + 1:
         raise ValueError(f"walls with owners need a neighbourhood per agent ({n}), got "
                          f"{local_start.size - 1}")
+    width = int(a.max_neighbours.max())
+    if a.hint.shape != (n, width):
+        a.hint, a.hint_n = np.zeros((n, width), np.int32), np.zeros(n, np.int32)
     chunks = max(1, min(chunks, n)) if run is not None else 1
     bounds = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
+        s.fit(n)
         calls.append((K.velocities, (
             first, last, a.pos, elev, tall, a.vel, a.pref, a.radius, a.wall_radius, a.weight,
             a.max_speed, a.neighbour_dist, a.max_neighbours, a.time_horizon,
@@ -225,7 +240,7 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
             grid, a.cell_start, a.cell_items, a.cell_pos, w.vertices, w.next, w.prev,
             w.direction, w.convex, w.owner, local_start, local_nodes, w.grid, w.start, w.items,
             w.filled, MAX_WALLS, s.keys, s.ids, s.stamp, s.mark, s.lp, s.ld, s.pp, s.pd,
-            a.new_vel)))
+            a.hint, a.hint_n, s.seen, a.new_vel)))
     if len(calls) == 1:
         fn, args = calls[0]
         fn(*args)
