@@ -191,12 +191,15 @@ def displaced(state, pos, vel, goals, radius, max_speed, rest, still, returning,
     NaN ``rest``. The count woken."""
     k = 0
     for r in range(state.shape[0]):
-        away = math.sqrt((pos[r, 0] - goals[r, 0]) ** 2 + (pos[r, 1] - goals[r, 1]) ** 2)
-        if state[r] == MOVING and returning[r] and away <= within[r]:
-            state[r] = ARRIVED
-        if state[r] != ARRIVED:
+        if state[r] != ARRIVED and not (state[r] == MOVING and returning[r]):
             rest[r] = math.nan
             continue
+        away = math.sqrt((pos[r, 0] - goals[r, 0]) ** 2 + (pos[r, 1] - goals[r, 1]) ** 2)
+        if state[r] == MOVING:
+            if away > within[r]:
+                rest[r] = math.nan
+                continue
+            state[r] = ARRIVED              # back
         if math.isnan(rest[r]):
             rest[r] = away
             returning[r] = False

@@ -221,7 +221,9 @@ class Crowd:
 
     @property
     def arrived(self) -> np.ndarray:
-        """bool per agent: it reached its goal (within its radius)."""
+        """bool per agent: it reached its goal (within its radius, or
+        where others standing round it held it up) and has not been pushed
+        off it since (one pushed off walks back: ``_steer.displaced``)."""
         return self._state == S.ARRIVED
 
     def state_names(self) -> list:

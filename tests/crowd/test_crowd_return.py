@@ -54,6 +54,27 @@ def test_an_arrived_agent_pushed_through_a_passage_walks_back():
     assert depth <= 1e-9
 
 
+def test_two_goals_in_the_wrong_order_in_a_passage_settle():
+    """The walker's goal lies beyond the standing agent's in the corridor:
+    both cannot stand on their goals. The walker arrives, the one it
+    pushed walks back until the walker holds it up and arrives there;
+    then nothing changes any more (no endless waking and pushing)."""
+    crowd, graph, world = _passage()
+    crowd.set_goals([1], [(12.5, 2.5)])
+    for _ in range(200):
+        world.tick(0.1)
+    assert crowd.arrived.all(), crowd.state_names()
+    # held up by the one ahead: arrived within four radii (CLOSE_RADII)
+    assert np.hypot(*(crowd.positions[1] - (12.5, 2.5))) <= 4 * 0.4
+    settled, served = crowd.positions, crowd.paths_served
+    for _ in range(100):
+        world.tick(0.1)
+        assert crowd.arrived.all(), crowd.state_names()
+    assert np.array_equal(crowd.positions, settled)
+    assert np.array_equal(crowd.paths_served, served)
+    assert blocked_depth(graph, settled, crowd.radii) <= 1e-9
+
+
 def test_a_crowd_sent_to_one_point_settles():
     """Thirty agents sent to one point of an open room cannot all stand on
     it: they arrive around it, and then stand still (no agent keeps being
