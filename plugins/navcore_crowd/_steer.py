@@ -361,7 +361,7 @@ def _seg_sq(ax, ay, bx, by, px, py):
 
 
 #: ``_room`` looks for a place to step aside every this share of the
-#: backing agent's wall radius along the way (a niche just wider than the
+#: backing agent's radius along the way (a niche just wider than the
 #: agent leaves it a fifth of its radius to stand in)
 ROOM_STEP = 0.2
 
@@ -403,7 +403,7 @@ def _room(r, b, pos, pref, radius, wall_radius, max_speed, pts, first, end, ov, 
             break
         ax, ay = bx, by
     # from there on along the way, a place beside it every ROOM_STEP
-    step = ROOM_STEP * wall_radius[r]
+    step = ROOM_STEP * radius[r]
     at = best_s
     ax, ay, s, c = pos[b, 0], pos[b, 1], 0.0, first
     while True:
