@@ -47,7 +47,11 @@ MIN_RADIUS = 1e-6
 MAX_HORIZON = 86_400.0
 #: the avoidance weight of an agent that is not walking, against a walking
 #: one's 1: 0, it does all of a pair's avoiding, and the walker passes it
-#: as a pushing unit passes one that stands (avoiding it a step ahead only)
+#: as a pushing unit passes one that stands (avoiding it a step ahead only).
+#: So has one walking back to its goal after others pushed it off
+#: (``_steer.displaced``): a walker that pushed it through a passage pushes
+#: it on until it can step aside (instead of the two stalling head-on), and
+#: it walks back between agents standing without shoving them
 STANDING_WEIGHT = 0.0
 #: the avoidance weight of a walker that gives way (stuck a while): it
 #: takes most of the avoiding from other walkers, and still pushes those
@@ -145,7 +149,14 @@ class Crowd:
                                                    # or it backed out of another's way)
         self._back = np.zeros(0, np.int64)         # backing out of the way of this id, or -1
         self._back_left = np.zeros(0)              # seconds it may back on
+        self._back_to = np.zeros((0, 2))           # the place beside the way it backs to
+        self._aside = np.zeros(0, bool)            # stepping into that place this step
         self._served = np.zeros(0, np.int64)       # path results received
+        self._rest = np.zeros(0)                   # how far from its goal an arrived one
+                                                   # came to rest (NaN: not arrived)
+        self._returning = np.zeros(0, bool)        # walking back to its goal, pushed off it
+        self._within = np.zeros(0)                 # ... until this near it
+        self._still = np.zeros(0)                  # seconds an arrived one was left alone
         self._handles: dict = {}                   # agent id -> its path request
         # flow fields: agent r walks the field of goal node _field[r] (-1:
         # its own path); the fields in use, by goal node; _flow turns False
@@ -210,7 +221,9 @@ class Crowd:
 
     @property
     def arrived(self) -> np.ndarray:
-        """bool per agent: it reached its goal (within its radius)."""
+        """bool per agent: it reached its goal (within its radius, or
+        where others standing round it held it up) and has not been pushed
+        off it since (one pushed off walks back: ``_steer.displaced``)."""
         return self._state == S.ARRIVED
 
     def state_names(self) -> list:
@@ -253,7 +266,9 @@ class Crowd:
         follows it. A goal off walkable ground: ``CrowdError``."""
         self._check_open("set_goals")
         ids, rows = self._rows(ids)
-        self._send(ids, rows, self._goals(goals, ids.size))
+        goals = self._goals(goals, ids.size)
+        self._returning[rows] = False
+        self._send(ids, rows, goals)
 
     def stop(self, ids) -> None:
         """Agents ``ids`` give up their goals and stand (still stepping
@@ -262,6 +277,7 @@ class Crowd:
         ids, rows = self._rows(ids)
         self._cancel(ids)
         self._state[rows] = S.IDLE
+        self._returning[rows] = False
         self._hi[rows] = self._lo[rows]
         self._field[rows] = -1
 
@@ -278,8 +294,8 @@ class Crowd:
                      "weight", "elev"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_back", "_back_left", "_field",
-                     "_served") + self._MORE_ROWS:
+                     "_yield", "_retry", "_back", "_back_left", "_back_to", "_aside", "_field",
+                     "_served", "_rest", "_returning", "_within", "_still") + self._MORE_ROWS:
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
         self._fit_agents()
@@ -292,6 +308,7 @@ class Crowd:
         pos, nodes = self._place(positions, "positions", ids.size)
         self._put(rows, pos, nodes)
         self._agents.vel[rows] = 0.0
+        self._returning[rows] = False
         going = np.isin(self._state[rows], (S.WAITING, S.MOVING, S.NO_PATH, S.ARRIVED))
         if going.any():
             self._send(ids[going], rows[going], self._goal[rows[going]])
@@ -320,16 +337,16 @@ class Crowd:
                     self._lo, ends, self._corner, dt, a.pref)
         self._leave_ground(ends)
         self._follow_fields(dt)
-        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
-                   self._row_of, self._pts, self._corner, ends, self._back, self._back_left, dt,
-                   self._retry)
+        walls = self._wall_arrays()
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.wall_radius, a.max_speed,
+                   self._ids, self._row_of, self._pts, self._corner, ends, self._back,
+                   self._back_left, self._back_to, dt, self._retry, self._aside, *walls[:2],
+                   *walls[3:])
         # agents that stand (arrived, stopped, waiting for a path) step
         # aside for those walking: they take most of each pair's avoiding;
-        # so does one backing out of another's way
-        walking = self._state == S.MOVING
-        np.copyto(a.weight, np.where(walking, np.where(self._yield > 0.0, YIELDING_WEIGHT, 1.0),
-                                     STANDING_WEIGHT))
-        a.weight[walking & (self._back >= 0)] = STANDING_WEIGHT
+        # so does one backing out of another's way, or walking back to its goal
+        S.weights(self._state, self._yield, self._back, self._aside, self._returning, 1.0,
+                  YIELDING_WEIGHT, STANDING_WEIGHT, a.weight)
         if a.walls.owner.size:
             self._neighbourhoods()
         chunks = self._chunks(n)
@@ -349,20 +366,44 @@ class Crowd:
         a.vel /= dt
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
         k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
-                              self._ids, self._stall, self._yield, dt, replan, near)
+                              self._ids, self._returning, self._aside, self._back_to,
+                              self._stall, self._yield, dt, replan, near)
         if k:
             # stuck head-on with another: one of the two backs out
             grid = near_grid(a, (2.0 + S.BLOCK_GAP) * float(a.radius.max()))
-            k = S.give_way(replan, k, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.max_speed,
-                           self._state, self._ids, self._stall, self._back, self._back_left,
-                           self._yield, *grid, a.cell_start, a.cell_items)
+            k = S.give_way(replan, k, a.pos, *a.heights(), a.vel, a.pref, a.radius,
+                           a.wall_radius, a.max_speed, self._state, self._ids, self._stall,
+                           self._back, self._back_left, self._back_to, self._yield, self._pts,
+                           self._corner, ends, *grid, a.cell_start, a.cell_items, *walls)
         if m:
             # stuck within a few radii of the goal: arrived if nothing but
-            # other agents stands between (it sees the goal), else it plans
+            # other agents stands between (it sees the goal), else it plans;
+            # one on its way back arrives where others stand in its way (at
+            # a crowded goal), and walks on past walkers
             near = near[:m]
+            back = self._returning[near]
+            if back.any():
+                held = np.empty(m, bool)
+                grid = near_grid(a, (2.0 + S.BLOCK_GAP) * float(a.radius.max()))
+                S.held_by_standing(near, a.pos, *a.heights(), a.pref, a.radius, self._state,
+                                   *grid, a.cell_start, a.cell_items, held)
+                near = near[~back | held]
             sees = self._reaches(near, self._goal[near])
             self._state[near[sees]] = S.ARRIVED
+            # one on its way back that cannot see its goal walks as any other
+            self._returning[near[~sees]] = False
             replan = np.concatenate([replan[:k], near[~sees]])
+            k = replan.size
+        wake = np.empty(n, np.int64)
+        woken = S.displaced(self._state, a.pos, a.vel, self._goal, a.radius, a.max_speed,
+                            self._rest, self._still, self._returning, self._within, dt, wake)
+        if woken:
+            # pushed off its goal: it walks back (a path planned again from
+            # here, or its flow field), giving way to walkers on the way
+            wake = wake[:woken]
+            self._returning[wake] = True
+            self._state[wake] = S.MOVING
+            replan = np.concatenate([replan[:k], wake])
             k = replan.size
         retry = np.flatnonzero(self._retry & (self._node >= 0))
         if retry.size:
@@ -401,14 +442,24 @@ class Crowd:
         S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
                     self._lo, self._hi, self._corner, 0.1, a.pref)
         S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
-                       self._stall, self._yield, 0.1, none, none)
-        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.max_speed, self._ids,
-                   self._row_of, self._pts, self._corner, self._hi, self._back, self._back_left,
-                   0.1, self._retry)
+                       self._returning, self._aside, self._back_to, self._stall, self._yield, 0.1,
+                       none, none)
+        S.displaced(self._state, a.pos, a.vel, self._goal, a.radius, a.max_speed, self._rest,
+                    self._still, self._returning, self._within, 0.1, none)
+        S.held_by_standing(none, a.pos, *a.heights(), a.pref, a.radius, self._state,
+                           *near_grid(a, 1.0), a.cell_start, a.cell_items, np.empty(0, bool))
+        walls = self._wall_arrays()
+        S.back_out(self._state, a.pos, a.vel, a.pref, a.radius, a.wall_radius, a.max_speed,
+                   self._ids, self._row_of, self._pts, self._corner, self._hi, self._back,
+                   self._back_left, self._back_to, 0.1, self._retry, self._aside, *walls[:2],
+                   *walls[3:])
+        S.weights(self._state, self._yield, self._back, self._aside, self._returning, 1.0,
+                  YIELDING_WEIGHT, STANDING_WEIGHT, a.weight)
         grid = near_grid(a, 1.0)
-        S.give_way(none, 0, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.max_speed,
-                   self._state, self._ids, self._stall, self._back, self._back_left, self._yield,
-                   *grid, a.cell_start, a.cell_items)
+        S.give_way(none, 0, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.wall_radius,
+                   a.max_speed, self._state, self._ids, self._stall, self._back, self._back_left,
+                   self._back_to, self._yield, self._pts, self._corner, self._hi, *grid,
+                   a.cell_start, a.cell_items, *walls)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
         S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
@@ -422,6 +473,12 @@ class Crowd:
         if self.graph.kind == "grid":
             flowfield.warm_up()
             self.graph.csr
+
+    def _wall_arrays(self):
+        """The walls as ``give_way`` takes them: the edges, whether they
+        have owners (floors above one another), and their buckets."""
+        w = self._agents.walls
+        return w.vertices, w.next, w.owner.size > 0, w.grid, w.start, w.items
 
     def _check_open(self, what):
         if self.closed:
@@ -452,7 +509,13 @@ class Crowd:
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
         self._back = np.concatenate([self._back, np.full(grow, -1, np.int64)])
         self._back_left = np.concatenate([self._back_left, np.zeros(grow)])
+        self._back_to = np.concatenate([self._back_to, np.full((grow, 2), np.nan)])
+        self._aside = np.concatenate([self._aside, np.zeros(grow, bool)])
         self._served = np.concatenate([self._served, np.zeros(grow, np.int64)])
+        self._rest = np.concatenate([self._rest, np.full(grow, np.nan)])
+        self._returning = np.concatenate([self._returning, np.zeros(grow, bool)])
+        self._within = np.concatenate([self._within, np.zeros(grow)])
+        self._still = np.concatenate([self._still, np.zeros(grow)])
         self._field = np.concatenate([self._field, np.full(grow, -1, np.int32)])
         self._grow_rows(grow)
         self._fit_agents()
