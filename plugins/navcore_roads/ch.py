@@ -45,7 +45,7 @@ import numpy as np
 from navcore import validate
 from navcore.errors import GraphError, QueryError
 from navcore.files import npz_bytes, read_npz, verify, write_atomic
-from navcore.types import PathResult, PathStatus
+from navcore.types import PathResult
 from navcore.views import DerivedView
 
 from navcore_csr import DirectedHierarchy
@@ -57,7 +57,6 @@ VIEW_KEY = "navcore_roads.ch"
 _FORMAT = "navcore-road-ch-1"
 #: seconds a build runs before it shows progress
 PROGRESS_AFTER = 1.0
-_INF = float("inf")
 
 
 class RoadHierarchy(DerivedView):
@@ -79,15 +78,12 @@ class RoadHierarchy(DerivedView):
     def route(self, s, t) -> PathResult:
         """The route from junction ``s`` to junction ``t`` (``QueryError``
         for ids that are not junctions) with its drawn road: searched,
-        unpacked and drawn in one kernel call (``HierarchyQuery.drawn_path``)."""
+        unpacked and drawn in one kernel call (``HierarchyQuery.drawn_result``)."""
         drawing = self._drawing
         if drawing is None:                    # no coordinates: nothing to draw
             return hierarchy_route(self, s, t, "ch")
         q = getattr(self._tls, "state", None) or self.query()     # this thread's query
-        cost, nodes, points = q.drawn_path(s, t, drawing)
-        if cost < _INF:
-            return PathResult.found_path(nodes, points, cost, q.settled, "ch")
-        return PathResult.failed(PathStatus.UNREACHABLE, "ch", q.settled)
+        return q.drawn_result(s, t, drawing)
 
     @property
     def num_shortcuts(self) -> int:

@@ -114,8 +114,13 @@ def check_drawn(q, drawing, a, b, cost, edges, targets, runs, run_xy, start_xy):
     """``drawn_path(a, b)`` is ``path(a, b)`` (its ``cost`` and ``edges``,
     the same settled count) as nodes and drawn points."""
     settled = q.settled
+    r = q.drawn_result(a, b, drawing, "ch")
+    assert r.found == np.isfinite(cost) and r.cost == cost and r.expanded == settled
+    assert r.algorithm == "ch" and q.settled == settled
     got_cost, nodes, points = q.drawn_path(a, b, drawing)
     assert got_cost == cost and q.settled == settled
+    if r.found:
+        assert np.array_equal(r.nodes, nodes) and np.array_equal(r.points, points)
     assert nodes.dtype == np.int32 and points.dtype == np.float64
     if not np.isfinite(cost):
         assert nodes.shape == (0,) and points.shape == (0, 2)
