@@ -58,10 +58,16 @@ YIELDING_WEIGHT = 0.25
 #: avoidance about two)
 PARALLEL_AGENTS = 256
 #: the fewest agents per thread for which the flow field's steering splits
-#: over the world's workers (measured by bench/crowd_split.py)
+#: over the world's workers. bench/crowd_split.py measures it: a job's
+#: round trip costs 45-95 us, the steering 0.17-0.28 us an agent, so two
+#: threads can save at most 0.05-0.09 ms at 1,000 agents; split in two it
+#: was 0.2-0.3 ms slower at 1,000 and 5,000 agents with the cores shared
 PARALLEL_STEER = 1024
 #: the fewest agents per thread for which the moves split over the world's
-#: workers (measured by bench/crowd_split.py)
+#: workers: 0.29-0.37 us an agent (bench/crowd_split.py), split in two
+#: 0.2-0.4 ms slower at 1,000 and 5,000 agents with the cores shared;
+#: with the steering split, 12-18% of a step faster at 5,000-10,000
+#: agents with a core free
 PARALLEL_MOVES = 1024
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
