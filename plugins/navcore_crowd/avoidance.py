@@ -229,7 +229,9 @@ def step_velocities(agents: Agents, dt: float, run=None, chunks: int = 1) -> Non
     if a.hint.shape != (n, width):
         a.hint, a.hint_n = np.zeros((n, width), np.int32), np.zeros(n, np.int32)
     chunks = max(1, min(chunks, n)) if run is not None else 1
-    bounds = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
+    # integer cuts (``np.linspace`` costs about 20 us, 1% of a 1,000-agent
+    # step); the answer does not depend on them
+    bounds = [n * c // chunks for c in range(chunks + 1)]
     calls = []
     for (first, last), s in zip(zip(bounds[:-1], bounds[1:]), a.scratch_for(chunks)):
         s.fit(n)
@@ -352,6 +354,8 @@ def _hold(held, rows, back):
     """Agents ``rows`` were pushed ``back`` by a wall: the way walls hold
     them (``held``, a unit vector) turns to take it in (a corner's two
     walls: between them)."""
+    if rows.size == 0:
+        return                        # most steps: the fancy indexing below costs ~25 us
     size = np.hypot(back[:, 0], back[:, 1])
     held_back = size > HELD_BACK
     rows, back, size = rows[held_back], back[held_back], size[held_back]

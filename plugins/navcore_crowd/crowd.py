@@ -61,8 +61,17 @@ YIELDING_WEIGHT = 0.25
 #: world's workers (a scheduler job costs tens of microseconds, an agent's
 #: avoidance about two)
 PARALLEL_AGENTS = 256
+#: the fewest agents per thread for which the flow field's steering splits
+#: over the world's workers. bench/crowd_split.py measures it: a job's
+#: round trip costs 45-95 us, the steering 0.17-0.28 us an agent, so two
+#: threads can save at most 0.05-0.09 ms at 1,000 agents; split in two it
+#: was 0.2-0.3 ms slower at 1,000 and 5,000 agents with the cores shared
+PARALLEL_STEER = 1024
 #: the fewest agents per thread for which the moves split over the world's
-#: workers (a move costs a few tenths of a microsecond)
+#: workers: 0.29-0.37 us an agent (bench/crowd_split.py), split in two
+#: 0.2-0.4 ms slower at 1,000 and 5,000 agents with the cores shared;
+#: with the steering split, 12-18% of a step faster at 5,000-10,000
+#: agents with a core free
 PARALLEL_MOVES = 1024
 #: agents of a crowd sharing a goal node (a grid's cell, a navmesh's
 #: polygon) walk one flow field (``navcore_flow_field``) instead of a path
@@ -417,9 +426,11 @@ class Crowd:
         return n
 
     # -- internals ----------------------------------------------------------
-    def _chunks(self, n, least=PARALLEL_AGENTS):
+    def _chunks(self, n, least=None):
         """Into how many chunks ``n`` agents' work splits: one per thread
-        (the world's workers and this one) when each gets ``least``."""
+        (the world's workers and this one) when each gets ``least``
+        (``PARALLEL_AGENTS`` when not given, read at the call)."""
+        least = PARALLEL_AGENTS if least is None else least
         sched = self.world.scheduler
         workers = getattr(sched, "workers", 0) or 0
         return max(1, min(workers + 1, n // least))
@@ -708,13 +719,13 @@ class Crowd:
 
     def _steer(self, field, args):
         """``field.steer(*args)`` (``args`` one row per agent), split over
-        the world's threads when each gets ``PARALLEL_MOVES`` agents: each
+        the world's threads when each gets ``PARALLEL_STEER`` agents: each
         agent's answer depends on its own row alone."""
         k = args[0].shape[0]
-        chunks = self._chunks(k, PARALLEL_MOVES)
+        chunks = self._chunks(k, PARALLEL_STEER)
         if chunks == 1:
             return field.steer(*args)
-        cuts = np.linspace(0, k, chunks + 1).astype(np.int64).tolist()
+        cuts = [k * c // chunks for c in range(chunks + 1)]
         done = self._run([(field.steer, tuple(x[lo:hi] for x in args))
                           for lo, hi in zip(cuts[:-1], cuts[1:])])
         return tuple(np.concatenate(part) for part in zip(*done))
@@ -807,7 +818,7 @@ class Crowd:
             out_nodes[:] = got
             return
         mover = self.world.plugins.caller("navcore_move_along_surface", type(self.graph))
-        cuts = np.linspace(0, n, chunks + 1).astype(np.int64).tolist()
+        cuts = [n * c // chunks for c in range(chunks + 1)]
         spans = list(zip(cuts[:-1], cuts[1:]))
         done = self._run([(mover, (self.world, self.graph, start[lo:hi], nodes[lo:hi],
                                    end[lo:hi])) for lo, hi in spans])

@@ -109,6 +109,7 @@ def test_backing_out_steps_the_same_on_every_worker_count(monkeypatch, rows, sta
     import navcore_crowd.crowd as C
     monkeypatch.setattr(C, "PARALLEL_AGENTS", 1)       # split even these two
     monkeypatch.setattr(C, "PARALLEL_MOVES", 1)
+    monkeypatch.setattr(C, "PARALLEL_STEER", 1)
 
     def run(workers):
         world = navcore.World(workers=workers, deterministic=True)

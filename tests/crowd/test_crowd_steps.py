@@ -102,6 +102,7 @@ def test_circle_everyone_arrives():
 def test_steps_are_the_same_on_every_run_and_worker_count(workers, monkeypatch):
     import navcore_crowd.crowd as C
     monkeypatch.setattr(C, "PARALLEL_AGENTS", 8)       # split even this small crowd
+    monkeypatch.setattr(C, "PARALLEL_MOVES", 8)
 
     def run(w):
         rng = np.random.default_rng(9)
