@@ -28,8 +28,8 @@ from numba import njit
 
 from navcore._kernels import heap_pop, heap_push
 
-from ._locate import inside
-from ._polyanya import OBSERVABLE, TURN_RIGHT, _holding, on_edge, successors
+from ._locate import crossing, inside
+from ._polyanya import OBSERVABLE, TURN_RIGHT, _holding, entry_corners, on_edge, successors
 
 DONE = 0
 GOAL_OFF_MESH = 1
@@ -66,10 +66,7 @@ def _mode(rx, ry, lx, ly, qx, qy, p, entry, vertices, poly_start, poly_verts, ep
     on_r = rx == qx and ry == qy
     if not (on_l or on_r or abs((lx - rx) * (qy - ry) - (ly - ry) * (qx - rx)) <= eps):
         return CONE
-    first = poly_start[p]
-    k = poly_start[p + 1] - first
-    a = poly_verts[entry]
-    b = poly_verts[first + (entry - first + 1) % k]
+    b, a = entry_corners(p, entry, poly_start, poly_verts)
     if (vertices[a, 0] - rx) * (vertices[b, 0] - rx) + \
             (vertices[a, 1] - ry) * (vertices[b, 1] - ry) <= 0.0:
         return WHOLE
@@ -167,19 +164,12 @@ def expand_all(vertices, poly_start, poly_verts, links, poly_opposite, corner, w
         n += 1
         _tighten(bound, p, 0.0, gx, gy, gx, gy, gx, gy, -1, vertices, poly_start, poly_verts,
                  eps)
-        first = poly_start[p]
-        last = poly_start[p + 1] - 1
+        first, last = poly_start[p], poly_start[p + 1] - 1
         for e in range(first, last + 1):
-            q = links[e]
-            if q < 0 or not walkable[q]:
-                continue
-            a = poly_verts[e]
-            b = poly_verts[e + 1] if e < last else poly_verts[first]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            bx, by = vertices[b, 0], vertices[b, 1]
+            q, ax, ay, bx, by = crossing(e, first, last, links, walkable, poly_verts, vertices)
             # the goal on this edge: the polygon across holds it too, and
             # is one of the goal's polygons itself
-            if on_edge(gx, gy, ax, ay, bx, by, eps, tol):
+            if q < 0 or on_edge(gx, gy, ax, ay, bx, by, eps, tol):
                 continue
             if n >= cap:
                 return OUT_OF_NODES, n
@@ -209,10 +199,7 @@ def expand_all(vertices, poly_start, poly_verts, links, poly_opposite, corner, w
                  vertices, poly_start, poly_verts, eps)
         count = successors(vertices, poly_start, poly_verts, corner, poly, entry, rx, ry,
                            nf[u, 0], nf[u, 1], nf[u, 2], nf[u, 3], eps, s_type, s_pts, s_edge)
-        first = poly_start[poly]
-        nv = poly_start[poly + 1] - first
-        right_v = poly_verts[first + (entry - first + 1) % nv]
-        left_v = poly_verts[entry]
+        right_v, left_v = entry_corners(poly, entry, poly_start, poly_verts)
         for k in range(count):
             e = s_edge[k]
             q = links[e]

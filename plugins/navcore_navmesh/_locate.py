@@ -7,6 +7,28 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def edge_ends(e, first, last, poly_verts, vertices):
+    """``(ax, ay, bx, by)``: the corners edge ``e`` of a polygon whose
+    corners are ``poly_verts[first:last + 1]`` runs between (the last edge
+    closes the polygon back to its first corner)."""
+    a = poly_verts[e]
+    b = poly_verts[e + 1] if e < last else poly_verts[first]
+    return vertices[a, 0], vertices[a, 1], vertices[b, 0], vertices[b, 1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def crossing(e, first, last, adj, walkable, poly_verts, vertices):
+    """``(q, ax, ay, bx, by)``: the walkable polygon ``q`` across edge
+    ``e`` (``-1`` for a wall or a blocked polygon) and the edge's ends, as
+    :func:`edge_ends`."""
+    q = adj[e]
+    if q >= 0 and not walkable[q]:
+        q = -1
+    ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
+    return q, ax, ay, bx, by
+
+
 @njit(cache=True, nogil=True)
 def inside(x, y, vertices, poly_start, poly_verts, p, tol):
     """Whether convex polygon ``p`` holds ``(x, y)`` (edges and corners
@@ -22,10 +44,8 @@ def inside(x, y, vertices, poly_start, poly_verts, p, tol):
         return False
     near = False
     for e in range(first, last + 1):
-        a = poly_verts[e]
-        b = poly_verts[e + 1] if e < last else poly_verts[first]
-        ax, ay = vertices[a, 0], vertices[a, 1]
-        c = (vertices[b, 0] - ax) * (y - ay) - (vertices[b, 1] - ay) * (x - ax)
+        ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
+        c = (bx - ax) * (y - ay) - (by - ay) * (x - ax)
         if c < -tol:
             return False
         if c <= tol:
@@ -52,10 +72,8 @@ def nearest_on(x, y, vertices, poly_start, poly_verts, p):
     last = poly_start[p + 1] - 1
     best, bx, by = np.inf, x, y
     for e in range(first, last + 1):
-        a = poly_verts[e]
-        b = poly_verts[e + 1] if e < last else poly_verts[first]
-        ax, ay = vertices[a, 0], vertices[a, 1]
-        dx, dy = vertices[b, 0] - ax, vertices[b, 1] - ay
+        ax, ay, ex, ey = edge_ends(e, first, last, poly_verts, vertices)
+        dx, dy = ex - ax, ey - ay
         dd = dx * dx + dy * dy
         t = 0.0
         if dd > 0.0:

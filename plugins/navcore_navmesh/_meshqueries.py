@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._locate import edge_ends
+
 
 @njit(cache=True, nogil=True)
 def raycast(sx, sy, ex, ey, start, vertices, poly_start, poly_verts, poly_adj,
@@ -40,10 +42,8 @@ def raycast(sx, sy, ex, ey, start, vertices, poly_start, poly_verts, poly_adj,
         for e in range(first, last + 1):
             if e == entered:
                 continue
-            a = poly_verts[e]
-            b = poly_verts[e + 1] if e < last else poly_verts[first]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            wx, wy = vertices[b, 0] - ax, vertices[b, 1] - ay
+            ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
+            wx, wy = bx - ax, by - ay
             # leaving across the (counter-clockwise) edge: the direction
             # points to its right
             d = dx * wy - dy * wx
@@ -137,10 +137,8 @@ def _distance_to_polygon(cx, cy, vertices, poly_start, poly_verts, p):
     inside = True
     best = np.inf
     for e in range(first, last + 1):
-        a = poly_verts[e]
-        b = poly_verts[e + 1] if e < last else poly_verts[first]
-        ax, ay = vertices[a, 0], vertices[a, 1]
-        wx, wy = vertices[b, 0] - ax, vertices[b, 1] - ay
+        ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
+        wx, wy = bx - ax, by - ay
         px, py = cx - ax, cy - ay
         if wx * py - wy * px < 0.0:
             inside = False

@@ -48,7 +48,7 @@ from numba import njit
 
 from navcore._kernels import find, heap_pop, heap_push, union_min
 
-from ._locate import inside
+from ._locate import edge_ends, inside
 
 FOUND = 0
 NO_PATH = 1
@@ -108,10 +108,7 @@ def _holding(px, py, seed, vertices, poly_start, poly_verts, poly_adj, walkable,
             q = poly_adj[e]
             if q < 0 or not walkable[q]:
                 continue
-            a = poly_verts[e]
-            b = poly_verts[e + 1] if e < last else poly_verts[first]
-            ax, ay = vertices[a, 0], vertices[a, 1]
-            bx, by = vertices[b, 0], vertices[b, 1]
+            ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
             if not on_edge(px, py, ax, ay, bx, by, tol, tol):
                 continue                    # the point is not on this edge
             seen = False
@@ -196,6 +193,16 @@ def _whole_edges(kind, k0, k1, first, le, n, poly_verts, vertices, s_type, s_pts
         s_edge[out] = first + i0
         out += 1
     return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_corners(poly, entry, poly_start, poly_verts):
+    """``(right, left)``: the corners of edge ``entry`` of ``poly`` as a
+    search entering the polygon across it sees them (the edge runs from
+    ``left`` to ``right``, counter-clockwise)."""
+    first = poly_start[poly]
+    nv = poly_start[poly + 1] - first
+    return poly_verts[first + (entry - first + 1) % nv], poly_verts[entry]
 
 
 @njit(cache=True, nogil=True)
@@ -473,10 +480,7 @@ def _search(mesh, scratch, parts, sx, sy, s_seed, gx, gy, g_seed):
                 q = poly_adj[e]
                 if q < 0 or not walkable[q] or (one_way[q] and goal_stamp[q] != gen):
                     continue
-                a = poly_verts[e]
-                b = poly_verts[e + 1] if e < last else poly_verts[first]
-                ax, ay = vertices[a, 0], vertices[a, 1]
-                bx, by = vertices[b, 0], vertices[b, 1]
+                ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
                 # the start on this edge: the polygon across holds it too and
                 # searches from there
                 if on_edge(sx, sy, ax, ay, bx, by, eps, tol):
