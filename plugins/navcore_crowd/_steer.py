@@ -388,20 +388,7 @@ def _room(r, b, pos, pref, radius, wall_radius, max_speed, pts, first, end, ov, 
     if ray and h == 0.0:
         return math.inf, math.nan, math.nan
     # r's nearest point of b's way (its distance along the way)
-    best_d, best_s, s, c = math.inf, 0.0, 0.0, first
-    while True:
-        bx, by, sx, sy, length = _way_leg(ray, ax, ay, pref, b, h, window, pts, c)
-        if length > 0.0:
-            t = min(1.0, max(0.0, ((px - ax) * sx + (py - ay) * sy) / (length * length)))
-            qx, qy = ax + t * sx - px, ay + t * sy - py
-            d = math.sqrt(qx * qx + qy * qy)
-            if d < best_d:
-                best_d, best_s = d, s + t * length
-            s += length
-        c += 1
-        if ray or c >= end or s > window:
-            break
-        ax, ay = bx, by
+    best_d, best_s, _, _ = _nearest_on_way(px, py, ray, pos, pref, b, h, window, pts, first, end)
     # from there on along the way, a place beside it every ROOM_STEP
     step = ROOM_STEP * radius[r]
     at = best_s
@@ -474,17 +461,12 @@ def _clear(qx, qy, ex, ey, rad, swept, ov, o_next, wall_grid, wall_start, wall_i
                 v = wall_items[e]
                 w = o_next[v]
                 ax, ay, bx, by = ov[v, 0], ov[v, 1], ov[w, 0], ov[w, 1]
-                ux, uy = bx - ax, by - ay
-                length_sq = ux * ux + uy * uy
-                t = 0.0
-                if length_sq > 0.0:
-                    t = min(1.0, max(0.0, ((ex - ax) * ux + (ey - ay) * uy) / length_sq))
-                dx, dy = ex - (ax + t * ux), ey - (ay + t * uy)
-                if dx * dx + dy * dy < rad * rad:
+                if _seg_sq(ax, ay, bx, by, ex, ey) < rad * rad:
                     return False
                 if swept and min(_seg_sq(qx, qy, ex, ey, ax, ay), _seg_sq(qx, qy, ex, ey, bx, by),
                                  _seg_sq(ax, ay, bx, by, qx, qy)) < (SWEPT_SHARE * rad) ** 2:
                     return False
+                ux, uy = bx - ax, by - ay
                 d1 = (ux * (qy - ay) - uy * (qx - ax)) > 0.0
                 d2 = (ux * (ey - ay) - uy * (ex - ax)) > 0.0
                 sx, sy = ex - qx, ey - qy
@@ -547,22 +529,15 @@ def _way_leg(ray, ax, ay, pref, b, h, window, pts, c):
     return bx, by, sx, sy, math.sqrt(sx * sx + sy * sy)
 
 
-@njit(cache=True, nogil=True)
-def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
-    """``pref[r]`` along agent ``b``'s way (``back_out``); False when ``r``
-    is clear of it or ``b`` has passed it."""
-    px, py = pos[r, 0], pos[r, 1]
-    apart_by = radius[r] + radius[b]
+@njit(cache=True, nogil=True, inline="always")
+def _nearest_on_way(px, py, ray, pos, pref, b, h, window, pts, first, end):
+    """The point of agent ``b``'s way (from ``b`` along its corridor
+    ``pts[first:end]``, or its heading when ``ray``; up to ``window``
+    along it) nearest to ``(px, py)``: ``(distance, s, fx, fy)`` with ``s``
+    its distance along the way and ``(fx, fy)`` the way's first heading."""
     ax, ay = pos[b, 0], pos[b, 1]
-    window = math.sqrt((px - ax) ** 2 + (py - ay) ** 2) + 4.0 * apart_by
-    ray = first >= end                  # no corridor: b's heading, far enough
-    h = math.sqrt(pref[b, 0] ** 2 + pref[b, 1] ** 2)
-    if ray and h == 0.0:
-        return False
-    # the nearest point of b's way to r (its distance along the way, s)
-    best_d, best_s, s = math.inf, 0.0, 0.0
-    c = first
-    fx = fy = 0.0                       # the way's first heading
+    best_d, best_s, s, c = math.inf, 0.0, 0.0, first
+    fx = fy = 0.0
     while True:
         bx, by, sx, sy, length = _way_leg(ray, ax, ay, pref, b, h, window, pts, c)
         if length > 0.0:
@@ -578,6 +553,25 @@ def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
         if ray or c >= end or s > window:
             break
         ax, ay = bx, by
+    return best_d, best_s, fx, fy
+
+
+@njit(cache=True, nogil=True)
+def _back_along(r, b, pos, vel, pref, radius, max_speed, pts, first, end):
+    """``pref[r]`` along agent ``b``'s way (``back_out``); False when ``r``
+    is clear of it or ``b`` has passed it."""
+    px, py = pos[r, 0], pos[r, 1]
+    apart_by = radius[r] + radius[b]
+    ax, ay = pos[b, 0], pos[b, 1]
+    window = math.sqrt((px - ax) ** 2 + (py - ay) ** 2) + 4.0 * apart_by
+    ray = first >= end                  # no corridor: b's heading, far enough
+    h = math.sqrt(pref[b, 0] ** 2 + pref[b, 1] ** 2)
+    if ray and h == 0.0:
+        return False
+    # the nearest point of b's way to r (its distance along the way) and
+    # the way's first heading
+    best_d, best_s, fx, fy = _nearest_on_way(px, py, ray, pos, pref, b, h, window, pts, first,
+                                             end)
     if best_s == 0.0 and (px - pos[b, 0]) * fx + (py - pos[b, 1]) * fy < 0.0:
         return False                    # b has passed
     if best_d >= apart_by and vel[b, 0] ** 2 + vel[b, 1] ** 2 >= FREE_SPEED ** 2 * h * h:
