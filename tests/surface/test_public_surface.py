@@ -149,11 +149,16 @@ def test_every_public_callable_has_a_spec():
 
 
 HANG_SECONDS = 30.0
+#: the child's first line comes after it imports navcore and its plugins
+#: and builds the spec's fixtures, which on a cold numba cache and a busy
+#: machine (two test processes compiling) took over 30 s
+FIRST_LINE_SECONDS = 300.0
 
 
 def _run_child(plugin: str, start: int, env: dict):
     """The child's output lines up to its end, its exit code (None when
-    it hung: no line for ``HANG_SECONDS``, then it is killed)."""
+    it hung: no line for ``HANG_SECONDS``, or ``FIRST_LINE_SECONDS`` for
+    its first, then it is killed)."""
     proc = subprocess.Popen([sys.executable, str(HERE / "walk.py"), plugin, str(start)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     lines: queue.Queue = queue.Queue()
@@ -166,7 +171,7 @@ def _run_child(plugin: str, start: int, env: dict):
     out = []
     while True:
         try:
-            line = lines.get(timeout=HANG_SECONDS)
+            line = lines.get(timeout=HANG_SECONDS if out else FIRST_LINE_SECONDS)
         except queue.Empty:
             proc.kill()
             proc.wait()
