@@ -266,6 +266,23 @@ def _join_serial(bufs, base, W, nodes, points):
         _write_paths(t, bufs, base, W, nodes, points)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _join(n, T, W, res_i, res_f, st, bufs):
+    """The batch's results from the ``T`` slots: ``(index, cost, expanded,
+    nodes, offsets, points, left)``, the paths copied on every thread from
+    ``PARALLEL_COPY_CELLS`` cells on. A parallel kernel of its own, called
+    (not inlined) by both batch kernels: numba does not parallelise a
+    prange inlined from a helper; it runs on the thread count the caller
+    set."""
+    index, cost, expanded, offsets, left, base, nodes, points = _collect(n, res_i, res_f, st)
+    if base[T] >= PARALLEL_COPY_CELLS:
+        for t in prange(T):
+            _write_paths(t, bufs, base, W, nodes, points)
+    else:
+        _join_serial(bufs, base, W, nodes, points)
+    return index, cost, expanded, nodes, offsets, points, left
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _begin(starts, goals, W, ctl, st, T):
     """``(order, previous)``: the batch positions heaviest first, and this
@@ -298,17 +315,10 @@ def jps_parallel(grid, i32s, f64s, starts, goals, gen, ctl, res_i, res_f, st, bu
     for t in prange(T):
         _jps_slot(t, grid, i32s, f64s, starts, goals, order, gen + t * n, ctl, res_i, res_f,
                   st, bufs)
-    # the join's prange stays in each kernel: numba does not parallelise a
-    # prange inlined from a helper (no parallel loop in its diagnostics)
-    index, cost, expanded, offsets, left, base, nodes, points = _collect(n, res_i, res_f, st)
-    if base[T] >= PARALLEL_COPY_CELLS:
-        for t in prange(T):
-            _write_paths(t, bufs, base, W, nodes, points)
-    else:
-        _join_serial(bufs, base, W, nodes, points)
+    out = _join(n, T, W, res_i, res_f, st, bufs)
     if previous != T:
         use_threads(previous)
-    return index, cost, expanded, nodes, offsets, points, left
+    return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -324,12 +334,7 @@ def astar_parallel(grid, stamps, gs, parents, pools, starts, goals, gen, ctl, re
     for t in prange(T):
         _astar_slot(t, grid, stamps, gs, parents, pools, starts, goals, order, gen + t * n,
                     ctl, res_i, res_f, st, bufs)
-    index, cost, expanded, offsets, left, base, nodes, points = _collect(n, res_i, res_f, st)
-    if base[T] >= PARALLEL_COPY_CELLS:
-        for t in prange(T):
-            _write_paths(t, bufs, base, W, nodes, points)
-    else:
-        _join_serial(bufs, base, W, nodes, points)
+    out = _join(n, T, W, res_i, res_f, st, bufs)
     if previous != T:
         use_threads(previous)
-    return index, cost, expanded, nodes, offsets, points, left
+    return out
