@@ -11,6 +11,14 @@ The thresholds ``PARALLEL_STEER`` and ``PARALLEL_MOVES`` of
 ``navcore_crowd.crowd`` (agents per thread) come from this: a part
 splits where its split time is below its whole time. Only meaningful
 with both cores free (the split half waits for a busy core otherwise).
+
+Whether the two threads run arithmetic side by side at all
+(``two_at_once``): a loop of square roots and divisions, the kind of work
+the moves and the steering are, timed alone and as two copies at once
+(one on a worker). Two copies at once taking twice one's time or more
+say the threads share one core's arithmetic (two hardware threads of one
+core, or a CPU quota), and no split of such a part can pay there,
+whatever a job's round trip costs.
 """
 from __future__ import annotations
 
@@ -41,6 +49,37 @@ def job_round_trip(world, rounds=ROUNDS):
     return float(np.median(out))
 
 
+def two_at_once(world, rounds=ROUNDS):
+    """``(one, two)``: median seconds of a loop of square roots and
+    divisions alone, and of two copies at once (one on a worker)."""
+    import math
+
+    from numba import njit
+
+    @njit(nogil=True)
+    def arithmetic(x, k):
+        s = 0.0
+        for i in range(k):
+            s += math.sqrt(x + i) / (i + 1.0)
+        return s
+
+    arithmetic(1.0, 10)
+    sched, one, two = world.scheduler, [], []
+    k = 20_000
+    for _ in range(rounds):
+        time.sleep(0.0002)
+        t = time.perf_counter()
+        arithmetic(1.0, k)
+        one.append(time.perf_counter() - t)
+        time.sleep(0.0002)
+        t = time.perf_counter()
+        job = sched.schedule(arithmetic, 2.0, k)
+        arithmetic(1.0, k)
+        job.complete()
+        two.append(time.perf_counter() - t)
+    return float(np.median(one)), float(np.median(two))
+
+
 def parts(n, rounds=ROUNDS):
     """``{part: (whole s, split s)}`` medians on the circle of ``n``."""
     import navcore_crowd.crowd as C
@@ -55,7 +94,7 @@ def parts(n, rounds=ROUNDS):
     cases = {"steer": ("PARALLEL_STEER", lambda: crowd._follow_fields(DT)),
              "moves": ("PARALLEL_MOVES",
                        lambda: crowd._move_all(start, node, end, out_pts, out_nodes))}
-    res = {"job": job_round_trip(world)}
+    res = {"job": job_round_trip(world), "pair": two_at_once(world)}
     for part, (name, call) in cases.items():
         keep = getattr(C, name)
         times = {OFF: [], 1: []}
@@ -81,14 +120,15 @@ def main(argv=None):
     for n in sizes:
         log(f"circle of {n}")
         r = parts(n)
-        row = [f"{n:,}", f"{r['job'] * 1e6:.0f} us"]
+        one, two = r["pair"]
+        row = [f"{n:,}", f"{r['job'] * 1e6:.0f} us", f"{two / one:.2f}x"]
         for part in ("steer", "moves"):
             whole, split = r[part]
             row += [f"{whole * 1e3:.3f} ms ({whole / n * 1e9:.0f} ns/agent)",
                     f"{split * 1e3:.3f} ms", f"{(whole - split) * 1e3:+.3f} ms"]
         rows.append(row)
     print_table("Whole on one thread against split in two (medians)",
-                ["agents", "job round trip", "steering, 1 thread", "steering, split",
+                ["agents", "job round trip", "two loops at once / one", "steering, 1 thread", "steering, split",
                  "gain", "moves, 1 thread", "moves, split", "gain"], rows)
 
 
