@@ -22,6 +22,9 @@ Shape (all seeded, no data files):
   direction.
 * Every arc weighs 1 (hop weights): there is no speed hierarchy for a
   contraction order to exploit, unlike ``roadgen`` (motorways, arterials).
+  ``weight="distance"`` gives each arc its Euclidean length instead (the
+  kind of weights of DIMACS distance graphs such as California's): few
+  ties, so witness searches run longer than on hop weights.
 
 How it differs from New York's DIMACS graph: no rivers or bridges (NY's
 boroughs meet at few crossings, which makes good separators), uniform
@@ -33,10 +36,15 @@ import numpy as np
 
 
 def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_districts=0.3,
-              avenues=None, district=30):
+              avenues=None, district=30, weight="hop"):
     """The graph as a dict: ``src``, ``dst`` (int32 arcs, both directions of
-    a two-way street), ``w`` (float64, all 1), ``x``, ``y`` (lattice
-    coordinates of the nodes, for drawings and inertial flow)."""
+    a two-way street), ``w`` (float64: all 1 for ``weight="hop"``; for
+    ``"distance"`` the Euclidean segment length in thousandths of a lattice
+    step, rounded to a whole number, at least 1, as DIMACS distance graphs
+    carry integer lengths), ``x``, ``y`` (lattice coordinates of the nodes,
+    for drawings and inertial flow)."""
+    if weight not in ("hop", "distance"):
+        raise ValueError(f"weight must be 'hop' or 'distance', got {weight!r}")
     rng = np.random.default_rng(seed)
     side = int(np.ceil(np.sqrt(nodes)))
     rows = -(-nodes // side)
@@ -118,7 +126,11 @@ def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_distri
     dst = np.concatenate((b[two | one_fwd], a[two | one_bwd]))
     o = np.lexsort((dst, src))
     src, dst = src[o].astype(np.int32), dst[o].astype(np.int32)
-    return {"src": src, "dst": dst, "w": np.ones(src.size), "x": x, "y": y}
+    if weight == "hop":
+        w = np.ones(src.size)
+    else:
+        w = np.maximum(np.rint(1000.0 * np.hypot(x[src] - x[dst], y[src] - y[dst])), 1.0)
+    return {"src": src, "dst": dst, "w": w, "x": x, "y": y}
 
 
 if __name__ == "__main__":
