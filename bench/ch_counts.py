@@ -34,6 +34,11 @@ def load(name):
     """``(n, src, dst, w)`` of a named graph: cityNk (``citygen``), genNk
     (``roadgen``, seconds), cityNkd and genNkd (the same with integer
     distance weights: Euclidean lengths, decimetres), X.gr (DIMACS)."""
+    if name.startswith("chains") and name.endswith("k"):  # California-like
+        from citygen import make_chains
+        n = int(name[6:-1]) * 1000
+        g = make_chains(nodes=n)
+        return n, g["src"], g["dst"], g["w"]
     dist = name.endswith("kd")                       # distance weights
     base = name[:-1] if dist else name
     if base.startswith("city") and base.endswith("k"):
