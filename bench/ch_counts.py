@@ -5,6 +5,7 @@ build and query times second.
 
     python bench/ch_counts.py city20k city250k monaco.gr helsinki.gr
     python bench/ch_counts.py --no-time city20k     # counts only
+    python bench/ch_counts.py city20kd gen20kd      # distance weights
 
 Per graph: the upward arcs of each hierarchy (forward + backward; ch-router's
 read from the header of its saved file), navcore's shortcuts, rounds and
@@ -31,15 +32,26 @@ DATA = SHARED / "data" / "roads"
 
 def load(name):
     """``(n, src, dst, w)`` of a named graph: cityNk (``citygen``), genNk
-    (``roadgen``, seconds), X.gr (DIMACS)."""
-    if name.startswith("city") and name.endswith("k"):
-        from citygen import make_city
-        n = int(name[4:-1]) * 1000
-        g = make_city(nodes=n)
+    (``roadgen``, seconds), cityNkd and genNkd (the same with integer
+    distance weights: Euclidean lengths, decimetres), X.gr (DIMACS)."""
+    if name.startswith("chains") and name.endswith("k"):  # California-like
+        from citygen import make_chains
+        n = int(name[6:-1]) * 1000
+        g = make_chains(nodes=n)
         return n, g["src"], g["dst"], g["w"]
-    if name.startswith("gen") and name.endswith("k"):    # roadgen: motorway hierarchy
+    dist = name.endswith("kd")                       # distance weights
+    base = name[:-1] if dist else name
+    if base.startswith("city") and base.endswith("k"):
+        from citygen import make_city
+        n = int(base[4:-1]) * 1000
+        g = make_city(nodes=n, weight="distance" if dist else "hop")
+        return n, g["src"], g["dst"], g["w"]
+    if base.startswith("gen") and base.endswith("k"):    # roadgen: motorway hierarchy
         from roadgen import make_roads
-        net = make_roads(seed=20261125, nodes=int(name[3:-1]) * 1000)
+        net = make_roads(seed=20261125, nodes=int(base[3:-1]) * 1000)
+        if dist:                                         # decimetres, as DIMACS .gr
+            w = np.maximum(np.rint(net["length_m"] * 10.0), 1.0)
+            return net["lon"].size, net["src"], net["dst"], w
         return net["lon"].size, net["src"], net["dst"], net["time_s"]
     from roads import read_gr
     src, dst, w = read_gr(DATA / name)
@@ -80,7 +92,8 @@ def run(name, pairs=2000, timing=True, seed=7):
     h = DirectedHierarchy.build(off, tgt, ww)
     nav_build = time.perf_counter() - t
     st = h.stats()
-    iw = np.rint(w * (1000 if name.startswith("gen") else 1)).astype(np.uint32)
+    scale = 1000 if name.startswith("gen") and not name.endswith("kd") else 1
+    iw = np.rint(w * scale).astype(np.uint32)
     t = time.perf_counter()
     ch = ch_router.ContractionHierarchy.build(n, src.astype(np.uint32), dst.astype(np.uint32), iw)
     rk_build = time.perf_counter() - t

@@ -22,6 +22,9 @@ Shape (all seeded, no data files):
   direction.
 * Every arc weighs 1 (hop weights): there is no speed hierarchy for a
   contraction order to exploit, unlike ``roadgen`` (motorways, arterials).
+  ``weight="distance"`` gives each arc its Euclidean length instead (the
+  kind of weights of DIMACS distance graphs such as California's): few
+  ties, so witness searches run longer than on hop weights.
 
 How it differs from New York's DIMACS graph: no rivers or bridges (NY's
 boroughs meet at few crossings, which makes good separators), uniform
@@ -33,10 +36,15 @@ import numpy as np
 
 
 def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_districts=0.3,
-              avenues=None, district=30):
+              avenues=None, district=30, weight="hop"):
     """The graph as a dict: ``src``, ``dst`` (int32 arcs, both directions of
-    a two-way street), ``w`` (float64, all 1), ``x``, ``y`` (lattice
-    coordinates of the nodes, for drawings and inertial flow)."""
+    a two-way street), ``w`` (float64: all 1 for ``weight="hop"``; for
+    ``"distance"`` the Euclidean segment length in thousandths of a lattice
+    step, rounded to a whole number, at least 1, as DIMACS distance graphs
+    carry integer lengths), ``x``, ``y`` (lattice coordinates of the nodes,
+    for drawings and inertial flow)."""
+    if weight not in ("hop", "distance"):
+        raise ValueError(f"weight must be 'hop' or 'distance', got {weight!r}")
     rng = np.random.default_rng(seed)
     side = int(np.ceil(np.sqrt(nodes)))
     rows = -(-nodes // side)
@@ -118,8 +126,67 @@ def make_city(seed=20261129, nodes=250_000, drop=0.35, oneway=0.1, oneway_distri
     dst = np.concatenate((b[two | one_fwd], a[two | one_bwd]))
     o = np.lexsort((dst, src))
     src, dst = src[o].astype(np.int32), dst[o].astype(np.int32)
-    return {"src": src, "dst": dst, "w": np.ones(src.size), "x": x, "y": y}
+    if weight == "hop":
+        w = np.ones(src.size)
+    else:
+        w = np.maximum(np.rint(1000.0 * np.hypot(x[src] - x[dst], y[src] - y[dst])), 1.0)
+    return {"src": src, "dst": dst, "w": w, "x": x, "y": y}
 
+
+def make_chains(seed=20261129, nodes=21_000, junctions=None, keep=0.3):
+    """A sparse two-way network of long chains with distance weights, the
+    shape of the hold-out California graph (21,048 nodes, 21,693 roads:
+    highways drawn with their shape points, 1.03 roads a node), which is
+    not shipped: ``junctions`` random points (default ``nodes // 11``)
+    joined by a minimum spanning tree of their Delaunay triangulation and a
+    ``keep`` share of its other edges, every road cut into pieces about as
+    long as one another so that ``nodes`` nodes result (shape nodes of
+    degree 2, jittered off the straight line). Weights: Euclidean lengths
+    in thousandths of the mean piece, rounded, at least 1. Same dict as
+    :func:`make_city`."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    from scipy.spatial import Delaunay
+    rng = np.random.default_rng(seed)
+    j = junctions or max(nodes // 11, 4)
+    pts = rng.random((j, 2)) * np.sqrt(j)
+    tri = Delaunay(pts).simplices
+    e = np.concatenate((tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [0, 2]]))
+    e = np.unique(np.sort(e, axis=1), axis=0)
+    length = np.hypot(*(pts[e[:, 0]] - pts[e[:, 1]]).T)
+    tree = minimum_spanning_tree(coo_matrix((length, (e[:, 0], e[:, 1])), shape=(j, j)))
+    tree = tree.tocoo()
+    in_tree = np.zeros(j * j, bool)
+    in_tree[np.minimum(tree.row, tree.col) * j + np.maximum(tree.row, tree.col)] = True
+    sel = in_tree[e[:, 0] * j + e[:, 1]] | (rng.random(e.shape[0]) < keep)
+    e, length = e[sel], length[sel]
+    # pieces per road in proportion to its length, so the nodes add up
+    extra = nodes - j
+    share = length / length.sum() * extra
+    cuts = np.floor(share).astype(np.int64)
+    rest = extra - cuts.sum()
+    cuts[np.argsort(share - cuts)[::-1][:rest]] += 1
+    xs, ys = [pts[:, 0]], [pts[:, 1]]
+    a, b = [], []
+    nxt = j
+    for (u, v), k in zip(e, cuts):
+        t = (np.arange(1, k + 1) / (k + 1))[:, None]
+        p = pts[u] + t * (pts[v] - pts[u]) + rng.normal(0, 0.02, (k, 2))
+        xs.append(p[:, 0])
+        ys.append(p[:, 1])
+        chain = np.concatenate(([u], np.arange(nxt, nxt + k), [v]))
+        a.append(chain[:-1])
+        b.append(chain[1:])
+        nxt += k
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    a, b = np.concatenate(a), np.concatenate(b)
+    src = np.concatenate((a, b)).astype(np.int32)
+    dst = np.concatenate((b, a)).astype(np.int32)
+    o = np.lexsort((dst, src))
+    src, dst = src[o], dst[o]
+    seg = np.hypot(x[src] - x[dst], y[src] - y[dst])
+    w = np.maximum(np.rint(1000.0 * seg / seg.mean()), 1.0)
+    return {"src": src, "dst": dst, "w": w, "x": x, "y": y}
 
 if __name__ == "__main__":
     import sys

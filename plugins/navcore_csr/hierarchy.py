@@ -185,14 +185,15 @@ class DirectedHierarchy:
         m = targets.shape[0]
         pool, top = K.build_init(offsets, targets, weights)
         st, rows = K.build_prepare(n, _threads())
-        ints = np.array([top, n, 0, 0, 0, n, 0], dtype=np.int64)
+        ints = np.array([top, n, 0, 0, 0, n, 0, 1], dtype=np.int64)
         sc_c1 = np.empty(max(16, m // 2), dtype=np.int64)
         sc_c2 = np.empty_like(sc_c1)
         # chunks of ~n/10 nodes: a round is O(remaining), so ten calls cost nothing
         step = n if progress is None else max(n // 10, 1)
         while ints[2] < n:
             until = min(int(ints[2]) + step, n)
-            with kernel_threads(threads, n, BUILD_PARALLEL_FROM):
+            with kernel_threads(threads, n, BUILD_PARALLEL_FROM) as used:
+                ints[7] = used
                 pool, sc_c1, sc_c2 = K.build_rounds(until, m, limit, sim_limit, pool, ints,
                                                     st, rows, sc_c1, sc_c2)
             if progress is not None:
