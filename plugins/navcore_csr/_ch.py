@@ -1152,14 +1152,99 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     points, status, settled)``, ``nodes`` int32 from node ``start`` (rank
     ``s``) along the input edges (their heads: ``targets``), ``points``
     ``start_xy[start]`` then the run ``run_xy[runs[e]:runs[e + 1]]`` of
-    every edge ``e`` in path order (empty arrays unless status is 0); an
-    empty ``runs`` means one point an edge, ``run_xy[e]``, read without
-    the offsets (on a 250k-node city a route's ~320 offsets, missed in the
-    caches after the search, cost 5-8 us). The path's edges never reach
-    Python: a second kernel call to draw them cost a road route about 1 us
-    (its dispatch, the edges handed over). The arrays come first, the
-    four numbers last: the caller keeps the arrays as one tuple and adds
-    the numbers per query."""
+    every edge ``e`` in path order (empty arrays unless status is 0).
+
+    An empty ``runs`` means one point an edge, and ``run_xy`` is then the
+    ``(num_edges, 4)`` table of every input edge's weight, point and head
+    (:meth:`DirectedHierarchy.drawing`): the shortcuts are unpacked
+    straight into the nodes and points, one row read an edge. On a
+    250k-node city a route has ~320 edges, and after the search each
+    array read at an edge misses the caches: three arrays (weights,
+    heads, points) and an edges array between unpacking and drawing cost
+    ~90 ns an edge. The arrays come first, the four numbers last: the
+    caller keeps the arrays as one tuple and adds the numbers per query."""
+    if runs.shape[0] != 0:
+        return _route_runs(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist,
+                           stamps, parents, hk, hn, hp, stack, s, t, start, gen)
+    n = dist.shape[1]
+    ff = li[:n + 1]
+    bf = li[n + 1:2 * n + 2]
+    nf = ff[n]
+    nb = bf[n]
+    fa = li[2 * n + 2:2 * n + 2 + nf]
+    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
+    nsc = (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
+    sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
+    sc_c2 = li[li.shape[0] - nsc:]
+    ftail = hd[nf + nb:2 * nf + nb]
+    btail = hd[2 * nf + nb:2 * nf + 2 * nb]
+    fhops = hd[2 * nf + 2 * nb:3 * nf + 2 * nb]
+    bhops = hd[3 * nf + 2 * nb:]
+    pf = parents[0]
+    pb = parents[1]
+    best, meet, settled = bidir(ff, hd[:nf], wl[:nf], bf, hd[nf:nf + nb], wl[nf:], s, t,
+                                dist[0], dist[1], stamps[0], stamps[1], pf, pb, hk[0], hn[0],
+                                hp[0], hk[1], hn[1], hp[1], gen)
+    if meet < 0:
+        return INF, np.empty(0, dtype=np.int32), np.empty((0, 2), dtype=np.float64), \
+            meet, settled
+    # the upward arcs of the path, s up to the meeting rank then down to
+    # t, and the input edges they stand for (to size the results)
+    k = 0
+    count = 0
+    x = meet
+    while x != s:
+        k += 1
+        count += fhops[pf[x]]
+        x = ftail[pf[x]]
+    kf = k
+    x = meet
+    while x != t:
+        k += 1
+        count += bhops[pb[x]]
+        x = btail[pb[x]]
+    arcs = np.empty(k, dtype=np.int64)
+    x = meet
+    for i in range(kf - 1, -1, -1):
+        e = pf[x]
+        arcs[i] = fa[e]
+        x = ftail[e]
+    x = meet
+    for i in range(kf, k):
+        e = pb[x]
+        arcs[i] = ba[e]
+        x = btail[e]
+    m = weights.shape[0]
+    nodes = np.empty(count + 1, dtype=np.int32)
+    points = np.empty((count + 1, 2), dtype=np.float64)
+    nodes[0] = start
+    points[0, 0] = start_xy[start, 0]
+    points[0, 1] = start_xy[start, 1]
+    cost = 0.0
+    p = 1
+    for i in range(k):
+        stack[0] = arcs[i]
+        top = 1
+        while top > 0:
+            top -= 1
+            a = stack[top]
+            if a < m:                          # an input edge: weight, point, head
+                cost += run_xy[a, 0]           # summed in path order, as route_edges
+                points[p, 0] = run_xy[a, 1]
+                points[p, 1] = run_xy[a, 2]
+                nodes[p] = np.int32(run_xy[a, 3])
+                p += 1
+                continue
+            stack[top] = sc_c2[a - m]          # u -> v first, so it goes on top
+            stack[top + 1] = sc_c1[a - m]
+            top += 2
+    return cost, nodes, points, 0, settled
+
+
+@njit(cache=True, nogil=True)
+def _route_runs(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stamps, parents,
+                hk, hn, hp, stack, s, t, start, gen):
+    """:func:`route_drawn` for edges drawn with runs of points."""
     cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
                                                parents, hk, hn, hp, gen, stack)
     if status != 0:
@@ -1168,22 +1253,14 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     k = edges.shape[0]
     nodes = np.empty(k + 1, dtype=np.int32)
     nodes[0] = start
-    one = runs.shape[0] == 0
     total = k + 1
     for i in range(k):
         e = edges[i]
         nodes[i + 1] = targets[e]
-        if not one:
-            total += runs[e + 1] - runs[e] - 1
+        total += runs[e + 1] - runs[e] - 1
     points = np.empty((total, 2), dtype=np.float64)
     points[0, 0] = start_xy[start, 0]
     points[0, 1] = start_xy[start, 1]
-    if one:
-        for i in range(k):
-            e = edges[i]
-            points[i + 1, 0] = run_xy[e, 0]
-            points[i + 1, 1] = run_xy[e, 1]
-        return cost, nodes, points, status, settled
     w = 1
     for i in range(k):
         e = edges[i]

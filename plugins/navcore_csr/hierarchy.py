@@ -259,7 +259,9 @@ class DirectedHierarchy:
     def drawing(self, targets, runs, run_xy, start_xy) -> "EdgeDrawing":
         """How :meth:`HierarchyQuery.drawn_path` draws a path of this
         hierarchy's input graph, checked once here (a graph's arrays, not
-        copied when they have the kernels' dtypes): ``targets`` the head
+        copied when they have the kernels' dtypes, except that with one
+        point an edge each edge's weight, point and head are copied into
+        one row of 32 bytes): ``targets`` the head
         of every input edge (int), ``runs`` ``num_edges + 1``
         non-decreasing offsets into ``run_xy``, the ``(k, 2)`` points
         drawn along each edge after its tail (a road's shape, its head
@@ -288,14 +290,20 @@ class DirectedHierarchy:
         if runs[0] != 0 or runs[-1] != run_xy.shape[0] or np.any(np.diff(runs) < 0):
             raise GraphError(f"runs must not decrease from 0 to {run_xy.shape[0]} (the rows "
                              f"of run_xy), got {runs[0]} to {runs[-1]}")
-        # one point an edge (no shape points): the kernel reads run_xy[e]
-        # without the offsets, which cost a long route a cache miss an edge
-        one = run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1))
-        return EdgeDrawing(self, np.ascontiguousarray(targets, dtype=np.int32),
-                           np.zeros(0, np.int64) if one else
-                           np.ascontiguousarray(runs, dtype=np.int64),
-                           np.ascontiguousarray(run_xy, dtype=np.float64),
-                           np.ascontiguousarray(start_xy, dtype=np.float64))
+        targets = np.ascontiguousarray(targets, dtype=np.int32)
+        start_xy = np.ascontiguousarray(start_xy, dtype=np.float64)
+        # one point an edge (no shape points): the kernel reads one row an
+        # edge, its weight, point and head side by side, and no offsets
+        # (each array read at an edge of a long route misses the caches)
+        if run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1)):
+            table = np.empty((m, 4), dtype=np.float64)
+            table[:, 0] = self._weights
+            table[:, 1:3] = run_xy
+            table[:, 3] = targets
+            return EdgeDrawing(self, targets, np.zeros(0, np.int64), table[:, 1:3], start_xy,
+                               table)
+        return EdgeDrawing(self, targets, np.ascontiguousarray(runs, dtype=np.int64),
+                           np.ascontiguousarray(run_xy, dtype=np.float64), start_xy)
 
     def query(self, threads=None) -> "HierarchyQuery":
         """A new query object (scratch for one thread); ``threads``: whose
@@ -493,14 +501,18 @@ class EdgeDrawing:
     """The arrays :meth:`HierarchyQuery.drawn_path` draws paths from, as
     :meth:`DirectedHierarchy.drawing` checked them for ``hierarchy``."""
 
-    __slots__ = ("hierarchy", "targets", "runs", "run_xy", "start_xy")
+    __slots__ = ("hierarchy", "targets", "runs", "run_xy", "start_xy", "_table")
 
-    def __init__(self, hierarchy, targets, runs, run_xy, start_xy):
+    def __init__(self, hierarchy, targets, runs, run_xy, start_xy, table=None):
         self.hierarchy = hierarchy
         self.targets = targets
         self.runs = runs
         self.run_xy = run_xy
         self.start_xy = start_xy
+        # with one point an edge (``runs`` empty): every input edge's
+        # weight, point and head as one row, which the kernel reads
+        # instead of ``run_xy`` (a view of its middle columns)
+        self._table = table
 
 
 class HierarchyQuery:
@@ -647,8 +659,9 @@ class HierarchyQuery:
     def _drawing_arrays(self, drawing) -> tuple:
         """``route_drawn``'s array arguments, in its order."""
         h = self.hierarchy
+        xy = drawing.run_xy if drawing._table is None else drawing._table
         return (h._li, h._hd, h._wl, h._weights, drawing.targets, drawing.runs,
-                drawing.run_xy, drawing.start_xy, self._dist, self._stamps, self._parents,
+                xy, drawing.start_xy, self._dist, self._stamps, self._parents,
                 self._hk, self._hn, self._hp, self._stack)
 
     def find_path(self, start, goal) -> PathResult:
