@@ -1068,32 +1068,66 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
     both weights) and the scratch as two rows, forward then backward: 9
     array arguments instead of 24, since numba unboxes every one on every
     call."""
-    n = dist.shape[1]
-    ff = li[:n + 1]
-    bf = li[n + 1:2 * n + 2]
-    nf = ff[n]
-    nb = bf[n]
-    fa = li[2 * n + 2:2 * n + 2 + nf]
-    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
-    nsc = (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
+    best, meet, settled = _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp,
+                                         gen)
+    if meet < 0:
+        return INF, np.empty(0, dtype=np.int64), meet, settled
+    arcs, count = _path_arcs(li, hd, parents, meet, s, t)
+    m = weights.shape[0]
+    nsc = _shortcut_count(li, parents.shape[1])
     sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
     sc_c2 = li[li.shape[0] - nsc:]
+    edges = np.empty(count, dtype=np.int64)
+    p = 0
+    for i in range(arcs.shape[0]):
+        p = _expand(arcs[i], m, sc_c1, sc_c2, stack, edges, p)
+    cost = 0.0
+    for i in range(count):                     # weights summed in path order, as unpack
+        cost += weights[edges[i]]
+    return cost, edges, 0, settled
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shortcut_count(li, n):
+    """The shortcuts in ``li`` (``hierarchy._PACKS``) of ``n`` ranks."""
+    nf = li[n]
+    nb = li[2 * n + 1]
+    return (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
+
+
+@njit(cache=True, nogil=True)
+def _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp, gen):
+    """:func:`bidir` on the packed upward graphs (:func:`route_edges`)
+    and the scratch rows: ``(best, meet, settled)``."""
+    n = dist.shape[1]
+    nf = li[n]
+    nb = li[2 * n + 1]
+    return bidir(li[:n + 1], hd[:nf], wl[:nf], li[n + 1:2 * n + 2], hd[nf:nf + nb], wl[nf:],
+                 s, t, dist[0], dist[1], stamps[0], stamps[1], parents[0], parents[1], hk[0],
+                 hn[0], hp[0], hk[1], hn[1], hp[1], gen)
+
+
+@njit(cache=True, nogil=True)
+def _path_arcs(li, hd, parents, meet, s, t):
+    """The upward arcs of the path :func:`_packed_search` found, ``s`` up
+    to the meeting rank ``meet`` then down to ``t``, and the count of
+    input edges they stand for: ``(arcs, count)``. An edge's tail is read
+    from the tails after the heads in ``hd``, not searched for in the
+    ``first`` arrays as :func:`unpack` does (a binary search per arc,
+    twice: 2 of the 13 us of a 21k road query); the input edges per arc,
+    read from there too, size the path without walking the shortcuts
+    twice."""
+    n = parents.shape[1]
+    nf = li[n]
+    nb = li[2 * n + 1]
+    fa = li[2 * n + 2:2 * n + 2 + nf]
+    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
     ftail = hd[nf + nb:2 * nf + nb]
     btail = hd[2 * nf + nb:2 * nf + 2 * nb]
     fhops = hd[2 * nf + 2 * nb:3 * nf + 2 * nb]
     bhops = hd[3 * nf + 2 * nb:]
     pf = parents[0]
     pb = parents[1]
-    best, meet, settled = bidir(ff, hd[:nf], wl[:nf], bf, hd[nf:nf + nb], wl[nf:], s, t,
-                                dist[0], dist[1], stamps[0], stamps[1], pf, pb, hk[0], hn[0],
-                                hp[0], hk[1], hn[1], hp[1], gen)
-    if meet < 0:
-        return INF, np.empty(0, dtype=np.int64), meet, settled
-    # the arcs up from s to the meeting rank, then down to t; an edge's
-    # tail read from ftail/btail, not searched for in ff/bf as unpack does
-    # (a binary search per arc, twice: 2 of the 13 us of a 21k road query)
-    # (and the input edges they stand for, so the edges are sized without
-    # walking the shortcuts twice)
     k = 0
     count = 0
     x = meet
@@ -1118,15 +1152,7 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
         e = pb[x]
         arcs[i] = ba[e]
         x = btail[e]
-    m = weights.shape[0]
-    edges = np.empty(count, dtype=np.int64)
-    p = 0
-    for i in range(k):
-        p = _expand(arcs[i], m, sc_c1, sc_c2, stack, edges, p)
-    cost = 0.0
-    for i in range(count):                     # weights summed in path order, as unpack
-        cost += weights[edges[i]]
-    return cost, edges, 0, settled
+    return arcs, count
 
 
 @njit(cache=True, nogil=True)
@@ -1166,54 +1192,15 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     if runs.shape[0] != 0:
         return _route_runs(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist,
                            stamps, parents, hk, hn, hp, stack, s, t, start, gen)
-    n = dist.shape[1]
-    ff = li[:n + 1]
-    bf = li[n + 1:2 * n + 2]
-    nf = ff[n]
-    nb = bf[n]
-    fa = li[2 * n + 2:2 * n + 2 + nf]
-    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
-    nsc = (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
-    sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
-    sc_c2 = li[li.shape[0] - nsc:]
-    ftail = hd[nf + nb:2 * nf + nb]
-    btail = hd[2 * nf + nb:2 * nf + 2 * nb]
-    fhops = hd[2 * nf + 2 * nb:3 * nf + 2 * nb]
-    bhops = hd[3 * nf + 2 * nb:]
-    pf = parents[0]
-    pb = parents[1]
-    best, meet, settled = bidir(ff, hd[:nf], wl[:nf], bf, hd[nf:nf + nb], wl[nf:], s, t,
-                                dist[0], dist[1], stamps[0], stamps[1], pf, pb, hk[0], hn[0],
-                                hp[0], hk[1], hn[1], hp[1], gen)
+    best, meet, settled = _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp,
+                                         gen)
     if meet < 0:
         return INF, np.empty(0, dtype=np.int32), np.empty((0, 2), dtype=np.float64), \
             meet, settled
-    # the upward arcs of the path, s up to the meeting rank then down to
-    # t, and the input edges they stand for (to size the results)
-    k = 0
-    count = 0
-    x = meet
-    while x != s:
-        k += 1
-        count += fhops[pf[x]]
-        x = ftail[pf[x]]
-    kf = k
-    x = meet
-    while x != t:
-        k += 1
-        count += bhops[pb[x]]
-        x = btail[pb[x]]
-    arcs = np.empty(k, dtype=np.int64)
-    x = meet
-    for i in range(kf - 1, -1, -1):
-        e = pf[x]
-        arcs[i] = fa[e]
-        x = ftail[e]
-    x = meet
-    for i in range(kf, k):
-        e = pb[x]
-        arcs[i] = ba[e]
-        x = btail[e]
+    arcs, count = _path_arcs(li, hd, parents, meet, s, t)
+    nsc = _shortcut_count(li, parents.shape[1])
+    sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
+    sc_c2 = li[li.shape[0] - nsc:]
     m = weights.shape[0]
     nodes = np.empty(count + 1, dtype=np.int32)
     points = np.empty((count + 1, 2), dtype=np.float64)
@@ -1222,7 +1209,7 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     points[0, 1] = start_xy[start, 1]
     cost = 0.0
     p = 1
-    for i in range(k):
+    for i in range(arcs.shape[0]):
         stack[0] = arcs[i]
         top = 1
         while top > 0:
