@@ -4,9 +4,11 @@ drawn points) against RoutingKit's ch-router on the same graph and pairs.
     flock /tmp/navcore-cpu.lock .venv/bin/python bench/road_find_path.py city20k city250k
 
 Graphs: ``cityNk`` (``citygen.make_city``: hop weights, one-way streets,
-the lattice as degrees near Munich as ``bench/roads.py`` places it) or
+the lattice as degrees near Munich as ``bench/roads.py`` places it),
 ``genNk`` (``roadgen.make_roads``: seconds, a motorway hierarchy; ch-router
-on milliseconds). The roads graph keeps every node (``keep="all"``,
+on milliseconds), ``genNkd`` (the same network on distance: decimetres,
+at least 1, for both) or ``monaco`` / ``helsinki`` (the shared
+OpenStreetMap extracts' ``graph.npz``, decimetres as their DIMACS files). The roads graph keeps every node (``keep="all"``,
 ``compress=False``), so node ids are the generator's for both libraries.
 
 Timed per round, in a rotating order, each over the same random pairs:
@@ -20,6 +22,7 @@ median over rounds.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -29,13 +32,25 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 clock = time.thread_time
+SHARED = Path(os.environ.get("NAVCORE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DATA = SHARED / "data" / "roads"
+#: OpenStreetMap extracts in ``DATA`` (``NAME.graph.npz``), on distance weights
+EXTRACTS = ("monaco", "helsinki")
 
 
 def road_world(name):
     """``(world, graph, its hierarchy, src, dst, integer weights)`` of a
     named graph."""
-    import navcore
-    import navcore_roads
+    if name in EXTRACTS:
+        # DIMACS weights (decimetres, at least 1) for both libraries, so
+        # their answers are exact and comparable
+        net = np.load(DATA / f"{name}.graph.npz")
+        lon, lat, src, dst = net["lon"], net["lat"], net["src"], net["dst"]
+        int_w = np.maximum(1, np.rint(net["length_m"] * 10)).astype(np.uint32)
+        w = int_w.astype(np.float64)
+        return _world(lon, lat, src, dst, w, int_w)
+    distance = name.endswith("kd")
+    name = name[:-1] if distance else name
     k = int(name[4:-1] if name.startswith("city") else name[3:-1]) * 1000
     if name.startswith("city"):
         from citygen import make_city
@@ -47,8 +62,18 @@ def road_world(name):
         from roadgen import make_roads
         net = make_roads(seed=20261125, nodes=k)
         lon, lat = net["lon"], net["lat"]
-        src, dst, w = net["src"], net["dst"], net["time_s"]
-        int_w = np.rint(w * 1000).astype(np.uint32)
+        if distance:                           # metres as decimetres, like the extracts
+            int_w = np.maximum(1, np.rint(net["length_m"] * 10)).astype(np.uint32)
+            src, dst, w = net["src"], net["dst"], int_w.astype(np.float64)
+        else:
+            src, dst, w = net["src"], net["dst"], net["time_s"]
+            int_w = np.rint(w * 1000).astype(np.uint32)
+    return _world(lon, lat, src, dst, w, int_w)
+
+
+def _world(lon, lat, src, dst, w, int_w):
+    import navcore
+    import navcore_roads
     world = navcore.World()
     g = world.add_graph("r", type="roads", src=src, dst=dst, cost=w,
                         positions=np.column_stack((lon, lat)), keep="all", compress=False)
@@ -89,14 +114,15 @@ def run(name, pairs=2000, rounds=5, seed=7):
 
     cases = {"find_path": nav_find, "HierarchyQuery.path": nav_path,
              "ch-router distance": rk_distance, "ch-router path": rk_path}
-    # the answers agree (hop weights and milliseconds are exact in both)
-    scale = 1 if name.startswith("city") else 1000
+    # the answers agree (hops, decimetres and milliseconds are exact in both)
+    exact = not name.startswith("gen") or name.endswith("kd")
+    scale = 1 if exact else 1000
     for a, b in zip(s[:200], t[:200]):
         r = find("r", a, b, algorithm="ch")
         rq.reset().add_source(a).add_target(b).run()
         d = rq.get_distance()
         want = np.inf if d == ch_router.INF_WEIGHT else d / scale
-        if name.startswith("city") and r.cost != want:
+        if exact and r.cost != want:
             raise AssertionError(f"{name}: {a} -> {b}: navcore {r.cost}, ch-router {want}")
     times = {k: [] for k in cases}
     names = list(cases)

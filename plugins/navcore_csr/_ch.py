@@ -1079,32 +1079,66 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
     both weights) and the scratch as two rows, forward then backward: 9
     array arguments instead of 24, since numba unboxes every one on every
     call."""
-    n = dist.shape[1]
-    ff = li[:n + 1]
-    bf = li[n + 1:2 * n + 2]
-    nf = ff[n]
-    nb = bf[n]
-    fa = li[2 * n + 2:2 * n + 2 + nf]
-    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
-    nsc = (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
+    best, meet, settled = _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp,
+                                         gen)
+    if meet < 0:
+        return INF, np.empty(0, dtype=np.int64), meet, settled
+    arcs, count = _path_arcs(li, hd, parents, meet, s, t)
+    m = weights.shape[0]
+    nsc = _shortcut_count(li, parents.shape[1])
     sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
     sc_c2 = li[li.shape[0] - nsc:]
+    edges = np.empty(count, dtype=np.int64)
+    p = 0
+    for i in range(arcs.shape[0]):
+        p = _expand(arcs[i], m, sc_c1, sc_c2, stack, edges, p)
+    cost = 0.0
+    for i in range(count):                     # weights summed in path order, as unpack
+        cost += weights[edges[i]]
+    return cost, edges, 0, settled
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shortcut_count(li, n):
+    """The shortcuts in ``li`` (``hierarchy._PACKS``) of ``n`` ranks."""
+    nf = li[n]
+    nb = li[2 * n + 1]
+    return (li.shape[0] - (2 * n + 2 + nf + nb)) >> 1
+
+
+@njit(cache=True, nogil=True)
+def _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp, gen):
+    """:func:`bidir` on the packed upward graphs (:func:`route_edges`)
+    and the scratch rows: ``(best, meet, settled)``."""
+    n = dist.shape[1]
+    nf = li[n]
+    nb = li[2 * n + 1]
+    return bidir(li[:n + 1], hd[:nf], wl[:nf], li[n + 1:2 * n + 2], hd[nf:nf + nb], wl[nf:],
+                 s, t, dist[0], dist[1], stamps[0], stamps[1], parents[0], parents[1], hk[0],
+                 hn[0], hp[0], hk[1], hn[1], hp[1], gen)
+
+
+@njit(cache=True, nogil=True)
+def _path_arcs(li, hd, parents, meet, s, t):
+    """The upward arcs of the path :func:`_packed_search` found, ``s`` up
+    to the meeting rank ``meet`` then down to ``t``, and the count of
+    input edges they stand for: ``(arcs, count)``. An edge's tail is read
+    from the tails after the heads in ``hd``, not searched for in the
+    ``first`` arrays as :func:`unpack` does (a binary search per arc,
+    twice: 2 of the 13 us of a 21k road query); the input edges per arc,
+    read from there too, size the path without walking the shortcuts
+    twice."""
+    n = parents.shape[1]
+    nf = li[n]
+    nb = li[2 * n + 1]
+    fa = li[2 * n + 2:2 * n + 2 + nf]
+    ba = li[2 * n + 2 + nf:2 * n + 2 + nf + nb]
     ftail = hd[nf + nb:2 * nf + nb]
     btail = hd[2 * nf + nb:2 * nf + 2 * nb]
     fhops = hd[2 * nf + 2 * nb:3 * nf + 2 * nb]
     bhops = hd[3 * nf + 2 * nb:]
     pf = parents[0]
     pb = parents[1]
-    best, meet, settled = bidir(ff, hd[:nf], wl[:nf], bf, hd[nf:nf + nb], wl[nf:], s, t,
-                                dist[0], dist[1], stamps[0], stamps[1], pf, pb, hk[0], hn[0],
-                                hp[0], hk[1], hn[1], hp[1], gen)
-    if meet < 0:
-        return INF, np.empty(0, dtype=np.int64), meet, settled
-    # the arcs up from s to the meeting rank, then down to t; an edge's
-    # tail read from ftail/btail, not searched for in ff/bf as unpack does
-    # (a binary search per arc, twice: 2 of the 13 us of a 21k road query)
-    # (and the input edges they stand for, so the edges are sized without
-    # walking the shortcuts twice)
     k = 0
     count = 0
     x = meet
@@ -1129,15 +1163,7 @@ def route_edges(li, hd, wl, weights, s, t, dist, stamps, parents, hk, hn, hp, ge
         e = pb[x]
         arcs[i] = ba[e]
         x = btail[e]
-    m = weights.shape[0]
-    edges = np.empty(count, dtype=np.int64)
-    p = 0
-    for i in range(k):
-        p = _expand(arcs[i], m, sc_c1, sc_c2, stack, edges, p)
-    cost = 0.0
-    for i in range(count):                     # weights summed in path order, as unpack
-        cost += weights[edges[i]]
-    return cost, edges, 0, settled
+    return arcs, count
 
 
 @njit(cache=True, nogil=True)
@@ -1163,14 +1189,60 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     points, status, settled)``, ``nodes`` int32 from node ``start`` (rank
     ``s``) along the input edges (their heads: ``targets``), ``points``
     ``start_xy[start]`` then the run ``run_xy[runs[e]:runs[e + 1]]`` of
-    every edge ``e`` in path order (empty arrays unless status is 0); an
-    empty ``runs`` means one point an edge, ``run_xy[e]``, read without
-    the offsets (on a 250k-node city a route's ~320 offsets, missed in the
-    caches after the search, cost 5-8 us). The path's edges never reach
-    Python: a second kernel call to draw them cost a road route about 1 us
-    (its dispatch, the edges handed over). The arrays come first, the
-    four numbers last: the caller keeps the arrays as one tuple and adds
-    the numbers per query."""
+    every edge ``e`` in path order (empty arrays unless status is 0).
+
+    An empty ``runs`` means one point an edge, and ``run_xy`` is then the
+    ``(num_edges, 4)`` table of every input edge's weight, point and head
+    (:meth:`DirectedHierarchy.drawing`): the shortcuts are unpacked
+    straight into the nodes and points, one row read an edge. On a
+    250k-node city a route has ~320 edges, and after the search each
+    array read at an edge misses the caches: three arrays (weights,
+    heads, points) and an edges array between unpacking and drawing cost
+    ~90 ns an edge. The arrays come first, the four numbers last: the
+    caller keeps the arrays as one tuple and adds the numbers per query."""
+    if runs.shape[0] != 0:
+        return _route_runs(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist,
+                           stamps, parents, hk, hn, hp, stack, s, t, start, gen)
+    best, meet, settled = _packed_search(li, hd, wl, s, t, dist, stamps, parents, hk, hn, hp,
+                                         gen)
+    if meet < 0:
+        return INF, np.empty(0, dtype=np.int32), np.empty((0, 2), dtype=np.float64), \
+            meet, settled
+    arcs, count = _path_arcs(li, hd, parents, meet, s, t)
+    nsc = _shortcut_count(li, parents.shape[1])
+    sc_c1 = li[li.shape[0] - 2 * nsc:li.shape[0] - nsc]
+    sc_c2 = li[li.shape[0] - nsc:]
+    m = weights.shape[0]
+    nodes = np.empty(count + 1, dtype=np.int32)
+    points = np.empty((count + 1, 2), dtype=np.float64)
+    nodes[0] = start
+    points[0, 0] = start_xy[start, 0]
+    points[0, 1] = start_xy[start, 1]
+    cost = 0.0
+    p = 1
+    for i in range(arcs.shape[0]):
+        stack[0] = arcs[i]
+        top = 1
+        while top > 0:
+            top -= 1
+            a = stack[top]
+            if a < m:                          # an input edge: weight, point, head
+                cost += run_xy[a, 0]           # summed in path order, as route_edges
+                points[p, 0] = run_xy[a, 1]
+                points[p, 1] = run_xy[a, 2]
+                nodes[p] = np.int32(run_xy[a, 3])
+                p += 1
+                continue
+            stack[top] = sc_c2[a - m]          # u -> v first, so it goes on top
+            stack[top + 1] = sc_c1[a - m]
+            top += 2
+    return cost, nodes, points, 0, settled
+
+
+@njit(cache=True, nogil=True)
+def _route_runs(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stamps, parents,
+                hk, hn, hp, stack, s, t, start, gen):
+    """:func:`route_drawn` for edges drawn with runs of points."""
     cost, edges, status, settled = route_edges(li, hd, wl, weights, s, t, dist, stamps,
                                                parents, hk, hn, hp, gen, stack)
     if status != 0:
@@ -1179,22 +1251,14 @@ def route_drawn(li, hd, wl, weights, targets, runs, run_xy, start_xy, dist, stam
     k = edges.shape[0]
     nodes = np.empty(k + 1, dtype=np.int32)
     nodes[0] = start
-    one = runs.shape[0] == 0
     total = k + 1
     for i in range(k):
         e = edges[i]
         nodes[i + 1] = targets[e]
-        if not one:
-            total += runs[e + 1] - runs[e] - 1
+        total += runs[e + 1] - runs[e] - 1
     points = np.empty((total, 2), dtype=np.float64)
     points[0, 0] = start_xy[start, 0]
     points[0, 1] = start_xy[start, 1]
-    if one:
-        for i in range(k):
-            e = edges[i]
-            points[i + 1, 0] = run_xy[e, 0]
-            points[i + 1, 1] = run_xy[e, 1]
-        return cost, nodes, points, status, settled
     w = 1
     for i in range(k):
         e = edges[i]

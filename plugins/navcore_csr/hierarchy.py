@@ -260,7 +260,9 @@ class DirectedHierarchy:
     def drawing(self, targets, runs, run_xy, start_xy) -> "EdgeDrawing":
         """How :meth:`HierarchyQuery.drawn_path` draws a path of this
         hierarchy's input graph, checked once here (a graph's arrays, not
-        copied when they have the kernels' dtypes): ``targets`` the head
+        copied when they have the kernels' dtypes, except that with one
+        point an edge each edge's weight, point and head are copied into
+        one row of 32 bytes): ``targets`` the head
         of every input edge (int), ``runs`` ``num_edges + 1``
         non-decreasing offsets into ``run_xy``, the ``(k, 2)`` points
         drawn along each edge after its tail (a road's shape, its head
@@ -289,14 +291,20 @@ class DirectedHierarchy:
         if runs[0] != 0 or runs[-1] != run_xy.shape[0] or np.any(np.diff(runs) < 0):
             raise GraphError(f"runs must not decrease from 0 to {run_xy.shape[0]} (the rows "
                              f"of run_xy), got {runs[0]} to {runs[-1]}")
-        # one point an edge (no shape points): the kernel reads run_xy[e]
-        # without the offsets, which cost a long route a cache miss an edge
-        one = run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1))
-        return EdgeDrawing(self, np.ascontiguousarray(targets, dtype=np.int32),
-                           np.zeros(0, np.int64) if one else
-                           np.ascontiguousarray(runs, dtype=np.int64),
-                           np.ascontiguousarray(run_xy, dtype=np.float64),
-                           np.ascontiguousarray(start_xy, dtype=np.float64))
+        targets = np.ascontiguousarray(targets, dtype=np.int32)
+        start_xy = np.ascontiguousarray(start_xy, dtype=np.float64)
+        # one point an edge (no shape points): the kernel reads one row an
+        # edge, its weight, point and head side by side, and no offsets
+        # (each array read at an edge of a long route misses the caches)
+        if run_xy.shape[0] == m and bool(np.all(np.diff(runs) == 1)):
+            table = np.empty((m, 4), dtype=np.float64)
+            table[:, 0] = self._weights
+            table[:, 1:3] = run_xy
+            table[:, 3] = targets
+            return EdgeDrawing(self, targets, np.zeros(0, np.int64), table[:, 1:3], start_xy,
+                               table)
+        return EdgeDrawing(self, targets, np.ascontiguousarray(runs, dtype=np.int64),
+                           np.ascontiguousarray(run_xy, dtype=np.float64), start_xy)
 
     def query(self, threads=None) -> "HierarchyQuery":
         """A new query object (scratch for one thread); ``threads``: whose
@@ -490,18 +498,39 @@ def _arc_weights(weights, c1, c2) -> np.ndarray:
     return out
 
 
+def _compiled(kernel, args):
+    """``kernel``'s compiled function for exactly the types of ``args``
+    (numba's, compiled or loaded from its cache now), or ``kernel`` itself
+    when numba's JIT is off. Called directly it skips the dispatcher's
+    typing of every argument and its look-up of the overload: 0.45 us of
+    a road route's ~4 us call with 19 arguments. Only for arguments whose
+    types never change while it is kept (arrays this module made, Python
+    ints): the compiled function unboxes them as the types it was made
+    for, without checking them."""
+    try:
+        sig = tuple(kernel.typeof_pyval(a) for a in args)
+    except AttributeError:                     # NUMBA_DISABLE_JIT: a plain function
+        return kernel
+    kernel.compile(sig)
+    return kernel.overloads[sig].entry_point
+
+
 class EdgeDrawing:
     """The arrays :meth:`HierarchyQuery.drawn_path` draws paths from, as
     :meth:`DirectedHierarchy.drawing` checked them for ``hierarchy``."""
 
-    __slots__ = ("hierarchy", "targets", "runs", "run_xy", "start_xy")
+    __slots__ = ("hierarchy", "targets", "runs", "run_xy", "start_xy", "_table")
 
-    def __init__(self, hierarchy, targets, runs, run_xy, start_xy):
+    def __init__(self, hierarchy, targets, runs, run_xy, start_xy, table=None):
         self.hierarchy = hierarchy
         self.targets = targets
         self.runs = runs
         self.run_xy = run_xy
         self.start_xy = start_xy
+        # with one point an edge (``runs`` empty): every input edge's
+        # weight, point and head as one row, which the kernel reads
+        # instead of ``run_xy`` (a view of its middle columns)
+        self._table = table
 
 
 class HierarchyQuery:
@@ -632,12 +661,14 @@ class HierarchyQuery:
             # attribute instead of fifteen
             arrays = self._draw_arrays
             if arrays is None or arrays[0] is not drawing:
-                arrays = self._draw_arrays = (drawing, self._drawing_arrays(drawing))
+                made = self._drawing_arrays(drawing)
+                arrays = self._draw_arrays = (drawing, made,
+                                              _compiled(K.route_drawn, made + (0, 0, 0, 1)))
             gen = self._gen + 1
             if gen > K._GEN_MAX:
                 gen = self._next_gen()
             self._gen = gen
-            cost, nodes, points, status, settled = K.route_drawn(*arrays[1], rs, rt, s, gen)
+            cost, nodes, points, status, settled = arrays[2](*arrays[1], rs, rt, s, gen)
             if status != -2:
                 self.settled = settled
                 if status == 0:
@@ -648,8 +679,9 @@ class HierarchyQuery:
     def _drawing_arrays(self, drawing) -> tuple:
         """``route_drawn``'s array arguments, in its order."""
         h = self.hierarchy
+        xy = drawing.run_xy if drawing._table is None else drawing._table
         return (h._li, h._hd, h._wl, h._weights, drawing.targets, drawing.runs,
-                drawing.run_xy, drawing.start_xy, self._dist, self._stamps, self._parents,
+                xy, drawing.start_xy, self._dist, self._stamps, self._parents,
                 self._hk, self._hn, self._hp, self._stack)
 
     def find_path(self, start, goal) -> PathResult:
