@@ -80,12 +80,18 @@ def test_a_crowd_walks_on_the_page_and_pause_holds_the_games_tick(game, browser)
         # the game is held inside tick: the page shows the crowd as it stands
         shown = np.array(page.js("Array.from(V.pos)")).reshape(-1, 2)
         assert np.allclose(shown, crowd.positions, atol=1e-4)
-        assert page.js("V.frame") == world.frame
+        frame = world.frame
+        assert page.js("V.frame") == frame
 
         page.page.click("#step")
-        page.wait(f"V.frame === {world.frame}")       # one more tick returned
+        # the held tick returns and the game's next tick is held showing its
+        # frame; the number is taken before the click, since reading
+        # world.frame after it races the step (it may still be the old one
+        # while the page already shows the new)
+        page.wait(f"V.frame === {frame + 1}")
         time.sleep(0.3)
         assert loop.ticks == held + 1, "step did not let exactly one tick through"
+        assert world.frame == frame + 1 and page.js("V.frame") == frame + 1
 
         page.play()
         page.wait(f"V.frame >= {page.js('V.frame') + 5}")
