@@ -691,32 +691,33 @@ def grid_for(pos, side, n_cells_max):
 def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items,
                 pairs):
     """The pairs ``(i, j)``, ``i < j``, on one floor (``apart``) closer
-    than their radii plus ``margin``, into ``pairs``; their count, or -1
-    when ``pairs`` is full."""
+    than their radii plus ``margin``, into ``pairs`` (by ``i``, then as
+    the grid ``bucket`` filled holds the ``j``); their count, or -1 when
+    ``pairs`` is full."""
     n = pos.shape[0]
     reach = 2.0 * radius.max() + margin
+    floors = elev.shape[0] > 0
     k = 0
     for i in range(n):
-        px, py = pos[i, 0], pos[i, 1]
+        px, py, ri = pos[i, 0], pos[i, 1], radius[i]
         c0 = max(int((px - reach - x0) / cell), 0)
         c1 = min(int((px + reach - x0) / cell), nx - 1)
         r0 = max(int((py - reach - y0) / cell), 0)
         r1 = min(int((py + reach - y0) / cell), ny - 1)
         for r in range(r0, r1 + 1):
-            for c in range(c0, c1 + 1):
-                b = r * nx + c
-                for t in range(cell_start[b], cell_start[b + 1]):
-                    j = cell_items[t]
-                    if j <= i:
-                        continue
-                    dx, dy = px - pos[j, 0], py - pos[j, 1]
-                    lim = radius[i] + radius[j] + margin
-                    if dx * dx + dy * dy < lim * lim and not apart(elev, tall, i, j):
-                        if k == pairs.shape[0]:
-                            return -1
-                        pairs[k, 0] = i
-                        pairs[k, 1] = j
-                        k += 1
+            # the row's cells c0..c1 hold one run of agents
+            for t in range(cell_start[r * nx + c0], cell_start[r * nx + c1 + 1]):
+                j = cell_items[t]
+                if j <= i:
+                    continue
+                dx, dy = px - pos[j, 0], py - pos[j, 1]
+                lim = ri + radius[j] + margin
+                if dx * dx + dy * dy < lim * lim and not (floors and apart(elev, tall, i, j)):
+                    if k == pairs.shape[0]:
+                        return -1
+                    pairs[k, 0] = i
+                    pairs[k, 1] = j
+                    k += 1
     return k
 
 
