@@ -740,8 +740,8 @@ def _slide(ux, uy, hx, hy):
 
 
 @njit(cache=True, nogil=True)
-def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, cell_start, cell_items,
-          pairs, drift, moved):
+def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, cell_start,
+          cell_items, pairs, drift, moved):
     """Push overlapping agents of one floor (``apart``) apart (DetourCrowd's
     collision handling),
     pair by pair in index order so a pass settles chains of overlaps:
@@ -751,7 +751,10 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, cell_sta
     for the lower index when they stand on one spot); an agent a wall
     holds (``held``: the unit way the wall pushes it, zero when none)
     slides along that wall instead of into it, and the pair moves on
-    until parted (the other taking what the wall holds back). Up to
+    until parted (the other taking what the wall holds back); each push
+    is ``over`` times the overlap (over-relaxation: above 1 a pass
+    carries a push on through a packed crowd instead of leaving part of
+    it for the next, so a jam parts in a fraction of the passes). Up to
     ``passes``
     passes (the first ``weighted`` by weight, then evenly), stopping once
     no pair overlaps by more than ``tol``. Passes
@@ -799,7 +802,7 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, cell_sta
             # until they part by the overlap along u
             vix, viy, gi = _slide(ux, uy, held[i, 0], held[i, 1])
             vjx, vjy, gj = _slide(-ux, -uy, held[j, 0], held[j, 1])
-            scale = overlap
+            scale = over * overlap
             if gi < 1.0 or gj < 1.0:
                 scale /= max(share * gi + (1.0 - share) * gj, MIN_PART)
             mi, mj = scale * share, scale * (1.0 - share)
