@@ -740,7 +740,7 @@ def _slide(ux, uy, hx, hy):
 
 
 @njit(cache=True, nogil=True)
-def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, cell_start,
+def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, work, cell_start,
           cell_items, pairs, drift, moved):
     """Push overlapping agents of one floor (``apart``) apart (DetourCrowd's
     collision handling),
@@ -757,17 +757,21 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, ce
     it for the next, so a jam parts in a fraction of the passes). Up to
     ``passes``
     passes (the first ``weighted`` by weight, then evenly), stopping once
-    no pair overlaps by more than ``tol``. Passes
+    no pair overlaps by more than ``tol``, or before a pass that would
+    take the pairs tested past ``work`` (a listing counts as four tests
+    of its pairs; the first pass always runs). Passes
     run over a list of the pairs within half a radius of touching, made
     again when an agent has drifted a quarter radius since (so no pair
     that comes to overlap is missed). ``moved`` adds up each agent's
     moves; ``drift`` is scratch. Returns the largest overlap of the last
-    pass, or -1.0 when ``pairs`` is too small (nothing moved)."""
+    pass (-1.0 when ``pairs`` is too small: nothing moved) and the pairs
+    tested."""
     n = pos.shape[0]
     worst = 0.0
     r_max = radius.max()
     margin = 0.5 * r_max
     count = -2
+    tested = 0
     for p in range(passes):
         if count == -2:
             cell, x0, y0, nx, ny = grid_for(pos, 2.0 * r_max + margin, cell_start.size - 1)
@@ -775,9 +779,14 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, ce
             count = close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny,
                                 cell_start, cell_items, pairs)
             if count < 0:
-                return -1.0
+                return -1.0, tested
             for i in range(n):
                 drift[i] = 0.0
+            # a listing costs about what testing its pairs four times does
+            tested += 4 * count
+        if p > 0 and tested + count > work:
+            break
+        tested += count
         even = p >= weighted
         worst = 0.0
         far = False
@@ -821,7 +830,7 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, ce
             break
         if far:
             count = -2                      # list the pairs again
-    return worst
+    return worst, tested
 
 
 @njit(cache=True, nogil=True)

@@ -109,3 +109,46 @@ def test_a_crowd_wider_than_the_mesh_was_built_for_pressed_through_a_gap():
     assert worst <= OVERLAP
     assert nearest >= 0.45 - 1e-6
     assert 0 < (crowd.positions[:, 0] > 10.0).sum() < len(start)
+
+
+def _pile(n=400, seed=3):
+    """``n`` discs of radius 0.5 dropped at random into a square their
+    areas cover 0.6 of: a jam dozens of passes deep."""
+    side = np.sqrt(n * np.pi * 0.25 / 0.6)
+    return np.random.default_rng(seed).uniform(0.0, side, (n, 2))
+
+
+def _counting(monkeypatch):
+    """``separate``'s kernel wrapped to add up the pairs it tests."""
+    import navcore_crowd._orca as K
+    tested = []
+    relax = K.relax
+
+    def counted(*args):
+        worst, t = relax(*args)
+        tested.append(t)
+        return worst, t
+    monkeypatch.setattr(K, "relax", counted)
+    return tested
+
+
+def test_a_jam_parts_within_a_bounded_work_a_step_and_fully_without_the_bound(monkeypatch):
+    import navcore_crowd.avoidance as A
+    tested = _counting(monkeypatch)
+    start = _pile()
+    before = worst_overlap(start, np.full(len(start), 0.5))
+    free = Agents(start, radius=0.5)
+    separate(free)
+    # the default work parts the pile within its passes
+    assert worst_overlap(free.pos, free.radius) <= OVERLAP_TOLERANCE + 1e-12
+    unbounded = sum(tested)
+    tested.clear()
+    monkeypatch.setattr(A, "SEPARATION_WORK", unbounded // 10)
+    capped = Agents(start, radius=0.5)
+    separate(capped)
+    pairs = capped.pairs.shape[0]
+    # stopped before the pass that would go past the work (a listing,
+    # four tests of its pairs, and the first pass may run over it)
+    assert unbounded // 10 <= sum(tested) <= unbounded // 10 + 5 * pairs
+    left = worst_overlap(capped.pos, capped.radius)
+    assert OVERLAP_TOLERANCE < left < before            # it parted part of the jam
