@@ -2,7 +2,7 @@
 pyrvo's ``do_step`` (RVO2's C++ through its binding), same agents, same
 parameters, same machine, in one run.
 
-    flock /tmp/navcore-cpu.lock .venv/bin/python bench/crowd.py [--quick]
+    flock /tmp/navcore-cpu.lock .venv/bin/python bench/crowd.py [--quick | --order | --jam]
 
 N agents stand on concentric rings (2.5 radii apart, the outer ring at
 least RVO2's 200 m) and each walks to the opposite point: RVO2's
@@ -169,6 +169,41 @@ def run(n, steps, skip):
             "ratio_w1": med["navcore workers=1"] / med["pyrvo do_step"]}
 
 
+def jam(n, first, steps):
+    """The crossing's middle: ``n`` agents of the circle stepped ``first``
+    steps (both libraries, interleaved), then ``steps`` more timed, when
+    the rings meet in a jam (navcore on two threads). Per library the
+    median and the slowest step (ms), and the largest overlap of two discs
+    at the end (brute force over the pairs a k-d tree lists)."""
+    from scipy.spatial import cKDTree
+    log(f"jam of {n}: {first} steps, then {steps} timed")
+    world, crowd = navcore_crowd(n, 1)
+    sim, goal = pyrvo_sim(n)
+    times = {"navcore workers=1": [], "pyrvo do_step": []}
+    for k in range(first + steps):
+        t = time.perf_counter()
+        crowd.step(DT)
+        if k >= first:
+            times["navcore workers=1"].append(time.perf_counter() - t)
+        rvo_prefs(sim, goal)
+        t = time.perf_counter()
+        sim.do_step()
+        if k >= first:
+            times["pyrvo do_step"].append(time.perf_counter() - t)
+
+    def overlap(pos):
+        pairs = cKDTree(pos).query_pairs(2 * RADIUS, output_type="ndarray")
+        if len(pairs) == 0:
+            return 0.0
+        return float(2 * RADIUS - np.hypot(*(pos[pairs[:, 0]] - pos[pairs[:, 1]]).T).min())
+    rvo_pos = np.array([sim.get_agent_position(i).to_tuple() for i in range(n)])
+    out = {"agents": n, "first": first, "steps": steps,
+           "ms": {k: {"median": median(v) * 1e3, "max": max(v) * 1e3} for k, v in times.items()},
+           "overlap": {"navcore": overlap(crowd.positions), "pyrvo": overlap(rvo_pos)}}
+    world.close()
+    return out
+
+
 def order_world(kind):
     """``(world, graph, units, goal)``: the map as a ``kind`` graph, the
     units' points (reachable from the goal) and the goal point."""
@@ -230,7 +265,20 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1,000 and 5,000 agents, fewer steps")
     ap.add_argument("--order", action="store_true", help="the order of 300 units alone")
+    ap.add_argument("--jam", action="store_true",
+                    help="10,000 agents where the rings meet (steps 100-160) alone")
     args = ap.parse_args(argv)
+    if args.jam:
+        res = jam(10000, 100, 60)
+        print_table("RVO2 circle of 10,000, steps 100-160 (the jam): ms per step",
+                    ["library", "median", "slowest", "largest overlap at the end"],
+                    [[k, f"{v['median']:.1f}", f"{v['max']:.1f}",
+                      f"{res['overlap']['navcore' if 'navcore' in k else 'pyrvo']:.3f}"]
+                     for k, v in res["ms"].items()])
+        write_json("crowd-jam", {"machine": machine(), "versions": versions("numpy", "numba",
+                                                                            "pyrvo"),
+                                 "results": res})
+        return
     if args.order:
         orders = [order(kind, 7) for kind in ("grid", "navmesh")]
         for o in orders:
