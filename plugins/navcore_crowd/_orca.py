@@ -760,9 +760,12 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
     no pair overlaps by more than ``tol``, or before a pass that would
     take the pairs tested past ``work`` (a listing counts as four tests
     of its pairs; the first pass always runs). Passes
-    run over a list of the pairs within half a radius of touching, made
-    again when an agent has drifted a quarter radius since (so no pair
-    that comes to overlap is missed). ``moved`` adds up each agent's
+    run over a list of the pairs within ``margin`` (half the largest
+    radius) of touching, made again once an agent has been pushed half
+    ``margin`` since: a pair not listed cannot come to overlap before one
+    of its two has, so a pass that ends with no pair over ``tol`` counts
+    only when no agent went that far in it (else the list is made again
+    and another pass looks). ``moved`` adds up each agent's
     moves; ``drift`` is scratch. Returns the largest overlap of the last
     pass (-1.0 when ``pairs`` is too small: nothing moved) and the pairs
     tested."""
@@ -825,8 +828,8 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
             moved[j, 1] += vjy * mj
             drift[i] += mi
             drift[j] += mj
-            far = far or drift[i] > 0.25 * margin or drift[j] > 0.25 * margin
-        if worst <= tol:
+            far = far or drift[i] > 0.5 * margin or drift[j] > 0.5 * margin
+        if worst <= tol and not far:
             break
         if far:
             count = -2                      # list the pairs again
