@@ -777,6 +777,71 @@ def nesting_depth(sc_c1, sc_c2, m):
     return deepest
 
 
+@njit(cache=True, nogil=True)
+def shortcuts_in_unpacking_order(m, sc_c1, sc_c2, fa, ba):
+    """The shortcuts renumbered so that each one's children come right
+    before it (post-order from the upward arcs ``fa`` then ``ba``, a child
+    met again keeping its first number): ``(sc_c1, sc_c2, fa, ba)`` anew.
+
+    The build numbers shortcuts as it makes them, round by round, so
+    unpacking one jumps between rounds made far apart: on a 250k-node
+    city every shortcut read missed the caches (a 320-edge route spent
+    ~35 us unpacking). In this order a shortcut's tree is mostly one run
+    of the arrays. Children still come before their shortcut (an older
+    number), so every one-pass walk over the shortcuts stays valid."""
+    nsc = sc_c1.shape[0]
+    new = np.full(nsc, -1, dtype=np.int64)          # old shortcut -> new
+    # (shortcut, children pushed) pairs: at most two a level of nesting
+    stack = np.empty(4 * nsc + 4, dtype=np.int64)
+    nxt = 0
+    for side in range(2):
+        arcs = fa if side == 0 else ba
+        for i in range(arcs.shape[0]):
+            root = arcs[i] - m
+            if root < 0 or new[root] >= 0:
+                continue
+            stack[0] = root
+            stack[1] = 0
+            top = 2
+            while top > 0:
+                x = stack[top - 2]
+                if stack[top - 1] == 0:              # first visit: children first
+                    stack[top - 1] = 1
+                    c2 = sc_c2[x] - m
+                    c1 = sc_c1[x] - m
+                    if c2 >= 0 and new[c2] < 0:
+                        stack[top] = c2
+                        stack[top + 1] = 0
+                        top += 2
+                    if c1 >= 0 and new[c1] < 0 and c1 != c2:
+                        stack[top] = c1                  # on top: numbered before c2
+                        stack[top + 1] = 0
+                        top += 2
+                    continue
+                top -= 2
+                if new[x] < 0:                       # (reached twice while pending)
+                    new[x] = nxt
+                    nxt += 1
+    for x in range(nsc):                             # on no arc and in no tree
+        if new[x] < 0:
+            new[x] = nxt
+            nxt += 1
+    c1 = np.empty(nsc, dtype=np.int64)
+    c2 = np.empty(nsc, dtype=np.int64)
+    for x in range(nsc):
+        a = sc_c1[x]
+        b = sc_c2[x]
+        c1[new[x]] = a if a < m else m + new[a - m]
+        c2[new[x]] = b if b < m else m + new[b - m]
+    fa2 = np.empty_like(fa)
+    for i in range(fa.shape[0]):
+        fa2[i] = fa[i] if fa[i] < m else m + new[fa[i] - m]
+    ba2 = np.empty_like(ba)
+    for i in range(ba.shape[0]):
+        ba2[i] = ba[i] if ba[i] < m else m + new[ba[i] - m]
+    return c1, c2, fa2, ba2
+
+
 # -- queries --------------------------------------------------------------------
 
 class SearchRows(NamedTuple):

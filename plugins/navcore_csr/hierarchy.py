@@ -204,6 +204,8 @@ class DirectedHierarchy:
         for side, graph in (("fwd", fwd), ("bwd", bwd)):
             arrays.update((f"{side}_{k}", v) for k, v in zip(("first", "head", "w", "arc"),
                                                               graph))
+        sc_c1, sc_c2, arrays["fwd_arc"], arrays["bwd_arc"] = K.shortcuts_in_unpacking_order(
+            m, sc_c1, sc_c2, arrays["fwd_arc"], arrays["bwd_arc"])
         arrays["sc_c1"] = sc_c1
         arrays["sc_c2"] = sc_c2
         arrays["rank"] = st.rank

@@ -248,6 +248,60 @@ def test_roadlike_graph():
         check_path(offsets, targets, weights, s[i], t[i], cost, edges, d[i, t[i]])
 
 
+def unpacked(arc, m, c1, c2):
+    """The input edges arc ``arc`` stands for, by plain recursion."""
+    if arc < m:
+        return [arc]
+    return unpacked(int(c1[arc - m]), m, c1, c2) + unpacked(int(c2[arc - m]), m, c1, c2)
+
+
+def test_shortcuts_are_numbered_in_unpacking_order():
+    """A built hierarchy numbers each shortcut right after its children
+    (post-order from the upward arcs), so unpacking reads runs of memory;
+    the renumbering keeps every arc standing for the same input edges."""
+    from navcore_csr import _ch as K
+    offsets, targets, weights, _, _ = roadlike(3000, seed=11)
+    h = DirectedHierarchy.build(offsets, targets, weights)
+    a = h.arrays()
+    m, c1, c2 = h.num_edges, a["sc_c1"], a["sc_c2"]
+    nsc = c1.shape[0]
+    assert nsc > 1000
+    own = m + np.arange(nsc)
+    assert (c1 < own).all() and (c2 < own).all()          # children older, as loading checks
+    # each arc's shortcut and those of its tree no earlier arc's tree holds
+    # are one run of ids, ending at its own
+    seen = set()
+    for arc in np.concatenate([a["fwd_arc"], a["bwd_arc"]]).tolist():
+        if arc < m or arc - m in seen:
+            continue
+        tree, todo = [], [arc - m]
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                tree.append(x)
+                todo += [int(c) - m for c in (c1[x], c2[x]) if c >= m]
+        assert sorted(tree) == list(range(arc - m - len(tree) + 1, arc - m + 1))
+    # shortcuts no arc reaches (dropped for a cheaper one) come last
+    assert seen == set(range(len(seen)))
+    # renumbering shuffled shortcuts again gives the same input edges per
+    # arc, and children older than their shortcut
+    perm = np.random.default_rng(2).permutation(nsc)          # old -> shuffled
+    back = np.empty(nsc, np.int64)
+    back[perm] = np.arange(nsc)
+    # a shuffle breaks "children older", which the renumbering does not need
+    sc1 = np.empty(nsc, np.int64)
+    sc2 = np.empty(nsc, np.int64)
+    remap = lambda v: np.where(v < m, v, m + perm[np.maximum(v - m, 0)])   # noqa: E731
+    sc1[perm], sc2[perm] = remap(c1), remap(c2)
+    fa, ba = remap(a["fwd_arc"]), remap(a["bwd_arc"])
+    n1, n2, nfa, nba = K.shortcuts_in_unpacking_order(m, sc1, sc2, fa, ba)
+    assert (n1 < own).all() and (n2 < own).all()
+    for old, new in zip(np.concatenate([a["fwd_arc"], a["bwd_arc"]]).tolist(),
+                        np.concatenate([nfa, nba]).tolist()):
+        assert unpacked(new, m, n1, n2) == unpacked(old, m, c1, c2)
+
+
 def road_graph(name, metric):
     g = np.load(ROADS / f"{name}.graph.npz")
     n = g["lon"].shape[0]
