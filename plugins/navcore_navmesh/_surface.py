@@ -14,7 +14,7 @@ from numba import njit
 
 from navcore.limits import MAX_COORDINATE
 
-from ._locate import inside, nearest_on
+from ._locate import edge_ends, inside, nearest_on
 from ._meshqueries import raycast
 from ._tiles import locate_one, nearest_point
 
@@ -129,6 +129,22 @@ def mesh_walls(vertices, poly_start, poly_verts, poly_adj, poly_next, walkable, 
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _clear_inside(x, y, vertices, poly_start, poly_verts, p, tol):
+    """Whether ``(x, y)`` lies in convex polygon ``p`` more than ``tol``
+    (in twice the signed area, as ``inside``) from the line of every side;
+    a retired slot (an empty polygon) holds nothing."""
+    first = poly_start[p]
+    last = poly_start[p + 1] - 1
+    if last < first:
+        return False
+    for e in range(first, last + 1):
+        ax, ay, bx, by = edge_ends(e, first, last, poly_verts, vertices)
+        if (bx - ax) * (y - ay) - (by - ay) * (x - ax) <= tol:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _slide(px, py, p, ex, ey, vertices, poly_start, poly_verts, poly_adj, poly_opposite,
            walkable, tol, nudge, visited):
     """``(polygon, x, y)``: the walk from ``(px, py)`` in walkable polygon
@@ -191,6 +207,18 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
     for i in range(start.shape[0]):
         px, py = start[i, 0], start[i, 1]
         p = nodes_in[i]
+        ex, ey = end[i, 0], end[i, 1]
+        if 0 <= p < n and walkable[p] and \
+                inside(px, py, vertices, poly_start, poly_verts, p, tol) and \
+                _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
+            # the end is in the start's convex polygon, clear of every side
+            # by more than the locate tolerance: where _slide's walk would
+            # end too. Most of a crowd's moves and pushes are such short
+            # steps; tested first, outside the walk, a move within a
+            # polygon costs ~50 ns instead of ~250
+            points[i, 0], points[i, 1] = ex, ey
+            nodes[i] = p
+            continue
         if p < 0 or p >= n or not walkable[p] or \
                 not inside(px, py, vertices, poly_start, poly_verts, p, tol):
             p = locate_one(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
@@ -210,8 +238,8 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
                     points[i, 0], points[i, 1] = start[i, 0], start[i, 1]
                     nodes[i] = -1
                     continue
-        p, px, py = _slide(px, py, p, end[i, 0], end[i, 1], vertices, poly_start, poly_verts,
-                           poly_adj, poly_opposite, walkable, tol, nudge, visited)
+        p, px, py = _slide(px, py, p, ex, ey, vertices, poly_start, poly_verts, poly_adj,
+                           poly_opposite, walkable, tol, nudge, visited)
         points[i, 0], points[i, 1] = px, py
         nodes[i] = p
 
@@ -234,6 +262,12 @@ def move_many_on(start, nodes_in, end, vertices, poly_start, poly_verts, poly_ad
         if p < 0 or p >= n or not walkable[p]:
             points[i, 0], points[i, 1] = px, py
             nodes[i] = -1
+            continue
+        ex, ey = end[i, 0], end[i, 1]
+        if inside(px, py, vertices, poly_start, poly_verts, p, tol) and \
+                _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
+            points[i, 0], points[i, 1] = ex, ey     # within the polygon (as move_many)
+            nodes[i] = p
             continue
         if not inside(px, py, vertices, poly_start, poly_verts, p, tol):
             _, px, py = nearest_on(px, py, vertices, poly_start, poly_verts, p)

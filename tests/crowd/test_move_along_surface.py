@@ -275,6 +275,53 @@ def test_random_moves_on_meshes_with_updates(tile_size):
         _random_mesh_moves(w, g, rng)
 
 
+@pytest.mark.parametrize("tile_size", [None, 0])
+def test_short_moves_within_a_polygon_end_where_the_walk_does(tile_size):
+    """Most of a crowd's moves end in the polygon they start in, and the
+    kernel answers those without walking: each answer must be the walk's
+    own (``_slide``), bit for bit, also for ends on a side, at a corner,
+    a hair inside or outside a side, and on the other side of a wall."""
+    from navcore_navmesh import _surface, surface
+    rng = np.random.default_rng(5)
+    w, g = obstacle_mesh(rng, tile_size)
+    polys = np.flatnonzero(g.walkable)
+    pick = rng.choice(polys, 120)
+    start, end, nodes = [], [], []
+    for q in pick.tolist():
+        ring = np.asarray(g.polygon_points(q), dtype=np.float64)
+        inner = ring.mean(axis=0)
+        s = inner + 0.3 * (ring[rng.integers(len(ring))] - inner)
+        a, b = ring[rng.integers(len(ring))], ring[rng.integers(len(ring))]
+        u = rng.random()
+        for e in (s + rng.normal(0, 0.05, 2),          # a short step
+                  a, (a + b) / 2,                        # a corner, a side or a chord
+                  a + u * (b - a),
+                  np.nextafter(a + u * (b - a), inner),  # a hair in, a hair out
+                  np.nextafter(a + u * (b - a), 2 * a - inner),
+                  a + 1e-7 * (inner - a),
+                  s + 2.0 * (a - s)):                    # past a side
+            start.append(s)
+            end.append(e)
+            nodes.append(q)
+    start, end = np.array(start), np.array(end)
+    nodes = np.array(nodes, dtype=np.int32)
+    p, n = move(w, g, start, end, nodes)
+    tol = float(g.locate_index().tol)
+    areas = g.view(surface.AREAS_KEY, surface.PolygonAreas)        # as the kernel's caller
+    nudge = surface.NUDGE * surface.size_scale(np.array([areas.lo, areas.hi], dtype=float))
+    visited = np.empty(g.num_nodes + 1, dtype=np.int32)
+    within = 0
+    for i in range(len(start)):
+        q = int(nodes[i])
+        want = _surface._slide.py_func(start[i, 0], start[i, 1], q, end[i, 0], end[i, 1],
+                                       g.vertices, g.poly_start, g.poly_verts, g.poly_adj,
+                                       g.poly_opposite, g.walkable, tol, nudge, visited)
+        assert (int(n[i]), p[i, 0], p[i, 1]) == (want[0], want[1], want[2]), (start[i], end[i])
+        within += bool(_surface._clear_inside.py_func(end[i, 0], end[i, 1], g.vertices,
+                                                     g.poly_start, g.poly_verts, q, tol))
+    assert 100 <= within <= len(start) - 300       # both paths of the kernel ran
+
+
 @pytest.mark.skipif(not (DATA / "arena.mesh").exists(), reason=f"{DATA} not available")
 @pytest.mark.parametrize("kind", ["mesh", "map"])
 def test_random_moves_in_the_arena(kind):
