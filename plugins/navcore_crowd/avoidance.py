@@ -356,7 +356,7 @@ def separate(agents: Agents, move=None) -> float:
                 break
             a.pairs = np.empty((2 * a.pairs.shape[0], 2), np.int32)     # more room
         work -= tested
-        pushed = np.flatnonzero((moved[:, 0] != 0.0) | (moved[:, 1] != 0.0))
+        pushed = K.moved_rows(moved)
         if move is None or pushed.size == 0:
             break
         end = a.pos[pushed]
