@@ -208,9 +208,9 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
         px, py = start[i, 0], start[i, 1]
         p = nodes_in[i]
         ex, ey = end[i, 0], end[i, 1]
-        if 0 <= p < n and walkable[p] and \
-                inside(px, py, vertices, poly_start, poly_verts, p, tol) and \
-                _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
+        held = 0 <= p < n and walkable[p] and \
+            inside(px, py, vertices, poly_start, poly_verts, p, tol)
+        if held and _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
             # the end is in the start's convex polygon, clear of every side
             # by more than the locate tolerance: where _slide's walk would
             # end too. Most of a crowd's moves and pushes are such short
@@ -219,8 +219,7 @@ def move_many(start, nodes_in, end, vertices, poly_start, poly_verts, poly_adj, 
             points[i, 0], points[i, 1] = ex, ey
             nodes[i] = p
             continue
-        if p < 0 or p >= n or not walkable[p] or \
-                not inside(px, py, vertices, poly_start, poly_verts, p, tol):
+        if not held:
             p = locate_one(px, py, vertices, poly_start, poly_verts, walkable, cell_start,
                            cell_polys, x0, y0, inv, k, ntx, nty, tol, eps)
             if p < 0 or not walkable[p]:
@@ -264,15 +263,15 @@ def move_many_on(start, nodes_in, end, vertices, poly_start, poly_verts, poly_ad
             nodes[i] = -1
             continue
         ex, ey = end[i, 0], end[i, 1]
-        if inside(px, py, vertices, poly_start, poly_verts, p, tol) and \
-                _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
-            points[i, 0], points[i, 1] = ex, ey     # within the polygon (as move_many)
-            nodes[i] = p
-            continue
-        if not inside(px, py, vertices, poly_start, poly_verts, p, tol):
+        if inside(px, py, vertices, poly_start, poly_verts, p, tol):
+            if _clear_inside(ex, ey, vertices, poly_start, poly_verts, p, tol):
+                points[i, 0], points[i, 1] = ex, ey     # within the polygon (as move_many)
+                nodes[i] = p
+                continue
+        else:
             _, px, py = nearest_on(px, py, vertices, poly_start, poly_verts, p)
-        p, px, py = _slide(px, py, p, end[i, 0], end[i, 1], vertices, poly_start, poly_verts,
-                           poly_adj, poly_opposite, walkable, tol, nudge, visited)
+        p, px, py = _slide(px, py, p, ex, ey, vertices, poly_start, poly_verts, poly_adj,
+                           poly_opposite, walkable, tol, nudge, visited)
         points[i, 0], points[i, 1] = px, py
         nodes[i] = p
 
