@@ -832,18 +832,19 @@ def shortcuts_in_unpacking_order(m, sc_c1, sc_c2, fa, ba):
             nxt += 1
     c1 = np.empty(nsc, dtype=np.int64)
     c2 = np.empty(nsc, dtype=np.int64)
-    for x in range(nsc):
-        a = sc_c1[x]
-        b = sc_c2[x]
-        c1[new[x]] = a if a < m else m + new[a - m]
-        c2[new[x]] = b if b < m else m + new[b - m]
-    fa2 = np.empty_like(fa)
-    for i in range(fa.shape[0]):
-        fa2[i] = fa[i] if fa[i] < m else m + new[fa[i] - m]
-    ba2 = np.empty_like(ba)
-    for i in range(ba.shape[0]):
-        ba2[i] = ba[i] if ba[i] < m else m + new[ba[i] - m]
-    return c1, c2, fa2, ba2
+    c1[new] = _renumbered(sc_c1, m, new)
+    c2[new] = _renumbered(sc_c2, m, new)
+    return c1, c2, _renumbered(fa, m, new), _renumbered(ba, m, new)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _renumbered(arcs, m, new):
+    """``arcs`` with each shortcut ``m + x`` as ``m + new[x]`` (input
+    edges, below ``m``, as they are)."""
+    out = np.empty_like(arcs)
+    for i in range(arcs.shape[0]):
+        out[i] = arcs[i] if arcs[i] < m else m + new[arcs[i] - m]
+    return out
 
 
 # -- queries --------------------------------------------------------------------
