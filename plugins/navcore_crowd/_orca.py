@@ -20,12 +20,12 @@ from numba import njit
 EPSILON = 1e-5
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _det(ax, ay, bx, by):
     return ax * by - ay * bx
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt):
     """``(found, x, y)``: the best point on line ``n_line`` within the
     disc of ``radius`` and the lines before it; ``found`` False when there
@@ -63,7 +63,7 @@ def _lp1(lp, ld, n_line, radius, ox, oy, direction_opt):
     return True, px + t * dx, py + t * dy
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _lp2(lp, ld, n, radius, ox, oy, direction_opt):
     """``(k, x, y)``: the velocity closest to ``(ox, oy)`` (or furthest
     along it when ``direction_opt``) within the disc and lines ``0:n``,
@@ -85,12 +85,13 @@ def _lp2(lp, ld, n, radius, ox, oy, direction_opt):
     return n, rx, ry
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _lp3(lp, ld, n, n_fixed, begin, radius, rx, ry, pp, pd):
     """Where lines ``begin:n`` leave no velocity (``(rx, ry)`` the best
     before line ``begin``): ``(x, y)``, the one that violates the agent
     lines least (the first ``n_fixed``, the walls, kept hard);
-    ``pp``/``pd`` hold the projected lines."""
+    ``pp``/``pd`` hold the projected lines. ``begin = n`` (every line
+    met): ``(rx, ry)`` as it is."""
     distance = 0.0
     for i in range(begin, n):
         lix, liy, dix, diy = lp[i, 0], lp[i, 1], ld[i, 0], ld[i, 1]
@@ -124,7 +125,7 @@ def _lp3(lp, ld, n, n_fixed, begin, radius, rx, ry, pp, pd):
     return rx, ry
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _insert(keys, ids, count, cap, key, j):
     """Insert ``(key, j)`` into the ascending ``keys``/``ids`` of length
     ``count`` (at most ``cap``: the largest falls off); the new count.
@@ -141,7 +142,7 @@ def _insert(keys, ids, count, cap, key, j):
     return count + 1 if count < cap else cap
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def apart(elev, tall, i, j):
     """Whether agents ``i`` and ``j`` stand on different floors and so
     ignore each other: their heights ``elev`` differ by the mean of their
@@ -151,7 +152,7 @@ def apart(elev, tall, i, j):
     return elev.shape[0] > 0 and not abs(elev[i] - elev[j]) < 0.5 * (tall[i] + tall[j])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_items,
                      cell_pos, range_sq, cap, keys, ids):
     """The nearest agents to agent ``i`` closer than ``sqrt(range_sq)``
@@ -202,7 +203,7 @@ def agent_neighbours(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def neighbours_from_hint(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, cell_items,
                          cell_pos, range_sq, cap, hint, hint_n, seen, keys, ids):
     """``agent_neighbours``'s answer found from a guess: ``hint[i,
@@ -217,22 +218,22 @@ def neighbours_from_hint(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, c
     range)."""
     n = pos.shape[0]
     m = hint_n[i]
-    if cap <= 0 or m < cap:
-        return -1
     px, py = pos[i, 0], pos[i, 1]
     gen = seen[-1] + 1
     seen[-1] = gen
     count = 0
-    for t in range(m):
+    whole = cap > 0 and m >= cap
+    for t in range(m if whole else 0):
         j = hint[i, t]
         if j < 0 or j >= n:
-            return -1
+            whole = False
+            continue
         seen[j] = gen
         dx, dy = pos[j, 0] - px, pos[j, 1] - py
         d = dx * dx + dy * dy
         if d < range_sq and j != i and not apart(elev, tall, i, j):
             count = _insert(keys, ids, count, cap, d, j)
-    if count < cap:
+    if not whole or count < cap:
         return -1
     bound = keys[cap - 1]
     # a margin far above the rounding of the cells' edges and the distances
@@ -258,7 +259,7 @@ def neighbours_from_hint(i, pos, elev, tall, cell, x0, y0, nx, ny, cell_start, c
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _seg_dist_sq(ax, ay, bx, by, px, py):
     ex, ey = bx - ax, by - ay
     t = ((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)
@@ -267,7 +268,7 @@ def _seg_dist_sq(ax, ay, bx, by, px, py):
     return dx * dx + dy * dy
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y0, nx, ny,
                     cell_start, cell_items, filled, stamp, gen, cap, keys, ids):
     """The walls (edges ``v -> o_next[v]`` of the vertices ``ov``) that a
@@ -310,14 +311,14 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
     return count
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _block(filled, c0, c1, r0, r1):
     """How many edges cells ``c0..c1`` of rows ``r0..r1`` hold, from
     their sums from the grid's corner ``filled``."""
     return filled[r1 + 1, c1 + 1] - filled[r0, c1 + 1] - filled[r1 + 1, c0] + filled[r0, c0]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _legs(qx, qy, d_sq, r):
     """The unit directions of the two tangents from the agent to a disc of
     radius ``r`` around a wall vertex at ``(qx, qy)`` from it (``d_sq``
@@ -327,13 +328,13 @@ def _legs(qx, qy, d_sq, r):
             (qx * leg + qy * r) / d_sq, (-qx * r + qy * leg) / d_sq)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _push(lp, ld, n, px, py, dx, dy):
     lp[n, 0], lp[n, 1], ld[n, 0], ld[n, 1] = px, py, dx, dy
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev, o_dir,
                 o_convex, lp, ld):
     """Agent ``i``'s half-planes of the walls ``walls[:n_walls]`` (nearest
@@ -453,7 +454,7 @@ def _wall_lines(i, pos, vel, radius, th_obst, walls, n_walls, ov, o_next, o_prev
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
     """Agent ``i``'s half-planes of its neighbours ``nbrs[:n_nbrs]``,
     after the ``n`` wall lines; the new count. Of each pair's avoiding,
@@ -513,17 +514,7 @@ def _agent_lines(i, pos, vel, radius, weight, th, dt, nbrs, n_nbrs, lp, ld, n):
     return n
 
 
-@njit(cache=True, nogil=True)
-def solve(lp, ld, n, n_walls, max_speed, ox, oy, pp, pd):
-    """``(x, y)``: the new velocity from the lines ``0:n`` (the first
-    ``n_walls`` hard), the speed limit and the preferred ``(ox, oy)``."""
-    fail, x, y = _lp2(lp, ld, n, max_speed, ox, oy, False)
-    if fail < n:
-        x, y = _lp3(lp, ld, n, n_walls, fail, max_speed, x, y, pp, pd)
-    return x, y
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def bucket(pos, lo_x, lo_y, cell, nx, ny, cell_start, cell_items):
     """Counting sort of the points ``pos`` into the ``nx`` by ``ny`` grid
     of side ``cell`` from ``(lo_x, lo_y)`` (points outside are clamped to
@@ -548,7 +539,7 @@ def bucket(pos, lo_x, lo_y, cell, nx, ny, cell_start, cell_items):
     cell_start[0] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def in_cell_order(pos, cell_items, out):
     """``out[k] = pos[cell_items[k]]``: the points in ``bucket``'s order
     (numpy's gather of ``(n, 2)`` rows is many times slower)."""
@@ -557,7 +548,7 @@ def in_cell_order(pos, cell_items, out):
         out[k, 0], out[k, 1] = pos[j, 0], pos[j, 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _edge_cells(ov, o_next, v, lo_x, lo_y, cell, nx, ny):
     ax, ay, bx, by = ov[v, 0], ov[v, 1], ov[o_next[v], 0], ov[o_next[v], 1]
     c0 = min(max(int((min(ax, bx) - lo_x) / cell), 0), nx - 1)
@@ -567,7 +558,7 @@ def _edge_cells(ov, o_next, v, lo_x, lo_y, cell, nx, ny):
     return c0, c1, r0, r1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
     """``(cell_start, cell_items)``: the wall edges ``v -> o_next[v]`` by
     every grid cell their bounding box overlaps."""
@@ -591,7 +582,7 @@ def bucket_edges(ov, o_next, lo_x, lo_y, cell, nx, ny):
     return cell_start, items
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, max_speed,
                nbr_dist, max_nbrs, th, th_obst, dt, grid, cell_start, cell_items, cell_pos, ov,
                o_next, o_prev, o_dir, o_convex, owner, local_start, local_nodes, wall_grid,
@@ -653,13 +644,17 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
             hint[i, q] = ids[q]
         hint_n[i] = k
         n = _agent_lines(i, pos, vel, radius, weight, th, dt, ids, k, lp, ld, n)
-        out[i, 0], out[i, 1] = solve(lp, ld, n, n_fixed, max_speed[i], pref[i, 0], pref[i, 1],
-                                     pp, pd)
+        # the velocity from the lines, the first ``n_fixed`` (walls) hard, the
+        # speed limit and the preferred velocity (when no velocity meets every
+        # line, ``_lp3`` finds the one that violates the agent lines least;
+        # else it keeps ``_lp2``'s)
+        fail, x, y = _lp2(lp, ld, n, max_speed[i], pref[i, 0], pref[i, 1], False)
+        out[i, 0], out[i, 1] = _lp3(lp, ld, n, n_fixed, fail, max_speed[i], x, y, pp, pd)
     stamp[-1] = gen
     mark[-1] = mgen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def bounds(pos):
     """``(x0, y0, x1, y1)``: the box of the points ``pos`` (at least one;
     numpy's ``min(axis=0)`` over ``(n, 2)`` is many times slower)."""
@@ -673,7 +668,7 @@ def bounds(pos):
     return x0, y0, x1, y1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def grid_for(pos, side, n_cells_max):
     """``(cell, x0, y0, nx, ny)``: a grid over the points ``pos`` with
     cells of ``side`` (doubled until there are at most ``n_cells_max``)."""
@@ -687,7 +682,7 @@ def grid_for(pos, side, n_cells_max):
         cell *= 2.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_start, cell_items,
                 pairs):
     """The pairs ``(i, j)``, ``i < j``, on one floor (``apart``) closer
@@ -727,7 +722,7 @@ def close_pairs(pos, elev, tall, radius, margin, cell, x0, y0, nx, ny, cell_star
 MIN_PART = 0.1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _slide(ux, uy, hx, hy):
     """An agent pushed along ``(ux, uy)`` that a wall holds back along
     ``(hx, hy)`` (a unit vector off the wall, or zero): the way it moves
@@ -739,7 +734,7 @@ def _slide(ux, uy, hx, hy):
     return ux - into * hx, uy - into * hy, 1.0 - into * into
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, work, cell_start,
           cell_items, pairs, drift, moved):
     """Push overlapping agents of one floor (``apart``) apart (DetourCrowd's
@@ -836,7 +831,7 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
     return worst, tested
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def moved_rows(moved):
     """The rows of ``moved`` (``(n, 2)``) that are not ``(0, 0)``, in order
     (int64): the agents separation pushed. The same as numpy's
@@ -851,7 +846,7 @@ def moved_rows(moved):
     return out[:k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unwall(rows, pos, wall_radius, ov, o_next, wall_grid, wall_start, wall_items, wall_filled,
            stamp, out):
     """Where agents ``rows`` stand with their discs of ``wall_radius``

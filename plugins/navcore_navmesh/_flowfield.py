@@ -42,7 +42,7 @@ VIA_LEFT = 2     # the root on the interval's line, beyond it: round its left en
 VIA_RIGHT = 3    # ... round its right end
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _to_segment(px, py, ax, ay, bx, by):
     """The distance from ``p`` to the segment ``[a, b]``."""
     dx, dy = bx - ax, by - ay
@@ -52,7 +52,7 @@ def _to_segment(px, py, ax, ay, bx, by):
     return math.hypot(px - ax - t * dx, py - ay - t * dy)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _mode(rx, ry, lx, ly, qx, qy, p, entry, vertices, poly_start, poly_verts, eps):
     """How root ``r`` reaches the points of polygon ``p`` through the
     interval ``[l, q]`` on its edge ``entry`` (``-1``: ``r`` inside it):
@@ -75,7 +75,7 @@ def _mode(rx, ry, lx, ly, qx, qy, p, entry, vertices, poly_start, poly_verts, ep
     return VIA_RIGHT
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _through(how, rx, ry, lx, ly, qx, qy, px, py):
     """``(length, turn)``: the shortest way from root ``r`` through the
     interval ``[l, q]`` to ``p`` in the polygon beyond, reached as
@@ -102,7 +102,7 @@ def _through(how, rx, ry, lx, ly, qx, qy, px, py):
     return math.hypot(qx - rx, qy - ry) + math.hypot(px - qx, py - qy), 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _tighten(bound, p, g, rx, ry, lx, ly, qx, qy, entry, vertices, poly_start, poly_verts,
              eps):
     """``bound[p]`` lowered to the longest way through a node kept in
@@ -118,7 +118,7 @@ def _tighten(bound, p, g, rx, ry, lx, ly, qx, qy, entry, vertices, poly_start, p
     bound[p] = min(bound[p], g + worst)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def expand_all(vertices, poly_start, poly_verts, links, poly_opposite, corner, walkable,
                incidence, params, gx, gy, g_seed, nf, ni, hkey, hid, root_g, turned, bound,
                ends, s_type, s_pts, s_edge):
@@ -237,7 +237,7 @@ def expand_all(vertices, poly_start, poly_verts, links, poly_opposite, corner, w
     return DONE, n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def collect(n, nf, ni, root_g, turned, bound, vertices, poly_start, poly_verts, eps, gx, gy,
             geps):
     """The closed nodes of ``expand_all`` that can be a point's shortest
@@ -295,7 +295,7 @@ def collect(n, nf, ni, root_g, turned, bound, vertices, poly_start, poly_verts, 
     return start, root, pts, g, low, mode, via
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _read(px, py, p, start, root, pts, g, low, mode, vertices, gx, gy):
     """The field at ``(px, py)`` in polygon ``p``: ``(distance, node,
     turn)``, the least over ``p``'s nodes of the length through each
@@ -306,9 +306,9 @@ def _read(px, py, p, start, root, pts, g, low, mode, vertices, gx, gy):
     best = np.inf
     best_j = -1
     best_turn = 0
-    for j in range(start[p], start[p + 1]):
-        if low[j] >= best:
-            break
+    j = start[p]
+    end = start[p + 1]
+    while j < end and low[j] < best:
         r = root[j]
         if r >= 0:
             rx, ry = vertices[r, 0], vertices[r, 1]
@@ -319,10 +319,11 @@ def _read(px, py, p, start, root, pts, g, low, mode, vertices, gx, gy):
         d = g[j] + length
         if d < best:
             best, best_j, best_turn = d, j, turn
+        j += 1
     return best, best_j, best_turn
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def read_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, gy, dist,
               ahead, count):
     """The field at every point ``points[i]`` (in polygon ``polys[i]``,
@@ -356,7 +357,7 @@ def read_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, 
         count[i] = c
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def steer_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx, gy,
                goal_polys, goals, radii, dist, ahead, count):
     """``read_many``, then for each agent ``i``: where its own goal
@@ -376,8 +377,8 @@ def steer_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx,
         add = False
         if own and c < k and (goals[i, 0] != gx or goals[i, 1] != gy):
             add = True
-            for q in goal_polys:
-                if polys[i] == q:
+            for t in range(goal_polys.shape[0]):
+                if polys[i] == goal_polys[t]:
                     add = False
             if not add:
                 ex, ey = goals[i, 0], goals[i, 1]
@@ -397,7 +398,7 @@ def steer_many(points, polys, start, root, pts, g, low, mode, via, vertices, gx,
             count[i] = c + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _round_corner(px, py, cx, cy, nx, ny, r):
     """Corner ``c`` of a way from ``p`` to ``n``, moved ``r`` off the wall
     it turns round: against the bisector of the directions to ``p`` and
@@ -416,7 +417,7 @@ def _round_corner(px, py, cx, cy, nx, ny, r):
     return cx - r * ux / lu, cy - r * uy / lu
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def misplaced(points, polys, vertices, poly_start, poly_verts, walkable, tol):
     """The rows ``i`` whose polygon ``polys[i]`` (``-1``: not known) is no
     walkable polygon holding ``points[i]`` (``inside``, within ``tol``):
