@@ -659,3 +659,32 @@ def field_corridors(ahead, count, goal, sub, used, pts, first, hi):
         pts[base + m, 1] = goal[i, 1]
         first[sub[i]] = base + lead
         hi[sub[i]] = base + m + 1
+
+
+@njit(cache=True, nogil=True)
+def field_walkers(field, state, rows):
+    """The agents that walk their flow field (``field[i] >= 0``, and
+    waiting, moving or without a path), their rows into ``rows`` in
+    order: ``(count, one)``, ``one`` whether they all walk one field (in
+    place of numpy's masks and a min and max: about 20 us a step at 1,000
+    agents)."""
+    k = 0
+    lo, hi = 0, -1
+    for i in range(field.shape[0]):
+        s = state[i]
+        f = field[i]
+        if f >= 0 and (s == WAITING or s == MOVING or s == NO_PATH):
+            rows[k] = i
+            if k == 0:
+                lo = hi = f
+            lo, hi = min(lo, f), max(hi, f)
+            k += 1
+    return k, lo == hi
+
+
+@njit(cache=True, nogil=True)
+def reach_states(cost, state):
+    """``state[i]``: ``MOVING`` where the field's ``cost[i]`` is finite (a
+    way to the goal), else ``NO_PATH``."""
+    for i in range(cost.shape[0]):
+        state[i] = MOVING if math.isfinite(cost[i]) else NO_PATH

@@ -475,6 +475,8 @@ class Crowd:
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
         S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
                           self._field_pts, none, none)
+        S.field_walkers(self._field, self._state, none)
+        S.reach_states(np.empty(0), np.empty(0, np.int8))
         two = Agents(np.array([[0.0, 0.0], [0.1, 0.0]]), walls=a.walls)
         two.max_neighbours[:] = 1
         if a.walls.owner.size:
@@ -651,18 +653,17 @@ class Crowd:
         after a map change the group's field is made again before it is
         read, re-planning the whole group at once. An agent with no way to
         its goal from where it stands has no path."""
-        st = self._state
-        rows = np.flatnonzero((self._field >= 0) & ((st == S.WAITING) | (st == S.MOVING)
-                                                     | (st == S.NO_PATH)))
-        if rows.size == 0:
+        rows = np.empty(self._ids.size, np.int64)
+        k, one = S.field_walkers(self._field, self._state, rows)
+        if k == 0:
             return
+        rows = rows[:k]
         # gathers of (n, 2) rows cost as much as the steering: skipped where
         # they would copy every agent in order (the whole crowd on fields, in
         # one group: a crowd sent to one place)
         whole = rows.size == self._ids.size
         of_rows = (lambda x: x) if whole else (lambda x: x[rows])
         goal_node = of_rows(self._field)
-        one = goal_node.min() == goal_node.max()
         if one:
             order, first, keys = np.arange(rows.size), np.zeros(1, np.int64), goal_node[:1]
         else:
@@ -681,7 +682,7 @@ class Crowd:
         self._fields = {k: self._fields[k] for k in keys}     # fields no agent walks go
         a = self._agents
         pos, goal = of_rows(a.pos), of_rows(self._goal)
-        cost = np.empty(rows.size)
+        cost = None if one else np.empty(rows.size)
         first_pt, hi = np.empty(rows.size, np.int64), np.empty(rows.size, np.int64)
         groups, used = [], 0
         for k, lo, up in zip(keys, first.tolist(), np.append(first[1:], order.size).tolist()):
@@ -695,7 +696,10 @@ class Crowd:
             c, ahead, count = self._steer(field, (of_sub(pos), of_sub(of_rows(self._node)),
                                                   of_sub(goal), of_sub(of_rows(a.wall_radius)),
                                                   *extra.values()))
-            cost[sub] = c
+            if one:
+                cost = c
+            else:
+                cost[sub] = c
             groups.append((sub, of_sub(goal), ahead, count, used))
             used += ahead.shape[0] * (ahead.shape[1] + 1)
         # each agent's corridor: the points ahead, then its goal, right-aligned
@@ -705,8 +709,8 @@ class Crowd:
         for sub, sub_goal, ahead, count, at in groups:
             S.field_corridors(ahead, count, sub_goal, sub, at, self._field_pts, first_pt, hi)
         corner = first_pt.copy()
-        reach = np.isfinite(cost)
-        state = np.where(reach, S.MOVING, S.NO_PATH).astype(np.int8)
+        state = np.empty(rows.size, np.int8)
+        S.reach_states(cost, state)
         pref = np.empty((rows.size, 2))
         S.preferred(pos, of_rows(a.radius), of_rows(a.wall_radius), of_rows(a.max_speed),
                     state, self._field_pts, first_pt, hi, corner, dt, pref)

@@ -418,6 +418,22 @@ def _round_corner(px, py, cx, cy, nx, ny, r):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def inputs_valid(points, polys, goals, radii, num_nodes):
+    """Whether every point, goal (``goals`` may be empty) and radius is
+    finite, every radius ``>= 0`` and every ``polys[i]`` ``-1`` or a
+    polygon id below ``num_nodes``: ``MeshFlowField.steer``'s checks in one
+    pass (its numpy checks then say which is wrong)."""
+    for i in range(points.shape[0]):
+        if not (math.isfinite(points[i, 0]) and math.isfinite(points[i, 1])
+                and -1 <= polys[i] < num_nodes and math.isfinite(radii[i]) and radii[i] >= 0.0):
+            return False
+    for i in range(goals.shape[0]):
+        if not (math.isfinite(goals[i, 0]) and math.isfinite(goals[i, 1])):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def misplaced(points, polys, vertices, poly_start, poly_verts, walkable, tol):
     """The rows ``i`` whose polygon ``polys[i]`` (``-1``: not known) is no
     walkable polygon holding ``points[i]`` (``inside``, within ``tol``):
