@@ -182,6 +182,42 @@ def test_bad_input_is_a_clear_error():
             field.steer([(1.0, 1.0)], [-1], radii=radii)
 
 
+@pytest.mark.nojit
+def test_arrays_as_a_crowd_keeps_them_are_checked_and_answered_alike():
+    # C-ordered float64 points and int32 nodes take one kernel pass of
+    # checks; a wrong value there must still raise what the numpy checks
+    # say, and right ones must answer as any other input does
+    world = navcore.World()
+    graph = world.add_graph("m", type="navmesh", bounds=(0, 0, 10, 6),
+                            obstacles=[[(4, 0), (6, 0), (6, 4), (4, 4)]])
+    field = MeshFlowField(graph, (9.0, 1.0))
+    pts = np.array([(1.0, 1.0), (2.0, 5.0), (8.0, 5.5)])
+    nodes = np.full(3, -1, np.int32)
+    goals = np.array([(9.0, 1.0)] * 3)
+    radii = np.array([0.3, 0.5, 0.0])
+    fast = field.steer(pts, nodes, goals=goals, radii=radii)
+    slow = field.steer(pts.tolist(), nodes.tolist(), goals=goals.tolist(), radii=radii.tolist())
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(fast[0]).all() and fast[2].max() > 0     # ways round the block
+    assert (nodes == -1).all()                                   # the caller's nodes untouched
+    for i, (what, bad) in enumerate((("points", np.nan), ("goals", np.inf))):
+        p, g = pts.copy(), goals.copy()
+        (p if what == "points" else g)[2, 0] = bad
+        with pytest.raises(navcore.QueryError, match=rf"{what}\[2\] = .* is not finite"):
+            field.steer(p, nodes, goals=g, radii=radii)
+    for value in (graph.num_nodes, -2):
+        n = nodes.copy()
+        n[1] = value
+        with pytest.raises(navcore.QueryError, match=rf"nodes\[1\] = {value} is neither -1"):
+            field.steer(pts, n, goals=goals, radii=radii)
+    for value in (-0.5, np.nan, np.inf):
+        r = radii.copy()
+        r[0] = value
+        with pytest.raises(navcore.QueryError, match="radii must be 3 finite numbers >= 0"):
+            field.steer(pts, nodes, goals=goals, radii=r)
+
+
 @exercises("navcore_flow_field")
 def test_the_flow_field_hook_answers_for_grids_and_2d_meshes_only():
     world = navcore.World()
