@@ -311,6 +311,18 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
     return count
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _cells_hold_walls(px, py, range_sq, cell, x0, y0, nx, ny, filled):
+    """Whether any cell of the wall grid within ``sqrt(range_sq)`` of
+    ``(px, py)`` (the block ``wall_neighbours`` reads) holds an edge."""
+    reach = math.sqrt(range_sq)
+    c0 = max(int((px - reach - x0) / cell), 0)
+    c1 = min(int((px + reach - x0) / cell), nx - 1)
+    r0 = max(int((py - reach - y0) / cell), 0)
+    r1 = min(int((py + reach - y0) / cell), ny - 1)
+    return c0 <= c1 and r0 <= r1 and _block(filled, c0, c1, r0, r1) > 0
+
+
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _block(filled, c0, c1, r0, r1):
     """How many edges cells ``c0..c1`` of rows ``r0..r1`` hold, from
@@ -617,7 +629,11 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
     for t in range(lo, hi):
         i = cell_items[t]              # cell by cell: neighbours near in memory
         n = 0
-        if ov.shape[0]:
+        reach = th_obst[i] * max_speed[i] + wall_radius[i]
+        # most agents have no wall cell in reach: told apart here, before
+        # the calls with twenty arguments that would find none
+        if ov.shape[0] and _cells_hold_walls(pos[i, 0], pos[i, 1], reach * reach, w_side, wx0,
+                                             wy0, wnx, wny, wall_filled):
             gen += 1
             if owner.shape[0]:
                 mgen += 1
@@ -625,13 +641,13 @@ def velocities(lo, hi, pos, elev, tall, vel, pref, radius, wall_radius, weight, 
                     q = local_nodes[k]
                     if q < mark.shape[0] - 1:      # (a node past every owner has no walls)
                         mark[q] = mgen
-            reach = th_obst[i] * max_speed[i] + wall_radius[i]
             n_walls = wall_neighbours(pos[i, 0], pos[i, 1], reach * reach, ov, o_next, owner,
                                       mark, mgen, w_side, wx0, wy0, wnx, wny, wall_start,
                                       wall_items, wall_filled, stamp, gen, max_walls, keys,
                                       ids)
-            n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next, o_prev,
-                            o_dir, o_convex, lp, ld)
+            if n_walls:
+                n = _wall_lines(i, pos, vel, wall_radius, th_obst, ids, n_walls, ov, o_next,
+                                o_prev, o_dir, o_convex, lp, ld)
         n_fixed = n
         range_sq = nbr_dist[i] * nbr_dist[i]
         k = neighbours_from_hint(i, pos, elev, tall, side, x0, y0, nx, ny, cell_start,
