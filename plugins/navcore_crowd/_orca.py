@@ -281,11 +281,7 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
     summed from the grid's corner (``Walls.filled``), so that blocks of
     empty cells are passed over unread."""
     owned = owner.shape[0] > 0
-    reach = math.sqrt(range_sq)
-    c0 = max(int((px - reach - x0) / cell), 0)
-    c1 = min(int((px + reach - x0) / cell), nx - 1)
-    r0 = max(int((py - reach - y0) / cell), 0)
-    r1 = min(int((py + reach - y0) / cell), ny - 1)
+    c0, c1, r0, r1 = _wall_block(px, py, range_sq, cell, x0, y0, nx, ny)
     count = 0
     if c0 > c1 or r0 > r1 or _block(filled, c0, c1, r0, r1) == 0:
         return 0
@@ -315,12 +311,18 @@ def wall_neighbours(px, py, range_sq, ov, o_next, owner, mark, mgen, cell, x0, y
 def _cells_hold_walls(px, py, range_sq, cell, x0, y0, nx, ny, filled):
     """Whether any cell of the wall grid within ``sqrt(range_sq)`` of
     ``(px, py)`` (the block ``wall_neighbours`` reads) holds an edge."""
-    reach = math.sqrt(range_sq)
-    c0 = max(int((px - reach - x0) / cell), 0)
-    c1 = min(int((px + reach - x0) / cell), nx - 1)
-    r0 = max(int((py - reach - y0) / cell), 0)
-    r1 = min(int((py + reach - y0) / cell), ny - 1)
+    c0, c1, r0, r1 = _wall_block(px, py, range_sq, cell, x0, y0, nx, ny)
     return c0 <= c1 and r0 <= r1 and _block(filled, c0, c1, r0, r1) > 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _wall_block(px, py, range_sq, cell, x0, y0, nx, ny):
+    """``(c0, c1, r0, r1)``: the wall grid's cells within
+    ``sqrt(range_sq)`` of ``(px, py)``, clipped to the grid (empty when
+    ``c0 > c1`` or ``r0 > r1``)."""
+    reach = math.sqrt(range_sq)
+    return (max(int((px - reach - x0) / cell), 0), min(int((px + reach - x0) / cell), nx - 1),
+            max(int((py - reach - y0) / cell), 0), min(int((py + reach - y0) / cell), ny - 1))
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
