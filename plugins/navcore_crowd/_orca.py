@@ -741,14 +741,16 @@ MIN_PART = 0.1
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _slide(ux, uy, hx, hy):
+def _slide(ux, uy, hx, hy, pinned):
     """An agent pushed along ``(ux, uy)`` that a wall holds back along
     ``(hx, hy)`` (a unit vector off the wall, or zero): the way it moves
-    (the push less its part into the wall) and how much of the push
-    that way gives along ``u``."""
+    (the push less its part into the wall; none when walls on several
+    sides pin it) and how much of the push that way gives along ``u``."""
     into = ux * hx + uy * hy
     if into >= 0.0:
         return ux, uy, 1.0
+    if pinned != 0.0:
+        return 0.0, 0.0, 0.0
     return ux - into * hx, uy - into * hy, 1.0 - into * into
 
 
@@ -762,9 +764,11 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
     moving ``weight[j] / (weight[i] + weight[j])`` of it (halves once
     even, or when both weigh 0) along the line between them (to the left
     for the lower index when they stand on one spot); an agent a wall
-    holds (``held``: the unit way the wall pushes it, zero when none)
-    slides along that wall instead of into it, and the pair moves on
-    until parted (the other taking what the wall holds back); each push
+    holds (``held[:, :2]``: the unit way the wall pushes it, zero when
+    none) slides along that wall instead of into it, and the pair moves
+    on until parted (the other taking what the wall holds back); one
+    walls pin (``held[:, 2]`` not 0: in a corner) is not pushed into them
+    at all, the other taking the whole push; each push
     is ``over`` times the overlap (over-relaxation: above 1 a pass
     carries a push on through a packed crowd instead of leaving part of
     it for the next, so a jam parts in a fraction of the passes). Up to
@@ -825,8 +829,12 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
             # i moves along +u, j along -u; one a wall holds (``held``: the
             # unit way it pushes) slides along it instead, and both move on
             # until they part by the overlap along u
-            vix, viy, gi = _slide(ux, uy, held[i, 0], held[i, 1])
-            vjx, vjy, gj = _slide(-ux, -uy, held[j, 0], held[j, 1])
+            vix, viy, gi = _slide(ux, uy, held[i, 0], held[i, 1], held[i, 2])
+            vjx, vjy, gj = _slide(-ux, -uy, held[j, 0], held[j, 1], held[j, 2])
+            if gi == 0.0 and gj > 0.0:
+                share = 0.0                 # i is pinned: j takes the push
+            elif gj == 0.0 and gi > 0.0:
+                share = 1.0
             scale = over * overlap
             if gi < 1.0 or gj < 1.0:
                 scale /= max(share * gi + (1.0 - share) * gj, MIN_PART)

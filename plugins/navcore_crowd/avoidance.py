@@ -159,7 +159,7 @@ class Agents:
         self.cell_pos = np.empty((0, 2))        # the points in cell order
         self.pairs = np.empty((1024, 2), np.int32)     # separation's close pairs
         self.drift, self.moved = np.empty(0), np.zeros((0, 2))    # and its scratch
-        self.held, self.off_walls = np.zeros((0, 2)), np.empty((0, 2))
+        self.held, self.off_walls = np.zeros((0, 3)), np.empty((0, 2))
         #: each agent's neighbours of the last step, where the next search
         #: starts (``_orca.neighbours_from_hint``; any agents will do, the
         #: search is exact whatever they are): ``hint[i, :hint_n[i]]``
@@ -308,6 +308,11 @@ SEPARATION_ROUNDS = 6
 #: a wall holds an agent back when it cuts its push short by more than
 #: this (less is the rounding of a move along the surface)
 HELD_BACK = 1e-6
+#: walls that held an agent back along ways more than 45 degrees apart (a
+#: corner, the end of a dead end) pin it: sliding along the one way that
+#: sums them would take it into one of the walls, so it is not pushed
+#: into them at all and its neighbour takes the whole push
+PINNED_COS = math.sqrt(0.5)
 
 
 def separate(agents: Agents, move=None) -> float:
@@ -324,7 +329,9 @@ def separate(agents: Agents, move=None) -> float:
     is not pushed into that wall again in the rounds after but slides
     along it, its neighbours taking the rest of the push (as
     position-based crowd solvers keep a wall contact): a pair pressed
-    against a wall parts along it. The largest overlap left by the last
+    against a wall parts along it. One held back by walls on several
+    sides (a corner, the end of a dead end: ``PINNED_COS``) is not pushed
+    into them at all: its neighbour takes the whole push. The largest overlap left by the last
     round's passes."""
     a = agents
     n = a.pos.shape[0]
@@ -336,7 +343,7 @@ def separate(agents: Agents, move=None) -> float:
         a.cell_items = np.empty(n, np.int32)
     if a.drift.size != n:
         a.drift, a.moved = np.empty(n), np.zeros((n, 2))
-        a.held, a.off_walls = np.zeros((n, 2)), np.empty((n, 2))
+        a.held, a.off_walls = np.zeros((n, 3)), np.empty((n, 2))
     drift, moved, held = a.drift, a.moved, a.held
     held[:] = 0.0
     if move is not None:
@@ -372,15 +379,20 @@ def separate(agents: Agents, move=None) -> float:
 
 def _hold(held, rows, back):
     """Agents ``rows`` were pushed ``back`` by a wall: the way walls hold
-    them (``held``, a unit vector) turns to take it in (a corner's two
-    walls: between them)."""
+    them (``held[:, :2]``, a unit vector) turns to take it in (a corner's
+    two walls: between them), and one held along ways apart
+    (``PINNED_COS``) is pinned (``held[:, 2]``: 1)."""
     if rows.size == 0:
         return                        # most steps: the fancy indexing below costs ~25 us
     size = np.hypot(back[:, 0], back[:, 1])
     held_back = size > HELD_BACK
     rows, back, size = rows[held_back], back[held_back], size[held_back]
-    way = held[rows] + back / size[:, None]
-    held[rows] = way / np.maximum(np.hypot(way[:, 0], way[:, 1]), 1e-12)[:, None]
+    old, new = held[rows, :2], back / size[:, None]
+    turned = (np.hypot(old[:, 0], old[:, 1]) > 0.0) & (
+        old[:, 0] * new[:, 0] + old[:, 1] * new[:, 1] < PINNED_COS)
+    way = old + new
+    held[rows, :2] = way / np.maximum(np.hypot(way[:, 0], way[:, 1]), 1e-12)[:, None]
+    held[rows[turned], 2] = 1.0
 
 
 def unwall(agents: Agents, rows, move) -> tuple:

@@ -81,6 +81,27 @@ def test_a_pair_pushed_into_a_wall_parts_along_it(other):
     assert (p[:, 1] >= 0.3 - 1e-12).all()          # both discs off the floor
 
 
+@pytest.mark.parametrize("rows", [["#.#", "#.#", "..."],      # a dead end, entered straight
+                                  ["#.##", "#...", "####"],    # ... round a corner
+                                  ["#.#", "...", "#.#"]])      # ... across a passage
+def test_one_walking_into_a_dead_end_stops_against_the_one_at_its_end(rows):
+    # the one standing at the end (walls on three sides) cannot give way:
+    # the walker takes the whole push, however the walls hold the other
+    world = navcore.World(deterministic=True)
+    graph = world.add_graph("g", type="grid", rows=rows)
+    crowd = world.add_crowd("c", graph="g", radius=0.35, max_speed=2.0)
+    end = (1.5, 0.5)
+    start = graph.points_of(graph.first_walkable(graph.num_nodes))[-1]
+    crowd.add([end, start], goals=[end, end])
+    worst = deepest = 0.0
+    for _ in range(60):
+        world.tick(0.1)
+        worst = max(worst, worst_overlap(crowd.positions, crowd.radii))
+        deepest = max(deepest, blocked_depth(graph, crowd.positions, crowd.radii))
+    assert worst <= OVERLAP and deepest <= 1e-9
+    assert np.hypot(*(crowd.positions[1] - end)) < 1.5          # it came up to the other
+
+
 def test_a_disc_whose_centre_is_on_the_wall_line_is_pushed_off_it():
     walls, move = _floor()
     agents = Agents([(0.0, 0.0), (3.0, 0.1), (6.0, 2.0)], radius=0.3, walls=walls)

@@ -36,8 +36,9 @@ def _run(world, crowd, steps, check):
 
 
 @exercises("navcore_make_crowd", "navcore_frame_move")
-def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart():
-    rng = np.random.default_rng(5)
+@pytest.mark.parametrize("seed", [5, 14])    # 14: one walks into a dead end another stands in
+def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart(seed):
+    rng = np.random.default_rng(seed)
     # paths served by a node budget, not the clock: arrivals do not depend
     # on how loaded the machine is
     world = navcore.World(deterministic=True)
@@ -57,9 +58,9 @@ def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart():
     _run(world, crowd, 700, check)
     assert worst[0] < 1e-3
     # the unreachable ones excepted, nearly everyone got there: agents that
-    # meet head-on in this map's one-cell zigzags pass once one backs out
-    # (37 of 40 arrive here; 40 of 40 on most such maps). Three that press
-    # into one another round a corner of a one-cell pocket can still stay
+    # meet head-on in these maps' one-cell zigzags pass once one backs out
+    # (37 of 40 arrive on seed 5's map; 40 of 40 on most such maps). Three
+    # that press into one another round a corner of a one-cell pocket can still stay
     can = np.array([world.reachable("g", tuple(p), tuple(g))
                     for p, g in zip(crowd.positions, crowd.goals)])
     assert crowd.arrived[can].mean() >= 0.9, crowd.state_names()
