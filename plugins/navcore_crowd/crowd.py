@@ -379,11 +379,13 @@ class Crowd:
                               self._stall, self._yield, dt, replan, near)
         if k:
             # stuck head-on with another: one of the two backs out
+            stuck = replan[:k].copy()
             grid = near_grid(a, (2.0 + S.BLOCK_GAP) * float(a.radius.max()))
             k = S.give_way(replan, k, a.pos, *a.heights(), a.vel, a.pref, a.radius,
                            a.wall_radius, a.max_speed, self._state, self._ids, self._stall,
                            self._back, self._back_left, self._back_to, self._yield, self._pts,
                            self._corner, ends, *grid, a.cell_start, a.cell_items, *walls)
+            replan, k = self._lost_in_jams(stuck, replan, k, ends)
         if m:
             # stuck within a few radii of the goal: arrived if nothing but
             # other agents stands between (it sees the goal), else it plans;
@@ -426,6 +428,19 @@ class Crowd:
         return n
 
     # -- internals ----------------------------------------------------------
+    def _lost_in_jams(self, stuck, replan, k, ends):
+        """``(replan, k)`` with the agents of ``stuck`` that ``give_way``
+        kept walking on in a jam (not in ``replan[:k]``, backing for no
+        one) but that cannot see their corridor's corner added: pushed off
+        their way (into a niche), they would press on toward it through
+        the walls while the other waits for them, so they plan again."""
+        walking = stuck[(self._back[stuck] < 0) & (self._corner[stuck] < ends[stuck])]
+        walking = walking[~np.isin(walking, replan[:k])]
+        if walking.size == 0:
+            return replan, k
+        lost = walking[~self._reaches(walking, self._pts[self._corner[walking]])]
+        return np.concatenate([replan[:k], lost]), k + lost.size
+
     def _chunks(self, n, least=None):
         """Into how many chunks ``n`` agents' work splits: one per thread
         (the world's workers and this one) when each gets ``least``

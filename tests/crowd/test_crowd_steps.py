@@ -36,8 +36,10 @@ def _run(world, crowd, steps, check):
 
 
 @exercises("navcore_make_crowd", "navcore_frame_move")
-@pytest.mark.parametrize("seed", [5, 14])    # 14: one walks into a dead end another stands in
-def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart(seed):
+# 9: one pushed into a niche off its way, held there by another waiting for
+# it; 14: one walks into a dead end another stands in
+@pytest.mark.parametrize("seed, arriving", [(5, 0.9), (9, 1.0), (14, 1.0)])
+def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart(seed, arriving):
     rng = np.random.default_rng(seed)
     # paths served by a node budget, not the clock: arrivals do not depend
     # on how loaded the machine is
@@ -63,7 +65,7 @@ def test_crowd_on_a_random_grid_keeps_to_open_cells_and_apart(seed):
     # that press into one another round a corner of a one-cell pocket can still stay
     can = np.array([world.reachable("g", tuple(p), tuple(g))
                     for p, g in zip(crowd.positions, crowd.goals)])
-    assert crowd.arrived[can].mean() >= 0.9, crowd.state_names()
+    assert crowd.arrived[can].mean() >= arriving, crowd.state_names()
 
 
 def test_crowd_on_a_navmesh_stays_on_the_mesh():
