@@ -110,6 +110,11 @@ PLACE_RADII = 0.5
 STUCK_SECONDS = 1.0
 #: "no headway": slower than this share of its top speed
 STUCK_SPEED = 0.1
+#: an agent that moves but makes no headway (pushed to and fro, walking
+#: into another that pushes back as hard) counts as stuck once it has come
+#: less far along the way it wants to go in this many seconds than
+#: ``STUCK_SPEED`` would take it
+PUSHED_SECONDS = 3.0
 #: a stuck agent this many radii from its goal has arrived (others stand
 #: on the goal); farther away it plans again from where it stands
 CLOSE_RADII = 4.0
@@ -122,11 +127,15 @@ YIELD_SECONDS = 1.0
 
 
 @njit(cache=True, nogil=True)
-def track_stalls(state, vel, max_speed, pos, goals, radius, ids, returning, aside, back_to,
-                 stall, yielding, dt, replan, near):
+def track_stalls(state, vel, pref, max_speed, pos, goals, radius, ids, returning, aside,
+                 back_to, stall, gain, yielding, dt, replan, near):
     """Count each moving agent's time without headway in ``stall`` (one on
-    its way back to its goal, ``returning``: without headway toward it). Those
-    stuck ``STUCK_SECONDS`` go into ``near`` when within ``CLOSE_RADII``
+    its way back to its goal, ``returning``: without headway toward it),
+    and in ``gain`` (seconds, metres) how far it came along the way it
+    wants to go (its preferred velocity ``pref``; with none, any way)
+    since that last averaged ``STUCK_SPEED`` of its top speed. Those
+    stuck ``STUCK_SECONDS``, or ``PUSHED_SECONDS`` without that average,
+    go into ``near`` when within ``CLOSE_RADII``
     of their goal, or on their way back to it (``returning``: pushed off
     it after arriving), and the caller says they arrived if they see it
     (one on its way back: where others stand in its way, else it walks
@@ -141,19 +150,25 @@ def track_stalls(state, vel, max_speed, pos, goals, radius, ids, returning, asid
         if state[r] != MOVING or aside[r] and (pos[r, 0] - back_to[r, 0]) ** 2 + (
                 pos[r, 1] - back_to[r, 1]) ** 2 <= (PLACE_RADII * radius[r]) ** 2:
             stall[r] = 0.0
+            gain[r, 0] = gain[r, 1] = 0.0
             continue
+        slow = STUCK_SPEED * max_speed[r]
+        u = math.sqrt(pref[r, 0] * pref[r, 0] + pref[r, 1] * pref[r, 1])
         speed = math.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
+        along = (vel[r, 0] * pref[r, 0] + vel[r, 1] * pref[r, 1]) / u if u > 0.0 else speed
+        gain[r, 0] += dt
+        gain[r, 1] += along * dt
+        if gain[r, 1] >= slow * gain[r, 0]:
+            gain[r, 0] = gain[r, 1] = 0.0
         if returning[r]:                # headway: toward its goal (not pushed about)
             gx, gy = goals[r, 0] - pos[r, 0], goals[r, 1] - pos[r, 1]
             g = math.sqrt(gx * gx + gy * gy)
             speed = (vel[r, 0] * gx + vel[r, 1] * gy) / g if g > 0.0 else 0.0
-        if speed >= STUCK_SPEED * max_speed[r]:
-            stall[r] = 0.0
-            continue
-        stall[r] += dt
-        if stall[r] < STUCK_SECONDS:
+        stall[r] = stall[r] + dt if speed < slow else 0.0
+        if stall[r] < STUCK_SECONDS and gain[r, 0] < PUSHED_SECONDS:
             continue
         stall[r] = 0.0
+        gain[r, 0] = gain[r, 1] = 0.0
         dx, dy = goals[r, 0] - pos[r, 0], goals[r, 1] - pos[r, 1]
         if returning[r] or dx * dx + dy * dy <= (CLOSE_RADII * radius[r]) ** 2:
             near[m] = r
@@ -235,8 +250,8 @@ FREE_SPEED = 0.5
 
 @njit(cache=True, nogil=True)
 def give_way(rows, k, pos, elev, tall, vel, pref, radius, wall_radius, max_speed, state, ids,
-             stall, back, back_left, back_to, yielding, pts, corner, ends, cell, x0, y0, nx,
-             ny, cell_start, cell_items, ov, o_next, owned, wall_grid, wall_start, wall_items):
+             stall, gain, back, back_left, back_to, yielding, pts, corner, ends, cell, x0, y0,
+             nx, ny, cell_start, cell_items, ov, o_next, owned, wall_grid, wall_start, wall_items):
     """Head-on jams among the stuck agents ``rows[:k]`` (``track_stalls``'
     to plan again): a stuck agent whose blocker (the nearest agent ahead,
     ``BLOCK_GAP``, ``BLOCK_COS``; on its floor) is walking toward it and
@@ -293,7 +308,7 @@ def give_way(rows, k, pos, elev, tall, vel, pref, radius, wall_radius, max_speed
             else:
                 back[j], back_left[j] = root_r, BACK_SECONDS
                 back_to[j, 0], back_to[j, 1] = to_j
-                stall[j], yielding[j] = 0.0, 0.0
+                stall[j], gain[j, 0], gain[j, 1], yielding[j] = 0.0, 0.0, 0.0, 0.0
     m = 0
     for t in range(k):
         r = rows[t]

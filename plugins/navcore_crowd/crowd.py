@@ -153,6 +153,7 @@ class Crowd:
         self._hi = np.zeros(0, np.int64)
         self._corner = np.zeros(0, np.int64)
         self._stall = np.zeros(0)                  # seconds without headway
+        self._gain = np.zeros((0, 2))              # seconds, metres along its way
         self._yield = np.zeros(0)                  # seconds left giving way
         self._retry = np.zeros(0, bool)            # plan again (its start was blocked,
                                                    # or it backed out of another's way)
@@ -303,7 +304,8 @@ class Crowd:
                      "weight", "elev"):
             setattr(a, name, getattr(a, name)[keep])
         for name in ("_ids", "_goal", "_state", "_node", "_lo", "_hi", "_corner", "_stall",
-                     "_yield", "_retry", "_back", "_back_left", "_back_to", "_aside", "_field",
+                     "_gain", "_yield", "_retry", "_back", "_back_left", "_back_to", "_aside",
+                     "_field",
                      "_served", "_rest", "_returning", "_within", "_still") + self._MORE_ROWS:
             setattr(self, name, getattr(self, name)[keep])
         self._row_of[self._ids] = np.arange(self._ids.size)
@@ -374,17 +376,18 @@ class Crowd:
         np.subtract(a.pos, start, out=a.vel)
         a.vel /= dt
         replan, near = np.empty(n, np.int64), np.empty(n, np.int64)
-        k, m = S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius,
-                              self._ids, self._returning, self._aside, self._back_to,
-                              self._stall, self._yield, dt, replan, near)
+        k, m = S.track_stalls(self._state, a.vel, a.pref, a.max_speed, a.pos, self._goal,
+                              a.radius, self._ids, self._returning, self._aside, self._back_to,
+                              self._stall, self._gain, self._yield, dt, replan, near)
         if k:
             # stuck head-on with another: one of the two backs out
             stuck = replan[:k].copy()
             grid = near_grid(a, (2.0 + S.BLOCK_GAP) * float(a.radius.max()))
             k = S.give_way(replan, k, a.pos, *a.heights(), a.vel, a.pref, a.radius,
                            a.wall_radius, a.max_speed, self._state, self._ids, self._stall,
-                           self._back, self._back_left, self._back_to, self._yield, self._pts,
-                           self._corner, ends, *grid, a.cell_start, a.cell_items, *walls)
+                           self._gain, self._back, self._back_left, self._back_to, self._yield,
+                           self._pts, self._corner, ends, *grid, a.cell_start, a.cell_items,
+                           *walls)
             replan, k = self._lost_in_jams(stuck, replan, k, ends)
         if m:
             # stuck within a few radii of the goal: arrived if nothing but
@@ -467,9 +470,9 @@ class Crowd:
         S.lookahead(self._state, self._pts, self._hi, self._corner, none)
         S.preferred(a.pos, a.radius, a.wall_radius, a.max_speed, self._state, self._pts,
                     self._lo, self._hi, self._corner, 0.1, a.pref)
-        S.track_stalls(self._state, a.vel, a.max_speed, a.pos, self._goal, a.radius, self._ids,
-                       self._returning, self._aside, self._back_to, self._stall, self._yield, 0.1,
-                       none, none)
+        S.track_stalls(self._state, a.vel, a.pref, a.max_speed, a.pos, self._goal, a.radius,
+                       self._ids, self._returning, self._aside, self._back_to, self._stall,
+                       self._gain, self._yield, 0.1, none, none)
         S.displaced(self._state, a.pos, a.vel, self._goal, a.radius, a.max_speed, self._rest,
                     self._still, self._returning, self._within, 0.1, none)
         S.held_by_standing(none, a.pos, *a.heights(), a.pref, a.radius, self._state,
@@ -483,9 +486,9 @@ class Crowd:
                   YIELDING_WEIGHT, STANDING_WEIGHT, a.weight)
         grid = near_grid(a, 1.0)
         S.give_way(none, 0, a.pos, *a.heights(), a.vel, a.pref, a.radius, a.wall_radius,
-                   a.max_speed, self._state, self._ids, self._stall, self._back, self._back_left,
-                   self._back_to, self._yield, self._pts, self._corner, self._hi, *grid,
-                   a.cell_start, a.cell_items, *walls)
+                   a.max_speed, self._state, self._ids, self._stall, self._gain, self._back,
+                   self._back_left, self._back_to, self._yield, self._pts, self._corner,
+                   self._hi, *grid, a.cell_start, a.cell_items, *walls)
         if math.isfinite(self.max_accel):
             S.limit_accel(a.vel, a.new_vel, self.max_accel, 0.1)
         S.field_corridors(np.empty((0, 1, 2)), np.empty(0, np.int32), a.pref, none, 0,
@@ -533,6 +536,7 @@ class Crowd:
         for name in ("_lo", "_hi", "_corner"):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, np.int64)]))
         self._stall = np.concatenate([self._stall, np.zeros(grow)])
+        self._gain = np.concatenate([self._gain, np.zeros((grow, 2))])
         self._yield = np.concatenate([self._yield, np.zeros(grow)])
         self._retry = np.concatenate([self._retry, np.zeros(grow, bool)])
         self._back = np.concatenate([self._back, np.full(grow, -1, np.int64)])
