@@ -114,7 +114,7 @@ STUCK_SPEED = 0.1
 #: into another that pushes back as hard) counts as stuck once it has come
 #: less far along the way it wants to go in this many seconds than
 #: ``STUCK_SPEED`` would take it
-PUSHED_SECONDS = 3.0
+PUSHED_SECONDS = 5.0
 #: a stuck agent this many radii from its goal has arrived (others stand
 #: on the goal); farther away it plans again from where it stands
 CLOSE_RADII = 4.0
