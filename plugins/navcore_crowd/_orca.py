@@ -744,13 +744,17 @@ MIN_PART = 0.1
 def _slide(ux, uy, hx, hy, pinned):
     """An agent pushed along ``(ux, uy)`` that a wall holds back along
     ``(hx, hy)`` (a unit vector off the wall, or zero): the way it moves
-    (the push less its part into the wall; none when walls on several
-    sides pin it) and how much of the push that way gives along ``u``."""
+    (the push less its part into the wall; none toward the walls when
+    walls on several sides pin it, ``pinned`` not 0, nor when they wedge
+    it, ``(hx, hy)`` zero) and how much of the push that way gives along
+    ``u``."""
     into = ux * hx + uy * hy
+    if pinned != 0.0:
+        if into > 0.0:
+            return ux, uy, 1.0
+        return 0.0, 0.0, 0.0         # toward the walls, or wedged between two
     if into >= 0.0:
         return ux, uy, 1.0
-    if pinned != 0.0:
-        return 0.0, 0.0, 0.0
     return ux - into * hx, uy - into * hy, 1.0 - into * into
 
 
@@ -767,8 +771,8 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
     holds (``held[:, :2]``: the unit way the wall pushes it, zero when
     none) slides along that wall instead of into it, and the pair moves
     on until parted (the other taking what the wall holds back); one
-    walls pin (``held[:, 2]`` not 0: in a corner) is not pushed into them
-    at all, the other taking the whole push; each push
+    walls pin (``held[:, 2]`` not 0: in a corner) is not pushed toward
+    them at all, the other taking the whole push; each push
     is ``over`` times the overlap (over-relaxation: above 1 a pass
     carries a push on through a packed crowd instead of leaving part of
     it for the next, so a jam parts in a fraction of the passes). Up to
@@ -831,9 +835,11 @@ def relax(pos, elev, tall, radius, weight, held, passes, weighted, tol, over, wo
             # until they part by the overlap along u
             vix, viy, gi = _slide(ux, uy, held[i, 0], held[i, 1], held[i, 2])
             vjx, vjy, gj = _slide(-ux, -uy, held[j, 0], held[j, 1], held[j, 2])
-            if gi == 0.0 and gj > 0.0:
-                share = 0.0                 # i is pinned: j takes the push
-            elif gj == 0.0 and gi > 0.0:
+            if gi == 0.0 and gj == 0.0:
+                continue                    # walls hold both: neither moves
+            if gi == 0.0:
+                share = 0.0                 # i cannot move this way: j takes the push
+            elif gj == 0.0:
                 share = 1.0
             scale = over * overlap
             if gi < 1.0 or gj < 1.0:

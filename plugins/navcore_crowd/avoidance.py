@@ -308,10 +308,13 @@ SEPARATION_ROUNDS = 6
 #: a wall holds an agent back when it cuts its push short by more than
 #: this (less is the rounding of a move along the surface)
 HELD_BACK = 1e-6
-#: walls that held an agent back along ways more than 45 degrees apart (a
-#: corner, the end of a dead end) pin it: sliding along the one way that
-#: sums them would take it into one of the walls, so it is not pushed
-#: into them at all and its neighbour takes the whole push
+#: walls that held an agent back along ways 45 degrees apart or more (a
+#: corner, the end of a dead end, a gap narrower than its disc) pin it:
+#: sliding along the one way that sums them would take it into one of the
+#: walls, so a push toward them (against that way) moves it not at all and
+#: its neighbour takes the whole push. (A disc first pushed out of a square
+#: corner in one move is held along the corner's bisector, 45 degrees from
+#: either wall, and pinned once either holds it back again.)
 PINNED_COS = math.sqrt(0.5)
 
 
@@ -331,8 +334,8 @@ def separate(agents: Agents, move=None) -> float:
     position-based crowd solvers keep a wall contact): a pair pressed
     against a wall parts along it. One held back by walls on several
     sides (a corner, the end of a dead end: ``PINNED_COS``) is not pushed
-    into them at all: its neighbour takes the whole push. The largest overlap left by the last
-    round's passes."""
+    toward them at all: its neighbour takes the whole push. The largest
+    overlap left by the last round's passes."""
     a = agents
     n = a.pos.shape[0]
     if n < 2 and move is None:
@@ -389,7 +392,7 @@ def _hold(held, rows, back):
     rows, back, size = rows[held_back], back[held_back], size[held_back]
     old, new = held[rows, :2], back / size[:, None]
     turned = (np.hypot(old[:, 0], old[:, 1]) > 0.0) & (
-        old[:, 0] * new[:, 0] + old[:, 1] * new[:, 1] < PINNED_COS)
+        old[:, 0] * new[:, 0] + old[:, 1] * new[:, 1] <= PINNED_COS + 1e-9)
     way = old + new
     held[rows, :2] = way / np.maximum(np.hypot(way[:, 0], way[:, 1]), 1e-12)[:, None]
     held[rows[turned], 2] = 1.0
