@@ -388,6 +388,55 @@ def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
         assert np.array_equal(a, b)
 
 
+def _groups(parent, parts):
+    """``tree_parts`` of an elimination tree without triangles (every node
+    one unit of work), checked to be whole subtrees: each group's size."""
+    from navcore_roads import _cch as K
+    n = parent.shape[0]
+    zeros = np.zeros(n + 1, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    first, nodes = K.tree_parts(parent, zeros, zeros, none, none, parts)
+    assert first.shape == (parts + 2,)
+    assert np.array_equal(np.sort(nodes), np.arange(n))
+    label = np.empty(n, dtype=np.int64)
+    for p in range(parts + 1):
+        group = nodes[first[p]:first[p + 1]]
+        assert (np.diff(group) > 0).all()              # ascending by rank
+        label[group] = p
+    inner = parent >= 0
+    up = label[parent[inner]]
+    assert ((up == label[inner]) | (up == parts)).all()
+    assert (label[parent[inner & (label == parts)]] == parts).all()
+    return np.diff(first)
+
+
+def test_subtree_groups_reach_below_a_long_top_separator():
+    """Two halves of 1,000 nodes under a chain of 600 (a city's top
+    separator is such a chain): the halves become the two groups. At most
+    256 splits left every node in the top, and a 250k-node city's
+    customization on one thread."""
+    chain = 600
+    parent = np.empty(2000 + chain, dtype=np.int64)
+    parent[:2000] = np.arange(1, 2001)                 # two chains of 1,000
+    parent[999] = parent[1999] = 2000                  # under the separator
+    parent[2000:] = np.arange(2001, 2001 + chain)
+    parent[-1] = -1
+    assert _groups(parent, 2).tolist() == [1000, 1000, chain]
+
+
+def test_subtree_groups_of_a_tree_that_never_balances_are_valid():
+    """A chain with a leaf at every node splits one node a time without
+    ever balancing: the splits stop (the packings' work is bounded) with
+    whole subtrees in every group."""
+    n = 40_000
+    parent = np.full(n, -1, dtype=np.int64)
+    spine = np.arange(1, n, 2)                         # odd ids: the chain
+    parent[spine[:-1]] = spine[1:]
+    parent[np.arange(0, n, 2)] = np.arange(1, n, 2)   # even ids: its leaves
+    sizes = _groups(parent, 2)
+    assert sizes.sum() == n and sizes[2] < n
+
+
 def test_an_order_that_is_no_permutation_is_refused_naming_the_file(tmp_path):
     # the checksum is recomputed, so only the structural check can see it
     w, g = dimacs("helsinki")
