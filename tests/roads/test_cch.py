@@ -359,20 +359,27 @@ def test_customize_from_a_worker_thread_while_queries_run():
     check_exact(w, "helsinki", g, np.random.default_rng(9))
 
 
+def check_whole_subtrees(parent, first, nodes):
+    """Groups ``first``/``nodes`` (``tree_parts``) hold every node once,
+    and each is whole subtrees: a node's parent is in its group or in the
+    top (the last group), whose parents are all in the top."""
+    parts = first.shape[0] - 2
+    label = np.empty(parent.shape[0], dtype=np.int64)
+    for p in range(parts + 1):
+        label[nodes[first[p]:first[p + 1]]] = p
+    assert np.array_equal(np.sort(nodes), np.arange(parent.shape[0]))
+    inner = (parent >= 0) & (label < parts)
+    assert ((label[parent[inner]] == label[inner]) | (label[parent[inner]] == parts)).all()
+    assert (label[parent[(parent >= 0) & (label == parts)]] == parts).all()
+
+
 def test_parallel_subtrees_give_the_sequential_customization_bit_for_bit():
     from navcore_roads import _cch as K
     _, g = timed_graph("monaco")
     h = navcore_roads.contract(g, customizable=True)
     t = h.topology
     # the groups: whole subtrees (every node's parent in its group or the top)
-    label = np.empty(t.num_nodes, dtype=np.int64)
-    parts = t.part_first.shape[0] - 2
-    for p in range(parts + 1):
-        label[t.part_nodes[t.part_first[p]:t.part_first[p + 1]]] = p
-    assert np.array_equal(np.sort(t.part_nodes), np.arange(t.num_nodes))
-    inner = (t.parent >= 0) & (label < parts)
-    assert ((label[t.parent[inner]] == label[inner]) | (label[t.parent[inner]] == parts)).all()
-    assert (label[t.parent[(t.parent >= 0) & (label == parts)]] == parts).all()
+    check_whole_subtrees(t.parent, t.part_first, t.part_nodes)
     cost = g.csr.cost.copy()
     out = []
     for parallel in (False, True):
@@ -397,16 +404,9 @@ def _groups(parent, parts):
     none = np.zeros(0, dtype=np.int64)
     first, nodes = K.tree_parts(parent, zeros, zeros, none, none, parts)
     assert first.shape == (parts + 2,)
-    assert np.array_equal(np.sort(nodes), np.arange(n))
-    label = np.empty(n, dtype=np.int64)
+    check_whole_subtrees(parent, first, nodes)
     for p in range(parts + 1):
-        group = nodes[first[p]:first[p + 1]]
-        assert (np.diff(group) > 0).all()              # ascending by rank
-        label[group] = p
-    inner = parent >= 0
-    up = label[parent[inner]]
-    assert ((up == label[inner]) | (up == parts)).all()
-    assert (label[parent[inner & (label == parts)]] == parts).all()
+        assert (np.diff(nodes[first[p]:first[p + 1]]) > 0).all()   # ascending by rank
     return np.diff(first)
 
 
